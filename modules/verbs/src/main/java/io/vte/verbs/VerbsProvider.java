@@ -1,0 +1,44 @@
+package io.vte.verbs;
+
+import java.util.List;
+
+/**
+ * A verbs implementation: soft verbs (pure Java over TCP) or ibverbs (JNI). Obtained from a
+ * {@link VerbsProviderFactory}; closing it closes every context it opened.
+ */
+public interface VerbsProvider extends AutoCloseable {
+
+  /** @return the provider's short name, e.g. {@code soft} or {@code ibverbs} */
+  String name();
+
+  /** @return true when this provider can open devices on this host */
+  boolean isAvailable();
+
+  /**
+   * @return why the provider is unavailable (a readable message naming what is missing and what to use
+   *     instead), or {@code null} when it is available
+   */
+  Throwable unavailabilityCause();
+
+  /**
+   * Lists the devices this provider can open.
+   *
+   * @return the devices, never null; empty when there are none
+   * @throws VerbsException with {@link VerbsError#NO_DEVICE} or {@link VerbsError#NOT_SUPPORTED} when the
+   *     provider is unavailable
+   */
+  List<DeviceInfo> devices();
+
+  /**
+   * Opens a device by name.
+   *
+   * @param deviceName a name from {@link #devices()}
+   * @return the opened context
+   * @throws VerbsException {@link VerbsError#NO_DEVICE} naming the unknown device
+   */
+  VerbsContext open(String deviceName);
+
+  /** Closes every context opened through this provider and releases the provider's resources. */
+  @Override
+  void close();
+}

@@ -1,0 +1,39 @@
+package io.vte.verbs;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+
+/** Finds {@link VerbsProviderFactory} implementations on the class path by name. */
+public final class VerbsProviders {
+
+  private VerbsProviders() {}
+
+  /** @return the names of every provider factory on the class path */
+  public static List<String> names() {
+    List<String> names = new ArrayList<>();
+    for (VerbsProviderFactory f : ServiceLoader.load(VerbsProviderFactory.class)) {
+      names.add(f.name());
+    }
+    return names;
+  }
+
+  /**
+   * Creates the named provider.
+   *
+   * @param name provider name, e.g. {@code soft}
+   * @param config provider settings
+   * @return the provider
+   * @throws VerbsException {@link VerbsError#NOT_SUPPORTED} when no factory has that name
+   */
+  public static VerbsProvider create(String name, Map<String, Object> config) {
+    for (VerbsProviderFactory f : ServiceLoader.load(VerbsProviderFactory.class)) {
+      if (f.name().equals(name)) {
+        return f.create(config);
+      }
+    }
+    throw new VerbsException(VerbsError.NOT_SUPPORTED,
+        "unknown verbs provider '" + name + "'; available: " + names());
+  }
+}
