@@ -1,0 +1,24 @@
+package io.vte.engine.impl;
+
+import java.util.List;
+
+/**
+ * Hands slices to the owner of their rail: local device -> owner index (stable hash of the peer NIC
+ * path mod workers) -> the owner's command queue, with one wake-up per owner per call. Thread-safe.
+ */
+public interface SliceRouter {
+
+  /**
+   * Routes one slice. Its rail, keys and addresses must be set.
+   *
+   * @param slice the slice
+   */
+  void submit(Slice slice);
+
+  /**
+   * Routes many slices, waking each owner concerned once.
+   *
+   * @param slices the slices
+   */
+  void submitAll(List<Slice> slices);
+}
