@@ -38,6 +38,8 @@ public enum ErrorCode {
   PROTOCOL_ERROR,
   /** The requested verbs device or provider is unavailable; the message says why and what to use. */
   DEVICE_UNAVAILABLE,
+  /** A batch id still has unfinished tasks (explicit batch-id API), or its capacity is exceeded. */
+  BATCH_BUSY,
   /** A bug: an invariant did not hold. */
   INTERNAL
 }

@@ -1,0 +1,10 @@
+package io.vte.api;
+
+/**
+ * The outcome of one request.
+ *
+ * @param status how it ended
+ * @param bytes bytes moved by slices that completed successfully
+ * @param cause the typed cause for FAILED, CANCELED and TIMED_OUT; null for COMPLETED
+ */
+public record RequestResult(RequestStatus status, long bytes, VteException cause) {}

@@ -1,0 +1,9 @@
+package io.vte.api;
+
+/**
+ * One device of a peer segment.
+ *
+ * @param name device name
+ * @param active whether its port was ACTIVE when the peer described itself
+ */
+public record SegmentDevice(String name, boolean active) {}

@@ -1,0 +1,22 @@
+package io.vte.api;
+
+/** State of a task (request) or of a whole batch in the explicit batch-id API. */
+public enum TaskState {
+  /** Allocated slot, nothing submitted. */
+  WAITING,
+  /** Submitted and still moving. */
+  PENDING,
+  /** Completed. */
+  COMPLETED,
+  /** Failed. */
+  FAILED,
+  /** Canceled. */
+  CANCELED,
+  /** Timed out. */
+  TIMED_OUT;
+
+  /** @return true for a final state */
+  public boolean isFinal() {
+    return this != WAITING && this != PENDING;
+  }
+}

@@ -1,0 +1,10 @@
+package io.vte.api;
+
+/**
+ * The status of one task in the explicit batch-id API.
+ *
+ * @param state its state
+ * @param bytes bytes moved so far (final once the state is final)
+ * @param cause the typed cause of a FAILED, CANCELED or TIMED_OUT task, else null
+ */
+public record TaskStatus(TaskState state, long bytes, VteException cause) {}

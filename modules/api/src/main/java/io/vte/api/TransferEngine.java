@@ -1,0 +1,155 @@
+package io.vte.api;
+
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vte.api.spi.TransferEngineFactory;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.ServiceLoader;
+
+/**
+ * Moves bytes between registered memory of this process and segments of peers, one-sided, batched and
+ * over every healthy rail. Every method may be called from any thread or verticle and never blocks.
+ */
+public interface TransferEngine {
+
+  /**
+   * Creates and starts an engine: opens the local devices, starts their owners, the handshake service
+   * and the metadata backend.
+   *
+   * @param vertx the Vert.x instance to run on
+   * @param options the options (validated first)
+   * @return the started engine; fails with INVALID_CONFIGURATION naming a bad field, or
+   *     DEVICE_UNAVAILABLE
+   */
+  static Future<TransferEngine> create(Vertx vertx, EngineOptions options) {
+    try {
+      options.validate();
+    } catch (VteException e) {
+      return Future.failedFuture(e);
+    }
+    for (TransferEngineFactory factory : ServiceLoader.load(TransferEngineFactory.class)) {
+      return factory.create(vertx, options);
+    }
+    return Future.failedFuture(new VteException(ErrorCode.INTERNAL,
+        "no " + TransferEngineFactory.class.getName() + " on the class path: add the vte-engine module"));
+  }
+
+  /** @return this node's server name, {@code host:port} of its handshake service (its p2p segment name) */
+  String serverName();
+
+  /**
+   * Registers a direct buffer (from index 0 to its capacity) on every local device.
+   *
+   * @param buffer a direct buffer
+   * @param location a location tag, e.g. {@code cpu:0}
+   * @return the registration; fails with INVALID_ARGUMENT for a heap buffer, OVERLAPPING_REGISTRATION
+   */
+  Future<RegisteredBuffer> register(ByteBuffer buffer, String location);
+
+  /**
+   * Registers native memory the caller owns on every local device.
+   *
+   * @param address start address, non-zero
+   * @param length bytes, positive
+   * @param location a location tag
+   * @return the registration; fails with INVALID_ARGUMENT or OVERLAPPING_REGISTRATION
+   */
+  Future<RegisteredBuffer> register(long address, long length, String location);
+
+  /**
+   * Deregisters a buffer on every device; afterwards nothing is written to that memory.
+   *
+   * @param buffer a buffer of this engine
+   * @return completes when deregistered; fails with NOT_REGISTERED for an unknown buffer
+   */
+  Future<Void> unregister(RegisteredBuffer buffer);
+
+  /**
+   * Opens a peer segment (p2p: its server name {@code host:port}).
+   *
+   * @param name segment name
+   * @return the handle (cached); fails with SEGMENT_NOT_FOUND or PEER_UNREACHABLE
+   */
+  Future<SegmentHandle> openSegment(String name);
+
+  /**
+   * Submits a batch. Invalid input fails {@link TransferBatch#result()} up front with a typed error and
+   * sends nothing.
+   *
+   * @param requests the requests
+   * @param options deadline
+   * @return the batch
+   */
+  TransferBatch submit(List<TransferRequest> requests, TransferOptions options);
+
+  /**
+   * Explicit batch-id API (Mooncake style): allocates a batch able to hold {@code capacity} tasks.
+   *
+   * @param capacity maximum number of tasks, positive
+   * @return the batch id
+   */
+  long allocateBatch(int capacity);
+
+  /**
+   * Submits tasks to an allocated batch; their indexes continue after the tasks already submitted.
+   *
+   * @param batchId an id from {@link #allocateBatch}
+   * @param requests the requests
+   * @return completes when accepted (validated and routed); fails with INVALID_ARGUMENT for an unknown
+   *     id, BATCH_BUSY past capacity, or the validation error
+   */
+  Future<Void> submit(long batchId, List<TransferRequest> requests);
+
+  /**
+   * @param batchId a batch id
+   * @param taskIndex index of a submitted or allocated task
+   * @return its status
+   * @throws VteException INVALID_ARGUMENT for an unknown id or index
+   */
+  TaskStatus status(long batchId, int taskIndex);
+
+  /**
+   * @param batchId a batch id
+   * @return WAITING (nothing submitted), PENDING (something moving), FAILED/TIMED_OUT/CANCELED (any
+   *     task ended so and none is pending), else COMPLETED
+   * @throws VteException INVALID_ARGUMENT for an unknown id
+   */
+  TaskState batchStatus(long batchId);
+
+  /**
+   * Frees a batch id.
+   *
+   * @param batchId a batch id
+   * @throws VteException BATCH_BUSY while tasks are unfinished, INVALID_ARGUMENT for an unknown id
+   */
+  void freeBatch(long batchId);
+
+  /**
+   * Sends a small message to a peer; messages to one peer arrive in the order sent.
+   *
+   * @param segmentOrServer the peer's segment or server name
+   * @param topic application-defined name
+   * @param payload at most 64 KiB
+   * @return completes when the peer accepted it
+   */
+  Future<Void> notify(String segmentOrServer, String topic, Buffer payload);
+
+  /**
+   * Sets the handler of incoming notifications (called on a Vert.x context, in order per sender).
+   *
+   * @param handler the handler, null to drop notifications
+   * @return this
+   */
+  TransferEngine notificationHandler(Handler<Notification> handler);
+
+  /**
+   * Closes the engine: unfinished requests fail with ENGINE_CLOSED, every Future completes, and no
+   * thread, socket, QP, MR or timer remains.
+   *
+   * @return completes when everything is released
+   */
+  Future<Void> close();
+}

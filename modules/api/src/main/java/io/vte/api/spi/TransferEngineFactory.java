@@ -1,0 +1,20 @@
+package io.vte.api.spi;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vte.api.EngineOptions;
+import io.vte.api.TransferEngine;
+
+/**
+ * Creates the engine implementation; found with {@link java.util.ServiceLoader} by
+ * {@link TransferEngine#create}. The engine module provides one.
+ */
+public interface TransferEngineFactory {
+
+  /**
+   * @param vertx the Vert.x instance to run on
+   * @param options validated options
+   * @return the started engine
+   */
+  Future<TransferEngine> create(Vertx vertx, EngineOptions options);
+}

@@ -1,0 +1,98 @@
+package io.vte.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class EngineOptionsTest {
+
+  private static EngineOptions sample() {
+    return new EngineOptions().setDevices(List.of("soft0", "soft1")).setWorkersPerContext(4)
+        .setSliceSize(128 * 1024).setRetryCount(2).setHandshakeDeadline(Duration.ofMillis(750))
+        .setCqSize(64).setEndpointCacheSize(9).setMaxOutstandingPerQp(16).setRpcHost("127.0.0.2")
+        .setRpcPort(4242).setMetadataUri("etcd://127.0.0.1:2379").setAuth(new JsonObject().put("keyId", "k1"))
+        .setRailHoldDown(Duration.ofMillis(1500)).setQpTimeout(Duration.ofMillis(300)).setQpRetryCount(3);
+  }
+
+  @Test
+  void jsonRoundTripKeepsEveryField() {
+    JsonObject json = sample().toJson();
+    assertEquals(EngineOptions.KEYS.size() - 1, json.size(), "every key but tls is written: " + json);
+    EngineOptions back = EngineOptions.fromJson(json);
+    assertEquals(json, back.toJson());
+    assertEquals(4, back.getWorkersPerContext());
+    assertEquals(Duration.ofMillis(750), back.getHandshakeDeadline());
+    assertEquals("k1", back.getAuth().getString("keyId"));
+  }
+
+  @Test
+  void defaultsAreTheDocumentedOnes() {
+    EngineOptions o = EngineOptions.fromJson(new JsonObject().put("devices", new JsonArray().add("soft0")));
+    assertEquals("soft", o.getTransport());
+    assertEquals(2, o.getWorkersPerContext());
+    assertEquals(65536, o.getSliceSize());
+    assertEquals(4, o.getRetryCount());
+    assertEquals(Duration.ofSeconds(5), o.getHandshakeDeadline());
+    assertEquals("p2p", o.getMetadataUri());
+    assertEquals(Duration.ofSeconds(2), o.getRailHoldDown());
+  }
+
+  @Test
+  void unknownKeysAreNamed() {
+    JsonObject json = sample().toJson().put("sliceSzie", 1).put("bogus", true);
+    VteException e = assertThrows(VteException.class, () -> EngineOptions.fromJson(json));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+    assertTrue(e.getMessage().contains("[bogus, sliceSzie]"), e.getMessage());
+  }
+
+  @Test
+  void wrongTypeNamesTheField() {
+    JsonObject json = sample().toJson().put("cqSize", "big");
+    VteException e = assertThrows(VteException.class, () -> EngineOptions.fromJson(json));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+    assertTrue(e.getMessage().contains("'cqSize'"), e.getMessage());
+  }
+
+  @Test
+  void badValuesNameTheField() {
+    assertBad("workersPerContext", sample().setWorkersPerContext(0));
+    assertBad("devices", sample().setDevices(List.of()));
+    assertBad("transport", sample().setTransport("udp"));
+    assertBad("sliceSize", sample().setSliceSize(0));
+    assertBad("retryCount", sample().setRetryCount(-1));
+    assertBad("handshakeDeadlineMs", sample().setHandshakeDeadline(Duration.ZERO));
+    assertBad("maxOutstandingPerQp", sample().setMaxOutstandingPerQp(65));
+    assertBad("rpcPort", sample().setRpcPort(70000));
+    assertBad("metadataUri", sample().setMetadataUri("redis://x"));
+    assertBad("railHoldDownMs", sample().setRailHoldDown(Duration.ofMillis(-1)));
+    assertBad("qpRetryCount", sample().setQpRetryCount(8));
+  }
+
+  private static void assertBad(String field, EngineOptions options) {
+    VteException e = assertThrows(VteException.class, options::validate);
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+    assertTrue(e.getMessage().contains("'" + field + "'"), e.getMessage());
+  }
+
+  @Test
+  void transferOptionsRejectNonPositiveDeadline() {
+    VteException e = assertThrows(VteException.class, () -> new TransferOptions().setDeadline(Duration.ZERO));
+    assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+  }
+
+  @Test
+  void segmentBufferContainsChecksBoundsWithoutOverflow() {
+    SegmentBuffer b = new SegmentBuffer("cpu:0", 1000, 100, List.of(1));
+    assertTrue(b.contains(1000, 100));
+    assertTrue(b.contains(1099, 1));
+    assertTrue(!b.contains(1099, 2));
+    assertTrue(!b.contains(999, 1));
+    assertTrue(!b.contains(1050, Long.MAX_VALUE));
+  }
+}
