@@ -1,0 +1,194 @@
+package io.vte.handshake;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.MessageLite;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.handshake.impl.NonceCache;
+import io.vte.handshake.proto.Auth;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.LongSupplier;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Shared-secret (HMAC-SHA256) authentication of handshake calls.
+ *
+ * <p>A client signs each request with a token {@code Auth{key_id, timestamp_ms, nonce, mac}} where
+ * {@code mac = HMAC(secret, method || 0 || timestamp (8 bytes, big endian) || nonce (16 bytes) ||
+ * request serialized with auth cleared)}. A server verifies the key id, the MAC (constant-time), that
+ * the timestamp is within the skew window of its clock, and that the nonce was not seen within the
+ * window. Any failure is {@link ErrorCode#PERMISSION_DENIED}.
+ */
+public final class HandshakeAuth {
+
+  /** Default tolerated clock difference between signer and verifier. */
+  public static final Duration DEFAULT_SKEW = Duration.ofSeconds(30);
+  /** Default number of live nonces a verifier remembers. */
+  public static final int DEFAULT_REPLAY_CACHE_SIZE = 65_536;
+  /** Nonce length in bytes. */
+  public static final int NONCE_LENGTH = 16;
+  /** Shortest accepted secret in bytes. */
+  public static final int MIN_SECRET_LENGTH = 16;
+
+  private static final String HMAC = "HmacSHA256";
+  private static final int MAC_LENGTH = 32;
+  private static final int MAX_KEY_ID_LENGTH = 256;
+
+  private final String keyId;
+  private final SecretKeySpec key;
+  private final LongSupplier clockMs;
+  private final long skewMs;
+  private final NonceCache nonces;
+  private final SecureRandom random = new SecureRandom();
+
+  private HandshakeAuth(String keyId, SecretKeySpec key, LongSupplier clockMs, long skewMs, int replayCacheSize) {
+    this.keyId = keyId;
+    this.key = key;
+    this.clockMs = clockMs;
+    this.skewMs = skewMs;
+    this.nonces = new NonceCache(replayCacheSize);
+  }
+
+  /**
+   * @param keyId names the secret (sent in clear with each token), 1..256 chars
+   * @param secret the shared secret, at least {@value #MIN_SECRET_LENGTH} bytes; copied
+   * @return auth with the default skew window and replay cache, on the system clock
+   * @throws VteException INVALID_CONFIGURATION for an empty key id or a short secret
+   */
+  public static HandshakeAuth sharedSecret(String keyId, byte[] secret) {
+    if (keyId == null || keyId.isEmpty() || keyId.length() > MAX_KEY_ID_LENGTH) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION,
+          "auth keyId must be 1.." + MAX_KEY_ID_LENGTH + " chars: " + (keyId == null ? "null" : keyId.length() + " chars"));
+    }
+    if (secret == null || secret.length < MIN_SECRET_LENGTH) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION,
+          "auth secret must be at least " + MIN_SECRET_LENGTH + " bytes: " + (secret == null ? "null" : secret.length + " bytes"));
+    }
+    return new HandshakeAuth(keyId, new SecretKeySpec(secret.clone(), HMAC), System::currentTimeMillis,
+        DEFAULT_SKEW.toMillis(), DEFAULT_REPLAY_CACHE_SIZE);
+  }
+
+  /**
+   * @param clockMs the wall clock in milliseconds used to stamp and check tokens (tests use a fake one)
+   * @return a copy on that clock, with a fresh replay cache
+   */
+  public HandshakeAuth withClock(LongSupplier clockMs) {
+    return new HandshakeAuth(keyId, key, Objects.requireNonNull(clockMs, "clockMs"), skewMs, nonces.capacity());
+  }
+
+  /**
+   * @param skew the tolerated clock difference, positive
+   * @return a copy with that window, with a fresh replay cache
+   */
+  public HandshakeAuth withSkew(Duration skew) {
+    if (skew == null || skew.isNegative() || skew.isZero()) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "auth skew must be positive: " + skew);
+    }
+    return new HandshakeAuth(keyId, key, clockMs, skew.toMillis(), nonces.capacity());
+  }
+
+  /**
+   * @param size the most live nonces remembered, >= 1
+   * @return a copy with a fresh replay cache of that size
+   */
+  public HandshakeAuth withReplayCacheSize(int size) {
+    if (size < 1) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "auth replayCacheSize must be >= 1: " + size);
+    }
+    return new HandshakeAuth(keyId, key, clockMs, skewMs, size);
+  }
+
+  /** @return the key id sent with each token */
+  public String keyId() {
+    return keyId;
+  }
+
+  /** @return the tolerated clock difference */
+  public Duration skew() {
+    return Duration.ofMillis(skewMs);
+  }
+
+  /**
+   * @param method the gRPC method name, e.g. {@code "Connect"}
+   * @param requestWithoutAuth the request with its auth field cleared
+   * @return a fresh token for that request
+   */
+  public Auth sign(String method, MessageLite requestWithoutAuth) {
+    byte[] nonce = new byte[NONCE_LENGTH];
+    random.nextBytes(nonce);
+    long timestamp = clockMs.getAsLong();
+    return Auth.newBuilder()
+        .setKeyId(keyId)
+        .setTimestampMs(timestamp)
+        .setNonce(ByteString.copyFrom(nonce))
+        .setMac(ByteString.copyFrom(mac(method, timestamp, nonce, requestWithoutAuth)))
+        .build();
+  }
+
+  /**
+   * Checks a token; on success its nonce is remembered so the same token is refused next time.
+   *
+   * @param method the gRPC method name the token must be for
+   * @param requestWithoutAuth the request with its auth field cleared
+   * @param token the token the request carried, or null when it had none
+   * @throws VteException PERMISSION_DENIED naming what is wrong with the token
+   */
+  public void verify(String method, MessageLite requestWithoutAuth, Auth token) {
+    if (token == null || token.equals(Auth.getDefaultInstance())) {
+      throw denied(method, "no auth token");
+    }
+    if (!keyId.equals(token.getKeyId())) {
+      throw denied(method, "unknown key id '" + HandshakeValidator.abbreviate(token.getKeyId()) + "'");
+    }
+    if (token.getNonce().size() != NONCE_LENGTH) {
+      throw denied(method, "nonce must be " + NONCE_LENGTH + " bytes: " + token.getNonce().size());
+    }
+    if (token.getMac().size() != MAC_LENGTH) {
+      throw denied(method, "mac must be " + MAC_LENGTH + " bytes: " + token.getMac().size());
+    }
+    long now = clockMs.getAsLong();
+    long timestamp = token.getTimestampMs();
+    if (Math.abs(now - timestamp) > skewMs) {
+      throw denied(method, "stale token: timestamp " + timestamp + " is " + (now - timestamp)
+          + " ms from now, window " + skewMs + " ms");
+    }
+    byte[] expected = mac(method, timestamp, token.getNonce().toByteArray(), requestWithoutAuth);
+    if (!MessageDigest.isEqual(expected, token.getMac().toByteArray())) {
+      throw denied(method, "bad mac");
+    }
+    switch (nonces.remember(token.getNonce(), timestamp + skewMs, now)) {
+      case REPLAYED:
+        throw denied(method, "replayed nonce");
+      case FULL:
+        throw denied(method, "replay cache full (" + nonces.capacity() + " live nonces)");
+      default:
+        break;
+    }
+  }
+
+  private byte[] mac(String method, long timestamp, byte[] nonce, MessageLite request) {
+    try {
+      Mac mac = Mac.getInstance(HMAC);
+      mac.init(key);
+      mac.update(method.getBytes(StandardCharsets.UTF_8));
+      mac.update((byte) 0);
+      mac.update(ByteBuffer.allocate(Long.BYTES).putLong(0, timestamp));
+      mac.update(nonce);
+      mac.update(request.toByteArray());
+      return mac.doFinal();
+    } catch (GeneralSecurityException e) {
+      throw new VteException(ErrorCode.INTERNAL, "HmacSHA256 unavailable", e);
+    }
+  }
+
+  private static VteException denied(String method, String why) {
+    return new VteException(ErrorCode.PERMISSION_DENIED, method + ": " + why);
+  }
+}

@@ -1,0 +1,274 @@
+package io.vte.handshake;
+
+import com.google.protobuf.MessageLite;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.grpc.client.GrpcClient;
+import io.vertx.grpc.client.GrpcClientOptions;
+import io.vertx.grpc.client.GrpcClientRequest;
+import io.vertx.grpc.client.GrpcClientResponse;
+import io.vertx.grpc.client.InvalidStatusException;
+import io.vertx.grpc.common.ServiceMethod;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.handshake.impl.StatusMapping;
+import io.vte.handshake.proto.Auth;
+import io.vte.handshake.proto.ConnectReply;
+import io.vte.handshake.proto.ConnectRequest;
+import io.vte.handshake.proto.GetSegmentRequest;
+import io.vte.handshake.proto.HandshakeGrpcClient;
+import io.vte.handshake.proto.NotifyReply;
+import io.vte.handshake.proto.NotifyRequest;
+import io.vte.handshake.proto.SegmentDescriptor;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+
+/**
+ * The handshake client of an engine: one shared Vert.x gRPC client (HTTP/2 connections multiplexed
+ * per peer) and a cache of parsed peer addresses. Thread-safe.
+ *
+ * <p>Every call has a deadline (the per-call one, or the options' default). Futures complete on the
+ * caller's Vert.x context when called from one. Failures are {@link VteException}s: INVALID_ARGUMENT
+ * (bad server name or request), PEER_UNREACHABLE, TIMED_OUT, PERMISSION_DENIED, SEGMENT_NOT_FOUND,
+ * PROTOCOL_ERROR (malformed reply), ENGINE_CLOSED (pool closed). A ConnectReply with a reject status is
+ * a normal reply.
+ */
+public final class HandshakeClientPool {
+
+  private static final int MAX_CACHED_ADDRESSES = 4096;
+  private static final int IDLE_TIMEOUT_SECONDS = 60;
+
+  private final Vertx vertx;
+  private final HandshakeClientOptions options;
+  private final GrpcClient client;
+  private final Map<String, SocketAddress> addresses = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  private HandshakeClientPool(Vertx vertx, HandshakeClientOptions options, GrpcClient client) {
+    this.vertx = vertx;
+    this.options = options;
+    this.client = client;
+  }
+
+  /**
+   * @param vertx the Vert.x instance
+   * @param options deadline, auth, TLS trust and limits
+   * @return a new pool; close it when done
+   * @throws VteException INVALID_CONFIGURATION for TLS options without a trust path
+   */
+  public static HandshakeClientPool create(Vertx vertx, HandshakeClientOptions options) {
+    Objects.requireNonNull(vertx, "vertx");
+    Objects.requireNonNull(options, "options");
+    HttpClientOptions http = new HttpClientOptions()
+        .setProtocolVersion(HttpVersion.HTTP_2)
+        .setHttp2ClearTextUpgrade(false)
+        .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, options.getDefaultDeadline().toMillis()))
+        .setIdleTimeout(IDLE_TIMEOUT_SECONDS);
+    TlsOptions tls = options.getTls();
+    if (tls != null) {
+      http.setSsl(true).setUseAlpn(true).setTrustOptions(tls.toTrustOptions()).setVerifyHost(tls.isVerifyHost());
+    }
+    GrpcClientOptions grpc = new GrpcClientOptions()
+        .setMaxMessageSize(options.getMaxMessageSize())
+        .setScheduleDeadlineAutomatically(true);
+    return new HandshakeClientPool(vertx, options, GrpcClient.client(vertx, grpc, http));
+  }
+
+  /**
+   * Sends a Connect request.
+   *
+   * @param serverName the peer's {@code host:port}
+   * @param request the requester's side of the endpoint
+   * @param deadline how long to wait, or null for the default
+   * @return the peer's reply (possibly a reject status), or a typed failure
+   */
+  public Future<ConnectReply> connect(String serverName, ConnectRequest request, Duration deadline) {
+    return call(serverName, "Connect", HandshakeGrpcClient.Connect,
+        sign("Connect", request, r -> r.hasAuth() ? r.toBuilder().clearAuth().build() : r,
+            (r, token) -> r.toBuilder().setAuth(token).build()),
+        deadline, HandshakeValidator::validateReply);
+  }
+
+  /**
+   * Asks a peer for a segment descriptor.
+   *
+   * @param serverName the peer's {@code host:port}
+   * @param request which segment
+   * @param deadline how long to wait, or null for the default
+   * @return the descriptor, or a typed failure (SEGMENT_NOT_FOUND when the peer has no such segment)
+   */
+  public Future<SegmentDescriptor> getSegment(String serverName, GetSegmentRequest request, Duration deadline) {
+    return call(serverName, "GetSegment", HandshakeGrpcClient.GetSegment,
+        sign("GetSegment", request, r -> r.hasAuth() ? r.toBuilder().clearAuth().build() : r,
+            (r, token) -> r.toBuilder().setAuth(token).build()),
+        deadline, HandshakeValidator::validateReply);
+  }
+
+  /**
+   * Sends a notification.
+   *
+   * @param serverName the peer's {@code host:port}
+   * @param request the notification
+   * @param deadline how long to wait, or null for the default
+   * @return the peer's reply, or a typed failure
+   */
+  public Future<NotifyReply> notify(String serverName, NotifyRequest request, Duration deadline) {
+    return call(serverName, "Notify", HandshakeGrpcClient.Notify,
+        sign("Notify", request, r -> r.hasAuth() ? r.toBuilder().clearAuth().build() : r,
+            (r, token) -> r.toBuilder().setAuth(token).build()),
+        deadline, reply -> { });
+  }
+
+  /**
+   * Closes the shared client and its connections; later calls fail with ENGINE_CLOSED.
+   *
+   * @return completes when the connections are closed
+   */
+  public Future<Void> close() {
+    closed = true;
+    addresses.clear();
+    return client.close();
+  }
+
+  /** Builds a request's auth token when auth is on. */
+  private interface Signer<R> {
+    R withToken(R request, Auth token);
+  }
+
+  private <R extends MessageLite> R sign(String method, R request, UnaryOperator<R> withoutAuth,
+      Signer<R> signer) {
+    HandshakeAuth auth = options.getAuth();
+    if (auth == null || request == null) {
+      return request;
+    }
+    R clean = withoutAuth.apply(request);
+    return signer.withToken(clean, auth.sign(method, clean));
+  }
+
+  private <Req extends MessageLite, Resp> Future<Resp> call(String serverName, String method,
+      ServiceMethod<Resp, Req> serviceMethod, Req request, Duration deadline, Consumer<Resp> validateReply) {
+    Context caller = Vertx.currentContext();
+    Promise<Resp> promise = Promise.promise();
+    String what = method + " to " + serverName;
+    try {
+      Objects.requireNonNull(request, "request");
+      dispatch(address(serverName), what, serviceMethod, request, deadlineMs(deadline), validateReply, promise);
+    } catch (VteException e) {
+      promise.tryFail(e);
+    } catch (NullPointerException e) {
+      promise.tryFail(new VteException(ErrorCode.INVALID_ARGUMENT, what + ": " + e.getMessage()));
+    }
+    return onCaller(caller, promise.future());
+  }
+
+  private <Req extends MessageLite, Resp> void dispatch(SocketAddress address, String what,
+      ServiceMethod<Resp, Req> serviceMethod, Req request, long deadlineMs, Consumer<Resp> validateReply,
+      Promise<Resp> promise) {
+    if (closed) {
+      throw new VteException(ErrorCode.ENGINE_CLOSED, what + ": the handshake client is closed");
+    }
+    int size = request.getSerializedSize();
+    if (size > options.getMaxMessageSize()) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT,
+          what + ": request of " + size + " bytes exceeds maxMessageSize " + options.getMaxMessageSize());
+    }
+    // Our own timer covers connection setup too, which the gRPC deadline does not.
+    long timer = vertx.setTimer(deadlineMs, id -> promise.tryFail(
+        new VteException(ErrorCode.TIMED_OUT, what + ": no reply within the deadline of " + deadlineMs + " ms")));
+    promise.future().onComplete(done -> vertx.cancelTimer(timer));
+    client.request(address, serviceMethod).onComplete(requested -> {
+      if (requested.failed()) {
+        promise.tryFail(StatusMapping.fromFailure(requested.cause(), what));
+        return;
+      }
+      GrpcClientRequest<Req, Resp> grpcRequest = requested.result();
+      if (promise.future().isComplete()) {
+        grpcRequest.cancel();
+        return;
+      }
+      grpcRequest.timeout(deadlineMs, TimeUnit.MILLISECONDS);
+      promise.future().onFailure(failure -> {
+        if (failure instanceof VteException vte && vte.code() == ErrorCode.TIMED_OUT) {
+          grpcRequest.cancel();
+        }
+      });
+      grpcRequest.end(request);
+      grpcRequest.response().onComplete(responded -> {
+        if (responded.failed()) {
+          promise.tryFail(StatusMapping.fromFailure(responded.cause(), what));
+          return;
+        }
+        GrpcClientResponse<Req, Resp> response = responded.result();
+        response.last().onComplete(last -> {
+          if (last.succeeded()) {
+            accept(last.result(), validateReply, promise, what);
+          } else if (last.cause() instanceof InvalidStatusException) {
+            promise.tryFail(StatusMapping.fromStatus(response.status(), response.statusMessage(), what));
+          } else {
+            promise.tryFail(StatusMapping.fromFailure(last.cause(), what));
+          }
+        });
+      });
+    });
+  }
+
+  private static <Resp> void accept(Resp reply, Consumer<Resp> validateReply, Promise<Resp> promise, String what) {
+    if (reply == null) {
+      promise.tryFail(new VteException(ErrorCode.PROTOCOL_ERROR, what + ": the reply carried no message"));
+      return;
+    }
+    try {
+      validateReply.accept(reply);
+    } catch (VteException e) {
+      promise.tryFail(new VteException(e.code(), what + ": " + e.getMessage()));
+      return;
+    }
+    promise.tryComplete(reply);
+  }
+
+  private long deadlineMs(Duration deadline) {
+    Duration effective = deadline == null ? options.getDefaultDeadline() : deadline;
+    if (effective.isNegative() || effective.isZero()) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT, "deadline must be positive: " + effective);
+    }
+    return Math.max(1, effective.toMillis());
+  }
+
+  private SocketAddress address(String serverName) {
+    SocketAddress cached = serverName == null ? null : addresses.get(serverName);
+    if (cached != null) {
+      return cached;
+    }
+    SocketAddress parsed = ServerName.parse(serverName).toSocketAddress();
+    if (addresses.size() < MAX_CACHED_ADDRESSES) {
+      addresses.put(serverName, parsed);
+    }
+    return parsed;
+  }
+
+  /** Completes the returned future on the caller's context, when the call was made from one. */
+  private static <T> Future<T> onCaller(Context caller, Future<T> result) {
+    if (caller == null) {
+      return result;
+    }
+    Promise<T> onCaller = Promise.promise();
+    result.onComplete(outcome -> {
+      if (Vertx.currentContext() == caller) {
+        onCaller.handle(outcome);
+      } else {
+        caller.runOnContext(v -> onCaller.handle(outcome));
+      }
+    });
+    return onCaller.future();
+  }
+}

@@ -1,0 +1,105 @@
+package io.vte.handshake;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.grpc.server.GrpcServer;
+import io.vertx.grpc.server.GrpcServerOptions;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.handshake.impl.HandshakeCalls;
+import io.vte.handshake.proto.ConnectRequest;
+import io.vte.handshake.proto.GetSegmentRequest;
+import io.vte.handshake.proto.HandshakeGrpcService;
+import io.vte.handshake.proto.NotifyRequest;
+import java.util.Objects;
+
+/**
+ * The handshake service of a node: a Vert.x gRPC server that authenticates (optional), validates and
+ * hands each Connect, GetSegment and Notify call to a {@link HandshakeHandler}, over plain HTTP/2 or
+ * TLS. The caller's deadline is honoured: a call still unanswered at its deadline gets
+ * DEADLINE_EXCEEDED.
+ */
+public final class HandshakeServer {
+
+  private final HttpServer httpServer;
+  private final HandshakeCalls calls;
+  private final String host;
+
+  private HandshakeServer(HttpServer httpServer, HandshakeCalls calls, String host) {
+    this.httpServer = httpServer;
+    this.calls = calls;
+    this.host = host;
+  }
+
+  /**
+   * Starts a server.
+   *
+   * @param vertx the Vert.x instance
+   * @param options where to listen, auth, TLS and limits
+   * @param handler what answers validated calls
+   * @return the listening server, or an INVALID_CONFIGURATION failure for bad TLS options or an
+   *     address that cannot be bound
+   */
+  public static Future<HandshakeServer> start(Vertx vertx, HandshakeServerOptions options, HandshakeHandler handler) {
+    Objects.requireNonNull(vertx, "vertx");
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(handler, "handler");
+    HttpServerOptions http = new HttpServerOptions().setHost(options.getHost()).setPort(options.getPort());
+    try {
+      if (options.getTls() != null) {
+        http.setSsl(true).setUseAlpn(true).setKeyCertOptions(options.getTls().toKeyCertOptions());
+      }
+    } catch (VteException e) {
+      return Future.failedFuture(e);
+    }
+    HandshakeCalls calls = new HandshakeCalls(vertx, options.getAuth());
+    GrpcServer grpc = GrpcServer.server(vertx, new GrpcServerOptions()
+        .setMaxMessageSize(options.getMaxMessageSize())
+        .setScheduleDeadlineAutomatically(false));
+    grpc.callHandler(HandshakeGrpcService.Connect, calls.unary("Connect",
+        request -> request.hasAuth() ? request.getAuth() : null,
+        request -> request.hasAuth() ? request.toBuilder().clearAuth().build() : request,
+        (ConnectRequest request) -> HandshakeValidator.validate(request), handler::connect));
+    grpc.callHandler(HandshakeGrpcService.GetSegment, calls.unary("GetSegment",
+        request -> request.hasAuth() ? request.getAuth() : null,
+        request -> request.hasAuth() ? request.toBuilder().clearAuth().build() : request,
+        (GetSegmentRequest request) -> HandshakeValidator.validate(request), handler::getSegment));
+    grpc.callHandler(HandshakeGrpcService.Notify, calls.unary("Notify",
+        request -> request.hasAuth() ? request.getAuth() : null,
+        request -> request.hasAuth() ? request.toBuilder().clearAuth().build() : request,
+        (NotifyRequest request) -> HandshakeValidator.validate(request), handler::notify));
+    HttpServer server = vertx.createHttpServer(http).requestHandler(grpc);
+    String where = options.getHost() + ":" + options.getPort();
+    return server.listen()
+        .recover(failure -> Future.failedFuture(new VteException(ErrorCode.INVALID_CONFIGURATION,
+            "handshake server cannot listen on " + where + ": " + failure.getMessage(), failure)))
+        .map(listening -> new HandshakeServer(listening, calls, options.getHost()));
+  }
+
+  /** @return the port the server listens on */
+  public int port() {
+    return httpServer.actualPort();
+  }
+
+  /** @return {@code host:port}: where peers reach this server, and the node's p2p segment name */
+  public String serverName() {
+    return new ServerName(host, port()).toString();
+  }
+
+  /** @return how many calls are waiting for the handler's answer */
+  public int pendingCalls() {
+    return calls.activeCalls();
+  }
+
+  /**
+   * Stops listening, closes connections and drops unanswered calls with their deadline timers.
+   *
+   * @return completes when everything is released
+   */
+  public Future<Void> close() {
+    calls.abandonAll();
+    return httpServer.close();
+  }
+}

@@ -1,0 +1,107 @@
+package io.vte.handshake.impl;
+
+import com.google.protobuf.MessageLite;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.grpc.common.MessageSizeOverflowException;
+import io.vertx.grpc.server.GrpcServerRequest;
+import io.vte.api.VteException;
+import io.vte.handshake.HandshakeAuth;
+import io.vte.handshake.proto.Auth;
+import java.util.ArrayList;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+
+/**
+ * Turns a handler method into a gRPC call handler that authenticates (when auth is on), then
+ * validates, then calls the handler, and answers each call once with a typed status.
+ */
+public final class HandshakeCalls {
+
+  private final Vertx vertx;
+  private final HandshakeAuth auth;
+  private final Set<UnaryCall<?, ?>> active = ConcurrentHashMap.newKeySet();
+
+  /**
+   * @param vertx the server's Vert.x
+   * @param auth the auth every request must carry, or null
+   */
+  public HandshakeCalls(Vertx vertx, HandshakeAuth auth) {
+    this.vertx = vertx;
+    this.auth = auth;
+  }
+
+  /**
+   * @param method the gRPC method name (what auth tokens sign)
+   * @param tokenOf the request's auth token, or null when it has none
+   * @param withoutAuth the request with its auth field cleared
+   * @param validate throws INVALID_ARGUMENT for a bad request
+   * @param handler what answers a good request
+   * @param <Req> request type
+   * @param <Resp> reply type
+   * @return the call handler to bind to the method
+   */
+  public <Req extends MessageLite, Resp> Handler<GrpcServerRequest<Req, Resp>> unary(
+      String method, Function<Req, Auth> tokenOf, UnaryOperator<Req> withoutAuth,
+      Consumer<Req> validate, Function<Req, Future<Resp>> handler) {
+    return request -> {
+      UnaryCall<Req, Resp> call = new UnaryCall<>(vertx, Vertx.currentContext(), request, active);
+      request.exceptionHandler(failure -> call.abandon());
+      request.invalidMessageHandler(invalid -> {
+        if (invalid instanceof MessageSizeOverflowException overflow) {
+          call.fail(GrpcStatus.RESOURCE_EXHAUSTED, method + ": message of " + overflow.messageSize() + " bytes exceeds the limit");
+        } else {
+          call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": malformed message: " + invalid.getMessage());
+        }
+      });
+      request.endHandler(v -> {
+        if (!call.received()) {
+          call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": no request message");
+        }
+      });
+      request.handler(message -> {
+        if (!call.firstMessage()) {
+          call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": more than one request message on a unary call");
+          return;
+        }
+        Future<Resp> reply;
+        try {
+          Req clean = withoutAuth.apply(message);
+          if (auth != null) {
+            auth.verify(method, clean, tokenOf.apply(message));
+          }
+          validate.accept(clean);
+          reply = handler.apply(clean);
+        } catch (VteException e) {
+          call.failWith(e);
+          return;
+        } catch (RuntimeException e) {
+          call.fail(GrpcStatus.INTERNAL, method + ": handler threw " + e);
+          return;
+        }
+        if (reply == null) {
+          call.fail(GrpcStatus.INTERNAL, method + ": handler returned no future");
+        } else {
+          reply.onComplete(call::complete);
+        }
+      });
+    };
+  }
+
+  /** @return how many calls are waiting for their answer */
+  public int activeCalls() {
+    return active.size();
+  }
+
+  /** Abandons every unanswered call and cancels its deadline timer; used when the server closes. */
+  public void abandonAll() {
+    for (UnaryCall<?, ?> call : new ArrayList<>(active)) {
+      call.abandon();
+    }
+  }
+}

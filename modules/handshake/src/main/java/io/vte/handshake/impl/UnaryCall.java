@@ -1,0 +1,109 @@
+package io.vte.handshake.impl;
+
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.grpc.server.GrpcServerRequest;
+import io.vertx.grpc.server.StatusException;
+import io.vte.api.VteException;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One unary call on the server: answers it exactly once (reply, handler failure, invalid input or
+ * deadline), on the call's own context, and releases its deadline timer.
+ *
+ * @param <Req> request type
+ * @param <Resp> reply type
+ */
+final class UnaryCall<Req, Resp> {
+
+  private final Vertx vertx;
+  private final Context context;
+  private final GrpcServerRequest<Req, Resp> request;
+  private final Set<UnaryCall<?, ?>> active;
+  private final AtomicBoolean answered = new AtomicBoolean();
+  private volatile long deadlineTimer = -1;
+  private boolean received;
+
+  UnaryCall(Vertx vertx, Context context, GrpcServerRequest<Req, Resp> request, Set<UnaryCall<?, ?>> active) {
+    this.vertx = vertx;
+    this.context = context;
+    this.request = request;
+    this.active = active;
+    active.add(this);
+    long timeoutMs = request.timeout();
+    if (timeoutMs > 0) {
+      deadlineTimer = vertx.setTimer(timeoutMs,
+          id -> fail(GrpcStatus.DEADLINE_EXCEEDED, "the caller's deadline of " + timeoutMs + " ms passed"));
+    }
+  }
+
+  /** @return true the first time a message arrives, false for any further one */
+  boolean firstMessage() {
+    if (received) {
+      return false;
+    }
+    received = true;
+    return true;
+  }
+
+  /** @return whether a request message arrived */
+  boolean received() {
+    return received;
+  }
+
+  /** Answers with the handler's outcome, hopping to the call's context when needed. */
+  void complete(AsyncResult<Resp> outcome) {
+    if (Vertx.currentContext() != context) {
+      context.runOnContext(v -> complete(outcome));
+      return;
+    }
+    if (outcome.failed()) {
+      failWith(outcome.cause());
+    } else if (outcome.result() == null) {
+      fail(GrpcStatus.INTERNAL, "the handler returned no reply");
+    } else if (finish()) {
+      request.response().end(outcome.result());
+    }
+  }
+
+  /** Answers with the status matching a failure. */
+  void failWith(Throwable failure) {
+    if (failure instanceof VteException vte) {
+      fail(StatusMapping.toStatus(vte.code()), vte.getMessage());
+    } else if (failure instanceof StatusException status) {
+      fail(status.status(), status.message());
+    } else {
+      fail(GrpcStatus.INTERNAL, "handler failed: " + failure);
+    }
+  }
+
+  /** Answers with a status and message, unless already answered. */
+  void fail(GrpcStatus status, String message) {
+    if (Vertx.currentContext() != context) {
+      context.runOnContext(v -> fail(status, message));
+      return;
+    }
+    if (finish()) {
+      request.response().status(status).statusMessage(message).end();
+    }
+  }
+
+  /** Gives up without answering: the caller reset the stream or the server is closing. */
+  void abandon() {
+    finish();
+  }
+
+  private boolean finish() {
+    if (!answered.compareAndSet(false, true)) {
+      return false;
+    }
+    if (deadlineTimer >= 0) {
+      vertx.cancelTimer(deadlineTimer);
+    }
+    active.remove(this);
+    return true;
+  }
+}
