@@ -3,6 +3,7 @@ package io.vte.metadata;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vte.handshake.proto.SegmentDescriptor;
+import java.util.Optional;
 
 /**
  * Where segment descriptors live: {@code p2p} (ask the peer's handshake service directly; the default,
@@ -53,8 +54,20 @@ public interface MetadataStore {
    */
   void setInvalidationHandler(Handler<String> handler);
 
+  /**
+   * The descriptor this node published under {@code segmentName}, for the node's own GetSegment handler.
+   * Reads local state only; never calls the backend.
+   *
+   * @param segmentName the segment name; empty means the node's first published segment
+   * @return the descriptor last published under that name, if any
+   */
+  Optional<SegmentDescriptor> local(String segmentName);
+
   /** @return true while the backend is unreachable and the store serves from what it has */
   boolean isDegraded();
+
+  /** @return how many times the store entered the degraded state (a counter for metrics) */
+  long degradedCount();
 
   /**
    * Releases the backend (etcd: revokes the lease, stops watches).

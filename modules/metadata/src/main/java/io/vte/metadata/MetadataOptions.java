@@ -1,0 +1,282 @@
+package io.vte.metadata;
+
+import io.vertx.core.json.JsonObject;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Options of a {@link MetadataStore}: the cluster prefix, lease TTL and call deadline shared by the
+ * backends, etcd credentials and TLS files, and what the p2p store uses to reach peers. Fluent setters
+ * validate their argument and throw {@code INVALID_CONFIGURATION} naming the field and the bad value.
+ */
+public final class MetadataOptions {
+
+  /** Default cluster prefix: every key of a cluster lives under it. */
+  public static final String DEFAULT_CLUSTER_PREFIX = "/vte/default";
+  /** Default lease TTL: how long a dead node's entries outlive it. */
+  public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(10);
+  /** Default deadline of one call to the backend. */
+  public static final Duration DEFAULT_CALL_DEADLINE = Duration.ofSeconds(3);
+  /** Default period of the etcd health probe, which also detects a lost lease. */
+  public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(1);
+
+  private String clusterPrefix = DEFAULT_CLUSTER_PREFIX;
+  private Duration leaseTtl = DEFAULT_LEASE_TTL;
+  private Duration callDeadline = DEFAULT_CALL_DEADLINE;
+  private Duration healthCheckInterval = DEFAULT_HEALTH_CHECK_INTERVAL;
+  private String etcdUser;
+  private String etcdPassword;
+  private String tlsTrustPemPath;
+  private String tlsCertPemPath;
+  private String tlsKeyPemPath;
+  private SegmentFetcher segmentFetcher;
+
+  /** Creates options with the defaults. */
+  public MetadataOptions() {}
+
+  /**
+   * Copies options.
+   *
+   * @param other the options to copy
+   */
+  public MetadataOptions(MetadataOptions other) {
+    this.clusterPrefix = other.clusterPrefix;
+    this.leaseTtl = other.leaseTtl;
+    this.callDeadline = other.callDeadline;
+    this.healthCheckInterval = other.healthCheckInterval;
+    this.etcdUser = other.etcdUser;
+    this.etcdPassword = other.etcdPassword;
+    this.tlsTrustPemPath = other.tlsTrustPemPath;
+    this.tlsCertPemPath = other.tlsCertPemPath;
+    this.tlsKeyPemPath = other.tlsKeyPemPath;
+    this.segmentFetcher = other.segmentFetcher;
+  }
+
+  /**
+   * Reads options from JSON; absent fields keep their defaults. Durations are in milliseconds
+   * ({@code leaseTtlMs}, {@code callDeadlineMs}, {@code healthCheckIntervalMs}).
+   *
+   * @param json the JSON object
+   * @return the options
+   * @throws VteException INVALID_CONFIGURATION naming a field of the wrong type or value
+   */
+  public static MetadataOptions fromJson(JsonObject json) {
+    MetadataOptions o = new MetadataOptions();
+    try {
+      if (json.containsKey("clusterPrefix")) {
+        o.setClusterPrefix(json.getString("clusterPrefix"));
+      }
+      if (json.containsKey("leaseTtlMs")) {
+        o.setLeaseTtl(Duration.ofMillis(json.getLong("leaseTtlMs")));
+      }
+      if (json.containsKey("callDeadlineMs")) {
+        o.setCallDeadline(Duration.ofMillis(json.getLong("callDeadlineMs")));
+      }
+      if (json.containsKey("healthCheckIntervalMs")) {
+        o.setHealthCheckInterval(Duration.ofMillis(json.getLong("healthCheckIntervalMs")));
+      }
+      o.etcdUser = json.getString("etcdUser");
+      o.etcdPassword = json.getString("etcdPassword");
+      o.tlsTrustPemPath = json.getString("tlsTrustPemPath");
+      o.tlsCertPemPath = json.getString("tlsCertPemPath");
+      o.tlsKeyPemPath = json.getString("tlsKeyPemPath");
+    } catch (ClassCastException | NullPointerException e) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "metadata options " + json.encode()
+          + ": a field has the wrong type or is null (" + e.getMessage() + ")", e);
+    }
+    return o;
+  }
+
+  /** @return the options as JSON (the p2p segment fetcher is code, not configuration, and is left out) */
+  public JsonObject toJson() {
+    JsonObject json = new JsonObject()
+        .put("clusterPrefix", clusterPrefix)
+        .put("leaseTtlMs", leaseTtl.toMillis())
+        .put("callDeadlineMs", callDeadline.toMillis())
+        .put("healthCheckIntervalMs", healthCheckInterval.toMillis());
+    putIfSet(json, "etcdUser", etcdUser);
+    putIfSet(json, "etcdPassword", etcdPassword);
+    putIfSet(json, "tlsTrustPemPath", tlsTrustPemPath);
+    putIfSet(json, "tlsCertPemPath", tlsCertPemPath);
+    putIfSet(json, "tlsKeyPemPath", tlsKeyPemPath);
+    return json;
+  }
+
+  /** @return the cluster prefix, starting with {@code /} and without a trailing {@code /} */
+  public String getClusterPrefix() {
+    return clusterPrefix;
+  }
+
+  /**
+   * @param clusterPrefix the key prefix of the cluster, e.g. {@code /vte/prod}; a trailing {@code /} is dropped
+   * @return this
+   */
+  public MetadataOptions setClusterPrefix(String clusterPrefix) {
+    if (clusterPrefix == null || !clusterPrefix.startsWith("/") || clusterPrefix.length() < 2
+        || clusterPrefix.contains("//") || clusterPrefix.chars().anyMatch(c -> c <= ' ' || c >= 0x7f)) {
+      throw invalid("clusterPrefix", clusterPrefix, "expected an absolute key path such as /vte/default");
+    }
+    this.clusterPrefix = clusterPrefix.endsWith("/")
+        ? clusterPrefix.substring(0, clusterPrefix.length() - 1) : clusterPrefix;
+    return this;
+  }
+
+  /** @return the lease TTL */
+  public Duration getLeaseTtl() {
+    return leaseTtl;
+  }
+
+  /**
+   * @param leaseTtl how long a node's entries survive it: whole seconds, 2 s to 1 hour (etcd's minimum is ~2 s)
+   * @return this
+   */
+  public MetadataOptions setLeaseTtl(Duration leaseTtl) {
+    if (leaseTtl == null || leaseTtl.toMillis() % 1000 != 0 || leaseTtl.getSeconds() < 2
+        || leaseTtl.getSeconds() > 3600) {
+      throw invalid("leaseTtl", leaseTtl, "expected whole seconds between 2 s and 1 h");
+    }
+    this.leaseTtl = leaseTtl;
+    return this;
+  }
+
+  /** @return the deadline of one backend call */
+  public Duration getCallDeadline() {
+    return callDeadline;
+  }
+
+  /**
+   * @param callDeadline the deadline of one backend call, 1 ms to 10 min
+   * @return this
+   */
+  public MetadataOptions setCallDeadline(Duration callDeadline) {
+    requireRange("callDeadline", callDeadline);
+    this.callDeadline = callDeadline;
+    return this;
+  }
+
+  /** @return the period of the etcd health probe */
+  public Duration getHealthCheckInterval() {
+    return healthCheckInterval;
+  }
+
+  /**
+   * @param healthCheckInterval how often the etcd store checks that etcd and its lease are alive, 1 ms to 10 min
+   * @return this
+   */
+  public MetadataOptions setHealthCheckInterval(Duration healthCheckInterval) {
+    requireRange("healthCheckInterval", healthCheckInterval);
+    this.healthCheckInterval = healthCheckInterval;
+    return this;
+  }
+
+  /** @return the etcd user, or null for no authentication */
+  public String getEtcdUser() {
+    return etcdUser;
+  }
+
+  /**
+   * @param etcdUser the etcd user (with {@link #setEtcdPassword}), or null for no authentication
+   * @return this
+   */
+  public MetadataOptions setEtcdUser(String etcdUser) {
+    this.etcdUser = etcdUser;
+    return this;
+  }
+
+  /** @return the etcd password, or null */
+  public String getEtcdPassword() {
+    return etcdPassword;
+  }
+
+  /**
+   * @param etcdPassword the etcd password
+   * @return this
+   */
+  public MetadataOptions setEtcdPassword(String etcdPassword) {
+    this.etcdPassword = etcdPassword;
+    return this;
+  }
+
+  /** @return the PEM file of CAs trusted for etcd's certificate ({@code etcds://}), or null for the JDK's */
+  public String getTlsTrustPemPath() {
+    return tlsTrustPemPath;
+  }
+
+  /**
+   * @param path PEM file of the CAs that sign etcd's certificate
+   * @return this
+   */
+  public MetadataOptions setTlsTrustPemPath(String path) {
+    this.tlsTrustPemPath = path;
+    return this;
+  }
+
+  /** @return the PEM client certificate chain for etcd mutual TLS, or null */
+  public String getTlsCertPemPath() {
+    return tlsCertPemPath;
+  }
+
+  /**
+   * @param path PEM client certificate chain (with {@link #setTlsKeyPemPath})
+   * @return this
+   */
+  public MetadataOptions setTlsCertPemPath(String path) {
+    this.tlsCertPemPath = path;
+    return this;
+  }
+
+  /** @return the PEM (PKCS#8) client private key for etcd mutual TLS, or null */
+  public String getTlsKeyPemPath() {
+    return tlsKeyPemPath;
+  }
+
+  /**
+   * @param path PEM (PKCS#8) private key of the client certificate
+   * @return this
+   */
+  public MetadataOptions setTlsKeyPemPath(String path) {
+    this.tlsKeyPemPath = path;
+    return this;
+  }
+
+  /** @return how the p2p store asks a peer for its segment, or null when not set */
+  public SegmentFetcher getSegmentFetcher() {
+    return segmentFetcher;
+  }
+
+  /**
+   * Sets how the p2p store asks a peer for its descriptor, normally {@code handshakeClientPool::getSegment}.
+   *
+   * @param segmentFetcher the fetcher
+   * @return this
+   */
+  public MetadataOptions setSegmentFetcher(SegmentFetcher segmentFetcher) {
+    this.segmentFetcher = segmentFetcher;
+    return this;
+  }
+
+  @Override
+  public String toString() {
+    return "MetadataOptions{prefix=" + clusterPrefix + ", leaseTtl=" + leaseTtl + ", callDeadline=" + callDeadline
+        + ", user=" + etcdUser + ", tls=" + (tlsTrustPemPath != null || tlsCertPemPath != null) + "}";
+  }
+
+  private static void putIfSet(JsonObject json, String field, String value) {
+    if (value != null) {
+      json.put(field, value);
+    }
+  }
+
+  private static void requireRange(String field, Duration d) {
+    if (d == null || d.isNegative() || d.toMillis() < 1 || d.compareTo(Duration.ofMinutes(10)) > 0) {
+      throw invalid(field, d, "expected 1 ms to 10 min");
+    }
+  }
+
+  private static VteException invalid(String field, Object value, String why) {
+    return new VteException(ErrorCode.INVALID_CONFIGURATION,
+        "metadata option " + field + " = " + Objects.toString(value) + ": " + why);
+  }
+}

@@ -1,0 +1,59 @@
+package io.vte.metadata.impl;
+
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.handshake.proto.SegmentDescriptor;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The descriptors this node published, by segment name, in publication order: what its GetSegment
+ * handler serves and what an etcd store re-publishes after an outage. Safe from any thread.
+ */
+final class LocalSegments {
+
+  /** Longest accepted segment name. */
+  static final int MAX_NAME_LENGTH = 256;
+
+  private final Map<String, SegmentDescriptor> byName = new LinkedHashMap<>();
+
+  /**
+   * @param name a segment name to publish or look up
+   * @return the name
+   * @throws VteException INVALID_ARGUMENT when it is null, empty, too long or holds control characters
+   */
+  static String checkName(String name) {
+    if (name == null || name.isEmpty() || name.length() > MAX_NAME_LENGTH
+        || name.chars().anyMatch(c -> c < ' ' || c == 0x7f)) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT, "segment name '" + name
+          + "': expected 1.." + MAX_NAME_LENGTH + " printable characters");
+    }
+    return name;
+  }
+
+  synchronized void put(SegmentDescriptor descriptor) {
+    byName.put(descriptor.getName(), descriptor);
+  }
+
+  synchronized boolean remove(String name) {
+    return byName.remove(name) != null;
+  }
+
+  /**
+   * @param name the segment name; empty means the first one published
+   * @return the descriptor, if published
+   */
+  synchronized Optional<SegmentDescriptor> get(String name) {
+    if (name == null || name.isEmpty()) {
+      return byName.values().stream().findFirst();
+    }
+    return Optional.ofNullable(byName.get(name));
+  }
+
+  synchronized List<SegmentDescriptor> all() {
+    return new ArrayList<>(byName.values());
+  }
+}

@@ -1,0 +1,210 @@
+package io.vte.metadata;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.vertx.core.Vertx;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.testkit.Await;
+import io.vte.testkit.BlockedThreadGuard;
+import io.vte.testkit.EtcdServer;
+import io.vte.testkit.ResourceSnapshot;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The etcd store against a real etcd: round trips, watches, bad content, close. One etcd for the class. */
+@ExtendWith(BlockedThreadGuard.class)
+class EtcdMetadataStoreTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(15);
+  private static final AtomicInteger PREFIXES = new AtomicInteger();
+
+  private static EtcdServer etcd;
+  private static Client raw;
+
+  private Vertx vertx;
+  private MetadataOptions options;
+  private final List<MetadataStore> stores = new CopyOnWriteArrayList<>();
+
+  @BeforeAll
+  static void startEtcd() {
+    etcd = EtcdServer.start();
+    raw = Client.builder().endpoints(etcd.endpoint()).build();
+  }
+
+  @AfterAll
+  static void stopEtcd() {
+    raw.close();
+    etcd.close();
+  }
+
+  @BeforeEach
+  void setUp() {
+    vertx = Vertx.vertx();
+    options = new MetadataOptions().setClusterPrefix("/vte/test" + PREFIXES.incrementAndGet())
+        .setLeaseTtl(Duration.ofSeconds(3)).setCallDeadline(Duration.ofSeconds(3));
+  }
+
+  @AfterEach
+  void tearDown() {
+    for (MetadataStore s : stores) {
+      Await.result(s.close(), WAIT);
+    }
+    Await.result(vertx.close(), WAIT);
+  }
+
+  private MetadataStore started() {
+    MetadataStore store = MetadataStores.create(vertx, etcd.uri(), options);
+    stores.add(store);
+    Await.result(store.start(), WAIT);
+    return store;
+  }
+
+  private void putRaw(String key, String value) {
+    try {
+      raw.getKVClient().put(ByteSequence.from(key, StandardCharsets.UTF_8),
+          ByteSequence.from(value, StandardCharsets.UTF_8)).get(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Waits for {@code f} and tells whether it failed with {@code code}. */
+  static boolean failsWith(io.vertx.core.Future<?> f, ErrorCode code) {
+    try {
+      Await.result(f, WAIT);
+      return false;
+    } catch (VteException e) {
+      return e.code() == code;
+    }
+  }
+
+  /** Waits for {@code f} and tells whether it succeeded. */
+  static boolean succeeds(io.vertx.core.Future<?> f) {
+    try {
+      Await.result(f, WAIT);
+      return true;
+    } catch (VteException e) {
+      return false;
+    }
+  }
+
+  @Test
+  void publishedDescriptorIsFoundByAnotherStoreAndReadableWithEtcdctl() {
+    MetadataStore a = started();
+    MetadataStore b = started();
+    SegmentDescriptor d = Descriptors.sample("kv-cache-0", "127.0.0.1:7001", 1, 3);
+    Await.result(a.publish(d), WAIT);
+
+    assertEquals(d, Await.result(b.lookup("kv-cache-0"), WAIT));
+    assertEquals(d, a.local("kv-cache-0").orElseThrow());
+    String json = etcd.etcdctl("get", options.getClusterPrefix() + "/segments/kv-cache-0", "--print-value-only");
+    assertTrue(json.contains("\"serverName\":\"127.0.0.1:7001\""), json);
+    String node = etcd.etcdctl("get", options.getClusterPrefix() + "/nodes/127.0.0.1:7001", "--print-value-only");
+    assertEquals("127.0.0.1:7001", node.trim());
+  }
+
+  @Test
+  void unknownSegmentFailsWithSegmentNotFound() {
+    MetadataStore a = started();
+    Throwable t = Await.failure(a.lookup("nobody"), WAIT);
+    VteException e = assertInstanceOf(VteException.class, t);
+    assertEquals(ErrorCode.SEGMENT_NOT_FOUND, e.code());
+    assertTrue(e.getMessage().contains("nobody"), e.getMessage());
+  }
+
+  @Test
+  void watchDeliversANewBufferRegisteredByAnotherStore() {
+    MetadataStore a = started();
+    MetadataStore b = started();
+    List<String> invalidated = new CopyOnWriteArrayList<>();
+    b.setInvalidationHandler(invalidated::add);
+    Await.result(a.publish(Descriptors.sample("seg", "127.0.0.1:7002", 1, 1)), WAIT);
+    assertEquals(1, Await.result(b.lookup("seg"), WAIT).getBuffersCount());
+
+    SegmentDescriptor grown = Descriptors.sample("seg", "127.0.0.1:7002", 2, 2);
+    Await.result(a.publish(grown), WAIT);
+
+    Await.until("b told of both versions", WAIT, () -> invalidated.stream().filter("seg"::equals).count() == 2);
+    // Served from b's cache, which the watch updated: no poll of etcd needed.
+    assertEquals(grown, Await.result(b.lookup("seg"), WAIT));
+  }
+
+  @Test
+  void unpublishRemovesTheSegmentForEveryone() {
+    MetadataStore a = started();
+    MetadataStore b = started();
+    List<String> invalidated = new CopyOnWriteArrayList<>();
+    b.setInvalidationHandler(invalidated::add);
+    Await.result(a.publish(Descriptors.sample("gone", "127.0.0.1:7003", 1, 1)), WAIT);
+    Await.result(b.lookup("gone"), WAIT);
+
+    Await.result(a.unpublish("gone"), WAIT);
+
+    Await.until("b told that gone was deleted", WAIT, () -> invalidated.contains("gone"));
+    assertEquals(ErrorCode.SEGMENT_NOT_FOUND, ((VteException) Await.failure(b.lookup("gone"), WAIT)).code());
+    assertTrue(a.local("gone").isEmpty());
+  }
+
+  @Test
+  void badContentFailsWithProtocolErrorNamingTheKeyAndTheWatchSurvives() {
+    MetadataStore a = started();
+    MetadataStore b = started();
+    List<String> invalidated = new CopyOnWriteArrayList<>();
+    b.setInvalidationHandler(invalidated::add);
+    String segments = options.getClusterPrefix() + "/segments/";
+    putRaw(segments + "not-json", "this is not json {");
+    putRaw(segments + "wrong-types", "{\"name\": {\"x\": 1}, \"version\": \"many\"}");
+    putRaw(segments + "missing", "{\"name\": \"missing\"}");
+    putRaw(segments + "renamed", "{\"name\": \"other\", \"serverName\": \"127.0.0.1:1\"}");
+
+    for (String name : List.of("not-json", "wrong-types", "missing", "renamed")) {
+      VteException e = assertInstanceOf(VteException.class, Await.failure(b.lookup(name), WAIT));
+      assertEquals(ErrorCode.PROTOCOL_ERROR, e.code(), e.getMessage());
+      assertTrue(e.getMessage().contains(segments + name), e.getMessage());
+    }
+    Await.until("watch saw the garbage", WAIT, () -> invalidated.containsAll(List.of("not-json", "missing")));
+
+    SegmentDescriptor good = Descriptors.sample("good", "127.0.0.1:7004", 1, 1);
+    Await.result(a.publish(good), WAIT);
+    Await.until("watch still delivers after garbage", WAIT, () -> invalidated.contains("good"));
+    assertEquals(good, Await.result(b.lookup("good"), WAIT));
+    // A valid descriptor replacing garbage is picked up by the watch too.
+    putRaw(segments + "missing", new String(io.vte.metadata.impl.DescriptorCodec.encode(
+        Descriptors.sample("missing", "127.0.0.1:7005", 1, 1)), StandardCharsets.UTF_8));
+    Await.until("repaired descriptor served", WAIT, () -> succeeds(b.lookup("missing")));
+    assertFalse(b.isDegraded());
+  }
+
+  @Test
+  void closeRevokesTheLeaseSoEntriesVanishAtOnceAndLeavesNoThreads() {
+    MetadataStore b = started();
+    ResourceSnapshot before = ResourceSnapshot.take();
+    MetadataStore a = MetadataStores.create(vertx, etcd.uri(), options);
+    Await.result(a.start(), WAIT);
+    Await.result(a.publish(Descriptors.sample("closing", "127.0.0.1:7006", 1, 1)), WAIT);
+    Await.result(b.lookup("closing"), WAIT);
+
+    Await.result(a.close(), WAIT);
+
+    // Well before the 3 s TTL could expire: the revoke deleted the keys.
+    assertEquals("", etcd.etcdctl("get", options.getClusterPrefix(), "--prefix", "--keys-only").trim());
+    Await.until("b saw the delete", WAIT, () -> failsWith(b.lookup("closing"), ErrorCode.SEGMENT_NOT_FOUND));
+    ResourceSnapshot.assertNoLeaksSince(before, Duration.ofSeconds(20));
+  }
+}

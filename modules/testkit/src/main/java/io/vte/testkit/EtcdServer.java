@@ -1,0 +1,273 @@
+package io.vte.testkit;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A real single-member etcd server for tests: the Debian {@code etcd-server} binary started on 127.0.0.1
+ * with free client and peer ports and a temporary data directory.
+ *
+ * <p>{@link #stop()}, {@link #kill()} and {@link #restart()} simulate outages: a restart reuses the same
+ * ports and data directory, so keys, leases and revisions survive as they would on a real member.
+ * {@link #close()} kills the process and deletes the data directory. When the binary is missing the
+ * harness fails (never skips) and says how to install it.
+ *
+ * <p>The binary is {@code /usr/bin/etcd}, or the path in system property {@code vte.etcd.binary}.
+ */
+public final class EtcdServer implements AutoCloseable {
+
+  /** System property naming the etcd binary to use instead of {@code /usr/bin/etcd}. */
+  public static final String BINARY_PROPERTY = "vte.etcd.binary";
+
+  private static final Duration HEALTH_DEADLINE = Duration.ofSeconds(30);
+  private static final Duration EXIT_DEADLINE = Duration.ofSeconds(15);
+
+  private final Path binary;
+  private final Path dir;
+  private final Path dataDir;
+  private final Path log;
+  private final int clientPort;
+  private final int peerPort;
+  private final Thread killOnExit;
+  private Process process;
+
+  private EtcdServer(Path binary, Path dir, int clientPort, int peerPort) {
+    this.binary = binary;
+    this.dir = dir;
+    this.dataDir = dir.resolve("data");
+    this.log = dir.resolve("etcd.log");
+    this.clientPort = clientPort;
+    this.peerPort = peerPort;
+    this.killOnExit = new Thread(this::destroyForcibly, "etcd-server-kill-on-exit");
+  }
+
+  /**
+   * Starts a new server and waits until it reports healthy.
+   *
+   * @return the running server
+   * @throws AssertionError when the binary is missing or the server does not become healthy in time
+   */
+  public static EtcdServer start() {
+    Path binary = Paths.get(System.getProperty(BINARY_PROPERTY, "/usr/bin/etcd"));
+    if (!Files.isExecutable(binary)) {
+      throw new AssertionError("etcd binary not found at " + binary + ": run the README's test command"
+          + " (./run-tests installs the Debian package etcd-server) or apt-get install -y etcd-server");
+    }
+    try {
+      Path dir = Files.createTempDirectory("vte-etcd-");
+      int[] ports = freePorts(2);
+      EtcdServer server = new EtcdServer(binary, dir, ports[0], ports[1]);
+      Runtime.getRuntime().addShutdownHook(server.killOnExit);
+      server.launch();
+      return server;
+    } catch (IOException e) {
+      throw new AssertionError("cannot prepare etcd: " + e, e);
+    }
+  }
+
+  /** @return the client endpoint, {@code http://127.0.0.1:port} */
+  public String endpoint() {
+    return "http://127.0.0.1:" + clientPort;
+  }
+
+  /** @return {@code 127.0.0.1:port} of the client listener, as used in {@code etcd://} URIs */
+  public String hostPort() {
+    return "127.0.0.1:" + clientPort;
+  }
+
+  /** @return the metadata URI for this server, {@code etcd://127.0.0.1:port} */
+  public String uri() {
+    return "etcd://" + hostPort();
+  }
+
+  /** @return the client port */
+  public int clientPort() {
+    return clientPort;
+  }
+
+  /** @return true while the etcd process is alive */
+  public boolean isRunning() {
+    return process != null && process.isAlive();
+  }
+
+  /** Stops the server gracefully (SIGTERM) and waits for it to exit. Data is kept for {@link #restart()}. */
+  public void stop() {
+    if (process != null) {
+      process.destroy();
+      awaitExit();
+    }
+  }
+
+  /** Kills the server (SIGKILL) and waits for it to exit. Data is kept for {@link #restart()}. */
+  public void kill() {
+    destroyForcibly();
+    awaitExit();
+  }
+
+  /**
+   * Starts the server again on the same ports and data directory and waits until it is healthy.
+   *
+   * @throws IllegalStateException when it is still running
+   */
+  public void restart() {
+    if (isRunning()) {
+      throw new IllegalStateException("etcd is still running on " + endpoint());
+    }
+    launch();
+  }
+
+  /**
+   * Runs {@code etcdctl} against this server and returns its standard output.
+   *
+   * @param args the etcdctl arguments, e.g. {@code "get", "/vte", "--prefix"}
+   * @return the output
+   * @throws AssertionError when etcdctl fails or does not finish within the deadline
+   */
+  public String etcdctl(String... args) {
+    Path ctl = binary.resolveSibling("etcdctl");
+    List<String> cmd = new java.util.ArrayList<>(List.of(ctl.toString(), "--endpoints=" + endpoint()));
+    cmd.addAll(List.of(args));
+    try {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+      p.getOutputStream().close();
+      byte[] out = p.getInputStream().readAllBytes();
+      if (!p.waitFor(EXIT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
+        p.destroyForcibly();
+        throw new AssertionError("etcdctl did not finish: " + cmd);
+      }
+      String text = new String(out, StandardCharsets.UTF_8);
+      if (p.exitValue() != 0) {
+        throw new AssertionError("etcdctl " + cmd + " exited with " + p.exitValue() + ": " + text);
+      }
+      return text;
+    } catch (IOException e) {
+      throw new AssertionError("cannot run " + ctl + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
+  }
+
+  /** Kills the server and deletes its data directory. */
+  @Override
+  public void close() {
+    kill();
+    try {
+      Runtime.getRuntime().removeShutdownHook(killOnExit);
+    } catch (IllegalStateException shuttingDown) {
+      // the JVM is exiting; the hook runs anyway
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new AssertionError("cannot delete " + dir + ": " + e, e);
+    }
+  }
+
+  private void launch() {
+    String peer = "http://127.0.0.1:" + peerPort;
+    ProcessBuilder pb = new ProcessBuilder(binary.toString(),
+        "--name", "vte-test",
+        "--data-dir", dataDir.toString(),
+        "--listen-client-urls", endpoint(),
+        "--advertise-client-urls", endpoint(),
+        "--listen-peer-urls", peer,
+        "--initial-advertise-peer-urls", peer,
+        "--initial-cluster", "vte-test=" + peer)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    try {
+      process = pb.start();
+    } catch (IOException e) {
+      throw new AssertionError("cannot start " + binary + ": " + e, e);
+    }
+    long end = System.nanoTime() + HEALTH_DEADLINE.toNanos();
+    try {
+      Await.until("etcd healthy on " + endpoint(), HEALTH_DEADLINE, () -> {
+        if (!process.isAlive()) {
+          throw new AssertionError("etcd exited with " + process.exitValue() + ": " + logTail());
+        }
+        return healthy(Math.max(1, (int) ((end - System.nanoTime()) / 1_000_000)));
+      });
+    } catch (AssertionError e) {
+      destroyForcibly();
+      throw new AssertionError(e.getMessage() + "; log: " + logTail(), e);
+    }
+  }
+
+  private boolean healthy(int timeoutMs) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", clientPort), Math.min(timeoutMs, 1000));
+      s.setSoTimeout(Math.min(timeoutMs, 2000));
+      OutputStream out = s.getOutputStream();
+      out.write(("GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      InputStream in = s.getInputStream();
+      String reply = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return reply.startsWith("HTTP/1.") && reply.contains(" 200 ") && reply.contains("\"health\":\"true\"");
+    } catch (IOException notYet) {
+      return false;
+    }
+  }
+
+  private void destroyForcibly() {
+    if (process != null) {
+      process.destroyForcibly();
+    }
+  }
+
+  private void awaitExit() {
+    if (process == null) {
+      return;
+    }
+    try {
+      if (!process.waitFor(EXIT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new AssertionError("etcd did not exit within " + EXIT_DEADLINE);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
+  }
+
+  private String logTail() {
+    try {
+      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  private static int[] freePorts(int n) throws IOException {
+    ServerSocket[] sockets = new ServerSocket[n];
+    try {
+      int[] ports = new int[n];
+      for (int i = 0; i < n; i++) {
+        sockets[i] = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        ports[i] = sockets[i].getLocalPort();
+      }
+      return ports;
+    } finally {
+      for (ServerSocket s : sockets) {
+        if (s != null) {
+          s.close();
+        }
+      }
+    }
+  }
+}
