@@ -1,0 +1,168 @@
+package io.vte.engine.impl;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vte.api.BatchResult;
+import io.vte.api.ErrorCode;
+import io.vte.api.RequestResult;
+import io.vte.api.RequestStatus;
+import io.vte.api.TaskState;
+import io.vte.api.TaskStatus;
+import io.vte.api.TransferBatch;
+import io.vte.api.VteException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * A submitted batch: its requests' trackers, its deadline timer and its result, completed once every
+ * request is settled (on the submitter's context). Cancel, deadline and engine close settle the
+ * unfinished requests at once; their queued slices are then dropped unposted by the owners.
+ */
+public final class BatchTracker implements TransferBatch {
+
+  private final Vertx vertx;
+  private final Context context;
+  private final Promise<BatchResult> promise = Promise.promise();
+  private final Promise<Void> accepted = Promise.promise();
+  private final Consumer<BatchTracker> onDone;
+  private final AtomicInteger unsettled = new AtomicInteger();
+  private volatile TransferTracker[] trackers;
+  private volatile RequestStatus endedEarly;
+  private volatile VteException endedEarlyCause;
+  private volatile long timerId = -1;
+  private volatile VteException rejected;
+  private volatile boolean done;
+
+  BatchTracker(Vertx vertx, Consumer<BatchTracker> onDone) {
+    this.vertx = vertx;
+    this.context = vertx.getOrCreateContext();
+    this.onDone = onDone;
+  }
+
+  @Override
+  public Future<BatchResult> result() {
+    return promise.future();
+  }
+
+  /** @return completes once the batch passed validation and its slices were routed; fails as the result does */
+  Future<Void> accepted() {
+    return accepted.future();
+  }
+
+  @Override
+  public void cancel() {
+    end(RequestStatus.CANCELED, new VteException(ErrorCode.CANCELED, "batch canceled by the caller"));
+  }
+
+  /** Settles every unfinished request with TIMED_OUT. */
+  void expire(long deadlineMillis) {
+    end(RequestStatus.TIMED_OUT, new VteException(ErrorCode.TIMED_OUT,
+        "batch deadline of " + deadlineMillis + " ms passed"));
+  }
+
+  /** Settles every unfinished request with FAILED / ENGINE_CLOSED. */
+  void engineClosed() {
+    end(RequestStatus.FAILED, new VteException(ErrorCode.ENGINE_CLOSED, "engine closed with the request in flight"));
+  }
+
+  void armDeadline(long deadlineMillis) {
+    timerId = vertx.setTimer(Math.max(1, deadlineMillis), id -> expire(deadlineMillis));
+  }
+
+  /**
+   * Fails the whole batch before anything was sent (bad input, closed engine).
+   *
+   * @param cause the typed cause
+   */
+  void reject(VteException cause) {
+    rejected = cause;
+    done = true;
+    cancelTimer();
+    accepted.tryFail(cause);
+    context.runOnContext(v -> promise.tryFail(cause));
+    onDone.accept(this);
+  }
+
+  /**
+   * Starts the validated requests: cuts them into slices with rails, appended to {@code out}.
+   *
+   * @param all the trackers, in request order
+   * @param out receives the slices to route (nothing when the batch already ended)
+   */
+  void start(TransferTracker[] all, List<Slice> out) {
+    unsettled.set(all.length);
+    trackers = all;
+    accepted.tryComplete();
+    RequestStatus early = endedEarly;
+    for (TransferTracker t : all) {
+      if (early != null) {
+        t.settle(early, endedEarlyCause);
+      } else {
+        t.start(out);
+      }
+    }
+  }
+
+  void requestSettled() {
+    if (unsettled.decrementAndGet() == 0) {
+      cancelTimer();
+      List<RequestResult> results = new ArrayList<>(trackers.length);
+      for (TransferTracker t : trackers) {
+        results.add(t.result());
+      }
+      BatchResult result = new BatchResult(results);
+      done = true;
+      context.runOnContext(v -> promise.tryComplete(result));
+      onDone.accept(this);
+    }
+  }
+
+  /**
+   * @param index request index
+   * @return its status for the batch-id API
+   */
+  TaskStatus status(int index) {
+    VteException failure = rejected;
+    if (failure != null) {
+      return new TaskStatus(TaskState.FAILED, 0, failure);
+    }
+    TransferTracker[] all = trackers;
+    if (all == null) {
+      return new TaskStatus(TaskState.PENDING, 0, null);
+    }
+    RequestResult r = all[index].result();
+    if (r == null) {
+      return new TaskStatus(TaskState.PENDING, all[index].bytes(), null);
+    }
+    return new TaskStatus(TaskState.valueOf(r.status().name()), r.bytes(), r.cause());
+  }
+
+  /** @return true once every request is settled or the batch was rejected */
+  boolean isDone() {
+    return done;
+  }
+
+  private void end(RequestStatus status, VteException cause) {
+    if (endedEarly == null) {
+      endedEarlyCause = cause;
+      endedEarly = status;
+    }
+    TransferTracker[] all = trackers;
+    if (all != null) {
+      for (TransferTracker t : all) {
+        t.settle(status, cause);
+      }
+    }
+  }
+
+  private void cancelTimer() {
+    long id = timerId;
+    if (id >= 0) {
+      vertx.cancelTimer(id);
+    }
+  }
+}

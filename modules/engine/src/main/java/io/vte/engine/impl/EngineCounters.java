@@ -1,0 +1,75 @@
+package io.vte.engine.impl;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters of the engine layer (bytes, slices, retries, stale segment refreshes, batches). Thread-safe. */
+public final class EngineCounters {
+
+  private final LongAdder bytes = new LongAdder();
+  private final LongAdder slices = new LongAdder();
+  private final LongAdder retries = new LongAdder();
+  private final LongAdder staleRefreshes = new LongAdder();
+  private final LongAdder batches = new LongAdder();
+
+  void sliceDone(int length) {
+    bytes.add(length);
+    slices.increment();
+  }
+
+  void retry() {
+    retries.increment();
+  }
+
+  void staleRefresh() {
+    staleRefreshes.increment();
+  }
+
+  void batchSubmitted() {
+    batches.increment();
+  }
+
+  /** @return bytes moved by completed slices */
+  public long bytes() {
+    return bytes.sum();
+  }
+
+  /** @return completed slices */
+  public long slices() {
+    return slices.sum();
+  }
+
+  /** @return slices resubmitted after a failure */
+  public long retries() {
+    return retries.sum();
+  }
+
+  /** @return segment descriptors refreshed because a request did not fit the cached one */
+  public long staleRefreshes() {
+    return staleRefreshes.sum();
+  }
+
+  /** @return batches submitted */
+  public long batches() {
+    return batches.sum();
+  }
+
+  /**
+   * Exposes the counters as Micrometer meters named {@code vte.engine.*}.
+   *
+   * @param registry the registry (e.g. the Vert.x Micrometer backend registry)
+   * @param serverName tag value identifying this engine
+   */
+  public void bindTo(MeterRegistry registry, String serverName) {
+    bind(registry, "vte.engine.bytes", serverName, bytes);
+    bind(registry, "vte.engine.slices", serverName, slices);
+    bind(registry, "vte.engine.retries", serverName, retries);
+    bind(registry, "vte.engine.segment.stale.refreshes", serverName, staleRefreshes);
+    bind(registry, "vte.engine.batches", serverName, batches);
+  }
+
+  private static void bind(MeterRegistry registry, String name, String serverName, LongAdder adder) {
+    FunctionCounter.builder(name, adder, LongAdder::sum).tag("engine", serverName).register(registry);
+  }
+}

@@ -1,0 +1,132 @@
+package io.vte.engine.impl;
+
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.verbs.AccessFlags;
+import io.vte.verbs.MemoryRegion;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/**
+ * The engine's registered buffers, as an interval map keyed by start address. Registration and
+ * removal are serialized; lookups are lock-free and allocate nothing. Thread-safe.
+ */
+public final class MemoryRegistry {
+
+  private final DeviceMemory devices;
+  private final ConcurrentSkipListMap<Long, LocalBuffer> buffers = new ConcurrentSkipListMap<>();
+  private final Runnable onChange;
+
+  /**
+   * @param devices where buffers are registered
+   * @param onChange told after every registration and removal (e.g. to republish the descriptor)
+   */
+  public MemoryRegistry(DeviceMemory devices, Runnable onChange) {
+    this.devices = devices;
+    this.onChange = onChange;
+  }
+
+  /**
+   * Registers {@code [address, address + length)} on every device.
+   *
+   * @param address start, non-zero
+   * @param length bytes, positive
+   * @param location location tag
+   * @return the buffer
+   * @throws VteException INVALID_ARGUMENT, OVERLAPPING_REGISTRATION naming both ranges
+   */
+  public LocalBuffer register(long address, long length, String location) {
+    if (address == 0 || length <= 0 || address + length < address) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT,
+          "cannot register address 0x" + Long.toHexString(address) + " length " + length);
+    }
+    LocalBuffer buffer;
+    synchronized (this) {
+      LocalBuffer overlap = overlapping(address, length);
+      if (overlap != null) {
+        throw new VteException(ErrorCode.OVERLAPPING_REGISTRATION, "range 0x" + Long.toHexString(address)
+            + "+" + length + " overlaps " + overlap);
+      }
+      MemoryRegion[] regions = new MemoryRegion[devices.deviceCount()];
+      try {
+        for (int i = 0; i < regions.length; i++) {
+          regions[i] = devices.register(i, address, length, AccessFlags.ALL_REMOTE);
+        }
+      } catch (RuntimeException e) {
+        for (MemoryRegion r : regions) {
+          if (r != null) {
+            r.close();
+          }
+        }
+        throw e;
+      }
+      buffer = new LocalBuffer(address, length, location == null ? "" : location, regions);
+      buffers.put(address, buffer);
+    }
+    onChange.run();
+    return buffer;
+  }
+
+  /**
+   * Deregisters a buffer: its regions close, so later remote accesses to it fail on this side.
+   *
+   * @param buffer the buffer
+   * @throws VteException NOT_REGISTERED when it is not (or no longer) registered here
+   */
+  public void unregister(Object buffer) {
+    synchronized (this) {
+      if (!(buffer instanceof LocalBuffer) || !buffers.remove(((LocalBuffer) buffer).address(), buffer)) {
+        throw new VteException(ErrorCode.NOT_REGISTERED, "not a buffer registered with this engine: " + buffer);
+      }
+      ((LocalBuffer) buffer).close();
+    }
+    onChange.run();
+  }
+
+  /**
+   * @param address start
+   * @param length bytes
+   * @return the buffer wholly containing the range, or null
+   */
+  public LocalBuffer find(long address, long length) {
+    Long start = buffers.floorKey(address);
+    if (start == null) {
+      return null;
+    }
+    LocalBuffer b = buffers.get(start);
+    return b != null && b.contains(address, length) ? b : null;
+  }
+
+  /**
+   * @param buffer a buffer
+   * @return true when it is currently registered here
+   */
+  public boolean owns(Object buffer) {
+    return buffer instanceof LocalBuffer && buffers.get(((LocalBuffer) buffer).address()) == buffer;
+  }
+
+  /** @return the registered buffers in address order */
+  public List<LocalBuffer> snapshot() {
+    return new ArrayList<>(buffers.values());
+  }
+
+  /** Deregisters everything (engine close). */
+  public void clear() {
+    synchronized (this) {
+      for (LocalBuffer b : buffers.values()) {
+        b.close();
+      }
+      buffers.clear();
+    }
+  }
+
+  private LocalBuffer overlapping(long address, long length) {
+    Map.Entry<Long, LocalBuffer> below = buffers.floorEntry(address + length - 1);
+    if (below != null && below.getValue().address() + below.getValue().length() > address) {
+      return below.getValue();
+    }
+    return null;
+  }
+}

@@ -1,0 +1,63 @@
+package io.vte.engine.impl;
+
+import io.vertx.core.Future;
+import io.vte.handshake.proto.SegmentDescriptor;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Peer segments by name, looked up once and shared; failed lookups are not kept. Thread-safe.
+ */
+public final class SegmentCache {
+
+  private final Function<String, Future<SegmentDescriptor>> lookup;
+  private final Map<String, Future<PeerSegment>> segments = new ConcurrentHashMap<>();
+
+  /** @param lookup the metadata lookup (p2p: GetSegment on the peer) */
+  public SegmentCache(Function<String, Future<SegmentDescriptor>> lookup) {
+    this.lookup = lookup;
+  }
+
+  /**
+   * @param name segment name
+   * @return the cached segment, or a lookup shared by concurrent callers
+   */
+  public Future<PeerSegment> open(String name) {
+    return forgetOnFailure(name, segments.computeIfAbsent(name, this::load));
+  }
+
+  /**
+   * Replaces the cached segment with a fresh lookup, unless a newer one already replaced {@code stale}.
+   *
+   * @param stale the segment found stale
+   * @return the fresh segment
+   */
+  public Future<PeerSegment> refresh(PeerSegment stale) {
+    return forgetOnFailure(stale.name(), segments.compute(stale.name(), (name, current) -> {
+      if (current != null && (!current.isComplete() || current.succeeded() && current.result() != stale)) {
+        return current;
+      }
+      return load(name);
+    }));
+  }
+
+  /** @param name a segment whose descriptor changed or vanished */
+  public void invalidate(String name) {
+    segments.remove(name);
+  }
+
+  /** Forgets everything. */
+  public void clear() {
+    segments.clear();
+  }
+
+  private Future<PeerSegment> load(String name) {
+    return lookup.apply(name).map(d -> new PeerSegment(name, d));
+  }
+
+  private Future<PeerSegment> forgetOnFailure(String name, Future<PeerSegment> f) {
+    f.onFailure(e -> segments.remove(name, f));
+    return f;
+  }
+}

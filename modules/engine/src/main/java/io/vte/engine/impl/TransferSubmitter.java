@@ -1,0 +1,188 @@
+package io.vte.engine.impl;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vte.api.ErrorCode;
+import io.vte.api.TransferOptions;
+import io.vte.api.TransferRequest;
+import io.vte.api.VteException;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Turns a list of requests into a running batch: validates everything up front (nothing is sent on bad
+ * input), refreshes a segment once when a remote range is not in its cached descriptor, cuts requests
+ * into slices with rails and routes them in one call. Keeps the batches in flight so that close can
+ * settle them. Thread-safe.
+ */
+public final class TransferSubmitter {
+
+  private final Vertx vertx;
+  private final MemoryRegistry memory;
+  private final SegmentCache segments;
+  private final RailSelector railSelector;
+  private final TransferTracker.Services services;
+  private final Set<BatchTracker> inFlight = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  /**
+   * @param vertx for timers and contexts
+   * @param memory local registrations
+   * @param segments peer segments
+   * @param railSelector rail choice
+   * @param services slicer, router, retry count, counters
+   */
+  public TransferSubmitter(Vertx vertx, MemoryRegistry memory, SegmentCache segments, RailSelector railSelector,
+      TransferTracker.Services services) {
+    this.vertx = vertx;
+    this.memory = memory;
+    this.segments = segments;
+    this.railSelector = railSelector;
+    this.services = services;
+  }
+
+  /**
+   * @param requests the requests
+   * @param options deadline
+   * @return the batch (its result fails up front for bad input or a closed engine)
+   */
+  public BatchTracker submit(List<TransferRequest> requests, TransferOptions options) {
+    BatchTracker batch = new BatchTracker(vertx, inFlight::remove);
+    if (closed) {
+      batch.reject(new VteException(ErrorCode.ENGINE_CLOSED, "engine is closed"));
+      return batch;
+    }
+    LocalBuffer[] locals;
+    try {
+      locals = validateLocal(requests, options);
+    } catch (VteException e) {
+      batch.reject(e);
+      return batch;
+    }
+    inFlight.add(batch);
+    services.counters().batchSubmitted();
+    long deadline = options.getDeadline().toMillis();
+    batch.armDeadline(deadline);
+    if (closed) {
+      batch.engineClosed();
+    }
+    resolveRemote(requests).onComplete(ar -> {
+      if (ar.failed()) {
+        batch.reject(ar.cause() instanceof VteException ? (VteException) ar.cause()
+            : new VteException(ErrorCode.INTERNAL, "resolving segments failed", ar.cause()));
+        return;
+      }
+      Resolved resolved = ar.result();
+      TransferTracker[] trackers = new TransferTracker[requests.size()];
+      for (int i = 0; i < trackers.length; i++) {
+        PeerSegment seg = resolved.segments[i];
+        trackers[i] = new TransferTracker(services, batch, requests.get(i), locals[i],
+            railSelector.railsFor(seg), resolved.bufferIndex[i]);
+      }
+      List<Slice> slices = new ArrayList<>();
+      batch.start(trackers, slices);
+      if (!slices.isEmpty()) {
+        services.router().submitAll(slices);
+      }
+    });
+    return batch;
+  }
+
+  /**
+   * Stops accepting work and settles every batch in flight with ENGINE_CLOSED.
+   */
+  public void close() {
+    closed = true;
+    for (BatchTracker b : inFlight) {
+      b.engineClosed();
+    }
+  }
+
+  /** @return batches not yet settled */
+  public int inFlight() {
+    return inFlight.size();
+  }
+
+  private LocalBuffer[] validateLocal(List<TransferRequest> requests, TransferOptions options) {
+    if (options == null) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT, "transfer options must not be null");
+    }
+    if (requests == null || requests.isEmpty()) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT, "a batch needs at least one request, got " + requests);
+    }
+    LocalBuffer[] locals = new LocalBuffer[requests.size()];
+    for (int i = 0; i < locals.length; i++) {
+      TransferRequest r = requests.get(i);
+      String which = "request " + i + ": ";
+      if (r == null || r.opcode() == null || r.local() == null || r.segment() == null) {
+        throw new VteException(ErrorCode.INVALID_ARGUMENT, which + "opcode, local buffer and segment are required: " + r);
+      }
+      if (r.length() <= 0) {
+        throw new VteException(ErrorCode.INVALID_ARGUMENT, which + "length must be positive, got " + r.length());
+      }
+      if (!memory.owns(r.local())) {
+        throw new VteException(ErrorCode.NOT_REGISTERED, which + "local buffer at 0x"
+            + Long.toHexString(r.local().address()) + " is not registered with this engine");
+      }
+      LocalBuffer local = (LocalBuffer) r.local();
+      if (r.localOffset() < 0 || !local.contains(local.address() + r.localOffset(), r.length())) {
+        throw new VteException(ErrorCode.OUT_OF_RANGE, which + "local range offset " + r.localOffset() + " length "
+            + r.length() + " (address 0x" + Long.toHexString(local.address() + r.localOffset())
+            + ") is outside " + local);
+      }
+      if (!(r.segment() instanceof PeerSegment)) {
+        throw new VteException(ErrorCode.INVALID_ARGUMENT, which + "segment handle was not opened by this engine: "
+            + r.segment());
+      }
+      locals[i] = local;
+    }
+    return locals;
+  }
+
+  private record Resolved(PeerSegment[] segments, int[] bufferIndex) {}
+
+  /** Finds each request's remote buffer; refreshes stale segments once, then fails OUT_OF_RANGE. */
+  private Future<Resolved> resolveRemote(List<TransferRequest> requests) {
+    int n = requests.size();
+    PeerSegment[] segs = new PeerSegment[n];
+    int[] index = new int[n];
+    Map<PeerSegment, Future<PeerSegment>> refreshes = new IdentityHashMap<>();
+    for (int i = 0; i < n; i++) {
+      TransferRequest r = requests.get(i);
+      segs[i] = (PeerSegment) r.segment();
+      index[i] = segs[i].bufferIndexOf(r.remoteAddress(), r.length());
+      if (index[i] < 0 && !refreshes.containsKey(segs[i])) {
+        services.counters().staleRefresh();
+        refreshes.put(segs[i], segments.refresh(segs[i]));
+      }
+    }
+    if (refreshes.isEmpty()) {
+      return Future.succeededFuture(new Resolved(segs, index));
+    }
+    return Future.join(new ArrayList<>(refreshes.values())).transform(ignored -> {
+      for (int i = 0; i < n; i++) {
+        if (index[i] >= 0) {
+          continue;
+        }
+        TransferRequest r = requests.get(i);
+        Future<PeerSegment> fresh = refreshes.get(segs[i]);
+        if (fresh.failed()) {
+          return Future.failedFuture(fresh.cause());
+        }
+        PeerSegment seg = fresh.result();
+        int idx = seg.bufferIndexOf(r.remoteAddress(), r.length());
+        if (idx < 0) {
+          return Future.failedFuture(new VteException(ErrorCode.OUT_OF_RANGE, "request " + i + ": remote range 0x"
+              + Long.toHexString(r.remoteAddress()) + "+" + r.length() + " is outside every buffer of " + seg));
+        }
+        segs[i] = seg;
+        index[i] = idx;
+      }
+      return Future.succeededFuture(new Resolved(segs, index));
+    });
+  }
+}

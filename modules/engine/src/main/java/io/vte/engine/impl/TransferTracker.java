@@ -1,0 +1,155 @@
+package io.vte.engine.impl;
+
+import io.vte.api.ErrorCode;
+import io.vte.api.RequestResult;
+import io.vte.api.RequestStatus;
+import io.vte.api.TransferOpcode;
+import io.vte.api.TransferRequest;
+import io.vte.api.VteException;
+import io.vte.verbs.WcStatus;
+import io.vte.verbs.WrOpcode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The state of one request in flight: counts its slices down atomically, retries a failed slice on
+ * another rail up to {@code retryCount} times, and settles the request once (COMPLETED, FAILED with a
+ * typed cause, CANCELED or TIMED_OUT). Called by owners on their event loops: lock-free, never blocks.
+ */
+public final class TransferTracker implements SliceCallback {
+
+  /** What a tracker needs from the engine, shared by all trackers of an engine. */
+  public record Services(Slicer slicer, SliceRouter router, int retryCount, EngineCounters counters) {}
+
+  private final Services services;
+  private final BatchTracker batch;
+  private final TransferRequest request;
+  private final LocalBuffer local;
+  private final RailSelector.PeerRails rails;
+  private final int remoteBuffer;
+  private final AtomicInteger slicesLeft = new AtomicInteger();
+  private final AtomicLong bytes = new AtomicLong();
+  private final AtomicReference<RequestResult> result = new AtomicReference<>();
+
+  TransferTracker(Services services, BatchTracker batch, TransferRequest request, LocalBuffer local,
+      RailSelector.PeerRails rails, int remoteBuffer) {
+    this.services = services;
+    this.batch = batch;
+    this.request = request;
+    this.local = local;
+    this.rails = rails;
+    this.remoteBuffer = remoteBuffer;
+  }
+
+  /**
+   * Cuts the request into slices with a rail each and appends them to {@code out}; settles the request
+   * with NO_RAIL (appending nothing) when a slice finds no usable rail.
+   *
+   * @param out receives the slices to route
+   */
+  void start(List<Slice> out) {
+    int opcode = request.opcode() == TransferOpcode.READ ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE;
+    List<Slice> slices = new ArrayList<>(services.slicer().count(request.length()));
+    services.slicer().cut(this, opcode, local.address() + request.localOffset(), request.remoteAddress(),
+        request.length(), slices);
+    slicesLeft.set(slices.size());
+    for (Slice s : slices) {
+      if (!assignRail(s, null)) {
+        settle(RequestStatus.FAILED, noRail());
+        return;
+      }
+    }
+    out.addAll(slices);
+  }
+
+  @Override
+  public void onSliceDone(Slice slice, int status, Throwable cause) {
+    if (status == SliceStatus.OK) {
+      rails.onSuccess(slice.rail());
+      bytes.addAndGet(slice.length());
+      services.counters().sliceDone(slice.length());
+      if (slicesLeft.decrementAndGet() == 0) {
+        settle(RequestStatus.COMPLETED, null);
+      }
+      return;
+    }
+    rails.onFailure(slice.rail(), status);
+    if (isAbandoned()) {
+      return;
+    }
+    if (SliceStatus.isRetryable(status) && slice.attempts() <= services.retryCount()) {
+      if (assignRail(slice, slice.rail())) {
+        services.counters().retry();
+        services.router().submit(slice);
+      } else {
+        settle(RequestStatus.FAILED, noRail());
+      }
+      return;
+    }
+    settle(RequestStatus.FAILED, causeOf(slice, status, cause));
+  }
+
+  @Override
+  public boolean isAbandoned() {
+    return result.get() != null;
+  }
+
+  /**
+   * Settles the request unless it already is.
+   *
+   * @param status final status
+   * @param cause typed cause, null for COMPLETED
+   */
+  void settle(RequestStatus status, VteException cause) {
+    if (result.compareAndSet(null, new RequestResult(status, bytes.get(), cause))) {
+      batch.requestSettled();
+    }
+  }
+
+  /** @return the final result, or null while running */
+  RequestResult result() {
+    return result.get();
+  }
+
+  /** @return bytes moved so far */
+  long bytes() {
+    return bytes.get();
+  }
+
+  private boolean assignRail(Slice slice, Rail avoid) {
+    Rail rail = rails.select(remoteBuffer, avoid);
+    if (rail == null) {
+      return false;
+    }
+    slice.assign(rail, local.lkey(rail.localDeviceIndex()),
+        rails.segment().rkey(remoteBuffer, rails.remoteDeviceIndex(rail)));
+    return true;
+  }
+
+  private VteException noRail() {
+    return new VteException(ErrorCode.NO_RAIL, "no usable rail from " + local.deviceCount()
+        + " local device(s) to " + rails.segment() + " for remote address 0x"
+        + Long.toHexString(request.remoteAddress()));
+  }
+
+  private VteException causeOf(Slice slice, int status, Throwable cause) {
+    String where = request.opcode() + " of " + slice.length() + " B at remote 0x"
+        + Long.toHexString(slice.remoteAddress()) + " via " + slice.rail().localDeviceName() + "->"
+        + slice.rail().peerNicPath() + " after " + slice.attempts() + " attempt(s)";
+    if (status == WcStatus.REM_ACCESS_ERR.code()) {
+      return new VteException(ErrorCode.REMOTE_ACCESS_DENIED, "peer refused " + where, cause);
+    }
+    if (status == SliceStatus.ENGINE_CLOSED) {
+      return new VteException(ErrorCode.ENGINE_CLOSED, "engine closed during " + where, cause);
+    }
+    if (status == SliceStatus.HANDSHAKE_FAILED) {
+      ErrorCode code = cause instanceof VteException ? ((VteException) cause).code() : ErrorCode.PEER_UNREACHABLE;
+      return new VteException(code, "handshake failed for " + where, cause);
+    }
+    return new VteException(ErrorCode.TRANSFER_FAILED,
+        where + ", last status " + SliceStatus.name(status), cause);
+  }
+}

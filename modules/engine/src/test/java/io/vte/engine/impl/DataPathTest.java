@@ -1,0 +1,318 @@
+package io.vte.engine.impl;
+
+import static io.vte.engine.impl.DataPathHarness.WAIT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vte.api.BatchResult;
+import io.vte.api.ErrorCode;
+import io.vte.api.RequestResult;
+import io.vte.api.RequestStatus;
+import io.vte.api.TransferRequest;
+import io.vte.api.VteException;
+import io.vte.testkit.Await;
+import io.vte.testkit.BlockedThreadGuard;
+import io.vte.verbs.WcStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The engine data path over the fake router: slicing, rails, retries, deadlines, cancel. */
+@ExtendWith(BlockedThreadGuard.class)
+class DataPathTest {
+
+  private static final int SLICE = 4096;
+  private DataPathHarness h;
+
+  @AfterEach
+  void close() {
+    if (h != null) {
+      h.close();
+    }
+  }
+
+  @Test
+  void writeAndReadAreByteExactAcrossSliceBoundaries() {
+    h = new DataPathHarness(2, 2, SLICE, 4);
+    long[] sizes = {1, SLICE - 1, SLICE, SLICE + 1, 7L * SLICE + 13, 256L * SLICE};
+    long total = 0;
+    for (long s : sizes) {
+      total += s;
+    }
+    LocalBuffer local = h.register(total, 1);
+    long remote = h.peerBuffer(total, 2);
+    h.publish();
+    PeerSegment seg = h.open();
+    List<TransferRequest> writes = new ArrayList<>();
+    long off = 0;
+    for (long s : sizes) {
+      writes.add(TransferRequest.write(local, off, seg, remote + off, s));
+      off += s;
+    }
+    BatchResult w = h.run(writes);
+    assertTrue(w.allCompleted(), w.toString());
+    assertEquals(total, w.bytes());
+    assertTrue(DataPathHarness.equal(local.address(), remote, total), "remote equals local after WRITE");
+
+    DataPathHarness.fill(remote, total, 3);
+    List<TransferRequest> reads = new ArrayList<>();
+    off = 0;
+    for (long s : sizes) {
+      reads.add(TransferRequest.read(local, off, seg, remote + off, s));
+      off += s;
+    }
+    BatchResult r = h.run(reads);
+    assertTrue(r.allCompleted(), r.toString());
+    assertTrue(DataPathHarness.equal(local.address(), remote, total), "local equals remote after READ");
+    assertEquals(2 * total, h.counters.bytes());
+  }
+
+  @Test
+  void slicesSpreadEvenlyOverEveryRail() {
+    h = new DataPathHarness(2, 2, SLICE, 4);
+    LocalBuffer local = h.register(400L * SLICE, 1);
+    long remote = h.peerBuffer(400L * SLICE, 2);
+    h.publish();
+    PeerSegment seg = h.open();
+    assertTrue(h.run(List.of(TransferRequest.write(local, 0, seg, remote, 400L * SLICE))).allCompleted());
+    assertEquals(4, h.router.postedByRail.size(), "every (local, peer) pair is used");
+    h.router.postedByRail.values().forEach(n -> assertEquals(100, n.get()));
+  }
+
+  @Test
+  void failingRailsFailOverAndDataStaysExact() {
+    h = new DataPathHarness(4, 4, SLICE, 4);
+    h.router.failRails(r -> r.localDeviceIndex() == 1 || r.peerDeviceName().equals("peer2"),
+        WcStatus.RETRY_EXC_ERR.code());
+    long size = 300L * SLICE + 77;
+    LocalBuffer local = h.register(size, 11);
+    long remote = h.peerBuffer(size, 12);
+    h.publish();
+    PeerSegment seg = h.open();
+    for (int round = 0; round < 5; round++) {
+      DataPathHarness.fill(local.address(), size, 100 + round);
+      BatchResult r = h.run(List.of(TransferRequest.write(local, 0, seg, remote, size)));
+      assertTrue(r.allCompleted(), r.toString());
+      assertTrue(DataPathHarness.equal(local.address(), remote, size), "round " + round);
+    }
+    assertTrue(h.counters.retries() > 0, "failed slices were retried");
+    h.router.postedByRail.keySet().forEach(rail ->
+        assertTrue(rail.localDeviceIndex() != 1 && !rail.peerDeviceName().equals("peer2"), "posted on " + rail));
+  }
+
+  @Test
+  void retryExhaustionFailsWithTheLastVerbsStatus() {
+    h = new DataPathHarness(2, 2, SLICE, 3);
+    h.router.failRails(r -> true, WcStatus.RETRY_EXC_ERR.code());
+    LocalBuffer local = h.register(SLICE, 1);
+    long remote = h.peerBuffer(SLICE, 2);
+    h.publish();
+    PeerSegment seg = h.open();
+    RequestResult r = h.run(List.of(TransferRequest.write(local, 0, seg, remote, SLICE))).requests().get(0);
+    assertEquals(RequestStatus.FAILED, r.status());
+    assertTrue(r.cause().code() == ErrorCode.TRANSFER_FAILED || r.cause().code() == ErrorCode.NO_RAIL, r.cause().toString());
+    if (r.cause().code() == ErrorCode.TRANSFER_FAILED) {
+      assertTrue(r.cause().getMessage().contains("RETRY_EXC_ERR"), r.cause().getMessage());
+      assertTrue(r.cause().getMessage().contains("4 attempt(s)"), r.cause().getMessage());
+    }
+    assertEquals(0, r.bytes());
+  }
+
+  @Test
+  void exhaustedRetriesReportTransferFailedNamingTheStatus() {
+    h = new DataPathHarness(1, 1, SLICE, 2);
+    // A non-penalizing retryable status: the rail is never paused, so the retries run out.
+    h.router.failRails(r -> true, WcStatus.WR_FLUSH_ERR.code());
+    LocalBuffer local = h.register(SLICE, 1);
+    long remote = h.peerBuffer(SLICE, 2);
+    h.publish();
+    RequestResult r = h.run(List.of(TransferRequest.write(local, 0, h.open(), remote, SLICE))).requests().get(0);
+    assertEquals(ErrorCode.TRANSFER_FAILED, r.cause().code());
+    assertTrue(r.cause().getMessage().contains("WR_FLUSH_ERR") && r.cause().getMessage().contains("3 attempt(s)"),
+        r.cause().getMessage());
+    assertEquals(3, h.router.routed.get(), "1 attempt + retryCount 2");
+  }
+
+  @Test
+  void pausedRailsLeaveNoRail() {
+    h = new DataPathHarness(1, 1, SLICE, 10);
+    h.router.failRails(r -> true, WcStatus.RETRY_EXC_ERR.code());
+    LocalBuffer local = h.register(SLICE, 1);
+    long remote = h.peerBuffer(SLICE, 2);
+    h.publish();
+    RequestResult r = h.run(List.of(TransferRequest.write(local, 0, h.open(), remote, SLICE))).requests().get(0);
+    assertEquals(ErrorCode.NO_RAIL, r.cause().code(), r.cause().toString());
+    assertEquals(3, h.router.routed.get(), "the only rail is paused after 3 errors");
+  }
+
+  @Test
+  void remoteAccessErrorIsNotRetried() {
+    h = new DataPathHarness(2, 2, SLICE, 4);
+    h.router.failRails(r -> true, WcStatus.REM_ACCESS_ERR.code());
+    LocalBuffer local = h.register(SLICE, 1);
+    long remote = h.peerBuffer(SLICE, 2);
+    h.publish();
+    RequestResult r = h.run(List.of(TransferRequest.read(local, 0, h.open(), remote, SLICE))).requests().get(0);
+    assertEquals(ErrorCode.REMOTE_ACCESS_DENIED, r.cause().code());
+    assertEquals(1, h.router.routed.get());
+  }
+
+  @Test
+  void deadlineTimesOutAndQueuedSlicesAreNeverPosted() {
+    h = new DataPathHarness(2, 2, SLICE, 4);
+    LocalBuffer local = h.register(64L * SLICE, 1);
+    long remote = h.peerBuffer(64L * SLICE, 2);
+    h.publish();
+    PeerSegment seg = h.open();
+    h.router.hold();
+    BatchTracker batch = h.submit(List.of(TransferRequest.write(local, 0, seg, remote, 64L * SLICE),
+        TransferRequest.read(local, 0, seg, remote, SLICE)), Duration.ofMillis(200));
+    BatchResult r = Await.result(batch.result(), WAIT);
+    for (RequestResult rr : r.requests()) {
+      assertEquals(RequestStatus.TIMED_OUT, rr.status());
+      assertEquals(ErrorCode.TIMED_OUT, rr.cause().code());
+    }
+    h.router.release();
+    Await.untilEquals("held slices dropped", WAIT, 65, h.router.abandoned::get);
+    assertEquals(0, h.router.posted.get());
+    assertEquals(0, h.submitter.inFlight());
+  }
+
+  @Test
+  void cancelReportsCanceledAndNothingIsPostedAfterwards() {
+    h = new DataPathHarness(2, 2, SLICE, 4);
+    LocalBuffer local = h.register(32L * SLICE, 1);
+    long remote = h.peerBuffer(32L * SLICE, 2);
+    h.publish();
+    PeerSegment seg = h.open();
+    for (int i = 0; i < 20; i++) {
+      h.router.hold();
+      BatchTracker batch = h.submit(List.of(TransferRequest.write(local, 0, seg, remote, 32L * SLICE)),
+          Duration.ofSeconds(30));
+      Await.result(batch.accepted(), WAIT);
+      batch.cancel();
+      h.router.mark();
+      h.router.release();
+      RequestResult r = Await.result(batch.result(), WAIT).requests().get(0);
+      assertEquals(RequestStatus.CANCELED, r.status());
+      assertEquals(ErrorCode.CANCELED, r.cause().code());
+    }
+    Await.untilEquals("every canceled slice dropped", WAIT, 20 * 32, h.router.abandoned::get);
+    assertEquals(0, h.router.postedAfterMark.get());
+  }
+
+  @Test
+  void cancelBeforeValidationEndsSendsNothing() {
+    h = new DataPathHarness(1, 1, SLICE, 4);
+    LocalBuffer local = h.register(SLICE, 1);
+    long remote = h.peerBuffer(SLICE, 2);
+    h.publish();
+    PeerSegment stale = h.open();
+    long later = h.peerBuffer(SLICE, 3);
+    h.publish();
+    // The stale segment forces a refresh held by a slow store; cancel lands before the slices are cut.
+    h.lookupGate = io.vertx.core.Promise.promise();
+    BatchTracker batch = h.submit(List.of(TransferRequest.write(local, 0, stale, later, SLICE)), Duration.ofSeconds(30));
+    batch.cancel();
+    h.lookupGate.complete();
+    assertEquals(RequestStatus.CANCELED, Await.result(batch.result(), WAIT).requests().get(0).status());
+    assertEquals(0, h.router.routed.get());
+    assertTrue(DataPathHarness.equal(remote, remote, SLICE) && !DataPathHarness.equal(local.address(), later, SLICE),
+        "nothing was written");
+  }
+
+  @Test
+  void staleSegmentIsRefreshedOnceThenOutOfRange() {
+    h = new DataPathHarness(2, 2, SLICE, 4);
+    LocalBuffer local = h.register(SLICE, 1);
+    h.peerBuffer(SLICE, 2);
+    h.publish();
+    PeerSegment stale = h.open();
+    long added = h.peerBuffer(SLICE, 3);
+    h.publish();
+    long before = h.lookups.get();
+    BatchResult r = h.run(List.of(TransferRequest.write(local, 0, stale, added, SLICE)));
+    assertTrue(r.allCompleted(), r.toString());
+    assertTrue(DataPathHarness.equal(local.address(), added, SLICE));
+    assertEquals(before + 1, h.lookups.get(), "one refresh");
+    assertEquals(2, h.open().buffers().size(), "the cache holds the fresh descriptor");
+
+    VteException e = (VteException) Await.failure(h.submit(List.of(TransferRequest.write(local, 0, h.open(),
+        added + SLICE * 1000L, SLICE)), Duration.ofSeconds(5)).result(), WAIT);
+    assertEquals(ErrorCode.OUT_OF_RANGE, e.code());
+    assertTrue(e.getMessage().contains(Long.toHexString(added + SLICE * 1000L)), e.getMessage());
+    assertEquals(before + 2, h.lookups.get(), "refreshed once more, then gave up");
+    assertEquals(0, h.router.routed.get() - 1, "only the first request was sent");
+  }
+
+  @Test
+  void badInputIsTypedNamedAndSendsNothing() {
+    h = new DataPathHarness(2, 2, SLICE, 4);
+    LocalBuffer local = h.register(4L * SLICE, 1);
+    long remote = h.peerBuffer(4L * SLICE, 2);
+    h.publish();
+    PeerSegment seg = h.open();
+    LocalBuffer gone = h.register(SLICE, 5);
+    h.memory.unregister(gone);
+    LocalBuffer foreign = new MemoryRegistry(new FakeDeviceMemory(2), () -> {}).register(0x7000_0000L, SLICE, "x");
+
+    expect(ErrorCode.INVALID_ARGUMENT, "length must be positive, got 0",
+        TransferRequest.write(local, 0, seg, remote, 0));
+    expect(ErrorCode.INVALID_ARGUMENT, "got -5", TransferRequest.write(local, 0, seg, remote, -5));
+    expect(ErrorCode.NOT_REGISTERED, Long.toHexString(gone.address()), TransferRequest.write(gone, 0, seg, remote, 1));
+    expect(ErrorCode.NOT_REGISTERED, "70000000", TransferRequest.write(foreign, 0, seg, remote, 1));
+    expect(ErrorCode.OUT_OF_RANGE, Long.toHexString(local.address() + 4L * SLICE - 1),
+        TransferRequest.write(local, 4L * SLICE - 1, seg, remote, 2));
+    expect(ErrorCode.OUT_OF_RANGE, "offset -1", TransferRequest.write(local, -1, seg, remote, 2));
+    expect(ErrorCode.OUT_OF_RANGE, Long.toHexString(remote + 4L * SLICE),
+        TransferRequest.read(local, 0, seg, remote + 4L * SLICE, 1));
+    expect(ErrorCode.OUT_OF_RANGE, Long.toHexString(remote - 1), TransferRequest.read(local, 0, seg, remote - 1, 16));
+    expect(ErrorCode.INVALID_ARGUMENT, "required", new TransferRequest(null, local, 0, seg, remote, 1));
+    // one bad request in a batch stops the whole batch
+    VteException mixed = (VteException) Await.failure(h.submit(List.of(TransferRequest.write(local, 0, seg, remote, 8),
+        TransferRequest.write(local, 0, seg, remote, 0)), Duration.ofSeconds(5)).result(), WAIT);
+    assertTrue(mixed.getMessage().contains("request 1"), mixed.getMessage());
+    VteException empty = (VteException) Await.failure(h.submit(List.of(), Duration.ofSeconds(5)).result(), WAIT);
+    assertEquals(ErrorCode.INVALID_ARGUMENT, empty.code());
+    assertEquals(ErrorCode.SEGMENT_NOT_FOUND,
+        ((VteException) Await.failure(h.segments.open("10.9.9.9:1"), WAIT)).code());
+    assertEquals(0, h.router.routed.get(), "nothing was sent");
+
+    h.submitter.close();
+    expect(ErrorCode.ENGINE_CLOSED, "closed", TransferRequest.write(local, 0, seg, remote, 1));
+    assertEquals(0, h.router.routed.get());
+  }
+
+  @Test
+  void closeSettlesEveryBatchInFlight() {
+    h = new DataPathHarness(2, 2, SLICE, 4);
+    LocalBuffer local = h.register(8L * SLICE, 1);
+    long remote = h.peerBuffer(8L * SLICE, 2);
+    h.publish();
+    PeerSegment seg = h.open();
+    h.router.hold();
+    List<BatchTracker> batches = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      batches.add(h.submit(List.of(TransferRequest.write(local, 0, seg, remote, 8L * SLICE)), Duration.ofSeconds(30)));
+    }
+    h.submitter.close();
+    for (BatchTracker b : batches) {
+      RequestResult r = Await.result(b.result(), WAIT).requests().get(0);
+      assertEquals(RequestStatus.FAILED, r.status());
+      assertEquals(ErrorCode.ENGINE_CLOSED, r.cause().code());
+    }
+    assertEquals(0, h.submitter.inFlight());
+    h.router.release();
+    Await.untilEquals("slices dropped", WAIT, 80, h.router.abandoned::get);
+    assertEquals(0, h.router.posted.get());
+  }
+
+  private void expect(ErrorCode code, String named, TransferRequest request) {
+    VteException e = (VteException) Await.failure(h.submit(List.of(request), Duration.ofSeconds(5)).result(), WAIT);
+    assertEquals(code, e.code(), e.getMessage());
+    assertTrue(e.getMessage().contains(named), "'" + e.getMessage() + "' names " + named);
+  }
+}

@@ -1,0 +1,107 @@
+package io.vte.engine.impl;
+
+import io.vertx.core.Context;
+import io.vte.verbs.DirectMemory;
+import io.vte.verbs.WrOpcode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+
+/**
+ * Stands in for the owner layer: "posts" a slice by copying memory with {@link DirectMemory} on a
+ * Vert.x context and reports it back once. Failures are injected per rail; {@link #hold()} queues
+ * slices until {@link #release()}, like owners waiting for credits.
+ */
+final class FakeSliceRouter implements SliceRouter {
+
+  private final Context context;
+  private final List<Slice> held = new ArrayList<>();
+  private volatile boolean holding;
+  private volatile Predicate<Rail> failing = r -> false;
+  private volatile int failStatus;
+  final AtomicInteger routed = new AtomicInteger();
+  final AtomicInteger posted = new AtomicInteger();
+  final AtomicInteger abandoned = new AtomicInteger();
+  final AtomicLong postedAfterMark = new AtomicLong();
+  final Map<Rail, AtomicInteger> routedByRail = new ConcurrentHashMap<>();
+  final Map<Rail, AtomicInteger> postedByRail = new ConcurrentHashMap<>();
+  private volatile boolean marked;
+
+  FakeSliceRouter(Context context) {
+    this.context = context;
+  }
+
+  /** Fails every slice on a rail matching {@code rails} with {@code status}. */
+  void failRails(Predicate<Rail> rails, int status) {
+    failStatus = status;
+    failing = rails;
+  }
+
+  void hold() {
+    holding = true;
+  }
+
+  /** Processes the held slices (abandoned ones are dropped unposted). */
+  void release() {
+    context.runOnContext(v -> {
+      holding = false;
+      List<Slice> now = new ArrayList<>(held);
+      held.clear();
+      now.forEach(this::process);
+    });
+  }
+
+  /** Counts posts from now on in {@link #postedAfterMark}. */
+  void mark() {
+    marked = true;
+  }
+
+  int heldCount() {
+    return held.size();
+  }
+
+  @Override
+  public void submit(Slice slice) {
+    routed.incrementAndGet();
+    routedByRail.computeIfAbsent(slice.rail(), r -> new AtomicInteger()).incrementAndGet();
+    context.runOnContext(v -> {
+      if (holding) {
+        held.add(slice);
+      } else {
+        process(slice);
+      }
+    });
+  }
+
+  @Override
+  public void submitAll(List<Slice> slices) {
+    slices.forEach(this::submit);
+  }
+
+  private void process(Slice slice) {
+    if (slice.callback().isAbandoned()) {
+      abandoned.incrementAndGet();
+      slice.callback().onSliceDone(slice, SliceStatus.ABANDONED, null);
+      return;
+    }
+    if (failing.test(slice.rail())) {
+      slice.callback().onSliceDone(slice, failStatus, null);
+      return;
+    }
+    posted.incrementAndGet();
+    if (marked) {
+      postedAfterMark.incrementAndGet();
+    }
+    postedByRail.computeIfAbsent(slice.rail(), r -> new AtomicInteger()).incrementAndGet();
+    if (slice.opcode() == WrOpcode.RDMA_WRITE) {
+      DirectMemory.copy(slice.localAddress(), slice.remoteAddress(), slice.length());
+    } else {
+      DirectMemory.copy(slice.remoteAddress(), slice.localAddress(), slice.length());
+    }
+    slice.callback().onSliceDone(slice, SliceStatus.OK, null);
+  }
+}
