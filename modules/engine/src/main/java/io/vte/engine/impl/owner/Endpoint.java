@@ -1,0 +1,53 @@
+package io.vte.engine.impl.owner;
+
+import io.vte.engine.impl.Slice;
+import io.vte.verbs.QueuePair;
+import java.util.ArrayDeque;
+
+/**
+ * The connection of one owner to one peer NIC path: its QPs, the work requests it has in flight and the
+ * slices waiting for it. Confined to its owner's event loop: no field is touched from another thread.
+ */
+final class Endpoint {
+
+  final String path;
+  final QueuePair[] qps;
+  final int[] psns;
+  final int[] qpOutstanding;
+  final ArrayDeque<Slice> pending = new ArrayDeque<>();
+  long generation;
+  long peerGeneration = -1;
+  EndpointState state = EndpointState.NEW;
+  int outstanding;
+  int nextQp;
+  boolean inReadyList;
+  long handshakeStartNanos;
+  long handshakeDeadlineNanos;
+  long flushDeadlineNanos;
+  int retireStatus;
+  Throwable retireCause;
+
+  Endpoint(String path, long generation, QueuePair[] qps, int[] psns) {
+    this.path = path;
+    this.generation = generation;
+    this.qps = qps;
+    this.psns = psns;
+    this.qpOutstanding = new int[qps.length];
+  }
+
+  /** @return true when it is connected with nothing in flight and nothing queued: safe to evict */
+  boolean isIdle() {
+    return state == EndpointState.CONNECTED && outstanding == 0 && pending.isEmpty();
+  }
+
+  /** @return true once retired or failed */
+  boolean isDead() {
+    return state == EndpointState.RETIRED || state == EndpointState.FAILED;
+  }
+
+  @Override
+  public String toString() {
+    return "Endpoint[" + path + " gen " + generation + " " + state + " outstanding " + outstanding
+        + " pending " + pending.size() + "]";
+  }
+}

@@ -1,0 +1,910 @@
+package io.vte.engine.impl.owner;
+
+import com.google.protobuf.ByteString;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.engine.impl.Rail;
+import io.vte.engine.impl.Slice;
+import io.vte.engine.impl.SliceStatus;
+import io.vte.handshake.proto.ConnectReply;
+import io.vte.handshake.proto.ConnectRequest;
+import io.vte.handshake.proto.ConnectStatus;
+import io.vte.handshake.proto.QpInfo;
+import io.vte.verbs.AccessFlags;
+import io.vte.verbs.CompletionQueue;
+import io.vte.verbs.Gid;
+import io.vte.verbs.PortAttributes;
+import io.vte.verbs.PostStatus;
+import io.vte.verbs.ProtectionDomain;
+import io.vte.verbs.QpInitAttributes;
+import io.vte.verbs.QpPeer;
+import io.vte.verbs.QueuePair;
+import io.vte.verbs.RtsAttributes;
+import io.vte.verbs.VerbsContext;
+import io.vte.verbs.VerbsException;
+import io.vte.verbs.WcStatus;
+import io.vte.verbs.WorkCompletionBatch;
+import io.vte.verbs.WorkRequestBatch;
+import io.vte.verbs.WrFlags;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One owner: a CQ, the endpoints whose peer NIC path hashes to it, and the duty cycle {@link #doWork()}
+ * that drives them. Every method runs on the owner's thread (its event loop, or a test calling
+ * {@code doWork()} directly); other threads reach it only through its {@link OwnerProxy}.
+ *
+ * <p>Work requests are tracked in a slot table sized to the CQ: a slot is a credit, so the owner never
+ * has more signaled work requests in flight than its CQ holds. A work request id is
+ * {@code (slot sequence << 32) | slot}, so a completion for a slot that was already accounted for (forced
+ * flush) is recognised and dropped.
+ */
+final class Owner {
+
+  /** Most QPs one endpoint may have (both sides). */
+  static final int MAX_QPS_PER_ENDPOINT = 16;
+  /** Store-key suffix of the passive side of a connection of this NIC to itself. */
+  static final String LOOPBACK_SUFFIX = "#loopback";
+
+  private static final int[] VALID_MTUS = {256, 512, 1024, 2048, 4096};
+  private static final int PATH_MEMO_LIMIT = 4096;
+
+  private final int index;
+  private final OwnerConfig config;
+  private final String localNicPath;
+  private final VerbsContext device;
+  private final ProtectionDomain pd;
+  private final CompletionQueue cq;
+  private final HandshakeChannel channel;
+  private final NanoClock clock;
+  private final OwnerProxy proxy;
+  private final Map<Integer, Owner> qpOwners;
+  private final OwnerMetrics metrics = new OwnerMetrics();
+
+  private final EndpointStore store;
+  private final Map<Integer, Endpoint> endpointsByQp = new HashMap<>();
+  private final Map<Rail, String> pathMemo = new HashMap<>();
+  private final ArrayDeque<Endpoint> ready = new ArrayDeque<>();
+  private final List<Endpoint> connecting = new ArrayList<>();
+  private final List<Endpoint> retiring = new ArrayList<>();
+
+  private final Slice[] slotSlice;
+  private final Endpoint[] slotEndpoint;
+  private final int[] slotQp;
+  private final int[] slotSeq;
+  private final int[] freeSlots;
+  private int freeTop;
+
+  private final WorkRequestBatch wrBatch;
+  private final WorkCompletionBatch wcBatch;
+
+  private long nextGeneration;
+  private boolean portActive = true;
+  private boolean cqBroken;
+  private boolean closing;
+  private Throwable closeCause;
+  private Promise<Void> closePromise;
+  private long lastPollNanos = -1;
+
+  /**
+   * @param index owner index within its context
+   * @param config sizes and timings
+   * @param localNicPath {@code <local server>@<device>}
+   * @param device the opened device (ports)
+   * @param pd the device's protection domain (QPs)
+   * @param cq this owner's own CQ
+   * @param channel sends active handshakes
+   * @param clock monotonic clock (fake in tests)
+   * @param proxy this owner's command queue
+   * @param qpOwners context-wide QP number -> owner map, maintained here for QP async events
+   */
+  Owner(int index, OwnerConfig config, String localNicPath, VerbsContext device, ProtectionDomain pd,
+      CompletionQueue cq, HandshakeChannel channel, NanoClock clock, OwnerProxy proxy,
+      Map<Integer, Owner> qpOwners) {
+    this.index = index;
+    this.config = config;
+    this.localNicPath = localNicPath;
+    this.device = device;
+    this.pd = pd;
+    this.cq = cq;
+    this.channel = channel;
+    this.clock = clock;
+    this.proxy = proxy;
+    this.qpOwners = qpOwners;
+    this.store = new EndpointStore(config.endpointStoreCapacity());
+    int credits = cq.capacity();
+    this.slotSlice = new Slice[credits];
+    this.slotEndpoint = new Endpoint[credits];
+    this.slotQp = new int[credits];
+    this.slotSeq = new int[credits];
+    this.freeSlots = new int[credits];
+    for (int i = 0; i < credits; i++) {
+      freeSlots[i] = credits - 1 - i;
+    }
+    this.freeTop = credits;
+    this.wrBatch = WorkRequestBatch.allocate(Math.min(config.pollBatchSize(), config.maxOutstandingPerQp()));
+    this.wcBatch = WorkCompletionBatch.allocate(config.pollBatchSize());
+    // Seeded from the wall clock so a restarted node's generations are newer than its old ones.
+    this.nextGeneration = System.currentTimeMillis() << 16;
+  }
+
+  // ---------------------------------------------------------------- duty cycle
+
+  /**
+   * One duty cycle: drain commands (bounded), poll the CQ, post what credits allow, check deadlines.
+   *
+   * @return how much was done (commands, completions, posts, expiries); 0 when idle
+   */
+  int doWork() {
+    int work = drainCommands();
+    work += pollCompletions();
+    work += postReady();
+    work += checkDeadlines();
+    if (closing) {
+      completeCloseIfDrained();
+    }
+    metrics.endpointsAlive(store.size());
+    return work;
+  }
+
+  /** @return true while work requests are in flight or handshakes pending: keep polling eagerly */
+  boolean hasWorkInFlight() {
+    return freeTop < slotSlice.length || !connecting.isEmpty() || !retiring.isEmpty();
+  }
+
+  /** Arms the CQ for one notification before the owner sleeps. */
+  void armCompletionNotification() {
+    cq.requestNotify();
+  }
+
+  private int drainCommands() {
+    int n = 0;
+    Object item;
+    while (n < config.commandDrainLimit() && (item = proxy.poll()) != null) {
+      n++;
+      if (item instanceof Slice) {
+        acceptSlice((Slice) item);
+      } else {
+        ((OwnerCommand) item).execute(this);
+      }
+    }
+    return n;
+  }
+
+  // ---------------------------------------------------------------- slices
+
+  private void acceptSlice(Slice slice) {
+    if (closing) {
+      complete(slice, SliceStatus.ENGINE_CLOSED, closeCause);
+      return;
+    }
+    if (slice.callback().isAbandoned()) {
+      complete(slice, SliceStatus.ABANDONED, null);
+      return;
+    }
+    if (!portActive || cqBroken) {
+      complete(slice, SliceStatus.RAIL_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
+          (cqBroken ? "CQ of owner " + index + " is in error on " : "port down on ") + localNicPath));
+      return;
+    }
+    Rail rail = slice.rail();
+    String path = pathOf(rail);
+    Endpoint ep = store.get(path);
+    if (ep == null) {
+      ep = startActive(path, rail.peerServerName(), slice);
+      if (ep == null) {
+        return;
+      }
+    }
+    ep.pending.add(slice);
+    if (ep.state == EndpointState.CONNECTED) {
+      markReady(ep);
+    }
+  }
+
+  private String pathOf(Rail rail) {
+    String path = pathMemo.get(rail);
+    if (path == null) {
+      if (pathMemo.size() >= PATH_MEMO_LIMIT) {
+        pathMemo.clear();
+      }
+      path = rail.peerNicPath();
+      pathMemo.put(rail, path);
+    }
+    return path;
+  }
+
+  private void markReady(Endpoint ep) {
+    if (!ep.inReadyList) {
+      ep.inReadyList = true;
+      ready.addLast(ep);
+    }
+  }
+
+  private int postReady() {
+    int posted = 0;
+    int rounds = ready.size();
+    while (rounds-- > 0 && freeTop > 0) {
+      Endpoint ep = ready.pollFirst();
+      ep.inReadyList = false;
+      if (ep.state != EndpointState.CONNECTED) {
+        continue;
+      }
+      posted += postEndpoint(ep);
+      // Still work and QP room: it waits for credits. Without QP room a completion re-marks it.
+      if (ep.state == EndpointState.CONNECTED && !ep.pending.isEmpty() && hasQpRoom(ep)) {
+        markReady(ep);
+      }
+    }
+    return posted;
+  }
+
+  private boolean hasQpRoom(Endpoint ep) {
+    for (int q = 0; q < ep.qps.length; q++) {
+      if (ep.qpOutstanding[q] < config.maxOutstandingPerQp()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private int postEndpoint(Endpoint ep) {
+    int posted = 0;
+    int qps = ep.qps.length;
+    for (int k = 0; k < qps && freeTop > 0 && !ep.pending.isEmpty(); k++) {
+      int q = ep.nextQp;
+      ep.nextQp = q + 1 == qps ? 0 : q + 1;
+      // Spread what is queued evenly over the QPs not yet visited this round.
+      int share = (ep.pending.size() + (qps - k) - 1) / (qps - k);
+      int room = Math.min(share, config.maxOutstandingPerQp() - ep.qpOutstanding[q]);
+      wrBatch.clear();
+      Slice slice;
+      while (room > 0 && freeTop > 0 && !wrBatch.isFull() && (slice = ep.pending.pollFirst()) != null) {
+        if (slice.callback().isAbandoned()) {
+          complete(slice, SliceStatus.ABANDONED, null);
+          continue;
+        }
+        int slot = acquireSlot(slice, ep, q);
+        wrBatch.add(wrId(slot), slice.opcode(), WrFlags.SIGNALED, slice.localAddress(), slice.length(),
+            slice.lkey(), slice.remoteAddress(), slice.rkey());
+        room--;
+      }
+      int size = wrBatch.size();
+      if (size == 0) {
+        continue;
+      }
+      QueuePair qp = ep.qps[q];
+      int rc = qp.postSend(wrBatch);
+      int accepted = rc == PostStatus.OK ? size : Math.max(0, wrBatch.badIndex());
+      ep.qpOutstanding[q] += accepted;
+      ep.outstanding += accepted;
+      posted += accepted;
+      metrics.slicesPosted(accepted);
+      if (rc != PostStatus.OK) {
+        VteException cause = new VteException(ErrorCode.TRANSFER_FAILED, "posting to QP " + qp.qpNum()
+            + " of " + ep.path + " failed: " + PostStatus.name(rc));
+        for (int i = accepted; i < size; i++) {
+          int slot = (int) wrBatch.wrId(i);
+          Slice failed = slotSlice[slot];
+          releaseSlot(slot);
+          complete(failed, SliceStatus.POST_FAILED, cause);
+        }
+        retire(ep, SliceStatus.ENDPOINT_RETIRED, cause);
+        return posted;
+      }
+    }
+    return posted;
+  }
+
+  private int acquireSlot(Slice slice, Endpoint ep, int q) {
+    int slot = freeSlots[--freeTop];
+    slotSlice[slot] = slice;
+    slotEndpoint[slot] = ep;
+    slotQp[slot] = q;
+    return slot;
+  }
+
+  private long wrId(int slot) {
+    return ((long) slotSeq[slot] << 32) | slot;
+  }
+
+  private void releaseSlot(int slot) {
+    slotSlice[slot] = null;
+    slotEndpoint[slot] = null;
+    slotSeq[slot]++;
+    freeSlots[freeTop++] = slot;
+  }
+
+  private void complete(Slice slice, int status, Throwable cause) {
+    metrics.sliceEnded(status == SliceStatus.OK);
+    try {
+      slice.callback().onSliceDone(slice, status, cause);
+    } catch (RuntimeException e) {
+      metrics.callbackError();
+    }
+  }
+
+  // ---------------------------------------------------------------- completions
+
+  private int pollCompletions() {
+    long now = clock.nanoTime();
+    if (lastPollNanos >= 0) {
+      metrics.pollGap(now - lastPollNanos);
+    }
+    lastPollNanos = freeTop < slotSlice.length ? now : -1;
+    if (cqBroken) {
+      return 0;
+    }
+    int n = cq.poll(wcBatch);
+    if (n < 0) {
+      if (n == PostStatus.CQ_ERROR) {
+        onCqError();
+        return 1;
+      }
+      return 0;
+    }
+    for (int i = 0; i < n; i++) {
+      dispatch(wcBatch.wrId(i), wcBatch.status(i));
+    }
+    return n;
+  }
+
+  private void dispatch(long wrId, int status) {
+    int slot = (int) wrId;
+    if (slot < 0 || slot >= slotSlice.length || slotSlice[slot] == null || slotSeq[slot] != (int) (wrId >>> 32)) {
+      metrics.strayCompletion();
+      return;
+    }
+    Slice slice = slotSlice[slot];
+    Endpoint ep = slotEndpoint[slot];
+    int q = slotQp[slot];
+    releaseSlot(slot);
+    ep.qpOutstanding[q]--;
+    ep.outstanding--;
+    if (status == WcStatus.SUCCESS.code()) {
+      complete(slice, SliceStatus.OK, null);
+    } else if (status == WcStatus.WR_FLUSH_ERR.code()) {
+      boolean retired = ep.state == EndpointState.RETIRED;
+      complete(slice, retired ? ep.retireStatus : SliceStatus.ENDPOINT_RETIRED, retired ? ep.retireCause : null);
+      retire(ep, SliceStatus.ENDPOINT_RETIRED, null);
+    } else {
+      complete(slice, status, null);
+      retire(ep, SliceStatus.ENDPOINT_RETIRED, new VteException(ErrorCode.TRANSFER_FAILED,
+          "work completion " + WcStatus.of(status) + " on " + ep.path));
+    }
+    if (ep.state == EndpointState.RETIRED) {
+      if (ep.outstanding == 0 && retiring.remove(ep)) {
+        destroy(ep);
+      }
+    } else if (ep.state == EndpointState.CONNECTED && !ep.pending.isEmpty()) {
+      markReady(ep);
+    }
+  }
+
+  // ---------------------------------------------------------------- active handshake
+
+  private Endpoint startActive(String path, String serverName, Slice first) {
+    if (!makeRoom()) {
+      complete(first, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.NO_RAIL,
+          "owner " + index + " of " + localNicPath + " has " + store.size()
+              + " endpoints, all busy; cannot connect to " + path));
+      return null;
+    }
+    Endpoint ep;
+    try {
+      ep = createEndpoint(path, config.qpsPerEndpoint());
+    } catch (VerbsException e) {
+      complete(first, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
+          "cannot create QPs on " + localNicPath + " for " + path + ": " + e.getMessage(), e));
+      return null;
+    }
+    ep.state = EndpointState.CONNECTING;
+    ep.handshakeStartNanos = clock.nanoTime();
+    ep.handshakeDeadlineNanos = ep.handshakeStartNanos + config.handshakeDeadline().toNanos();
+    store.put(ep);
+    connecting.add(ep);
+    metrics.handshakeStarted(true);
+    ConnectRequest request = request(ep, path);
+    long generation = ep.generation;
+    Future<ConnectReply> reply;
+    try {
+      reply = channel.connect(serverName, request, config.handshakeDeadline());
+    } catch (RuntimeException e) {
+      reply = Future.failedFuture(e);
+    }
+    reply.onComplete(ar -> proxy.execute(owner -> owner.onHandshakeReply(ep, generation, ar.result(), ar.cause())));
+    return ep;
+  }
+
+  /** Handles the reply (or failure) of an active handshake, if it still concerns the same endpoint. */
+  void onHandshakeReply(Endpoint ep, long generation, ConnectReply reply, Throwable failure) {
+    if (store.get(ep.path) != ep || ep.generation != generation || ep.state != EndpointState.CONNECTING) {
+      metrics.staleReplyDropped();
+      return;
+    }
+    if (failure != null) {
+      failHandshake(ep, failure instanceof VteException ? failure
+          : new VteException(ErrorCode.PEER_UNREACHABLE, "handshake with " + ep.path + " failed: " + failure, failure));
+      return;
+    }
+    ConnectStatus status = reply.getStatus();
+    if (status == ConnectStatus.SIMULTANEOUS_OPEN) {
+      // The peer keeps the active role; its request reaches us and our passive acceptance connects us.
+      return;
+    }
+    if (status != ConnectStatus.ACCEPTED) {
+      failHandshake(ep, new VteException(ErrorCode.HANDSHAKE_REJECTED,
+          ep.path + " rejected the connection: " + status + " " + reply.getReason()));
+      return;
+    }
+    try {
+      connectQps(ep, reply.getQpsList(), reply.getLid(), reply.getGid(), reply.getMtu());
+    } catch (RuntimeException e) {
+      failHandshake(ep, new VteException(ErrorCode.PROTOCOL_ERROR,
+          "bad ACCEPTED reply from " + ep.path + ": " + e.getMessage(), e));
+      return;
+    }
+    ep.peerGeneration = reply.getGeneration();
+    metrics.handshakeSucceeded(clock.nanoTime() - ep.handshakeStartNanos);
+    onConnected(ep);
+  }
+
+  private void onConnected(Endpoint ep) {
+    ep.state = EndpointState.CONNECTED;
+    connecting.remove(ep);
+    if (!ep.pending.isEmpty()) {
+      markReady(ep);
+    }
+  }
+
+  private void failHandshake(Endpoint ep, Throwable cause) {
+    metrics.handshakeFailed();
+    ep.state = EndpointState.FAILED;
+    connecting.remove(ep);
+    store.remove(ep.path, ep);
+    failPending(ep, SliceStatus.HANDSHAKE_FAILED, cause);
+    destroy(ep);
+  }
+
+  // ---------------------------------------------------------------- passive handshake
+
+  /** Answers a peer's connect request (see DESIGN.md, simultaneous open). */
+  void onPassiveConnect(ConnectRequest request, Promise<ConnectReply> reply) {
+    if (closing) {
+      reply.complete(reject(ConnectStatus.SHUTTING_DOWN, localNicPath + " is closing"));
+      return;
+    }
+    if (!portActive || cqBroken) {
+      reply.complete(reject(ConnectStatus.DEVICE_DOWN, "port " + config.port() + " of " + localNicPath + " is down"));
+      return;
+    }
+    String invalid = validate(request);
+    if (invalid != null) {
+      reply.complete(reject(ConnectStatus.INVALID_REQUEST, invalid));
+      return;
+    }
+    String peer = request.getLocalNicPath();
+    String key = peer.equals(localNicPath) ? peer + LOOPBACK_SUFFIX : peer;
+    Endpoint existing = store.get(key);
+    ArrayDeque<Slice> carried = null;
+    if (existing != null) {
+      if (existing.state == EndpointState.CONNECTING) {
+        if (localNicPath.compareTo(peer) < 0) {
+          metrics.simultaneousOpen(true);
+          reply.complete(reject(ConnectStatus.SIMULTANEOUS_OPEN,
+              localNicPath + " sorts lower than " + peer + " and keeps its active attempt"));
+          return;
+        }
+        metrics.simultaneousOpen(false);
+        if (existing.qps.length == request.getQpsCount()) {
+          // Abandon our attempt (its reply becomes stale) and connect the same INIT QPs passively.
+          existing.generation = nextGeneration++;
+          metrics.handshakeStarted(false);
+          acceptOn(existing, request, reply);
+          return;
+        }
+      } else if (request.getGeneration() <= existing.peerGeneration) {
+        metrics.staleRequestRejected();
+        reply.complete(reject(ConnectStatus.SIMULTANEOUS_OPEN, "request generation " + request.getGeneration()
+            + " is not newer than the connected peer generation " + existing.peerGeneration));
+        return;
+      }
+      // Replace: the peer reconnects with a newer generation. Queued slices move to the replacement.
+      carried = new ArrayDeque<>(existing.pending);
+      existing.pending.clear();
+      connecting.remove(existing);
+      retire(existing, SliceStatus.ENDPOINT_RETIRED, new VteException(ErrorCode.PEER_UNREACHABLE,
+          "endpoint to " + peer + " replaced by a newer connection from the peer"));
+    }
+    if (!makeRoom()) {
+      failAll(carried, SliceStatus.ENDPOINT_RETIRED, null);
+      reply.complete(reject(ConnectStatus.RESOURCE_EXHAUSTED,
+          "owner " + index + " of " + localNicPath + " has " + store.size() + " busy endpoints"));
+      return;
+    }
+    Endpoint ep;
+    try {
+      ep = createEndpoint(key, request.getQpsCount());
+    } catch (VerbsException e) {
+      failAll(carried, SliceStatus.ENDPOINT_RETIRED, null);
+      reply.complete(reject(ConnectStatus.RESOURCE_EXHAUSTED, "cannot create QPs: " + e.getMessage()));
+      return;
+    }
+    if (carried != null) {
+      ep.pending.addAll(carried);
+    }
+    store.put(ep);
+    metrics.handshakeStarted(false);
+    acceptOn(ep, request, reply);
+  }
+
+  private void acceptOn(Endpoint ep, ConnectRequest request, Promise<ConnectReply> reply) {
+    try {
+      connectQps(ep, request.getQpsList(), request.getLid(), request.getGid(), request.getMtu());
+    } catch (RuntimeException e) {
+      String reason = "cannot connect to " + request.getLocalNicPath() + ": " + e.getMessage();
+      ep.state = EndpointState.FAILED;
+      connecting.remove(ep);
+      store.remove(ep.path, ep);
+      failPending(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.PROTOCOL_ERROR, reason, e));
+      destroy(ep);
+      reply.complete(reject(ConnectStatus.INVALID_REQUEST, reason));
+      return;
+    }
+    ep.peerGeneration = request.getGeneration();
+    onConnected(ep);
+    reply.complete(accepted(ep));
+  }
+
+  private static String validate(ConnectRequest request) {
+    if (request.getLocalNicPath().isEmpty() || request.getLocalNicPath().indexOf('@') < 0) {
+      return "local_nic_path must be <server>@<device>, got '" + request.getLocalNicPath() + "'";
+    }
+    if (request.getQpsCount() < 1 || request.getQpsCount() > MAX_QPS_PER_ENDPOINT) {
+      return "qps must hold 1.." + MAX_QPS_PER_ENDPOINT + " QPs, got " + request.getQpsCount();
+    }
+    if (request.getGid().size() != 16) {
+      return "gid must be 16 bytes, got " + request.getGid().size();
+    }
+    if (request.getLid() > 0xffff) {
+      return "lid out of range: " + request.getLid();
+    }
+    if (!validMtu(request.getMtu())) {
+      return "mtu must be 256, 512, 1024, 2048 or 4096, got " + request.getMtu();
+    }
+    return null;
+  }
+
+  private static boolean validMtu(int mtu) {
+    for (int valid : VALID_MTUS) {
+      if (mtu == valid) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private ConnectReply reject(ConnectStatus status, String reason) {
+    return ConnectReply.newBuilder().setStatus(status).setReason(reason).setLocalNicPath(localNicPath).build();
+  }
+
+  // ---------------------------------------------------------------- QPs
+
+  private Endpoint createEndpoint(String path, int qpCount) {
+    QueuePair[] qps = new QueuePair[qpCount];
+    int[] psns = new int[qpCount];
+    try {
+      for (int i = 0; i < qpCount; i++) {
+        qps[i] = pd.createQp(new QpInitAttributes(cq, cq, config.maxOutstandingPerQp(), 1, 0));
+        qps[i].toInit(config.port(), AccessFlags.ALL_REMOTE);
+        psns[i] = ThreadLocalRandom.current().nextInt(1 << 24);
+      }
+    } catch (VerbsException e) {
+      for (QueuePair qp : qps) {
+        if (qp != null) {
+          qp.close();
+        }
+      }
+      throw e;
+    }
+    Endpoint ep = new Endpoint(path, nextGeneration++, qps, psns);
+    for (QueuePair qp : qps) {
+      endpointsByQp.put(qp.qpNum(), ep);
+      qpOwners.put(qp.qpNum(), this);
+    }
+    return ep;
+  }
+
+  private void connectQps(Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int mtu) {
+    if (peerQps.size() != ep.qps.length) {
+      throw new VteException(ErrorCode.PROTOCOL_ERROR,
+          "peer sent " + peerQps.size() + " QPs for " + ep.qps.length + " of ours");
+    }
+    if (!validMtu(mtu)) {
+      throw new VteException(ErrorCode.PROTOCOL_ERROR, "invalid peer mtu " + mtu);
+    }
+    Gid peerGid = Gid.fromBytes(gid.toByteArray());
+    int pathMtu = Math.min(mtu, port().activeMtu());
+    for (int i = 0; i < ep.qps.length; i++) {
+      QpInfo info = peerQps.get(i);
+      ep.qps[i].toRtr(new QpPeer(info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff), pathMtu);
+      ep.qps[i].toRts(new RtsAttributes(ep.psns[i], config.qpTimeout(), config.qpRetryCount(), config.qpRnrRetry()));
+    }
+  }
+
+  private PortAttributes port() {
+    return device.queryPort(config.port());
+  }
+
+  private ConnectRequest request(Endpoint ep, String peerPath) {
+    PortAttributes port = port();
+    return ConnectRequest.newBuilder().setLocalNicPath(localNicPath).setPeerNicPath(peerPath)
+        .setGid(ByteString.copyFrom(port.gid().toBytes())).setLid(port.lid()).setMtu(port.activeMtu())
+        .addAllQps(qpInfos(ep)).setGeneration(ep.generation).build();
+  }
+
+  private ConnectReply accepted(Endpoint ep) {
+    PortAttributes port = port();
+    return ConnectReply.newBuilder().setStatus(ConnectStatus.ACCEPTED).setLocalNicPath(localNicPath)
+        .setGid(ByteString.copyFrom(port.gid().toBytes())).setLid(port.lid()).setMtu(port.activeMtu())
+        .addAllQps(qpInfos(ep)).setGeneration(ep.generation).build();
+  }
+
+  private static List<QpInfo> qpInfos(Endpoint ep) {
+    List<QpInfo> infos = new ArrayList<>(ep.qps.length);
+    for (int i = 0; i < ep.qps.length; i++) {
+      infos.add(QpInfo.newBuilder().setQpNum(ep.qps[i].qpNum()).setPsn(ep.psns[i]).build());
+    }
+    return infos;
+  }
+
+  // ---------------------------------------------------------------- retire, faults, close
+
+  private boolean makeRoom() {
+    if (!store.isFull()) {
+      return true;
+    }
+    Endpoint victim = store.evictionCandidate();
+    if (victim == null) {
+      return false;
+    }
+    metrics.endpointEvicted();
+    retire(victim, SliceStatus.ENDPOINT_RETIRED, null);
+    return true;
+  }
+
+  /**
+   * Takes an endpoint out of service: QPs to ERR (in-flight work flushes and is completed with
+   * {@code status}), queued slices completed with {@code status}, removed from the store (only if it is
+   * still the stored one). Its QPs are destroyed once every flush is in, or at the flush deadline.
+   */
+  private void retire(Endpoint ep, int status, Throwable cause) {
+    if (ep.isDead()) {
+      return;
+    }
+    ep.state = EndpointState.RETIRED;
+    ep.retireStatus = status;
+    ep.retireCause = cause;
+    connecting.remove(ep);
+    store.remove(ep.path, ep);
+    metrics.endpointRetired();
+    for (QueuePair qp : ep.qps) {
+      try {
+        qp.toError();
+      } catch (VerbsException e) {
+        // Already destroyed or in ERR: its work flushes or is accounted for at the deadline.
+      }
+    }
+    failPending(ep, status, cause);
+    if (ep.outstanding == 0) {
+      destroy(ep);
+    } else {
+      ep.flushDeadlineNanos = clock.nanoTime() + config.flushDeadline().toNanos();
+      retiring.add(ep);
+    }
+  }
+
+  private void failPending(Endpoint ep, int status, Throwable cause) {
+    Slice slice;
+    while ((slice = ep.pending.pollFirst()) != null) {
+      complete(slice, status, cause);
+    }
+  }
+
+  private void failAll(ArrayDeque<Slice> slices, int status, Throwable cause) {
+    if (slices != null) {
+      for (Slice s : slices) {
+        complete(s, status, cause);
+      }
+    }
+  }
+
+  private void destroy(Endpoint ep) {
+    for (QueuePair qp : ep.qps) {
+      endpointsByQp.remove(qp.qpNum(), ep);
+      qpOwners.remove(qp.qpNum(), this);
+      qp.close();
+    }
+  }
+
+  private int checkDeadlines() {
+    if (connecting.isEmpty() && retiring.isEmpty()) {
+      return 0;
+    }
+    long now = clock.nanoTime();
+    int expired = 0;
+    for (int i = connecting.size() - 1; i >= 0; i--) {
+      Endpoint ep = connecting.get(i);
+      if (now - ep.handshakeDeadlineNanos >= 0) {
+        expired++;
+        failHandshake(ep, new VteException(ErrorCode.TIMED_OUT,
+            "no handshake answer from " + ep.path + " within " + config.handshakeDeadline()));
+      }
+    }
+    for (int i = retiring.size() - 1; i >= 0; i--) {
+      Endpoint ep = retiring.get(i);
+      if (now - ep.flushDeadlineNanos >= 0) {
+        expired++;
+        retiring.remove(i);
+        forceFlush(ep);
+        destroy(ep);
+      }
+    }
+    return expired;
+  }
+
+  /** Accounts for every work request of {@code ep} still in flight, as if it had flushed. */
+  private void forceFlush(Endpoint ep) {
+    int n = 0;
+    for (int slot = 0; slot < slotSlice.length; slot++) {
+      if (slotEndpoint[slot] == ep) {
+        Slice slice = slotSlice[slot];
+        ep.qpOutstanding[slotQp[slot]]--;
+        ep.outstanding--;
+        releaseSlot(slot);
+        complete(slice, ep.retireStatus, ep.retireCause);
+        n++;
+      }
+    }
+    metrics.forcedFlushes(n);
+  }
+
+  private void retireAll(int status, Throwable cause) {
+    for (Endpoint ep : store.snapshot()) {
+      retire(ep, status, cause);
+    }
+  }
+
+  /** A QP of this owner hit a fatal error: retire its endpoint. */
+  void onQpFatal(int qpNum) {
+    Endpoint ep = endpointsByQp.get(qpNum);
+    metrics.qpFatal();
+    if (ep != null) {
+      retire(ep, SliceStatus.ENDPOINT_RETIRED, new VteException(ErrorCode.TRANSFER_FAILED,
+          "QP " + qpNum + " of " + ep.path + " hit a fatal error"));
+    }
+  }
+
+  /** A port went down: retire every endpoint on it, refuse new work until it is back. */
+  void onPortDown(int port) {
+    if (port != config.port()) {
+      return;
+    }
+    portActive = false;
+    retireAll(SliceStatus.RAIL_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
+        "port " + port + " of " + localNicPath + " went down"));
+  }
+
+  /** A port came back: accept work again. */
+  void onPortUp(int port) {
+    if (port == config.port()) {
+      portActive = true;
+    }
+  }
+
+  /** The device died: retire everything and refuse new work. */
+  void onDeviceFatal() {
+    portActive = false;
+    retireAll(SliceStatus.RAIL_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE, localNicPath + " died"));
+  }
+
+  /** The CQ overflowed (credits make this impossible; counted, and the owner stops using the CQ). */
+  void onCqError() {
+    if (cqBroken) {
+      return;
+    }
+    cqBroken = true;
+    metrics.cqError();
+    VteException cause = new VteException(ErrorCode.INTERNAL, "CQ of owner " + index + " of " + localNicPath
+        + " overflowed");
+    retireAll(SliceStatus.ENDPOINT_RETIRED, cause);
+    // No flush will come from a CQ in error: account for everything now.
+    for (Endpoint ep : new ArrayList<>(retiring)) {
+      forceFlush(ep);
+      destroy(ep);
+    }
+    retiring.clear();
+  }
+
+  /**
+   * Begins closing: every endpoint retires (slices {@code ENGINE_CLOSED}), new work is refused; the
+   * promise completes once every work request is accounted for.
+   */
+  void beginClose(Promise<Void> done) {
+    if (closePromise != null) {
+      closePromise.future().onComplete(done);
+      return;
+    }
+    closing = true;
+    closePromise = done;
+    closeCause = new VteException(ErrorCode.ENGINE_CLOSED, localNicPath + " is closing");
+    retireAll(SliceStatus.ENGINE_CLOSED, closeCause);
+    completeCloseIfDrained();
+  }
+
+  private void completeCloseIfDrained() {
+    if (closePromise != null && retiring.isEmpty() && freeTop == slotSlice.length) {
+      closePromise.tryComplete();
+    }
+  }
+
+  /** Destroys whatever QPs remain; called after the owner stopped running (context close). */
+  void destroyRemaining() {
+    for (Endpoint ep : store.snapshot()) {
+      store.remove(ep.path, ep);
+      destroy(ep);
+    }
+    for (Endpoint ep : retiring) {
+      destroy(ep);
+    }
+    retiring.clear();
+  }
+
+  // ---------------------------------------------------------------- accessors
+
+  /** @return this owner's command queue */
+  OwnerProxy proxy() {
+    return proxy;
+  }
+
+  /** @return this owner's CQ */
+  CompletionQueue cq() {
+    return cq;
+  }
+
+  /** @return this owner's metrics */
+  OwnerMetrics metrics() {
+    return metrics;
+  }
+
+  /** @return owner index within its context */
+  int index() {
+    return index;
+  }
+
+  /** @return the stored endpoint for a peer NIC path, or null (tests) */
+  Endpoint endpoint(String path) {
+    return store.get(path);
+  }
+
+  /** @return number of stored endpoints */
+  int endpointCount() {
+    return store.size();
+  }
+
+  /** @return work requests in flight */
+  int outstanding() {
+    return slotSlice.length - freeTop;
+  }
+
+  /** @return endpoints retired but still waiting for flushes */
+  int retiringCount() {
+    return retiring.size();
+  }
+}

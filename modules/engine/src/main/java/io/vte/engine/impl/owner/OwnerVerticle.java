@@ -1,0 +1,98 @@
+package io.vte.engine.impl.owner;
+
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.VerticleBase;
+
+/**
+ * Schedules one {@link Owner}'s duty cycle on the event-loop context it is deployed on, for life.
+ * Never blocks: while there is work it re-runs itself with {@code runOnContext} hops (other events
+ * interleave); when idle it arms the CQ, polls once more, and sleeps on a timer with growing back-off,
+ * woken early by a CQ notification or a new command (both go through the proxy's single wake flag).
+ */
+final class OwnerVerticle extends VerticleBase {
+
+  /** Empty cycles with work in flight before the owner parks on a CQ notification instead of spinning. */
+  private static final int SPIN_CYCLES = 8;
+
+  private final Owner owner;
+  private final OwnerProxy proxy;
+  private final long backoffMinMs;
+  private final long backoffMaxMs;
+  private final Handler<Void> cycle = v -> cycle();
+  private final Handler<Long> timerFired = id -> onTimer();
+  private long timerId = -1;
+  private long backoffMs;
+  private int emptyCycles;
+  private boolean stopped;
+
+  OwnerVerticle(Owner owner, OwnerConfig config) {
+    this.owner = owner;
+    this.proxy = owner.proxy();
+    this.backoffMinMs = config.idleBackoffMin().toMillis();
+    this.backoffMaxMs = config.idleBackoffMax().toMillis();
+    this.backoffMs = backoffMinMs;
+  }
+
+  @Override
+  public Future<?> start() {
+    proxy.bind(() -> context.runOnContext(cycle));
+    proxy.clearWake();
+    proxy.wake();
+    return Future.succeededFuture();
+  }
+
+  @Override
+  public Future<?> stop() {
+    stopped = true;
+    cancelTimer();
+    return Future.succeededFuture();
+  }
+
+  private void cycle() {
+    if (stopped) {
+      return;
+    }
+    proxy.clearWake();
+    cancelTimer();
+    if (owner.doWork() > 0) {
+      emptyCycles = 0;
+      backoffMs = backoffMinMs;
+      hop();
+      return;
+    }
+    if (owner.hasWorkInFlight() && ++emptyCycles < SPIN_CYCLES) {
+      hop();
+      return;
+    }
+    owner.armCompletionNotification();
+    if (owner.doWork() > 0) {
+      emptyCycles = 0;
+      hop();
+      return;
+    }
+    long delay = owner.hasWorkInFlight() ? backoffMinMs : backoffMs;
+    backoffMs = Math.min(backoffMs * 2, backoffMaxMs);
+    timerId = vertx.setTimer(delay, timerFired);
+  }
+
+  private void hop() {
+    if (proxy.claimWake()) {
+      context.runOnContext(cycle);
+    }
+  }
+
+  private void onTimer() {
+    timerId = -1;
+    if (proxy.claimWake()) {
+      cycle();
+    }
+  }
+
+  private void cancelTimer() {
+    if (timerId >= 0) {
+      vertx.cancelTimer(timerId);
+      timerId = -1;
+    }
+  }
+}

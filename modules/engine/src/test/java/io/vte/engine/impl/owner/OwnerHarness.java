@@ -1,0 +1,174 @@
+package io.vte.engine.impl.owner;
+
+import com.google.protobuf.ByteString;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vte.engine.impl.Rail;
+import io.vte.engine.impl.Slice;
+import io.vte.engine.impl.SliceCallback;
+import io.vte.handshake.proto.ConnectReply;
+import io.vte.handshake.proto.ConnectRequest;
+import io.vte.handshake.proto.ConnectStatus;
+import io.vte.handshake.proto.QpInfo;
+import io.vte.verbs.Gid;
+import io.vte.verbs.WrOpcode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** One owner over fake verbs, a fake handshake channel and a fake clock, driven by calling doWork(). */
+final class OwnerHarness {
+
+  final String server;
+  final FakeVerbs.Device device;
+  final FakeVerbs.Cq cq;
+  final FakeClock clock = new FakeClock();
+  final FakeChannel channel = new FakeChannel();
+  final OwnerProxy proxy = new OwnerProxy();
+  final Map<Integer, Owner> qpOwners = new ConcurrentHashMap<>();
+  final Owner owner;
+  int wakes;
+
+  OwnerHarness(String server, OwnerConfig config) {
+    this.server = server;
+    this.device = new FakeVerbs.Device("d0");
+    this.cq = (FakeVerbs.Cq) device.createCq(config.cqSize());
+    proxy.bind(() -> wakes++);
+    owner = new Owner(0, config, server + "@d0", device, device.allocPd(), cq, channel, clock, proxy, qpOwners);
+  }
+
+  static OwnerConfig config() {
+    return OwnerConfig.defaults().withHandshakeDeadline(Duration.ofSeconds(5));
+  }
+
+  String localNicPath() {
+    return server + "@d0";
+  }
+
+  Slice slice(Recorder recorder, String peerServer, int index) {
+    Slice s = new Slice(recorder, index, WrOpcode.RDMA_WRITE, 0x1000L + index * 64L, 0x9000L + index * 64L, 64);
+    s.assign(new Rail(0, "d0", peerServer, "d0"), 11, 22);
+    return s;
+  }
+
+  /** Submits {@code n} slices to {@code peerServer}, returning them. */
+  List<Slice> submit(Recorder recorder, String peerServer, int n) {
+    List<Slice> slices = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Slice s = slice(recorder, peerServer, i);
+      slices.add(s);
+      proxy.submit(s);
+    }
+    return slices;
+  }
+
+  /** Runs duty cycles until one does nothing; @return total work */
+  int run() {
+    int total = 0;
+    for (int i = 0; i < 100_000; i++) {
+      int w = owner.doWork();
+      if (w == 0) {
+        return total;
+      }
+      total += w;
+    }
+    throw new AssertionError("owner never went idle");
+  }
+
+  /** A passive connect handled directly on the owner. */
+  ConnectReply passive(ConnectRequest request) {
+    Promise<ConnectReply> reply = Promise.promise();
+    owner.onPassiveConnect(request, reply);
+    return reply.future().result();
+  }
+
+  /** A monotonic clock the test moves. */
+  static final class FakeClock implements NanoClock {
+    long now = 1_000_000_000L;
+
+    @Override
+    public long nanoTime() {
+      return now;
+    }
+
+    void advance(Duration d) {
+      now += d.toNanos();
+    }
+  }
+
+  /** A handshake channel whose replies the test controls; auto-accepts when told to. */
+  static final class FakeChannel implements HandshakeChannel {
+    final List<Call> calls = new ArrayList<>();
+    boolean autoAccept;
+
+    @Override
+    public Future<ConnectReply> connect(String serverName, ConnectRequest request, Duration deadline) {
+      Call call = new Call(serverName, request, Promise.promise());
+      calls.add(call);
+      if (autoAccept) {
+        call.reply.complete(acceptAs(request, 1));
+      }
+      return call.reply.future();
+    }
+
+    Call last() {
+      return calls.get(calls.size() - 1);
+    }
+  }
+
+  /** One handshake the owner sent. */
+  record Call(String server, ConnectRequest request, Promise<ConnectReply> reply) {}
+
+  /** An ACCEPTED reply from a fake peer with fake QP numbers. */
+  static ConnectReply acceptAs(ConnectRequest request, long generation) {
+    ConnectReply.Builder b = ConnectReply.newBuilder().setStatus(ConnectStatus.ACCEPTED)
+        .setLocalNicPath(request.getPeerNicPath()).setGid(ByteString.copyFrom(new Gid(0, 0xffff7f000002L).toBytes()))
+        .setLid(7001).setMtu(4096).setGeneration(generation);
+    for (int i = 0; i < request.getQpsCount(); i++) {
+      b.addQps(QpInfo.newBuilder().setQpNum(5000 + i).setPsn(77 + i));
+    }
+    return b.build();
+  }
+
+  /** Records how each slice ended; counts any second completion. */
+  static final class Recorder implements SliceCallback {
+    final Map<Slice, Integer> status = new IdentityHashMap<>();
+    final Map<Slice, Throwable> causes = new IdentityHashMap<>();
+    int duplicates;
+    boolean abandoned;
+
+    @Override
+    public synchronized void onSliceDone(Slice slice, int st, Throwable cause) {
+      if (status.containsKey(slice)) {
+        duplicates++;
+        return;
+      }
+      status.put(slice, st);
+      if (cause != null) {
+        causes.put(slice, cause);
+      }
+    }
+
+    @Override
+    public boolean isAbandoned() {
+      return abandoned;
+    }
+
+    synchronized int count(int st) {
+      int n = 0;
+      for (int v : status.values()) {
+        if (v == st) {
+          n++;
+        }
+      }
+      return n;
+    }
+
+    synchronized int completed() {
+      return status.size();
+    }
+  }
+}

@@ -1,0 +1,601 @@
+package io.vte.engine.impl.owner;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.Promise;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.engine.impl.Slice;
+import io.vte.engine.impl.SliceStatus;
+import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.handshake.proto.ConnectReply;
+import io.vte.handshake.proto.ConnectRequest;
+import io.vte.handshake.proto.ConnectStatus;
+import io.vte.verbs.PostStatus;
+import io.vte.verbs.QpState;
+import io.vte.verbs.WcStatus;
+import io.vte.verbs.WrFlags;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The owner's duty cycle over fake verbs, a fake handshake channel and a fake clock. */
+class OwnerTest {
+
+  @Test
+  void tinyCqNeverOverflowsUnderAThousandSlices() {
+    OwnerConfig config = OwnerHarness.config().withQueueSizes(16, 64).withQpsPerEndpoint(2);
+    OwnerHarness h = new OwnerHarness("a:1", config);
+    h.channel.autoAccept = true;
+    Recorder rec = new Recorder();
+    int total = 0;
+    for (int peer = 0; peer < 4; peer++) {
+      total += h.submit(rec, "p" + peer + ":1", 250).size();
+    }
+    Random random = new Random(42);
+    for (int round = 0; round < 10_000 && rec.completed() < total; round++) {
+      h.run();
+      for (FakeVerbs.Qp qp : h.device.liveQps()) {
+        qp.complete(random.nextInt(4), WcStatus.SUCCESS);
+      }
+    }
+    h.run();
+    assertEquals(total, rec.count(SliceStatus.OK), "every slice completes OK");
+    assertEquals(0, rec.duplicates, "no slice completes twice");
+    assertFalse(h.cq.overflowed, "signaled WRs in flight exceeded the CQ capacity");
+    assertEquals(16, h.cq.maxUnpolled, "the CQ credit was used fully");
+    assertEquals(0, h.owner.metrics().cqErrors());
+    for (FakeVerbs.Qp qp : h.device.liveQps()) {
+      assertTrue(qp.maxOutstanding <= 64);
+      assertTrue(qp.posted.stream().allMatch(wr -> (wr[3] & WrFlags.SIGNALED) != 0), "every WR is signaled");
+    }
+    assertEquals(8, h.device.liveQps().size(), "4 endpoints x 2 QPs");
+  }
+
+  @Test
+  void qpDepthLimitsEachQpAndSlicesSpreadOverQps() {
+    OwnerConfig config = OwnerHarness.config().withQueueSizes(1024, 8).withQpsPerEndpoint(4);
+    OwnerHarness h = new OwnerHarness("a:1", config);
+    h.channel.autoAccept = true;
+    Recorder rec = new Recorder();
+    h.submit(rec, "b:1", 100);
+    h.run();
+    List<FakeVerbs.Qp> qps = h.device.liveQps();
+    assertEquals(4, qps.size());
+    for (FakeVerbs.Qp qp : qps) {
+      assertEquals(8, qp.outstanding.size(), "each QP filled to its depth, no more");
+    }
+    while (rec.completed() < 100) {
+      h.device.completeAll(WcStatus.SUCCESS);
+      h.run();
+    }
+    assertEquals(100, rec.count(SliceStatus.OK));
+    int min = qps.stream().mapToInt(q -> q.posted.size()).min().orElseThrow();
+    int max = qps.stream().mapToInt(q -> q.posted.size()).max().orElseThrow();
+    assertTrue(max - min <= 8, "slices spread over the QPs: " + min + ".." + max);
+  }
+
+  @Test
+  void staleReferenceNeverDeletesTheReplacement() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    h.channel.autoAccept = true;
+    Recorder rec = new Recorder();
+    for (int i = 0; i < 500; i++) {
+      h.submit(rec, "b:1", 1);
+      h.run();
+      Endpoint old = h.owner.endpoint("b:1@d0");
+      assertNotNull(old);
+      int oldQp = old.qps[0].qpNum();
+      h.device.completeAll(WcStatus.SUCCESS);
+      h.run();
+      // Retire through a QP-fatal event, then a new slice creates the replacement.
+      h.proxy.execute(o -> o.onQpFatal(oldQp));
+      h.run();
+      assertNull(h.owner.endpoint("b:1@d0"));
+      h.submit(rec, "b:1", 1);
+      h.run();
+      Endpoint replacement = h.owner.endpoint("b:1@d0");
+      assertNotSame(old, replacement);
+      // A late event and a delete through the old reference leave the replacement alone.
+      h.proxy.execute(o -> o.onQpFatal(oldQp));
+      h.run();
+      assertSame(replacement, h.owner.endpoint("b:1@d0"));
+      assertEquals(EndpointState.CONNECTED, replacement.state);
+      h.device.completeAll(WcStatus.SUCCESS);
+      h.run();
+      h.proxy.execute(o -> o.onQpFatal(replacement.qps[0].qpNum()));
+      h.run();
+    }
+    assertEquals(1000, rec.count(SliceStatus.OK));
+    assertEquals(0, rec.duplicates);
+    assertTrue(h.device.liveQps().isEmpty(), "every retired endpoint's QPs were destroyed");
+    assertTrue(h.qpOwners.isEmpty(), "QP -> owner map emptied");
+  }
+
+  @Test
+  void storeRemoveComparesIdentity() {
+    EndpointStore store = new EndpointStore(8);
+    for (int i = 0; i < 10_000; i++) {
+      Endpoint old = new Endpoint("p", i * 2L, new io.vte.verbs.QueuePair[0], new int[0]);
+      store.put(old);
+      assertTrue(store.remove("p", old));
+      Endpoint replacement = new Endpoint("p", i * 2L + 1, new io.vte.verbs.QueuePair[0], new int[0]);
+      store.put(replacement);
+      assertFalse(store.remove("p", old), "a stale reference removed the replacement");
+      assertSame(replacement, store.get("p"));
+      assertTrue(store.remove("p", replacement));
+    }
+    assertEquals(0, store.size());
+  }
+
+  @Test
+  void staleHandshakeReplyIsDroppedAndCounted() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    Slice first = h.submit(rec, "b:1", 1).get(0);
+    h.run();
+    OwnerHarness.Call firstCall = h.channel.last();
+    h.clock.advance(Duration.ofSeconds(5));
+    h.run();
+    assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(first));
+    assertEquals(ErrorCode.TIMED_OUT, ((VteException) rec.causes.get(first)).code());
+
+    Slice second = h.submit(rec, "b:1", 1).get(0);
+    h.run();
+    Endpoint replacement = h.owner.endpoint("b:1@d0");
+    assertEquals(EndpointState.CONNECTING, replacement.state);
+    // The old attempt's reply arrives late: it must not connect the replacement.
+    firstCall.reply().complete(OwnerHarness.acceptAs(firstCall.request(), 1));
+    h.run();
+    assertEquals(1, h.owner.metrics().staleRepliesDropped());
+    assertEquals(EndpointState.CONNECTING, replacement.state);
+    assertTrue(h.device.liveQps().stream().allMatch(q -> q.state == QpState.INIT));
+
+    OwnerHarness.Call secondCall = h.channel.last();
+    secondCall.reply().complete(OwnerHarness.acceptAs(secondCall.request(), 2));
+    h.run();
+    assertEquals(EndpointState.CONNECTED, replacement.state);
+    h.device.completeAll(WcStatus.SUCCESS);
+    h.run();
+    assertEquals(SliceStatus.OK, rec.status.get(second));
+  }
+
+  @Test
+  void replyForAnAbandonedGenerationIsDropped() {
+    OwnerHarness a = new OwnerHarness("b:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    a.submit(rec, "a:1", 1);
+    a.run();
+    OwnerHarness.Call call = a.channel.last();
+    Endpoint ep = a.owner.endpoint("a:1@d0");
+    long generation = ep.generation;
+    // The peer (lower path) connects to us: we yield, bump the generation and accept on the same QPs.
+    ConnectReply accepted = a.passive(requestFrom("a:1@d0", "b:1@d0", 1, 42));
+    assertEquals(ConnectStatus.ACCEPTED, accepted.getStatus());
+    assertTrue(ep.generation > generation);
+    assertSame(ep, a.owner.endpoint("a:1@d0"));
+    // Our own attempt's answer (the winner's SIMULTANEOUS_OPEN, or anything) is now stale.
+    call.reply().complete(OwnerHarness.acceptAs(call.request(), 99));
+    a.run();
+    assertEquals(1, a.owner.metrics().staleRepliesDropped());
+    assertEquals(42, ep.peerGeneration);
+  }
+
+  @Test
+  void simultaneousOpenLowerSideRequestArrivesFirst() {
+    simultaneousOpen(true);
+  }
+
+  @Test
+  void simultaneousOpenHigherSideRequestArrivesFirst() {
+    simultaneousOpen(false);
+  }
+
+  private void simultaneousOpen(boolean lowerReceivesFirst) {
+    for (int i = 0; i < 50; i++) {
+      OwnerHarness lower = new OwnerHarness("a:1", OwnerHarness.config());
+      OwnerHarness higher = new OwnerHarness("b:1", OwnerHarness.config());
+      Recorder rec = new Recorder();
+      lower.submit(rec, "b:1", 3);
+      higher.submit(rec, "a:1", 3);
+      lower.run();
+      higher.run();
+      OwnerHarness.Call fromLower = lower.channel.last();
+      OwnerHarness.Call fromHigher = higher.channel.last();
+      if (lowerReceivesFirst) {
+        ConnectReply r1 = lower.passive(fromHigher.request());
+        assertEquals(ConnectStatus.SIMULTANEOUS_OPEN, r1.getStatus(), "the lower side keeps its attempt");
+        fromHigher.reply().complete(r1);
+        higher.run();
+        ConnectReply r2 = higher.passive(fromLower.request());
+        assertEquals(ConnectStatus.ACCEPTED, r2.getStatus(), "the higher side yields and accepts");
+        fromLower.reply().complete(r2);
+        lower.run();
+      } else {
+        ConnectReply r2 = higher.passive(fromLower.request());
+        assertEquals(ConnectStatus.ACCEPTED, r2.getStatus());
+        fromLower.reply().complete(r2);
+        lower.run();
+        ConnectReply r1 = lower.passive(fromHigher.request());
+        assertEquals(ConnectStatus.SIMULTANEOUS_OPEN, r1.getStatus(), "an old request does not replace");
+        fromHigher.reply().complete(r1);
+        higher.run();
+        assertEquals(1, higher.owner.metrics().staleRepliesDropped());
+      }
+      Endpoint l = lower.owner.endpoint("b:1@d0");
+      Endpoint hi = higher.owner.endpoint("a:1@d0");
+      assertEquals(EndpointState.CONNECTED, l.state);
+      assertEquals(EndpointState.CONNECTED, hi.state);
+      assertEquals(1, lower.owner.endpointCount());
+      assertEquals(1, higher.owner.endpointCount());
+      assertEquals(1, lower.device.liveQps().size());
+      assertEquals(1, higher.device.liveQps().size());
+      FakeVerbs.Qp lq = (FakeVerbs.Qp) l.qps[0];
+      FakeVerbs.Qp hq = (FakeVerbs.Qp) hi.qps[0];
+      assertEquals(hq.qpNum, lq.peer.qpNum(), "lower's QP talks to higher's QP");
+      assertEquals(lq.qpNum, hq.peer.qpNum(), "higher's QP talks to lower's QP");
+      assertEquals(hq.rts.sqPsn(), lq.peer.psn());
+      assertEquals(lq.rts.sqPsn(), hq.peer.psn());
+      lower.run();
+      higher.run();
+      lower.device.completeAll(WcStatus.SUCCESS);
+      higher.device.completeAll(WcStatus.SUCCESS);
+      lower.run();
+      higher.run();
+      assertEquals(6, rec.count(SliceStatus.OK), "queued slices of both sides ran");
+    }
+  }
+
+  @Test
+  void handshakeDeadlineFailsOnlyThatEndpoint() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    Recorder live = new Recorder();
+    Recorder dead = new Recorder();
+    h.submit(live, "live:1", 1);
+    h.run();
+    h.channel.last().reply().complete(OwnerHarness.acceptAs(h.channel.last().request(), 1));
+    List<Slice> deadSlices = h.submit(dead, "dead:1", 10);
+    h.run();
+    int liveSubmitted = 1;
+    // 4.9 s of steady traffic on the live endpoint while the dead handshake is pending.
+    for (int step = 0; step < 49; step++) {
+      h.clock.advance(Duration.ofMillis(100));
+      h.submit(live, "live:1", 5);
+      liveSubmitted += 5;
+      h.run();
+      h.device.completeAll(WcStatus.SUCCESS);
+      h.run();
+      assertEquals(liveSubmitted, live.count(SliceStatus.OK), "live endpoint kept completing at step " + step);
+      assertEquals(0, dead.completed(), "dead-peer slices still wait before the deadline");
+    }
+    h.clock.advance(Duration.ofMillis(100));
+    h.run();
+    for (Slice s : deadSlices) {
+      assertEquals(SliceStatus.HANDSHAKE_FAILED, dead.status.get(s));
+    }
+    assertNull(h.owner.endpoint("dead:1@d0"));
+    assertEquals(EndpointState.CONNECTED, h.owner.endpoint("live:1@d0").state);
+    assertEquals(1, h.owner.metrics().handshakesFailed());
+  }
+
+  @Test
+  void rejectedHandshakeFailsItsSlicesWithTheReason() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    Slice s = h.submit(rec, "b:1", 1).get(0);
+    h.run();
+    h.channel.last().reply().complete(ConnectReply.newBuilder().setStatus(ConnectStatus.UNKNOWN_DEVICE)
+        .setReason("no device d0").build());
+    h.run();
+    assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(s));
+    VteException cause = (VteException) rec.causes.get(s);
+    assertEquals(ErrorCode.HANDSHAKE_REJECTED, cause.code());
+    assertTrue(cause.getMessage().contains("UNKNOWN_DEVICE"), cause.getMessage());
+    assertTrue(h.device.liveQps().isEmpty());
+
+    Slice t = h.submit(rec, "c:1", 1).get(0);
+    h.run();
+    h.channel.last().reply().fail(new VteException(ErrorCode.PEER_UNREACHABLE, "connection refused c:1"));
+    h.run();
+    assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(t));
+    assertEquals(ErrorCode.PEER_UNREACHABLE, ((VteException) rec.causes.get(t)).code());
+  }
+
+  @Test
+  void qpFatalAccountsForEveryWorkRequestExactlyOnce() {
+    OwnerConfig config = OwnerHarness.config().withQueueSizes(256, 32).withQpsPerEndpoint(2);
+    OwnerHarness h = new OwnerHarness("a:1", config);
+    h.channel.autoAccept = true;
+    Recorder rec = new Recorder();
+    h.submit(rec, "b:1", 100);
+    h.run();
+    h.device.liveQps().get(0).complete(10, WcStatus.SUCCESS);
+    h.run();
+    int qpNum = h.owner.endpoint("b:1@d0").qps[1].qpNum();
+    h.proxy.execute(o -> o.onQpFatal(qpNum));
+    h.run();
+    assertEquals(100, rec.completed(), "every slice accounted for");
+    assertEquals(0, rec.duplicates);
+    assertEquals(10, rec.count(SliceStatus.OK), "completed before the fault");
+    assertEquals(90, rec.count(SliceStatus.ENDPOINT_RETIRED), "flushed (on both QPs) and queued slices are ENDPOINT_RETIRED");
+    assertEquals(74, h.device.qps.stream().mapToInt(q -> q.posted.size()).sum(), "64 + 10 reposted as credits freed");
+    assertTrue(h.device.liveQps().isEmpty());
+    assertEquals(0, h.owner.outstanding());
+    assertEquals(1, h.owner.metrics().qpFatalEvents());
+  }
+
+  @Test
+  void failedCompletionKeepsItsStatusAndFlushesTheRest() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    h.channel.autoAccept = true;
+    Recorder rec = new Recorder();
+    List<Slice> slices = h.submit(rec, "b:1", 20);
+    h.run();
+    FakeVerbs.Qp qp = h.device.liveQps().get(0);
+    qp.complete(5, WcStatus.SUCCESS);
+    qp.complete(1, WcStatus.RETRY_EXC_ERR);
+    h.run();
+    assertEquals(5, rec.count(SliceStatus.OK));
+    assertEquals(WcStatus.RETRY_EXC_ERR.code(), rec.status.get(slices.get(5)));
+    assertEquals(14, rec.count(SliceStatus.ENDPOINT_RETIRED));
+    assertEquals(0, rec.duplicates);
+    assertNull(h.owner.endpoint("b:1@d0"));
+    assertTrue(h.device.liveQps().isEmpty());
+  }
+
+  @Test
+  void portDownRetiresWithRailDownAndPortUpReconnects() {
+    OwnerConfig config = OwnerHarness.config().withQueueSizes(64, 16);
+    OwnerHarness h = new OwnerHarness("a:1", config);
+    h.channel.autoAccept = true;
+    Recorder rec = new Recorder();
+    h.submit(rec, "b:1", 30);
+    h.submit(rec, "c:1", 30);
+    h.run();
+    h.device.liveQps().get(0).complete(4, WcStatus.SUCCESS);
+    h.run();
+    h.proxy.execute(o -> o.onPortDown(1));
+    h.run();
+    assertEquals(60, rec.completed());
+    assertEquals(0, rec.duplicates);
+    int ok = rec.count(SliceStatus.OK);
+    assertTrue(ok >= 4, "completed before the port went down: " + ok);
+    assertEquals(60 - ok, rec.count(SliceStatus.RAIL_DOWN), "in-flight and queued slices are RAIL_DOWN");
+    assertTrue(h.device.liveQps().isEmpty());
+    Slice during = h.submit(rec, "b:1", 1).get(0);
+    h.run();
+    assertEquals(SliceStatus.RAIL_DOWN, rec.status.get(during));
+    ConnectReply refused = h.passive(requestFrom("z:1@d0", "a:1@d0", 1, 1));
+    assertEquals(ConnectStatus.DEVICE_DOWN, refused.getStatus());
+
+    h.proxy.execute(o -> o.onPortUp(1));
+    Slice after = h.submit(rec, "b:1", 1).get(0);
+    h.run();
+    h.device.completeAll(WcStatus.SUCCESS);
+    h.run();
+    assertEquals(SliceStatus.OK, rec.status.get(after));
+  }
+
+  @Test
+  void providerThatNeverFlushesIsAccountedAtTheFlushDeadline() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config().withFlushDeadline(Duration.ofSeconds(1)));
+    h.channel.autoAccept = true;
+    Recorder rec = new Recorder();
+    h.submit(rec, "b:1", 10);
+    h.run();
+    FakeVerbs.Qp qp = h.device.liveQps().get(0);
+    qp.flushOnError = false;
+    long[] lateWrId = qp.posted.get(0);
+    h.proxy.execute(o -> o.onQpFatal(qp.qpNum));
+    h.run();
+    assertEquals(0, rec.completed(), "in-flight WRs wait for their flush");
+    assertEquals(1, h.owner.retiringCount());
+    h.clock.advance(Duration.ofSeconds(1));
+    h.run();
+    assertEquals(10, rec.count(SliceStatus.ENDPOINT_RETIRED));
+    assertEquals(10, h.owner.metrics().forcedFlushes());
+    assertEquals(0, h.owner.retiringCount());
+    // A completion that turns up after all is recognised as stray, not completed twice.
+    h.cq.push(lateWrId[0], WcStatus.WR_FLUSH_ERR, qp.qpNum);
+    h.run();
+    assertEquals(0, rec.duplicates);
+    assertEquals(1, h.owner.metrics().strayCompletions());
+  }
+
+  @Test
+  void evictionNeverTakesABusyEndpoint() {
+    OwnerConfig config = OwnerHarness.config().withEndpointStoreCapacity(2);
+    OwnerHarness h = new OwnerHarness("a:1", config);
+    Recorder rec = new Recorder();
+    h.submit(rec, "busy:1", 3);
+    h.run();
+    h.channel.last().reply().complete(OwnerHarness.acceptAs(h.channel.last().request(), 1));
+    h.run();
+    h.submit(rec, "connecting:1", 1);
+    h.run();
+    Slice refused = h.submit(rec, "third:1", 1).get(0);
+    h.run();
+    assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(refused));
+    assertEquals(ErrorCode.NO_RAIL, ((VteException) rec.causes.get(refused)).code());
+    assertEquals(ConnectStatus.RESOURCE_EXHAUSTED, h.passive(requestFrom("q:1@d0", "a:1@d0", 1, 1)).getStatus());
+    assertNotNull(h.owner.endpoint("busy:1@d0"));
+    assertNotNull(h.owner.endpoint("connecting:1@d0"));
+
+    h.device.completeAll(WcStatus.SUCCESS);
+    h.run();
+    Slice admitted = h.submit(rec, "third:1", 1).get(0);
+    h.run();
+    assertNull(h.owner.endpoint("busy:1@d0"), "the now idle endpoint was evicted");
+    assertNotNull(h.owner.endpoint("connecting:1@d0"), "the connecting endpoint was kept");
+    assertNotNull(h.owner.endpoint("third:1@d0"));
+    assertNull(rec.status.get(admitted));
+    assertEquals(1, h.owner.metrics().endpointsEvicted());
+  }
+
+  @Test
+  void abandonedSlicesAreDroppedUnposted() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    Recorder canceled = new Recorder();
+    Recorder kept = new Recorder();
+    h.submit(canceled, "b:1", 5);
+    h.submit(kept, "b:1", 5);
+    h.run();
+    canceled.abandoned = true;
+    h.channel.last().reply().complete(OwnerHarness.acceptAs(h.channel.last().request(), 1));
+    h.run();
+    assertEquals(5, canceled.count(SliceStatus.ABANDONED));
+    FakeVerbs.Qp qp = h.device.liveQps().get(0);
+    assertEquals(5, qp.posted.size(), "only the live request's slices were posted");
+    Slice late = h.submit(canceled, "b:1", 1).get(0);
+    h.run();
+    assertEquals(SliceStatus.ABANDONED, canceled.status.get(late));
+    h.device.completeAll(WcStatus.SUCCESS);
+    h.run();
+    assertEquals(5, kept.count(SliceStatus.OK));
+  }
+
+  @Test
+  void passiveRequestReplacesOnlyWithANewerGeneration() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    ConnectReply first = h.passive(requestFrom("b:1@d0", "a:1@d0", 2, 10));
+    assertEquals(ConnectStatus.ACCEPTED, first.getStatus());
+    assertEquals(2, first.getQpsCount());
+    Endpoint ep = h.owner.endpoint("b:1@d0");
+    h.submit(rec, "b:1", 4);
+    h.run();
+    assertEquals(ConnectStatus.SIMULTANEOUS_OPEN, h.passive(requestFrom("b:1@d0", "a:1@d0", 2, 10)).getStatus());
+    assertSame(ep, h.owner.endpoint("b:1@d0"));
+    ConnectReply newer = h.passive(requestFrom("b:1@d0", "a:1@d0", 2, 11));
+    assertEquals(ConnectStatus.ACCEPTED, newer.getStatus());
+    assertNotSame(ep, h.owner.endpoint("b:1@d0"));
+    assertTrue(newer.getGeneration() > first.getGeneration());
+    h.run();
+    assertEquals(4, rec.count(SliceStatus.ENDPOINT_RETIRED), "in-flight WRs of the replaced endpoint flushed");
+    assertEquals(2, h.device.liveQps().size());
+  }
+
+  @Test
+  void invalidAndClosingPassiveRequestsAreRejectedByName() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    ConnectRequest badGid = requestFrom("b:1@d0", "a:1@d0", 1, 1).toBuilder()
+        .setGid(com.google.protobuf.ByteString.copyFrom(new byte[3])).build();
+    ConnectReply r = h.passive(badGid);
+    assertEquals(ConnectStatus.INVALID_REQUEST, r.getStatus());
+    assertTrue(r.getReason().contains("gid"), r.getReason());
+    ConnectReply noQps = h.passive(requestFrom("b:1@d0", "a:1@d0", 0, 1));
+    assertEquals(ConnectStatus.INVALID_REQUEST, noQps.getStatus());
+    assertTrue(noQps.getReason().contains("qps"), noQps.getReason());
+    ConnectReply badMtu = h.passive(requestFrom("b:1@d0", "a:1@d0", 1, 1).toBuilder().setMtu(1000).build());
+    assertTrue(badMtu.getReason().contains("1000"), badMtu.getReason());
+    assertEquals(0, h.owner.endpointCount());
+
+    h.owner.beginClose(Promise.promise());
+    assertEquals(ConnectStatus.SHUTTING_DOWN, h.passive(requestFrom("b:1@d0", "a:1@d0", 1, 1)).getStatus());
+  }
+
+  @Test
+  void closeWithWorkInFlightCompletesEverySlice() {
+    OwnerConfig config = OwnerHarness.config().withQueueSizes(32, 16);
+    OwnerHarness h = new OwnerHarness("a:1", config);
+    h.channel.autoAccept = true;
+    Recorder rec = new Recorder();
+    h.submit(rec, "b:1", 50);
+    h.submit(rec, "c:1", 1);
+    h.run();
+    h.channel.autoAccept = false;
+    h.submit(rec, "d:1", 3);
+    h.run();
+    h.device.liveQps().get(0).complete(3, WcStatus.SUCCESS);
+    Promise<Void> closed = Promise.promise();
+    h.proxy.execute(o -> o.beginClose(closed));
+    h.run();
+    assertTrue(closed.future().succeeded());
+    assertEquals(54, rec.completed());
+    assertEquals(3, rec.count(SliceStatus.OK));
+    assertEquals(51, rec.count(SliceStatus.ENGINE_CLOSED));
+    assertEquals(0, h.owner.outstanding());
+    assertTrue(h.device.liveQps().isEmpty());
+    Slice late = h.submit(rec, "b:1", 1).get(0);
+    h.run();
+    assertEquals(SliceStatus.ENGINE_CLOSED, rec.status.get(late));
+    h.proxy.close();
+    Slice afterProxyClose = h.slice(rec, "b:1", 99);
+    h.proxy.submit(afterProxyClose);
+    assertEquals(SliceStatus.ENGINE_CLOSED, rec.status.get(afterProxyClose));
+  }
+
+  @Test
+  void postFailureCompletesTheRefusedSlicesAndRetires() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    h.channel.autoAccept = true;
+    Recorder rec = new Recorder();
+    h.submit(rec, "b:1", 1);
+    h.run();
+    FakeVerbs.Qp qp = h.device.liveQps().get(0);
+    qp.state = QpState.ERR;
+    qp.flushOnError = true;
+    Slice refused = h.submit(rec, "b:1", 1).get(0);
+    h.run();
+    assertEquals(SliceStatus.POST_FAILED, rec.status.get(refused));
+    assertTrue(rec.causes.get(refused).getMessage().contains(PostStatus.name(PostStatus.INVALID_STATE)));
+    assertEquals(2, rec.completed());
+    assertEquals(0, rec.duplicates);
+  }
+
+  @Test
+  void wakesOncePerBatch() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    for (int i = 0; i < 100; i++) {
+      h.proxy.offer(h.slice(rec, "b:1", i));
+    }
+    h.proxy.wake();
+    h.proxy.wake();
+    assertEquals(1, h.wakes);
+    h.proxy.clearWake();
+    h.run();
+    h.proxy.submit(h.slice(rec, "b:1", 100));
+    assertEquals(2, h.wakes);
+  }
+
+  @Test
+  void ownerConfigRejectsZeroWorkersByName() {
+    VteException e = org.junit.jupiter.api.Assertions.assertThrows(VteException.class,
+        () -> OwnerConfig.defaults().withWorkersPerContext(0));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+    assertTrue(e.getMessage().contains("workersPerContext") && e.getMessage().contains("0"), e.getMessage());
+  }
+
+  @Test
+  void ownerIndexIsStableAndTheSameForSplitAndJoinedPaths() {
+    int[] counts = new int[4];
+    for (int i = 0; i < 4000; i++) {
+      String server = "10.0.0." + (i % 250) + ":" + (7000 + i);
+      int split = LocalContext.ownerIndex(server, "d" + (i % 3), 4);
+      assertEquals(split, LocalContext.ownerIndex(server + "@d" + (i % 3), 4));
+      counts[split]++;
+    }
+    for (int c : counts) {
+      assertTrue(c > 700, "owners get a fair share: " + java.util.Arrays.toString(counts));
+    }
+    assertEquals(LocalContext.ownerIndex("host:1@mlx5_0", 7), LocalContext.ownerIndex("host:1", "mlx5_0", 7));
+  }
+
+  static ConnectRequest requestFrom(String from, String to, int qps, long generation) {
+    ConnectRequest.Builder b = ConnectRequest.newBuilder().setLocalNicPath(from).setPeerNicPath(to)
+        .setGid(com.google.protobuf.ByteString.copyFrom(new io.vte.verbs.Gid(0, 0xffff7f000009L).toBytes()))
+        .setLid(9000).setMtu(4096).setGeneration(generation);
+    for (int i = 0; i < qps; i++) {
+      b.addQps(io.vte.handshake.proto.QpInfo.newBuilder().setQpNum(9000 + i).setPsn(5 + i));
+    }
+    return b.build();
+  }
+}
