@@ -6,16 +6,13 @@ import io.etcd.jetcd.ClientBuilder;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.common.exception.CompactedException;
-import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
-import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.support.CloseableClient;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
-import io.grpc.stub.StreamObserver;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -43,8 +40,10 @@ import java.util.function.Supplier;
  * {@code <prefix>/segments/} keeps the lookup cache current and tells the invalidation handler.
  *
  * <p>All state changes run on the store's own Vert.x context; jetcd's callbacks hop there. Answers hop
- * back to the caller's context. Every etcd call has the call deadline. A periodic probe (lease
- * time-to-live) detects a lost etcd or lease: the store then turns degraded (cached lookups keep working,
+ * back to the caller's context. Every etcd call has the call deadline. A periodic probe refreshes the
+ * lease (every {@code min(healthCheckInterval, TTL / 3)}; this is the keep-alive, on the store's own
+ * timer rather than jetcd's, so jetcd starts no Vert.x instance of its own) and so detects a lost etcd
+ * or lease: the store then turns degraded (cached lookups keep working,
  * uncached ones fail fast with {@code METADATA_UNAVAILABLE}); when etcd answers again it re-grants the
  * lease if it expired, re-publishes the local descriptors, re-creates a failed watch from the last seen
  * revision, and clears the degraded state.
@@ -75,8 +74,6 @@ public final class EtcdMetadataStore implements MetadataStore {
 
   private Client client;
   private long leaseId;
-  private CloseableClient keepAlive;
-  private boolean keepAliveLost;
   private Watch.Watcher watcher;
   private int watchGeneration;
   private boolean watchLost;
@@ -235,7 +232,6 @@ public final class EtcdMetadataStore implements MetadataStore {
         vertx.cancelTimer(probeTimer);
       }
       stopWatch();
-      stopKeepAlive();
       Future<Void> revoked = was == State.RUNNING && leaseId != 0
           ? calls.call("revoke lease " + leaseId, client.getLeaseClient().revoke(leaseId)).<Void>mapEmpty()
               .recover(e -> Future.succeededFuture())
@@ -266,42 +262,27 @@ public final class EtcdMetadataStore implements MetadataStore {
   private Future<Long> grantLease() {
     long ttlSeconds = options.getLeaseTtl().getSeconds();
     return calls.call("grant lease", client.getLeaseClient().grant(ttlSeconds)).map(grant -> {
-      stopKeepAlive();
       leaseId = grant.getID();
-      keepAliveLost = false;
-      keepAlive = client.getLeaseClient().keepAlive(leaseId, keepAliveObserver(leaseId));
       return grant.getHeader().getRevision();
     });
   }
 
-  private StreamObserver<LeaseKeepAliveResponse> keepAliveObserver(long id) {
-    return new StreamObserver<>() {
-      @Override
-      public void onNext(LeaseKeepAliveResponse response) {
-        if (response.getTTL() <= 0) {
-          context.runOnContext(v -> keepAliveLost(id, "lease expired"));
-        }
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        context.runOnContext(v -> keepAliveLost(id, String.valueOf(t.getMessage())));
-      }
-
-      @Override
-      public void onCompleted() {
-        context.runOnContext(v -> keepAliveLost(id, "keep-alive deadline passed"));
-      }
-    };
-  }
-
-  private void keepAliveLost(long id, String why) {
-    if (id == leaseId && state == State.RUNNING && !keepAliveLost) {
-      keepAliveLost = true;
-      LOG.log(System.Logger.Level.WARNING, "etcd lease {0} keep-alive lost ({1}); re-granting when etcd answers",
-          Long.toHexString(id), why);
-      probeNow();
-    }
+  /**
+   * Refreshes the lease once.
+   *
+   * @return true when it is alive, false when etcd no longer knows it (expired or revoked)
+   */
+  private Future<Boolean> keepAliveOnce() {
+    long id = leaseId;
+    return calls.call("keep-alive lease " + Long.toHexString(id), client.getLeaseClient().keepAliveOnce(id))
+        .map(response -> response.getTTL() > 0)
+        .recover(failure -> {
+          Throwable t = failure.getCause() == null ? failure : failure.getCause();
+          if (t instanceof EtcdException e && e.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.NOT_FOUND) {
+            return Future.succeededFuture(false);
+          }
+          return Future.failedFuture(failure);
+        });
   }
 
   private Future<Void> putDescriptor(SegmentDescriptor d) {
@@ -400,7 +381,8 @@ public final class EtcdMetadataStore implements MetadataStore {
 
   private void scheduleProbe() {
     if (state == State.RUNNING) {
-      probeTimer = vertx.setTimer(options.getHealthCheckInterval().toMillis(), id -> {
+      long interval = Math.min(options.getHealthCheckInterval().toMillis(), options.getLeaseTtl().toMillis() / 3);
+      probeTimer = vertx.setTimer(interval, id -> {
         probeTimer = -1;
         probe();
       });
@@ -415,14 +397,20 @@ public final class EtcdMetadataStore implements MetadataStore {
     probe();
   }
 
+  /**
+   * The duty cycle of the store's health: refresh the lease (this is the keep-alive); when etcd forgot
+   * it, grant a new one and re-publish; after an outage re-publish; re-create a failed watch.
+   */
   private void probe() {
     if (state != State.RUNNING || probing) {
       return;
     }
     probing = true;
-    calls.call("lease time-to-live", client.getLeaseClient().timeToLive(leaseId, LeaseOption.DEFAULT))
-        .compose(ttl -> {
-          if (ttl.getTTL() <= 0 || keepAliveLost) {
+    keepAliveOnce()
+        .compose(alive -> {
+          if (!alive) {
+            LOG.log(System.Logger.Level.WARNING, "etcd lease {0} expired or revoked; granting a new one",
+                Long.toHexString(leaseId));
             return grantLease().compose(revision -> republish());
           }
           return degraded ? republish() : Future.<Void>succeededFuture();
@@ -476,13 +464,6 @@ public final class EtcdMetadataStore implements MetadataStore {
   }
 
   // ---- helpers ----
-
-  private void stopKeepAlive() {
-    if (keepAlive != null) {
-      keepAlive.close();
-      keepAlive = null;
-    }
-  }
 
   private void releaseClient() {
     if (client != null) {
