@@ -3,7 +3,7 @@ package io.vte.handshake;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.handshake.impl.AuthConfig;
+import io.vte.handshake.impl.OptionsJson;
 import java.time.Duration;
 
 /** Options of a {@link HandshakeClientPool}: default deadline, auth, TLS trust and limits. */
@@ -32,7 +32,7 @@ public final class HandshakeClientOptions {
       HandshakeClientOptions options = new HandshakeClientOptions()
           .setDefaultDeadline(Duration.ofMillis(json.getLong("defaultDeadlineMs", DEFAULT_DEADLINE.toMillis())))
           .setMaxMessageSize(json.getInteger("maxMessageSize", DEFAULT_MAX_MESSAGE_SIZE))
-          .setAuth(AuthConfig.fromJson(json.getJsonObject("auth")));
+          .setAuth(OptionsJson.authFromJson(json.getJsonObject("auth")));
       JsonObject tls = json.getJsonObject("tls");
       return options.setTls(tls == null ? null : TlsOptions.fromJson(tls));
     } catch (ClassCastException e) {
@@ -44,7 +44,7 @@ public final class HandshakeClientOptions {
   public JsonObject toJson() {
     JsonObject json = new JsonObject().put("defaultDeadlineMs", defaultDeadline.toMillis()).put("maxMessageSize", maxMessageSize);
     if (auth != null) {
-      json.put("auth", AuthConfig.toJson(auth));
+      json.put("auth", OptionsJson.authToJson(auth));
     }
     if (tls != null) {
       json.put("tls", tls.toJson());
@@ -107,7 +107,7 @@ public final class HandshakeClientOptions {
    * @return this
    */
   public HandshakeClientOptions setMaxMessageSize(int maxMessageSize) {
-    this.maxMessageSize = AuthConfig.checkMessageSize("handshake maxMessageSize", maxMessageSize);
+    this.maxMessageSize = OptionsJson.checkMessageSize("handshake maxMessageSize", maxMessageSize);
     return this;
   }
 }

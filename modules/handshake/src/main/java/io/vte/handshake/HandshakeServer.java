@@ -54,7 +54,7 @@ public final class HandshakeServer {
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
-    HandshakeCalls calls = new HandshakeCalls(vertx, options.getAuth());
+    HandshakeCalls calls = new HandshakeCalls(vertx, options.getAuth(), options.getMaxMessageSize());
     GrpcServer grpc = GrpcServer.server(vertx, new GrpcServerOptions()
         .setMaxMessageSize(options.getMaxMessageSize())
         .setScheduleDeadlineAutomatically(false));

@@ -3,7 +3,7 @@ package io.vte.handshake;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.handshake.impl.AuthConfig;
+import io.vte.handshake.impl.OptionsJson;
 
 /** Options of a {@link HandshakeServer}: where it listens, auth, TLS and limits. */
 public final class HandshakeServerOptions {
@@ -33,7 +33,7 @@ public final class HandshakeServerOptions {
           .setHost(json.getString("host", DEFAULT_HOST))
           .setPort(json.getInteger("port", 0))
           .setMaxMessageSize(json.getInteger("maxMessageSize", DEFAULT_MAX_MESSAGE_SIZE))
-          .setAuth(AuthConfig.fromJson(json.getJsonObject("auth")));
+          .setAuth(OptionsJson.authFromJson(json.getJsonObject("auth")));
       JsonObject tls = json.getJsonObject("tls");
       return options.setTls(tls == null ? null : TlsOptions.fromJson(tls));
     } catch (ClassCastException e) {
@@ -45,7 +45,7 @@ public final class HandshakeServerOptions {
   public JsonObject toJson() {
     JsonObject json = new JsonObject().put("host", host).put("port", port).put("maxMessageSize", maxMessageSize);
     if (auth != null) {
-      json.put("auth", AuthConfig.toJson(auth));
+      json.put("auth", OptionsJson.authToJson(auth));
     }
     if (tls != null) {
       json.put("tls", tls.toJson());
@@ -125,7 +125,7 @@ public final class HandshakeServerOptions {
    * @return this
    */
   public HandshakeServerOptions setMaxMessageSize(int maxMessageSize) {
-    this.maxMessageSize = AuthConfig.checkMessageSize("handshake maxMessageSize", maxMessageSize);
+    this.maxMessageSize = OptionsJson.checkMessageSize("handshake maxMessageSize", maxMessageSize);
     return this;
   }
 }

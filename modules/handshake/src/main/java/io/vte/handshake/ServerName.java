@@ -40,7 +40,7 @@ public record ServerName(String host, int port) {
     }
     for (int i = 0; i < host.length(); i++) {
       char c = host.charAt(i);
-      if (c <= ' ' || c == '@' || c == '/' || c >= 0x7f) {
+      if (c <= ' ' || c == '@' || c == '/' || c == '[' || c == ']' || c >= 0x7f) {
         throw invalid(text, "bad character in host at index " + i);
       }
     }

@@ -25,15 +25,18 @@ public final class HandshakeCalls {
 
   private final Vertx vertx;
   private final HandshakeAuth auth;
+  private final int maxMessageSize;
   private final Set<UnaryCall<?, ?>> active = ConcurrentHashMap.newKeySet();
 
   /**
    * @param vertx the server's Vert.x
    * @param auth the auth every request must carry, or null
+   * @param maxMessageSize the largest reply sent, in bytes
    */
-  public HandshakeCalls(Vertx vertx, HandshakeAuth auth) {
+  public HandshakeCalls(Vertx vertx, HandshakeAuth auth, int maxMessageSize) {
     this.vertx = vertx;
     this.auth = auth;
+    this.maxMessageSize = maxMessageSize;
   }
 
   /**
@@ -50,8 +53,9 @@ public final class HandshakeCalls {
       String method, Function<Req, Auth> tokenOf, UnaryOperator<Req> withoutAuth,
       Consumer<Req> validate, Function<Req, Future<Resp>> handler) {
     return request -> {
-      UnaryCall<Req, Resp> call = new UnaryCall<>(vertx, Vertx.currentContext(), request, active);
+      UnaryCall<Req, Resp> call = new UnaryCall<>(vertx, Vertx.currentContext(), request, active, maxMessageSize);
       request.exceptionHandler(failure -> call.abandon());
+      request.response().exceptionHandler(failure -> call.abandon());
       request.invalidMessageHandler(invalid -> {
         if (invalid instanceof MessageSizeOverflowException overflow) {
           call.fail(GrpcStatus.RESOURCE_EXHAUSTED, method + ": message of " + overflow.messageSize() + " bytes exceeds the limit");

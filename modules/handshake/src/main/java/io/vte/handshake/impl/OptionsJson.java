@@ -8,19 +8,20 @@ import java.time.Duration;
 import java.util.Base64;
 
 /**
- * The JSON form of {@link HandshakeAuth} in option files: {@code {"keyId", "secretBase64", "skewMs"}}.
- * The secret is read, never written back.
+ * Shared parts of the server and client option files: the auth object
+ * {@code {"keyId", "secretBase64", "skewMs"}} (the secret is read, never written back) and the message
+ * size limit.
  */
-public final class AuthConfig {
+public final class OptionsJson {
 
-  private AuthConfig() {}
+  private OptionsJson() {}
 
   /**
    * @param json the auth object, or null
    * @return the auth, or null when json is null
    * @throws VteException INVALID_CONFIGURATION naming the bad field
    */
-  public static HandshakeAuth fromJson(JsonObject json) {
+  public static HandshakeAuth authFromJson(JsonObject json) {
     if (json == null) {
       return null;
     }
@@ -43,7 +44,7 @@ public final class AuthConfig {
    * @param auth the auth, or null
    * @return its key id and skew (never the secret), or null
    */
-  public static JsonObject toJson(HandshakeAuth auth) {
+  public static JsonObject authToJson(HandshakeAuth auth) {
     return auth == null ? null : new JsonObject().put("keyId", auth.keyId()).put("skewMs", auth.skew().toMillis());
   }
 

@@ -47,7 +47,7 @@ public final class StatusMapping {
    * @return the typed error a client reports
    */
   public static VteException fromStatus(GrpcStatus status, String message, String call) {
-    String text = call + " failed with " + status + (message == null || message.isEmpty() ? "" : ": " + message);
+    String text = call + " failed with " + status.name() + (message == null || message.isEmpty() ? "" : ": " + message);
     return new VteException(codeOf(status), text);
   }
 

@@ -1,5 +1,6 @@
 package io.vte.handshake.impl;
 
+import com.google.protobuf.MessageLite;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -23,12 +24,15 @@ final class UnaryCall<Req, Resp> {
   private final Context context;
   private final GrpcServerRequest<Req, Resp> request;
   private final Set<UnaryCall<?, ?>> active;
+  private final int maxReplySize;
   private final AtomicBoolean answered = new AtomicBoolean();
   private volatile long deadlineTimer = -1;
   private boolean received;
 
-  UnaryCall(Vertx vertx, Context context, GrpcServerRequest<Req, Resp> request, Set<UnaryCall<?, ?>> active) {
+  UnaryCall(Vertx vertx, Context context, GrpcServerRequest<Req, Resp> request, Set<UnaryCall<?, ?>> active,
+      int maxReplySize) {
     this.vertx = vertx;
+    this.maxReplySize = maxReplySize;
     this.context = context;
     this.request = request;
     this.active = active;
@@ -64,8 +68,11 @@ final class UnaryCall<Req, Resp> {
       failWith(outcome.cause());
     } else if (outcome.result() == null) {
       fail(GrpcStatus.INTERNAL, "the handler returned no reply");
+    } else if (outcome.result() instanceof MessageLite reply && reply.getSerializedSize() > maxReplySize) {
+      fail(GrpcStatus.INTERNAL, "the handler's reply of " + reply.getSerializedSize()
+          + " bytes exceeds maxMessageSize " + maxReplySize);
     } else if (finish()) {
-      request.response().end(outcome.result());
+      write(() -> request.response().end(outcome.result()));
     }
   }
 
@@ -87,7 +94,16 @@ final class UnaryCall<Req, Resp> {
       return;
     }
     if (finish()) {
-      request.response().status(status).statusMessage(message).end();
+      write(() -> request.response().status(status).statusMessage(message).end());
+    }
+  }
+
+  /** Writes the answer; a stream the caller already reset (e.g. at its deadline) takes none. */
+  private static void write(Runnable answer) {
+    try {
+      answer.run();
+    } catch (IllegalStateException streamGone) {
+      // The caller is gone: nothing to tell it.
     }
   }
 
