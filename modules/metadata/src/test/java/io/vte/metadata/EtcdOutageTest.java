@@ -1,0 +1,163 @@
+package io.vte.metadata;
+
+import static io.vte.metadata.EtcdMetadataStoreTest.failsWith;
+import static io.vte.metadata.EtcdMetadataStoreTest.succeeds;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.vertx.core.Vertx;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.testkit.Await;
+import io.vte.testkit.BlockedThreadGuard;
+import io.vte.testkit.EtcdServer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** etcd going away and coming back, and a lease lost behind the store's back. One etcd per test. */
+@ExtendWith(BlockedThreadGuard.class)
+class EtcdOutageTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final Duration TTL = Duration.ofSeconds(3);
+
+  private EtcdServer etcd;
+  private Vertx vertx;
+  private MetadataOptions options;
+  private final List<MetadataStore> stores = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void setUp() {
+    etcd = EtcdServer.start();
+    vertx = Vertx.vertx();
+    options = new MetadataOptions().setClusterPrefix("/vte/outage").setLeaseTtl(TTL)
+        .setCallDeadline(Duration.ofSeconds(2)).setHealthCheckInterval(Duration.ofMillis(200));
+  }
+
+  @AfterEach
+  void tearDown() {
+    for (MetadataStore s : stores) {
+      Await.result(s.close(), WAIT);
+    }
+    Await.result(vertx.close(), WAIT);
+    etcd.close();
+  }
+
+  private MetadataStore started() {
+    MetadataStore store = MetadataStores.create(vertx, etcd.uri(), options);
+    stores.add(store);
+    Await.result(store.start(), WAIT);
+    return store;
+  }
+
+  @Test
+  void etcdLostAndBackCachedLookupsKeepWorkingAndLeaseAndWatchRecover() {
+    MetadataStore a = started();
+    MetadataStore b = started();
+    List<String> invalidated = new CopyOnWriteArrayList<>();
+    b.setInvalidationHandler(invalidated::add);
+    SegmentDescriptor v1 = Descriptors.sample("a-seg", "127.0.0.1:7101", 1, 1);
+    Await.result(a.publish(v1), WAIT);
+    assertEquals(v1, Await.result(b.lookup("a-seg"), WAIT));
+
+    etcd.kill();
+
+    Await.until("both stores degraded", WAIT, () -> a.isDegraded() && b.isDegraded());
+    assertEquals(1, b.degradedCount());
+    for (int i = 0; i < 50; i++) {
+      assertEquals(v1, Await.result(b.lookup("a-seg"), WAIT), "cached lookup " + i + " while etcd is down");
+    }
+    long t0 = System.nanoTime();
+    VteException uncached = assertInstanceOf(VteException.class, Await.failure(b.lookup("never-seen"), WAIT));
+    long failMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    assertEquals(ErrorCode.METADATA_UNAVAILABLE, uncached.code());
+    assertTrue(failMs < options.getCallDeadline().toMillis() / 2, "uncached lookup took " + failMs + " ms");
+    // A registration change while etcd is away is kept and published when it returns.
+    SegmentDescriptor v2 = Descriptors.sample("a-seg", "127.0.0.1:7101", 2, 2);
+    assertEquals(ErrorCode.METADATA_UNAVAILABLE, ((VteException) Await.failure(a.publish(v2), WAIT)).code());
+
+    etcd.restart();
+
+    Await.until("both stores recovered", WAIT, () -> !a.isDegraded() && !b.isDegraded());
+    Await.until("b sees v2 re-published by a", WAIT, () -> Await.result(b.lookup("a-seg"), WAIT).getVersion() == 2);
+    // A change after the restart reaches b through its (resumed or re-created) watch.
+    SegmentDescriptor v3 = Descriptors.sample("a-seg", "127.0.0.1:7101", 3, 3);
+    int seen = invalidated.size();
+    Await.result(a.publish(v3), WAIT);
+    Await.until("b told of v3", WAIT, () -> invalidated.size() > seen);
+    assertEquals(v3, Await.result(b.lookup("a-seg"), WAIT));
+    assertEquals(1, a.degradedCount());
+    assertEquals(1, b.degradedCount());
+    // The lease is kept alive again: the entry outlives a full TTL after recovery.
+    long recovered = System.nanoTime();
+    Await.until("a-seg alive for TTL + 1 s after recovery", WAIT, () -> {
+      if (!etcd.etcdctl("get", "/vte/outage/segments/a-seg", "--keys-only").contains("a-seg")) {
+        throw new AssertionError("a-seg vanished after recovery: the lease is not kept alive");
+      }
+      return System.nanoTime() - recovered > TTL.plusSeconds(1).toNanos();
+    });
+  }
+
+  @Test
+  void leaseRevokedBehindTheStoresBackIsReGrantedAndDescriptorsRePublished() throws Exception {
+    MetadataStore a = started();
+    MetadataStore b = started();
+    List<String> invalidated = new CopyOnWriteArrayList<>();
+    b.setInvalidationHandler(invalidated::add);
+    SegmentDescriptor d = Descriptors.sample("a-seg", "127.0.0.1:7102", 1, 1);
+    Await.result(a.publish(d), WAIT);
+    Await.result(b.lookup("a-seg"), WAIT);
+    try (Client raw = Client.builder().endpoints(etcd.endpoint()).build()) {
+      ByteSequence key = ByteSequence.from("/vte/outage/segments/a-seg", StandardCharsets.UTF_8);
+      long lease = raw.getKVClient().get(key).get(10, TimeUnit.SECONDS).getKvs().get(0).getLease();
+
+      raw.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
+
+      Await.until("a re-published under a new lease", WAIT, () -> {
+        try {
+          List<KeyValue> kvs = raw.getKVClient().get(key).get(10, TimeUnit.SECONDS).getKvs();
+          return !kvs.isEmpty() && kvs.get(0).getLease() != lease && kvs.get(0).getLease() != 0;
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      });
+      long newLease = raw.getKVClient().get(key).get(10, TimeUnit.SECONDS).getKvs().get(0).getLease();
+      assertNotEquals(lease, newLease);
+      assertTrue(raw.getLeaseClient().timeToLive(newLease, io.etcd.jetcd.options.LeaseOption.DEFAULT)
+          .get(10, TimeUnit.SECONDS).getTTL() > 0);
+    }
+    Await.until("b saw the delete and the re-publish", WAIT,
+        () -> invalidated.stream().filter("a-seg"::equals).count() >= 2 && succeeds(b.lookup("a-seg")));
+    assertEquals(d, Await.result(b.lookup("a-seg"), WAIT));
+    assertFalse(a.isDegraded());
+  }
+
+  @Test
+  void startFailsWithinTheDeadlineWhenEtcdIsUnreachable() {
+    etcd.kill();
+    MetadataStore a = MetadataStores.create(vertx, etcd.uri(), options);
+    long t0 = System.nanoTime();
+    VteException e = assertInstanceOf(VteException.class, Await.failure(a.start(), WAIT));
+    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    assertEquals(ErrorCode.METADATA_UNAVAILABLE, e.code());
+    assertTrue(e.getMessage().contains(etcd.endpoint()), e.getMessage());
+    assertTrue(ms < options.getCallDeadline().toMillis() + 2000, "start failed after " + ms + " ms");
+    assertTrue(failsWith(a.lookup("x"), ErrorCode.ENGINE_CLOSED));
+    Await.result(a.close(), WAIT);
+    etcd.restart();
+  }
+}

@@ -1,0 +1,32 @@
+package io.vte.metadata;
+
+import io.vertx.core.Vertx;
+import java.time.Duration;
+
+/**
+ * A node in a child JVM for lease tests: starts an etcd store, publishes one descriptor, prints
+ * {@code PUBLISHED} and then lives until killed (or until its standard input closes).
+ */
+public final class PublisherProcess {
+
+  private PublisherProcess() {}
+
+  /**
+   * @param args etcd URI, cluster prefix, segment name, server name, lease TTL in seconds
+   * @throws Exception on any failure (the parent sees the exit code and output)
+   */
+  public static void main(String[] args) throws Exception {
+    Vertx vertx = Vertx.vertx();
+    MetadataOptions options = new MetadataOptions().setClusterPrefix(args[1])
+        .setLeaseTtl(Duration.ofSeconds(Long.parseLong(args[4])));
+    MetadataStore store = MetadataStores.create(vertx, args[0], options);
+    store.start().compose(v -> store.publish(Descriptors.sample(args[2], args[3], 1, 1)))
+        .toCompletionStage().toCompletableFuture().get();
+    System.out.println("PUBLISHED");
+    System.out.flush();
+    while (System.in.read() >= 0) {
+      // keep living: the parent kills us
+    }
+    System.exit(0);
+  }
+}
