@@ -3,6 +3,7 @@ package io.vte.metadata;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.handshake.HandshakeClientPool;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -255,6 +256,17 @@ public final class MetadataOptions {
   public MetadataOptions setSegmentFetcher(SegmentFetcher segmentFetcher) {
     this.segmentFetcher = segmentFetcher;
     return this;
+  }
+
+  /**
+   * Makes the p2p store ask peers through {@code pool} (the engine's handshake client pool).
+   *
+   * @param pool the pool
+   * @return this
+   */
+  public MetadataOptions setHandshakeClientPool(HandshakeClientPool pool) {
+    Objects.requireNonNull(pool, "pool");
+    return setSegmentFetcher(pool::getSegment);
   }
 
   @Override
