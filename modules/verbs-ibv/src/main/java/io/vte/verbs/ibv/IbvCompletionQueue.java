@@ -1,0 +1,122 @@
+package io.vte.verbs.ibv;
+
+import io.vte.verbs.CompletionNotificationHandler;
+import io.vte.verbs.CompletionQueue;
+import io.vte.verbs.DirectMemory;
+import io.vte.verbs.PostStatus;
+import io.vte.verbs.WorkCompletionBatch;
+import java.lang.System.Logger.Level;
+
+/**
+ * An {@code ibv_cq} on its context's completion channel. Polling is one JNI call per batch. Channel events
+ * are acknowledged {@value #ACK_BATCH} at a time ({@code ibv_ack_cq_events} takes a lock), and all pending
+ * ones before the CQ is destroyed, since {@code ibv_destroy_cq} waits for every event to be acknowledged.
+ */
+final class IbvCompletionQueue implements CompletionQueue {
+
+  /** Channel events acknowledged per {@code ibv_ack_cq_events} call. */
+  static final int ACK_BATCH = 16;
+
+  private static final System.Logger LOG = System.getLogger(IbvCompletionQueue.class.getName());
+
+  private final IbvContext context;
+  private final NativeHandle handle;
+  private final int capacity;
+  private final Object ackLock = new Object();
+  private int unacked;
+  private boolean acksClosed;
+  private volatile CompletionNotificationHandler handler;
+
+  /**
+   * @param context owning context
+   * @param cq the {@code ibv_cq*}
+   * @param capacity the capacity asked for (the device may round it up)
+   */
+  IbvCompletionQueue(IbvContext context, long cq, int capacity) {
+    this.context = context;
+    this.handle = new NativeHandle(cq);
+    this.capacity = capacity;
+  }
+
+  /** @return the {@code ibv_cq*} */
+  long handle() {
+    return handle.address();
+  }
+
+  @Override
+  public int capacity() {
+    return capacity;
+  }
+
+  @Override
+  public int poll(WorkCompletionBatch out) {
+    long cq = handle.borrow();
+    if (cq == 0) {
+      out.setCount(0);
+      return PostStatus.CLOSED;
+    }
+    try {
+      int n = IbvNative.pollCq(cq, DirectMemory.address(out.buffer()), out.capacity());
+      out.setCount(Math.max(n, 0));
+      return n < 0 ? PostStatus.CQ_ERROR : n;
+    } finally {
+      handle.release();
+    }
+  }
+
+  @Override
+  public void setNotificationHandler(CompletionNotificationHandler handler) {
+    this.handler = handler;
+  }
+
+  @Override
+  public int requestNotify() {
+    long cq = handle.borrow();
+    if (cq == 0) {
+      return PostStatus.CLOSED;
+    }
+    try {
+      return IbvNative.reqNotifyCq(cq);
+    } finally {
+      handle.release();
+    }
+  }
+
+  /** Called by the channel thread for each event of this CQ: counts it for a batched ack, then notifies. */
+  void onChannelEvent() {
+    synchronized (ackLock) {
+      if (acksClosed) {
+        IbvNative.ackCqEvents(handle.address(), 1);
+        return;
+      }
+      if (++unacked >= ACK_BATCH) {
+        IbvNative.ackCqEvents(handle.address(), unacked);
+        unacked = 0;
+      }
+    }
+    CompletionNotificationHandler h = handler;
+    if (h != null) {
+      try {
+        h.onCompletion(this);
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "completion handler of a CQ on '" + context.deviceName() + "' failed", e);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    synchronized (ackLock) {
+      if (acksClosed) {
+        return;
+      }
+      acksClosed = true;
+      if (unacked > 0) {
+        IbvNative.ackCqEvents(handle.address(), unacked);
+        unacked = 0;
+      }
+    }
+    IbvNative.destroyCq(handle.retire());
+    context.forget(this);
+  }
+}

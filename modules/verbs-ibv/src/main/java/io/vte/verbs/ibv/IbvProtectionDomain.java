@@ -1,0 +1,106 @@
+package io.vte.verbs.ibv;
+
+import io.vte.verbs.AccessFlags;
+import io.vte.verbs.DirectMemory;
+import io.vte.verbs.MemoryRegion;
+import io.vte.verbs.ProtectionDomain;
+import io.vte.verbs.QpInitAttributes;
+import io.vte.verbs.QueuePair;
+import io.vte.verbs.VerbsError;
+import io.vte.verbs.VerbsException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** An {@code ibv_pd}: registers memory and creates RC QPs; closing it closes its QPs, then its MRs. */
+final class IbvProtectionDomain implements ProtectionDomain {
+
+  private final IbvContext context;
+  private final long pd;
+  private final Set<IbvMemoryRegion> mrs = ConcurrentHashMap.newKeySet();
+  private final Set<IbvQueuePair> qps = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /**
+   * @param context owning context
+   * @param pd the {@code ibv_pd*}
+   */
+  IbvProtectionDomain(IbvContext context, long pd) {
+    this.context = context;
+    this.pd = pd;
+  }
+
+  @Override
+  public MemoryRegion registerMemory(ByteBuffer buffer, int accessFlags) {
+    return registerMemory(DirectMemory.address(buffer), buffer.capacity(), accessFlags);
+  }
+
+  @Override
+  public MemoryRegion registerMemory(long address, long length, int accessFlags) {
+    checkOpen();
+    if (address == 0 || length <= 0) {
+      throw new VerbsException(VerbsError.INVALID_ARGUMENT,
+          "cannot register address 0x" + Long.toHexString(address) + " length " + length);
+    }
+    AccessFlags.validate(accessFlags);
+    int[] keys = new int[2];
+    long mr = IbvNative.regMr(pd, address, length, accessFlags, keys);
+    IbvMemoryRegion region = new IbvMemoryRegion(this, mr, address, length, keys[0], keys[1], accessFlags);
+    mrs.add(region);
+    return region;
+  }
+
+  @Override
+  public QueuePair createQp(QpInitAttributes attributes) {
+    checkOpen();
+    IbvCompletionQueue send = ownCq(attributes.sendCq(), "send");
+    IbvCompletionQueue recv = ownCq(attributes.recvCq(), "receive");
+    int[] qpNum = new int[1];
+    long qp = IbvNative.createQp(pd, send.handle(), recv.handle(), attributes.maxSendWr(),
+        attributes.maxRecvWr(), attributes.maxInlineData(), qpNum);
+    IbvQueuePair pair = new IbvQueuePair(this, context, qp, qpNum[0]);
+    qps.add(pair);
+    return pair;
+  }
+
+  private IbvCompletionQueue ownCq(Object cq, String role) {
+    if (!(cq instanceof IbvCompletionQueue) || context.cqByHandle(((IbvCompletionQueue) cq).handle()) != cq) {
+      throw new VerbsException(VerbsError.INVALID_ARGUMENT,
+          "the " + role + " CQ " + cq + " is not an open CQ of device '" + context.deviceName() + "'");
+    }
+    return (IbvCompletionQueue) cq;
+  }
+
+  /** @param mr a deregistered region to forget */
+  void forget(IbvMemoryRegion mr) {
+    mrs.remove(mr);
+  }
+
+  /** @param qp a destroyed QP to forget */
+  void forget(IbvQueuePair qp) {
+    qps.remove(qp);
+  }
+
+  private void checkOpen() {
+    if (closed.get()) {
+      throw new VerbsException(VerbsError.CLOSED, "protection domain of '" + context.deviceName() + "' is closed");
+    }
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    for (IbvQueuePair qp : new ArrayList<>(qps)) {
+      qp.close();
+    }
+    for (IbvMemoryRegion mr : new ArrayList<>(mrs)) {
+      mr.close();
+    }
+    IbvNative.deallocPd(pd);
+    context.forget(this);
+  }
+}

@@ -1,0 +1,157 @@
+package io.vte.verbs.ibv;
+
+import io.vte.verbs.AccessFlags;
+import io.vte.verbs.DirectMemory;
+import io.vte.verbs.PostStatus;
+import io.vte.verbs.QpPeer;
+import io.vte.verbs.QpState;
+import io.vte.verbs.QueuePair;
+import io.vte.verbs.RtsAttributes;
+import io.vte.verbs.VerbsError;
+import io.vte.verbs.VerbsException;
+import io.vte.verbs.WorkRequestBatch;
+
+/**
+ * An RC {@code ibv_qp}. Transitions are checked here (same contract as soft verbs) before the shim sets the
+ * attribute mask of each one; posting is one JNI call per batch.
+ */
+final class IbvQueuePair implements QueuePair {
+
+  private final IbvProtectionDomain pd;
+  private final IbvContext context;
+  private final NativeHandle handle;
+  private final int qpNum;
+  private volatile QpState state = QpState.RESET;
+  private int port;
+
+  /**
+   * @param pd owning domain
+   * @param context owning context
+   * @param qp the {@code ibv_qp*}
+   * @param qpNum its number
+   */
+  IbvQueuePair(IbvProtectionDomain pd, IbvContext context, long qp, int qpNum) {
+    this.pd = pd;
+    this.context = context;
+    this.handle = new NativeHandle(qp);
+    this.qpNum = qpNum;
+  }
+
+  @Override
+  public int qpNum() {
+    return qpNum;
+  }
+
+  @Override
+  public QpState state() {
+    return state;
+  }
+
+  @Override
+  public void toInit(int port, int accessFlags) {
+    require(QpState.RESET, "INIT");
+    if (port < 1 || port > context.portCount()) {
+      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "port " + port + " does not exist on '"
+          + context.deviceName() + "' (ports 1.." + context.portCount() + ")");
+    }
+    AccessFlags.validate(accessFlags);
+    IbvNative.modifyQpToInit(handle.address(), port, accessFlags);
+    this.port = port;
+    state = QpState.INIT;
+  }
+
+  @Override
+  public void toRtr(QpPeer peer, int pathMtu) {
+    require(QpState.INIT, "RTR");
+    int mtu = IbvMtu.toCode(pathMtu);
+    IbvSettings s = context.settings();
+    IbvNative.modifyQpToRtr(handle.address(), port, mtu, peer.qpNum(), peer.lid(), peer.gid().hi(),
+        peer.gid().lo(), context.sourceGidIndex(port), peer.psn(), s.maxRdAtomic(), s.minRnrTimer());
+    state = QpState.RTR;
+  }
+
+  @Override
+  public void toRts(RtsAttributes attributes) {
+    require(QpState.RTR, "RTS");
+    IbvNative.modifyQpToRts(handle.address(), attributes.sqPsn(), attributes.timeout(), attributes.retryCount(),
+        attributes.rnrRetry(), context.settings().maxRdAtomic());
+    state = QpState.RTS;
+  }
+
+  @Override
+  public void toError() {
+    checkOpen();
+    IbvNative.modifyQpState(handle.address(), QpState.ERR.code());
+    state = QpState.ERR;
+  }
+
+  @Override
+  public void toReset() {
+    checkOpen();
+    IbvNative.modifyQpState(handle.address(), QpState.RESET.code());
+    state = QpState.RESET;
+  }
+
+  @Override
+  public int postSend(WorkRequestBatch batch) {
+    QpState s = state;
+    return post(batch, s == QpState.RTS || s == QpState.ERR, true);
+  }
+
+  @Override
+  public int postRecv(WorkRequestBatch batch) {
+    return post(batch, state != QpState.RESET, false);
+  }
+
+  private int post(WorkRequestBatch batch, boolean allowed, boolean send) {
+    long qp = handle.borrow();
+    if (qp == 0) {
+      batch.setBadIndex(0);
+      return PostStatus.CLOSED;
+    }
+    try {
+      if (!allowed) {
+        batch.setBadIndex(0);
+        return PostStatus.INVALID_STATE;
+      }
+      if (batch.size() == 0) {
+        batch.setBadIndex(-1);
+        return PostStatus.OK;
+      }
+      long address = DirectMemory.address(batch.buffer());
+      long r = send ? IbvNative.postSend(qp, address, batch.size()) : IbvNative.postRecv(qp, address, batch.size());
+      if (r == 0) {
+        batch.setBadIndex(-1);
+        return PostStatus.OK;
+      }
+      long v = -r;
+      batch.setBadIndex((int) (v >>> IbvNative.POST_BAD_INDEX_SHIFT));
+      return -(int) (v & ((1 << IbvNative.POST_BAD_INDEX_SHIFT) - 1));
+    } finally {
+      handle.release();
+    }
+  }
+
+  private void require(QpState from, String to) {
+    checkOpen();
+    if (state != from) {
+      throw new VerbsException(VerbsError.INVALID_STATE,
+          "QP " + qpNum + " cannot go " + state + " -> " + to + " (only from " + from + ")");
+    }
+  }
+
+  private void checkOpen() {
+    if (handle.isRetired()) {
+      throw new VerbsException(VerbsError.CLOSED, "QP " + qpNum + " is closed");
+    }
+  }
+
+  @Override
+  public void close() {
+    long qp = handle.retire();
+    if (qp != 0) {
+      IbvNative.destroyQp(qp);
+      pd.forget(this);
+    }
+  }
+}
