@@ -16,4 +16,12 @@ public interface DeviceMemory {
    * @return the region
    */
   MemoryRegion register(int deviceIndex, long address, long length, int accessFlags);
+
+  /**
+   * Deregisters a region made by {@link #register}.
+   *
+   * @param deviceIndex local device index
+   * @param region the region
+   */
+  void deregister(int deviceIndex, MemoryRegion region);
 }

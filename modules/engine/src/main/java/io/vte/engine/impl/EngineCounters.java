@@ -1,7 +1,9 @@
 package io.vte.engine.impl;
 
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Counters of the engine layer (bytes, slices, retries, stale segment refreshes, batches). Thread-safe. */
@@ -60,16 +62,17 @@ public final class EngineCounters {
    *
    * @param registry the registry (e.g. the Vert.x Micrometer backend registry)
    * @param serverName tag value identifying this engine
+   * @return the meters, to remove from the registry when the engine closes
    */
-  public void bindTo(MeterRegistry registry, String serverName) {
-    bind(registry, "vte.engine.bytes", serverName, bytes);
-    bind(registry, "vte.engine.slices", serverName, slices);
-    bind(registry, "vte.engine.retries", serverName, retries);
-    bind(registry, "vte.engine.segment.stale.refreshes", serverName, staleRefreshes);
-    bind(registry, "vte.engine.batches", serverName, batches);
+  public List<Meter> bindTo(MeterRegistry registry, String serverName) {
+    return List.of(bind(registry, "vte.engine.bytes", serverName, bytes),
+        bind(registry, "vte.engine.slices", serverName, slices),
+        bind(registry, "vte.engine.retries", serverName, retries),
+        bind(registry, "vte.engine.segment.stale.refreshes", serverName, staleRefreshes),
+        bind(registry, "vte.engine.batches", serverName, batches));
   }
 
-  private static void bind(MeterRegistry registry, String name, String serverName, LongAdder adder) {
-    FunctionCounter.builder(name, adder, LongAdder::sum).tag("engine", serverName).register(registry);
+  private static Meter bind(MeterRegistry registry, String name, String serverName, LongAdder adder) {
+    return FunctionCounter.builder(name, adder, LongAdder::sum).tag("engine", serverName).register(registry);
   }
 }

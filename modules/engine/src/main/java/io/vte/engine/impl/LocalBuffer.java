@@ -63,10 +63,10 @@ public final class LocalBuffer implements RegisteredBuffer {
     return start >= address && bytes >= 0 && start - address <= length - bytes;
   }
 
-  void close() {
+  void close(DeviceMemory devices) {
     registered = false;
-    for (MemoryRegion region : regions) {
-      region.close();
+    for (int i = 0; i < regions.length; i++) {
+      devices.deregister(i, regions[i]);
     }
   }
 

@@ -55,9 +55,9 @@ public final class MemoryRegistry {
           regions[i] = devices.register(i, address, length, AccessFlags.ALL_REMOTE);
         }
       } catch (RuntimeException e) {
-        for (MemoryRegion r : regions) {
-          if (r != null) {
-            r.close();
+        for (int i = 0; i < regions.length; i++) {
+          if (regions[i] != null) {
+            devices.deregister(i, regions[i]);
           }
         }
         throw e;
@@ -80,7 +80,7 @@ public final class MemoryRegistry {
       if (!(buffer instanceof LocalBuffer) || !buffers.remove(((LocalBuffer) buffer).address(), buffer)) {
         throw new VteException(ErrorCode.NOT_REGISTERED, "not a buffer registered with this engine: " + buffer);
       }
-      ((LocalBuffer) buffer).close();
+      ((LocalBuffer) buffer).close(devices);
     }
     onChange.run();
   }
@@ -116,7 +116,7 @@ public final class MemoryRegistry {
   public void clear() {
     synchronized (this) {
       for (LocalBuffer b : buffers.values()) {
-        b.close();
+        b.close(devices);
       }
       buffers.clear();
     }

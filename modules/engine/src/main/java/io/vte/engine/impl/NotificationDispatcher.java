@@ -10,30 +10,34 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Numbers outgoing notifications per peer and delivers incoming ones in sequence order per sender:
- * early arrivals wait for the gap to fill (up to {@code maxPending} per sender, after which delivery
- * skips to the oldest waiting one); duplicates and replays are rejected. Delivery runs on one context,
- * in order. Thread-safe.
+ * early arrivals wait for the gap to fill, at most {@code gapTimeout} and {@code maxPending} arrivals
+ * (a sender's lost message must not stall it forever), after which delivery skips to the oldest waiting
+ * one; duplicates and replays are rejected. Delivery runs on one context, in order. Thread-safe.
  */
 public final class NotificationDispatcher {
 
   private final Context context;
   private final int maxPending;
+  private final long gapTimeoutMillis;
   private final Map<String, Inbound> inbound = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> outbound = new ConcurrentHashMap<>();
   private volatile Handler<Notification> handler;
 
   private static final class Inbound {
     long expected = 1;
+    long gapTimer = -1;
     final TreeMap<Long, Notification> early = new TreeMap<>();
   }
 
   /**
    * @param context where the handler is called
    * @param maxPending early arrivals kept per sender
+   * @param gapTimeoutMillis how long a gap may hold back later notifications, at least 1
    */
-  public NotificationDispatcher(Context context, int maxPending) {
+  public NotificationDispatcher(Context context, int maxPending, long gapTimeoutMillis) {
     this.context = context;
     this.maxPending = maxPending;
+    this.gapTimeoutMillis = Math.max(1, gapTimeoutMillis);
   }
 
   /** @param handler receives notifications; null drops them */
@@ -63,14 +67,51 @@ public final class NotificationDispatcher {
         return false;
       }
       in.early.put(n.sequence(), n);
-      if (in.early.size() > maxPending && in.early.firstKey() > in.expected) {
-        in.expected = in.early.firstKey();
+      if (in.early.size() > maxPending) {
+        skipGap(in);
       }
-      while (!in.early.isEmpty() && in.early.firstKey() == in.expected) {
-        deliver(in.early.pollFirstEntry().getValue());
-        in.expected++;
-      }
+      drain(in);
       return true;
+    }
+  }
+
+  /** Cancels the gap timers. */
+  public void close() {
+    for (Inbound in : inbound.values()) {
+      synchronized (in) {
+        if (in.gapTimer >= 0) {
+          context.owner().cancelTimer(in.gapTimer);
+          in.gapTimer = -1;
+        }
+      }
+    }
+  }
+
+  private void drain(Inbound in) {
+    while (!in.early.isEmpty() && in.early.firstKey() == in.expected) {
+      deliver(in.early.pollFirstEntry().getValue());
+      in.expected++;
+    }
+    if (in.early.isEmpty() && in.gapTimer >= 0) {
+      context.owner().cancelTimer(in.gapTimer);
+      in.gapTimer = -1;
+    } else if (!in.early.isEmpty() && in.gapTimer < 0) {
+      long waitingFor = in.expected;
+      in.gapTimer = context.owner().setTimer(gapTimeoutMillis, id -> {
+        synchronized (in) {
+          in.gapTimer = -1;
+          if (in.expected == waitingFor) {
+            skipGap(in);
+          }
+          drain(in);
+        }
+      });
+    }
+  }
+
+  private static void skipGap(Inbound in) {
+    if (!in.early.isEmpty() && in.early.firstKey() > in.expected) {
+      in.expected = in.early.firstKey();
     }
   }
 

@@ -28,6 +28,11 @@ final class FakeDeviceMemory implements DeviceMemory {
     return r;
   }
 
+  @Override
+  public void deregister(int deviceIndex, MemoryRegion region) {
+    region.close();
+  }
+
   synchronized long openRegions() {
     return regions.stream().filter(r -> !r.closed).count();
   }

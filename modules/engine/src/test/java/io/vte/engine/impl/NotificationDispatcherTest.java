@@ -25,7 +25,7 @@ class NotificationDispatcherTest {
 
   private final Vertx vertx = Vertx.vertx();
   private final List<Notification> got = new CopyOnWriteArrayList<>();
-  private final NotificationDispatcher dispatcher = new NotificationDispatcher(vertx.getOrCreateContext(), 1000);
+  private final NotificationDispatcher dispatcher = new NotificationDispatcher(vertx.getOrCreateContext(), 1000, 60_000);
 
   @AfterEach
   void close() {
@@ -108,7 +108,7 @@ class NotificationDispatcherTest {
 
   @Test
   void aGapLongerThanTheWindowIsSkipped() {
-    NotificationDispatcher small = new NotificationDispatcher(vertx.getOrCreateContext(), 4);
+    NotificationDispatcher small = new NotificationDispatcher(vertx.getOrCreateContext(), 4, 60_000);
     small.handler(got::add);
     for (long s = 2; s <= 6; s++) {
       assertTrue(small.accept(n("a", s)));
@@ -116,6 +116,20 @@ class NotificationDispatcherTest {
     Await.untilEquals("delivered after skipping 1", Duration.ofSeconds(10), 5, got::size);
     assertEquals(2, got.get(0).sequence());
     assertFalse(small.accept(n("a", 1)), "the skipped one is late now");
+  }
+
+  @Test
+  void aGapIsSkippedAfterItsTimeout() {
+    NotificationDispatcher timed = new NotificationDispatcher(vertx.getOrCreateContext(), 1000, 100);
+    timed.handler(got::add);
+    assertTrue(timed.accept(n("a", 1)));
+    assertTrue(timed.accept(n("a", 3)));
+    assertTrue(timed.accept(n("a", 4)));
+    Await.untilEquals("1, then 3 and 4 after the gap timeout", Duration.ofSeconds(10), 3, got::size);
+    assertEquals(List.of(1L, 3L, 4L), got.stream().map(Notification::sequence).toList());
+    assertTrue(timed.accept(n("a", 5)));
+    Await.untilEquals("5 follows at once", Duration.ofSeconds(10), 4, got::size);
+    timed.close();
   }
 
   @Test

@@ -1,0 +1,73 @@
+package io.vte.engine.impl;
+
+import com.google.protobuf.ByteString;
+import io.vte.handshake.proto.BufferDesc;
+import io.vte.handshake.proto.DeviceDesc;
+import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.verbs.AccessFlags;
+import io.vte.verbs.PortAttributes;
+import io.vte.verbs.PortState;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+
+/**
+ * Describes this node as a segment: its devices (GID, LID, MTU, port active) and its registered buffers
+ * with their rkeys index-aligned with the devices. The version bumps on every change. Thread-safe.
+ */
+public final class LocalDescriptorBuilder {
+
+  private final String serverName;
+  private final String transport;
+  private final List<String> deviceNames;
+  private final IntFunction<PortAttributes> ports;
+  private final MemoryRegistry memory;
+  private final AtomicLong version = new AtomicLong(1);
+
+  /**
+   * @param serverName this node's server name (also its p2p segment name)
+   * @param transport {@code soft} or {@code ibverbs}
+   * @param deviceNames local device names, by index
+   * @param ports the current port attributes of a device, by index
+   * @param memory the registered buffers
+   */
+  public LocalDescriptorBuilder(String serverName, String transport, List<String> deviceNames,
+      IntFunction<PortAttributes> ports, MemoryRegistry memory) {
+    this.serverName = serverName;
+    this.transport = transport;
+    this.deviceNames = List.copyOf(deviceNames);
+    this.ports = ports;
+    this.memory = memory;
+  }
+
+  /** Records a change (registration, port state): the next descriptor has a higher version. */
+  public void changed() {
+    version.incrementAndGet();
+  }
+
+  /** @return the descriptor as of now */
+  public SegmentDescriptor build() {
+    SegmentDescriptor.Builder b = SegmentDescriptor.newBuilder().setName(serverName).setServerName(serverName)
+        .setTransport(transport).setVersion(version.get());
+    for (int i = 0; i < deviceNames.size(); i++) {
+      DeviceDesc.Builder d = DeviceDesc.newBuilder().setName(deviceNames.get(i));
+      try {
+        PortAttributes p = ports.apply(i);
+        d.setGid(ByteString.copyFrom(p.gid().toBytes())).setLid(p.lid()).setMtu(p.activeMtu())
+            .setActive(p.state() == PortState.ACTIVE);
+      } catch (RuntimeException e) {
+        d.setActive(false);
+      }
+      b.addDevices(d);
+    }
+    for (LocalBuffer buf : memory.snapshot()) {
+      BufferDesc.Builder d = BufferDesc.newBuilder().setLocation(buf.location()).setAddress(buf.address())
+          .setLength(buf.length()).setAccess(AccessFlags.ALL_REMOTE);
+      for (int i = 0; i < buf.deviceCount(); i++) {
+        d.addRkeys(buf.rkey(i));
+      }
+      b.addBuffers(d);
+    }
+    return b.build();
+  }
+}
