@@ -1,0 +1,71 @@
+package io.vte.engine.impl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.testkit.Await;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SegmentCacheTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(5);
+  private final List<Promise<SegmentDescriptor>> lookups = new ArrayList<>();
+  private final SegmentCache cache = new SegmentCache(name -> {
+    Promise<SegmentDescriptor> p = Promise.promise();
+    lookups.add(p);
+    return p.future();
+  });
+
+  private static SegmentDescriptor d(long version) {
+    return SegmentDescriptor.newBuilder().setName("s").setServerName("h:1").setVersion(version).build();
+  }
+
+  @Test
+  void concurrentOpensShareOneLookupAndTheResultIsCached() {
+    Future<PeerSegment> a = cache.open("s");
+    Future<PeerSegment> b = cache.open("s");
+    assertEquals(1, lookups.size());
+    lookups.get(0).complete(d(1));
+    assertSame(Await.result(a, WAIT), Await.result(b, WAIT));
+    assertSame(Await.result(a, WAIT), Await.result(cache.open("s"), WAIT));
+    assertEquals(1, lookups.size());
+  }
+
+  @Test
+  void failuresAreNotCached() {
+    Future<PeerSegment> a = cache.open("s");
+    lookups.get(0).fail(new VteException(ErrorCode.SEGMENT_NOT_FOUND, "no s"));
+    assertEquals(ErrorCode.SEGMENT_NOT_FOUND, ((VteException) Await.failure(a, WAIT)).code());
+    cache.open("s");
+    assertEquals(2, lookups.size());
+  }
+
+  @Test
+  void refreshReplacesOnlyTheStaleSegmentOnce() {
+    Future<PeerSegment> first = cache.open("s");
+    lookups.get(0).complete(d(1));
+    PeerSegment v1 = Await.result(first, WAIT);
+    Future<PeerSegment> r1 = cache.refresh(v1);
+    Future<PeerSegment> r2 = cache.refresh(v1);
+    assertEquals(2, lookups.size(), "two refreshes of the same stale segment share one lookup");
+    lookups.get(1).complete(d(2));
+    PeerSegment v2 = Await.result(r1, WAIT);
+    assertSame(v2, Await.result(r2, WAIT));
+    assertEquals(2, v2.version());
+    assertSame(v2, Await.result(cache.refresh(v1), WAIT), "a refresh of an older segment returns the newer one");
+    assertEquals(2, lookups.size());
+    assertNotSame(v1, v2);
+    cache.invalidate("s");
+    cache.open("s");
+    assertEquals(3, lookups.size());
+  }
+}
