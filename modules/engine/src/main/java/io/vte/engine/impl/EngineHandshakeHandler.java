@@ -1,0 +1,80 @@
+package io.vte.engine.impl;
+
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vte.api.ErrorCode;
+import io.vte.api.Notification;
+import io.vte.api.VteException;
+import io.vte.engine.impl.owner.PassiveConnectHandler;
+import io.vte.handshake.HandshakeHandler;
+import io.vte.handshake.proto.ConnectReply;
+import io.vte.handshake.proto.ConnectRequest;
+import io.vte.handshake.proto.ConnectStatus;
+import io.vte.handshake.proto.GetSegmentRequest;
+import io.vte.handshake.proto.NotifyReply;
+import io.vte.handshake.proto.NotifyRequest;
+import io.vte.handshake.proto.SegmentDescriptor;
+
+/**
+ * Answers the engine's handshake service: Connect goes to the owner layer, GetSegment returns this
+ * node's descriptor, Notify goes to the notification dispatcher. The server starts before the local
+ * devices open (their NIC paths need its server name), so the parts are bound once ready; until then
+ * Connect is refused with UNKNOWN_DEVICE and GetSegment with SEGMENT_NOT_FOUND.
+ */
+public final class EngineHandshakeHandler implements HandshakeHandler {
+
+  private volatile PassiveConnectHandler passive;
+  private volatile LocalDescriptorBuilder descriptor;
+  private volatile NotificationDispatcher notifications;
+  private volatile boolean closing;
+
+  /**
+   * @param passive the owner layer's passive side
+   * @param descriptor this node's descriptor
+   * @param notifications incoming notification ordering
+   */
+  public void bind(PassiveConnectHandler passive, LocalDescriptorBuilder descriptor,
+      NotificationDispatcher notifications) {
+    this.descriptor = descriptor;
+    this.notifications = notifications;
+    this.passive = passive;
+  }
+
+  /** Refuses new connects from now on (engine closing). */
+  public void closing() {
+    closing = true;
+  }
+
+  @Override
+  public Future<ConnectReply> connect(ConnectRequest request) {
+    PassiveConnectHandler p = passive;
+    if (closing || p == null) {
+      return Future.succeededFuture(ConnectReply.newBuilder()
+          .setStatus(closing ? ConnectStatus.SHUTTING_DOWN : ConnectStatus.UNKNOWN_DEVICE)
+          .setReason(closing ? "engine is closing" : "engine is starting: no device is open yet").build());
+    }
+    return p.connect(request);
+  }
+
+  @Override
+  public Future<SegmentDescriptor> getSegment(GetSegmentRequest request) {
+    LocalDescriptorBuilder d = descriptor;
+    if (d == null) {
+      return Future.failedFuture(new VteException(ErrorCode.SEGMENT_NOT_FOUND, "engine is starting"));
+    }
+    SegmentDescriptor local = d.build();
+    if (!request.getName().isEmpty() && !request.getName().equals(local.getName())) {
+      return Future.failedFuture(new VteException(ErrorCode.SEGMENT_NOT_FOUND,
+          "this node serves segment '" + local.getName() + "', not '" + request.getName() + "'"));
+    }
+    return Future.succeededFuture(local);
+  }
+
+  @Override
+  public Future<NotifyReply> notify(NotifyRequest request) {
+    NotificationDispatcher n = notifications;
+    boolean accepted = n != null && !closing && n.accept(new Notification(request.getFrom(), request.getTopic(),
+        Buffer.buffer(request.getPayload().toByteArray()), request.getSequence()));
+    return Future.succeededFuture(NotifyReply.newBuilder().setAccepted(accepted).build());
+  }
+}

@@ -1,0 +1,438 @@
+package io.vte.engine.impl;
+
+import com.google.protobuf.ByteString;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.micrometer.backends.BackendRegistries;
+import io.vte.api.EngineOptions;
+import io.vte.api.ErrorCode;
+import io.vte.api.Notification;
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.SegmentHandle;
+import io.vte.api.TaskState;
+import io.vte.api.TaskStatus;
+import io.vte.api.TransferBatch;
+import io.vte.api.TransferEngine;
+import io.vte.api.TransferOptions;
+import io.vte.api.TransferRequest;
+import io.vte.api.VteException;
+import io.vte.engine.impl.owner.LocalContext;
+import io.vte.engine.impl.owner.NanoClock;
+import io.vte.engine.impl.owner.OwnerConfig;
+import io.vte.engine.impl.owner.OwnerRouter;
+import io.vte.engine.impl.owner.PassiveConnectHandler;
+import io.vte.handshake.HandshakeClientOptions;
+import io.vte.handshake.HandshakeClientPool;
+import io.vte.handshake.HandshakeServer;
+import io.vte.handshake.HandshakeServerOptions;
+import io.vte.handshake.proto.NotifyRequest;
+import io.vte.metadata.MetadataOptions;
+import io.vte.metadata.MetadataStore;
+import io.vte.metadata.MetadataStores;
+import io.vte.verbs.DirectMemory;
+import io.vte.verbs.MemoryRegion;
+import io.vte.verbs.VerbsContext;
+import io.vte.verbs.VerbsException;
+import io.vte.verbs.VerbsProvider;
+import io.vte.verbs.VerbsProviders;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The engine: wires the verbs provider, the owner layer (one {@link LocalContext} per device), the
+ * handshake service and client, the metadata store and the data path ({@link TransferSubmitter}) behind
+ * the public {@link TransferEngine} API. {@link #start} opens everything in order and closes what it
+ * opened when a step fails; {@link #close} releases everything in reverse order.
+ */
+public final class TransferEngineImpl implements TransferEngine {
+
+  /** Largest notification payload. */
+  public static final int MAX_NOTIFICATION_BYTES = 64 * 1024;
+
+  private final Vertx vertx;
+  private final EngineOptions options;
+  private final EngineHandshakeHandler handshakeHandler = new EngineHandshakeHandler();
+  private final EngineCounters counters = new EngineCounters();
+  private final BatchIdTable batchIds = new BatchIdTable();
+  private final List<LocalContext> contexts = new ArrayList<>();
+  private final Map<String, Future<Void>> notifyTails = new ConcurrentHashMap<>();
+  private VerbsProvider provider;
+  private HandshakeServer server;
+  private HandshakeClientPool clients;
+  private MetadataStore metadata;
+  private MemoryRegistry memory;
+  private LocalDescriptorBuilder descriptor;
+  private SegmentCache segments;
+  private RailSelector rails;
+  private TransferSubmitter submitter;
+  private NotificationDispatcher notifications;
+  private List<Meter> meters = List.of();
+  private MeterRegistry meterRegistry;
+  private volatile boolean closed;
+  private Future<Void> closing;
+
+  private TransferEngineImpl(Vertx vertx, EngineOptions options) {
+    this.vertx = vertx;
+    this.options = options;
+  }
+
+  /**
+   * Creates and starts an engine.
+   *
+   * @param vertx the Vert.x instance
+   * @param options validated options
+   * @return the running engine, or a typed failure after everything opened so far was closed
+   */
+  public static Future<TransferEngine> start(Vertx vertx, EngineOptions options) {
+    TransferEngineImpl engine = new TransferEngineImpl(vertx, options);
+    return engine.open().<TransferEngine>map(engine)
+        .recover(e -> engine.close().transform(ignored -> Future.failedFuture(e)));
+  }
+
+  private Future<Void> open() {
+    try {
+      options.validate();
+      provider = VerbsProviders.create(options.getTransport(), Map.of("devices", options.getDevices()));
+      if (!provider.isAvailable()) {
+        throw new VteException(ErrorCode.DEVICE_UNAVAILABLE, "verbs provider '" + options.getTransport()
+            + "' is unavailable (" + provider.unavailabilityCause() + "); use transport 'soft' on hosts without RDMA");
+      }
+      clients = HandshakeClientPool.create(vertx, HandshakeClientOptions.fromJson(clientJson()));
+      return HandshakeServer.start(vertx, HandshakeServerOptions.fromJson(serverJson()), handshakeHandler)
+          .compose(s -> {
+            server = s;
+            return openContexts(deviceNamesToOpen(), 0);
+          })
+          .compose(v -> startMetadata())
+          .compose(v -> {
+            wireDataPath();
+            return metadata.publish(descriptor.build());
+          });
+    } catch (VerbsException e) {
+      return Future.failedFuture(new VteException(ErrorCode.DEVICE_UNAVAILABLE, e.getMessage(), e));
+    } catch (VteException e) {
+      return Future.failedFuture(e);
+    }
+  }
+
+  private JsonObject serverJson() {
+    JsonObject json = new JsonObject().put("host", options.getRpcHost()).put("port", options.getRpcPort());
+    if (options.getAuth() != null) {
+      json.put("auth", options.getAuth());
+    }
+    if (options.getTls() != null) {
+      json.put("tls", options.getTls());
+    }
+    return json;
+  }
+
+  private JsonObject clientJson() {
+    JsonObject json = new JsonObject().put("defaultDeadlineMs", options.getHandshakeDeadline().toMillis());
+    if (options.getAuth() != null) {
+      json.put("auth", options.getAuth());
+    }
+    if (options.getTls() != null) {
+      json.put("tls", options.getTls());
+    }
+    return json;
+  }
+
+  /** Device names from the options when they name provider devices, else every device the provider made. */
+  private List<String> deviceNamesToOpen() {
+    List<String> available = new ArrayList<>();
+    provider.devices().forEach(d -> available.add(d.name()));
+    if (available.containsAll(options.getDevices())) {
+      return options.getDevices();
+    }
+    if (available.isEmpty()) {
+      throw new VteException(ErrorCode.DEVICE_UNAVAILABLE, "provider '" + options.getTransport()
+          + "' has no device for " + options.getDevices());
+    }
+    return available;
+  }
+
+  private Future<Void> openContexts(List<String> names, int index) {
+    if (index == names.size()) {
+      return Future.succeededFuture();
+    }
+    VerbsContext device;
+    try {
+      device = provider.open(names.get(index));
+    } catch (VerbsException e) {
+      return Future.failedFuture(new VteException(ErrorCode.DEVICE_UNAVAILABLE,
+          "cannot open device '" + names.get(index) + "': " + e.getMessage(), e));
+    }
+    return LocalContext.open(vertx, device, ownerConfig(), server.serverName(), clients::connect, NanoClock.SYSTEM)
+        .compose(ctx -> {
+          contexts.add(ctx);
+          return openContexts(names, index + 1);
+        });
+  }
+
+  private OwnerConfig ownerConfig() {
+    OwnerConfig d = OwnerConfig.defaults();
+    return new OwnerConfig(options.getWorkersPerContext(), options.getCqSize(), options.getMaxOutstandingPerQp(),
+        d.qpsPerEndpoint(), options.getHandshakeDeadline(), options.getEndpointCacheSize(), d.port(),
+        qpTimeoutExponent(options.getQpTimeout()), options.getQpRetryCount(), d.qpRnrRetry(), d.pollBatchSize(),
+        d.commandDrainLimit(), d.idleBackoffMin(), d.idleBackoffMax(), d.flushDeadline());
+  }
+
+  /** ibverbs encodes the ACK timeout as 4.096 us x 2^t. */
+  static int qpTimeoutExponent(Duration timeout) {
+    long units = Math.max(1, timeout.toNanos() / 4096);
+    int t = 64 - Long.numberOfLeadingZeros(units - 1);
+    return Math.min(31, Math.max(1, t));
+  }
+
+  private Future<Void> startMetadata() {
+    MetadataOptions mo = new MetadataOptions().setSegmentFetcher(clients::getSegment)
+        .setCallDeadline(options.getHandshakeDeadline());
+    try {
+      metadata = MetadataStores.create(vertx, options.getMetadataUri(), mo);
+    } catch (VteException e) {
+      return Future.failedFuture(e);
+    }
+    return metadata.start();
+  }
+
+  private void wireDataPath() {
+    List<String> names = new ArrayList<>();
+    contexts.forEach(c -> names.add(c.deviceName()));
+    memory = new MemoryRegistry(new ContextMemory(), this::descriptorChanged);
+    descriptor = new LocalDescriptorBuilder(server.serverName(), options.getTransport(), names,
+        i -> contexts.get(i).portAttributes(), memory);
+    segments = new SegmentCache(metadata::lookup);
+    metadata.setInvalidationHandler(segments::invalidate);
+    rails = new RailSelector(names, 3, options.getRailHoldDown().toNanos(), System::nanoTime);
+    submitter = new TransferSubmitter(vertx, memory, segments, rails, new TransferTracker.Services(
+        new Slicer(options.getSliceSize()), new OwnerRouter(contexts), options.getRetryCount(), counters));
+    notifications = new NotificationDispatcher(vertx.getOrCreateContext(), 1024, options.getHandshakeDeadline().toMillis());
+    for (int i = 0; i < contexts.size(); i++) {
+      int index = i;
+      contexts.get(i).addPortListener((device, port, active) -> {
+        rails.setLocalPortUp(index, active);
+        descriptorChanged();
+      });
+    }
+    handshakeHandler.bind(new PassiveConnectHandler(contexts), descriptor, notifications);
+    meterRegistry = BackendRegistries.getDefaultNow();
+    if (meterRegistry != null) {
+      meters = counters.bindTo(meterRegistry, server.serverName());
+    }
+  }
+
+  private void descriptorChanged() {
+    LocalDescriptorBuilder d = descriptor;
+    if (d != null && !closed) {
+      d.changed();
+      metadata.publish(d.build());
+    }
+  }
+
+  /** Registers memory on every opened context, by device index. */
+  private final class ContextMemory implements DeviceMemory {
+    @Override
+    public int deviceCount() {
+      return contexts.size();
+    }
+
+    @Override
+    public MemoryRegion register(int deviceIndex, long address, long length, int accessFlags) {
+      return contexts.get(deviceIndex).registerMemory(address, length, accessFlags);
+    }
+
+    @Override
+    public void deregister(int deviceIndex, MemoryRegion region) {
+      contexts.get(deviceIndex).deregisterMemory(region);
+    }
+  }
+
+  @Override
+  public String serverName() {
+    return server.serverName();
+  }
+
+  /** @return the engine-layer counters */
+  public EngineCounters counters() {
+    return counters;
+  }
+
+  /** @return the local contexts (one per device), for diagnostics and fault-injection tests */
+  public List<LocalContext> contexts() {
+    return List.copyOf(contexts);
+  }
+
+  @Override
+  public Future<RegisteredBuffer> register(ByteBuffer buffer, String location) {
+    if (buffer == null || !buffer.isDirect()) {
+      return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT,
+          "memory must be off-heap: got " + (buffer == null ? "null" : "a heap ByteBuffer of " + buffer.capacity() + " bytes")));
+    }
+    return register(DirectMemory.address(buffer), buffer.capacity(), location);
+  }
+
+  @Override
+  public Future<RegisteredBuffer> register(long address, long length, String location) {
+    if (closed) {
+      return closedFailure();
+    }
+    return vertx.executeBlocking(() -> memory.register(address, length, location), false);
+  }
+
+  @Override
+  public Future<Void> unregister(RegisteredBuffer buffer) {
+    if (closed) {
+      return closedFailure();
+    }
+    return vertx.executeBlocking(() -> {
+      memory.unregister(buffer);
+      return null;
+    }, false);
+  }
+
+  @Override
+  public Future<SegmentHandle> openSegment(String name) {
+    if (closed) {
+      return closedFailure();
+    }
+    if (name == null || name.isBlank()) {
+      return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, "segment name is blank: '" + name + "'"));
+    }
+    return segments.open(name).map(s -> s);
+  }
+
+  @Override
+  public TransferBatch submit(List<TransferRequest> requests, TransferOptions transferOptions) {
+    return submitter.submit(requests, transferOptions);
+  }
+
+  @Override
+  public long allocateBatch(int capacity) {
+    if (closed) {
+      throw new VteException(ErrorCode.ENGINE_CLOSED, "engine is closed");
+    }
+    return batchIds.allocate(capacity);
+  }
+
+  @Override
+  public Future<Void> submit(long batchId, List<TransferRequest> requests) {
+    return batchIds.submit(batchId, requests, r -> submitter.submit(r, new TransferOptions()));
+  }
+
+  @Override
+  public TaskStatus status(long batchId, int taskIndex) {
+    return batchIds.status(batchId, taskIndex);
+  }
+
+  @Override
+  public TaskState batchStatus(long batchId) {
+    return batchIds.batchStatus(batchId);
+  }
+
+  @Override
+  public void freeBatch(long batchId) {
+    batchIds.free(batchId);
+  }
+
+  @Override
+  public Future<Void> notify(String segmentOrServer, String topic, Buffer payload) {
+    if (closed) {
+      return closedFailure();
+    }
+    if (payload == null || payload.length() > MAX_NOTIFICATION_BYTES || topic == null) {
+      return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, "notification topic must be set and payload "
+          + "at most " + MAX_NOTIFICATION_BYTES + " bytes, got topic " + topic + ", payload "
+          + (payload == null ? "null" : payload.length() + " bytes")));
+    }
+    byte[] bytes = payload.getBytes();
+    return openSegment(segmentOrServer).compose(seg -> {
+      String peer = seg.serverName();
+      Promise<Void> sent = Promise.promise();
+      // One notification in flight per peer keeps them in order; the receiver re-orders as a safety net.
+      notifyTails.compute(peer, (k, tail) -> {
+        Future<Void> previous = tail == null ? Future.succeededFuture() : tail.transform(ar -> Future.succeededFuture());
+        Future<Void> next = previous.compose(v -> send(peer, topic, bytes));
+        next.onComplete(sent);
+        return next;
+      });
+      return sent.future();
+    });
+  }
+
+  private Future<Void> send(String peer, String topic, byte[] payload) {
+    NotifyRequest request = NotifyRequest.newBuilder().setFrom(server.serverName()).setTopic(topic)
+        .setPayload(ByteString.copyFrom(payload)).setSequence(notifications.nextSequence(peer)).build();
+    return clients.notify(peer, request, options.getHandshakeDeadline()).compose(reply -> reply.getAccepted()
+        ? Future.succeededFuture()
+        : Future.failedFuture(new VteException(ErrorCode.PROTOCOL_ERROR, "peer " + peer
+            + " refused notification " + request.getSequence() + " on topic '" + topic + "'")));
+  }
+
+  @Override
+  public TransferEngine notificationHandler(Handler<Notification> handler) {
+    notifications.handler(handler);
+    return this;
+  }
+
+  @Override
+  public synchronized Future<Void> close() {
+    if (closing != null) {
+      return closing;
+    }
+    closed = true;
+    handshakeHandler.closing();
+    if (submitter != null) {
+      submitter.close();
+    }
+    if (notifications != null) {
+      notifications.close();
+    }
+    if (meterRegistry != null) {
+      meters.forEach(meterRegistry::remove);
+    }
+    Future<Void> f = Future.succeededFuture();
+    if (metadata != null) {
+      MetadataStore m = metadata;
+      String name = server.serverName();
+      f = f.transform(v -> m.unpublish(name)).transform(v -> m.close());
+    }
+    if (server != null) {
+      f = f.transform(v -> server.close());
+    }
+    f = f.transform(v -> {
+      if (memory != null) {
+        memory.clear();
+      }
+      List<Future<Void>> closes = new ArrayList<>();
+      contexts.forEach(c -> closes.add(c.close()));
+      return Future.join(closes).<Void>mapEmpty();
+    });
+    if (clients != null) {
+      f = f.transform(v -> clients.close());
+    }
+    closing = f.transform(v -> {
+      if (segments != null) {
+        segments.clear();
+      }
+      if (provider != null) {
+        provider.close();
+      }
+      return Future.<Void>succeededFuture();
+    });
+    return closing;
+  }
+
+  private static <T> Future<T> closedFailure() {
+    return Future.failedFuture(new VteException(ErrorCode.ENGINE_CLOSED, "engine is closed"));
+  }
+}
