@@ -222,6 +222,10 @@ public final class LocalContext {
     portListeners.add(listener);
   }
 
+  Owner owner(int index) {
+    return owners[index];
+  }
+
   Owner ownerOf(Rail rail) {
     return owners[ownerIndex(rail.peerServerName(), rail.peerDeviceName(), owners.length)];
   }

@@ -37,8 +37,10 @@ final class FakeVerbs {
   /** A device with one port whose state the test flips. */
   static final class Device implements VerbsContext {
     final String name;
-    final List<Qp> qps = new ArrayList<>();
-    final List<Cq> cqs = new ArrayList<>();
+    final List<Qp> qps = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<Cq> cqs = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** When set, the "NIC" completes every WR successfully as it is posted (on the poster's thread). */
+    volatile boolean autoComplete;
     PortState portState = PortState.ACTIVE;
     boolean closed;
 
@@ -140,6 +142,7 @@ final class FakeVerbs {
     @Override
     public QueuePair createQp(QpInitAttributes attributes) {
       Qp qp = new Qp((Cq) attributes.sendCq(), attributes.maxSendWr());
+      qp.autoComplete = device.autoComplete;
       device.qps.add(qp);
       return qp;
     }
@@ -159,6 +162,8 @@ final class FakeVerbs {
     int maxUnpolled;
     boolean overflowed;
     int notifyRequests;
+    boolean armed;
+    CompletionNotificationHandler handler;
     boolean closed;
 
     Cq(int capacity) {
@@ -175,6 +180,10 @@ final class FakeVerbs {
 
     void push(long wrId, WcStatus status, int qpNum) {
       entries.add(new long[] {wrId, status.code(), qpNum});
+      if (armed && handler != null) {
+        armed = false;
+        handler.onCompletion(this);
+      }
     }
 
     @Override
@@ -195,11 +204,14 @@ final class FakeVerbs {
     }
 
     @Override
-    public void setNotificationHandler(CompletionNotificationHandler handler) {}
+    public void setNotificationHandler(CompletionNotificationHandler handler) {
+      this.handler = handler;
+    }
 
     @Override
     public int requestNotify() {
       notifyRequests++;
+      armed = true;
       return PostStatus.OK;
     }
 
@@ -221,6 +233,7 @@ final class FakeVerbs {
     RtsAttributes rts;
     int pathMtu;
     boolean flushOnError = true;
+    boolean autoComplete;
     boolean closed;
     int maxOutstanding;
 
@@ -300,6 +313,9 @@ final class FakeVerbs {
         cq.posted();
       }
       batch.setBadIndex(-1);
+      if (autoComplete) {
+        complete(Integer.MAX_VALUE, WcStatus.SUCCESS);
+      }
       return PostStatus.OK;
     }
 
