@@ -1,0 +1,87 @@
+package io.vte.verbs.soft;
+
+/**
+ * Injects failures into the open devices of a {@link SoftVerbsProvider}, for tests and the CLI. Every
+ * method names the device; an unknown or closed device is a {@code VerbsException} (NO_DEVICE).
+ */
+public final class SoftFaultInjector {
+
+  private final SoftVerbsProvider provider;
+
+  SoftFaultInjector(SoftVerbsProvider provider) {
+    this.provider = provider;
+  }
+
+  /**
+   * Port down: all traffic through it stops (connections close, new ones are refused), PORT_ERR is raised;
+   * outstanding work requests time out as RETRY_EXC_ERR unless the port returns in time.
+   *
+   * @param device device name
+   * @param port port number (1)
+   */
+  public void portDown(String device, int port) {
+    provider.openDevice(device).portDown(port);
+  }
+
+  /**
+   * Port up again: PORT_ACTIVE is raised, QPs reconnect when they have work.
+   *
+   * @param device device name
+   * @param port port number (1)
+   */
+  public void portUp(String device, int port) {
+    provider.openDevice(device).portUp(port);
+  }
+
+  /**
+   * Drops a fraction of the frames the device sends (requests and responses), chosen by a seeded
+   * generator; the requester's timeout and go-back-N retransmission recover or fail the work.
+   *
+   * @param device device name
+   * @param fraction 0..1
+   * @param seed generator seed
+   */
+  public void dropFrames(String device, double fraction, long seed) {
+    provider.openDevice(device).setFrameFaults(fraction, 0, 0, seed);
+  }
+
+  /**
+   * Delays a fraction of the frames the device sends; a held frame also holds those behind it.
+   *
+   * @param device device name
+   * @param fraction 0..1
+   * @param delayNanos how long each picked frame waits
+   * @param seed generator seed
+   */
+  public void delayFrames(String device, double fraction, long delayNanos, long seed) {
+    provider.openDevice(device).setFrameFaults(0, fraction, delayNanos, seed);
+  }
+
+  /**
+   * Stops dropping and delaying frames of the device.
+   *
+   * @param device device name
+   */
+  public void clearFrameFaults(String device) {
+    provider.openDevice(device).clearFrameFaults();
+  }
+
+  /**
+   * Kills the device: every QP goes to ERR and flushes, the port goes down, DEVICE_FATAL is raised.
+   *
+   * @param device device name
+   */
+  public void killDevice(String device) {
+    provider.openDevice(device).kill();
+  }
+
+  /**
+   * Forces a QP into ERR as a fatal hardware error would, raising QP_FATAL.
+   *
+   * @param device device name
+   * @param qpNum the QP number
+   */
+  public void forceQpError(String device, int qpNum) {
+    provider.openDevice(device).forceQpError(qpNum);
+  }
+}

@@ -1,0 +1,377 @@
+package io.vte.verbs.soft.impl;
+
+import io.vte.verbs.DirectMemory;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+/**
+ * One TCP connection of the soft NIC, driven only by its NIC thread: frames in (header into a small
+ * receive buffer; payload copied from there or read straight from the socket into the target memory) and
+ * frames out (headers and small payloads staged in a send buffer, large payloads written straight from
+ * their memory with a gathering write). What the frames mean is up to its {@link Handler}.
+ */
+final class Connection {
+
+  /** The role-specific logic on top of a connection (requester, responder, or HELLO acceptor). */
+  interface Handler {
+
+    /**
+     * A header arrived. A frame with a payload must call {@link #expectPayload(long, int)} (address 0
+     * discards it).
+     *
+     * @return false on a protocol error: the connection closes
+     */
+    boolean onHeader(Connection c, FrameHeader h);
+
+    /** The current frame's payload is in place. */
+    void onPayloadDone(Connection c, FrameHeader h);
+
+    /** @return true when the handler can take another frame now (else reading pauses) */
+    boolean canReceive();
+
+    /** Appends frames with {@link #append} until it has nothing more or {@code append} returns false. */
+    void fillTx(Connection c);
+
+    /** The connection closed (by either side, or by an error). */
+    void onClosed(Connection c);
+  }
+
+  static final int BUFFER_BYTES = 64 * 1024;
+  private static final int SMALL_PAYLOAD = 16 * 1024;
+  private static final int DIRECT_READ_MIN = 16 * 1024;
+  private static final int READS_PER_WAKEUP = 32;
+  private static final int HEADER = 0;
+  private static final int PAYLOAD = 1;
+  private static final int DIRECT = 2;
+
+  private final Nic nic;
+  private final SocketChannel channel;
+  private final SelectionKey key;
+  private Handler handler;
+  private boolean connected;
+  private boolean closed;
+  private int interest;
+  private boolean readPaused;
+
+  private final ByteBuffer rx = ByteBuffer.allocateDirect(BUFFER_BYTES);
+  private final long rxAddress = DirectMemory.address(rx);
+  private final FrameHeader header = new FrameHeader();
+  private int rxConsumed;
+  private int readState = HEADER;
+  private long payloadAddress;
+  private long payloadRemaining;
+  private ByteBuffer payloadView;
+
+  private final ByteBuffer tx = ByteBuffer.allocateDirect(BUFFER_BYTES);
+  private final long txAddress = DirectMemory.address(tx);
+  private final ByteBuffer[] gather = new ByteBuffer[2];
+  private ByteBuffer bigPayload;
+  private boolean draining;
+
+  private Connection(Nic nic, SocketChannel channel, Handler handler, boolean connected, int ops)
+      throws IOException {
+    this.nic = nic;
+    this.channel = channel;
+    this.handler = handler;
+    this.connected = connected;
+    this.interest = ops;
+    this.key = channel.register(nic.selector(), ops, this);
+  }
+
+  /** Wraps an accepted channel (NIC thread). */
+  static Connection accepted(Nic nic, SocketChannel channel, Handler handler) throws IOException {
+    configure(channel, nic.socketBufferBytes());
+    return new Connection(nic, channel, handler, true, SelectionKey.OP_READ);
+  }
+
+  /**
+   * Starts a non-blocking connect from {@code local} (port 0) to {@code remote} (NIC thread). The caller
+   * calls {@link #pumpTx()} once it has stored the connection (the connect may already be complete).
+   */
+  static Connection connect(Nic nic, InetSocketAddress local, InetSocketAddress remote, Handler handler)
+      throws IOException {
+    SocketChannel ch = SocketChannel.open();
+    try {
+      configure(ch, nic.socketBufferBytes());
+      ch.bind(local);
+      boolean done = ch.connect(remote);
+      return new Connection(nic, ch, handler, done, done ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT);
+    } catch (IOException | RuntimeException e) {
+      ch.close();
+      throw e;
+    }
+  }
+
+  private static void configure(SocketChannel ch, int bufferBytes) throws IOException {
+    ch.configureBlocking(false);
+    ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+    if (bufferBytes > 0) {
+      ch.setOption(StandardSocketOptions.SO_SNDBUF, bufferBytes);
+      ch.setOption(StandardSocketOptions.SO_RCVBUF, bufferBytes);
+    }
+  }
+
+  void setHandler(Handler handler) {
+    this.handler = handler;
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  boolean isConnected() {
+    return connected && !closed;
+  }
+
+  /** Dispatches the selector's ready operations (NIC thread). */
+  void onSelected(int readyOps) {
+    try {
+      if ((readyOps & SelectionKey.OP_CONNECT) != 0) {
+        channel.finishConnect();
+        connected = true;
+        setInterest(SelectionKey.OP_READ);
+        pumpTx();
+      }
+      if (!closed && (readyOps & SelectionKey.OP_READ) != 0) {
+        onReadable();
+      }
+      // frames just read may have produced responses or freed send credits: send in the same wake-up
+      if (!closed) {
+        pumpTx();
+      }
+    } catch (IOException | RuntimeException e) {
+      nic.device().logConnectionFailure(this, e);
+      close();
+    }
+  }
+
+  // ---- receive ----
+
+  /**
+   * Sets where the current frame's payload goes.
+   *
+   * @param address target address, or 0 to discard the payload
+   * @param length payload length (unsigned)
+   */
+  void expectPayload(long address, int length) {
+    payloadAddress = address;
+    payloadRemaining = length & 0xffffffffL;
+    readState = PAYLOAD;
+  }
+
+  private void onReadable() throws IOException {
+    int reads = 0;
+    while (!closed && !readPaused) {
+      if (readState == DIRECT) {
+        if (channel.read(payloadView) < 0) {
+          close();
+          return;
+        }
+        if (payloadView.hasRemaining()) {
+          return;
+        }
+        payloadView = null;
+        finishPayload();
+        continue;
+      }
+      int available = rx.position() - rxConsumed;
+      if (readState == HEADER && available >= FrameHeader.SIZE) {
+        if (!handler.canReceive()) {
+          pauseReading();
+          return;
+        }
+        if (!header.decode(rx, rxConsumed)) {
+          protocolError("bad magic");
+          return;
+        }
+        rxConsumed += FrameHeader.SIZE;
+        if (!handler.onHeader(this, header)) {
+          protocolError("rejected " + describe(header));
+          return;
+        }
+        if (readState == PAYLOAD && payloadRemaining == 0) {
+          finishPayload();
+        }
+        continue;
+      }
+      if (readState == PAYLOAD) {
+        if (available > 0) {
+          int n = (int) Math.min(available, payloadRemaining);
+          if (payloadAddress != 0) {
+            DirectMemory.copy(rxAddress + rxConsumed, payloadAddress, n);
+            payloadAddress += n;
+          }
+          rxConsumed += n;
+          payloadRemaining -= n;
+          if (payloadRemaining == 0) {
+            finishPayload();
+          }
+          continue;
+        }
+        if (payloadAddress != 0 && payloadRemaining >= DIRECT_READ_MIN) {
+          payloadView = DirectMemory.wrap(payloadAddress, (int) payloadRemaining);
+          readState = DIRECT;
+          continue;
+        }
+      }
+      if (reads++ == READS_PER_WAKEUP) {
+        return; // level-triggered: the selector calls again while bytes wait in the socket
+      }
+      if (rxConsumed == rx.position()) {
+        rx.clear();
+        rxConsumed = 0;
+      } else if (rx.capacity() - rx.position() < FrameHeader.SIZE) {
+        rx.limit(rx.position()).position(rxConsumed);
+        rx.compact();
+        rxConsumed = 0;
+      }
+      int n = channel.read(rx);
+      if (n < 0) {
+        close();
+        return;
+      }
+      if (n == 0) {
+        return;
+      }
+    }
+  }
+
+  private void finishPayload() {
+    readState = HEADER;
+    handler.onPayloadDone(this, header);
+  }
+
+  private void pauseReading() {
+    readPaused = true;
+    setInterest(interest & ~SelectionKey.OP_READ);
+  }
+
+  /** Resumes reading after {@link Handler#canReceive()} said no, processing buffered frames (NIC thread). */
+  void resumeReading() {
+    if (readPaused && !closed) {
+      readPaused = false;
+      setInterest(interest | SelectionKey.OP_READ);
+      try {
+        onReadable();
+      } catch (IOException | RuntimeException e) {
+        nic.device().logConnectionFailure(this, e);
+        close();
+      }
+    }
+  }
+
+  private void protocolError(String what) {
+    nic.device().logProtocolError(this, what);
+    close();
+  }
+
+  // ---- send ----
+
+  /**
+   * Appends one frame (NIC thread, from {@link Handler#fillTx}).
+   *
+   * @param payloadAddress source of the payload (ignored when {@code payloadLength} is 0)
+   * @param payloadLength payload bytes that follow the header
+   * @return false when there is no room now; the handler is asked again once the buffer drains
+   */
+  boolean append(int opcode, int status, int qpn, int seq, int rkey, long raddr, int length, int imm,
+      long payloadAddress, int payloadLength) {
+    if (draining || bigPayload != null || tx.remaining() < FrameHeader.SIZE) {
+      return false;
+    }
+    if (payloadLength <= SMALL_PAYLOAD) {
+      if (tx.remaining() < FrameHeader.SIZE + payloadLength) {
+        return false;
+      }
+      FrameHeader.encode(tx, opcode, status, qpn, seq, rkey, raddr, length, imm);
+      if (payloadLength > 0) {
+        DirectMemory.copy(payloadAddress, txAddress + tx.position(), payloadLength);
+        tx.position(tx.position() + payloadLength);
+      }
+      return true;
+    }
+    FrameHeader.encode(tx, opcode, status, qpn, seq, rkey, raddr, length, imm);
+    bigPayload = DirectMemory.wrap(payloadAddress, payloadLength);
+    return true;
+  }
+
+  /** Writes what the handler has to send until the socket is full (NIC thread). */
+  void pumpTx() {
+    try {
+      while (connected && !closed) {
+        if (!draining) {
+          handler.fillTx(this);
+          if (tx.position() == 0 && bigPayload == null) {
+            setInterest(interest & ~SelectionKey.OP_WRITE);
+            return;
+          }
+          tx.flip();
+          draining = true;
+        }
+        boolean done;
+        if (bigPayload != null) {
+          gather[0] = tx;
+          gather[1] = bigPayload;
+          channel.write(gather);
+          done = !tx.hasRemaining() && !bigPayload.hasRemaining();
+        } else {
+          channel.write(tx);
+          done = !tx.hasRemaining();
+        }
+        if (!done) {
+          setInterest(interest | SelectionKey.OP_WRITE);
+          return;
+        }
+        tx.clear();
+        bigPayload = null;
+        gather[1] = null;
+        draining = false;
+      }
+    } catch (IOException | RuntimeException e) {
+      nic.device().logConnectionFailure(this, e);
+      close();
+    }
+  }
+
+  private void setInterest(int ops) {
+    if (ops != interest && key.isValid()) {
+      interest = ops;
+      key.interestOps(ops);
+    }
+  }
+
+  /** Closes the socket and tells the handler, once (NIC thread). */
+  void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    key.cancel();
+    try {
+      channel.close();
+    } catch (IOException ignored) {
+      // closing: nothing left to do with the socket
+    }
+    payloadView = null;
+    bigPayload = null;
+    gather[1] = null;
+    handler.onClosed(this);
+  }
+
+  static String describe(FrameHeader h) {
+    return "frame[op=" + h.opcode + " qpn=" + h.qpn + " seq=" + h.seq + " len=" + (h.length & 0xffffffffL) + "]";
+  }
+
+  @Override
+  public String toString() {
+    try {
+      return "conn[" + channel.getLocalAddress() + "->" + channel.getRemoteAddress() + "]";
+    } catch (IOException | RuntimeException e) {
+      return "conn[closed]";
+    }
+  }
+}

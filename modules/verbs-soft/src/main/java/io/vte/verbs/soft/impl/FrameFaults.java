@@ -1,0 +1,47 @@
+package io.vte.verbs.soft.impl;
+
+import java.util.SplittableRandom;
+
+/**
+ * Injected frame faults of one device: drop or delay a fraction of the frames it sends, decided by a
+ * seeded generator so a run is reproducible. Configured from any thread; consulted on the NIC thread.
+ */
+final class FrameFaults {
+
+  private record Settings(double dropFraction, double delayFraction, long delayNanos, long seed) {}
+
+  private static final Settings NONE = new Settings(0, 0, 0, 0);
+
+  private volatile Settings settings = NONE;
+  private Settings seen = NONE;
+  private SplittableRandom random = new SplittableRandom(0);
+
+  /** Sets the fractions (0..1) and the delay; a new seed restarts the sequence. */
+  void set(double dropFraction, double delayFraction, long delayNanos, long seed) {
+    settings = new Settings(dropFraction, delayFraction, delayNanos, seed);
+  }
+
+  void clear() {
+    settings = NONE;
+  }
+
+  /** @return true when the next frame should be dropped (NIC thread) */
+  boolean drop() {
+    Settings s = settings;
+    return s.dropFraction > 0 && sync(s).nextDouble() < s.dropFraction;
+  }
+
+  /** @return how long to hold the next frame, 0 for not at all (NIC thread) */
+  long delayNanos() {
+    Settings s = settings;
+    return s.delayFraction > 0 && sync(s).nextDouble() < s.delayFraction ? s.delayNanos : 0;
+  }
+
+  private SplittableRandom sync(Settings s) {
+    if (s != seen) {
+      seen = s;
+      random = new SplittableRandom(s.seed);
+    }
+    return random;
+  }
+}

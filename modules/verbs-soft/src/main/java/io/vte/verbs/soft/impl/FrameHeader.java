@@ -1,0 +1,92 @@
+package io.vte.verbs.soft.impl;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The fixed 32-byte header that starts every soft-verbs frame on the wire, as a reusable mutable holder
+ * (one per connection, so decoding allocates nothing).
+ *
+ * <p>Layout, big-endian: {@code magic u8 @0}, {@code opcode u8 @1}, {@code status u16 @2},
+ * {@code qpn u32 @4} (destination QP), {@code seq u32 @8}, {@code rkey u32 @12}, {@code raddr u64 @16},
+ * {@code length u32 @24} (payload bytes that follow), {@code imm u32 @28}.
+ */
+final class FrameHeader {
+
+  /** Header size in bytes. */
+  static final int SIZE = 32;
+  /** First byte of every frame; anything else is a protocol error. */
+  static final byte MAGIC = (byte) 0x5E;
+  /** Protocol version carried by HELLO in {@code raddr}. */
+  static final long VERSION = 1;
+
+  /** Requester opens a connection to a QP: qpn = target QP, rkey = source QP, raddr = version. */
+  static final int HELLO = 1;
+  /** RDMA WRITE request; payload follows. */
+  static final int WRITE = 2;
+  /** RDMA WRITE with immediate; payload follows; consumes a RECV. */
+  static final int WRITE_IMM = 3;
+  /** SEND request; payload follows; consumes a RECV. */
+  static final int SEND = 4;
+  /** SEND with immediate; payload follows; consumes a RECV. */
+  static final int SEND_IMM = 5;
+  /** RDMA READ request; no payload. */
+  static final int READ_REQ = 6;
+  /** Positive acknowledgement of request {@code seq}. */
+  static final int ACK = 16;
+  /** Negative acknowledgement of request {@code seq}; {@code status} is a WcStatus code or {@link #RNR}. */
+  static final int NAK = 17;
+  /** Response to READ_REQ {@code seq}; payload follows. */
+  static final int READ_RESP = 18;
+  /** NAK status meaning receiver-not-ready (no RECV posted). */
+  static final int RNR = 0xffff;
+
+  int opcode;
+  int status;
+  int qpn;
+  int seq;
+  int rkey;
+  long raddr;
+  int length;
+  int imm;
+
+  /**
+   * Decodes a header at an absolute index.
+   *
+   * @return false when the magic byte is wrong
+   */
+  boolean decode(ByteBuffer buf, int at) {
+    if (buf.get(at) != MAGIC) {
+      return false;
+    }
+    opcode = buf.get(at + 1) & 0xff;
+    status = buf.getShort(at + 2) & 0xffff;
+    qpn = buf.getInt(at + 4);
+    seq = buf.getInt(at + 8);
+    rkey = buf.getInt(at + 12);
+    raddr = buf.getLong(at + 16);
+    length = buf.getInt(at + 24);
+    imm = buf.getInt(at + 28);
+    return true;
+  }
+
+  /** Encodes a header at the buffer's position and advances it. */
+  static void encode(ByteBuffer buf, int opcode, int status, int qpn, int seq, int rkey, long raddr,
+      int length, int imm) {
+    int at = buf.position();
+    buf.put(at, MAGIC);
+    buf.put(at + 1, (byte) opcode);
+    buf.putShort(at + 2, (short) status);
+    buf.putInt(at + 4, qpn);
+    buf.putInt(at + 8, seq);
+    buf.putInt(at + 12, rkey);
+    buf.putLong(at + 16, raddr);
+    buf.putInt(at + 24, length);
+    buf.putInt(at + 28, imm);
+    buf.position(at + SIZE);
+  }
+
+  /** @return true for request opcodes that carry a payload */
+  static boolean requestHasPayload(int opcode) {
+    return opcode == WRITE || opcode == WRITE_IMM || opcode == SEND || opcode == SEND_IMM;
+  }
+}

@@ -1,0 +1,48 @@
+package io.vte.verbs.soft.impl;
+
+/**
+ * Handler of a freshly accepted connection: the first frame must be a HELLO naming an existing QP in
+ * RTR/RTS whose peer is the sender; the connection is then handed to that QP's {@link Responder}.
+ * Anything else closes the connection. Stateless: one per device.
+ */
+final class HelloAcceptor implements Connection.Handler {
+
+  private final SoftDevice device;
+
+  HelloAcceptor(SoftDevice device) {
+    this.device = device;
+  }
+
+  @Override
+  public boolean onHeader(Connection c, FrameHeader h) {
+    if (h.opcode != FrameHeader.HELLO || h.raddr != FrameHeader.VERSION || h.length != 0) {
+      return false;
+    }
+    SoftQp qp = device.qp(h.qpn);
+    if (qp == null || !qp.responder.accepts(h.rkey)) {
+      return false;
+    }
+    qp.responder.attach(c);
+    return true;
+  }
+
+  @Override
+  public void onPayloadDone(Connection c, FrameHeader h) {
+    // HELLO has no payload
+  }
+
+  @Override
+  public boolean canReceive() {
+    return true;
+  }
+
+  @Override
+  public void fillTx(Connection c) {
+    // nothing to send before the HELLO
+  }
+
+  @Override
+  public void onClosed(Connection c) {
+    // nothing attached yet
+  }
+}

@@ -1,0 +1,246 @@
+package io.vte.verbs.soft.impl;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * The soft HCA's engine: one thread per device running a selector loop. It accepts connections,
+ * moves frames, runs scheduled QPs and commands handed over by other threads (non-blocking hand-off with
+ * one wake-up only when it sleeps), checks QP timers, and delivers async events outside any lock.
+ */
+final class Nic implements Runnable {
+
+  private static final long MAX_TIMER_GAP_NANOS = 100_000_000L;
+
+  private final SoftDevice device;
+  private final Selector selector;
+  private final ServerSocketChannel server;
+  private final int socketBufferBytes;
+  private final Thread thread;
+  private final HelloAcceptor acceptor;
+  private final ConcurrentLinkedQueue<Object> inbox = new ConcurrentLinkedQueue<>();
+  private final ArrayList<SoftQp> qps = new ArrayList<>();
+  private volatile boolean sleeping;
+  private volatile boolean stopping;
+  private long nextTimer;
+
+  Nic(SoftDevice device, InetSocketAddress bind, int socketBufferBytes) throws IOException {
+    this.device = device;
+    this.socketBufferBytes = socketBufferBytes;
+    this.acceptor = new HelloAcceptor(device);
+    this.selector = Selector.open();
+    ServerSocketChannel s = null;
+    try {
+      s = ServerSocketChannel.open();
+      s.bind(bind, 256);
+      s.configureBlocking(false);
+      s.register(selector, SelectionKey.OP_ACCEPT, this);
+    } catch (IOException | RuntimeException e) {
+      if (s != null) {
+        s.close();
+      }
+      selector.close();
+      throw e;
+    }
+    this.server = s;
+    this.thread = new Thread(this, "vte-soft-nic-" + device.deviceName());
+    thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  SoftDevice device() {
+    return device;
+  }
+
+  Selector selector() {
+    return selector;
+  }
+
+  int socketBufferBytes() {
+    return socketBufferBytes;
+  }
+
+  /** @return the TCP port the device listens on (its LID) */
+  int listenPort() {
+    return server.socket().getLocalPort();
+  }
+
+  boolean inNicThread() {
+    return Thread.currentThread() == thread;
+  }
+
+  /** Has the NIC service a QP soon (any thread; at most one pending entry per QP). */
+  void schedule(SoftQp qp) {
+    if (qp.scheduled.compareAndSet(false, true)) {
+      inbox.offer(qp);
+      wake();
+    }
+  }
+
+  /** Runs a command on the NIC thread (any thread). */
+  void execute(Runnable command) {
+    inbox.offer(command);
+    wake();
+  }
+
+  /** Wakes the NIC if it sleeps in select (any thread). */
+  void wake() {
+    if (sleeping) {
+      selector.wakeup();
+    }
+  }
+
+  /** Asks for a timer check no later than {@code when} (NIC thread). */
+  void wantTimerAt(long when) {
+    if (when - nextTimer < 0) {
+      nextTimer = when;
+    }
+  }
+
+  /** Stops the thread and waits for it to release every socket (control plane). */
+  void stop() {
+    stopping = true;
+    selector.wakeup();
+    if (!inNicThread()) {
+      try {
+        thread.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Override
+  public void run() {
+    nextTimer = System.nanoTime() + MAX_TIMER_GAP_NANOS;
+    try {
+      while (!stopping) {
+        drainInbox();
+        device.deliverEvents();
+        long now = System.nanoTime();
+        if (now - nextTimer >= 0) {
+          scanTimers(now);
+        }
+        sleeping = true;
+        if (!inbox.isEmpty() || device.hasPendingEvents() || stopping) {
+          sleeping = false;
+          selector.selectNow(this::onKey);
+          continue;
+        }
+        long waitMillis = Math.max(1, (nextTimer - now + 999_999) / 1_000_000);
+        selector.select(this::onKey, waitMillis);
+        sleeping = false;
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      device.logNicFailure(e);
+    } finally {
+      shutdown();
+    }
+  }
+
+  private void drainInbox() {
+    long now = System.nanoTime();
+    Object o;
+    int budget = 4096;
+    while (budget-- > 0 && (o = inbox.poll()) != null) {
+      if (o instanceof SoftQp) {
+        SoftQp qp = (SoftQp) o;
+        qp.scheduled.set(false);
+        serviceQp(qp, now);
+      } else {
+        ((Runnable) o).run();
+      }
+    }
+  }
+
+  private void serviceQp(SoftQp qp, long now) {
+    qp.service(now);
+    if (qp.isClosed()) {
+      qps.remove(qp);
+    } else if (!qps.contains(qp)) {
+      qps.add(qp);
+    }
+  }
+
+  private void scanTimers(long now) {
+    long next = now + MAX_TIMER_GAP_NANOS;
+    for (int i = 0; i < qps.size(); i++) {
+      long t = qps.get(i).requester.onTimer(now);
+      if (t - next < 0) {
+        next = t;
+      }
+    }
+    nextTimer = next;
+  }
+
+  private void onKey(SelectionKey key) {
+    Object a = key.attachment();
+    if (a == this) {
+      acceptAll();
+    } else if (key.isValid()) {
+      ((Connection) a).onSelected(key.readyOps());
+    }
+  }
+
+  private void acceptAll() {
+    try {
+      SocketChannel ch;
+      while ((ch = server.accept()) != null) {
+        if (!device.acceptsTraffic()) {
+          ch.close();
+          continue;
+        }
+        try {
+          Connection.accepted(this, ch, acceptor);
+        } catch (IOException | RuntimeException e) {
+          ch.close();
+          device.logConnectionFailure(null, e);
+        }
+      }
+    } catch (IOException e) {
+      device.logConnectionFailure(null, e);
+    }
+  }
+
+  /** Closes every connection of the device: port down or device death (NIC thread). */
+  void closeAllConnections() {
+    for (SelectionKey k : selector.keys().toArray(new SelectionKey[0])) {
+      if (k.attachment() instanceof Connection) {
+        ((Connection) k.attachment()).close();
+      }
+    }
+  }
+
+  /** Runs every known QP once, e.g. after the port came back (NIC thread). */
+  void serviceAll() {
+    long now = System.nanoTime();
+    for (SoftQp qp : qps.toArray(new SoftQp[0])) {
+      serviceQp(qp, now);
+    }
+  }
+
+  private void shutdown() {
+    drainInbox();
+    device.deliverEvents();
+    closeAllConnections();
+    for (SoftQp qp : qps) {
+      qp.sq.free();
+    }
+    qps.clear();
+    try {
+      server.close();
+      selector.close();
+    } catch (IOException e) {
+      device.logNicFailure(e);
+    }
+  }
+}

@@ -1,0 +1,427 @@
+package io.vte.verbs.soft.impl;
+
+import io.vte.verbs.AccessFlags;
+import io.vte.verbs.PortState;
+import io.vte.verbs.QpPeer;
+import io.vte.verbs.QpState;
+import io.vte.verbs.RtsAttributes;
+import io.vte.verbs.WcOpcode;
+import io.vte.verbs.WcStatus;
+import io.vte.verbs.WrOpcode;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+
+/**
+ * The send half of a QP, run by the NIC thread: transmits the send queue in order over the QP's outbound
+ * connection, matches ACK/NAK/READ responses, retransmits (go-back-N) on timeout or RNR, and completes
+ * work requests. Sequence number of send-queue index {@code i} is {@code seqBase + i}.
+ */
+final class Requester implements Connection.Handler {
+
+  private static final long RNR_DELAY_NANOS = 1_000_000;
+  private static final int RNR_INFINITE = 7;
+
+  private final SoftQp qp;
+  private final SendQueue sq;
+  private Connection conn;
+  private boolean helloSent;
+  private long sent;
+  private long acked;
+  private int seqBase;
+  private int seenRts = 0;
+  private int seenReset = 0;
+  private int retriesLeft;
+  private int rnrLeft;
+  private boolean deadlineArmed;
+  private long ackDeadline;
+  private long resumeAt;
+  private boolean holding;
+  private long delayedIndex = -1;
+  private int localError;
+  private boolean discardingResponse;
+
+  Requester(SoftQp qp) {
+    this.qp = qp;
+    this.sq = qp.sq;
+  }
+
+  // ---- driven by the NIC ----
+
+  void service(long now) {
+    if (seenReset != qp.resetGeneration()) {
+      seenReset = qp.resetGeneration();
+      long mark = qp.resetSendMark();
+      if (acked < mark) {
+        acked = mark;
+        sq.retire(acked);
+      }
+      sent = acked;
+      localError = 0;
+      deadlineArmed = false;
+      closeConnection();
+    }
+    QpState s = qp.state();
+    if (s == QpState.ERR) {
+      flush();
+      return;
+    }
+    if (s != QpState.RTS) {
+      return;
+    }
+    if (seenRts != qp.rtsGeneration()) {
+      seenRts = qp.rtsGeneration();
+      long base = qp.rtsSendIndex();
+      seqBase = qp.rts().sqPsn() - (int) base;
+      sent = Math.max(sent, base);
+      resetRetries();
+    }
+    if (!deadlineArmed && acked < sq.posted()) {
+      armDeadline(now);
+    }
+    if (conn == null) {
+      connect();
+    } else if (conn.isConnected()) {
+      conn.pumpTx();
+    }
+  }
+
+  /**
+   * Timer check (NIC thread).
+   *
+   * @return the next time this requester wants a check, or {@code Long.MAX_VALUE}
+   */
+  long onTimer(long now) {
+    if (qp.isClosed() || qp.state() != QpState.RTS) {
+      return Long.MAX_VALUE;
+    }
+    long next = Long.MAX_VALUE;
+    if (holding) {
+      if (now - resumeAt >= 0) {
+        holding = false;
+        if (conn == null) {
+          connect();
+        } else if (conn.isConnected()) {
+          conn.pumpTx();
+        }
+      } else {
+        next = resumeAt;
+      }
+    }
+    if (deadlineArmed && acked < sq.posted() && qp.rts().timeoutNanos() > 0) {
+      if (now - ackDeadline >= 0) {
+        if (retriesLeft > 0) {
+          retriesLeft--;
+          ackDeadline = now + qp.rts().timeoutNanos();
+          rewind();
+          if (conn == null) {
+            connect();
+          } else if (conn.isConnected()) {
+            conn.pumpTx();
+          }
+        } else {
+          completeHead(WcStatus.RETRY_EXC_ERR.code());
+          fail();
+          return Long.MAX_VALUE;
+        }
+      }
+      next = Math.min(next, ackDeadline);
+    }
+    return next;
+  }
+
+  private void connect() {
+    if (qp.device.portState() != PortState.ACTIVE || qp.device.isDead()) {
+      return;
+    }
+    QpPeer peer = qp.peer();
+    try {
+      conn = Connection.connect(qp.device.nic(), qp.device.localBindAddress(),
+          new InetSocketAddress(peer.gid().toInetAddress(), peer.lid()), this);
+      conn.pumpTx();
+    } catch (IOException | RuntimeException e) {
+      qp.device.logConnectionFailure(null, e);
+      conn = null;
+    }
+  }
+
+  private void closeConnection() {
+    Connection c = conn;
+    conn = null;
+    if (c != null) {
+      c.close();
+    }
+    helloSent = false;
+  }
+
+  // ---- Connection.Handler: transmit ----
+
+  @Override
+  public void fillTx(Connection c) {
+    if (c != conn || qp.state() != QpState.RTS) {
+      return;
+    }
+    QpPeer peer = qp.peer();
+    if (!helloSent) {
+      if (!c.append(FrameHeader.HELLO, 0, peer.qpNum(), 0, qp.qpNum(), FrameHeader.VERSION, 0, 0, 0, 0)) {
+        return;
+      }
+      helloSent = true;
+    }
+    if (holding) {
+      return;
+    }
+    SoftDevice device = qp.device;
+    long posted = sq.posted();
+    while (sent < posted && localError == 0) {
+      int s = (int) (sent % sq.capacity);
+      int op = sq.opcode[s];
+      int len = sq.length[s];
+      int status = checkLocal(s, op, len);
+      if (status != 0) {
+        localError = status;
+        failLocalIfDrained();
+        return;
+      }
+      if (sent != delayedIndex) {
+        long delay = device.frameFaults().delayNanos();
+        if (delay > 0) {
+          delayedIndex = sent;
+          holding = true;
+          resumeAt = System.nanoTime() + delay;
+          device.nic().wantTimerAt(resumeAt);
+          return;
+        }
+      }
+      boolean read = op == WrOpcode.RDMA_READ;
+      if (!device.frameFaults().drop()) {
+        if (!c.append(frameOpcode(op), 0, peer.qpNum(), seqOf(sent), sq.rkey[s], sq.remoteAddress[s], len,
+            sq.imm[s], read ? 0 : sq.localAddress[s], read ? 0 : len)) {
+          return;
+        }
+      }
+      sent++;
+    }
+  }
+
+  private int checkLocal(int s, int op, int len) {
+    SoftDevice device = qp.device;
+    if (len < 0 || len > device.maxMessageBytes()) {
+      return WcStatus.LOC_LEN_ERR.code();
+    }
+    if (len == 0 || sq.isInline(s)) {
+      return 0;
+    }
+    SoftMr mr = device.mr(sq.lkey[s]);
+    int need = op == WrOpcode.RDMA_READ ? AccessFlags.LOCAL_WRITE : 0;
+    if (mr == null || !mr.permits(qp.pd, need, sq.localAddress[s], len)) {
+      return WcStatus.LOC_PROT_ERR.code();
+    }
+    return 0;
+  }
+
+  private static int frameOpcode(int op) {
+    switch (op) {
+      case WrOpcode.RDMA_WRITE: return FrameHeader.WRITE;
+      case WrOpcode.RDMA_WRITE_WITH_IMM: return FrameHeader.WRITE_IMM;
+      case WrOpcode.SEND: return FrameHeader.SEND;
+      case WrOpcode.SEND_WITH_IMM: return FrameHeader.SEND_IMM;
+      default: return FrameHeader.READ_REQ;
+    }
+  }
+
+  private int seqOf(long index) {
+    return seqBase + (int) index;
+  }
+
+  /** @return the send-queue index a sequence number names, relative to {@link #acked} */
+  private long indexOf(int seq) {
+    return acked + (seq - seqOf(acked));
+  }
+
+  // ---- Connection.Handler: receive ----
+
+  @Override
+  public boolean canReceive() {
+    return true;
+  }
+
+  @Override
+  public boolean onHeader(Connection c, FrameHeader h) {
+    if (c != conn) {
+      return false;
+    }
+    discardingResponse = false;
+    if (qp.state() != QpState.RTS) {
+      if (h.opcode == FrameHeader.READ_RESP) {
+        discardingResponse = true;
+        c.expectPayload(0, h.length);
+      }
+      return true;
+    }
+    long idx = indexOf(h.seq);
+    if (idx >= sent) {
+      return false; // a response to something never sent
+    }
+    switch (h.opcode) {
+      case FrameHeader.ACK:
+        if (idx >= acked) {
+          if (!completeUpTo(idx)) {
+            return false;
+          }
+          completeHead(WcStatus.SUCCESS.code());
+          onProgress();
+        }
+        return true;
+      case FrameHeader.NAK:
+        if (idx >= acked) {
+          if (!completeUpTo(idx)) {
+            return false;
+          }
+          onNak(h.status);
+        }
+        return true;
+      case FrameHeader.READ_RESP:
+        if (idx < acked) {
+          discardingResponse = true;
+          c.expectPayload(0, h.length);
+          return true;
+        }
+        if (!completeUpTo(idx)) {
+          return false;
+        }
+        int s = (int) (acked % sq.capacity);
+        if (sq.opcode[s] != WrOpcode.RDMA_READ || sq.length[s] != h.length) {
+          return false;
+        }
+        c.expectPayload(sq.localAddress[s], h.length);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  @Override
+  public void onPayloadDone(Connection c, FrameHeader h) {
+    if (!discardingResponse && c == conn && qp.state() == QpState.RTS) {
+      completeHead(WcStatus.SUCCESS.code());
+      onProgress();
+    }
+  }
+
+  /** Responses arrive in order: a response for {@code idx} implies success of the non-READs before it. */
+  private boolean completeUpTo(long idx) {
+    while (acked < idx) {
+      if (sq.opcode[(int) (acked % sq.capacity)] == WrOpcode.RDMA_READ) {
+        return false;
+      }
+      completeHead(WcStatus.SUCCESS.code());
+    }
+    return true;
+  }
+
+  private void onNak(int status) {
+    if (status == FrameHeader.RNR) {
+      int rnrRetry = qp.rts().rnrRetry();
+      if (rnrRetry == RNR_INFINITE || rnrLeft > 0) {
+        if (rnrRetry != RNR_INFINITE) {
+          rnrLeft--;
+        }
+        rewind();
+        holding = true;
+        resumeAt = System.nanoTime() + RNR_DELAY_NANOS;
+        ackDeadline = resumeAt + qp.rts().timeoutNanos();
+        qp.device.nic().wantTimerAt(resumeAt);
+        return;
+      }
+      completeHead(WcStatus.RNR_RETRY_EXC_ERR.code());
+    } else {
+      WcStatus st = WcStatus.of(status);
+      completeHead((st == WcStatus.SUCCESS ? WcStatus.REM_OP_ERR : st).code());
+    }
+    fail();
+  }
+
+  private void onProgress() {
+    resetRetries();
+    if (acked < sq.posted()) {
+      armDeadline(System.nanoTime());
+    } else {
+      deadlineArmed = false;
+    }
+    failLocalIfDrained();
+  }
+
+  private void resetRetries() {
+    RtsAttributes rts = qp.rts();
+    retriesLeft = Math.max(1, rts.retryCount()) - 1;
+    rnrLeft = rts.rnrRetry();
+  }
+
+  private void armDeadline(long now) {
+    deadlineArmed = true;
+    ackDeadline = now + qp.rts().timeoutNanos();
+    if (qp.rts().timeoutNanos() > 0) {
+      qp.device.nic().wantTimerAt(ackDeadline);
+    }
+  }
+
+  private void rewind() {
+    sent = acked;
+    delayedIndex = -1;
+  }
+
+  @Override
+  public void onClosed(Connection c) {
+    if (c == conn) {
+      conn = null;
+      helloSent = false;
+      rewind(); // frames in the lost stream are resent on the next connection
+    }
+  }
+
+  // ---- completions and errors ----
+
+  private void failLocalIfDrained() {
+    if (localError != 0 && acked == sent) {
+      int status = localError;
+      localError = 0;
+      completeHead(status);
+      fail();
+    }
+  }
+
+  private void completeHead(int status) {
+    int s = (int) (acked % sq.capacity);
+    if (status != 0 || sq.isSignaled(s)) {
+      int op = sq.opcode[s];
+      qp.sendCq.add(sq.wrId[s], status, WcOpcode.forWrOpcode(op), status == 0 ? sq.length[s] : 0, qp.qpNum(), 0);
+    }
+    acked++;
+    if (sent < acked) {
+      sent = acked;
+    }
+    sq.retire(acked);
+  }
+
+  /** Moves the QP to ERR and flushes everything outstanding (NIC thread). */
+  void fail() {
+    qp.enterError();
+    flush();
+    qp.responder.service();
+  }
+
+  private void flush() {
+    closeConnection();
+    long posted = sq.posted();
+    while (acked < posted) {
+      completeHead(WcStatus.WR_FLUSH_ERR.code());
+    }
+    localError = 0;
+    deadlineArmed = false;
+    holding = false;
+  }
+
+  void teardown() {
+    closeConnection();
+  }
+}

@@ -1,0 +1,265 @@
+package io.vte.verbs.soft.impl;
+
+import io.vte.verbs.AccessFlags;
+import io.vte.verbs.QpPeer;
+import io.vte.verbs.QpState;
+import io.vte.verbs.WcOpcode;
+import io.vte.verbs.WcStatus;
+
+/**
+ * The receive half of a QP, run by the NIC thread on the QP's inbound connection: executes requests in
+ * sequence order, checks every remote access (rkey, PD, bounds, permission) before touching memory,
+ * consumes RECVs for SEND and WRITE_WITH_IMM, and queues ACK/NAK/READ_RESP responses. Out-of-order frames
+ * (a gap after a drop or an RNR NAK) are discarded until the requester goes back; duplicates are re-acked
+ * (READs re-executed), as an RC responder does.
+ */
+final class Responder implements Connection.Handler {
+
+  private static final int DISCARD = 0;
+  private static final int DO_WRITE = 1;
+  private static final int DO_WRITE_IMM = 2;
+  private static final int DO_SEND = 3;
+
+  private final SoftQp qp;
+  private final ResponseQueue responses = new ResponseQueue();
+  private Connection conn;
+  private int expected;
+  private int seenRtr;
+  private int seenReset;
+  private int action;
+  private long recvIndex;
+
+  Responder(SoftQp qp) {
+    this.qp = qp;
+  }
+
+  /** Takes over an inbound connection whose HELLO named this QP (NIC thread). */
+  void attach(Connection c) {
+    if (seenRtr != qp.rtrGeneration()) {
+      seenRtr = qp.rtrGeneration();
+      expected = qp.peer().psn();
+    }
+    if (conn != null) {
+      Connection old = conn;
+      conn = null;
+      old.close();
+    }
+    responses.clear();
+    conn = c;
+    c.setHandler(this);
+  }
+
+  /** @return true when a HELLO from {@code srcQpn} may connect to this QP */
+  boolean accepts(int srcQpn) {
+    QpState s = qp.state();
+    QpPeer peer = qp.peer();
+    return !qp.isClosed() && (s == QpState.RTR || s == QpState.RTS) && peer != null && peer.qpNum() == srcQpn;
+  }
+
+  void service() {
+    if (seenReset != qp.resetGeneration()) {
+      seenReset = qp.resetGeneration();
+      long mark = qp.resetRecvMark();
+      if (qp.rq.consumed() < mark) {
+        qp.rq.consume(mark);
+      }
+      closeConnection();
+    }
+    if (qp.state() == QpState.ERR) {
+      // the inbound connection stays until the requester closes it, so a queued NAK still reaches it
+      RecvQueue rq = qp.rq;
+      long posted = rq.posted();
+      for (long i = rq.consumed(); i < posted; i++) {
+        qp.recvCq.add(rq.wrId[(int) (i % rq.capacity)], WcStatus.WR_FLUSH_ERR.code(), WcOpcode.RECV, 0, qp.qpNum(), 0);
+        rq.consume(i + 1);
+      }
+    }
+  }
+
+  private void closeConnection() {
+    Connection c = conn;
+    conn = null;
+    responses.clear();
+    if (c != null) {
+      c.close();
+    }
+  }
+
+  void teardown() {
+    closeConnection();
+  }
+
+  @Override
+  public boolean canReceive() {
+    return responses.hasRoom();
+  }
+
+  @Override
+  public boolean onHeader(Connection c, FrameHeader h) {
+    action = DISCARD;
+    int op = h.opcode;
+    boolean payload = FrameHeader.requestHasPayload(op);
+    if (c != conn || h.qpn != qp.qpNum() || (!payload && op != FrameHeader.READ_REQ)) {
+      return false;
+    }
+    long len = h.length & 0xffffffffL;
+    if (len > qp.device.maxMessageBytes()) {
+      return false; // absurd length: never trust it for framing, drop the connection
+    }
+    if (payload) {
+      c.expectPayload(0, h.length); // discard unless the request is executed below
+    }
+    QpState s = qp.state();
+    if (s != QpState.RTR && s != QpState.RTS) {
+      return true; // a QP in ERR/RESET silently drops requests
+    }
+    int diff = h.seq - expected;
+    if (diff > 0) {
+      return true; // gap: wait for the requester to go back
+    }
+    if (diff < 0) {
+      if (op == FrameHeader.READ_REQ) {
+        executeRead(h, false);
+      } else {
+        respond(FrameHeader.ACK, 0, h.seq, 0, 0);
+      }
+      return true;
+    }
+    switch (op) {
+      case FrameHeader.WRITE:
+      case FrameHeader.WRITE_IMM:
+        if (!remoteAccessOk(AccessFlags.REMOTE_WRITE, h.rkey, h.raddr, len)) {
+          nak(h.seq, WcStatus.REM_ACCESS_ERR);
+          return true;
+        }
+        if (op == FrameHeader.WRITE_IMM && !recvAvailable()) {
+          respond(FrameHeader.NAK, FrameHeader.RNR, h.seq, 0, 0);
+          return true;
+        }
+        action = op == FrameHeader.WRITE ? DO_WRITE : DO_WRITE_IMM;
+        c.expectPayload(h.raddr, h.length);
+        return true;
+      case FrameHeader.SEND:
+      case FrameHeader.SEND_IMM:
+        startSend(c, h, len);
+        return true;
+      default:
+        executeRead(h, true);
+        return true;
+    }
+  }
+
+  private void startSend(Connection c, FrameHeader h, long len) {
+    if (!recvAvailable()) {
+      respond(FrameHeader.NAK, FrameHeader.RNR, h.seq, 0, 0);
+      return;
+    }
+    RecvQueue rq = qp.rq;
+    int r = (int) (rq.consumed() % rq.capacity);
+    int recvLen = rq.length[r];
+    if (recvLen < 0 || len > recvLen) {
+      failRecv(h.seq, WcStatus.LOC_LEN_ERR, WcStatus.REM_INV_REQ_ERR);
+      return;
+    }
+    if (len > 0) {
+      SoftMr mr = qp.device.mr(rq.lkey[r]);
+      if (mr == null || !mr.permits(qp.pd, AccessFlags.LOCAL_WRITE, rq.address[r], len)) {
+        failRecv(h.seq, WcStatus.LOC_PROT_ERR, WcStatus.REM_OP_ERR);
+        return;
+      }
+    }
+    action = DO_SEND;
+    c.expectPayload(rq.address[r], h.length);
+  }
+
+  private void executeRead(FrameHeader h, boolean advance) {
+    long len = h.length & 0xffffffffL;
+    if (!remoteAccessOk(AccessFlags.REMOTE_READ, h.rkey, h.raddr, len)) {
+      if (advance) {
+        nak(h.seq, WcStatus.REM_ACCESS_ERR);
+      }
+      return;
+    }
+    respond(FrameHeader.READ_RESP, 0, h.seq, h.raddr, h.length);
+    if (advance) {
+      expected++;
+    }
+  }
+
+  @Override
+  public void onPayloadDone(Connection c, FrameHeader h) {
+    int a = action;
+    action = DISCARD;
+    if (a == DISCARD || c != conn) {
+      return;
+    }
+    if (a == DO_WRITE_IMM || a == DO_SEND) {
+      RecvQueue rq = qp.rq;
+      long i = rq.consumed();
+      int r = (int) (i % rq.capacity);
+      boolean imm = a == DO_WRITE_IMM || h.opcode == FrameHeader.SEND_IMM;
+      qp.recvCq.add(rq.wrId[r], WcStatus.SUCCESS.code(),
+          a == DO_WRITE_IMM ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, h.length, qp.qpNum(), imm ? h.imm : 0);
+      rq.consume(i + 1);
+    }
+    expected++;
+    respond(FrameHeader.ACK, 0, h.seq, 0, 0);
+  }
+
+  private boolean recvAvailable() {
+    return qp.rq.consumed() < qp.rq.posted();
+  }
+
+  private boolean remoteAccessOk(int needed, int rkey, long raddr, long len) {
+    if ((qp.accessFlags() & needed) != needed) {
+      return false;
+    }
+    SoftMr mr = qp.device.mr(rkey);
+    return mr != null && mr.permits(qp.pd, needed, raddr, len);
+  }
+
+  /** The RECV cannot take the SEND: it completes in error, the requester gets a NAK, this QP goes to ERR. */
+  private void failRecv(int seq, WcStatus recvStatus, WcStatus nakStatus) {
+    RecvQueue rq = qp.rq;
+    long i = rq.consumed();
+    qp.recvCq.add(rq.wrId[(int) (i % rq.capacity)], recvStatus.code(), WcOpcode.RECV, 0, qp.qpNum(), 0);
+    rq.consume(i + 1);
+    nak(seq, nakStatus);
+    if (qp.enterError()) {
+      qp.device.nic().schedule(qp);
+    }
+  }
+
+  private void nak(int seq, WcStatus status) {
+    respond(FrameHeader.NAK, status.code(), seq, 0, 0);
+  }
+
+  private void respond(int op, int status, int seq, long addr, int len) {
+    responses.add(op, status, seq, addr, len);
+  }
+
+  @Override
+  public void fillTx(Connection c) {
+    SoftDevice device = qp.device;
+    while (!responses.isEmpty()) {
+      int op = responses.headOpcode();
+      int len = op == FrameHeader.READ_RESP ? responses.headLength() : 0;
+      if (!device.frameFaults().drop()) {
+        if (!c.append(op, responses.headStatus(), qp.peer().qpNum(), responses.headSeq(), 0, 0, len, 0,
+            responses.headAddress(), len)) {
+          return;
+        }
+      }
+      responses.pop();
+    }
+    c.resumeReading();
+  }
+
+  @Override
+  public void onClosed(Connection c) {
+    if (c == conn) {
+      conn = null;
+      responses.clear();
+    }
+  }
+}

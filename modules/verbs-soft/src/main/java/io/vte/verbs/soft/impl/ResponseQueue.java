@@ -1,0 +1,64 @@
+package io.vte.verbs.soft.impl;
+
+/**
+ * Responses a responder still has to send (ACK, NAK, READ_RESP), in order. Bounded: when it is full the
+ * responder stops reading requests, which back-pressures the requester through TCP. NIC thread only.
+ */
+final class ResponseQueue {
+
+  static final int CAPACITY = 512;
+
+  private final int[] opcode = new int[CAPACITY];
+  private final int[] status = new int[CAPACITY];
+  private final int[] seq = new int[CAPACITY];
+  private final long[] address = new long[CAPACITY];
+  private final int[] length = new int[CAPACITY];
+  private long head;
+  private long tail;
+
+  boolean hasRoom() {
+    return tail - head < CAPACITY;
+  }
+
+  boolean isEmpty() {
+    return head == tail;
+  }
+
+  void add(int op, int st, int sequence, long addr, int len) {
+    int i = (int) (tail % CAPACITY);
+    opcode[i] = op;
+    status[i] = st;
+    seq[i] = sequence;
+    address[i] = addr;
+    length[i] = len;
+    tail++;
+  }
+
+  int headOpcode() {
+    return opcode[(int) (head % CAPACITY)];
+  }
+
+  int headStatus() {
+    return status[(int) (head % CAPACITY)];
+  }
+
+  int headSeq() {
+    return seq[(int) (head % CAPACITY)];
+  }
+
+  long headAddress() {
+    return address[(int) (head % CAPACITY)];
+  }
+
+  int headLength() {
+    return length[(int) (head % CAPACITY)];
+  }
+
+  void pop() {
+    head++;
+  }
+
+  void clear() {
+    head = tail;
+  }
+}

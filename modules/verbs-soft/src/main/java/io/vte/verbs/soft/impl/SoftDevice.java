@@ -1,0 +1,387 @@
+package io.vte.verbs.soft.impl;
+
+import io.vte.verbs.AsyncEvent;
+import io.vte.verbs.AsyncEventHandler;
+import io.vte.verbs.AsyncEventType;
+import io.vte.verbs.CompletionQueue;
+import io.vte.verbs.Gid;
+import io.vte.verbs.LinkLayer;
+import io.vte.verbs.PortAttributes;
+import io.vte.verbs.PortState;
+import io.vte.verbs.ProtectionDomain;
+import io.vte.verbs.QpState;
+import io.vte.verbs.VerbsContext;
+import io.vte.verbs.VerbsError;
+import io.vte.verbs.VerbsException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * An opened soft device: one port bound to a TCP address (GID = IPv4-mapped address, LID = listen port),
+ * its MR and QP key tables, its NIC thread and its async events. Public only so the provider and the
+ * fault injector in {@code io.vte.verbs.soft} can reach it; applications use {@link VerbsContext}.
+ */
+public final class SoftDevice implements VerbsContext {
+
+  private static final System.Logger LOG = System.getLogger(SoftDevice.class.getName());
+  /** Soft devices have exactly one port. */
+  public static final int PORT = 1;
+
+  private final String name;
+  private final InetSocketAddress localBind;
+  private final int mtu;
+  private final long maxMessageBytes;
+  private final Nic nic;
+  private final Gid gid;
+  private final int lid;
+  private final Runnable onClose;
+  private final KeyTable<SoftMr> mrs = new KeyTable<>(1 << 23);
+  private final KeyTable<SoftQp> qps = new KeyTable<>(1 << 16);
+  private final Set<SoftPd> pds = new LinkedHashSet<>();
+  private final Set<SoftCq> cqs = new LinkedHashSet<>();
+  private final ConcurrentLinkedQueue<AsyncEvent> events = new ConcurrentLinkedQueue<>();
+  private final FrameFaults frameFaults = new FrameFaults();
+  private volatile AsyncEventHandler eventHandler;
+  private volatile PortState portState = PortState.ACTIVE;
+  private volatile boolean dead;
+  private volatile boolean closed;
+
+  /**
+   * Opens a device: binds its listener and starts its NIC thread.
+   *
+   * @param name device name
+   * @param host bind address (its GID)
+   * @param port TCP port (its LID); 0 picks a free one
+   * @param mtu active MTU reported by the port
+   * @param maxMessageBytes largest message accepted, in bytes
+   * @param socketBufferBytes socket send/receive buffer size, 0 for the OS default
+   * @param onClose called once when the device closes
+   * @return the open device
+   * @throws VerbsException {@link VerbsError#IO_ERROR} naming the address when binding fails
+   */
+  public static SoftDevice open(String name, InetAddress host, int port, int mtu, long maxMessageBytes,
+      int socketBufferBytes, Runnable onClose) {
+    try {
+      return new SoftDevice(name, host, port, mtu, maxMessageBytes, socketBufferBytes, onClose);
+    } catch (IOException e) {
+      throw new VerbsException(VerbsError.IO_ERROR,
+          "cannot bind soft device " + name + " to " + host.getHostAddress() + ":" + port + ": " + e.getMessage(), e);
+    }
+  }
+
+  private SoftDevice(String name, InetAddress host, int port, int mtu, long maxMessageBytes,
+      int socketBufferBytes, Runnable onClose) throws IOException {
+    this.name = name;
+    this.mtu = mtu;
+    this.maxMessageBytes = maxMessageBytes;
+    this.onClose = onClose;
+    this.localBind = new InetSocketAddress(host, 0);
+    this.nic = new Nic(this, new InetSocketAddress(host, port), socketBufferBytes);
+    this.lid = nic.listenPort();
+    this.gid = Gid.fromInetAddress(host);
+    nic.start();
+  }
+
+  @Override
+  public String deviceName() {
+    return name;
+  }
+
+  @Override
+  public String providerName() {
+    return "soft";
+  }
+
+  @Override
+  public int portCount() {
+    return 1;
+  }
+
+  @Override
+  public PortAttributes queryPort(int port) {
+    requirePort(port);
+    return new PortAttributes(PORT, portState, mtu, lid, gid, 0, LinkLayer.ETHERNET);
+  }
+
+  @Override
+  public synchronized ProtectionDomain allocPd() {
+    requireUsable();
+    SoftPd pd = new SoftPd(this);
+    pds.add(pd);
+    return pd;
+  }
+
+  @Override
+  public synchronized CompletionQueue createCq(int capacity) {
+    requireUsable();
+    if (capacity < 1 || capacity > 1 << 22) {
+      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "CQ capacity must be 1..4194304, got " + capacity);
+    }
+    SoftCq cq = new SoftCq(this, capacity);
+    cqs.add(cq);
+    return cq;
+  }
+
+  @Override
+  public void setAsyncEventHandler(AsyncEventHandler handler) {
+    this.eventHandler = handler;
+  }
+
+  // ---- fault injection (any thread) ----
+
+  /**
+   * Takes the port down: every connection through it closes, new ones are refused, PORT_ERR is raised.
+   *
+   * @param port the port number (1)
+   */
+  public void portDown(int port) {
+    requirePort(port);
+    nic.execute(() -> {
+      if (portState == PortState.ACTIVE) {
+        portState = PortState.DOWN;
+        nic.closeAllConnections();
+        raise(AsyncEvent.port(name, AsyncEventType.PORT_ERR, PORT));
+      }
+    });
+  }
+
+  /**
+   * Brings the port back: traffic may flow again, PORT_ACTIVE is raised.
+   *
+   * @param port the port number (1)
+   */
+  public void portUp(int port) {
+    requirePort(port);
+    nic.execute(() -> {
+      if (portState == PortState.DOWN && !dead) {
+        portState = PortState.ACTIVE;
+        raise(AsyncEvent.port(name, AsyncEventType.PORT_ACTIVE, PORT));
+        nic.serviceAll();
+      }
+    });
+  }
+
+  /**
+   * Drops and delays a fraction of the frames this device sends.
+   *
+   * @param dropFraction fraction of frames dropped, 0..1
+   * @param delayFraction fraction of frames held back, 0..1
+   * @param delayNanos how long a held frame (and those behind it on its connection) waits
+   * @param seed seed of the generator that picks the frames
+   */
+  public void setFrameFaults(double dropFraction, double delayFraction, long delayNanos, long seed) {
+    if (!(dropFraction >= 0 && dropFraction <= 1) || !(delayFraction >= 0 && delayFraction <= 1) || delayNanos < 0) {
+      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "fault fractions must be 0..1 and the delay >= 0, got drop="
+          + dropFraction + " delay=" + delayFraction + " delayNanos=" + delayNanos);
+    }
+    frameFaults.set(dropFraction, delayFraction, delayNanos, seed);
+  }
+
+  /** Stops dropping and delaying frames. */
+  public void clearFrameFaults() {
+    frameFaults.clear();
+  }
+
+  /** Kills the device: port down for good, every QP to ERR (flushing), DEVICE_FATAL raised. */
+  public void kill() {
+    nic.execute(() -> {
+      if (dead) {
+        return;
+      }
+      dead = true;
+      portState = PortState.DOWN;
+      nic.closeAllConnections();
+      for (SoftQp qp : liveQps()) {
+        qp.enterError();
+        nic.schedule(qp);
+      }
+      raise(new AsyncEvent(AsyncEventType.DEVICE_FATAL, name, -1, -1, null));
+    });
+  }
+
+  /**
+   * Forces a QP into ERR as a fatal error would: its work flushes and QP_FATAL is raised.
+   *
+   * @param qpNum the QP number
+   * @throws VerbsException {@link VerbsError#INVALID_ARGUMENT} for an unknown QP number
+   */
+  public void forceQpError(int qpNum) {
+    SoftQp qp = qps.get(qpNum);
+    if (qp == null) {
+      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "no QP " + qpNum + " on " + name);
+    }
+    nic.execute(() -> {
+      if (qp.enterError()) {
+        nic.schedule(qp);
+        raise(AsyncEvent.qp(name, AsyncEventType.QP_FATAL, qpNum));
+      }
+    });
+  }
+
+  // ---- internals ----
+
+  Nic nic() {
+    return nic;
+  }
+
+  FrameFaults frameFaults() {
+    return frameFaults;
+  }
+
+  KeyTable<SoftMr> mrTable() {
+    return mrs;
+  }
+
+  KeyTable<SoftQp> qpTable() {
+    return qps;
+  }
+
+  SoftMr mr(int key) {
+    return mrs.get(key);
+  }
+
+  SoftQp qp(int qpn) {
+    return qps.get(qpn);
+  }
+
+  long maxMessageBytes() {
+    return maxMessageBytes;
+  }
+
+  PortState portState() {
+    return portState;
+  }
+
+  boolean isDead() {
+    return dead;
+  }
+
+  boolean acceptsTraffic() {
+    return portState == PortState.ACTIVE && !dead && !closed;
+  }
+
+  InetSocketAddress localBindAddress() {
+    return localBind;
+  }
+
+  void requireOwnCq(CompletionQueue cq) {
+    if (!(cq instanceof SoftCq) || ((SoftCq) cq).device() != this) {
+      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "CQ " + cq + " does not belong to device " + name);
+    }
+  }
+
+  void requireUsable() {
+    if (closed) {
+      throw new VerbsException(VerbsError.CLOSED, "device " + name + " is closed");
+    }
+    if (dead) {
+      throw new VerbsException(VerbsError.IO_ERROR, "device " + name + " is dead (DEVICE_FATAL); close it");
+    }
+  }
+
+  private void requirePort(int port) {
+    if (port != PORT) {
+      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "port " + port + " does not exist on " + name + " (ports: 1)");
+    }
+  }
+
+  private synchronized List<SoftQp> liveQps() {
+    List<SoftQp> list = new ArrayList<>();
+    for (SoftPd pd : pds) {
+      list.addAll(pd.qpsSnapshot());
+    }
+    return list;
+  }
+
+  /** NIC thread: a CQ overflowed. Raise CQ_ERR and move the QPs that use it to ERR. */
+  void onCqOverflow(SoftCq cq) {
+    raise(new AsyncEvent(AsyncEventType.CQ_ERR, name, -1, -1, cq));
+    for (SoftQp qp : liveQps()) {
+      if ((qp.sendCq == cq || qp.recvCq == cq) && qp.enterError()) {
+        nic.schedule(qp);
+      }
+    }
+  }
+
+  private void raise(AsyncEvent event) {
+    events.offer(event);
+    nic.wake();
+  }
+
+  boolean hasPendingEvents() {
+    return !events.isEmpty();
+  }
+
+  /** NIC thread: hands queued events to the handler, each exactly once, holding no lock. */
+  void deliverEvents() {
+    AsyncEvent e;
+    while ((e = events.poll()) != null) {
+      AsyncEventHandler h = eventHandler;
+      if (h != null) {
+        try {
+          h.onEvent(e);
+        } catch (RuntimeException ex) {
+          logHandlerFailure("async event handler", ex);
+        }
+      }
+    }
+  }
+
+  synchronized void forget(SoftPd pd) {
+    pds.remove(pd);
+  }
+
+  synchronized void forget(SoftCq cq) {
+    cqs.remove(cq);
+  }
+
+  @Override
+  public void close() {
+    List<AutoCloseable> toClose;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      toClose = new ArrayList<>(pds);
+      toClose.addAll(cqs);
+    }
+    for (AutoCloseable c : toClose) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        logHandlerFailure("closing " + c, e);
+      }
+    }
+    nic.stop();
+    onClose.run();
+  }
+
+  void logConnectionFailure(Connection c, Throwable e) {
+    LOG.log(Level.DEBUG, () -> name + ": connection " + c + " failed: " + e);
+  }
+
+  void logProtocolError(Connection c, String what) {
+    LOG.log(Level.WARNING, () -> name + ": protocol error on " + c + ": " + what + "; connection closed");
+  }
+
+  void logHandlerFailure(String what, Throwable e) {
+    LOG.log(Level.WARNING, name + ": " + what + " threw", e);
+  }
+
+  void logNicFailure(Throwable e) {
+    LOG.log(Level.ERROR, name + ": NIC thread failed", e);
+  }
+
+  @Override
+  public String toString() {
+    return "soft device " + name + " " + gid + " lid " + lid;
+  }
+}

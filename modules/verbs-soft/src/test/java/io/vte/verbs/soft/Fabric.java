@@ -1,0 +1,104 @@
+package io.vte.verbs.soft;
+
+import io.vte.verbs.AccessFlags;
+import io.vte.verbs.CompletionQueue;
+import io.vte.verbs.PortAttributes;
+import io.vte.verbs.ProtectionDomain;
+import io.vte.verbs.QpInitAttributes;
+import io.vte.verbs.QpPeer;
+import io.vte.verbs.QueuePair;
+import io.vte.verbs.RtsAttributes;
+import io.vte.verbs.VerbsContext;
+import io.vte.verbs.WorkCompletionBatch;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** Test helper: a soft provider with devices, PDs, CQs and connected QP pairs, plus completion waits. */
+final class Fabric implements AutoCloseable {
+
+  /** One polled completion. */
+  record Wc(long wrId, int status, int opcode, int byteLen, int qpNum, int imm) {}
+
+  /** Short timeouts so failure tests finish fast: 4.096us * 2^14 = 67 ms, 2 retries. */
+  static final RtsAttributes FAST = new RtsAttributes(0, 14, 2, 0);
+
+  final SoftVerbsProvider provider;
+  final List<VerbsContext> contexts = new ArrayList<>();
+  final List<ProtectionDomain> pds = new ArrayList<>();
+
+  Fabric(int devices) {
+    provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of());
+    for (int i = 0; i < devices; i++) {
+      VerbsContext c = provider.open("soft" + i);
+      contexts.add(c);
+      pds.add(c.allocPd());
+    }
+  }
+
+  VerbsContext ctx(int i) {
+    return contexts.get(i);
+  }
+
+  ProtectionDomain pd(int i) {
+    return pds.get(i);
+  }
+
+  QueuePair qp(int dev, CompletionQueue cq, int depth) {
+    return pd(dev).createQp(new QpInitAttributes(cq, cq, depth, depth, 64));
+  }
+
+  /** Connects two QPs to RTS with the given timeout settings. */
+  static void connect(QueuePair x, VerbsContext cx, QueuePair y, VerbsContext cy, RtsAttributes rts) {
+    PortAttributes px = cx.queryPort(1);
+    PortAttributes py = cy.queryPort(1);
+    x.toInit(1, AccessFlags.ALL_REMOTE);
+    y.toInit(1, AccessFlags.ALL_REMOTE);
+    x.toRtr(new QpPeer(y.qpNum(), py.lid(), py.gid(), 100), 4096);
+    y.toRtr(new QpPeer(x.qpNum(), px.lid(), px.gid(), 200), 4096);
+    x.toRts(new RtsAttributes(200, rts.timeout(), rts.retryCount(), rts.rnrRetry()));
+    y.toRts(new RtsAttributes(100, rts.timeout(), rts.retryCount(), rts.rnrRetry()));
+  }
+
+  /** Polls until {@code n} completions arrived (fails after the deadline). */
+  static List<Wc> await(CompletionQueue cq, int n, Duration deadline) {
+    List<Wc> out = new ArrayList<>();
+    WorkCompletionBatch b = WorkCompletionBatch.allocate(64);
+    long end = System.nanoTime() + deadline.toNanos();
+    while (out.size() < n) {
+      int k = cq.poll(b);
+      if (k < 0) {
+        throw new AssertionError("poll returned " + k + " after " + out.size() + " completions: " + out);
+      }
+      for (int i = 0; i < k; i++) {
+        out.add(new Wc(b.wrId(i), b.status(i), b.opcode(i), b.byteLen(i), b.qpNum(i), b.immData(i)));
+      }
+      if (k == 0) {
+        if (System.nanoTime() > end) {
+          throw new AssertionError("only " + out.size() + " of " + n + " completions after " + deadline + ": " + out);
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+      }
+    }
+    return out;
+  }
+
+  /** Asserts that nothing more arrives on the CQ for a short while. */
+  static void assertQuiet(CompletionQueue cq, Duration quiet) {
+    WorkCompletionBatch b = WorkCompletionBatch.allocate(16);
+    long end = System.nanoTime() + quiet.toNanos();
+    while (System.nanoTime() < end) {
+      int k = cq.poll(b);
+      if (k != 0) {
+        throw new AssertionError("unexpected completion(s): " + k + " status " + (k > 0 ? b.status(0) : k));
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+    }
+  }
+
+  @Override
+  public void close() {
+    provider.close();
+  }
+}
