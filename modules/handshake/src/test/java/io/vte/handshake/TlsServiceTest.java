@@ -1,0 +1,178 @@
+package io.vte.handshake;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.testkit.Await;
+import io.vte.testkit.BlockedThreadGuard;
+import io.vte.testkit.ResourceSnapshot;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+@ExtendWith(BlockedThreadGuard.class)
+class TlsServiceTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(15);
+  private static final Duration DEADLINE = Duration.ofSeconds(5);
+  private static final byte[] SECRET = "tls-and-auth-secret-0123456789".getBytes(StandardCharsets.UTF_8);
+
+  @TempDir
+  static Path dir;
+  private static TestCertificates certs;
+  private static TestCertificates strangerCerts;
+
+  private Vertx vertx;
+  private RecordingHandler handler;
+  private HandshakeServer server;
+
+  @BeforeAll
+  static void makeCertificates() throws Exception {
+    certs = TestCertificates.create(dir, "good");
+    strangerCerts = TestCertificates.create(dir, "stranger");
+  }
+
+  @BeforeEach
+  void start() {
+    vertx = Vertx.vertx();
+    handler = new RecordingHandler();
+    server = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions()
+        .setTls(TlsOptions.server(certs.serverKey.toString(), certs.serverCert.toString())), handler), WAIT);
+  }
+
+  @AfterEach
+  void stop() {
+    Await.result(server.close(), WAIT);
+    Await.result(vertx.close(), WAIT);
+  }
+
+  private HandshakeClientPool tlsClient(Path trust) {
+    return HandshakeClientPool.create(vertx, new HandshakeClientOptions().setTls(TlsOptions.client(trust.toString())));
+  }
+
+  private static VteException failure(Future<?> call) {
+    Throwable failure = Await.failure(call, WAIT);
+    assertTrue(failure instanceof VteException, failure::toString);
+    return (VteException) failure;
+  }
+
+  @Test
+  void tlsClientTalksToTlsServer() {
+    HandshakeClientPool pool = tlsClient(certs.caCert);
+    try {
+      assertEquals(Fixtures.acceptedReply(Fixtures.connectRequest()),
+          Await.result(pool.connect(server.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT));
+      assertEquals("s", Await.result(pool.getSegment(server.serverName(), Fixtures.segmentRequest("s"), DEADLINE), WAIT).getName());
+      assertTrue(Await.result(pool.notify(server.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted());
+      assertEquals(3, handler.received.size());
+    } finally {
+      Await.result(pool.close(), WAIT);
+    }
+  }
+
+  @Test
+  void plainClientCannotTalkToTlsServer() {
+    HandshakeClientPool plain = HandshakeClientPool.create(vertx, new HandshakeClientOptions());
+    try {
+      long start = System.nanoTime();
+      VteException e = failure(plain.connect(server.serverName(), Fixtures.connectRequest(), DEADLINE));
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
+      assertTrue(ms < DEADLINE.toMillis(), "failed before the deadline: " + ms + " ms");
+      assertTrue(handler.received.isEmpty());
+    } finally {
+      Await.result(plain.close(), WAIT);
+    }
+  }
+
+  @Test
+  void tlsClientCannotTalkToPlainServer() {
+    HandshakeServer plainServer = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions(), handler), WAIT);
+    HandshakeClientPool pool = tlsClient(certs.caCert);
+    try {
+      VteException e = failure(pool.connect(plainServer.serverName(), Fixtures.connectRequest(), DEADLINE));
+      assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
+      assertTrue(handler.received.isEmpty());
+    } finally {
+      Await.result(pool.close(), WAIT);
+      Await.result(plainServer.close(), WAIT);
+    }
+  }
+
+  @Test
+  void serverSignedByAnUntrustedCaIsRefused() {
+    HandshakeClientPool pool = tlsClient(strangerCerts.caCert);
+    try {
+      VteException e = failure(pool.connect(server.serverName(), Fixtures.connectRequest(), DEADLINE));
+      assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
+      assertTrue(handler.received.isEmpty());
+    } finally {
+      Await.result(pool.close(), WAIT);
+    }
+  }
+
+  @Test
+  void tlsWithAuth() {
+    HandshakeServer secure = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions()
+        .setTls(TlsOptions.server(certs.serverKey.toString(), certs.serverCert.toString()))
+        .setAuth(HandshakeAuth.sharedSecret("k", SECRET)), handler), WAIT);
+    HandshakeClientPool signed = HandshakeClientPool.create(vertx, new HandshakeClientOptions()
+        .setTls(TlsOptions.client(certs.caCert.toString())).setAuth(HandshakeAuth.sharedSecret("k", SECRET)));
+    HandshakeClientPool unsigned = tlsClient(certs.caCert);
+    try {
+      assertEquals("seg", Await.result(signed.getSegment(secure.serverName(), Fixtures.segmentRequest("seg"), DEADLINE), WAIT).getName());
+      VteException e = failure(unsigned.getSegment(secure.serverName(), Fixtures.segmentRequest("seg"), DEADLINE));
+      assertEquals(ErrorCode.PERMISSION_DENIED, e.code(), e.getMessage());
+      assertEquals(1, handler.received.size());
+    } finally {
+      Await.result(signed.close(), WAIT);
+      Await.result(unsigned.close(), WAIT);
+      Await.result(secure.close(), WAIT);
+    }
+  }
+
+  @Test
+  void incompleteTlsOptionsAreConfigurationErrors() {
+    VteException e = failure(HandshakeServer.start(vertx,
+        new HandshakeServerOptions().setTls(new TlsOptions().setCertPath(certs.serverCert.toString())), handler));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+    assertTrue(e.getMessage().contains("tls.keyPath"), e.getMessage());
+    e = assertThrows(VteException.class,
+        () -> HandshakeClientPool.create(vertx, new HandshakeClientOptions().setTls(new TlsOptions())));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+    e = failure(HandshakeServer.start(vertx, new HandshakeServerOptions()
+        .setTls(TlsOptions.server(dir.resolve("missing.key").toString(), certs.serverCert.toString())), handler));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code(), e.getMessage());
+  }
+
+  @Test
+  void tlsCloseReleasesEverything() {
+    Await.result(server.close(), WAIT);
+    Await.result(vertx.close(), WAIT);
+    ResourceSnapshot before = ResourceSnapshot.take();
+    Vertx v = Vertx.vertx();
+    HandshakeServer s = Await.result(HandshakeServer.start(v, new HandshakeServerOptions()
+        .setTls(TlsOptions.server(certs.serverKey.toString(), certs.serverCert.toString())), handler), WAIT);
+    HandshakeClientPool p = HandshakeClientPool.create(v, new HandshakeClientOptions().setTls(TlsOptions.client(certs.caCert.toString())));
+    for (int i = 0; i < 10; i++) {
+      Await.result(p.notify(s.serverName(), Fixtures.notifyRequest(i + 1), DEADLINE), WAIT);
+    }
+    Await.result(p.close(), WAIT);
+    Await.result(s.close(), WAIT);
+    Await.result(v.close(), WAIT);
+    ResourceSnapshot.assertNoLeaksSince(before, WAIT);
+    vertx = Vertx.vertx();
+    server = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions(), handler), WAIT);
+  }
+}
