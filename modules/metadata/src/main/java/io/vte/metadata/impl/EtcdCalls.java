@@ -1,6 +1,7 @@
 package io.vte.metadata.impl;
 
 import io.etcd.jetcd.common.exception.EtcdException;
+import io.grpc.Status;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -77,15 +78,23 @@ final class EtcdCalls {
       return new VteException(ErrorCode.METADATA_UNAVAILABLE, what + " canceled against " + endpoints, t);
     }
     String message = String.valueOf(t.getMessage());
+    if (isAuthFailure(t, message)) {
+      return new VteException(ErrorCode.PERMISSION_DENIED, what + " refused by " + endpoints + ": " + message, t);
+    }
+    return new VteException(ErrorCode.METADATA_UNAVAILABLE, what + " failed against " + endpoints + ": " + message, t);
+  }
+
+  private static boolean isAuthFailure(Throwable t, String message) {
     if (t instanceof EtcdException e) {
       var code = e.getErrorCode();
       if (code == io.etcd.jetcd.common.exception.ErrorCode.PERMISSION_DENIED
-          || code == io.etcd.jetcd.common.exception.ErrorCode.UNAUTHENTICATED
-          || message.contains("authentication failed") || message.contains("user name is empty")
-          || message.contains("invalid auth token")) {
-        return new VteException(ErrorCode.PERMISSION_DENIED, what + " refused by " + endpoints + ": " + message, t);
+          || code == io.etcd.jetcd.common.exception.ErrorCode.UNAUTHENTICATED) {
+        return true;
       }
     }
-    return new VteException(ErrorCode.METADATA_UNAVAILABLE, what + " failed against " + endpoints + ": " + message, t);
+    Status.Code grpc = Status.fromThrowable(t).getCode();
+    return grpc == Status.Code.PERMISSION_DENIED || grpc == Status.Code.UNAUTHENTICATED
+        || message.contains("authentication failed") || message.contains("user name is empty")
+        || message.contains("invalid auth token") || message.contains("permission denied");
   }
 }

@@ -9,6 +9,7 @@ import io.etcd.jetcd.common.exception.CompactedException;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
@@ -107,7 +108,11 @@ public final class EtcdMetadataStore implements MetadataStore {
       }
       state = State.STARTING;
       client = clientBuilder.build();
-      return grantLease().compose(revision -> {
+      // Reading the prefix first checks the credentials (etcd 3.4 grants leases to anyone) and gives the
+      // revision the watch starts after.
+      Future<Long> readable = calls.call("get " + segmentsPrefix, client.getKVClient().get(segmentsPrefixKey,
+          GetOption.builder().isPrefix(true).withCountOnly(true).build())).map(r -> r.getHeader().getRevision());
+      return readable.compose(revision -> grantLease().map(revision)).compose(revision -> {
         if (state != State.STARTING) {
           return Future.failedFuture(closed());
         }

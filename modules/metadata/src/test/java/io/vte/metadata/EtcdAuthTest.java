@@ -1,0 +1,89 @@
+package io.vte.metadata;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.Vertx;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.testkit.Await;
+import io.vte.testkit.BlockedThreadGuard;
+import io.vte.testkit.EtcdServer;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** User/password pass-through against an etcd with authentication enabled (etcdctl sets it up). */
+@ExtendWith(BlockedThreadGuard.class)
+class EtcdAuthTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(15);
+  private static EtcdServer etcd;
+
+  private Vertx vertx;
+
+  @BeforeAll
+  static void startEtcdWithAuth() {
+    etcd = EtcdServer.start();
+    etcd.etcdctl("user", "add", "root:rootpw");
+    etcd.etcdctl("user", "add", "vte:s3cret");
+    etcd.etcdctl("role", "add", "vte-node");
+    etcd.etcdctl("role", "grant-permission", "vte-node", "--prefix=true", "readwrite", "/vte/auth/");
+    etcd.etcdctl("user", "grant-role", "vte", "vte-node");
+    etcd.etcdctl("auth", "enable");
+  }
+
+  @AfterAll
+  static void stopEtcd() {
+    etcd.close();
+  }
+
+  @BeforeEach
+  void setUp() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterEach
+  void tearDown() {
+    Await.result(vertx.close(), WAIT);
+  }
+
+  private MetadataOptions options(String user, String password) {
+    MetadataOptions o = new MetadataOptions().setClusterPrefix("/vte/auth").setLeaseTtl(Duration.ofSeconds(3));
+    return user == null ? o : o.setEtcdUser(user).setEtcdPassword(password);
+  }
+
+  @Test
+  void rightCredentialsPublishAndLookUp() {
+    MetadataStore a = MetadataStores.create(vertx, etcd.uri(), options("vte", "s3cret"));
+    Await.result(a.start(), WAIT);
+    SegmentDescriptor d = Descriptors.sample("authed", "127.0.0.1:7301", 1, 1);
+    Await.result(a.publish(d), WAIT);
+    assertEquals(d, Await.result(a.lookup("authed"), WAIT));
+    String stored = etcd.etcdctl("--user=root:rootpw", "get", "/vte/auth/segments/authed", "--print-value-only");
+    assertTrue(stored.contains("\"name\":\"authed\""), stored);
+    Await.result(a.close(), WAIT);
+  }
+
+  @Test
+  void wrongPasswordIsPermissionDenied() {
+    MetadataStore a = MetadataStores.create(vertx, etcd.uri(), options("vte", "wrong"));
+    VteException e = assertInstanceOf(VteException.class, Await.failure(a.start(), WAIT));
+    assertEquals(ErrorCode.PERMISSION_DENIED, e.code(), e.getMessage());
+    Await.result(a.close(), WAIT);
+  }
+
+  @Test
+  void noCredentialsIsRefused() {
+    MetadataStore a = MetadataStores.create(vertx, etcd.uri(), options(null, null));
+    VteException e = assertInstanceOf(VteException.class, Await.failure(a.start(), WAIT));
+    assertEquals(ErrorCode.PERMISSION_DENIED, e.code(), e.getMessage());
+    Await.result(a.close(), WAIT);
+  }
+}
