@@ -431,6 +431,13 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 	log_line("ibv_destroy_cq ordinal=%d unacked=%u", f->ordinal, f->events_delivered - f->events_acked);
 	if (f->events_delivered != f->events_acked)
 		st.cq_destroyed_unacked++;
+	if (f->cq.channel != NULL) {
+		/* As the kernel does: events of a destroyed CQ still queued on its channel are dropped. */
+		struct fake_channel *c = (struct fake_channel *)f->cq.channel;
+		for (int i = 0; i < c->count; i++)
+			if (c->pending[(c->head + i) % MAX_QUEUE] == f)
+				c->pending[(c->head + i) % MAX_QUEUE] = NULL;
+	}
 	st.cqs[f->ordinal] = NULL;
 	st.live[K_CQ]--;
 	pthread_mutex_unlock(&lock);
@@ -448,6 +455,11 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void 
 	struct fake_cq *f = c->pending[c->head];
 	c->head = (c->head + 1) % MAX_QUEUE;
 	c->count--;
+	if (f == NULL) {
+		pthread_mutex_unlock(&lock);
+		errno = EAGAIN;
+		return -1;
+	}
 	f->events_delivered++;
 	*cq = &f->cq;
 	*cq_context = f->cq.cq_context;
