@@ -55,7 +55,8 @@ class EtcdAuthTest {
   }
 
   private MetadataOptions options(String user, String password) {
-    MetadataOptions o = new MetadataOptions().setClusterPrefix("/vte/auth").setLeaseTtl(Duration.ofSeconds(3));
+    MetadataOptions o = new MetadataOptions().setClusterPrefix("/vte/auth").setLeaseTtl(Duration.ofSeconds(3))
+        .setCallDeadline(Duration.ofSeconds(10));
     return user == null ? o : o.setEtcdUser(user).setEtcdPassword(password);
   }
 

@@ -57,7 +57,7 @@ class EtcdMetadataStoreTest {
   void setUp() {
     vertx = Vertx.vertx();
     options = new MetadataOptions().setClusterPrefix("/vte/test" + PREFIXES.incrementAndGet())
-        .setLeaseTtl(Duration.ofSeconds(3)).setCallDeadline(Duration.ofSeconds(3));
+        .setLeaseTtl(Duration.ofSeconds(3)).setCallDeadline(Duration.ofSeconds(5));
   }
 
   @AfterEach

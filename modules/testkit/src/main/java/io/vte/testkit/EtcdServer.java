@@ -25,9 +25,22 @@ import java.util.stream.Stream;
  * {@link #close()} kills the process and deletes the data directory. When the binary is missing the
  * harness fails (never skips) and says how to install it.
  *
+ * <p>With {@link #start(Tls)} the client listener speaks TLS and requires a client certificate.
+ *
  * <p>The binary is {@code /usr/bin/etcd}, or the path in system property {@code vte.etcd.binary}.
  */
 public final class EtcdServer implements AutoCloseable {
+
+  /**
+   * PEM files for a TLS client listener with client-certificate authentication.
+   *
+   * @param ca the CA that signed both certificates
+   * @param serverCert the server certificate (must name 127.0.0.1)
+   * @param serverKey the server key
+   * @param clientCert a client certificate, used by the harness's own health checks and etcdctl
+   * @param clientKey its key
+   */
+  public record Tls(Path ca, Path serverCert, Path serverKey, Path clientCert, Path clientKey) {}
 
   /** System property naming the etcd binary to use instead of {@code /usr/bin/etcd}. */
   public static final String BINARY_PROPERTY = "vte.etcd.binary";
@@ -41,16 +54,18 @@ public final class EtcdServer implements AutoCloseable {
   private final Path log;
   private final int clientPort;
   private final int peerPort;
+  private final Tls tls;
   private final Thread killOnExit;
   private Process process;
 
-  private EtcdServer(Path binary, Path dir, int clientPort, int peerPort) {
+  private EtcdServer(Path binary, Path dir, int clientPort, int peerPort, Tls tls) {
     this.binary = binary;
     this.dir = dir;
     this.dataDir = dir.resolve("data");
     this.log = dir.resolve("etcd.log");
     this.clientPort = clientPort;
     this.peerPort = peerPort;
+    this.tls = tls;
     this.killOnExit = new Thread(this::destroyForcibly, "etcd-server-kill-on-exit");
   }
 
@@ -61,6 +76,17 @@ public final class EtcdServer implements AutoCloseable {
    * @throws AssertionError when the binary is missing or the server does not become healthy in time
    */
   public static EtcdServer start() {
+    return start(null);
+  }
+
+  /**
+   * Starts a new server whose client listener uses TLS with client-certificate authentication.
+   *
+   * @param tls the PEM files, or null for plain text
+   * @return the running server
+   * @throws AssertionError when the binary is missing or the server does not become healthy in time
+   */
+  public static EtcdServer start(Tls tls) {
     Path binary = Paths.get(System.getProperty(BINARY_PROPERTY, "/usr/bin/etcd"));
     if (!Files.isExecutable(binary)) {
       throw new AssertionError("etcd binary not found at " + binary + ": run the README's test command"
@@ -69,7 +95,7 @@ public final class EtcdServer implements AutoCloseable {
     try {
       Path dir = Files.createTempDirectory("vte-etcd-");
       int[] ports = freePorts(2);
-      EtcdServer server = new EtcdServer(binary, dir, ports[0], ports[1]);
+      EtcdServer server = new EtcdServer(binary, dir, ports[0], ports[1], tls);
       Runtime.getRuntime().addShutdownHook(server.killOnExit);
       server.launch();
       return server;
@@ -78,9 +104,9 @@ public final class EtcdServer implements AutoCloseable {
     }
   }
 
-  /** @return the client endpoint, {@code http://127.0.0.1:port} */
+  /** @return the client endpoint, {@code http://127.0.0.1:port} ({@code https} with TLS) */
   public String endpoint() {
-    return "http://127.0.0.1:" + clientPort;
+    return (tls == null ? "http" : "https") + "://127.0.0.1:" + clientPort;
   }
 
   /** @return {@code 127.0.0.1:port} of the client listener, as used in {@code etcd://} URIs */
@@ -88,9 +114,9 @@ public final class EtcdServer implements AutoCloseable {
     return "127.0.0.1:" + clientPort;
   }
 
-  /** @return the metadata URI for this server, {@code etcd://127.0.0.1:port} */
+  /** @return the metadata URI for this server, {@code etcd://127.0.0.1:port} ({@code etcds} with TLS) */
   public String uri() {
-    return "etcd://" + hostPort();
+    return (tls == null ? "etcd" : "etcds") + "://" + hostPort();
   }
 
   /** @return the client port */
@@ -139,6 +165,9 @@ public final class EtcdServer implements AutoCloseable {
   public String etcdctl(String... args) {
     Path ctl = binary.resolveSibling("etcdctl");
     List<String> cmd = new java.util.ArrayList<>(List.of(ctl.toString(), "--endpoints=" + endpoint()));
+    if (tls != null) {
+      cmd.addAll(List.of("--cacert=" + tls.ca(), "--cert=" + tls.clientCert(), "--key=" + tls.clientKey()));
+    }
     cmd.addAll(List.of(args));
     try {
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
@@ -180,14 +209,19 @@ public final class EtcdServer implements AutoCloseable {
 
   private void launch() {
     String peer = "http://127.0.0.1:" + peerPort;
-    ProcessBuilder pb = new ProcessBuilder(binary.toString(),
+    List<String> cmd = new java.util.ArrayList<>(List.of(binary.toString(),
         "--name", "vte-test",
         "--data-dir", dataDir.toString(),
         "--listen-client-urls", endpoint(),
         "--advertise-client-urls", endpoint(),
         "--listen-peer-urls", peer,
         "--initial-advertise-peer-urls", peer,
-        "--initial-cluster", "vte-test=" + peer)
+        "--initial-cluster", "vte-test=" + peer));
+    if (tls != null) {
+      cmd.addAll(List.of("--cert-file", tls.serverCert().toString(), "--key-file", tls.serverKey().toString(),
+          "--trusted-ca-file", tls.ca().toString(), "--client-cert-auth"));
+    }
+    ProcessBuilder pb = new ProcessBuilder(cmd)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     try {
@@ -210,6 +244,13 @@ public final class EtcdServer implements AutoCloseable {
   }
 
   private boolean healthy(int timeoutMs) {
+    if (tls != null) {
+      try {
+        return etcdctl("endpoint", "health").contains("is healthy");
+      } catch (AssertionError notYet) {
+        return false;
+      }
+    }
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", clientPort), Math.min(timeoutMs, 1000));
       s.setSoTimeout(Math.min(timeoutMs, 2000));

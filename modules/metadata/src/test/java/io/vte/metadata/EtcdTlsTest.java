@@ -1,0 +1,80 @@
+package io.vte.metadata;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import io.vertx.core.Vertx;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.metadata.impl.TestCerts;
+import io.vte.testkit.Await;
+import io.vte.testkit.BlockedThreadGuard;
+import io.vte.testkit.EtcdServer;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** etcds:// against a real etcd serving TLS with client-certificate authentication. */
+@ExtendWith(BlockedThreadGuard.class)
+class EtcdTlsTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static TestCerts certs;
+  private static EtcdServer etcd;
+
+  private Vertx vertx;
+
+  @BeforeAll
+  static void startTlsEtcd() {
+    certs = TestCerts.create();
+    etcd = EtcdServer.start(new EtcdServer.Tls(certs.file("ca.pem"), certs.file("server.pem"),
+        certs.file("server.key"), certs.file("client.pem"), certs.file("client.key")));
+  }
+
+  @AfterAll
+  static void stopEtcd() throws Exception {
+    etcd.close();
+    certs.close();
+  }
+
+  @BeforeEach
+  void setUp() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterEach
+  void tearDown() {
+    Await.result(vertx.close(), WAIT);
+  }
+
+  private MetadataOptions tls() {
+    // A generous deadline: the first TLS handshake is slow on a loaded 2-core machine.
+    return new MetadataOptions().setClusterPrefix("/vte/tls").setLeaseTtl(Duration.ofSeconds(3))
+        .setCallDeadline(Duration.ofSeconds(10))
+        .setTlsTrustPemPath(certs.file("ca.pem").toString());
+  }
+
+  @Test
+  void trustedServerAndClientCertificatePublishAndLookUp() {
+    MetadataStore a = MetadataStores.create(vertx, etcd.uri(), tls()
+        .setTlsCertPemPath(certs.file("client.pem").toString()).setTlsKeyPemPath(certs.file("client.key").toString()));
+    Await.result(a.start(), WAIT);
+    SegmentDescriptor d = Descriptors.sample("secure", "127.0.0.1:7401", 1, 1);
+    Await.result(a.publish(d), WAIT);
+    assertEquals(d, Await.result(a.lookup("secure"), WAIT));
+    Await.result(a.close(), WAIT);
+  }
+
+  @Test
+  void withoutAClientCertificateTheStoreCannotStart() {
+    MetadataStore a = MetadataStores.create(vertx, etcd.uri(), tls().setCallDeadline(Duration.ofSeconds(2)));
+    VteException e = assertInstanceOf(VteException.class, Await.failure(a.start(), WAIT));
+    assertEquals(ErrorCode.METADATA_UNAVAILABLE, e.code(), e.getMessage());
+    Await.result(a.close(), WAIT);
+  }
+}
