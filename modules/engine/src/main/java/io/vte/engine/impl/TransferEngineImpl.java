@@ -102,7 +102,7 @@ public final class TransferEngineImpl implements TransferEngine {
   private Future<Void> open() {
     try {
       options.validate();
-      provider = VerbsProviders.create(options.getTransport(), Map.of("devices", options.getDevices()));
+      provider = VerbsProviders.create(options.getTransport(), ProviderConfig.of(options));
       if (!provider.isAvailable()) {
         throw new VteException(ErrorCode.DEVICE_UNAVAILABLE, "verbs provider '" + options.getTransport()
             + "' is unavailable (" + provider.unavailabilityCause() + "); use transport 'soft' on hosts without RDMA");
@@ -111,7 +111,7 @@ public final class TransferEngineImpl implements TransferEngine {
       return HandshakeServer.start(vertx, HandshakeServerOptions.fromJson(serverJson()), handshakeHandler)
           .compose(s -> {
             server = s;
-            return openContexts(deviceNamesToOpen(), 0);
+            return openContexts(ProviderConfig.deviceNames(options), 0);
           })
           .compose(v -> startMetadata())
           .compose(v -> {
@@ -145,20 +145,6 @@ public final class TransferEngineImpl implements TransferEngine {
       json.put("tls", options.getTls());
     }
     return json;
-  }
-
-  /** Device names from the options when they name provider devices, else every device the provider made. */
-  private List<String> deviceNamesToOpen() {
-    List<String> available = new ArrayList<>();
-    provider.devices().forEach(d -> available.add(d.name()));
-    if (available.containsAll(options.getDevices())) {
-      return options.getDevices();
-    }
-    if (available.isEmpty()) {
-      throw new VteException(ErrorCode.DEVICE_UNAVAILABLE, "provider '" + options.getTransport()
-          + "' has no device for " + options.getDevices());
-    }
-    return available;
   }
 
   private Future<Void> openContexts(List<String> names, int index) {
@@ -265,6 +251,11 @@ public final class TransferEngineImpl implements TransferEngine {
   /** @return the engine-layer counters */
   public EngineCounters counters() {
     return counters;
+  }
+
+  /** @return the verbs provider (soft verbs: its fault injector drives fault tests) */
+  public VerbsProvider provider() {
+    return provider;
   }
 
   /** @return the local contexts (one per device), for diagnostics and fault-injection tests */

@@ -24,6 +24,9 @@ public final class TransferTracker implements SliceCallback {
   /** What a tracker needs from the engine, shared by all trackers of an engine. */
   public record Services(Slicer slicer, SliceRouter router, int retryCount, EngineCounters counters) {}
 
+  /** Extra attempts of a slice whose endpoint was retired under it. */
+  static final int RETIRED_ALLOWANCE = 8;
+
   private final Services services;
   private final BatchTracker batch;
   private final TransferRequest request;
@@ -80,7 +83,7 @@ public final class TransferTracker implements SliceCallback {
     if (isAbandoned()) {
       return;
     }
-    if (SliceStatus.isRetryable(status) && slice.attempts() <= services.retryCount()) {
+    if (SliceStatus.isRetryable(status) && slice.attempts() <= retryBudget(status)) {
       if (assignRail(slice, slice.rail())) {
         services.counters().retry();
         services.router().submit(slice);
@@ -117,6 +120,14 @@ public final class TransferTracker implements SliceCallback {
   /** @return bytes moved so far */
   long bytes() {
     return bytes.get();
+  }
+
+  /**
+   * A slice flushed because its endpoint was retired for someone else's failure did nothing wrong: it
+   * gets {@link #RETIRED_ALLOWANCE} extra attempts on top of {@code retryCount} (still bounded).
+   */
+  private int retryBudget(int status) {
+    return status == SliceStatus.ENDPOINT_RETIRED ? services.retryCount() + RETIRED_ALLOWANCE : services.retryCount();
   }
 
   private boolean assignRail(Slice slice, Rail avoid) {

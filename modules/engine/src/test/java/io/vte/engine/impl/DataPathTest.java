@@ -137,6 +137,19 @@ class DataPathTest {
   }
 
   @Test
+  void slicesFlushedByARetiredEndpointGetExtraAttempts() {
+    h = new DataPathHarness(1, 1, SLICE, 2);
+    h.router.failRails(r -> true, SliceStatus.ENDPOINT_RETIRED);
+    LocalBuffer local = h.register(SLICE, 1);
+    long remote = h.peerBuffer(SLICE, 2);
+    h.publish();
+    RequestResult r = h.run(List.of(TransferRequest.write(local, 0, h.open(), remote, SLICE))).requests().get(0);
+    assertEquals(ErrorCode.TRANSFER_FAILED, r.cause().code());
+    assertTrue(r.cause().getMessage().contains("ENDPOINT_RETIRED"), r.cause().getMessage());
+    assertEquals(3 + TransferTracker.RETIRED_ALLOWANCE, h.router.routed.get(), "bounded, but beyond retryCount");
+  }
+
+  @Test
   void pausedRailsLeaveNoRail() {
     h = new DataPathHarness(1, 1, SLICE, 10);
     h.router.failRails(r -> true, WcStatus.RETRY_EXC_ERR.code());

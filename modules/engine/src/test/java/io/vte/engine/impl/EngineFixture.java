@@ -1,0 +1,100 @@
+package io.vte.engine.impl;
+
+import io.vertx.core.Vertx;
+import io.vte.api.EngineOptions;
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.TransferEngine;
+import io.vte.testkit.Await;
+import io.vte.verbs.DirectMemory;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Real engines over soft verbs for end-to-end tests, with fast fills and comparisons of native memory. */
+final class EngineFixture implements AutoCloseable {
+
+  static final Duration WAIT = Duration.ofSeconds(60);
+
+  final List<Vertx> vertxes = new ArrayList<>();
+  final List<TransferEngineImpl> engines = new ArrayList<>();
+  private final List<Long> allocations = new ArrayList<>();
+  private int next;
+
+  static EngineOptions options(String prefix, int devices, int workers) {
+    List<String> specs = new ArrayList<>();
+    for (int i = 0; i < devices; i++) {
+      specs.add(prefix + "d" + i + "@127.0.0.1");
+    }
+    return new EngineOptions().setDevices(specs).setWorkersPerContext(workers).setRpcHost("127.0.0.1")
+        .setRailHoldDown(Duration.ofMillis(500));
+  }
+
+  /** Starts an engine on its own Vert.x instance, through the public factory. */
+  TransferEngineImpl start(int devices, int workers) {
+    return start(options("e" + (next++), devices, workers));
+  }
+
+  TransferEngineImpl start(EngineOptions options) {
+    Vertx vertx = Vertx.vertx();
+    vertxes.add(vertx);
+    TransferEngineImpl engine = (TransferEngineImpl) Await.result(TransferEngine.create(vertx, options), WAIT);
+    engines.add(engine);
+    return engine;
+  }
+
+  long allocate(long length) {
+    long address = DirectMemory.allocate(length);
+    allocations.add(address);
+    return address;
+  }
+
+  RegisteredBuffer register(TransferEngine engine, long length, long seed) {
+    long address = allocate(length);
+    fill(address, length, seed);
+    return Await.result(engine.register(address, length, "cpu:0"), WAIT);
+  }
+
+  /** Fills with a seeded xorshift sequence, 8 bytes at a time. */
+  static void fill(long address, long length, long seed) {
+    long x = seed * 0x9E3779B97F4A7C15L + 1;
+    for (long off = 0; off < length; off += Integer.MAX_VALUE & ~7) {
+      int n = (int) Math.min(Integer.MAX_VALUE & ~7, length - off);
+      ByteBuffer b = DirectMemory.wrap(address + off, n).order(ByteOrder.LITTLE_ENDIAN);
+      while (b.remaining() >= 8) {
+        x ^= x << 13;
+        x ^= x >>> 7;
+        x ^= x << 17;
+        b.putLong(x);
+      }
+      while (b.hasRemaining()) {
+        b.put((byte) x);
+        x >>>= 8;
+      }
+    }
+  }
+
+  /** @return the offset of the first differing byte, or -1 when equal */
+  static long mismatch(long a, long b, long length) {
+    for (long off = 0; off < length; off += Integer.MAX_VALUE) {
+      int n = (int) Math.min(Integer.MAX_VALUE, length - off);
+      int m = DirectMemory.wrap(a + off, n).mismatch(DirectMemory.wrap(b + off, n));
+      if (m >= 0) {
+        return off + m;
+      }
+    }
+    return -1;
+  }
+
+  @Override
+  public void close() {
+    for (TransferEngineImpl e : engines) {
+      Await.result(e.close(), WAIT);
+    }
+    for (Vertx v : vertxes) {
+      Await.result(v.close(), WAIT);
+    }
+    allocations.forEach(DirectMemory::free);
+  }
+}
