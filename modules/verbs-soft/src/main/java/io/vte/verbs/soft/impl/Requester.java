@@ -392,15 +392,18 @@ final class Requester implements Connection.Handler {
 
   private void completeHead(int status) {
     int s = (int) (acked % sq.capacity);
-    if (status != 0 || sq.isSignaled(s)) {
-      int op = sq.opcode[s];
-      qp.sendCq.add(sq.wrId[s], status, WcOpcode.forWrOpcode(op), status == 0 ? sq.length[s] : 0, qp.qpNum(), 0);
-    }
+    long wrId = sq.wrId[s];
+    int op = sq.opcode[s];
+    int len = sq.length[s];
+    boolean report = status != 0 || sq.isSignaled(s);
     acked++;
     if (sent < acked) {
       sent = acked;
     }
-    sq.retire(acked);
+    sq.retire(acked); // before the completion is visible, so a poller that sees it may post again
+    if (report) {
+      qp.sendCq.add(wrId, status, WcOpcode.forWrOpcode(op), status == 0 ? len : 0, qp.qpNum(), 0);
+    }
   }
 
   /** Moves the QP to ERR and flushes everything outstanding (NIC thread). */

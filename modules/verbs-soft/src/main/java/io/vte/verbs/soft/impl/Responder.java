@@ -70,8 +70,7 @@ final class Responder implements Connection.Handler {
       RecvQueue rq = qp.rq;
       long posted = rq.posted();
       for (long i = rq.consumed(); i < posted; i++) {
-        qp.recvCq.add(rq.wrId[(int) (i % rq.capacity)], WcStatus.WR_FLUSH_ERR.code(), WcOpcode.RECV, 0, qp.qpNum(), 0);
-        rq.consume(i + 1);
+        completeRecv(WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0);
       }
     }
   }
@@ -194,16 +193,21 @@ final class Responder implements Connection.Handler {
       return;
     }
     if (a == DO_WRITE_IMM || a == DO_SEND) {
-      RecvQueue rq = qp.rq;
-      long i = rq.consumed();
-      int r = (int) (i % rq.capacity);
       boolean imm = a == DO_WRITE_IMM || h.opcode == FrameHeader.SEND_IMM;
-      qp.recvCq.add(rq.wrId[r], WcStatus.SUCCESS.code(),
-          a == DO_WRITE_IMM ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, h.length, qp.qpNum(), imm ? h.imm : 0);
-      rq.consume(i + 1);
+      completeRecv(WcStatus.SUCCESS, a == DO_WRITE_IMM ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, h.length,
+          imm ? h.imm : 0);
     }
     expected++;
     respond(FrameHeader.ACK, 0, h.seq, 0, 0);
+  }
+
+  /** Retires the oldest RECV, then reports it (so a poller that sees it can repost at once). */
+  private void completeRecv(WcStatus status, int opcode, int byteLen, int imm) {
+    RecvQueue rq = qp.rq;
+    long i = rq.consumed();
+    long wrId = rq.wrId[(int) (i % rq.capacity)];
+    rq.consume(i + 1);
+    qp.recvCq.add(wrId, status.code(), opcode, byteLen, qp.qpNum(), imm);
   }
 
   private boolean recvAvailable() {
@@ -220,10 +224,7 @@ final class Responder implements Connection.Handler {
 
   /** The RECV cannot take the SEND: it completes in error, the requester gets a NAK, this QP goes to ERR. */
   private void failRecv(int seq, WcStatus recvStatus, WcStatus nakStatus) {
-    RecvQueue rq = qp.rq;
-    long i = rq.consumed();
-    qp.recvCq.add(rq.wrId[(int) (i % rq.capacity)], recvStatus.code(), WcOpcode.RECV, 0, qp.qpNum(), 0);
-    rq.consume(i + 1);
+    completeRecv(recvStatus, WcOpcode.RECV, 0, 0);
     nak(seq, nakStatus);
     if (qp.enterError()) {
       qp.device.nic().schedule(qp);
