@@ -1,0 +1,101 @@
+package io.vte.engine.impl;
+
+import static io.vte.engine.impl.EngineFixture.WAIT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.Future;
+import io.vte.api.BatchResult;
+import io.vte.api.EngineOptions;
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.SegmentHandle;
+import io.vte.api.TransferOptions;
+import io.vte.api.TransferRequest;
+import io.vte.engine.impl.owner.LocalContext;
+import io.vte.testkit.Await;
+import io.vte.testkit.BlockedThreadGuard;
+import io.vte.verbs.soft.SoftVerbsProvider;
+import java.lang.reflect.Field;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** QP-fatal and port-down injected mid-stream with 4 devices: every request completes on the other rails. */
+@ExtendWith(BlockedThreadGuard.class)
+class EngineFaultTest {
+
+  private static final long CHUNK = 4L << 20;
+  private static final int CHUNKS = 8;
+  private final EngineFixture fx = new EngineFixture();
+
+  @AfterEach
+  void close() {
+    fx.close();
+  }
+
+  private TransferEngineImpl start(String prefix) {
+    EngineOptions o = EngineFixture.options(prefix, 4, 2).setQpTimeout(Duration.ofMillis(100)).setQpRetryCount(2)
+        .setHandshakeDeadline(Duration.ofSeconds(2));
+    return fx.start(o);
+  }
+
+  @Test
+  void qpFatalAndPortDownMidStreamLoseNothing() throws Exception {
+    TransferEngineImpl a = start("fa");
+    TransferEngineImpl b = start("fb");
+    RegisteredBuffer local = fx.register(a, CHUNK * CHUNKS, 1);
+    RegisteredBuffer remote = fx.register(b, CHUNK * CHUNKS, 2);
+    SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+    SoftVerbsProvider softA = (SoftVerbsProvider) a.provider();
+    SoftVerbsProvider softB = (SoftVerbsProvider) b.provider();
+
+    int rounds = 12;
+    int qpFaults = 0;
+    for (int round = 0; round < rounds; round++) {
+      EngineFixture.fill(local.address(), CHUNK * CHUNKS, 100 + round);
+      List<Future<BatchResult>> batches = new ArrayList<>();
+      for (int c = 0; c < CHUNKS; c++) {
+        batches.add(a.submit(List.of(TransferRequest.write(local, c * CHUNK, seg, remote.address() + c * CHUNK, CHUNK)),
+            new TransferOptions().setDeadline(Duration.ofSeconds(60))).result());
+      }
+      if (round == 2) {
+        softA.faults().portDown("fad1", 1);
+      }
+      if (round >= 4 && round % 2 == 0) {
+        qpFaults += killOneQp(b, softB, "fbd" + (round / 2 % 4));
+      }
+      if (round == 8) {
+        softA.faults().portUp("fad1", 1);
+      }
+      for (Future<BatchResult> f : batches) {
+        BatchResult r = Await.result(f, WAIT);
+        assertTrue(r.allCompleted(), "round " + round + ": " + r);
+      }
+      assertEquals(-1, EngineFixture.mismatch(local.address(), remote.address(), CHUNK * CHUNKS), "round " + round);
+    }
+    assertTrue(qpFaults > 0, "at least one QP was failed mid-stream");
+    assertTrue(a.counters().retries() > 0, "failed slices were retried on other rails: " + a.counters().retries());
+    assertFalse(a.contexts().isEmpty());
+  }
+
+  /** Forces one live QP of a device into ERR (QP_FATAL); the QP numbers come from the owner layer's map. */
+  private static int killOneQp(TransferEngineImpl engine, SoftVerbsProvider soft, String device) throws Exception {
+    Field f = LocalContext.class.getDeclaredField("qpOwners");
+    f.setAccessible(true);
+    for (LocalContext ctx : engine.contexts()) {
+      if (ctx.deviceName().equals(device)) {
+        Map<?, ?> qps = (Map<?, ?>) f.get(ctx);
+        for (Object qpNum : qps.keySet()) {
+          soft.faults().forceQpError(device, (Integer) qpNum);
+          return 1;
+        }
+      }
+    }
+    return 0;
+  }
+}
