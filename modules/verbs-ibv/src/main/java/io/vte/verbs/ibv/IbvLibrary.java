@@ -47,8 +47,8 @@ final class IbvLibrary {
     } catch (UnsatisfiedLinkError e) {
       String msg = String.valueOf(e.getMessage());
       if (msg.contains("libibverbs.so.1")) {
-        return new VerbsException(VerbsError.NOT_SUPPORTED, "libibverbs.so.1 is not installed (Debian/Ubuntu:"
-            + " apt-get install libibverbs1; RHEL: dnf install rdma-core): " + msg + "; " + USE_SOFT, e);
+        return new VerbsException(VerbsError.NOT_SUPPORTED, "libibverbs.so.1 is missing or unusable (install it:"
+            + " Debian/Ubuntu apt-get install libibverbs1, RHEL dnf install rdma-core): " + msg + "; " + USE_SOFT, e);
       }
       return new VerbsException(VerbsError.NOT_SUPPORTED,
           "the ibverbs JNI shim failed to load: " + msg + "; " + USE_SOFT, e);
