@@ -117,12 +117,18 @@ public final class IbvProvider implements VerbsProvider {
 
   private void checkUsable() {
     if (cause != null) {
-      throw new VerbsException(cause.error(), cause.getMessage().substring(cause.error().name().length() + 2),
-          cause);
+      throw new VerbsException(cause.error(), "the ibverbs provider is unavailable: " + reason(cause), cause);
     }
     if (closed.get()) {
       throw new VerbsException(VerbsError.CLOSED, "the ibverbs provider is closed");
     }
+  }
+
+  /** @return the message without the {@code ERROR: } prefix {@link VerbsException} puts in front */
+  private static String reason(VerbsException e) {
+    String prefix = e.error() + ": ";
+    String msg = e.getMessage();
+    return msg.startsWith(prefix) ? msg.substring(prefix.length()) : msg;
   }
 
   @Override
