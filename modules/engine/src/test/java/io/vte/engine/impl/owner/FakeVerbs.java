@@ -42,7 +42,8 @@ final class FakeVerbs {
     /** When set, the "NIC" completes every WR successfully as it is posted (on the poster's thread). */
     volatile boolean autoComplete;
     PortState portState = PortState.ACTIVE;
-    boolean closed;
+    volatile AsyncEventHandler events;
+    volatile boolean closed;
 
     Device(String name) {
       this.name = name;
@@ -84,7 +85,9 @@ final class FakeVerbs {
     }
 
     @Override
-    public void setAsyncEventHandler(AsyncEventHandler handler) {}
+    public void setAsyncEventHandler(AsyncEventHandler handler) {
+      this.events = handler;
+    }
 
     @Override
     public void close() {
@@ -158,13 +161,15 @@ final class FakeVerbs {
   static final class Cq implements CompletionQueue {
     final int capacity;
     final ArrayDeque<long[]> entries = new ArrayDeque<>();
+    /** When set, the next poll reports an overflow, as a CQ in error does. */
+    boolean inError;
     int unpolled;
     int maxUnpolled;
     boolean overflowed;
     int notifyRequests;
     boolean armed;
     CompletionNotificationHandler handler;
-    boolean closed;
+    volatile boolean closed;
 
     Cq(int capacity) {
       this.capacity = capacity;
@@ -193,6 +198,9 @@ final class FakeVerbs {
 
     @Override
     public int poll(WorkCompletionBatch out) {
+      if (inError) {
+        return PostStatus.CQ_ERROR;
+      }
       int n = 0;
       while (n < out.capacity() && !entries.isEmpty()) {
         long[] e = entries.poll();

@@ -119,6 +119,24 @@ class OwnerSoftVerbsTest {
   }
 
   @Test
+  void loopbackOnOneDeviceAndAcrossDevicesOfOneNode() {
+    start(2, OwnerConfig.defaults(), 4 << 20);
+    fill(a, 0, 1 << 20, 5);
+    Transfer self = new Transfer(a, a);
+    List<Slice> list = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      int remoteDevice = i % 2;
+      list.add(a.slice(self, i, WrOpcode.RDMA_WRITE, i * SLICE, a, (1 << 20) + i * SLICE, SLICE, 0, remoteDevice));
+    }
+    self.submitAll(list);
+    await(self, 16);
+    assertEquals(16, self.ok.get(), "failures: " + self.failures);
+    assertEquals(view(a, 0, 1 << 20), view(a, 1 << 20, 1 << 20));
+    // a0 -> a0 (active + its passive twin) and a0 -> a1 (active on a0, passive on a1).
+    assertEquals(4, a.endpointsAlive());
+  }
+
+  @Test
   void simultaneousOpenBarrierSynchronised200Times() throws Exception {
     start(1, OwnerConfig.defaults(), 64 * 1024);
     CyclicBarrier barrier = new CyclicBarrier(2);

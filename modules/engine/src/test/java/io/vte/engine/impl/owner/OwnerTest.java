@@ -589,6 +589,41 @@ class OwnerTest {
     assertEquals(LocalContext.ownerIndex("host:1@mlx5_0", 7), LocalContext.ownerIndex("host:1", "mlx5_0", 7));
   }
 
+  @Test
+  void cqErrorRetiresEverythingOnItAndIsCounted() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    h.channel.autoAccept = true;
+    Recorder rec = new Recorder();
+    h.submit(rec, "b:1", 10);
+    h.submit(rec, "c:1", 10);
+    h.run();
+    h.cq.inError = true;
+    h.run();
+    assertEquals(20, rec.count(SliceStatus.ENDPOINT_RETIRED), "every WR accounted for although no flush can come");
+    assertEquals(0, rec.duplicates);
+    assertEquals(1, h.owner.metrics().cqErrors());
+    assertEquals(0, h.owner.outstanding());
+    assertTrue(h.device.liveQps().isEmpty());
+    Slice after = h.submit(rec, "b:1", 1).get(0);
+    h.run();
+    assertEquals(SliceStatus.RAIL_DOWN, rec.status.get(after), "a broken CQ takes no more work");
+  }
+
+  @Test
+  void deviceFatalRetiresEveryEndpointWithRailDown() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    h.channel.autoAccept = true;
+    Recorder rec = new Recorder();
+    h.submit(rec, "b:1", 5);
+    h.submit(rec, "c:1", 5);
+    h.run();
+    h.proxy.execute(Owner::onDeviceFatal);
+    h.run();
+    assertEquals(10, rec.count(SliceStatus.RAIL_DOWN));
+    assertEquals(0, h.owner.endpointCount());
+    assertTrue(h.device.liveQps().isEmpty());
+  }
+
   static ConnectRequest requestFrom(String from, String to, int qps, long generation) {
     ConnectRequest.Builder b = ConnectRequest.newBuilder().setLocalNicPath(from).setPeerNicPath(to)
         .setGid(com.google.protobuf.ByteString.copyFrom(new io.vte.verbs.Gid(0, 0xffff7f000009L).toBytes()))

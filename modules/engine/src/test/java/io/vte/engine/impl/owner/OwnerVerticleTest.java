@@ -226,6 +226,44 @@ class OwnerVerticleTest {
     ResourceSnapshot.assertNoLeaksSince(before, Duration.ofSeconds(10));
   }
 
+  @Test
+  void asyncEventsReachTheOwnerTheyConcern() {
+    OwnerConfig config = OwnerConfig.defaults().withWorkersPerContext(2);
+    FakeVerbs.Device stuck = new FakeVerbs.Device("d0");
+    LocalContext local = Await.result(a.addDevice(stuck, config), WAIT);
+    for (int d = 0; d < 4; d++) {
+      Await.result(b.addDevice(autoDevice("r" + d), config), WAIT);
+    }
+    List<String> portEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
+    local.addPortListener((dev, port, active) -> portEvents.add(dev + ":" + port + ":" + active));
+    Recorder rec = new Recorder();
+    for (int d = 0; d < 4; d++) {
+      for (int i = 0; i < 4; i++) {
+        local.submit(slice(rec, new Rail(0, "d0", b.serverName(), "r" + d), i));
+      }
+    }
+    Await.until("16 WRs posted", WAIT, () -> stuck.qps.stream().mapToInt(q -> q.posted.size()).sum() == 16);
+    // QP fatal: only that endpoint retires, on its owner.
+    String path0 = b.serverName() + "@r0";
+    Endpoint victim = onOwner(local.ownerOf(new Rail(0, "d0", b.serverName(), "r0")), o -> o.endpoint(path0));
+    stuck.events.onEvent(io.vte.verbs.AsyncEvent.qp("d0", io.vte.verbs.AsyncEventType.QP_FATAL, victim.qps[0].qpNum()));
+    Await.until("the victim's 4 slices flushed", WAIT, () -> rec.count(SliceStatus.ENDPOINT_RETIRED) == 4);
+    assertEquals(3, local.liveQpCount(), "the other endpoints keep their QPs");
+    // Port down: every owner retires its endpoints; the listener hears it.
+    stuck.events.onEvent(io.vte.verbs.AsyncEvent.port("d0", io.vte.verbs.AsyncEventType.PORT_ERR, 1));
+    Await.until("all slices ended", WAIT, () -> rec.completed() == 16);
+    assertEquals(12, rec.count(SliceStatus.RAIL_DOWN));
+    assertEquals(List.of("d0:1:false"), portEvents);
+    assertEquals(0, local.liveQpCount());
+    stuck.events.onEvent(io.vte.verbs.AsyncEvent.port("d0", io.vte.verbs.AsyncEventType.PORT_ACTIVE, 1));
+    Await.until("port-up heard", WAIT, () -> portEvents.size() == 2);
+    // CQ error: only the owner of that CQ counts it.
+    FakeVerbs.Cq second = stuck.cqs.get(1);
+    stuck.events.onEvent(new io.vte.verbs.AsyncEvent(io.vte.verbs.AsyncEventType.CQ_ERR, "d0", -1, -1, second));
+    Await.until("CQ error handled by owner 1", WAIT, () -> local.ownerMetrics(1).cqErrors() == 1);
+    assertEquals(0, local.ownerMetrics(0).cqErrors());
+  }
+
   static <T> T onOwner(Owner owner, java.util.function.Function<Owner, T> read) {
     io.vertx.core.Promise<T> result = io.vertx.core.Promise.promise();
     owner.proxy().execute(o -> result.complete(read.apply(o)));
