@@ -4,8 +4,11 @@ import io.vte.verbs.CompletionNotificationHandler;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.PostStatus;
+import io.vte.verbs.VerbsError;
+import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkCompletionBatch;
 import java.lang.System.Logger.Level;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An {@code ibv_cq} on its context's completion channel. Polling is one JNI call per batch. Channel events
@@ -25,6 +28,7 @@ final class IbvCompletionQueue implements CompletionQueue {
   private final Object ackLock = new Object();
   private int unacked;
   private boolean acksClosed;
+  private final AtomicInteger queuePairs = new AtomicInteger();
   private volatile CompletionNotificationHandler handler;
 
   /**
@@ -104,11 +108,32 @@ final class IbvCompletionQueue implements CompletionQueue {
     }
   }
 
+  /** Counts a QP created on this CQ. */
+  void attach() {
+    queuePairs.incrementAndGet();
+  }
+
+  /** Counts a QP on this CQ destroyed. */
+  void detach() {
+    queuePairs.decrementAndGet();
+  }
+
+  /**
+   * Destroys the CQ. Idempotent.
+   *
+   * @throws VerbsException {@link VerbsError#BUSY} while a QP still uses it (as {@code ibv_destroy_cq}
+   *     would); the CQ is then unchanged and may be closed after its QPs
+   */
   @Override
   public void close() {
     synchronized (ackLock) {
       if (acksClosed) {
         return;
+      }
+      int users = queuePairs.get();
+      if (users > 0) {
+        throw new VerbsException(VerbsError.BUSY, "a CQ of '" + context.deviceName() + "' is still used by "
+            + users + " QP(s); close them first");
       }
       acksClosed = true;
       if (unacked > 0) {

@@ -12,9 +12,7 @@ import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import java.lang.System.Logger.Level;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -192,15 +190,15 @@ final class IbvContext implements VerbsContext {
     }
     channelThread.close();
     asyncThread.close();
-    for (IbvProtectionDomain pd : new ArrayList<>(pds)) {
-      pd.close();
+    RuntimeException failure = CloseAll.close(pds, null);
+    failure = CloseAll.close(cqs.values(), failure);
+    if (cqs.isEmpty()) {
+      IbvNative.destroyCompChannel(channel);
+      IbvNative.closeDevice(ctx);
     }
-    List<IbvCompletionQueue> open = new ArrayList<>(cqs.values());
-    for (IbvCompletionQueue cq : open) {
-      cq.close();
-    }
-    IbvNative.destroyCompChannel(channel);
-    IbvNative.closeDevice(ctx);
     provider.forget(this);
+    if (failure != null) {
+      throw failure;
+    }
   }
 }

@@ -9,7 +9,6 @@ import io.vte.verbs.QueuePair;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -60,7 +59,7 @@ final class IbvProtectionDomain implements ProtectionDomain {
     int[] qpNum = new int[1];
     long qp = IbvNative.createQp(pd, send.handle(), recv.handle(), attributes.maxSendWr(),
         attributes.maxRecvWr(), attributes.maxInlineData(), qpNum);
-    IbvQueuePair pair = new IbvQueuePair(this, context, qp, qpNum[0]);
+    IbvQueuePair pair = new IbvQueuePair(this, context, qp, qpNum[0], send, recv);
     qps.add(pair);
     return pair;
   }
@@ -94,11 +93,9 @@ final class IbvProtectionDomain implements ProtectionDomain {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    for (IbvQueuePair qp : new ArrayList<>(qps)) {
-      qp.close();
-    }
-    for (IbvMemoryRegion mr : new ArrayList<>(mrs)) {
-      mr.close();
+    RuntimeException failure = CloseAll.close(mrs, CloseAll.close(qps, null));
+    if (failure != null) {
+      throw failure;
     }
     IbvNative.deallocPd(pd);
     context.forget(this);

@@ -134,8 +134,9 @@ public final class IbvProvider implements VerbsProvider {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      for (IbvContext ctx : new ArrayList<>(contexts)) {
-        ctx.close();
+      RuntimeException failure = CloseAll.close(contexts, null);
+      if (failure != null) {
+        throw failure;
       }
     }
   }

@@ -21,6 +21,8 @@ final class IbvQueuePair implements QueuePair {
   private final IbvContext context;
   private final NativeHandle handle;
   private final int qpNum;
+  private final IbvCompletionQueue sendCq;
+  private final IbvCompletionQueue recvCq;
   private volatile QpState state = QpState.RESET;
   private int port;
 
@@ -29,12 +31,21 @@ final class IbvQueuePair implements QueuePair {
    * @param context owning context
    * @param qp the {@code ibv_qp*}
    * @param qpNum its number
+   * @param sendCq its send CQ, which it keeps in use until closed
+   * @param recvCq its receive CQ, likewise
    */
-  IbvQueuePair(IbvProtectionDomain pd, IbvContext context, long qp, int qpNum) {
+  IbvQueuePair(IbvProtectionDomain pd, IbvContext context, long qp, int qpNum, IbvCompletionQueue sendCq,
+      IbvCompletionQueue recvCq) {
     this.pd = pd;
     this.context = context;
     this.handle = new NativeHandle(qp);
     this.qpNum = qpNum;
+    this.sendCq = sendCq;
+    this.recvCq = recvCq;
+    sendCq.attach();
+    if (recvCq != sendCq) {
+      recvCq.attach();
+    }
   }
 
   @Override
@@ -151,6 +162,10 @@ final class IbvQueuePair implements QueuePair {
     long qp = handle.retire();
     if (qp != 0) {
       IbvNative.destroyQp(qp);
+      sendCq.detach();
+      if (recvCq != sendCq) {
+        recvCq.detach();
+      }
       pd.forget(this);
     }
   }

@@ -156,4 +156,20 @@ class FakeLifecycleTest {
     }
     FakeIbverbs.assertNothingLive();
   }
+
+  @Test
+  void aCqStillUsedByAQpRefusesToCloseAndStaysUsable() {
+    try (FakeRig rig = new FakeRig()) {
+      FakeIbverbs.clearLog();
+      VerbsException busy = org.junit.jupiter.api.Assertions.assertThrows(VerbsException.class, rig.cq::close);
+      assertEquals(VerbsError.BUSY, busy.error());
+      assertTrue(busy.getMessage().contains("still used by 1 QP(s)"), busy.getMessage());
+      assertEquals("", FakeIbverbs.log(), "nothing reached the driver");
+      assertEquals(0, rig.cq.poll(WorkCompletionBatch.allocate(1)));
+      rig.qp.close();
+      rig.cq.close();
+      assertEquals(0, FakeIbverbs.count("cq"));
+    }
+    FakeIbverbs.assertNothingLive();
+  }
 }
