@@ -146,6 +146,36 @@ class EtcdOutageTest {
   }
 
   @Test
+  void historyCompactedDuringAnOutageDropsTheCacheAndServesTheCurrentDescriptor() throws Exception {
+    // Slow probes give the test time to change and compact etcd before b re-creates its watch.
+    options.setLeaseTtl(Duration.ofSeconds(30)).setHealthCheckInterval(Duration.ofSeconds(5));
+    MetadataStore b = started();
+    List<String> invalidated = new CopyOnWriteArrayList<>();
+    b.setInvalidationHandler(invalidated::add);
+    ByteSequence key = ByteSequence.from("/vte/outage/segments/x", StandardCharsets.UTF_8);
+    try (Client raw = Client.builder().endpoints(etcd.endpoint()).build()) {
+      raw.getKVClient().put(key, ByteSequence.from(io.vte.metadata.impl.DescriptorCodec.encode(
+          Descriptors.sample("x", "127.0.0.1:7103", 1, 1)))).get(10, TimeUnit.SECONDS);
+    }
+    Await.until("b caches x v1", WAIT, () -> succeeds(b.lookup("x")) && invalidated.contains("x"));
+
+    etcd.kill();
+    Await.until("b degraded", WAIT, b::isDegraded);
+    etcd.restart();
+    try (Client raw = Client.builder().endpoints(etcd.endpoint()).build()) {
+      raw.getKVClient().put(key, ByteSequence.from(io.vte.metadata.impl.DescriptorCodec.encode(
+          Descriptors.sample("x", "127.0.0.1:7103", 2, 2)))).get(10, TimeUnit.SECONDS);
+      long revision = raw.getKVClient().put(ByteSequence.from("/vte/outage/other", StandardCharsets.UTF_8),
+          ByteSequence.from("filler", StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS).getHeader().getRevision();
+      raw.getKVClient().compact(revision).get(10, TimeUnit.SECONDS);
+    }
+
+    Await.until("b recovered", WAIT, () -> !b.isDegraded());
+    Await.until("b serves x v2", WAIT, () -> Await.result(b.lookup("x"), WAIT).getVersion() == 2);
+    assertTrue(invalidated.stream().filter("x"::equals).count() >= 2, "b was told x changed: " + invalidated);
+  }
+
+  @Test
   void startFailsWithinTheDeadlineWhenEtcdIsUnreachable() {
     etcd.kill();
     MetadataStore a = MetadataStores.create(vertx, etcd.uri(), options);
