@@ -7,7 +7,8 @@ import java.time.Duration;
 
 /**
  * How an owner sends an active {@code Connect}: the narrow view of the handshake client it needs, so
- * tests can control every reply (later, never, failed, stale).
+ * tests can control every reply (later, never, failed, stale). In the engine it is the handshake
+ * client pool: {@code HandshakeChannel channel = pool::connect}.
  */
 @FunctionalInterface
 public interface HandshakeChannel {

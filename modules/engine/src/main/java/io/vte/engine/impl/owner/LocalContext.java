@@ -50,11 +50,19 @@ public final class LocalContext {
     this.pd = device.allocPd();
     int workers = config.workersPerContext();
     this.owners = new Owner[workers];
-    for (int i = 0; i < workers; i++) {
-      CompletionQueue cq = device.createCq(config.cqSize());
-      OwnerProxy proxy = new OwnerProxy();
-      cq.setNotificationHandler(c -> proxy.wake());
-      owners[i] = new Owner(i, config, localNicPath, device, pd, cq, channel, clock, proxy, qpOwners);
+    List<CompletionQueue> cqs = new ArrayList<>();
+    try {
+      for (int i = 0; i < workers; i++) {
+        CompletionQueue cq = device.createCq(config.cqSize());
+        cqs.add(cq);
+        OwnerProxy proxy = new OwnerProxy();
+        cq.setNotificationHandler(c -> proxy.wake());
+        owners[i] = new Owner(i, config, localNicPath, device, pd, cq, channel, clock, proxy, qpOwners);
+      }
+    } catch (RuntimeException e) {
+      pd.close();
+      cqs.forEach(CompletionQueue::close);
+      throw e;
     }
     device.setAsyncEventHandler(this::onAsyncEvent);
   }

@@ -22,7 +22,6 @@ import io.vte.verbs.WcStatus;
 import io.vte.verbs.WorkCompletionBatch;
 import io.vte.verbs.WorkRequestBatch;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,6 +33,45 @@ final class FakeVerbs {
 
   private FakeVerbs() {}
 
+  /** A growable FIFO of primitive longs, so the fake NIC allocates nothing in steady state. */
+  static final class LongRing {
+    private long[] items = new long[64];
+    private int head;
+    private int size;
+
+    void add(long v) {
+      if (size == items.length) {
+        long[] bigger = new long[items.length * 2];
+        for (int i = 0; i < size; i++) {
+          bigger[i] = items[(head + i) & (items.length - 1)];
+        }
+        items = bigger;
+        head = 0;
+      }
+      items[(head + size++) & (items.length - 1)] = v;
+    }
+
+    long poll() {
+      long v = items[head];
+      head = (head + 1) & (items.length - 1);
+      size--;
+      return v;
+    }
+
+    int size() {
+      return size;
+    }
+
+    boolean isEmpty() {
+      return size == 0;
+    }
+
+    void clear() {
+      size = 0;
+      head = 0;
+    }
+  }
+
   /** A device with one port whose state the test flips. */
   static final class Device implements VerbsContext {
     final String name;
@@ -41,6 +79,8 @@ final class FakeVerbs {
     final List<Cq> cqs = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** When set, the "NIC" completes every WR successfully as it is posted (on the poster's thread). */
     volatile boolean autoComplete;
+    /** When cleared, QPs keep no record of posted WRs (allocation measurements). */
+    volatile boolean recordPosted = true;
     PortState portState = PortState.ACTIVE;
     volatile AsyncEventHandler events;
     volatile boolean closed;
@@ -146,6 +186,7 @@ final class FakeVerbs {
     public QueuePair createQp(QpInitAttributes attributes) {
       Qp qp = new Qp((Cq) attributes.sendCq(), attributes.maxSendWr());
       qp.autoComplete = device.autoComplete;
+      qp.recordPosted = device.recordPosted;
       device.qps.add(qp);
       return qp;
     }
@@ -160,7 +201,8 @@ final class FakeVerbs {
    */
   static final class Cq implements CompletionQueue {
     final int capacity;
-    final ArrayDeque<long[]> entries = new ArrayDeque<>();
+    final LongRing wrIds = new LongRing();
+    final LongRing statusAndQp = new LongRing();
     /** When set, the next poll reports an overflow, as a CQ in error does. */
     boolean inError;
     int unpolled;
@@ -184,7 +226,8 @@ final class FakeVerbs {
     }
 
     void push(long wrId, WcStatus status, int qpNum) {
-      entries.add(new long[] {wrId, status.code(), qpNum});
+      wrIds.add(wrId);
+      statusAndQp.add(((long) status.code() << 32) | (qpNum & 0xffffffffL));
       if (armed && handler != null) {
         armed = false;
         handler.onCompletion(this);
@@ -202,9 +245,9 @@ final class FakeVerbs {
         return PostStatus.CQ_ERROR;
       }
       int n = 0;
-      while (n < out.capacity() && !entries.isEmpty()) {
-        long[] e = entries.poll();
-        out.put(n++, e[0], (int) e[1], 0, 0, (int) e[2], 0, 0);
+      while (n < out.capacity() && !wrIds.isEmpty()) {
+        long sq = statusAndQp.poll();
+        out.put(n++, wrIds.poll(), (int) (sq >>> 32), 0, 0, (int) sq, 0, 0);
         unpolled--;
       }
       out.setCount(n);
@@ -234,8 +277,9 @@ final class FakeVerbs {
     final int qpNum = QP_NUMS.incrementAndGet();
     final Cq cq;
     final int maxSendWr;
-    final ArrayDeque<Long> outstanding = new ArrayDeque<>();
+    final LongRing outstanding = new LongRing();
     final List<long[]> posted = new ArrayList<>();
+    boolean recordPosted = true;
     QpState state = QpState.RESET;
     QpPeer peer;
     RtsAttributes rts;
@@ -316,7 +360,9 @@ final class FakeVerbs {
           return PostStatus.QUEUE_FULL;
         }
         outstanding.add(batch.wrId(i));
-        posted.add(new long[] {batch.wrId(i), batch.opcode(i), batch.length(i), batch.flags(i)});
+        if (recordPosted) {
+          posted.add(new long[] {batch.wrId(i), batch.opcode(i), batch.length(i), batch.flags(i)});
+        }
         maxOutstanding = Math.max(maxOutstanding, outstanding.size());
         cq.posted();
       }

@@ -48,7 +48,7 @@ final class OwnerHarness {
     return server + "@d0";
   }
 
-  Slice slice(Recorder recorder, String peerServer, int index) {
+  Slice slice(SliceCallback recorder, String peerServer, int index) {
     Slice s = new Slice(recorder, index, WrOpcode.RDMA_WRITE, 0x1000L + index * 64L, 0x9000L + index * 64L, 64);
     s.assign(new Rail(0, "d0", peerServer, "d0"), 11, 22);
     return s;

@@ -624,6 +624,55 @@ class OwnerTest {
     assertTrue(h.device.liveQps().isEmpty());
   }
 
+  @Test
+  void steadyStateAllocationPerSliceIsSmall() {
+    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    org.junit.jupiter.api.Assumptions.assumeTrue(mx instanceof com.sun.management.ThreadMXBean,
+        "needs per-thread allocation counters");
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config().withQueueSizes(1024, 256).withQpsPerEndpoint(2));
+    h.device.autoComplete = true;
+    h.device.recordPosted = false;
+    h.channel.autoAccept = true;
+    long[] done = new long[1];
+    io.vte.engine.impl.SliceCallback counting = new io.vte.engine.impl.SliceCallback() {
+      @Override
+      public void onSliceDone(Slice slice, int st, Throwable cause) {
+        if (st == SliceStatus.OK) {
+          done[0]++;
+        }
+      }
+
+      @Override
+      public boolean isAbandoned() {
+        return false;
+      }
+    };
+    Slice[] slices = new Slice[256];
+    for (int i = 0; i < slices.length; i++) {
+      slices[i] = h.slice(counting, "b:1", i);
+    }
+    int rounds = 400;
+    long measured = 0;
+    long bytes = 0;
+    for (int r = 0; r < rounds; r++) {
+      long before = threads.getCurrentThreadAllocatedBytes();
+      for (Slice s : slices) {
+        h.proxy.offer(s);
+      }
+      h.run();
+      long after = threads.getCurrentThreadAllocatedBytes();
+      if (r >= rounds / 2) {
+        bytes += after - before;
+        measured += slices.length;
+      }
+    }
+    assertEquals((long) rounds * slices.length, done[0], "every slice completed OK");
+    double perSlice = (double) bytes / measured;
+    System.out.printf("owner layer steady-state allocation: %.1f bytes per slice (queue node included)%n", perSlice);
+    assertTrue(perSlice <= 64, "owner allocates " + perSlice + " bytes per slice");
+  }
+
   static ConnectRequest requestFrom(String from, String to, int qps, long generation) {
     ConnectRequest.Builder b = ConnectRequest.newBuilder().setLocalNicPath(from).setPeerNicPath(to)
         .setGid(com.google.protobuf.ByteString.copyFrom(new io.vte.verbs.Gid(0, 0xffff7f000009L).toBytes()))
