@@ -101,7 +101,20 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   private record Result(long ops, long failed, long bytes, long nanos, Histogram latency, boolean verified,
-      String firstFailure) {}
+      String firstFailure, long allocatedBytes) {}
+
+  /** Bytes allocated so far by every live thread of this JVM (HotSpot's per-thread counters). */
+  private static long allocatedBytes() {
+    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    if (!(mx instanceof com.sun.management.ThreadMXBean)) {
+      return -1;
+    }
+    long sum = 0;
+    for (long a : ((com.sun.management.ThreadMXBean) mx).getThreadAllocatedBytes(mx.getAllThreadIds())) {
+      sum += Math.max(0, a);
+    }
+    return sum;
+  }
 
   private EngineOptions options(String prefix) {
     List<String> specs = new ArrayList<>();
@@ -130,9 +143,12 @@ public final class BenchCommand implements Callable<Integer> {
       Driver warm = new Driver(a, src, seg, remote, Duration.ofMillis(Math.min(1000, measure.toMillis() / 4 + 1)));
       warm.runOn(va.getOrCreateContext()).get(measure.toMillis() + WAIT.toMillis(), TimeUnit.MILLISECONDS);
       Driver run = new Driver(a, src, seg, remote, measure);
+      long allocBefore = allocatedBytes();
       Result r = run.runOn(va.getOrCreateContext()).get(measure.toMillis() + WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      long allocated = allocatedBytes() - allocBefore;
       boolean exact = !verify || DirectMemory.wrap(local, (int) region).mismatch(DirectMemory.wrap(remote, (int) region)) < 0;
-      return new Result(r.ops, r.failed, r.bytes, r.nanos, r.latency, verify && r.verified && exact, r.firstFailure);
+      return new Result(r.ops, r.failed, r.bytes, r.nanos, r.latency, verify && r.verified && exact, r.firstFailure,
+          allocated);
     } finally {
       if (a != null) {
         await(a.close());
@@ -214,7 +230,7 @@ public final class BenchCommand implements Callable<Integer> {
       } else if (inFlight == 0) {
         end = now;
         done.complete(new Result(ops, failed, ops * (long) size - failed * (long) size, end - start, latency,
-            stampsOk, firstFailure));
+            stampsOk, firstFailure, 0));
       }
     }
   }
@@ -225,13 +241,15 @@ public final class BenchCommand implements Callable<Integer> {
     double opsPerSec = r.ops / seconds;
     double p50 = r.latency.getValueAtPercentile(50) / 1000.0;
     double p99 = r.latency.getValueAtPercentile(99) / 1000.0;
+    // Per 64 KiB of data moved (the engine's default slice), whatever the JVM allocated meanwhile.
+    double allocPerSlice = r.allocatedBytes < 0 || r.bytes == 0 ? -1 : r.allocatedBytes / (r.bytes / 65536.0);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
           "{\"throughput_gib_s\":%.3f,\"ops\":%d,\"ops_per_s\":%.1f,\"failed\":%d,\"verified\":%s,"
               + "\"latency_us\":{\"p50\":%.1f,\"p99\":%.1f},\"size\":%d,\"depth\":%d,\"devices\":%d,"
-              + "\"workers\":%d,\"duration_s\":%.3f",
-          gibs, r.ops, opsPerSec, r.failed, r.verified, p50, p99, size, depth, devices, workers, seconds));
+              + "\"workers\":%d,\"duration_s\":%.3f,\"alloc_bytes_per_64k_slice\":%.1f",
+          gibs, r.ops, opsPerSec, r.failed, r.verified, p50, p99, size, depth, devices, workers, seconds, allocPerSlice));
       if (baseline) {
         sb.append(String.format(Locale.ROOT, ",\"baseline_gib_s\":%.3f,\"ratio\":%.3f", baselineGibs, gibs / baselineGibs));
       }
@@ -243,6 +261,7 @@ public final class BenchCommand implements Callable<Integer> {
       out.printf(Locale.ROOT, "  ops         %8d (%.1f ops/s)%n", r.ops, opsPerSec);
       out.printf(Locale.ROOT, "  latency     p50 %.1f us  p99 %.1f us%n", p50, p99);
       out.printf(Locale.ROOT, "  failed      %8d%s%n", r.failed, r.firstFailure == null ? "" : " (first: " + r.firstFailure + ")");
+      out.printf(Locale.ROOT, "  allocation  %8.1f B per 64 KiB slice (whole JVM, all threads)%n", allocPerSlice);
       out.printf(Locale.ROOT, "  verified    %8s%n", verify ? String.valueOf(r.verified) : "not checked (use --verify)");
       if (baseline) {
         out.printf(Locale.ROOT, "  baseline    %8.3f GiB/s (raw Java NIO loopback stream)%n", baselineGibs);

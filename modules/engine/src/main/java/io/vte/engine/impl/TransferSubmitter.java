@@ -83,7 +83,11 @@ public final class TransferSubmitter {
         trackers[i] = new TransferTracker(services, batch, requests.get(i), locals[i],
             railSelector.railsFor(seg), resolved.bufferIndex[i]);
       }
-      List<Slice> slices = new ArrayList<>();
+      int total = 0;
+      for (TransferRequest r : requests) {
+        total += services.slicer().count(r.length());
+      }
+      List<Slice> slices = new ArrayList<>(total);
       batch.start(trackers, slices);
       if (!slices.isEmpty()) {
         services.router().submitAll(slices);

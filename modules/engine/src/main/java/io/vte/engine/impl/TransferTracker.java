@@ -8,7 +8,6 @@ import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WrOpcode;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,17 +54,17 @@ public final class TransferTracker implements SliceCallback {
    */
   void start(List<Slice> out) {
     int opcode = request.opcode() == TransferOpcode.READ ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE;
-    List<Slice> slices = new ArrayList<>(services.slicer().count(request.length()));
+    int first = out.size();
     services.slicer().cut(this, opcode, local.address() + request.localOffset(), request.remoteAddress(),
-        request.length(), slices);
-    slicesLeft.set(slices.size());
-    for (Slice s : slices) {
-      if (!assignRail(s, null)) {
+        request.length(), out);
+    slicesLeft.set(out.size() - first);
+    for (int i = first; i < out.size(); i++) {
+      if (!assignRail(out.get(i), null)) {
+        out.subList(first, out.size()).clear();
         settle(RequestStatus.FAILED, noRail());
         return;
       }
     }
-    out.addAll(slices);
   }
 
   @Override
