@@ -2,6 +2,7 @@ package io.vte.verbs.ibv;
 
 import io.vte.verbs.AsyncEvent;
 import io.vte.verbs.AsyncEventType;
+import java.lang.System.Logger.Level;
 
 /**
  * Drains a device's async events: waits for the async fd, then reads events until EAGAIN. The shim
@@ -9,6 +10,8 @@ import io.vte.verbs.AsyncEventType;
  * waits on an unacknowledged event.
  */
 final class AsyncEventPump implements EventThread.Source {
+
+  private static final System.Logger LOG = System.getLogger(AsyncEventPump.class.getName());
 
   private final IbvContext context;
   private final long ctx;
@@ -35,7 +38,13 @@ final class AsyncEventPump implements EventThread.Source {
     int handled = 0;
     int r;
     while ((r = IbvNative.nextAsyncEvent(ctx, out)) == 1) {
-      context.deliver(toEvent());
+      int code = (int) out[IbvNative.ASYNC_TYPE];
+      if (code >= 0 && code < AsyncEventType.values().length) {
+        context.deliver(toEvent(AsyncEventType.of(code)));
+      } else {
+        LOG.log(Level.WARNING, "ignoring async event type " + code + " (unknown to VTE) on '"
+            + context.deviceName() + "'; it was acknowledged");
+      }
       handled++;
     }
     if (r < 0) {
@@ -44,8 +53,7 @@ final class AsyncEventPump implements EventThread.Source {
     return handled;
   }
 
-  private AsyncEvent toEvent() {
-    AsyncEventType type = AsyncEventType.of((int) out[IbvNative.ASYNC_TYPE]);
+  private AsyncEvent toEvent(AsyncEventType type) {
     long cq = out[IbvNative.ASYNC_CQ];
     return new AsyncEvent(type, context.deviceName(), (int) out[IbvNative.ASYNC_QP_NUM],
         (int) out[IbvNative.ASYNC_PORT], cq == 0 ? null : context.cqByHandle(cq));

@@ -108,6 +108,19 @@ class FakeEventsTest {
   }
 
   @Test
+  void anEventTypeNewerThanVteIsAckedAndSkippedWithoutStoppingTheThread() {
+    ConcurrentLinkedQueue<AsyncEvent> seen = new ConcurrentLinkedQueue<>();
+    rig.context.setAsyncEventHandler(seen::add);
+    FakeIbverbs.pushAsyncEvent(19, 0);
+    FakeIbverbs.pushAsyncEvent(AsyncEventType.PORT_ACTIVE.code(), 1);
+    Await.until("the known event after the unknown one", DEADLINE, () -> seen.size() == 1);
+    assertEquals(AsyncEventType.PORT_ACTIVE, seen.peek().type());
+    assertEquals(2, FakeIbverbs.count("async_acked"));
+    FakeIbverbs.pushAsyncEvent(AsyncEventType.PORT_ERR.code(), 1);
+    Await.until("the thread keeps running", DEADLINE, () -> seen.size() == 2);
+  }
+
+  @Test
   void armedCqNotifiesOncePerCompletionAndAcksInBatches() {
     AtomicInteger notified = new AtomicInteger();
     List<CompletionQueue> sources = new ArrayList<>();
