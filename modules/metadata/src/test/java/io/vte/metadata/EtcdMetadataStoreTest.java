@@ -118,6 +118,25 @@ class EtcdMetadataStoreTest {
   }
 
   @Test
+  void closedStoreRefusesWorkEvenForCachedSegmentsAndBadNamesAreInvalidArguments() {
+    MetadataStore a = started();
+    Await.result(a.publish(Descriptors.sample("mine", "127.0.0.1:7008", 1, 1)), WAIT);
+    Await.result(a.lookup("mine"), WAIT);
+    assertTrue(failsWith(a.lookup(""), ErrorCode.INVALID_ARGUMENT));
+    assertTrue(failsWith(a.lookup("bad\nname"), ErrorCode.INVALID_ARGUMENT));
+    assertTrue(failsWith(a.publish(io.vte.handshake.proto.SegmentDescriptor.newBuilder().setName("x").build()),
+        ErrorCode.INVALID_ARGUMENT));
+    assertTrue(failsWith(a.start(), ErrorCode.INVALID_ARGUMENT), "started twice");
+
+    Await.result(a.close(), WAIT);
+
+    assertTrue(failsWith(a.lookup("mine"), ErrorCode.ENGINE_CLOSED));
+    assertTrue(failsWith(a.publish(Descriptors.sample("mine", "127.0.0.1:7008", 2, 1)), ErrorCode.ENGINE_CLOSED));
+    assertTrue(failsWith(a.start(), ErrorCode.ENGINE_CLOSED));
+    Await.result(a.close(), WAIT);
+  }
+
+  @Test
   void unknownSegmentFailsWithSegmentNotFound() {
     MetadataStore a = started();
     Throwable t = Await.failure(a.lookup("nobody"), WAIT);

@@ -128,7 +128,8 @@ public final class EtcdMetadataStore implements MetadataStore {
         }
         VteException e = calls.map("start", failure);
         ErrorCode code = e.code() == ErrorCode.PERMISSION_DENIED ? e.code() : ErrorCode.METADATA_UNAVAILABLE;
-        return Future.failedFuture(new VteException(code, "etcd unreachable at start, endpoints "
+        String why = code == ErrorCode.PERMISSION_DENIED ? "refused the credentials" : "unreachable";
+        return Future.failedFuture(new VteException(code, "etcd " + why + " at start, endpoints "
             + uri.clientEndpoints() + ": " + e.getMessage(), e));
       });
     });
@@ -187,12 +188,12 @@ public final class EtcdMetadataStore implements MetadataStore {
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
+    if (state != State.RUNNING) {
+      return Future.failedFuture(notRunning());
+    }
     SegmentDescriptor cached = cache.get(segmentName);
     if (cached != null) {
       return Future.succeededFuture(cached);
-    }
-    if (state != State.RUNNING) {
-      return Future.failedFuture(notRunning());
     }
     if (degraded) {
       return Future.failedFuture(new VteException(ErrorCode.METADATA_UNAVAILABLE, "etcd " + uri
