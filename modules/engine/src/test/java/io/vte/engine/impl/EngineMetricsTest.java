@@ -1,0 +1,61 @@
+package io.vte.engine.impl;
+
+import static io.vte.engine.impl.EngineFixture.WAIT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.SegmentHandle;
+import io.vte.api.TransferEngine;
+import io.vte.api.TransferOptions;
+import io.vte.api.TransferRequest;
+import io.vte.testkit.Await;
+import io.vte.testkit.BlockedThreadGuard;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Engine counters are exported through the Vert.x Micrometer backend and removed on close. */
+@ExtendWith(BlockedThreadGuard.class)
+class EngineMetricsTest {
+
+  private final EngineFixture fx = new EngineFixture();
+
+  @AfterEach
+  void close() {
+    fx.close();
+  }
+
+  @Test
+  void countersAreExportedAndRemovedOnClose() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    Vertx vertx = Vertx.builder()
+        .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
+        .withMetrics(new MicrometerMetricsFactory(registry)).build();
+    fx.vertxes.add(vertx);
+    TransferEngineImpl a = (TransferEngineImpl) Await.result(TransferEngine.create(vertx,
+        EngineFixture.options("m", 2, 1)), WAIT);
+    fx.engines.add(a);
+    TransferEngineImpl b = fx.start(2, 1);
+    RegisteredBuffer local = fx.register(a, 1 << 20, 1);
+    RegisteredBuffer remote = fx.register(b, 1 << 20, 2);
+    SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+    assertTrue(Await.result(a.submit(List.of(TransferRequest.write(local, 0, seg, remote.address(), 1 << 20)),
+        new TransferOptions()).result(), WAIT).allCompleted());
+    FunctionCounter bytes = registry.find("vte.engine.bytes").tag("engine", a.serverName()).functionCounter();
+    assertNotNull(bytes, "vte.engine.bytes is registered");
+    assertEquals(1 << 20, (long) bytes.count());
+    assertEquals(16, (long) registry.find("vte.engine.slices").tag("engine", a.serverName()).functionCounter().count());
+    Await.result(a.close(), WAIT);
+    assertNull(registry.find("vte.engine.bytes").tag("engine", a.serverName()).functionCounter());
+  }
+}
