@@ -72,6 +72,7 @@ class EtcdOutageTest {
     b.setInvalidationHandler(invalidated::add);
     SegmentDescriptor v1 = Descriptors.sample("a-seg", "127.0.0.1:7101", 1, 1);
     Await.result(a.publish(v1), WAIT);
+    Await.result(a.publish(Descriptors.sample("a-old", "127.0.0.1:7101", 1, 1)), WAIT);
     assertEquals(v1, Await.result(b.lookup("a-seg"), WAIT));
 
     etcd.kill();
@@ -89,11 +90,14 @@ class EtcdOutageTest {
     // A registration change while etcd is away is kept and published when it returns.
     SegmentDescriptor v2 = Descriptors.sample("a-seg", "127.0.0.1:7101", 2, 2);
     assertEquals(ErrorCode.METADATA_UNAVAILABLE, ((VteException) Await.failure(a.publish(v2), WAIT)).code());
+    // So is an unregistration: the segment is deleted from etcd when it returns.
+    assertEquals(ErrorCode.METADATA_UNAVAILABLE, ((VteException) Await.failure(a.unpublish("a-old"), WAIT)).code());
 
     etcd.restart();
 
     Await.until("both stores recovered", WAIT, () -> !a.isDegraded() && !b.isDegraded());
     Await.until("b sees v2 re-published by a", WAIT, () -> Await.result(b.lookup("a-seg"), WAIT).getVersion() == 2);
+    Await.until("a-old deleted once etcd is back", WAIT, () -> failsWith(b.lookup("a-old"), ErrorCode.SEGMENT_NOT_FOUND));
     // A change after the restart reaches b through its (resumed or re-created) watch.
     SegmentDescriptor v3 = Descriptors.sample("a-seg", "127.0.0.1:7101", 3, 3);
     int seen = invalidated.size();
