@@ -4,10 +4,12 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.grpc.server.GrpcProtocol;
 import io.vertx.grpc.server.GrpcServer;
 import io.vertx.grpc.server.GrpcServerOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.handshake.impl.EncodingGuard;
 import io.vte.handshake.impl.HandshakeCalls;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.GetSegmentRequest;
@@ -55,22 +57,26 @@ public final class HandshakeServer {
       return Future.failedFuture(e);
     }
     HandshakeCalls calls = new HandshakeCalls(vertx, options.getAuth(), options.getMaxMessageSize());
+    // Plain gRPC over HTTP/2 only: no gRPC-Web and no HTTP/JSON transcoding to attack.
     GrpcServer grpc = GrpcServer.server(vertx, new GrpcServerOptions()
+        .removeEnabledProtocol(GrpcProtocol.WEB)
+        .removeEnabledProtocol(GrpcProtocol.WEB_TEXT)
+        .removeEnabledProtocol(GrpcProtocol.TRANSCODING)
         .setMaxMessageSize(options.getMaxMessageSize())
         .setScheduleDeadlineAutomatically(false));
-    grpc.callHandler(HandshakeGrpcService.Connect, calls.unary("Connect",
+    grpc.callHandler(HandshakeGrpcService.Connect, calls.unary("Connect", ConnectRequest.parser(),
         request -> request.hasAuth() ? request.getAuth() : null,
         request -> request.hasAuth() ? request.toBuilder().clearAuth().build() : request,
         (ConnectRequest request) -> HandshakeValidator.validate(request), handler::connect));
-    grpc.callHandler(HandshakeGrpcService.GetSegment, calls.unary("GetSegment",
+    grpc.callHandler(HandshakeGrpcService.GetSegment, calls.unary("GetSegment", GetSegmentRequest.parser(),
         request -> request.hasAuth() ? request.getAuth() : null,
         request -> request.hasAuth() ? request.toBuilder().clearAuth().build() : request,
         (GetSegmentRequest request) -> HandshakeValidator.validate(request), handler::getSegment));
-    grpc.callHandler(HandshakeGrpcService.Notify, calls.unary("Notify",
+    grpc.callHandler(HandshakeGrpcService.Notify, calls.unary("Notify", NotifyRequest.parser(),
         request -> request.hasAuth() ? request.getAuth() : null,
         request -> request.hasAuth() ? request.toBuilder().clearAuth().build() : request,
         (NotifyRequest request) -> HandshakeValidator.validate(request), handler::notify));
-    HttpServer server = vertx.createHttpServer(http).requestHandler(grpc);
+    HttpServer server = vertx.createHttpServer(http).requestHandler(new EncodingGuard(grpc));
     String where = options.getHost() + ":" + options.getPort();
     return server.listen()
         .recover(failure -> Future.failedFuture(new VteException(ErrorCode.INVALID_CONFIGURATION,

@@ -1,11 +1,15 @@
 package io.vte.handshake.impl;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
+import io.vertx.grpc.common.GrpcMessage;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.common.MessageSizeOverflowException;
+import io.vertx.grpc.common.WireFormat;
 import io.vertx.grpc.server.GrpcServerRequest;
 import io.vte.api.VteException;
 import io.vte.handshake.HandshakeAuth;
@@ -26,6 +30,8 @@ public final class HandshakeCalls {
   private final Vertx vertx;
   private final HandshakeAuth auth;
   private final int maxMessageSize;
+  private static final String IDENTITY = "identity";
+
   private final Set<UnaryCall<?, ?>> active = ConcurrentHashMap.newKeySet();
 
   /**
@@ -41,6 +47,7 @@ public final class HandshakeCalls {
 
   /**
    * @param method the gRPC method name (what auth tokens sign)
+   * @param parser decodes the request
    * @param tokenOf the request's auth token, or null when it has none
    * @param withoutAuth the request with its auth field cleared
    * @param validate throws INVALID_ARGUMENT for a bad request
@@ -50,7 +57,7 @@ public final class HandshakeCalls {
    * @return the call handler to bind to the method
    */
   public <Req extends MessageLite, Resp> Handler<GrpcServerRequest<Req, Resp>> unary(
-      String method, Function<Req, Auth> tokenOf, UnaryOperator<Req> withoutAuth,
+      String method, Parser<Req> parser, Function<Req, Auth> tokenOf, UnaryOperator<Req> withoutAuth,
       Consumer<Req> validate, Function<Req, Future<Resp>> handler) {
     return request -> {
       UnaryCall<Req, Resp> call = new UnaryCall<>(vertx, Vertx.currentContext(), request, active, maxMessageSize);
@@ -68,33 +75,60 @@ public final class HandshakeCalls {
           call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": no request message");
         }
       });
-      request.handler(message -> {
+      request.messageHandler(message -> {
         if (!call.firstMessage()) {
           call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": more than one request message on a unary call");
           return;
         }
-        Future<Resp> reply;
-        try {
-          Req clean = withoutAuth.apply(message);
-          if (auth != null) {
-            auth.verify(method, clean, tokenOf.apply(message));
-          }
-          validate.accept(clean);
-          reply = handler.apply(clean);
-        } catch (VteException e) {
-          call.failWith(e);
-          return;
-        } catch (RuntimeException e) {
-          call.fail(GrpcStatus.INTERNAL, method + ": handler threw " + e);
-          return;
-        }
-        if (reply == null) {
-          call.fail(GrpcStatus.INTERNAL, method + ": handler returned no future");
-        } else {
-          reply.onComplete(call::complete);
+        Req decoded = decode(method, message, parser, call);
+        if (decoded != null) {
+          serve(method, decoded, tokenOf, withoutAuth, validate, handler, call);
         }
       });
     };
+  }
+
+  /** Decodes a protobuf request ourselves, so every malformed input gets a typed status. */
+  private static <Req> Req decode(String method, GrpcMessage message, Parser<Req> parser, UnaryCall<Req, ?> call) {
+    if (!IDENTITY.equals(message.encoding())) {
+      call.fail(GrpcStatus.UNIMPLEMENTED, method + ": compressed messages are not supported: " + message.encoding());
+      return null;
+    }
+    if (message.format() != WireFormat.PROTOBUF) {
+      call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": only the protobuf wire format is served, not " + message.format());
+      return null;
+    }
+    try {
+      return parser.parseFrom(message.payload().getBytes());
+    } catch (InvalidProtocolBufferException e) {
+      call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": malformed message: " + e.getMessage());
+      return null;
+    }
+  }
+
+  private <Req extends MessageLite, Resp> void serve(String method, Req message, Function<Req, Auth> tokenOf,
+      UnaryOperator<Req> withoutAuth, Consumer<Req> validate, Function<Req, Future<Resp>> handler,
+      UnaryCall<Req, Resp> call) {
+    Future<Resp> reply;
+    try {
+      Req clean = withoutAuth.apply(message);
+      if (auth != null) {
+        auth.verify(method, clean, tokenOf.apply(message));
+      }
+      validate.accept(clean);
+      reply = handler.apply(clean);
+    } catch (VteException e) {
+      call.failWith(e);
+      return;
+    } catch (RuntimeException e) {
+      call.fail(GrpcStatus.INTERNAL, method + ": handler threw " + e);
+      return;
+    }
+    if (reply == null) {
+      call.fail(GrpcStatus.INTERNAL, method + ": handler returned no future");
+    } else {
+      reply.onComplete(call::complete);
+    }
   }
 
   /** @return how many calls are waiting for their answer */
