@@ -184,7 +184,7 @@ public final class EngineOptions {
 
   /** @param devices local device names or specs @return this */
   public EngineOptions setDevices(List<String> devices) {
-    this.devices = new ArrayList<>(devices);
+    this.devices = devices == null ? null : new ArrayList<>(devices);
     return this;
   }
 
