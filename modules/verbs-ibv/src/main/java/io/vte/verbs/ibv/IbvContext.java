@@ -3,10 +3,7 @@ package io.vte.verbs.ibv;
 import io.vte.verbs.AsyncEvent;
 import io.vte.verbs.AsyncEventHandler;
 import io.vte.verbs.CompletionQueue;
-import io.vte.verbs.Gid;
-import io.vte.verbs.LinkLayer;
 import io.vte.verbs.PortAttributes;
-import io.vte.verbs.PortState;
 import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
@@ -92,16 +89,9 @@ final class IbvContext implements VerbsContext {
       throw new VerbsException(VerbsError.INVALID_ARGUMENT,
           "port " + port + " does not exist on '" + deviceName + "' (ports 1.." + portCount + ")");
     }
-    long[] out = new long[IbvNative.PORT_OUT_LEN];
-    IbvNative.queryPort(ctx, port, settings.gidIndex(), out);
-    int gidIndex = (int) out[IbvNative.PORT_GID_INDEX];
-    gidIndexByPort[port] = gidIndex;
-    int linkLayer = (int) out[IbvNative.PORT_LINK_LAYER];
-    return new PortAttributes(port, PortState.of((int) out[IbvNative.PORT_STATE]),
-        IbvMtu.toBytes((int) out[IbvNative.PORT_ACTIVE_MTU]), (int) out[IbvNative.PORT_LID],
-        new Gid(out[IbvNative.PORT_GID_HI], out[IbvNative.PORT_GID_LO]), gidIndex,
-        linkLayer >= 0 && linkLayer < LinkLayer.values().length ? LinkLayer.values()[linkLayer]
-            : LinkLayer.UNSPECIFIED);
+    PortAttributes attributes = IbvPorts.query(ctx, port, settings.gidIndex());
+    gidIndexByPort[port] = attributes.gidIndex();
+    return attributes;
   }
 
   /**

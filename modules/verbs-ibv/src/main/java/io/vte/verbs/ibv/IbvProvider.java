@@ -87,12 +87,15 @@ public final class IbvProvider implements VerbsProvider {
     checkUsable();
     List<DeviceInfo> out = new ArrayList<>();
     for (String name : IbvNative.deviceNames()) {
-      try (IbvContext ctx = new IbvContext(this, name, settings)) {
+      long ctx = IbvNative.openDevice(name);
+      try {
         List<PortAttributes> ports = new ArrayList<>();
-        for (int p = 1; p <= ctx.portCount(); p++) {
-          ports.add(ctx.queryPort(p));
+        for (int p = 1, n = IbvNative.portCount(ctx); p <= n; p++) {
+          ports.add(IbvPorts.query(ctx, p, settings.gidIndex()));
         }
         out.add(new DeviceInfo(name, name(), ports));
+      } finally {
+        IbvNative.closeDevice(ctx);
       }
     }
     return out;

@@ -81,6 +81,8 @@ class FakeDeviceTest {
       assertEquals(1024, p2.activeMtu());
       assertEquals(LinkLayer.INFINIBAND, p2.linkLayer());
       assertEquals(2, devices.get(1).ports().size());
+      assertEquals(List.of(), FakeIbverbs.lines("ibv_create_comp_channel"), "listing starts no channel or thread");
+      assertEquals(2, FakeIbverbs.lines("ibv_close_device").size());
     }
   }
 
