@@ -116,6 +116,35 @@ class EtcdOutageTest {
   }
 
   @Test
+  void hungEtcdNeverHangsACallerAndTheStoresRecoverWhenItResumes() {
+    MetadataStore a = started();
+    MetadataStore b = started();
+    SegmentDescriptor d = Descriptors.sample("a-seg", "127.0.0.1:7104", 1, 1);
+    Await.result(a.publish(d), WAIT);
+    assertEquals(d, Await.result(b.lookup("a-seg"), WAIT));
+
+    etcd.pause();
+    try {
+      // Connections stay up but nothing answers: only the call deadline ends the wait.
+      long t0 = System.nanoTime();
+      VteException e = assertInstanceOf(VteException.class, Await.failure(b.lookup("uncached"), WAIT));
+      long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+      assertEquals(ErrorCode.METADATA_UNAVAILABLE, e.code(), e.getMessage());
+      assertTrue(ms < options.getCallDeadline().toMillis() + 2000, "uncached lookup took " + ms + " ms");
+      Await.until("both stores degraded", WAIT, () -> a.isDegraded() && b.isDegraded());
+      assertEquals(d, Await.result(b.lookup("a-seg"), WAIT), "cached lookup while etcd hangs");
+    } finally {
+      etcd.resume();
+    }
+
+    Await.until("both stores recovered", WAIT, () -> !a.isDegraded() && !b.isDegraded());
+    SegmentDescriptor v2 = Descriptors.sample("a-seg", "127.0.0.1:7104", 2, 2);
+    Await.result(a.publish(v2), WAIT);
+    Await.until("b sees the change made after the hang", WAIT,
+        () -> Await.result(b.lookup("a-seg"), WAIT).getVersion() == 2);
+  }
+
+  @Test
   void leaseRevokedBehindTheStoresBackIsReGrantedAndDescriptorsRePublished() throws Exception {
     MetadataStore a = started();
     MetadataStore b = started();

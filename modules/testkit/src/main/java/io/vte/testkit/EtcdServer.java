@@ -131,7 +131,8 @@ public final class EtcdServer implements AutoCloseable {
 
   /** Stops the server gracefully (SIGTERM) and waits for it to exit. Data is kept for {@link #restart()}. */
   public void stop() {
-    if (process != null) {
+    if (isRunning()) {
+      signal("-CONT"); // a paused member must run to act on SIGTERM
       process.destroy();
       awaitExit();
     }
@@ -141,6 +142,19 @@ public final class EtcdServer implements AutoCloseable {
   public void kill() {
     destroyForcibly();
     awaitExit();
+  }
+
+  /**
+   * Freezes the server (SIGSTOP): connections stay open but nothing answers, like a hung member.
+   * Undo with {@link #resume()}.
+   */
+  public void pause() {
+    signal("-STOP");
+  }
+
+  /** Lets a {@link #pause() paused} server run again (SIGCONT). */
+  public void resume() {
+    signal("-CONT");
   }
 
   /**
@@ -262,6 +276,23 @@ public final class EtcdServer implements AutoCloseable {
       return reply.startsWith("HTTP/1.") && reply.contains(" 200 ") && reply.contains("\"health\":\"true\"");
     } catch (IOException notYet) {
       return false;
+    }
+  }
+
+  private void signal(String signal) {
+    if (!isRunning()) {
+      throw new IllegalStateException("etcd is not running on " + endpoint());
+    }
+    try {
+      Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
+      if (!kill.waitFor(EXIT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS) || kill.exitValue() != 0) {
+        throw new AssertionError("kill " + signal + " " + process.pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new AssertionError("cannot signal etcd: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
     }
   }
 
