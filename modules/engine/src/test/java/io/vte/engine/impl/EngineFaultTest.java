@@ -40,7 +40,7 @@ class EngineFaultTest {
 
   private TransferEngineImpl start(String prefix) {
     EngineOptions o = EngineFixture.options(prefix, 4, 2).setQpTimeout(Duration.ofMillis(100)).setQpRetryCount(2)
-        .setHandshakeDeadline(Duration.ofSeconds(2));
+        .setHandshakeDeadline(Duration.ofSeconds(5));
     return fx.start(o);
   }
 
