@@ -43,7 +43,7 @@ class DataPathTest {
     cqB = f.ctx(1).createCq(256);
     a = f.qp(0, cqA, 32);
     b = f.qp(1, cqB, 32);
-    Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
+    Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
   }
 
   @AfterEach
@@ -173,7 +173,7 @@ class DataPathTest {
       CompletionQueue qb = g.ctx(1).createCq(8);
       QueuePair x = g.qp(0, qa, 4);
       QueuePair y = g.qp(1, qb, 4);
-      Fabric.connect(x, g.ctx(0), y, g.ctx(1), new RtsAttributes(0, 14, 2, 7)); // rnrRetry 7 = forever
+      Fabric.connect(x, g.ctx(0), y, g.ctx(1), new RtsAttributes(0, 15, 2, 7)); // rnrRetry 7 = forever
       ByteBuffer buf = ByteBuffer.allocateDirect(64);
       buf.putLong(0, 0x1122334455667788L);
       MemoryRegion mx = g.pd(0).registerMemory(buf, AccessFlags.LOCAL_WRITE);
@@ -182,7 +182,7 @@ class DataPathTest {
       WorkRequestBatch s = WorkRequestBatch.allocate(1);
       s.add(1, WrOpcode.SEND, WrFlags.SIGNALED, mx.address(), 8, mx.lkey(), 0, 0);
       assertEquals(PostStatus.OK, x.postSend(s));
-      Fabric.assertQuiet(qa, Duration.ofMillis(150)); // RNR keeps it pending beyond timeout x retries
+      Fabric.assertQuiet(qa, Duration.ofMillis(400)); // RNR keeps it pending beyond timeout x retries
       WorkRequestBatch r = WorkRequestBatch.allocate(1);
       r.add(2, WrOpcode.RECV, 0, my.address(), 64, my.lkey(), 0, 0);
       assertEquals(PostStatus.OK, y.postRecv(r));

@@ -21,8 +21,10 @@ final class Fabric implements AutoCloseable {
   /** One polled completion. */
   record Wc(long wrId, int status, int opcode, int byteLen, int qpNum, int imm) {}
 
-  /** Short timeouts so failure tests finish fast: 4.096us * 2^14 = 67 ms, 2 retries. */
-  static final RtsAttributes FAST = new RtsAttributes(0, 14, 2, 0);
+  /** Short timeouts so failure tests finish fast: 4.096us * 2^15 = 134 ms, 2 retries. */
+  static final RtsAttributes FAST = new RtsAttributes(0, 15, 2, 0);
+  /** For tests that move a lot of data on a busy machine: 4.096 us x 2^19 = 2.1 s, 3 retries. */
+  static final RtsAttributes LOADED = new RtsAttributes(0, 19, 3, 0);
 
   final SoftVerbsProvider provider;
   final List<VerbsContext> contexts = new ArrayList<>();

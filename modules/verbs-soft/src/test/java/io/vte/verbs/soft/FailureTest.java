@@ -175,7 +175,7 @@ class FailureTest {
       CompletionQueue cq = f.ctx(0).createCq(256);
       QueuePair a = f.qp(0, cq, 16);
       QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), new RtsAttributes(0, 12, 7, 0)); // 16 ms x 7
+      Fabric.connect(a, f.ctx(0), b, f.ctx(1), new RtsAttributes(0, 15, 7, 0)); // 134 ms x 7
       ByteBuffer s = ByteBuffer.allocateDirect(16 * 4096);
       ByteBuffer d = ByteBuffer.allocateDirect(16 * 4096);
       for (int i = 0; i < s.capacity(); i++) {

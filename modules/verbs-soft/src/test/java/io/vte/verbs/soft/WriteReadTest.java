@@ -30,7 +30,7 @@ class WriteReadTest {
       CompletionQueue cqB = f.ctx(1).createCq(64);
       QueuePair a = f.qp(0, cqA, 16);
       QueuePair b = f.qp(1, cqB, 16);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
+      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
       int size = 1 << 20;
       ByteBuffer src = ByteBuffer.allocateDirect(size);
       ByteBuffer dst = ByteBuffer.allocateDirect(size);

@@ -10,9 +10,12 @@ final class SoftMr implements MemoryRegion {
   private final long length;
   private final int access;
   private final int key;
+  /** Keeps a registered ByteBuffer reachable: the NIC writes into its memory by address. */
+  private volatile Object owner;
   private volatile boolean closed;
 
-  SoftMr(SoftPd pd, long address, long length, int access, int key) {
+  SoftMr(SoftPd pd, long address, long length, int access, int key, Object owner) {
+    this.owner = owner;
     this.pd = pd;
     this.address = address;
     this.length = length;
@@ -74,6 +77,7 @@ final class SoftMr implements MemoryRegion {
   public void close() {
     if (!closed) {
       closed = true;
+      owner = null;
       pd.forget(this);
     }
   }

@@ -31,11 +31,16 @@ final class SoftPd implements ProtectionDomain {
     if (buffer == null) {
       throw new VerbsException(VerbsError.INVALID_ARGUMENT, "buffer is null");
     }
-    return registerMemory(DirectMemory.address(buffer), buffer.capacity(), accessFlags);
+    return register(DirectMemory.address(buffer), buffer.capacity(), accessFlags, buffer);
   }
 
   @Override
-  public synchronized MemoryRegion registerMemory(long address, long length, int accessFlags) {
+  public MemoryRegion registerMemory(long address, long length, int accessFlags) {
+    return register(address, length, accessFlags, null);
+  }
+
+  /** @param owner the buffer the memory belongs to, kept reachable while registered (null for raw memory) */
+  private synchronized MemoryRegion register(long address, long length, int accessFlags, Object owner) {
     requireOpen();
     if (address == 0) {
       throw new VerbsException(VerbsError.INVALID_ARGUMENT, "cannot register address 0");
@@ -44,7 +49,7 @@ final class SoftPd implements ProtectionDomain {
       throw new VerbsException(VerbsError.INVALID_ARGUMENT, "bad region length " + length + " at 0x" + Long.toHexString(address));
     }
     AccessFlags.validate(accessFlags);
-    SoftMr mr = device.mrTable().add(key -> new SoftMr(this, address, length, accessFlags, key));
+    SoftMr mr = device.mrTable().add(key -> new SoftMr(this, address, length, accessFlags, key, owner));
     if (mr == null) {
       throw new VerbsException(VerbsError.NO_MEMORY, "too many memory regions on " + device.deviceName());
     }
