@@ -12,7 +12,9 @@ public final class MetadataStores {
   private MetadataStores() {}
 
   /**
-   * Creates a store; call {@link MetadataStore#start()} before use.
+   * Creates a store; call {@link MetadataStore#start()} before use. An etcd store keeps its state on the
+   * Vert.x context current at creation (a new event-loop context when called off Vert.x) and answers on
+   * each caller's context.
    *
    * @param vertx the Vert.x instance the store runs on
    * @param uri {@code p2p} (also null or empty: the default), {@code etcd://host:port[,host:port...]} or
