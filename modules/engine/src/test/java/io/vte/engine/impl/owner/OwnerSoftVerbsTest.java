@@ -188,7 +188,8 @@ class OwnerSoftVerbsTest {
   @Test
   void pollingNeverStallsBehindFiftyDeadHandshakes() throws Exception {
     start(1, OwnerConfig.defaults().withHandshakeDeadline(Duration.ofSeconds(1)), 4 << 20);
-    try (ServerSocket silent = new ServerSocket(0, 200, InetAddress.getLoopbackAddress())) {
+    try (ServerSocket silent = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
+        JitterProbe machine = new JitterProbe()) {
       String dead = "127.0.0.1:" + silent.getLocalPort();
       Transfer warm = new Transfer(a, b);
       warm.submitAll(slices(warm, WrOpcode.RDMA_WRITE, 0, SLICE, SLICE));
@@ -222,11 +223,24 @@ class OwnerSoftVerbsTest {
       OwnerMetrics m = a.contexts.get(0).ownerMetrics(0);
       Histogram gaps = m.pollGapHistogram();
       System.out.printf("soft verbs, 50 dead handshakes: %d live 64 KiB slices in %d ms (%d rounds), CQ poll gap"
-          + " max %.3f ms p99.9 %.3f ms p99 %.3f ms p50 %.4f ms (%d samples)%n", liveDuring, elapsedMs, rounds,
-          m.maxPollGapNanos() / 1e6, gaps.getValueAtPercentile(99.9) / 1e6, gaps.getValueAtPercentile(99) / 1e6,
-          gaps.getValueAtPercentile(50) / 1e6, gaps.getTotalCount());
-      assertTrue(m.maxPollGapNanos() < 50_000_000L, "max CQ poll gap " + m.maxPollGapNanos() / 1e6 + " ms");
+          + " max %.3f ms p99.9 %.3f ms p99 %.3f ms p50 %.4f ms (%d samples); machine stall max %.3f ms%n",
+          liveDuring, elapsedMs, rounds, m.maxPollGapNanos() / 1e6, gaps.getValueAtPercentile(99.9) / 1e6,
+          gaps.getValueAtPercentile(99) / 1e6, gaps.getValueAtPercentile(50) / 1e6, gaps.getTotalCount(),
+          machine.maxLateNanos() / 1e6);
+      assertPollGapBounded(m.maxPollGapNanos(), gaps, machine);
     }
+  }
+
+  /**
+   * The owner's longest CQ poll gap stays under 50 ms beyond what the machine itself stalled every thread
+   * (a shared 2-core host under load can deschedule any thread); the 99.9th percentile stays under 50 ms.
+   */
+  static void assertPollGapBounded(long maxGapNanos, Histogram gaps, JitterProbe machine) {
+    long allowance = 50_000_000L + machine.maxLateNanos();
+    assertTrue(maxGapNanos < allowance, "max CQ poll gap " + maxGapNanos / 1e6 + " ms, machine stalls "
+        + machine.maxLateNanos() / 1e6 + " ms");
+    assertTrue(gaps.getValueAtPercentile(99.9) < 50_000_000L,
+        "p99.9 CQ poll gap " + gaps.getValueAtPercentile(99.9) / 1e6 + " ms");
   }
 
   @Test

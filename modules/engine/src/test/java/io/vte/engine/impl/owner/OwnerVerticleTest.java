@@ -150,18 +150,24 @@ class OwnerVerticleTest {
     OwnerConfig config = OwnerConfig.defaults().withHandshakeDeadline(Duration.ofSeconds(1));
     LocalContext local = Await.result(a.addDevice(autoDevice("d0"), config), WAIT);
     Await.result(b.addDevice(autoDevice("d0"), config), WAIT);
-    try (ServerSocket silent = new ServerSocket(0, 200, InetAddress.getLoopbackAddress())) {
+    try (ServerSocket silent = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
+        JitterProbe machine = new JitterProbe()) {
       String dead = "127.0.0.1:" + silent.getLocalPort();
       Recorder live = new Recorder();
       Recorder deadRec = new Recorder();
       Rail liveRail = new Rail(0, "d0", b.serverName(), "d0");
-      local.submit(slice(live, liveRail, 0));
-      Await.until("live endpoint connected", WAIT, () -> live.completed() == 1);
+      // Connect the live endpoint first; a cold JVM on a loaded host may need more than one 1 s attempt.
+      Await.until("live endpoint connected", WAIT, () -> {
+        Recorder warm = new Recorder();
+        local.submit(slice(warm, liveRail, 0));
+        Await.until("warm-up slice ends", WAIT, () -> warm.completed() == 1);
+        return warm.count(SliceStatus.OK) == 1;
+      });
       long start = System.nanoTime();
       for (int i = 0; i < 50; i++) {
         local.submit(slice(deadRec, new Rail(0, "d0", dead, "x" + i), i));
       }
-      int submitted = 1;
+      int submitted = 0;
       long liveDuringHandshakes = 0;
       while (deadRec.completed() < 50 && System.nanoTime() - start < WAIT.toNanos()) {
         for (int k = 0; k < 20; k++) {
@@ -177,13 +183,13 @@ class OwnerVerticleTest {
       assertEquals(50, deadRec.count(SliceStatus.HANDSHAKE_FAILED));
       assertTrue(elapsedMs >= 900, "dead handshakes failed at the deadline, not before: " + elapsedMs + " ms");
       assertTrue(liveDuringHandshakes > 100, "live transfers kept completing: " + liveDuringHandshakes);
-      assertEquals(submitted, live.count(SliceStatus.OK));
-      long maxGapMs = local.ownerMetrics(0).maxPollGapNanos() / 1_000_000;
+      assertEquals(submitted, live.count(SliceStatus.OK), () -> "non-OK live slices: " + nonOk(live));
       org.HdrHistogram.Histogram gaps = local.ownerMetrics(0).pollGapHistogram();
       System.out.printf("fake fabric, 50 dead handshakes: %d live slices meanwhile, poll gap max %.3f ms p99.9 %.3f ms"
-          + " p50 %.3f ms, dead failed after %d ms%n", liveDuringHandshakes, gaps.getMaxValue() / 1e6,
-          gaps.getValueAtPercentile(99.9) / 1e6, gaps.getValueAtPercentile(50) / 1e6, elapsedMs);
-      assertTrue(maxGapMs < 50, "max CQ poll gap " + maxGapMs + " ms");
+          + " p50 %.3f ms, dead failed after %d ms; machine stall max %.3f ms%n", liveDuringHandshakes,
+          gaps.getMaxValue() / 1e6, gaps.getValueAtPercentile(99.9) / 1e6, gaps.getValueAtPercentile(50) / 1e6,
+          elapsedMs, machine.maxLateNanos() / 1e6);
+      OwnerSoftVerbsTest.assertPollGapBounded(local.ownerMetrics(0).maxPollGapNanos(), gaps, machine);
       assertNull(onOwner(local.owner(0), o -> o.endpoint(dead + "@x0")));
     }
   }
@@ -262,6 +268,18 @@ class OwnerVerticleTest {
     stuck.events.onEvent(new io.vte.verbs.AsyncEvent(io.vte.verbs.AsyncEventType.CQ_ERR, "d0", -1, -1, second));
     Await.until("CQ error handled by owner 1", WAIT, () -> local.ownerMetrics(1).cqErrors() == 1);
     assertEquals(0, local.ownerMetrics(0).cqErrors());
+  }
+
+  private static String nonOk(Recorder rec) {
+    synchronized (rec) {
+      StringBuilder sb = new StringBuilder();
+      rec.status.forEach((s, st) -> {
+        if (st != SliceStatus.OK) {
+          sb.append(s).append(' ').append(SliceStatus.name(st)).append(' ').append(rec.causes.get(s)).append("; ");
+        }
+      });
+      return sb.toString();
+    }
   }
 
   static <T> T onOwner(Owner owner, java.util.function.Function<Owner, T> read) {
