@@ -213,7 +213,8 @@ public final class TransferEngineImpl implements TransferEngine {
     handshakeHandler.bind(new PassiveConnectHandler(contexts), descriptor, notifications);
     meterRegistry = BackendRegistries.getDefaultNow();
     if (meterRegistry != null) {
-      meters = counters.bindTo(meterRegistry, server.serverName());
+      meters = new ArrayList<>(counters.bindTo(meterRegistry, server.serverName()));
+      meters.addAll(OwnerMeters.bind(meterRegistry, server.serverName(), contexts));
     }
   }
 

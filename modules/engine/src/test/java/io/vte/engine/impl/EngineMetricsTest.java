@@ -55,7 +55,16 @@ class EngineMetricsTest {
     assertNotNull(bytes, "vte.engine.bytes is registered");
     assertEquals(1 << 20, (long) bytes.count());
     assertEquals(16, (long) registry.find("vte.engine.slices").tag("engine", a.serverName()).functionCounter().count());
+    double handshakes = registry.find("vte.owner.handshakes.active").tag("engine", a.serverName()).functionCounters()
+        .stream().mapToDouble(FunctionCounter::count).sum();
+    assertTrue(handshakes >= 1, "the first WRITE connected at least one endpoint: " + handshakes);
+    double alive = registry.find("vte.owner.endpoints.alive").tag("engine", a.serverName()).gauges().stream()
+        .mapToDouble(io.micrometer.core.instrument.Gauge::value).sum();
+    assertTrue(alive >= 1, "endpoints alive: " + alive);
+    assertEquals(2, registry.find("vte.owner.cq.poll.gap.max").tag("engine", a.serverName()).gauges().size(),
+        "one gauge per owner: 2 devices x 1 owner");
     Await.result(a.close(), WAIT);
     assertNull(registry.find("vte.engine.bytes").tag("engine", a.serverName()).functionCounter());
+    assertTrue(registry.find("vte.owner.endpoints.alive").tag("engine", a.serverName()).gauges().isEmpty());
   }
 }

@@ -1,0 +1,58 @@
+package io.vte.engine.impl;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.vte.engine.impl.owner.LocalContext;
+import io.vte.engine.impl.owner.OwnerMetrics;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Exposes the owner layer's counters as Micrometer meters {@code vte.owner.*}, tagged with the engine,
+ * the device and the owner index: handshakes and their failures, stale replies dropped, endpoints alive
+ * and retired, QP-fatal events, slices posted and failed, and the largest CQ poll gap.
+ */
+final class OwnerMeters {
+
+  private record Counter(String name, ToDoubleFunction<OwnerMetrics> value) {}
+
+  private static final List<Counter> COUNTERS = List.of(
+      new Counter("vte.owner.slices.posted", OwnerMetrics::slicesPosted),
+      new Counter("vte.owner.slices.failed", OwnerMetrics::slicesFailed),
+      new Counter("vte.owner.handshakes.active", OwnerMetrics::handshakesActive),
+      new Counter("vte.owner.handshakes.passive", OwnerMetrics::handshakesPassive),
+      new Counter("vte.owner.handshakes.failed", OwnerMetrics::handshakesFailed),
+      new Counter("vte.owner.stale.replies.dropped", OwnerMetrics::staleRepliesDropped),
+      new Counter("vte.owner.endpoints.retired", OwnerMetrics::endpointsRetired),
+      new Counter("vte.owner.qp.fatal", OwnerMetrics::qpFatalEvents));
+
+  private OwnerMeters() {}
+
+  /**
+   * @param registry where to register
+   * @param serverName the engine's server name (tag {@code engine})
+   * @param contexts the local contexts
+   * @return the meters, to remove when the engine closes
+   */
+  static List<Meter> bind(MeterRegistry registry, String serverName, List<LocalContext> contexts) {
+    List<Meter> meters = new ArrayList<>();
+    for (LocalContext ctx : contexts) {
+      for (int i = 0; i < ctx.ownerCount(); i++) {
+        OwnerMetrics m = ctx.ownerMetrics(i);
+        Tags tags = Tags.of("engine", serverName, "device", ctx.deviceName(), "owner", Integer.toString(i));
+        for (Counter c : COUNTERS) {
+          meters.add(FunctionCounter.builder(c.name(), m, c.value()).tags(tags).register(registry));
+        }
+        meters.add(Gauge.builder("vte.owner.endpoints.alive", m, OwnerMetrics::endpointsAlive).tags(tags)
+            .register(registry));
+        meters.add(Gauge.builder("vte.owner.cq.poll.gap.max", m, o -> o.maxPollGapNanos() / 1e6).tags(tags)
+            .baseUnit("milliseconds").register(registry));
+      }
+    }
+    return meters;
+  }
+}
