@@ -89,7 +89,7 @@ class OwnerSoftVerbsTest {
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 4})
   void byteExactWriteAndReadThroughOwners(int workers) {
-    start(2, OwnerConfig.defaults().withWorkersPerContext(workers).withQueueSizes(256, 64), 8 << 20);
+    start(4, OwnerConfig.defaults().withWorkersPerContext(workers).withQueueSizes(256, 64), 8 << 20);
     int half = 4 << 20;
     fill(a, 0, half, workers);
     Transfer write = new Transfer(a, b);
@@ -113,8 +113,8 @@ class OwnerSoftVerbsTest {
     assertEquals(view(b, 200, 1), view(a, 100, 1));
     assertEquals(view(b, 400, 3), view(a, 300, 3));
     assertEquals(view(b, 16384, 4097), view(a, 8192, 4097));
-    assertEquals(4, a.endpointsAlive(), "one endpoint per (local, remote) device pair");
-    assertEquals(4, b.endpointsAlive(), "the passive side has the same four");
+    assertEquals(16, a.endpointsAlive(), "one endpoint per (local, remote) device pair");
+    assertEquals(16, b.endpointsAlive(), "the passive side has the same sixteen");
     assertEquals(0, write.retries.get() + read.retries.get(), "no retries on a healthy fabric");
   }
 
@@ -245,14 +245,14 @@ class OwnerSoftVerbsTest {
 
   @Test
   void qpFatalAndPortDownMidStreamEveryRequestCompletes() {
-    start(2, OwnerConfig.defaults().withQueueSizes(256, 64).withFlushDeadline(Duration.ofSeconds(2)), 16 << 20);
+    start(4, OwnerConfig.defaults().withQueueSizes(256, 64).withFlushDeadline(Duration.ofSeconds(2)), 16 << 20);
     int total = 16 << 20;
     fill(a, 0, total, 7);
     Transfer t = new Transfer(a, b);
     List<Slice> all = slices(t, WrOpcode.RDMA_WRITE, 0, total, SLICE);
     t.submitAll(all.subList(0, 64));
     await(t, 64);
-    assertEquals(4, a.endpointsAlive());
+    assertEquals(16, a.endpointsAlive());
     // A QP fatal on a0's endpoint to b0, mid-stream.
     t.submitAll(all.subList(64, 160));
     LocalContext a0 = a.contexts.get(0);
@@ -269,21 +269,26 @@ class OwnerSoftVerbsTest {
     assertEquals(all.size(), t.ok.get(), "every slice completed on the remaining rails: " + t.failures);
     assertEquals(t.submits.get(), t.ends.get(), "every submission ended exactly once");
     assertEquals(view(a, 0, total), view(b, 0, total), "data exact after the faults");
+    assertTrue(t.retries.get() > 0, "the faults hit slices in flight");
+    assertTrue(a.contexts.get(1).liveQpCount() == 0, "port down retired every endpoint of a1");
     a.provider.faults().portUp(a.device(1), 1);
     Await.until("a1 accepts work again", WAIT, () -> {
       Transfer probe = new Transfer(a, b);
       probe.retry = false;
-      probe.submitAll(List.of(a.slice(probe, 0, WrOpcode.RDMA_WRITE, 0, b, 0, 64, 1, 0),
-          a.slice(probe, 1, WrOpcode.RDMA_WRITE, 0, b, 0, 64, 1, 1)));
-      Await.until("probe ends", WAIT, () -> probe.finished() == 2);
-      return probe.ok.get() == 2;
+      List<Slice> probes = new ArrayList<>();
+      for (int r = 0; r < 4; r++) {
+        probes.add(a.slice(probe, r, WrOpcode.RDMA_WRITE, 0, b, 0, 64, 1, r));
+      }
+      probe.submitAll(probes);
+      Await.until("probe ends", WAIT, () -> probe.finished() == 4);
+      return probe.ok.get() == 4;
     });
     Transfer again = new Transfer(a, b);
     List<Slice> round = slices(again, WrOpcode.RDMA_WRITE, 0, 64 * SLICE, SLICE);
     again.submitAll(round);
     await(again, round.size());
     assertEquals(round.size(), again.ok.get(), "failures: " + again.failures);
-    Await.until("endpoints back to baseline (4), now " + a.endpointsAlive(), WAIT, () -> a.endpointsAlive() == 4);
+    Await.until("endpoints back to baseline (16), now " + a.endpointsAlive(), WAIT, () -> a.endpointsAlive() == 16);
     System.out.println("faults mid-stream: " + t.retries.get() + " retries, "
         + a.contexts.get(0).ownerMetrics(0).qpFatalEvents() + " QP-fatal events on a0 owner 0");
   }
