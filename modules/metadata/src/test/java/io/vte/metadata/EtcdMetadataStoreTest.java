@@ -137,6 +137,28 @@ class EtcdMetadataStoreTest {
   }
 
   @Test
+  void aBurstOfLookupsOfAnUncachedSegmentCostsEtcdOneRead() {
+    MetadataStore a = started();
+    SegmentDescriptor d = Descriptors.sample("popular", "127.0.0.1:7009", 1, 1);
+    Await.result(a.publish(d), WAIT);
+    // Started after the publish, so its watch has not cached the segment.
+    MetadataStore b = started();
+    double rangesBefore = etcd.metric("etcd_debugging_mvcc_range_total");
+    List<io.vertx.core.Future<SegmentDescriptor>> burst = new java.util.ArrayList<>();
+    vertx.runOnContext(v -> {
+      for (int i = 0; i < 100; i++) {
+        burst.add(b.lookup("popular"));
+      }
+    });
+    Await.until("burst issued", WAIT, () -> burst.size() == 100);
+    for (io.vertx.core.Future<SegmentDescriptor> f : List.copyOf(burst)) {
+      assertEquals(d, Await.result(f, WAIT));
+    }
+    double reads = etcd.metric("etcd_debugging_mvcc_range_total") - rangesBefore;
+    assertTrue(reads >= 1 && reads <= 3, "etcd served " + reads + " range reads for 100 lookups");
+  }
+
+  @Test
   void unknownSegmentFailsWithSegmentNotFound() {
     MetadataStore a = started();
     Throwable t = Await.failure(a.lookup("nobody"), WAIT);

@@ -257,6 +257,31 @@ public final class EtcdServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Reads one unlabeled counter or gauge from etcd's Prometheus endpoint, e.g.
+   * {@code etcd_debugging_mvcc_range_total} (how many range reads etcd served). Plain-text servers only.
+   *
+   * @param name the metric name
+   * @return its value
+   * @throws AssertionError when the server does not answer or has no such metric
+   */
+  public double metric(String name) {
+    if (tls != null) {
+      throw new IllegalStateException("metric() reads plain-text servers only");
+    }
+    try {
+      String reply = httpGet("/metrics", 5000);
+      for (String line : reply.split("\n")) {
+        if (line.startsWith(name + " ")) {
+          return Double.parseDouble(line.substring(name.length() + 1).trim());
+        }
+      }
+      throw new AssertionError("etcd on " + endpoint() + " has no metric " + name);
+    } catch (IOException e) {
+      throw new AssertionError("cannot read etcd metrics: " + e, e);
+    }
+  }
+
   private boolean healthy(int timeoutMs) {
     if (tls != null) {
       try {
@@ -265,17 +290,23 @@ public final class EtcdServer implements AutoCloseable {
         return false;
       }
     }
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", clientPort), Math.min(timeoutMs, 1000));
-      s.setSoTimeout(Math.min(timeoutMs, 2000));
-      OutputStream out = s.getOutputStream();
-      out.write(("GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-      InputStream in = s.getInputStream();
-      String reply = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    try {
+      String reply = httpGet("/health", timeoutMs);
       return reply.startsWith("HTTP/1.") && reply.contains(" 200 ") && reply.contains("\"health\":\"true\"");
     } catch (IOException notYet) {
       return false;
+    }
+  }
+
+  private String httpGet(String path, int timeoutMs) throws IOException {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", clientPort), Math.min(timeoutMs, 1000));
+      s.setSoTimeout(Math.min(timeoutMs, 5000));
+      OutputStream out = s.getOutputStream();
+      out.write(("GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      InputStream in = s.getInputStream();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
   }
 

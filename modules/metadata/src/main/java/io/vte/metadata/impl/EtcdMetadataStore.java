@@ -26,8 +26,10 @@ import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.MetadataStore;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -67,6 +69,7 @@ public final class EtcdMetadataStore implements MetadataStore {
   private final LocalSegments local = new LocalSegments();
   // Segments unpublished while etcd was away: deleted when it returns.
   private final Set<String> pendingDeletes = new LinkedHashSet<>();
+  private final Map<String, Future<SegmentDescriptor>> inFlight = new HashMap<>();
 
   private volatile State state = State.NEW;
   private volatile boolean degraded;
@@ -199,7 +202,7 @@ public final class EtcdMetadataStore implements MetadataStore {
       return Future.failedFuture(new VteException(ErrorCode.METADATA_UNAVAILABLE, "etcd " + uri
           + " unavailable (degraded) and segment '" + segmentName + "' is not cached"));
     }
-    return onContext(() -> fetch(segmentName));
+    return onContext(() -> fetchOnce(segmentName));
   }
 
   @Override
@@ -247,6 +250,21 @@ public final class EtcdMetadataStore implements MetadataStore {
   }
 
   // ---- etcd calls (all on the store's context) ----
+
+  /** Joins a fetch of {@code name} already in flight, so a burst of lookups costs etcd one read. */
+  private Future<SegmentDescriptor> fetchOnce(String name) {
+    SegmentDescriptor cached = cache.get(name);
+    if (cached != null) {
+      return Future.succeededFuture(cached);
+    }
+    Future<SegmentDescriptor> pending = inFlight.get(name);
+    if (pending == null) {
+      pending = fetch(name);
+      inFlight.put(name, pending);
+      pending.onComplete(ar -> inFlight.remove(name));
+    }
+    return pending;
+  }
 
   private Future<SegmentDescriptor> fetch(String name) {
     String key = segmentsPrefix + name;
