@@ -1,0 +1,72 @@
+package io.vte.it;
+
+import io.vertx.core.json.JsonObject;
+import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.engine.impl.owner.LocalContext;
+import io.vte.engine.impl.owner.OwnerMetrics;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A snapshot of the owner-layer figures of one engine, summed over all its devices and owners.
+ *
+ * @param endpointsAlive connected or connecting endpoints
+ * @param handshakes successful active plus passive handshakes
+ * @param handshakesFailed failed active handshakes
+ * @param staleRepliesDropped Connect replies dropped because the endpoint had moved on
+ * @param pollGapP999Nanos 99.9th percentile of the CQ poll gap while work was in flight
+ * @param pollGapMaxNanos longest CQ poll gap while work was in flight
+ * @param slicesFailed slices that completed in error
+ */
+public record EngineStats(long endpointsAlive, long handshakes, long handshakesFailed, long staleRepliesDropped,
+    long pollGapP999Nanos, long pollGapMaxNanos, long slicesFailed) {
+
+  /**
+   * @param engine an open engine
+   * @return its figures now
+   */
+  public static EngineStats of(TransferEngineImpl engine) {
+    long alive = 0;
+    long handshakes = 0;
+    long failed = 0;
+    long stale = 0;
+    long slicesFailed = 0;
+    Histogram gaps = null;
+    for (LocalContext ctx : engine.contexts()) {
+      for (int i = 0; i < ctx.ownerCount(); i++) {
+        OwnerMetrics m = ctx.ownerMetrics(i);
+        alive += m.endpointsAlive();
+        handshakes += m.handshakesActive() + m.handshakesPassive();
+        failed += m.handshakesFailed();
+        stale += m.staleRepliesDropped();
+        slicesFailed += m.slicesFailed();
+        Histogram h = m.pollGapHistogram();
+        if (gaps == null) {
+          gaps = h;
+        } else {
+          gaps.add(h);
+        }
+      }
+    }
+    long p999 = gaps == null || gaps.getTotalCount() == 0 ? 0 : gaps.getValueAtPercentile(99.9);
+    long max = gaps == null || gaps.getTotalCount() == 0 ? 0 : gaps.getMaxValue();
+    return new EngineStats(alive, handshakes, failed, stale, p999, max, slicesFailed);
+  }
+
+  /** @return these figures as the JSON a node process prints */
+  public JsonObject toJson() {
+    return new JsonObject().put("endpointsAlive", endpointsAlive).put("handshakes", handshakes)
+        .put("handshakesFailed", handshakesFailed).put("staleRepliesDropped", staleRepliesDropped)
+        .put("pollGapP999Nanos", pollGapP999Nanos).put("pollGapMaxNanos", pollGapMaxNanos)
+        .put("slicesFailed", slicesFailed);
+  }
+
+  /**
+   * @param json what {@link #toJson()} printed
+   * @return the figures
+   */
+  public static EngineStats fromJson(JsonObject json) {
+    return new EngineStats(json.getLong("endpointsAlive"), json.getLong("handshakes"), json.getLong("handshakesFailed"),
+        json.getLong("staleRepliesDropped"), json.getLong("pollGapP999Nanos"), json.getLong("pollGapMaxNanos"),
+        json.getLong("slicesFailed"));
+  }
+}

@@ -1,0 +1,170 @@
+package io.vte.it;
+
+import static io.vte.it.ScenarioFigures.ms;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.SegmentHandle;
+import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.testkit.Await;
+import io.vte.testkit.BlockedThreadGuard;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Issue 7 scenarios 1 and 2: NIC faults under continuous 4 MiB writes from an engine in this JVM to an engine
+ * in a node process, 4 devices per side, 4 owners per device.
+ */
+@ExtendWith({BlockedThreadGuard.class, ReliabilityReport.class})
+class FaultScenariosTest {
+
+  static final int CHUNK = 4 << 20;
+  static final int SLOTS = 4;
+  static final Duration RUN = Duration.ofSeconds(20);
+  static final Duration REQUEST_DEADLINE = Duration.ofSeconds(30);
+  static final long MAX_LATENCY_NANOS = Duration.ofSeconds(5).toNanos();
+
+  private LocalEngines local;
+  private NodeProcess node;
+  private TransferEngineImpl sender;
+  private RegisteredBuffer source;
+  private SegmentHandle segment;
+
+  @BeforeEach
+  void start() throws Exception {
+    node = NodeProcess.start("recv", "firstIp=10", "buffer=" + (SLOTS * CHUNK));
+    local = new LocalEngines();
+    sender = local.start(LocalEngines.options("send", 2, null, 0));
+    source = local.register(sender, SLOTS * CHUNK);
+    segment = Await.result(sender.openSegment(node.server()), LocalEngines.WAIT);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    try {
+      local.close();
+    } finally {
+      node.close();
+      assertTrue(ProcessHandle.current().children().noneMatch(ProcessHandle::isAlive), "no orphan node process");
+    }
+  }
+
+  private WriteLoad load() {
+    return new WriteLoad(sender, source, segment, node.address(), SLOTS, CHUNK, REQUEST_DEADLINE);
+  }
+
+  /** One short undisturbed run so every rail has its endpoints; returns the endpoint counts (sender, receiver). */
+  private long[] warmUp(WriteLoad load) throws Exception {
+    WriteLoad.Result r = load.run(Duration.ofSeconds(2), List.of());
+    assertEquals(0, r.failures(), "warm-up: " + r.firstFailure());
+    return new long[] {EngineStats.of(sender).endpointsAlive(), node.stats().endpointsAlive()};
+  }
+
+  @Test
+  void senderNicDownAt5sUpAt12s() throws Exception {
+    nicDownAndUp("1a sender NIC down 5-12 s", true);
+  }
+
+  @Test
+  void receiverNicDownAt5sUpAt12s() throws Exception {
+    nicDownAndUp("1b receiver NIC down 5-12 s", false);
+  }
+
+  @Tag("soak")
+  @RepeatedTest(5)
+  void senderNicDownAt5sUpAt12sRepeated() throws Exception {
+    nicDownAndUp("1a soak sender NIC down 5-12 s", true);
+  }
+
+  @Tag("soak")
+  @RepeatedTest(5)
+  void receiverNicDownAt5sUpAt12sRepeated() throws Exception {
+    nicDownAndUp("1b soak receiver NIC down 5-12 s", false);
+  }
+
+  private void nicDownAndUp(String name, boolean senderSide) throws Exception {
+    WriteLoad load = load();
+    long[] baseline = warmUp(load);
+    List<WriteLoad.Fault> faults = List.of(
+        new WriteLoad.Fault(Duration.ofSeconds(5), "down", () -> port(senderSide, 0, false)),
+        new WriteLoad.Fault(Duration.ofSeconds(12), "up", () -> port(senderSide, 0, true)));
+    WriteLoad.Result r = load.run(RUN, faults);
+    EngineStats stats = EngineStats.of(sender);
+    ReliabilityReport.record(new ScenarioFigures(name, r.transfers(), r.failures(), ms(r.maxLatencyNanos()),
+        ms(stats.pollGapP999Nanos()), Double.NaN, String.format("%.0f MiB/s, causes %s, endpoints %d/%d (baseline %d/%d)",
+            r.throughput() / (1 << 20), r.causes(), stats.endpointsAlive(), node.stats().endpointsAlive(), baseline[0],
+            baseline[1])));
+    assertEquals(0, r.failures(), "no failed transfer; first: " + r.firstFailure());
+    assertTrue(r.maxLatencyNanos() < MAX_LATENCY_NANOS, "each transfer under 5 s: " + ms(r.maxLatencyNanos()) + " ms");
+    assertTrue(r.lastWritesCompleted());
+    assertEquals(load.localCrc(), node.crc(0), "the last pattern is byte-exact in the receiver");
+    assertEndpointsNoMoreThan(baseline);
+  }
+
+  /** Endpoints may be re-created on demand, never leaked: both sides return to at most their warm-up count. */
+  private void assertEndpointsNoMoreThan(long[] baseline) {
+    Await.until("sender endpoints back to <= " + baseline[0], Duration.ofSeconds(20),
+        () -> EngineStats.of(sender).endpointsAlive() <= baseline[0]);
+    Await.until("receiver endpoints back to <= " + baseline[1], Duration.ofSeconds(20), () -> {
+      try {
+        return node.stats().endpointsAlive() <= baseline[1];
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+  }
+
+  private void port(boolean senderSide, int device, boolean up) throws Exception {
+    if (senderSide) {
+      String name = sender.contexts().get(device).deviceName();
+      if (up) {
+        LocalEngines.soft(sender).faults().portUp(name, 1);
+      } else {
+        LocalEngines.soft(sender).faults().portDown(name, 1);
+      }
+    } else {
+      node.request("fault " + (up ? "port-up " : "port-down ") + device, "fault");
+    }
+  }
+
+  @Test
+  void bothNicsOfOneRailFlapEvery500msFor20s() throws Exception {
+    WriteLoad load = load();
+    long[] baseline = warmUp(load);
+    WriteLoad.Result calm = load.run(Duration.ofSeconds(5), List.of());
+    assertEquals(0, calm.failures(), "undisturbed run: " + calm.firstFailure());
+    double undisturbed = calm.throughput();
+
+    List<WriteLoad.Fault> faults = new ArrayList<>();
+    int flaps = (int) (RUN.toMillis() / 500);
+    for (int i = 1; i <= flaps; i++) {
+      boolean up = i % 2 == 0;
+      faults.add(new WriteLoad.Fault(Duration.ofMillis(500L * i), "flap" + i, () -> {
+        port(true, 1, up);
+        port(false, 1, up);
+      }));
+    }
+    WriteLoad.Result r = load.run(RUN.plusSeconds(4), faults);
+    long lastFlap = r.faultTime("flap" + flaps);
+    long recovery = r.recoveryNanos(lastFlap, 0.9 * undisturbed, Duration.ofMillis(500).toNanos());
+    EngineStats stats = EngineStats.of(sender);
+    ReliabilityReport.record(new ScenarioFigures("2 one rail flapping 500 ms x 20 s", r.transfers(), r.failures(),
+        ms(r.maxLatencyNanos()), ms(stats.pollGapP999Nanos()), recovery < 0 ? Double.NaN : ms(recovery),
+        String.format("undisturbed %.0f MiB/s, after last flap %.0f MiB/s, causes %s", undisturbed / (1 << 20),
+            r.throughput(lastFlap, System.nanoTime()) / (1 << 20), r.causes())));
+    assertEquals(0, r.failures(), "no failed transfer; first: " + r.firstFailure());
+    assertTrue(r.maxLatencyNanos() < MAX_LATENCY_NANOS, "each transfer under 5 s: " + ms(r.maxLatencyNanos()) + " ms");
+    assertEquals(load.localCrc(), node.crc(0), "the last pattern is byte-exact in the receiver");
+    assertTrue(recovery >= 0 && recovery <= Duration.ofSeconds(2).toNanos(),
+        "throughput back to >= 90% of " + undisturbed / (1 << 20) + " MiB/s within 2 s of the last flap: " + ms(recovery) + " ms");
+    assertEndpointsNoMoreThan(baseline);
+  }
+}

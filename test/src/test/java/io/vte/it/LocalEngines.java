@@ -1,0 +1,111 @@
+package io.vte.it;
+
+import io.vertx.core.Vertx;
+import io.vte.api.EngineOptions;
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.TransferEngine;
+import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.testkit.Await;
+import io.vte.verbs.DirectMemory;
+import io.vte.verbs.soft.SoftVerbsProvider;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Engines of the suite in this JVM, on one Vert.x instance, with their native buffers; {@link #close()} closes
+ * the engines, then Vert.x, then frees the memory.
+ */
+public final class LocalEngines implements AutoCloseable {
+
+  /** Deadline of every control-plane wait of the suite. */
+  public static final Duration WAIT = Duration.ofSeconds(60);
+  /** Devices per engine, as issue 7 asks. */
+  public static final int DEVICES = 4;
+  /** Owners per device, as issue 7 asks. */
+  public static final int WORKERS = 4;
+
+  private final Vertx vertx = Vertx.vertx();
+  private final List<TransferEngineImpl> engines = new ArrayList<>();
+  private final List<Long> allocations = new ArrayList<>();
+
+  /**
+   * The options of a suite engine: {@value #DEVICES} soft devices {@code <name>d<i>} on 127.0.0.(firstIp + i).
+   *
+   * @param name engine name, prefixes the device names
+   * @param firstIp last octet of the first device address
+   * @param devicePorts TCP port per device, 0 for any; null for all 0
+   * @param rpcPort handshake port, 0 for any
+   * @return the options
+   */
+  public static EngineOptions options(String name, int firstIp, int[] devicePorts, int rpcPort) {
+    List<String> devices = new ArrayList<>();
+    for (int i = 0; i < DEVICES; i++) {
+      devices.add(name + "d" + i + "@127.0.0." + (firstIp + i) + ":" + (devicePorts == null ? 0 : devicePorts[i]));
+    }
+    return new EngineOptions().setDevices(devices).setWorkersPerContext(WORKERS).setRpcHost("127.0.0.1")
+        .setRpcPort(rpcPort).setRailHoldDown(Duration.ofMillis(500)).setQpTimeout(Duration.ofMillis(100))
+        .setQpRetryCount(2).setHandshakeDeadline(Duration.ofSeconds(5));
+  }
+
+  /** @return the shared Vert.x instance */
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  /**
+   * @param options engine options
+   * @return a started engine
+   */
+  public TransferEngineImpl start(EngineOptions options) {
+    TransferEngineImpl engine = (TransferEngineImpl) Await.result(TransferEngine.create(vertx, options), WAIT);
+    engines.add(engine);
+    return engine;
+  }
+
+  /**
+   * @param length bytes
+   * @return native memory freed by {@link #close()}
+   */
+  public long allocate(long length) {
+    long address = DirectMemory.allocate(length);
+    allocations.add(address);
+    return address;
+  }
+
+  /**
+   * @param engine where to register
+   * @param length bytes, filled with the pattern of seed 0
+   * @return the registered buffer
+   */
+  public RegisteredBuffer register(TransferEngine engine, int length) {
+    long address = allocate(length);
+    Pattern.fill(address, length, 0);
+    return Await.result(engine.register(address, length, "cpu:0"), WAIT);
+  }
+
+  /**
+   * @param engine a suite engine
+   * @return its soft verbs provider (for the fault injector)
+   */
+  public static SoftVerbsProvider soft(TransferEngineImpl engine) {
+    return (SoftVerbsProvider) engine.provider();
+  }
+
+  @Override
+  public void close() {
+    Throwable first = null;
+    for (TransferEngineImpl e : engines) {
+      try {
+        Await.result(e.close(), WAIT);
+      } catch (Throwable t) {
+        first = first == null ? t : first;
+      }
+    }
+    Await.result(vertx.close(), WAIT);
+    allocations.forEach(DirectMemory::free);
+    if (first != null) {
+      throw new AssertionError("an engine did not close cleanly", first);
+    }
+  }
+}

@@ -1,0 +1,176 @@
+package io.vte.it;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.TransferEngine;
+import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.testkit.Await;
+import io.vte.verbs.DirectMemory;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A node process of the suite: starts {@code engines} engines (each {@value LocalEngines#DEVICES} soft devices,
+ * {@value LocalEngines#WORKERS} owners per device), registers one buffer per engine, prints one JSON line per
+ * engine ({@code {"event":"ready","engine","server","address","length","devicePorts"}}) and obeys line commands
+ * on stdin, answering with one JSON line each:
+ * <ul>
+ *   <li>{@code fault port-down <device index>} / {@code fault port-up <device index>} (engine 0)</li>
+ *   <li>{@code stats}: the owner figures of engine 0 ({@link EngineStats})</li>
+ *   <li>{@code crc}: the CRC32C of every engine's buffer</li>
+ *   <li>{@code quit}: closes everything, prints {@code bye}, exits 0</li>
+ * </ul>
+ * On SIGTERM a shutdown hook unregisters the buffers, watches them for 500 ms, closes the engines, prints
+ * {@code {"event":"terminated","changedAfterUnregister"}} and halts with status 0 (1 if closing failed).
+ *
+ * <p>Arguments are {@code key=value}: {@code name} (device prefix), {@code firstIp} (last octet of the first
+ * device address), {@code buffer} (bytes), {@code rpcPort}, {@code devicePorts} (comma list), {@code engines}.
+ */
+public final class NodeMain {
+
+  private static final Duration WAIT = LocalEngines.WAIT;
+  private static final long EXPOSURE_NANOS = 500_000_000L;
+
+  private final Vertx vertx = Vertx.vertx();
+  private final List<TransferEngineImpl> engines = new ArrayList<>();
+  private final List<RegisteredBuffer> buffers = new ArrayList<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private NodeMain() {}
+
+  /**
+   * @param args {@code key=value} arguments, see the class comment
+   * @throws Exception on a start failure (the parent test sees the process die)
+   */
+  public static void main(String[] args) throws Exception {
+    Map<String, String> a = new HashMap<>(Map.of("name", "node", "firstIp", "10", "buffer", "16777216",
+        "rpcPort", "0", "devicePorts", "0,0,0,0", "engines", "1"));
+    for (String arg : args) {
+      int eq = arg.indexOf('=');
+      a.put(arg.substring(0, eq), arg.substring(eq + 1));
+    }
+    new NodeMain().run(a);
+  }
+
+  private void run(Map<String, String> a) throws Exception {
+    int count = Integer.parseInt(a.get("engines"));
+    int length = Integer.parseInt(a.get("buffer"));
+    int firstIp = Integer.parseInt(a.get("firstIp"));
+    String[] portList = a.get("devicePorts").split(",");
+    int[] ports = new int[LocalEngines.DEVICES];
+    for (int i = 0; i < ports.length; i++) {
+      ports[i] = Integer.parseInt(portList[i]);
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(this::terminate, "node-sigterm"));
+    for (int e = 0; e < count; e++) {
+      int rpcPort = e == 0 ? Integer.parseInt(a.get("rpcPort")) : 0;
+      TransferEngineImpl engine = (TransferEngineImpl) Await.result(TransferEngine.create(vertx,
+          LocalEngines.options(a.get("name") + e, firstIp + e * LocalEngines.DEVICES, e == 0 ? ports : null, rpcPort)),
+          WAIT);
+      engines.add(engine);
+      long address = DirectMemory.allocate(length);
+      Pattern.fill(address, length, 0);
+      RegisteredBuffer buffer = Await.result(engine.register(address, length, "cpu:0"), WAIT);
+      buffers.add(buffer);
+      JsonArray devicePorts = new JsonArray();
+      engine.contexts().forEach(c -> devicePorts.add(c.portAttributes().lid()));
+      print(new JsonObject().put("event", "ready").put("engine", e).put("server", engine.serverName())
+          .put("address", buffer.address()).put("length", buffer.length()).put("devicePorts", devicePorts)
+          .put("pid", ProcessHandle.current().pid()));
+    }
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    for (String line = in.readLine(); line != null; line = in.readLine()) {
+      if (line.equals("quit")) {
+        break;
+      }
+      try {
+        print(command(line.trim().split("\\s+")));
+      } catch (RuntimeException ex) {
+        print(new JsonObject().put("event", "error").put("command", line).put("message", String.valueOf(ex)));
+      }
+    }
+    if (closed.compareAndSet(false, true)) {
+      closeAll();
+      print(new JsonObject().put("event", "bye"));
+    }
+    System.exit(0);
+  }
+
+  private JsonObject command(String[] words) {
+    TransferEngineImpl engine = engines.get(0);
+    switch (words[0]) {
+      case "fault": {
+        String device = engine.contexts().get(Integer.parseInt(words[2])).deviceName();
+        if (words[1].equals("port-down")) {
+          LocalEngines.soft(engine).faults().portDown(device, 1);
+        } else if (words[1].equals("port-up")) {
+          LocalEngines.soft(engine).faults().portUp(device, 1);
+        } else {
+          throw new IllegalArgumentException("unknown fault " + words[1]);
+        }
+        return new JsonObject().put("event", "fault").put("fault", words[1]).put("device", device);
+      }
+      case "stats":
+        return new JsonObject().put("event", "stats").put("stats", EngineStats.of(engine).toJson());
+      case "crc": {
+        JsonArray crcs = new JsonArray();
+        buffers.forEach(b -> crcs.add(Pattern.crc(b.address(), (int) b.length())));
+        return new JsonObject().put("event", "crc").put("crc", crcs);
+      }
+      default:
+        throw new IllegalArgumentException("unknown command " + words[0]);
+    }
+  }
+
+  /** SIGTERM: refuse remote access first, prove nothing lands afterwards, then close. */
+  private void terminate() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    boolean changed = false;
+    int status = 0;
+    try {
+      long[] crcs = new long[buffers.size()];
+      for (int i = 0; i < buffers.size(); i++) {
+        Await.result(engines.get(i).unregister(buffers.get(i)), WAIT);
+        crcs[i] = Pattern.crc(buffers.get(i).address(), (int) buffers.get(i).length());
+      }
+      long end = System.nanoTime() + EXPOSURE_NANOS;
+      while (System.nanoTime() < end && !changed) {
+        for (int i = 0; i < buffers.size(); i++) {
+          changed |= Pattern.crc(buffers.get(i).address(), (int) buffers.get(i).length()) != crcs[i];
+        }
+      }
+      closeAll();
+      for (int i = 0; i < buffers.size(); i++) {
+        changed |= Pattern.crc(buffers.get(i).address(), (int) buffers.get(i).length()) != crcs[i];
+      }
+      print(new JsonObject().put("event", "terminated").put("changedAfterUnregister", changed));
+    } catch (Throwable t) {
+      print(new JsonObject().put("event", "error").put("command", "SIGTERM").put("message", String.valueOf(t)));
+      status = 1;
+    }
+    Runtime.getRuntime().halt(status);
+  }
+
+  private void closeAll() {
+    for (TransferEngineImpl engine : engines) {
+      Await.result(engine.close(), WAIT);
+    }
+    Await.result(vertx.close(), WAIT);
+  }
+
+  private static synchronized void print(JsonObject line) {
+    System.out.println(line.encode());
+    System.out.flush();
+  }
+}

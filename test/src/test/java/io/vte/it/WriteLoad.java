@@ -1,0 +1,281 @@
+package io.vte.it;
+
+import io.vertx.core.Future;
+import io.vte.api.BatchResult;
+import io.vte.api.ErrorCode;
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.RequestResult;
+import io.vte.api.RequestStatus;
+import io.vte.api.SegmentHandle;
+import io.vte.api.TransferEngine;
+import io.vte.api.TransferOptions;
+import io.vte.api.TransferRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Continuous WRITEs of {@code chunk} bytes from slot {@code s} of a local buffer to slot {@code s} of a remote
+ * buffer, {@code slots} requests in flight; each write carries a fresh pattern, so at the end the remote slots
+ * must equal the local ones byte for byte. Faults run on their own thread at fixed offsets from the start.
+ */
+public final class WriteLoad {
+
+  /** What a fault does, run off the event loops. */
+  @FunctionalInterface
+  public interface Action {
+    /** @throws Exception fails the load run */
+    void run() throws Exception;
+  }
+
+  /**
+   * A fault at an offset from the start of the run.
+   *
+   * @param at offset from the start
+   * @param name what it is, for reports
+   * @param action what it does
+   */
+  public record Fault(Duration at, String name, Action action) {}
+
+  private final TransferEngine engine;
+  private final RegisteredBuffer local;
+  private final SegmentHandle segment;
+  private final long remoteAddress;
+  private final int slots;
+  private final int chunk;
+  private final Duration requestDeadline;
+  private long seed = 1;
+
+  /**
+   * @param engine the sending engine
+   * @param local registered local memory of at least slots x chunk bytes
+   * @param segment the receiver's segment
+   * @param remoteAddress start of slots x chunk bytes in the segment
+   * @param slots requests in flight
+   * @param chunk bytes per request
+   * @param requestDeadline the per-batch deadline
+   */
+  public WriteLoad(TransferEngine engine, RegisteredBuffer local, SegmentHandle segment, long remoteAddress, int slots,
+      int chunk, Duration requestDeadline) {
+    this.engine = engine;
+    this.local = local;
+    this.segment = segment;
+    this.remoteAddress = remoteAddress;
+    this.slots = slots;
+    this.chunk = chunk;
+    this.requestDeadline = requestDeadline;
+  }
+
+  /**
+   * Runs the load for a duration, then waits for every request in flight.
+   *
+   * @param duration how long new requests are submitted
+   * @param faults faults to inject during the run
+   * @return what happened
+   * @throws Exception when a fault action fails or a request never ends (a hang)
+   */
+  public Result run(Duration duration, List<Fault> faults) throws Exception {
+    Result result = new Result();
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "fault-injector"));
+    try {
+      result.start = System.nanoTime();
+      List<ScheduledFuture<?>> scheduled = new ArrayList<>();
+      for (Fault f : faults) {
+        scheduled.add(scheduler.schedule(() -> {
+          f.action().run();
+          result.faultTimes.put(f.name(), System.nanoTime());
+          return null;
+        }, f.at().toNanos(), TimeUnit.NANOSECONDS));
+      }
+      long end = result.start + duration.toNanos();
+      @SuppressWarnings("unchecked")
+      Future<BatchResult>[] inflight = new Future[slots];
+      long[] submitted = new long[slots];
+      long[] completed = new long[slots];
+      for (int s = 0; s < slots; s++) {
+        submit(s, inflight, submitted, completed);
+      }
+      long hangLimit = requestDeadline.toNanos() + TimeUnit.SECONDS.toNanos(30);
+      boolean pending = true;
+      while (pending) {
+        pending = false;
+        for (int s = 0; s < slots; s++) {
+          if (inflight[s] == null) {
+            continue;
+          }
+          try {
+            inflight[s].toCompletionStage().toCompletableFuture().get(hangLimit, TimeUnit.NANOSECONDS);
+          } catch (TimeoutException e) {
+            throw new AssertionError("a write did not end within its deadline + 30 s: the engine hangs");
+          } catch (ExecutionException e) {
+            // a failed batch future is accounted for below like a failed request
+          }
+          result.account(inflight[s], completed[s] - submitted[s], completed[s]);
+          result.lastOk[s] = inflight[s].succeeded() && inflight[s].result().allCompleted();
+          if (System.nanoTime() < end) {
+            submit(s, inflight, submitted, completed);
+            pending = true;
+          } else {
+            inflight[s] = null;
+          }
+        }
+      }
+      for (ScheduledFuture<?> f : scheduled) {
+        if (f.isDone()) {
+          f.get();
+        }
+      }
+      result.end = System.nanoTime();
+      return result;
+    } finally {
+      scheduler.shutdownNow();
+      scheduler.awaitTermination(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private void submit(int s, Future<BatchResult>[] inflight, long[] submitted, long[] completed) {
+    long offset = (long) s * chunk;
+    Pattern.fill(local.address() + offset, chunk, seed++);
+    submitted[s] = System.nanoTime();
+    inflight[s] = engine.submit(List.of(TransferRequest.write(local, offset, segment, remoteAddress + offset, chunk)),
+        new TransferOptions().setDeadline(requestDeadline)).result();
+    inflight[s].onComplete(ar -> completed[s] = System.nanoTime());
+  }
+
+  /** @return CRC32C of the local slots, which the remote slots must equal after a clean run */
+  public long localCrc() {
+    return Pattern.crc(local.address(), slots * chunk);
+  }
+
+  /** What one run did. */
+  public final class Result {
+    long start;
+    long end;
+    long transfers;
+    long failures;
+    long maxLatencyNanos;
+    final boolean[] lastOk = new boolean[slots];
+    final Map<ErrorCode, Integer> causes = new EnumMap<>(ErrorCode.class);
+    final Map<String, Long> faultTimes = new ConcurrentHashMap<>();
+    private long[] doneAt = new long[1024];
+    private int done;
+    String firstFailure;
+
+    void account(Future<BatchResult> f, long latency, long completedAt) {
+      transfers++;
+      maxLatencyNanos = Math.max(maxLatencyNanos, latency);
+      RequestResult r = f.succeeded() ? f.result().requests().get(0) : null;
+      if (r != null && r.status() == RequestStatus.COMPLETED) {
+        if (done == doneAt.length) {
+          doneAt = Arrays.copyOf(doneAt, done * 2);
+        }
+        doneAt[done++] = completedAt;
+        return;
+      }
+      failures++;
+      ErrorCode code = r != null && r.cause() != null ? r.cause().code()
+          : f.cause() instanceof io.vte.api.VteException v ? v.code() : null;
+      causes.merge(code == null ? ErrorCode.INTERNAL : code, 1, Integer::sum);
+      if (firstFailure == null) {
+        firstFailure = r != null ? r.status() + " " + r.cause() : String.valueOf(f.cause());
+      }
+    }
+
+    /** @return requests that ended */
+    public long transfers() {
+      return transfers;
+    }
+
+    /** @return requests that did not complete */
+    public long failures() {
+      return failures;
+    }
+
+    /** @return failures by error code (INTERNAL for an untyped one) */
+    public Map<ErrorCode, Integer> causes() {
+      return causes;
+    }
+
+    /** @return the first failure, for messages */
+    public String firstFailure() {
+      return firstFailure;
+    }
+
+    /** @return the longest request latency */
+    public long maxLatencyNanos() {
+      return maxLatencyNanos;
+    }
+
+    /** @return true when the last write of every slot completed, so the remote slots must match */
+    public boolean lastWritesCompleted() {
+      for (boolean ok : lastOk) {
+        if (!ok) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /**
+     * @param name a fault's name
+     * @return when it ran, System.nanoTime
+     */
+    public long faultTime(String name) {
+      Long t = faultTimes.get(name);
+      if (t == null) {
+        throw new AssertionError("fault '" + name + "' never ran");
+      }
+      return t;
+    }
+
+    /** @return the start of the run, System.nanoTime */
+    public long start() {
+      return start;
+    }
+
+    /** @return bytes per second completed over the whole run */
+    public double throughput() {
+      return throughput(start, end);
+    }
+
+    /**
+     * @param from window start, System.nanoTime
+     * @param to window end
+     * @return bytes per second of the writes that completed in the window
+     */
+    public double throughput(long from, long to) {
+      long n = 0;
+      for (int i = 0; i < done; i++) {
+        if (doneAt[i] >= from && doneAt[i] < to) {
+          n++;
+        }
+      }
+      return n * (double) chunk / ((to - from) / 1e9);
+    }
+
+    /**
+     * @param after the last fault, System.nanoTime
+     * @param target bytes per second to reach
+     * @param window the sliding window measured
+     * @return nanoseconds from {@code after} to the end of the first window at or above target, or -1 if never
+     */
+    public long recoveryNanos(long after, double target, long window) {
+      for (long t = after; t + window <= end; t += window / 10) {
+        if (throughput(t, t + window) >= target) {
+          return t + window - after;
+        }
+      }
+      return -1;
+    }
+  }
+}
