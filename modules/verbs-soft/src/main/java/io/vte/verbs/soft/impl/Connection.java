@@ -38,6 +38,12 @@ final class Connection {
 
     /** The connection closed (by either side, or by an error). */
     void onClosed(Connection c);
+
+    /** Called by the NIC before it handles the connection's events; pairs with {@link #exit()}. */
+    default void enter() {}
+
+    /** Called by the NIC after it handled the connection's events. */
+    default void exit() {}
   }
 
   static final int BUFFER_BYTES = 64 * 1024;
@@ -129,6 +135,16 @@ final class Connection {
 
   /** Dispatches the selector's ready operations (NIC thread). */
   void onSelected(int readyOps) {
+    Handler h = handler;
+    h.enter();
+    try {
+      handleReady(readyOps);
+    } finally {
+      h.exit();
+    }
+  }
+
+  private void handleReady(int readyOps) {
     try {
       if ((readyOps & SelectionKey.OP_CONNECT) != 0) {
         channel.finishConnect();
@@ -165,6 +181,7 @@ final class Connection {
 
   private void onReadable() throws IOException {
     int reads = 0;
+    boolean socketMayHaveMore = true;
     while (!closed && !readPaused) {
       if (readState == DIRECT) {
         if (channel.read(payloadView) < 0) {
@@ -218,7 +235,7 @@ final class Connection {
           continue;
         }
       }
-      if (reads++ == READS_PER_WAKEUP) {
+      if (!socketMayHaveMore || reads++ == READS_PER_WAKEUP) {
         return; // level-triggered: the selector calls again while bytes wait in the socket
       }
       if (rxConsumed == rx.position()) {
@@ -229,6 +246,7 @@ final class Connection {
         rx.compact();
         rxConsumed = 0;
       }
+      int space = rx.remaining();
       int n = channel.read(rx);
       if (n < 0) {
         close();
@@ -237,6 +255,7 @@ final class Connection {
       if (n == 0) {
         return;
       }
+      socketMayHaveMore = n == space; // a short read drained the socket: skip the read that would return 0
     }
   }
 
@@ -299,7 +318,15 @@ final class Connection {
     return true;
   }
 
-  /** Writes what the handler has to send until the socket is full (NIC thread). */
+  /** @return true while a written frame still has bytes waiting for the socket */
+  boolean hasPendingTx() {
+    return draining || bigPayload != null;
+  }
+
+  /**
+   * Writes what the handler has to send until the socket is full. NIC thread, or a posting thread that
+   * holds the handler's lock (the write is non-blocking; what does not fit is left to the NIC).
+   */
   void pumpTx() {
     try {
       while (connected && !closed) {

@@ -25,6 +25,11 @@ final class FrameFaults {
     settings = NONE;
   }
 
+  /** @return true when frames may be dropped or delayed (any thread) */
+  boolean active() {
+    return settings != NONE;
+  }
+
   /** @return true when the next frame should be dropped (NIC thread) */
   boolean drop() {
     Settings s = settings;

@@ -26,9 +26,12 @@ final class Nic implements Runnable {
   private final HelloAcceptor acceptor;
   private final ConcurrentLinkedQueue<Object> inbox = new ConcurrentLinkedQueue<>();
   private final ArrayList<SoftQp> qps = new ArrayList<>();
+  private static final long LATE_TIMER_TOLERANCE_NANOS = 10_000_000L;
+
   private volatile boolean sleeping;
   private volatile boolean stopping;
-  private long nextTimer;
+  private final java.util.concurrent.atomic.AtomicLong nextTimer = new java.util.concurrent.atomic.AtomicLong();
+  private volatile long plannedWake;
 
   Nic(SoftDevice device, InetSocketAddress bind, int socketBufferBytes) throws IOException {
     this.device = device;
@@ -99,10 +102,19 @@ final class Nic implements Runnable {
     }
   }
 
-  /** Asks for a timer check no later than {@code when} (NIC thread). */
+  /**
+   * Asks for a timer check no later than {@code when} (any thread). From another thread the NIC is woken
+   * only when it would otherwise check much too late.
+   */
   void wantTimerAt(long when) {
-    if (when - nextTimer < 0) {
-      nextTimer = when;
+    long cur;
+    while (when - (cur = nextTimer.get()) < 0) {
+      if (nextTimer.compareAndSet(cur, when)) {
+        if (!inNicThread() && when - plannedWake < -LATE_TIMER_TOLERANCE_NANOS) {
+          wake();
+        }
+        return;
+      }
     }
   }
 
@@ -121,22 +133,24 @@ final class Nic implements Runnable {
 
   @Override
   public void run() {
-    nextTimer = System.nanoTime() + MAX_TIMER_GAP_NANOS;
+    nextTimer.set(System.nanoTime() + MAX_TIMER_GAP_NANOS);
     try {
       while (!stopping) {
         drainInbox();
         device.deliverEvents();
         long now = System.nanoTime();
-        if (now - nextTimer >= 0) {
+        if (now - nextTimer.get() >= 0) {
           scanTimers(now);
         }
+        long wakeAt = nextTimer.get();
+        plannedWake = wakeAt;
         sleeping = true;
         if (!inbox.isEmpty() || device.hasPendingEvents() || stopping) {
           sleeping = false;
           selector.selectNow(this::onKey);
           continue;
         }
-        long waitMillis = Math.max(1, (nextTimer - now + 999_999) / 1_000_000);
+        long waitMillis = Math.max(1, (wakeAt - now + 999_999) / 1_000_000);
         selector.select(this::onKey, waitMillis);
         sleeping = false;
       }
@@ -172,14 +186,13 @@ final class Nic implements Runnable {
   }
 
   private void scanTimers(long now) {
-    long next = now + MAX_TIMER_GAP_NANOS;
+    nextTimer.set(now + MAX_TIMER_GAP_NANOS);
     for (int i = 0; i < qps.size(); i++) {
       long t = qps.get(i).requester.onTimer(now);
-      if (t - next < 0) {
-        next = t;
+      if (t != Long.MAX_VALUE) {
+        wantTimerAt(t);
       }
     }
-    nextTimer = next;
   }
 
   private void onKey(SelectionKey key) {

@@ -10,11 +10,16 @@ import io.vte.verbs.WcStatus;
 import io.vte.verbs.WrOpcode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The send half of a QP, run by the NIC thread: transmits the send queue in order over the QP's outbound
- * connection, matches ACK/NAK/READ responses, retransmits (go-back-N) on timeout or RNR, and completes
- * work requests. Sequence number of send-queue index {@code i} is {@code seqBase + i}.
+ * The send half of a QP: transmits the send queue in order over the QP's outbound connection, matches
+ * ACK/NAK/READ responses, retransmits (go-back-N) on timeout or RNR, and completes work requests.
+ * Sequence number of send-queue index {@code i} is {@code seqBase + i}.
+ *
+ * <p>Its state is guarded by {@link #lock}: the NIC thread holds it while it works on this requester; a
+ * posting thread may take it with {@code tryLock} to write new requests itself when the wire is idle
+ * ({@link #postFast()}), saving the NIC a wake-up. Only the NIC thread produces completions.
  */
 final class Requester implements Connection.Handler {
 
@@ -23,6 +28,8 @@ final class Requester implements Connection.Handler {
 
   private final SoftQp qp;
   private final SendQueue sq;
+  private final ReentrantLock lock = new ReentrantLock();
+  private boolean onPoster;
   private Connection conn;
   private boolean helloSent;
   private long sent;
@@ -45,9 +52,60 @@ final class Requester implements Connection.Handler {
     this.sq = qp.sq;
   }
 
+  @Override
+  public void enter() {
+    lock.lock();
+  }
+
+  @Override
+  public void exit() {
+    lock.unlock();
+  }
+
+  /**
+   * Poster thread, after new WRs entered the send queue: sends them right away when the connection is up
+   * and idle; otherwise (or for whatever is left) hands the QP to the NIC. Never blocks.
+   */
+  void postFast() {
+    boolean handOff = true;
+    if (lock.tryLock()) {
+      try {
+        Connection c = conn;
+        if (c != null && c.isConnected() && !c.hasPendingTx() && qp.state() == QpState.RTS && !holding
+            && localError == 0 && seenRts == qp.rtsGeneration() && seenReset == qp.resetGeneration()
+            && !qp.device.frameFaults().active()) {
+          if (!deadlineArmed && acked < sq.posted()) {
+            armDeadline(System.nanoTime());
+          }
+          onPoster = true;
+          try {
+            c.pumpTx();
+          } finally {
+            onPoster = false;
+          }
+          handOff = localError != 0 || c.hasPendingTx() || c.isClosed() || sent < sq.posted();
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+    if (handOff) {
+      qp.device.nic().schedule(qp);
+    }
+  }
+
   // ---- driven by the NIC ----
 
   void service(long now) {
+    lock.lock();
+    try {
+      serviceLocked(now);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void serviceLocked(long now) {
     if (seenReset != qp.resetGeneration()) {
       seenReset = qp.resetGeneration();
       long mark = qp.resetSendMark();
@@ -78,6 +136,10 @@ final class Requester implements Connection.Handler {
     if (!deadlineArmed && acked < sq.posted()) {
       armDeadline(now);
     }
+    failLocalIfDrained();
+    if (qp.state() != QpState.RTS) {
+      return;
+    }
     if (conn == null) {
       connect();
     } else if (conn.isConnected()) {
@@ -91,6 +153,15 @@ final class Requester implements Connection.Handler {
    * @return the next time this requester wants a check, or {@code Long.MAX_VALUE}
    */
   long onTimer(long now) {
+    lock.lock();
+    try {
+      return onTimerLocked(now);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private long onTimerLocked(long now) {
     if (qp.isClosed() || qp.state() != QpState.RTS) {
       return Long.MAX_VALUE;
     }
@@ -179,7 +250,9 @@ final class Requester implements Connection.Handler {
       int status = checkLocal(s, op, len);
       if (status != 0) {
         localError = status;
-        failLocalIfDrained();
+        if (!onPoster) { // completions come from the NIC thread only
+          failLocalIfDrained();
+        }
         return;
       }
       if (sent != delayedIndex) {
@@ -372,10 +445,15 @@ final class Requester implements Connection.Handler {
 
   @Override
   public void onClosed(Connection c) {
-    if (c == conn) {
-      conn = null;
-      helloSent = false;
-      rewind(); // frames in the lost stream are resent on the next connection
+    lock.lock();
+    try {
+      if (c == conn) {
+        conn = null;
+        helloSent = false;
+        rewind(); // frames in the lost stream are resent on the next connection
+      }
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -410,7 +488,7 @@ final class Requester implements Connection.Handler {
   void fail() {
     qp.enterError();
     flush();
-    qp.responder.service();
+    qp.device.nic().schedule(qp); // the responder half flushes its receives on the NIC
   }
 
   private void flush() {
@@ -425,6 +503,11 @@ final class Requester implements Connection.Handler {
   }
 
   void teardown() {
-    closeConnection();
+    lock.lock();
+    try {
+      closeConnection();
+    } finally {
+      lock.unlock();
+    }
   }
 }

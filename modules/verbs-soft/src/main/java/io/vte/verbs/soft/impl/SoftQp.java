@@ -206,7 +206,9 @@ final class SoftQp implements QueuePair {
       }
       rc = sq.add(batch);
     }
-    device.nic().schedule(this);
+    if (batch.badIndex() != 0) {
+      requester.postFast();
+    }
     return rc;
   }
 
