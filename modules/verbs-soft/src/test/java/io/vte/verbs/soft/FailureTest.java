@@ -205,6 +205,79 @@ class FailureTest {
   }
 
   @Test
+  void delayedFramesHoldTheStreamButEveryWorkRequestSucceedsInOrder() {
+    try (Fabric f = new Fabric(2)) {
+      CompletionQueue cq = f.ctx(0).createCq(64);
+      QueuePair a = f.qp(0, cq, 32);
+      QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
+      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
+      MemoryRegion src = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
+      MemoryRegion dst = f.pd(1).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.ALL_REMOTE);
+      f.provider.faults().delayFrames("soft0", 0.25, 5_000_000, 7);
+      long t0 = System.nanoTime();
+      assertEquals(PostStatus.OK, a.postSend(writes(32, src, dst, 64)));
+      List<Fabric.Wc> wcs = Fabric.await(cq, 32, DEADLINE);
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      for (int i = 0; i < 32; i++) {
+        assertEquals(i, wcs.get(i).wrId());
+        assertEquals(WcStatus.SUCCESS.code(), wcs.get(i).status());
+      }
+      assertTrue(ms >= 5, "at least one frame was held 5 ms, took " + ms);
+      f.provider.faults().clearFrameFaults("soft0");
+    }
+  }
+
+  @Test
+  void aCompletionNotificationFiresOncePerArmingOnTheNicThread() {
+    try (Fabric f = new Fabric(2)) {
+      CompletionQueue cq = f.ctx(0).createCq(64);
+      QueuePair a = f.qp(0, cq, 8);
+      QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
+      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
+      MemoryRegion src = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
+      MemoryRegion dst = f.pd(1).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.ALL_REMOTE);
+      List<String> calls = new CopyOnWriteArrayList<>();
+      cq.setNotificationHandler(q -> calls.add(Thread.currentThread().getName()));
+      assertEquals(PostStatus.OK, a.postSend(writes(2, src, dst, 8)));
+      Fabric.await(cq, 2, DEADLINE);
+      assertEquals(0, calls.size(), "not armed: no call");
+      for (int round = 1; round <= 3; round++) {
+        assertEquals(PostStatus.OK, cq.requestNotify());
+        assertEquals(PostStatus.OK, a.postSend(writes(4, src, dst, 8)));
+        int expected = round;
+        Await.untilEquals("one notification per arming", DEADLINE, expected, calls::size);
+        Fabric.await(cq, 4, DEADLINE);
+        assertEquals(expected, calls.size(), "four completions, one notification");
+      }
+      assertTrue(calls.stream().allMatch(t -> t.startsWith("vte-soft-nic-soft0")), calls.toString());
+    }
+  }
+
+  @Test
+  void anEventHandlerMayCallBackIntoVerbs() {
+    try (Fabric f = new Fabric(2)) {
+      CompletionQueue cq = f.ctx(0).createCq(16);
+      QueuePair a = f.qp(0, cq, 8);
+      QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
+      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
+      List<Object> done = new CopyOnWriteArrayList<>();
+      f.ctx(0).setAsyncEventHandler(e -> {
+        // a handler that reacts with control-plane calls on the very thread that delivers events
+        if (e.type() == AsyncEventType.QP_FATAL) {
+          a.toReset();
+          a.close();
+        }
+        done.add(f.ctx(0).createCq(4));
+        done.add(f.ctx(0).queryPort(1));
+      });
+      f.provider.faults().forceQpError("soft0", a.qpNum());
+      Await.untilEquals("handler ran to the end", DEADLINE, 2, done::size);
+      f.provider.faults().portDown("soft0", 1);
+      Await.untilEquals("second event handled", DEADLINE, 4, done::size);
+    }
+  }
+
+  @Test
   void cqOverflowRaisesCqErrOnceAndMovesItsQpsToErr() {
     try (Fabric f = new Fabric(2)) {
       List<AsyncEvent> events = new CopyOnWriteArrayList<>();
