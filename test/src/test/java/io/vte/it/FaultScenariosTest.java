@@ -159,7 +159,7 @@ class FaultScenariosTest {
     ReliabilityReport.record(new ScenarioFigures("2 one rail flapping 500 ms x 20 s", r.transfers(), r.failures(),
         ms(r.maxLatencyNanos()), ms(stats.pollGapP999Nanos()), recovery < 0 ? Double.NaN : ms(recovery),
         String.format("undisturbed %.0f MiB/s, after last flap %.0f MiB/s, causes %s", undisturbed / (1 << 20),
-            r.throughput(lastFlap, System.nanoTime()) / (1 << 20), r.causes())));
+            r.throughput(lastFlap, r.end()) / (1 << 20), r.causes())));
     assertEquals(0, r.failures(), "no failed transfer; first: " + r.firstFailure());
     assertTrue(r.maxLatencyNanos() < MAX_LATENCY_NANOS, "each transfer under 5 s: " + ms(r.maxLatencyNanos()) + " ms");
     assertEquals(load.localCrc(), node.crc(0), "the last pattern is byte-exact in the receiver");

@@ -95,7 +95,7 @@ public final class ReliabilityReport implements BeforeAllCallback, BeforeEachCal
   public static synchronized String table() {
     StringBuilder sb = new StringBuilder();
     sb.append("VTE reliability summary (").append(ROWS.size()).append(" scenarios)\n");
-    sb.append(String.format("%-8s %-44s %9s %8s %12s %12s %12s  %s%n", "verdict", "scenario", "transfers",
+    sb.append(String.format("%-8s %-50s %9s %8s %12s %12s %12s  %s%n", "verdict", "scenario", "transfers",
         "failures", "max lat ms", "pollgap p999", "recovery ms", "notes"));
     for (Row r : ROWS) {
       sb.append(format(r.figures, r.verdict)).append('\n');
@@ -104,7 +104,7 @@ public final class ReliabilityReport implements BeforeAllCallback, BeforeEachCal
   }
 
   private static String format(ScenarioFigures f, String verdict) {
-    return String.format("%-8s %-44s %9d %8d %12s %12s %12s  %s", verdict, f.scenario(), f.transfers(), f.failures(),
+    return String.format("%-8s %-50s %9d %8d %12s %12s %12s  %s", verdict, f.scenario(), f.transfers(), f.failures(),
         num(f.maxLatencyMs()), num(f.pollGapP999Ms()), num(f.recoveryMs()), f.note());
   }
 

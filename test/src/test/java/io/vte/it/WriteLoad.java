@@ -238,6 +238,16 @@ public final class WriteLoad {
       return t;
     }
 
+    /** @return when the first write completed, System.nanoTime, or -1 if none did */
+    public long firstCompletion() {
+      return done == 0 ? -1 : doneAt[0];
+    }
+
+    /** @return the end of the run, System.nanoTime */
+    public long end() {
+      return end;
+    }
+
     /** @return the start of the run, System.nanoTime */
     public long start() {
       return start;
