@@ -167,6 +167,31 @@ class DataPathTest {
   }
 
   @Test
+  void aQpResetAndReconnectedMovesDataAgain() {
+    ByteBuffer src = ByteBuffer.allocateDirect(4096);
+    ByteBuffer dst = ByteBuffer.allocateDirect(4096);
+    MemoryRegion ms = f.pd(0).registerMemory(src, AccessFlags.LOCAL_WRITE);
+    MemoryRegion md = f.pd(1).registerMemory(dst, AccessFlags.ALL_REMOTE);
+    WorkRequestBatch wr = WorkRequestBatch.allocate(1);
+    for (int round = 0; round < 5; round++) {
+      src.putLong(0, 1000 + round);
+      wr.clear();
+      wr.add(round, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, ms.address(), 8, ms.lkey(), md.address(), md.rkey());
+      assertEquals(PostStatus.OK, a.postSend(wr));
+      assertEquals(WcStatus.SUCCESS.code(), Fabric.await(cqA, 1, DEADLINE).get(0).status(), "round " + round);
+      assertEquals(1000 + round, dst.getLong(0));
+      if (round % 2 == 0) {
+        a.toError(); // an error first: its (empty) flush must not leak into the next connection
+        Fabric.assertQuiet(cqA, Duration.ofMillis(20));
+      }
+      a.toReset();
+      b.toReset();
+      RtsAttributes rts = new RtsAttributes(0, 19, 3, 0);
+      Fabric.connect(a, f.ctx(0), b, f.ctx(1), rts);
+    }
+  }
+
+  @Test
   void sendWithoutAReceiveRetriesOnRnrAndSucceedsOnceOneIsPosted() {
     try (Fabric g = new Fabric(2)) {
       CompletionQueue qa = g.ctx(0).createCq(8);
