@@ -59,6 +59,9 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--workers", defaultValue = "2", description = "Owners per device (default ${DEFAULT-VALUE}).")
   private int workers;
 
+  @Option(names = "--slice-size", defaultValue = "65536", description = "Engine slice size in bytes (default ${DEFAULT-VALUE}).")
+  private int sliceSize;
+
   @Option(names = "--verify", description = "Check that every WRITE landed and the data is exact.")
   private boolean verify;
 
@@ -95,6 +98,9 @@ public final class BenchCommand implements Callable<Integer> {
     if (devices < 1 || devices > 8) {
       throw new ParameterException(spec.commandLine(), "--devices must be 1..8, got " + devices);
     }
+    if (sliceSize < 4096 || sliceSize > 64 << 20) {
+      throw new ParameterException(spec.commandLine(), "--slice-size must be 4096..67108864 bytes, got " + sliceSize);
+    }
     if (workers < 1 || workers > 16) {
       throw new ParameterException(spec.commandLine(), "--workers must be 1..16, got " + workers);
     }
@@ -121,7 +127,7 @@ public final class BenchCommand implements Callable<Integer> {
     for (int i = 0; i < devices; i++) {
       specs.add(prefix + i + "@127.0.0." + (i + 1));
     }
-    return new EngineOptions().setDevices(specs).setWorkersPerContext(workers);
+    return new EngineOptions().setDevices(specs).setWorkersPerContext(workers).setSliceSize(sliceSize);
   }
 
   private Result runEngines(Duration measure) throws Exception {
@@ -241,22 +247,23 @@ public final class BenchCommand implements Callable<Integer> {
     double opsPerSec = r.ops / seconds;
     double p50 = r.latency.getValueAtPercentile(50) / 1000.0;
     double p99 = r.latency.getValueAtPercentile(99) / 1000.0;
-    // Per 64 KiB of data moved (the engine's default slice), whatever the JVM allocated meanwhile.
+    // Per 64 KiB of data moved (the engine's default slice size), whatever the JVM allocated meanwhile.
     double allocPerSlice = r.allocatedBytes < 0 || r.bytes == 0 ? -1 : r.allocatedBytes / (r.bytes / 65536.0);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
           "{\"throughput_gib_s\":%.3f,\"ops\":%d,\"ops_per_s\":%.1f,\"failed\":%d,\"verified\":%s,"
               + "\"latency_us\":{\"p50\":%.1f,\"p99\":%.1f},\"size\":%d,\"depth\":%d,\"devices\":%d,"
-              + "\"workers\":%d,\"duration_s\":%.3f,\"alloc_bytes_per_64k_slice\":%.1f",
-          gibs, r.ops, opsPerSec, r.failed, r.verified, p50, p99, size, depth, devices, workers, seconds, allocPerSlice));
+              + "\"workers\":%d,\"slice_size\":%d,\"duration_s\":%.3f,\"alloc_bytes_per_64k_slice\":%.1f",
+          gibs, r.ops, opsPerSec, r.failed, r.verified, p50, p99, size, depth, devices, workers, sliceSize, seconds,
+          allocPerSlice));
       if (baseline) {
         sb.append(String.format(Locale.ROOT, ",\"baseline_gib_s\":%.3f,\"ratio\":%.3f", baselineGibs, gibs / baselineGibs));
       }
       out.println(sb.append('}'));
     } else {
-      out.printf(Locale.ROOT, "vte bench: %d x %d B WRITEs in flight, %d soft devices x %d owners per engine, %.1f s%n",
-          depth, size, devices, workers, seconds);
+      out.printf(Locale.ROOT, "vte bench: %d x %d B WRITEs in flight, %d soft devices x %d owners per engine, "
+          + "%d B slices, %.1f s%n", depth, size, devices, workers, sliceSize, seconds);
       out.printf(Locale.ROOT, "  throughput  %8.3f GiB/s%n", gibs);
       out.printf(Locale.ROOT, "  ops         %8d (%.1f ops/s)%n", r.ops, opsPerSec);
       out.printf(Locale.ROOT, "  latency     p50 %.1f us  p99 %.1f us%n", p50, p99);
