@@ -28,6 +28,7 @@ import io.vte.handshake.proto.SegmentDescriptor;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -47,11 +48,13 @@ public final class HandshakeClientPool {
 
   private static final int MAX_CACHED_ADDRESSES = 4096;
   private static final int IDLE_TIMEOUT_SECONDS = 60;
+  private static final int STREAMS_PER_CONNECTION = 100;
 
   private final Vertx vertx;
   private final HandshakeClientOptions options;
   private final GrpcClient client;
   private final Map<String, SocketAddress> addresses = new ConcurrentHashMap<>();
+  private final Set<Promise<?>> inFlight = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
   private HandshakeClientPool(Vertx vertx, HandshakeClientOptions options, GrpcClient client) {
@@ -73,7 +76,10 @@ public final class HandshakeClientPool {
         .setProtocolVersion(HttpVersion.HTTP_2)
         .setHttp2ClearTextUpgrade(false)
         .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, options.getDefaultDeadline().toMillis()))
-        .setIdleTimeout(IDLE_TIMEOUT_SECONDS);
+        .setIdleTimeout(IDLE_TIMEOUT_SECONDS)
+        // Stay under the server's stream limit from the first request on (before its SETTINGS arrive);
+        // beyond it, requests wait for a free stream instead of being refused.
+        .setHttp2MultiplexingLimit(STREAMS_PER_CONNECTION);
     TlsOptions tls = options.getTls();
     if (tls != null) {
       http.setSsl(true).setUseAlpn(true).setTrustOptions(tls.toTrustOptions()).setVerifyHost(tls.isVerifyHost());
@@ -130,13 +136,17 @@ public final class HandshakeClientPool {
   }
 
   /**
-   * Closes the shared client and its connections; later calls fail with ENGINE_CLOSED.
+   * Closes the shared client and its connections; calls in flight and later calls fail with
+   * ENGINE_CLOSED.
    *
    * @return completes when the connections are closed
    */
   public Future<Void> close() {
     closed = true;
     addresses.clear();
+    for (Promise<?> call : inFlight) {
+      call.tryFail(new VteException(ErrorCode.ENGINE_CLOSED, "the handshake client closed during the call"));
+    }
     return client.close();
   }
 
@@ -185,10 +195,14 @@ public final class HandshakeClientPool {
     // Our own timer covers connection setup too, which the gRPC deadline does not.
     long timer = vertx.setTimer(deadlineMs, id -> promise.tryFail(
         new VteException(ErrorCode.TIMED_OUT, what + ": no reply within the deadline of " + deadlineMs + " ms")));
-    promise.future().onComplete(done -> vertx.cancelTimer(timer));
+    inFlight.add(promise);
+    promise.future().onComplete(done -> {
+      vertx.cancelTimer(timer);
+      inFlight.remove(promise);
+    });
     client.request(address, serviceMethod).onComplete(requested -> {
       if (requested.failed()) {
-        promise.tryFail(StatusMapping.fromFailure(requested.cause(), what));
+        promise.tryFail(transportFailure(requested.cause(), what));
         return;
       }
       GrpcClientRequest<Req, Resp> grpcRequest = requested.result();
@@ -205,7 +219,7 @@ public final class HandshakeClientPool {
       grpcRequest.end(request);
       grpcRequest.response().onComplete(responded -> {
         if (responded.failed()) {
-          promise.tryFail(StatusMapping.fromFailure(responded.cause(), what));
+          promise.tryFail(transportFailure(responded.cause(), what));
           return;
         }
         GrpcClientResponse<Req, Resp> response = responded.result();
@@ -215,11 +229,18 @@ public final class HandshakeClientPool {
           } else if (last.cause() instanceof InvalidStatusException) {
             promise.tryFail(StatusMapping.fromStatus(response.status(), response.statusMessage(), what));
           } else {
-            promise.tryFail(StatusMapping.fromFailure(last.cause(), what));
+            promise.tryFail(transportFailure(last.cause(), what));
           }
         });
       });
     });
+  }
+
+  private VteException transportFailure(Throwable failure, String what) {
+    if (closed) {
+      return new VteException(ErrorCode.ENGINE_CLOSED, what + ": the handshake client closed during the call", failure);
+    }
+    return StatusMapping.fromFailure(failure, what);
   }
 
   private static <Resp> void accept(Resp reply, Consumer<Resp> validateReply, Promise<Resp> promise, String what) {

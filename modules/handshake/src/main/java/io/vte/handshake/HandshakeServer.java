@@ -2,6 +2,7 @@ package io.vte.handshake;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.grpc.server.GrpcProtocol;
@@ -16,14 +17,20 @@ import io.vte.handshake.proto.GetSegmentRequest;
 import io.vte.handshake.proto.HandshakeGrpcService;
 import io.vte.handshake.proto.NotifyRequest;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The handshake service of a node: a Vert.x gRPC server that authenticates (optional), validates and
  * hands each Connect, GetSegment and Notify call to a {@link HandshakeHandler}, over plain HTTP/2 or
- * TLS. The caller's deadline is honoured: a call still unanswered at its deadline gets
- * DEADLINE_EXCEEDED.
+ * TLS. The caller's deadline is honoured: a call still unanswered at its deadline (or after the
+ * server's maxCallDuration, whichever comes first) gets DEADLINE_EXCEEDED.
  */
 public final class HandshakeServer {
+
+  /** Most calls in flight on one connection. */
+  private static final int MAX_CONCURRENT_STREAMS = 256;
+  /** Largest header block accepted; gRPC needs a few hundred bytes. */
+  private static final int MAX_HEADER_BYTES = 8192;
 
   private final HttpServer httpServer;
   private final HandshakeCalls calls;
@@ -48,7 +55,15 @@ public final class HandshakeServer {
     Objects.requireNonNull(vertx, "vertx");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(handler, "handler");
-    HttpServerOptions http = new HttpServerOptions().setHost(options.getHost()).setPort(options.getPort());
+    HttpServerOptions http = new HttpServerOptions()
+        .setHost(options.getHost())
+        .setPort(options.getPort())
+        .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, options.getIdleTimeout().toMillis()))
+        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+        .setMaxHeaderSize(MAX_HEADER_BYTES)
+        .setInitialSettings(new Http2Settings()
+            .setMaxConcurrentStreams(MAX_CONCURRENT_STREAMS)
+            .setMaxHeaderListSize(MAX_HEADER_BYTES));
     try {
       if (options.getTls() != null) {
         http.setSsl(true).setUseAlpn(true).setKeyCertOptions(options.getTls().toKeyCertOptions());
@@ -56,7 +71,8 @@ public final class HandshakeServer {
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
-    HandshakeCalls calls = new HandshakeCalls(vertx, options.getAuth(), options.getMaxMessageSize());
+    HandshakeCalls calls = new HandshakeCalls(vertx, options.getAuth(), options.getMaxMessageSize(),
+        options.getMaxCallDuration().toMillis());
     // Plain gRPC over HTTP/2 only: no gRPC-Web and no HTTP/JSON transcoding to attack.
     GrpcServer grpc = GrpcServer.server(vertx, new GrpcServerOptions()
         .removeEnabledProtocol(GrpcProtocol.WEB)

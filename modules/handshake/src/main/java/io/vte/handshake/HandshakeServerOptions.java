@@ -4,6 +4,7 @@ import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.impl.OptionsJson;
+import java.time.Duration;
 
 /** Options of a {@link HandshakeServer}: where it listens, auth, TLS and limits. */
 public final class HandshakeServerOptions {
@@ -12,18 +13,28 @@ public final class HandshakeServerOptions {
   public static final String DEFAULT_HOST = "127.0.0.1";
   /** Default largest accepted request, 1 MiB. */
   public static final int DEFAULT_MAX_MESSAGE_SIZE = 1024 * 1024;
+  /** Default longest a call may stay unanswered when its caller set no shorter deadline. */
+  public static final Duration DEFAULT_MAX_CALL_DURATION = Duration.ofSeconds(30);
+  /** Default time after which a connection with no traffic is closed. */
+  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(120);
 
   private String host = DEFAULT_HOST;
   private int port;
   private HandshakeAuth auth;
   private TlsOptions tls;
   private int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
+  private Duration maxCallDuration = DEFAULT_MAX_CALL_DURATION;
+  private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
 
-  /** Creates default options: 127.0.0.1, a random port, no auth, no TLS, 1 MiB messages. */
+  /**
+   * Creates default options: 127.0.0.1, a random port, no auth, no TLS, 1 MiB messages, calls
+   * answered within 30 s, idle connections closed after 120 s.
+   */
   public HandshakeServerOptions() {}
 
   /**
-   * @param json {@code {"host", "port", "maxMessageSize", "auth": {"keyId", "secretBase64", "skewMs"}, "tls": {...}}}
+   * @param json {@code {"host", "port", "maxMessageSize", "maxCallDurationMs", "idleTimeoutMs",
+   *     "auth": {"keyId", "secretBase64", "skewMs"}, "tls": {...}}}
    * @return the options; missing fields keep their defaults
    * @throws VteException INVALID_CONFIGURATION naming a bad field
    */
@@ -33,6 +44,8 @@ public final class HandshakeServerOptions {
           .setHost(json.getString("host", DEFAULT_HOST))
           .setPort(json.getInteger("port", 0))
           .setMaxMessageSize(json.getInteger("maxMessageSize", DEFAULT_MAX_MESSAGE_SIZE))
+          .setMaxCallDuration(Duration.ofMillis(json.getLong("maxCallDurationMs", DEFAULT_MAX_CALL_DURATION.toMillis())))
+          .setIdleTimeout(Duration.ofMillis(json.getLong("idleTimeoutMs", DEFAULT_IDLE_TIMEOUT.toMillis())))
           .setAuth(OptionsJson.authFromJson(json.getJsonObject("auth")));
       JsonObject tls = json.getJsonObject("tls");
       return options.setTls(tls == null ? null : TlsOptions.fromJson(tls));
@@ -43,7 +56,8 @@ public final class HandshakeServerOptions {
 
   /** @return these options as JSON; the auth secret is never written */
   public JsonObject toJson() {
-    JsonObject json = new JsonObject().put("host", host).put("port", port).put("maxMessageSize", maxMessageSize);
+    JsonObject json = new JsonObject().put("host", host).put("port", port).put("maxMessageSize", maxMessageSize)
+        .put("maxCallDurationMs", maxCallDuration.toMillis()).put("idleTimeoutMs", idleTimeout.toMillis());
     if (auth != null) {
       json.put("auth", OptionsJson.authToJson(auth));
     }
@@ -126,6 +140,40 @@ public final class HandshakeServerOptions {
    */
   public HandshakeServerOptions setMaxMessageSize(int maxMessageSize) {
     this.maxMessageSize = OptionsJson.checkMessageSize("handshake maxMessageSize", maxMessageSize);
+    return this;
+  }
+
+  /** @return the longest a call may stay unanswered when its caller set no shorter deadline */
+  public Duration getMaxCallDuration() {
+    return maxCallDuration;
+  }
+
+  /**
+   * @param maxCallDuration the longest a call may stay unanswered (DEADLINE_EXCEEDED after it), >= 1 ms
+   * @return this
+   */
+  public HandshakeServerOptions setMaxCallDuration(Duration maxCallDuration) {
+    if (maxCallDuration == null || maxCallDuration.toMillis() < 1) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "handshake maxCallDuration must be >= 1 ms: " + maxCallDuration);
+    }
+    this.maxCallDuration = maxCallDuration;
+    return this;
+  }
+
+  /** @return the time after which a connection with no traffic is closed */
+  public Duration getIdleTimeout() {
+    return idleTimeout;
+  }
+
+  /**
+   * @param idleTimeout the time after which a connection with no traffic is closed, >= 1 ms
+   * @return this
+   */
+  public HandshakeServerOptions setIdleTimeout(Duration idleTimeout) {
+    if (idleTimeout == null || idleTimeout.toMillis() < 1) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "handshake idleTimeout must be >= 1 ms: " + idleTimeout);
+    }
+    this.idleTimeout = idleTimeout;
     return this;
   }
 }

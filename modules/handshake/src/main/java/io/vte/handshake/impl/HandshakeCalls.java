@@ -30,6 +30,7 @@ public final class HandshakeCalls {
   private final Vertx vertx;
   private final HandshakeAuth auth;
   private final int maxMessageSize;
+  private final long maxCallMs;
   private static final String IDENTITY = "identity";
 
   private final Set<UnaryCall<?, ?>> active = ConcurrentHashMap.newKeySet();
@@ -38,8 +39,10 @@ public final class HandshakeCalls {
    * @param vertx the server's Vert.x
    * @param auth the auth every request must carry, or null
    * @param maxMessageSize the largest reply sent, in bytes
+   * @param maxCallMs the longest a call may stay unanswered, whatever its caller's deadline
    */
-  public HandshakeCalls(Vertx vertx, HandshakeAuth auth, int maxMessageSize) {
+  public HandshakeCalls(Vertx vertx, HandshakeAuth auth, int maxMessageSize, long maxCallMs) {
+    this.maxCallMs = maxCallMs;
     this.vertx = vertx;
     this.auth = auth;
     this.maxMessageSize = maxMessageSize;
@@ -60,7 +63,7 @@ public final class HandshakeCalls {
       String method, Parser<Req> parser, Function<Req, Auth> tokenOf, UnaryOperator<Req> withoutAuth,
       Consumer<Req> validate, Function<Req, Future<Resp>> handler) {
     return request -> {
-      UnaryCall<Req, Resp> call = new UnaryCall<>(vertx, Vertx.currentContext(), request, active, maxMessageSize);
+      UnaryCall<Req, Resp> call = new UnaryCall<>(vertx, Vertx.currentContext(), request, active, maxMessageSize, maxCallMs);
       request.exceptionHandler(failure -> call.abandon());
       request.response().exceptionHandler(failure -> call.abandon());
       request.invalidMessageHandler(invalid -> {

@@ -26,22 +26,21 @@ final class UnaryCall<Req, Resp> {
   private final Set<UnaryCall<?, ?>> active;
   private final int maxReplySize;
   private final AtomicBoolean answered = new AtomicBoolean();
-  private volatile long deadlineTimer = -1;
+  private final long deadlineTimer;
   private boolean received;
 
   UnaryCall(Vertx vertx, Context context, GrpcServerRequest<Req, Resp> request, Set<UnaryCall<?, ?>> active,
-      int maxReplySize) {
+      int maxReplySize, long maxCallMs) {
     this.vertx = vertx;
     this.maxReplySize = maxReplySize;
     this.context = context;
     this.request = request;
     this.active = active;
     active.add(this);
-    long timeoutMs = request.timeout();
-    if (timeoutMs > 0) {
-      deadlineTimer = vertx.setTimer(timeoutMs,
-          id -> fail(GrpcStatus.DEADLINE_EXCEEDED, "the caller's deadline of " + timeoutMs + " ms passed"));
-    }
+    long callerMs = request.timeout();
+    long timeoutMs = callerMs > 0 ? Math.min(callerMs, maxCallMs) : maxCallMs;
+    deadlineTimer = vertx.setTimer(timeoutMs, id -> fail(GrpcStatus.DEADLINE_EXCEEDED,
+        "no answer within " + timeoutMs + " ms (caller deadline " + (callerMs > 0 ? callerMs + " ms" : "none") + ")"));
   }
 
   /** @return true the first time a message arrives, false for any further one */
@@ -116,9 +115,7 @@ final class UnaryCall<Req, Resp> {
     if (!answered.compareAndSet(false, true)) {
       return false;
     }
-    if (deadlineTimer >= 0) {
-      vertx.cancelTimer(deadlineTimer);
-    }
+    vertx.cancelTimer(deadlineTimer);
     active.remove(this);
     return true;
   }

@@ -1,0 +1,88 @@
+package io.vte.handshake;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.json.JsonObject;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import org.junit.jupiter.api.Test;
+
+class HandshakeOptionsTest {
+
+  private static final String SECRET_B64 = Base64.getEncoder().encodeToString(
+      "json-secret-0123456789abcdef".getBytes(StandardCharsets.UTF_8));
+
+  @Test
+  void serverDefaults() {
+    HandshakeServerOptions options = new HandshakeServerOptions();
+    assertEquals("127.0.0.1", options.getHost());
+    assertEquals(0, options.getPort());
+    assertNull(options.getAuth());
+    assertNull(options.getTls());
+    assertEquals(1 << 20, options.getMaxMessageSize());
+    assertEquals(Duration.ofSeconds(30), options.getMaxCallDuration());
+  }
+
+  @Test
+  void serverJsonRoundTripNeverWritesTheSecret() {
+    JsonObject json = new JsonObject().put("host", "10.0.0.7").put("port", 7100).put("maxMessageSize", 65536)
+        .put("maxCallDurationMs", 2000).put("idleTimeoutMs", 9000)
+        .put("auth", new JsonObject().put("keyId", "cluster").put("secretBase64", SECRET_B64).put("skewMs", 5000))
+        .put("tls", new JsonObject().put("keyPath", "/k.pem").put("certPath", "/c.pem"));
+    HandshakeServerOptions options = HandshakeServerOptions.fromJson(json);
+    assertEquals("10.0.0.7", options.getHost());
+    assertEquals(7100, options.getPort());
+    assertEquals(65536, options.getMaxMessageSize());
+    assertEquals(Duration.ofSeconds(2), options.getMaxCallDuration());
+    assertEquals(Duration.ofSeconds(9), options.getIdleTimeout());
+    assertEquals("cluster", options.getAuth().keyId());
+    assertEquals(Duration.ofSeconds(5), options.getAuth().skew());
+    assertEquals("/k.pem", options.getTls().getKeyPath());
+    JsonObject written = options.toJson();
+    assertFalse(written.encode().contains(SECRET_B64), written.encode());
+    assertFalse(written.getJsonObject("auth").containsKey("secretBase64"));
+    assertEquals("cluster", written.getJsonObject("auth").getString("keyId"));
+    assertEquals(json.getJsonObject("tls").getString("certPath"), written.getJsonObject("tls").getString("certPath"));
+    assertEquals(7100, written.getInteger("port"));
+  }
+
+  @Test
+  void clientJsonRoundTrip() {
+    HandshakeClientOptions options = HandshakeClientOptions.fromJson(new JsonObject().put("defaultDeadlineMs", 1500)
+        .put("tls", new JsonObject().put("trustPath", "/ca.pem").put("verifyHost", false)));
+    assertEquals(Duration.ofMillis(1500), options.getDefaultDeadline());
+    assertEquals("/ca.pem", options.getTls().getTrustPath());
+    assertFalse(options.getTls().isVerifyHost());
+    HandshakeClientOptions again = HandshakeClientOptions.fromJson(options.toJson());
+    assertEquals(options.getDefaultDeadline(), again.getDefaultDeadline());
+    assertEquals(options.getMaxMessageSize(), again.getMaxMessageSize());
+    assertEquals(Duration.ofSeconds(5), new HandshakeClientOptions().getDefaultDeadline());
+  }
+
+  @Test
+  void badValuesAreConfigurationErrorsNamingTheField() {
+    assertBad(() -> new HandshakeServerOptions().setPort(70000), "port must be 0..65535: 70000");
+    assertBad(() -> new HandshakeServerOptions().setHost(""), "host must not be empty");
+    assertBad(() -> new HandshakeServerOptions().setMaxMessageSize(10), "maxMessageSize must be 1 KiB..64 MiB: 10");
+    assertBad(() -> new HandshakeServerOptions().setMaxCallDuration(Duration.ZERO), "maxCallDuration");
+    assertBad(() -> new HandshakeClientOptions().setDefaultDeadline(Duration.ZERO), "defaultDeadline");
+    assertBad(() -> HandshakeServerOptions.fromJson(new JsonObject().put("port", "x")), "wrong JSON type");
+    assertBad(() -> HandshakeServerOptions.fromJson(new JsonObject().put("auth", new JsonObject().put("keyId", "k"))),
+        "auth.secretBase64 is required");
+    assertBad(() -> HandshakeServerOptions.fromJson(new JsonObject().put("auth",
+        new JsonObject().put("keyId", "k").put("secretBase64", "!!!"))), "not base64");
+  }
+
+  private static void assertBad(Runnable change, String message) {
+    VteException e = assertThrows(VteException.class, change::run);
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+    assertTrue(e.getMessage().contains(message), e.getMessage());
+  }
+}
