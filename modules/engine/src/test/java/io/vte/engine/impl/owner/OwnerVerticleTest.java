@@ -42,7 +42,8 @@ class OwnerVerticleTest {
 
   @BeforeEach
   void setUp() {
-    vertx = Vertx.vertx();
+    vertx = Vertx.vertx(new io.vertx.core.VertxOptions().setWarningExceptionTime(1)
+        .setWarningExceptionTimeUnit(java.util.concurrent.TimeUnit.SECONDS));
     a = Await.result(TestNode.start(vertx), WAIT);
     b = Await.result(TestNode.start(vertx), WAIT);
   }
