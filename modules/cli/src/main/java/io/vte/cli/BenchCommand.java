@@ -146,7 +146,8 @@ public final class BenchCommand implements Callable<Integer> {
       RegisteredBuffer src = await(a.register(local, region, "cpu:0"));
       await(b.register(remote, region, "cpu:0"));
       SegmentHandle seg = await(a.openSegment(b.serverName()));
-      Driver warm = new Driver(a, src, seg, remote, Duration.ofMillis(Math.min(1000, measure.toMillis() / 4 + 1)));
+      // Warm-up long enough for every rail to connect (a first connect may wait out one QP timeout).
+      Driver warm = new Driver(a, src, seg, remote, Duration.ofSeconds(2));
       warm.runOn(va.getOrCreateContext()).get(measure.toMillis() + WAIT.toMillis(), TimeUnit.MILLISECONDS);
       Driver run = new Driver(a, src, seg, remote, measure);
       long allocBefore = allocatedBytes();
