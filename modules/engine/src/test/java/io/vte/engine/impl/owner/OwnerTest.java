@@ -673,6 +673,16 @@ class OwnerTest {
     assertTrue(perSlice <= 64, "owner allocates " + perSlice + " bytes per slice");
   }
 
+  @Test
+  void passiveRequestForAnUnknownDeviceIsRejectedByName() {
+    PassiveConnectHandler handler = new PassiveConnectHandler(List.of());
+    ConnectReply reply = handler.connect(requestFrom("b:1@d0", "a:1@mlx9", 1, 1)).result();
+    assertEquals(ConnectStatus.UNKNOWN_DEVICE, reply.getStatus());
+    assertTrue(reply.getReason().contains("a:1@mlx9"), reply.getReason());
+    ConnectReply noDevice = handler.connect(requestFrom("b:1@d0", "no-at-sign", 1, 1)).result();
+    assertEquals(ConnectStatus.UNKNOWN_DEVICE, noDevice.getStatus());
+  }
+
   static ConnectRequest requestFrom(String from, String to, int qps, long generation) {
     ConnectRequest.Builder b = ConnectRequest.newBuilder().setLocalNicPath(from).setPeerNicPath(to)
         .setGid(com.google.protobuf.ByteString.copyFrom(new io.vte.verbs.Gid(0, 0xffff7f000009L).toBytes()))
