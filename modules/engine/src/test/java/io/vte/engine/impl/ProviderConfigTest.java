@@ -1,0 +1,50 @@
+package io.vte.engine.impl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vte.api.EngineOptions;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ProviderConfigTest {
+
+  @Test
+  void softSpecsBecomeProviderDevices() {
+    EngineOptions o = new EngineOptions().setDevices(List.of("a", "b@127.0.0.2", "c@127.0.0.3:7001"));
+    assertEquals(Map.of("devices", List.of(Map.of("name", "a", "host", "127.0.0.1", "port", 0),
+        Map.of("name", "b", "host", "127.0.0.2", "port", 0), Map.of("name", "c", "host", "127.0.0.3", "port", 7001))),
+        ProviderConfig.of(o));
+    assertEquals(List.of("a", "b", "c"), ProviderConfig.deviceNames(o));
+  }
+
+  @Test
+  void ibverbsDevicesAreNamesOnly() {
+    EngineOptions o = new EngineOptions().setTransport("ibverbs").setDevices(List.of("mlx5_0"));
+    assertEquals(Map.of(), ProviderConfig.of(o));
+    assertEquals(List.of("mlx5_0"), ProviderConfig.deviceNames(o));
+  }
+
+  @Test
+  void malformedSpecsAreNamed() {
+    for (String bad : new String[] {"@127.0.0.1", "x@", "x@h:99999", "x@h:port"}) {
+      VteException e = assertThrows(VteException.class,
+          () -> ProviderConfig.of(new EngineOptions().setDevices(List.of(bad))));
+      assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+      assertTrue(e.getMessage().contains("'" + bad + "'"), e.getMessage());
+    }
+  }
+
+  @Test
+  void qpTimeoutIsEncodedAsThePowerOfTwoAbove() {
+    assertEquals(18, TransferEngineImpl.qpTimeoutExponent(Duration.ofSeconds(1)), "4.096 us x 2^18 = 1.07 s");
+    assertEquals(15, TransferEngineImpl.qpTimeoutExponent(Duration.ofMillis(100)));
+    assertEquals(1, TransferEngineImpl.qpTimeoutExponent(Duration.ofNanos(1)));
+    assertEquals(31, TransferEngineImpl.qpTimeoutExponent(Duration.ofDays(1)));
+  }
+}
