@@ -1,5 +1,6 @@
 package io.vte.handshake;
 
+import com.google.protobuf.Message;
 import com.google.protobuf.MessageLite;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -16,8 +17,8 @@ import io.vertx.grpc.client.InvalidStatusException;
 import io.vertx.grpc.common.ServiceMethod;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.handshake.impl.AuthField;
 import io.vte.handshake.impl.StatusMapping;
-import io.vte.handshake.proto.Auth;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.GetSegmentRequest;
@@ -32,7 +33,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.UnaryOperator;
 
 /**
  * The handshake client of an engine: one shared Vert.x gRPC client (HTTP/2 connections multiplexed
@@ -100,8 +100,7 @@ public final class HandshakeClientPool {
    */
   public Future<ConnectReply> connect(String serverName, ConnectRequest request, Duration deadline) {
     return call(serverName, "Connect", HandshakeGrpcClient.Connect,
-        sign("Connect", request, r -> r.hasAuth() ? r.toBuilder().clearAuth().build() : r,
-            (r, token) -> r.toBuilder().setAuth(token).build()),
+        sign("Connect", request),
         deadline, HandshakeValidator::validateReply);
   }
 
@@ -115,8 +114,7 @@ public final class HandshakeClientPool {
    */
   public Future<SegmentDescriptor> getSegment(String serverName, GetSegmentRequest request, Duration deadline) {
     return call(serverName, "GetSegment", HandshakeGrpcClient.GetSegment,
-        sign("GetSegment", request, r -> r.hasAuth() ? r.toBuilder().clearAuth().build() : r,
-            (r, token) -> r.toBuilder().setAuth(token).build()),
+        sign("GetSegment", request),
         deadline, HandshakeValidator::validateReply);
   }
 
@@ -130,8 +128,7 @@ public final class HandshakeClientPool {
    */
   public Future<NotifyReply> notify(String serverName, NotifyRequest request, Duration deadline) {
     return call(serverName, "Notify", HandshakeGrpcClient.Notify,
-        sign("Notify", request, r -> r.hasAuth() ? r.toBuilder().clearAuth().build() : r,
-            (r, token) -> r.toBuilder().setAuth(token).build()),
+        sign("Notify", request),
         deadline, reply -> { });
   }
 
@@ -150,19 +147,14 @@ public final class HandshakeClientPool {
     return client.close();
   }
 
-  /** Builds a request's auth token when auth is on. */
-  private interface Signer<R> {
-    R withToken(R request, Auth token);
-  }
-
-  private <R extends MessageLite> R sign(String method, R request, UnaryOperator<R> withoutAuth,
-      Signer<R> signer) {
+  /** Signs a request when auth is on; a request sent without auth goes as it is. */
+  private <R extends Message> R sign(String method, R request) {
     HandshakeAuth auth = options.getAuth();
     if (auth == null || request == null) {
       return request;
     }
-    R clean = withoutAuth.apply(request);
-    return signer.withToken(clean, auth.sign(method, clean));
+    R clean = AuthField.cleared(request);
+    return AuthField.with(clean, auth.sign(method, clean));
   }
 
   private <Req extends MessageLite, Resp> Future<Resp> call(String serverName, String method,

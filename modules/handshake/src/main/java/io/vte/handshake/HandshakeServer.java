@@ -81,16 +81,10 @@ public final class HandshakeServer {
         .setMaxMessageSize(options.getMaxMessageSize())
         .setScheduleDeadlineAutomatically(false));
     grpc.callHandler(HandshakeGrpcService.Connect, calls.unary("Connect", ConnectRequest.parser(),
-        request -> request.hasAuth() ? request.getAuth() : null,
-        request -> request.hasAuth() ? request.toBuilder().clearAuth().build() : request,
         (ConnectRequest request) -> HandshakeValidator.validate(request), handler::connect));
     grpc.callHandler(HandshakeGrpcService.GetSegment, calls.unary("GetSegment", GetSegmentRequest.parser(),
-        request -> request.hasAuth() ? request.getAuth() : null,
-        request -> request.hasAuth() ? request.toBuilder().clearAuth().build() : request,
         (GetSegmentRequest request) -> HandshakeValidator.validate(request), handler::getSegment));
     grpc.callHandler(HandshakeGrpcService.Notify, calls.unary("Notify", NotifyRequest.parser(),
-        request -> request.hasAuth() ? request.getAuth() : null,
-        request -> request.hasAuth() ? request.toBuilder().clearAuth().build() : request,
         (NotifyRequest request) -> HandshakeValidator.validate(request), handler::notify));
     HttpServer server = vertx.createHttpServer(http).requestHandler(new EncodingGuard(grpc));
     String where = options.getHost() + ":" + options.getPort();

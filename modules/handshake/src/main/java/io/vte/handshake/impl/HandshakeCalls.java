@@ -1,7 +1,7 @@
 package io.vte.handshake.impl;
 
 import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.MessageLite;
+import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -13,13 +13,11 @@ import io.vertx.grpc.common.WireFormat;
 import io.vertx.grpc.server.GrpcServerRequest;
 import io.vte.api.VteException;
 import io.vte.handshake.HandshakeAuth;
-import io.vte.handshake.proto.Auth;
 import java.util.ArrayList;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 
 /**
  * Turns a handler method into a gRPC call handler that authenticates (when auth is on), then
@@ -51,17 +49,14 @@ public final class HandshakeCalls {
   /**
    * @param method the gRPC method name (what auth tokens sign)
    * @param parser decodes the request
-   * @param tokenOf the request's auth token, or null when it has none
-   * @param withoutAuth the request with its auth field cleared
    * @param validate throws INVALID_ARGUMENT for a bad request
    * @param handler what answers a good request
    * @param <Req> request type
    * @param <Resp> reply type
    * @return the call handler to bind to the method
    */
-  public <Req extends MessageLite, Resp> Handler<GrpcServerRequest<Req, Resp>> unary(
-      String method, Parser<Req> parser, Function<Req, Auth> tokenOf, UnaryOperator<Req> withoutAuth,
-      Consumer<Req> validate, Function<Req, Future<Resp>> handler) {
+  public <Req extends Message, Resp> Handler<GrpcServerRequest<Req, Resp>> unary(
+      String method, Parser<Req> parser, Consumer<Req> validate, Function<Req, Future<Resp>> handler) {
     return request -> {
       UnaryCall<Req, Resp> call = new UnaryCall<>(vertx, Vertx.currentContext(), request, active, maxMessageSize, maxCallMs);
       request.exceptionHandler(failure -> call.abandon());
@@ -85,7 +80,7 @@ public final class HandshakeCalls {
         }
         Req decoded = decode(method, message, parser, call);
         if (decoded != null) {
-          serve(method, decoded, tokenOf, withoutAuth, validate, handler, call);
+          serve(method, decoded, validate, handler, call);
         }
       });
     };
@@ -109,14 +104,13 @@ public final class HandshakeCalls {
     }
   }
 
-  private <Req extends MessageLite, Resp> void serve(String method, Req message, Function<Req, Auth> tokenOf,
-      UnaryOperator<Req> withoutAuth, Consumer<Req> validate, Function<Req, Future<Resp>> handler,
-      UnaryCall<Req, Resp> call) {
+  private <Req extends Message, Resp> void serve(String method, Req message, Consumer<Req> validate,
+      Function<Req, Future<Resp>> handler, UnaryCall<Req, Resp> call) {
     Future<Resp> reply;
     try {
-      Req clean = withoutAuth.apply(message);
+      Req clean = AuthField.cleared(message);
       if (auth != null) {
-        auth.verify(method, clean, tokenOf.apply(message));
+        auth.verify(method, clean, AuthField.of(message));
       }
       validate.accept(clean);
       reply = handler.apply(clean);
