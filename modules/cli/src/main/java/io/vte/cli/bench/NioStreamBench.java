@@ -31,7 +31,7 @@ public final class NioStreamBench {
         writer.setDaemon(true);
         writer.start();
         ByteBuffer buf = ByteBuffer.allocateDirect(size);
-        long warmupEnd = System.nanoTime() + Math.min(duration.toNanos() / 4, 500_000_000L);
+        long warmupEnd = Measure.warmupEnd(duration);
         while (System.nanoTime() < warmupEnd) {
           buf.clear();
           in.read(buf);
@@ -45,7 +45,7 @@ public final class NioStreamBench {
           bytes += in.read(buf);
         }
         out.close();
-        return Gib.perSecond(bytes, now - start);
+        return Measure.gibPerSecond(bytes, now - start);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("NIO baseline failed", e);

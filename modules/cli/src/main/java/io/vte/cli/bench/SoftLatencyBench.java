@@ -16,16 +16,17 @@ public final class SoftLatencyBench {
 
   /**
    * @param duration how long to measure (after a warm-up)
+   * @param nicSpinMicros the soft NIC's busy-poll window
    * @return post-to-completion times in nanoseconds
    */
-  public static Histogram run(Duration duration) {
-    try (SoftPair p = new SoftPair(4096, 1)) {
+  public static Histogram run(Duration duration, int nicSpinMicros) {
+    try (SoftPair p = new SoftPair(4096, 1, nicSpinMicros)) {
       WorkRequestBatch wr = WorkRequestBatch.allocate(1);
       wr.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, p.source.address(), MESSAGE, p.source.lkey(),
           p.target.address(), p.target.rkey());
       WorkCompletionBatch wcs = WorkCompletionBatch.allocate(1);
       Histogram h = new Histogram(3);
-      long warmupEnd = System.nanoTime() + Math.min(duration.toNanos() / 4, 500_000_000L);
+      long warmupEnd = Measure.warmupEnd(duration);
       long end = warmupEnd + duration.toNanos();
       long now;
       while ((now = System.nanoTime()) < end) {

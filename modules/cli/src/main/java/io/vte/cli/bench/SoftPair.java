@@ -35,8 +35,13 @@ final class SoftPair implements AutoCloseable {
   private final CompletionQueue remoteCq;
   private final QueuePair remoteQp;
 
-  SoftPair(int bufferBytes, int depth) {
-    provider = VerbsProviders.create("soft", Map.of("devices", List.of(
+  /**
+   * @param bufferBytes size of the source and target regions
+   * @param depth send-queue depth
+   * @param nicSpinMicros the soft NIC's busy-poll window (see the provider's {@code nicSpinMicros})
+   */
+  SoftPair(int bufferBytes, int depth, int nicSpinMicros) {
+    provider = VerbsProviders.create("soft", Map.of("nicSpinMicros", nicSpinMicros, "devices", List.of(
         Map.of("name", "soft0", "host", "127.0.0.1", "port", 0),
         Map.of("name", "soft1", "host", "127.0.0.2", "port", 0))));
     local = provider.open("soft0");

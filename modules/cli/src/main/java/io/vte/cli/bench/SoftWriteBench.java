@@ -23,12 +23,12 @@ public final class SoftWriteBench {
    * @return GiB/s
    */
   public static double run(Duration duration, int size, int depth) {
-    try (SoftPair p = new SoftPair(size, depth)) {
+    try (SoftPair p = new SoftPair(size, depth, 0)) {
       Thread me = Thread.currentThread();
       p.cq.setNotificationHandler(cq -> LockSupport.unpark(me));
       WorkRequestBatch wr = WorkRequestBatch.allocate(depth);
       WorkCompletionBatch wcs = WorkCompletionBatch.allocate(depth);
-      long warmupEnd = System.nanoTime() + Math.min(duration.toNanos() / 4, 500_000_000L);
+      long warmupEnd = Measure.warmupEnd(duration);
       long start = 0;
       long end = Long.MAX_VALUE;
       long bytes = 0;
@@ -64,7 +64,7 @@ public final class SoftWriteBench {
         } else if (start != 0) {
           bytes += (long) n * size;
           if (now >= end && outstanding == 0) {
-            return Gib.perSecond(bytes, now - start);
+            return Measure.gibPerSecond(bytes, now - start);
           }
         }
       }

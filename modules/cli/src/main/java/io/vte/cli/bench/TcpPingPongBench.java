@@ -32,7 +32,7 @@ public final class TcpPingPongBench {
         echo.start();
         ByteBuffer buf = ByteBuffer.allocateDirect(MESSAGE);
         Histogram h = new Histogram(3);
-        long warmupEnd = System.nanoTime() + Math.min(duration.toNanos() / 4, 500_000_000L);
+        long warmupEnd = Measure.warmupEnd(duration);
         long end = warmupEnd + duration.toNanos();
         long now;
         while ((now = System.nanoTime()) < end) {

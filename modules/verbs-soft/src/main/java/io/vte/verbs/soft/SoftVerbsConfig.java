@@ -14,16 +14,21 @@ import java.util.Set;
  * <p>Keys: {@code devices} (list of maps {@code {name, host, port}}; default {@code soft0..soft3} on
  * {@code 127.0.0.1..127.0.0.4}, port 0), {@code mtu} (active MTU reported, default 4096),
  * {@code maxMessageBytes} (largest message, default 1 GiB), {@code socketBufferBytes} (socket buffer
- * size, default 0 = the OS's auto-tuning). Each device runs one NIC thread. Unknown keys are rejected.
+ * size, default 0 = the OS's auto-tuning), {@code nicSpinMicros} (how long a NIC thread keeps busy-polling
+ * its sockets after traffic before it sleeps, default 0: lower latency for CPU). Each device runs one NIC
+ * thread. Unknown keys are rejected.
  *
  * @param devices the devices
  * @param mtu active MTU reported by every port
  * @param maxMessageBytes largest message a WR or a peer may carry
  * @param socketBufferBytes SO_SNDBUF/SO_RCVBUF of every connection, 0 for the OS default
+ * @param nicSpinMicros microseconds a NIC thread busy-polls after traffic, 0 to always sleep in select
  */
-public record SoftVerbsConfig(List<SoftDeviceConfig> devices, int mtu, long maxMessageBytes, int socketBufferBytes) {
+public record SoftVerbsConfig(List<SoftDeviceConfig> devices, int mtu, long maxMessageBytes, int socketBufferBytes,
+    int nicSpinMicros) {
 
-  private static final Set<String> KEYS = Set.of("devices", "mtu", "maxMessageBytes", "socketBufferBytes");
+  private static final Set<String> KEYS = Set.of("devices", "mtu", "maxMessageBytes", "socketBufferBytes",
+      "nicSpinMicros");
 
   /** Validates and copies. */
   public SoftVerbsConfig {
@@ -39,6 +44,9 @@ public record SoftVerbsConfig(List<SoftDeviceConfig> devices, int mtu, long maxM
     }
     if (maxMessageBytes < 1 || maxMessageBytes > Integer.MAX_VALUE) {
       throw new VerbsException(VerbsError.INVALID_ARGUMENT, "maxMessageBytes must be 1..2^31-1, got " + maxMessageBytes);
+    }
+    if (nicSpinMicros < 0 || nicSpinMicros > 1_000_000) {
+      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "nicSpinMicros must be 0..1000000, got " + nicSpinMicros);
     }
     if (socketBufferBytes < 0) {
       throw new VerbsException(VerbsError.INVALID_ARGUMENT, "socketBufferBytes must be >= 0, got " + socketBufferBytes);
@@ -69,7 +77,8 @@ public record SoftVerbsConfig(List<SoftDeviceConfig> devices, int mtu, long maxM
     }
     List<SoftDeviceConfig> devices = config.containsKey("devices") ? devices(config.get("devices")) : defaultDevices();
     return new SoftVerbsConfig(devices, (int) number(config, "mtu", 4096),
-        number(config, "maxMessageBytes", 1L << 30), (int) number(config, "socketBufferBytes", 0));
+        number(config, "maxMessageBytes", 1L << 30), (int) number(config, "socketBufferBytes", 0),
+        (int) number(config, "nicSpinMicros", 0));
   }
 
   private static List<SoftDeviceConfig> devices(Object value) {

@@ -80,7 +80,7 @@ public final class SoftVerbsProvider implements VerbsProvider {
       throw new VerbsException(VerbsError.BUSY, "soft device " + deviceName + " is already open in this provider");
     }
     SoftDevice dev = SoftDevice.open(d.name(), d.host(), d.port(), config.mtu(), config.maxMessageBytes(),
-        config.socketBufferBytes(), () -> forget(deviceName));
+        config.socketBufferBytes(), config.nicSpinMicros() * 1000L, () -> forget(deviceName));
     open.put(deviceName, dev);
     return dev;
   }

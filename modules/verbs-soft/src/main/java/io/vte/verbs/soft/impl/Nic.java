@@ -22,6 +22,7 @@ final class Nic implements Runnable {
   private final Selector selector;
   private final ServerSocketChannel server;
   private final int socketBufferBytes;
+  private final long spinNanos;
   private final Thread thread;
   private final HelloAcceptor acceptor;
   private final ConcurrentLinkedQueue<Object> inbox = new ConcurrentLinkedQueue<>();
@@ -33,9 +34,10 @@ final class Nic implements Runnable {
   private final java.util.concurrent.atomic.AtomicLong nextTimer = new java.util.concurrent.atomic.AtomicLong();
   private volatile long plannedWake;
 
-  Nic(SoftDevice device, InetSocketAddress bind, int socketBufferBytes) throws IOException {
+  Nic(SoftDevice device, InetSocketAddress bind, int socketBufferBytes, long spinNanos) throws IOException {
     this.device = device;
     this.socketBufferBytes = socketBufferBytes;
+    this.spinNanos = spinNanos;
     this.acceptor = new HelloAcceptor(device);
     this.selector = Selector.open();
     ServerSocketChannel s = null;
@@ -134,13 +136,25 @@ final class Nic implements Runnable {
   @Override
   public void run() {
     nextTimer.set(System.nanoTime() + MAX_TIMER_GAP_NANOS);
+    long lastActivity = 0;
     try {
       while (!stopping) {
-        drainInbox();
+        if (drainInbox() > 0) {
+          lastActivity = System.nanoTime();
+        }
         device.deliverEvents();
         long now = System.nanoTime();
         if (now - nextTimer.get() >= 0) {
           scanTimers(now);
+        }
+        if (spinNanos > 0 && now - lastActivity < spinNanos) {
+          // busy-poll for a while after traffic: the next frame is handled without a wake-up
+          if (selector.selectNow(this::onKey) > 0) {
+            lastActivity = System.nanoTime();
+          } else {
+            Thread.yield();
+          }
+          continue;
         }
         long wakeAt = nextTimer.get();
         plannedWake = wakeAt;
@@ -151,7 +165,9 @@ final class Nic implements Runnable {
           continue;
         }
         long waitMillis = Math.max(1, (wakeAt - now + 999_999) / 1_000_000);
-        selector.select(this::onKey, waitMillis);
+        if (selector.select(this::onKey, waitMillis) > 0) {
+          lastActivity = System.nanoTime();
+        }
         sleeping = false;
       }
     } catch (IOException | RuntimeException | Error e) {
@@ -161,11 +177,13 @@ final class Nic implements Runnable {
     }
   }
 
-  private void drainInbox() {
+  /** @return how many items it handled */
+  private int drainInbox() {
     long now = System.nanoTime();
     Object o;
-    int budget = 4096;
-    while (budget-- > 0 && (o = inbox.poll()) != null) {
+    int handled = 0;
+    while (handled < 4096 && (o = inbox.poll()) != null) {
+      handled++;
       if (o instanceof SoftQp) {
         SoftQp qp = (SoftQp) o;
         qp.scheduled.set(false);
@@ -174,6 +192,7 @@ final class Nic implements Runnable {
         ((Runnable) o).run();
       }
     }
+    return handled;
   }
 
   private void serviceQp(SoftQp qp, long now) {

@@ -62,14 +62,15 @@ public final class SoftDevice implements VerbsContext {
    * @param mtu active MTU reported by the port
    * @param maxMessageBytes largest message accepted, in bytes
    * @param socketBufferBytes socket send/receive buffer size, 0 for the OS default
+   * @param spinNanos how long the NIC thread busy-polls after traffic before it sleeps, 0 for never
    * @param onClose called once when the device closes
    * @return the open device
    * @throws VerbsException {@link VerbsError#IO_ERROR} naming the address when binding fails
    */
   public static SoftDevice open(String name, InetAddress host, int port, int mtu, long maxMessageBytes,
-      int socketBufferBytes, Runnable onClose) {
+      int socketBufferBytes, long spinNanos, Runnable onClose) {
     try {
-      return new SoftDevice(name, host, port, mtu, maxMessageBytes, socketBufferBytes, onClose);
+      return new SoftDevice(name, host, port, mtu, maxMessageBytes, socketBufferBytes, spinNanos, onClose);
     } catch (IOException e) {
       throw new VerbsException(VerbsError.IO_ERROR,
           "cannot bind soft device " + name + " to " + host.getHostAddress() + ":" + port + ": " + e.getMessage(), e);
@@ -77,13 +78,13 @@ public final class SoftDevice implements VerbsContext {
   }
 
   private SoftDevice(String name, InetAddress host, int port, int mtu, long maxMessageBytes,
-      int socketBufferBytes, Runnable onClose) throws IOException {
+      int socketBufferBytes, long spinNanos, Runnable onClose) throws IOException {
     this.name = name;
     this.mtu = mtu;
     this.maxMessageBytes = maxMessageBytes;
     this.onClose = onClose;
     this.localBind = new InetSocketAddress(host, 0);
-    this.nic = new Nic(this, new InetSocketAddress(host, port), socketBufferBytes);
+    this.nic = new Nic(this, new InetSocketAddress(host, port), socketBufferBytes, spinNanos);
     this.lid = nic.listenPort();
     this.gid = Gid.fromInetAddress(host);
     nic.start();
