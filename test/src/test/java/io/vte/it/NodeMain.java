@@ -134,8 +134,10 @@ public final class NodeMain {
   /** SIGTERM: refuse remote access first, prove nothing lands afterwards, then close. */
   private void terminate() {
     if (!closed.compareAndSet(false, true)) {
+      System.err.println("SIGTERM: already closed");
       return;
     }
+    System.err.println("SIGTERM: closing");
     boolean changed = false;
     int status = 0;
     try {
@@ -144,6 +146,7 @@ public final class NodeMain {
         Await.result(engines.get(i).unregister(buffers.get(i)), WAIT);
         crcs[i] = Pattern.crc(buffers.get(i).address(), (int) buffers.get(i).length());
       }
+      System.err.println("SIGTERM: buffers unregistered");
       long end = System.nanoTime() + EXPOSURE_NANOS;
       while (System.nanoTime() < end && !changed) {
         for (int i = 0; i < buffers.size(); i++) {
@@ -151,6 +154,7 @@ public final class NodeMain {
         }
       }
       closeAll();
+      System.err.println("SIGTERM: engines closed");
       for (int i = 0; i < buffers.size(); i++) {
         changed |= Pattern.crc(buffers.get(i).address(), (int) buffers.get(i).length()) != crcs[i];
       }

@@ -178,21 +178,28 @@ class PeerFailureScenariosTest {
     WriteLoad.Result r = load.run(Duration.ofSeconds(6), List.of(new WriteLoad.Fault(Duration.ofSeconds(2), "sigterm",
         () -> {
           long t0 = System.nanoTime();
-          node.process().destroy();
+          // Through the handle: Process.destroy() would also close our end of its pipes and hide its last words.
+          node.process().toHandle().destroy();
           if (node.process().waitFor(10, TimeUnit.SECONDS)) {
             exitNanos[0] = System.nanoTime() - t0;
           }
         })));
-    JsonObject terminated = node.expect("terminated", Duration.ofSeconds(5));
+    JsonObject terminated;
+    try {
+      terminated = node.expect("terminated", Duration.ofSeconds(5));
+    } catch (AssertionError e) {
+      terminated = new JsonObject().put("missing", e.getMessage());
+    }
     ReliabilityReport.record(new ScenarioFigures("6 peer SIGTERM under load", r.transfers(), r.failures(),
         ms(r.maxLatencyNanos()), Double.NaN, exitNanos[0] < 0 ? Double.NaN : ms(exitNanos[0]),
-        String.format("exit %s in %.0f ms, peer saw %s, written after unregister: %s",
+        String.format("exit %s in %.0f ms, peer saw %s, node said %s",
             node.process().isAlive() ? "none" : node.process().exitValue(), ms(exitNanos[0]), r.causes(),
-            terminated.getBoolean("changedAfterUnregister"))));
+            terminated.encode())));
+    assertEquals(Boolean.FALSE, terminated.getBoolean("changedAfterUnregister"),
+        "the node reports no data written after the region was unregistered: " + terminated.encode());
     assertTrue(exitNanos[0] >= 0 && exitNanos[0] <= Duration.ofSeconds(5).toNanos(),
         "the node exits within 5 s of SIGTERM: " + ms(exitNanos[0]) + " ms");
     assertEquals(0, node.process().exitValue(), "SIGTERM is a clean exit");
-    assertFalse(terminated.getBoolean("changedAfterUnregister"), "no data written after the region was unregistered");
     assertTrue(r.failures() > 0, "the writer saw the peer go away");
     assertTyped(r.causes());
     assertTrue(r.maxLatencyNanos() <= DEADLINE.toNanos() + SLACK_NANOS, "no request outlives its deadline");
