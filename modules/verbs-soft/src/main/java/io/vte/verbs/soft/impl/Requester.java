@@ -68,7 +68,8 @@ final class Requester implements Connection.Handler {
    */
   void postFast() {
     boolean handOff = true;
-    if (lock.tryLock()) {
+    // re-entered from a completion handler on the NIC thread: leave it to the NIC loop
+    if (!lock.isHeldByCurrentThread() && lock.tryLock()) {
       try {
         Connection c = conn;
         if (c != null && c.isConnected() && !c.hasPendingTx() && qp.state() == QpState.RTS && !holding
