@@ -80,11 +80,11 @@ public final class HandshakeServer {
         .removeEnabledProtocol(GrpcProtocol.TRANSCODING)
         .setMaxMessageSize(options.getMaxMessageSize())
         .setScheduleDeadlineAutomatically(false));
-    grpc.callHandler(HandshakeGrpcService.Connect, calls.unary("Connect", ConnectRequest.parser(),
+    grpc.callHandler(HandshakeGrpcService.Connect, calls.unary("Connect", ConnectRequest.getDefaultInstance(),
         (ConnectRequest request) -> HandshakeValidator.validate(request), handler::connect));
-    grpc.callHandler(HandshakeGrpcService.GetSegment, calls.unary("GetSegment", GetSegmentRequest.parser(),
+    grpc.callHandler(HandshakeGrpcService.GetSegment, calls.unary("GetSegment", GetSegmentRequest.getDefaultInstance(),
         (GetSegmentRequest request) -> HandshakeValidator.validate(request), handler::getSegment));
-    grpc.callHandler(HandshakeGrpcService.Notify, calls.unary("Notify", NotifyRequest.parser(),
+    grpc.callHandler(HandshakeGrpcService.Notify, calls.unary("Notify", NotifyRequest.getDefaultInstance(),
         (NotifyRequest request) -> HandshakeValidator.validate(request), handler::notify));
     HttpServer server = vertx.createHttpServer(http).requestHandler(new EncodingGuard(grpc));
     String where = options.getHost() + ":" + options.getPort();

@@ -1,5 +1,6 @@
 package io.vte.handshake.impl;
 
+import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
@@ -48,7 +49,7 @@ public final class HandshakeCalls {
 
   /**
    * @param method the gRPC method name (what auth tokens sign)
-   * @param parser decodes the request
+   * @param prototype the request type's default instance (its descriptor and parser)
    * @param validate throws INVALID_ARGUMENT for a bad request
    * @param handler what answers a good request
    * @param <Req> request type
@@ -56,7 +57,9 @@ public final class HandshakeCalls {
    * @return the call handler to bind to the method
    */
   public <Req extends Message, Resp> Handler<GrpcServerRequest<Req, Resp>> unary(
-      String method, Parser<Req> parser, Consumer<Req> validate, Function<Req, Future<Resp>> handler) {
+      String method, Req prototype, Consumer<Req> validate, Function<Req, Future<Resp>> handler) {
+    @SuppressWarnings("unchecked")
+    Parser<Req> parser = (Parser<Req>) prototype.getParserForType();
     return request -> {
       UnaryCall<Req, Resp> call = new UnaryCall<>(vertx, Vertx.currentContext(), request, active, maxMessageSize, maxCallMs);
       request.exceptionHandler(failure -> call.abandon());
@@ -78,7 +81,7 @@ public final class HandshakeCalls {
           call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": more than one request message on a unary call");
           return;
         }
-        Req decoded = decode(method, message, parser, call);
+        Req decoded = decode(method, message, prototype.getDescriptorForType(), parser, call);
         if (decoded != null) {
           serve(method, decoded, validate, handler, call);
         }
@@ -87,7 +90,8 @@ public final class HandshakeCalls {
   }
 
   /** Decodes a protobuf request ourselves, so every malformed input gets a typed status. */
-  private static <Req> Req decode(String method, GrpcMessage message, Parser<Req> parser, UnaryCall<Req, ?> call) {
+  private static <Req> Req decode(String method, GrpcMessage message, Descriptor type, Parser<Req> parser,
+      UnaryCall<Req, ?> call) {
     if (!IDENTITY.equals(message.encoding())) {
       call.fail(GrpcStatus.UNIMPLEMENTED, method + ": compressed messages are not supported: " + message.encoding());
       return null;
@@ -96,8 +100,13 @@ public final class HandshakeCalls {
       call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": only the protobuf wire format is served, not " + message.format());
       return null;
     }
+    byte[] bytes = message.payload().getBytes();
     try {
-      return parser.parseFrom(message.payload().getBytes());
+      WireLimits.check(type, bytes);
+      return parser.parseFrom(bytes);
+    } catch (VteException e) {
+      call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": " + e.getMessage());
+      return null;
     } catch (InvalidProtocolBufferException e) {
       call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": malformed message: " + e.getMessage());
       return null;
