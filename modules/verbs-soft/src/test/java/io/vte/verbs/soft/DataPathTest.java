@@ -192,6 +192,36 @@ class DataPathTest {
   }
 
   @Test
+  void workPostedBeforeThePeerIsReadyFlowsSoonAfterItIs() {
+    try (Fabric g = new Fabric(2)) {
+      CompletionQueue qa = g.ctx(0).createCq(8);
+      QueuePair x = g.qp(0, qa, 4);
+      QueuePair y = g.qp(1, g.ctx(1).createCq(8), 4);
+      io.vte.verbs.PortAttributes px = g.ctx(0).queryPort(1);
+      io.vte.verbs.PortAttributes py = g.ctx(1).queryPort(1);
+      x.toInit(1, AccessFlags.ALL_REMOTE);
+      x.toRtr(new io.vte.verbs.QpPeer(y.qpNum(), py.lid(), py.gid(), 0), 4096);
+      x.toRts(new RtsAttributes(0, 20, 3, 0)); // 4.3 s timeout: success must not wait for it
+      ByteBuffer src = ByteBuffer.allocateDirect(64);
+      ByteBuffer dst = ByteBuffer.allocateDirect(64);
+      src.putLong(0, 42);
+      MemoryRegion ms = g.pd(0).registerMemory(src, AccessFlags.LOCAL_WRITE);
+      MemoryRegion md = g.pd(1).registerMemory(dst, AccessFlags.ALL_REMOTE);
+      WorkRequestBatch wr = WorkRequestBatch.allocate(1);
+      wr.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, ms.address(), 8, ms.lkey(), md.address(), md.rkey());
+      assertEquals(PostStatus.OK, x.postSend(wr)); // the peer QP is still in RESET: its NIC refuses the connection
+      Fabric.assertQuiet(qa, Duration.ofMillis(30));
+      long t0 = System.nanoTime();
+      y.toInit(1, AccessFlags.ALL_REMOTE);
+      y.toRtr(new io.vte.verbs.QpPeer(x.qpNum(), px.lid(), px.gid(), 0), 4096);
+      assertEquals(WcStatus.SUCCESS.code(), Fabric.await(qa, 1, DEADLINE).get(0).status());
+      long ms2 = (System.nanoTime() - t0) / 1_000_000;
+      org.junit.jupiter.api.Assertions.assertTrue(ms2 < 2000, "reconnected after " + ms2 + " ms, not after a timeout");
+      assertEquals(42, dst.getLong(0));
+    }
+  }
+
+  @Test
   void sendWithoutAReceiveRetriesOnRnrAndSucceedsOnceOneIsPosted() {
     try (Fabric g = new Fabric(2)) {
       CompletionQueue qa = g.ctx(0).createCq(8);

@@ -24,6 +24,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class Requester implements Connection.Handler {
 
   private static final long RNR_DELAY_NANOS = 1_000_000;
+  private static final long MIN_RECONNECT_NANOS = 1_000_000;
+  private static final long MAX_RECONNECT_NANOS = 64_000_000;
   private static final int RNR_INFINITE = 7;
 
   private final SoftQp qp;
@@ -45,6 +47,7 @@ final class Requester implements Connection.Handler {
   private boolean holding;
   private long delayedIndex = -1;
   private int localError;
+  private long reconnectDelay = MIN_RECONNECT_NANOS;
   private boolean discardingResponse;
 
   Requester(SoftQp qp) {
@@ -417,6 +420,7 @@ final class Requester implements Connection.Handler {
 
   private void onProgress() {
     resetRetries();
+    reconnectDelay = MIN_RECONNECT_NANOS;
     if (acked < sq.posted()) {
       armDeadline(System.nanoTime());
     } else {
@@ -452,6 +456,13 @@ final class Requester implements Connection.Handler {
         conn = null;
         helloSent = false;
         rewind(); // frames in the lost stream are resent on the next connection
+        if (acked < sq.posted() && qp.state() == QpState.RTS && !holding) {
+          // work is waiting (e.g. the peer was not yet RTR): try again soon, backing off, within the timeout
+          holding = true;
+          resumeAt = System.nanoTime() + reconnectDelay;
+          reconnectDelay = Math.min(reconnectDelay * 2, MAX_RECONNECT_NANOS);
+          qp.device.nic().wantTimerAt(resumeAt);
+        }
       }
     } finally {
       lock.unlock();
