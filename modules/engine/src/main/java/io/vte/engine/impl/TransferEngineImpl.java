@@ -201,7 +201,8 @@ public final class TransferEngineImpl implements TransferEngine {
     metadata.setInvalidationHandler(segments::invalidate);
     rails = new RailSelector(names, 3, options.getRailHoldDown().toNanos(), System::nanoTime);
     submitter = new TransferSubmitter(vertx, memory, segments, rails, new TransferTracker.Services(
-        new Slicer(options.getSliceSize()), new OwnerRouter(contexts), options.getRetryCount(), counters));
+        new Slicer(options.getSliceSize()), new OwnerRouter(contexts), options.getRetryCount(), counters,
+        seg -> segments.invalidate(seg.name())));
     notifications = new NotificationDispatcher(vertx.getOrCreateContext(), 1024, options.getHandshakeDeadline().toMillis());
     for (int i = 0; i < contexts.size(); i++) {
       int index = i;

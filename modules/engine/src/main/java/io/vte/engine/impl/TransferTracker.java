@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * The state of one request in flight: counts its slices down atomically, retries a failed slice on
@@ -20,8 +21,17 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class TransferTracker implements SliceCallback {
 
-  /** What a tracker needs from the engine, shared by all trackers of an engine. */
-  public record Services(Slicer slicer, SliceRouter router, int retryCount, EngineCounters counters) {}
+  /**
+   * What a tracker needs from the engine, shared by all trackers of an engine.
+   *
+   * @param slicer cuts requests
+   * @param router hands slices to owners
+   * @param retryCount retries per slice on another rail
+   * @param counters engine counters
+   * @param onAccessDenied told of a segment whose keys the peer refused (its cached descriptor may be stale)
+   */
+  public record Services(Slicer slicer, SliceRouter router, int retryCount, EngineCounters counters,
+      Consumer<PeerSegment> onAccessDenied) {}
 
   /** Extra attempts of a slice whose endpoint was retired under it. */
   static final int RETIRED_ALLOWANCE = 8;
@@ -150,7 +160,9 @@ public final class TransferTracker implements SliceCallback {
         + Long.toHexString(slice.remoteAddress()) + " via " + slice.rail().localDeviceName() + "->"
         + slice.rail().peerNicPath() + " after " + slice.attempts() + " attempt(s)";
     if (status == WcStatus.REM_ACCESS_ERR.code()) {
-      return new VteException(ErrorCode.REMOTE_ACCESS_DENIED, "peer refused " + where, cause);
+      services.onAccessDenied().accept(rails.segment());
+      return new VteException(ErrorCode.REMOTE_ACCESS_DENIED, "peer refused " + where
+          + " (its keys may have changed: open the segment again)", cause);
     }
     if (status == SliceStatus.ENGINE_CLOSED) {
       return new VteException(ErrorCode.ENGINE_CLOSED, "engine closed during " + where, cause);

@@ -70,7 +70,8 @@ final class DataPathHarness implements AutoCloseable {
       });
     });
     submitter = new TransferSubmitter(vertx, memory, segments, rails,
-        new TransferTracker.Services(new Slicer(sliceSize), router, retryCount, counters));
+        new TransferTracker.Services(new Slicer(sliceSize), router, retryCount, counters,
+            seg -> segments.invalidate(seg.name())));
     publish();
   }
 

@@ -171,6 +171,9 @@ class DataPathTest {
     RequestResult r = h.run(List.of(TransferRequest.read(local, 0, h.open(), remote, SLICE))).requests().get(0);
     assertEquals(ErrorCode.REMOTE_ACCESS_DENIED, r.cause().code());
     assertEquals(1, h.router.routed.get());
+    long lookups = h.lookups.get();
+    h.open();
+    assertEquals(lookups + 1, h.lookups.get(), "the segment was dropped from the cache: reopening fetches fresh keys");
   }
 
   @Test
