@@ -85,6 +85,38 @@ class HandshakeRoundTripTest {
   }
 
   @Test
+  void handlerMayAnswerFromAnyThreadOrContext() {
+    Context owner = vertx.getOrCreateContext();
+    handler.onConnect = r -> {
+      Promise<ConnectReply> reply = Promise.promise();
+      owner.runOnContext(v -> reply.complete(Fixtures.acceptedReply(r)));
+      return reply.future();
+    };
+    assertEquals(ConnectStatus.ACCEPTED, Await.result(pool.connect(server.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT).getStatus());
+    handler.onConnect = r -> {
+      Promise<ConnectReply> reply = Promise.promise();
+      new Thread(() -> reply.complete(Fixtures.acceptedReply(r)), "plain-thread").start();
+      return reply.future();
+    };
+    assertEquals(ConnectStatus.ACCEPTED, Await.result(pool.connect(server.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT).getStatus());
+  }
+
+  @Test
+  void sequentialConnectLatencyIsMeasured() {
+    int calls = 500;
+    long[] micros = new long[calls];
+    for (int i = 0; i < calls; i++) {
+      long start = System.nanoTime();
+      Await.result(pool.connect(server.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT);
+      micros[i] = (System.nanoTime() - start) / 1_000;
+    }
+    java.util.Arrays.sort(micros);
+    assertEquals(calls, handler.received.size());
+    System.out.println("handshake Connect round trip over loopback, " + calls + " sequential calls: p50 "
+        + micros[calls / 2] + " us, p99 " + micros[calls * 99 / 100] + " us, max " + micros[calls - 1] + " us");
+  }
+
+  @Test
   void serverNameIsHostColonActualPort() {
     assertTrue(server.port() > 0);
     assertEquals("127.0.0.1:" + server.port(), server.serverName());
