@@ -1,5 +1,6 @@
 package io.vte.it;
 
+import io.netty.handler.codec.http.QueryStringDecoder;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -29,10 +30,11 @@ public final class RawGrpc implements AutoCloseable {
    *
    * @param httpStatus the HTTP status, or -1 when the call failed below HTTP (reset, refused, timeout)
    * @param grpcStatus the grpc-status trailer (or trailers-only header), or -1 when absent
+   * @param message the grpc-message trailer, or null
    * @param body the response body
    * @param failure the transport failure, or null
    */
-  public record Outcome(int httpStatus, int grpcStatus, Buffer body, Throwable failure) {
+  public record Outcome(int httpStatus, int grpcStatus, String message, Buffer body, Throwable failure) {
     /** @return a short label for tallies */
     public String label() {
       if (failure != null) {
@@ -89,9 +91,23 @@ public final class RawGrpc implements AutoCloseable {
         .compose(req -> req.send(body))
         .compose(resp -> resp.body().map(b -> {
           String s = resp.getTrailer("grpc-status") != null ? resp.getTrailer("grpc-status") : resp.getHeader("grpc-status");
-          return new Outcome(resp.statusCode(), s == null ? -1 : Integer.parseInt(s), b, null);
+          String m = resp.getTrailer("grpc-message") != null ? resp.getTrailer("grpc-message") : resp.getHeader("grpc-message");
+          return new Outcome(resp.statusCode(), s == null ? -1 : Integer.parseInt(s),
+              m == null ? null : QueryStringDecoder.decodeComponent(m), b, null);
         }))
-        .recover(t -> Future.succeededFuture(new Outcome(-1, -1, Buffer.buffer(), t)));
+        .recover(t -> Future.succeededFuture(new Outcome(-1, -1, null, Buffer.buffer(), t)));
+  }
+
+  /**
+   * @param o an outcome with a framed message body
+   * @return the message bytes, or null when the body holds no complete frame
+   */
+  public static byte[] message(Outcome o) {
+    Buffer b = o.body();
+    if (b.length() < 5 || b.length() < 5 + b.getInt(1)) {
+      return null;
+    }
+    return b.getBytes(5, 5 + b.getInt(1));
   }
 
   @Override
