@@ -46,9 +46,15 @@ final class Connection {
     default void exit() {}
   }
 
-  static final int BUFFER_BYTES = 64 * 1024;
+  /** Staging for outgoing headers and small payloads. */
+  private static final int TX_BYTES = 64 * 1024;
+  /**
+   * Receive staging: small, so that a read that brings in a header pulls little payload along (that part
+   * is copied); the rest of a large payload is read straight into the target memory.
+   */
+  private static final int RX_BYTES = 8 * 1024;
   private static final int SMALL_PAYLOAD = 16 * 1024;
-  private static final int DIRECT_READ_MIN = 16 * 1024;
+  private static final int DIRECT_READ_MIN = 2 * 1024;
   private static final int READS_PER_WAKEUP = 32;
   private static final int HEADER = 0;
   private static final int PAYLOAD = 1;
@@ -63,7 +69,7 @@ final class Connection {
   private int interest;
   private boolean readPaused;
 
-  private final ByteBuffer rx = ByteBuffer.allocateDirect(BUFFER_BYTES);
+  private final ByteBuffer rx = ByteBuffer.allocateDirect(RX_BYTES);
   private final long rxAddress = DirectMemory.address(rx);
   private final FrameHeader header = new FrameHeader();
   private int rxConsumed;
@@ -72,7 +78,7 @@ final class Connection {
   private long payloadRemaining;
   private ByteBuffer payloadView;
 
-  private final ByteBuffer tx = ByteBuffer.allocateDirect(BUFFER_BYTES);
+  private final ByteBuffer tx = ByteBuffer.allocateDirect(TX_BYTES);
   private final long txAddress = DirectMemory.address(tx);
   private final ByteBuffer[] gather = new ByteBuffer[2];
   private ByteBuffer bigPayload;
