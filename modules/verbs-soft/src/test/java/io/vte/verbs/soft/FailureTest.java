@@ -110,10 +110,11 @@ class FailureTest {
 
   @Test
   void portDownMidStreamCompletesEveryOutstandingWorkRequestExactlyOnceWithAnError() {
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 4; round++) {
+      int side = round % 2; // the requester's port, then the responder's
       try (Fabric f = new Fabric(2)) {
         List<AsyncEvent> events = new CopyOnWriteArrayList<>();
-        f.ctx(0).setAsyncEventHandler(events::add);
+        f.ctx(side).setAsyncEventHandler(events::add);
         int n = 64;
         CompletionQueue cq = f.ctx(0).createCq(n);
         QueuePair a = f.qp(0, cq, n);
@@ -123,8 +124,8 @@ class FailureTest {
         MemoryRegion dst = f.pd(1).registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.ALL_REMOTE);
         assertEquals(PostStatus.OK, a.postSend(writes(n, src, dst, 1 << 20)));
         List<Fabric.Wc> all = new ArrayList<>(Fabric.await(cq, 1, DEADLINE)); // mid-stream: some went through
-        f.provider.faults().portDown("soft0", 1);
-        Await.untilEquals("port down", DEADLINE, PortState.DOWN, () -> f.ctx(0).queryPort(1).state());
+        f.provider.faults().portDown("soft" + side, 1);
+        Await.untilEquals("port down", DEADLINE, PortState.DOWN, () -> f.ctx(side).queryPort(1).state());
         Map<Long, Integer> seen = new HashMap<>();
         all.addAll(Fabric.await(cq, n - all.size(), DEADLINE));
         int errors = 0;
@@ -139,8 +140,7 @@ class FailureTest {
         assertTrue(errors > 0, "work outstanding at port down must fail");
         Fabric.assertQuiet(cq, Duration.ofMillis(50));
         assertEquals(1, events.stream().filter(e -> e.type() == AsyncEventType.PORT_ERR).count(), events.toString());
-        // new connections fail while down: a fresh QP pair times out
-        f.provider.faults().portUp("soft0", 1);
+        f.provider.faults().portUp("soft" + side, 1);
         Await.until("PORT_ACTIVE raised", DEADLINE, () -> events.stream().anyMatch(e -> e.type() == AsyncEventType.PORT_ACTIVE));
       }
     }
