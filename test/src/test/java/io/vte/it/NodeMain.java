@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * on stdin, answering with one JSON line each:
  * <ul>
  *   <li>{@code fault port-down <device index>} / {@code fault port-up <device index>} (engine 0)</li>
- *   <li>{@code stats}: the owner figures of engine 0 ({@link EngineStats})</li>
+ *   <li>{@code fault drop <device index> <fraction> <seed>} / {@code fault clear <device index>}: frame drops</li>
+ *   <li>{@code stats}: the owner figures of engine 0 ({@link EngineStats}) and the JVM's ({@link JvmFigures})</li>
  *   <li>{@code crc}: the CRC32C of every engine's buffer</li>
  *   <li>{@code quit}: closes everything, prints {@code bye}, exits 0</li>
  * </ul>
@@ -114,13 +115,18 @@ public final class NodeMain {
           LocalEngines.soft(engine).faults().portDown(device, 1);
         } else if (words[1].equals("port-up")) {
           LocalEngines.soft(engine).faults().portUp(device, 1);
+        } else if (words[1].equals("drop")) {
+          LocalEngines.soft(engine).faults().dropFrames(device, Double.parseDouble(words[3]), Long.parseLong(words[4]));
+        } else if (words[1].equals("clear")) {
+          LocalEngines.soft(engine).faults().clearFrameFaults(device);
         } else {
           throw new IllegalArgumentException("unknown fault " + words[1]);
         }
         return new JsonObject().put("event", "fault").put("fault", words[1]).put("device", device);
       }
       case "stats":
-        return new JsonObject().put("event", "stats").put("stats", EngineStats.of(engine).toJson());
+        return new JsonObject().put("event", "stats").put("stats", EngineStats.of(engine).toJson())
+            .put("jvm", JvmFigures.take().toJson());
       case "crc": {
         JsonArray crcs = new JsonArray();
         buffers.forEach(b -> crcs.add(Pattern.crc(b.address(), (int) b.length())));

@@ -158,6 +158,11 @@ public final class NodeProcess implements AutoCloseable {
     return EngineStats.fromJson(request("stats", "stats").getJsonObject("stats"));
   }
 
+  /** @return the node JVM's memory and thread figures, after a GC */
+  public JvmFigures jvm() throws IOException, InterruptedException {
+    return JvmFigures.fromJson(request("stats", "stats").getJsonObject("jvm"));
+  }
+
   /** @return the buffer CRC32C of engine {@code engine} */
   public long crc(int engine) throws IOException, InterruptedException {
     return request("crc", "crc").getJsonArray("crc").getLong(engine);

@@ -1,0 +1,80 @@
+package io.vte.it;
+
+import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.verbs.soft.SoftFaultInjector;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Seeded random faults for the soak: every 1 to 3 s, one port goes down or one device drops 5% of its frames, on
+ * either side, for 0.2 to 1.5 s. One fault at a time, so some rail always works.
+ */
+final class FaultChaos {
+
+  private final TransferEngineImpl local;
+  private final NodeProcess node;
+  private final SplittableRandom random;
+  private long nextAt;
+  private long healAt = -1;
+  private Action heal;
+  private int faults;
+
+  @FunctionalInterface
+  private interface Action {
+    void run() throws Exception;
+  }
+
+  FaultChaos(TransferEngineImpl local, NodeProcess node, SplittableRandom random) {
+    this.local = local;
+    this.node = node;
+    this.random = random;
+    this.nextAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+  }
+
+  /** Injects or heals a fault when its time has come. */
+  void step(long now) throws Exception {
+    if (heal != null && now >= healAt) {
+      heal();
+      nextAt = now + TimeUnit.MILLISECONDS.toNanos(1000 + random.nextInt(2000));
+    } else if (heal == null && now >= nextAt) {
+      inject();
+      healAt = now + TimeUnit.MILLISECONDS.toNanos(200 + random.nextInt(1300));
+    }
+  }
+
+  private void inject() throws Exception {
+    int device = random.nextInt(LocalEngines.DEVICES);
+    boolean localSide = random.nextBoolean();
+    boolean drop = random.nextInt(3) == 0;
+    long seed = random.nextLong();
+    SoftFaultInjector injector = LocalEngines.soft(local).faults();
+    String name = local.contexts().get(device).deviceName();
+    if (localSide && drop) {
+      injector.dropFrames(name, 0.05, seed);
+      heal = () -> injector.clearFrameFaults(name);
+    } else if (localSide) {
+      injector.portDown(name, 1);
+      heal = () -> injector.portUp(name, 1);
+    } else if (drop) {
+      node.request("fault drop " + device + " 0.05 " + seed, "fault");
+      heal = () -> node.request("fault clear " + device, "fault");
+    } else {
+      node.request("fault port-down " + device, "fault");
+      heal = () -> node.request("fault port-up " + device, "fault");
+    }
+    this.faults++;
+  }
+
+  /** Undoes the active fault, if any. */
+  void heal() throws Exception {
+    if (heal != null) {
+      heal.run();
+      heal = null;
+    }
+  }
+
+  /** @return faults injected so far */
+  int faults() {
+    return faults;
+  }
+}

@@ -1,0 +1,154 @@
+package io.vte.it;
+
+import static io.vte.it.ScenarioFigures.ms;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.Future;
+import io.vte.api.BatchResult;
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.RequestStatus;
+import io.vte.api.SegmentHandle;
+import io.vte.api.TransferOptions;
+import io.vte.api.TransferRequest;
+import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.testkit.Await;
+import io.vte.testkit.BlockedThreadGuard;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Issue 7 scenario 7 (soak profile only): mixed READ/WRITE for 30 minutes ({@code -Dvte.it.soakMinutes=N} to
+ * change) against a node process, with random port flaps and frame drops on both sides. Every WRITE is checked by
+ * a later READ of the same slot; every submitted batch completes exactly once; heap, direct memory and threads of
+ * both JVMs stay flat.
+ */
+@Tag("soak")
+@ExtendWith({BlockedThreadGuard.class, ReliabilityReport.class})
+class MixedSoakTest {
+
+  private static final int CHUNK = 4 << 20;
+  private static final int SLOTS = 8;
+  private static final long SEED = Long.getLong("vte.it.soakSeed", 7);
+  private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+  @Test
+  void thirtyMinutesOfMixedReadWriteWithRandomFaults() throws Exception {
+    Duration run = Duration.ofMinutes(Long.getLong("vte.it.soakMinutes", 30));
+    try (NodeProcess node = NodeProcess.start("soak", "firstIp=10", "buffer=" + (SLOTS * CHUNK));
+        LocalEngines local = new LocalEngines()) {
+      TransferEngineImpl engine = local.start(LocalEngines.options("mix", 2, null, 0));
+      RegisteredBuffer src = local.register(engine, SLOTS * CHUNK);
+      RegisteredBuffer back = local.register(engine, SLOTS * CHUNK);
+      SegmentHandle seg = Await.result(engine.openSegment(node.server()), LocalEngines.WAIT);
+      SplittableRandom random = new SplittableRandom(SEED);
+      long[] remoteCrc = new long[SLOTS];
+      boolean[] known = new boolean[SLOTS];
+      boolean[] writing = new boolean[SLOTS];
+      @SuppressWarnings("unchecked")
+      Future<BatchResult>[] inflight = new Future[SLOTS];
+      AtomicLong completions = new AtomicLong();
+      long submitted = 0;
+      long failed = 0;
+      long verifiedReads = 0;
+      long maxLatency = 0;
+      long[] started = new long[SLOTS];
+      long nextSeed = 1;
+      FaultChaos chaos = new FaultChaos(engine, node, random.split());
+
+      JvmFigures localWarm = null;
+      JvmFigures nodeWarm = null;
+      long t0 = System.nanoTime();
+      long warmAt = t0 + Math.min(run.toNanos() / 10, TimeUnit.MINUTES.toNanos(2));
+      long end = t0 + run.toNanos();
+      for (long now = System.nanoTime(); now < end || anyInFlight(inflight); now = System.nanoTime()) {
+        if (localWarm == null && now >= warmAt) {
+          chaos.heal();
+          localWarm = JvmFigures.take();
+          nodeWarm = node.jvm();
+        }
+        if (now < end) {
+          chaos.step(now);
+        }
+        for (int s = 0; s < SLOTS; s++) {
+          if (inflight[s] != null) {
+            try {
+              inflight[s].toCompletionStage().toCompletableFuture().get(1, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+              if (System.nanoTime() - started[s] > DEADLINE.toNanos() + TimeUnit.SECONDS.toNanos(30)) {
+                throw new AssertionError("slot " + s + " hangs: a batch outlived its deadline by 30 s");
+              }
+              continue;
+            } catch (ExecutionException e) {
+              // accounted below
+            }
+            maxLatency = Math.max(maxLatency, System.nanoTime() - started[s]);
+            boolean ok = inflight[s].succeeded() && inflight[s].result().requests().get(0).status() == RequestStatus.COMPLETED;
+            if (!ok) {
+              failed++;
+              known[s] = false;
+            } else if (!writing[s]) {
+              assertEquals(remoteCrc[s], Pattern.crc(back.address() + (long) s * CHUNK, CHUNK),
+                  "slot " + s + " READ back what was last written");
+              verifiedReads++;
+            }
+            inflight[s] = null;
+          }
+          if (now < end) {
+            long offset = (long) s * CHUNK;
+            writing[s] = !known[s] || random.nextBoolean();
+            TransferRequest r;
+            if (writing[s]) {
+              Pattern.fill(src.address() + offset, CHUNK, nextSeed++);
+              remoteCrc[s] = Pattern.crc(src.address() + offset, CHUNK);
+              known[s] = true;
+              r = TransferRequest.write(src, offset, seg, node.address() + offset, CHUNK);
+            } else {
+              r = TransferRequest.read(back, offset, seg, node.address() + offset, CHUNK);
+            }
+            started[s] = System.nanoTime();
+            inflight[s] = engine.submit(List.of(r), new TransferOptions().setDeadline(DEADLINE)).result();
+            inflight[s].onComplete(ar -> completions.incrementAndGet());
+            submitted++;
+          }
+        }
+      }
+      chaos.heal();
+      JvmFigures localEnd = JvmFigures.take();
+      JvmFigures nodeEnd = node.jvm();
+      long done = completions.get();
+      ReliabilityReport.record(new ScenarioFigures("7 soak mixed R/W " + run.toMinutes() + " min + chaos", submitted,
+          failed, ms(maxLatency), ms(EngineStats.of(engine).pollGapP999Nanos()), Double.NaN,
+          String.format("%d faults, %d verified reads, completions %d/%d; local %s -> %s; node %s -> %s",
+              chaos.faults(), verifiedReads, done, submitted, localWarm, localEnd, nodeWarm, nodeEnd)));
+      assertEquals(submitted, done, "every batch completed exactly once");
+      assertEquals(0, failed, "no transfer failed");
+      assertTrue(verifiedReads > 0, "reads verified writes");
+      assertFlat("local", localWarm, localEnd);
+      assertFlat("node", nodeWarm, nodeEnd);
+    }
+  }
+
+  private static boolean anyInFlight(Future<?>[] inflight) {
+    for (Future<?> f : inflight) {
+      if (f != null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void assertFlat(String who, JvmFigures warm, JvmFigures end) {
+    assertTrue(end.heapUsed() <= warm.heapUsed() + (64L << 20), who + " heap flat: " + warm + " -> " + end);
+    assertTrue(end.directUsed() <= warm.directUsed() + (16L << 20), who + " direct memory flat: " + warm + " -> " + end);
+    assertTrue(end.threads() <= warm.threads() + 4, who + " threads flat: " + warm + " -> " + end);
+  }
+}
