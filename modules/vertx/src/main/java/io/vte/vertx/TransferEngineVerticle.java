@@ -1,0 +1,130 @@
+package io.vte.vertx;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.micrometer.backends.BackendRegistries;
+import io.vte.api.EngineOptions;
+import io.vte.api.ErrorCode;
+import io.vte.api.TransferEngine;
+import io.vte.api.VteException;
+
+/**
+ * Runs one {@link TransferEngine} and exposes it on the event bus (the {@link EngineBus} contract), so other
+ * verticles, with any number of instances, transfer without touching the engine object.
+ *
+ * <p>Config: the {@link EngineOptions} JSON plus three optional keys of the verticle itself:
+ * {@code address} (bus prefix, default {@value EngineBus#DEFAULT_ADDRESS}), {@code httpPort} (serve
+ * {@code /metrics} and {@code /health} there; absent or negative: no HTTP server, 0: any free port) and
+ * {@code httpHost} (default {@code 127.0.0.1}). Deploy one instance per engine. {@code start()} creates the
+ * engine; {@code stop()} closes it (unfinished requests fail with ENGINE_CLOSED) and frees the memory the
+ * verticle allocated for bus clients.
+ */
+public final class TransferEngineVerticle extends VerticleBase {
+
+  /** Config key of the bus address prefix. */
+  public static final String ADDRESS = "address";
+  /** Config key of the HTTP port for metrics and health. */
+  public static final String HTTP_PORT = "httpPort";
+  /** Config key of the HTTP host. */
+  public static final String HTTP_HOST = "httpHost";
+
+  private TransferEngine engine;
+  private NamedBuffers buffers;
+  private EngineBusAdapter adapter;
+  private MeterRegistry registry;
+  private HttpServer http;
+  private volatile boolean open;
+
+  /** Creates the verticle; the engine is created when it is deployed. */
+  public TransferEngineVerticle() {}
+
+  @Override
+  public Future<?> start() {
+    JsonObject conf = config().copy();
+    Object address = conf.remove(ADDRESS);
+    Object httpPort = conf.remove(HTTP_PORT);
+    Object httpHost = conf.remove(HTTP_HOST);
+    String prefix;
+    EngineOptions options;
+    try {
+      prefix = address == null ? EngineBus.DEFAULT_ADDRESS : requireString(ADDRESS, address);
+      if (httpPort != null && !(httpPort instanceof Integer)) {
+        throw invalid(HTTP_PORT, httpPort, "an integer port");
+      }
+      if (httpHost != null) {
+        requireString(HTTP_HOST, httpHost);
+      }
+      options = EngineOptions.fromJson(conf);
+    } catch (VteException e) {
+      return Future.failedFuture(e);
+    }
+    MeterRegistry backend = BackendRegistries.getDefaultNow();
+    registry = backend != null ? backend : new SimpleMeterRegistry();
+    return TransferEngine.create(vertx, options).compose(e -> {
+      engine = e;
+      buffers = new NamedBuffers(e);
+      adapter = new EngineBusAdapter(vertx, prefix, e, buffers, registry);
+      adapter.start();
+      vertx.eventBus().<Object>consumer(prefix + EngineBus.HEALTH, m -> m.reply(health()));
+      open = true;
+      if (httpPort == null || (Integer) httpPort < 0) {
+        return Future.succeededFuture();
+      }
+      return vertx.createHttpServer().requestHandler(new NodeHttpHandler(this::health))
+          .listen((Integer) httpPort, httpHost == null ? "127.0.0.1" : (String) httpHost)
+          .recover(err -> Future.failedFuture(new VteException(ErrorCode.INVALID_CONFIGURATION,
+              "cannot listen for HTTP on port " + httpPort + ": " + err.getMessage(), err)))
+          .map(s -> http = s);
+    }).recover(err -> stop().transform(ignored -> Future.failedFuture(err)));
+  }
+
+  @Override
+  public Future<?> stop() {
+    open = false;
+    Future<Void> f = http == null ? Future.succeededFuture() : http.close();
+    if (adapter != null) {
+      EngineBusAdapter a = adapter;
+      f = f.transform(v -> a.stop()).andThen(v -> a.removeMeters(registry));
+    }
+    if (engine != null) {
+      TransferEngine e = engine;
+      f = f.transform(v -> e.close());
+    }
+    if (buffers != null) {
+      NamedBuffers b = buffers;
+      f = f.andThen(v -> b.freeAll());
+    }
+    return f;
+  }
+
+  /** @return the engine (null before start), for the application embedding this verticle */
+  public TransferEngine engine() {
+    return engine;
+  }
+
+  /** @return the bound HTTP port, or -1 when no HTTP server runs */
+  public int httpPort() {
+    return http == null ? -1 : http.actualPort();
+  }
+
+  /** @return the current {@link EngineHealth} JSON */
+  public JsonObject health() {
+    return EngineHealth.check(engine, open);
+  }
+
+  private static String requireString(String key, Object value) {
+    if (!(value instanceof String s) || s.isBlank()) {
+      throw invalid(key, value, "a non-blank string");
+    }
+    return s;
+  }
+
+  private static VteException invalid(String key, Object value, String expected) {
+    return new VteException(ErrorCode.INVALID_CONFIGURATION,
+        "verticle option '" + key + "' = " + value + " is invalid: expected " + expected);
+  }
+}

@@ -1,0 +1,31 @@
+package io.vte.vertx;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+
+/**
+ * Creates a Vert.x instance whose Micrometer backend is a Prometheus registry, so the engine's meters
+ * ({@code vte.engine.*}, {@code vte.owner.*}) and the verticle's ({@code vte.vertx.*}) can be scraped.
+ *
+ * @param vertx the Vert.x instance
+ * @param registry its Prometheus registry ({@link PrometheusMeterRegistry#scrape()})
+ */
+public record VteMetrics(Vertx vertx, PrometheusMeterRegistry registry) {
+
+  /**
+   * @param options base Vert.x options (metrics options are replaced)
+   * @return a Vert.x instance reporting to a new Prometheus registry
+   */
+  public static VteMetrics createVertx(VertxOptions options) {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Vertx vertx = Vertx.builder()
+        .with(new VertxOptions(options).setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
+        .withMetrics(new MicrometerMetricsFactory(registry))
+        .build();
+    return new VteMetrics(vertx, registry);
+  }
+}
