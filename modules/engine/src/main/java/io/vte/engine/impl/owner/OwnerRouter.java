@@ -1,5 +1,7 @@
 package io.vte.engine.impl.owner;
 
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
 import io.vte.engine.impl.Slice;
 import io.vte.engine.impl.SliceRouter;
 import java.util.List;
@@ -19,18 +21,33 @@ public final class OwnerRouter implements SliceRouter {
     this.contexts = contexts.toArray(new LocalContext[0]);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @throws VteException INVALID_ARGUMENT when the slice has no rail or names no local device of this
+   *     engine (nothing is queued)
+   */
   @Override
   public void submit(Slice slice) {
-    contexts[slice.rail().localDeviceIndex()].submit(slice);
+    contextOf(slice).submit(slice);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @throws VteException INVALID_ARGUMENT when a slice has no rail or names no local device of this
+   *     engine (nothing of the batch is queued)
+   */
   @Override
   public void submitAll(List<Slice> slices) {
+    for (int i = 0, n = slices.size(); i < n; i++) {
+      contextOf(slices.get(i));
+    }
     OwnerProxy[] touched = new OwnerProxy[4];
     int count = 0;
     for (int i = 0, n = slices.size(); i < n; i++) {
       Slice slice = slices.get(i);
-      OwnerProxy proxy = contexts[slice.rail().localDeviceIndex()].ownerOf(slice.rail()).proxy();
+      OwnerProxy proxy = contextOf(slice).ownerOf(slice.rail()).proxy();
       proxy.offer(slice);
       if (indexOf(touched, count, proxy) < 0) {
         if (count == touched.length) {
@@ -42,6 +59,18 @@ public final class OwnerRouter implements SliceRouter {
     for (int i = 0; i < count; i++) {
       touched[i].wake();
     }
+  }
+
+  private LocalContext contextOf(Slice slice) {
+    if (slice.rail() == null) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT, "slice has no rail: " + slice);
+    }
+    int device = slice.rail().localDeviceIndex();
+    if (device < 0 || device >= contexts.length) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT, "rail names local device index " + device
+          + ", this engine has " + contexts.length + " device(s): " + slice.rail());
+    }
+    return contexts[device];
   }
 
   private static int indexOf(OwnerProxy[] proxies, int count, OwnerProxy proxy) {

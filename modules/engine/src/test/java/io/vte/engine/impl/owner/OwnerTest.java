@@ -683,6 +683,22 @@ class OwnerTest {
     assertEquals(ConnectStatus.UNKNOWN_DEVICE, noDevice.getStatus());
   }
 
+  @Test
+  void routerRejectsASliceWithoutAUsableRailByName() {
+    OwnerRouter router = new OwnerRouter(List.of());
+    Recorder rec = new Recorder();
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    Slice badIndex = h.slice(rec, "b:1", 0);
+    VteException e = org.junit.jupiter.api.Assertions.assertThrows(VteException.class, () -> router.submit(badIndex));
+    assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+    assertTrue(e.getMessage().contains("local device index 0"), e.getMessage());
+    Slice noRail = new Slice(rec, 1, io.vte.verbs.WrOpcode.RDMA_READ, 1, 2, 3);
+    VteException e2 = org.junit.jupiter.api.Assertions.assertThrows(VteException.class,
+        () -> router.submitAll(List.of(noRail)));
+    assertTrue(e2.getMessage().contains("no rail"), e2.getMessage());
+    assertEquals(0, rec.completed(), "nothing was queued or completed");
+  }
+
   static ConnectRequest requestFrom(String from, String to, int qps, long generation) {
     ConnectRequest.Builder b = ConnectRequest.newBuilder().setLocalNicPath(from).setPeerNicPath(to)
         .setGid(com.google.protobuf.ByteString.copyFrom(new io.vte.verbs.Gid(0, 0xffff7f000009L).toBytes()))
