@@ -1,0 +1,61 @@
+package io.vte.cli.bench;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code vte bench initiator --target host:port}: starts an engine (devices {@code soft0..}), opens the
+ * target's segment and drives READs or WRITEs into its buffer; prints the table or one JSON object.
+ */
+@Command(name = "initiator", mixinStandardHelpOptions = true,
+    description = {"Drive READs or WRITEs into a 'vte bench target' and report throughput, latency and failures."})
+public final class BenchInitiatorCommand implements Callable<Integer> {
+
+  @Spec
+  private CommandSpec spec;
+
+  @Mixin
+  private EngineFlags engineFlags;
+
+  @Mixin
+  private LoadFlags load;
+
+  @Option(names = "--target", required = true, paramLabel = "HOST:PORT",
+      description = "The target's server name (as it printed) or segment name.")
+  private String target;
+
+  /** Creates the command (picocli instantiates it). */
+  public BenchInitiatorCommand() {}
+
+  @Override
+  public Integer call() throws Exception {
+    List<FaultStep> faults;
+    try {
+      engineFlags.validate();
+      load.validate();
+      if (target.isBlank() || ("p2p".equals(engineFlags.metadata) && !target.matches("[^:\\s]+:\\d{1,5}"))) {
+        throw new IllegalArgumentException("--target must be host:port, got '" + target + "'");
+      }
+      faults = engineFlags.faults();
+      FaultScheduler.requireKnownDevices(faults, engineFlags.deviceNames("soft"));
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    try (BenchInitiator initiator = BenchInitiator.start(engineFlags.engineOptions("soft"));
+        InitiatorSession session = InitiatorSession.open(initiator.vertx(), initiator.engine(), target, load.region())) {
+      List<FaultScheduler> schedulers = faults.isEmpty() ? List.of()
+          : List.of(FaultScheduler.forEngine(initiator.engine(), faults, engineFlags.deviceNames("soft")));
+      BenchResult r = session.measure(load.plan(), load.warmupTime(), load.measure(), schedulers,
+          load.progress() ? spec.commandLine().getErr() : null, System.console() != null);
+      new BenchReport("initiator", engineFlags.deviceNames("soft").size(), engineFlags.workers(),
+          engineFlags.sliceSize(), Double.NaN).print(spec.commandLine().getOut(), r, load.json());
+      return r.failed() == 0 && r.verified() != Boolean.FALSE ? 0 : 1;
+    }
+  }
+}

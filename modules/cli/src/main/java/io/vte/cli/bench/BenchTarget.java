@@ -1,0 +1,85 @@
+package io.vte.cli.bench;
+
+import io.vertx.core.Vertx;
+import io.vte.api.EngineOptions;
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.TransferEngine;
+import io.vte.verbs.DirectMemory;
+import java.time.Duration;
+
+/**
+ * The target side of a bench: its own Vert.x and engine, and one registered buffer filled with the
+ * {@link DataPattern#TARGET_SEED} pattern that initiators read from and write into.
+ */
+public final class BenchTarget implements AutoCloseable {
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  private final Vertx vertx;
+  private final TransferEngine engine;
+  private final long memory;
+  private final long length;
+
+  private BenchTarget(Vertx vertx, TransferEngine engine, long memory, long length) {
+    this.vertx = vertx;
+    this.engine = engine;
+    this.memory = memory;
+    this.length = length;
+  }
+
+  /**
+   * Starts the engine and registers the buffer; on failure everything started is closed again.
+   *
+   * @param options engine options
+   * @param bufferBytes the buffer size
+   * @return the running target
+   * @throws Exception the engine's typed error (e.g. the RPC port in use)
+   */
+  public static BenchTarget start(EngineOptions options, long bufferBytes) throws Exception {
+    Vertx vertx = Vertx.vertx();
+    TransferEngine engine = null;
+    long memory = 0;
+    try {
+      engine = Blocking.await(TransferEngine.create(vertx, options), WAIT, "starting the engine");
+      memory = DirectMemory.allocate(bufferBytes);
+      DataPattern.fill(memory, bufferBytes, DataPattern.TARGET_SEED);
+      RegisteredBuffer ignored = Blocking.await(engine.register(memory, bufferBytes, "cpu:0"), WAIT, "registering memory");
+      return new BenchTarget(vertx, engine, memory, bufferBytes);
+    } catch (Exception e) {
+      if (engine != null) {
+        Blocking.await(engine.close(), WAIT, "closing the engine");
+      }
+      Blocking.await(vertx.close(), WAIT, "closing Vert.x");
+      if (memory != 0) {
+        DirectMemory.free(memory);
+      }
+      throw e;
+    }
+  }
+
+  /** @return the engine */
+  public TransferEngine engine() {
+    return engine;
+  }
+
+  /** @return the server (p2p segment) name initiators use */
+  public String serverName() {
+    return engine.serverName();
+  }
+
+  /** @return the registered buffer's size */
+  public long length() {
+    return length;
+  }
+
+  /** Closes the engine and Vert.x, then frees the buffer. */
+  @Override
+  public void close() throws Exception {
+    try {
+      Blocking.await(engine.close(), WAIT, "closing the engine");
+      Blocking.await(vertx.close(), WAIT, "closing Vert.x");
+    } finally {
+      DirectMemory.free(memory);
+    }
+  }
+}

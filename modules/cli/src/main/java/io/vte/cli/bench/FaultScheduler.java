@@ -1,0 +1,150 @@
+package io.vte.cli.bench;
+
+import io.vte.api.TransferEngine;
+import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.engine.impl.owner.LocalContext;
+import io.vte.verbs.soft.SoftVerbsProvider;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Plays an {@code --inject} schedule against the soft devices of one engine, on a thread of its own (never on
+ * an event loop: a port going down closes sockets). Every step is logged with the time it ran and whether it
+ * took effect, for the report.
+ */
+public final class FaultScheduler implements AutoCloseable {
+
+  private final TransferEngineImpl engine;
+  private final SoftVerbsProvider soft;
+  private final List<FaultStep> steps;
+  private final List<String> log = new ArrayList<>();
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "vte-bench-inject");
+    t.setDaemon(true);
+    return t;
+  });
+
+  private FaultScheduler(TransferEngineImpl engine, SoftVerbsProvider soft, List<FaultStep> steps) {
+    this.engine = engine;
+    this.soft = soft;
+    this.steps = steps;
+  }
+
+  /**
+   * Checks that every step names a device of this engine's soft transport.
+   *
+   * @param engine the engine whose devices take the faults
+   * @param steps the schedule (only the steps for this engine's devices are kept)
+   * @param deviceNames the engine's device names
+   * @return the scheduler, not started
+   * @throws IllegalArgumentException when the transport is not soft verbs
+   */
+  public static FaultScheduler forEngine(TransferEngine engine, List<FaultStep> steps, Collection<String> deviceNames) {
+    if (!(engine instanceof TransferEngineImpl impl) || !(impl.provider() instanceof SoftVerbsProvider soft)) {
+      throw new IllegalArgumentException("--inject needs the soft transport (soft verbs fault injector)");
+    }
+    return new FaultScheduler(impl, soft, steps.stream().filter(s -> deviceNames.contains(s.device())).toList());
+  }
+
+  /**
+   * Checks that every step names one of the known devices.
+   *
+   * @param steps the schedule
+   * @param deviceNames every device name of the run
+   * @throws IllegalArgumentException naming the first unknown device
+   */
+  public static void requireKnownDevices(List<FaultStep> steps, Collection<String> deviceNames) {
+    for (FaultStep s : steps) {
+      if (!deviceNames.contains(s.device())) {
+        throw new IllegalArgumentException("bad --inject step '" + s + "': no device '" + s.device()
+            + "' in this run (devices: " + String.join(", ", deviceNames) + ")");
+      }
+    }
+  }
+
+  /** Schedules every step relative to now. */
+  public void start() {
+    for (FaultStep s : steps) {
+      timer.schedule(() -> apply(s), s.atNanos(), TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void apply(FaultStep s) {
+    String outcome;
+    try {
+      outcome = switch (s.kind()) {
+        case PORT_DOWN -> {
+          soft.faults().portDown(s.device(), 1);
+          yield "applied";
+        }
+        case PORT_UP -> {
+          soft.faults().portUp(s.device(), 1);
+          yield "applied";
+        }
+        case DROP -> {
+          soft.faults().dropFrames(s.device(), s.fraction(), 42);
+          yield "applied";
+        }
+        case CLEAR -> {
+          soft.faults().clearFrameFaults(s.device());
+          yield "applied";
+        }
+        case QP_FATAL -> {
+          List<Integer> qps = liveQps(s.device());
+          for (int qp : qps) {
+            soft.faults().forceQpError(s.device(), qp);
+          }
+          yield "applied to " + qps.size() + " QPs";
+        }
+      };
+    } catch (RuntimeException e) {
+      outcome = "failed: " + e.getMessage();
+    }
+    synchronized (log) {
+      log.add(String.format(Locale.ROOT, "%s %s", s, outcome));
+    }
+  }
+
+  /**
+   * The live QP numbers of a device, read from the owner layer's QP map. The engine has no public accessor
+   * for them yet (proposed: {@code LocalContext.qpNumbers()}), so this reads the field the engine's own fault
+   * tests read.
+   */
+  private List<Integer> liveQps(String device) {
+    List<Integer> out = new ArrayList<>();
+    try {
+      Field f = LocalContext.class.getDeclaredField("qpOwners");
+      f.setAccessible(true);
+      for (LocalContext ctx : engine.contexts()) {
+        if (ctx.deviceName().equals(device)) {
+          for (Object qp : ((Map<?, ?>) f.get(ctx)).keySet()) {
+            out.add((Integer) qp);
+          }
+        }
+      }
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot list the QPs of " + device + ": " + e, e);
+    }
+    return out;
+  }
+
+  /** @return what ran so far, one line per step ({@code step outcome}) */
+  public List<String> log() {
+    synchronized (log) {
+      return List.copyOf(log);
+    }
+  }
+
+  /** Cancels the steps not yet run and stops the thread. */
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}

@@ -1,0 +1,159 @@
+package io.vte.cli.bench;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vte.api.ErrorCode;
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.SegmentBuffer;
+import io.vte.api.SegmentHandle;
+import io.vte.api.TransferEngine;
+import io.vte.api.TransferOpcode;
+import io.vte.api.TransferOptions;
+import io.vte.api.TransferRequest;
+import io.vte.api.VteException;
+import io.vte.verbs.DirectMemory;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The initiating side of a bench: a local source/sink buffer registered with the initiating engine, the
+ * target's segment, and the measurement (warm-up, faults, progress, measured run, verification). Used by the
+ * one-JVM form and by {@code vte bench initiator}.
+ */
+public final class InitiatorSession implements AutoCloseable {
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final int READ_BACK_CHUNK = 16 << 20;
+
+  private final Vertx vertx;
+  private final TransferEngine engine;
+  private final SegmentHandle segment;
+  private final long remoteBase;
+  private final long region;
+  private final long localMemory;
+  private final RegisteredBuffer local;
+
+  private InitiatorSession(Vertx vertx, TransferEngine engine, SegmentHandle segment, long remoteBase, long region,
+      long localMemory, RegisteredBuffer local) {
+    this.vertx = vertx;
+    this.engine = engine;
+    this.segment = segment;
+    this.remoteBase = remoteBase;
+    this.region = region;
+    this.localMemory = localMemory;
+    this.local = local;
+  }
+
+  /**
+   * Opens the target's segment, checks its first buffer is large enough, and registers a local buffer filled
+   * with the source pattern.
+   *
+   * @param vertx the initiator's Vert.x
+   * @param engine the initiating engine
+   * @param target the target's segment name
+   * @param region bytes the load covers
+   * @return the session
+   * @throws Exception PEER_UNREACHABLE/SEGMENT_NOT_FOUND from the engine, OUT_OF_RANGE when the target's buffer
+   *     is too small
+   */
+  public static InitiatorSession open(Vertx vertx, TransferEngine engine, String target, long region) throws Exception {
+    SegmentHandle segment = Blocking.await(engine.openSegment(target), WAIT, "opening segment " + target);
+    if (segment.buffers().isEmpty()) {
+      throw new VteException(ErrorCode.SEGMENT_NOT_FOUND, "target " + target + " has no registered buffer");
+    }
+    SegmentBuffer remote = segment.buffers().get(0);
+    if (remote.length() < region) {
+      throw new VteException(ErrorCode.OUT_OF_RANGE, "target " + target + " registered " + remote.length()
+          + " bytes but this load needs " + region + " (threads x depth x batch-size x block-size)");
+    }
+    long memory = DirectMemory.allocate(region);
+    try {
+      DataPattern.fill(memory, region, DataPattern.SOURCE_SEED);
+      RegisteredBuffer local = Blocking.await(engine.register(memory, region, "cpu:0"), WAIT, "registering memory");
+      return new InitiatorSession(vertx, engine, segment, remote.address(), region, memory, local);
+    } catch (Exception e) {
+      DirectMemory.free(memory);
+      throw e;
+    }
+  }
+
+  /**
+   * Warms up, then measures with faults and progress, then verifies.
+   *
+   * @param plan the load
+   * @param warmup warm-up time (not measured)
+   * @param measure measured time
+   * @param faults fault schedulers, started when the measurement starts
+   * @param progress where to print progress (null for none)
+   * @param terminal rewrite the progress line in place
+   * @return the result
+   * @throws Exception when the run could not be driven at all
+   */
+  public BenchResult measure(LoadGenerator.Plan plan, Duration warmup, Duration measure, List<FaultScheduler> faults,
+      PrintWriter progress, boolean terminal) throws Exception {
+    LoadGenerator load = new LoadGenerator(vertx, engine, local, segment, remoteBase, plan);
+    if (!warmup.isZero()) {
+      Blocking.await(load.run(warmup), warmup.plus(WAIT), "the warm-up");
+    }
+    faults.forEach(FaultScheduler::start);
+    long allocBefore = Blocking.allocatedBytes();
+    BenchResult r;
+    try (ProgressLine line = progress == null ? null : new ProgressLine(progress, terminal, load)) {
+      r = Blocking.await(load.run(measure), measure.plus(WAIT), "the measured run");
+    }
+    long allocated = allocBefore < 0 ? -1 : Blocking.allocatedBytes() - allocBefore;
+    faults.forEach(FaultScheduler::close);
+    List<String> faultLog = new ArrayList<>();
+    faults.forEach(f -> faultLog.addAll(f.log()));
+    Boolean verified = r.verified();
+    String detail = r.verifyDetail();
+    if (plan.verify() && plan.opcode() == TransferOpcode.WRITE) {
+      detail = readBackMismatch(plan.region());
+      verified = detail == null;
+    }
+    return r.with(verified, detail, allocated, faultLog);
+  }
+
+  /** Reads the remote region back into fresh memory and compares it with the local source. */
+  private String readBackMismatch(long bytes) throws Exception {
+    long scratch = DirectMemory.allocate(bytes);
+    try {
+      RegisteredBuffer sink = Blocking.await(engine.register(scratch, bytes, "cpu:0"), WAIT, "registering memory");
+      try {
+        List<TransferRequest> reads = new ArrayList<>();
+        for (long off = 0; off < bytes; off += READ_BACK_CHUNK) {
+          reads.add(TransferRequest.read(sink, off, segment, remoteBase + off, Math.min(READ_BACK_CHUNK, bytes - off)));
+        }
+        Future<io.vte.api.BatchResult> done = engine.submit(reads, new TransferOptions().setDeadline(WAIT)).result();
+        io.vte.api.BatchResult back = Blocking.await(done, WAIT.plusSeconds(5), "reading the target back");
+        if (!back.allCompleted()) {
+          return "reading the target back failed: " + back.requests();
+        }
+        long at = DirectMemory.wrap(scratch, Math.toIntExact(bytes)).mismatch(DirectMemory.wrap(localMemory,
+            Math.toIntExact(bytes)));
+        return at < 0 ? null : "the target differs from what was written at offset " + at;
+      } finally {
+        Blocking.await(engine.unregister(sink), WAIT, "unregistering memory");
+      }
+    } finally {
+      DirectMemory.free(scratch);
+    }
+  }
+
+  /** @return bytes the session covers */
+  public long region() {
+    return region;
+  }
+
+  /** Unregisters and frees the local buffer (the engine itself belongs to the caller). */
+  @Override
+  public void close() throws Exception {
+    try {
+      Blocking.await(engine.unregister(local), WAIT, "unregistering memory");
+    } finally {
+      DirectMemory.free(localMemory);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+package io.vte.cli.bench;
+
+import io.vte.api.TransferOpcode;
+import java.time.Duration;
+import java.util.Locale;
+import picocli.CommandLine.Option;
+
+/**
+ * The load flags of the initiating forms of {@code vte bench}: operation, block and batch size, requests in
+ * flight, submitting threads, duration, warm-up, verification and output format.
+ */
+public final class LoadFlags {
+
+  /** The largest local (and remote) region a run may use. */
+  public static final long MAX_REGION = 512L << 20;
+
+  @Option(names = "--operation", defaultValue = "write", description = "read or write (default ${DEFAULT-VALUE}).")
+  String operation;
+
+  @Option(names = {"--block-size", "--size"}, defaultValue = "4194304",
+      description = "Bytes per request (default ${DEFAULT-VALUE}).")
+  int blockSize;
+
+  @Option(names = "--batch-size", defaultValue = "1", description = "Requests per batch (default ${DEFAULT-VALUE}).")
+  int batchSize;
+
+  @Option(names = "--depth", defaultValue = "8", description = "Batches in flight per thread (default ${DEFAULT-VALUE}).")
+  int depth;
+
+  @Option(names = "--threads", defaultValue = "1",
+      description = "Submitting threads, each on its own Vert.x context (default ${DEFAULT-VALUE}).")
+  int threads;
+
+  @Option(names = "--duration", defaultValue = "10", description = "Seconds to measure (default ${DEFAULT-VALUE}).")
+  double duration;
+
+  @Option(names = "--warmup", defaultValue = "2",
+      description = "Seconds of warm-up before measuring, so every rail is connected (default ${DEFAULT-VALUE}).")
+  double warmup;
+
+  @Option(names = "--verify", description = "Check the data: WRITE reads the target back at the end; READ checks every block.")
+  boolean verify;
+
+  @Option(names = "--json", description = "Print one JSON object instead of the table.")
+  boolean json;
+
+  @Option(names = "--no-progress", description = "No progress lines on stderr.")
+  boolean noProgress;
+
+  /** Creates the flags (picocli fills them). */
+  public LoadFlags() {}
+
+  /**
+   * Checks every value.
+   *
+   * @throws IllegalArgumentException naming the flag and the bad value
+   */
+  public void validate() {
+    if (!"read".equals(operation) && !"write".equals(operation)) {
+      throw new IllegalArgumentException("--operation must be read or write, got '" + operation + "'");
+    }
+    if (!(duration > 0 && duration <= 3600)) {
+      throw new IllegalArgumentException("--duration must be > 0 and <= 3600, got " + duration);
+    }
+    if (!(warmup >= 0 && warmup <= 600)) {
+      throw new IllegalArgumentException("--warmup must be 0..600, got " + warmup);
+    }
+    if (blockSize < 1 || blockSize > 64 << 20) {
+      throw new IllegalArgumentException("--block-size must be 1..67108864 bytes, got " + blockSize);
+    }
+    if (batchSize < 1 || batchSize > 1024) {
+      throw new IllegalArgumentException("--batch-size must be 1..1024, got " + batchSize);
+    }
+    if (depth < 1 || depth > 256) {
+      throw new IllegalArgumentException("--depth must be 1..256, got " + depth);
+    }
+    if (threads < 1 || threads > 16) {
+      throw new IllegalArgumentException("--threads must be 1..16, got " + threads);
+    }
+    if (region() > MAX_REGION) {
+      throw new IllegalArgumentException(String.format(Locale.ROOT,
+          "--threads x --depth x --batch-size x --block-size must be <= 512 MiB, got %d x %d x %d x %d",
+          threads, depth, batchSize, blockSize));
+    }
+  }
+
+  /** @return the load these flags describe */
+  public LoadGenerator.Plan plan() {
+    return new LoadGenerator.Plan(opcode(), blockSize, batchSize, depth, threads, verify);
+  }
+
+  /** @return bytes per request */
+  public int blockSize() {
+    return blockSize;
+  }
+
+  /** @return true for one JSON object instead of the table */
+  public boolean json() {
+    return json;
+  }
+
+  /** @return true unless {@code --no-progress} */
+  public boolean progress() {
+    return !noProgress;
+  }
+
+  /** @return the bytes every request slot together covers (local and remote) */
+  public long region() {
+    return (long) threads * depth * batchSize * blockSize;
+  }
+
+  /** @return READ or WRITE */
+  public TransferOpcode opcode() {
+    return "read".equals(operation) ? TransferOpcode.READ : TransferOpcode.WRITE;
+  }
+
+  /** @return the measurement time */
+  public Duration measure() {
+    return Duration.ofNanos((long) (duration * 1e9));
+  }
+
+  /** @return the warm-up time */
+  public Duration warmupTime() {
+    return Duration.ofNanos((long) (warmup * 1e9));
+  }
+}

@@ -1,0 +1,67 @@
+package io.vte.cli.bench;
+
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The live progress of a run on stderr: on a terminal one line rewritten in place with {@code \r} twice a
+ * second; otherwise a plain line every second. Shows throughput over the last interval, requests and errors.
+ */
+public final class ProgressLine implements AutoCloseable {
+
+  private final PrintWriter err;
+  private final boolean terminal;
+  private final LoadGenerator load;
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "vte-bench-progress");
+    t.setDaemon(true);
+    return t;
+  });
+  private final long start = System.nanoTime();
+  private long lastBytes;
+  private long lastNanos = start;
+
+  /**
+   * Starts printing.
+   *
+   * @param err where to print
+   * @param terminal true to rewrite one line in place
+   * @param load the counters to show
+   */
+  public ProgressLine(PrintWriter err, boolean terminal, LoadGenerator load) {
+    this.err = err;
+    this.terminal = terminal;
+    this.load = load;
+    long period = terminal ? 500 : 1000;
+    timer.scheduleAtFixedRate(this::print, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  private void print() {
+    long now = System.nanoTime();
+    long bytes = load.bytes();
+    double gibs = (bytes - lastBytes) / (double) (1L << 30) / ((now - lastNanos) / 1e9);
+    lastBytes = bytes;
+    lastNanos = now;
+    String line = String.format(Locale.ROOT, "[%5.1f s] %7.3f GiB/s  ops %d  errors %d", (now - start) / 1e9, gibs,
+        load.ops(), load.failed());
+    if (terminal) {
+      err.print("\r" + line + "   ");
+    } else {
+      err.println(line);
+    }
+    err.flush();
+  }
+
+  /** Stops printing (and ends the in-place line on a terminal). */
+  @Override
+  public void close() {
+    timer.shutdownNow();
+    if (terminal) {
+      err.println();
+      err.flush();
+    }
+  }
+}

@@ -1,0 +1,78 @@
+package io.vte.cli.bench;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One block size of a sweep.
+ *
+ * @param blockSize bytes per request
+ * @param depth batches in flight per thread used for this size
+ * @param gibPerSecond throughput
+ * @param opsPerSecond requests per second
+ * @param p50Micros median batch latency
+ * @param p99Micros 99th percentile batch latency
+ * @param failed failed requests
+ */
+public record SweepRow(int blockSize, int depth, double gibPerSecond, double opsPerSecond, double p50Micros,
+    double p99Micros, long failed) {
+
+  /** The CSV header line. */
+  public static final String CSV_HEADER = "block_size,depth,throughput_gib_s,ops_per_s,p50_us,p99_us,failed";
+
+  /**
+   * @param r a measured run
+   * @return its sweep row
+   */
+  public static SweepRow of(BenchResult r) {
+    return new SweepRow(r.blockSize(), r.depth(), r.gibPerSecond(), r.opsPerSecond(), r.latencyMicros(50),
+        r.latencyMicros(99), r.failed());
+  }
+
+  /** @return the CSV line */
+  public String csv() {
+    return String.format(Locale.ROOT, "%d,%d,%.4f,%.1f,%.1f,%.1f,%d", blockSize, depth, gibPerSecond, opsPerSecond,
+        p50Micros, p99Micros, failed);
+  }
+
+  /**
+   * Parses {@code --sweep-sizes}: a comma list of sizes with optional K, M suffix (binary).
+   *
+   * @param text e.g. {@code 4K,64K,1M}
+   * @return the sizes, in the given order
+   * @throws IllegalArgumentException naming the bad size
+   */
+  public static List<Integer> parseSizes(String text) {
+    return java.util.Arrays.stream(text.split(",", -1)).map(String::trim).map(SweepRow::parseSize).toList();
+  }
+
+  private static int parseSize(String s) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})([KkMm]?)").matcher(s);
+    if (!m.matches()) {
+      throw new IllegalArgumentException("--sweep-sizes: '" + s + "' is not a size like 4096, 64K or 4M");
+    }
+    long v = Long.parseLong(m.group(1)) << switch (m.group(2).toUpperCase(Locale.ROOT)) {
+      case "K" -> 10;
+      case "M" -> 20;
+      default -> 0;
+    };
+    if (v < 1 || v > 64 << 20) {
+      throw new IllegalArgumentException("--sweep-sizes: '" + s + "' must be 1 B .. 64M");
+    }
+    return (int) v;
+  }
+
+  /**
+   * @param bytes a size
+   * @return a short label: 4K, 64K, 1M, 512
+   */
+  public static String label(long bytes) {
+    if (bytes >= 1 << 20 && bytes % (1 << 20) == 0) {
+      return (bytes >> 20) + "M";
+    }
+    if (bytes >= 1 << 10 && bytes % (1 << 10) == 0) {
+      return (bytes >> 10) + "K";
+    }
+    return String.valueOf(bytes);
+  }
+}
