@@ -126,10 +126,6 @@ final class SoftCq implements CompletionQueue {
     return PostStatus.OK;
   }
 
-  boolean isOverflowed() {
-    return overflowed;
-  }
-
   @Override
   public void close() {
     if (!closed) {
