@@ -54,7 +54,7 @@ public final class PeerMain {
           qp.toInit(1, AccessFlags.ALL_REMOTE);
           qp.toRtr(new QpPeer(Integer.parseInt(w[1]), Integer.parseInt(w[2]),
               Gid.fromInetAddress(InetAddress.getByName(w[3])), Integer.parseInt(w[4])), 4096);
-          qp.toRts(new RtsAttributes(500, 14, 3, 7));
+          qp.toRts(new RtsAttributes(500, 18, 3, 7));
           System.out.println("CONNECTED");
           break;
         case "CRC":

@@ -56,7 +56,7 @@ class TwoProcessTest {
       PortAttributes port = f.ctx(0).queryPort(1);
       qp.toInit(1, AccessFlags.ALL_REMOTE);
       qp.toRtr(new QpPeer(peerQpn, peerLid, Gid.fromInetAddress(InetAddress.getByName("127.0.0.2")), peerPsn), 4096);
-      qp.toRts(new RtsAttributes(900, 14, 3, 7));
+      qp.toRts(new RtsAttributes(900, 18, 3, 7)); // 1 s x 3: a cold peer JVM on a busy machine may stall
       in.println("PEER " + qp.qpNum() + " " + port.lid() + " 127.0.0.1 900");
       expect(out, "CONNECTED");
 

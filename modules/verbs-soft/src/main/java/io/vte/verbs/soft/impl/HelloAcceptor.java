@@ -20,7 +20,10 @@ final class HelloAcceptor implements Connection.Handler {
     }
     SoftQp qp = device.qp(h.qpn);
     if (qp == null || !qp.responder.accepts(h.rkey)) {
-      return false;
+      // no such QP, or not (yet) ready for this peer: refuse quietly, as an HCA drops such packets
+      device.logRefusedHello(h.qpn, h.rkey);
+      c.close();
+      return true;
     }
     qp.responder.attach(c);
     return true;

@@ -35,6 +35,8 @@ final class Requester implements Connection.Handler {
   private Connection conn;
   private boolean helloSent;
   private long sent;
+  /** One past the highest index ever transmitted; after a rewind, responses up to it are still valid. */
+  private long transmitted;
   private long acked;
   private int seqBase;
   private int seenRts = 0;
@@ -118,6 +120,7 @@ final class Requester implements Connection.Handler {
         sq.retire(acked);
       }
       sent = acked;
+      transmitted = acked;
       localError = 0;
       deadlineArmed = false;
       closeConnection();
@@ -135,6 +138,7 @@ final class Requester implements Connection.Handler {
       long base = qp.rtsSendIndex();
       seqBase = qp.rts().sqPsn() - (int) base;
       sent = Math.max(sent, base);
+      transmitted = Math.max(transmitted, sent);
       resetRetries();
     }
     if (!deadlineArmed && acked < sq.posted()) {
@@ -277,6 +281,7 @@ final class Requester implements Connection.Handler {
         }
       }
       sent++;
+      transmitted = Math.max(transmitted, sent);
     }
   }
 
@@ -336,7 +341,7 @@ final class Requester implements Connection.Handler {
       return true;
     }
     long idx = indexOf(h.seq);
-    if (idx >= sent) {
+    if (idx >= transmitted) {
       return false; // a response to something never sent
     }
     switch (h.opcode) {
@@ -489,6 +494,9 @@ final class Requester implements Connection.Handler {
     acked++;
     if (sent < acked) {
       sent = acked;
+    }
+    if (transmitted < acked) {
+      transmitted = acked;
     }
     sq.retire(acked); // before the completion is visible, so a poller that sees it may post again
     if (report) {

@@ -369,6 +369,11 @@ public final class SoftDevice implements VerbsContext {
     LOG.log(Level.DEBUG, () -> name + ": connection " + c + " failed: " + e);
   }
 
+  void logRefusedHello(int qpn, int srcQpn) {
+    LOG.log(Level.DEBUG, () -> name + ": refused a connection to QP " + qpn + " from QP " + srcQpn
+        + " (unknown, or not in RTR/RTS with that peer)");
+  }
+
   void logProtocolError(Connection c, String what) {
     LOG.log(Level.WARNING, () -> name + ": protocol error on " + c + ": " + what + "; connection closed");
   }
