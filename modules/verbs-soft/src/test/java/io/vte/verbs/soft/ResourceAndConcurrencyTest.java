@@ -107,6 +107,31 @@ class ResourceAndConcurrencyTest {
   }
 
   @Test
+  void closingAfterPortFlapsAndADeviceKillLeavesNothingBehind() throws Exception {
+    ResourceSnapshot before = ResourceSnapshot.take();
+    Fabric f = new Fabric(2);
+    CompletionQueue cq = f.ctx(0).createCq(64);
+    MemoryRegion ms = f.pd(0).registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.LOCAL_WRITE);
+    MemoryRegion md = f.pd(1).registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.ALL_REMOTE);
+    QueuePair a = f.qp(0, cq, 32);
+    QueuePair b = f.qp(1, f.ctx(1).createCq(8), 4);
+    Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
+    WorkRequestBatch wr = WorkRequestBatch.allocate(32);
+    for (int i = 0; i < 32; i++) {
+      wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, ms.address(), 1 << 20, ms.lkey(), md.address(), md.rkey());
+    }
+    assertEquals(PostStatus.OK, a.postSend(wr));
+    for (int i = 0; i < 3; i++) {
+      f.provider.faults().portDown("soft1", 1);
+      f.provider.faults().portUp("soft1", 1);
+    }
+    f.provider.faults().killDevice("soft0");
+    assertEquals(32, Fabric.await(cq, 32, DEADLINE).size(), "every WR completes, one way or the other");
+    f.close();
+    ResourceSnapshot.assertNoLeaksSince(before, Duration.ofSeconds(20));
+  }
+
+  @Test
   void closingQpsAndMrsOneByOneReleasesTheirConnections() throws Exception {
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(16);
