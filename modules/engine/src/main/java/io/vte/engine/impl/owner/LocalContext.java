@@ -39,6 +39,7 @@ public final class LocalContext {
   private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
   private final List<PortListener> portListeners = new CopyOnWriteArrayList<>();
   private final List<String> deployments = new ArrayList<>();
+  private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
   private Future<Void> closing;
 
   private LocalContext(Vertx vertx, VerbsContext device, OwnerConfig config, String localServerName,
@@ -95,7 +96,8 @@ public final class LocalContext {
         }
       }));
     }
-    return Future.all(deployed).transform(ar -> {
+    // join, not all: every deployment settles before a failure closes the context.
+    return Future.join(deployed).transform(ar -> {
       if (ar.succeeded()) {
         return Future.succeededFuture(ctx);
       }
@@ -347,6 +349,10 @@ public final class LocalContext {
           done.tryComplete();
         }
       });
+      if (!owner.proxy().isBound()) {
+        // Its verticle never started (failed deployment): nothing will drain the queue.
+        owner.proxy().close();
+      }
     }
     closing = Future.join(drained)
         .transform(ignored -> undeployOwners())
@@ -354,6 +360,14 @@ public final class LocalContext {
           releaseVerbs();
           return null;
         }, false))
+        // Vert.x already closed: no worker is left, release on this thread.
+        .recover(failure -> {
+          if (released.get()) {
+            return Future.failedFuture(failure);
+          }
+          releaseVerbs();
+          return Future.succeededFuture();
+        })
         .mapEmpty();
     return closing;
   }
@@ -375,6 +389,9 @@ public final class LocalContext {
   }
 
   private void releaseVerbs() {
+    if (!released.compareAndSet(false, true)) {
+      return;
+    }
     device.setAsyncEventHandler(null);
     for (Owner owner : owners) {
       owner.destroyRemaining();

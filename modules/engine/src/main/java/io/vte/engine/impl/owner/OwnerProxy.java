@@ -20,11 +20,18 @@ final class OwnerProxy {
   private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean wakePending = new AtomicBoolean();
   private volatile Runnable waker = () -> {};
+  private volatile boolean bound;
   private volatile boolean closed;
 
   /** Sets what schedules the owner's next cycle (the verticle). */
   void bind(Runnable waker) {
     this.waker = waker;
+    this.bound = true;
+  }
+
+  /** @return true once a verticle drives the owner */
+  boolean isBound() {
+    return bound;
   }
 
   /** Queues a slice and wakes the owner. */

@@ -271,6 +271,19 @@ class OwnerVerticleTest {
     assertEquals(0, local.ownerMetrics(0).cqErrors());
   }
 
+  @Test
+  void openFailsCleanlyWhenOwnersCannotBeDeployed() {
+    Vertx closed = Vertx.vertx();
+    Await.result(closed.close(), WAIT);
+    FakeVerbs.Device device = new FakeVerbs.Device("d0");
+    Throwable failure = Await.failure(LocalContext.open(closed, device, OwnerConfig.defaults().withWorkersPerContext(2),
+        "127.0.0.1:1", (server, request, deadline) -> io.vertx.core.Future.failedFuture("unused"), NanoClock.SYSTEM),
+        WAIT);
+    assertNotNull(failure);
+    assertTrue(device.closed, "the device was released");
+    assertTrue(device.cqs.stream().allMatch(q -> q.closed), "its CQs were released");
+  }
+
   private static String nonOk(Recorder rec) {
     synchronized (rec) {
       StringBuilder sb = new StringBuilder();
