@@ -172,6 +172,7 @@ final class Nic implements Runnable {
       }
     } catch (IOException | RuntimeException | Error e) {
       device.logNicFailure(e);
+      device.onNicDeath();
     } finally {
       shutdown();
     }
@@ -184,12 +185,16 @@ final class Nic implements Runnable {
     int handled = 0;
     while (handled < 4096 && (o = inbox.poll()) != null) {
       handled++;
-      if (o instanceof SoftQp) {
-        SoftQp qp = (SoftQp) o;
-        qp.scheduled.set(false);
-        serviceQp(qp, now);
-      } else {
-        ((Runnable) o).run();
+      try {
+        if (o instanceof SoftQp) {
+          SoftQp qp = (SoftQp) o;
+          qp.scheduled.set(false);
+          serviceQp(qp, now);
+        } else {
+          ((Runnable) o).run();
+        }
+      } catch (RuntimeException e) {
+        device.logNicFailure(e); // a bug in one QP's work must not stop the device
       }
     }
     return handled;
@@ -207,9 +212,13 @@ final class Nic implements Runnable {
   private void scanTimers(long now) {
     nextTimer.set(now + MAX_TIMER_GAP_NANOS);
     for (int i = 0; i < qps.size(); i++) {
-      long t = qps.get(i).requester.onTimer(now);
-      if (t != Long.MAX_VALUE) {
-        wantTimerAt(t);
+      try {
+        long t = qps.get(i).requester.onTimer(now);
+        if (t != Long.MAX_VALUE) {
+          wantTimerAt(t);
+        }
+      } catch (RuntimeException e) {
+        device.logNicFailure(e);
       }
     }
   }

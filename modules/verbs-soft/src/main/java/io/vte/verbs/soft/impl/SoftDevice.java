@@ -228,6 +228,18 @@ public final class SoftDevice implements VerbsContext {
 
   // ---- internals ----
 
+  /** NIC thread, as it dies of an unexpected error: the device is dead, as after {@link #kill()}. */
+  void onNicDeath() {
+    if (!dead && !closed) {
+      dead = true;
+      portState = PortState.DOWN;
+      for (SoftQp qp : liveQps()) {
+        qp.enterError();
+      }
+      raise(new AsyncEvent(AsyncEventType.DEVICE_FATAL, name, -1, -1, null));
+    }
+  }
+
   Nic nic() {
     return nic;
   }
