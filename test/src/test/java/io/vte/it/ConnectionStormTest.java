@@ -63,12 +63,15 @@ class ConnectionStormTest {
       long handshakes = stats.handshakes() - before;
       ReliabilityReport.record(new ScenarioFigures("5 connection storm 1 x 8 peers x 4 devices",
           (long) PEERS * REQUESTS, failed, ms(elapsed), ms(stats.pollGapP999Nanos()), Double.NaN,
-          String.format("%d handshakes in %.0f ms = %.0f/s, %d failed, %d endpoints alive", handshakes, ms(elapsed),
-              handshakes / (elapsed / 1e9), stats.handshakesFailed(), stats.endpointsAlive())));
+          String.format("%d handshakes in %.0f ms = %.0f/s, %d failed; endpoints %d alive, %d retired, %d evicted",
+              handshakes, ms(elapsed), handshakes / (elapsed / 1e9), stats.handshakesFailed(), stats.endpointsAlive(),
+              stats.endpointsRetired(), stats.endpointsEvicted())));
       assertEquals(0, failed, "every first transfer completes");
       assertEquals(0, stats.handshakesFailed(), "every handshake succeeds");
       assertTrue(handshakes >= PEERS, "at least one endpoint per peer was established: " + handshakes);
-      assertEquals(handshakes, stats.endpointsAlive(), "every handshake left exactly one live endpoint");
+      long paths = (long) LocalEngines.DEVICES * PEERS * LocalEngines.DEVICES;
+      assertTrue(stats.endpointsAlive() >= PEERS && stats.endpointsAlive() <= paths,
+          "at most one live endpoint per (local device, peer device) path: " + stats.endpointsAlive() + " of " + paths);
       long expected = Pattern.crc(source.address(), REQUESTS * CHUNK);
       for (int p = 0; p < PEERS; p++) {
         assertEquals(expected, peers.crc(p), "peer " + p + " holds the bytes written");

@@ -11,6 +11,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetClientOptions;
 import io.vte.api.RegisteredBuffer;
+import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
@@ -31,6 +32,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -66,7 +70,7 @@ class EngineEndpointFuzzTest {
     target = local.start(LocalEngines.options("fzt", 6, null, 0));
     source = local.register(client, 1 << 20);
     sink = local.register(target, 1 << 20);
-    assertTransfers("before the fuzz", 1);
+    assertTransfers("before the fuzz", 1, LocalEngines.WAIT);
   }
 
   @AfterEach
@@ -74,12 +78,17 @@ class EngineEndpointFuzzTest {
     local.close();
   }
 
-  private void assertTransfers(String when, long seed) {
+  /** A byte-exact 1 MiB write from client to target, retried until {@code patience} passes (cold start on a loaded host). */
+  private void assertTransfers(String when, long seed, Duration patience) {
     Pattern.fill(source.address(), 1 << 20, seed);
     SegmentHandle seg = Await.result(client.openSegment(target.serverName()), LocalEngines.WAIT);
-    RequestStatus s = Await.result(client.submit(List.of(TransferRequest.write(source, 0, seg, sink.address(), 1 << 20)),
-        new TransferOptions().setDeadline(Duration.ofSeconds(20))).result(), LocalEngines.WAIT).requests().get(0).status();
-    assertEquals(RequestStatus.COMPLETED, s, when + ": the engine transfers");
+    long end = System.nanoTime() + patience.toNanos();
+    RequestResult r;
+    do {
+      r = Await.result(client.submit(List.of(TransferRequest.write(source, 0, seg, sink.address(), 1 << 20)),
+          new TransferOptions().setDeadline(Duration.ofSeconds(20))).result(), LocalEngines.WAIT).requests().get(0);
+    } while (r.status() != RequestStatus.COMPLETED && System.nanoTime() < end);
+    assertEquals(RequestStatus.COMPLETED, r.status(), when + ": the engine transfers: " + r);
     assertEquals(Pattern.crc(source.address(), 1 << 20), Pattern.crc(sink.address(), 1 << 20), when + ": byte-exact");
   }
 
@@ -94,7 +103,7 @@ class EngineEndpointFuzzTest {
       SplittableRandom random = new SplittableRandom(SEED);
       run(GRPC_CASES, i -> grpcCase(grpc, random.split(), i), outcomes, bad);
       NetClient tcp = fuzzer.createNetClient(new NetClientOptions().setConnectTimeout(5000));
-      run(TCP_CASES, i -> tcpCase(tcp, random.split()), outcomes, bad);
+      run(TCP_CASES, i -> tcpCase(tcp, random.split(), i), outcomes, bad);
     } finally {
       Await.result(fuzzer.close(), LocalEngines.WAIT);
     }
@@ -103,21 +112,30 @@ class EngineEndpointFuzzTest {
     assertTrue(bad.isEmpty(), bad.size() + " untyped outcomes, first: " + bad.subList(0, Math.min(5, bad.size())));
     assertTrue(outcomes.getOrDefault("grpc 3", 0) > GRPC_CASES / 4, "most malformed input is INVALID_ARGUMENT: " + outcomes);
     assertTrue(outcomes.getOrDefault("grpc 0", 0) > 0, "some fuzzed messages were valid and served: " + outcomes);
-    assertTransfers("after the fuzz", 2);
+    assertTransfers("after the fuzz", 2, Duration.ZERO);
     assertTrue(EngineStats.of(target).endpointsAlive() <= endpointsBefore + 1, "no endpoints created by fuzzing");
     ResourceSnapshot.assertNoLeaksSince(before, LocalEngines.WAIT);
   }
 
-  /** Runs cases with a bounded number in flight; each case yields an outcome label, "BAD ..." for an untyped one. */
-  private static void run(int cases, IntFunction<Future<String>> makeCase, Map<String, Integer> outcomes,
-      List<String> bad) {
+  /** One fuzz case in flight: what it sent, and its outcome label ("BAD ..." for an untyped one). */
+  private record Case(String what, Future<String> outcome) {}
+
+  /** Runs cases with a bounded number in flight; a case without an answer within 30 s is a BAD hang. */
+  private static void run(int cases, IntFunction<Case> makeCase, Map<String, Integer> outcomes, List<String> bad) {
     for (int start = 0; start < cases; start += IN_FLIGHT) {
-      List<Future<String>> wave = new ArrayList<>();
+      List<Case> wave = new ArrayList<>();
       for (int i = start; i < Math.min(cases, start + IN_FLIGHT); i++) {
         wave.add(makeCase.apply(i));
       }
-      for (Future<String> f : wave) {
-        String label = Await.result(f, LocalEngines.WAIT);
+      for (Case c : wave) {
+        String label;
+        try {
+          label = c.outcome().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+          label = "BAD hang > 30 s: " + c.what();
+        } catch (InterruptedException | ExecutionException e) {
+          label = "BAD " + c.what() + ": " + e;
+        }
         if (label.startsWith("BAD")) {
           bad.add(label);
         } else {
@@ -127,7 +145,7 @@ class EngineEndpointFuzzTest {
     }
   }
 
-  private Future<String> grpcCase(RawGrpc grpc, SplittableRandom r, int index) {
+  private Case grpcCase(RawGrpc grpc, SplittableRandom r, int index) {
     String method = METHODS[r.nextInt(METHODS.length)];
     int kind = r.nextInt(8);
     byte[] valid = validMessage(method, r).toByteArray();
@@ -178,7 +196,7 @@ class EngineEndpointFuzzTest {
         body = RawGrpc.frame(valid);
     }
     String what = "case " + index + " kind " + kind + " " + path + " " + contentType;
-    return grpc.call(path, contentType, body).map(o -> classify(o, what));
+    return new Case(what, grpc.call(path, contentType, body).map(o -> classify(o, what)));
   }
 
   /** A typed status, or an HTTP refusal of a request that is not gRPC at all, is fine; anything else is BAD. */
@@ -192,17 +210,18 @@ class EngineEndpointFuzzTest {
     return o.httpStatus() >= 400 && o.httpStatus() < 500 ? o.label() : "BAD " + what + ": " + o.label();
   }
 
-  private Future<String> tcpCase(NetClient tcp, SplittableRandom r) {
+  private Case tcpCase(NetClient tcp, SplittableRandom r, int index) {
     Buffer data = Buffer.buffer();
     if (r.nextBoolean()) {
       data.appendString("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
     }
     data.appendBytes(bytes(r, r.nextInt(4096)));
     String[] hostPort = target.serverName().split(":");
-    return tcp.connect(Integer.parseInt(hostPort[1]), hostPort[0])
+    return new Case("tcp case " + index + " of " + data.length() + " bytes", tcp.connect(Integer.parseInt(hostPort[1]),
+        hostPort[0])
         .compose(socket -> socket.write(data).compose(v -> socket.close()))
         .map("tcp written")
-        .otherwise(t -> "tcp refused " + t.getClass().getSimpleName());
+        .otherwise(t -> "tcp refused " + t.getClass().getSimpleName()));
   }
 
   private MessageLite validMessage(String method, SplittableRandom r) {

@@ -16,9 +16,11 @@ import org.HdrHistogram.Histogram;
  * @param pollGapP999Nanos 99.9th percentile of the CQ poll gap while work was in flight
  * @param pollGapMaxNanos longest CQ poll gap while work was in flight
  * @param slicesFailed slices that completed in error
+ * @param endpointsRetired endpoints retired after a fault or a close
+ * @param endpointsEvicted endpoints evicted from a full endpoint store
  */
 public record EngineStats(long endpointsAlive, long handshakes, long handshakesFailed, long staleRepliesDropped,
-    long pollGapP999Nanos, long pollGapMaxNanos, long slicesFailed) {
+    long pollGapP999Nanos, long pollGapMaxNanos, long slicesFailed, long endpointsRetired, long endpointsEvicted) {
 
   /**
    * @param engine an open engine
@@ -30,6 +32,8 @@ public record EngineStats(long endpointsAlive, long handshakes, long handshakesF
     long failed = 0;
     long stale = 0;
     long slicesFailed = 0;
+    long retired = 0;
+    long evicted = 0;
     Histogram gaps = null;
     for (LocalContext ctx : engine.contexts()) {
       for (int i = 0; i < ctx.ownerCount(); i++) {
@@ -39,6 +43,8 @@ public record EngineStats(long endpointsAlive, long handshakes, long handshakesF
         failed += m.handshakesFailed();
         stale += m.staleRepliesDropped();
         slicesFailed += m.slicesFailed();
+        retired += m.endpointsRetired();
+        evicted += m.endpointsEvicted();
         Histogram h = m.pollGapHistogram();
         if (gaps == null) {
           gaps = h;
@@ -49,7 +55,7 @@ public record EngineStats(long endpointsAlive, long handshakes, long handshakesF
     }
     long p999 = gaps == null || gaps.getTotalCount() == 0 ? 0 : gaps.getValueAtPercentile(99.9);
     long max = gaps == null || gaps.getTotalCount() == 0 ? 0 : gaps.getMaxValue();
-    return new EngineStats(alive, handshakes, failed, stale, p999, max, slicesFailed);
+    return new EngineStats(alive, handshakes, failed, stale, p999, max, slicesFailed, retired, evicted);
   }
 
   /** @return these figures as the JSON a node process prints */
@@ -57,7 +63,8 @@ public record EngineStats(long endpointsAlive, long handshakes, long handshakesF
     return new JsonObject().put("endpointsAlive", endpointsAlive).put("handshakes", handshakes)
         .put("handshakesFailed", handshakesFailed).put("staleRepliesDropped", staleRepliesDropped)
         .put("pollGapP999Nanos", pollGapP999Nanos).put("pollGapMaxNanos", pollGapMaxNanos)
-        .put("slicesFailed", slicesFailed);
+        .put("slicesFailed", slicesFailed).put("endpointsRetired", endpointsRetired)
+        .put("endpointsEvicted", endpointsEvicted);
   }
 
   /**
@@ -67,6 +74,6 @@ public record EngineStats(long endpointsAlive, long handshakes, long handshakesF
   public static EngineStats fromJson(JsonObject json) {
     return new EngineStats(json.getLong("endpointsAlive"), json.getLong("handshakes"), json.getLong("handshakesFailed"),
         json.getLong("staleRepliesDropped"), json.getLong("pollGapP999Nanos"), json.getLong("pollGapMaxNanos"),
-        json.getLong("slicesFailed"));
+        json.getLong("slicesFailed"), json.getLong("endpointsRetired"), json.getLong("endpointsEvicted"));
   }
 }

@@ -76,22 +76,25 @@ class PeerFailureScenariosTest {
     return new WriteLoad(sender, source, segment, node.address(), SLOTS, CHUNK, DEADLINE);
   }
 
-  /** Failures must be typed engine errors, never INTERNAL (what {@link WriteLoad} counts an untyped one as). */
-  private static void assertTyped(Map<ErrorCode, Integer> causes) {
-    assertFalse(causes.containsKey(ErrorCode.INTERNAL), "every failure is a typed error: " + causes);
+  /** Failures must be typed engine errors naming what went wrong; INTERNAL would be an engine bug. */
+  private static void assertTyped(WriteLoad.Result r) {
+    assertEquals(0, r.untyped(), "every failure carries an error code: " + r.firstFailure());
+    assertFalse(r.causes().containsKey(ErrorCode.INTERNAL), "no INTERNAL error: " + r.example(ErrorCode.INTERNAL));
   }
 
   @Test
   void peerKilledMidTransferAndRestartedOnTheSameAddress() throws Exception {
     NodeProcess first = node("firstIp=10", "buffer=" + (SLOTS * CHUNK));
     WriteLoad before = load(first);
+    before.run(Duration.ofSeconds(1), List.of());
+    long endpointsBefore = EngineStats.of(sender).endpointsAlive();
     WriteLoad.Result r = before.run(Duration.ofSeconds(7), List.of(new WriteLoad.Fault(Duration.ofSeconds(3), "kill",
         () -> {
           first.process().destroyForcibly();
           assertTrue(first.process().waitFor(10, TimeUnit.SECONDS), "SIGKILL ends the peer");
         })));
     assertTrue(r.failures() > 0, "requests in flight at the kill and after it fail");
-    assertTyped(r.causes());
+    assertTyped(r);
     assertTrue(r.maxLatencyNanos() <= DEADLINE.toNanos() + SLACK_NANOS,
         "every request ends within its deadline: " + ms(r.maxLatencyNanos()) + " ms");
 
@@ -114,6 +117,8 @@ class PeerFailureScenariosTest {
             stats.handshakesFailed())));
     assertEquals(0, r2.failures(), "new transfers succeed after the restart: " + r2.firstFailure());
     assertEquals(after.localCrc(), second.crc(0), "data written after the restart is byte-exact");
+    Await.until("endpoints to the dead process are retired, not kept beside the new ones", Duration.ofSeconds(20),
+        () -> EngineStats.of(sender).endpointsAlive() <= endpointsBefore);
   }
 
   @Test
@@ -201,7 +206,7 @@ class PeerFailureScenariosTest {
         "the node exits within 5 s of SIGTERM: " + ms(exitNanos[0]) + " ms");
     assertEquals(0, node.process().exitValue(), "SIGTERM is a clean exit");
     assertTrue(r.failures() > 0, "the writer saw the peer go away");
-    assertTyped(r.causes());
+    assertTyped(r);
     assertTrue(r.maxLatencyNanos() <= DEADLINE.toNanos() + SLACK_NANOS, "no request outlives its deadline");
   }
 }

@@ -10,6 +10,7 @@ import io.vte.api.SegmentHandle;
 import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
+import io.vte.api.VteException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -166,6 +167,8 @@ public final class WriteLoad {
     long maxLatencyNanos;
     final boolean[] lastOk = new boolean[slots];
     final Map<ErrorCode, Integer> causes = new EnumMap<>(ErrorCode.class);
+    final Map<ErrorCode, String> examples = new EnumMap<>(ErrorCode.class);
+    long untyped;
     final Map<String, Long> faultTimes = new ConcurrentHashMap<>();
     private long[] doneAt = new long[1024];
     private int done;
@@ -183,11 +186,16 @@ public final class WriteLoad {
         return;
       }
       failures++;
-      ErrorCode code = r != null && r.cause() != null ? r.cause().code()
-          : f.cause() instanceof io.vte.api.VteException v ? v.code() : null;
-      causes.merge(code == null ? ErrorCode.INTERNAL : code, 1, Integer::sum);
+      Throwable cause = r != null ? r.cause() : f.cause();
+      String text = r != null ? r.status() + " " + r.cause() : String.valueOf(f.cause());
+      if (cause instanceof VteException v && v.code() != null) {
+        causes.merge(v.code(), 1, Integer::sum);
+        examples.putIfAbsent(v.code(), text);
+      } else {
+        untyped++;
+      }
       if (firstFailure == null) {
-        firstFailure = r != null ? r.status() + " " + r.cause() : String.valueOf(f.cause());
+        firstFailure = text;
       }
     }
 
@@ -201,9 +209,22 @@ public final class WriteLoad {
       return failures;
     }
 
-    /** @return failures by error code (INTERNAL for an untyped one) */
+    /** @return typed failures by error code */
     public Map<ErrorCode, Integer> causes() {
       return causes;
+    }
+
+    /**
+     * @param code an error code
+     * @return the first failure with that code, or null
+     */
+    public String example(ErrorCode code) {
+      return examples.get(code);
+    }
+
+    /** @return failures without a {@link VteException} code */
+    public long untyped() {
+      return untyped;
     }
 
     /** @return the first failure, for messages */
