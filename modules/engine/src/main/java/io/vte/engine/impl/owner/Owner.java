@@ -40,10 +40,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * that drives them. Every method runs on the owner's thread (its event loop, or a test calling
  * {@code doWork()} directly); other threads reach it only through its {@link OwnerProxy}.
  *
- * <p>Work requests are tracked in a slot table sized to the CQ: a slot is a credit, so the owner never
- * has more signaled work requests in flight than its CQ holds. A work request id is
- * {@code (slot sequence << 32) | slot}, so a completion for a slot that was already accounted for (forced
- * flush) is recognised and dropped.
+ * <p>Work requests in flight are tracked in {@link WorkRequestSlots}, sized to the CQ: a slot is a
+ * credit, so the owner never has more signaled work requests in flight than its CQ holds.
  */
 final class Owner {
 
@@ -74,12 +72,7 @@ final class Owner {
   private final List<Endpoint> connecting = new ArrayList<>();
   private final List<Endpoint> retiring = new ArrayList<>();
 
-  private final Slice[] slotSlice;
-  private final Endpoint[] slotEndpoint;
-  private final int[] slotQp;
-  private final int[] slotSeq;
-  private final int[] freeSlots;
-  private int freeTop;
+  private final WorkRequestSlots slots;
 
   private final WorkRequestBatch wrBatch;
   private final WorkCompletionBatch wcBatch;
@@ -118,16 +111,7 @@ final class Owner {
     this.proxy = proxy;
     this.qpOwners = qpOwners;
     this.store = new EndpointStore(config.endpointStoreCapacity());
-    int credits = cq.capacity();
-    this.slotSlice = new Slice[credits];
-    this.slotEndpoint = new Endpoint[credits];
-    this.slotQp = new int[credits];
-    this.slotSeq = new int[credits];
-    this.freeSlots = new int[credits];
-    for (int i = 0; i < credits; i++) {
-      freeSlots[i] = credits - 1 - i;
-    }
-    this.freeTop = credits;
+    this.slots = new WorkRequestSlots(cq.capacity());
     this.wrBatch = WorkRequestBatch.allocate(Math.min(config.pollBatchSize(), config.maxOutstandingPerQp()));
     this.wcBatch = WorkCompletionBatch.allocate(config.pollBatchSize());
     // Seeded from the wall clock so a restarted node's generations are newer than its old ones.
@@ -155,7 +139,7 @@ final class Owner {
 
   /** @return true while work requests are in flight or handshakes pending: keep polling eagerly */
   boolean hasWorkInFlight() {
-    return freeTop < slotSlice.length || !connecting.isEmpty() || !retiring.isEmpty();
+    return slots.inFlight() > 0 || !connecting.isEmpty() || !retiring.isEmpty();
   }
 
   /** Arms the CQ for one notification before the owner sleeps. */
@@ -230,7 +214,7 @@ final class Owner {
   private int postReady() {
     int posted = 0;
     int rounds = ready.size();
-    while (rounds-- > 0 && freeTop > 0) {
+    while (rounds-- > 0 && slots.hasFree()) {
       Endpoint ep = ready.pollFirst();
       ep.inReadyList = false;
       if (ep.state != EndpointState.CONNECTED) {
@@ -257,7 +241,7 @@ final class Owner {
   private int postEndpoint(Endpoint ep) {
     int posted = 0;
     int qps = ep.qps.length;
-    for (int k = 0; k < qps && freeTop > 0 && !ep.pending.isEmpty(); k++) {
+    for (int k = 0; k < qps && slots.hasFree() && !ep.pending.isEmpty(); k++) {
       int q = ep.nextQp;
       ep.nextQp = q + 1 == qps ? 0 : q + 1;
       // Spread what is queued evenly over the QPs not yet visited this round.
@@ -265,13 +249,12 @@ final class Owner {
       int room = Math.min(share, config.maxOutstandingPerQp() - ep.qpOutstanding[q]);
       wrBatch.clear();
       Slice slice;
-      while (room > 0 && freeTop > 0 && !wrBatch.isFull() && (slice = ep.pending.pollFirst()) != null) {
+      while (room > 0 && slots.hasFree() && !wrBatch.isFull() && (slice = ep.pending.pollFirst()) != null) {
         if (slice.callback().isAbandoned()) {
           complete(slice, SliceStatus.ABANDONED, null);
           continue;
         }
-        int slot = acquireSlot(slice, ep, q);
-        wrBatch.add(wrId(slot), slice.opcode(), WrFlags.SIGNALED, slice.localAddress(), slice.length(),
+        wrBatch.add(slots.acquire(slice, ep, q), slice.opcode(), WrFlags.SIGNALED, slice.localAddress(), slice.length(),
             slice.lkey(), slice.remoteAddress(), slice.rkey());
         room--;
       }
@@ -290,9 +273,9 @@ final class Owner {
         VteException cause = new VteException(ErrorCode.TRANSFER_FAILED, "posting to QP " + qp.qpNum()
             + " of " + ep.path + " failed: " + PostStatus.name(rc));
         for (int i = accepted; i < size; i++) {
-          int slot = (int) wrBatch.wrId(i);
-          Slice failed = slotSlice[slot];
-          releaseSlot(slot);
+          int slot = slots.slotOf(wrBatch.wrId(i));
+          Slice failed = slots.slice(slot);
+          slots.release(slot);
           complete(failed, SliceStatus.POST_FAILED, cause);
         }
         retire(ep, SliceStatus.ENDPOINT_RETIRED, cause);
@@ -300,25 +283,6 @@ final class Owner {
       }
     }
     return posted;
-  }
-
-  private int acquireSlot(Slice slice, Endpoint ep, int q) {
-    int slot = freeSlots[--freeTop];
-    slotSlice[slot] = slice;
-    slotEndpoint[slot] = ep;
-    slotQp[slot] = q;
-    return slot;
-  }
-
-  private long wrId(int slot) {
-    return ((long) slotSeq[slot] << 32) | slot;
-  }
-
-  private void releaseSlot(int slot) {
-    slotSlice[slot] = null;
-    slotEndpoint[slot] = null;
-    slotSeq[slot]++;
-    freeSlots[freeTop++] = slot;
   }
 
   private void complete(Slice slice, int status, Throwable cause) {
@@ -337,7 +301,7 @@ final class Owner {
     if (lastPollNanos >= 0) {
       metrics.pollGap(now - lastPollNanos);
     }
-    lastPollNanos = freeTop < slotSlice.length ? now : -1;
+    lastPollNanos = slots.inFlight() > 0 ? now : -1;
     if (cqBroken) {
       return 0;
     }
@@ -356,15 +320,15 @@ final class Owner {
   }
 
   private void dispatch(long wrId, int status) {
-    int slot = (int) wrId;
-    if (slot < 0 || slot >= slotSlice.length || slotSlice[slot] == null || slotSeq[slot] != (int) (wrId >>> 32)) {
+    int slot = slots.slotOf(wrId);
+    if (slot < 0) {
       metrics.strayCompletion();
       return;
     }
-    Slice slice = slotSlice[slot];
-    Endpoint ep = slotEndpoint[slot];
-    int q = slotQp[slot];
-    releaseSlot(slot);
+    Slice slice = slots.slice(slot);
+    Endpoint ep = slots.endpoint(slot);
+    int q = slots.qp(slot);
+    slots.release(slot);
     ep.qpOutstanding[q]--;
     ep.outstanding--;
     if (status == WcStatus.SUCCESS.code()) {
@@ -762,12 +726,12 @@ final class Owner {
   /** Accounts for every work request of {@code ep} still in flight, as if it had flushed. */
   private void forceFlush(Endpoint ep) {
     int n = 0;
-    for (int slot = 0; slot < slotSlice.length; slot++) {
-      if (slotEndpoint[slot] == ep) {
-        Slice slice = slotSlice[slot];
-        ep.qpOutstanding[slotQp[slot]]--;
+    for (int slot = 0; slot < slots.capacity(); slot++) {
+      if (slots.endpoint(slot) == ep) {
+        Slice slice = slots.slice(slot);
+        ep.qpOutstanding[slots.qp(slot)]--;
         ep.outstanding--;
-        releaseSlot(slot);
+        slots.release(slot);
         complete(slice, ep.retireStatus, ep.retireCause);
         n++;
       }
@@ -849,7 +813,7 @@ final class Owner {
   }
 
   private void completeCloseIfDrained() {
-    if (closePromise != null && retiring.isEmpty() && freeTop == slotSlice.length) {
+    if (closePromise != null && retiring.isEmpty() && slots.inFlight() == 0) {
       closePromise.tryComplete();
     }
   }
@@ -900,7 +864,7 @@ final class Owner {
 
   /** @return work requests in flight */
   int outstanding() {
-    return slotSlice.length - freeTop;
+    return slots.inFlight();
   }
 
   /** @return endpoints retired but still waiting for flushes */
