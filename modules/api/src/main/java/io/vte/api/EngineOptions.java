@@ -17,7 +17,18 @@ public final class EngineOptions {
   /** JSON keys, in {@link #toJson()} order. */
   public static final Set<String> KEYS = Set.of("transport", "devices", "workersPerContext", "sliceSize",
       "retryCount", "handshakeDeadlineMs", "cqSize", "endpointCacheSize", "maxOutstandingPerQp", "rpcHost",
-      "rpcPort", "metadataUri", "auth", "tls", "railHoldDownMs", "qpTimeoutMs", "qpRetryCount");
+      "rpcPort", "metadataUri", "metadata", "segmentName", "auth", "tls", "railHoldDownMs", "qpTimeoutMs",
+      "qpRetryCount");
+
+  /** String fields of the {@code metadata} object (passed through to the metadata store's options). */
+  public static final Set<String> METADATA_STRING_KEYS = Set.of("clusterPrefix", "etcdUser", "etcdPassword",
+      "tlsTrustPemPath", "tlsCertPemPath", "tlsKeyPemPath");
+  /** Millisecond fields of the {@code metadata} object. */
+  public static final Set<String> METADATA_MILLIS_KEYS = Set.of("leaseTtlMs", "callDeadlineMs",
+      "healthCheckIntervalMs");
+
+  /** Longest logical segment name. */
+  public static final int MAX_SEGMENT_NAME_LENGTH = 256;
 
   private String transport = "soft";
   private List<String> devices = new ArrayList<>();
@@ -31,6 +42,8 @@ public final class EngineOptions {
   private String rpcHost = "127.0.0.1";
   private int rpcPort = 0;
   private String metadataUri = "p2p";
+  private JsonObject metadata;
+  private String segmentName;
   private JsonObject auth;
   private JsonObject tls;
   private Duration railHoldDown = Duration.ofSeconds(2);
@@ -83,6 +96,8 @@ public final class EngineOptions {
       case "rpcHost": rpcHost = json.getString(key); break;
       case "rpcPort": rpcPort = json.getInteger(key); break;
       case "metadataUri": metadataUri = json.getString(key); break;
+      case "metadata": metadata = json.getJsonObject(key); break;
+      case "segmentName": segmentName = json.getString(key); break;
       case "auth": auth = json.getJsonObject(key); break;
       case "tls": tls = json.getJsonObject(key); break;
       case "railHoldDownMs": railHoldDown = Duration.ofMillis(json.getLong(key)); break;
@@ -118,6 +133,12 @@ public final class EngineOptions {
         .put("railHoldDownMs", railHoldDown.toMillis())
         .put("qpTimeoutMs", qpTimeout.toMillis())
         .put("qpRetryCount", qpRetryCount);
+    if (metadata != null) {
+      json.put("metadata", metadata.copy());
+    }
+    if (segmentName != null) {
+      json.put("segmentName", segmentName);
+    }
     if (auth != null) {
       json.put("auth", auth.copy());
     }
@@ -147,12 +168,44 @@ public final class EngineOptions {
         maxOutstandingPerQp, "1..cqSize (" + cqSize + ")");
     check("rpcHost", rpcHost != null && !rpcHost.isBlank(), rpcHost, "a host name or address");
     check("rpcPort", rpcPort >= 0 && rpcPort <= 65535, rpcPort, "0..65535 (0 = any free port)");
-    check("metadataUri", "p2p".equals(metadataUri) || (metadataUri != null && metadataUri.startsWith("etcd://")),
-        metadataUri, "p2p or etcd://host:port[,host:port]");
+    check("metadataUri", "p2p".equals(metadataUri) || (metadataUri != null
+        && (metadataUri.startsWith("etcd://") || metadataUri.startsWith("etcds://"))
+        && metadataUri.indexOf("://") + 3 < metadataUri.length()),
+        metadataUri, "p2p, etcd://host:port[,host:port...] or etcds://host:port[,host:port...]");
+    validateMetadata();
+    check("segmentName", segmentName == null || (!segmentName.isBlank()
+        && segmentName.length() <= MAX_SEGMENT_NAME_LENGTH
+        && segmentName.chars().noneMatch(c -> c <= ' ' || c == 0x7f)), segmentName,
+        "1.." + MAX_SEGMENT_NAME_LENGTH + " printable characters without spaces (unset: the server name)");
     check("railHoldDownMs", railHoldDown != null && !railHoldDown.isNegative(), railHoldDown, ">= 0");
     check("qpTimeoutMs", positive(qpTimeout), qpTimeout, "positive");
     check("qpRetryCount", qpRetryCount >= 0 && qpRetryCount <= 7, qpRetryCount, "0..7");
     return this;
+  }
+
+  /** Checks the {@code metadata} object's keys and value types; the store checks the values' ranges. */
+  private void validateMetadata() {
+    if (metadata == null) {
+      return;
+    }
+    for (String key : new TreeSet<>(metadata.fieldNames())) {
+      Object value = metadata.getValue(key);
+      boolean ok;
+      String expected;
+      if (METADATA_STRING_KEYS.contains(key)) {
+        ok = value instanceof String;
+        expected = "a string";
+      } else if (METADATA_MILLIS_KEYS.contains(key)) {
+        ok = value instanceof Number n && n.doubleValue() == n.longValue() && n.longValue() > 0;
+        expected = "a positive whole number of milliseconds";
+      } else {
+        ok = false;
+        TreeSet<String> known = new TreeSet<>(METADATA_STRING_KEYS);
+        known.addAll(METADATA_MILLIS_KEYS);
+        expected = "one of the known keys " + known + " (unknown key)";
+      }
+      check("metadata." + key, ok, value, expected);
+    }
   }
 
   private static boolean positive(Duration d) {
@@ -295,6 +348,40 @@ public final class EngineOptions {
   /** @param metadataUri {@code p2p} or {@code etcd://...} @return this */
   public EngineOptions setMetadataUri(String metadataUri) {
     this.metadataUri = metadataUri;
+    return this;
+  }
+
+  /**
+   * @return the metadata store's options as JSON (cluster prefix, lease TTL, call deadline, health-check
+   *     interval, etcd credentials, TLS PEM paths), passed through; null for the defaults
+   */
+  public JsonObject getMetadata() {
+    return metadata;
+  }
+
+  /**
+   * @param metadata the metadata store's options: {@code clusterPrefix}, {@code leaseTtlMs}, {@code callDeadlineMs},
+   *     {@code healthCheckIntervalMs}, {@code etcdUser}, {@code etcdPassword}, {@code tlsTrustPemPath},
+   *     {@code tlsCertPemPath}, {@code tlsKeyPemPath}; null for the defaults
+   * @return this
+   */
+  public EngineOptions setMetadata(JsonObject metadata) {
+    this.metadata = metadata;
+    return this;
+  }
+
+  /** @return the logical name this node publishes its segment under; null means its server name (host:port) */
+  public String getSegmentName() {
+    return segmentName;
+  }
+
+  /**
+   * @param segmentName the logical segment name peers open this node by, independent of its address;
+   *     null for the server name (host:port)
+   * @return this
+   */
+  public EngineOptions setSegmentName(String segmentName) {
+    this.segmentName = segmentName;
     return this;
   }
 

@@ -16,7 +16,9 @@ class EngineOptionsTest {
     return new EngineOptions().setDevices(List.of("soft0", "soft1")).setWorkersPerContext(4)
         .setSliceSize(128 * 1024).setRetryCount(2).setHandshakeDeadline(Duration.ofMillis(750))
         .setCqSize(64).setEndpointCacheSize(9).setMaxOutstandingPerQp(16).setRpcHost("127.0.0.2")
-        .setRpcPort(4242).setMetadataUri("etcd://127.0.0.1:2379").setAuth(new JsonObject().put("keyId", "k1"))
+        .setRpcPort(4242).setMetadataUri("etcd://127.0.0.1:2379")
+        .setMetadata(new JsonObject().put("clusterPrefix", "/vte/test").put("leaseTtlMs", 3000))
+        .setSegmentName("prefill-0").setAuth(new JsonObject().put("keyId", "k1"))
         .setRailHoldDown(Duration.ofMillis(1500)).setQpTimeout(Duration.ofMillis(300)).setQpRetryCount(3);
   }
 
@@ -29,6 +31,40 @@ class EngineOptionsTest {
     assertEquals(4, back.getWorkersPerContext());
     assertEquals(Duration.ofMillis(750), back.getHandshakeDeadline());
     assertEquals("k1", back.getAuth().getString("keyId"));
+    assertEquals("prefill-0", back.getSegmentName());
+    assertEquals(3000, back.getMetadata().getInteger("leaseTtlMs"));
+  }
+
+  @Test
+  void etcdAndEtcdsUrisAreAccepted() {
+    sample().setMetadataUri("etcds://10.0.0.1:2379,10.0.0.2:2379").validate();
+    sample().setMetadataUri("p2p").validate();
+    assertBad("metadataUri", sample().setMetadataUri("etcd://"));
+    assertBad("metadataUri", sample().setMetadataUri("zk://127.0.0.1:2181"));
+    assertBad("metadataUri", sample().setMetadataUri(null));
+  }
+
+  @Test
+  void metadataOptionsAreCheckedByKeyAndType() {
+    assertBad("metadata.leaseTtlMs", sample().setMetadata(new JsonObject().put("leaseTtlMs", "3s")));
+    assertBad("metadata.leaseTtlMs", sample().setMetadata(new JsonObject().put("leaseTtlMs", -1)));
+    assertBad("metadata.callDeadlineMs", sample().setMetadata(new JsonObject().put("callDeadlineMs", 1.5)));
+    assertBad("metadata.clusterPrefix", sample().setMetadata(new JsonObject().put("clusterPrefix", 7)));
+    assertBad("metadata.etcdPasswrd", sample().setMetadata(new JsonObject().put("etcdPasswrd", "x")));
+    VteException e = assertThrows(VteException.class,
+        () -> EngineOptions.fromJson(sample().toJson().put("metadata", "etcd")));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+    assertTrue(e.getMessage().contains("'metadata'"), e.getMessage());
+  }
+
+  @Test
+  void segmentNameDefaultsToNullAndRejectsBlanksAndControls() {
+    assertEquals(null, new EngineOptions().getSegmentName());
+    assertTrue(!new EngineOptions().toJson().containsKey("segmentName"), "unset name is not written");
+    assertBad("segmentName", sample().setSegmentName(" "));
+    assertBad("segmentName", sample().setSegmentName("a b"));
+    assertBad("segmentName", sample().setSegmentName("a\u0001"));
+    assertBad("segmentName", sample().setSegmentName("x".repeat(EngineOptions.MAX_SEGMENT_NAME_LENGTH + 1)));
   }
 
   @Test

@@ -62,12 +62,13 @@ public final class EngineHandshakeHandler implements HandshakeHandler {
     if (d == null) {
       return Future.failedFuture(new VteException(ErrorCode.SEGMENT_NOT_FOUND, "engine is starting"));
     }
-    SegmentDescriptor local = d.build();
-    if (!request.getName().isEmpty() && !request.getName().equals(local.getName())) {
+    String asked = request.getName();
+    // p2p peers ask by server name; others may ask by the logical segment name.
+    if (!asked.isEmpty() && !asked.equals(d.segmentName()) && !asked.equals(d.serverName())) {
       return Future.failedFuture(new VteException(ErrorCode.SEGMENT_NOT_FOUND,
-          "this node serves segment '" + local.getName() + "', not '" + request.getName() + "'"));
+          "this node serves segment '" + d.segmentName() + "', not '" + asked + "'"));
     }
-    return Future.succeededFuture(local);
+    return Future.succeededFuture(d.build());
   }
 
   @Override

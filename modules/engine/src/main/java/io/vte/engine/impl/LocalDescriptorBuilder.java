@@ -17,6 +17,7 @@ import java.util.function.IntFunction;
  */
 public final class LocalDescriptorBuilder {
 
+  private final String segmentName;
   private final String serverName;
   private final String transport;
   private final List<String> deviceNames;
@@ -25,7 +26,9 @@ public final class LocalDescriptorBuilder {
   private final AtomicLong version = new AtomicLong(1);
 
   /**
-   * @param serverName this node's server name (also its p2p segment name)
+   * A builder publishing under the server name (the p2p convention).
+   *
+   * @param serverName this node's server name, also its segment name
    * @param transport {@code soft} or {@code ibverbs}
    * @param deviceNames local device names, by index
    * @param ports the current port attributes of a device, by index
@@ -33,11 +36,35 @@ public final class LocalDescriptorBuilder {
    */
   public LocalDescriptorBuilder(String serverName, String transport, List<String> deviceNames,
       IntFunction<PortAttributes> ports, MemoryRegistry memory) {
+    this(serverName, serverName, transport, deviceNames, ports, memory);
+  }
+
+  /**
+   * @param segmentName the logical name the descriptor is published under
+   * @param serverName this node's server name (the RPC address peers handshake with)
+   * @param transport {@code soft} or {@code ibverbs}
+   * @param deviceNames local device names, by index
+   * @param ports the current port attributes of a device, by index
+   * @param memory the registered buffers
+   */
+  public LocalDescriptorBuilder(String segmentName, String serverName, String transport, List<String> deviceNames,
+      IntFunction<PortAttributes> ports, MemoryRegistry memory) {
+    this.segmentName = segmentName;
     this.serverName = serverName;
     this.transport = transport;
     this.deviceNames = List.copyOf(deviceNames);
     this.ports = ports;
     this.memory = memory;
+  }
+
+  /** @return the logical name the descriptor is published under */
+  public String segmentName() {
+    return segmentName;
+  }
+
+  /** @return the server name peers handshake with */
+  public String serverName() {
+    return serverName;
   }
 
   /** Records a change (registration, port state): the next descriptor has a higher version. */
@@ -47,7 +74,7 @@ public final class LocalDescriptorBuilder {
 
   /** @return the descriptor as of now */
   public SegmentDescriptor build() {
-    SegmentDescriptor.Builder b = SegmentDescriptor.newBuilder().setName(serverName).setServerName(serverName)
+    SegmentDescriptor.Builder b = SegmentDescriptor.newBuilder().setName(segmentName).setServerName(serverName)
         .setTransport(transport).setVersion(version.get());
     for (int i = 0; i < deviceNames.size(); i++) {
       DeviceDesc.Builder d = DeviceDesc.newBuilder().setName(deviceNames.get(i));

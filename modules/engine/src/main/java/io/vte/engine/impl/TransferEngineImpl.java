@@ -1,6 +1,8 @@
 package io.vte.engine.impl;
 
 import com.google.protobuf.ByteString;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
@@ -8,6 +10,8 @@ import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.backends.BackendRegistries;
 import io.vte.api.EngineOptions;
@@ -69,7 +73,7 @@ public final class TransferEngineImpl implements TransferEngine {
   private VerbsProvider provider;
   private HandshakeServer server;
   private HandshakeClientPool clients;
-  private MetadataStore metadata;
+  private volatile MetadataStore metadata;
   private MemoryRegistry memory;
   private LocalDescriptorBuilder descriptor;
   private SegmentCache segments;
@@ -180,22 +184,58 @@ public final class TransferEngineImpl implements TransferEngine {
     return Math.min(31, Math.max(1, t));
   }
 
+  /**
+   * Creates and starts the metadata store on a worker context of its own, so that its etcd calls, watch
+   * callbacks and timers never run on an owner's event loop.
+   */
   private Future<Void> startMetadata() {
-    MetadataOptions mo = new MetadataOptions().setSegmentFetcher(clients::getSegment)
-        .setCallDeadline(options.getHandshakeDeadline());
+    MetadataOptions mo;
     try {
-      metadata = MetadataStores.create(vertx, options.getMetadataUri(), mo);
+      mo = metadataOptions(options).setSegmentFetcher(clients::getSegment);
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
-    return metadata.start();
+    ContextInternal metadataContext = ((VertxInternal) vertx).createWorkerContext();
+    Promise<MetadataStore> created = Promise.promise();
+    metadataContext.runOnContext(v -> {
+      try {
+        created.complete(MetadataStores.create(vertx, options.getMetadataUri(), mo));
+      } catch (VteException e) {
+        created.fail(e);
+      }
+    });
+    return created.future().compose(store -> {
+      metadata = store;
+      return store.start();
+    });
+  }
+
+  /**
+   * @param options engine options
+   * @return the metadata store options their {@code metadata} object describes; the call deadline defaults
+   *     to the handshake deadline
+   * @throws VteException INVALID_CONFIGURATION naming the {@code metadata} option and the bad field
+   */
+  static MetadataOptions metadataOptions(EngineOptions options) {
+    JsonObject json = options.getMetadata() == null ? new JsonObject() : options.getMetadata();
+    MetadataOptions mo;
+    try {
+      mo = MetadataOptions.fromJson(json);
+    } catch (VteException e) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "engine option 'metadata' is invalid: "
+          + e.getMessage(), e);
+    }
+    if (!json.containsKey("callDeadlineMs")) {
+      mo.setCallDeadline(options.getHandshakeDeadline());
+    }
+    return mo;
   }
 
   private void wireDataPath() {
     List<String> names = new ArrayList<>();
     contexts.forEach(c -> names.add(c.deviceName()));
     memory = new MemoryRegistry(new ContextMemory(), this::descriptorChanged);
-    descriptor = new LocalDescriptorBuilder(server.serverName(), options.getTransport(), names,
+    descriptor = new LocalDescriptorBuilder(segmentName(), server.serverName(), options.getTransport(), names,
         i -> contexts.get(i).portAttributes(), memory);
     segments = new SegmentCache(metadata::lookup);
     metadata.setInvalidationHandler(segments::invalidate);
@@ -216,7 +256,21 @@ public final class TransferEngineImpl implements TransferEngine {
     if (meterRegistry != null) {
       meters = new ArrayList<>(counters.bindTo(meterRegistry, server.serverName()));
       meters.addAll(OwnerMeters.bind(meterRegistry, server.serverName(), contexts));
+      meters.addAll(metadataMeters(meterRegistry, server.serverName(), metadata));
     }
+  }
+
+  /**
+   * @return {@code vte.metadata.degraded} (1 while the backend is unreachable and cached descriptors are
+   *     served, else 0) and {@code vte.metadata.degradations} (times the store turned degraded)
+   */
+  static List<Meter> metadataMeters(MeterRegistry registry, String serverName, MetadataStore store) {
+    return List.of(
+        Gauge.builder("vte.metadata.degraded", store, m -> m.isDegraded() ? 1 : 0).tag("engine", serverName)
+            .description("1 while the metadata backend is unreachable and cached descriptors are served")
+            .register(registry),
+        FunctionCounter.builder("vte.metadata.degradations", store, MetadataStore::degradedCount)
+            .tag("engine", serverName).description("times the metadata store turned degraded").register(registry));
   }
 
   private void descriptorChanged() {
@@ -248,6 +302,17 @@ public final class TransferEngineImpl implements TransferEngine {
   @Override
   public String serverName() {
     return server.serverName();
+  }
+
+  /** @return the logical name this node's segment is published under (default: the server name) */
+  public String segmentName() {
+    return options.getSegmentName() != null ? options.getSegmentName() : server.serverName();
+  }
+
+  /** @return true while the metadata store serves cached descriptors because its backend is unreachable */
+  public boolean metadataDegraded() {
+    MetadataStore m = metadata;
+    return m != null && m.isDegraded();
   }
 
   /** @return the engine-layer counters */
@@ -396,7 +461,7 @@ public final class TransferEngineImpl implements TransferEngine {
     Future<Void> f = Future.succeededFuture();
     if (metadata != null) {
       MetadataStore m = metadata;
-      String name = server.serverName();
+      String name = segmentName();
       f = f.transform(v -> m.unpublish(name)).transform(v -> m.close());
     }
     if (server != null) {
