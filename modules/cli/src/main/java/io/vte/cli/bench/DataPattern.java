@@ -46,17 +46,35 @@ public final class DataPattern {
    * @return the offset within the block of the first differing byte, or -1
    */
   public static long firstMismatch(long address, long regionOffset, int length, long seed) {
+    return firstMismatch(address, regionOffset, length, seed, seed);
+  }
+
+  /**
+   * Compares native memory with either of two patterns, word by word: a target buffer that a WRITE initiator
+   * wrote into holds the source pattern where it wrote and its own pattern elsewhere.
+   *
+   * @param address where the block is
+   * @param regionOffset the block's offset in the patterned region
+   * @param length bytes to check
+   * @param seed one pattern seed
+   * @param otherSeed the other accepted pattern seed
+   * @return the offset within the block of the first byte matching neither, or -1
+   */
+  public static long firstMismatch(long address, long regionOffset, int length, long seed, long otherSeed) {
     ByteBuffer b = DirectMemory.wrap(address, length).order(ByteOrder.LITTLE_ENDIAN);
     int i = 0;
     if ((regionOffset & 7) == 0) {
       for (; i + 8 <= length; i += 8) {
-        if (b.getLong(i) != mix(seed, (regionOffset + i) >>> 3)) {
+        long v = b.getLong(i);
+        long word = (regionOffset + i) >>> 3;
+        if (v != mix(seed, word) && v != mix(otherSeed, word)) {
           break;
         }
       }
     }
     for (; i < length; i++) {
-      if (b.get(i) != expected(seed, regionOffset + i)) {
+      byte v = b.get(i);
+      if (v != expected(seed, regionOffset + i) && v != expected(otherSeed, regionOffset + i)) {
         return i;
       }
     }

@@ -28,7 +28,8 @@ import org.HdrHistogram.Histogram;
  * contexts (one small verticle each) until a run's time is up. Request slot {@code k} always covers bytes
  * {@code [k * blockSize, (k + 1) * blockSize)} of both the local buffer and the remote region, so the
  * request lists are built once and reused. With {@code verify}, every READ block is checked against the
- * target's {@link DataPattern}. Counters are readable from any thread for the progress line.
+ * target's {@link DataPattern} (or the source pattern a WRITE run left there); the slot is zeroed before each
+ * READ so a READ that moved nothing is caught. Counters are readable from any thread for the progress line.
  */
 public final class LoadGenerator {
 
@@ -226,9 +227,12 @@ public final class LoadGenerator {
     }
 
     private void check(long offset) {
-      long at = DataPattern.firstMismatch(local.address() + offset, offset, plan.blockSize(), DataPattern.TARGET_SEED);
+      // The target holds its own pattern, or the source pattern where a WRITE run wrote before.
+      long at = DataPattern.firstMismatch(local.address() + offset, offset, plan.blockSize(), DataPattern.TARGET_SEED,
+          DataPattern.SOURCE_SEED);
       if (at >= 0 && verifyDetail == null) {
-        verifyDetail = "READ block at offset " + offset + " differs from the target's pattern at byte " + at;
+        verifyDetail = "READ block at offset " + offset + " matches neither the target's nor the source pattern at byte "
+            + at;
       }
     }
 

@@ -1,0 +1,78 @@
+package io.vte.cli.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Bad flag values of every bench form: one clear line naming the flag and the value, exit code 2. */
+class BenchOptionsTest {
+
+  private static void rejects(String expected, String... args) {
+    CliRun r = CliRun.of(args);
+    String cmd = String.join(" ", args);
+    assertEquals(2, r.exit(), cmd + " -> " + r.err());
+    assertEquals(1, r.err().lines().count(), "one line for " + cmd + ": " + r.err());
+    assertTrue(r.err().startsWith("vte: ") && r.err().contains(expected), cmd + " -> " + r.err());
+    assertEquals("", r.out(), cmd);
+  }
+
+  @Test
+  void embeddedFormRejectsBadValuesNamingThem() {
+    rejects("--operation must be read or write, got 'copy'", "bench", "--operation", "copy");
+    rejects("--block-size must be 1..67108864 bytes, got 0", "bench", "--block-size", "0");
+    rejects("--block-size must be 1..67108864 bytes, got -3", "bench", "--size", "-3");
+    rejects("--batch-size must be 1..1024, got 0", "bench", "--batch-size", "0");
+    rejects("--threads must be 1..16, got 17", "bench", "--threads", "17");
+    rejects("--depth must be 1..256, got 0", "bench", "--depth", "0");
+    rejects("--duration must be > 0 and <= 3600, got -1.0", "bench", "--duration", "-1");
+    rejects("--devices must be 1..8 or a device list, got 9", "bench", "--devices", "9");
+    rejects("--devices must be a count or a comma list of devices, got 'a,,b'", "bench", "--devices", "a,,b");
+    rejects("--workers-per-context must be 1..16, got 0", "bench", "--workers-per-context", "0");
+    rejects("--transport must be soft or ibverbs, got 'rdma'", "bench", "--transport", "rdma");
+    rejects("--transport ibverbs needs --devices as a list", "bench", "--transport", "ibverbs");
+    rejects("--metadata must be p2p or etcd://host:port, got 'redis://x'", "bench", "--metadata", "redis://x");
+    rejects("--slice-size must be 4096..67108864 bytes, got 100", "bench", "--slice-size", "100");
+    rejects("must be <= 512 MiB, got 4 x 8 x 1 x 67108864", "bench", "--threads", "4", "--block-size", "67108864");
+    rejects("--sweep-sizes: '3X' is not a size", "bench", "--sweep", "--sweep-sizes", "4K,3X");
+    rejects("--sweep-sizes: '128M' must be 1 B .. 64M", "bench", "--sweep", "--sweep-sizes", "128M");
+    rejects("Invalid value for option '--duration': 'soon'", "bench", "--duration", "soon");
+  }
+
+  @Test
+  void badInjectSpecsAreOneLineNamingTheStep() {
+    rejects("bad --inject step 'port-down:src9@1.000s'", "bench", "--inject", "port-down:src0@1s,port-down:src9@1s");
+    rejects("no device 'src9' in this run (devices: src0, src1, dst0, dst1)", "bench", "--inject", "port-down:src9@1s");
+    rejects("bad --inject step 'boom:src0@1s': unknown kind 'boom'", "bench", "--inject", "boom:src0@1s");
+    rejects("drop needs a fraction", "bench", "--inject", "drop:src0@1s");
+    rejects("--inject needs --transport soft", "bench", "--transport", "ibverbs", "--devices", "mlx5_0",
+        "--inject", "port-down:mlx5_0@1s");
+    rejects("--inject and --sweep cannot be combined", "bench", "--sweep", "--inject", "port-down:src0@1s");
+    rejects("no device 'src0' in this run (devices: soft0, soft1)", "bench", "initiator", "--target", "127.0.0.1:1",
+        "--inject", "port-down:src0@1s");
+    rejects("no device 'x' in this run", "bench", "target", "--inject", "port-up:x@1s");
+  }
+
+  @Test
+  void twoProcessFormsRejectBadValues() {
+    rejects("Missing required option: '--target=HOST:PORT'", "bench", "initiator");
+    rejects("--target must be host:port, got 'somewhere'", "bench", "initiator", "--target", "somewhere");
+    rejects("--operation must be read or write, got 'x'", "bench", "initiator", "--target", "h:1", "--operation", "x");
+    rejects("--port must be 0..65535, got 70000", "bench", "target", "--port", "70000");
+    rejects("--buffer-size must be 4096..536870912 bytes, got 10", "bench", "target", "--buffer-size", "10");
+    rejects("Unknown options: '--block-size', '4096'", "bench", "target", "--block-size", "4096");
+  }
+
+  @Test
+  void sweepSizesParseWithBinarySuffixes() {
+    assertEquals(List.of(4096, 65536, 1 << 20, 64 << 20, 512), SweepRow.parseSizes("4K, 64k,1M,64M,512"));
+    assertEquals(List.of(4096, 16384, 65536, 262144, 1 << 20, 4 << 20, 16 << 20, 64 << 20),
+        SweepRow.parseSizes(Sweep.DEFAULT_SIZES));
+    assertThrows(IllegalArgumentException.class, () -> SweepRow.parseSizes(""));
+    assertEquals("4K", SweepRow.label(4096));
+    assertEquals("64M", SweepRow.label(64 << 20));
+    assertEquals("1000", SweepRow.label(1000));
+  }
+}

@@ -1,0 +1,96 @@
+package io.vte.cli.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code vte bench target} and {@code vte bench initiator} as child processes: WRITE and READ with
+ * verification parsed from {@code --json} (speeds not asserted), SIGTERM ends the target with its cleanup,
+ * a port in use and an unreachable target are one clear line and exit code 1.
+ */
+class TwoProcessBenchTest {
+
+  private static final Duration START = Duration.ofSeconds(60);
+
+  private static JsonObject initiator(String target, String... extra) throws Exception {
+    List<String> args = new java.util.ArrayList<>(List.of("bench", "initiator", "--target", target, "--duration", "0.5",
+        "--warmup", "0.3", "--block-size", "1048576", "--verify", "--json", "--no-progress"));
+    args.addAll(List.of(extra));
+    try (ChildVte ini = new ChildVte(args.toArray(String[]::new))) {
+      int exit = ini.exitCode(START);
+      assertEquals(0, exit, "initiator stdout: " + ini.out() + " stderr: " + ini.err());
+      assertEquals(1, ini.out().size(), "one JSON line: " + ini.out());
+      assertFalse(ini.err().stream().anyMatch(l -> l.contains("has been blocked")), "no blocked event loop: " + ini.err());
+      return new JsonObject(ini.out().get(0));
+    }
+  }
+
+  @Test
+  void writeAndReadBetweenTwoProcessesAreVerifiedAndTheTargetStopsOnSigterm() throws Exception {
+    try (ChildVte target = new ChildVte("bench", "target", "--json", "--buffer-size", "67108864")) {
+      String announce = target.firstLine(START);
+      assertNotNull(announce, "target stderr: " + target.err());
+      JsonObject a = new JsonObject(announce);
+      String name = a.getString("server_name");
+      assertTrue(name.matches("127\\.0\\.0\\.1:\\d+"), announce);
+      assertEquals(67108864L, a.getLong("buffer_bytes"));
+
+      JsonObject write = initiator(name, "--operation", "write");
+      assertEquals("initiator", write.getString("mode"));
+      assertEquals("write", write.getString("operation"));
+      assertEquals(0L, write.getLong("failed"));
+      assertTrue(write.getLong("ops") > 0, write.encode());
+      assertEquals(true, write.getBoolean("verified"), "the target read back equals what was written: " + write);
+
+      JsonObject read = initiator(name, "--operation", "read", "--threads", "2", "--batch-size", "2", "--depth", "2");
+      assertEquals("read", read.getString("operation"));
+      assertEquals(0L, read.getLong("failed"));
+      assertTrue(read.getLong("ops") > 0, read.encode());
+      assertEquals(true, read.getBoolean("verified"), "every block read carries the target's pattern: " + read);
+
+      try (ChildVte ini = new ChildVte("bench", "initiator", "--target", name, "--block-size", "67108864", "--depth", "2",
+          "--duration", "1", "--no-progress")) {
+        assertEquals(1, ini.exitCode(START), ini.err().toString());
+        String last = ini.err().get(ini.err().size() - 1);
+        assertTrue(last.startsWith("vte bench initiator: OUT_OF_RANGE") && last.contains("67108864")
+            && last.contains("134217728"), last);
+        assertTrue(ini.out().isEmpty(), ini.out().toString());
+      }
+
+      target.terminate();
+      int exit = target.exitCode(Duration.ofSeconds(30));
+      assertEquals(143, exit, "SIGTERM ends the target: " + target.err());
+      assertFalse(target.err().stream().anyMatch(l -> l.contains("Exception")), target.err().toString());
+    }
+  }
+
+  @Test
+  void aPortInUseAndAnUnreachableTargetAreOneClearLineAndExitCodeOne() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      int port = taken.getLocalPort();
+      try (ChildVte target = new ChildVte("bench", "target", "--port", String.valueOf(port))) {
+        assertEquals(1, target.exitCode(START), target.err().toString());
+        List<String> errors = target.err().stream().filter(l -> l.startsWith("vte bench target: ")).toList();
+        assertEquals(1, errors.size(), target.err().toString());
+        assertTrue(errors.get(0).contains(String.valueOf(port)), errors.get(0));
+      }
+    }
+    int closed;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      closed = s.getLocalPort();
+    }
+    try (ChildVte ini = new ChildVte("bench", "initiator", "--target", "127.0.0.1:" + closed, "--duration", "1")) {
+      assertEquals(1, ini.exitCode(START), ini.err().toString());
+      List<String> errors = ini.err().stream().filter(l -> l.startsWith("vte bench initiator: ")).toList();
+      assertEquals(1, errors.size(), ini.err().toString());
+      assertTrue(errors.get(0).contains("PEER_UNREACHABLE") && errors.get(0).contains("127.0.0.1:" + closed), errors.get(0));
+    }
+  }
+}
