@@ -52,4 +52,48 @@ class AllocationTest {
       assertTrue(allocated / ops <= 8, "bytes allocated per post+poll: " + allocated / (double) ops);
     }
   }
+
+  @Test
+  void theNicThreadsAllocateAlmostNothingPerLargeFrame() {
+    com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    try (Fabric f = new Fabric(2)) {
+      CompletionQueue cq = f.ctx(0).createCq(64);
+      QueuePair a = f.qp(0, cq, 16);
+      QueuePair b = f.qp(1, f.ctx(1).createCq(4), 1);
+      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
+      int size = 64 * 1024;
+      MemoryRegion src = f.pd(0).registerMemory(ByteBuffer.allocateDirect(size * 8), AccessFlags.LOCAL_WRITE);
+      MemoryRegion dst = f.pd(1).registerMemory(ByteBuffer.allocateDirect(size * 8), AccessFlags.ALL_REMOTE);
+      WorkRequestBatch wr = WorkRequestBatch.allocate(8);
+      for (int i = 0; i < 8; i++) {
+        wr.add(i, i % 2 == 0 ? WrOpcode.RDMA_WRITE : WrOpcode.RDMA_READ, WrFlags.SIGNALED, src.address() + (long) size * i,
+            size, src.lkey(), dst.address() + (long) size * i, dst.rkey());
+      }
+      WorkCompletionBatch wcs = WorkCompletionBatch.allocate(16);
+      long[] nics = Thread.getAllStackTraces().keySet().stream()
+          .filter(t -> t.getName().startsWith("vte-soft-nic-soft")).mapToLong(Thread::getId).toArray();
+      assertEquals(2, nics.length);
+      int rounds = 300;
+      double perFrame = 0;
+      for (int phase = 0; phase < 2; phase++) { // phase 0 warms up
+        long before = mx.getThreadAllocatedBytes(nics[0]) + mx.getThreadAllocatedBytes(nics[1]);
+        for (int r = 0; r < rounds; r++) {
+          assertEquals(PostStatus.OK, a.postSend(wr));
+          int got = 0;
+          while (got < 8) {
+            int n = cq.poll(wcs);
+            for (int i = 0; i < n; i++) {
+              assertEquals(0, wcs.status(i));
+            }
+            got += n;
+            if (n == 0) {
+              Thread.onSpinWait();
+            }
+          }
+        }
+        perFrame = (mx.getThreadAllocatedBytes(nics[0]) + mx.getThreadAllocatedBytes(nics[1]) - before) / (rounds * 8.0);
+      }
+      assertTrue(perFrame <= 64, "bytes allocated by the NIC threads per 64 KiB frame: " + perFrame);
+    }
+  }
 }

@@ -20,8 +20,8 @@ final class Connection {
   interface Handler {
 
     /**
-     * A header arrived. A frame with a payload must call {@link #expectPayload(long, int)} (address 0
-     * discards it).
+     * A header arrived. A frame with a payload must call {@link #expectPayload(long, int, SoftMr)}
+     * (address 0 discards it).
      *
      * @return false on a protocol error: the connection closes
      */
@@ -76,7 +76,10 @@ final class Connection {
   private int readState = HEADER;
   private long payloadAddress;
   private long payloadRemaining;
+  private SoftMr payloadRegion;
   private ByteBuffer payloadView;
+  private final RegionViews rxViews = new RegionViews();
+  private final RegionViews txViews = new RegionViews();
 
   private final ByteBuffer tx = ByteBuffer.allocateDirect(TX_BYTES);
   private final long txAddress = DirectMemory.address(tx);
@@ -178,8 +181,10 @@ final class Connection {
    *
    * @param address target address, or 0 to discard the payload
    * @param length payload length (unsigned)
+   * @param region the registered region that holds the target, or null
    */
-  void expectPayload(long address, int length) {
+  void expectPayload(long address, int length, SoftMr region) {
+    payloadRegion = region;
     payloadAddress = address;
     payloadRemaining = length & 0xffffffffL;
     readState = PAYLOAD;
@@ -236,7 +241,7 @@ final class Connection {
           continue;
         }
         if (payloadAddress != 0 && payloadRemaining >= DIRECT_READ_MIN) {
-          payloadView = DirectMemory.wrap(payloadAddress, (int) payloadRemaining);
+          payloadView = rxViews.window(payloadRegion, payloadAddress, (int) payloadRemaining);
           readState = DIRECT;
           continue;
         }
@@ -301,10 +306,11 @@ final class Connection {
    *
    * @param payloadAddress source of the payload (ignored when {@code payloadLength} is 0)
    * @param payloadLength payload bytes that follow the header
+   * @param region the registered region that holds the payload, or null
    * @return false when there is no room now; the handler is asked again once the buffer drains
    */
   boolean append(int opcode, int status, int qpn, int seq, int rkey, long raddr, int length, int imm,
-      long payloadAddress, int payloadLength) {
+      long payloadAddress, int payloadLength, SoftMr region) {
     if (draining || bigPayload != null || tx.remaining() < FrameHeader.SIZE) {
       return false;
     }
@@ -320,7 +326,7 @@ final class Connection {
       return true;
     }
     FrameHeader.encode(tx, opcode, status, qpn, seq, rkey, raddr, length, imm);
-    bigPayload = DirectMemory.wrap(payloadAddress, payloadLength);
+    bigPayload = txViews.window(region, payloadAddress, payloadLength);
     return true;
   }
 
@@ -390,8 +396,11 @@ final class Connection {
       // closing: nothing left to do with the socket
     }
     payloadView = null;
+    payloadRegion = null;
     bigPayload = null;
     gather[1] = null;
+    rxViews.clear();
+    txViews.clear();
     handler.onClosed(this);
   }
 

@@ -241,7 +241,7 @@ final class Requester implements Connection.Handler {
     }
     QpPeer peer = qp.peer();
     if (!helloSent) {
-      if (!c.append(FrameHeader.HELLO, 0, peer.qpNum(), 0, qp.qpNum(), FrameHeader.VERSION, 0, 0, 0, 0)) {
+      if (!c.append(FrameHeader.HELLO, 0, peer.qpNum(), 0, qp.qpNum(), FrameHeader.VERSION, 0, 0, 0, 0, null)) {
         return;
       }
       helloSent = true;
@@ -276,7 +276,7 @@ final class Requester implements Connection.Handler {
       boolean read = op == WrOpcode.RDMA_READ;
       if (!device.frameFaults().drop()) {
         if (!c.append(frameOpcode(op), 0, peer.qpNum(), seqOf(sent), sq.rkey[s], sq.remoteAddress[s], len,
-            sq.imm[s], read ? 0 : sq.localAddress[s], read ? 0 : len)) {
+            sq.imm[s], read ? 0 : sq.localAddress[s], read ? 0 : len, sq.isInline(s) ? null : device.mr(sq.lkey[s]))) {
           return;
         }
       }
@@ -336,7 +336,7 @@ final class Requester implements Connection.Handler {
     if (qp.state() != QpState.RTS) {
       if (h.opcode == FrameHeader.READ_RESP) {
         discardingResponse = true;
-        c.expectPayload(0, h.length);
+        c.expectPayload(0, h.length, null);
       }
       return true;
     }
@@ -365,7 +365,7 @@ final class Requester implements Connection.Handler {
       case FrameHeader.READ_RESP:
         if (idx < acked) {
           discardingResponse = true;
-          c.expectPayload(0, h.length);
+          c.expectPayload(0, h.length, null);
           return true;
         }
         if (!completeUpTo(idx)) {
@@ -375,7 +375,7 @@ final class Requester implements Connection.Handler {
         if (sq.opcode[s] != WrOpcode.RDMA_READ || sq.length[s] != h.length) {
           return false;
         }
-        c.expectPayload(sq.localAddress[s], h.length);
+        c.expectPayload(sq.localAddress[s], h.length, qp.device.mr(sq.lkey[s]));
         return true;
       default:
         return false;

@@ -106,7 +106,7 @@ final class Responder implements Connection.Handler {
       return false; // absurd length: never trust it for framing, drop the connection
     }
     if (payload) {
-      c.expectPayload(0, h.length); // discard unless the request is executed below
+      c.expectPayload(0, h.length, null); // discard unless the request is executed below
     }
     QpState s = qp.state();
     if (s != QpState.RTR && s != QpState.RTS) {
@@ -120,23 +120,24 @@ final class Responder implements Connection.Handler {
       if (op == FrameHeader.READ_REQ) {
         executeRead(h, false);
       } else {
-        respond(FrameHeader.ACK, 0, h.seq, 0, 0);
+        respond(FrameHeader.ACK, 0, h.seq);
       }
       return true;
     }
     switch (op) {
       case FrameHeader.WRITE:
       case FrameHeader.WRITE_IMM:
-        if (!remoteAccessOk(AccessFlags.REMOTE_WRITE, h.rkey, h.raddr, len)) {
+        SoftMr target = remoteAccess(AccessFlags.REMOTE_WRITE, h.rkey, h.raddr, len);
+        if (target == null) {
           nak(h.seq, WcStatus.REM_ACCESS_ERR);
           return true;
         }
         if (op == FrameHeader.WRITE_IMM && !recvAvailable()) {
-          respond(FrameHeader.NAK, FrameHeader.RNR, h.seq, 0, 0);
+          respond(FrameHeader.NAK, FrameHeader.RNR, h.seq);
           return true;
         }
         action = op == FrameHeader.WRITE ? DO_WRITE : DO_WRITE_IMM;
-        c.expectPayload(h.raddr, h.length);
+        c.expectPayload(h.raddr, h.length, target);
         return true;
       case FrameHeader.SEND:
       case FrameHeader.SEND_IMM:
@@ -150,7 +151,7 @@ final class Responder implements Connection.Handler {
 
   private void startSend(Connection c, FrameHeader h, long len) {
     if (!recvAvailable()) {
-      respond(FrameHeader.NAK, FrameHeader.RNR, h.seq, 0, 0);
+      respond(FrameHeader.NAK, FrameHeader.RNR, h.seq);
       return;
     }
     RecvQueue rq = qp.rq;
@@ -160,26 +161,28 @@ final class Responder implements Connection.Handler {
       failRecv(h.seq, WcStatus.LOC_LEN_ERR, WcStatus.REM_INV_REQ_ERR);
       return;
     }
+    SoftMr mr = null;
     if (len > 0) {
-      SoftMr mr = qp.device.mr(rq.lkey[r]);
+      mr = qp.device.mr(rq.lkey[r]);
       if (mr == null || !mr.permits(qp.pd, AccessFlags.LOCAL_WRITE, rq.address[r], len)) {
         failRecv(h.seq, WcStatus.LOC_PROT_ERR, WcStatus.REM_OP_ERR);
         return;
       }
     }
     action = DO_SEND;
-    c.expectPayload(rq.address[r], h.length);
+    c.expectPayload(rq.address[r], h.length, mr);
   }
 
   private void executeRead(FrameHeader h, boolean advance) {
     long len = h.length & 0xffffffffL;
-    if (!remoteAccessOk(AccessFlags.REMOTE_READ, h.rkey, h.raddr, len)) {
+    SoftMr source = remoteAccess(AccessFlags.REMOTE_READ, h.rkey, h.raddr, len);
+    if (source == null) {
       if (advance) {
         nak(h.seq, WcStatus.REM_ACCESS_ERR);
       }
       return;
     }
-    respond(FrameHeader.READ_RESP, 0, h.seq, h.raddr, h.length);
+    responses.add(FrameHeader.READ_RESP, 0, h.seq, h.raddr, h.length, source);
     if (advance) {
       expected++;
     }
@@ -198,7 +201,7 @@ final class Responder implements Connection.Handler {
           imm ? h.imm : 0);
     }
     expected++;
-    respond(FrameHeader.ACK, 0, h.seq, 0, 0);
+    respond(FrameHeader.ACK, 0, h.seq);
   }
 
   /** Retires the oldest RECV, then reports it (so a poller that sees it can repost at once). */
@@ -214,12 +217,13 @@ final class Responder implements Connection.Handler {
     return qp.rq.consumed() < qp.rq.posted();
   }
 
-  private boolean remoteAccessOk(int needed, int rkey, long raddr, long len) {
+  /** @return the region the access may use, or null when the rkey, PD, bounds or permission say no */
+  private SoftMr remoteAccess(int needed, int rkey, long raddr, long len) {
     if ((qp.accessFlags() & needed) != needed) {
-      return false;
+      return null;
     }
     SoftMr mr = qp.device.mr(rkey);
-    return mr != null && mr.permits(qp.pd, needed, raddr, len);
+    return mr != null && mr.permits(qp.pd, needed, raddr, len) ? mr : null;
   }
 
   /** The RECV cannot take the SEND: it completes in error, the requester gets a NAK, this QP goes to ERR. */
@@ -232,11 +236,12 @@ final class Responder implements Connection.Handler {
   }
 
   private void nak(int seq, WcStatus status) {
-    respond(FrameHeader.NAK, status.code(), seq, 0, 0);
+    respond(FrameHeader.NAK, status.code(), seq);
   }
 
-  private void respond(int op, int status, int seq, long addr, int len) {
-    responses.add(op, status, seq, addr, len);
+  /** Queues an ACK or a NAK. */
+  private void respond(int op, int status, int seq) {
+    responses.add(op, status, seq, 0, 0, null);
   }
 
   @Override
@@ -247,7 +252,7 @@ final class Responder implements Connection.Handler {
       int len = op == FrameHeader.READ_RESP ? responses.headLength() : 0;
       if (!device.frameFaults().drop()) {
         if (!c.append(op, responses.headStatus(), qp.peer().qpNum(), responses.headSeq(), 0, 0, len, 0,
-            responses.headAddress(), len)) {
+            responses.headAddress(), len, responses.headRegion())) {
           return;
         }
       }

@@ -13,6 +13,7 @@ final class ResponseQueue {
   private final int[] seq = new int[CAPACITY];
   private final long[] address = new long[CAPACITY];
   private final int[] length = new int[CAPACITY];
+  private final SoftMr[] region = new SoftMr[CAPACITY];
   private long head;
   private long tail;
 
@@ -24,13 +25,14 @@ final class ResponseQueue {
     return head == tail;
   }
 
-  void add(int op, int st, int sequence, long addr, int len) {
+  void add(int op, int st, int sequence, long addr, int len, SoftMr mr) {
     int i = (int) (tail % CAPACITY);
     opcode[i] = op;
     status[i] = st;
     seq[i] = sequence;
     address[i] = addr;
     length[i] = len;
+    region[i] = mr;
     tail++;
   }
 
@@ -54,11 +56,18 @@ final class ResponseQueue {
     return length[(int) (head % CAPACITY)];
   }
 
+  SoftMr headRegion() {
+    return region[(int) (head % CAPACITY)];
+  }
+
   void pop() {
+    region[(int) (head % CAPACITY)] = null;
     head++;
   }
 
   void clear() {
-    head = tail;
+    while (head != tail) {
+      pop();
+    }
   }
 }

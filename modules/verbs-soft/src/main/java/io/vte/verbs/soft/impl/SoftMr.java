@@ -1,6 +1,8 @@
 package io.vte.verbs.soft.impl;
 
+import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
+import java.nio.ByteBuffer;
 
 /** A registered region of native memory; its lkey and rkey are the same key in the device's MR table. */
 final class SoftMr implements MemoryRegion {
@@ -12,10 +14,13 @@ final class SoftMr implements MemoryRegion {
   private final int key;
   /** Keeps a registered ByteBuffer reachable: the NIC writes into its memory by address. */
   private volatile Object owner;
+  /** A view of the whole region for socket I/O (null above 2 GiB); never used for its position. */
+  private final ByteBuffer view;
   private volatile boolean closed;
 
   SoftMr(SoftPd pd, long address, long length, int access, int key, Object owner) {
     this.owner = owner;
+    this.view = length <= Integer.MAX_VALUE ? DirectMemory.wrap(address, (int) length) : null;
     this.pd = pd;
     this.address = address;
     this.length = length;
@@ -46,6 +51,10 @@ final class SoftMr implements MemoryRegion {
   @Override
   public int accessFlags() {
     return access;
+  }
+
+  ByteBuffer view() {
+    return view;
   }
 
   SoftPd pd() {
