@@ -15,7 +15,6 @@ import io.vte.handshake.proto.QpInfo;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.Gid;
-import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.QpInitAttributes;
@@ -46,22 +45,21 @@ import java.util.concurrent.ThreadLocalRandom;
 final class Owner {
 
   /** Most QPs one endpoint may have (both sides). */
-  static final int MAX_QPS_PER_ENDPOINT = 16;
+  static final int MAX_QPS_PER_ENDPOINT = ConnectMessages.MAX_QPS_PER_ENDPOINT;
   /** Store-key suffix of the passive side of a connection of this NIC to itself. */
   static final String LOOPBACK_SUFFIX = "#loopback";
 
-  private static final int[] VALID_MTUS = {256, 512, 1024, 2048, 4096};
   private static final int PATH_MEMO_LIMIT = 4096;
 
   private final int index;
   private final OwnerConfig config;
   private final String localNicPath;
-  private final VerbsContext device;
   private final ProtectionDomain pd;
   private final CompletionQueue cq;
   private final HandshakeChannel channel;
   private final NanoClock clock;
   private final OwnerProxy proxy;
+  private final ConnectMessages messages;
   private final Map<Integer, Owner> qpOwners;
   private final OwnerMetrics metrics = new OwnerMetrics();
 
@@ -103,7 +101,6 @@ final class Owner {
     this.index = index;
     this.config = config;
     this.localNicPath = localNicPath;
-    this.device = device;
     this.pd = pd;
     this.cq = cq;
     this.channel = channel;
@@ -111,6 +108,7 @@ final class Owner {
     this.proxy = proxy;
     this.qpOwners = qpOwners;
     this.store = new EndpointStore(config.endpointStoreCapacity());
+    this.messages = new ConnectMessages(localNicPath, device, config.port());
     this.slots = new WorkRequestSlots(cq.capacity());
     this.wrBatch = WorkRequestBatch.allocate(Math.min(config.pollBatchSize(), config.maxOutstandingPerQp()));
     this.wcBatch = WorkCompletionBatch.allocate(config.pollBatchSize());
@@ -374,7 +372,7 @@ final class Owner {
     store.put(ep);
     connecting.add(ep);
     metrics.handshakeStarted(true);
-    ConnectRequest request = request(ep, path);
+    ConnectRequest request = messages.request(ep, path);
     long generation = ep.generation;
     Future<ConnectReply> reply;
     try {
@@ -441,16 +439,16 @@ final class Owner {
   /** Answers a peer's connect request (see DESIGN.md, simultaneous open). */
   void onPassiveConnect(ConnectRequest request, Promise<ConnectReply> reply) {
     if (closing) {
-      reply.complete(reject(ConnectStatus.SHUTTING_DOWN, localNicPath + " is closing"));
+      reply.complete(messages.reject(ConnectStatus.SHUTTING_DOWN, localNicPath + " is closing"));
       return;
     }
     if (!portActive || cqBroken) {
-      reply.complete(reject(ConnectStatus.DEVICE_DOWN, "port " + config.port() + " of " + localNicPath + " is down"));
+      reply.complete(messages.reject(ConnectStatus.DEVICE_DOWN, "port " + config.port() + " of " + localNicPath + " is down"));
       return;
     }
-    String invalid = validate(request);
+    String invalid = ConnectMessages.validate(request);
     if (invalid != null) {
-      reply.complete(reject(ConnectStatus.INVALID_REQUEST, invalid));
+      reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, invalid));
       return;
     }
     String peer = request.getLocalNicPath();
@@ -461,7 +459,7 @@ final class Owner {
       if (existing.state == EndpointState.CONNECTING) {
         if (localNicPath.compareTo(peer) < 0) {
           metrics.simultaneousOpen(true);
-          reply.complete(reject(ConnectStatus.SIMULTANEOUS_OPEN,
+          reply.complete(messages.reject(ConnectStatus.SIMULTANEOUS_OPEN,
               localNicPath + " sorts lower than " + peer + " and keeps its active attempt"));
           return;
         }
@@ -475,7 +473,7 @@ final class Owner {
         }
       } else if (request.getGeneration() <= existing.peerGeneration) {
         metrics.staleRequestRejected();
-        reply.complete(reject(ConnectStatus.SIMULTANEOUS_OPEN, "request generation " + request.getGeneration()
+        reply.complete(messages.reject(ConnectStatus.SIMULTANEOUS_OPEN, "request generation " + request.getGeneration()
             + " is not newer than the connected peer generation " + existing.peerGeneration));
         return;
       }
@@ -488,7 +486,7 @@ final class Owner {
     }
     if (!makeRoom()) {
       failAll(carried, SliceStatus.ENDPOINT_RETIRED, null);
-      reply.complete(reject(ConnectStatus.RESOURCE_EXHAUSTED,
+      reply.complete(messages.reject(ConnectStatus.RESOURCE_EXHAUSTED,
           "owner " + index + " of " + localNicPath + " has " + store.size() + " busy endpoints"));
       return;
     }
@@ -497,7 +495,7 @@ final class Owner {
       ep = createEndpoint(key, request.getQpsCount());
     } catch (VerbsException e) {
       failAll(carried, SliceStatus.ENDPOINT_RETIRED, null);
-      reply.complete(reject(ConnectStatus.RESOURCE_EXHAUSTED, "cannot create QPs: " + e.getMessage()));
+      reply.complete(messages.reject(ConnectStatus.RESOURCE_EXHAUSTED, "cannot create QPs: " + e.getMessage()));
       return;
     }
     if (carried != null) {
@@ -518,44 +516,12 @@ final class Owner {
       store.remove(ep.path, ep);
       failPending(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.PROTOCOL_ERROR, reason, e));
       destroy(ep);
-      reply.complete(reject(ConnectStatus.INVALID_REQUEST, reason));
+      reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, reason));
       return;
     }
     ep.peerGeneration = request.getGeneration();
     onConnected(ep);
-    reply.complete(accepted(ep));
-  }
-
-  private static String validate(ConnectRequest request) {
-    if (request.getLocalNicPath().isEmpty() || request.getLocalNicPath().indexOf('@') < 0) {
-      return "local_nic_path must be <server>@<device>, got '" + request.getLocalNicPath() + "'";
-    }
-    if (request.getQpsCount() < 1 || request.getQpsCount() > MAX_QPS_PER_ENDPOINT) {
-      return "qps must hold 1.." + MAX_QPS_PER_ENDPOINT + " QPs, got " + request.getQpsCount();
-    }
-    if (request.getGid().size() != 16) {
-      return "gid must be 16 bytes, got " + request.getGid().size();
-    }
-    if (request.getLid() > 0xffff) {
-      return "lid out of range: " + request.getLid();
-    }
-    if (!validMtu(request.getMtu())) {
-      return "mtu must be 256, 512, 1024, 2048 or 4096, got " + request.getMtu();
-    }
-    return null;
-  }
-
-  private static boolean validMtu(int mtu) {
-    for (int valid : VALID_MTUS) {
-      if (mtu == valid) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private ConnectReply reject(ConnectStatus status, String reason) {
-    return ConnectReply.newBuilder().setStatus(status).setReason(reason).setLocalNicPath(localNicPath).build();
+    reply.complete(messages.accepted(ep));
   }
 
   // ---------------------------------------------------------------- QPs
@@ -590,42 +556,16 @@ final class Owner {
       throw new VteException(ErrorCode.PROTOCOL_ERROR,
           "peer sent " + peerQps.size() + " QPs for " + ep.qps.length + " of ours");
     }
-    if (!validMtu(mtu)) {
+    if (!ConnectMessages.validMtu(mtu)) {
       throw new VteException(ErrorCode.PROTOCOL_ERROR, "invalid peer mtu " + mtu);
     }
     Gid peerGid = Gid.fromBytes(gid.toByteArray());
-    int pathMtu = Math.min(mtu, port().activeMtu());
+    int pathMtu = Math.min(mtu, messages.port().activeMtu());
     for (int i = 0; i < ep.qps.length; i++) {
       QpInfo info = peerQps.get(i);
       ep.qps[i].toRtr(new QpPeer(info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff), pathMtu);
       ep.qps[i].toRts(new RtsAttributes(ep.psns[i], config.qpTimeout(), config.qpRetryCount(), config.qpRnrRetry()));
     }
-  }
-
-  private PortAttributes port() {
-    return device.queryPort(config.port());
-  }
-
-  private ConnectRequest request(Endpoint ep, String peerPath) {
-    PortAttributes port = port();
-    return ConnectRequest.newBuilder().setLocalNicPath(localNicPath).setPeerNicPath(peerPath)
-        .setGid(ByteString.copyFrom(port.gid().toBytes())).setLid(port.lid()).setMtu(port.activeMtu())
-        .addAllQps(qpInfos(ep)).setGeneration(ep.generation).build();
-  }
-
-  private ConnectReply accepted(Endpoint ep) {
-    PortAttributes port = port();
-    return ConnectReply.newBuilder().setStatus(ConnectStatus.ACCEPTED).setLocalNicPath(localNicPath)
-        .setGid(ByteString.copyFrom(port.gid().toBytes())).setLid(port.lid()).setMtu(port.activeMtu())
-        .addAllQps(qpInfos(ep)).setGeneration(ep.generation).build();
-  }
-
-  private static List<QpInfo> qpInfos(Endpoint ep) {
-    List<QpInfo> infos = new ArrayList<>(ep.qps.length);
-    for (int i = 0; i < ep.qps.length; i++) {
-      infos.add(QpInfo.newBuilder().setQpNum(ep.qps[i].qpNum()).setPsn(ep.psns[i]).build());
-    }
-    return infos;
   }
 
   // ---------------------------------------------------------------- retire, faults, close

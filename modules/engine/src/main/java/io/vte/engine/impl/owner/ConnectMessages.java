@@ -1,0 +1,94 @@
+package io.vte.engine.impl.owner;
+
+import com.google.protobuf.ByteString;
+import io.vte.handshake.proto.ConnectReply;
+import io.vte.handshake.proto.ConnectRequest;
+import io.vte.handshake.proto.ConnectStatus;
+import io.vte.handshake.proto.QpInfo;
+import io.vte.verbs.PortAttributes;
+import io.vte.verbs.VerbsContext;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Builds and checks the Connect messages of one owner's side: its NIC path, port and endpoint QPs. */
+final class ConnectMessages {
+
+  /** Most QPs one endpoint may have (both sides). */
+  static final int MAX_QPS_PER_ENDPOINT = 16;
+
+  private static final int[] VALID_MTUS = {256, 512, 1024, 2048, 4096};
+
+  private final String localNicPath;
+  private final VerbsContext device;
+  private final int port;
+
+  ConnectMessages(String localNicPath, VerbsContext device, int port) {
+    this.localNicPath = localNicPath;
+    this.device = device;
+    this.port = port;
+  }
+
+  /** @return the attributes of the port in use, as of now */
+  PortAttributes port() {
+    return device.queryPort(port);
+  }
+
+  /** @return an active request for {@code ep} to {@code peerPath} */
+  ConnectRequest request(Endpoint ep, String peerPath) {
+    PortAttributes attrs = port();
+    return ConnectRequest.newBuilder().setLocalNicPath(localNicPath).setPeerNicPath(peerPath)
+        .setGid(ByteString.copyFrom(attrs.gid().toBytes())).setLid(attrs.lid()).setMtu(attrs.activeMtu())
+        .addAllQps(qpInfos(ep)).setGeneration(ep.generation).build();
+  }
+
+  /** @return the ACCEPTED reply describing {@code ep} */
+  ConnectReply accepted(Endpoint ep) {
+    PortAttributes attrs = port();
+    return ConnectReply.newBuilder().setStatus(ConnectStatus.ACCEPTED).setLocalNicPath(localNicPath)
+        .setGid(ByteString.copyFrom(attrs.gid().toBytes())).setLid(attrs.lid()).setMtu(attrs.activeMtu())
+        .addAllQps(qpInfos(ep)).setGeneration(ep.generation).build();
+  }
+
+  /** @return a reject with {@code status} and a reason naming the problem */
+  ConnectReply reject(ConnectStatus status, String reason) {
+    return ConnectReply.newBuilder().setStatus(status).setReason(reason).setLocalNicPath(localNicPath).build();
+  }
+
+  private static List<QpInfo> qpInfos(Endpoint ep) {
+    List<QpInfo> infos = new ArrayList<>(ep.qps.length);
+    for (int i = 0; i < ep.qps.length; i++) {
+      infos.add(QpInfo.newBuilder().setQpNum(ep.qps[i].qpNum()).setPsn(ep.psns[i]).build());
+    }
+    return infos;
+  }
+
+  /** @return what is wrong with a peer's request, naming the value, or null when it is usable */
+  static String validate(ConnectRequest request) {
+    if (request.getLocalNicPath().isEmpty() || request.getLocalNicPath().indexOf('@') < 0) {
+      return "local_nic_path must be <server>@<device>, got '" + request.getLocalNicPath() + "'";
+    }
+    if (request.getQpsCount() < 1 || request.getQpsCount() > MAX_QPS_PER_ENDPOINT) {
+      return "qps must hold 1.." + MAX_QPS_PER_ENDPOINT + " QPs, got " + request.getQpsCount();
+    }
+    if (request.getGid().size() != 16) {
+      return "gid must be 16 bytes, got " + request.getGid().size();
+    }
+    if (request.getLid() > 0xffff) {
+      return "lid out of range: " + request.getLid();
+    }
+    if (!validMtu(request.getMtu())) {
+      return "mtu must be 256, 512, 1024, 2048 or 4096, got " + request.getMtu();
+    }
+    return null;
+  }
+
+  /** @return true for an MTU ibverbs knows */
+  static boolean validMtu(int mtu) {
+    for (int valid : VALID_MTUS) {
+      if (mtu == valid) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
