@@ -16,6 +16,9 @@ public final class DirectMemory {
   private static final long ADDRESS_OFFSET;
   private static final long CAPACITY_OFFSET;
   private static final long LIMIT_OFFSET;
+  private static final long MARK_OFFSET;
+  /** Duplicated by {@link #wrap}: a duplicate carries no Cleaner and reserves no memory. */
+  private static final ByteBuffer TEMPLATE = ByteBuffer.allocateDirect(1);
 
   static {
     try {
@@ -25,6 +28,7 @@ public final class DirectMemory {
       ADDRESS_OFFSET = UNSAFE.objectFieldOffset(Buffer.class.getDeclaredField("address"));
       CAPACITY_OFFSET = UNSAFE.objectFieldOffset(Buffer.class.getDeclaredField("capacity"));
       LIMIT_OFFSET = UNSAFE.objectFieldOffset(Buffer.class.getDeclaredField("limit"));
+      MARK_OFFSET = UNSAFE.objectFieldOffset(Buffer.class.getDeclaredField("mark"));
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -58,22 +62,37 @@ public final class DirectMemory {
 
   /**
    * Creates a direct buffer view over native memory the caller owns. The view does not free the
-   * memory; it must not be used after the memory is freed.
+   * memory; it must not be used after the memory is freed. Costs one small object (no Cleaner, no
+   * reservation); on a hot path keep a view and {@link #retarget} it instead.
    *
    * @param address start address, non-zero
    * @param length bytes, 0..Integer.MAX_VALUE
    * @return a buffer with position 0 and limit = capacity = length
    */
   public static ByteBuffer wrap(long address, int length) {
+    ByteBuffer view = TEMPLATE.duplicate();
+    retarget(view, address, length);
+    return view;
+  }
+
+  /**
+   * Points an existing view (from {@link #wrap}) at other native memory, allocating nothing: the view
+   * gets position 0, limit = capacity = {@code length}, no mark. Use only on views this class made.
+   *
+   * @param view a view from {@link #wrap}
+   * @param address start address, non-zero
+   * @param length bytes, 0..Integer.MAX_VALUE
+   */
+  public static void retarget(ByteBuffer view, long address, int length) {
     if (address == 0 || length < 0) {
       throw new VerbsException(VerbsError.INVALID_ARGUMENT,
           "cannot wrap address 0x" + Long.toHexString(address) + " length " + length);
     }
-    ByteBuffer view = ByteBuffer.allocateDirect(0);
     UNSAFE.putLong(view, ADDRESS_OFFSET, address);
     UNSAFE.putInt(view, CAPACITY_OFFSET, length);
     UNSAFE.putInt(view, LIMIT_OFFSET, length);
-    return view;
+    view.position(0);
+    UNSAFE.putInt(view, MARK_OFFSET, -1);
   }
 
   /**
