@@ -88,7 +88,9 @@ public final class EngineBus {
     if (failure instanceof ReplyException r) {
       int ordinal = r.failureCode() - FAILURE_CODE_BASE;
       if (ordinal >= 0 && ordinal < ErrorCode.values().length) {
-        return new VteException(ErrorCode.values()[ordinal], r.getMessage());
+        ErrorCode code = ErrorCode.values()[ordinal];
+        String m = String.valueOf(r.getMessage());
+        return new VteException(code, m.startsWith(code + ": ") ? m.substring(code.name().length() + 2) : m);
       }
       switch (r.failureType()) {
         case NO_HANDLERS:

@@ -181,7 +181,7 @@ final class EngineBusAdapter {
   private static void fail(Message<?> msg, Throwable cause) {
     VteException e = cause instanceof VteException v ? v
         : new VteException(ErrorCode.INTERNAL, cause.getClass().getSimpleName() + ": " + cause.getMessage(), cause);
-    msg.fail(EngineBus.failureCode(e.code()), e.code() + ": " + e.getMessage());
+    msg.fail(EngineBus.failureCode(e.code()), e.getMessage());
   }
 
   /** @return completes when every consumer is unregistered */

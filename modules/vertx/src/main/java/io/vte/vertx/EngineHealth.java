@@ -10,8 +10,8 @@ import io.vte.verbs.PortState;
 
 /**
  * Health of one engine as plain JSON: {@code {status: UP|DOWN, engine: open|closed, serverName,
- * devices:[{name, port, state, up}]}}. The node is UP when the engine is open and every local device's
- * port is ACTIVE.
+ * segmentName, metadata: ok|degraded, devices:[{name, port, state, up}]}}. The node is UP when the engine
+ * is open, the metadata store is not degraded and every local device's port is ACTIVE.
  */
 public final class EngineHealth {
 
@@ -29,6 +29,9 @@ public final class EngineHealth {
     if (engine != null && open) {
       json.put("serverName", engine.serverName());
       if (engine instanceof TransferEngineImpl impl) {
+        boolean degraded = impl.metadataDegraded();
+        up &= !degraded;
+        json.put("segmentName", impl.segmentName()).put("metadata", degraded ? "degraded" : "ok");
         for (LocalContext ctx : impl.contexts()) {
           JsonObject device = new JsonObject().put("name", ctx.deviceName());
           boolean active;

@@ -5,6 +5,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.PromiseInternal;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.backends.BackendRegistries;
 import io.vte.api.EngineOptions;
@@ -64,7 +67,12 @@ public final class TransferEngineVerticle extends VerticleBase {
     }
     MeterRegistry backend = BackendRegistries.getDefaultNow();
     registry = backend != null ? backend : new SimpleMeterRegistry();
-    return TransferEngine.create(vertx, options).compose(e -> {
+    // The engine deploys owner verticles and servers of its own: create it on a context outside this
+    // deployment so undeploying the verticle does not tear them down before stop() closes the engine.
+    PromiseInternal<TransferEngine> created = ((ContextInternal) context).promise();
+    ((VertxInternal) vertx).createEventLoopContext().runOnContext(v -> TransferEngine.create(vertx, options)
+        .onComplete(created));
+    return created.future().compose(e -> {
       engine = e;
       buffers = new NamedBuffers(e);
       adapter = new EngineBusAdapter(vertx, prefix, e, buffers, registry);
