@@ -2,7 +2,10 @@ package io.vte.verbs.soft;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.vte.testkit.Await;
 import io.vte.verbs.AccessFlags;
+import io.vte.verbs.AsyncEvent;
+import io.vte.verbs.AsyncEventType;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
@@ -18,6 +21,7 @@ import io.vte.verbs.WrOpcode;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * Remote accesses the responder must refuse (bad rkey, out of bounds, overflowing ranges, missing
  * permission, another PD's region, a closed region) and local ones the requester must refuse: the WR
  * completes with the right error, the QP goes to ERR, the rest flushes and the target memory is untouched.
+ * The responder's QP goes to ERR too, with one QP_ACCESS_ERR (or QP_REQ_ERR) event on its device.
  */
 class AccessCheckTest {
 
@@ -56,6 +61,8 @@ class AccessCheckTest {
         QueuePair a = f.qp(0, cqA, 8);
         QueuePair b = f.qp(1, cqB, 8);
         Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
+        List<AsyncEvent> peerEvents = new CopyOnWriteArrayList<>();
+        f.ctx(1).setAsyncEventHandler(peerEvents::add);
         ByteBuffer local = ByteBuffer.allocateDirect(SIZE);
         DirectMemory.fill(DirectMemory.address(local), SIZE, (byte) 0x11);
         MemoryRegion ml = f.pd(0).registerMemory(local, AccessFlags.LOCAL_WRITE);
@@ -89,8 +96,21 @@ class AccessCheckTest {
           assertEquals(before[i], DataPathTest.crc(peerMem[i], 0, SIZE), c.name + ": peer memory " + i + " untouched");
         }
         Fabric.assertQuiet(cqA, Duration.ofMillis(10));
+        assertResponderFailedOnce(b, cqB, peerEvents, AsyncEventType.QP_ACCESS_ERR, c.name);
       }
     }
+  }
+
+  /**
+   * The responder QP (on soft1) is in ERR and its device raised {@code type} for it exactly once, and
+   * nothing else: after the first event, a quiet window on the responder's CQ lets stragglers show up.
+   */
+  private static void assertResponderFailedOnce(QueuePair b, CompletionQueue cqB, List<AsyncEvent> events,
+      AsyncEventType type, String what) {
+    Await.until(what + ": " + type + " on the responder", DEADLINE, () -> !events.isEmpty());
+    assertEquals(QpState.ERR, b.state(), what + ": responder QP state");
+    Fabric.assertQuiet(cqB, Duration.ofMillis(50));
+    assertEquals(List.of(AsyncEvent.qp("soft1", type, b.qpNum())), events, what);
   }
 
   @Test
@@ -153,6 +173,8 @@ class AccessCheckTest {
       QueuePair a = f.qp(0, cqA, 8);
       QueuePair b = f.qp(1, cqB, 8);
       Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
+      List<AsyncEvent> peerEvents = new CopyOnWriteArrayList<>();
+      f.ctx(1).setAsyncEventHandler(peerEvents::add);
       MemoryRegion ml = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
       ByteBuffer in = ByteBuffer.allocateDirect(4096);
       MemoryRegion mr = f.pd(1).registerMemory(in, AccessFlags.LOCAL_WRITE);
@@ -167,8 +189,8 @@ class AccessCheckTest {
       List<Fabric.Wc> got = Fabric.await(cqB, 2, DEADLINE);
       assertEquals(new Fabric.Wc(10, WcStatus.LOC_LEN_ERR.code(), WcOpcode.RECV, 0, b.qpNum(), 0), got.get(0));
       assertEquals(WcStatus.WR_FLUSH_ERR.code(), got.get(1).status());
-      assertEquals(QpState.ERR, b.state());
       assertEquals(0L, in.getLong(0), "receive buffer untouched");
+      assertResponderFailedOnce(b, cqB, peerEvents, AsyncEventType.QP_REQ_ERR, "SEND longer than the RECV");
     }
   }
 }

@@ -76,15 +76,18 @@ final class Connection {
   private int readState = HEADER;
   private long payloadAddress;
   private long payloadRemaining;
+  /** Holds the target region (and so its memory) reachable while the payload streams into it. */
   private SoftMr payloadRegion;
   private ByteBuffer payloadView;
-  private final RegionViews rxViews = new RegionViews();
-  private final RegionViews txViews = new RegionViews();
+  private final NativeWindow rxWindow = new NativeWindow();
+  private final NativeWindow txWindow = new NativeWindow();
 
   private final ByteBuffer tx = ByteBuffer.allocateDirect(TX_BYTES);
   private final long txAddress = DirectMemory.address(tx);
   private final ByteBuffer[] gather = new ByteBuffer[2];
   private ByteBuffer bigPayload;
+  /** Holds the source region (and so its memory) reachable while {@link #bigPayload} drains. */
+  private SoftMr bigPayloadRegion;
   private boolean draining;
 
   private Connection(Nic nic, SocketChannel channel, Handler handler, boolean connected, int ops)
@@ -241,7 +244,7 @@ final class Connection {
           continue;
         }
         if (payloadAddress != 0 && payloadRemaining >= DIRECT_READ_MIN) {
-          payloadView = rxViews.window(payloadRegion, payloadAddress, (int) payloadRemaining);
+          payloadView = rxWindow.window(payloadAddress, (int) payloadRemaining);
           readState = DIRECT;
           continue;
         }
@@ -326,7 +329,8 @@ final class Connection {
       return true;
     }
     FrameHeader.encode(tx, opcode, status, qpn, seq, rkey, raddr, length, imm);
-    bigPayload = txViews.window(region, payloadAddress, payloadLength);
+    bigPayload = txWindow.window(payloadAddress, payloadLength);
+    bigPayloadRegion = region;
     return true;
   }
 
@@ -367,6 +371,7 @@ final class Connection {
         }
         tx.clear();
         bigPayload = null;
+        bigPayloadRegion = null;
         gather[1] = null;
         draining = false;
       }
@@ -398,9 +403,8 @@ final class Connection {
     payloadView = null;
     payloadRegion = null;
     bigPayload = null;
+    bigPayloadRegion = null;
     gather[1] = null;
-    rxViews.clear();
-    txViews.clear();
     handler.onClosed(this);
   }
 

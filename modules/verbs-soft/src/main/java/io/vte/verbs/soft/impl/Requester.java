@@ -148,8 +148,18 @@ final class Requester implements Connection.Handler {
     if (qp.state() != QpState.RTS) {
       return;
     }
+    transmit();
+  }
+
+  /**
+   * Sends what waits, opening the connection first if needed. The connection opens lazily, when there is
+   * work: a HELLO sent at RTS time would often reach a peer QP still in INIT and be refused.
+   */
+  private void transmit() {
     if (conn == null) {
-      connect();
+      if (acked < sq.posted()) {
+        connect();
+      }
     } else if (conn.isConnected()) {
       conn.pumpTx();
     }
@@ -177,11 +187,7 @@ final class Requester implements Connection.Handler {
     if (holding) {
       if (now - resumeAt >= 0) {
         holding = false;
-        if (conn == null) {
-          connect();
-        } else if (conn.isConnected()) {
-          conn.pumpTx();
-        }
+        transmit();
       } else {
         next = resumeAt;
       }
@@ -192,11 +198,7 @@ final class Requester implements Connection.Handler {
           retriesLeft--;
           ackDeadline = now + qp.rts().timeoutNanos();
           rewind();
-          if (conn == null) {
-            connect();
-          } else if (conn.isConnected()) {
-            conn.pumpTx();
-          }
+          transmit();
         } else {
           completeHead(WcStatus.RETRY_EXC_ERR.code());
           fail();
@@ -434,6 +436,12 @@ final class Requester implements Connection.Handler {
     failLocalIfDrained();
   }
 
+  /** Back-off cap: {@link #MAX_RECONNECT_NANOS}, or the QP timeout when that is shorter (and set). */
+  private long maxReconnectDelay() {
+    long timeout = qp.rts().timeoutNanos();
+    return timeout > 0 ? Math.max(MIN_RECONNECT_NANOS, Math.min(MAX_RECONNECT_NANOS, timeout)) : MAX_RECONNECT_NANOS;
+  }
+
   private void resetRetries() {
     RtsAttributes rts = qp.rts();
     retriesLeft = Math.max(1, rts.retryCount()) - 1;
@@ -462,10 +470,11 @@ final class Requester implements Connection.Handler {
         helloSent = false;
         rewind(); // frames in the lost stream are resent on the next connection
         if (acked < sq.posted() && qp.state() == QpState.RTS && !holding) {
-          // work is waiting (e.g. the peer was not yet RTR): try again soon, backing off, within the timeout
+          // work is waiting (e.g. the peer refused the HELLO, not yet RTR): try again soon, backing off. A
+          // refusal is not a lost frame: it spends no retry; a peer never ready still hits the ACK deadline.
           holding = true;
           resumeAt = System.nanoTime() + reconnectDelay;
-          reconnectDelay = Math.min(reconnectDelay * 2, MAX_RECONNECT_NANOS);
+          reconnectDelay = Math.min(reconnectDelay * 2, maxReconnectDelay());
           qp.device.nic().wantTimerAt(resumeAt);
         }
       }

@@ -1,6 +1,7 @@
 package io.vte.verbs.soft.impl;
 
 import io.vte.verbs.AccessFlags;
+import io.vte.verbs.AsyncEventType;
 import io.vte.verbs.QpPeer;
 import io.vte.verbs.QpState;
 import io.vte.verbs.WcOpcode;
@@ -129,7 +130,7 @@ final class Responder implements Connection.Handler {
       case FrameHeader.WRITE_IMM:
         SoftMr target = remoteAccess(AccessFlags.REMOTE_WRITE, h.rkey, h.raddr, len);
         if (target == null) {
-          nak(h.seq, WcStatus.REM_ACCESS_ERR);
+          refuseAccess(h.seq);
           return true;
         }
         if (op == FrameHeader.WRITE_IMM && !recvAvailable()) {
@@ -178,7 +179,7 @@ final class Responder implements Connection.Handler {
     SoftMr source = remoteAccess(AccessFlags.REMOTE_READ, h.rkey, h.raddr, len);
     if (source == null) {
       if (advance) {
-        nak(h.seq, WcStatus.REM_ACCESS_ERR);
+        refuseAccess(h.seq);
       }
       return;
     }
@@ -230,8 +231,25 @@ final class Responder implements Connection.Handler {
   private void failRecv(int seq, WcStatus recvStatus, WcStatus nakStatus) {
     completeRecv(recvStatus, WcOpcode.RECV, 0, 0);
     nak(seq, nakStatus);
+    enterError(nakStatus == WcStatus.REM_INV_REQ_ERR ? AsyncEventType.QP_REQ_ERR : null);
+  }
+
+  /** A remote access violation: NAK the requester, and this QP goes to ERR with QP_ACCESS_ERR, as an RC HCA does. */
+  private void refuseAccess(int seq) {
+    nak(seq, WcStatus.REM_ACCESS_ERR);
+    enterError(AsyncEventType.QP_ACCESS_ERR);
+  }
+
+  /**
+   * Moves this QP to ERR (the queued NAK still goes out on the inbound connection) and raises
+   * {@code event}, if any, once: only the transition that actually entered ERR reports it.
+   */
+  private void enterError(AsyncEventType event) {
     if (qp.enterError()) {
       qp.device.nic().schedule(qp);
+      if (event != null) {
+        qp.device.raiseQpEvent(event, qp.qpNum());
+      }
     }
   }
 

@@ -323,6 +323,11 @@ public final class SoftDevice implements VerbsContext {
     }
   }
 
+  /** NIC thread: a QP of this device hit an error the HCA reports asynchronously (e.g. QP_ACCESS_ERR). */
+  void raiseQpEvent(AsyncEventType type, int qpNum) {
+    raise(AsyncEvent.qp(name, type, qpNum));
+  }
+
   private void raise(AsyncEvent event) {
     events.offer(event);
     nic.wake();

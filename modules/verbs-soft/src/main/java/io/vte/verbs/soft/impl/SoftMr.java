@@ -1,8 +1,6 @@
 package io.vte.verbs.soft.impl;
 
-import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
-import java.nio.ByteBuffer;
 
 /** A registered region of native memory; its lkey and rkey are the same key in the device's MR table. */
 final class SoftMr implements MemoryRegion {
@@ -14,13 +12,10 @@ final class SoftMr implements MemoryRegion {
   private final int key;
   /** Keeps a registered ByteBuffer reachable: the NIC writes into its memory by address. */
   private volatile Object owner;
-  /** A view of the whole region for socket I/O (null above 2 GiB); never used for its position. */
-  private final ByteBuffer view;
   private volatile boolean closed;
 
   SoftMr(SoftPd pd, long address, long length, int access, int key, Object owner) {
     this.owner = owner;
-    this.view = length <= Integer.MAX_VALUE ? DirectMemory.wrap(address, (int) length) : null;
     this.pd = pd;
     this.address = address;
     this.length = length;
@@ -53,10 +48,6 @@ final class SoftMr implements MemoryRegion {
     return access;
   }
 
-  ByteBuffer view() {
-    return view;
-  }
-
   SoftPd pd() {
     return pd;
   }
@@ -66,7 +57,7 @@ final class SoftMr implements MemoryRegion {
    *
    * @return true when {@code [addr, addr + len)} lies inside the region
    */
-  boolean covers(long addr, long len) {
+  private boolean covers(long addr, long len) {
     if (len < 0 || Long.compareUnsigned(addr, address) < 0) {
       return false;
     }
