@@ -21,6 +21,7 @@ import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.EtcdServer;
 import io.vte.testkit.ResourceSnapshot;
+import io.vte.verbs.DirectMemory;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
@@ -113,6 +114,34 @@ class EngineMetadataTest {
         new TransferOptions()).result(), WAIT);
     assertTrue(read.allCompleted(), read.toString());
     assertEquals(ClusterMemory.expectedCrc(2, 0, LENGTH), ClusterMemory.crc(local.address(), LENGTH));
+  }
+
+  @Test
+  void closeRemovesTheEntriesAtOnceAndLeavesNothingRunning() {
+    startRegisterClose("closer");
+    ResourceSnapshot before = ResourceSnapshot.take();
+    startRegisterClose("closer");
+    ResourceSnapshot.assertNoLeaksSince(before, Duration.ofSeconds(20));
+  }
+
+  /** Starts an engine on its own Vert.x, registers memory, closes; its keys must be gone right after close. */
+  private void startRegisterClose(String name) {
+    Vertx vertx = Vertx.vertx();
+    try {
+      TransferEngine engine = Await.result(TransferEngine.create(vertx, engines.options(name)), WAIT);
+      long address = DirectMemory.allocate(LENGTH);
+      try {
+        Await.result(engine.register(address, LENGTH, "cpu:0"), WAIT);
+        assertTrue(etcd.etcdctl("get", "/vte/meta/segments/" + name, "--keys-only").contains(name), "published");
+        Await.result(engine.close(), WAIT);
+      } finally {
+        DirectMemory.free(address);
+      }
+      // Well before the 3 s TTL: the lease was revoked on close.
+      assertEquals("", etcd.etcdctl("get", "/vte/meta/", "--prefix", "--keys-only").trim(), "nothing left in etcd");
+    } finally {
+      Await.result(vertx.close(), WAIT);
+    }
   }
 
   @Test
