@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
 public final class VteMain implements Runnable {
 
   /** Every subcommand, in the order help lists them: add new ones here. */
-  public static final List<Class<?>> SUBCOMMANDS = List.of(DevicesCommand.class, VerbsBenchCommand.class, BenchCommand.class);
+  public static final List<Class<?>> SUBCOMMANDS = List.of(DevicesCommand.class, VerbsBenchCommand.class, BenchCommand.class,
+      ServeCommand.class, LinksCommand.class);
 
   /** Creates the root command (picocli instantiates it). */
   public VteMain() {}

@@ -1,0 +1,183 @@
+package io.vte.cli;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vte.api.BatchResult;
+import io.vte.api.EngineOptions;
+import io.vte.api.ErrorCode;
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.RequestResult;
+import io.vte.api.SegmentBuffer;
+import io.vte.api.SegmentDevice;
+import io.vte.api.SegmentHandle;
+import io.vte.api.TransferEngine;
+import io.vte.api.TransferOptions;
+import io.vte.api.TransferRequest;
+import io.vte.api.VteException;
+import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.engine.impl.owner.LocalContext;
+import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code vte links --target host:port}: starts a short-lived engine, opens the peer's segment and probes
+ * every rail (local device × remote device) with one tiny READ each, printing the endpoints, the rails and
+ * their health (ok with latency, or failed with the typed cause).
+ *
+ * <p>The engine picks rails round-robin in the order local device fastest, remote device shifted per local
+ * device; with every rail usable, probe {@code k} of a fresh segment lands on rail {@code k}. A probe that
+ * needed a retry is reported as {@code retried}: its first rail failed and another one carried it.
+ */
+@Command(name = "links", mixinStandardHelpOptions = true,
+    description = "Probe every rail (local device x remote device) to a peer with a tiny transfer and print their health.")
+public final class LinksCommand implements Callable<Integer> {
+
+  private static final Duration STEP = Duration.ofSeconds(60);
+
+  @Spec
+  private CommandSpec spec;
+
+  @Option(names = "--target", required = true, paramLabel = "HOST:PORT", description = "the peer's server or segment name")
+  private String target;
+
+  @Option(names = "--config", paramLabel = "FILE", description = "engine options JSON of the probing engine")
+  private Path config;
+
+  @Option(names = "--bytes", defaultValue = "64", description = "bytes per probe (default: ${DEFAULT-VALUE})")
+  private int bytes;
+
+  @Option(names = "--timeout-ms", defaultValue = "5000", description = "deadline per probe (default: ${DEFAULT-VALUE})")
+  private long timeoutMs;
+
+  @Option(names = "--json", description = "print one JSON object")
+  private boolean json;
+
+  /** Creates the command (picocli instantiates it). */
+  public LinksCommand() {}
+
+  @Override
+  public Integer call() throws Exception {
+    if (bytes < 1 || bytes > 1 << 20) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT, "--bytes " + bytes + " is outside 1..1048576");
+    }
+    if (timeoutMs < 1) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT, "--timeout-ms " + timeoutMs + " must be positive");
+    }
+    EngineOptions options = EngineOptions.fromJson(ServeCommand.NodeConfig.read(config));
+    Vertx vertx = Vertx.vertx();
+    TransferEngine engine = null;
+    try {
+      engine = await(TransferEngine.create(vertx, options));
+      SegmentHandle segment = await(engine.openSegment(target));
+      JsonObject report = probe((TransferEngineImpl) engine, segment);
+      print(report);
+      return report.getInteger("failed") == 0 ? 0 : 1;
+    } finally {
+      if (engine != null) {
+        await(engine.close());
+      }
+      await(vertx.close());
+    }
+  }
+
+  private JsonObject probe(TransferEngineImpl engine, SegmentHandle segment) throws Exception {
+    List<LocalContext> locals = engine.contexts();
+    List<SegmentDevice> remotes = segment.devices();
+    JsonObject report = new JsonObject().put("local", engine.serverName()).put("target", target)
+        .put("segment", segment.name()).put("server", segment.serverName());
+    JsonArray localJson = new JsonArray();
+    locals.forEach(l -> localJson.add(new JsonObject().put("device", l.deviceName())
+        .put("state", l.portAttributes().state().name()).put("gid", l.portAttributes().gid().toString())));
+    JsonArray remoteJson = new JsonArray();
+    remotes.forEach(r -> remoteJson.add(new JsonObject().put("device", r.name()).put("active", r.active())));
+    report.put("localDevices", localJson).put("remoteDevices", remoteJson);
+    JsonArray rails = new JsonArray();
+    int failed = 0;
+    SegmentBuffer target = segment.buffers().stream().filter(b -> b.length() >= bytes).findFirst().orElse(null);
+    ByteBuffer memory = ByteBuffer.allocateDirect(bytes);
+    RegisteredBuffer local = target == null ? null : await(engine.register(memory, "cpu:0"));
+    for (int k = 0; k < locals.size() * remotes.size(); k++) {
+      int l = k % locals.size();
+      int r = (k / locals.size() + l) % remotes.size();
+      JsonObject rail = new JsonObject().put("local", locals.get(l).deviceName()).put("remote", remotes.get(r).name());
+      if (target == null) {
+        rail.put("status", "untested").put("cause", "the peer has no registered buffer of " + bytes + " bytes");
+        failed++;
+      } else {
+        long retriesBefore = engine.counters().retries();
+        long start = System.nanoTime();
+        BatchResult result = await(engine.submit(List.of(TransferRequest.read(local, 0, segment, target.address(), bytes)),
+            new TransferOptions().setDeadline(Duration.ofMillis(timeoutMs))).result()
+            .recover(e -> Future.succeededFuture(new BatchResult(List.of(new RequestResult(
+                io.vte.api.RequestStatus.FAILED, 0, e instanceof VteException v ? v
+                : new VteException(ErrorCode.INTERNAL, String.valueOf(e.getMessage()))))))));
+        double micros = (System.nanoTime() - start) / 1e3;
+        RequestResult q = result.requests().get(0);
+        long retries = engine.counters().retries() - retriesBefore;
+        if (q.cause() == null && retries == 0) {
+          rail.put("status", "ok");
+        } else if (q.cause() == null) {
+          rail.put("status", "retried").put("retries", retries);
+          failed++;
+        } else {
+          rail.put("status", "failed").put("code", q.cause().code().name()).put("cause", q.cause().getMessage());
+          failed++;
+        }
+        rail.put("latencyUs", Math.round(micros * 10) / 10.0);
+      }
+      rails.add(rail);
+    }
+    if (local != null) {
+      await(engine.unregister(local));
+    }
+    return report.put("rails", rails).put("failed", failed);
+  }
+
+  private void print(JsonObject report) {
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      out.println(report.encode());
+      out.flush();
+      return;
+    }
+    out.printf("local  %s -> target %s (segment %s, server %s)%n", report.getString("local"), report.getString("target"),
+        report.getString("segment"), report.getString("server"));
+    for (Object o : report.getJsonArray("localDevices")) {
+      JsonObject d = (JsonObject) o;
+      out.printf("  local device  %-10s %-7s gid %s%n", d.getString("device"), d.getString("state"), d.getString("gid"));
+    }
+    for (Object o : report.getJsonArray("remoteDevices")) {
+      JsonObject d = (JsonObject) o;
+      out.printf("  remote device %-10s %s%n", d.getString("device"), d.getBoolean("active") ? "active" : "inactive");
+    }
+    out.printf("%-12s %-12s %-9s %12s  %s%n", "LOCAL", "REMOTE", "STATUS", "LATENCY_US", "CAUSE");
+    for (Object o : report.getJsonArray("rails")) {
+      JsonObject r = (JsonObject) o;
+      Double latency = r.getDouble("latencyUs");
+      out.printf("%-12s %-12s %-9s %12s  %s%n", r.getString("local"), r.getString("remote"), r.getString("status"),
+          latency == null ? "-" : String.format("%.1f", latency), r.getString("cause", ""));
+    }
+    out.printf("%d rail(s), %d not ok%n", report.getJsonArray("rails").size(), report.getInteger("failed"));
+    out.flush();
+  }
+
+  private static <T> T await(Future<T> f) throws Exception {
+    try {
+      return f.toCompletionStage().toCompletableFuture().get(STEP.toSeconds(), TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception c ? c : e;
+    }
+  }
+}

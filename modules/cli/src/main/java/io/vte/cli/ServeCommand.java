@@ -1,0 +1,145 @@
+package io.vte.cli;
+
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.vertx.TransferEngineClient;
+import io.vte.vertx.TransferEngineVerticle;
+import io.vte.vertx.VteMetrics;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import sun.misc.Signal;
+
+/**
+ * {@code vte serve}: runs a node (a {@link TransferEngineVerticle} with a registered memory pool, Prometheus
+ * {@code /metrics} and {@code /health}) until SIGTERM or SIGINT, then undeploys it (unfinished transfers fail
+ * with ENGINE_CLOSED) and exits 0.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+    description = "Run a node: engine, a registered memory pool, /metrics and /health, until SIGTERM/SIGINT.")
+public final class ServeCommand implements java.util.concurrent.Callable<Integer> {
+
+  private static final Duration STEP = Duration.ofSeconds(60);
+
+  @Spec
+  private CommandSpec spec;
+
+  @Option(names = "--config", paramLabel = "FILE", description = "engine options JSON (default: built-in defaults, see conf/vte.json)")
+  private Path config;
+
+  @Option(names = "--http-port", paramLabel = "N", defaultValue = "9464",
+      description = "port of /metrics and /health, 0 = any free port (default: ${DEFAULT-VALUE})")
+  private int httpPort;
+
+  @Option(names = "--http-host", defaultValue = "127.0.0.1", description = "address of the HTTP endpoint (default: ${DEFAULT-VALUE})")
+  private String httpHost;
+
+  @Option(names = "--pool-size", paramLabel = "BYTES", defaultValue = "1048576",
+      description = "bytes of memory registered as buffer 'pool' for peers to read and write, 0 = none (default: ${DEFAULT-VALUE})")
+  private long poolSize;
+
+  @Option(names = "--address", defaultValue = "vte.engine", description = "event-bus address prefix (default: ${DEFAULT-VALUE})")
+  private String address;
+
+  /** Creates the command (picocli instantiates it). */
+  public ServeCommand() {}
+
+  @Override
+  public Integer call() throws Exception {
+    if (httpPort < 0 || httpPort > 65535) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT, "--http-port " + httpPort + " is outside 0..65535");
+    }
+    if (poolSize < 0) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT, "--pool-size " + poolSize + " is negative");
+    }
+    JsonObject conf = NodeConfig.read(config).put(TransferEngineVerticle.ADDRESS, address)
+        .put(TransferEngineVerticle.HTTP_PORT, httpPort).put(TransferEngineVerticle.HTTP_HOST, httpHost);
+    CountDownLatch stop = new CountDownLatch(1);
+    Signal.handle(new Signal("TERM"), s -> stop.countDown());
+    Signal.handle(new Signal("INT"), s -> stop.countDown());
+    VteMetrics node = VteMetrics.createVertx(new VertxOptions());
+    TransferEngineVerticle verticle = new TransferEngineVerticle();
+    PrintWriter out = spec.commandLine().getOut();
+    try {
+      String id = await(node.vertx().deployVerticle(verticle, new DeploymentOptions().setConfig(conf)));
+      TransferEngineClient client = new TransferEngineClient(node.vertx().eventBus(), address);
+      if (poolSize > 0) {
+        await(client.register("pool", poolSize, "cpu:0"));
+      }
+      TransferEngineImpl engine = (TransferEngineImpl) verticle.engine();
+      out.printf("vte serve: server %s segment %s devices %s pool %d bytes%n", engine.serverName(), engine.segmentName(),
+          NodeConfig.deviceNames(engine), poolSize);
+      out.printf("vte serve: http://%s:%d/metrics http://%s:%d/health (SIGTERM or Ctrl-C to stop)%n", httpHost,
+          verticle.httpPort(), httpHost, verticle.httpPort());
+      out.flush();
+      stop.await();
+      out.println("vte serve: stopping");
+      out.flush();
+      await(node.vertx().undeploy(id));
+      out.println("vte serve: stopped");
+      out.flush();
+      return 0;
+    } finally {
+      node.vertx().close().toCompletionStage().toCompletableFuture().get(STEP.toSeconds(), TimeUnit.SECONDS);
+      node.registry().close();
+    }
+  }
+
+  private static <T> T await(Future<T> f) throws Exception {
+    try {
+      return f.toCompletionStage().toCompletableFuture().get(STEP.toSeconds(), TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof Exception c ? c : e;
+    }
+  }
+
+  /** Reads and completes node configuration files. */
+  static final class NodeConfig {
+    private NodeConfig() {}
+
+    /**
+     * @param file engine options JSON, or null for the defaults
+     * @return the options; a soft transport without devices gets one device {@code vte0@<rpcHost>}
+     */
+    static JsonObject read(Path file) throws IOException {
+      JsonObject json;
+      if (file == null) {
+        json = new JsonObject();
+      } else {
+        if (!Files.isRegularFile(file)) {
+          throw new VteException(ErrorCode.INVALID_CONFIGURATION, "config file " + file + " does not exist");
+        }
+        try {
+          json = new JsonObject(Files.readString(file));
+        } catch (io.vertx.core.json.DecodeException e) {
+          throw new VteException(ErrorCode.INVALID_CONFIGURATION, "config file " + file + " is not a JSON object: "
+              + e.getMessage().replace('\n', ' '));
+        }
+      }
+      Object devices = json.getValue("devices");
+      boolean soft = "soft".equals(json.getValue("transport", "soft"));
+      if (soft && (devices == null || devices instanceof JsonArray a && a.isEmpty())) {
+        json.put("devices", new JsonArray().add("vte0@" + json.getValue("rpcHost", "127.0.0.1")));
+      }
+      return json;
+    }
+
+    static String deviceNames(TransferEngineImpl engine) {
+      return engine.contexts().stream().map(c -> c.deviceName()).toList().toString();
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package io.vte.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.json.JsonObject;
+import io.vte.testkit.Await;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code vte serve} as a child process (metrics, health, links against it, SIGTERM) and their error lines. */
+class ServeAndLinksCommandTest {
+
+  private static final Pattern SERVER = Pattern.compile("vte serve: server (\\S+) segment (\\S+) ");
+  private static final Pattern HTTP = Pattern.compile("vte serve: http://127\\.0\\.0\\.1:(\\d+)/metrics ");
+
+  @TempDir
+  Path dir;
+
+  private Path log;
+
+  private String lastLines() {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private record Run(int exit, String out, String err) {}
+
+  private static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = VteMain.commandLine();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    int exit = cl.execute(args);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  private Path config(String json) throws IOException {
+    Path file = dir.resolve("node-" + System.nanoTime() + ".json");
+    Files.writeString(file, json);
+    return file;
+  }
+
+  @Test
+  void serveRunsUntilSigtermAndLinksProbesEveryRailOfIt() throws Exception {
+    Path conf = config("{\"devices\": [\"sa0@127.0.0.1\", \"sa1@127.0.0.1\"], \"workersPerContext\": 1}");
+    String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    log = dir.resolve("serve.log");
+    Process node = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "io.vte.cli.VteMain", "serve",
+        "--config", conf.toString(), "--http-port", "0", "--pool-size", "65536").redirectErrorStream(true)
+        .redirectOutput(log.toFile()).start();
+    try {
+      // a file, not the pipe: Process.destroy() closes the pipes while the node is still printing its shutdown
+      Await.until("serve prints its server name and HTTP port", Duration.ofSeconds(60),
+          () -> !node.isAlive() || HTTP.matcher(lastLines()).find());
+      assertTrue(node.isAlive(), "serve exited early: " + lastLines());
+      Matcher m = SERVER.matcher(lastLines());
+      Matcher h = HTTP.matcher(lastLines());
+      assertTrue(m.find() && h.find(), lastLines());
+      String server = m.group(1);
+      int port = Integer.parseInt(h.group(1));
+
+      HttpClient http = HttpClient.newHttpClient();
+      HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
+          .build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, health.statusCode(), health.body());
+      assertEquals(server, new JsonObject(health.body()).getString("serverName"));
+
+      Run links = run("links", "--target", server, "--json");
+      assertEquals(0, links.exit(), links.err() + links.out());
+      JsonObject report = new JsonObject(links.out().trim());
+      assertEquals(2, report.getJsonArray("remoteDevices").size());
+      assertEquals(2, report.getJsonArray("rails").size(), "default probe engine has one device: 1 x 2 rails");
+      for (Object o : report.getJsonArray("rails")) {
+        JsonObject rail = (JsonObject) o;
+        assertEquals("ok", rail.getString("status"), rail.encode());
+        assertTrue(rail.getDouble("latencyUs") > 0);
+      }
+      Run table = run("links", "--target", server);
+      assertEquals(0, table.exit(), table.err());
+      assertTrue(table.out().contains("2 rail(s), 0 not ok"), table.out());
+
+      HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+          .build(), HttpResponse.BodyHandlers.ofString());
+      assertTrue(metrics.body().contains("vte_owner_handshakes_passive_total"), "metrics of the served node");
+
+      long stopAt = System.nanoTime();
+      node.destroy(); // SIGTERM
+      assertTrue(node.waitFor(5, TimeUnit.SECONDS), "serve did not exit within 5 s of SIGTERM");
+      assertEquals(0, node.exitValue(), "exit code after SIGTERM; output: " + lastLines());
+      assertTrue(lastLines().contains("vte serve: stopped"), lastLines());
+      System.out.printf("serve: exit 0 %.0f ms after SIGTERM%n", (System.nanoTime() - stopAt) / 1e6);
+    } finally {
+      node.destroyForcibly();
+    }
+  }
+
+  @Test
+  void badConfigAndBusyPortAreOneClearLineAndNonZeroExit() throws Exception {
+    Run missing = run("serve", "--config", dir.resolve("nope.json").toString(), "--http-port", "0");
+    assertNotEquals(0, missing.exit());
+    assertEquals(1, missing.err().lines().count(), missing.err());
+    assertTrue(missing.err().contains("nope.json"), missing.err());
+
+    Run badKey = run("serve", "--config", config("{\"sliceSize\": 12}").toString(), "--http-port", "0");
+    assertNotEquals(0, badKey.exit());
+    assertEquals(1, badKey.err().lines().count(), badKey.err());
+    assertTrue(badKey.err().contains("sliceSize") && badKey.err().contains("12"), badKey.err());
+
+    Run notJson = run("serve", "--config", config("devices: soft").toString(), "--http-port", "0");
+    assertNotEquals(0, notJson.exit());
+    assertTrue(notJson.err().contains("not a JSON object"), notJson.err());
+
+    try (ServerSocket busy = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      Run inUse = run("serve", "--http-port", Integer.toString(busy.getLocalPort()));
+      assertNotEquals(0, inUse.exit());
+      assertEquals(1, inUse.err().lines().count(), inUse.err());
+      assertTrue(inUse.err().contains(Integer.toString(busy.getLocalPort())), inUse.err());
+    }
+
+    Run unreachable = run("links", "--target", "127.0.0.1:1", "--timeout-ms", "2000");
+    assertNotEquals(0, unreachable.exit());
+    assertEquals(1, unreachable.err().lines().count(), unreachable.err());
+    assertTrue(unreachable.err().contains("PEER_UNREACHABLE") && unreachable.err().contains("127.0.0.1:1"), unreachable.err());
+
+    Run badBytes = run("links", "--target", "127.0.0.1:1", "--bytes", "0");
+    assertNotEquals(0, badBytes.exit());
+    assertTrue(badBytes.err().contains("--bytes 0"), badBytes.err());
+  }
+}
