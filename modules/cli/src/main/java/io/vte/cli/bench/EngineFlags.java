@@ -29,6 +29,10 @@ public final class EngineFlags {
   @Option(names = "--metadata", defaultValue = "p2p", description = "p2p or etcd://host:port (default ${DEFAULT-VALUE}).")
   String metadata;
 
+  @Option(names = "--handshake-timeout", defaultValue = "5",
+      description = "Seconds a handshake or segment fetch may take (default ${DEFAULT-VALUE}).")
+  double handshakeTimeout;
+
   @Option(names = "--inject", paramLabel = "SCHEDULE",
       description = {"Soft-verbs faults during the run, e.g. port-down:soft1@5s,port-up:soft1@12s;",
           "kinds: port-down, port-up, qp-fatal, drop:DEVICE:FRACTION, clear; times after the measurement starts."})
@@ -48,6 +52,9 @@ public final class EngineFlags {
     }
     if (sliceSize < 4096 || sliceSize > 64 << 20) {
       throw new IllegalArgumentException("--slice-size must be 4096..67108864 bytes, got " + sliceSize);
+    }
+    if (!(handshakeTimeout >= 0.1 && handshakeTimeout <= 600)) {
+      throw new IllegalArgumentException("--handshake-timeout must be 0.1..600 seconds, got " + handshakeTimeout);
     }
     if (!"soft".equals(transport) && !"ibverbs".equals(transport)) {
       throw new IllegalArgumentException("--transport must be soft or ibverbs, got '" + transport + "'");
@@ -119,6 +126,6 @@ public final class EngineFlags {
    */
   public EngineOptions engineOptions(String prefix) {
     return new EngineOptions().setTransport(transport).setDevices(deviceSpecs(prefix)).setWorkersPerContext(workers)
-        .setSliceSize(sliceSize).setMetadataUri(metadata).setHandshakeDeadline(Duration.ofSeconds(5));
+        .setSliceSize(sliceSize).setMetadataUri(metadata).setHandshakeDeadline(Duration.ofMillis((long) (handshakeTimeout * 1000)));
   }
 }

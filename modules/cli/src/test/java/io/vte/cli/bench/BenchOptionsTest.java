@@ -34,6 +34,7 @@ class BenchOptionsTest {
     rejects("--transport must be soft or ibverbs, got 'rdma'", "bench", "--transport", "rdma");
     rejects("--transport ibverbs needs --devices as a list", "bench", "--transport", "ibverbs");
     rejects("--metadata must be p2p or etcd://host:port, got 'redis://x'", "bench", "--metadata", "redis://x");
+    rejects("--handshake-timeout must be 0.1..600 seconds, got 0.0", "bench", "--handshake-timeout", "0");
     rejects("--slice-size must be 4096..67108864 bytes, got 100", "bench", "--slice-size", "100");
     rejects("must be <= 512 MiB, got 4 x 8 x 1 x 67108864", "bench", "--threads", "4", "--block-size", "67108864");
     rejects("--sweep-sizes: '3X' is not a size", "bench", "--sweep", "--sweep-sizes", "4K,3X");

@@ -21,7 +21,7 @@ class TwoProcessBenchTest {
 
   private static JsonObject initiator(String target, String... extra) throws Exception {
     List<String> args = new java.util.ArrayList<>(List.of("bench", "initiator", "--target", target, "--duration", "0.5",
-        "--warmup", "0.3", "--block-size", "1048576", "--verify", "--json", "--no-progress"));
+        "--warmup", "0.3", "--handshake-timeout", "30", "--block-size", "1048576", "--verify", "--json", "--no-progress"));
     args.addAll(List.of(extra));
     try (ChildVte ini = new ChildVte(args.toArray(String[]::new))) {
       int exit = ini.exitCode(START);
@@ -34,7 +34,8 @@ class TwoProcessBenchTest {
 
   @Test
   void writeAndReadBetweenTwoProcessesAreVerifiedAndTheTargetStopsOnSigterm() throws Exception {
-    try (ChildVte target = new ChildVte("bench", "target", "--json", "--buffer-size", "67108864")) {
+    try (ChildVte target = new ChildVte("bench", "target", "--json", "--buffer-size", "67108864",
+        "--handshake-timeout", "30")) {
       String announce = target.firstLine(START);
       assertNotNull(announce, "target stderr: " + target.err());
       JsonObject a = new JsonObject(announce);
@@ -56,7 +57,7 @@ class TwoProcessBenchTest {
       assertEquals(true, read.getBoolean("verified"), "every block read carries the target's pattern: " + read);
 
       try (ChildVte ini = new ChildVte("bench", "initiator", "--target", name, "--block-size", "67108864", "--depth", "2",
-          "--duration", "1", "--no-progress")) {
+          "--duration", "1", "--no-progress", "--handshake-timeout", "30")) {
         assertEquals(1, ini.exitCode(START), ini.err().toString());
         String last = ini.err().get(ini.err().size() - 1);
         assertTrue(last.startsWith("vte bench initiator: OUT_OF_RANGE") && last.contains("67108864")
