@@ -162,7 +162,8 @@ public final class SweepPlot {
   }
 
   private static String decade(int d) {
-    return d < 3 ? String.valueOf((long) Math.pow(10, d)) : d < 6 ? (long) Math.pow(10, d - 3) + "k" : "1e" + d;
+    String[] suffix = {"", "k", "M", "G"};
+    return (long) Math.pow(10, d % 3) + suffix[Math.min(d / 3, 3)];
   }
 
   private static double niceCeil(double v) {
