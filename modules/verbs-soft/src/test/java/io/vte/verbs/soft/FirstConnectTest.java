@@ -77,6 +77,8 @@ class FirstConnectTest {
         assertTrue(rtrAt - done < 0, "the WR completed only after the peer reached RTR");
         long ms2 = (done - t0) / 1_000_000;
         long half = Fabric.LOADED.timeoutNanos() / 2 / 1_000_000;
+        System.out.printf("late RTR round %d: WR completed %d ms after the post (RTR after %d ms)%n", round, ms2,
+            (rtrAt - t0) / 1_000_000);
         assertTrue(ms2 < half, "round " + round + ": completed after " + ms2 + " ms, want < timeout/2 = " + half + " ms");
         assertEquals(DataPathTest.crc(src, 0, 4096), DataPathTest.crc(dst, 0, 4096));
         assertEquals(QpState.RTS, p.a.state());
