@@ -177,6 +177,18 @@ class EngineMetadataTest {
     assertTrue(e.getMessage().contains("127.0.0.1:" + port), "names the endpoint: " + e.getMessage());
   }
 
+  @Test
+  void etcdsAgainstAPlainTextEtcdFailsTheStartTyped() {
+    Vertx vertx = Vertx.vertx();
+    try {
+      Throwable e = failureOf(vertx, engines.options("tls").setMetadataUri("etcds://" + etcd.hostPort()));
+      assertCode(ErrorCode.METADATA_UNAVAILABLE, e);
+      assertTrue(e.getMessage().contains("https://" + etcd.hostPort()), "names the TLS endpoint: " + e.getMessage());
+    } finally {
+      Await.result(vertx.close(), WAIT);
+    }
+  }
+
   /**
    * Starts an engine that must fail, twice, each on a Vert.x instance of its own; the second attempt
    * must leave no thread or file descriptor behind (the first one may start process-wide singletons
