@@ -97,14 +97,15 @@ public final class InitiatorSession implements AutoCloseable {
     if (!warmup.isZero()) {
       Blocking.await(load.run(warmup), warmup.plus(WAIT), "the warm-up");
     }
-    faults.forEach(FaultScheduler::start);
     long allocBefore = Blocking.allocatedBytes();
     BenchResult r;
     try (ProgressLine line = progress == null ? null : new ProgressLine(progress, terminal, load)) {
+      faults.forEach(FaultScheduler::start);
       r = Blocking.await(load.run(measure), measure.plus(WAIT), "the measured run");
+    } finally {
+      faults.forEach(FaultScheduler::close);
     }
     long allocated = allocBefore < 0 ? -1 : Blocking.allocatedBytes() - allocBefore;
-    faults.forEach(FaultScheduler::close);
     List<String> faultLog = new ArrayList<>();
     faults.forEach(f -> faultLog.addAll(f.log()));
     Boolean verified = r.verified();
