@@ -14,10 +14,12 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vte.api.BatchResult;
+import io.vte.api.ErrorCode;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
+import io.vte.api.VteException;
 import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
@@ -109,6 +111,11 @@ class EtcdOutageEngineTest {
     long atDegraded = done.get();
     Await.until("transfers go on while etcd is down", WAIT, () -> done.get() >= atDegraded + 50);
     Await.until("b is degraded too", WAIT, b::metadataDegraded);
+    long asked = System.nanoTime();
+    Throwable uncached = Await.failure(a.openSegment("never-seen"), WAIT);
+    assertTrue(uncached instanceof VteException v && v.code() == ErrorCode.METADATA_UNAVAILABLE,
+        "an uncached segment fails fast and typed while etcd is away: " + uncached);
+    assertTrue(System.nanoTime() - asked < Duration.ofSeconds(5).toNanos(), "no hang on a metadata call");
 
     long atRestart = done.get();
     etcd.restart();
