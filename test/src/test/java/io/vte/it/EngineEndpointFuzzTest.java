@@ -99,16 +99,19 @@ class EngineEndpointFuzzTest {
     Map<String, Integer> outcomes = new TreeMap<>();
     List<String> bad = new ArrayList<>();
     Vertx fuzzer = Vertx.vertx();
+    int stalls;
     try (RawGrpc grpc = new RawGrpc(fuzzer, target.serverName(), null)) {
       SplittableRandom random = new SplittableRandom(SEED);
       run(GRPC_CASES, i -> grpcCase(grpc, random.split(), i), outcomes, bad);
+      stalls = grpc.stalls();
       NetClient tcp = fuzzer.createNetClient(new NetClientOptions().setConnectTimeout(5000));
       run(TCP_CASES, i -> tcpCase(tcp, random.split(), i), outcomes, bad);
     } finally {
       Await.result(fuzzer.close(), LocalEngines.WAIT);
     }
     ReliabilityReport.record(new ScenarioFigures("fuzz: gRPC endpoint, seed 0x" + Long.toHexString(SEED),
-        GRPC_CASES + TCP_CASES, bad.size(), Double.NaN, Double.NaN, Double.NaN, outcomes.toString()));
+        GRPC_CASES + TCP_CASES, bad.size(), Double.NaN, Double.NaN, Double.NaN, outcomes + ", client stream stalls re-sent: "
+            + stalls));
     assertTrue(bad.isEmpty(), bad.size() + " untyped outcomes, first: " + bad.subList(0, Math.min(5, bad.size())));
     assertTrue(outcomes.getOrDefault("grpc 3", 0) > GRPC_CASES / 4, "most malformed input is INVALID_ARGUMENT: " + outcomes);
     assertTrue(outcomes.getOrDefault("grpc 0", 0) > 0, "some fuzzed messages were valid and served: " + outcomes);

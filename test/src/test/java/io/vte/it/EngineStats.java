@@ -58,6 +58,12 @@ public record EngineStats(long endpointsAlive, long handshakes, long handshakesF
     return new EngineStats(alive, handshakes, failed, stale, p999, max, slicesFailed, retired, evicted);
   }
 
+  /** @return the endpoint, handshake and slice counters in one line, for reports */
+  public String counters() {
+    return String.format("endpoints %d alive/%d retired/%d evicted, handshakes %d ok/%d failed, %d slices failed",
+        endpointsAlive, endpointsRetired, endpointsEvicted, handshakes, handshakesFailed, slicesFailed);
+  }
+
   /** @return these figures as the JSON a node process prints */
   public JsonObject toJson() {
     return new JsonObject().put("endpointsAlive", endpointsAlive).put("handshakes", handshakes)

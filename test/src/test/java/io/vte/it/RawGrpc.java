@@ -2,6 +2,7 @@ package io.vte.it;
 
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -11,17 +12,28 @@ import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.PemTrustOptions;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A hand-made gRPC caller over HTTP/2 for hostile tests: sends arbitrary bytes (framed or not) to any path of a
  * handshake server and reports the HTTP status, the gRPC status and the response body.
+ *
+ * <p>The Vert.x 5.0.7 HTTP/2 client occasionally (about 1 in 1000 sequential requests here, also against a trivial
+ * Vert.x HTTP/2 server) never completes a request on a reused connection, and its idle timeout does not fire. So a
+ * call without an answer after {@value #STALL_MS} ms is sent once more on a fresh connection, and counted in
+ * {@link #stalls()}: the server is judged by the answer it gives on a working connection.
  */
 public final class RawGrpc implements AutoCloseable {
 
   /** The gRPC service path prefix of the handshake service. */
   public static final String SERVICE = "/vte.handshake.v1.Handshake/";
+  /** How long a call may go without an answer before it is re-sent on a fresh connection. */
+  public static final long STALL_MS = 10_000;
 
+  private final Vertx vertx;
+  private final HttpClientOptions options;
   private final HttpClient client;
+  private final AtomicInteger stalls = new AtomicInteger();
   private final String host;
   private final int port;
 
@@ -53,12 +65,19 @@ public final class RawGrpc implements AutoCloseable {
     int colon = serverName.lastIndexOf(':');
     this.host = serverName.substring(0, colon);
     this.port = Integer.parseInt(serverName.substring(colon + 1));
+    this.vertx = vertx;
     HttpClientOptions o = new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2)
         .setHttp2ClearTextUpgrade(false).setIdleTimeout(10);
     if (trustedCa != null) {
       o.setSsl(true).setUseAlpn(true).setTrustOptions(new PemTrustOptions().addCertPath(trustedCa.toString()));
     }
+    this.options = o;
     this.client = vertx.createHttpClient(o);
+  }
+
+  /** @return calls that got no answer on the shared connection and were re-sent on a fresh one */
+  public int stalls() {
+    return stalls.get();
   }
 
   /**
@@ -85,9 +104,26 @@ public final class RawGrpc implements AutoCloseable {
    * @return the outcome; never a failed future
    */
   public Future<Outcome> call(String path, String contentType, Buffer body) {
+    Promise<Outcome> answer = Promise.promise();
+    long timer = vertx.setTimer(STALL_MS, id -> {
+      stalls.incrementAndGet();
+      HttpClient fresh = vertx.createHttpClient(options);
+      send(fresh, path, contentType, body.copy()).onComplete(ar -> {
+        answer.tryComplete(ar.result());
+        fresh.close();
+      });
+    });
+    send(client, path, contentType, body).onComplete(ar -> {
+      vertx.cancelTimer(timer);
+      answer.tryComplete(ar.result());
+    });
+    return answer.future();
+  }
+
+  private Future<Outcome> send(HttpClient http, String path, String contentType, Buffer body) {
     RequestOptions ro = new RequestOptions().setMethod(HttpMethod.POST).setHost(host).setPort(port).setURI(path)
         .putHeader("content-type", contentType).putHeader("te", "trailers").setIdleTimeout(10_000);
-    return client.request(ro)
+    return http.request(ro)
         .compose(req -> req.send(body))
         .compose(resp -> resp.body().map(b -> {
           String s = resp.getTrailer("grpc-status") != null ? resp.getTrailer("grpc-status") : resp.getHeader("grpc-status");
@@ -108,6 +144,11 @@ public final class RawGrpc implements AutoCloseable {
       return null;
     }
     return b.getBytes(5, 5 + b.getInt(1));
+  }
+
+  /** @return a future completed when the client is closed */
+  public Future<Void> closeAsync() {
+    return client.close();
   }
 
   @Override

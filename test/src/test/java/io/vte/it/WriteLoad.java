@@ -195,7 +195,8 @@ public final class WriteLoad {
         untyped++;
       }
       if (firstFailure == null) {
-        firstFailure = text;
+        firstFailure = String.format("%s (submitted at +%.1f s, failed at +%.1f s)", text, (completedAt - latency - start) / 1e9,
+            (completedAt - start) / 1e9);
       }
     }
 
