@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.CompletionQueue;
+import io.vte.testkit.Await;
 import io.vte.verbs.DirectMemory;
+import io.vte.verbs.Gid;
 import io.vte.verbs.MemoryRegion;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PostStatus;
@@ -17,9 +19,15 @@ import io.vte.verbs.WcStatus;
 import io.vte.verbs.WorkRequestBatch;
 import io.vte.verbs.WrFlags;
 import io.vte.verbs.WrOpcode;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +36,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A requester that posts before its peer QP is ready (the passive side of a handshake): the peer's refusal
  * of the HELLO is retried quickly, so the WR completes soon after the peer reaches RTR, not after a QP
- * timeout; a peer that never gets ready still ends in RETRY_EXC_ERR after timeout x retryCount.
+ * timeout; a peer that never gets ready still ends in RETRY_EXC_ERR after timeout x retryCount. The
+ * connection opens only once there is something to send.
  */
 class FirstConnectTest {
 
@@ -110,6 +119,44 @@ class FirstConnectTest {
       assertEquals(QpState.ERR, p.a.state());
       assertEquals(QpState.INIT, p.b.state());
       assertEquals(0L, dst.getLong(0), "nothing reached the peer's memory");
+    }
+  }
+
+  @Test
+  void theRequesterConnectsOnlyOnceThereIsWorkToSend() throws Exception {
+    try (Fabric f = new Fabric(1); ServerSocket peer = new ServerSocket()) {
+      peer.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+      List<Socket> accepted = new CopyOnWriteArrayList<>();
+      Thread acceptor = new Thread(() -> {
+        try {
+          while (true) {
+            accepted.add(peer.accept());
+          }
+        } catch (IOException closed) {
+          // test over
+        }
+      }, "test-peer-acceptor");
+      acceptor.start();
+      try {
+        CompletionQueue cq = f.ctx(0).createCq(16);
+        QueuePair a = f.qp(0, cq, 8);
+        a.toInit(1, AccessFlags.ALL_REMOTE);
+        a.toRtr(new QpPeer(77, peer.getLocalPort(), Gid.fromInetAddress(InetAddress.getLoopbackAddress()), 0), 4096);
+        a.toRts(Fabric.LOADED);
+        Fabric.assertQuiet(cq, Duration.ofMillis(200)); // time enough for an eager connect to show up
+        assertEquals(0, accepted.size(), "no connection while nothing is posted");
+        MemoryRegion ms = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
+        WorkRequestBatch wr = WorkRequestBatch.allocate(1);
+        wr.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, ms.address(), 64, ms.lkey(), 0x1000, 5);
+        assertEquals(PostStatus.OK, a.postSend(wr));
+        Await.until("the requester connects for its first WR", DEADLINE, () -> accepted.size() == 1);
+      } finally {
+        peer.close();
+        acceptor.join(5000);
+        for (Socket s : accepted) {
+          s.close();
+        }
+      }
     }
   }
 }
