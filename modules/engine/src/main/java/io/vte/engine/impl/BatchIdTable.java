@@ -135,7 +135,16 @@ public final class BatchIdTable {
   public void free(long id) {
     IdBatch b = get(id);
     synchronized (b) {
-      long busy = b.parts.stream().filter(p -> !p.tracker.isDone()).mapToLong(Part::count).sum();
+      // Judged by task states, exactly as status() reports them, so a caller that saw every task
+      // finished can always free the batch.
+      long busy = 0;
+      for (Part p : b.parts) {
+        for (int i = 0; i < p.count; i++) {
+          if (p.tracker.status(i).state() == TaskState.PENDING) {
+            busy++;
+          }
+        }
+      }
       if (busy > 0) {
         throw new VteException(ErrorCode.BATCH_BUSY, "batch " + id + " still has " + busy + " unfinished task(s)");
       }

@@ -35,7 +35,6 @@ public final class BatchTracker implements TransferBatch {
   private volatile VteException endedEarlyCause;
   private volatile long timerId = -1;
   private volatile VteException rejected;
-  private volatile boolean done;
 
   BatchTracker(Vertx vertx, Consumer<BatchTracker> onDone) {
     this.vertx = vertx;
@@ -80,7 +79,6 @@ public final class BatchTracker implements TransferBatch {
    */
   void reject(VteException cause) {
     rejected = cause;
-    done = true;
     cancelTimer();
     accepted.tryFail(cause);
     context.runOnContext(v -> promise.tryFail(cause));
@@ -115,8 +113,7 @@ public final class BatchTracker implements TransferBatch {
         results.add(t.result());
       }
       BatchResult result = new BatchResult(results);
-      done = true;
-      context.runOnContext(v -> promise.tryComplete(result));
+        context.runOnContext(v -> promise.tryComplete(result));
       onDone.accept(this);
     }
   }
@@ -139,11 +136,6 @@ public final class BatchTracker implements TransferBatch {
       return new TaskStatus(TaskState.PENDING, all[index].bytes(), null);
     }
     return new TaskStatus(TaskState.valueOf(r.status().name()), r.bytes(), r.cause());
-  }
-
-  /** @return true once every request is settled or the batch was rejected */
-  boolean isDone() {
-    return done;
   }
 
   private void end(RequestStatus status, VteException cause) {
