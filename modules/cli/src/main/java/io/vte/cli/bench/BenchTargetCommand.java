@@ -17,7 +17,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code vte bench target}: starts an engine (devices {@code soft0..}), registers one buffer filled with the
  * target pattern, prints its server name and serves until SIGINT/SIGTERM, then closes cleanly. With
- * {@code --inject} it plays the schedule on its own devices, timed from when it starts serving.
+ * {@code --inject} it plays the schedule on its own devices, timed from when it starts serving, and prints a
+ * line on stderr as each step runs.
  */
 @Command(name = "target", mixinStandardHelpOptions = true,
     description = {"Serve a registered buffer for 'vte bench initiator' until SIGINT/SIGTERM; prints the server name."})
@@ -83,15 +84,16 @@ public final class BenchTargetCommand implements Callable<Integer> {
             target.serverName(), target.length(), String.join(",", engineFlags.deviceNames("soft")));
       }
       out.flush();
+      PrintWriter err = spec.commandLine().getErr();
       try (FaultScheduler scheduler = faults.isEmpty() ? null
-          : FaultScheduler.forEngine(target.engine(), faults, engineFlags.deviceNames("soft"))) {
+          : FaultScheduler.forEngine(target.engine(), faults, engineFlags.deviceNames("soft")).onStep(line -> {
+            err.println("vte bench target: fault " + line);
+            err.flush();
+          })) {
         if (scheduler != null) {
           scheduler.start();
         }
         stop.await();
-        if (scheduler != null) {
-          scheduler.log().forEach(l -> spec.commandLine().getErr().println("vte bench target: fault " + l));
-        }
       }
     } finally {
       closed.countDown();

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Plays an {@code --inject} schedule against the soft devices of one engine, on a thread of its own (never on
@@ -25,6 +26,7 @@ public final class FaultScheduler implements AutoCloseable {
   private final SoftVerbsProvider soft;
   private final List<FaultStep> steps;
   private final List<String> log = new ArrayList<>();
+  private volatile Consumer<String> listener = line -> { };
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "vte-bench-inject");
     t.setDaemon(true);
@@ -69,6 +71,15 @@ public final class FaultScheduler implements AutoCloseable {
     }
   }
 
+  /**
+   * @param onStep called on the scheduler's thread with each step's log line as it runs
+   * @return this
+   */
+  public FaultScheduler onStep(Consumer<String> onStep) {
+    this.listener = onStep;
+    return this;
+  }
+
   /** Schedules every step relative to now. */
   public void start() {
     for (FaultStep s : steps) {
@@ -107,9 +118,11 @@ public final class FaultScheduler implements AutoCloseable {
     } catch (RuntimeException e) {
       outcome = "failed: " + e.getMessage();
     }
+    String line = String.format(Locale.ROOT, "%s %s", s, outcome);
     synchronized (log) {
-      log.add(String.format(Locale.ROOT, "%s %s", s, outcome));
+      log.add(line);
     }
+    listener.accept(line);
   }
 
   /**

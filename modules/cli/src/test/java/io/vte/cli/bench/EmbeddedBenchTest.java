@@ -34,7 +34,7 @@ class EmbeddedBenchTest {
         "--json").exit());
     ResourceSnapshot before = ResourceSnapshot.take();
     CliRun r = CliRun.of("bench", "--operation", "read", "--block-size", "262144", "--batch-size", "2", "--threads", "2",
-        "--depth", "2", "--duration", "1", "--warmup", "0.5", "--verify", "--json", "--no-progress");
+        "--depth", "2", "--duration", "0.5", "--warmup", "0.3", "--verify", "--json", "--no-progress");
     assertEquals(0, r.exit(), r.err());
     JsonObject json = onlyJsonLine(r);
     assertEquals("read", json.getString("operation"));
@@ -54,7 +54,7 @@ class EmbeddedBenchTest {
 
   @Test
   void aTinySweepWritesItsCsvAndAReadablePng(@TempDir Path dir) throws Exception {
-    CliRun r = CliRun.of("bench", "--sweep", "--sweep-sizes", "64K,1M", "--sweep-duration", "1", "--warmup", "0.5",
+    CliRun r = CliRun.of("bench", "--sweep", "--sweep-sizes", "64K,1M", "--sweep-duration", "0.5", "--warmup", "0.3",
         "--out", dir.toString(), "--json", "--no-progress");
     assertEquals(0, r.exit(), r.err());
     JsonArray rows = onlyJsonLine(r).getJsonArray("sweep");

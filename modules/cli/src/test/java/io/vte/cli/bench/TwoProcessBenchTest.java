@@ -73,6 +73,22 @@ class TwoProcessBenchTest {
   }
 
   @Test
+  void theTargetPlaysItsOwnFaultScheduleAndReportsEachStep() throws Exception {
+    try (ChildVte target = new ChildVte("bench", "target", "--buffer-size", "1048576",
+        "--inject", "port-down:soft1@0.2s,qp-fatal:soft0@0.3s,port-up:soft1@0.4s")) {
+      assertNotNull(target.firstLine(START), "target stderr: " + target.err());
+      io.vte.testkit.Await.until("the three steps reported", START, () -> target.err().stream()
+          .filter(l -> l.startsWith("vte bench target: fault ")).count() == 3);
+      List<String> steps = target.err().stream().filter(l -> l.startsWith("vte bench target: fault ")).toList();
+      assertEquals(List.of("vte bench target: fault port-down:soft1@0.200s applied",
+          "vte bench target: fault qp-fatal:soft0@0.300s applied to 0 QPs",
+          "vte bench target: fault port-up:soft1@0.400s applied"), steps);
+      target.terminate();
+      assertEquals(143, target.exitCode(Duration.ofSeconds(30)), target.err().toString());
+    }
+  }
+
+  @Test
   void aPortInUseAndAnUnreachableTargetAreOneClearLineAndExitCodeOne() throws Exception {
     try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       int port = taken.getLocalPort();
