@@ -1,6 +1,7 @@
 package io.vte.vertx;
 
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vte.api.ErrorCode;
 import io.vte.api.RegisteredBuffer;
@@ -8,8 +9,10 @@ import io.vte.api.TransferEngine;
 import io.vte.api.VteException;
 import io.vte.verbs.DirectMemory;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Off-heap buffers the verticle allocates and registers on behalf of event-bus clients, by name. Used on
@@ -22,11 +25,13 @@ final class NamedBuffers {
   /** Largest chunk copied through one read/write message. */
   static final int MAX_COPY = 16 * 1024 * 1024;
 
+  private final Vertx vertx;
   private final TransferEngine engine;
   private final Map<String, RegisteredBuffer> buffers = new HashMap<>();
-  private final Map<String, Long> pending = new HashMap<>();
+  private final Set<String> pending = new HashSet<>();
 
-  NamedBuffers(TransferEngine engine) {
+  NamedBuffers(Vertx vertx, TransferEngine engine) {
+    this.vertx = vertx;
     this.engine = engine;
   }
 
@@ -34,20 +39,27 @@ final class NamedBuffers {
     if (name.isBlank()) {
       return failed(ErrorCode.INVALID_ARGUMENT, "buffer name must not be blank");
     }
-    if (buffers.containsKey(name) || pending.containsKey(name)) {
+    if (buffers.containsKey(name) || pending.contains(name)) {
       return failed(ErrorCode.INVALID_ARGUMENT, "a buffer named '" + name + "' is already registered");
     }
     if (length <= 0 || length > MAX_LENGTH) {
       return failed(ErrorCode.INVALID_ARGUMENT, "buffer '" + name + "' length " + length + " is outside 1.." + MAX_LENGTH);
     }
-    long address;
-    try {
-      address = DirectMemory.allocate(length);
-    } catch (OutOfMemoryError e) {
-      return failed(ErrorCode.INVALID_ARGUMENT, "cannot allocate " + length + " bytes for buffer '" + name + "'");
-    }
-    DirectMemory.fill(address, length, (byte) 0);
-    pending.put(name, address);
+    pending.add(name);
+    // zeroing gigabytes takes long: allocate and clear on a worker, register back on this context
+    return vertx.executeBlocking(() -> {
+      long address;
+      try {
+        address = DirectMemory.allocate(length);
+      } catch (OutOfMemoryError e) {
+        throw new VteException(ErrorCode.INVALID_ARGUMENT, "cannot allocate " + length + " bytes for buffer '" + name + "'");
+      }
+      DirectMemory.fill(address, length, (byte) 0);
+      return address;
+    }).onFailure(e -> pending.remove(name)).compose(address -> register(name, address, length, location));
+  }
+
+  private Future<RegisteredBuffer> register(String name, long address, long length, String location) {
     return engine.register(address, length, location).andThen(ar -> {
       pending.remove(name);
       if (ar.succeeded()) {

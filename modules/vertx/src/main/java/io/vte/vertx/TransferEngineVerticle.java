@@ -74,7 +74,7 @@ public final class TransferEngineVerticle extends VerticleBase {
         .onComplete(created));
     return created.future().compose(e -> {
       engine = e;
-      buffers = new NamedBuffers(e);
+      buffers = new NamedBuffers(vertx, e);
       adapter = new EngineBusAdapter(vertx, prefix, e, buffers, registry);
       adapter.start();
       vertx.eventBus().<Object>consumer(prefix + EngineBus.HEALTH, m -> m.reply(health()));
