@@ -13,6 +13,12 @@ import java.nio.channels.SocketChannel;
  * receive buffer; payload copied from there or read straight from the socket into the target memory) and
  * frames out (headers and small payloads staged in a send buffer, large payloads written straight from
  * their memory with a gathering write). What the frames mean is up to its {@link Handler}.
+ *
+ * <p>Every access to a registered region's memory (one socket read or write, or one copy) is bracketed by
+ * {@link SoftMr#acquire()} and {@link SoftMr#release()}. When a region closes under a frame, a payload
+ * coming in is read on and discarded (the handler hears that it was lost), and a payload going out cannot
+ * be completed, so the connection is aborted: the peer sees a lost stream and the requester starts over,
+ * meeting the closed region in its checks.
  */
 final class Connection {
 
@@ -27,8 +33,12 @@ final class Connection {
      */
     boolean onHeader(Connection c, FrameHeader h);
 
-    /** The current frame's payload is in place. */
-    void onPayloadDone(Connection c, FrameHeader h);
+    /**
+     * The current frame's payload has been read.
+     *
+     * @param intact false when its target region closed while it streamed in: the rest was discarded
+     */
+    void onPayloadDone(Connection c, FrameHeader h, boolean intact);
 
     /** @return true when the handler can take another frame now (else reading pauses) */
     boolean canReceive();
@@ -78,6 +88,8 @@ final class Connection {
   private long payloadRemaining;
   /** Holds the target region (and so its memory) reachable while the payload streams into it. */
   private SoftMr payloadRegion;
+  /** The target region closed under the current payload: its remaining bytes are being discarded. */
+  private boolean payloadLost;
   private ByteBuffer payloadView;
   private final NativeWindow rxWindow = new NativeWindow();
   private final NativeWindow txWindow = new NativeWindow();
@@ -88,6 +100,8 @@ final class Connection {
   private ByteBuffer bigPayload;
   /** Holds the source region (and so its memory) reachable while {@link #bigPayload} drains. */
   private SoftMr bigPayloadRegion;
+  /** A small payload's source region closed during {@link #append}: the connection aborts. */
+  private boolean sourceLost;
   private boolean draining;
 
   private Connection(Nic nic, SocketChannel channel, Handler handler, boolean connected, int ops)
@@ -188,6 +202,7 @@ final class Connection {
    */
   void expectPayload(long address, int length, SoftMr region) {
     payloadRegion = region;
+    payloadLost = false;
     payloadAddress = address;
     payloadRemaining = length & 0xffffffffL;
     readState = PAYLOAD;
@@ -198,7 +213,20 @@ final class Connection {
     boolean socketMayHaveMore = true;
     while (!closed && !readPaused) {
       if (readState == DIRECT) {
-        if (channel.read(payloadView) < 0) {
+        SoftMr region = payloadRegion;
+        if (region != null && !region.acquire()) {
+          losePayload(payloadView.remaining());
+          continue;
+        }
+        int n;
+        try {
+          n = channel.read(payloadView);
+        } finally {
+          if (region != null) {
+            region.release();
+          }
+        }
+        if (n < 0) {
           close();
           return;
         }
@@ -233,7 +261,18 @@ final class Connection {
         if (available > 0) {
           int n = (int) Math.min(available, payloadRemaining);
           if (payloadAddress != 0) {
-            DirectMemory.copy(rxAddress + rxConsumed, payloadAddress, n);
+            SoftMr region = payloadRegion;
+            if (region != null && !region.acquire()) {
+              losePayload(payloadRemaining);
+              continue;
+            }
+            try {
+              DirectMemory.copy(rxAddress + rxConsumed, payloadAddress, n);
+            } finally {
+              if (region != null) {
+                region.release();
+              }
+            }
             payloadAddress += n;
           }
           rxConsumed += n;
@@ -273,9 +312,22 @@ final class Connection {
     }
   }
 
+  /** The target region closed: the payload's {@code remaining} bytes go nowhere, the stream stays in sync. */
+  private void losePayload(long remaining) {
+    payloadLost = true;
+    payloadRegion = null;
+    payloadView = null;
+    payloadAddress = 0;
+    payloadRemaining = remaining;
+    readState = PAYLOAD;
+  }
+
   private void finishPayload() {
+    boolean intact = !payloadLost;
     readState = HEADER;
-    handler.onPayloadDone(this, header);
+    payloadLost = false;
+    payloadRegion = null;
+    handler.onPayloadDone(this, header, intact);
   }
 
   private void pauseReading() {
@@ -310,7 +362,8 @@ final class Connection {
    * @param payloadAddress source of the payload (ignored when {@code payloadLength} is 0)
    * @param payloadLength payload bytes that follow the header
    * @param region the registered region that holds the payload, or null
-   * @return false when there is no room now; the handler is asked again once the buffer drains
+   * @return false when there is no room now (the handler is asked again once the buffer drains), or when
+   *     {@code region} is closed (the connection then aborts)
    */
   boolean append(int opcode, int status, int qpn, int seq, int rkey, long raddr, int length, int imm,
       long payloadAddress, int payloadLength, SoftMr region) {
@@ -321,9 +374,19 @@ final class Connection {
       if (tx.remaining() < FrameHeader.SIZE + payloadLength) {
         return false;
       }
+      if (payloadLength > 0 && region != null && !region.acquire()) {
+        sourceLost = true;
+        return false;
+      }
       FrameHeader.encode(tx, opcode, status, qpn, seq, rkey, raddr, length, imm);
       if (payloadLength > 0) {
-        DirectMemory.copy(payloadAddress, txAddress + tx.position(), payloadLength);
+        try {
+          DirectMemory.copy(payloadAddress, txAddress + tx.position(), payloadLength);
+        } finally {
+          if (region != null) {
+            region.release();
+          }
+        }
         tx.position(tx.position() + payloadLength);
       }
       return true;
@@ -348,6 +411,10 @@ final class Connection {
       while (connected && !closed) {
         if (!draining) {
           handler.fillTx(this);
+          if (sourceLost) {
+            close();
+            return;
+          }
           if (tx.position() == 0 && bigPayload == null) {
             setInterest(interest & ~SelectionKey.OP_WRITE);
             return;
@@ -359,7 +426,18 @@ final class Connection {
         if (bigPayload != null) {
           gather[0] = tx;
           gather[1] = bigPayload;
-          channel.write(gather);
+          SoftMr region = bigPayloadRegion;
+          if (region != null && !region.acquire()) {
+            close(); // the frame's header is out: the rest of it cannot be sent
+            return;
+          }
+          try {
+            channel.write(gather);
+          } finally {
+            if (region != null) {
+              region.release();
+            }
+          }
           done = !tx.hasRemaining() && !bigPayload.hasRemaining();
         } else {
           channel.write(tx);

@@ -30,7 +30,7 @@ final class HelloAcceptor implements Connection.Handler {
   }
 
   @Override
-  public void onPayloadDone(Connection c, FrameHeader h) {
+  public void onPayloadDone(Connection c, FrameHeader h, boolean intact) {
     // HELLO has no payload
   }
 

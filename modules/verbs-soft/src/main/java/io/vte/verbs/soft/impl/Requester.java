@@ -51,6 +51,8 @@ final class Requester implements Connection.Handler {
   private int localError;
   private long reconnectDelay = MIN_RECONNECT_NANOS;
   private boolean discardingResponse;
+  /** The READ response being read has no open local region to land in: its payload is discarded. */
+  private boolean readTargetLost;
 
   Requester(SoftQp qp) {
     this.qp = qp;
@@ -257,7 +259,9 @@ final class Requester implements Connection.Handler {
       int s = (int) (sent % sq.capacity);
       int op = sq.opcode[s];
       int len = sq.length[s];
-      int status = checkLocal(s, op, len);
+      boolean local = len > 0 && !sq.isInline(s);
+      SoftMr mr = local ? device.mr(sq.lkey[s]) : null; // looked up once: it guards the payload's memory
+      int status = checkLocal(op, len, local, mr, sq.localAddress[s]);
       if (status != 0) {
         localError = status;
         if (!onPoster) { // completions come from the NIC thread only
@@ -278,7 +282,7 @@ final class Requester implements Connection.Handler {
       boolean read = op == WrOpcode.RDMA_READ;
       if (!device.frameFaults().drop()) {
         if (!c.append(frameOpcode(op), 0, peer.qpNum(), seqOf(sent), sq.rkey[s], sq.remoteAddress[s], len,
-            sq.imm[s], read ? 0 : sq.localAddress[s], read ? 0 : len, sq.isInline(s) ? null : device.mr(sq.lkey[s]))) {
+            sq.imm[s], read ? 0 : sq.localAddress[s], read ? 0 : len, mr)) {
           return;
         }
       }
@@ -287,17 +291,20 @@ final class Requester implements Connection.Handler {
     }
   }
 
-  private int checkLocal(int s, int op, int len) {
-    SoftDevice device = qp.device;
-    if (len < 0 || len > device.maxMessageBytes()) {
+  /**
+   * @param local whether the WR's data lives in a local region (not inline, not empty)
+   * @param mr that region as looked up by lkey, or null
+   * @return 0, or the status the WR fails with
+   */
+  private int checkLocal(int op, int len, boolean local, SoftMr mr, long address) {
+    if (len < 0 || len > qp.device.maxMessageBytes()) {
       return WcStatus.LOC_LEN_ERR.code();
     }
-    if (len == 0 || sq.isInline(s)) {
+    if (!local) {
       return 0;
     }
-    SoftMr mr = device.mr(sq.lkey[s]);
     int need = op == WrOpcode.RDMA_READ ? AccessFlags.LOCAL_WRITE : 0;
-    if (mr == null || !mr.permits(qp.pd, need, sq.localAddress[s], len)) {
+    if (mr == null || !mr.permits(qp.pd, need, address, len)) {
       return WcStatus.LOC_PROT_ERR.code();
     }
     return 0;
@@ -335,6 +342,7 @@ final class Requester implements Connection.Handler {
       return false;
     }
     discardingResponse = false;
+    readTargetLost = false;
     if (qp.state() != QpState.RTS) {
       if (h.opcode == FrameHeader.READ_RESP) {
         discardingResponse = true;
@@ -377,7 +385,14 @@ final class Requester implements Connection.Handler {
         if (sq.opcode[s] != WrOpcode.RDMA_READ || sq.length[s] != h.length) {
           return false;
         }
-        c.expectPayload(sq.localAddress[s], h.length, qp.device.mr(sq.lkey[s]));
+        long target = sq.localAddress[s];
+        SoftMr mr = qp.device.mr(sq.lkey[s]);
+        if (h.length != 0 && (mr == null || !mr.permits(qp.pd, AccessFlags.LOCAL_WRITE, target, h.length))) {
+          readTargetLost = true; // deregistered since the READ went out
+          c.expectPayload(0, h.length, null);
+        } else {
+          c.expectPayload(target, h.length, mr);
+        }
         return true;
       default:
         return false;
@@ -385,10 +400,16 @@ final class Requester implements Connection.Handler {
   }
 
   @Override
-  public void onPayloadDone(Connection c, FrameHeader h) {
-    if (!discardingResponse && c == conn && qp.state() == QpState.RTS) {
+  public void onPayloadDone(Connection c, FrameHeader h, boolean intact) {
+    if (discardingResponse || c != conn || qp.state() != QpState.RTS) {
+      return;
+    }
+    if (intact && !readTargetLost) {
       completeHead(WcStatus.SUCCESS.code());
       onProgress();
+    } else { // the local region closed under the READ, as an HCA reports a local protection error
+      completeHead(WcStatus.LOC_PROT_ERR.code());
+      fail();
     }
   }
 

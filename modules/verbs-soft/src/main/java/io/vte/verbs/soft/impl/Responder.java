@@ -178,9 +178,8 @@ final class Responder implements Connection.Handler {
     long len = h.length & 0xffffffffL;
     SoftMr source = remoteAccess(AccessFlags.REMOTE_READ, h.rkey, h.raddr, len);
     if (source == null) {
-      if (advance) {
-        refuseAccess(h.seq);
-      }
+      // a repeated READ meets a region closed since (its response was cut off): refused as a new one would be
+      refuseAccess(h.seq);
       return;
     }
     responses.add(FrameHeader.READ_RESP, 0, h.seq, h.raddr, h.length, source);
@@ -190,10 +189,18 @@ final class Responder implements Connection.Handler {
   }
 
   @Override
-  public void onPayloadDone(Connection c, FrameHeader h) {
+  public void onPayloadDone(Connection c, FrameHeader h, boolean intact) {
     int a = action;
     action = DISCARD;
     if (a == DISCARD || c != conn) {
+      return;
+    }
+    if (!intact) { // the target region was deregistered while the payload streamed in
+      if (a == DO_SEND) {
+        failRecv(h.seq, WcStatus.LOC_PROT_ERR, WcStatus.REM_OP_ERR);
+      } else {
+        refuseAccess(h.seq);
+      }
       return;
     }
     if (a == DO_WRITE_IMM || a == DO_SEND) {

@@ -1,9 +1,23 @@
 package io.vte.verbs.soft.impl;
 
 import io.vte.verbs.MemoryRegion;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
-/** A registered region of native memory; its lkey and rkey are the same key in the device's MR table. */
+/**
+ * A registered region of native memory; its lkey and rkey are the same key in the device's MR table.
+ *
+ * <p>NIC threads touch the memory only between {@link #acquire()} and {@link #release()} (one socket call
+ * or one copy at a time); {@link #close()} refuses new acquires and waits for the ones in progress, so once
+ * it returns nothing reads or writes the memory any more and the owner may free it, as after
+ * {@code ibv_dereg_mr}.
+ */
 final class SoftMr implements MemoryRegion {
+
+  private static final int CLOSED = Integer.MIN_VALUE;
+  private static final int USERS = Integer.MAX_VALUE;
+  private static final int SPINS_BEFORE_PARK = 100;
+  private static final long PARK_NANOS = 10_000;
 
   private final SoftPd pd;
   private final long address;
@@ -12,7 +26,8 @@ final class SoftMr implements MemoryRegion {
   private final int key;
   /** Keeps a registered ByteBuffer reachable: the NIC writes into its memory by address. */
   private volatile Object owner;
-  private volatile boolean closed;
+  /** {@link #CLOSED} bit plus the number of memory accesses in progress. */
+  private final AtomicInteger state = new AtomicInteger();
 
   SoftMr(SoftPd pd, long address, long length, int access, int key, Object owner) {
     this.owner = owner;
@@ -70,15 +85,46 @@ final class SoftMr implements MemoryRegion {
    *     the range
    */
   boolean permits(SoftPd domain, int needed, long addr, long len) {
-    return !closed && pd == domain && (access & needed) == needed && covers(addr, len);
+    return state.get() >= 0 && pd == domain && (access & needed) == needed && covers(addr, len);
   }
 
+  /**
+   * Starts one access to the memory (NIC thread); pairs with {@link #release()} when it returned true.
+   *
+   * @return false when the region is closed: the memory must not be touched
+   */
+  boolean acquire() {
+    if (state.getAndIncrement() < 0) {
+      state.decrementAndGet();
+      return false;
+    }
+    return true;
+  }
+
+  /** Ends the access started by a successful {@link #acquire()}. */
+  void release() {
+    state.decrementAndGet();
+  }
+
+  /**
+   * Deregisters the region: new accesses fail, and this returns only once the accesses in progress (each a
+   * single non-blocking socket call or copy) have ended.
+   */
   @Override
   public void close() {
-    if (!closed) {
-      closed = true;
-      owner = null;
+    boolean first = state.getAndUpdate(s -> s | CLOSED) >= 0;
+    if (first) {
       pd.forget(this);
+    }
+    for (int spins = 0; (state.get() & USERS) != 0; spins++) {
+      if (spins < SPINS_BEFORE_PARK) {
+        Thread.onSpinWait();
+      } else {
+        LockSupport.parkNanos(PARK_NANOS);
+      }
+    }
+    if (first) {
+      owner = null; // only now may a registered ByteBuffer's memory go
     }
   }
 
