@@ -28,7 +28,6 @@ import io.vte.handshake.proto.QpInfo;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.ResourceSnapshot;
-import java.time.Duration;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;

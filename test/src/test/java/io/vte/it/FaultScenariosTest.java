@@ -156,7 +156,7 @@ class FaultScenariosTest {
     }
   }
 
-  @EnabledIfSystemProperty(named = "vte.it.knownEngineBugs", matches = "true", disabledReason = "fails in 2 of 3 runs"
+  @EnabledIfSystemProperty(named = "vte.it.knownEngineBugs", matches = "true", disabledReason = "failed 3 of 6 runs"
       + " against today's engine (run with -Dvte.it.knownEngineBugs=true): while one rail flaps, either every write in"
       + " flight stalls until its 30 s batch deadline (slices neither complete nor fail over), or a slice fails with"
       + " HANDSHAKE_REJECTED after 5 attempts although 3 rails are healthy. The engine must fail over a slice whose"

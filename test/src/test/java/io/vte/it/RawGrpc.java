@@ -146,11 +146,6 @@ public final class RawGrpc implements AutoCloseable {
     return b.getBytes(5, 5 + b.getInt(1));
   }
 
-  /** @return a future completed when the client is closed */
-  public Future<Void> closeAsync() {
-    return client.close();
-  }
-
   @Override
   public void close() {
     io.vte.testkit.Await.result(client.close(), LocalEngines.WAIT);

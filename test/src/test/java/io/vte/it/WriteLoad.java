@@ -270,11 +270,6 @@ public final class WriteLoad {
       return end;
     }
 
-    /** @return the start of the run, System.nanoTime */
-    public long start() {
-      return start;
-    }
-
     /** @return bytes per second completed over the whole run */
     public double throughput() {
       return throughput(start, end);
