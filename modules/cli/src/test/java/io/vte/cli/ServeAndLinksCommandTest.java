@@ -95,7 +95,7 @@ class ServeAndLinksCommandTest {
       for (Object o : report.getJsonArray("rails")) {
         JsonObject rail = (JsonObject) o;
         assertEquals("ok", rail.getString("status"), rail.encode());
-        assertTrue(rail.getDouble("latencyUs") > 0);
+        assertTrue(rail.getDouble("latencyUs") > 0 && rail.getDouble("firstUs") > 0, rail.encode());
       }
       Run table = run("links", "--target", server);
       assertEquals(0, table.exit(), table.err());
