@@ -35,52 +35,79 @@ class DeregisterInFlightTest {
   private static final int MAX_ROUNDS = 20;
   private static final int MID_PAYLOAD_WANTED = 3;
 
-  /** Which side's region the round closes. */
-  private enum Side { REMOTE_WRITE_TARGET, LOCAL_READ_TARGET }
+  /** Which region of a 64 MiB transfer a round closes: the target (written by the NIC) or the source (read). */
+  private enum Closed {
+    REMOTE_WRITE_TARGET(WrOpcode.RDMA_WRITE, true),
+    LOCAL_READ_TARGET(WrOpcode.RDMA_READ, true),
+    LOCAL_WRITE_SOURCE(WrOpcode.RDMA_WRITE, false),
+    REMOTE_READ_SOURCE(WrOpcode.RDMA_READ, false);
+
+    final int opcode;
+    final boolean target;
+
+    Closed(int opcode, boolean target) {
+      this.opcode = opcode;
+      this.target = target;
+    }
+  }
 
   @Test
   void remoteWriteTargetClosedMidPayloadIsNotWrittenAfterCloseAndTheWriteFailsWithRemoteAccessError() {
-    assertMidPayloadClosesAreSafe(Side.REMOTE_WRITE_TARGET, WcStatus.REM_ACCESS_ERR);
+    assertMidPayloadClosesAreSafe(Closed.REMOTE_WRITE_TARGET, WcStatus.REM_ACCESS_ERR);
   }
 
   @Test
   void localReadTargetClosedMidPayloadIsNotWrittenAfterCloseAndTheReadFailsWithLocalProtectionError() {
-    assertMidPayloadClosesAreSafe(Side.LOCAL_READ_TARGET, WcStatus.LOC_PROT_ERR);
+    assertMidPayloadClosesAreSafe(Closed.LOCAL_READ_TARGET, WcStatus.LOC_PROT_ERR);
+  }
+
+  @Test
+  void localWriteSourceClosedMidPayloadIsNotReadAfterCloseAndTheWriteFailsWithLocalProtectionError() {
+    assertMidPayloadClosesAreSafe(Closed.LOCAL_WRITE_SOURCE, WcStatus.LOC_PROT_ERR);
+  }
+
+  @Test
+  void remoteReadSourceClosedMidPayloadIsNotReadAfterCloseAndTheReadFailsWithRemoteAccessError() {
+    assertMidPayloadClosesAreSafe(Closed.REMOTE_READ_SOURCE, WcStatus.REM_ACCESS_ERR);
   }
 
   /**
-   * Rounds of one 64 MiB transfer into a raw region that is closed as soon as its first byte changed, then
-   * overwritten with a sentinel: the sentinel must survive, and the WR must end in {@code midPayloadStatus}
-   * (or SUCCESS when it beat the close), until {@link #MID_PAYLOAD_WANTED} rounds caught it mid-payload.
+   * Rounds of one 64 MiB transfer between raw regions; as soon as the target's first byte changed, one of
+   * them is closed and overwritten with a sentinel. A closed target must keep the sentinel; a closed
+   * source's sentinel must never reach the target. The WR must end in {@code midPayloadStatus} (or SUCCESS
+   * when it beat the close), until {@link #MID_PAYLOAD_WANTED} rounds caught it mid-payload.
    */
-  private static void assertMidPayloadClosesAreSafe(Side side, WcStatus midPayloadStatus) {
+  private static void assertMidPayloadClosesAreSafe(Closed closed, WcStatus midPayloadStatus) {
     long source = DirectMemory.allocate(BIG);
     long target = DirectMemory.allocate(BIG);
+    boolean write = closed.opcode == WrOpcode.RDMA_WRITE;
+    int sourceDev = write ? 0 : 1; // the requester is on device 0
     try (Fabric f = new Fabric(2)) {
-      DirectMemory.fill(source, BIG, PATTERN);
-      int sourceDev = side == Side.REMOTE_WRITE_TARGET ? 0 : 1;
-      MemoryRegion src = f.pd(sourceDev).registerMemory(source, BIG, AccessFlags.ALL_REMOTE);
       int midPayload = 0;
       int rounds = 0;
       while (midPayload < MID_PAYLOAD_WANTED && rounds < MAX_ROUNDS) {
         rounds++;
+        DirectMemory.fill(source, BIG, PATTERN);
         DirectMemory.fill(target, BIG, (byte) 0);
         CompletionQueue cqA = f.ctx(0).createCq(16);
         CompletionQueue cqB = f.ctx(1).createCq(16);
         QueuePair a = f.qp(0, cqA, 8);
         QueuePair b = f.qp(1, cqB, 8);
         Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
+        MemoryRegion src = f.pd(sourceDev).registerMemory(source, BIG, AccessFlags.ALL_REMOTE);
         MemoryRegion dst = f.pd(1 - sourceDev).registerMemory(target, BIG, AccessFlags.ALL_REMOTE);
         WorkRequestBatch wr = WorkRequestBatch.allocate(1);
-        if (side == Side.REMOTE_WRITE_TARGET) {
+        if (write) {
           wr.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, source, BIG, src.lkey(), target, dst.rkey());
         } else {
           wr.add(1, WrOpcode.RDMA_READ, WrFlags.SIGNALED, target, BIG, dst.lkey(), source, src.rkey());
         }
         assertEquals(PostStatus.OK, a.postSend(wr));
         awaitFirstByteLanded(target);
-        dst.close();
-        DirectMemory.fill(target, BIG, SENTINEL);
+        MemoryRegion victim = closed.target ? dst : src;
+        long victimMemory = closed.target ? target : source;
+        victim.close();
+        DirectMemory.fill(victimMemory, BIG, SENTINEL);
 
         List<Fabric.Wc> wcs = Fabric.await(cqA, 1, DEADLINE);
         int status = wcs.get(0).status();
@@ -89,18 +116,32 @@ class DeregisterInFlightTest {
         if (status == midPayloadStatus.code()) {
           midPayload++;
         }
-        assertSentinelIntact(target, BIG, rounds);
+        if (closed.target) {
+          assertSentinelIntact(target, BIG, rounds);
+        } else {
+          assertNoSentinel(target, rounds);
+        }
         a.close();
         b.close();
         cqA.close();
         cqB.close();
+        (closed.target ? src : dst).close();
       }
       assertTrue(midPayload >= MID_PAYLOAD_WANTED,
           "only " + midPayload + " of " + rounds + " rounds closed the region mid-payload");
-      src.close();
     } finally {
       DirectMemory.free(source);
       DirectMemory.free(target);
+    }
+  }
+
+  /** @throws AssertionError when a byte of the target came from a source closed before it was sent */
+  private static void assertNoSentinel(long target, int round) {
+    ByteBuffer view = DirectMemory.wrap(target, BIG);
+    for (int i = 0; i < BIG; i++) {
+      if (view.get(i) == SENTINEL) {
+        throw new AssertionError("round " + round + ": source memory read after close returned, landed at offset " + i);
+      }
     }
   }
 
@@ -128,7 +169,7 @@ class DeregisterInFlightTest {
   }
 
   /** Which region a racing round closes and frees. */
-  private enum Victim { REMOTE_WRITE_TARGET, LOCAL_WRITE_SOURCE, LOCAL_READ_TARGET }
+  private enum Victim { REMOTE_WRITE_TARGET, REMOTE_READ_SOURCE, LOCAL_WRITE_SOURCE, LOCAL_READ_TARGET }
 
   @Test
   void manyRoundsOfCloseRacingSmallFramesWithTheMemoryFreedRightAfterNeverCrashOrHang() {
@@ -145,7 +186,7 @@ class DeregisterInFlightTest {
       DirectMemory.fill(stable, region, PATTERN);
       for (int round = 0; round < rounds; round++) {
         Victim victim = Victim.values()[round % Victim.values().length];
-        int victimDev = victim == Victim.REMOTE_WRITE_TARGET ? 1 : 0;
+        int victimDev = victim == Victim.REMOTE_WRITE_TARGET || victim == Victim.REMOTE_READ_SOURCE ? 1 : 0;
         long raw = DirectMemory.allocate(region);
         DirectMemory.fill(raw, region, (byte) 0);
         MemoryRegion doomed = f.pd(victimDev).registerMemory(raw, region, AccessFlags.ALL_REMOTE);
@@ -161,6 +202,8 @@ class DeregisterInFlightTest {
           long off = (long) i * sizes[1];
           switch (victim) {
             case REMOTE_WRITE_TARGET -> wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, stable + off, len, kept.lkey(),
+                raw + off, doomed.rkey());
+            case REMOTE_READ_SOURCE -> wr.add(i, WrOpcode.RDMA_READ, WrFlags.SIGNALED, stable + off, len, kept.lkey(),
                 raw + off, doomed.rkey());
             case LOCAL_WRITE_SOURCE -> wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, raw + off, len, doomed.lkey(),
                 stable + off, kept.rkey());
