@@ -32,7 +32,6 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -166,10 +165,6 @@ class AbsurdInputTest {
         ErrorCode.OUT_OF_RANGE);
   }
 
-  @Disabled("engine bug: register() accepts a location tag of any length, but peers validate descriptors with a"
-      + " 256-char limit (HandshakeValidator), so one oversized tag makes GetSegment fail with PROTOCOL_ERROR and every"
-      + " buffer of the engine unreachable. MemoryRegistry/register must reject a location over 256 chars with"
-      + " INVALID_ARGUMENT")
   @Test
   void hugeLocationTagIsRejectedAtRegistration() {
     Future<RegisteredBuffer> f = engine.register(local.allocate(4096), 4096, HUGE);

@@ -44,8 +44,9 @@ public interface TransferEngine {
    * Registers a direct buffer (from index 0 to its capacity) on every local device.
    *
    * @param buffer a direct buffer
-   * @param location a location tag, e.g. {@code cpu:0}
-   * @return the registration; fails with INVALID_ARGUMENT for a heap buffer, OVERLAPPING_REGISTRATION
+   * @param location a location tag, e.g. {@code cpu:0}: 1 to 256 characters (peers refuse longer ones)
+   * @return the registration; fails with INVALID_ARGUMENT for a heap buffer or a null, empty or over-long
+   *     location, OVERLAPPING_REGISTRATION
    */
   Future<RegisteredBuffer> register(ByteBuffer buffer, String location);
 
@@ -54,8 +55,9 @@ public interface TransferEngine {
    *
    * @param address start address, non-zero
    * @param length bytes, positive
-   * @param location a location tag
-   * @return the registration; fails with INVALID_ARGUMENT or OVERLAPPING_REGISTRATION
+   * @param location a location tag, 1 to 256 characters (peers refuse longer ones)
+   * @return the registration; fails with INVALID_ARGUMENT (bad range, null, empty or over-long location) or
+   *     OVERLAPPING_REGISTRATION
    */
   Future<RegisteredBuffer> register(long address, long length, String location);
 

@@ -2,6 +2,7 @@ package io.vte.engine.impl;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.handshake.HandshakeValidator;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.MemoryRegion;
 import java.util.ArrayList;
@@ -33,11 +34,13 @@ public final class MemoryRegistry {
    *
    * @param address start, non-zero
    * @param length bytes, positive
-   * @param location location tag
+   * @param location location tag, 1 to {@link HandshakeValidator#MAX_NAME_LENGTH} characters (peers reject a
+   *     descriptor with a longer one)
    * @return the buffer
-   * @throws VteException INVALID_ARGUMENT, OVERLAPPING_REGISTRATION naming both ranges
+   * @throws VteException INVALID_ARGUMENT naming the bad value, OVERLAPPING_REGISTRATION naming both ranges
    */
   public LocalBuffer register(long address, long length, String location) {
+    checkLocation(location);
     if (address == 0 || length <= 0 || address + length < address) {
       throw new VteException(ErrorCode.INVALID_ARGUMENT,
           "cannot register address 0x" + Long.toHexString(address) + " length " + length);
@@ -62,11 +65,22 @@ public final class MemoryRegistry {
         }
         throw e;
       }
-      buffer = new LocalBuffer(address, length, location == null ? "" : location, regions);
+      buffer = new LocalBuffer(address, length, location, regions);
       buffers.put(address, buffer);
     }
     onChange.run();
     return buffer;
+  }
+
+  /**
+   * @param location a buffer's location tag
+   * @throws VteException INVALID_ARGUMENT unless it has 1 to {@link HandshakeValidator#MAX_NAME_LENGTH} characters
+   */
+  static void checkLocation(String location) {
+    if (location == null || location.isEmpty() || location.length() > HandshakeValidator.MAX_NAME_LENGTH) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT, "location must be 1.." + HandshakeValidator.MAX_NAME_LENGTH
+          + " chars: " + (location == null ? "null" : "'" + HandshakeValidator.abbreviate(location) + "'"));
+    }
   }
 
   /**

@@ -53,6 +53,23 @@ class MemoryRegistryTest {
   }
 
   @Test
+  void locationMustHaveOneTo256Characters() {
+    String tooLong = "x".repeat(257);
+    for (String bad : new String[] {null, "", tooLong, "y".repeat(900_000)}) {
+      VteException e = assertThrows(VteException.class, () -> registry.register(0x30000, 0x1000, bad));
+      assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+      assertTrue(e.getMessage().contains("location"), e.getMessage());
+      assertTrue(e.getMessage().length() < 400, "the value is shortened in the message: " + e.getMessage().length());
+    }
+    assertTrue(assertThrows(VteException.class, () -> registry.register(0x30000, 0x1000, tooLong)).getMessage()
+        .contains("257 chars"), "the message names the bad length");
+    assertEquals(0, devices.openRegions(), "a rejected registration registers nothing");
+    assertEquals(0, changes.get(), "and publishes nothing");
+    assertEquals("z".repeat(256), registry.register(0x30000, 0x1000, "z".repeat(256)).location());
+    assertEquals("c", registry.register(0x40000, 0x1000, "c").location());
+  }
+
+  @Test
   void findLooksUpContainedRangesOnly() {
     LocalBuffer b = registry.register(0x20000, 0x1000, "a");
     assertSame(b, registry.find(0x20000, 0x1000));
