@@ -261,17 +261,9 @@ final class Connection {
         if (available > 0) {
           int n = (int) Math.min(available, payloadRemaining);
           if (payloadAddress != 0) {
-            SoftMr region = payloadRegion;
-            if (region != null && !region.acquire()) {
+            if (!copy(payloadRegion, rxAddress + rxConsumed, payloadAddress, n)) {
               losePayload(payloadRemaining);
               continue;
-            }
-            try {
-              DirectMemory.copy(rxAddress + rxConsumed, payloadAddress, n);
-            } finally {
-              if (region != null) {
-                region.release();
-              }
             }
             payloadAddress += n;
           }
@@ -310,6 +302,26 @@ final class Connection {
       }
       socketMayHaveMore = n == space; // a short read drained the socket: skip the read that would return 0
     }
+  }
+
+  /**
+   * Copies {@code n} bytes under {@code region}'s guard.
+   *
+   * @param region the registered region that holds {@code src} or {@code dst}, or null when neither is one
+   * @return false, having copied nothing, when the region is closed
+   */
+  private static boolean copy(SoftMr region, long src, long dst, int n) {
+    if (region != null && !region.acquire()) {
+      return false;
+    }
+    try {
+      DirectMemory.copy(src, dst, n);
+    } finally {
+      if (region != null) {
+        region.release();
+      }
+    }
+    return true;
   }
 
   /** The target region closed: the payload's {@code remaining} bytes go nowhere, the stream stays in sync. */
@@ -374,21 +386,13 @@ final class Connection {
       if (tx.remaining() < FrameHeader.SIZE + payloadLength) {
         return false;
       }
-      if (payloadLength > 0 && region != null && !region.acquire()) {
+      int payloadAt = tx.position() + FrameHeader.SIZE;
+      if (payloadLength > 0 && !copy(region, payloadAddress, txAddress + payloadAt, payloadLength)) {
         sourceLost = true;
         return false;
       }
       FrameHeader.encode(tx, opcode, status, qpn, seq, rkey, raddr, length, imm);
-      if (payloadLength > 0) {
-        try {
-          DirectMemory.copy(payloadAddress, txAddress + tx.position(), payloadLength);
-        } finally {
-          if (region != null) {
-            region.release();
-          }
-        }
-        tx.position(tx.position() + payloadLength);
-      }
+      tx.position(payloadAt + payloadLength);
       return true;
     }
     FrameHeader.encode(tx, opcode, status, qpn, seq, rkey, raddr, length, imm);
