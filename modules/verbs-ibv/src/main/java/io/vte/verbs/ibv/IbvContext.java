@@ -1,5 +1,6 @@
 package io.vte.verbs.ibv;
 
+import io.vte.verbs.Closeables;
 import io.vte.verbs.AsyncEvent;
 import io.vte.verbs.AsyncEventHandler;
 import io.vte.verbs.CompletionQueue;
@@ -180,8 +181,8 @@ final class IbvContext implements VerbsContext {
     }
     channelThread.close();
     asyncThread.close();
-    RuntimeException failure = CloseAll.close(pds, null);
-    failure = CloseAll.close(cqs.values(), failure);
+    RuntimeException failure = Closeables.closeAll(pds, null);
+    failure = Closeables.closeAll(cqs.values(), failure);
     if (cqs.isEmpty()) {
       IbvNative.destroyCompChannel(channel);
       IbvNative.closeDevice(ctx);

@@ -1,5 +1,6 @@
 package io.vte.verbs.ibv;
 
+import io.vte.verbs.Closeables;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
@@ -93,7 +94,7 @@ final class IbvProtectionDomain implements ProtectionDomain {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    RuntimeException failure = CloseAll.close(mrs, CloseAll.close(qps, null));
+    RuntimeException failure = Closeables.closeAll(mrs, Closeables.closeAll(qps, null));
     if (failure != null) {
       throw failure;
     }

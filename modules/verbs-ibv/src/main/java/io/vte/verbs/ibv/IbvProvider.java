@@ -1,5 +1,6 @@
 package io.vte.verbs.ibv;
 
+import io.vte.verbs.Closeables;
 import io.vte.verbs.DeviceInfo;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.VerbsContext;
@@ -137,7 +138,7 @@ public final class IbvProvider implements VerbsProvider {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      RuntimeException failure = CloseAll.close(contexts, null);
+      RuntimeException failure = Closeables.closeAll(contexts, null);
       if (failure != null) {
         throw failure;
       }

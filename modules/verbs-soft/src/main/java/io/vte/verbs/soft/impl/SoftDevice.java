@@ -1,5 +1,6 @@
 package io.vte.verbs.soft.impl;
 
+import io.vte.verbs.Closeables;
 import io.vte.verbs.AsyncEvent;
 import io.vte.verbs.AsyncEventHandler;
 import io.vte.verbs.AsyncEventType;
@@ -371,12 +372,9 @@ public final class SoftDevice implements VerbsContext {
       toClose = new ArrayList<>(pds);
       toClose.addAll(cqs);
     }
-    for (AutoCloseable c : toClose) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        logHandlerFailure("closing " + c, e);
-      }
+    RuntimeException failure = Closeables.closeAll(toClose, null);
+    if (failure != null) {
+      logHandlerFailure("closing children", failure);
     }
     nic.stop();
     onClose.run();

@@ -1,5 +1,6 @@
 package io.vte.verbs.soft.impl;
 
+import io.vte.verbs.Closeables;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
@@ -102,12 +103,9 @@ final class SoftPd implements ProtectionDomain {
       toClose = new ArrayList<>(qps);
       toClose.addAll(mrs);
     }
-    for (AutoCloseable c : toClose) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        device.logHandlerFailure("closing " + c, e);
-      }
+    RuntimeException failure = Closeables.closeAll(toClose, null);
+    if (failure != null) {
+      device.logHandlerFailure("closing children", failure);
     }
     device.forget(this);
   }
