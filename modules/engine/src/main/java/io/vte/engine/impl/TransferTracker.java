@@ -132,11 +132,14 @@ public final class TransferTracker implements SliceCallback {
   }
 
   /**
-   * A slice flushed because its endpoint was retired for someone else's failure did nothing wrong: it
-   * gets {@link #RETIRED_ALLOWANCE} extra attempts on top of {@code retryCount} (still bounded).
+   * A slice flushed because its endpoint was retired for someone else's failure, or turned back because
+   * its rail is down (locally, or the peer refused the handshake with DEVICE_DOWN/SHUTTING_DOWN), did
+   * nothing wrong: it gets {@link #RETIRED_ALLOWANCE} extra attempts on top of {@code retryCount} (still
+   * bounded; a down rail is paused at once, so each such attempt takes one rail out of the choice).
    */
   private int retryBudget(int status) {
-    return status == SliceStatus.ENDPOINT_RETIRED ? services.retryCount() + RETIRED_ALLOWANCE : services.retryCount();
+    return status == SliceStatus.ENDPOINT_RETIRED || status == SliceStatus.RAIL_DOWN
+        ? services.retryCount() + RETIRED_ALLOWANCE : services.retryCount();
   }
 
   private boolean assignRail(Slice slice, Rail avoid) {

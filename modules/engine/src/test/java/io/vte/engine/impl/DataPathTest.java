@@ -150,6 +150,24 @@ class DataPathTest {
   }
 
   @Test
+  void railDownSlicesMoveToTheHealthyRailsWithoutSpendingTheRetryBudget() {
+    // 8 rails, 7 of them down (a flapping NIC on both sides seen from every angle), retryCount 1: a slice may
+    // meet RAIL_DOWN on several rails in a row and must still end on the healthy one.
+    h = new DataPathHarness(2, 4, SLICE, 1);
+    h.router.failRails(r -> !(r.localDeviceIndex() == 0 && r.peerDeviceName().equals("peer3")), SliceStatus.RAIL_DOWN);
+    long size = 16L * SLICE;
+    LocalBuffer local = h.register(size, 21);
+    long remote = h.peerBuffer(size, 22);
+    h.publish();
+    BatchResult r = h.run(List.of(TransferRequest.write(local, 0, h.open(), remote, size)));
+    assertTrue(r.allCompleted(), r.toString());
+    assertTrue(DataPathHarness.equal(local.address(), remote, size));
+    assertTrue(h.router.routed.get() >= 16 + 7, "every down rail turned slices back: " + h.router.routed.get());
+    h.router.postedByRail.keySet().forEach(rail ->
+        assertTrue(rail.localDeviceIndex() == 0 && rail.peerDeviceName().equals("peer3"), "posted on " + rail));
+  }
+
+  @Test
   void pausedRailsLeaveNoRail() {
     h = new DataPathHarness(1, 1, SLICE, 10);
     h.router.failRails(r -> true, WcStatus.RETRY_EXC_ERR.code());

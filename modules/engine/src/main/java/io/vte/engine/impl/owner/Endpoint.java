@@ -23,6 +23,10 @@ final class Endpoint {
   boolean inReadyList;
   long handshakeStartNanos;
   long handshakeDeadlineNanos;
+  /** When an active endpoint told SIMULTANEOUS_OPEN sends its request again; 0 when not waiting. */
+  long reaskAtNanos;
+  /** Server name the active handshake goes to; null for an endpoint connected passively. */
+  String peerServerName;
   long flushDeadlineNanos;
   int retireStatus;
   Throwable retireCause;

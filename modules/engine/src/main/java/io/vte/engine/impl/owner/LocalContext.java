@@ -282,10 +282,12 @@ public final class LocalContext {
         break;
       }
       case PORT_ERR:
-        broadcast(o -> o.onPortDown(event.port()));
+        // Rail selection first: the slices the owners now fail with RAIL_DOWN must not be re-routed here.
         notifyPort(event.port(), false);
+        broadcast(o -> o.onPortDown(event.port()));
         break;
       case PORT_ACTIVE:
+        // Owners first: a slice routed here after selection sees the port up lands behind this command.
         broadcast(o -> o.onPortUp(event.port()));
         notifyPort(event.port(), true);
         break;
@@ -297,10 +299,10 @@ public final class LocalContext {
         }
         break;
       case DEVICE_FATAL:
-        broadcast(Owner::onDeviceFatal);
         for (int port = 1; port <= device.portCount(); port++) {
           notifyPort(port, false);
         }
+        broadcast(Owner::onDeviceFatal);
         break;
       default:
         break;

@@ -50,6 +50,12 @@ final class Owner {
   static final String LOOPBACK_SUFFIX = "#loopback";
 
   private static final int PATH_MEMO_LIMIT = 4096;
+  /**
+   * Fraction of the handshake deadline an endpoint told SIMULTANEOUS_OPEN waits for the peer's own request
+   * before asking again: the peer's attempt may already have failed (its port went down, or we refused it
+   * while ours was down), and then no request is coming.
+   */
+  private static final int SIMULTANEOUS_OPEN_WAIT_DIVISOR = 10;
 
   private final int index;
   private final OwnerConfig config;
@@ -162,6 +168,7 @@ final class Owner {
   // ---------------------------------------------------------------- slices
 
   private void acceptSlice(Slice slice) {
+    metrics.sliceAccepted();
     if (closing) {
       complete(slice, SliceStatus.ENGINE_CLOSED, closeCause);
       return;
@@ -367,21 +374,39 @@ final class Owner {
       return null;
     }
     ep.state = EndpointState.CONNECTING;
+    ep.peerServerName = serverName;
     ep.handshakeStartNanos = clock.nanoTime();
     ep.handshakeDeadlineNanos = ep.handshakeStartNanos + config.handshakeDeadline().toNanos();
     store.put(ep);
     connecting.add(ep);
     metrics.handshakeStarted(true);
-    ConnectRequest request = messages.request(ep, path);
+    sendRequest(ep);
+    return ep;
+  }
+
+  /** Sends the connect request of {@code ep} under its current generation; the reply comes back as a command. */
+  private void sendRequest(Endpoint ep) {
+    ep.reaskAtNanos = 0;
+    ConnectRequest request = messages.request(ep, ep.path);
     long generation = ep.generation;
     Future<ConnectReply> reply;
     try {
-      reply = channel.connect(serverName, request, config.handshakeDeadline());
+      reply = channel.connect(ep.peerServerName, request, config.handshakeDeadline());
     } catch (RuntimeException e) {
       reply = Future.failedFuture(e);
     }
     reply.onComplete(ar -> proxy.execute(owner -> owner.onHandshakeReply(ep, generation, ar.result(), ar.cause())));
-    return ep;
+  }
+
+  /**
+   * Asks again for an endpoint whose peer said SIMULTANEOUS_OPEN but whose own request never reached us.
+   * The new generation makes any late answer to the old request stale. The handshake deadline is not
+   * extended.
+   */
+  private void reask(Endpoint ep) {
+    ep.generation = nextGeneration++;
+    metrics.handshakeReasked();
+    sendRequest(ep);
   }
 
   /** Handles the reply (or failure) of an active handshake, if it still concerns the same endpoint. */
@@ -397,7 +422,17 @@ final class Owner {
     }
     ConnectStatus status = reply.getStatus();
     if (status == ConnectStatus.SIMULTANEOUS_OPEN) {
-      // The peer keeps the active role; its request reaches us and our passive acceptance connects us.
+      // The peer keeps the active role and its request should reach us and connect us passively; if it
+      // does not come soon (that attempt failed, or the peer holds a stale connection), ask again.
+      ep.reaskAtNanos = Math.min(ep.handshakeDeadlineNanos,
+          clock.nanoTime() + config.handshakeDeadline().toNanos() / SIMULTANEOUS_OPEN_WAIT_DIVISOR);
+      return;
+    }
+    if (status == ConnectStatus.DEVICE_DOWN || status == ConnectStatus.SHUTTING_DOWN) {
+      // Nothing wrong with the slices: the rail is down at the far end. RAIL_DOWN moves them elsewhere
+      // and keeps the rail out of selection.
+      failHandshake(ep, SliceStatus.RAIL_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
+          ep.path + " refused the connection: " + status + " " + reply.getReason()));
       return;
     }
     if (status != ConnectStatus.ACCEPTED) {
@@ -426,11 +461,15 @@ final class Owner {
   }
 
   private void failHandshake(Endpoint ep, Throwable cause) {
+    failHandshake(ep, SliceStatus.HANDSHAKE_FAILED, cause);
+  }
+
+  private void failHandshake(Endpoint ep, int sliceStatus, Throwable cause) {
     metrics.handshakeFailed();
     ep.state = EndpointState.FAILED;
     connecting.remove(ep);
     store.remove(ep.path, ep);
-    failPending(ep, SliceStatus.HANDSHAKE_FAILED, cause);
+    failPending(ep, sliceStatus, cause);
     destroy(ep);
   }
 
@@ -649,6 +688,9 @@ final class Owner {
         expired++;
         failHandshake(ep, new VteException(ErrorCode.TIMED_OUT,
             "no handshake answer from " + ep.path + " within " + config.handshakeDeadline()));
+      } else if (ep.reaskAtNanos != 0 && now - ep.reaskAtNanos >= 0) {
+        expired++;
+        reask(ep);
       }
     }
     for (int i = retiring.size() - 1; i >= 0; i--) {

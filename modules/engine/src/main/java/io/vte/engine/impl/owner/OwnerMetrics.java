@@ -12,12 +12,14 @@ public final class OwnerMetrics {
 
   private static final long MAX_RECORDED_NANOS = TimeUnit.SECONDS.toNanos(60);
 
+  private volatile long slicesAccepted;
   private volatile long slicesPosted;
   private volatile long slicesCompleted;
   private volatile long slicesFailed;
   private volatile long handshakesActive;
   private volatile long handshakesPassive;
   private volatile long handshakesFailed;
+  private volatile long handshakesReasked;
   private volatile long staleRepliesDropped;
   private volatile long staleRequestsRejected;
   private volatile long simultaneousOpensKept;
@@ -38,6 +40,14 @@ public final class OwnerMetrics {
 
   /** Creates zeroed metrics. */
   public OwnerMetrics() {}
+
+  void sliceAccepted() {
+    slicesAccepted++;
+  }
+
+  void handshakeReasked() {
+    handshakesReasked++;
+  }
 
   void slicesPosted(int n) {
     slicesPosted += n;
@@ -124,6 +134,19 @@ public final class OwnerMetrics {
 
   private static long clamp(long nanos) {
     return Math.max(1, Math.min(nanos, MAX_RECORDED_NANOS));
+  }
+
+  /**
+   * @return slices the owner took from its queue; equals {@link #slicesCompleted()} + {@link #slicesFailed()}
+   *     plus the slices still queued on endpoints or in flight (every accepted slice ends exactly once)
+   */
+  public long slicesAccepted() {
+    return slicesAccepted;
+  }
+
+  /** @return active handshakes sent again after a SIMULTANEOUS_OPEN answer whose peer request never came */
+  public long handshakesReasked() {
+    return handshakesReasked;
   }
 
   /** @return slices handed to the provider */

@@ -188,6 +188,93 @@ class OwnerTest {
     assertEquals(42, ep.peerGeneration);
   }
 
+  /**
+   * Issue 3/7 (scenario 2 stall): our port flaps while the peer's own request is in flight. We refuse that
+   * request (DEVICE_DOWN), the port comes back, new slices start an attempt, and the peer, whose attempt is
+   * still pending when ours arrives, answers SIMULTANEOUS_OPEN. Its request already came and went, so none
+   * will reach us: the owner must ask again well before the handshake deadline, and every slice must end
+   * exactly once, OK.
+   */
+  @Test
+  void portFlapLeavesASimultaneousOpenWithNoPeerRequestAndTheOwnerAsksAgain() {
+    for (int round = 0; round < 50; round++) {
+      OwnerHarness h = new OwnerHarness("z:1", OwnerHarness.config());
+      Recorder rec = new Recorder();
+      h.proxy.execute(o -> o.onPortDown(1));
+      h.run();
+      assertEquals(ConnectStatus.DEVICE_DOWN, h.passive(requestFrom("b:1@d0", "z:1@d0", 1, 10 + round)).getStatus());
+      h.proxy.execute(o -> o.onPortUp(1));
+      List<Slice> slices = h.submit(rec, "b:1", 8);
+      h.run();
+      assertEquals(1, h.channel.calls.size());
+      Endpoint ep = h.owner.endpoint("b:1@d0");
+      assertEquals(EndpointState.CONNECTING, ep.state);
+      OwnerHarness.Call first = h.channel.last();
+      first.reply().complete(ConnectReply.newBuilder().setStatus(ConnectStatus.SIMULTANEOUS_OPEN)
+          .setLocalNicPath("b:1@d0").setReason("b keeps its attempt").build());
+      h.run();
+      assertEquals(1, h.channel.calls.size(), "first it waits for the peer's request");
+      h.clock.advance(Duration.ofMillis(500));
+      h.run();
+      assertEquals(2, h.channel.calls.size(), "no request came within a tenth of the deadline: it asks again");
+      OwnerHarness.Call second = h.channel.last();
+      assertTrue(second.request().getGeneration() > first.request().getGeneration(), "with a newer generation");
+      assertEquals(1, h.owner.metrics().handshakesReasked());
+      second.reply().complete(OwnerHarness.acceptAs(second.request(), 20 + round));
+      h.run();
+      assertEquals(EndpointState.CONNECTED, ep.state);
+      h.device.completeAll(WcStatus.SUCCESS);
+      h.run();
+      assertEquals(8, rec.count(SliceStatus.OK), "every slice completes, none waits for the deadline");
+      assertEquals(0, rec.duplicates);
+      assertEquals(h.owner.metrics().slicesAccepted(), h.owner.metrics().slicesCompleted()
+          + h.owner.metrics().slicesFailed(), "every accepted slice ended");
+      assertEquals(SliceStatus.OK, rec.status.get(slices.get(7)));
+    }
+  }
+
+  @Test
+  void simultaneousOpenAnswerIsAskedAgainUntilTheDeadlineThenFails() {
+    OwnerHarness h = new OwnerHarness("z:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    h.submit(rec, "b:1", 3);
+    h.run();
+    // The peer keeps answering SIMULTANEOUS_OPEN and never connects: bounded by the 5 s deadline.
+    for (int i = 0; i < 20 && rec.completed() == 0; i++) {
+      int calls = h.channel.calls.size();
+      h.channel.last().reply().complete(ConnectReply.newBuilder().setStatus(ConnectStatus.SIMULTANEOUS_OPEN)
+          .setLocalNicPath("b:1@d0").build());
+      h.run();
+      h.clock.advance(Duration.ofMillis(500));
+      h.run();
+      assertTrue(h.channel.calls.size() <= calls + 1, "at most one new request per wait");
+    }
+    assertEquals(3, rec.count(SliceStatus.HANDSHAKE_FAILED), "the deadline still bounds the attempt");
+    assertEquals(ErrorCode.TIMED_OUT, ((VteException) rec.causes.values().iterator().next()).code());
+    assertTrue(h.channel.calls.size() >= 9 && h.channel.calls.size() <= 10, "asked every 500 ms: " + h.channel.calls.size());
+    assertEquals(0, h.owner.endpointCount());
+    assertTrue(h.device.liveQps().isEmpty());
+  }
+
+  @Test
+  void peerDeviceDownOrShuttingDownAnswerEndsSlicesRailDown() {
+    for (ConnectStatus refusal : new ConnectStatus[] {ConnectStatus.DEVICE_DOWN, ConnectStatus.SHUTTING_DOWN}) {
+      OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+      Recorder rec = new Recorder();
+      h.submit(rec, "b:1", 4);
+      h.run();
+      h.channel.last().reply().complete(ConnectReply.newBuilder().setStatus(refusal)
+          .setLocalNicPath("b:1@d0").setReason("port 1 of b:1@d0 is down").build());
+      h.run();
+      assertEquals(4, rec.count(SliceStatus.RAIL_DOWN), refusal + ": the slices move to another rail, not a failure");
+      VteException cause = (VteException) rec.causes.values().iterator().next();
+      assertEquals(ErrorCode.DEVICE_UNAVAILABLE, cause.code());
+      assertTrue(cause.getMessage().contains(refusal.name()), cause.getMessage());
+      assertEquals(0, h.owner.endpointCount());
+      assertTrue(h.device.liveQps().isEmpty());
+    }
+  }
+
   @Test
   void simultaneousOpenLowerSideRequestArrivesFirst() {
     simultaneousOpen(true);
