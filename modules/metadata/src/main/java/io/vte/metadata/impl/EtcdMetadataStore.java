@@ -140,11 +140,9 @@ public final class EtcdMetadataStore implements MetadataStore {
 
   @Override
   public Future<Void> publish(SegmentDescriptor descriptor) {
-    try {
-      LocalSegments.checkName(descriptor.getName());
-      DescriptorCodec.validate("publish(" + descriptor.getName() + ")", descriptor);
-    } catch (VteException e) {
-      return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e));
+    VteException invalid = LocalSegments.publishError(descriptor);
+    if (invalid != null) {
+      return Future.failedFuture(invalid);
     }
     return onContext(() -> {
       if (state != State.RUNNING) {

@@ -34,6 +34,20 @@ final class LocalSegments {
     return name;
   }
 
+  /**
+   * @param descriptor a descriptor this node wants to publish
+   * @return null when it may be published, else an INVALID_ARGUMENT failure naming what is wrong
+   */
+  static VteException publishError(SegmentDescriptor descriptor) {
+    try {
+      checkName(descriptor.getName());
+      DescriptorCodec.validate("publish(" + descriptor.getName() + ")", descriptor);
+      return null;
+    } catch (VteException e) {
+      return new VteException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e);
+    }
+  }
+
   synchronized void put(SegmentDescriptor descriptor) {
     byName.put(descriptor.getName(), descriptor);
   }

@@ -46,11 +46,9 @@ public final class P2pMetadataStore implements MetadataStore {
 
   @Override
   public Future<Void> publish(SegmentDescriptor descriptor) {
-    try {
-      LocalSegments.checkName(descriptor.getName());
-      DescriptorCodec.validate("publish(" + descriptor.getName() + ")", descriptor);
-    } catch (VteException e) {
-      return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e));
+    VteException invalid = LocalSegments.publishError(descriptor);
+    if (invalid != null) {
+      return Future.failedFuture(invalid);
     }
     if (closed) {
       return Future.failedFuture(closedError());
