@@ -17,7 +17,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -156,11 +155,6 @@ class FaultScenariosTest {
     }
   }
 
-  @EnabledIfSystemProperty(named = "vte.it.knownEngineBugs", matches = "true", disabledReason = "failed 3 of 6 runs"
-      + " against today's engine (run with -Dvte.it.knownEngineBugs=true): while one rail flaps, either every write in"
-      + " flight stalls until its 30 s batch deadline (slices neither complete nor fail over), or a slice fails with"
-      + " HANDSHAKE_REJECTED after 5 attempts although 3 rails are healthy. The engine must fail over a slice whose"
-      + " endpoint is retired or rejected (port down, DEVICE_DOWN reply) to another rail without spending its retries")
   @Test
   void bothNicsOfOneRailFlapEvery500msFor20s() throws Exception {
     WriteLoad load = load();
