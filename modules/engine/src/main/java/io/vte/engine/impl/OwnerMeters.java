@@ -21,11 +21,13 @@ final class OwnerMeters {
   private record Counter(String name, ToDoubleFunction<OwnerMetrics> value) {}
 
   private static final List<Counter> COUNTERS = List.of(
+      new Counter("vte.owner.slices.accepted", OwnerMetrics::slicesAccepted),
       new Counter("vte.owner.slices.posted", OwnerMetrics::slicesPosted),
       new Counter("vte.owner.slices.failed", OwnerMetrics::slicesFailed),
       new Counter("vte.owner.handshakes.active", OwnerMetrics::handshakesActive),
       new Counter("vte.owner.handshakes.passive", OwnerMetrics::handshakesPassive),
       new Counter("vte.owner.handshakes.failed", OwnerMetrics::handshakesFailed),
+      new Counter("vte.owner.handshakes.reasked", OwnerMetrics::handshakesReasked),
       new Counter("vte.owner.stale.replies.dropped", OwnerMetrics::staleRepliesDropped),
       new Counter("vte.owner.endpoints.retired", OwnerMetrics::endpointsRetired),
       new Counter("vte.owner.qp.fatal", OwnerMetrics::qpFatalEvents));

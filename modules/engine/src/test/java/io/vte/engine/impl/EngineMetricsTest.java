@@ -58,6 +58,10 @@ class EngineMetricsTest {
     double handshakes = registry.find("vte.owner.handshakes.active").tag("engine", a.serverName()).functionCounters()
         .stream().mapToDouble(FunctionCounter::count).sum();
     assertTrue(handshakes >= 1, "the first WRITE connected at least one endpoint: " + handshakes);
+    double accepted = registry.find("vte.owner.slices.accepted").tag("engine", a.serverName()).functionCounters()
+        .stream().mapToDouble(FunctionCounter::count).sum();
+    assertEquals(16, (long) accepted, "every slice was taken by an owner once (no retries on a healthy pair)");
+    assertNotNull(registry.find("vte.owner.handshakes.reasked").tag("engine", a.serverName()).functionCounter());
     double alive = registry.find("vte.owner.endpoints.alive").tag("engine", a.serverName()).gauges().stream()
         .mapToDouble(io.micrometer.core.instrument.Gauge::value).sum();
     assertTrue(alive >= 1, "endpoints alive: " + alive);
