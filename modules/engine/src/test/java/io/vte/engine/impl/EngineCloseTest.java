@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.VerticleBase;
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
 import io.vte.api.RegisteredBuffer;
@@ -39,6 +40,61 @@ class EngineCloseTest {
       cycle(true);
     }
     ResourceSnapshot.assertNoLeaksSince(before, Duration.ofSeconds(30));
+  }
+
+  /**
+   * An engine owned by a verticle (created in start, closed in stop) when Vert.x itself closes: Vert.x
+   * stops the engine's owner verticles together with (or before) that verticle, so the owners must end the
+   * slices they hold themselves. Nothing may hang and every transfer must end, once.
+   */
+  @Test
+  void vertxCloseWithTheEngineOpenInAVerticleEndsEveryTransfer() {
+    Vertx va = Vertx.vertx();
+    Vertx vb = Vertx.vertx();
+    long la = DirectMemory.allocate(SIZE);
+    long lb = DirectMemory.allocate(SIZE);
+    try {
+      EngineVerticle host = new EngineVerticle();
+      Await.result(va.deployVerticle(host), WAIT);
+      TransferEngine a = host.engine;
+      TransferEngine b = Await.result(TransferEngine.create(vb, EngineFixture.options("vb", 2, 2)), WAIT);
+      RegisteredBuffer local = Await.result(a.register(la, SIZE, "cpu:0"), WAIT);
+      RegisteredBuffer remote = Await.result(b.register(lb, SIZE, "cpu:0"), WAIT);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      List<Future<BatchResult>> results = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        results.add(a.submit(List.of(TransferRequest.write(local, 0, seg, remote.address(), SIZE)),
+            new TransferOptions()).result());
+      }
+      Await.result(va.close(), WAIT);
+      for (Future<BatchResult> f : results) {
+        RequestResult r = Await.result(f, WAIT).requests().get(0);
+        if (r.status() != RequestStatus.COMPLETED) {
+          assertEquals(RequestStatus.FAILED, r.status(), r.toString());
+          assertEquals(ErrorCode.ENGINE_CLOSED, r.cause().code(), r.toString());
+        }
+      }
+      Await.result(b.close(), WAIT);
+    } finally {
+      Await.result(vb.close(), WAIT);
+      DirectMemory.free(la);
+      DirectMemory.free(lb);
+    }
+  }
+
+  /** Creates its engine in start and closes it in stop, the way an application verticle would. */
+  private static final class EngineVerticle extends VerticleBase {
+    TransferEngine engine;
+
+    @Override
+    public Future<?> start() {
+      return TransferEngine.create(vertx, EngineFixture.options("va", 2, 2)).onSuccess(e -> engine = e);
+    }
+
+    @Override
+    public Future<?> stop() {
+      return engine.close();
+    }
   }
 
   private static void cycle(boolean closeMidStream) {

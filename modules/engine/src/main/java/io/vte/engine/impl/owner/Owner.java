@@ -771,6 +771,11 @@ final class Owner {
         + " overflowed");
     retireAll(SliceStatus.ENDPOINT_RETIRED, cause);
     // No flush will come from a CQ in error: account for everything now.
+    flushAndDestroyRetiring();
+  }
+
+  /** Completes every in-flight WR of the retiring endpoints now (no flush will come) and destroys them. */
+  private void flushAndDestroyRetiring() {
     for (Endpoint ep : new ArrayList<>(retiring)) {
       forceFlush(ep);
       destroy(ep);
@@ -792,6 +797,23 @@ final class Owner {
     closeCause = new VteException(ErrorCode.ENGINE_CLOSED, localNicPath + " is closing");
     retireAll(SliceStatus.ENGINE_CLOSED, closeCause);
     completeCloseIfDrained();
+  }
+
+  /**
+   * The owner's verticle is stopping although the owner was not closed first (e.g. {@code vertx.close()}
+   * while the engine is open): nothing will poll the CQ again, so every slice it holds, queued or posted,
+   * ends now with ENGINE_CLOSED, exactly once, and its retired QPs are destroyed.
+   */
+  void abandon() {
+    if (closeCause == null) {
+      closeCause = new VteException(ErrorCode.ENGINE_CLOSED, localNicPath + " stopped with Vert.x");
+    }
+    closing = true;
+    retireAll(SliceStatus.ENGINE_CLOSED, closeCause);
+    flushAndDestroyRetiring();
+    if (closePromise != null) {
+      closePromise.tryComplete();
+    }
   }
 
   private void completeCloseIfDrained() {

@@ -46,6 +46,9 @@ final class OwnerVerticle extends VerticleBase {
   public Future<?> stop() {
     stopped = true;
     cancelTimer();
+    // Normally the owner was closed and drained first; when Vert.x itself closes, it was not.
+    proxy.close();
+    owner.abandon();
     return Future.succeededFuture();
   }
 
