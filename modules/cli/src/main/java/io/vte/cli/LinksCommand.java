@@ -1,5 +1,6 @@
 package io.vte.cli;
 
+import io.vte.cli.bench.Blocking;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -25,8 +26,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -186,10 +185,6 @@ public final class LinksCommand implements Callable<Integer> {
   }
 
   private static <T> T await(Future<T> f) throws Exception {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(STEP.toSeconds(), TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof Exception c ? c : e;
-    }
+    return Blocking.await(f, STEP, "a vte links step");
   }
 }

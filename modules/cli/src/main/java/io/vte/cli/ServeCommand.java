@@ -1,5 +1,6 @@
 package io.vte.cli;
 
+import io.vte.cli.bench.Blocking;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VertxOptions;
@@ -17,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -94,17 +94,13 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
       out.flush();
       return 0;
     } finally {
-      node.vertx().close().toCompletionStage().toCompletableFuture().get(STEP.toSeconds(), TimeUnit.SECONDS);
+      await(node.vertx().close());
       node.registry().close();
     }
   }
 
   private static <T> T await(Future<T> f) throws Exception {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(STEP.toSeconds(), TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof Exception c ? c : e;
-    }
+    return Blocking.await(f, STEP, "a vte serve step");
   }
 
   /** Reads and completes node configuration files. */
