@@ -20,7 +20,8 @@ final class FakeSliceRouter implements SliceRouter {
 
   private final Context context;
   private final List<Slice> held = new ArrayList<>();
-  private volatile boolean holding;
+  /** Confined to {@link #context}, like {@link #held}. */
+  private boolean holding;
   private volatile Predicate<Rail> failing = r -> false;
   private volatile int failStatus;
   final AtomicInteger routed = new AtomicInteger();
@@ -41,8 +42,12 @@ final class FakeSliceRouter implements SliceRouter {
     failing = rails;
   }
 
+  /**
+   * Queues slices from now on. Runs on the context, so it is ordered after an earlier {@link #release()}
+   * and before the slices of a later submit from the same thread.
+   */
   void hold() {
-    holding = true;
+    context.runOnContext(v -> holding = true);
   }
 
   /** Processes the held slices (abandoned ones are dropped unposted). */
@@ -58,10 +63,6 @@ final class FakeSliceRouter implements SliceRouter {
   /** Counts posts from now on in {@link #postedAfterMark}. */
   void mark() {
     marked = true;
-  }
-
-  int heldCount() {
-    return held.size();
   }
 
   @Override
