@@ -75,7 +75,7 @@ public final class EngineHandshakeHandler implements HandshakeHandler {
   public Future<NotifyReply> notify(NotifyRequest request) {
     NotificationDispatcher n = notifications;
     boolean accepted = n != null && !closing && n.accept(new Notification(request.getFrom(), request.getTopic(),
-        Buffer.buffer(request.getPayload().toByteArray()), request.getSequence()));
+        Buffer.buffer(request.getPayload().toByteArray()), request.getSequence()), request.getSenderEpoch());
     return Future.succeededFuture(NotifyReply.newBuilder().setAccepted(accepted).build());
   }
 }

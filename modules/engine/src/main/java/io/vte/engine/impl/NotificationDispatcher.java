@@ -3,6 +3,7 @@ package io.vte.engine.impl;
 import io.vertx.core.Context;
 import io.vertx.core.Handler;
 import io.vte.api.Notification;
+import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,18 +14,27 @@ import java.util.concurrent.atomic.AtomicLong;
  * early arrivals wait for the gap to fill, at most {@code gapTimeout} and {@code maxPending} arrivals
  * (a sender's lost message must not stall it forever), after which delivery skips to the oldest waiting
  * one; duplicates and replays are rejected. Delivery runs on one context, in order. Thread-safe.
+ *
+ * <p>Sequences count within a sender's epoch (its incarnation). The first message a receiver sees of an
+ * epoch sets where its count starts: a sender restarted on the same address starts again at 1 with a
+ * larger epoch and its receivers start over with it instead of refusing its first messages as replays;
+ * a restarted receiver takes up a sender's count where it is instead of waiting for messages it will
+ * never get. A message of an older epoch is a dead incarnation's and is refused. (A sender keeps one
+ * notification in flight per peer, so the first one a receiver sees is the earliest still coming.)
  */
 public final class NotificationDispatcher {
 
   private final Context context;
   private final int maxPending;
   private final long gapTimeoutMillis;
+  private final long epoch;
   private final Map<String, Inbound> inbound = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> outbound = new ConcurrentHashMap<>();
   private volatile Handler<Notification> handler;
 
   private static final class Inbound {
-    long expected = 1;
+    long epoch = Long.MIN_VALUE;
+    long expected;
     long gapTimer = -1;
     final TreeMap<Long, Notification> early = new TreeMap<>();
   }
@@ -33,11 +43,24 @@ public final class NotificationDispatcher {
    * @param context where the handler is called
    * @param maxPending early arrivals kept per sender
    * @param gapTimeoutMillis how long a gap may hold back later notifications, at least 1
+   * @param epoch this engine's incarnation, sent with every outgoing notification (see {@link #newEpoch()})
    */
-  public NotificationDispatcher(Context context, int maxPending, long gapTimeoutMillis) {
+  public NotificationDispatcher(Context context, int maxPending, long gapTimeoutMillis, long epoch) {
     this.context = context;
     this.maxPending = maxPending;
     this.gapTimeoutMillis = Math.max(1, gapTimeoutMillis);
+    this.epoch = epoch;
+  }
+
+  /** @return an epoch for an engine starting now: the wall clock in microseconds, so later starts are larger */
+  public static long newEpoch() {
+    Instant now = Instant.now();
+    return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+  }
+
+  /** @return this engine's epoch, to send with {@link #nextSequence(String)} */
+  public long epoch() {
+    return epoch;
   }
 
   /** @param handler receives notifications; null drops them */
@@ -55,14 +78,22 @@ public final class NotificationDispatcher {
 
   /**
    * @param n an incoming notification
-   * @return false when it is a duplicate or replay (sequence already delivered or waiting)
+   * @param senderEpoch the sender's epoch
+   * @return false when it is a duplicate or replay (sequence already delivered or waiting in this epoch),
+   *     or from an older epoch of its sender
    */
-  public boolean accept(Notification n) {
+  public boolean accept(Notification n, long senderEpoch) {
     if (n.sequence() < 1) {
       return false;
     }
     Inbound in = inbound.computeIfAbsent(n.from(), f -> new Inbound());
     synchronized (in) {
+      if (senderEpoch < in.epoch) {
+        return false;
+      }
+      if (senderEpoch > in.epoch) {
+        restart(in, senderEpoch, n.sequence());
+      }
       if (n.sequence() < in.expected || in.early.containsKey(n.sequence())) {
         return false;
       }
@@ -107,6 +138,17 @@ public final class NotificationDispatcher {
         }
       });
     }
+  }
+
+  /** A new sender epoch: what an old incarnation left waiting is dropped, counting starts at {@code first}. */
+  private void restart(Inbound in, long senderEpoch, long first) {
+    if (in.gapTimer >= 0) {
+      context.owner().cancelTimer(in.gapTimer);
+      in.gapTimer = -1;
+    }
+    in.early.clear();
+    in.expected = first;
+    in.epoch = senderEpoch;
   }
 
   private static void skipGap(Inbound in) {

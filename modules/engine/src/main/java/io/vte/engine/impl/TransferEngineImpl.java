@@ -243,7 +243,8 @@ public final class TransferEngineImpl implements TransferEngine {
     submitter = new TransferSubmitter(vertx, memory, segments, rails, new TransferTracker.Services(
         new Slicer(options.getSliceSize()), new OwnerRouter(contexts), options.getRetryCount(), counters,
         seg -> segments.invalidate(seg.name())));
-    notifications = new NotificationDispatcher(vertx.getOrCreateContext(), 1024, options.getHandshakeDeadline().toMillis());
+    notifications = new NotificationDispatcher(vertx.getOrCreateContext(), 1024, options.getHandshakeDeadline().toMillis(),
+        NotificationDispatcher.newEpoch());
     for (int i = 0; i < contexts.size(); i++) {
       int index = i;
       contexts.get(i).addPortListener((device, port, active) -> {
@@ -429,7 +430,8 @@ public final class TransferEngineImpl implements TransferEngine {
 
   private Future<Void> send(String peer, String topic, byte[] payload) {
     NotifyRequest request = NotifyRequest.newBuilder().setFrom(server.serverName()).setTopic(topic)
-        .setPayload(ByteString.copyFrom(payload)).setSequence(notifications.nextSequence(peer)).build();
+        .setPayload(ByteString.copyFrom(payload)).setSequence(notifications.nextSequence(peer))
+        .setSenderEpoch(notifications.epoch()).build();
     return clients.notify(peer, request, options.getHandshakeDeadline()).compose(reply -> reply.getAccepted()
         ? Future.succeededFuture()
         : Future.failedFuture(new VteException(ErrorCode.PROTOCOL_ERROR, "peer " + peer

@@ -22,6 +22,7 @@ import io.vte.api.VteException;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -147,6 +148,41 @@ class EngineApiTest {
     }
     assertEquals(ErrorCode.INVALID_ARGUMENT,
         failure(a.notify(b.serverName(), "big", Buffer.buffer(new byte[64 * 1024 + 1]))).code());
+  }
+
+  @Test
+  void notificationsSurviveARestartOfEitherEnd() {
+    // A 60 s gap timeout: were a restarted end to wait for a gap, nothing would arrive within the wait.
+    EngineOptions senderOptions = EngineFixture.options("ns", 1, 1).setHandshakeDeadline(Duration.ofSeconds(60));
+    EngineOptions receiverOptions = EngineFixture.options("nr", 1, 1).setHandshakeDeadline(Duration.ofSeconds(60));
+    TransferEngineImpl a = fx.start(senderOptions);
+    TransferEngineImpl b = fx.start(receiverOptions);
+    List<Notification> got = new CopyOnWriteArrayList<>();
+    b.notificationHandler(got::add);
+    for (int i = 0; i < 3; i++) {
+      Await.result(a.notify(b.serverName(), "kv", Buffer.buffer("old" + i)), WAIT);
+    }
+    TransferEngineImpl a2 = restart(a, senderOptions);
+    Await.result(a2.notify(b.serverName(), "kv", Buffer.buffer("after sender restart")), WAIT);
+    Await.untilEquals("the restarted sender is heard", WAIT, 4, got::size);
+    assertEquals(1, got.get(3).sequence());
+
+    TransferEngineImpl b2 = restart(b, receiverOptions);
+    List<Notification> got2 = new CopyOnWriteArrayList<>();
+    b2.notificationHandler(got2::add);
+    Await.result(a2.notify(b2.serverName(), "kv", Buffer.buffer("after receiver restart")), WAIT);
+    Await.untilEquals("the restarted receiver hears the sender's count", Duration.ofSeconds(20), 1, got2::size);
+    assertEquals("after receiver restart", got2.get(0).payload().toString());
+    assertEquals(2, got2.get(0).sequence());
+  }
+
+  /** Closes {@code engine} and starts another on the same RPC port, so with the same server name. */
+  private TransferEngineImpl restart(TransferEngineImpl engine, EngineOptions options) {
+    String name = engine.serverName();
+    Await.result(engine.close(), WAIT);
+    TransferEngineImpl again = fx.start(options.setRpcPort(Integer.parseInt(name.substring(name.lastIndexOf(':') + 1))));
+    assertEquals(name, again.serverName());
+    return again;
   }
 
   @Test

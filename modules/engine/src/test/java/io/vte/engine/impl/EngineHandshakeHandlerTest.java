@@ -57,7 +57,7 @@ class EngineHandshakeHandlerTest {
 
   @Test
   void servesItsOwnSegmentByEmptyNameOrServerName() {
-    bind(new NotificationDispatcher(vertx.getOrCreateContext(), 16, 1000));
+    bind(new NotificationDispatcher(vertx.getOrCreateContext(), 16, 1000, 1));
     assertEquals(1, Await.result(handler.getSegment(GetSegmentRequest.getDefaultInstance()), WAIT).getBuffersCount());
     assertEquals("h:1", Await.result(handler.getSegment(GetSegmentRequest.newBuilder().setName("h:1").build()), WAIT)
         .getServerName());
@@ -71,7 +71,7 @@ class EngineHandshakeHandlerTest {
   @Test
   void notificationsAreDispatchedOnceAndRefusedWhenClosing() {
     List<Notification> got = new CopyOnWriteArrayList<>();
-    NotificationDispatcher n = new NotificationDispatcher(vertx.getOrCreateContext(), 16, 1000);
+    NotificationDispatcher n = new NotificationDispatcher(vertx.getOrCreateContext(), 16, 1000, 1);
     n.handler(got::add);
     bind(n);
     NotifyRequest r = NotifyRequest.newBuilder().setFrom("p:2").setTopic("t").setSequence(1)

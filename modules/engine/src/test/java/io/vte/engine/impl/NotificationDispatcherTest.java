@@ -25,28 +25,37 @@ class NotificationDispatcherTest {
 
   private final Vertx vertx = Vertx.vertx();
   private final List<Notification> got = new CopyOnWriteArrayList<>();
-  private final NotificationDispatcher dispatcher = new NotificationDispatcher(vertx.getOrCreateContext(), 1000, 60_000);
+  private final NotificationDispatcher dispatcher = new NotificationDispatcher(vertx.getOrCreateContext(), 1000, 60_000, 99);
 
   @AfterEach
   void close() {
     Await.result(vertx.close(), Duration.ofSeconds(10));
   }
 
+  private static final long EPOCH = 10;
+
   private static Notification n(String from, long seq) {
     return new Notification(from, "t", Buffer.buffer("m" + seq), seq);
+  }
+
+  private static boolean accept(NotificationDispatcher d, Notification n) {
+    return d.accept(n, EPOCH);
   }
 
   @Test
   void shuffledArrivalsAreDeliveredInOrderPerSender() {
     dispatcher.handler(got::add);
     List<Notification> all = new ArrayList<>();
-    for (long s = 1; s <= 300; s++) {
+    for (long s = 2; s <= 300; s++) {
       all.add(n("a", s));
       all.add(n("b", s));
     }
     Collections.shuffle(all, new Random(7));
+    // The first message of each sender starts its count; everything after it arrives shuffled.
+    all.add(0, n("a", 1));
+    all.add(1, n("b", 1));
     for (Notification x : all) {
-      assertTrue(dispatcher.accept(x));
+      assertTrue(accept(dispatcher, x));
     }
     Await.untilEquals("all delivered", Duration.ofSeconds(10), 600, got::size);
     long a = 0;
@@ -75,10 +84,11 @@ class NotificationDispatcherTest {
         } catch (Exception e) {
           throw new AssertionError(e);
         }
-        // Two interleaved halves arrive out of order on purpose.
-        for (long s = 1; s <= 500; s += 2) {
-          dispatcher.accept(n(from, s + 1));
-          dispatcher.accept(n(from, s));
+        // After the first, pairs arrive swapped on purpose.
+        accept(dispatcher, n(from, 1));
+        for (long s = 2; s < 500; s += 2) {
+          accept(dispatcher, n(from, s + 1));
+          accept(dispatcher, n(from, s));
         }
       });
       threads[t].start();
@@ -86,7 +96,7 @@ class NotificationDispatcherTest {
     for (Thread t : threads) {
       t.join();
     }
-    Await.untilEquals("all delivered", Duration.ofSeconds(10), 2000, got::size);
+    Await.untilEquals("all delivered", Duration.ofSeconds(10), 4 * 499, got::size);
     long[] next = new long[senders];
     for (Notification x : got) {
       int i = x.from().charAt(1) - '0';
@@ -97,39 +107,72 @@ class NotificationDispatcherTest {
   @Test
   void duplicatesAndBadSequencesAreRejected() {
     dispatcher.handler(got::add);
-    assertTrue(dispatcher.accept(n("a", 1)));
-    assertFalse(dispatcher.accept(n("a", 1)));
-    assertTrue(dispatcher.accept(n("a", 3)));
-    assertFalse(dispatcher.accept(n("a", 3)), "already waiting");
-    assertFalse(dispatcher.accept(n("a", 0)));
-    assertTrue(dispatcher.accept(n("a", 2)));
+    assertTrue(accept(dispatcher, n("a", 1)));
+    assertFalse(accept(dispatcher, n("a", 1)));
+    assertTrue(accept(dispatcher, n("a", 3)));
+    assertFalse(accept(dispatcher, n("a", 3)), "already waiting");
+    assertFalse(accept(dispatcher, n("a", 0)));
+    assertTrue(accept(dispatcher, n("a", 2)));
     Await.untilEquals("three delivered", Duration.ofSeconds(10), 3, got::size);
   }
 
   @Test
   void aGapLongerThanTheWindowIsSkipped() {
-    NotificationDispatcher small = new NotificationDispatcher(vertx.getOrCreateContext(), 4, 60_000);
+    NotificationDispatcher small = new NotificationDispatcher(vertx.getOrCreateContext(), 4, 60_000, 99);
     small.handler(got::add);
-    for (long s = 2; s <= 6; s++) {
-      assertTrue(small.accept(n("a", s)));
+    assertTrue(accept(small, n("a", 1)));
+    for (long s = 3; s <= 7; s++) {
+      assertTrue(accept(small, n("a", s)));
     }
-    Await.untilEquals("delivered after skipping 1", Duration.ofSeconds(10), 5, got::size);
-    assertEquals(2, got.get(0).sequence());
-    assertFalse(small.accept(n("a", 1)), "the skipped one is late now");
+    Await.untilEquals("delivered after skipping 2", Duration.ofSeconds(10), 6, got::size);
+    assertEquals(List.of(1L, 3L, 4L, 5L, 6L, 7L), got.stream().map(Notification::sequence).toList());
+    assertFalse(accept(small, n("a", 2)), "the skipped one is late now");
   }
 
   @Test
   void aGapIsSkippedAfterItsTimeout() {
-    NotificationDispatcher timed = new NotificationDispatcher(vertx.getOrCreateContext(), 1000, 100);
+    NotificationDispatcher timed = new NotificationDispatcher(vertx.getOrCreateContext(), 1000, 100, 99);
     timed.handler(got::add);
-    assertTrue(timed.accept(n("a", 1)));
-    assertTrue(timed.accept(n("a", 3)));
-    assertTrue(timed.accept(n("a", 4)));
+    assertTrue(accept(timed, n("a", 1)));
+    assertTrue(accept(timed, n("a", 3)));
+    assertTrue(accept(timed, n("a", 4)));
     Await.untilEquals("1, then 3 and 4 after the gap timeout", Duration.ofSeconds(10), 3, got::size);
     assertEquals(List.of(1L, 3L, 4L), got.stream().map(Notification::sequence).toList());
-    assertTrue(timed.accept(n("a", 5)));
+    assertTrue(accept(timed, n("a", 5)));
     Await.untilEquals("5 follows at once", Duration.ofSeconds(10), 4, got::size);
     timed.close();
+  }
+
+  @Test
+  void aRestartedSenderStartsOverInItsNewEpochAndItsOldOneIsRefused() {
+    dispatcher.handler(got::add);
+    assertTrue(dispatcher.accept(n("a", 1), 10));
+    assertTrue(dispatcher.accept(n("a", 2), 10));
+    assertTrue(dispatcher.accept(n("a", 4), 10), "waits for 3");
+    assertTrue(dispatcher.accept(n("a", 1), 20), "the restarted sender's first is no replay");
+    assertTrue(dispatcher.accept(n("a", 2), 20));
+    assertFalse(dispatcher.accept(n("a", 3), 10), "a dead incarnation's late message");
+    Await.untilEquals("both incarnations heard", Duration.ofSeconds(10), 4, got::size);
+    assertEquals(List.of(1L, 2L, 1L, 2L), got.stream().map(Notification::sequence).toList(),
+        "the old incarnation's waiting 4 was dropped, never delivered");
+  }
+
+  @Test
+  void aRestartedReceiverTakesUpASendersCountWithoutWaitingForTheGap() {
+    dispatcher.handler(got::add);
+    assertTrue(dispatcher.accept(n("a", 42), 10));
+    assertTrue(dispatcher.accept(n("a", 43), 10));
+    // The gap timeout is 60 s: delivery within the wait means nothing waited for 1..41.
+    Await.untilEquals("delivered at once", Duration.ofSeconds(10), 2, got::size);
+    assertEquals(List.of(42L, 43L), got.stream().map(Notification::sequence).toList());
+    assertFalse(dispatcher.accept(n("a", 41), 10), "older than the count taken up");
+  }
+
+  @Test
+  void epochsAreLaterForLaterStarts() {
+    long first = NotificationDispatcher.newEpoch();
+    Await.until("the clock moves on", Duration.ofSeconds(10), () -> NotificationDispatcher.newEpoch() > first);
+    assertEquals(99, dispatcher.epoch());
   }
 
   @Test
