@@ -12,7 +12,7 @@ import java.nio.channels.SocketChannel;
  * One TCP connection of the soft NIC, driven only by its NIC thread: frames in (header into a small
  * receive buffer; payload copied from there or read straight from the socket into the target memory) and
  * frames out (headers and small payloads staged in a send buffer, large payloads written straight from
- * their memory with a gathering write). What the frames mean is up to its {@link Handler}.
+ * their memory; many frames leave in one gathering write). What the frames mean is up to its {@link Handler}.
  *
  * <p>Every access to a registered region's memory (one socket read or write, or one copy) is bracketed by
  * {@link SoftMr#acquire()} and {@link SoftMr#release()}. When a region closes under a frame, a payload
@@ -64,6 +64,10 @@ final class Connection {
    */
   private static final int RX_BYTES = 8 * 1024;
   private static final int SMALL_PAYLOAD = 16 * 1024;
+  /** Most entries in one gathering write (headers runs and payload windows alternate). */
+  private static final int MAX_IOV = 64;
+  /** Large-payload bytes after which a gathering write takes no further frame. */
+  private static final long GATHER_BYTES = 1024 * 1024;
   private static final int DIRECT_READ_MIN = 2 * 1024;
   private static final int READS_PER_WAKEUP = 32;
   private static final int HEADER = 0;
@@ -92,14 +96,30 @@ final class Connection {
   private boolean payloadLost;
   private ByteBuffer payloadView;
   private final NativeWindow rxWindow = new NativeWindow();
-  private final NativeWindow txWindow = new NativeWindow();
+  /** [rest of the current payload, {@link #rx}]: the read that ends a payload also brings the next header. */
+  private final ByteBuffer[] scatter = {null, rx};
 
   private final ByteBuffer tx = ByteBuffer.allocateDirect(TX_BYTES);
   private final long txAddress = DirectMemory.address(tx);
-  private final ByteBuffer[] gather = new ByteBuffer[2];
-  private ByteBuffer bigPayload;
-  /** Holds the source region (and so its memory) reachable while {@link #bigPayload} drains. */
-  private SoftMr bigPayloadRegion;
+  /**
+   * The gathering write being built or drained: runs of {@link #tx} (headers and small payloads) alternate
+   * with windows over large payloads, so many frames leave in one {@code writev}.
+   */
+  private final ByteBuffer[] gather = new ByteBuffer[MAX_IOV];
+  /** The source region of each large-payload entry of {@link #gather} (null for runs of {@link #tx}). */
+  private final SoftMr[] gatherRegion = new SoftMr[MAX_IOV];
+  /** Preallocated views of {@link #tx}, one per run. */
+  private final ByteBuffer[] txRuns = new ByteBuffer[MAX_IOV / 2 + 1];
+  private final NativeWindow[] payloadWindows = new NativeWindow[MAX_IOV / 2];
+  private int gatherCount;
+  /** First entry of {@link #gather} not fully written yet (while draining). */
+  private int gatherFirst;
+  private int runCount;
+  private int windowCount;
+  /** Start in {@link #tx} of the run not yet closed into {@link #gather}. */
+  private int runStart;
+  /** Large-payload bytes in {@link #gather}: appends stop at {@link #GATHER_BYTES}. */
+  private long gatherPayloadBytes;
   /** A small payload's source region closed during {@link #append}: the connection aborts. */
   private boolean sourceLost;
   private boolean draining;
@@ -111,6 +131,12 @@ final class Connection {
     this.handler = handler;
     this.connected = connected;
     this.interest = ops;
+    for (int i = 0; i < txRuns.length; i++) {
+      txRuns[i] = tx.duplicate();
+    }
+    for (int i = 0; i < payloadWindows.length; i++) {
+      payloadWindows[i] = new NativeWindow();
+    }
     this.key = channel.register(nic.selector(), ops, this);
   }
 
@@ -218,9 +244,13 @@ final class Connection {
           losePayload(payloadView.remaining());
           continue;
         }
-        int n;
+        // rx is empty here: one read takes the rest of the payload and what follows it (the next headers)
+        rx.clear();
+        rxConsumed = 0;
+        scatter[0] = payloadView;
+        long n;
         try {
-          n = channel.read(payloadView);
+          n = channel.read(scatter);
         } finally {
           if (region != null) {
             region.release();
@@ -234,6 +264,8 @@ final class Connection {
           return;
         }
         payloadView = null;
+        scatter[0] = null;
+        socketMayHaveMore = !rx.hasRemaining();
         finishPayload();
         continue;
       }
@@ -369,17 +401,18 @@ final class Connection {
   // ---- send ----
 
   /**
-   * Appends one frame (NIC thread, from {@link Handler#fillTx}).
+   * Appends one frame (NIC thread, from {@link Handler#fillTx}). Frames queue up in one gathering write
+   * until it is full; nothing is written before {@code fillTx} returns.
    *
    * @param payloadAddress source of the payload (ignored when {@code payloadLength} is 0)
    * @param payloadLength payload bytes that follow the header
    * @param region the registered region that holds the payload, or null
-   * @return false when there is no room now (the handler is asked again once the buffer drains), or when
+   * @return false when there is no room now (the handler is asked again once the write drains), or when
    *     {@code region} is closed (the connection then aborts)
    */
   boolean append(int opcode, int status, int qpn, int seq, int rkey, long raddr, int length, int imm,
       long payloadAddress, int payloadLength, SoftMr region) {
-    if (draining || bigPayload != null || tx.remaining() < FrameHeader.SIZE) {
+    if (draining || sourceLost || tx.remaining() < FrameHeader.SIZE || gatherPayloadBytes >= GATHER_BYTES) {
       return false;
     }
     if (payloadLength <= SMALL_PAYLOAD) {
@@ -395,15 +428,32 @@ final class Connection {
       tx.position(payloadAt + payloadLength);
       return true;
     }
+    if (gatherCount + 3 > MAX_IOV) { // a header run, the window, and room for the run that may follow
+      return false;
+    }
     FrameHeader.encode(tx, opcode, status, qpn, seq, rkey, raddr, length, imm);
-    bigPayload = txWindow.window(payloadAddress, payloadLength);
-    bigPayloadRegion = region;
+    closeRun();
+    gatherRegion[gatherCount] = region;
+    gather[gatherCount++] = payloadWindows[windowCount++].window(payloadAddress, payloadLength);
+    gatherPayloadBytes += payloadLength;
     return true;
+  }
+
+  /** Adds the bytes staged in {@link #tx} since the last run to the gathering write. */
+  private void closeRun() {
+    int end = tx.position();
+    if (end > runStart) {
+      ByteBuffer run = txRuns[runCount++];
+      run.limit(end).position(runStart);
+      gatherRegion[gatherCount] = null;
+      gather[gatherCount++] = run;
+      runStart = end;
+    }
   }
 
   /** @return true while a written frame still has bytes waiting for the socket */
   boolean hasPendingTx() {
-    return draining || bigPayload != null;
+    return draining;
   }
 
   /**
@@ -419,48 +469,78 @@ final class Connection {
             close();
             return;
           }
-          if (tx.position() == 0 && bigPayload == null) {
+          closeRun();
+          if (gatherCount == 0) {
             setInterest(interest & ~SelectionKey.OP_WRITE);
             return;
           }
-          tx.flip();
           draining = true;
         }
-        boolean done;
-        if (bigPayload != null) {
-          gather[0] = tx;
-          gather[1] = bigPayload;
-          SoftMr region = bigPayloadRegion;
-          if (region != null && !region.acquire()) {
-            close(); // the frame's header is out: the rest of it cannot be sent
-            return;
-          }
-          try {
-            channel.write(gather);
-          } finally {
-            if (region != null) {
-              region.release();
-            }
-          }
-          done = !tx.hasRemaining() && !bigPayload.hasRemaining();
-        } else {
-          channel.write(tx);
-          done = !tx.hasRemaining();
+        if (!writeGather()) {
+          close(); // a payload's region closed: its frame cannot be sent whole
+          return;
         }
-        if (!done) {
+        if (gatherFirst < gatherCount) {
           setInterest(interest | SelectionKey.OP_WRITE);
           return;
         }
-        tx.clear();
-        bigPayload = null;
-        bigPayloadRegion = null;
-        gather[1] = null;
-        draining = false;
+        resetGather();
       }
     } catch (IOException | RuntimeException e) {
       nic.device().logConnectionFailure(this, e);
       close();
     }
+  }
+
+  /**
+   * One gathering write of what is left, with every source region in it held for the call.
+   *
+   * @return false, having written nothing, when one of those regions is closed
+   */
+  private boolean writeGather() throws IOException {
+    int first = gatherFirst;
+    int count = gatherCount;
+    int held = first;
+    boolean open = true;
+    for (; held < count; held++) {
+      SoftMr region = gatherRegion[held];
+      if (region != null && !region.acquire()) {
+        open = false;
+        break;
+      }
+    }
+    try {
+      if (open) {
+        channel.write(gather, first, count - first);
+      }
+    } finally {
+      for (int i = first; i < held; i++) {
+        SoftMr region = gatherRegion[i];
+        if (region != null) {
+          region.release();
+        }
+      }
+    }
+    while (first < count && !gather[first].hasRemaining()) {
+      first++;
+    }
+    gatherFirst = first;
+    return open;
+  }
+
+  private void resetGather() {
+    for (int i = 0; i < gatherCount; i++) {
+      gather[i] = null;
+      gatherRegion[i] = null;
+    }
+    gatherCount = 0;
+    gatherFirst = 0;
+    runCount = 0;
+    windowCount = 0;
+    runStart = 0;
+    gatherPayloadBytes = 0;
+    tx.clear();
+    draining = false;
   }
 
   private void setInterest(int ops) {
@@ -483,10 +563,9 @@ final class Connection {
       // closing: nothing left to do with the socket
     }
     payloadView = null;
+    scatter[0] = null;
     payloadRegion = null;
-    bigPayload = null;
-    bigPayloadRegion = null;
-    gather[1] = null;
+    resetGather();
     handler.onClosed(this);
   }
 
