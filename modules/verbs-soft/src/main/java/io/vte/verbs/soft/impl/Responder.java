@@ -264,9 +264,11 @@ final class Responder implements Connection.Handler {
     respond(FrameHeader.NAK, status.code(), seq);
   }
 
-  /** Queues an ACK or a NAK. */
+  /** Queues an ACK or a NAK; consecutive ACKs not yet sent go out as one. */
   private void respond(int op, int status, int seq) {
-    responses.add(op, status, seq, 0, 0, null);
+    if (op != FrameHeader.ACK || !responses.foldAck(seq)) {
+      responses.add(op, status, seq, 0, 0, null);
+    }
   }
 
   @Override

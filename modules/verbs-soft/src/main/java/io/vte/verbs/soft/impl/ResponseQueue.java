@@ -36,6 +36,24 @@ final class ResponseQueue {
     tail++;
   }
 
+  /**
+   * Folds an ACK of {@code sequence} into the newest queued response when that is an ACK of an earlier
+   * request: an ACK acknowledges every request before it, so the requester learns the same from one frame.
+   *
+   * @return true when folded (nothing to add)
+   */
+  boolean foldAck(int sequence) {
+    if (head == tail) {
+      return false;
+    }
+    int i = (int) ((tail - 1) % CAPACITY);
+    if (opcode[i] != FrameHeader.ACK || sequence - seq[i] <= 0) {
+      return false;
+    }
+    seq[i] = sequence;
+    return true;
+  }
+
   int headOpcode() {
     return opcode[(int) (head % CAPACITY)];
   }
