@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.proto.Auth;
@@ -17,10 +16,10 @@ import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The auth matrix over the wire: only correctly signed, fresh, unreplayed calls reach the handler. */
 @ExtendWith(BlockedThreadGuard.class)
@@ -30,28 +29,16 @@ class AuthenticatedServiceTest {
   private static final Duration DEADLINE = Duration.ofSeconds(5);
   private static final byte[] SECRET = "cluster-secret-0123456789abcdef".getBytes(StandardCharsets.UTF_8);
 
-  private Vertx vertx;
-  private RecordingHandler handler;
-  private HandshakeServer server;
+  @RegisterExtension
+  final LoopbackHandshake loop = new LoopbackHandshake(
+      new HandshakeServerOptions().setAuth(HandshakeAuth.sharedSecret("cluster", SECRET)));
   private HandshakeClientPool signed;
   private HandshakeClientPool unsigned;
 
   @BeforeEach
-  void start() {
-    vertx = Vertx.vertx();
-    handler = new RecordingHandler();
-    server = Await.result(HandshakeServer.start(vertx,
-        new HandshakeServerOptions().setAuth(HandshakeAuth.sharedSecret("cluster", SECRET)), handler), WAIT);
-    signed = HandshakeClientPool.create(vertx, new HandshakeClientOptions().setAuth(HandshakeAuth.sharedSecret("cluster", SECRET)));
-    unsigned = HandshakeClientPool.create(vertx, new HandshakeClientOptions());
-  }
-
-  @AfterEach
-  void stop() {
-    Await.result(signed.close(), WAIT);
-    Await.result(unsigned.close(), WAIT);
-    Await.result(server.close(), WAIT);
-    Await.result(vertx.close(), WAIT);
+  void openPools() {
+    signed = loop.newPool(new HandshakeClientOptions().setAuth(HandshakeAuth.sharedSecret("cluster", SECRET)));
+    unsigned = loop.newPool(new HandshakeClientOptions());
   }
 
   private void assertDenied(Future<?> call, String why) {
@@ -64,54 +51,54 @@ class AuthenticatedServiceTest {
   @Test
   void signedCallsAreServedAndTheHandlerSeesNoToken() {
     ConnectRequest request = Fixtures.connectRequest();
-    assertEquals(Fixtures.acceptedReply(request), Await.result(signed.connect(server.serverName(), request, DEADLINE), WAIT));
-    assertEquals("s", Await.result(signed.getSegment(server.serverName(), Fixtures.segmentRequest("s"), DEADLINE), WAIT).getName());
-    assertTrue(Await.result(signed.notify(server.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted());
-    assertEquals(3, handler.received.size());
-    assertEquals(request, handler.received.get(0));
-    assertFalse(((GetSegmentRequest) handler.received.get(1)).hasAuth());
-    assertFalse(((NotifyRequest) handler.received.get(2)).hasAuth());
+    assertEquals(Fixtures.acceptedReply(request), Await.result(signed.connect(loop.serverName(), request, DEADLINE), WAIT));
+    assertEquals("s", Await.result(signed.getSegment(loop.serverName(), Fixtures.segmentRequest("s"), DEADLINE), WAIT).getName());
+    assertTrue(Await.result(signed.notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted());
+    assertEquals(3, loop.handler().received.size());
+    assertEquals(request, loop.handler().received.get(0));
+    assertFalse(((GetSegmentRequest) loop.handler().received.get(1)).hasAuth());
+    assertFalse(((NotifyRequest) loop.handler().received.get(2)).hasAuth());
   }
 
   @Test
   void unauthenticatedPeerLearnsNothing() {
-    assertDenied(unsigned.connect(server.serverName(), Fixtures.connectRequest(), DEADLINE), "no auth token");
-    assertDenied(unsigned.getSegment(server.serverName(), Fixtures.segmentRequest(""), DEADLINE), "no auth token");
-    assertDenied(unsigned.notify(server.serverName(), Fixtures.notifyRequest(1), DEADLINE), "no auth token");
-    assertTrue(handler.received.isEmpty(), "no call reached the handler, so no segment keys were served");
+    assertDenied(unsigned.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), "no auth token");
+    assertDenied(unsigned.getSegment(loop.serverName(), Fixtures.segmentRequest(""), DEADLINE), "no auth token");
+    assertDenied(unsigned.notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), "no auth token");
+    assertTrue(loop.handler().received.isEmpty(), "no call reached the handler, so no segment keys were served");
   }
 
   @Test
   void authIsCheckedBeforeValidation() {
-    assertDenied(unsigned.connect(server.serverName(), ConnectRequest.getDefaultInstance(), DEADLINE), "no auth token");
+    assertDenied(unsigned.connect(loop.serverName(), ConnectRequest.getDefaultInstance(), DEADLINE), "no auth token");
   }
 
   @Test
   void wrongSecretOrKeyIsDenied() {
-    HandshakeClientPool forger = HandshakeClientPool.create(vertx, new HandshakeClientOptions()
+    HandshakeClientPool forger = HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions()
         .setAuth(HandshakeAuth.sharedSecret("cluster", "guessed-secret-0123456789abcdef".getBytes(StandardCharsets.UTF_8))));
-    HandshakeClientPool otherKey = HandshakeClientPool.create(vertx, new HandshakeClientOptions()
+    HandshakeClientPool otherKey = HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions()
         .setAuth(HandshakeAuth.sharedSecret("other", SECRET)));
     try {
-      assertDenied(forger.getSegment(server.serverName(), Fixtures.segmentRequest(""), DEADLINE), "bad mac");
-      assertDenied(otherKey.getSegment(server.serverName(), Fixtures.segmentRequest(""), DEADLINE), "unknown key id 'other'");
+      assertDenied(forger.getSegment(loop.serverName(), Fixtures.segmentRequest(""), DEADLINE), "bad mac");
+      assertDenied(otherKey.getSegment(loop.serverName(), Fixtures.segmentRequest(""), DEADLINE), "unknown key id 'other'");
     } finally {
       Await.result(forger.close(), WAIT);
       Await.result(otherKey.close(), WAIT);
     }
-    assertTrue(handler.received.isEmpty());
+    assertTrue(loop.handler().received.isEmpty());
   }
 
   @Test
   void staleTokenIsDenied() {
-    HandshakeClientPool late = HandshakeClientPool.create(vertx, new HandshakeClientOptions()
+    HandshakeClientPool late = HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions()
         .setAuth(HandshakeAuth.sharedSecret("cluster", SECRET).withClock(() -> System.currentTimeMillis() - 60_000)));
     try {
-      assertDenied(late.connect(server.serverName(), Fixtures.connectRequest(), DEADLINE), "stale token");
+      assertDenied(late.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), "stale token");
     } finally {
       Await.result(late.close(), WAIT);
     }
-    assertTrue(handler.received.isEmpty());
+    assertTrue(loop.handler().received.isEmpty());
   }
 
   @Test
@@ -119,9 +106,9 @@ class AuthenticatedServiceTest {
     HandshakeAuth sniffed = HandshakeAuth.sharedSecret("cluster", SECRET);
     NotifyRequest body = Fixtures.notifyRequest(1);
     NotifyRequest captured = body.toBuilder().setAuth(sniffed.sign("Notify", body)).build();
-    assertTrue(Await.result(unsigned.notify(server.serverName(), captured, DEADLINE), WAIT).getAccepted());
-    assertDenied(unsigned.notify(server.serverName(), captured, DEADLINE), "replayed nonce");
-    assertEquals(1, handler.received.size());
+    assertTrue(Await.result(unsigned.notify(loop.serverName(), captured, DEADLINE), WAIT).getAccepted());
+    assertDenied(unsigned.notify(loop.serverName(), captured, DEADLINE), "replayed nonce");
+    assertEquals(1, loop.handler().received.size());
   }
 
   @Test
@@ -131,22 +118,22 @@ class AuthenticatedServiceTest {
     Auth token = sniffed.sign("GetSegment", body);
     byte[] mac = token.getMac().toByteArray();
     mac[0] ^= (byte) 0x80;
-    assertDenied(unsigned.getSegment(server.serverName(),
+    assertDenied(unsigned.getSegment(loop.serverName(),
         body.toBuilder().setAuth(token.toBuilder().setMac(ByteString.copyFrom(mac))).build(), DEADLINE), "bad mac");
-    assertDenied(unsigned.getSegment(server.serverName(),
+    assertDenied(unsigned.getSegment(loop.serverName(),
         body.toBuilder().setName("other").setAuth(token).build(), DEADLINE), "bad mac");
     ConnectRequest connect = Fixtures.connectRequest();
-    assertDenied(unsigned.connect(server.serverName(),
+    assertDenied(unsigned.connect(loop.serverName(),
         connect.toBuilder().setAuth(sniffed.sign("Notify", connect)).build(), DEADLINE), "bad mac");
-    assertTrue(handler.received.isEmpty());
+    assertTrue(loop.handler().received.isEmpty());
   }
 
   @Test
   void serverWithoutAuthIgnoresTokens() {
-    HandshakeServer open = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions(), handler), WAIT);
+    HandshakeServer open = Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()), WAIT);
     try {
       assertTrue(Await.result(signed.notify(open.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted());
-      assertFalse(((NotifyRequest) handler.received.get(0)).hasAuth());
+      assertFalse(((NotifyRequest) loop.handler().received.get(0)).hasAuth());
     } finally {
       Await.result(open.close(), WAIT);
     }

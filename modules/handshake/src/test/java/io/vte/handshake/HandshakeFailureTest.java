@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetSocket;
 import io.vertx.grpc.common.GrpcStatus;
@@ -26,10 +25,9 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -41,25 +39,8 @@ class HandshakeFailureTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
   private static final Duration DEADLINE = Duration.ofSeconds(5);
 
-  private Vertx vertx;
-  private RecordingHandler handler;
-  private HandshakeServer server;
-  private HandshakeClientPool pool;
-
-  @BeforeEach
-  void start() {
-    vertx = Vertx.vertx();
-    handler = new RecordingHandler();
-    server = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions(), handler), WAIT);
-    pool = HandshakeClientPool.create(vertx, new HandshakeClientOptions());
-  }
-
-  @AfterEach
-  void stop() {
-    Await.result(pool.close(), WAIT);
-    Await.result(server.close(), WAIT);
-    Await.result(vertx.close(), WAIT);
-  }
+  @RegisterExtension
+  final LoopbackHandshake loop = new LoopbackHandshake(new HandshakeServerOptions(), new HandshakeClientOptions());
 
   private VteException connectFailure(HandshakeClientPool client, String serverName, ConnectRequest request, Duration deadline) {
     Throwable failure = Await.failure(client.connect(serverName, request, deadline), WAIT);
@@ -81,50 +62,50 @@ class HandshakeFailureTest {
   @ParameterizedTest
   @MethodSource("handlerFailures")
   void handlerFailureReachesTheClientTyped(ErrorCode thrown, ErrorCode expected) {
-    handler.onGetSegment = r -> Future.failedFuture(new VteException(thrown, "segment '" + r.getName() + "' says no"));
-    Throwable failure = Await.failure(pool.getSegment(server.serverName(), Fixtures.segmentRequest("seg-x"), DEADLINE), WAIT);
+    loop.handler().onGetSegment = r -> Future.failedFuture(new VteException(thrown, "segment '" + r.getName() + "' says no"));
+    Throwable failure = Await.failure(loop.pool().getSegment(loop.serverName(), Fixtures.segmentRequest("seg-x"), DEADLINE), WAIT);
     VteException e = (VteException) failure;
     assertEquals(expected, e.code(), e.getMessage());
     assertTrue(e.getMessage().contains("segment 'seg-x' says no"), e.getMessage());
-    assertTrue(e.getMessage().contains("GetSegment to " + server.serverName()), e.getMessage());
+    assertTrue(e.getMessage().contains("GetSegment to " + loop.serverName()), e.getMessage());
   }
 
   @Test
   void statusExceptionPassesThrough() {
-    handler.onConnect = r -> Future.failedFuture(new StatusException(GrpcStatus.RESOURCE_EXHAUSTED, "no more QPs"));
-    VteException e = connectFailure(pool, server.serverName(), Fixtures.connectRequest(), DEADLINE);
+    loop.handler().onConnect = r -> Future.failedFuture(new StatusException(GrpcStatus.RESOURCE_EXHAUSTED, "no more QPs"));
+    VteException e = connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE);
     assertEquals(ErrorCode.PEER_UNREACHABLE, e.code());
     assertTrue(e.getMessage().contains("RESOURCE_EXHAUSTED: no more QPs"), e.getMessage());
   }
 
   @Test
   void handlerThatThrowsOrReturnsNullIsInternal() {
-    handler.onConnect = r -> {
+    loop.handler().onConnect = r -> {
       throw new IllegalStateException("boom");
     };
-    VteException e = connectFailure(pool, server.serverName(), Fixtures.connectRequest(), DEADLINE);
+    VteException e = connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE);
     assertEquals(ErrorCode.INTERNAL, e.code());
     assertTrue(e.getMessage().contains("boom"), e.getMessage());
-    handler.onConnect = r -> null;
-    assertEquals(ErrorCode.INTERNAL, connectFailure(pool, server.serverName(), Fixtures.connectRequest(), DEADLINE).code());
-    handler.onConnect = r -> Future.succeededFuture(null);
-    assertEquals(ErrorCode.INTERNAL, connectFailure(pool, server.serverName(), Fixtures.connectRequest(), DEADLINE).code());
+    loop.handler().onConnect = r -> null;
+    assertEquals(ErrorCode.INTERNAL, connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE).code());
+    loop.handler().onConnect = r -> Future.succeededFuture(null);
+    assertEquals(ErrorCode.INTERNAL, connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE).code());
   }
 
   @Test
   void invalidRequestNeverReachesTheHandler() {
-    VteException e = connectFailure(pool, server.serverName(),
+    VteException e = connectFailure(loop.pool(), loop.serverName(),
         Fixtures.connectRequest().toBuilder().setMtu(1500).build(), DEADLINE);
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
     assertTrue(e.getMessage().contains("mtu must be one of 256, 512, 1024, 2048, 4096: 1500"), e.getMessage());
-    Throwable notify = Await.failure(pool.notify(server.serverName(), Fixtures.notifyRequest(0), DEADLINE), WAIT);
+    Throwable notify = Await.failure(loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(0), DEADLINE), WAIT);
     assertTrue(notify.getMessage().contains("sequence must be >= 1: 0"), notify.getMessage());
-    assertTrue(handler.received.isEmpty(), "handler saw " + handler.received.size() + " requests");
+    assertTrue(loop.handler().received.isEmpty(), "handler saw " + loop.handler().received.size() + " requests");
   }
 
   @Test
   void absurdQpCountsAreRejectedByTheServer() {
-    HandshakeClientPool bigClient = HandshakeClientPool.create(vertx, new HandshakeClientOptions().setMaxMessageSize(16 << 20));
+    HandshakeClientPool bigClient = HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions().setMaxMessageSize(16 << 20));
     try {
       ConnectRequest.Builder under = Fixtures.connectRequest().toBuilder();
       ConnectRequest.Builder over = Fixtures.connectRequest().toBuilder();
@@ -134,14 +115,14 @@ class HandshakeFailureTest {
       for (int i = 0; i < 1_000_000; i++) {
         over.addQps(QpInfo.newBuilder().setQpNum(i).setPsn(i));
       }
-      VteException e = connectFailure(bigClient, server.serverName(), under.build(), DEADLINE);
+      VteException e = connectFailure(bigClient, loop.serverName(), under.build(), DEADLINE);
       assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
       assertTrue(e.getMessage().contains("qps count must be 1..16: 100002"), e.getMessage());
-      e = connectFailure(bigClient, server.serverName(), over.build(), DEADLINE);
+      e = connectFailure(bigClient, loop.serverName(), over.build(), DEADLINE);
       assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
       assertTrue(e.getMessage().contains("RESOURCE_EXHAUSTED"), e.getMessage());
-      assertTrue(handler.received.isEmpty());
-      assertTrue(Await.result(pool.notify(server.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted(),
+      assertTrue(loop.handler().received.isEmpty());
+      assertTrue(Await.result(loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted(),
           "the server keeps serving after oversized input");
     } finally {
       Await.result(bigClient.close(), WAIT);
@@ -152,20 +133,20 @@ class HandshakeFailureTest {
   void oversizedRequestIsRefusedBeforeSending() {
     ConnectRequest huge = Fixtures.connectRequest().toBuilder()
         .setPeerNicPath("p".repeat(2 << 20)).build();
-    VteException e = connectFailure(pool, server.serverName(), huge, DEADLINE);
+    VteException e = connectFailure(loop.pool(), loop.serverName(), huge, DEADLINE);
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
     assertTrue(e.getMessage().contains("exceeds maxMessageSize 1048576"), e.getMessage());
-    assertTrue(handler.received.isEmpty());
+    assertTrue(loop.handler().received.isEmpty());
   }
 
   @Test
   void malformedAcceptedReplyIsAProtocolError() {
-    handler.onConnect = r -> Future.succeededFuture(Fixtures.acceptedReply(r).toBuilder().setGid(ByteString.copyFromUtf8("short")).build());
-    VteException e = connectFailure(pool, server.serverName(), Fixtures.connectRequest(), DEADLINE);
+    loop.handler().onConnect = r -> Future.succeededFuture(Fixtures.acceptedReply(r).toBuilder().setGid(ByteString.copyFromUtf8("short")).build());
+    VteException e = connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE);
     assertEquals(ErrorCode.PROTOCOL_ERROR, e.code());
     assertTrue(e.getMessage().contains("reply gid must be 16 bytes: 5"), e.getMessage());
-    handler.onConnect = r -> Future.succeededFuture(ConnectReply.getDefaultInstance());
-    assertEquals(ErrorCode.PROTOCOL_ERROR, connectFailure(pool, server.serverName(), Fixtures.connectRequest(), DEADLINE).code());
+    loop.handler().onConnect = r -> Future.succeededFuture(ConnectReply.getDefaultInstance());
+    assertEquals(ErrorCode.PROTOCOL_ERROR, connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE).code());
   }
 
   private static Future<SegmentDescriptor> bigSegment() {
@@ -178,25 +159,25 @@ class HandshakeFailureTest {
 
   @Test
   void replyOverTheServersLimitIsInternal() {
-    handler.onGetSegment = r -> bigSegment();
+    loop.handler().onGetSegment = r -> bigSegment();
     VteException e = (VteException) Await.failure(
-        pool.getSegment(server.serverName(), Fixtures.segmentRequest("big"), DEADLINE), WAIT);
+        loop.pool().getSegment(loop.serverName(), Fixtures.segmentRequest("big"), DEADLINE), WAIT);
     assertEquals(ErrorCode.INTERNAL, e.code(), e.getMessage());
     assertTrue(e.getMessage().contains("exceeds maxMessageSize 1048576"), e.getMessage());
   }
 
   @Test
   void replyOverTheClientsLimitIsAProtocolError() {
-    HandshakeServer bigServer = Await.result(HandshakeServer.start(vertx,
-        new HandshakeServerOptions().setMaxMessageSize(4 << 20), handler), WAIT);
+    HandshakeServer bigServer = Await.result(HandshakeServer.start(loop.vertx(),
+        new HandshakeServerOptions().setMaxMessageSize(4 << 20), loop.handler()), WAIT);
     try {
-      handler.onGetSegment = r -> bigSegment();
+      loop.handler().onGetSegment = r -> bigSegment();
       VteException e = (VteException) Await.failure(
-          pool.getSegment(bigServer.serverName(), Fixtures.segmentRequest("big"), DEADLINE), WAIT);
+          loop.pool().getSegment(bigServer.serverName(), Fixtures.segmentRequest("big"), DEADLINE), WAIT);
       assertEquals(ErrorCode.PROTOCOL_ERROR, e.code(), e.getMessage());
-      handler.onGetSegment = r -> Future.succeededFuture(Fixtures.segment(r.getName()));
+      loop.handler().onGetSegment = r -> Future.succeededFuture(Fixtures.segment(r.getName()));
       assertEquals("small", Await.result(
-          pool.getSegment(bigServer.serverName(), Fixtures.segmentRequest("small"), DEADLINE), WAIT).getName(),
+          loop.pool().getSegment(bigServer.serverName(), Fixtures.segmentRequest("small"), DEADLINE), WAIT).getName(),
           "the server keeps serving after the client refused a reply");
     } finally {
       Await.result(bigServer.close(), WAIT);
@@ -206,36 +187,36 @@ class HandshakeFailureTest {
   @ParameterizedTest
   @ValueSource(strings = {"nohost", "h:99999", "", "127.0.0.1:abc"})
   void badServerNameIsInvalidArgument(String name) {
-    VteException e = connectFailure(pool, name, Fixtures.connectRequest(), DEADLINE);
+    VteException e = connectFailure(loop.pool(), name, Fixtures.connectRequest(), DEADLINE);
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
     assertTrue(e.getMessage().contains("bad server name '" + name + "'"), e.getMessage());
   }
 
   @Test
   void badCallArgumentsAreInvalidArguments() {
-    assertEquals(ErrorCode.INVALID_ARGUMENT, connectFailure(pool, null, Fixtures.connectRequest(), DEADLINE).code());
-    assertEquals(ErrorCode.INVALID_ARGUMENT, connectFailure(pool, server.serverName(), null, DEADLINE).code());
-    VteException e = connectFailure(pool, server.serverName(), Fixtures.connectRequest(), Duration.ZERO);
+    assertEquals(ErrorCode.INVALID_ARGUMENT, connectFailure(loop.pool(), null, Fixtures.connectRequest(), DEADLINE).code());
+    assertEquals(ErrorCode.INVALID_ARGUMENT, connectFailure(loop.pool(), loop.serverName(), null, DEADLINE).code());
+    VteException e = connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), Duration.ZERO);
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
     assertTrue(e.getMessage().contains("deadline must be positive: PT0S"), e.getMessage());
     assertEquals(ErrorCode.INVALID_ARGUMENT,
-        connectFailure(pool, server.serverName(), Fixtures.connectRequest(), Duration.ofSeconds(-1)).code());
+        connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), Duration.ofSeconds(-1)).code());
   }
 
   @Test
   void closedPoolFailsWithEngineClosed() {
-    HandshakeClientPool closed = HandshakeClientPool.create(vertx, new HandshakeClientOptions());
+    HandshakeClientPool closed = HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions());
     Await.result(closed.close(), WAIT);
-    assertEquals(ErrorCode.ENGINE_CLOSED, connectFailure(closed, server.serverName(), Fixtures.connectRequest(), DEADLINE).code());
+    assertEquals(ErrorCode.ENGINE_CLOSED, connectFailure(closed, loop.serverName(), Fixtures.connectRequest(), DEADLINE).code());
   }
 
   @Test
   void refusedPortIsPeerUnreachableQuickly() {
-    NetServer probe = Await.result(vertx.createNetServer().connectHandler(NetSocket::close).listen(0, "127.0.0.1"), WAIT);
+    NetServer probe = Await.result(loop.vertx().createNetServer().connectHandler(NetSocket::close).listen(0, "127.0.0.1"), WAIT);
     int port = probe.actualPort();
     Await.result(probe.close(), WAIT);
     long start = System.nanoTime();
-    VteException e = connectFailure(pool, "127.0.0.1:" + port, Fixtures.connectRequest(), DEADLINE);
+    VteException e = connectFailure(loop.pool(), "127.0.0.1:" + port, Fixtures.connectRequest(), DEADLINE);
     long ms = (System.nanoTime() - start) / 1_000_000;
     assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
     assertTrue(ms < DEADLINE.toMillis(), "failed fast, not at the deadline: " + ms + " ms");
@@ -244,7 +225,7 @@ class HandshakeFailureTest {
   @Test
   void handlerThatNeverAnswersTimesOutAndTheServerKeepsServing() {
     Queue<Promise<ConnectReply>> stuck = new ConcurrentLinkedQueue<>();
-    handler.onConnect = r -> {
+    loop.handler().onConnect = r -> {
       Promise<ConnectReply> never = Promise.promise();
       stuck.add(never);
       return never.future();
@@ -252,9 +233,9 @@ class HandshakeFailureTest {
     List<Future<ConnectReply>> calls = new ArrayList<>();
     long start = System.nanoTime();
     for (int i = 0; i < 20; i++) {
-      calls.add(pool.connect(server.serverName(), Fixtures.connectRequest(), Duration.ofMillis(400)));
+      calls.add(loop.pool().connect(loop.serverName(), Fixtures.connectRequest(), Duration.ofMillis(400)));
     }
-    assertTrue(Await.result(pool.notify(server.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted(),
+    assertTrue(Await.result(loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted(),
         "others are served while 20 calls hang");
     for (Future<ConnectReply> call : calls) {
       VteException e = (VteException) Await.failure(call, WAIT);
@@ -264,25 +245,25 @@ class HandshakeFailureTest {
     assertTrue(ms >= 390, "not before the deadline: " + ms);
     assertTrue(ms < 400 + 5_000, "close to the deadline: " + ms);
     // The server honours the caller's deadline too: it drops the calls and their timers.
-    Await.untilEquals("server-side calls released", WAIT, 0, server::pendingCalls);
+    Await.untilEquals("server-side calls released", WAIT, 0, loop.server()::pendingCalls);
     assertEquals(20, stuck.size());
     // A late answer from the handler is harmless.
     stuck.forEach(p -> p.complete(Fixtures.acceptedReply(Fixtures.connectRequest())));
-    handler.onConnect = r -> Future.succeededFuture(Fixtures.acceptedReply(r));
-    Await.result(pool.connect(server.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT);
+    loop.handler().onConnect = r -> Future.succeededFuture(Fixtures.acceptedReply(r));
+    Await.result(loop.pool().connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT);
   }
 
   @Test
   void peerThatAcceptsTcpButNeverAnswersTimesOut() {
     List<NetSocket> held = new ArrayList<>();
-    NetServer silent = Await.result(vertx.createNetServer().connectHandler(held::add).listen(0, "127.0.0.1"), WAIT);
+    NetServer silent = Await.result(loop.vertx().createNetServer().connectHandler(held::add).listen(0, "127.0.0.1"), WAIT);
     try {
       long start = System.nanoTime();
       List<Future<ConnectReply>> calls = new ArrayList<>();
       for (int i = 0; i < 50; i++) {
-        calls.add(pool.connect("127.0.0.1:" + silent.actualPort(), Fixtures.connectRequest(), Duration.ofMillis(500)));
+        calls.add(loop.pool().connect("127.0.0.1:" + silent.actualPort(), Fixtures.connectRequest(), Duration.ofMillis(500)));
       }
-      assertTrue(Await.result(pool.notify(server.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted());
+      assertTrue(Await.result(loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted());
       for (Future<ConnectReply> call : calls) {
         assertEquals(ErrorCode.TIMED_OUT, ((VteException) Await.failure(call, WAIT)).code());
       }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
@@ -28,10 +27,9 @@ import java.util.List;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Server limits on slow or silent callers, closing with calls in flight, and many concurrent callers. */
 @ExtendWith(BlockedThreadGuard.class)
@@ -40,38 +38,21 @@ class HandshakeLifecycleTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
   private static final Duration DEADLINE = Duration.ofSeconds(5);
 
-  private Vertx vertx;
-  private RecordingHandler handler;
-  private HandshakeServer server;
-  private HandshakeClientPool pool;
-
-  @BeforeEach
-  void start() {
-    vertx = Vertx.vertx();
-    handler = new RecordingHandler();
-    server = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions()
-        .setMaxCallDuration(Duration.ofMillis(300)).setIdleTimeout(Duration.ofSeconds(3)), handler), WAIT);
-    pool = HandshakeClientPool.create(vertx, new HandshakeClientOptions());
-  }
-
-  @AfterEach
-  void stop() {
-    Await.result(pool.close(), WAIT);
-    Await.result(server.close(), WAIT);
-    Await.result(vertx.close(), WAIT);
-  }
+  @RegisterExtension
+  final LoopbackHandshake loop = new LoopbackHandshake(new HandshakeServerOptions()
+      .setMaxCallDuration(Duration.ofMillis(300)).setIdleTimeout(Duration.ofSeconds(3)), new HandshakeClientOptions());
 
   private void handlerNeverAnswers() {
-    handler.onConnect = r -> Promise.<ConnectReply>promise().future();
+    loop.handler().onConnect = r -> Promise.<ConnectReply>promise().future();
   }
 
   @Test
   void callWithoutDeadlineIsAnsweredAfterMaxCallDuration() {
     handlerNeverAnswers();
-    GrpcClient grpc = GrpcClient.client(vertx);
+    GrpcClient grpc = GrpcClient.client(loop.vertx());
     try {
       long start = System.nanoTime();
-      Future<GrpcStatus> status = grpc.request(SocketAddress.inetSocketAddress(server.port(), "127.0.0.1"))
+      Future<GrpcStatus> status = grpc.request(SocketAddress.inetSocketAddress(loop.server().port(), "127.0.0.1"))
           .compose(request -> {
             request.fullMethodName("vte.handshake.v1.Handshake/Connect");
             request.end(Buffer.buffer(Fixtures.connectRequest().toByteArray()));
@@ -80,7 +61,7 @@ class HandshakeLifecycleTest {
       assertEquals(GrpcStatus.DEADLINE_EXCEEDED, Await.result(status, WAIT));
       long ms = (System.nanoTime() - start) / 1_000_000;
       assertTrue(ms >= 290 && ms < 300 + 5_000, "answered at maxCallDuration: " + ms + " ms");
-      Await.untilEquals("server call released", WAIT, 0, server::pendingCalls);
+      Await.untilEquals("server call released", WAIT, 0, loop.server()::pendingCalls);
     } finally {
       Await.result(grpc.close(), WAIT);
     }
@@ -88,16 +69,16 @@ class HandshakeLifecycleTest {
 
   @Test
   void streamThatNeverSendsItsMessageIsAnsweredAndReleased() {
-    HttpClient http = vertx.createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false));
+    HttpClient http = loop.vertx().createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false));
     try {
       Future<String> grpcStatus = http.request(new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1")
-              .setPort(server.port()).setURI("/vte.handshake.v1.Handshake/Connect").putHeader("content-type", "application/grpc"))
+              .setPort(loop.server().port()).setURI("/vte.handshake.v1.Handshake/Connect").putHeader("content-type", "application/grpc"))
           .compose(request -> request.setChunked(true).sendHead().compose(v -> request.response()))
           .compose(response -> response.end().map(v -> response.getTrailer("grpc-status") != null
               ? response.getTrailer("grpc-status") : response.getHeader("grpc-status")));
       assertEquals(String.valueOf(GrpcStatus.DEADLINE_EXCEEDED.code), Await.result(grpcStatus, WAIT));
-      Await.untilEquals("server call released", WAIT, 0, server::pendingCalls);
-      assertTrue(handler.received.isEmpty());
+      Await.untilEquals("server call released", WAIT, 0, loop.server()::pendingCalls);
+      assertTrue(loop.handler().received.isEmpty());
     } finally {
       Await.result(http.close(), WAIT);
     }
@@ -105,7 +86,7 @@ class HandshakeLifecycleTest {
 
   @Test
   void idleConnectionIsClosedByTheServer() {
-    NetSocket socket = Await.result(vertx.createNetClient().connect(server.port(), "127.0.0.1"), WAIT);
+    NetSocket socket = Await.result(loop.vertx().createNetClient().connect(loop.server().port(), "127.0.0.1"), WAIT);
     AtomicBoolean closed = new AtomicBoolean();
     socket.closeHandler(v -> closed.set(true));
     Await.until("server closed the idle connection", WAIT, closed::get);
@@ -114,11 +95,11 @@ class HandshakeLifecycleTest {
   @Test
   void closingThePoolFailsCallsInFlightWithEngineClosed() {
     handlerNeverAnswers();
-    HandshakeServer patient = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions(), handler), WAIT);
-    HandshakeClientPool closing = HandshakeClientPool.create(vertx, new HandshakeClientOptions());
+    HandshakeServer patient = Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()), WAIT);
+    HandshakeClientPool closing = HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions());
     try {
       Future<ConnectReply> call = closing.connect(patient.serverName(), Fixtures.connectRequest(), Duration.ofSeconds(30));
-      Await.until("request reached the handler", WAIT, () -> handler.received.size() == 1);
+      Await.until("request reached the handler", WAIT, () -> loop.handler().received.size() == 1);
       long start = System.nanoTime();
       Await.result(closing.close(), WAIT);
       VteException e = (VteException) Await.failure(call, WAIT);
@@ -133,9 +114,9 @@ class HandshakeLifecycleTest {
   @Test
   void closingTheServerFailsCallersTypedAndReleasesCalls() {
     handlerNeverAnswers();
-    HandshakeServer closing = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions(), handler), WAIT);
-    Future<ConnectReply> call = pool.connect(closing.serverName(), Fixtures.connectRequest(), Duration.ofSeconds(30));
-    Await.until("request reached the handler", WAIT, () -> handler.received.size() == 1);
+    HandshakeServer closing = Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()), WAIT);
+    Future<ConnectReply> call = loop.pool().connect(closing.serverName(), Fixtures.connectRequest(), Duration.ofSeconds(30));
+    Await.until("request reached the handler", WAIT, () -> loop.handler().received.size() == 1);
     assertEquals(1, closing.pendingCalls());
     long start = System.nanoTime();
     Await.result(closing.close(), WAIT);
@@ -148,7 +129,7 @@ class HandshakeLifecycleTest {
   @Test
   void manyThreadsShareOnePool() throws Exception {
     // A server with default limits: this class's server answers after 300 ms and drops idle links after 3 s.
-    HandshakeServer roomy = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions(), handler), WAIT);
+    HandshakeServer roomy = Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()), WAIT);
     try {
       callFromManyThreads(roomy.serverName());
     } finally {
@@ -172,8 +153,8 @@ class HandshakeLifecycleTest {
           List<Future<?>> calls = new ArrayList<>();
           for (int i = 0; i < callsPerThread; i++) {
             calls.add(i % 2 == 0
-                ? pool.connect(serverName, Fixtures.connectRequest().toBuilder().setGeneration(id * 1000L + i + 1).build(), deadline)
-                : pool.getSegment(serverName, Fixtures.segmentRequest("t" + id + "-" + i), deadline));
+                ? loop.pool().connect(serverName, Fixtures.connectRequest().toBuilder().setGeneration(id * 1000L + i + 1).build(), deadline)
+                : loop.pool().getSegment(serverName, Fixtures.segmentRequest("t" + id + "-" + i), deadline));
           }
           for (Future<?> call : calls) {
             Await.result(call, deadline.plus(WAIT));
@@ -192,6 +173,6 @@ class HandshakeLifecycleTest {
     }
     assertTrue(failures.isEmpty(), () -> "failures: " + failures);
     assertEquals(threads * callsPerThread, succeeded.get());
-    assertEquals(threads * callsPerThread, handler.received.size());
+    assertEquals(threads * callsPerThread, loop.handler().received.size());
   }
 }

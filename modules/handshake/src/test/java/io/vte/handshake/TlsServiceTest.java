@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.testkit.Await;
@@ -14,11 +13,10 @@ import io.vte.testkit.ResourceSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 @ExtendWith(BlockedThreadGuard.class)
@@ -33,9 +31,8 @@ class TlsServiceTest {
   private static TestCertificates certs;
   private static TestCertificates strangerCerts;
 
-  private Vertx vertx;
-  private RecordingHandler handler;
-  private HandshakeServer server;
+  @RegisterExtension
+  final LoopbackHandshake loop = new LoopbackHandshake(tlsServer());
 
   @BeforeAll
   static void makeCertificates() throws Exception {
@@ -43,22 +40,16 @@ class TlsServiceTest {
     strangerCerts = TestCertificates.create(dir, "stranger");
   }
 
-  @BeforeEach
-  void start() {
-    vertx = Vertx.vertx();
-    handler = new RecordingHandler();
-    server = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions()
-        .setTls(TlsOptions.server(certs.serverKey.toString(), certs.serverCert.toString())), handler), WAIT);
+  private static HandshakeServerOptions tlsServer() {
+    return new HandshakeServerOptions().setTls(TlsOptions.server(certs.serverKey.toString(), certs.serverCert.toString()));
   }
 
-  @AfterEach
-  void stop() {
-    Await.result(server.close(), WAIT);
-    Await.result(vertx.close(), WAIT);
+  private static HandshakeClientOptions trusting(Path trust) {
+    return new HandshakeClientOptions().setTls(TlsOptions.client(trust.toString()));
   }
 
   private HandshakeClientPool tlsClient(Path trust) {
-    return HandshakeClientPool.create(vertx, new HandshakeClientOptions().setTls(TlsOptions.client(trust.toString())));
+    return HandshakeClientPool.create(loop.vertx(), trusting(trust));
   }
 
   private static VteException failure(Future<?> call) {
@@ -72,10 +63,10 @@ class TlsServiceTest {
     HandshakeClientPool pool = tlsClient(certs.caCert);
     try {
       assertEquals(Fixtures.acceptedReply(Fixtures.connectRequest()),
-          Await.result(pool.connect(server.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT));
-      assertEquals("s", Await.result(pool.getSegment(server.serverName(), Fixtures.segmentRequest("s"), DEADLINE), WAIT).getName());
-      assertTrue(Await.result(pool.notify(server.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted());
-      assertEquals(3, handler.received.size());
+          Await.result(pool.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT));
+      assertEquals("s", Await.result(pool.getSegment(loop.serverName(), Fixtures.segmentRequest("s"), DEADLINE), WAIT).getName());
+      assertTrue(Await.result(pool.notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted());
+      assertEquals(3, loop.handler().received.size());
     } finally {
       Await.result(pool.close(), WAIT);
     }
@@ -83,14 +74,14 @@ class TlsServiceTest {
 
   @Test
   void plainClientCannotTalkToTlsServer() {
-    HandshakeClientPool plain = HandshakeClientPool.create(vertx, new HandshakeClientOptions());
+    HandshakeClientPool plain = HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions());
     try {
       long start = System.nanoTime();
-      VteException e = failure(plain.connect(server.serverName(), Fixtures.connectRequest(), DEADLINE));
+      VteException e = failure(plain.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE));
       long ms = (System.nanoTime() - start) / 1_000_000;
       assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
       assertTrue(ms < DEADLINE.toMillis(), "failed before the deadline: " + ms + " ms");
-      assertTrue(handler.received.isEmpty());
+      assertTrue(loop.handler().received.isEmpty());
     } finally {
       Await.result(plain.close(), WAIT);
     }
@@ -98,12 +89,12 @@ class TlsServiceTest {
 
   @Test
   void tlsClientCannotTalkToPlainServer() {
-    HandshakeServer plainServer = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions(), handler), WAIT);
+    HandshakeServer plainServer = Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()), WAIT);
     HandshakeClientPool pool = tlsClient(certs.caCert);
     try {
       VteException e = failure(pool.connect(plainServer.serverName(), Fixtures.connectRequest(), DEADLINE));
       assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
-      assertTrue(handler.received.isEmpty());
+      assertTrue(loop.handler().received.isEmpty());
     } finally {
       Await.result(pool.close(), WAIT);
       Await.result(plainServer.close(), WAIT);
@@ -114,9 +105,9 @@ class TlsServiceTest {
   void serverSignedByAnUntrustedCaIsRefused() {
     HandshakeClientPool pool = tlsClient(strangerCerts.caCert);
     try {
-      VteException e = failure(pool.connect(server.serverName(), Fixtures.connectRequest(), DEADLINE));
+      VteException e = failure(pool.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE));
       assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
-      assertTrue(handler.received.isEmpty());
+      assertTrue(loop.handler().received.isEmpty());
     } finally {
       Await.result(pool.close(), WAIT);
     }
@@ -124,17 +115,17 @@ class TlsServiceTest {
 
   @Test
   void tlsWithAuth() {
-    HandshakeServer secure = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions()
+    HandshakeServer secure = Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions()
         .setTls(TlsOptions.server(certs.serverKey.toString(), certs.serverCert.toString()))
-        .setAuth(HandshakeAuth.sharedSecret("k", SECRET)), handler), WAIT);
-    HandshakeClientPool signed = HandshakeClientPool.create(vertx, new HandshakeClientOptions()
+        .setAuth(HandshakeAuth.sharedSecret("k", SECRET)), loop.handler()), WAIT);
+    HandshakeClientPool signed = HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions()
         .setTls(TlsOptions.client(certs.caCert.toString())).setAuth(HandshakeAuth.sharedSecret("k", SECRET)));
     HandshakeClientPool unsigned = tlsClient(certs.caCert);
     try {
       assertEquals("seg", Await.result(signed.getSegment(secure.serverName(), Fixtures.segmentRequest("seg"), DEADLINE), WAIT).getName());
       VteException e = failure(unsigned.getSegment(secure.serverName(), Fixtures.segmentRequest("seg"), DEADLINE));
       assertEquals(ErrorCode.PERMISSION_DENIED, e.code(), e.getMessage());
-      assertEquals(1, handler.received.size());
+      assertEquals(1, loop.handler().received.size());
     } finally {
       Await.result(signed.close(), WAIT);
       Await.result(unsigned.close(), WAIT);
@@ -144,35 +135,27 @@ class TlsServiceTest {
 
   @Test
   void incompleteTlsOptionsAreConfigurationErrors() {
-    VteException e = failure(HandshakeServer.start(vertx,
-        new HandshakeServerOptions().setTls(new TlsOptions().setCertPath(certs.serverCert.toString())), handler));
+    VteException e = failure(HandshakeServer.start(loop.vertx(),
+        new HandshakeServerOptions().setTls(new TlsOptions().setCertPath(certs.serverCert.toString())), loop.handler()));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains("tls.keyPath"), e.getMessage());
     e = assertThrows(VteException.class,
-        () -> HandshakeClientPool.create(vertx, new HandshakeClientOptions().setTls(new TlsOptions())));
+        () -> HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions().setTls(new TlsOptions())));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
-    e = failure(HandshakeServer.start(vertx, new HandshakeServerOptions()
-        .setTls(TlsOptions.server(dir.resolve("missing.key").toString(), certs.serverCert.toString())), handler));
+    e = failure(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions()
+        .setTls(TlsOptions.server(dir.resolve("missing.key").toString(), certs.serverCert.toString())), loop.handler()));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code(), e.getMessage());
   }
 
   @Test
   void tlsCloseReleasesEverything() {
-    Await.result(server.close(), WAIT);
-    Await.result(vertx.close(), WAIT);
+    loop.close();
     ResourceSnapshot before = ResourceSnapshot.take();
-    Vertx v = Vertx.vertx();
-    HandshakeServer s = Await.result(HandshakeServer.start(v, new HandshakeServerOptions()
-        .setTls(TlsOptions.server(certs.serverKey.toString(), certs.serverCert.toString())), handler), WAIT);
-    HandshakeClientPool p = HandshakeClientPool.create(v, new HandshakeClientOptions().setTls(TlsOptions.client(certs.caCert.toString())));
-    for (int i = 0; i < 10; i++) {
-      Await.result(p.notify(s.serverName(), Fixtures.notifyRequest(i + 1), DEADLINE), WAIT);
+    try (LoopbackHandshake again = new LoopbackHandshake(tlsServer(), trusting(certs.caCert)).start()) {
+      for (int i = 0; i < 10; i++) {
+        Await.result(again.pool().notify(again.serverName(), Fixtures.notifyRequest(i + 1), DEADLINE), WAIT);
+      }
     }
-    Await.result(p.close(), WAIT);
-    Await.result(s.close(), WAIT);
-    Await.result(v.close(), WAIT);
     ResourceSnapshot.assertNoLeaksSince(before, WAIT);
-    vertx = Vertx.vertx();
-    server = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions(), handler), WAIT);
   }
 }
