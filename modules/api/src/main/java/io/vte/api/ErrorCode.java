@@ -20,7 +20,10 @@ public enum ErrorCode {
   HANDSHAKE_REJECTED,
   /** The peer refused a remote access (bad rkey, range or permission). */
   REMOTE_ACCESS_DENIED,
-  /** No healthy rail (local device, remote device) is left for the request. */
+  /**
+   * No rail (local device, remote device) can carry the request: ports down, peer devices inactive, or no
+   * key for them. Rails paused after failures report those failures' code instead (e.g. PEER_UNREACHABLE).
+   */
   NO_RAIL,
   /** Retries on every rail were exhausted; the message names the last verbs status. */
   TRANSFER_FAILED,

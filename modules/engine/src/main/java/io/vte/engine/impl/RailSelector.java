@@ -1,5 +1,6 @@
 package io.vte.engine.impl;
 
+import io.vte.api.VteException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -136,8 +137,9 @@ public final class RailSelector {
     /**
      * @param rail a rail whose slice failed
      * @param status the {@link SliceStatus}; only penalizing ones count, RAIL_DOWN pauses at once
+     * @param cause what the failure means for the transfer, kept for {@link #pausedCause()}
      */
-    public void onFailure(Rail rail, int status) {
+    public void onFailure(Rail rail, int status, VteException cause) {
       if (!SliceStatus.penalizesRail(status)) {
         return;
       }
@@ -145,8 +147,23 @@ public final class RailSelector {
       long now = clock.getAsLong();
       int times = status == SliceStatus.RAIL_DOWN ? failuresToPause : 1;
       for (int i = 0; i < times; i++) {
-        h.onFailure(now, failuresToPause, holdDownNanos);
+        h.onFailure(now, failuresToPause, holdDownNanos, cause);
       }
+    }
+
+    /** @return the cause of the latest failure among the rails paused now, or null when none is paused */
+    public VteException pausedCause() {
+      long now = clock.getAsLong();
+      VteException latest = null;
+      long latestAt = 0;
+      for (RailHealth h : railHealth) {
+        VteException cause = h.lastCause();
+        if (cause != null && !h.isUsable(now) && (latest == null || h.lastFailureAt() - latestAt > 0)) {
+          latest = cause;
+          latestAt = h.lastFailureAt();
+        }
+      }
+      return latest;
     }
 
     private boolean usable(int k, int bufferIndex, long now) {

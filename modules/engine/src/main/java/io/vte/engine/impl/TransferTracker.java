@@ -58,7 +58,7 @@ public final class TransferTracker implements SliceCallback {
 
   /**
    * Cuts the request into slices with a rail each and appends them to {@code out}; settles the request
-   * with NO_RAIL (appending nothing) when a slice finds no usable rail.
+   * (appending nothing) when a slice finds no usable rail: see {@link #noRail(VteException)}.
    *
    * @param out receives the slices to route
    */
@@ -71,7 +71,7 @@ public final class TransferTracker implements SliceCallback {
     for (int i = first; i < out.size(); i++) {
       if (!assignRail(out.get(i), null)) {
         out.subList(first, out.size()).clear();
-        settle(RequestStatus.FAILED, noRail());
+        settle(RequestStatus.FAILED, noRail(rails.pausedCause()));
         return;
       }
     }
@@ -88,7 +88,8 @@ public final class TransferTracker implements SliceCallback {
       }
       return;
     }
-    rails.onFailure(slice.rail(), status);
+    VteException failure = causeOf(slice, status, cause);
+    rails.onFailure(slice.rail(), status, failure);
     if (isAbandoned()) {
       return;
     }
@@ -97,11 +98,11 @@ public final class TransferTracker implements SliceCallback {
         services.counters().retry();
         services.router().submit(slice);
       } else {
-        settle(RequestStatus.FAILED, noRail());
+        settle(RequestStatus.FAILED, noRail(failure));
       }
       return;
     }
-    settle(RequestStatus.FAILED, causeOf(slice, status, cause));
+    settle(RequestStatus.FAILED, failure);
   }
 
   @Override
@@ -152,10 +153,19 @@ public final class TransferTracker implements SliceCallback {
     return true;
   }
 
-  private VteException noRail() {
-    return new VteException(ErrorCode.NO_RAIL, "no usable rail from " + local.deviceCount()
-        + " local device(s) to " + rails.segment() + " for remote address 0x"
-        + Long.toHexString(request.remoteAddress()));
+  /**
+   * @param lastFailure why the rails were given up, or null
+   * @return NO_RAIL when no failure explains it (ports down, peer devices inactive, no key), else the
+   *     failure's own code (e.g. PEER_UNREACHABLE for a dead peer): the rails are paused because of it
+   */
+  private VteException noRail(VteException lastFailure) {
+    String what = "no usable rail from " + local.deviceCount() + " local device(s) to " + rails.segment()
+        + " for remote address 0x" + Long.toHexString(request.remoteAddress());
+    if (lastFailure == null) {
+      return new VteException(ErrorCode.NO_RAIL, what);
+    }
+    return new VteException(lastFailure.code(), what + ": the rails are paused after failures, the last: "
+        + lastFailure.getMessage(), lastFailure);
   }
 
   private VteException causeOf(Slice slice, int status, Throwable cause) {

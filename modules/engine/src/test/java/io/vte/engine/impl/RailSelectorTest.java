@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
 import io.vte.handshake.proto.BufferDesc;
 import io.vte.handshake.proto.DeviceDesc;
 import io.vte.handshake.proto.SegmentDescriptor;
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.Test;
 
 class RailSelectorTest {
 
+  private static final VteException CAUSE = new VteException(ErrorCode.PEER_UNREACHABLE, "peer gone");
   private static final long HOLD_DOWN = 2_000_000_000L;
   private final AtomicLong clock = new AtomicLong(5_000_000_000L);
   private final RailSelector selector = new RailSelector(List.of("l0", "l1"), 3, HOLD_DOWN, clock::get);
@@ -90,20 +93,23 @@ class RailSelectorTest {
     RailSelector.PeerRails rails = selector.railsFor(segment(true));
     Rail bad = rails.select(0, null);
     int err = WcStatus.RETRY_EXC_ERR.code();
-    rails.onFailure(bad, err);
-    rails.onFailure(bad, err);
+    rails.onFailure(bad, err, CAUSE);
+    rails.onFailure(bad, err, CAUSE);
     assertTrue(picks(rails).contains(bad), "two errors do not pause yet");
-    rails.onFailure(bad, err);
+    assertNull(rails.pausedCause(), "nothing paused, nothing to explain");
+    rails.onFailure(bad, err, CAUSE);
     assertTrue(!picks(rails).contains(bad), "three errors pause the rail");
+    assertSame(CAUSE, rails.pausedCause(), "the pause says why");
     clock.addAndGet(HOLD_DOWN - 1);
     assertTrue(!picks(rails).contains(bad), "still paused just before the hold-down ends");
     clock.addAndGet(1);
     assertTrue(picks(rails).contains(bad), "probed again after the hold-down");
-    rails.onFailure(bad, err);
+    assertNull(rails.pausedCause(), "no longer paused");
+    rails.onFailure(bad, err, CAUSE);
     assertTrue(!picks(rails).contains(bad), "a failed probe pauses it again at once");
     clock.addAndGet(HOLD_DOWN);
     rails.onSuccess(bad);
-    rails.onFailure(bad, err);
+    rails.onFailure(bad, err, CAUSE);
     assertTrue(picks(rails).contains(bad), "a success clears the error count");
   }
 
@@ -112,11 +118,11 @@ class RailSelectorTest {
     RailSelector.PeerRails rails = selector.railsFor(segment(true));
     Rail r = rails.select(0, null);
     for (int i = 0; i < 10; i++) {
-      rails.onFailure(r, SliceStatus.ENDPOINT_RETIRED);
-      rails.onFailure(r, WcStatus.REM_ACCESS_ERR.code());
+      rails.onFailure(r, SliceStatus.ENDPOINT_RETIRED, CAUSE);
+      rails.onFailure(r, WcStatus.REM_ACCESS_ERR.code(), CAUSE);
     }
     assertTrue(picks(rails).contains(r));
-    rails.onFailure(r, SliceStatus.RAIL_DOWN);
+    rails.onFailure(r, SliceStatus.RAIL_DOWN, CAUSE);
     assertTrue(!picks(rails).contains(r));
   }
 
@@ -127,7 +133,7 @@ class RailSelectorTest {
     assertSame(rails, selector.railsFor(v1));
     Rail bad = rails.select(0, null);
     for (int i = 0; i < 3; i++) {
-      rails.onFailure(bad, SliceStatus.HANDSHAKE_FAILED);
+      rails.onFailure(bad, SliceStatus.HANDSHAKE_FAILED, CAUSE);
     }
     RailSelector.PeerRails fresh = selector.railsFor(segment(true));
     assertNotNull(fresh.select(0, null));
