@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.proto.SegmentDescriptor;
@@ -13,11 +12,10 @@ import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.EtcdServer;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** User/password pass-through against an etcd with authentication enabled (etcdctl sets it up). */
 @ExtendWith(BlockedThreadGuard.class)
@@ -26,7 +24,8 @@ class EtcdAuthTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
   private static EtcdServer etcd;
 
-  private Vertx vertx;
+  @RegisterExtension
+  final EtcdStores stores = EtcdStores.on(() -> etcd);
 
   @BeforeAll
   static void startEtcdWithAuth() {
@@ -44,16 +43,6 @@ class EtcdAuthTest {
     etcd.close();
   }
 
-  @BeforeEach
-  void setUp() {
-    vertx = Vertx.vertx();
-  }
-
-  @AfterEach
-  void tearDown() {
-    Await.result(vertx.close(), WAIT);
-  }
-
   private MetadataOptions options(String user, String password) {
     MetadataOptions o = new MetadataOptions().setClusterPrefix("/vte/auth").setLeaseTtl(Duration.ofSeconds(3))
         .setCallDeadline(Duration.ofSeconds(10));
@@ -62,7 +51,7 @@ class EtcdAuthTest {
 
   @Test
   void rightCredentialsPublishAndLookUp() {
-    MetadataStore a = MetadataStores.create(vertx, etcd.uri(), options("vte", "s3cret"));
+    MetadataStore a = stores.create(options("vte", "s3cret"));
     Await.result(a.start(), WAIT);
     SegmentDescriptor d = Descriptors.sample("authed", "127.0.0.1:7301", 1, 1);
     Await.result(a.publish(d), WAIT);
@@ -74,7 +63,7 @@ class EtcdAuthTest {
 
   @Test
   void wrongPasswordIsPermissionDenied() {
-    MetadataStore a = MetadataStores.create(vertx, etcd.uri(), options("vte", "wrong"));
+    MetadataStore a = stores.create(options("vte", "wrong"));
     VteException e = assertInstanceOf(VteException.class, Await.failure(a.start(), WAIT));
     assertEquals(ErrorCode.PERMISSION_DENIED, e.code(), e.getMessage());
     Await.result(a.close(), WAIT);
@@ -82,7 +71,7 @@ class EtcdAuthTest {
 
   @Test
   void noCredentialsIsRefused() {
-    MetadataStore a = MetadataStores.create(vertx, etcd.uri(), options(null, null));
+    MetadataStore a = stores.create(options(null, null));
     VteException e = assertInstanceOf(VteException.class, Await.failure(a.start(), WAIT));
     assertEquals(ErrorCode.PERMISSION_DENIED, e.code(), e.getMessage());
     Await.result(a.close(), WAIT);

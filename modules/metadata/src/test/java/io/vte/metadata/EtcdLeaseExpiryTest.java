@@ -4,11 +4,9 @@ import static io.vte.metadata.EtcdMetadataStoreTest.failsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
-import io.vte.testkit.EtcdServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -22,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A dead node: a child JVM publishes under its lease and is killed with SIGKILL (no revoke). Its entries
@@ -34,35 +33,29 @@ class EtcdLeaseExpiryTest {
   private static final long TTL_SECONDS = 2;
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  private EtcdServer etcd;
-  private Vertx vertx;
+  @RegisterExtension
+  final EtcdStores stores = EtcdStores.onOwnEtcd();
   private MetadataStore survivor;
   private final List<Process> children = new CopyOnWriteArrayList<>();
 
   @BeforeEach
-  void setUp() {
-    etcd = EtcdServer.start();
-    vertx = Vertx.vertx();
-    survivor = MetadataStores.create(vertx, etcd.uri(), new MetadataOptions().setClusterPrefix("/vte/lease")
+  void startSurvivor() {
+    survivor = stores.started(new MetadataOptions().setClusterPrefix("/vte/lease")
         .setLeaseTtl(Duration.ofSeconds(TTL_SECONDS)));
-    Await.result(survivor.start(), WAIT);
   }
 
   @AfterEach
-  void tearDown() throws InterruptedException {
+  void killChildren() throws InterruptedException {
     for (Process p : children) {
       p.destroyForcibly();
       p.waitFor(10, TimeUnit.SECONDS);
     }
-    Await.result(survivor.close(), WAIT);
-    Await.result(vertx.close(), WAIT);
-    etcd.close();
   }
 
   private Process publisher(String name, String serverName) throws IOException {
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     Process p = new ProcessBuilder(java, "-Xmx128m", "-cp", System.getProperty("java.class.path"),
-        PublisherProcess.class.getName(), etcd.uri(), "/vte/lease", name, serverName, String.valueOf(TTL_SECONDS))
+        PublisherProcess.class.getName(), stores.etcd().uri(), "/vte/lease", name, serverName, String.valueOf(TTL_SECONDS))
         .redirectErrorStream(true).start();
     children.add(p);
     BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
@@ -88,7 +81,7 @@ class EtcdLeaseExpiryTest {
     survivor.setInvalidationHandler(invalidated::add);
     Process node = publisher("worker-1", "127.0.0.1:7201");
     assertEquals("127.0.0.1:7201", Await.result(survivor.lookup("worker-1"), WAIT).getServerName());
-    assertTrue(etcd.etcdctl("get", "/vte/lease/nodes/", "--prefix", "--keys-only").contains("127.0.0.1:7201"));
+    assertTrue(stores.etcd().etcdctl("get", "/vte/lease/nodes/", "--prefix", "--keys-only").contains("127.0.0.1:7201"));
 
     long killedAt = System.nanoTime();
     node.destroyForcibly();
@@ -101,7 +94,7 @@ class EtcdLeaseExpiryTest {
     System.out.println("lease expiry: entries of a killed node vanished " + vanishedMs + " ms after SIGKILL (TTL "
         + TTL_SECONDS + " s)");
     assertTrue(vanishedMs >= 1000, "entries vanished " + vanishedMs + " ms after the kill: too early for a lease");
-    assertEquals("", etcd.etcdctl("get", "/vte/lease/", "--prefix", "--keys-only").trim());
+    assertEquals("", stores.etcd().etcdctl("get", "/vte/lease/", "--prefix", "--keys-only").trim());
 
     int before = invalidated.size();
     publisher("worker-1", "127.0.0.1:7202");

@@ -21,11 +21,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The etcd store against a real etcd: round trips, watches, bad content, close. One etcd for the class. */
 @ExtendWith(BlockedThreadGuard.class)
@@ -36,9 +35,10 @@ class EtcdMetadataStoreTest {
 
   private static EtcdServer etcd;
 
-  private Vertx vertx;
-  private MetadataOptions options;
-  private final List<MetadataStore> stores = new CopyOnWriteArrayList<>();
+  @RegisterExtension
+  final EtcdStores stores = EtcdStores.on(() -> etcd);
+  private final MetadataOptions options = new MetadataOptions().setClusterPrefix("/vte/test" + PREFIXES.incrementAndGet())
+      .setLeaseTtl(Duration.ofSeconds(3)).setCallDeadline(Duration.ofSeconds(5));
 
   @BeforeAll
   static void startEtcd() {
@@ -48,28 +48,6 @@ class EtcdMetadataStoreTest {
   @AfterAll
   static void stopEtcd() {
     etcd.close();
-  }
-
-  @BeforeEach
-  void setUp() {
-    vertx = Vertx.vertx();
-    options = new MetadataOptions().setClusterPrefix("/vte/test" + PREFIXES.incrementAndGet())
-        .setLeaseTtl(Duration.ofSeconds(3)).setCallDeadline(Duration.ofSeconds(5));
-  }
-
-  @AfterEach
-  void tearDown() {
-    for (MetadataStore s : stores) {
-      Await.result(s.close(), WAIT);
-    }
-    Await.result(vertx.close(), WAIT);
-  }
-
-  private MetadataStore started() {
-    MetadataStore store = MetadataStores.create(vertx, etcd.uri(), options);
-    stores.add(store);
-    Await.result(store.start(), WAIT);
-    return store;
   }
 
   /** Writes a key directly with jetcd, as someone other than a VTE node would. */
@@ -104,8 +82,8 @@ class EtcdMetadataStoreTest {
 
   @Test
   void publishedDescriptorIsFoundByAnotherStoreAndReadableWithEtcdctl() {
-    MetadataStore a = started();
-    MetadataStore b = started();
+    MetadataStore a = stores.started(options);
+    MetadataStore b = stores.started(options);
     SegmentDescriptor d = Descriptors.sample("kv-cache-0", "127.0.0.1:7001", 1, 3);
     Await.result(a.publish(d), WAIT);
 
@@ -119,7 +97,7 @@ class EtcdMetadataStoreTest {
 
   @Test
   void closedStoreRefusesWorkEvenForCachedSegmentsAndBadNamesAreInvalidArguments() {
-    MetadataStore a = started();
+    MetadataStore a = stores.started(options);
     Await.result(a.publish(Descriptors.sample("mine", "127.0.0.1:7008", 1, 1)), WAIT);
     Await.result(a.lookup("mine"), WAIT);
     assertTrue(failsWith(a.lookup(""), ErrorCode.INVALID_ARGUMENT));
@@ -138,14 +116,14 @@ class EtcdMetadataStoreTest {
 
   @Test
   void aBurstOfLookupsOfAnUncachedSegmentCostsEtcdOneRead() {
-    MetadataStore a = started();
+    MetadataStore a = stores.started(options);
     SegmentDescriptor d = Descriptors.sample("popular", "127.0.0.1:7009", 1, 1);
     Await.result(a.publish(d), WAIT);
     // Started after the publish, so its watch has not cached the segment.
-    MetadataStore b = started();
+    MetadataStore b = stores.started(options);
     double rangesBefore = etcd.metric("etcd_debugging_mvcc_range_total");
     List<io.vertx.core.Future<SegmentDescriptor>> burst = new java.util.ArrayList<>();
-    vertx.runOnContext(v -> {
+    stores.vertx().runOnContext(v -> {
       for (int i = 0; i < 100; i++) {
         burst.add(b.lookup("popular"));
       }
@@ -160,7 +138,7 @@ class EtcdMetadataStoreTest {
 
   @Test
   void unknownSegmentFailsWithSegmentNotFound() {
-    MetadataStore a = started();
+    MetadataStore a = stores.started(options);
     Throwable t = Await.failure(a.lookup("nobody"), WAIT);
     VteException e = assertInstanceOf(VteException.class, t);
     assertEquals(ErrorCode.SEGMENT_NOT_FOUND, e.code());
@@ -169,8 +147,8 @@ class EtcdMetadataStoreTest {
 
   @Test
   void watchDeliversANewBufferRegisteredByAnotherStore() {
-    MetadataStore a = started();
-    MetadataStore b = started();
+    MetadataStore a = stores.started(options);
+    MetadataStore b = stores.started(options);
     List<String> invalidated = new CopyOnWriteArrayList<>();
     b.setInvalidationHandler(invalidated::add);
     Await.result(a.publish(Descriptors.sample("seg", "127.0.0.1:7002", 1, 1)), WAIT);
@@ -186,8 +164,8 @@ class EtcdMetadataStoreTest {
 
   @Test
   void unpublishRemovesTheSegmentForEveryone() {
-    MetadataStore a = started();
-    MetadataStore b = started();
+    MetadataStore a = stores.started(options);
+    MetadataStore b = stores.started(options);
     List<String> invalidated = new CopyOnWriteArrayList<>();
     b.setInvalidationHandler(invalidated::add);
     Await.result(a.publish(Descriptors.sample("gone", "127.0.0.1:7003", 1, 1)), WAIT);
@@ -204,8 +182,8 @@ class EtcdMetadataStoreTest {
 
   @Test
   void badContentFailsWithProtocolErrorNamingTheKeyAndTheWatchSurvives() {
-    MetadataStore a = started();
-    MetadataStore b = started();
+    MetadataStore a = stores.started(options);
+    MetadataStore b = stores.started(options);
     List<String> invalidated = new CopyOnWriteArrayList<>();
     b.setInvalidationHandler(invalidated::add);
     String segments = options.getClusterPrefix() + "/segments/";
@@ -236,8 +214,8 @@ class EtcdMetadataStoreTest {
 
   @Test
   void readersOnManyEventLoopsNeverSeeAVersionGoBackwardsWhileANodeRepublishes() throws Exception {
-    MetadataStore writer = started();
-    MetadataStore reader = started();
+    MetadataStore writer = stores.started(options);
+    MetadataStore reader = stores.started(options);
     int versions = 40;
     int readers = 4;
     Await.result(writer.publish(Descriptors.sample("hot", "127.0.0.1:7007", 1, 1)), WAIT);
@@ -248,7 +226,7 @@ class EtcdMetadataStoreTest {
       List<Long> mine = new CopyOnWriteArrayList<>();
       seen.add(mine);
       // Each reader runs on its own event loop and looks up again as soon as an answer arrives.
-      vertx.deployVerticle(new io.vertx.core.AbstractVerticle() {
+      stores.vertx().deployVerticle(new io.vertx.core.AbstractVerticle() {
         @Override
         public void start() {
           vertx.executeBlocking(() -> go.await(10, java.util.concurrent.TimeUnit.SECONDS)).onSuccess(x -> next());

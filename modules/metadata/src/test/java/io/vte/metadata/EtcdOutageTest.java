@@ -11,22 +11,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
-import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.proto.SegmentDescriptor;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
-import io.vte.testkit.EtcdServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** etcd going away and coming back, and a lease lost behind the store's back. One etcd per test. */
 @ExtendWith(BlockedThreadGuard.class)
@@ -35,39 +32,15 @@ class EtcdOutageTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final Duration TTL = Duration.ofSeconds(3);
 
-  private EtcdServer etcd;
-  private Vertx vertx;
-  private MetadataOptions options;
-  private final List<MetadataStore> stores = new CopyOnWriteArrayList<>();
-
-  @BeforeEach
-  void setUp() {
-    etcd = EtcdServer.start();
-    vertx = Vertx.vertx();
-    options = new MetadataOptions().setClusterPrefix("/vte/outage").setLeaseTtl(TTL)
-        .setCallDeadline(Duration.ofSeconds(3)).setHealthCheckInterval(Duration.ofMillis(200));
-  }
-
-  @AfterEach
-  void tearDown() {
-    for (MetadataStore s : stores) {
-      Await.result(s.close(), WAIT);
-    }
-    Await.result(vertx.close(), WAIT);
-    etcd.close();
-  }
-
-  private MetadataStore started() {
-    MetadataStore store = MetadataStores.create(vertx, etcd.uri(), options);
-    stores.add(store);
-    Await.result(store.start(), WAIT);
-    return store;
-  }
+  @RegisterExtension
+  final EtcdStores stores = EtcdStores.onOwnEtcd();
+  private final MetadataOptions options = new MetadataOptions().setClusterPrefix("/vte/outage").setLeaseTtl(TTL)
+      .setCallDeadline(Duration.ofSeconds(3)).setHealthCheckInterval(Duration.ofMillis(200));
 
   @Test
   void etcdLostAndBackCachedLookupsKeepWorkingAndLeaseAndWatchRecover() {
-    MetadataStore a = started();
-    MetadataStore b = started();
+    MetadataStore a = stores.started(options);
+    MetadataStore b = stores.started(options);
     List<String> invalidated = new CopyOnWriteArrayList<>();
     b.setInvalidationHandler(invalidated::add);
     SegmentDescriptor v1 = Descriptors.sample("a-seg", "127.0.0.1:7101", 1, 1);
@@ -75,7 +48,7 @@ class EtcdOutageTest {
     Await.result(a.publish(Descriptors.sample("a-old", "127.0.0.1:7101", 1, 1)), WAIT);
     assertEquals(v1, Await.result(b.lookup("a-seg"), WAIT));
 
-    etcd.kill();
+    stores.etcd().kill();
 
     Await.until("both stores degraded", WAIT, () -> a.isDegraded() && b.isDegraded());
     assertTrue(b.degradedCount() >= 1);
@@ -93,7 +66,7 @@ class EtcdOutageTest {
     // So is an unregistration: the segment is deleted from etcd when it returns.
     assertEquals(ErrorCode.METADATA_UNAVAILABLE, ((VteException) Await.failure(a.unpublish("a-old"), WAIT)).code());
 
-    etcd.restart();
+    stores.etcd().restart();
 
     Await.until("both stores recovered", WAIT, () -> !a.isDegraded() && !b.isDegraded());
     Await.until("b sees v2 re-published by a", WAIT, () -> Await.result(b.lookup("a-seg"), WAIT).getVersion() == 2);
@@ -108,7 +81,7 @@ class EtcdOutageTest {
     // The lease is kept alive again: the entry outlives a full TTL after recovery.
     long recovered = System.nanoTime();
     Await.until("a-seg alive for TTL + 1 s after recovery", WAIT, () -> {
-      if (!etcd.etcdctl("get", "/vte/outage/segments/a-seg", "--keys-only").contains("a-seg")) {
+      if (!stores.etcd().etcdctl("get", "/vte/outage/segments/a-seg", "--keys-only").contains("a-seg")) {
         throw new AssertionError("a-seg vanished after recovery: the lease is not kept alive");
       }
       return System.nanoTime() - recovered > TTL.plusSeconds(1).toNanos();
@@ -117,13 +90,13 @@ class EtcdOutageTest {
 
   @Test
   void hungEtcdNeverHangsACallerAndTheStoresRecoverWhenItResumes() {
-    MetadataStore a = started();
-    MetadataStore b = started();
+    MetadataStore a = stores.started(options);
+    MetadataStore b = stores.started(options);
     SegmentDescriptor d = Descriptors.sample("a-seg", "127.0.0.1:7104", 1, 1);
     Await.result(a.publish(d), WAIT);
     assertEquals(d, Await.result(b.lookup("a-seg"), WAIT));
 
-    etcd.pause();
+    stores.etcd().pause();
     try {
       // Connections stay up but nothing answers: only the call deadline ends the wait.
       long t0 = System.nanoTime();
@@ -134,7 +107,7 @@ class EtcdOutageTest {
       Await.until("both stores degraded", WAIT, () -> a.isDegraded() && b.isDegraded());
       assertEquals(d, Await.result(b.lookup("a-seg"), WAIT), "cached lookup while etcd hangs");
     } finally {
-      etcd.resume();
+      stores.etcd().resume();
     }
 
     Await.until("both stores recovered", WAIT, () -> !a.isDegraded() && !b.isDegraded());
@@ -146,14 +119,14 @@ class EtcdOutageTest {
 
   @Test
   void leaseRevokedBehindTheStoresBackIsReGrantedAndDescriptorsRePublished() throws Exception {
-    MetadataStore a = started();
-    MetadataStore b = started();
+    MetadataStore a = stores.started(options);
+    MetadataStore b = stores.started(options);
     List<String> invalidated = new CopyOnWriteArrayList<>();
     b.setInvalidationHandler(invalidated::add);
     SegmentDescriptor d = Descriptors.sample("a-seg", "127.0.0.1:7102", 1, 1);
     Await.result(a.publish(d), WAIT);
     Await.result(b.lookup("a-seg"), WAIT);
-    try (Client raw = Client.builder().endpoints(etcd.endpoint()).build()) {
+    try (Client raw = Client.builder().endpoints(stores.etcd().endpoint()).build()) {
       ByteSequence key = ByteSequence.from("/vte/outage/segments/a-seg", StandardCharsets.UTF_8);
       long lease = raw.getKVClient().get(key).get(10, TimeUnit.SECONDS).getKvs().get(0).getLease();
 
@@ -182,20 +155,20 @@ class EtcdOutageTest {
   void historyCompactedDuringAnOutageDropsTheCacheAndServesTheCurrentDescriptor() throws Exception {
     // Slow probes give the test time to change and compact etcd before b re-creates its watch.
     options.setLeaseTtl(Duration.ofSeconds(30)).setHealthCheckInterval(Duration.ofSeconds(5));
-    MetadataStore b = started();
+    MetadataStore b = stores.started(options);
     List<String> invalidated = new CopyOnWriteArrayList<>();
     b.setInvalidationHandler(invalidated::add);
     ByteSequence key = ByteSequence.from("/vte/outage/segments/x", StandardCharsets.UTF_8);
-    try (Client raw = Client.builder().endpoints(etcd.endpoint()).build()) {
+    try (Client raw = Client.builder().endpoints(stores.etcd().endpoint()).build()) {
       raw.getKVClient().put(key, ByteSequence.from(io.vte.metadata.impl.DescriptorCodec.encode(
           Descriptors.sample("x", "127.0.0.1:7103", 1, 1)))).get(10, TimeUnit.SECONDS);
     }
     Await.until("b caches x v1", WAIT, () -> succeeds(b.lookup("x")) && invalidated.contains("x"));
 
-    etcd.kill();
+    stores.etcd().kill();
     Await.until("b degraded", WAIT, b::isDegraded);
-    etcd.restart();
-    try (Client raw = Client.builder().endpoints(etcd.endpoint()).build()) {
+    stores.etcd().restart();
+    try (Client raw = Client.builder().endpoints(stores.etcd().endpoint()).build()) {
       raw.getKVClient().put(key, ByteSequence.from(io.vte.metadata.impl.DescriptorCodec.encode(
           Descriptors.sample("x", "127.0.0.1:7103", 2, 2)))).get(10, TimeUnit.SECONDS);
       long revision = raw.getKVClient().put(ByteSequence.from("/vte/outage/other", StandardCharsets.UTF_8),
@@ -210,16 +183,16 @@ class EtcdOutageTest {
 
   @Test
   void startFailsWithinTheDeadlineWhenEtcdIsUnreachable() {
-    etcd.kill();
-    MetadataStore a = MetadataStores.create(vertx, etcd.uri(), options);
+    stores.etcd().kill();
+    MetadataStore a = stores.create(options);
     long t0 = System.nanoTime();
     VteException e = assertInstanceOf(VteException.class, Await.failure(a.start(), WAIT));
     long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     assertEquals(ErrorCode.METADATA_UNAVAILABLE, e.code());
-    assertTrue(e.getMessage().contains(etcd.endpoint()), e.getMessage());
+    assertTrue(e.getMessage().contains(stores.etcd().endpoint()), e.getMessage());
     assertTrue(ms < options.getCallDeadline().toMillis() + 2000, "start failed after " + ms + " ms");
     assertTrue(failsWith(a.lookup("x"), ErrorCode.ENGINE_CLOSED));
     Await.result(a.close(), WAIT);
-    etcd.restart();
+    stores.etcd().restart();
   }
 }

@@ -3,7 +3,6 @@ package io.vte.metadata;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.proto.SegmentDescriptor;
@@ -13,11 +12,10 @@ import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.EtcdServer;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** etcds:// against a real etcd serving TLS with client-certificate authentication. */
 @ExtendWith(BlockedThreadGuard.class)
@@ -27,7 +25,8 @@ class EtcdTlsTest {
   private static TestCerts certs;
   private static EtcdServer etcd;
 
-  private Vertx vertx;
+  @RegisterExtension
+  final EtcdStores stores = EtcdStores.on(() -> etcd);
 
   @BeforeAll
   static void startTlsEtcd() {
@@ -42,16 +41,6 @@ class EtcdTlsTest {
     certs.close();
   }
 
-  @BeforeEach
-  void setUp() {
-    vertx = Vertx.vertx();
-  }
-
-  @AfterEach
-  void tearDown() {
-    Await.result(vertx.close(), WAIT);
-  }
-
   private MetadataOptions tls() {
     // A generous deadline: the first TLS handshake is slow on a loaded 2-core machine.
     return new MetadataOptions().setClusterPrefix("/vte/tls").setLeaseTtl(Duration.ofSeconds(3))
@@ -61,7 +50,7 @@ class EtcdTlsTest {
 
   @Test
   void trustedServerAndClientCertificatePublishAndLookUp() {
-    MetadataStore a = MetadataStores.create(vertx, etcd.uri(), tls()
+    MetadataStore a = stores.create(tls()
         .setTlsCertPemPath(certs.file("client.pem").toString()).setTlsKeyPemPath(certs.file("client.key").toString()));
     Await.result(a.start(), WAIT);
     SegmentDescriptor d = Descriptors.sample("secure", "127.0.0.1:7401", 1, 1);
@@ -72,7 +61,7 @@ class EtcdTlsTest {
 
   @Test
   void withoutAClientCertificateTheStoreCannotStart() {
-    MetadataStore a = MetadataStores.create(vertx, etcd.uri(), tls().setCallDeadline(Duration.ofSeconds(2)));
+    MetadataStore a = stores.create(tls().setCallDeadline(Duration.ofSeconds(2)));
     VteException e = assertInstanceOf(VteException.class, Await.failure(a.start(), WAIT));
     assertEquals(ErrorCode.METADATA_UNAVAILABLE, e.code(), e.getMessage());
     Await.result(a.close(), WAIT);

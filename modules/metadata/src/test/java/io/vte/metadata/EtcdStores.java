@@ -1,0 +1,103 @@
+package io.vte.metadata;
+
+import io.vertx.core.Vertx;
+import io.vte.testkit.Await;
+import io.vte.testkit.EtcdServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * The Vert.x and the etcd metadata stores of one test. Registered with {@code @RegisterExtension}, it starts a Vert.x
+ * (and an etcd, when the test has its own) before each test and after it closes the stores, then Vert.x, then that etcd.
+ */
+final class EtcdStores implements BeforeEachCallback, AfterEachCallback {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  private final Supplier<EtcdServer> shared;
+  private final List<MetadataStore> stores = new CopyOnWriteArrayList<>();
+  private EtcdServer etcd;
+  private Vertx vertx;
+
+  private EtcdStores(Supplier<EtcdServer> shared) {
+    this.shared = shared;
+  }
+
+  /**
+   * Stores on an etcd the test class shares.
+   *
+   * @param etcd the class's etcd, asked for before each test
+   * @return the fixture
+   */
+  static EtcdStores on(Supplier<EtcdServer> etcd) {
+    return new EtcdStores(etcd);
+  }
+
+  /**
+   * Stores on a fresh etcd for each test.
+   *
+   * @return the fixture
+   */
+  static EtcdStores onOwnEtcd() {
+    return new EtcdStores(null);
+  }
+
+  EtcdServer etcd() {
+    return etcd;
+  }
+
+  Vertx vertx() {
+    return vertx;
+  }
+
+  /**
+   * Creates a store on this test's Vert.x and etcd that the fixture closes after the test.
+   *
+   * @param options the store's options
+   * @return the store, not started
+   */
+  MetadataStore create(MetadataOptions options) {
+    MetadataStore store = MetadataStores.create(vertx, etcd.uri(), options);
+    stores.add(store);
+    return store;
+  }
+
+  /**
+   * Creates and starts a store that the fixture closes after the test.
+   *
+   * @param options the store's options
+   * @return the started store
+   */
+  MetadataStore started(MetadataOptions options) {
+    MetadataStore store = create(options);
+    Await.result(store.start(), WAIT);
+    return store;
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    etcd = shared == null ? EtcdServer.start() : shared.get();
+    vertx = Vertx.vertx();
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    try {
+      for (MetadataStore store : stores) {
+        Await.result(store.close(), WAIT);
+      }
+      if (vertx != null) {
+        Await.result(vertx.close(), WAIT);
+      }
+    } finally {
+      if (shared == null && etcd != null) {
+        etcd.close();
+      }
+    }
+  }
+}
