@@ -77,8 +77,7 @@ class EtcdLeaseExpiryTest {
 
   @Test
   void killedNodesEntriesVanishWithinTheTtlAndComeBackWhenItRestarts() throws Exception {
-    List<String> invalidated = new CopyOnWriteArrayList<>();
-    survivor.setInvalidationHandler(invalidated::add);
+    List<String> invalidated = EtcdStores.invalidationsOf(survivor);
     Process node = publisher("worker-1", "127.0.0.1:7201");
     assertEquals("127.0.0.1:7201", Await.result(survivor.lookup("worker-1"), WAIT).getServerName());
     assertTrue(stores.etcd().etcdctl("get", "/vte/lease/nodes/", "--prefix", "--keys-only").contains("127.0.0.1:7201"));

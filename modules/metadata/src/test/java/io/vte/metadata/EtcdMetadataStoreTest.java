@@ -84,10 +84,7 @@ class EtcdMetadataStoreTest {
   void publishedDescriptorIsFoundByAnotherStoreAndReadableWithEtcdctl() {
     MetadataStore a = stores.started(options);
     MetadataStore b = stores.started(options);
-    SegmentDescriptor d = Descriptors.sample("kv-cache-0", "127.0.0.1:7001", 1, 3);
-    Await.result(a.publish(d), WAIT);
-
-    assertEquals(d, Await.result(b.lookup("kv-cache-0"), WAIT));
+    SegmentDescriptor d = EtcdStores.publishAndLookUp(a, b, Descriptors.sample("kv-cache-0", "127.0.0.1:7001", 1, 3));
     assertEquals(d, a.local("kv-cache-0").orElseThrow());
     String json = etcd.etcdctl("get", options.getClusterPrefix() + "/segments/kv-cache-0", "--print-value-only");
     assertTrue(json.contains("\"serverName\":\"127.0.0.1:7001\""), json);
@@ -149,8 +146,7 @@ class EtcdMetadataStoreTest {
   void watchDeliversANewBufferRegisteredByAnotherStore() {
     MetadataStore a = stores.started(options);
     MetadataStore b = stores.started(options);
-    List<String> invalidated = new CopyOnWriteArrayList<>();
-    b.setInvalidationHandler(invalidated::add);
+    List<String> invalidated = EtcdStores.invalidationsOf(b);
     Await.result(a.publish(Descriptors.sample("seg", "127.0.0.1:7002", 1, 1)), WAIT);
     assertEquals(1, Await.result(b.lookup("seg"), WAIT).getBuffersCount());
 
@@ -166,10 +162,8 @@ class EtcdMetadataStoreTest {
   void unpublishRemovesTheSegmentForEveryone() {
     MetadataStore a = stores.started(options);
     MetadataStore b = stores.started(options);
-    List<String> invalidated = new CopyOnWriteArrayList<>();
-    b.setInvalidationHandler(invalidated::add);
-    Await.result(a.publish(Descriptors.sample("gone", "127.0.0.1:7003", 1, 1)), WAIT);
-    Await.result(b.lookup("gone"), WAIT);
+    List<String> invalidated = EtcdStores.invalidationsOf(b);
+    EtcdStores.publishAndLookUp(a, b, Descriptors.sample("gone", "127.0.0.1:7003", 1, 1));
 
     Await.result(a.unpublish("gone"), WAIT);
 
@@ -184,8 +178,7 @@ class EtcdMetadataStoreTest {
   void badContentFailsWithProtocolErrorNamingTheKeyAndTheWatchSurvives() {
     MetadataStore a = stores.started(options);
     MetadataStore b = stores.started(options);
-    List<String> invalidated = new CopyOnWriteArrayList<>();
-    b.setInvalidationHandler(invalidated::add);
+    List<String> invalidated = EtcdStores.invalidationsOf(b);
     String segments = options.getClusterPrefix() + "/segments/";
     Client raw = Client.builder().endpoints(etcd.endpoint()).build();
     putRaw(raw, segments + "not-json", "this is not json {");

@@ -19,7 +19,6 @@ import io.vte.testkit.BlockedThreadGuard;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -41,8 +40,7 @@ class EtcdOutageTest {
   void etcdLostAndBackCachedLookupsKeepWorkingAndLeaseAndWatchRecover() {
     MetadataStore a = stores.started(options);
     MetadataStore b = stores.started(options);
-    List<String> invalidated = new CopyOnWriteArrayList<>();
-    b.setInvalidationHandler(invalidated::add);
+    List<String> invalidated = EtcdStores.invalidationsOf(b);
     SegmentDescriptor v1 = Descriptors.sample("a-seg", "127.0.0.1:7101", 1, 1);
     Await.result(a.publish(v1), WAIT);
     Await.result(a.publish(Descriptors.sample("a-old", "127.0.0.1:7101", 1, 1)), WAIT);
@@ -92,9 +90,7 @@ class EtcdOutageTest {
   void hungEtcdNeverHangsACallerAndTheStoresRecoverWhenItResumes() {
     MetadataStore a = stores.started(options);
     MetadataStore b = stores.started(options);
-    SegmentDescriptor d = Descriptors.sample("a-seg", "127.0.0.1:7104", 1, 1);
-    Await.result(a.publish(d), WAIT);
-    assertEquals(d, Await.result(b.lookup("a-seg"), WAIT));
+    SegmentDescriptor d = EtcdStores.publishAndLookUp(a, b, Descriptors.sample("a-seg", "127.0.0.1:7104", 1, 1));
 
     stores.etcd().pause();
     try {
@@ -121,11 +117,8 @@ class EtcdOutageTest {
   void leaseRevokedBehindTheStoresBackIsReGrantedAndDescriptorsRePublished() throws Exception {
     MetadataStore a = stores.started(options);
     MetadataStore b = stores.started(options);
-    List<String> invalidated = new CopyOnWriteArrayList<>();
-    b.setInvalidationHandler(invalidated::add);
-    SegmentDescriptor d = Descriptors.sample("a-seg", "127.0.0.1:7102", 1, 1);
-    Await.result(a.publish(d), WAIT);
-    Await.result(b.lookup("a-seg"), WAIT);
+    List<String> invalidated = EtcdStores.invalidationsOf(b);
+    SegmentDescriptor d = EtcdStores.publishAndLookUp(a, b, Descriptors.sample("a-seg", "127.0.0.1:7102", 1, 1));
     try (Client raw = Client.builder().endpoints(stores.etcd().endpoint()).build()) {
       ByteSequence key = ByteSequence.from("/vte/outage/segments/a-seg", StandardCharsets.UTF_8);
       long lease = raw.getKVClient().get(key).get(10, TimeUnit.SECONDS).getKvs().get(0).getLease();
@@ -156,8 +149,7 @@ class EtcdOutageTest {
     // Slow probes give the test time to change and compact etcd before b re-creates its watch.
     options.setLeaseTtl(Duration.ofSeconds(30)).setHealthCheckInterval(Duration.ofSeconds(5));
     MetadataStore b = stores.started(options);
-    List<String> invalidated = new CopyOnWriteArrayList<>();
-    b.setInvalidationHandler(invalidated::add);
+    List<String> invalidated = EtcdStores.invalidationsOf(b);
     ByteSequence key = ByteSequence.from("/vte/outage/segments/x", StandardCharsets.UTF_8);
     try (Client raw = Client.builder().endpoints(stores.etcd().endpoint()).build()) {
       raw.getKVClient().put(key, ByteSequence.from(io.vte.metadata.impl.DescriptorCodec.encode(

@@ -1,6 +1,9 @@
 package io.vte.metadata;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.vertx.core.Vertx;
+import io.vte.handshake.proto.SegmentDescriptor;
 import io.vte.testkit.Await;
 import io.vte.testkit.EtcdServer;
 import java.time.Duration;
@@ -77,6 +80,32 @@ final class EtcdStores implements BeforeEachCallback, AfterEachCallback {
     MetadataStore store = create(options);
     Await.result(store.start(), WAIT);
     return store;
+  }
+
+  /**
+   * Records, in order, the segment names a store is told changed.
+   *
+   * @param store the store whose invalidation handler to set
+   * @return the names seen so far, safe to read from any thread
+   */
+  static List<String> invalidationsOf(MetadataStore store) {
+    List<String> seen = new CopyOnWriteArrayList<>();
+    store.setInvalidationHandler(seen::add);
+    return seen;
+  }
+
+  /**
+   * Publishes a descriptor through one store and checks that another looks up the same.
+   *
+   * @param publisher the store that publishes
+   * @param reader the store that looks it up
+   * @param descriptor what to publish
+   * @return the descriptor
+   */
+  static SegmentDescriptor publishAndLookUp(MetadataStore publisher, MetadataStore reader, SegmentDescriptor descriptor) {
+    Await.result(publisher.publish(descriptor), WAIT);
+    assertEquals(descriptor, Await.result(reader.lookup(descriptor.getName()), WAIT));
+    return descriptor;
   }
 
   @Override
