@@ -4,12 +4,10 @@ import io.vte.api.TransferEngine;
 import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.verbs.soft.SoftVerbsProvider;
-import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -125,25 +123,13 @@ public final class FaultScheduler implements AutoCloseable {
     listener.accept(line);
   }
 
-  /**
-   * The live QP numbers of a device, read from the owner layer's QP map. The engine has no public accessor
-   * for them yet (proposed: {@code LocalContext.qpNumbers()}), so this reads the field the engine's own fault
-   * tests read.
-   */
+  /** @return the live QP numbers of a device's endpoints */
   private List<Integer> liveQps(String device) {
     List<Integer> out = new ArrayList<>();
-    try {
-      Field f = LocalContext.class.getDeclaredField("qpOwners");
-      f.setAccessible(true);
-      for (LocalContext ctx : engine.contexts()) {
-        if (ctx.deviceName().equals(device)) {
-          for (Object qp : ((Map<?, ?>) f.get(ctx)).keySet()) {
-            out.add((Integer) qp);
-          }
-        }
+    for (LocalContext ctx : engine.contexts()) {
+      if (ctx.deviceName().equals(device)) {
+        out.addAll(ctx.liveQpNumbers());
       }
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("cannot list the QPs of " + device + ": " + e, e);
     }
     return out;
   }

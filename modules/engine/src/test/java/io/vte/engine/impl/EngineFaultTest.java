@@ -16,11 +16,9 @@ import io.vte.engine.impl.owner.LocalContext;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.verbs.soft.SoftVerbsProvider;
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -45,7 +43,7 @@ class EngineFaultTest {
   }
 
   @Test
-  void qpFatalAndPortDownMidStreamLoseNothing() throws Exception {
+  void qpFatalAndPortDownMidStreamLoseNothing() {
     TransferEngineImpl a = start("fa");
     TransferEngineImpl b = start("fb");
     RegisteredBuffer local = fx.register(a, CHUNK * CHUNKS, 1);
@@ -83,15 +81,12 @@ class EngineFaultTest {
     assertFalse(a.contexts().isEmpty());
   }
 
-  /** Forces one live QP of a device into ERR (QP_FATAL); the QP numbers come from the owner layer's map. */
-  private static int killOneQp(TransferEngineImpl engine, SoftVerbsProvider soft, String device) throws Exception {
-    Field f = LocalContext.class.getDeclaredField("qpOwners");
-    f.setAccessible(true);
+  /** Forces one live QP of a device into ERR (QP_FATAL). */
+  private static int killOneQp(TransferEngineImpl engine, SoftVerbsProvider soft, String device) {
     for (LocalContext ctx : engine.contexts()) {
       if (ctx.deviceName().equals(device)) {
-        Map<?, ?> qps = (Map<?, ?>) f.get(ctx);
-        for (Object qpNum : qps.keySet()) {
-          soft.faults().forceQpError(device, (Integer) qpNum);
+        for (int qpNum : ctx.liveQpNumbers()) {
+          soft.faults().forceQpError(device, qpNum);
           return 1;
         }
       }

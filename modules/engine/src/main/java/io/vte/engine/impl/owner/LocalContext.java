@@ -182,6 +182,15 @@ public final class LocalContext {
   }
 
   /**
+   * For fault injection and diagnostics: which QPs the endpoints of this context own right now. Thread-safe.
+   *
+   * @return a snapshot of their QP numbers
+   */
+  public List<Integer> liveQpNumbers() {
+    return List.copyOf(qpOwners.keySet());
+  }
+
+  /**
    * Registers memory on this device's PD. Thread-safe.
    *
    * @param address start address
