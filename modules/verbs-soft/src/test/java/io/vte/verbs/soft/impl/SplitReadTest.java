@@ -1,0 +1,161 @@
+package io.vte.verbs.soft.impl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vte.testkit.Await;
+import io.vte.verbs.AccessFlags;
+import io.vte.verbs.CompletionQueue;
+import io.vte.verbs.DirectMemory;
+import io.vte.verbs.MemoryRegion;
+import io.vte.verbs.PortAttributes;
+import io.vte.verbs.ProtectionDomain;
+import io.vte.verbs.QpInitAttributes;
+import io.vte.verbs.QpPeer;
+import io.vte.verbs.QueuePair;
+import io.vte.verbs.VerbsContext;
+import io.vte.verbs.soft.SoftVerbsProvider;
+import io.vte.verbs.soft.SoftVerbsProviderFactory;
+import java.io.DataInputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The responder's receive path with the stream cut at chosen offsets: a raw socket plays the requester and
+ * sends a run of WRITE frames (a direct-read payload, a copied one, a direct one longer than the receive
+ * buffer) in two parts, waiting until the first part has been consumed before it sends the second. Frame
+ * headers, payloads and the scattering read that ends a payload must all resume at any cut.
+ */
+class SplitReadTest {
+
+  private static final Duration DEADLINE = Duration.ofSeconds(20);
+  private static final int FAKE_QPN = 0x7777;
+  private static final int PSN = 1000;
+  private static final int[] PAYLOADS = {3000, 100, 9000};
+  private static final int TARGET_BYTES = 64 * 1024;
+
+  @Test
+  void framesCutAtEveryOffsetAroundHeadersAndPayloadEndsAllLandAndAreAcked() throws Exception {
+    long target = DirectMemory.allocate(TARGET_BYTES);
+    try (SoftVerbsProvider provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of())) {
+      VerbsContext ctx = provider.open("soft0");
+      ProtectionDomain pd = ctx.allocPd();
+      CompletionQueue cq = ctx.createCq(4);
+      QueuePair qp = pd.createQp(new QpInitAttributes(cq, cq, 4, 4, 0));
+      PortAttributes port = ctx.queryPort(1);
+      qp.toInit(1, AccessFlags.ALL_REMOTE);
+      qp.toRtr(new QpPeer(FAKE_QPN, port.lid(), port.gid(), PSN), 4096);
+      MemoryRegion mr = pd.registerMemory(target, TARGET_BYTES, AccessFlags.ALL_REMOTE);
+      try (Socket s = new Socket(port.gid().toInetAddress(), port.lid())) {
+        s.setTcpNoDelay(true);
+        s.setSoTimeout((int) DEADLINE.toMillis());
+        OutputStream out = s.getOutputStream();
+        DataInputStream in = new DataInputStream(s.getInputStream());
+        ByteBuffer hello = ByteBuffer.allocate(FrameHeader.SIZE);
+        FrameHeader.encode(hello, FrameHeader.HELLO, 0, qp.qpNum(), 0, FAKE_QPN, FrameHeader.VERSION, 0, 0);
+        out.write(hello.array());
+
+        int[] frameStart = new int[PAYLOADS.length];
+        long[] landing = new long[PAYLOADS.length];
+        int length = 0;
+        long at = target;
+        for (int i = 0; i < PAYLOADS.length; i++) {
+          frameStart[i] = length;
+          landing[i] = at;
+          length += FrameHeader.SIZE + PAYLOADS[i];
+          at += PAYLOADS[i] + 64;
+        }
+        TreeSet<Integer> cuts = new TreeSet<>();
+        for (int i = 0; i < PAYLOADS.length; i++) { // every offset near each header and each payload end
+          for (int d = -40; d <= 72; d++) {
+            int c = frameStart[i] + d;
+            if (c > 0 && c < length) {
+              cuts.add(c);
+            }
+          }
+        }
+        cuts.add(length - 1);
+        for (int c = 1; c < length; c += 53) {
+          cuts.add(c);
+        }
+        int seq = PSN;
+        int round = 0;
+        for (int cut : cuts) {
+          round++;
+          byte pattern = (byte) (1 + round % 250);
+          DirectMemory.fill(target, TARGET_BYTES, (byte) 0);
+          ByteBuffer stream = ByteBuffer.allocate(length);
+          for (int i = 0; i < PAYLOADS.length; i++) {
+            FrameHeader.encode(stream, FrameHeader.WRITE, 0, qp.qpNum(), seq + i, mr.rkey(), landing[i], PAYLOADS[i], 0);
+            for (int k = 0; k < PAYLOADS[i]; k++) {
+              stream.put((byte) (pattern + i));
+            }
+          }
+          out.write(stream.array(), 0, cut);
+          awaitConsumed(cut, frameStart, landing, pattern, in, seq);
+          out.write(stream.array(), cut, length - cut);
+          awaitAck(in, seq + PAYLOADS.length - 1, "cut " + cut);
+          for (int i = 0; i < PAYLOADS.length; i++) {
+            ByteBuffer landed = DirectMemory.wrap(landing[i], PAYLOADS[i] + 64);
+            for (int k = 0; k < PAYLOADS[i]; k++) {
+              assertEquals((byte) (pattern + i), landed.get(k), "cut " + cut + ": frame " + i + " byte " + k);
+            }
+            for (int k = PAYLOADS[i]; k < PAYLOADS[i] + 64; k++) {
+              assertEquals(0, landed.get(k), "cut " + cut + ": frame " + i + " wrote past its end at " + k);
+            }
+          }
+          seq += PAYLOADS.length;
+        }
+        assertTrue(round > 300, "only " + round + " cuts");
+      } finally {
+        qp.close();
+        mr.close();
+      }
+    } finally {
+      DirectMemory.free(target);
+    }
+  }
+
+  /**
+   * Waits until the responder has consumed the first {@code cut} bytes, where that is observable: inside a
+   * payload the byte before the cut has landed; right after a payload its ACK came back. Inside a header
+   * nothing shows, so the cut simply stands there while the second part is written.
+   */
+  private static void awaitConsumed(int cut, int[] frameStart, long[] landing, byte pattern, DataInputStream in,
+      int seq) throws Exception {
+    for (int i = PAYLOADS.length - 1; i >= 0; i--) {
+      int payloadAt = frameStart[i] + FrameHeader.SIZE;
+      if (cut > payloadAt && cut < payloadAt + PAYLOADS[i]) {
+        long last = landing[i] + (cut - payloadAt - 1);
+        byte want = (byte) (pattern + i);
+        Await.until("byte " + (cut - 1) + " landed", DEADLINE, () -> DirectMemory.getByte(last) == want);
+        return;
+      }
+      if (cut >= payloadAt + PAYLOADS[i]) {
+        awaitAck(in, seq + i, "cut " + cut);
+        return;
+      }
+    }
+  }
+
+  /** Reads responses until the ACK of {@code seq} (an ACK covers every request before it). */
+  private static void awaitAck(DataInputStream in, int seq, String what) throws Exception {
+    byte[] frame = new byte[FrameHeader.SIZE];
+    FrameHeader h = new FrameHeader();
+    while (true) {
+      in.readFully(frame);
+      assertTrue(h.decode(ByteBuffer.wrap(frame), 0), what + ": bad magic");
+      assertEquals(FrameHeader.ACK, h.opcode, what + ": response " + Connection.describe(h));
+      assertEquals(FAKE_QPN, h.qpn);
+      if (h.seq - seq >= 0) {
+        assertEquals(seq, h.seq, what + ": acked beyond what was sent");
+        return;
+      }
+    }
+  }
+}
