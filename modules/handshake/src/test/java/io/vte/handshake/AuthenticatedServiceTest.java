@@ -1,5 +1,7 @@
 package io.vte.handshake;
 
+import static io.vte.handshake.LoopbackHandshake.DEADLINE;
+import static io.vte.handshake.LoopbackHandshake.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,7 +17,6 @@ import io.vte.handshake.proto.NotifyRequest;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -25,8 +26,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @ExtendWith(BlockedThreadGuard.class)
 class AuthenticatedServiceTest {
 
-  private static final Duration WAIT = Duration.ofSeconds(10);
-  private static final Duration DEADLINE = Duration.ofSeconds(5);
   private static final byte[] SECRET = "cluster-secret-0123456789abcdef".getBytes(StandardCharsets.UTF_8);
 
   @RegisterExtension

@@ -1,5 +1,7 @@
 package io.vte.handshake;
 
+import static io.vte.handshake.LoopbackHandshake.DEADLINE;
+import static io.vte.handshake.LoopbackHandshake.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,9 +37,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 @ExtendWith(BlockedThreadGuard.class)
 class HandshakeFailureTest {
-
-  private static final Duration WAIT = Duration.ofSeconds(15);
-  private static final Duration DEADLINE = Duration.ofSeconds(5);
 
   @RegisterExtension
   final LoopbackHandshake loop = new LoopbackHandshake(new HandshakeServerOptions(), new HandshakeClientOptions());

@@ -1,5 +1,6 @@
 package io.vte.handshake;
 
+import static io.vte.handshake.LoopbackHandshake.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,9 +35,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** Server limits on slow or silent callers, closing with calls in flight, and many concurrent callers. */
 @ExtendWith(BlockedThreadGuard.class)
 class HandshakeLifecycleTest {
-
-  private static final Duration WAIT = Duration.ofSeconds(15);
-  private static final Duration DEADLINE = Duration.ofSeconds(5);
 
   @RegisterExtension
   final LoopbackHandshake loop = new LoopbackHandshake(new HandshakeServerOptions()

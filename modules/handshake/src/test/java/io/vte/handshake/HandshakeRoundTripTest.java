@@ -1,5 +1,7 @@
 package io.vte.handshake;
 
+import static io.vte.handshake.LoopbackHandshake.DEADLINE;
+import static io.vte.handshake.LoopbackHandshake.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -16,16 +18,12 @@ import io.vte.handshake.proto.SegmentDescriptor;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.ResourceSnapshot;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 @ExtendWith(BlockedThreadGuard.class)
 class HandshakeRoundTripTest {
-
-  private static final Duration WAIT = Duration.ofSeconds(10);
-  private static final Duration DEADLINE = Duration.ofSeconds(5);
 
   @RegisterExtension
   final LoopbackHandshake loop = new LoopbackHandshake(new HandshakeServerOptions(), new HandshakeClientOptions());

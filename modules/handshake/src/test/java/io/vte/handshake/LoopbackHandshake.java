@@ -16,7 +16,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 final class LoopbackHandshake implements BeforeEachCallback, AfterEachCallback, AutoCloseable {
 
-  private static final Duration WAIT = Duration.ofSeconds(15);
+  /** How long a test waits for a result before it fails. */
+  static final Duration WAIT = Duration.ofSeconds(15);
+  /** The deadline tests give a call that should be answered. */
+  static final Duration DEADLINE = Duration.ofSeconds(5);
 
   private final HandshakeServerOptions serverOptions;
   private final HandshakeClientOptions poolOptions;

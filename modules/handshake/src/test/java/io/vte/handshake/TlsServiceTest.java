@@ -1,5 +1,7 @@
 package io.vte.handshake;
 
+import static io.vte.handshake.LoopbackHandshake.DEADLINE;
+import static io.vte.handshake.LoopbackHandshake.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,7 +14,6 @@ import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.ResourceSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -22,8 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(BlockedThreadGuard.class)
 class TlsServiceTest {
 
-  private static final Duration WAIT = Duration.ofSeconds(15);
-  private static final Duration DEADLINE = Duration.ofSeconds(5);
   private static final byte[] SECRET = "tls-and-auth-secret-0123456789".getBytes(StandardCharsets.UTF_8);
 
   @TempDir
@@ -48,10 +47,6 @@ class TlsServiceTest {
     return new HandshakeClientOptions().setTls(TlsOptions.client(trust.toString()));
   }
 
-  private HandshakeClientPool tlsClient(Path trust) {
-    return HandshakeClientPool.create(loop.vertx(), trusting(trust));
-  }
-
   private static VteException failure(Future<?> call) {
     Throwable failure = Await.failure(call, WAIT);
     assertTrue(failure instanceof VteException, failure::toString);
@@ -60,75 +55,58 @@ class TlsServiceTest {
 
   @Test
   void tlsClientTalksToTlsServer() {
-    HandshakeClientPool pool = tlsClient(certs.caCert);
-    try {
-      assertEquals(Fixtures.acceptedReply(Fixtures.connectRequest()),
-          Await.result(pool.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT));
-      assertEquals("s", Await.result(pool.getSegment(loop.serverName(), Fixtures.segmentRequest("s"), DEADLINE), WAIT).getName());
-      assertTrue(Await.result(pool.notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted());
-      assertEquals(3, loop.handler().received.size());
-    } finally {
-      Await.result(pool.close(), WAIT);
-    }
+    HandshakeClientPool pool = loop.newPool(trusting(certs.caCert));
+    assertEquals(Fixtures.acceptedReply(Fixtures.connectRequest()),
+        Await.result(pool.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT));
+    assertEquals("s", Await.result(pool.getSegment(loop.serverName(), Fixtures.segmentRequest("s"), DEADLINE), WAIT).getName());
+    assertTrue(Await.result(pool.notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted());
+    assertEquals(3, loop.handler().received.size());
   }
 
   @Test
   void plainClientCannotTalkToTlsServer() {
-    HandshakeClientPool plain = HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions());
-    try {
-      long start = System.nanoTime();
-      VteException e = failure(plain.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE));
-      long ms = (System.nanoTime() - start) / 1_000_000;
-      assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
-      assertTrue(ms < DEADLINE.toMillis(), "failed before the deadline: " + ms + " ms");
-      assertTrue(loop.handler().received.isEmpty());
-    } finally {
-      Await.result(plain.close(), WAIT);
-    }
+    HandshakeClientPool plain = loop.newPool(new HandshakeClientOptions());
+    long start = System.nanoTime();
+    VteException e = failure(plain.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE));
+    long ms = (System.nanoTime() - start) / 1_000_000;
+    assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
+    assertTrue(ms < DEADLINE.toMillis(), "failed before the deadline: " + ms + " ms");
+    assertTrue(loop.handler().received.isEmpty());
   }
 
   @Test
   void tlsClientCannotTalkToPlainServer() {
     HandshakeServer plainServer = Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()), WAIT);
-    HandshakeClientPool pool = tlsClient(certs.caCert);
+    HandshakeClientPool pool = loop.newPool(trusting(certs.caCert));
     try {
       VteException e = failure(pool.connect(plainServer.serverName(), Fixtures.connectRequest(), DEADLINE));
       assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
       assertTrue(loop.handler().received.isEmpty());
     } finally {
-      Await.result(pool.close(), WAIT);
       Await.result(plainServer.close(), WAIT);
     }
   }
 
   @Test
   void serverSignedByAnUntrustedCaIsRefused() {
-    HandshakeClientPool pool = tlsClient(strangerCerts.caCert);
-    try {
-      VteException e = failure(pool.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE));
-      assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
-      assertTrue(loop.handler().received.isEmpty());
-    } finally {
-      Await.result(pool.close(), WAIT);
-    }
+    HandshakeClientPool pool = loop.newPool(trusting(strangerCerts.caCert));
+    VteException e = failure(pool.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE));
+    assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
+    assertTrue(loop.handler().received.isEmpty());
   }
 
   @Test
   void tlsWithAuth() {
-    HandshakeServer secure = Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions()
-        .setTls(TlsOptions.server(certs.serverKey.toString(), certs.serverCert.toString()))
-        .setAuth(HandshakeAuth.sharedSecret("k", SECRET)), loop.handler()), WAIT);
-    HandshakeClientPool signed = HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions()
-        .setTls(TlsOptions.client(certs.caCert.toString())).setAuth(HandshakeAuth.sharedSecret("k", SECRET)));
-    HandshakeClientPool unsigned = tlsClient(certs.caCert);
+    HandshakeServer secure = Await.result(HandshakeServer.start(loop.vertx(),
+        tlsServer().setAuth(HandshakeAuth.sharedSecret("k", SECRET)), loop.handler()), WAIT);
+    HandshakeClientPool signed = loop.newPool(trusting(certs.caCert).setAuth(HandshakeAuth.sharedSecret("k", SECRET)));
+    HandshakeClientPool unsigned = loop.newPool(trusting(certs.caCert));
     try {
       assertEquals("seg", Await.result(signed.getSegment(secure.serverName(), Fixtures.segmentRequest("seg"), DEADLINE), WAIT).getName());
       VteException e = failure(unsigned.getSegment(secure.serverName(), Fixtures.segmentRequest("seg"), DEADLINE));
       assertEquals(ErrorCode.PERMISSION_DENIED, e.code(), e.getMessage());
       assertEquals(1, loop.handler().received.size());
     } finally {
-      Await.result(signed.close(), WAIT);
-      Await.result(unsigned.close(), WAIT);
       Await.result(secure.close(), WAIT);
     }
   }
