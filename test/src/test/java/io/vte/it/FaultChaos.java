@@ -7,16 +7,20 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Seeded random faults for the soak: every 1 to 3 s, one port goes down or one device drops 5% of its frames, on
- * either side, for 0.2 to 1.5 s. One fault at a time, so some rail always works.
+ * either side, for 0.2 to 1.5 s. One fault at a time, so some rail always works. Every inject and heal goes to a
+ * {@link FaultLog}, so failures can be attributed to what was happening.
  */
 final class FaultChaos {
 
   private final TransferEngineImpl local;
   private final NodeProcess node;
   private final SplittableRandom random;
+  private final FaultLog log;
   private long nextAt;
   private long healAt = -1;
   private Action heal;
+  private String healKind;
+  private String healDetail;
   private int faults;
 
   @FunctionalInterface
@@ -28,7 +32,9 @@ final class FaultChaos {
     this.local = local;
     this.node = node;
     this.random = random;
-    this.nextAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+    long now = System.nanoTime();
+    this.log = new FaultLog(now);
+    this.nextAt = now + TimeUnit.SECONDS.toNanos(1);
   }
 
   /** Injects or heals a fault when its time has come. */
@@ -49,6 +55,7 @@ final class FaultChaos {
     long seed = random.nextLong();
     SoftFaultInjector injector = LocalEngines.soft(local).faults();
     String name = local.contexts().get(device).deviceName();
+    String kind = (localSide ? "local " : "node ") + (drop ? "drop 5%" : "port-down");
     if (localSide && drop) {
       injector.dropFrames(name, 0.05, seed);
       heal = () -> injector.clearFrameFaults(name);
@@ -63,6 +70,9 @@ final class FaultChaos {
       heal = () -> node.request("fault port-up " + device, "fault");
     }
     this.faults++;
+    healKind = "heal " + kind;
+    healDetail = "dev " + device;
+    log.add(kind, healDetail + (drop ? " seed " + seed : ""));
   }
 
   /** Undoes the active fault, if any. */
@@ -70,11 +80,17 @@ final class FaultChaos {
     if (heal != null) {
       heal.run();
       heal = null;
+      log.add(healKind, healDetail);
     }
   }
 
   /** @return faults injected so far */
   int faults() {
     return faults;
+  }
+
+  /** @return the injected and healed steps with their times */
+  FaultLog log() {
+    return log;
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.Future;
 import io.vte.api.BatchResult;
 import io.vte.api.RegisteredBuffer;
+import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
@@ -57,12 +58,12 @@ class MixedSoakTest {
       Future<BatchResult>[] inflight = new Future[SLOTS];
       AtomicLong completions = new AtomicLong();
       long submitted = 0;
-      long failed = 0;
       long verifiedReads = 0;
       long maxLatency = 0;
       long[] started = new long[SLOTS];
       long nextSeed = 1;
       FaultChaos chaos = new FaultChaos(engine, node, random.split());
+      FailureTally failed = new FailureTally(chaos.log());
 
       JvmFigures localWarm = null;
       JvmFigures nodeWarm = null;
@@ -84,16 +85,19 @@ class MixedSoakTest {
               inflight[s].toCompletionStage().toCompletableFuture().get(1, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
               if (System.nanoTime() - started[s] > DEADLINE.toNanos() + TimeUnit.SECONDS.toNanos(30)) {
-                throw new AssertionError("slot " + s + " hangs: a batch outlived its deadline by 30 s");
+                throw new AssertionError("slot " + s + " hangs: a batch outlived its deadline by 30 s ("
+                    + chaos.log().describe(started[s], System.nanoTime()) + "); " + failed.details());
               }
               continue;
             } catch (ExecutionException e) {
               // accounted below
             }
-            maxLatency = Math.max(maxLatency, System.nanoTime() - started[s]);
-            boolean ok = inflight[s].succeeded() && inflight[s].result().requests().get(0).status() == RequestStatus.COMPLETED;
-            if (!ok) {
-              failed++;
+            long endedAt = System.nanoTime();
+            maxLatency = Math.max(maxLatency, endedAt - started[s]);
+            RequestResult result = inflight[s].succeeded() ? inflight[s].result().requests().get(0) : null;
+            if (result == null || result.status() != RequestStatus.COMPLETED) {
+              failed.record(result != null ? result.cause() : inflight[s].cause(),
+                  (writing[s] ? "WRITE " : "READ ") + (result != null ? result.status() : "batch failed"), started[s], endedAt);
               known[s] = false;
             } else if (!writing[s]) {
               assertEquals(remoteCrc[s], Pattern.crc(back.address() + (long) s * CHUNK, CHUNK),
@@ -126,11 +130,12 @@ class MixedSoakTest {
       JvmFigures nodeEnd = node.jvm();
       long done = completions.get();
       ReliabilityReport.record(new ScenarioFigures("7 soak mixed R/W " + run.toMinutes() + " min + chaos", submitted,
-          failed, ms(maxLatency), ms(EngineStats.of(engine).pollGapP999Nanos()), Double.NaN,
-          String.format("%d faults, %d verified reads, completions %d/%d; local %s -> %s; node %s -> %s",
-              chaos.faults(), verifiedReads, done, submitted, localWarm, localEnd, nodeWarm, nodeEnd)));
+          failed.failures(), ms(maxLatency), ms(EngineStats.of(engine).pollGapP999Nanos()), Double.NaN,
+          String.format("%d faults, %d verified reads, completions %d/%d; local %s -> %s; node %s -> %s; %s",
+              chaos.faults(), verifiedReads, done, submitted, localWarm, localEnd, nodeWarm, nodeEnd, failed.details())));
       assertEquals(submitted, done, "every batch completed exactly once");
-      assertEquals(0, failed, "no transfer failed");
+      assertEquals(0, failed.failures(), "no transfer failed: " + failed.details() + "; local "
+          + EngineStats.of(engine).counters() + "; node " + node.stats().counters());
       assertTrue(verifiedReads > 0, "reads verified writes");
       assertFlat("local", localWarm, localEnd);
       assertFlat("node", nodeWarm, nodeEnd);

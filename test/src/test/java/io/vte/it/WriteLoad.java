@@ -10,11 +10,9 @@ import io.vte.api.SegmentHandle;
 import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
-import io.vte.api.VteException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -86,15 +84,15 @@ public final class WriteLoad {
    * @throws Exception when a fault action fails or a request never ends (a hang)
    */
   public Result run(Duration duration, List<Fault> faults) throws Exception {
-    Result result = new Result();
+    Result result = new Result(System.nanoTime());
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "fault-injector"));
     try {
-      result.start = System.nanoTime();
       List<ScheduledFuture<?>> scheduled = new ArrayList<>();
       for (Fault f : faults) {
         scheduled.add(scheduler.schedule(() -> {
           f.action().run();
           result.faultTimes.put(f.name(), System.nanoTime());
+          result.faults.add(f.name(), "");
           return null;
         }, f.at().toNanos(), TimeUnit.NANOSECONDS));
       }
@@ -160,19 +158,22 @@ public final class WriteLoad {
 
   /** What one run did. */
   public final class Result {
-    long start;
+    final long start;
     long end;
     long transfers;
-    long failures;
     long maxLatencyNanos;
     final boolean[] lastOk = new boolean[slots];
-    final Map<ErrorCode, Integer> causes = new EnumMap<>(ErrorCode.class);
-    final Map<ErrorCode, String> examples = new EnumMap<>(ErrorCode.class);
-    long untyped;
     final Map<String, Long> faultTimes = new ConcurrentHashMap<>();
+    final FaultLog faults;
+    final FailureTally failed;
     private long[] doneAt = new long[1024];
     private int done;
-    String firstFailure;
+
+    Result(long start) {
+      this.start = start;
+      this.faults = new FaultLog(start);
+      this.failed = new FailureTally(faults);
+    }
 
     void account(Future<BatchResult> f, long latency, long completedAt) {
       transfers++;
@@ -185,19 +186,8 @@ public final class WriteLoad {
         doneAt[done++] = completedAt;
         return;
       }
-      failures++;
-      Throwable cause = r != null ? r.cause() : f.cause();
-      String text = r != null ? r.status() + " " + r.cause() : String.valueOf(f.cause());
-      if (cause instanceof VteException v && v.code() != null) {
-        causes.merge(v.code(), 1, Integer::sum);
-        examples.putIfAbsent(v.code(), text);
-      } else {
-        untyped++;
-      }
-      if (firstFailure == null) {
-        firstFailure = String.format("%s (submitted at +%.1f s, failed at +%.1f s)", text, (completedAt - latency - start) / 1e9,
-            (completedAt - start) / 1e9);
-      }
+      failed.record(r != null ? r.cause() : f.cause(), r != null ? r.status().name() : "batch failed",
+          completedAt - latency, completedAt);
     }
 
     /** @return requests that ended */
@@ -207,30 +197,40 @@ public final class WriteLoad {
 
     /** @return requests that did not complete */
     public long failures() {
-      return failures;
+      return failed.failures();
     }
 
     /** @return typed failures by error code */
     public Map<ErrorCode, Integer> causes() {
-      return causes;
+      return failed.causes();
     }
 
     /**
      * @param code an error code
-     * @return the first failure with that code, or null
+     * @return the first failure with that code and the faults around it, or null
      */
     public String example(ErrorCode code) {
-      return examples.get(code);
+      return failed.example(code);
     }
 
-    /** @return failures without a {@link VteException} code */
+    /** @return failures without a {@link io.vte.api.VteException} code */
     public long untyped() {
-      return untyped;
+      return failed.untyped();
     }
 
-    /** @return the first failure, for messages */
+    /** @return the first failure and the faults around it, for messages */
     public String firstFailure() {
-      return firstFailure;
+      return failed.first();
+    }
+
+    /** @return failures by cause and by fault in flight, one line for the summary */
+    public String failureSummary() {
+      return failed.summary();
+    }
+
+    /** @return {@link #failureSummary()} plus the first failure of each cause with its faults */
+    public String failureDetails() {
+      return failed.details();
     }
 
     /** @return the longest request latency */
