@@ -239,6 +239,9 @@ final class Connection {
     boolean socketMayHaveMore = true;
     while (!closed && !readPaused) {
       if (readState == DIRECT) {
+        if (!socketMayHaveMore) {
+          return; // the last read drained the socket: a read now would return nothing
+        }
         SoftMr region = payloadRegion;
         if (region != null && !region.acquire()) {
           losePayload(payloadView.remaining());
