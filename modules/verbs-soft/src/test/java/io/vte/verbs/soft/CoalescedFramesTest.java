@@ -38,6 +38,8 @@ class CoalescedFramesTest {
     SplittableRandom random = new SplittableRandom(42);
     long source = DirectMemory.allocate(REGION);
     long target = DirectMemory.allocate(REGION);
+    long remote = DirectMemory.allocate(REGION); // READs fetch from here...
+    long readback = DirectMemory.allocate(REGION); // ...into here, at the same offsets
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(DEPTH);
       QueuePair a = f.qp(0, cq, DEPTH);
@@ -45,12 +47,17 @@ class CoalescedFramesTest {
       Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
       MemoryRegion src = f.pd(0).registerMemory(source, REGION, AccessFlags.LOCAL_WRITE);
       MemoryRegion dst = f.pd(1).registerMemory(target, REGION, AccessFlags.ALL_REMOTE);
+      MemoryRegion readable = f.pd(1).registerMemory(remote, REGION, AccessFlags.ALL_REMOTE);
+      MemoryRegion back = f.pd(0).registerMemory(readback, REGION, AccessFlags.LOCAL_WRITE);
       WorkRequestBatch wr = WorkRequestBatch.allocate(DEPTH);
       long[] offsets = new long[DEPTH];
       int[] lengths = new int[DEPTH];
-      for (int round = 0; round < 12; round++) {
+      boolean[] reads = new boolean[DEPTH];
+      for (int round = 0; round < 8; round++) {
         fillRandom(source, REGION, random);
+        fillRandom(remote, REGION, random);
         DirectMemory.fill(target, REGION, (byte) 0);
+        DirectMemory.fill(readback, REGION, (byte) 0);
         wr.clear();
         long at = 0;
         int n = 16 + random.nextInt(DEPTH - 16);
@@ -62,8 +69,14 @@ class CoalescedFramesTest {
           boolean inline = len <= 64 && random.nextBoolean();
           offsets[i] = at;
           lengths[i] = len;
-          wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED | (inline ? WrFlags.INLINE : 0), source + at, len,
-              src.lkey(), target + at, dst.rkey());
+          reads[i] = random.nextInt(6) == 0; // READ responses break runs of ACKs
+          if (reads[i]) {
+            wr.add(i, WrOpcode.RDMA_READ, WrFlags.SIGNALED, readback + at, len, back.lkey(), remote + at,
+                readable.rkey());
+          } else {
+            wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED | (inline ? WrFlags.INLINE : 0), source + at, len,
+                src.lkey(), target + at, dst.rkey());
+          }
           at += len + random.nextInt(64); // gaps must stay untouched
         }
         assertEquals(PostStatus.OK, a.postSend(wr));
@@ -72,11 +85,14 @@ class CoalescedFramesTest {
           assertEquals(i, wcs.get(i).wrId(), "round " + round + ": completion order");
           assertEquals(WcStatus.SUCCESS.code(), wcs.get(i).status(), "round " + round + " wr " + i);
         }
-        assertLanded(source, target, offsets, lengths, n, round);
+        assertLanded(source, target, offsets, lengths, reads, false, n, round);
+        assertLanded(remote, readback, offsets, lengths, reads, true, n, round);
       }
     } finally {
       DirectMemory.free(source);
       DirectMemory.free(target);
+      DirectMemory.free(remote);
+      DirectMemory.free(readback);
     }
   }
 
@@ -220,9 +236,14 @@ class CoalescedFramesTest {
     }
   }
 
-  private static void assertLanded(long source, long target, long[] offsets, int[] lengths, int n, int round) {
+  /** Checks the WRs whose {@code reads} flag equals {@code read}: copied bytes equal, bytes between untouched. */
+  private static void assertLanded(long source, long target, long[] offsets, int[] lengths, boolean[] reads,
+      boolean read, int n, int round) {
     long end = 0;
     for (int i = 0; i < n; i++) {
+      if (reads[i] != read) {
+        continue;
+      }
       long off = offsets[i];
       for (long gap = end; gap < off; gap++) {
         assertEquals(0, DirectMemory.getByte(target + gap), "round " + round + ": gap byte at " + gap + " written");
