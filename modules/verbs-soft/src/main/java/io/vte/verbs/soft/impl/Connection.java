@@ -40,6 +40,19 @@ final class Connection {
      */
     void onPayloadDone(Connection c, FrameHeader h, boolean intact);
 
+    /**
+     * Tells, without acting on it, where the payload of a frame further on in a batch would land if every
+     * frame before it succeeds: lets one read fill several payloads. Must agree with what
+     * {@link #onHeader} will decide for that frame in the same state.
+     *
+     * @param ahead how many frames after the current one {@code h} is (1 = the next)
+     * @return the region that would take {@code h}'s payload at {@code h.raddr}, or null when that cannot be
+     *     told now (the frame is then handled on its own)
+     */
+    default SoftMr previewWrite(Connection c, FrameHeader h, int ahead) {
+      return null;
+    }
+
     /** @return true when the handler can take another frame now (else reading pauses) */
     boolean canReceive();
 
@@ -63,9 +76,12 @@ final class Connection {
    * is copied); the rest of a large payload is read straight into the target memory.
    */
   private static final int RX_BYTES = 8 * 1024;
+  /** Payloads up to this size travel inside the batch block, right after their header. */
   private static final int SMALL_PAYLOAD = 16 * 1024;
-  /** Most entries in one gathering write (headers runs and payload windows alternate). */
+  /** Most entries in one gathering write: the batch block, then payload windows. */
   private static final int MAX_IOV = 64;
+  /** Most later payloads of a batch filled by the read that ends the current one. */
+  private static final int MAX_CHAIN = 16;
   /** Large-payload bytes after which a gathering write takes no further frame. */
   private static final long GATHER_BYTES = 1024 * 1024;
   private static final int DIRECT_READ_MIN = 2 * 1024;
@@ -73,6 +89,7 @@ final class Connection {
   private static final int HEADER = 0;
   private static final int PAYLOAD = 1;
   private static final int DIRECT = 2;
+  private static final int BLOCK = 3;
 
   private final Nic nic;
   private final SocketChannel channel;
@@ -96,28 +113,51 @@ final class Connection {
   private boolean payloadLost;
   private ByteBuffer payloadView;
   private final NativeWindow rxWindow = new NativeWindow();
-  /** [rest of the current payload, {@link #rx}]: the read that ends a payload also brings the next header. */
-  private final ByteBuffer[] scatter = {null, rx};
+  /** The current payload travels inside the batch block. */
+  private boolean payloadInline;
+
+  /** The block of a batch being handled: its headers and small payloads (large payloads follow it). */
+  private final ByteBuffer block = ByteBuffer.allocateDirect(TX_BYTES);
+  private final long blockAddress = DirectMemory.address(block);
+  /** [rest of the block, {@link #rx}]. */
+  private final ByteBuffer[] blockScatter = {block, rx};
+  /** Headers come from {@link #block}, at {@link #blockPos}, up to {@link #blockLimit}. */
+  private boolean inBatch;
+  private int blockPos;
+  private int blockLimit;
+  /** Where in {@link #block} the current header was, or -1 when it came from the stream. */
+  private int headerAt = -1;
+  private final FrameHeader peek = new FrameHeader();
+  /**
+   * The read that ends the current payload: [rest of it, later payloads of the batch as far as
+   * {@link Handler#previewWrite} vouches for them, {@link #rx}].
+   */
+  private final ByteBuffer[] scatter = new ByteBuffer[MAX_CHAIN + 2];
+  private final NativeWindow[] chainWindows = new NativeWindow[MAX_CHAIN];
+  private final SoftMr[] chainRegion = new SoftMr[MAX_CHAIN];
+  /** Later payloads that already received bytes: target, header position in the block, bytes landed. */
+  private final long[] chainAddress = new long[MAX_CHAIN];
+  private final int[] chainHeaderAt = new int[MAX_CHAIN];
+  private final int[] chainLanded = new int[MAX_CHAIN];
+  private int chainHead;
+  private int chainCount;
 
   private final ByteBuffer tx = ByteBuffer.allocateDirect(TX_BYTES);
   private final long txAddress = DirectMemory.address(tx);
   /**
-   * The gathering write being built or drained: runs of {@link #tx} (headers and small payloads) alternate
-   * with windows over large payloads, so many frames leave in one {@code writev}.
+   * The gathering write being built or drained: {@link #tx} (a BATCH header, then the frames' headers and
+   * small payloads), then windows over the large payloads, so many frames leave in one {@code writev}.
    */
   private final ByteBuffer[] gather = new ByteBuffer[MAX_IOV];
-  /** The source region of each large-payload entry of {@link #gather} (null for runs of {@link #tx}). */
+  /** The source region of each large-payload entry of {@link #gather} (null for {@link #tx}). */
   private final SoftMr[] gatherRegion = new SoftMr[MAX_IOV];
-  /** Preallocated views of {@link #tx}, one per run. */
-  private final ByteBuffer[] txRuns = new ByteBuffer[MAX_IOV / 2 + 1];
-  private final NativeWindow[] payloadWindows = new NativeWindow[MAX_IOV / 2];
+  /** The view of {@link #tx} in {@link #gather}. */
+  private final ByteBuffer txRun = tx.duplicate();
+  private final NativeWindow[] payloadWindows = new NativeWindow[MAX_IOV - 1];
   private int gatherCount;
   /** First entry of {@link #gather} not fully written yet (while draining). */
   private int gatherFirst;
-  private int runCount;
   private int windowCount;
-  /** Start in {@link #tx} of the run not yet closed into {@link #gather}. */
-  private int runStart;
   /** Large-payload bytes in {@link #gather}: appends stop at {@link #GATHER_BYTES}. */
   private long gatherPayloadBytes;
   /** A small payload's source region closed during {@link #append}: the connection aborts. */
@@ -131,12 +171,13 @@ final class Connection {
     this.handler = handler;
     this.connected = connected;
     this.interest = ops;
-    for (int i = 0; i < txRuns.length; i++) {
-      txRuns[i] = tx.duplicate();
-    }
     for (int i = 0; i < payloadWindows.length; i++) {
       payloadWindows[i] = new NativeWindow();
     }
+    for (int i = 0; i < chainWindows.length; i++) {
+      chainWindows[i] = new NativeWindow();
+    }
+    tx.position(FrameHeader.SIZE); // room for the BATCH header
     this.key = channel.register(nic.selector(), ops, this);
   }
 
@@ -227,11 +268,25 @@ final class Connection {
    * @param region the registered region that holds the target, or null
    */
   void expectPayload(long address, int length, SoftMr region) {
+    long len = length & 0xffffffffL;
+    payloadInline = inBatch && len <= SMALL_PAYLOAD;
     payloadRegion = region;
     payloadLost = false;
     payloadAddress = address;
-    payloadRemaining = length & 0xffffffffL;
+    payloadRemaining = len;
     readState = PAYLOAD;
+    if (chainHead < chainCount && chainHeaderAt[chainHead] == headerAt) {
+      // the payload's head came with the read that ended an earlier one, into the previewed target (the
+      // entry is dropped once the handler has its header: it may call this more than once)
+      int landed = chainLanded[chainHead];
+      long previewed = chainAddress[chainHead];
+      payloadRemaining -= landed;
+      if (address == previewed) {
+        payloadAddress = address + landed;
+      } else if (address != 0) {
+        losePayload(payloadRemaining); // it cannot be completed where the handler wants it
+      }
+    }
   }
 
   private void onReadable() throws IOException {
@@ -247,49 +302,127 @@ final class Connection {
           losePayload(payloadView.remaining());
           continue;
         }
-        // rx is empty here: one read takes the rest of the payload and what follows it (the next headers)
-        rx.clear();
-        rxConsumed = 0;
-        scatter[0] = payloadView;
+        // rx is empty here: one read takes the rest of the payload, the later payloads of the batch that can
+        // be told now, and what follows them (the next headers)
+        int chained = 0;
         long n;
         try {
-          n = channel.read(scatter);
+          chained = inBatch ? chainPayloads() : 0;
+          rx.clear();
+          rxConsumed = 0;
+          scatter[0] = payloadView;
+          scatter[chained + 1] = rx;
+          n = channel.read(scatter, 0, chained + 2);
         } finally {
           if (region != null) {
             region.release();
+          }
+          for (int i = 0; i < chained; i++) {
+            chainRegion[i].release();
+            chainRegion[i] = null;
           }
         }
         if (n < 0) {
           close();
           return;
         }
+        keepLanded(chained);
         if (payloadView.hasRemaining()) {
           return;
         }
         payloadView = null;
-        scatter[0] = null;
         socketMayHaveMore = !rx.hasRemaining();
         finishPayload();
         continue;
       }
       int available = rx.position() - rxConsumed;
-      if (readState == HEADER && available >= FrameHeader.SIZE) {
+      if (readState == BLOCK) {
+        if (available > 0) {
+          int n = Math.min(available, block.remaining());
+          DirectMemory.copy(rxAddress + rxConsumed, blockAddress + block.position(), n);
+          block.position(block.position() + n);
+          rxConsumed += n;
+        } else if (socketMayHaveMore) {
+          rx.clear();
+          rxConsumed = 0;
+          if (channel.read(blockScatter) < 0) {
+            close();
+            return;
+          }
+          if (block.hasRemaining()) {
+            return;
+          }
+          socketMayHaveMore = !rx.hasRemaining();
+        } else {
+          return;
+        }
+        if (!block.hasRemaining()) {
+          inBatch = true;
+          blockPos = 0;
+          blockLimit = block.limit();
+          readState = HEADER;
+        }
+        continue;
+      }
+      if (readState == HEADER && inBatch && blockPos == blockLimit) {
+        inBatch = false;
+      }
+      if (readState == HEADER && (inBatch || available >= FrameHeader.SIZE)) {
         if (!handler.canReceive()) {
           pauseReading();
           return;
         }
-        if (!header.decode(rx, rxConsumed)) {
-          protocolError("bad magic");
-          return;
+        if (inBatch) {
+          if (blockLimit - blockPos < FrameHeader.SIZE || !header.decode(block, blockPos)
+              || header.opcode == FrameHeader.BATCH) {
+            protocolError("bad frame in batch");
+            return;
+          }
+          headerAt = blockPos;
+          blockPos += FrameHeader.SIZE;
+        } else {
+          if (!header.decode(rx, rxConsumed)) {
+            protocolError("bad magic");
+            return;
+          }
+          rxConsumed += FrameHeader.SIZE;
+          headerAt = -1;
+          if (header.opcode == FrameHeader.BATCH) {
+            if (header.length < FrameHeader.SIZE || header.length > block.capacity()) {
+              protocolError("batch of " + (header.length & 0xffffffffL) + " bytes");
+              return;
+            }
+            block.clear().limit(header.length);
+            chainHead = 0;
+            chainCount = 0;
+            readState = BLOCK;
+            continue;
+          }
         }
-        rxConsumed += FrameHeader.SIZE;
         if (!handler.onHeader(this, header)) {
           protocolError("rejected " + describe(header));
           return;
         }
+        if (chainHead < chainCount && chainHeaderAt[chainHead] == headerAt) {
+          chainHead++;
+        }
         if (readState == PAYLOAD && payloadRemaining == 0) {
           finishPayload();
         }
+        continue;
+      }
+      if (readState == PAYLOAD && payloadInline) {
+        int n = (int) payloadRemaining;
+        if (blockLimit - blockPos < n) {
+          protocolError("payload beyond its batch");
+          return;
+        }
+        if (payloadAddress != 0 && !copy(payloadRegion, blockAddress + blockPos, payloadAddress, n)) {
+          payloadLost = true;
+        }
+        blockPos += n;
+        payloadRemaining = 0;
+        finishPayload();
         continue;
       }
       if (readState == PAYLOAD) {
@@ -337,6 +470,55 @@ final class Connection {
       }
       socketMayHaveMore = n == space; // a short read drained the socket: skip the read that would return 0
     }
+  }
+
+  /**
+   * Adds to {@link #scatter} (from index 1) the large payloads of the frames that follow the current one in
+   * the batch, as long as the handler vouches for them; holds each one's region.
+   *
+   * @return how many were added
+   */
+  private int chainPayloads() {
+    int chained = 0;
+    int at = blockPos;
+    int ahead = 1;
+    while (chained < MAX_CHAIN && blockLimit - at >= FrameHeader.SIZE && peek.decode(block, at)) {
+      SoftMr region = handler.previewWrite(this, peek, ahead);
+      long len = peek.length & 0xffffffffL;
+      if (region == null) {
+        break;
+      }
+      if (len <= SMALL_PAYLOAD) { // it travels in the block: nothing to read, but later frames depend on it
+        at += FrameHeader.SIZE + (int) len;
+        ahead++;
+        continue;
+      }
+      if (!region.acquire()) {
+        break;
+      }
+      chainRegion[chained] = region;
+      chainAddress[chained] = peek.raddr;
+      chainHeaderAt[chained] = at;
+      scatter[chained + 1] = chainWindows[chained].window(peek.raddr, (int) len);
+      chained++;
+      at += FrameHeader.SIZE;
+      ahead++;
+    }
+    return chained;
+  }
+
+  /** Keeps the chained payloads that received bytes (they fill in order); forgets the rest. */
+  private void keepLanded(int chained) {
+    chainHead = 0;
+    chainCount = 0;
+    for (int i = 0; i < chained; i++) {
+      int landed = scatter[i + 1].position();
+      if (landed > 0) {
+        chainLanded[chainCount++] = landed;
+      }
+      scatter[i + 1] = null;
+    }
+    scatter[chained + 1] = null;
   }
 
   /**
@@ -431,27 +613,40 @@ final class Connection {
       tx.position(payloadAt + payloadLength);
       return true;
     }
-    if (gatherCount + 3 > MAX_IOV) { // a header run, the window, and room for the run that may follow
+    if (windowCount == payloadWindows.length) {
       return false;
     }
     FrameHeader.encode(tx, opcode, status, qpn, seq, rkey, raddr, length, imm);
-    closeRun();
-    gatherRegion[gatherCount] = region;
-    gather[gatherCount++] = payloadWindows[windowCount++].window(payloadAddress, payloadLength);
+    gatherRegion[1 + windowCount] = region;
+    gather[1 + windowCount] = payloadWindows[windowCount].window(payloadAddress, payloadLength);
+    windowCount++;
     gatherPayloadBytes += payloadLength;
     return true;
   }
 
-  /** Adds the bytes staged in {@link #tx} since the last run to the gathering write. */
-  private void closeRun() {
+  /**
+   * Puts {@link #tx} in front of the payload windows: as is when there are none, else announced by a BATCH
+   * header so the receiver knows every header before the payloads arrive.
+   *
+   * @return false when nothing was appended
+   */
+  private boolean sealGather() {
     int end = tx.position();
-    if (end > runStart) {
-      ByteBuffer run = txRuns[runCount++];
-      run.limit(end).position(runStart);
-      gatherRegion[gatherCount] = null;
-      gather[gatherCount++] = run;
-      runStart = end;
+    if (windowCount == 0) {
+      if (end == FrameHeader.SIZE) {
+        return false;
+      }
+      txRun.limit(end).position(FrameHeader.SIZE);
+    } else {
+      tx.position(0);
+      FrameHeader.encode(tx, FrameHeader.BATCH, 0, 0, 0, 0, 0, end - FrameHeader.SIZE, 0);
+      tx.position(end);
+      txRun.limit(end).position(0);
     }
+    gather[0] = txRun;
+    gatherRegion[0] = null;
+    gatherCount = 1 + windowCount;
+    return true;
   }
 
   /** @return true while a written frame still has bytes waiting for the socket */
@@ -472,8 +667,7 @@ final class Connection {
             close();
             return;
           }
-          closeRun();
-          if (gatherCount == 0) {
+          if (!sealGather()) {
             setInterest(interest & ~SelectionKey.OP_WRITE);
             return;
           }
@@ -538,11 +732,9 @@ final class Connection {
     }
     gatherCount = 0;
     gatherFirst = 0;
-    runCount = 0;
     windowCount = 0;
-    runStart = 0;
     gatherPayloadBytes = 0;
-    tx.clear();
+    tx.clear().position(FrameHeader.SIZE);
     draining = false;
   }
 
@@ -566,8 +758,10 @@ final class Connection {
       // closing: nothing left to do with the socket
     }
     payloadView = null;
-    scatter[0] = null;
     payloadRegion = null;
+    inBatch = false;
+    chainHead = 0;
+    chainCount = 0;
     resetGather();
     handler.onClosed(this);
   }

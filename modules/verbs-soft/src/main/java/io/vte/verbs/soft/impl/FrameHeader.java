@@ -17,7 +17,7 @@ final class FrameHeader {
   /** First byte of every frame; anything else is a protocol error. */
   static final byte MAGIC = (byte) 0x5E;
   /** Protocol version carried by HELLO in {@code raddr}. */
-  static final long VERSION = 1;
+  static final long VERSION = 2;
 
   /** Requester opens a connection to a QP: qpn = target QP, rkey = source QP, raddr = version. */
   static final int HELLO = 1;
@@ -31,6 +31,11 @@ final class FrameHeader {
   static final int SEND_IMM = 5;
   /** RDMA READ request; no payload. */
   static final int READ_REQ = 6;
+  /**
+   * Announces a batch: {@code length} bytes of frames (headers, each followed by its payload when that is
+   * at most 16 KiB) follow, then the larger payloads of those frames, in order, back to back.
+   */
+  static final int BATCH = 7;
   /** Positive acknowledgement of request {@code seq}. */
   static final int ACK = 16;
   /** Negative acknowledgement of request {@code seq}; {@code status} is a WcStatus code or {@link #RNR}. */

@@ -94,6 +94,18 @@ final class Responder implements Connection.Handler {
     return responses.hasRoom();
   }
 
+  /** A plain WRITE that {@link #onHeader} would execute once the {@code ahead} frames before it succeeded. */
+  @Override
+  public SoftMr previewWrite(Connection c, FrameHeader h, int ahead) {
+    QpState s = qp.state();
+    if (c != conn || h.opcode != FrameHeader.WRITE || h.qpn != qp.qpNum() || h.seq - expected != ahead
+        || (s != QpState.RTR && s != QpState.RTS)) {
+      return null;
+    }
+    long len = h.length & 0xffffffffL;
+    return len > qp.device.maxMessageBytes() ? null : remoteAccess(AccessFlags.REMOTE_WRITE, h.rkey, h.raddr, len);
+  }
+
   @Override
   public boolean onHeader(Connection c, FrameHeader h) {
     action = DISCARD;
