@@ -11,8 +11,6 @@ import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.EtcdServer;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,25 +20,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class EtcdAuthTest {
 
   private static final Duration WAIT = Duration.ofSeconds(15);
-  private static EtcdServer etcd;
-
   @RegisterExtension
-  final EtcdStores stores = EtcdStores.on(() -> etcd);
+  static final EtcdStores stores = EtcdStores.onClassEtcd(EtcdAuthTest::startEtcdWithAuth);
 
-  @BeforeAll
-  static void startEtcdWithAuth() {
-    etcd = EtcdServer.start();
+  private static EtcdServer startEtcdWithAuth() {
+    EtcdServer etcd = EtcdServer.start();
     etcd.etcdctl("user", "add", "root:rootpw");
     etcd.etcdctl("user", "add", "vte:s3cret");
     etcd.etcdctl("role", "add", "vte-node");
     etcd.etcdctl("role", "grant-permission", "vte-node", "--prefix=true", "readwrite", "/vte/auth/");
     etcd.etcdctl("user", "grant-role", "vte", "vte-node");
     etcd.etcdctl("auth", "enable");
-  }
-
-  @AfterAll
-  static void stopEtcd() {
-    etcd.close();
+    return etcd;
   }
 
   private MetadataOptions options(String user, String password) {
@@ -56,7 +47,7 @@ class EtcdAuthTest {
     SegmentDescriptor d = Descriptors.sample("authed", "127.0.0.1:7301", 1, 1);
     Await.result(a.publish(d), WAIT);
     assertEquals(d, Await.result(a.lookup("authed"), WAIT));
-    String stored = etcd.etcdctl("--user=root:rootpw", "get", "/vte/auth/segments/authed", "--print-value-only");
+    String stored = stores.etcd().etcdctl("--user=root:rootpw", "get", "/vte/auth/segments/authed", "--print-value-only");
     assertTrue(stored.contains("\"name\":\"authed\""), stored);
     Await.result(a.close(), WAIT);
   }

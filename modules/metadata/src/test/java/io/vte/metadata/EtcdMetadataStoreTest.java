@@ -20,8 +20,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,22 +31,10 @@ class EtcdMetadataStoreTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
   private static final AtomicInteger PREFIXES = new AtomicInteger();
 
-  private static EtcdServer etcd;
-
   @RegisterExtension
-  final EtcdStores stores = EtcdStores.on(() -> etcd);
+  static final EtcdStores stores = EtcdStores.onClassEtcd(EtcdServer::start);
   private final MetadataOptions options = new MetadataOptions().setClusterPrefix("/vte/test" + PREFIXES.incrementAndGet())
       .setLeaseTtl(Duration.ofSeconds(3)).setCallDeadline(Duration.ofSeconds(5));
-
-  @BeforeAll
-  static void startEtcd() {
-    etcd = EtcdServer.start();
-  }
-
-  @AfterAll
-  static void stopEtcd() {
-    etcd.close();
-  }
 
   /** Writes a key directly with jetcd, as someone other than a VTE node would. */
   private static void putRaw(Client raw, String key, String value) {
@@ -86,9 +72,9 @@ class EtcdMetadataStoreTest {
     MetadataStore b = stores.started(options);
     SegmentDescriptor d = EtcdStores.publishAndLookUp(a, b, Descriptors.sample("kv-cache-0", "127.0.0.1:7001", 1, 3));
     assertEquals(d, a.local("kv-cache-0").orElseThrow());
-    String json = etcd.etcdctl("get", options.getClusterPrefix() + "/segments/kv-cache-0", "--print-value-only");
+    String json = stores.etcd().etcdctl("get", options.getClusterPrefix() + "/segments/kv-cache-0", "--print-value-only");
     assertTrue(json.contains("\"serverName\":\"127.0.0.1:7001\""), json);
-    String node = etcd.etcdctl("get", options.getClusterPrefix() + "/nodes/127.0.0.1:7001", "--print-value-only");
+    String node = stores.etcd().etcdctl("get", options.getClusterPrefix() + "/nodes/127.0.0.1:7001", "--print-value-only");
     assertEquals("127.0.0.1:7001", node.trim());
   }
 
@@ -118,7 +104,7 @@ class EtcdMetadataStoreTest {
     Await.result(a.publish(d), WAIT);
     // Started after the publish, so its watch has not cached the segment.
     MetadataStore b = stores.started(options);
-    double rangesBefore = etcd.metric("etcd_debugging_mvcc_range_total");
+    double rangesBefore = stores.etcd().metric("etcd_debugging_mvcc_range_total");
     List<io.vertx.core.Future<SegmentDescriptor>> burst = new java.util.ArrayList<>();
     stores.vertx().runOnContext(v -> {
       for (int i = 0; i < 100; i++) {
@@ -129,7 +115,7 @@ class EtcdMetadataStoreTest {
     for (io.vertx.core.Future<SegmentDescriptor> f : List.copyOf(burst)) {
       assertEquals(d, Await.result(f, WAIT));
     }
-    double reads = etcd.metric("etcd_debugging_mvcc_range_total") - rangesBefore;
+    double reads = stores.etcd().metric("etcd_debugging_mvcc_range_total") - rangesBefore;
     assertTrue(reads >= 1 && reads <= 3, "etcd served " + reads + " range reads for 100 lookups");
   }
 
@@ -180,7 +166,7 @@ class EtcdMetadataStoreTest {
     MetadataStore b = stores.started(options);
     List<String> invalidated = EtcdStores.invalidationsOf(b);
     String segments = options.getClusterPrefix() + "/segments/";
-    Client raw = Client.builder().endpoints(etcd.endpoint()).build();
+    Client raw = Client.builder().endpoints(stores.etcd().endpoint()).build();
     putRaw(raw, segments + "not-json", "this is not json {");
     putRaw(raw, segments + "wrong-types", "{\"name\": {\"x\": 1}, \"version\": \"many\"}");
     putRaw(raw, segments + "missing", "{\"name\": \"missing\"}");
@@ -258,8 +244,8 @@ class EtcdMetadataStoreTest {
     // Its own Vert.x, so that the baseline is taken before any event loop, jetcd or gRPC thread exists.
     ResourceSnapshot before = ResourceSnapshot.take();
     Vertx own = Vertx.vertx();
-    MetadataStore a = MetadataStores.create(own, etcd.uri(), options);
-    MetadataStore b = MetadataStores.create(own, etcd.uri(), options);
+    MetadataStore a = MetadataStores.create(own, stores.etcd().uri(), options);
+    MetadataStore b = MetadataStores.create(own, stores.etcd().uri(), options);
     Await.result(a.start(), WAIT);
     Await.result(b.start(), WAIT);
     Await.result(a.publish(Descriptors.sample("closing", "127.0.0.1:7006", 1, 1)), WAIT);
@@ -268,7 +254,7 @@ class EtcdMetadataStoreTest {
     Await.result(a.close(), WAIT);
 
     // Well before the 3 s TTL could expire: the revoke deleted the keys.
-    assertEquals("", etcd.etcdctl("get", options.getClusterPrefix(), "--prefix", "--keys-only").trim());
+    assertEquals("", stores.etcd().etcdctl("get", options.getClusterPrefix(), "--prefix", "--keys-only").trim());
     Await.until("b saw the delete", WAIT, () -> failsWith(b.lookup("closing"), ErrorCode.SEGMENT_NOT_FOUND));
     Await.result(b.close(), WAIT);
     Await.result(own.close(), WAIT);

@@ -10,35 +10,38 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * The Vert.x and the etcd metadata stores of one test. Registered with {@code @RegisterExtension}, it starts a Vert.x
- * (and an etcd, when the test has its own) before each test and after it closes the stores, then Vert.x, then that etcd.
+ * An etcd, and the Vert.x and the metadata stores of one test. Registered with {@code @RegisterExtension}, it starts a
+ * Vert.x (and an etcd, when each test has its own) before each test and after it closes the stores, then Vert.x, then
+ * that etcd. An etcd the class shares starts before its first test and stops after its last.
  */
-final class EtcdStores implements BeforeEachCallback, AfterEachCallback {
+final class EtcdStores implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private final Supplier<EtcdServer> shared;
+  private final Supplier<EtcdServer> classEtcd;
   private final List<MetadataStore> stores = new CopyOnWriteArrayList<>();
   private EtcdServer etcd;
   private Vertx vertx;
 
-  private EtcdStores(Supplier<EtcdServer> shared) {
-    this.shared = shared;
+  private EtcdStores(Supplier<EtcdServer> classEtcd) {
+    this.classEtcd = classEtcd;
   }
 
   /**
-   * Stores on an etcd the test class shares.
+   * Stores on one etcd for the whole class; register it on a static field.
    *
-   * @param etcd the class's etcd, asked for before each test
+   * @param start starts the class's etcd (and sets it up)
    * @return the fixture
    */
-  static EtcdStores on(Supplier<EtcdServer> etcd) {
-    return new EtcdStores(etcd);
+  static EtcdStores onClassEtcd(Supplier<EtcdServer> start) {
+    return new EtcdStores(start);
   }
 
   /**
@@ -109,8 +112,19 @@ final class EtcdStores implements BeforeEachCallback, AfterEachCallback {
   }
 
   @Override
+  public void beforeAll(ExtensionContext context) {
+    if (classEtcd != null) {
+      etcd = classEtcd.get();
+    }
+  }
+
+  @Override
   public void beforeEach(ExtensionContext context) {
-    etcd = shared == null ? EtcdServer.start() : shared.get();
+    if (classEtcd == null) {
+      etcd = EtcdServer.start();
+    } else if (etcd == null) {
+      throw new IllegalStateException("an EtcdStores on the class's etcd must be registered on a static field");
+    }
     vertx = Vertx.vertx();
   }
 
@@ -120,13 +134,23 @@ final class EtcdStores implements BeforeEachCallback, AfterEachCallback {
       for (MetadataStore store : stores) {
         Await.result(store.close(), WAIT);
       }
+      stores.clear();
       if (vertx != null) {
         Await.result(vertx.close(), WAIT);
+        vertx = null;
       }
     } finally {
-      if (shared == null && etcd != null) {
+      if (classEtcd == null && etcd != null) {
         etcd.close();
+        etcd = null;
       }
+    }
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    if (classEtcd != null && etcd != null) {
+      etcd.close();
     }
   }
 }

@@ -12,7 +12,6 @@ import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.EtcdServer;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,22 +21,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class EtcdTlsTest {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private static TestCerts certs;
-  private static EtcdServer etcd;
+  private static final TestCerts certs = TestCerts.create();
 
   @RegisterExtension
-  final EtcdStores stores = EtcdStores.on(() -> etcd);
-
-  @BeforeAll
-  static void startTlsEtcd() {
-    certs = TestCerts.create();
-    etcd = EtcdServer.start(new EtcdServer.Tls(certs.file("ca.pem"), certs.file("server.pem"),
-        certs.file("server.key"), certs.file("client.pem"), certs.file("client.key")));
-  }
+  static final EtcdStores stores = EtcdStores.onClassEtcd(() -> EtcdServer.start(new EtcdServer.Tls(
+      certs.file("ca.pem"), certs.file("server.pem"), certs.file("server.key"), certs.file("client.pem"), certs.file("client.key"))));
 
   @AfterAll
-  static void stopEtcd() throws Exception {
-    etcd.close();
+  static void deleteCertificates() throws Exception {
     certs.close();
   }
 
