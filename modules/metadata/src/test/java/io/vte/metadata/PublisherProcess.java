@@ -17,11 +17,18 @@ public final class PublisherProcess {
    */
   public static void main(String[] args) throws Exception {
     Vertx vertx = Vertx.vertx();
+    // A generous deadline: a JVM starting on a loaded 2-core machine is slow to reach etcd.
     MetadataOptions options = new MetadataOptions().setClusterPrefix(args[1])
-        .setLeaseTtl(Duration.ofSeconds(Long.parseLong(args[4])));
+        .setLeaseTtl(Duration.ofSeconds(Long.parseLong(args[4]))).setCallDeadline(Duration.ofSeconds(10));
     MetadataStore store = MetadataStores.create(vertx, args[0], options);
-    store.start().compose(v -> store.publish(Descriptors.sample(args[2], args[3], 1, 1)))
-        .toCompletionStage().toCompletableFuture().get();
+    try {
+      store.start().compose(v -> store.publish(Descriptors.sample(args[2], args[3], 1, 1)))
+          .toCompletionStage().toCompletableFuture().get();
+    } catch (Throwable e) {
+      // Exit, or Vert.x's threads keep this JVM alive and the parent waits for a line that never comes.
+      e.printStackTrace();
+      System.exit(1);
+    }
     System.out.println("PUBLISHED");
     System.out.flush();
     while (System.in.read() >= 0) {
