@@ -1,6 +1,7 @@
 package io.vte.engine.impl.owner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
@@ -257,23 +258,37 @@ class OwnerSoftVerbsTest {
     t.submitAll(all.subList(0, 64));
     await(t, 64);
     assertEquals(16, a.endpointsAlive());
-    // A QP fatal on a0's endpoint to b0, mid-stream.
+    // A QP fatal on a0's endpoint to b0, mid-stream. While a0 drops every frame it sends nothing it posts can
+    // complete, so the QP dies under slices in flight (the requester would retransmit them once drops stop).
+    a.provider.faults().dropFrames(a.device(0), 1.0, 1);
     t.submitAll(all.subList(64, 160));
-    LocalContext a0 = a.contexts.get(0);
     String path = b.serverName() + "@" + b.device(0);
-    Endpoint victim = OwnerVerticleTest.onOwner(a0.ownerOf(a.rail(0, b, 0)), o -> o.endpoint(path));
-    if (victim != null) {
+    Integer victimQp = OwnerVerticleTest.onOwner(a.contexts.get(0).ownerOf(a.rail(0, b, 0)), o -> {
+      Endpoint victim = o.endpoint(path);
+      if (victim == null) {
+        return null;
+      }
       a.provider.faults().forceQpError(a.device(0), victim.qps[0].qpNum());
-    }
+      return victim.qps[0].qpNum();
+    });
+    assertNotNull(victimQp, "a0 has an endpoint to " + path);
+    a.provider.faults().clearFrameFaults(a.device(0));
     await(t, 160);
-    // Port down on a1, mid-stream; then back up.
+    long retriesAfterQpFatal = t.retries.get();
+    // Port down on a1, mid-stream the same way; then back up.
+    a.provider.faults().dropFrames(a.device(1), 1.0, 2);
     t.submitAll(all.subList(160, all.size()));
-    a.provider.faults().portDown(a.device(1), 1);
+    OwnerVerticleTest.onOwner(a.contexts.get(1).ownerOf(a.rail(1, b, 1)), o -> {
+      a.provider.faults().portDown(a.device(1), 1);
+      return null;
+    });
+    a.provider.faults().clearFrameFaults(a.device(1));
     await(t, all.size());
     assertEquals(all.size(), t.ok.get(), "every slice completed on the remaining rails: " + t.failures);
     assertEquals(t.submits.get(), t.ends.get(), "every submission ended exactly once");
-    assertEquals(view(a, 0, total), view(b, 0, total), "data exact after the faults");
-    assertTrue(t.retries.get() > 0, "the faults hit slices in flight");
+    assertEquals(-1, view(a, 0, total).mismatch(view(b, 0, total)), "first differing byte after the faults");
+    assertTrue(retriesAfterQpFatal > 0, "the QP fatal hit slices in flight");
+    assertTrue(t.retries.get() > retriesAfterQpFatal, "the port down hit slices in flight");
     assertTrue(a.contexts.get(1).liveQpCount() == 0, "port down retired every endpoint of a1");
     a.provider.faults().portUp(a.device(1), 1);
     Await.until("a1 accepts work again", WAIT, () -> {
