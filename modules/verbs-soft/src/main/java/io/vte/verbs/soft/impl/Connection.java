@@ -85,7 +85,11 @@ final class Connection {
   /** Large-payload bytes after which a gathering write takes no further frame. */
   private static final long GATHER_BYTES = 1024 * 1024;
   private static final int DIRECT_READ_MIN = 2 * 1024;
-  private static final int READS_PER_WAKEUP = 32;
+  /**
+   * Socket reads per readiness event: then the responses so far go out (ACKs flow while a long stream comes
+   * in) and other connections get their turn; level-triggered selection brings the NIC back.
+   */
+  private static final int READS_PER_WAKEUP = 16;
   private static final int HEADER = 0;
   private static final int PAYLOAD = 1;
   private static final int DIRECT = 2;
@@ -294,8 +298,8 @@ final class Connection {
     boolean socketMayHaveMore = true;
     while (!closed && !readPaused) {
       if (readState == DIRECT) {
-        if (!socketMayHaveMore) {
-          return; // the last read drained the socket: a read now would return nothing
+        if (!socketMayHaveMore || reads++ == READS_PER_WAKEUP) {
+          return; // drained (a read now would return nothing), or time to send the responses so far
         }
         SoftMr region = payloadRegion;
         if (region != null && !region.acquire()) {
@@ -342,7 +346,7 @@ final class Connection {
           DirectMemory.copy(rxAddress + rxConsumed, blockAddress + block.position(), n);
           block.position(block.position() + n);
           rxConsumed += n;
-        } else if (socketMayHaveMore) {
+        } else if (socketMayHaveMore && reads++ < READS_PER_WAKEUP) {
           rx.clear();
           rxConsumed = 0;
           if (channel.read(blockScatter) < 0) {
