@@ -12,35 +12,40 @@ import io.vte.api.VteException;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.ResourceSnapshot;
+import io.vte.testkit.TestPki;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 @ExtendWith(BlockedThreadGuard.class)
 class TlsServiceTest {
 
   private static final byte[] SECRET = "tls-and-auth-secret-0123456789".getBytes(StandardCharsets.UTF_8);
 
-  @TempDir
-  static Path dir;
-  private static TestCertificates certs;
-  private static TestCertificates strangerCerts;
+  private static TestPki certs;
+  private static TestPki strangerCerts;
 
   @RegisterExtension
   final LoopbackHandshake loop = new LoopbackHandshake(tlsServer());
 
   @BeforeAll
-  static void makeCertificates() throws Exception {
-    certs = TestCertificates.create(dir, "good");
-    strangerCerts = TestCertificates.create(dir, "stranger");
+  static void makeCertificates() {
+    certs = TestPki.create("server");
+    strangerCerts = TestPki.create("server");
+  }
+
+  @AfterAll
+  static void deleteCertificates() throws Exception {
+    certs.close();
+    strangerCerts.close();
   }
 
   private static HandshakeServerOptions tlsServer() {
-    return new HandshakeServerOptions().setTls(TlsOptions.server(certs.serverKey.toString(), certs.serverCert.toString()));
+    return new HandshakeServerOptions().setTls(TlsOptions.server(certs.key("server").toString(), certs.cert("server").toString()));
   }
 
   private static HandshakeClientOptions trusting(Path trust) {
@@ -55,7 +60,7 @@ class TlsServiceTest {
 
   @Test
   void tlsClientTalksToTlsServer() {
-    HandshakeClientPool pool = loop.newPool(trusting(certs.caCert));
+    HandshakeClientPool pool = loop.newPool(trusting(certs.caCert()));
     assertEquals(Fixtures.acceptedReply(Fixtures.connectRequest()),
         Await.result(pool.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT));
     assertEquals("s", Await.result(pool.getSegment(loop.serverName(), Fixtures.segmentRequest("s"), DEADLINE), WAIT).getName());
@@ -77,7 +82,7 @@ class TlsServiceTest {
   @Test
   void tlsClientCannotTalkToPlainServer() {
     HandshakeServer plainServer = Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()), WAIT);
-    HandshakeClientPool pool = loop.newPool(trusting(certs.caCert));
+    HandshakeClientPool pool = loop.newPool(trusting(certs.caCert()));
     try {
       VteException e = failure(pool.connect(plainServer.serverName(), Fixtures.connectRequest(), DEADLINE));
       assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
@@ -89,7 +94,7 @@ class TlsServiceTest {
 
   @Test
   void serverSignedByAnUntrustedCaIsRefused() {
-    HandshakeClientPool pool = loop.newPool(trusting(strangerCerts.caCert));
+    HandshakeClientPool pool = loop.newPool(trusting(strangerCerts.caCert()));
     VteException e = failure(pool.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE));
     assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
     assertTrue(loop.handler().received.isEmpty());
@@ -99,8 +104,8 @@ class TlsServiceTest {
   void tlsWithAuth() {
     HandshakeServer secure = Await.result(HandshakeServer.start(loop.vertx(),
         tlsServer().setAuth(HandshakeAuth.sharedSecret("k", SECRET)), loop.handler()), WAIT);
-    HandshakeClientPool signed = loop.newPool(trusting(certs.caCert).setAuth(HandshakeAuth.sharedSecret("k", SECRET)));
-    HandshakeClientPool unsigned = loop.newPool(trusting(certs.caCert));
+    HandshakeClientPool signed = loop.newPool(trusting(certs.caCert()).setAuth(HandshakeAuth.sharedSecret("k", SECRET)));
+    HandshakeClientPool unsigned = loop.newPool(trusting(certs.caCert()));
     try {
       assertEquals("seg", Await.result(signed.getSegment(secure.serverName(), Fixtures.segmentRequest("seg"), DEADLINE), WAIT).getName());
       VteException e = failure(unsigned.getSegment(secure.serverName(), Fixtures.segmentRequest("seg"), DEADLINE));
@@ -114,14 +119,14 @@ class TlsServiceTest {
   @Test
   void incompleteTlsOptionsAreConfigurationErrors() {
     VteException e = failure(HandshakeServer.start(loop.vertx(),
-        new HandshakeServerOptions().setTls(new TlsOptions().setCertPath(certs.serverCert.toString())), loop.handler()));
+        new HandshakeServerOptions().setTls(new TlsOptions().setCertPath(certs.cert("server").toString())), loop.handler()));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains("tls.keyPath"), e.getMessage());
     e = assertThrows(VteException.class,
         () -> HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions().setTls(new TlsOptions())));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     e = failure(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions()
-        .setTls(TlsOptions.server(dir.resolve("missing.key").toString(), certs.serverCert.toString())), loop.handler()));
+        .setTls(TlsOptions.server(certs.dir().resolve("missing.key").toString(), certs.cert("server").toString())), loop.handler()));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code(), e.getMessage());
   }
 
@@ -129,7 +134,7 @@ class TlsServiceTest {
   void tlsCloseReleasesEverything() {
     loop.close();
     ResourceSnapshot before = ResourceSnapshot.take();
-    try (LoopbackHandshake again = new LoopbackHandshake(tlsServer(), trusting(certs.caCert)).start()) {
+    try (LoopbackHandshake again = new LoopbackHandshake(tlsServer(), trusting(certs.caCert())).start()) {
       for (int i = 0; i < 10; i++) {
         Await.result(again.pool().notify(again.serverName(), Fixtures.notifyRequest(i + 1), DEADLINE), WAIT);
       }

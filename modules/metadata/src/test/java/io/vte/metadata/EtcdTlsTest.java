@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.proto.SegmentDescriptor;
-import io.vte.metadata.impl.TestCerts;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.EtcdServer;
+import io.vte.testkit.TestPki;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -21,11 +21,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class EtcdTlsTest {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private static final TestCerts certs = TestCerts.create();
+  private static final TestPki certs = TestPki.create("server", "client");
 
   @RegisterExtension
   static final EtcdStores stores = EtcdStores.onClassEtcd(() -> EtcdServer.start(new EtcdServer.Tls(
-      certs.file("ca.pem"), certs.file("server.pem"), certs.file("server.key"), certs.file("client.pem"), certs.file("client.key"))));
+      certs.caCert(), certs.cert("server"), certs.key("server"), certs.cert("client"), certs.key("client"))));
 
   @AfterAll
   static void deleteCertificates() throws Exception {
@@ -36,13 +36,13 @@ class EtcdTlsTest {
     // A generous deadline: the first TLS handshake is slow on a loaded 2-core machine.
     return new MetadataOptions().setClusterPrefix("/vte/tls").setLeaseTtl(Duration.ofSeconds(3))
         .setCallDeadline(Duration.ofSeconds(10))
-        .setTlsTrustPemPath(certs.file("ca.pem").toString());
+        .setTlsTrustPemPath(certs.caCert().toString());
   }
 
   @Test
   void trustedServerAndClientCertificatePublishAndLookUp() {
     MetadataStore a = stores.create(tls()
-        .setTlsCertPemPath(certs.file("client.pem").toString()).setTlsKeyPemPath(certs.file("client.key").toString()));
+        .setTlsCertPemPath(certs.cert("client").toString()).setTlsKeyPemPath(certs.key("client").toString()));
     Await.result(a.start(), WAIT);
     SegmentDescriptor d = Descriptors.sample("secure", "127.0.0.1:7401", 1, 1);
     Await.result(a.publish(d), WAIT);

@@ -10,6 +10,7 @@ import io.etcd.jetcd.ClientBuilder;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.metadata.MetadataOptions;
+import io.vte.testkit.TestPki;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,11 +23,11 @@ import org.junit.jupiter.api.function.Executable;
 /** How options map onto the jetcd client: credentials, deadlines, TLS files and their errors. */
 class EtcdClientsTest {
 
-  private static TestCerts certs;
+  private static TestPki certs;
 
   @BeforeAll
   static void makeCerts() {
-    certs = TestCerts.create();
+    certs = TestPki.create("server", "client");
   }
 
   @AfterAll
@@ -48,9 +49,9 @@ class EtcdClientsTest {
   @Test
   void tlsUriWithTrustAndClientCertificateBuildsAnSslContext() {
     ClientBuilder b = EtcdClients.builder(MetadataUri.parse("etcds://127.0.0.1:2379"), new MetadataOptions()
-        .setTlsTrustPemPath(certs.file("ca.pem").toString())
-        .setTlsCertPemPath(certs.file("client.pem").toString())
-        .setTlsKeyPemPath(certs.file("client.key").toString()));
+        .setTlsTrustPemPath(certs.caCert().toString())
+        .setTlsCertPemPath(certs.cert("client").toString())
+        .setTlsKeyPemPath(certs.key("client").toString()));
     assertNotNull(b.sslContext());
     assertTrue(b.sslContext().isClient());
   }
@@ -59,14 +60,14 @@ class EtcdClientsTest {
   void inconsistentOrUnusableSettingsAreConfigurationErrors() throws Exception {
     MetadataUri tls = MetadataUri.parse("etcds://127.0.0.1:2379");
     assertInvalid("use etcds://", () -> EtcdClients.builder(MetadataUri.parse("etcd://h:1"),
-        new MetadataOptions().setTlsTrustPemPath(certs.file("ca.pem").toString())));
+        new MetadataOptions().setTlsTrustPemPath(certs.caCert().toString())));
     assertInvalid("etcdUser and etcdPassword", () -> EtcdClients.builder(tls,
         new MetadataOptions().setEtcdUser("vte")));
     assertInvalid("/nonexistent/ca.pem", () -> EtcdClients.builder(tls,
         new MetadataOptions().setTlsTrustPemPath("/nonexistent/ca.pem")));
     assertInvalid("tlsCertPemPath and tlsKeyPemPath", () -> EtcdClients.builder(tls,
-        new MetadataOptions().setTlsCertPemPath(certs.file("client.pem").toString())));
-    Path garbage = certs.file("garbage.pem");
+        new MetadataOptions().setTlsCertPemPath(certs.cert("client").toString())));
+    Path garbage = certs.dir().resolve("garbage.pem");
     Files.writeString(garbage, "-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n");
     assertInvalid("not usable PEM", () -> EtcdClients.builder(tls,
         new MetadataOptions().setTlsTrustPemPath(garbage.toString())));
