@@ -12,7 +12,15 @@ import java.nio.channels.SocketChannel;
  * One TCP connection of the soft NIC, driven only by its NIC thread: frames in (header into a small
  * receive buffer; payload copied from there or read straight from the socket into the target memory) and
  * frames out (headers and small payloads staged in a send buffer, large payloads written straight from
- * their memory; many frames leave in one gathering write). What the frames mean is up to its {@link Handler}.
+ * their memory). What the frames mean is up to its {@link Handler}.
+ *
+ * <p>Frames go out many per gathering write. When some have large payloads the write is a
+ * {@link FrameHeader#BATCH}: its header, a block of the frames' headers (small payloads inline), then the
+ * large payloads back to back. The receiver reads the block, hands the headers to the handler one by one
+ * as before, and lets the read that ends one payload also fill the next payloads of the block that
+ * {@link Handler#previewWrite} vouches for, so a run of WRITEs costs few reads. A frame that fails the
+ * preview (bad rkey, bounds, permission, sequence) stops the run: it and what follows are handled one at a
+ * time, and their targets are touched only if the handler accepts them.
  *
  * <p>Every access to a registered region's memory (one socket read or write, or one copy) is bracketed by
  * {@link SoftMr#acquire()} and {@link SoftMr#release()}. When a region closes under a frame, a payload
