@@ -76,18 +76,22 @@ final class LoopbackHandshake implements BeforeEachCallback, AfterEachCallback, 
     return created;
   }
 
+  /** The Vert.x everything here runs on. */
   Vertx vertx() {
     return vertx;
   }
 
+  /** The server's handler: what reached it, and how it answers. */
   RecordingHandler handler() {
     return handler;
   }
 
+  /** The loopback server. */
   HandshakeServer server() {
     return server;
   }
 
+  /** The server's {@code host:port}. */
   String serverName() {
     return server.serverName();
   }

@@ -53,10 +53,12 @@ final class EtcdStores implements BeforeAllCallback, AfterAllCallback, BeforeEac
     return new EtcdStores(null);
   }
 
+  /** The etcd of the running test. */
   EtcdServer etcd() {
     return etcd;
   }
 
+  /** The Vert.x of the running test. */
   Vertx vertx() {
     return vertx;
   }
