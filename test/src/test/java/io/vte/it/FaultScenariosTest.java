@@ -68,15 +68,19 @@ class FaultScenariosTest {
    */
   private long[] warmUp(WriteLoad load) throws Exception {
     String[] last = {null};
-    Await.until("a clean warm-up round", Duration.ofSeconds(90), () -> {
-      try {
-        WriteLoad.Result r = load.run(Duration.ofSeconds(2), List.of());
-        last[0] = r.firstFailure();
-        return r.failures() == 0;
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
-    });
+    try {
+      Await.until("a clean warm-up round", Duration.ofSeconds(90), () -> {
+        try {
+          WriteLoad.Result r = load.run(Duration.ofSeconds(2), List.of());
+          last[0] = r.failureDetails();
+          return r.failures() == 0;
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      });
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "; last round: " + last[0], e);
+    }
     return new long[] {EngineStats.of(sender).endpointsAlive(), node.stats().endpointsAlive()};
   }
 
@@ -155,6 +159,16 @@ class FaultScenariosTest {
     }
   }
 
+  /** Throughput in MiB/s of each 500 ms window from {@code from} to the end of the run, for the recovery notes. */
+  private static String windows(WriteLoad.Result r, long from) {
+    StringBuilder sb = new StringBuilder();
+    long step = Duration.ofMillis(500).toNanos();
+    for (long t = from; t + step <= r.end(); t += step) {
+      sb.append(sb.length() == 0 ? "" : " ").append(Math.round(r.throughput(t, t + step) / (1 << 20)));
+    }
+    return sb.toString();
+  }
+
   @Test
   void bothNicsOfOneRailFlapEvery500msFor20s() throws Exception {
     oneRailFlapping("2 one rail flapping 500 ms x 20 s");
@@ -170,7 +184,7 @@ class FaultScenariosTest {
     WriteLoad load = load();
     long[] baseline = warmUp(load);
     WriteLoad.Result calm = load.run(Duration.ofSeconds(5), List.of());
-    assertEquals(0, calm.failures(), "undisturbed run: " + calm.firstFailure());
+    assertEquals(0, calm.failures(), "undisturbed run: " + calm.failureDetails());
     double undisturbed = calm.throughput();
 
     List<WriteLoad.Fault> faults = new ArrayList<>();
@@ -188,8 +202,9 @@ class FaultScenariosTest {
     EngineStats stats = EngineStats.of(sender);
     ReliabilityReport.record(new ScenarioFigures(name, r.transfers(), r.failures(),
         ms(r.maxLatencyNanos()), ms(stats.pollGapP999Nanos()), recovery < 0 ? Double.NaN : ms(recovery),
-        String.format("undisturbed %.0f MiB/s, after last flap %.0f MiB/s, %s", undisturbed / (1 << 20),
-            r.throughput(lastFlap, r.end()) / (1 << 20), r.failureDetails())));
+        String.format("undisturbed %.0f MiB/s, after last flap %.0f MiB/s (per 500 ms: %s), %s",
+            undisturbed / (1 << 20), r.throughput(lastFlap, r.end()) / (1 << 20), windows(r, lastFlap),
+            r.failureDetails())));
     assertNoFailure(r);
     assertTrue(r.maxLatencyNanos() < MAX_LATENCY_NANOS, "each transfer under 5 s: " + ms(r.maxLatencyNanos()) + " ms");
     assertEquals(load.localCrc(), node.crc(0), "the last pattern is byte-exact in the receiver");

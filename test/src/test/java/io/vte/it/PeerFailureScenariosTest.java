@@ -112,10 +112,10 @@ class PeerFailureScenariosTest {
     ReliabilityReport.record(new ScenarioFigures("3 peer SIGKILL + restart", r.transfers() + r2.transfers(),
         r2.failures(), ms(Math.max(r.maxLatencyNanos(), r2.maxLatencyNanos())), ms(stats.pollGapP999Nanos()),
         r2.firstCompletion() < 0 ? Double.NaN : ms(r2.firstCompletion() - restarted),
-        String.format("killed: %d failed %s; after restart %d ok; stale replies dropped %d, handshakes failed %d",
-            r.failures(), r.causes(), r2.transfers() - r2.failures(), stats.staleRepliesDropped(),
+        String.format("killed: %s; after restart %d ok; stale replies dropped %d, handshakes failed %d",
+            r.failureSummary(), r2.transfers() - r2.failures(), stats.staleRepliesDropped(),
             stats.handshakesFailed())));
-    assertEquals(0, r2.failures(), "new transfers succeed after the restart: " + r2.firstFailure());
+    assertEquals(0, r2.failures(), "new transfers succeed after the restart: " + r2.failureDetails());
     assertEquals(after.localCrc(), second.crc(0), "data written after the restart is byte-exact");
     Await.until("endpoints to the dead process are retired, not kept beside the new ones", Duration.ofSeconds(20),
         () -> EngineStats.of(sender).endpointsAlive() <= endpointsBefore);
@@ -163,7 +163,7 @@ class PeerFailureScenariosTest {
           String.format("%.0f MiB/s live; silent peer: %d Connects unanswered, requests %s %s, max %.0f ms; poll gap max %.1f ms",
               r.throughput() / (1 << 20), silent.connects(), deadOutcomes, deadCauses, ms(deadMaxLatency[0]),
               ms(stats.pollGapMaxNanos()))));
-      assertEquals(0, r.failures(), "the live peer's transfers all complete: " + r.firstFailure());
+      assertEquals(0, r.failures(), "the live peer's transfers all complete: " + r.failureDetails());
       assertTrue(r.maxLatencyNanos() < FaultScenariosTest.MAX_LATENCY_NANOS, "live transfers under 5 s");
       assertEquals(load.localCrc(), live.crc(0), "live data byte-exact");
       assertTrue(silent.connects() > 0, "the engine did try to connect to the silent peer");
@@ -198,7 +198,7 @@ class PeerFailureScenariosTest {
     ReliabilityReport.record(new ScenarioFigures("6 peer SIGTERM under load", r.transfers(), r.failures(),
         ms(r.maxLatencyNanos()), Double.NaN, exitNanos[0] < 0 ? Double.NaN : ms(exitNanos[0]),
         String.format("exit %s in %.0f ms, peer saw %s, node said %s",
-            node.process().isAlive() ? "none" : node.process().exitValue(), ms(exitNanos[0]), r.causes(),
+            node.process().isAlive() ? "none" : node.process().exitValue(), ms(exitNanos[0]), r.failureSummary(),
             terminated.encode())));
     assertEquals(Boolean.FALSE, terminated.getBoolean("changedAfterUnregister"),
         "the node reports no data written after the region was unregistered: " + terminated.encode());
