@@ -238,6 +238,22 @@ final class Connection {
     return connected && !closed;
   }
 
+  /**
+   * Closes the connection from outside its own dispatch (NIC thread: port down, device death, shutdown), under
+   * its handler's lock like {@link #onSelected}: a poster may be inside {@link #pumpTx()} on this connection
+   * (the requester's fast path), and closing under it would clear the gather while its source regions are held,
+   * so they would never be released and their {@code MemoryRegion.close()} would wait forever.
+   */
+  void closeFromNic() {
+    Handler h = handler;
+    h.enter();
+    try {
+      close();
+    } finally {
+      h.exit();
+    }
+  }
+
   /** Dispatches the selector's ready operations (NIC thread). */
   void onSelected(int readyOps) {
     Handler h = handler;

@@ -256,7 +256,7 @@ final class Nic implements Runnable {
   void closeAllConnections() {
     for (SelectionKey k : selector.keys().toArray(new SelectionKey[0])) {
       if (k.attachment() instanceof Connection) {
-        ((Connection) k.attachment()).close();
+        ((Connection) k.attachment()).closeFromNic();
       }
     }
   }
