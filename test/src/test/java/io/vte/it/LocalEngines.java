@@ -1,5 +1,6 @@
 package io.vte.it;
 
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vte.api.EngineOptions;
 import io.vte.api.RegisteredBuffer;
@@ -11,6 +12,10 @@ import io.vte.verbs.soft.SoftVerbsProvider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Engines of the suite in this JVM, on one Vert.x instance, with their native buffers; {@link #close()} closes
@@ -95,17 +100,50 @@ public final class LocalEngines implements AutoCloseable {
   @Override
   public void close() {
     Throwable first = null;
+    boolean allClosed = true;
     for (TransferEngineImpl e : engines) {
       try {
-        Await.result(e.close(), WAIT);
+        closeWithin(e, WAIT);
       } catch (Throwable t) {
         first = first == null ? t : first;
+        allClosed = false;
       }
     }
     Await.result(vertx.close(), WAIT);
-    allocations.forEach(DirectMemory::free);
+    if (allClosed) { // an engine stuck in close may still hold regions over this memory
+      allocations.forEach(DirectMemory::free);
+    }
     if (first != null) {
       throw new AssertionError("an engine did not close cleanly", first);
     }
+  }
+
+  /**
+   * Closes an engine on a daemon thread: {@code close()} may deregister memory on the calling thread, so a close
+   * that never returns fails the test with that thread's stack instead of hanging the suite.
+   */
+  private static void closeWithin(TransferEngineImpl engine, Duration deadline) throws InterruptedException {
+    CompletableFuture<Future<Void>> called = new CompletableFuture<>();
+    Thread closer = new Thread(() -> {
+      try {
+        called.complete(engine.close());
+      } catch (Throwable t) {
+        called.completeExceptionally(t);
+      }
+    }, "engine-closer");
+    closer.setDaemon(true);
+    closer.start();
+    Future<Void> closing;
+    try {
+      closing = called.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      AssertionError hang = new AssertionError("engine close() did not return within " + deadline
+          + " (this stack trace is the closing thread's)");
+      hang.setStackTrace(closer.getStackTrace());
+      throw hang;
+    } catch (ExecutionException e) {
+      throw new AssertionError("engine close() threw", e.getCause());
+    }
+    Await.result(closing, deadline);
   }
 }
