@@ -30,22 +30,22 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Reproducer of the hang that ended the 30-minute mixed soak: after 349,134 clean transfers, closing the engine
+ * Regression test (fixed in soft verbs by ac61b5f: the NIC closes connections under their handler's lock) of the
+ * hang that ended the 30-minute mixed soak: after 349,134 clean transfers, closing the engine
  * never returned, its main thread spinning in {@code SoftMr.close()} on a source region whose in-use count
- * stayed above zero with every NIC thread idle. The suspected race: a port going down closes every connection
+ * stayed above zero with every NIC thread idle. The race: a port going down closes every connection
  * of the device on its NIC thread ({@code Nic.closeAllConnections -> Connection.close -> resetGather}) without
  * the connection handler's lock, while a posting thread is inside {@code Requester.postFast -> pumpTx ->
  * writeGather} between acquiring the gathered source regions and releasing them; the release loop then finds
  * the gather slots cleared and the acquires are never released.
  *
  * <p>Here: WRITEs of 256 KiB posted from this thread (the fast path) on a soft RC QP pair while another thread
- * takes the sender's port down and up every 2 ms; then the source region must close within 10 s. Rounds of 2 s on fresh QP pairs for 20 s
- * ({@code -Dvte.it.flapPostSeconds=N}).
+ * takes the sender's port down and up every 2 ms, in 2 s rounds on fresh QP pairs for 20 s
+ * ({@code -Dvte.it.flapPostSeconds=N}); then the source region must close within 10 s.
  */
 @ExtendWith({BlockedThreadGuard.class, ReliabilityReport.class})
 class PortFlapDuringPostTest {
@@ -66,9 +66,6 @@ class PortFlapDuringPostTest {
   private long completed;
   private long errors;
 
-  @Disabled("soft verbs bug: Nic.closeAllConnections closes a connection without its handler lock while a poster "
-      + "is in Requester.postFast -> Connection.writeGather; the gathered regions' acquires leak and "
-      + "MemoryRegion.close() never returns (diagnosis and patch: /tmp/s2-s-engine.patch)")
   @Test
   void sourceRegionClosesAfterPortFlapsDuringFastPathPosts() throws Exception {
     provider = (SoftVerbsProvider) VerbsProviders.create("soft", Map.of("devices", List.of(
