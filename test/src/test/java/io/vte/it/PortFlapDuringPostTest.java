@@ -8,13 +8,10 @@ import io.vte.verbs.AccessFlags;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
-import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.QpInitAttributes;
-import io.vte.verbs.QpPeer;
 import io.vte.verbs.QueuePair;
-import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WorkCompletionBatch;
@@ -175,13 +172,6 @@ class PortFlapDuringPostTest {
     cqB = b.createCq(64);
     qp = pdA.createQp(new QpInitAttributes(cq, cq, WINDOW * 2, 1, 0));
     qpB = pdB.createQp(new QpInitAttributes(cqB, cqB, WINDOW * 2, 1, 0));
-    PortAttributes pa = a.queryPort(1);
-    PortAttributes pb = b.queryPort(1);
-    qp.toInit(1, AccessFlags.ALL_REMOTE);
-    qpB.toInit(1, AccessFlags.ALL_REMOTE);
-    qp.toRtr(new QpPeer(qpB.qpNum(), pb.lid(), pb.gid(), 1), 4096);
-    qpB.toRtr(new QpPeer(qp.qpNum(), pa.lid(), pa.gid(), 1), 4096);
-    qp.toRts(new RtsAttributes(1, 14, 7, 7));
-    qpB.toRts(new RtsAttributes(1, 14, 7, 7));
+    RcPair.connect(qp, a, qpB, b);
   }
 }
