@@ -195,7 +195,7 @@ class CoalescedFramesTest {
           int status = wcs.get(i).status();
           if (i < firstFailure && status != WcStatus.SUCCESS.code()) {
             firstFailure = i;
-            assertEquals(victim, i % regions, "round " + round + ": first failure is wr " + i);
+            assertEquals(victim, i % regions, "round " + round + ": first failure is wr " + i + " with " + WcStatus.of(status));
             assertEquals(WcStatus.LOC_PROT_ERR.code(), status, "round " + round + " wr " + i);
           } else if (i > firstFailure) {
             assertEquals(WcStatus.WR_FLUSH_ERR.code(), status, "round " + round + " wr " + i);

@@ -260,4 +260,66 @@ class DataPathTest {
     assertEquals(WcStatus.WR_FLUSH_ERR.code(), wcs.get(1).status());
     assertEquals(QpState.ERR, a.state());
   }
+
+  /**
+   * The requester finds a WR's local region closed while the SEND before it waits out RNR NAKs: every go-back
+   * resends the SEND (a stale local error once kept the go-back from sending anything, so the SEND timed out),
+   * and once a RECV is posted the SEND succeeds and the bad WR fails on its own.
+   */
+  @Test
+  void aLocalErrorFoundBeforeAnRnrGoBackStillLetsTheEarlierSendCompleteOnceAReceiveIsPosted() {
+    try (Fabric g = new Fabric(2)) {
+      CompletionQueue qa = g.ctx(0).createCq(8);
+      CompletionQueue qb = g.ctx(1).createCq(8);
+      QueuePair x = g.qp(0, qa, 4);
+      QueuePair y = g.qp(1, qb, 4);
+      Fabric.connect(x, g.ctx(0), y, g.ctx(1), new RtsAttributes(0, 15, 2, 7)); // RNR forever; 3 x 134 ms timeout
+      ByteBuffer buf = ByteBuffer.allocateDirect(64);
+      buf.putLong(0, 0x0102030405060708L);
+      MemoryRegion mx = g.pd(0).registerMemory(buf, AccessFlags.LOCAL_WRITE);
+      ByteBuffer in = ByteBuffer.allocateDirect(64);
+      MemoryRegion my = g.pd(1).registerMemory(in, AccessFlags.ALL_REMOTE);
+      assertEquals(PostStatus.OK, x.postSend(sendThenClosedSource(g, mx, my)));
+      // longer than timeout x retries: only the resent SENDs (each RNR-NAKed) keep the requester alive
+      Fabric.assertQuiet(qa, Duration.ofMillis(600));
+      WorkRequestBatch r = WorkRequestBatch.allocate(1);
+      r.add(9, WrOpcode.RECV, 0, my.address(), 64, my.lkey(), 0, 0);
+      assertEquals(PostStatus.OK, y.postRecv(r));
+      List<Fabric.Wc> wcs = Fabric.await(qa, 3, DEADLINE);
+      assertEquals(WcStatus.SUCCESS.code(), wcs.get(0).status(), wcs.toString());
+      assertEquals(WcStatus.LOC_PROT_ERR.code(), wcs.get(1).status(), wcs.toString());
+      assertEquals(WcStatus.WR_FLUSH_ERR.code(), wcs.get(2).status(), wcs.toString());
+      assertEquals(8, Fabric.await(qb, 1, DEADLINE).get(0).byteLen());
+      assertEquals(0x0102030405060708L, in.getLong(0));
+    }
+  }
+
+  /** The same with one RNR retry: the resent SEND meets the second RNR NAK and fails with RNR_RETRY_EXC_ERR. */
+  @Test
+  void aLocalErrorFoundBeforeAnRnrGoBackLeavesTheEarlierSendToFailOnItsOwnRnrRetries() {
+    try (Fabric g = new Fabric(2)) {
+      CompletionQueue qa = g.ctx(0).createCq(8);
+      QueuePair x = g.qp(0, qa, 4);
+      QueuePair y = g.qp(1, g.ctx(1).createCq(8), 4);
+      Fabric.connect(x, g.ctx(0), y, g.ctx(1), new RtsAttributes(0, 19, 3, 1));
+      MemoryRegion mx = g.pd(0).registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
+      MemoryRegion my = g.pd(1).registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.ALL_REMOTE);
+      assertEquals(PostStatus.OK, x.postSend(sendThenClosedSource(g, mx, my)));
+      List<Fabric.Wc> wcs = Fabric.await(qa, 3, DEADLINE);
+      assertEquals(WcStatus.RNR_RETRY_EXC_ERR.code(), wcs.get(0).status(), wcs.toString());
+      assertEquals(WcStatus.WR_FLUSH_ERR.code(), wcs.get(1).status(), wcs.toString());
+      assertEquals(WcStatus.WR_FLUSH_ERR.code(), wcs.get(2).status(), wcs.toString());
+    }
+  }
+
+  /** A SEND (no RECV waits for it), an RDMA WRITE from a region closed before the post, another SEND. */
+  private static WorkRequestBatch sendThenClosedSource(Fabric g, MemoryRegion src, MemoryRegion dst) {
+    MemoryRegion gone = g.pd(0).registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
+    gone.close();
+    WorkRequestBatch s = WorkRequestBatch.allocate(3);
+    s.add(1, WrOpcode.SEND, WrFlags.SIGNALED, src.address(), 8, src.lkey(), 0, 0);
+    s.add(2, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, src.address(), 8, gone.lkey(), dst.address(), dst.rkey());
+    s.add(3, WrOpcode.SEND, WrFlags.SIGNALED, src.address(), 8, src.lkey(), 0, 0);
+    return s;
+  }
 }

@@ -480,6 +480,7 @@ final class Requester implements Connection.Handler {
   private void rewind() {
     sent = acked;
     delayedIndex = -1;
+    localError = 0; // it names a WR at or after acked: fillTx checks that WR again when it resends up to it
   }
 
   @Override
