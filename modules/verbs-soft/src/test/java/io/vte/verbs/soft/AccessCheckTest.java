@@ -117,9 +117,7 @@ class AccessCheckTest {
   void aClosedRegionRefusesRemoteAccess() {
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cqA = f.ctx(0).createCq(16);
-      QueuePair a = f.qp(0, cqA, 8);
-      QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
+      QueuePair a = f.pair(cqA, 8, Fabric.FAST).a();
       ByteBuffer local = ByteBuffer.allocateDirect(4096);
       ByteBuffer peer = ByteBuffer.allocateDirect(4096);
       MemoryRegion ml = f.pd(0).registerMemory(local, AccessFlags.LOCAL_WRITE);
@@ -144,10 +142,8 @@ class AccessCheckTest {
     for (int[] c : cases) {
       try (Fabric f = new Fabric(2)) {
         CompletionQueue cqA = f.ctx(0).createCq(16);
-        QueuePair a = f.qp(0, cqA, 8);
-        QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
-        Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
-        MemoryRegion ml = f.pd(0).registerMemory(ByteBuffer.allocateDirect(SIZE), AccessFlags.LOCAL_WRITE);
+        QueuePair a = f.pair(cqA, 8, Fabric.FAST).a();
+        MemoryRegion ml = f.localMr(SIZE);
         ByteBuffer peer = ByteBuffer.allocateDirect(SIZE);
         MemoryRegion mp = f.pd(1).registerMemory(peer, AccessFlags.ALL_REMOTE);
         WorkRequestBatch wr = WorkRequestBatch.allocate(3);
@@ -175,7 +171,7 @@ class AccessCheckTest {
       Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
       List<AsyncEvent> peerEvents = new CopyOnWriteArrayList<>();
       f.ctx(1).setAsyncEventHandler(peerEvents::add);
-      MemoryRegion ml = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
+      MemoryRegion ml = f.localMr(4096);
       ByteBuffer in = ByteBuffer.allocateDirect(4096);
       MemoryRegion mr = f.pd(1).registerMemory(in, AccessFlags.LOCAL_WRITE);
       WorkRequestBatch r = WorkRequestBatch.allocate(2);

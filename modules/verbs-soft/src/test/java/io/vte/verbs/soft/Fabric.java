@@ -2,6 +2,7 @@ package io.vte.verbs.soft;
 
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.CompletionQueue;
+import io.vte.verbs.MemoryRegion;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.QpInitAttributes;
@@ -10,6 +11,7 @@ import io.vte.verbs.QueuePair;
 import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.WorkCompletionBatch;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +27,9 @@ final class Fabric implements AutoCloseable {
   static final RtsAttributes FAST = new RtsAttributes(0, 15, 2, 0);
   /** For tests that move a lot of data on a busy machine: 4.096 us x 2^19 = 2.1 s, 3 retries. */
   static final RtsAttributes LOADED = new RtsAttributes(0, 19, 3, 0);
+
+  /** A requester QP on device 0 and its connected responder QP on device 1. */
+  record QpPair(QueuePair a, QueuePair b) {}
 
   final SoftVerbsProvider provider;
   final List<VerbsContext> contexts = new ArrayList<>();
@@ -49,6 +54,27 @@ final class Fabric implements AutoCloseable {
 
   QueuePair qp(int dev, CompletionQueue cq, int depth) {
     return pd(dev).createQp(new QpInitAttributes(cq, cq, depth, depth, 64));
+  }
+
+  /**
+   * Creates a QP of {@code depth} on device 0 completing into {@code cq}, a responder QP (depth 8, own CQ of 16) on
+   * device 1, and connects them to RTS with {@code rts}.
+   */
+  QpPair pair(CompletionQueue cq, int depth, RtsAttributes rts) {
+    QueuePair a = qp(0, cq, depth);
+    QueuePair b = qp(1, ctx(1).createCq(16), 8);
+    connect(a, ctx(0), b, ctx(1), rts);
+    return new QpPair(a, b);
+  }
+
+  /** Registers a fresh direct buffer of {@code size} bytes on device 0 as a local (source) region. */
+  MemoryRegion localMr(int size) {
+    return pd(0).registerMemory(ByteBuffer.allocateDirect(size), AccessFlags.LOCAL_WRITE);
+  }
+
+  /** Registers a fresh direct buffer of {@code size} bytes on device 1 as a remotely accessible (target) region. */
+  MemoryRegion remoteMr(int size) {
+    return pd(1).registerMemory(ByteBuffer.allocateDirect(size), AccessFlags.ALL_REMOTE);
   }
 
   /** Connects two QPs to RTS with the given timeout settings. */

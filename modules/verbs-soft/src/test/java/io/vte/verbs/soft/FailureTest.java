@@ -52,11 +52,9 @@ class FailureTest {
   void aDeadPeerTimesOutWithRetryExceededAfterTimeoutTimesRetries() {
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(16);
-      QueuePair a = f.qp(0, cq, 8);
-      QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
-      MemoryRegion src = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
-      MemoryRegion dst = f.pd(1).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.ALL_REMOTE);
+      QueuePair a = f.pair(cq, 8, Fabric.FAST).a();
+      MemoryRegion src = f.localMr(4096);
+      MemoryRegion dst = f.remoteMr(4096);
       f.ctx(1).close(); // the peer device dies: its sockets close, nothing answers any more
       long t0 = System.nanoTime();
       assertEquals(PostStatus.OK, a.postSend(writes(3, src, dst, 64)));
@@ -91,7 +89,7 @@ class FailureTest {
       a.toInit(1, AccessFlags.ALL_REMOTE);
       a.toRtr(new QpPeer(77, silent.getLocalPort(), Gid.fromInetAddress(InetAddress.getLoopbackAddress()), 0), 4096);
       a.toRts(Fabric.FAST);
-      MemoryRegion src = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
+      MemoryRegion src = f.localMr(4096);
       WorkRequestBatch wr = WorkRequestBatch.allocate(2);
       wr.add(1, WrOpcode.RDMA_READ, WrFlags.SIGNALED, src.address(), 64, src.lkey(), 0x1000, 5);
       wr.add(2, WrOpcode.RDMA_WRITE, WrFlags.NONE, src.address(), 64, src.lkey(), 0x1000, 5);
@@ -117,11 +115,9 @@ class FailureTest {
         f.ctx(side).setAsyncEventHandler(events::add);
         int n = 64;
         CompletionQueue cq = f.ctx(0).createCq(n);
-        QueuePair a = f.qp(0, cq, n);
-        QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
-        Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
-        MemoryRegion src = f.pd(0).registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.LOCAL_WRITE);
-        MemoryRegion dst = f.pd(1).registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.ALL_REMOTE);
+        QueuePair a = f.pair(cq, n, Fabric.FAST).a();
+        MemoryRegion src = f.localMr(1 << 20);
+        MemoryRegion dst = f.remoteMr(1 << 20);
         assertEquals(PostStatus.OK, a.postSend(writes(n, src, dst, 1 << 20)));
         List<Fabric.Wc> all = new ArrayList<>(Fabric.await(cq, 1, DEADLINE)); // mid-stream: some went through
         f.provider.faults().portDown("soft" + side, 1);
@@ -150,20 +146,16 @@ class FailureTest {
   void aPortThatIsDownRefusesNewConnectionsAndWorksAgainWhenUp() {
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(16);
-      MemoryRegion src = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
-      MemoryRegion dst = f.pd(1).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.ALL_REMOTE);
+      MemoryRegion src = f.localMr(4096);
+      MemoryRegion dst = f.remoteMr(4096);
       f.provider.faults().portDown("soft1", 1);
       Await.untilEquals("port down", DEADLINE, PortState.DOWN, () -> f.ctx(1).queryPort(1).state());
-      QueuePair a = f.qp(0, cq, 8);
-      QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
+      QueuePair a = f.pair(cq, 8, Fabric.FAST).a();
       assertEquals(PostStatus.OK, a.postSend(writes(1, src, dst, 8)));
       assertEquals(WcStatus.RETRY_EXC_ERR.code(), Fabric.await(cq, 1, DEADLINE).get(0).status());
       f.provider.faults().portUp("soft1", 1);
       Await.untilEquals("port up", DEADLINE, PortState.ACTIVE, () -> f.ctx(1).queryPort(1).state());
-      QueuePair c = f.qp(0, cq, 8);
-      QueuePair d = f.qp(1, f.ctx(1).createCq(16), 8);
-      Fabric.connect(c, f.ctx(0), d, f.ctx(1), Fabric.FAST);
+      QueuePair c = f.pair(cq, 8, Fabric.FAST).a();
       assertEquals(PostStatus.OK, c.postSend(writes(1, src, dst, 8)));
       assertEquals(WcStatus.SUCCESS.code(), Fabric.await(cq, 1, DEADLINE).get(0).status());
     }
@@ -173,9 +165,7 @@ class FailureTest {
   void droppedFramesAreRecoveredByRetransmissionWithinTheRetryBudget() {
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(256);
-      QueuePair a = f.qp(0, cq, 16);
-      QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), new RtsAttributes(0, 15, 7, 0)); // 134 ms x 7
+      QueuePair a = f.pair(cq, 16, new RtsAttributes(0, 15, 7, 0)).a(); // 134 ms x 7
       ByteBuffer s = ByteBuffer.allocateDirect(16 * 4096);
       ByteBuffer d = ByteBuffer.allocateDirect(16 * 4096);
       for (int i = 0; i < s.capacity(); i++) {
@@ -208,11 +198,9 @@ class FailureTest {
   void delayedFramesHoldTheStreamButEveryWorkRequestSucceedsInOrder() {
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(64);
-      QueuePair a = f.qp(0, cq, 32);
-      QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
-      MemoryRegion src = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
-      MemoryRegion dst = f.pd(1).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.ALL_REMOTE);
+      QueuePair a = f.pair(cq, 32, Fabric.LOADED).a();
+      MemoryRegion src = f.localMr(4096);
+      MemoryRegion dst = f.remoteMr(4096);
       f.provider.faults().delayFrames("soft0", 0.25, 5_000_000, 7);
       long t0 = System.nanoTime();
       assertEquals(PostStatus.OK, a.postSend(writes(32, src, dst, 64)));
@@ -231,11 +219,9 @@ class FailureTest {
   void aCompletionNotificationFiresOncePerArmingOnTheNicThread() {
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(64);
-      QueuePair a = f.qp(0, cq, 8);
-      QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
-      MemoryRegion src = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
-      MemoryRegion dst = f.pd(1).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.ALL_REMOTE);
+      QueuePair a = f.pair(cq, 8, Fabric.LOADED).a();
+      MemoryRegion src = f.localMr(4096);
+      MemoryRegion dst = f.remoteMr(4096);
       List<String> calls = new CopyOnWriteArrayList<>();
       cq.setNotificationHandler(q -> calls.add(Thread.currentThread().getName()));
       assertEquals(PostStatus.OK, a.postSend(writes(2, src, dst, 8)));
@@ -257,9 +243,7 @@ class FailureTest {
   void anEventHandlerMayCallBackIntoVerbs() {
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(16);
-      QueuePair a = f.qp(0, cq, 8);
-      QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
+      QueuePair a = f.pair(cq, 8, Fabric.LOADED).a();
       List<Object> done = new CopyOnWriteArrayList<>();
       f.ctx(0).setAsyncEventHandler(e -> {
         // a handler that reacts with control-plane calls on the very thread that delivers events
@@ -283,11 +267,9 @@ class FailureTest {
       List<AsyncEvent> events = new CopyOnWriteArrayList<>();
       f.ctx(0).setAsyncEventHandler(events::add);
       CompletionQueue tiny = f.ctx(0).createCq(4);
-      QueuePair a = f.qp(0, tiny, 16);
-      QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
-      MemoryRegion src = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
-      MemoryRegion dst = f.pd(1).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.ALL_REMOTE);
+      QueuePair a = f.pair(tiny, 16, Fabric.FAST).a();
+      MemoryRegion src = f.localMr(4096);
+      MemoryRegion dst = f.remoteMr(4096);
       assertEquals(PostStatus.OK, a.postSend(writes(8, src, dst, 8)));
       Await.until("CQ_ERR raised", DEADLINE, () -> events.stream().anyMatch(e -> e.type() == AsyncEventType.CQ_ERR));
       Await.untilEquals("QP in ERR", DEADLINE, QpState.ERR, a::state);
@@ -348,10 +330,10 @@ class FailureTest {
   void malformedFramesKillOnlyTheirConnection() throws Exception {
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(16);
-      QueuePair a = f.qp(0, cq, 8);
-      QueuePair b = f.qp(1, f.ctx(1).createCq(16), 8);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
-      MemoryRegion src = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
+      Fabric.QpPair pair = f.pair(cq, 8, Fabric.FAST);
+      QueuePair a = pair.a();
+      QueuePair b = pair.b();
+      MemoryRegion src = f.localMr(4096);
       ByteBuffer target = ByteBuffer.allocateDirect(4096);
       MemoryRegion dst = f.pd(1).registerMemory(target, AccessFlags.ALL_REMOTE);
       int lid = f.ctx(1).queryPort(1).lid();

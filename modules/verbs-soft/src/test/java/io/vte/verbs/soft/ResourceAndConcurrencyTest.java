@@ -111,8 +111,8 @@ class ResourceAndConcurrencyTest {
     ResourceSnapshot before = ResourceSnapshot.take();
     Fabric f = new Fabric(2);
     CompletionQueue cq = f.ctx(0).createCq(64);
-    MemoryRegion ms = f.pd(0).registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.LOCAL_WRITE);
-    MemoryRegion md = f.pd(1).registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.ALL_REMOTE);
+    MemoryRegion ms = f.localMr(1 << 20);
+    MemoryRegion md = f.remoteMr(1 << 20);
     QueuePair a = f.qp(0, cq, 32);
     QueuePair b = f.qp(1, f.ctx(1).createCq(8), 4);
     Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
@@ -137,7 +137,7 @@ class ResourceAndConcurrencyTest {
       CompletionQueue cq = f.ctx(0).createCq(16);
       ByteBuffer buf = ByteBuffer.allocateDirect(4096);
       MemoryRegion ms = f.pd(0).registerMemory(buf, AccessFlags.LOCAL_WRITE);
-      MemoryRegion md = f.pd(1).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.ALL_REMOTE);
+      MemoryRegion md = f.remoteMr(4096);
       ResourceSnapshot before = ResourceSnapshot.take();
       for (int i = 0; i < 20; i++) {
         QueuePair a = f.qp(0, cq, 4);
@@ -169,7 +169,7 @@ class ResourceAndConcurrencyTest {
       Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
       ByteBuffer src = ByteBuffer.allocateDirect(1 << 20);
       MemoryRegion ms = f.pd(0).registerMemory(src, AccessFlags.LOCAL_WRITE);
-      MemoryRegion md = f.pd(1).registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.ALL_REMOTE);
+      MemoryRegion md = f.remoteMr(1 << 20);
       Context ctx = vertx.getOrCreateContext();
       Promise<Integer> done = Promise.promise();
       int total = 2000;
