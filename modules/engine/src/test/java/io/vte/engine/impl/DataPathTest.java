@@ -105,13 +105,7 @@ class DataPathTest {
 
   @Test
   void retryExhaustionFailsWithTheLastVerbsStatus() {
-    h = new DataPathHarness(2, 2, SLICE, 3);
-    h.router.failRails(r -> true, WcStatus.RETRY_EXC_ERR.code());
-    LocalBuffer local = h.register(SLICE, 1);
-    long remote = h.peerBuffer(SLICE, 2);
-    h.publish();
-    PeerSegment seg = h.open();
-    RequestResult r = h.run(List.of(TransferRequest.write(local, 0, seg, remote, SLICE))).requests().get(0);
+    RequestResult r = oneSliceOverFailingRails(2, 2, 3, WcStatus.RETRY_EXC_ERR.code(), TransferRequest::write);
     assertEquals(RequestStatus.FAILED, r.status());
     // Either the retries ran out or every rail was paused first: both name the verbs status.
     assertEquals(ErrorCode.TRANSFER_FAILED, r.cause().code(), r.cause().toString());
@@ -121,13 +115,8 @@ class DataPathTest {
 
   @Test
   void exhaustedRetriesReportTransferFailedNamingTheStatus() {
-    h = new DataPathHarness(1, 1, SLICE, 2);
     // A non-penalizing retryable status: the rail is never paused, so the retries run out.
-    h.router.failRails(r -> true, WcStatus.WR_FLUSH_ERR.code());
-    LocalBuffer local = h.register(SLICE, 1);
-    long remote = h.peerBuffer(SLICE, 2);
-    h.publish();
-    RequestResult r = h.run(List.of(TransferRequest.write(local, 0, h.open(), remote, SLICE))).requests().get(0);
+    RequestResult r = oneSliceOverFailingRails(1, 1, 2, WcStatus.WR_FLUSH_ERR.code(), TransferRequest::write);
     assertEquals(ErrorCode.TRANSFER_FAILED, r.cause().code());
     assertTrue(r.cause().getMessage().contains("WR_FLUSH_ERR") && r.cause().getMessage().contains("3 attempt(s)"),
         r.cause().getMessage());
@@ -136,12 +125,7 @@ class DataPathTest {
 
   @Test
   void slicesFlushedByARetiredEndpointGetExtraAttempts() {
-    h = new DataPathHarness(1, 1, SLICE, 2);
-    h.router.failRails(r -> true, SliceStatus.ENDPOINT_RETIRED);
-    LocalBuffer local = h.register(SLICE, 1);
-    long remote = h.peerBuffer(SLICE, 2);
-    h.publish();
-    RequestResult r = h.run(List.of(TransferRequest.write(local, 0, h.open(), remote, SLICE))).requests().get(0);
+    RequestResult r = oneSliceOverFailingRails(1, 1, 2, SliceStatus.ENDPOINT_RETIRED, TransferRequest::write);
     assertEquals(ErrorCode.TRANSFER_FAILED, r.cause().code());
     assertTrue(r.cause().getMessage().contains("ENDPOINT_RETIRED"), r.cause().getMessage());
     assertEquals(3 + TransferTracker.RETIRED_ALLOWANCE, h.router.routed.get(), "bounded, but beyond retryCount");
@@ -167,12 +151,7 @@ class DataPathTest {
 
   @Test
   void pausedRailsFailWithTheCauseThatPausedThem() {
-    h = new DataPathHarness(1, 1, SLICE, 10);
-    h.router.failRails(r -> true, WcStatus.RETRY_EXC_ERR.code());
-    LocalBuffer local = h.register(SLICE, 1);
-    long remote = h.peerBuffer(SLICE, 2);
-    h.publish();
-    RequestResult r = h.run(List.of(TransferRequest.write(local, 0, h.open(), remote, SLICE))).requests().get(0);
+    RequestResult r = oneSliceOverFailingRails(1, 1, 10, WcStatus.RETRY_EXC_ERR.code(), TransferRequest::write);
     assertEquals(ErrorCode.TRANSFER_FAILED, r.cause().code(), r.cause().toString());
     assertTrue(r.cause().getMessage().contains("paused") && r.cause().getMessage().contains("RETRY_EXC_ERR"),
         r.cause().getMessage());
@@ -204,12 +183,7 @@ class DataPathTest {
 
   @Test
   void remoteAccessErrorIsNotRetried() {
-    h = new DataPathHarness(2, 2, SLICE, 4);
-    h.router.failRails(r -> true, WcStatus.REM_ACCESS_ERR.code());
-    LocalBuffer local = h.register(SLICE, 1);
-    long remote = h.peerBuffer(SLICE, 2);
-    h.publish();
-    RequestResult r = h.run(List.of(TransferRequest.read(local, 0, h.open(), remote, SLICE))).requests().get(0);
+    RequestResult r = oneSliceOverFailingRails(2, 2, 4, WcStatus.REM_ACCESS_ERR.code(), TransferRequest::read);
     assertEquals(ErrorCode.REMOTE_ACCESS_DENIED, r.cause().code());
     assertEquals(1, h.router.routed.get());
     long lookups = h.lookups.get();
@@ -365,6 +339,24 @@ class DataPathTest {
     h.router.release();
     Await.untilEquals("slices dropped", WAIT, 80, h.router.abandoned::get);
     assertEquals(0, h.router.posted.get());
+  }
+
+  /** A request factory: {@code TransferRequest::write} or {@code TransferRequest::read}. */
+  private interface Op {
+    TransferRequest of(LocalBuffer local, long offset, PeerSegment seg, long remote, long length);
+  }
+
+  /**
+   * Runs one single-slice request over a fresh harness ({@code localDevices} x {@code peerDevices} rails, {@code
+   * retryCount}) in which every rail completes with {@code status}.
+   */
+  private RequestResult oneSliceOverFailingRails(int localDevices, int peerDevices, int retryCount, int status, Op op) {
+    h = new DataPathHarness(localDevices, peerDevices, SLICE, retryCount);
+    h.router.failRails(r -> true, status);
+    LocalBuffer local = h.register(SLICE, 1);
+    long remote = h.peerBuffer(SLICE, 2);
+    h.publish();
+    return h.run(List.of(op.of(local, 0, h.open(), remote, SLICE))).requests().get(0);
   }
 
   private void expect(ErrorCode code, String named, TransferRequest request) {
