@@ -41,83 +41,57 @@ class SplitReadTest {
 
   @Test
   void framesCutAtEveryOffsetAroundHeadersAndPayloadEndsAllLandAndAreAcked() throws Exception {
-    long target = DirectMemory.allocate(TARGET_BYTES);
-    try (SoftVerbsProvider provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of())) {
-      VerbsContext ctx = provider.open("soft0");
-      ProtectionDomain pd = ctx.allocPd();
-      CompletionQueue cq = ctx.createCq(4);
-      QueuePair qp = pd.createQp(new QpInitAttributes(cq, cq, 4, 4, 0));
-      PortAttributes port = ctx.queryPort(1);
-      qp.toInit(1, AccessFlags.ALL_REMOTE);
-      qp.toRtr(new QpPeer(FAKE_QPN, port.lid(), port.gid(), PSN), 4096);
-      MemoryRegion mr = pd.registerMemory(target, TARGET_BYTES, AccessFlags.ALL_REMOTE);
-      try (Socket s = new Socket(port.gid().toInetAddress(), port.lid())) {
-        s.setTcpNoDelay(true);
-        s.setSoTimeout((int) DEADLINE.toMillis());
-        OutputStream out = s.getOutputStream();
-        DataInputStream in = new DataInputStream(s.getInputStream());
-        ByteBuffer hello = ByteBuffer.allocate(FrameHeader.SIZE);
-        FrameHeader.encode(hello, FrameHeader.HELLO, 0, qp.qpNum(), 0, FAKE_QPN, FrameHeader.VERSION, 0, 0);
-        out.write(hello.array());
+    try (RawRequester r = new RawRequester(TARGET_BYTES)) {
+      long target = r.target;
+      QueuePair qp = r.qp;
+      MemoryRegion mr = r.mr;
+      OutputStream out = r.out;
+      DataInputStream in = r.in;
 
-        int[] frameStart = new int[PAYLOADS.length];
-        long[] landing = new long[PAYLOADS.length];
-        int length = 0;
-        long at = target;
-        for (int i = 0; i < PAYLOADS.length; i++) {
-          frameStart[i] = length;
-          landing[i] = at;
-          length += FrameHeader.SIZE + PAYLOADS[i];
-          at += PAYLOADS[i] + 64;
-        }
-        TreeSet<Integer> cuts = new TreeSet<>();
-        for (int i = 0; i < PAYLOADS.length; i++) { // every offset near each header and each payload end
-          for (int d = -40; d <= 72; d++) {
-            int c = frameStart[i] + d;
-            if (c > 0 && c < length) {
-              cuts.add(c);
-            }
-          }
-        }
-        cuts.add(length - 1);
-        for (int c = 1; c < length; c += 53) {
-          cuts.add(c);
-        }
-        int seq = PSN;
-        int round = 0;
-        for (int cut : cuts) {
-          round++;
-          byte pattern = (byte) (1 + round % 250);
-          DirectMemory.fill(target, TARGET_BYTES, (byte) 0);
-          ByteBuffer stream = ByteBuffer.allocate(length);
-          for (int i = 0; i < PAYLOADS.length; i++) {
-            FrameHeader.encode(stream, FrameHeader.WRITE, 0, qp.qpNum(), seq + i, mr.rkey(), landing[i], PAYLOADS[i], 0);
-            for (int k = 0; k < PAYLOADS[i]; k++) {
-              stream.put((byte) (pattern + i));
-            }
-          }
-          out.write(stream.array(), 0, cut);
-          awaitConsumed(cut, frameStart, landing, pattern, in, seq);
-          out.write(stream.array(), cut, length - cut);
-          awaitAck(in, seq + PAYLOADS.length - 1, "cut " + cut);
-          for (int i = 0; i < PAYLOADS.length; i++) {
-            ByteBuffer landed = DirectMemory.wrap(landing[i], PAYLOADS[i] + 64);
-            for (int k = 0; k < PAYLOADS[i]; k++) {
-              assertEquals((byte) (pattern + i), landed.get(k), "cut " + cut + ": frame " + i + " byte " + k);
-            }
-            for (int k = PAYLOADS[i]; k < PAYLOADS[i] + 64; k++) {
-              assertEquals(0, landed.get(k), "cut " + cut + ": frame " + i + " wrote past its end at " + k);
-            }
-          }
-          seq += PAYLOADS.length;
-        }
-        assertTrue(round > 300, "only " + round + " cuts");
-      } finally {
-        qp.close();
-        mr.close();
+      int[] frameStart = new int[PAYLOADS.length];
+      long[] landing = new long[PAYLOADS.length];
+      int length = 0;
+      long at = target;
+      for (int i = 0; i < PAYLOADS.length; i++) {
+        frameStart[i] = length;
+        landing[i] = at;
+        length += FrameHeader.SIZE + PAYLOADS[i];
+        at += PAYLOADS[i] + 64;
       }
-    } finally {
-      DirectMemory.free(target);
+      TreeSet<Integer> cuts = new TreeSet<>();
+      for (int i = 0; i < PAYLOADS.length; i++) { // every offset near each header and each payload end
+        for (int d = -40; d <= 72; d++) {
+          int c = frameStart[i] + d;
+          if (c > 0 && c < length) {
+            cuts.add(c);
+          }
+        }
+      }
+      cuts.add(length - 1);
+      for (int c = 1; c < length; c += 53) {
+        cuts.add(c);
+      }
+      int seq = PSN;
+      int round = 0;
+      for (int cut : cuts) {
+        round++;
+        byte pattern = (byte) (1 + round % 250);
+        DirectMemory.fill(target, TARGET_BYTES, (byte) 0);
+        ByteBuffer stream = ByteBuffer.allocate(length);
+        for (int i = 0; i < PAYLOADS.length; i++) {
+          FrameHeader.encode(stream, FrameHeader.WRITE, 0, qp.qpNum(), seq + i, mr.rkey(), landing[i], PAYLOADS[i], 0);
+          for (int k = 0; k < PAYLOADS[i]; k++) {
+            stream.put((byte) (pattern + i));
+          }
+        }
+        out.write(stream.array(), 0, cut);
+        awaitConsumed(cut, frameStart, landing, pattern, in, seq);
+        out.write(stream.array(), cut, length - cut);
+        awaitAck(in, seq + PAYLOADS.length - 1, "cut " + cut);
+        assertLanded(landing, PAYLOADS, pattern, cut);
+        seq += PAYLOADS.length;
+      }
+      assertTrue(round > 300, "only " + round + " cuts");
     }
   }
 
@@ -130,118 +104,92 @@ class SplitReadTest {
   void aBatchCutAtEveryOffsetAroundItsBlockAndPayloadBoundariesLandsWholeAndIsAcked() throws Exception {
     int[] sizes = {20_000, 100, 17_000, 30_000, 50}; // the last one travels as a plain frame after the batch
     int batched = sizes.length - 1;
-    long target = DirectMemory.allocate(TARGET_BYTES * 2);
-    try (SoftVerbsProvider provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of())) {
-      VerbsContext ctx = provider.open("soft0");
-      ProtectionDomain pd = ctx.allocPd();
-      CompletionQueue cq = ctx.createCq(4);
-      QueuePair qp = pd.createQp(new QpInitAttributes(cq, cq, 4, 4, 0));
-      PortAttributes port = ctx.queryPort(1);
-      qp.toInit(1, AccessFlags.ALL_REMOTE);
-      qp.toRtr(new QpPeer(FAKE_QPN, port.lid(), port.gid(), PSN), 4096);
-      MemoryRegion mr = pd.registerMemory(target, TARGET_BYTES * 2, AccessFlags.ALL_REMOTE);
-      try (Socket s = new Socket(port.gid().toInetAddress(), port.lid())) {
-        s.setTcpNoDelay(true);
-        s.setSoTimeout((int) DEADLINE.toMillis());
-        OutputStream out = s.getOutputStream();
-        DataInputStream in = new DataInputStream(s.getInputStream());
-        ByteBuffer hello = ByteBuffer.allocate(FrameHeader.SIZE);
-        FrameHeader.encode(hello, FrameHeader.HELLO, 0, qp.qpNum(), 0, FAKE_QPN, FrameHeader.VERSION, 0, 0);
-        out.write(hello.array());
+    try (RawRequester r = new RawRequester(TARGET_BYTES * 2)) {
+      long target = r.target;
+      QueuePair qp = r.qp;
+      MemoryRegion mr = r.mr;
+      OutputStream out = r.out;
+      DataInputStream in = r.in;
 
-        long[] landing = new long[sizes.length];
-        int[] payloadAt = new int[sizes.length]; // offset of each payload in the stream
-        long at = target;
-        int blockBytes = 0;
-        for (int i = 0; i < sizes.length; i++) {
-          landing[i] = at;
-          at += sizes[i] + 64;
-          if (i < batched) {
-            blockBytes += FrameHeader.SIZE + (sizes[i] <= 16 * 1024 ? sizes[i] : 0);
-          }
+      long[] landing = new long[sizes.length];
+      int[] payloadAt = new int[sizes.length]; // offset of each payload in the stream
+      long at = target;
+      int blockBytes = 0;
+      for (int i = 0; i < sizes.length; i++) {
+        landing[i] = at;
+        at += sizes[i] + 64;
+        if (i < batched) {
+          blockBytes += FrameHeader.SIZE + (sizes[i] <= 16 * 1024 ? sizes[i] : 0);
         }
-        int length = FrameHeader.SIZE + blockBytes;
-        int pos = FrameHeader.SIZE;
-        for (int i = 0; i < batched; i++) { // inline payloads sit in the block
-          pos += FrameHeader.SIZE;
-          if (sizes[i] <= 16 * 1024) {
-            payloadAt[i] = pos;
-            pos += sizes[i];
-          }
-        }
-        for (int i = 0; i < batched; i++) { // large ones follow the block
-          if (sizes[i] > 16 * 1024) {
-            payloadAt[i] = length;
-            length += sizes[i];
-          }
-        }
-        payloadAt[batched] = length + FrameHeader.SIZE;
-        length += FrameHeader.SIZE + sizes[batched];
-
-        TreeSet<Integer> cuts = new TreeSet<>();
-        for (int c = 1; c < FrameHeader.SIZE + blockBytes + 40; c++) {
-          cuts.add(c);
-        }
-        for (int i = 0; i < sizes.length; i++) {
-          for (int d = -40; d <= 40; d++) {
-            for (int edge : new int[] {payloadAt[i], payloadAt[i] + sizes[i]}) {
-              if (edge + d > 0 && edge + d < length) {
-                cuts.add(edge + d);
-              }
-            }
-          }
-        }
-        for (int c = 1; c < length; c += 97) {
-          cuts.add(c);
-        }
-        int seq = PSN;
-        int round = 0;
-        for (int cut : cuts) {
-          round++;
-          byte pattern = (byte) (1 + round % 250);
-          DirectMemory.fill(target, TARGET_BYTES * 2, (byte) 0);
-          ByteBuffer stream = ByteBuffer.allocate(length);
-          FrameHeader.encode(stream, FrameHeader.BATCH, 0, 0, 0, 0, 0, blockBytes, 0);
-          for (int i = 0; i <= batched; i++) {
-            if (i == batched) {
-              stream.position(payloadAt[i] - FrameHeader.SIZE);
-            }
-            FrameHeader.encode(stream, FrameHeader.WRITE, 0, qp.qpNum(), seq + i, mr.rkey(), landing[i], sizes[i], 0);
-            int keep = stream.position();
-            for (int k = 0; k < sizes[i]; k++) {
-              stream.put(payloadAt[i] + k, (byte) (pattern + i));
-            }
-            stream.position(keep + (payloadAt[i] == keep ? sizes[i] : 0));
-          }
-          out.write(stream.array(), 0, cut);
-          for (int i = 0; i < sizes.length; i++) { // wait for what the cut lets land, where it shows
-            if (cut > payloadAt[i] && cut <= payloadAt[i] + sizes[i] && sizes[i] > 16 * 1024) {
-              long last = landing[i] + (cut - payloadAt[i] - 1);
-              byte want = (byte) (pattern + i);
-              Await.until("byte " + (cut - 1) + " landed", DEADLINE, () -> DirectMemory.getByte(last) == want);
-            }
-          }
-          out.write(stream.array(), cut, length - cut);
-          int last = seq + sizes.length - 1;
-          awaitAck(in, last, last, "cut " + cut);
-          for (int i = 0; i < sizes.length; i++) {
-            ByteBuffer landed = DirectMemory.wrap(landing[i], sizes[i] + 64);
-            for (int k = 0; k < sizes[i]; k++) {
-              assertEquals((byte) (pattern + i), landed.get(k), "cut " + cut + ": frame " + i + " byte " + k);
-            }
-            for (int k = sizes[i]; k < sizes[i] + 64; k++) {
-              assertEquals(0, landed.get(k), "cut " + cut + ": frame " + i + " wrote past its end at " + k);
-            }
-          }
-          seq += sizes.length;
-        }
-        assertTrue(round > 500, "only " + round + " cuts");
-      } finally {
-        qp.close();
-        mr.close();
       }
-    } finally {
-      DirectMemory.free(target);
+      int length = FrameHeader.SIZE + blockBytes;
+      int pos = FrameHeader.SIZE;
+      for (int i = 0; i < batched; i++) { // inline payloads sit in the block
+        pos += FrameHeader.SIZE;
+        if (sizes[i] <= 16 * 1024) {
+          payloadAt[i] = pos;
+          pos += sizes[i];
+        }
+      }
+      for (int i = 0; i < batched; i++) { // large ones follow the block
+        if (sizes[i] > 16 * 1024) {
+          payloadAt[i] = length;
+          length += sizes[i];
+        }
+      }
+      payloadAt[batched] = length + FrameHeader.SIZE;
+      length += FrameHeader.SIZE + sizes[batched];
+
+      TreeSet<Integer> cuts = new TreeSet<>();
+      for (int c = 1; c < FrameHeader.SIZE + blockBytes + 40; c++) {
+        cuts.add(c);
+      }
+      for (int i = 0; i < sizes.length; i++) {
+        for (int d = -40; d <= 40; d++) {
+          for (int edge : new int[] {payloadAt[i], payloadAt[i] + sizes[i]}) {
+            if (edge + d > 0 && edge + d < length) {
+              cuts.add(edge + d);
+            }
+          }
+        }
+      }
+      for (int c = 1; c < length; c += 97) {
+        cuts.add(c);
+      }
+      int seq = PSN;
+      int round = 0;
+      for (int cut : cuts) {
+        round++;
+        byte pattern = (byte) (1 + round % 250);
+        DirectMemory.fill(target, TARGET_BYTES * 2, (byte) 0);
+        ByteBuffer stream = ByteBuffer.allocate(length);
+        FrameHeader.encode(stream, FrameHeader.BATCH, 0, 0, 0, 0, 0, blockBytes, 0);
+        for (int i = 0; i <= batched; i++) {
+          if (i == batched) {
+            stream.position(payloadAt[i] - FrameHeader.SIZE);
+          }
+          FrameHeader.encode(stream, FrameHeader.WRITE, 0, qp.qpNum(), seq + i, mr.rkey(), landing[i], sizes[i], 0);
+          int keep = stream.position();
+          for (int k = 0; k < sizes[i]; k++) {
+            stream.put(payloadAt[i] + k, (byte) (pattern + i));
+          }
+          stream.position(keep + (payloadAt[i] == keep ? sizes[i] : 0));
+        }
+        out.write(stream.array(), 0, cut);
+        for (int i = 0; i < sizes.length; i++) { // wait for what the cut lets land, where it shows
+          if (cut > payloadAt[i] && cut <= payloadAt[i] + sizes[i] && sizes[i] > 16 * 1024) {
+            long last = landing[i] + (cut - payloadAt[i] - 1);
+            byte want = (byte) (pattern + i);
+            Await.until("byte " + (cut - 1) + " landed", DEADLINE, () -> DirectMemory.getByte(last) == want);
+          }
+        }
+        out.write(stream.array(), cut, length - cut);
+        int last = seq + sizes.length - 1;
+        awaitAck(in, last, last, "cut " + cut);
+        assertLanded(landing, sizes, pattern, cut);
+        seq += sizes.length;
+      }
+      assertTrue(round > 500, "only " + round + " cuts");
     }
   }
 
@@ -284,6 +232,81 @@ class SplitReadTest {
       if (h.seq - seq >= 0) {
         assertTrue(h.seq - lastSent <= 0, what + ": acked " + h.seq + ", beyond what was sent");
         return;
+      }
+    }
+  }
+
+  /**
+   * Asserts that frame {@code i} wrote {@code pattern + i} over exactly {@code sizes[i]} bytes at {@code landing[i]}
+   * and left the 64 bytes after it zero.
+   */
+  private static void assertLanded(long[] landing, int[] sizes, byte pattern, int cut) {
+    for (int i = 0; i < sizes.length; i++) {
+      ByteBuffer landed = DirectMemory.wrap(landing[i], sizes[i] + 64);
+      for (int k = 0; k < sizes[i]; k++) {
+        assertEquals((byte) (pattern + i), landed.get(k), "cut " + cut + ": frame " + i + " byte " + k);
+      }
+      for (int k = sizes[i]; k < sizes[i] + 64; k++) {
+        assertEquals(0, landed.get(k), "cut " + cut + ": frame " + i + " wrote past its end at " + k);
+      }
+    }
+  }
+
+  /**
+   * A soft device with one QP in RTR (peer {@code FAKE_QPN}, first PSN {@code PSN}), a remotely writable region over
+   * fresh native memory, and a raw socket to its port that has sent the HELLO: the test plays the requester.
+   * Closes the socket, the QP, the region, the provider, then frees the memory.
+   */
+  private static final class RawRequester implements AutoCloseable {
+    final long target;
+    final SoftVerbsProvider provider;
+    final QueuePair qp;
+    final MemoryRegion mr;
+    final Socket socket;
+    final OutputStream out;
+    final DataInputStream in;
+
+    RawRequester(int targetBytes) throws Exception {
+      target = DirectMemory.allocate(targetBytes);
+      provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of());
+      try {
+        VerbsContext ctx = provider.open("soft0");
+        ProtectionDomain pd = ctx.allocPd();
+        CompletionQueue cq = ctx.createCq(4);
+        qp = pd.createQp(new QpInitAttributes(cq, cq, 4, 4, 0));
+        PortAttributes port = ctx.queryPort(1);
+        qp.toInit(1, AccessFlags.ALL_REMOTE);
+        qp.toRtr(new QpPeer(FAKE_QPN, port.lid(), port.gid(), PSN), 4096);
+        mr = pd.registerMemory(target, targetBytes, AccessFlags.ALL_REMOTE);
+        socket = new Socket(port.gid().toInetAddress(), port.lid());
+        try {
+          socket.setTcpNoDelay(true);
+          socket.setSoTimeout((int) DEADLINE.toMillis());
+          out = socket.getOutputStream();
+          in = new DataInputStream(socket.getInputStream());
+          ByteBuffer hello = ByteBuffer.allocate(FrameHeader.SIZE);
+          FrameHeader.encode(hello, FrameHeader.HELLO, 0, qp.qpNum(), 0, FAKE_QPN, FrameHeader.VERSION, 0, 0);
+          out.write(hello.array());
+        } catch (Exception | Error e) {
+          socket.close();
+          throw e;
+        }
+      } catch (Exception | Error e) {
+        provider.close(); // the QP and region it may have made go with it
+        DirectMemory.free(target);
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() throws Exception {
+      try {
+        socket.close();
+        qp.close();
+        mr.close();
+        provider.close();
+      } finally {
+        DirectMemory.free(target);
       }
     }
   }
