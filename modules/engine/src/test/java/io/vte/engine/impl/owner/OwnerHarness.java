@@ -40,6 +40,13 @@ final class OwnerHarness {
     owner = new Owner(0, config, server + "@d0", device, device.allocPd(), cq, channel, clock, proxy, qpOwners);
   }
 
+  /** An owner at {@code a:1} whose peers accept every connect request. */
+  static OwnerHarness accepting(OwnerConfig config) {
+    OwnerHarness h = new OwnerHarness("a:1", config);
+    h.channel.autoAccept = true;
+    return h;
+  }
+
   static OwnerConfig config() {
     return OwnerConfig.defaults().withHandshakeDeadline(Duration.ofSeconds(5));
   }

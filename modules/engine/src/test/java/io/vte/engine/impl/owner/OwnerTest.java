@@ -31,9 +31,7 @@ class OwnerTest {
 
   @Test
   void tinyCqNeverOverflowsUnderAThousandSlices() {
-    OwnerConfig config = OwnerHarness.config().withQueueSizes(16, 64).withQpsPerEndpoint(2);
-    OwnerHarness h = new OwnerHarness("a:1", config);
-    h.channel.autoAccept = true;
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config().withQueueSizes(16, 64).withQpsPerEndpoint(2));
     Recorder rec = new Recorder();
     int total = 0;
     for (int peer = 0; peer < 4; peer++) {
@@ -61,9 +59,7 @@ class OwnerTest {
 
   @Test
   void qpDepthLimitsEachQpAndSlicesSpreadOverQps() {
-    OwnerConfig config = OwnerHarness.config().withQueueSizes(1024, 8).withQpsPerEndpoint(4);
-    OwnerHarness h = new OwnerHarness("a:1", config);
-    h.channel.autoAccept = true;
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config().withQueueSizes(1024, 8).withQpsPerEndpoint(4));
     Recorder rec = new Recorder();
     h.submit(rec, "b:1", 100);
     h.run();
@@ -84,8 +80,7 @@ class OwnerTest {
 
   @Test
   void staleReferenceNeverDeletesTheReplacement() {
-    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
-    h.channel.autoAccept = true;
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
     Recorder rec = new Recorder();
     for (int i = 0; i < 500; i++) {
       h.submit(rec, "b:1", 1);
@@ -397,9 +392,7 @@ class OwnerTest {
 
   @Test
   void qpFatalAccountsForEveryWorkRequestExactlyOnce() {
-    OwnerConfig config = OwnerHarness.config().withQueueSizes(256, 32).withQpsPerEndpoint(2);
-    OwnerHarness h = new OwnerHarness("a:1", config);
-    h.channel.autoAccept = true;
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config().withQueueSizes(256, 32).withQpsPerEndpoint(2));
     Recorder rec = new Recorder();
     h.submit(rec, "b:1", 100);
     h.run();
@@ -420,8 +413,7 @@ class OwnerTest {
 
   @Test
   void failedCompletionKeepsItsStatusAndFlushesTheRest() {
-    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
-    h.channel.autoAccept = true;
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
     Recorder rec = new Recorder();
     List<Slice> slices = h.submit(rec, "b:1", 20);
     h.run();
@@ -439,9 +431,7 @@ class OwnerTest {
 
   @Test
   void portDownRetiresWithRailDownAndPortUpReconnects() {
-    OwnerConfig config = OwnerHarness.config().withQueueSizes(64, 16);
-    OwnerHarness h = new OwnerHarness("a:1", config);
-    h.channel.autoAccept = true;
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config().withQueueSizes(64, 16));
     Recorder rec = new Recorder();
     h.submit(rec, "b:1", 30);
     h.submit(rec, "c:1", 30);
@@ -472,8 +462,7 @@ class OwnerTest {
 
   @Test
   void providerThatNeverFlushesIsAccountedAtTheFlushDeadline() {
-    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config().withFlushDeadline(Duration.ofSeconds(1)));
-    h.channel.autoAccept = true;
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config().withFlushDeadline(Duration.ofSeconds(1)));
     Recorder rec = new Recorder();
     h.submit(rec, "b:1", 10);
     h.run();
@@ -590,9 +579,7 @@ class OwnerTest {
 
   @Test
   void closeWithWorkInFlightCompletesEverySlice() {
-    OwnerConfig config = OwnerHarness.config().withQueueSizes(32, 16);
-    OwnerHarness h = new OwnerHarness("a:1", config);
-    h.channel.autoAccept = true;
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config().withQueueSizes(32, 16));
     Recorder rec = new Recorder();
     h.submit(rec, "b:1", 50);
     h.submit(rec, "c:1", 1);
@@ -621,8 +608,7 @@ class OwnerTest {
 
   @Test
   void postFailureCompletesTheRefusedSlicesAndRetires() {
-    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
-    h.channel.autoAccept = true;
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
     Recorder rec = new Recorder();
     h.submit(rec, "b:1", 1);
     h.run();
@@ -678,8 +664,7 @@ class OwnerTest {
 
   @Test
   void cqErrorRetiresEverythingOnItAndIsCounted() {
-    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
-    h.channel.autoAccept = true;
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
     Recorder rec = new Recorder();
     h.submit(rec, "b:1", 10);
     h.submit(rec, "c:1", 10);
@@ -698,8 +683,7 @@ class OwnerTest {
 
   @Test
   void deviceFatalRetiresEveryEndpointWithRailDown() {
-    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
-    h.channel.autoAccept = true;
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
     Recorder rec = new Recorder();
     h.submit(rec, "b:1", 5);
     h.submit(rec, "c:1", 5);
@@ -717,10 +701,9 @@ class OwnerTest {
     org.junit.jupiter.api.Assumptions.assumeTrue(mx instanceof com.sun.management.ThreadMXBean,
         "needs per-thread allocation counters");
     com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
-    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config().withQueueSizes(1024, 256).withQpsPerEndpoint(2));
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config().withQueueSizes(1024, 256).withQpsPerEndpoint(2));
     h.device.autoComplete = true;
     h.device.recordPosted = false;
-    h.channel.autoAccept = true;
     long[] done = new long[1];
     io.vte.engine.impl.SliceCallback counting = new io.vte.engine.impl.SliceCallback() {
       @Override
