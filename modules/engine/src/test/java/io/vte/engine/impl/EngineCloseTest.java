@@ -58,22 +58,9 @@ class EngineCloseTest {
       Await.result(va.deployVerticle(host), WAIT);
       TransferEngine a = host.engine;
       TransferEngine b = Await.result(TransferEngine.create(vb, EngineFixture.options("vb", 2, 2)), WAIT);
-      RegisteredBuffer local = Await.result(a.register(la, SIZE, "cpu:0"), WAIT);
-      RegisteredBuffer remote = Await.result(b.register(lb, SIZE, "cpu:0"), WAIT);
-      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
-      List<Future<BatchResult>> results = new ArrayList<>();
-      for (int i = 0; i < 20; i++) {
-        results.add(a.submit(List.of(TransferRequest.write(local, 0, seg, remote.address(), SIZE)),
-            new TransferOptions()).result());
-      }
+      List<Future<BatchResult>> results = twentyWrites(a, la, b, lb);
       Await.result(va.close(), WAIT);
-      for (Future<BatchResult> f : results) {
-        RequestResult r = Await.result(f, WAIT).requests().get(0);
-        if (r.status() != RequestStatus.COMPLETED) {
-          assertEquals(RequestStatus.FAILED, r.status(), r.toString());
-          assertEquals(ErrorCode.ENGINE_CLOSED, r.cause().code(), r.toString());
-        }
-      }
+      endedByClose(results);
       Await.result(b.close(), WAIT);
     } finally {
       Await.result(vb.close(), WAIT);
@@ -105,27 +92,12 @@ class EngineCloseTest {
     try {
       TransferEngine a = Await.result(TransferEngine.create(va, EngineFixture.options("ca", 2, 2)), WAIT);
       TransferEngine b = Await.result(TransferEngine.create(vb, EngineFixture.options("cb", 2, 2)), WAIT);
-      RegisteredBuffer local = Await.result(a.register(la, SIZE, "cpu:0"), WAIT);
-      RegisteredBuffer remote = Await.result(b.register(lb, SIZE, "cpu:0"), WAIT);
-      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
-      List<Future<BatchResult>> results = new ArrayList<>();
-      for (int i = 0; i < 20; i++) {
-        results.add(a.submit(List.of(TransferRequest.write(local, 0, seg, remote.address(), SIZE)),
-            new TransferOptions()).result());
-      }
+      List<Future<BatchResult>> results = twentyWrites(a, la, b, lb);
       if (!closeMidStream) {
         results.forEach(f -> assertTrue(Await.result(f, WAIT).allCompleted()));
       }
       Await.result(a.close(), WAIT);
-      int closed = 0;
-      for (Future<BatchResult> f : results) {
-        RequestResult r = Await.result(f, WAIT).requests().get(0);
-        if (r.status() != RequestStatus.COMPLETED) {
-          assertEquals(RequestStatus.FAILED, r.status(), r.toString());
-          assertEquals(ErrorCode.ENGINE_CLOSED, r.cause().code(), r.toString());
-          closed++;
-        }
-      }
+      int closed = endedByClose(results);
       assertTrue(!closeMidStream || closed > 0, "close interrupted some transfers");
       Await.result(b.close(), WAIT);
     } finally {
@@ -134,5 +106,32 @@ class EngineCloseTest {
       DirectMemory.free(la);
       DirectMemory.free(lb);
     }
+  }
+
+  /** Registers {@code la} on {@code a} and {@code lb} on {@code b}, then submits 20 WRITEs of all of it from a to b. */
+  private static List<Future<BatchResult>> twentyWrites(TransferEngine a, long la, TransferEngine b, long lb) {
+    RegisteredBuffer local = Await.result(a.register(la, SIZE, "cpu:0"), WAIT);
+    RegisteredBuffer remote = Await.result(b.register(lb, SIZE, "cpu:0"), WAIT);
+    SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+    List<Future<BatchResult>> results = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      results.add(a.submit(List.of(TransferRequest.write(local, 0, seg, remote.address(), SIZE)),
+          new TransferOptions()).result());
+    }
+    return results;
+  }
+
+  /** Asserts that every transfer ended, completed or failed with ENGINE_CLOSED; returns how many failed. */
+  private static int endedByClose(List<Future<BatchResult>> results) {
+    int closed = 0;
+    for (Future<BatchResult> f : results) {
+      RequestResult r = Await.result(f, WAIT).requests().get(0);
+      if (r.status() != RequestStatus.COMPLETED) {
+        assertEquals(RequestStatus.FAILED, r.status(), r.toString());
+        assertEquals(ErrorCode.ENGINE_CLOSED, r.cause().code(), r.toString());
+        closed++;
+      }
+    }
+    return closed;
   }
 }
