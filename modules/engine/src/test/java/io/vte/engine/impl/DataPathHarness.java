@@ -114,6 +114,28 @@ final class DataPathHarness implements AutoCloseable {
     return address;
   }
 
+  /** A registered local buffer, a published peer buffer of the same length, and the opened peer segment. */
+  record Span(LocalBuffer local, long remote, PeerSegment seg) {
+
+    /** A WRITE of {@code length} bytes from {@code localOffset} to {@code remote + remoteOffset}. */
+    TransferRequest write(long localOffset, long remoteOffset, long length) {
+      return TransferRequest.write(local, localOffset, seg, remote + remoteOffset, length);
+    }
+
+    /** A READ of {@code length} bytes from {@code remote + remoteOffset} to {@code localOffset}. */
+    TransferRequest read(long localOffset, long remoteOffset, long length) {
+      return TransferRequest.read(local, localOffset, seg, remote + remoteOffset, length);
+    }
+  }
+
+  /** Registers {@code length} bytes locally (seed 1), adds as many to the peer (seed 2), publishes and opens it. */
+  Span span(long length) {
+    LocalBuffer local = register(length, 1);
+    long remote = peerBuffer(length, 2);
+    publish();
+    return new Span(local, remote, open());
+  }
+
   void setPeerDeviceActive(int index, boolean active) {
     peerDevices.set(index, peerDevices.get(index).toBuilder().setActive(active).build());
   }

@@ -39,45 +39,39 @@ class DataPathTest {
     h = new DataPathHarness(2, 2, SLICE, 4);
     long[] sizes = {1, SLICE - 1, SLICE, SLICE + 1, 7L * SLICE + 13, 256L * SLICE};
     long total = 0;
-    for (long s : sizes) {
-      total += s;
+    for (long size : sizes) {
+      total += size;
     }
-    LocalBuffer local = h.register(total, 1);
-    long remote = h.peerBuffer(total, 2);
-    h.publish();
-    PeerSegment seg = h.open();
+    DataPathHarness.Span span = h.span(total);
     List<TransferRequest> writes = new ArrayList<>();
     long off = 0;
-    for (long s : sizes) {
-      writes.add(TransferRequest.write(local, off, seg, remote + off, s));
-      off += s;
+    for (long size : sizes) {
+      writes.add(span.write(off, off, size));
+      off += size;
     }
     BatchResult w = h.run(writes);
     assertTrue(w.allCompleted(), w.toString());
     assertEquals(total, w.bytes());
-    assertTrue(DataPathHarness.equal(local.address(), remote, total), "remote equals local after WRITE");
+    assertTrue(DataPathHarness.equal(span.local().address(), span.remote(), total), "remote equals local after WRITE");
 
-    DataPathHarness.fill(remote, total, 3);
+    DataPathHarness.fill(span.remote(), total, 3);
     List<TransferRequest> reads = new ArrayList<>();
     off = 0;
-    for (long s : sizes) {
-      reads.add(TransferRequest.read(local, off, seg, remote + off, s));
-      off += s;
+    for (long size : sizes) {
+      reads.add(span.read(off, off, size));
+      off += size;
     }
     BatchResult r = h.run(reads);
     assertTrue(r.allCompleted(), r.toString());
-    assertTrue(DataPathHarness.equal(local.address(), remote, total), "local equals remote after READ");
+    assertTrue(DataPathHarness.equal(span.local().address(), span.remote(), total), "local equals remote after READ");
     assertEquals(2 * total, h.counters.bytes());
   }
 
   @Test
   void slicesSpreadEvenlyOverEveryRail() {
     h = new DataPathHarness(2, 2, SLICE, 4);
-    LocalBuffer local = h.register(400L * SLICE, 1);
-    long remote = h.peerBuffer(400L * SLICE, 2);
-    h.publish();
-    PeerSegment seg = h.open();
-    assertTrue(h.run(List.of(TransferRequest.write(local, 0, seg, remote, 400L * SLICE))).allCompleted());
+    DataPathHarness.Span span = h.span(400L * SLICE);
+    assertTrue(h.run(List.of(span.write(0, 0, 400L * SLICE))).allCompleted());
     assertEquals(4, h.router.postedByRail.size(), "every (local, peer) pair is used");
     h.router.postedByRail.values().forEach(n -> assertEquals(100, n.get()));
   }
@@ -163,21 +157,18 @@ class DataPathTest {
     // Retries enough to pause all 4 rails (3 failures each) before giving up.
     h = new DataPathHarness(2, 2, SLICE, 20);
     h.router.failRails(r -> true, SliceStatus.HANDSHAKE_FAILED);
-    LocalBuffer local = h.register(SLICE, 1);
-    long remote = h.peerBuffer(SLICE, 2);
-    h.publish();
-    PeerSegment seg = h.open();
-    RequestResult first = h.run(List.of(TransferRequest.write(local, 0, seg, remote, SLICE))).requests().get(0);
+    DataPathHarness.Span span = h.span(SLICE);
+    RequestResult first = h.run(List.of(span.write(0, 0, SLICE))).requests().get(0);
     assertEquals(ErrorCode.PEER_UNREACHABLE, first.cause().code(), first.cause().toString());
     assertEquals(12, h.router.routed.get(), "tried until every rail was paused");
     int routed = h.router.routed.get();
-    RequestResult later = h.run(List.of(TransferRequest.write(local, 0, seg, remote, SLICE))).requests().get(0);
+    RequestResult later = h.run(List.of(span.write(0, 0, SLICE))).requests().get(0);
     assertEquals(ErrorCode.PEER_UNREACHABLE, later.cause().code(), later.cause().toString());
     assertTrue(later.cause().getMessage().contains("paused"), later.cause().getMessage());
     assertEquals(routed, h.router.routed.get(), "every rail is paused: nothing was sent");
     h.clock.addAndGet(Duration.ofSeconds(3).toNanos());
     h.router.failRails(r -> false, 0);
-    assertTrue(h.run(List.of(TransferRequest.write(local, 0, seg, remote, SLICE))).allCompleted(),
+    assertTrue(h.run(List.of(span.write(0, 0, SLICE))).allCompleted(),
         "after the hold-down the rails are probed again");
   }
 
@@ -194,13 +185,10 @@ class DataPathTest {
   @Test
   void deadlineTimesOutAndQueuedSlicesAreNeverPosted() {
     h = new DataPathHarness(2, 2, SLICE, 4);
-    LocalBuffer local = h.register(64L * SLICE, 1);
-    long remote = h.peerBuffer(64L * SLICE, 2);
-    h.publish();
-    PeerSegment seg = h.open();
+    DataPathHarness.Span span = h.span(64L * SLICE);
     h.router.hold();
-    BatchTracker batch = h.submit(List.of(TransferRequest.write(local, 0, seg, remote, 64L * SLICE),
-        TransferRequest.read(local, 0, seg, remote, SLICE)), Duration.ofMillis(200));
+    BatchTracker batch = h.submit(List.of(span.write(0, 0, 64L * SLICE),
+        span.read(0, 0, SLICE)), Duration.ofMillis(200));
     BatchResult r = Await.result(batch.result(), WAIT);
     for (RequestResult rr : r.requests()) {
       assertEquals(RequestStatus.TIMED_OUT, rr.status());
@@ -215,13 +203,10 @@ class DataPathTest {
   @Test
   void cancelReportsCanceledAndNothingIsPostedAfterwards() {
     h = new DataPathHarness(2, 2, SLICE, 4);
-    LocalBuffer local = h.register(32L * SLICE, 1);
-    long remote = h.peerBuffer(32L * SLICE, 2);
-    h.publish();
-    PeerSegment seg = h.open();
+    DataPathHarness.Span span = h.span(32L * SLICE);
     for (int i = 0; i < 20; i++) {
       h.router.hold();
-      BatchTracker batch = h.submit(List.of(TransferRequest.write(local, 0, seg, remote, 32L * SLICE)),
+      BatchTracker batch = h.submit(List.of(span.write(0, 0, 32L * SLICE)),
           Duration.ofSeconds(30));
       Await.result(batch.accepted(), WAIT);
       batch.cancel();
@@ -282,29 +267,26 @@ class DataPathTest {
   @Test
   void badInputIsTypedNamedAndSendsNothing() {
     h = new DataPathHarness(2, 2, SLICE, 4);
-    LocalBuffer local = h.register(4L * SLICE, 1);
-    long remote = h.peerBuffer(4L * SLICE, 2);
-    h.publish();
-    PeerSegment seg = h.open();
+    DataPathHarness.Span span = h.span(4L * SLICE);
     LocalBuffer gone = h.register(SLICE, 5);
     h.memory.unregister(gone);
     LocalBuffer foreign = new MemoryRegistry(new FakeDeviceMemory(2), () -> {}).register(0x7000_0000L, SLICE, "x");
 
     expect(ErrorCode.INVALID_ARGUMENT, "length must be positive, got 0",
-        TransferRequest.write(local, 0, seg, remote, 0));
-    expect(ErrorCode.INVALID_ARGUMENT, "got -5", TransferRequest.write(local, 0, seg, remote, -5));
-    expect(ErrorCode.NOT_REGISTERED, Long.toHexString(gone.address()), TransferRequest.write(gone, 0, seg, remote, 1));
-    expect(ErrorCode.NOT_REGISTERED, "70000000", TransferRequest.write(foreign, 0, seg, remote, 1));
-    expect(ErrorCode.OUT_OF_RANGE, Long.toHexString(local.address() + 4L * SLICE - 1),
-        TransferRequest.write(local, 4L * SLICE - 1, seg, remote, 2));
-    expect(ErrorCode.OUT_OF_RANGE, "offset -1", TransferRequest.write(local, -1, seg, remote, 2));
-    expect(ErrorCode.OUT_OF_RANGE, Long.toHexString(remote + 4L * SLICE),
-        TransferRequest.read(local, 0, seg, remote + 4L * SLICE, 1));
-    expect(ErrorCode.OUT_OF_RANGE, Long.toHexString(remote - 1), TransferRequest.read(local, 0, seg, remote - 1, 16));
-    expect(ErrorCode.INVALID_ARGUMENT, "required", new TransferRequest(null, local, 0, seg, remote, 1));
+        span.write(0, 0, 0));
+    expect(ErrorCode.INVALID_ARGUMENT, "got -5", span.write(0, 0, -5));
+    expect(ErrorCode.NOT_REGISTERED, Long.toHexString(gone.address()), TransferRequest.write(gone, 0, span.seg(), span.remote(), 1));
+    expect(ErrorCode.NOT_REGISTERED, "70000000", TransferRequest.write(foreign, 0, span.seg(), span.remote(), 1));
+    expect(ErrorCode.OUT_OF_RANGE, Long.toHexString(span.local().address() + 4L * SLICE - 1),
+        span.write(4L * SLICE - 1, 0, 2));
+    expect(ErrorCode.OUT_OF_RANGE, "offset -1", span.write(-1, 0, 2));
+    expect(ErrorCode.OUT_OF_RANGE, Long.toHexString(span.remote() + 4L * SLICE),
+        span.read(0, 4L * SLICE, 1));
+    expect(ErrorCode.OUT_OF_RANGE, Long.toHexString(span.remote() - 1), span.read(0, -1, 16));
+    expect(ErrorCode.INVALID_ARGUMENT, "required", new TransferRequest(null, span.local(), 0, span.seg(), span.remote(), 1));
     // one bad request in a batch stops the whole batch
-    VteException mixed = (VteException) Await.failure(h.submit(List.of(TransferRequest.write(local, 0, seg, remote, 8),
-        TransferRequest.write(local, 0, seg, remote, 0)), Duration.ofSeconds(5)).result(), WAIT);
+    VteException mixed = (VteException) Await.failure(h.submit(List.of(span.write(0, 0, 8),
+        span.write(0, 0, 0)), Duration.ofSeconds(5)).result(), WAIT);
     assertTrue(mixed.getMessage().contains("request 1"), mixed.getMessage());
     VteException empty = (VteException) Await.failure(h.submit(List.of(), Duration.ofSeconds(5)).result(), WAIT);
     assertEquals(ErrorCode.INVALID_ARGUMENT, empty.code());
@@ -313,21 +295,18 @@ class DataPathTest {
     assertEquals(0, h.router.routed.get(), "nothing was sent");
 
     h.submitter.close();
-    expect(ErrorCode.ENGINE_CLOSED, "closed", TransferRequest.write(local, 0, seg, remote, 1));
+    expect(ErrorCode.ENGINE_CLOSED, "closed", span.write(0, 0, 1));
     assertEquals(0, h.router.routed.get());
   }
 
   @Test
   void closeSettlesEveryBatchInFlight() {
     h = new DataPathHarness(2, 2, SLICE, 4);
-    LocalBuffer local = h.register(8L * SLICE, 1);
-    long remote = h.peerBuffer(8L * SLICE, 2);
-    h.publish();
-    PeerSegment seg = h.open();
+    DataPathHarness.Span span = h.span(8L * SLICE);
     h.router.hold();
     List<BatchTracker> batches = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
-      batches.add(h.submit(List.of(TransferRequest.write(local, 0, seg, remote, 8L * SLICE)), Duration.ofSeconds(30)));
+      batches.add(h.submit(List.of(span.write(0, 0, 8L * SLICE)), Duration.ofSeconds(30)));
     }
     h.submitter.close();
     for (BatchTracker b : batches) {
@@ -353,10 +332,8 @@ class DataPathTest {
   private RequestResult oneSliceOverFailingRails(int localDevices, int peerDevices, int retryCount, int status, Op op) {
     h = new DataPathHarness(localDevices, peerDevices, SLICE, retryCount);
     h.router.failRails(r -> true, status);
-    LocalBuffer local = h.register(SLICE, 1);
-    long remote = h.peerBuffer(SLICE, 2);
-    h.publish();
-    return h.run(List.of(op.of(local, 0, h.open(), remote, SLICE))).requests().get(0);
+    DataPathHarness.Span span = h.span(SLICE);
+    return h.run(List.of(op.of(span.local(), 0, span.seg(), span.remote(), SLICE))).requests().get(0);
   }
 
   private void expect(ErrorCode code, String named, TransferRequest request) {
