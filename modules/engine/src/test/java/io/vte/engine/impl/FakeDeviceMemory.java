@@ -3,6 +3,7 @@ package io.vte.engine.impl;
 import io.vte.verbs.MemoryRegion;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Registers "memory regions" that only hand out keys and remember whether they are closed. */
@@ -23,7 +24,7 @@ final class FakeDeviceMemory implements DeviceMemory {
 
   @Override
   public synchronized MemoryRegion register(int deviceIndex, long address, long length, int accessFlags) {
-    Region r = new Region(deviceIndex, address, length, accessFlags, nextKey.getAndIncrement());
+    Region r = new Region(deviceIndex, address, length, accessFlags, nextKey.getAndIncrement(), new AtomicBoolean());
     regions.add(r);
     return r;
   }
@@ -34,53 +35,21 @@ final class FakeDeviceMemory implements DeviceMemory {
   }
 
   synchronized long openRegions() {
-    return regions.stream().filter(r -> !r.closed).count();
+    return regions.stream().filter(r -> !r.closed().get()).count();
   }
 
-  static final class Region implements MemoryRegion {
-    final int device;
-    final long address;
-    final long length;
-    final int access;
-    final int key;
-    volatile boolean closed;
-
-    Region(int device, long address, long length, int access, int key) {
-      this.device = device;
-      this.address = address;
-      this.length = length;
-      this.access = access;
-      this.key = key;
-    }
-
-    @Override
-    public long address() {
-      return address;
-    }
-
-    @Override
-    public long length() {
-      return length;
-    }
-
-    @Override
-    public int lkey() {
-      return key;
-    }
+  /** A region that only hands out keys (rkey = lkey + 1,000,000) and remembers whether it was closed. */
+  record Region(int device, long address, long length, int accessFlags, int lkey, AtomicBoolean closed)
+      implements MemoryRegion {
 
     @Override
     public int rkey() {
-      return key + 1_000_000;
-    }
-
-    @Override
-    public int accessFlags() {
-      return access;
+      return lkey + 1_000_000;
     }
 
     @Override
     public void close() {
-      closed = true;
+      closed.set(true);
     }
   }
 }
