@@ -5,12 +5,11 @@ import io.vertx.core.json.JsonObject;
 import io.vte.api.EngineOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.TransferEngine;
+import io.vte.engine.impl.EngineFixture;
 import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.testkit.Await;
 import io.vte.testkit.EtcdServer;
-import io.vte.verbs.DirectMemory;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /** In-process engines registered in one etcd under logical names, each on its own Vert.x instance. */
@@ -20,9 +19,7 @@ final class EtcdEngines implements AutoCloseable {
 
   private final EtcdServer etcd;
   private final String prefix;
-  private final List<Vertx> vertxes = new ArrayList<>();
-  private final List<TransferEngineImpl> engines = new ArrayList<>();
-  private final List<Long> allocations = new ArrayList<>();
+  private final EngineFixture engines = new EngineFixture();
 
   EtcdEngines(EtcdServer etcd, String prefix) {
     this.etcd = etcd;
@@ -39,37 +36,23 @@ final class EtcdEngines implements AutoCloseable {
 
   /** Starts an engine on a new Vert.x instance. */
   TransferEngineImpl start(String name) {
-    Vertx vertx = Vertx.vertx();
-    vertxes.add(vertx);
-    return start(vertx, options(name));
+    return start(Vertx.vertx(), options(name));
   }
 
   /** Starts an engine on {@code vertx} (closed with the others). */
   TransferEngineImpl start(Vertx vertx, EngineOptions options) {
-    if (!vertxes.contains(vertx)) {
-      vertxes.add(vertx);
-    }
-    TransferEngineImpl engine = (TransferEngineImpl) Await.result(TransferEngine.create(vertx, options), WAIT);
-    engines.add(engine);
-    return engine;
+    return engines.start(vertx, options);
   }
 
   /** Registers {@code length} fresh bytes filled with the sequence of {@code seed}. */
   RegisteredBuffer register(TransferEngine engine, int length, long seed) {
-    long address = DirectMemory.allocate(length);
-    allocations.add(address);
+    long address = engines.allocate(length);
     ClusterMemory.fill(address, length, seed);
     return Await.result(engine.register(address, length, "cpu:0"), WAIT);
   }
 
   @Override
   public void close() {
-    for (TransferEngineImpl e : engines) {
-      Await.result(e.close(), WAIT);
-    }
-    for (Vertx v : vertxes) {
-      Await.result(v.close(), WAIT);
-    }
-    allocations.forEach(DirectMemory::free);
+    engines.close();
   }
 }

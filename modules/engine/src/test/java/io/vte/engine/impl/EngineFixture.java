@@ -12,8 +12,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Real engines over soft verbs for end-to-end tests, with fast fills and comparisons of native memory. */
-final class EngineFixture implements AutoCloseable {
+/**
+ * Real engines over soft verbs for end-to-end tests, with fast fills and comparisons of native memory. Closes its
+ * engines, then their Vert.x instances, then frees the memory it allocated.
+ */
+public final class EngineFixture implements AutoCloseable {
 
   static final Duration WAIT = Duration.ofSeconds(60);
 
@@ -37,14 +40,21 @@ final class EngineFixture implements AutoCloseable {
   }
 
   TransferEngineImpl start(EngineOptions options) {
-    Vertx vertx = Vertx.vertx();
-    vertxes.add(vertx);
+    return start(Vertx.vertx(), options);
+  }
+
+  /** Starts an engine on {@code vertx}, which is closed with the others after every engine. */
+  public TransferEngineImpl start(Vertx vertx, EngineOptions options) {
+    if (!vertxes.contains(vertx)) {
+      vertxes.add(vertx);
+    }
     TransferEngineImpl engine = (TransferEngineImpl) Await.result(TransferEngine.create(vertx, options), WAIT);
     engines.add(engine);
     return engine;
   }
 
-  long allocate(long length) {
+  /** Allocates {@code length} bytes of native memory, freed on close. */
+  public long allocate(long length) {
     long address = DirectMemory.allocate(length);
     allocations.add(address);
     return address;
