@@ -24,9 +24,7 @@ class AllocationTest {
     com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(64);
-      QueuePair a = f.qp(0, cq, 16);
-      QueuePair b = f.qp(1, f.ctx(1).createCq(4), 1);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
+      QueuePair a = f.pair(cq, 16, 4, 1, Fabric.LOADED).a();
       MemoryRegion src = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
       MemoryRegion dst = f.pd(1).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.ALL_REMOTE);
       WorkRequestBatch wr = WorkRequestBatch.allocate(1);
@@ -58,9 +56,7 @@ class AllocationTest {
     com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(64);
-      QueuePair a = f.qp(0, cq, 16);
-      QueuePair b = f.qp(1, f.ctx(1).createCq(4), 1);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
+      QueuePair a = f.pair(cq, 16, 4, 1, Fabric.LOADED).a();
       int size = 64 * 1024;
       // two regions per side, alternated: switching regions must not cost a view either
       MemoryRegion[] src = new MemoryRegion[2];

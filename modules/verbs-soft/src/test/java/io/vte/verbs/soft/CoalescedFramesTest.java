@@ -42,9 +42,7 @@ class CoalescedFramesTest {
     long readback = DirectMemory.allocate(REGION); // ...into here, at the same offsets
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(DEPTH);
-      QueuePair a = f.qp(0, cq, DEPTH);
-      QueuePair b = f.qp(1, f.ctx(1).createCq(4), 1);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
+      QueuePair a = f.pair(cq, DEPTH, 4, 1, Fabric.LOADED).a();
       MemoryRegion src = f.pd(0).registerMemory(source, REGION, AccessFlags.LOCAL_WRITE);
       MemoryRegion dst = f.pd(1).registerMemory(target, REGION, AccessFlags.ALL_REMOTE);
       MemoryRegion readable = f.pd(1).registerMemory(remote, REGION, AccessFlags.ALL_REMOTE);
@@ -104,9 +102,7 @@ class CoalescedFramesTest {
       Fabric f = new Fabric(2);
       {
         CompletionQueue cq = f.ctx(0).createCq(DEPTH);
-        QueuePair a = f.qp(0, cq, DEPTH);
-        QueuePair b = f.qp(1, f.ctx(1).createCq(4), 1);
-        Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
+        QueuePair a = f.pair(cq, DEPTH, 4, 1, Fabric.LOADED).a();
         long source = DirectMemory.allocate((long) size * n);
         long target = DirectMemory.allocate((long) size * n);
         try {
@@ -161,9 +157,7 @@ class CoalescedFramesTest {
       long target = DirectMemory.allocate((long) size * n);
       try (Fabric f = new Fabric(2)) {
         CompletionQueue cq = f.ctx(0).createCq(n);
-        QueuePair a = f.qp(0, cq, n);
-        QueuePair b = f.qp(1, f.ctx(1).createCq(4), 1);
-        Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
+        QueuePair a = f.pair(cq, n, 4, 1, Fabric.LOADED).a();
         MemoryRegion[] src = new MemoryRegion[regions];
         for (int r = 0; r < regions; r++) {
           source[r] = DirectMemory.allocate((long) size * n);

@@ -61,8 +61,16 @@ final class Fabric implements AutoCloseable {
    * device 1, and connects them to RTS with {@code rts}.
    */
   QpPair pair(CompletionQueue cq, int depth, RtsAttributes rts) {
+    return pair(cq, depth, 16, 8, rts);
+  }
+
+  /**
+   * As {@link #pair(CompletionQueue, int, RtsAttributes)}, with a responder QP of {@code peerDepth} and its own CQ of
+   * {@code peerCq}.
+   */
+  QpPair pair(CompletionQueue cq, int depth, int peerCq, int peerDepth, RtsAttributes rts) {
     QueuePair a = qp(0, cq, depth);
-    QueuePair b = qp(1, ctx(1).createCq(16), 8);
+    QueuePair b = qp(1, ctx(1).createCq(peerCq), peerDepth);
     connect(a, ctx(0), b, ctx(1), rts);
     return new QpPair(a, b);
   }

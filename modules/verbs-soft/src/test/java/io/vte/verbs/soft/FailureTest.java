@@ -296,9 +296,7 @@ class FailureTest {
       CompletionQueue cq = f.ctx(0).createCq(64);
       List<QueuePair> qps = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
-        QueuePair a = f.qp(0, cq, 4);
-        QueuePair b = f.qp(1, f.ctx(1).createCq(8), 4);
-        Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
+        QueuePair a = f.pair(cq, 4, 8, 4, Fabric.FAST).a();
         qps.add(a);
       }
       for (int i = 0; i < 5; i++) {

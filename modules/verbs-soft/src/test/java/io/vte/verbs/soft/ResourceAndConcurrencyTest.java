@@ -113,9 +113,7 @@ class ResourceAndConcurrencyTest {
     CompletionQueue cq = f.ctx(0).createCq(64);
     MemoryRegion ms = f.localMr(1 << 20);
     MemoryRegion md = f.remoteMr(1 << 20);
-    QueuePair a = f.qp(0, cq, 32);
-    QueuePair b = f.qp(1, f.ctx(1).createCq(8), 4);
-    Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.FAST);
+    QueuePair a = f.pair(cq, 32, 8, 4, Fabric.FAST).a();
     WorkRequestBatch wr = WorkRequestBatch.allocate(32);
     for (int i = 0; i < 32; i++) {
       wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, ms.address(), 1 << 20, ms.lkey(), md.address(), md.rkey());
@@ -164,9 +162,7 @@ class ResourceAndConcurrencyTest {
     Vertx vertx = Vertx.vertx();
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(64);
-      QueuePair a = f.qp(0, cq, 32);
-      QueuePair b = f.qp(1, f.ctx(1).createCq(8), 4);
-      Fabric.connect(a, f.ctx(0), b, f.ctx(1), Fabric.LOADED);
+      QueuePair a = f.pair(cq, 32, 8, 4, Fabric.LOADED).a();
       ByteBuffer src = ByteBuffer.allocateDirect(1 << 20);
       MemoryRegion ms = f.pd(0).registerMemory(src, AccessFlags.LOCAL_WRITE);
       MemoryRegion md = f.remoteMr(1 << 20);
