@@ -62,18 +62,23 @@ class FaultScenariosTest {
   }
 
   /**
-   * Short undisturbed runs until one is clean, so every rail has its endpoints before the scenario starts (a cold
-   * node on a loaded machine may need more than one handshake deadline); returns the endpoint counts (sender,
-   * receiver).
+   * Short undisturbed runs until one is clean and every path has its endpoint on both sides, before the scenario
+   * starts (a cold node on a loaded machine may need more than one handshake deadline); returns the endpoint counts
+   * (sender, receiver).
    */
   private long[] warmUp(WriteLoad load) throws Exception {
     String[] last = {null};
     try {
-      Await.until("a clean warm-up round", Duration.ofSeconds(90), () -> {
+      // Every path of the full mesh: a path whose first handshake timed out is paused for the hold-down, and a
+      // round can be clean without it.
+      long paths = (long) sender.contexts().size() * segment.devices().size();
+      Await.until("a clean warm-up round with an endpoint on each of " + paths + " paths", Duration.ofSeconds(90), () -> {
         try {
           WriteLoad.Result r = load.run(Duration.ofSeconds(2), List.of());
-          last[0] = r.failureDetails();
-          return r.failures() == 0;
+          last[0] = r.failureDetails() + ", endpoints " + EngineStats.of(sender).endpointsAlive() + "/"
+              + node.stats().endpointsAlive();
+          return r.failures() == 0 && EngineStats.of(sender).endpointsAlive() == paths
+              && node.stats().endpointsAlive() == paths;
         } catch (Exception e) {
           throw new AssertionError(e);
         }
