@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.json.JsonObject;
 import io.vte.testkit.Await;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,7 +21,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code vte serve} as a child process (metrics, health, links against it, SIGTERM) and their error lines. */
 class ServeAndLinksCommandTest {
@@ -42,18 +39,6 @@ class ServeAndLinksCommandTest {
     } catch (IOException e) {
       return "";
     }
-  }
-
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cl = VteMain.commandLine();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int exit = cl.execute(args);
-    return new Run(exit, out.toString(), err.toString());
   }
 
   private Path config(String json) throws IOException {
@@ -87,7 +72,7 @@ class ServeAndLinksCommandTest {
       assertEquals(200, health.statusCode(), health.body());
       assertEquals(server, new JsonObject(health.body()).getString("serverName"));
 
-      Run links = run("links", "--target", server, "--json");
+      CliRun links = CliRun.of("links", "--target", server, "--json");
       assertEquals(0, links.exit(), links.err() + links.out());
       JsonObject report = new JsonObject(links.out().trim());
       assertEquals(2, report.getJsonArray("remoteDevices").size());
@@ -97,7 +82,7 @@ class ServeAndLinksCommandTest {
         assertEquals("ok", rail.getString("status"), rail.encode());
         assertTrue(rail.getDouble("latencyUs") > 0 && rail.getDouble("firstUs") > 0, rail.encode());
       }
-      Run table = run("links", "--target", server);
+      CliRun table = CliRun.of("links", "--target", server);
       assertEquals(0, table.exit(), table.err());
       assertTrue(table.out().contains("2 rail(s), 0 not ok"), table.out());
 
@@ -118,33 +103,33 @@ class ServeAndLinksCommandTest {
 
   @Test
   void badConfigAndBusyPortAreOneClearLineAndNonZeroExit() throws Exception {
-    Run missing = run("serve", "--config", dir.resolve("nope.json").toString(), "--http-port", "0");
+    CliRun missing = CliRun.of("serve", "--config", dir.resolve("nope.json").toString(), "--http-port", "0");
     assertNotEquals(0, missing.exit());
     assertEquals(1, missing.err().lines().count(), missing.err());
     assertTrue(missing.err().contains("nope.json"), missing.err());
 
-    Run badKey = run("serve", "--config", config("{\"sliceSize\": 12}").toString(), "--http-port", "0");
+    CliRun badKey = CliRun.of("serve", "--config", config("{\"sliceSize\": 12}").toString(), "--http-port", "0");
     assertNotEquals(0, badKey.exit());
     assertEquals(1, badKey.err().lines().count(), badKey.err());
     assertTrue(badKey.err().contains("sliceSize") && badKey.err().contains("12"), badKey.err());
 
-    Run notJson = run("serve", "--config", config("devices: soft").toString(), "--http-port", "0");
+    CliRun notJson = CliRun.of("serve", "--config", config("devices: soft").toString(), "--http-port", "0");
     assertNotEquals(0, notJson.exit());
     assertTrue(notJson.err().contains("not a JSON object"), notJson.err());
 
     try (ServerSocket busy = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-      Run inUse = run("serve", "--http-port", Integer.toString(busy.getLocalPort()));
+      CliRun inUse = CliRun.of("serve", "--http-port", Integer.toString(busy.getLocalPort()));
       assertNotEquals(0, inUse.exit());
       assertEquals(1, inUse.err().lines().count(), inUse.err());
       assertTrue(inUse.err().contains(Integer.toString(busy.getLocalPort())), inUse.err());
     }
 
-    Run unreachable = run("links", "--target", "127.0.0.1:1", "--timeout-ms", "2000");
+    CliRun unreachable = CliRun.of("links", "--target", "127.0.0.1:1", "--timeout-ms", "2000");
     assertNotEquals(0, unreachable.exit());
     assertEquals(1, unreachable.err().lines().count(), unreachable.err());
     assertTrue(unreachable.err().contains("PEER_UNREACHABLE") && unreachable.err().contains("127.0.0.1:1"), unreachable.err());
 
-    Run badBytes = run("links", "--target", "127.0.0.1:1", "--bytes", "0");
+    CliRun badBytes = CliRun.of("links", "--target", "127.0.0.1:1", "--bytes", "0");
     assertNotEquals(0, badBytes.exit());
     assertTrue(badBytes.err().contains("--bytes 0"), badBytes.err());
   }

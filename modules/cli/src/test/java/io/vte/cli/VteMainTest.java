@@ -4,30 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** The CLI's exit codes and outputs, run in-process. */
 class VteMainTest {
 
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cl = VteMain.commandLine();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int exit = cl.execute(args);
-    return new Run(exit, out.toString(), err.toString());
-  }
-
   @Test
   void devicesListsTheFourDefaultSoftDevicesWithPortAttributes() {
-    Run r = run("devices");
+    CliRun r = CliRun.of("devices");
     assertEquals(0, r.exit(), r.err());
     for (int i = 0; i < 4; i++) {
       String line = r.out().lines().filter(l -> l.startsWith("soft ")).toList().get(i);
@@ -42,18 +27,18 @@ class VteMainTest {
     for (String[] args : List.of(new String[] {"verbs-bench", "--seconds", "soon"},
         new String[] {"verbs-bench", "--depth", "0"}, new String[] {"verbs-bench", "--size", "-3"},
         new String[] {"no-such-command"})) {
-      Run r = run(args);
+      CliRun r = CliRun.of(args);
       assertEquals(2, r.exit(), String.join(" ", args));
       assertEquals(1, r.err().lines().count(), "one line: " + r.err());
       assertTrue(r.err().startsWith("vte: "), r.err());
     }
-    Run r = run("verbs-bench", "--depth", "0");
+    CliRun r = CliRun.of("verbs-bench", "--depth", "0");
     assertTrue(r.err().contains("--depth") && r.err().contains("0"), "names the flag and the value: " + r.err());
   }
 
   @Test
   void verbsBenchPrintsOneParseableJsonObjectWithEveryField() {
-    Run r = run("verbs-bench", "--json", "--seconds", "1", "--size", "1048576");
+    CliRun r = CliRun.of("verbs-bench", "--json", "--seconds", "1", "--size", "1048576");
     assertEquals(0, r.exit(), r.err());
     List<String> lines = r.out().lines().toList();
     assertEquals(1, lines.size(), r.out());

@@ -1,5 +1,7 @@
 package io.vte.cli.bench;
 
+import io.vte.cli.CliRun;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,6 +1,5 @@
-package io.vte.cli.bench;
+package io.vte.cli;
 
-import io.vte.cli.VteMain;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import picocli.CommandLine;
@@ -12,9 +11,13 @@ import picocli.CommandLine;
  * @param out stdout
  * @param err stderr
  */
-record CliRun(int exit, String out, String err) {
+public record CliRun(int exit, String out, String err) {
 
-  static CliRun of(String... args) {
+  /**
+   * @param args the command line
+   * @return its exit code and captured output
+   */
+  public static CliRun of(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CommandLine cl = VteMain.commandLine();
