@@ -22,11 +22,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "verbs-bench", mixinStandardHelpOptions = true,
     description = {"Measure soft verbs on loopback: (a) raw NIO streaming of --size writes, (b) soft RDMA WRITE of",
         "--size messages soft0 -> soft1 with --depth outstanding, ratio b/a; 8 B WRITE latency against a",
-        "64 B TCP ping-pong. Each of the four measurements runs --seconds, in 3 slices alternating",
-        "with its baseline."})
+        "64 B TCP ping-pong. Each of the four measurements runs --seconds, in --rounds slices alternating",
+        "with its baseline, after one unmeasured warm-up slice of each (so the JIT has compiled the hot path)."})
 public final class VerbsBenchCommand implements Callable<Integer> {
-
-  private static final int ROUNDS = 3;
 
   @Spec
   private CommandSpec spec;
@@ -34,8 +32,12 @@ public final class VerbsBenchCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON object instead of text.")
   private boolean json;
 
-  @Option(names = "--seconds", defaultValue = "3", description = "Seconds per phase (default ${DEFAULT-VALUE}).")
+  @Option(names = "--seconds", defaultValue = "5", description = "Seconds per phase (default ${DEFAULT-VALUE}).")
   private double seconds;
+
+  @Option(names = "--rounds", defaultValue = "5",
+      description = "Slices each phase is split into, alternating with its baseline (default ${DEFAULT-VALUE}).")
+  private int rounds;
 
   @Option(names = "--size", defaultValue = "4194304", description = "Message size in bytes (default ${DEFAULT-VALUE}).")
   private int size;
@@ -53,34 +55,46 @@ public final class VerbsBenchCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     validate();
-    // Each measurement is split into ROUNDS slices, alternating with its baseline, so that load from other
-    // processes on a shared machine hits both sides of a ratio alike.
-    Duration slice = Duration.ofNanos((long) (seconds * 1e9 / ROUNDS));
+    // Each measurement is split into slices, alternating with its baseline, so that load from other processes on
+    // a shared machine hits both sides of a ratio alike. Round 0 is the warm-up: measured, then dropped.
+    Duration slice = Duration.ofNanos((long) (seconds * 1e9 / rounds));
     double nio = 0;
     double soft = 0;
+    double[] roundRatios = new double[rounds];
+    for (int r = 0; r <= rounds; r++) {
+      double n = NioStreamBench.run(slice, size);
+      double s = SoftWriteBench.run(slice, size, depth);
+      if (r > 0) {
+        nio += n / rounds;
+        soft += s / rounds;
+        roundRatios[r - 1] = s / n;
+      }
+    }
     Histogram base = new Histogram(3);
     Histogram lat = new Histogram(3);
-    for (int r = 0; r < ROUNDS; r++) {
-      nio += NioStreamBench.run(slice, size) / ROUNDS;
-      soft += SoftWriteBench.run(slice, size, depth) / ROUNDS;
-    }
-    for (int r = 0; r < ROUNDS; r++) {
-      base.add(TcpPingPongBench.run(slice));
-      lat.add(SoftLatencyBench.run(slice, nicSpinMicros));
+    for (int r = 0; r <= rounds; r++) {
+      Histogram b = TcpPingPongBench.run(slice);
+      Histogram l = SoftLatencyBench.run(slice, nicSpinMicros);
+      if (r > 0) {
+        base.add(b);
+        lat.add(l);
+      }
     }
     PrintWriter out = spec.commandLine().getOut();
     double ratio = soft / nio;
     if (json) {
       out.println(String.format(Locale.ROOT, "{\"nio_gib_s\":%.3f,\"soft_gib_s\":%.3f,\"ratio\":%.3f,"
           + "\"lat_p50_us\":%.2f,\"lat_p99_us\":%.2f,\"baseline_p50_us\":%.2f,\"baseline_p99_us\":%.2f,"
-          + "\"lat_ratio_p50\":%.3f,\"size\":%d,\"depth\":%d,\"seconds\":%s,\"nic_spin_us\":%d}",
+          + "\"lat_ratio_p50\":%.3f,\"size\":%d,\"depth\":%d,\"seconds\":%s,\"rounds\":%d,"
+          + "\"round_ratios\":[%s],\"nic_spin_us\":%d}",
           nio, soft, ratio, us(lat, 50), us(lat, 99), us(base, 50), us(base, 99), us(lat, 50) / us(base, 50),
-          size, depth, seconds, nicSpinMicros));
+          size, depth, seconds, rounds, list(roundRatios, ","), nicSpinMicros));
     } else {
       out.printf(Locale.ROOT, "bandwidth (%d B messages, %d outstanding):%n", size, depth);
       out.printf(Locale.ROOT, "  (a) NIO stream, 2 threads      %8.3f GiB/s%n", nio);
       out.printf(Locale.ROOT, "  (b) soft verbs RDMA WRITE      %8.3f GiB/s%n", soft);
-      out.printf(Locale.ROOT, "  ratio b/a                      %8.3f   (target >= 0.90)%n", ratio);
+      out.printf(Locale.ROOT, "  ratio b/a                      %8.3f   (target >= 0.90; per round %s)%n", ratio,
+          list(roundRatios, " "));
       out.printf(Locale.ROOT, "latency (one outstanding, soft NIC busy-polls %d us after traffic):%n", nicSpinMicros);
       out.printf(Locale.ROOT, "  soft verbs 8 B WRITE     p50 %8.2f us  p99 %8.2f us%n", us(lat, 50), us(lat, 99));
       out.printf(Locale.ROOT, "  TCP 64 B ping-pong       p50 %8.2f us  p99 %8.2f us%n", us(base, 50), us(base, 99));
@@ -100,9 +114,20 @@ public final class VerbsBenchCommand implements Callable<Integer> {
     if (nicSpinMicros < 0 || nicSpinMicros > 1_000_000) {
       throw new ParameterException(spec.commandLine(), "--nic-spin-us must be 0..1000000, got " + nicSpinMicros);
     }
+    if (rounds < 1 || rounds > 100) {
+      throw new ParameterException(spec.commandLine(), "--rounds must be 1..100, got " + rounds);
+    }
     if (depth < 1 || depth > 4096) {
       throw new ParameterException(spec.commandLine(), "--depth must be 1..4096, got " + depth);
     }
+  }
+
+  private static String list(double[] values, String separator) {
+    StringBuilder b = new StringBuilder();
+    for (double v : values) {
+      b.append(b.length() == 0 ? "" : separator).append(String.format(Locale.ROOT, "%.3f", v));
+    }
+    return b.toString();
   }
 
   private static double us(Histogram h, double percentile) {

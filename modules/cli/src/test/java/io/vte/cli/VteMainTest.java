@@ -26,6 +26,7 @@ class VteMainTest {
   void aBadFlagValueIsOneClearLineAndExitCodeTwo() {
     for (String[] args : List.of(new String[] {"verbs-bench", "--seconds", "soon"},
         new String[] {"verbs-bench", "--depth", "0"}, new String[] {"verbs-bench", "--size", "-3"},
+        new String[] {"verbs-bench", "--rounds", "0"},
         new String[] {"no-such-command"})) {
       CliRun r = CliRun.of(args);
       assertEquals(2, r.exit(), String.join(" ", args));
@@ -38,7 +39,7 @@ class VteMainTest {
 
   @Test
   void verbsBenchPrintsOneParseableJsonObjectWithEveryField() {
-    CliRun r = CliRun.of("verbs-bench", "--json", "--seconds", "1", "--size", "1048576");
+    CliRun r = CliRun.of("verbs-bench", "--json", "--seconds", "1", "--rounds", "2", "--size", "1048576");
     assertEquals(0, r.exit(), r.err());
     List<String> lines = r.out().lines().toList();
     assertEquals(1, lines.size(), r.out());
@@ -48,5 +49,10 @@ class VteMainTest {
       assertTrue(json.getDouble(field) > 0, field + " in " + json);
     }
     assertEquals(json.getDouble("soft_gib_s") / json.getDouble("nio_gib_s"), json.getDouble("ratio"), 0.01);
+    assertEquals(2, json.getInteger("rounds"), json.encode());
+    assertEquals(2, json.getJsonArray("round_ratios").size(), "one ratio per measured round (not the warm-up): " + json);
+    for (Object ratio : json.getJsonArray("round_ratios")) {
+      assertTrue(((Number) ratio).doubleValue() > 0, json.encode());
+    }
   }
 }
