@@ -38,7 +38,7 @@ public final class EngineOptions {
   private Duration handshakeDeadline = Duration.ofSeconds(5);
   private int cqSize = 4096;
   private int endpointCacheSize = 256;
-  private int maxOutstandingPerQp = 64;
+  private int maxOutstandingPerQp = 32;
   private String rpcHost = "127.0.0.1";
   private int rpcPort = 0;
   private String metadataUri = "p2p";
