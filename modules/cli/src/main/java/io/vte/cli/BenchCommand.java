@@ -40,6 +40,9 @@ import picocli.CommandLine.Spec;
         "'vte bench initiator --target host:port'."})
 public final class BenchCommand implements Callable<Integer> {
 
+  /** Engine windows (each after its baseline slice) when measuring against the baseline. */
+  private static final int BASELINE_ROUNDS = 5;
+
   @Spec
   private CommandSpec spec;
 
@@ -49,7 +52,9 @@ public final class BenchCommand implements Callable<Integer> {
   @Mixin
   private LoadFlags load;
 
-  @Option(names = "--baseline", description = "Also measure raw Java NIO loopback streaming and the ratio.")
+  @Option(names = "--baseline", description = {"Also measure raw Java NIO loopback streaming of the same block size "
+      + "and the ratio: ", "the measured time is cut into " + BASELINE_ROUNDS + " windows, each after a baseline slice "
+      + "of half its length."})
   private boolean baseline;
 
   @Option(names = "--sweep", description = "Measure every block size of --sweep-sizes; write sweep.csv and sweep.png.")
@@ -82,6 +87,9 @@ public final class BenchCommand implements Callable<Integer> {
       if (sweep && engineFlags.faults().size() > 0) {
         throw new IllegalArgumentException("--inject and --sweep cannot be combined");
       }
+      if (baseline && (sweep || engineFlags.faults().size() > 0)) {
+        throw new IllegalArgumentException("--baseline cannot be combined with " + (sweep ? "--sweep" : "--inject"));
+      }
       faults = engineFlags.faults();
       List<String> names = new ArrayList<>(engineFlags.deviceNames("src"));
       names.addAll(engineFlags.deviceNames("dst"));
@@ -92,10 +100,6 @@ public final class BenchCommand implements Callable<Integer> {
     PrintWriter stdout = spec.commandLine().getOut();
     PrintWriter progress = !load.progress() ? null : spec.commandLine().getErr();
     long region = sweep ? Sweep.region(sizes, load) : load.region();
-    // The baseline runs in two halves, before and after the engines, so that a change of load on a shared
-    // machine during the run weighs on both sides of the ratio alike.
-    Duration half = load.measure().dividedBy(2);
-    double baselineBefore = baseline ? NioStreamBench.run(half, load.blockSize()) : Double.NaN;
     try (BenchTarget target = BenchTarget.start(engineFlags.engineOptions("dst"), region);
         BenchInitiator initiator = BenchInitiator.start(engineFlags.engineOptions("src"));
         InitiatorSession session = InitiatorSession.open(initiator.vertx(), initiator.engine(), target.serverName(),
@@ -116,9 +120,15 @@ public final class BenchCommand implements Callable<Integer> {
       List<FaultScheduler> schedulers = faults.isEmpty() ? List.of() : List.of(
           FaultScheduler.forEngine(initiator.engine(), faults, engineFlags.deviceNames("src")),
           FaultScheduler.forEngine(target.engine(), faults, engineFlags.deviceNames("dst")));
-      BenchResult r = session.measure(load.plan(), load.warmupTime(), load.measure(), schedulers, progress,
-          System.console() != null);
-      double baselineGibs = baseline ? (baselineBefore + NioStreamBench.run(half, load.blockSize())) / 2 : Double.NaN;
+      // Baseline slices alternate with the engine's windows, so that a change of load on a shared machine
+      // during the run weighs on both sides of the ratio alike.
+      int windows = baseline ? BASELINE_ROUNDS : 1;
+      Duration slice = load.measure().dividedBy(2L * windows);
+      double[] baselineSum = {0};
+      Runnable beforeWindow = !baseline ? () -> {} : () -> baselineSum[0] += NioStreamBench.run(slice, load.blockSize());
+      BenchResult r = session.measure(load.plan(), load.warmupTime(), load.measure(), windows, beforeWindow, schedulers,
+          progress, System.console() != null);
+      double baselineGibs = baseline ? baselineSum[0] / windows : Double.NaN;
       new BenchReport("embedded", engineFlags.deviceNames("src").size(), engineFlags.workers(), engineFlags.sliceSize(),
           baselineGibs).print(stdout, r, load.json());
       return r.failed() == 0 && r.verified() != Boolean.FALSE ? 0 : 1;

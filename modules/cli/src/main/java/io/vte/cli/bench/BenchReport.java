@@ -29,7 +29,7 @@ public record BenchReport(String mode, int devices, int workers, int sliceSize, 
     JsonObject json = new JsonObject().put("mode", mode).put("operation", r.opcode().name().toLowerCase(Locale.ROOT))
         .put("throughput_gib_s", round(r.gibPerSecond())).put("ops", r.ops()).put("ops_per_s", round(r.opsPerSecond()))
         .put("failed", r.failed()).put("failures", new JsonObject(new java.util.TreeMap<String, Object>(r.failures())))
-        .put("verified", Boolean.TRUE.equals(r.verified())).put("latency_us", latency).put("size", r.blockSize())
+        .put("verified", r.verified()).put("latency_us", latency).put("size", r.blockSize())
         .put("batch_size", r.batchSize()).put("depth", r.depth()).put("threads", r.threads()).put("devices", devices)
         .put("workers", workers).put("slice_size", sliceSize).put("duration_s", round(r.nanos() / 1e9))
         .put("alloc_bytes_per_64k_slice", round(r.allocationPer64KiB())).put("faults", new JsonArray(r.faults()));
@@ -70,7 +70,7 @@ public record BenchReport(String mode, int devices, int workers, int sliceSize, 
     if (r.firstFailure() != null) {
       row(out, "first failure", r.firstFailure());
     }
-    row(out, "verified", r.verified() == null ? "not checked (use --verify)"
+    row(out, "verified", r.verified() == null ? "not checked (--no-verify)"
         : r.verified() ? "true" : "FALSE: " + r.verifyDetail());
     row(out, "allocation", String.format(Locale.ROOT, "%.1f B per 64 KiB moved (whole JVM, all threads)",
         r.allocationPer64KiB()));

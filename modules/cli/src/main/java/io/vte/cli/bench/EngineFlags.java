@@ -23,6 +23,10 @@ public final class EngineFlags {
   @Option(names = "--slice-size", defaultValue = "65536", description = "Engine slice size in bytes (default ${DEFAULT-VALUE}).")
   int sliceSize;
 
+  @Option(names = "--max-outstanding-per-qp", defaultValue = "32",
+      description = "Signaled work requests (slices) in flight per queue pair (default ${DEFAULT-VALUE}).")
+  int maxOutstandingPerQp;
+
   @Option(names = "--transport", defaultValue = "soft", description = "soft or ibverbs (default ${DEFAULT-VALUE}).")
   String transport;
 
@@ -52,6 +56,9 @@ public final class EngineFlags {
     }
     if (sliceSize < 4096 || sliceSize > 64 << 20) {
       throw new IllegalArgumentException("--slice-size must be 4096..67108864 bytes, got " + sliceSize);
+    }
+    if (maxOutstandingPerQp < 1 || maxOutstandingPerQp > 4096) {
+      throw new IllegalArgumentException("--max-outstanding-per-qp must be 1..4096, got " + maxOutstandingPerQp);
     }
     if (!(handshakeTimeout >= 0.1 && handshakeTimeout <= 600)) {
       throw new IllegalArgumentException("--handshake-timeout must be 0.1..600 seconds, got " + handshakeTimeout);
@@ -126,6 +133,6 @@ public final class EngineFlags {
    */
   public EngineOptions engineOptions(String prefix) {
     return new EngineOptions().setTransport(transport).setDevices(deviceSpecs(prefix)).setWorkersPerContext(workers)
-        .setSliceSize(sliceSize).setMetadataUri(metadata).setHandshakeDeadline(Duration.ofMillis((long) (handshakeTimeout * 1000)));
+        .setSliceSize(sliceSize).setMaxOutstandingPerQp(maxOutstandingPerQp).setMetadataUri(metadata).setHandshakeDeadline(Duration.ofMillis((long) (handshakeTimeout * 1000)));
   }
 }

@@ -93,19 +93,49 @@ public final class InitiatorSession implements AutoCloseable {
    */
   public BenchResult measure(LoadGenerator.Plan plan, Duration warmup, Duration measure, List<FaultScheduler> faults,
       PrintWriter progress, boolean terminal) throws Exception {
+    return measure(plan, warmup, measure, 1, () -> {}, faults, progress, terminal);
+  }
+
+  /**
+   * Warms up, then measures in {@code windows} equal windows with a pause for {@code beforeWindow} before each
+   * (the load drains, then restarts after it), then verifies. The result adds the windows up; allocation counts
+   * only what the windows allocated.
+   *
+   * @param plan the load
+   * @param warmup warm-up time (not measured)
+   * @param measure measured time, all windows together
+   * @param windows how many windows (1 = one continuous run)
+   * @param beforeWindow runs on the calling thread before each window, the load paused (e.g. a baseline slice)
+   * @param faults fault schedulers, started when the first window starts (only with one window)
+   * @param progress where to print progress (null for none)
+   * @param terminal rewrite the progress line in place
+   * @return the result
+   * @throws Exception when the run could not be driven at all
+   */
+  public BenchResult measure(LoadGenerator.Plan plan, Duration warmup, Duration measure, int windows,
+      Runnable beforeWindow, List<FaultScheduler> faults, PrintWriter progress, boolean terminal) throws Exception {
+    if (windows < 1 || (windows > 1 && !faults.isEmpty())) {
+      throw new IllegalArgumentException("faults need one continuous window, got " + windows + " windows");
+    }
     LoadGenerator load = new LoadGenerator(vertx, engine, local, segment, remoteBase, plan);
     if (!warmup.isZero()) {
       Blocking.await(load.run(warmup), warmup.plus(WAIT), "the warm-up");
     }
-    long allocBefore = Blocking.allocatedBytes();
-    BenchResult r;
+    Duration window = measure.dividedBy(windows);
+    List<BenchResult> parts = new ArrayList<>();
+    long allocated = 0;
     try (ProgressLine line = progress == null ? null : new ProgressLine(progress, terminal, load)) {
       faults.forEach(FaultScheduler::start);
-      r = Blocking.await(load.run(measure), measure.plus(WAIT), "the measured run");
+      for (int w = 0; w < windows; w++) {
+        beforeWindow.run();
+        long allocBefore = Blocking.allocatedBytes();
+        parts.add(Blocking.await(load.run(window), window.plus(WAIT), "the measured run"));
+        allocated = allocBefore < 0 || allocated < 0 ? -1 : allocated + Blocking.allocatedBytes() - allocBefore;
+      }
     } finally {
       faults.forEach(FaultScheduler::close);
     }
-    long allocated = allocBefore < 0 ? -1 : Blocking.allocatedBytes() - allocBefore;
+    BenchResult r = LoadGenerator.combine(plan, parts, true);
     List<String> faultLog = new ArrayList<>();
     faults.forEach(f -> faultLog.addAll(f.log()));
     Boolean verified = r.verified();

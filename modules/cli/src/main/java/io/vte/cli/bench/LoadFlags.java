@@ -38,7 +38,8 @@ public final class LoadFlags {
       description = "Seconds of warm-up before measuring, so every rail is connected (default ${DEFAULT-VALUE}).")
   double warmup;
 
-  @Option(names = "--verify", description = "Check the data: WRITE reads the target back at the end; READ checks every block.")
+  @Option(names = "--verify", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Check the data (default on): WRITE reads the target back at the end; READ checks every block.")
   boolean verify;
 
   @Option(names = "--json", description = "Print one JSON object instead of the table.")

@@ -100,7 +100,7 @@ public final class LoadGenerator {
       parts.add(vertx.deployVerticle(d).compose(id -> d.done.future().eventually(() -> vertx.undeploy(id))));
     }
     drivers = List.copyOf(ds);
-    return Future.all(parts).map(all -> merge(all.list()));
+    return Future.all(parts).map(all -> combine(plan, all.list(), false));
   }
 
   /** @return requests finished so far in the current run */
@@ -126,7 +126,15 @@ public final class LoadGenerator {
     return (ops() - failed()) * plan.blockSize();
   }
 
-  private BenchResult merge(List<BenchResult> parts) {
+  /**
+   * Adds results up.
+   *
+   * @param plan the load they ran
+   * @param parts the results
+   * @param sequential the parts ran one after the other (their times add up), else side by side
+   * @return one result (allocation, verification of WRITEs and faults not filled in)
+   */
+  static BenchResult combine(Plan plan, List<BenchResult> parts, boolean sequential) {
     Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(120), 3);
     Map<String, Long> failures = new TreeMap<>();
     long ops = 0;
@@ -142,7 +150,7 @@ public final class LoadGenerator {
       ops += p.ops();
       failed += p.failed();
       bytes += p.bytes();
-      nanos = Math.max(nanos, p.nanos());
+      nanos = sequential ? nanos + p.nanos() : Math.max(nanos, p.nanos());
       first = first == null ? p.firstFailure() : first;
       if (p.verified() == Boolean.FALSE) {
         verified = false;

@@ -38,10 +38,13 @@ class BenchOptionsTest {
     rejects("--metadata must be p2p or etcd://host:port, got 'redis://x'", "bench", "--metadata", "redis://x");
     rejects("--handshake-timeout must be 0.1..600 seconds, got 0.0", "bench", "--handshake-timeout", "0");
     rejects("--slice-size must be 4096..67108864 bytes, got 100", "bench", "--slice-size", "100");
+    rejects("--max-outstanding-per-qp must be 1..4096, got 0", "bench", "--max-outstanding-per-qp", "0");
     rejects("must be <= 512 MiB, got 4 x 8 x 1 x 67108864", "bench", "--threads", "4", "--block-size", "67108864");
     rejects("--sweep-sizes: '3X' is not a size", "bench", "--sweep", "--sweep-sizes", "4K,3X");
     rejects("--sweep-sizes: '128M' must be 1 B .. 64M", "bench", "--sweep", "--sweep-sizes", "128M");
     rejects("Invalid value for option '--duration': 'soon'", "bench", "--duration", "soon");
+    rejects("--baseline cannot be combined with --inject", "bench", "--baseline", "--inject", "port-down:src0@1s");
+    rejects("--baseline cannot be combined with --sweep", "bench", "--baseline", "--sweep");
   }
 
   @Test

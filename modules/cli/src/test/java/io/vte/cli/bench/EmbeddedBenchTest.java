@@ -32,8 +32,10 @@ class EmbeddedBenchTest {
   @Test
   void readWithVerifyReportsEveryFieldAndReleasesEverything() {
     // A first short run starts the JVM-wide helpers that stay for good (e.g. a java.lang.ref.Cleaner thread).
-    assertEquals(0, CliRun.of("bench", "--block-size", "65536", "--duration", "0.2", "--warmup", "0", "--no-progress",
-        "--json").exit());
+    CliRun first = CliRun.of("bench", "--block-size", "65536", "--duration", "0.2", "--warmup", "0", "--no-progress",
+        "--no-verify", "--json");
+    assertEquals(0, first.exit(), first.err());
+    assertTrue(onlyJsonLine(first).getValue("verified") == null, "not checked is not 'false': " + first.out());
     ResourceSnapshot before = ResourceSnapshot.take();
     CliRun r = CliRun.of("bench", "--operation", "read", "--block-size", "262144", "--batch-size", "2", "--threads", "2",
         "--depth", "2", "--duration", "0.5", "--warmup", "0.3", "--verify", "--json", "--no-progress");
@@ -52,6 +54,19 @@ class EmbeddedBenchTest {
     assertEquals(2, json.getInteger("threads"));
     assertTrue(json.getDouble("alloc_bytes_per_64k_slice") > 0, json.encode());
     ResourceSnapshot.assertNoLeaksSince(before, Duration.ofSeconds(20));
+  }
+
+  @Test
+  void baselineAlternatesWithTheEngineAndTheDataIsCheckedByDefault() {
+    CliRun r = CliRun.of("bench", "--baseline", "--block-size", "1048576", "--duration", "1", "--warmup", "0.3",
+        "--json", "--no-progress");
+    assertEquals(0, r.exit(), r.err());
+    JsonObject json = onlyJsonLine(r);
+    assertEquals(true, json.getBoolean("verified"), "checked without --verify: " + json);
+    assertTrue(json.getDouble("baseline_gib_s") > 0, json.encode());
+    assertEquals(json.getDouble("throughput_gib_s") / json.getDouble("baseline_gib_s"), json.getDouble("ratio"), 0.01,
+        json.encode());
+    assertEquals(1.0, json.getDouble("duration_s"), 0.25, "the engine's windows add up to --duration: " + json);
   }
 
   @Test
