@@ -32,7 +32,7 @@ public final class VerbsBenchCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON object instead of text.")
   private boolean json;
 
-  @Option(names = "--seconds", defaultValue = "5", description = "Seconds per phase (default ${DEFAULT-VALUE}).")
+  @Option(names = "--seconds", defaultValue = "10", description = "Seconds per phase (default ${DEFAULT-VALUE}).")
   private double seconds;
 
   @Option(names = "--rounds", defaultValue = "5",
