@@ -58,19 +58,8 @@ class SplitReadTest {
         length += FrameHeader.SIZE + PAYLOADS[i];
         at += PAYLOADS[i] + 64;
       }
-      TreeSet<Integer> cuts = new TreeSet<>();
-      for (int i = 0; i < PAYLOADS.length; i++) { // every offset near each header and each payload end
-        for (int d = -40; d <= 72; d++) {
-          int c = frameStart[i] + d;
-          if (c > 0 && c < length) {
-            cuts.add(c);
-          }
-        }
-      }
+      TreeSet<Integer> cuts = cutsNear(length, 40, 72, 53, frameStart); // each header and the payload end before it
       cuts.add(length - 1);
-      for (int c = 1; c < length; c += 53) {
-        cuts.add(c);
-      }
       int seq = PSN;
       int round = 0;
       for (int cut : cuts) {
@@ -140,20 +129,13 @@ class SplitReadTest {
       payloadAt[batched] = length + FrameHeader.SIZE;
       length += FrameHeader.SIZE + sizes[batched];
 
-      TreeSet<Integer> cuts = new TreeSet<>();
-      for (int c = 1; c < FrameHeader.SIZE + blockBytes + 40; c++) {
-        cuts.add(c);
-      }
+      int[] payloadEdges = new int[2 * sizes.length];
       for (int i = 0; i < sizes.length; i++) {
-        for (int d = -40; d <= 40; d++) {
-          for (int edge : new int[] {payloadAt[i], payloadAt[i] + sizes[i]}) {
-            if (edge + d > 0 && edge + d < length) {
-              cuts.add(edge + d);
-            }
-          }
-        }
+        payloadEdges[2 * i] = payloadAt[i];
+        payloadEdges[2 * i + 1] = payloadAt[i] + sizes[i];
       }
-      for (int c = 1; c < length; c += 97) {
+      TreeSet<Integer> cuts = cutsNear(length, 40, 40, 97, payloadEdges);
+      for (int c = 1; c < FrameHeader.SIZE + blockBytes + 40; c++) {
         cuts.add(c);
       }
       int seq = PSN;
@@ -198,6 +180,23 @@ class SplitReadTest {
    * payload the byte before the cut has landed; right after a payload its ACK came back. Inside a header
    * nothing shows, so the cut simply stands there while the second part is written.
    */
+  /**
+   * @return every offset from {@code before} bytes ahead of an edge to {@code after} bytes past it, and every
+   *     {@code stride}-th offset from 1, all inside (0, length)
+   */
+  private static TreeSet<Integer> cutsNear(int length, int before, int after, int stride, int... edges) {
+    TreeSet<Integer> cuts = new TreeSet<>();
+    for (int edge : edges) {
+      for (int c = Math.max(1, edge - before); c <= edge + after && c < length; c++) {
+        cuts.add(c);
+      }
+    }
+    for (int c = 1; c < length; c += stride) {
+      cuts.add(c);
+    }
+    return cuts;
+  }
+
   private static void awaitConsumed(int cut, int[] frameStart, long[] landing, byte pattern, DataInputStream in,
       int seq) throws Exception {
     for (int i = PAYLOADS.length - 1; i >= 0; i--) {
