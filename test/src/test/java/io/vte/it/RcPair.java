@@ -1,9 +1,7 @@
 package io.vte.it;
 
-import io.vte.verbs.AccessFlags;
-import io.vte.verbs.PortAttributes;
-import io.vte.verbs.QpPeer;
 import io.vte.verbs.QueuePair;
+import io.vte.verbs.QueuePairs;
 import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 
@@ -21,13 +19,7 @@ final class RcPair {
    * @param b its device
    */
   static void connect(QueuePair qpA, VerbsContext a, QueuePair qpB, VerbsContext b) {
-    PortAttributes pa = a.queryPort(1);
-    PortAttributes pb = b.queryPort(1);
-    qpA.toInit(1, AccessFlags.ALL_REMOTE);
-    qpB.toInit(1, AccessFlags.ALL_REMOTE);
-    qpA.toRtr(new QpPeer(qpB.qpNum(), pb.lid(), pb.gid(), 1), 4096);
-    qpB.toRtr(new QpPeer(qpA.qpNum(), pa.lid(), pa.gid(), 1), 4096);
-    qpA.toRts(new RtsAttributes(1, 14, 7, 7));
-    qpB.toRts(new RtsAttributes(1, 14, 7, 7));
+    RtsAttributes rts = new RtsAttributes(1, 14, 7, 7);
+    QueuePairs.connectInProcess(qpA, a, rts, qpB, b, rts);
   }
 }

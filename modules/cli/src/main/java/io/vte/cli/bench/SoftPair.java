@@ -3,12 +3,11 @@ package io.vte.cli.bench;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.MemoryRegion;
-import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.QpInitAttributes;
-import io.vte.verbs.QpPeer;
 import io.vte.verbs.QueuePair;
+import io.vte.verbs.QueuePairs;
 import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsProvider;
@@ -54,14 +53,8 @@ final class SoftPair implements AutoCloseable {
     remoteQp = pdR.createQp(new QpInitAttributes(remoteCq, remoteCq, 1, 1, 0));
     source = pdL.registerMemory(ByteBuffer.allocateDirect(bufferBytes), AccessFlags.LOCAL_WRITE);
     target = pdR.registerMemory(ByteBuffer.allocateDirect(bufferBytes), AccessFlags.ALL_REMOTE);
-    PortAttributes pl = local.queryPort(1);
-    PortAttributes pr = remote.queryPort(1);
-    qp.toInit(1, AccessFlags.ALL_REMOTE);
-    remoteQp.toInit(1, AccessFlags.ALL_REMOTE);
-    qp.toRtr(new QpPeer(remoteQp.qpNum(), pr.lid(), pr.gid(), 1), 4096);
-    remoteQp.toRtr(new QpPeer(qp.qpNum(), pl.lid(), pl.gid(), 1), 4096);
-    qp.toRts(new RtsAttributes(1, 20, 7, 7));
-    remoteQp.toRts(new RtsAttributes(1, 20, 7, 7));
+    RtsAttributes rts = new RtsAttributes(1, 20, 7, 7);
+    QueuePairs.connectInProcess(qp, local, rts, remoteQp, remote, rts);
   }
 
   /** Throws unless every completion in the batch succeeded. */

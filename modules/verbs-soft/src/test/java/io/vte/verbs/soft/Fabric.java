@@ -3,11 +3,10 @@ package io.vte.verbs.soft;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.MemoryRegion;
-import io.vte.verbs.PortAttributes;
 import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.QpInitAttributes;
-import io.vte.verbs.QpPeer;
 import io.vte.verbs.QueuePair;
+import io.vte.verbs.QueuePairs;
 import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.WorkCompletionBatch;
@@ -87,14 +86,8 @@ final class Fabric implements AutoCloseable {
 
   /** Connects two QPs to RTS with the given timeout settings. */
   static void connect(QueuePair x, VerbsContext cx, QueuePair y, VerbsContext cy, RtsAttributes rts) {
-    PortAttributes px = cx.queryPort(1);
-    PortAttributes py = cy.queryPort(1);
-    x.toInit(1, AccessFlags.ALL_REMOTE);
-    y.toInit(1, AccessFlags.ALL_REMOTE);
-    x.toRtr(new QpPeer(y.qpNum(), py.lid(), py.gid(), 100), 4096);
-    y.toRtr(new QpPeer(x.qpNum(), px.lid(), px.gid(), 200), 4096);
-    x.toRts(new RtsAttributes(200, rts.timeout(), rts.retryCount(), rts.rnrRetry()));
-    y.toRts(new RtsAttributes(100, rts.timeout(), rts.retryCount(), rts.rnrRetry()));
+    QueuePairs.connectInProcess(x, cx, new RtsAttributes(200, rts.timeout(), rts.retryCount(), rts.rnrRetry()), y, cy,
+        new RtsAttributes(100, rts.timeout(), rts.retryCount(), rts.rnrRetry()));
   }
 
   /** Polls until {@code n} completions arrived (fails after the deadline). */
