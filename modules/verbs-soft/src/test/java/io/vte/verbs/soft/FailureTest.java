@@ -118,6 +118,9 @@ class FailureTest {
         QueuePair a = f.pair(cq, n, Fabric.FAST).a();
         MemoryRegion src = f.localMr(1 << 20);
         MemoryRegion dst = f.remoteMr(1 << 20);
+        // every request frame waits 50 ms before it leaves, so the 64 writes take ~3 s and the port surely
+        // goes down while most are still outstanding (unthrottled, all 64 MiB can land before it does)
+        f.provider.faults().delayFrames("soft0", 1.0, Duration.ofMillis(50).toNanos(), round);
         assertEquals(PostStatus.OK, a.postSend(writes(n, src, dst, 1 << 20)));
         List<Fabric.Wc> all = new ArrayList<>(Fabric.await(cq, 1, DEADLINE)); // mid-stream: some went through
         f.provider.faults().portDown("soft" + side, 1);
