@@ -33,6 +33,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /** Timeouts, port down mid-stream, CQ overflow, async events, frame loss and malformed frames. */
@@ -194,6 +197,56 @@ class FailureTest {
       }
       assertEquals(160, ok);
       assertEquals(DataPathTest.crc(s, 0, s.capacity()), DataPathTest.crc(d, 0, d.capacity()));
+    }
+  }
+
+  @Test
+  void aLostReadResponseIsResentOnTheSameConnectionWithoutAProtocolError() {
+    Logger deviceLog = Logger.getLogger("io.vte.verbs.soft.impl.SoftDevice");
+    List<String> warnings = new CopyOnWriteArrayList<>();
+    Handler recorder = new Handler() {
+      @Override
+      public void publish(LogRecord r) {
+        if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
+          warnings.add(new java.util.logging.SimpleFormatter().formatMessage(r));
+        }
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    deviceLog.addHandler(recorder);
+    try (Fabric f = new Fabric(2)) {
+      CompletionQueue cq = f.ctx(0).createCq(64);
+      QueuePair a = f.pair(cq, 16, new RtsAttributes(0, 15, 7, 0)).a(); // 134 ms x 7
+      ByteBuffer remote = ByteBuffer.allocateDirect(16 * 4096);
+      ByteBuffer local = ByteBuffer.allocateDirect(16 * 4096);
+      MemoryRegion src = f.pd(1).registerMemory(remote, AccessFlags.ALL_REMOTE);
+      MemoryRegion dst = f.pd(0).registerMemory(local, AccessFlags.LOCAL_WRITE);
+      f.provider.faults().dropFrames("soft1", 0.2, 11); // the responder loses a fifth of its READ responses
+      WorkRequestBatch wr = WorkRequestBatch.allocate(16);
+      for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < remote.capacity(); i++) {
+          remote.put(i, (byte) (i * 31 + round));
+        }
+        wr.clear();
+        for (int i = 0; i < 16; i++) {
+          wr.add(round * 16 + i, WrOpcode.RDMA_READ, WrFlags.SIGNALED, dst.address() + 4096L * i, 4096, dst.lkey(),
+              src.address() + 4096L * i, src.rkey());
+        }
+        assertEquals(PostStatus.OK, a.postSend(wr));
+        for (Fabric.Wc wc : Fabric.await(cq, 16, DEADLINE)) {
+          assertEquals(WcStatus.SUCCESS.code(), wc.status(), "round " + round + ": " + wc);
+        }
+        assertEquals(DataPathTest.crc(remote, 0, remote.capacity()), DataPathTest.crc(local, 0, local.capacity()),
+            "round " + round);
+      }
+      assertEquals(List.of(), warnings, "a lost response is a sequence gap, not a protocol error");
+    } finally {
+      deviceLog.removeHandler(recorder);
     }
   }
 

@@ -53,6 +53,8 @@ final class Requester implements Connection.Handler {
   private boolean discardingResponse;
   /** The READ response being read has no open local region to land in: its payload is discarded. */
   private boolean readTargetLost;
+  /** The head index last resent because its READ response went missing, or -1: one go-back per loss. */
+  private long resentForGap = -1;
 
   Requester(SoftQp qp) {
     this.qp = qp;
@@ -125,6 +127,7 @@ final class Requester implements Connection.Handler {
       transmitted = acked;
       localError = 0;
       deadlineArmed = false;
+      resentForGap = -1;
       closeConnection();
     }
     QpState s = qp.state();
@@ -358,7 +361,7 @@ final class Requester implements Connection.Handler {
       case FrameHeader.ACK:
         if (idx >= acked) {
           if (!completeUpTo(idx)) {
-            return false;
+            return onMissingReadResponse(c, h);
           }
           completeHead(WcStatus.SUCCESS.code());
           onProgress();
@@ -367,7 +370,7 @@ final class Requester implements Connection.Handler {
       case FrameHeader.NAK:
         if (idx >= acked) {
           if (!completeUpTo(idx)) {
-            return false;
+            return onMissingReadResponse(c, h);
           }
           onNak(h.status);
         }
@@ -379,7 +382,7 @@ final class Requester implements Connection.Handler {
           return true;
         }
         if (!completeUpTo(idx)) {
-          return false;
+          return onMissingReadResponse(c, h);
         }
         int s = (int) (acked % sq.capacity);
         if (sq.opcode[s] != WrOpcode.RDMA_READ || sq.length[s] != h.length) {
@@ -411,6 +414,26 @@ final class Requester implements Connection.Handler {
       completeHead(WcStatus.LOC_PROT_ERR.code());
       fail();
     }
+  }
+
+  /**
+   * A response to a later request arrived while the READ at the head still waits for its own: the responder
+   * answers in order, so that READ's response was lost. As an RC requester does on a sequence gap in its
+   * responses, go back to the READ and resend from there, once per loss (if the resent READ's response is lost
+   * too, the ACK timeout goes back again). This response is discarded, and so are the rest of the old stream's
+   * until the head's arrives: the responder answers the resent requests again.
+   */
+  private boolean onMissingReadResponse(Connection c, FrameHeader h) {
+    if (h.opcode == FrameHeader.READ_RESP) {
+      discardingResponse = true;
+      c.expectPayload(0, h.length, null);
+    }
+    if (resentForGap != acked) {
+      resentForGap = acked;
+      rewind();
+      qp.device.nic().schedule(qp);
+    }
+    return true;
   }
 
   /** Responses arrive in order: a response for {@code idx} implies success of the non-READs before it. */
