@@ -12,7 +12,11 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.LongSupplier;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -25,6 +29,10 @@ import javax.crypto.spec.SecretKeySpec;
  * request serialized with auth cleared)}. A server verifies the key id, the MAC (constant-time), that
  * the timestamp is within the skew window of its clock, and that the nonce was not seen within the
  * window. Any failure is {@link ErrorCode#PERMISSION_DENIED}.
+ *
+ * <p>Keys rotate without downtime: a verifier also accepts the keys added with {@link #withAcceptedKey}.
+ * Add the new key as accepted on every node, then make it the signing key everywhere (keeping the old one
+ * accepted), then drop the old one.
  */
 public final class HandshakeAuth {
 
@@ -43,14 +51,18 @@ public final class HandshakeAuth {
 
   private final String keyId;
   private final SecretKeySpec key;
+  /** Every key a token may be signed with, by id: the signing key and the accepted ones. */
+  private final Map<String, SecretKeySpec> verifyKeys;
   private final LongSupplier clockMs;
   private final long skewMs;
   private final NonceCache nonces;
   private final SecureRandom random = new SecureRandom();
 
-  private HandshakeAuth(String keyId, SecretKeySpec key, LongSupplier clockMs, long skewMs, int replayCacheSize) {
+  private HandshakeAuth(String keyId, SecretKeySpec key, Map<String, SecretKeySpec> verifyKeys, LongSupplier clockMs,
+      long skewMs, int replayCacheSize) {
     this.keyId = keyId;
     this.key = key;
+    this.verifyKeys = Collections.unmodifiableMap(new LinkedHashMap<>(verifyKeys));
     this.clockMs = clockMs;
     this.skewMs = skewMs;
     this.nonces = new NonceCache(replayCacheSize);
@@ -63,16 +75,39 @@ public final class HandshakeAuth {
    * @throws VteException INVALID_CONFIGURATION for an empty key id or a short secret
    */
   public static HandshakeAuth sharedSecret(String keyId, byte[] secret) {
+    SecretKeySpec key = checkedKey(keyId, secret);
+    return new HandshakeAuth(keyId, key, Map.of(keyId, key), System::currentTimeMillis, DEFAULT_SKEW.toMillis(),
+        DEFAULT_REPLAY_CACHE_SIZE);
+  }
+
+  /**
+   * Accepts tokens signed with one more key, for rotation; this auth still signs with its own key.
+   *
+   * @param acceptedKeyId names the other secret, 1..256 chars, not one this auth already knows
+   * @param secret the other secret, at least {@value #MIN_SECRET_LENGTH} bytes; copied
+   * @return a copy that also verifies tokens of that key, with a fresh replay cache
+   * @throws VteException INVALID_CONFIGURATION for a bad or duplicate key id or a short secret
+   */
+  public HandshakeAuth withAcceptedKey(String acceptedKeyId, byte[] secret) {
+    SecretKeySpec accepted = checkedKey(acceptedKeyId, secret);
+    if (verifyKeys.containsKey(acceptedKeyId)) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "auth key id '" + acceptedKeyId + "' is given twice");
+    }
+    Map<String, SecretKeySpec> keys = new LinkedHashMap<>(verifyKeys);
+    keys.put(acceptedKeyId, accepted);
+    return new HandshakeAuth(keyId, key, keys, clockMs, skewMs, nonces.capacity());
+  }
+
+  private static SecretKeySpec checkedKey(String keyId, byte[] secret) {
     if (keyId == null || keyId.isEmpty() || keyId.length() > MAX_KEY_ID_LENGTH) {
       throw new VteException(ErrorCode.INVALID_CONFIGURATION,
           "auth keyId must be 1.." + MAX_KEY_ID_LENGTH + " chars: " + (keyId == null ? "null" : keyId.length() + " chars"));
     }
     if (secret == null || secret.length < MIN_SECRET_LENGTH) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION,
-          "auth secret must be at least " + MIN_SECRET_LENGTH + " bytes: " + (secret == null ? "null" : secret.length + " bytes"));
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "auth secret of key '" + keyId + "' must be at least "
+          + MIN_SECRET_LENGTH + " bytes: " + (secret == null ? "null" : secret.length + " bytes"));
     }
-    return new HandshakeAuth(keyId, new SecretKeySpec(secret.clone(), HMAC), System::currentTimeMillis,
-        DEFAULT_SKEW.toMillis(), DEFAULT_REPLAY_CACHE_SIZE);
+    return new SecretKeySpec(secret.clone(), HMAC);
   }
 
   /**
@@ -80,7 +115,7 @@ public final class HandshakeAuth {
    * @return a copy on that clock, with a fresh replay cache
    */
   public HandshakeAuth withClock(LongSupplier clockMs) {
-    return new HandshakeAuth(keyId, key, Objects.requireNonNull(clockMs, "clockMs"), skewMs, nonces.capacity());
+    return new HandshakeAuth(keyId, key, verifyKeys, Objects.requireNonNull(clockMs, "clockMs"), skewMs, nonces.capacity());
   }
 
   /**
@@ -91,7 +126,7 @@ public final class HandshakeAuth {
     if (skew == null || skew.isNegative() || skew.isZero()) {
       throw new VteException(ErrorCode.INVALID_CONFIGURATION, "auth skew must be positive: " + skew);
     }
-    return new HandshakeAuth(keyId, key, clockMs, skew.toMillis(), nonces.capacity());
+    return new HandshakeAuth(keyId, key, verifyKeys, clockMs, skew.toMillis(), nonces.capacity());
   }
 
   /**
@@ -102,12 +137,17 @@ public final class HandshakeAuth {
     if (size < 1) {
       throw new VteException(ErrorCode.INVALID_CONFIGURATION, "auth replayCacheSize must be >= 1: " + size);
     }
-    return new HandshakeAuth(keyId, key, clockMs, skewMs, size);
+    return new HandshakeAuth(keyId, key, verifyKeys, clockMs, skewMs, size);
   }
 
   /** @return the key id sent with each token */
   public String keyId() {
     return keyId;
+  }
+
+  /** @return the ids of every key a token may be signed with: the signing key's and the accepted ones */
+  public Set<String> acceptedKeyIds() {
+    return verifyKeys.keySet();
   }
 
   /** @return the tolerated clock difference */
@@ -128,7 +168,7 @@ public final class HandshakeAuth {
         .setKeyId(keyId)
         .setTimestampMs(timestamp)
         .setNonce(ByteString.copyFrom(nonce))
-        .setMac(ByteString.copyFrom(mac(method, timestamp, nonce, requestWithoutAuth)))
+        .setMac(ByteString.copyFrom(mac(key, method, timestamp, nonce, requestWithoutAuth)))
         .build();
   }
 
@@ -144,7 +184,8 @@ public final class HandshakeAuth {
     if (token == null || token.equals(Auth.getDefaultInstance())) {
       throw denied(method, "no auth token");
     }
-    if (!keyId.equals(token.getKeyId())) {
+    SecretKeySpec tokenKey = verifyKeys.get(token.getKeyId());
+    if (tokenKey == null) {
       throw denied(method, "unknown key id '" + HandshakeValidator.abbreviate(token.getKeyId()) + "'");
     }
     if (token.getNonce().size() != NONCE_LENGTH) {
@@ -159,7 +200,7 @@ public final class HandshakeAuth {
       throw denied(method, "stale token: timestamp " + timestamp + " is " + (now - timestamp)
           + " ms from now, window " + skewMs + " ms");
     }
-    byte[] expected = mac(method, timestamp, token.getNonce().toByteArray(), requestWithoutAuth);
+    byte[] expected = mac(tokenKey, method, timestamp, token.getNonce().toByteArray(), requestWithoutAuth);
     if (!MessageDigest.isEqual(expected, token.getMac().toByteArray())) {
       throw denied(method, "bad mac");
     }
@@ -173,7 +214,7 @@ public final class HandshakeAuth {
     }
   }
 
-  private byte[] mac(String method, long timestamp, byte[] nonce, MessageLite request) {
+  private static byte[] mac(SecretKeySpec key, String method, long timestamp, byte[] nonce, MessageLite request) {
     try {
       Mac mac = Mac.getInstance(HMAC);
       mac.init(key);

@@ -119,6 +119,49 @@ class HandshakeAuthTest {
   }
 
   @Test
+  void keysRotateWithoutAWindowOfDenials() {
+    byte[] newSecret = "the-next-secret-0123456789abcdef".getBytes(StandardCharsets.UTF_8);
+    HandshakeAuth oldSigner = HandshakeAuth.sharedSecret("k1", SECRET).withClock(clock::get);
+    HandshakeAuth newSigner = HandshakeAuth.sharedSecret("k2", newSecret).withClock(clock::get);
+    // step 1: every node accepts k2 while still signing with k1
+    HandshakeAuth step1 = auth.withAcceptedKey("k2", newSecret);
+    assertEquals(Set.of("k1", "k2"), step1.acceptedKeyIds());
+    assertEquals("k1", step1.sign("Connect", request).getKeyId());
+    assertDoesNotThrow(() -> step1.verify("Connect", request, oldSigner.sign("Connect", request)));
+    assertDoesNotThrow(() -> step1.verify("Connect", request, newSigner.sign("Connect", request)));
+    // step 2: every node signs with k2 and still accepts k1
+    HandshakeAuth step2 = newSigner.withAcceptedKey("k1", SECRET);
+    assertEquals("k2", step2.sign("Connect", request).getKeyId());
+    assertDoesNotThrow(() -> step1.verify("Connect", request, step2.sign("Connect", request)));
+    assertDoesNotThrow(() -> step2.verify("Connect", request, step1.sign("Connect", request)));
+    // step 3: k1 is gone
+    assertTrue(denied(newSigner, "Connect", request, oldSigner.sign("Connect", request)).getMessage()
+        .contains("unknown key id 'k1'"));
+    // a token names its key: the right id with another key's secret is still a bad mac
+    HandshakeAuth forged = HandshakeAuth.sharedSecret("k2", SECRET).withClock(clock::get);
+    assertTrue(denied(step1, "Connect", request, forged.sign("Connect", request)).getMessage().contains("bad mac"));
+  }
+
+  @Test
+  void badAcceptedKeysAreConfigurationErrors() {
+    VteException twice = assertThrows(VteException.class, () -> auth.withAcceptedKey("k1", SECRET));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, twice.code());
+    assertTrue(twice.getMessage().contains("'k1' is given twice"), twice.getMessage());
+    VteException shortSecret = assertThrows(VteException.class, () -> auth.withAcceptedKey("k2", new byte[3]));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, shortSecret.code());
+    assertTrue(shortSecret.getMessage().contains("key 'k2'") && shortSecret.getMessage().contains("3 bytes"),
+        shortSecret.getMessage());
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, assertThrows(VteException.class, () -> auth.withAcceptedKey(null, SECRET)).code());
+  }
+
+  @Test
+  void acceptedKeysSurviveTheOtherCopies() {
+    HandshakeAuth rotated = auth.withAcceptedKey("k2", SECRET).withSkew(Duration.ofSeconds(5)).withReplayCacheSize(8)
+        .withClock(clock::get);
+    assertEquals(Set.of("k1", "k2"), rotated.acceptedKeyIds());
+  }
+
+  @Test
   void secretIsCopied() {
     byte[] secret = SECRET.clone();
     HandshakeAuth signer = HandshakeAuth.sharedSecret("k1", secret).withClock(clock::get);

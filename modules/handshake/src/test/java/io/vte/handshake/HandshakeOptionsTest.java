@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class HandshakeOptionsTest {
@@ -51,6 +53,26 @@ class HandshakeOptionsTest {
     assertEquals("cluster", written.getJsonObject("auth").getString("keyId"));
     assertEquals(json.getJsonObject("tls").getString("certPath"), written.getJsonObject("tls").getString("certPath"));
     assertEquals(7100, written.getInteger("port"));
+  }
+
+  @Test
+  void acceptedKeysAreReadAndOnlyTheirIdsWritten() {
+    String other = Base64.getEncoder().encodeToString("the-other-secret-0123456789".getBytes(StandardCharsets.UTF_8));
+    JsonObject auth = new JsonObject().put("keyId", "new").put("secretBase64", SECRET_B64)
+        .put("acceptKeys", new JsonArray().add(new JsonObject().put("keyId", "old").put("secretBase64", other)));
+    HandshakeClientOptions options = HandshakeClientOptions.fromJson(new JsonObject().put("auth", auth));
+    assertEquals("new", options.getAuth().keyId());
+    assertEquals(Set.of("new", "old"), options.getAuth().acceptedKeyIds());
+    JsonObject written = options.toJson().getJsonObject("auth");
+    assertEquals(new JsonArray().add("old"), written.getJsonArray("acceptKeyIds"));
+    assertFalse(options.toJson().encode().contains(other));
+    assertBad(() -> HandshakeServerOptions.fromJson(new JsonObject().put("auth", auth.copy()
+        .put("acceptKeys", new JsonArray().add("old")))), "auth.acceptKeys[0] must be an object");
+    assertBad(() -> HandshakeServerOptions.fromJson(new JsonObject().put("auth", auth.copy()
+        .put("acceptKeys", new JsonArray().add(new JsonObject().put("keyId", "old"))))), "auth.acceptKeys[0].secretBase64 is required");
+    assertBad(() -> HandshakeServerOptions.fromJson(new JsonObject().put("auth", auth.copy()
+        .put("acceptKeys", new JsonArray().add(new JsonObject().put("keyId", "new").put("secretBase64", other))))),
+        "'new' is given twice");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.vte.handshake.impl;
 
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
@@ -9,8 +10,8 @@ import java.util.Base64;
 
 /**
  * Shared parts of the server and client option files: the auth object
- * {@code {"keyId", "secretBase64", "skewMs"}} (the secret is read, never written back) and the message
- * size limit.
+ * {@code {"keyId", "secretBase64", "skewMs", "acceptKeys": [{"keyId", "secretBase64"}, ...]}} (secrets are
+ * read, never written back) and the message size limit.
  */
 public final class OptionsJson {
 
@@ -25,27 +26,43 @@ public final class OptionsJson {
     if (json == null) {
       return null;
     }
-    String secret = json.getString("secretBase64");
-    if (secret == null) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "auth.secretBase64 is required");
+    HandshakeAuth auth = HandshakeAuth.sharedSecret(json.getString("keyId"), secret(json, "auth"));
+    JsonArray accepted = json.getJsonArray("acceptKeys");
+    for (int i = 0; accepted != null && i < accepted.size(); i++) {
+      String field = "auth.acceptKeys[" + i + "]";
+      if (!(accepted.getValue(i) instanceof JsonObject key)) {
+        throw new VteException(ErrorCode.INVALID_CONFIGURATION, field + " must be an object {keyId, secretBase64}");
+      }
+      auth = auth.withAcceptedKey(key.getString("keyId"), secret(key, field));
     }
-    byte[] bytes;
-    try {
-      bytes = Base64.getDecoder().decode(secret);
-    } catch (IllegalArgumentException e) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "auth.secretBase64 is not base64: " + e.getMessage());
-    }
-    HandshakeAuth auth = HandshakeAuth.sharedSecret(json.getString("keyId"), bytes);
     Long skewMs = json.getLong("skewMs");
     return skewMs == null ? auth : auth.withSkew(Duration.ofMillis(skewMs));
   }
 
+  private static byte[] secret(JsonObject key, String field) {
+    String secret = key.getString("secretBase64");
+    if (secret == null) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, field + ".secretBase64 is required");
+    }
+    try {
+      return Base64.getDecoder().decode(secret);
+    } catch (IllegalArgumentException e) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, field + ".secretBase64 is not base64: " + e.getMessage());
+    }
+  }
+
   /**
    * @param auth the auth, or null
-   * @return its key id and skew (never the secret), or null
+   * @return its key id, skew and the ids of the other accepted keys (never a secret), or null
    */
   public static JsonObject authToJson(HandshakeAuth auth) {
-    return auth == null ? null : new JsonObject().put("keyId", auth.keyId()).put("skewMs", auth.skew().toMillis());
+    if (auth == null) {
+      return null;
+    }
+    JsonArray accepted = new JsonArray();
+    auth.acceptedKeyIds().stream().filter(id -> !id.equals(auth.keyId())).forEach(accepted::add);
+    return new JsonObject().put("keyId", auth.keyId()).put("skewMs", auth.skew().toMillis())
+        .put("acceptKeyIds", accepted);
   }
 
   /**
