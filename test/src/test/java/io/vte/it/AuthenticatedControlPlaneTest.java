@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.MessageLite;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
@@ -25,20 +26,22 @@ import io.vte.handshake.proto.NotifyRequest;
 import io.vte.handshake.proto.QpInfo;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
-import java.nio.file.Path;
+import io.vte.testkit.TestPki;
+import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The authenticated control plane: shared-secret (HMAC) authentication of Connect/GetSegment/Notify, TLS between
- * engines, and both together. Strangers get PERMISSION_DENIED and learn no segment keys; authenticated engines
+ * The authenticated control plane: shared-secret (HMAC) authentication of Connect/GetSegment/Notify and its key
+ * rotation, TLS and mutual TLS between engines, and auth and TLS together. Strangers get PERMISSION_DENIED and learn no segment keys; authenticated engines
  * transfer.
  */
 @ExtendWith({BlockedThreadGuard.class, ReliabilityReport.class})
@@ -47,10 +50,22 @@ class AuthenticatedControlPlaneTest {
   private static final int PERMISSION_DENIED = 7;
   private static final int LENGTH = 1 << 20;
 
-  @TempDir
-  Path dir;
+  private static TestPki ca;
+  private static TestPki other;
   private LocalEngines local;
   private int ip = 100;
+
+  @BeforeAll
+  static void makeCertificates() {
+    ca = TestPki.create("a", "b");
+    other = TestPki.create("a");
+  }
+
+  @AfterAll
+  static void deleteCertificates() throws IOException {
+    ca.close();
+    other.close();
+  }
 
   @BeforeEach
   void start() {
@@ -63,7 +78,17 @@ class AuthenticatedControlPlaneTest {
   }
 
   private static JsonObject auth(byte[] secret) {
-    return new JsonObject().put("keyId", "suite").put("secretBase64", Base64.getEncoder().encodeToString(secret));
+    return auth("suite", secret);
+  }
+
+  private static JsonObject auth(String keyId, byte[] secret) {
+    return new JsonObject().put("keyId", keyId).put("secretBase64", Base64.getEncoder().encodeToString(secret));
+  }
+
+  /** @return the engine "tls" option: the identity's key and certificate, and trust in the CA of {@code trusted} */
+  private static JsonObject tls(TestPki issuer, String identity, TestPki trusted) {
+    return new JsonObject().put("keyPath", issuer.key(identity).toString())
+        .put("certPath", issuer.cert(identity).toString()).put("trustPath", trusted.caCert().toString());
   }
 
   private static byte[] secret() {
@@ -147,11 +172,25 @@ class AuthenticatedControlPlaneTest {
   }
 
   @Test
-  void tlsBetweenEngines() throws Exception {
-    ThrowawayCa ca = ThrowawayCa.create(dir, "vte");
-    ThrowawayCa other = ThrowawayCa.create(dir, "other");
-    TransferEngineImpl a = engine("tla", null, ca.engineTls());
-    TransferEngineImpl b = engine("tlb", null, ca.engineTls());
+  void keysRotateAcrossEnginesWithoutDenials() {
+    byte[] oldSecret = secret();
+    byte[] newSecret = secret();
+    JsonObject acceptNew = auth("k1", oldSecret).put("acceptKeys", new JsonArray().add(auth("k2", newSecret)));
+    JsonObject acceptOld = auth("k2", newSecret).put("acceptKeys", new JsonArray().add(auth("k1", oldSecret)));
+    TransferEngineImpl notYetRotated = engine("kra", acceptNew, null);
+    TransferEngineImpl rotated = engine("krb", acceptOld, null);
+    assertTransfers(notYetRotated, rotated);
+    assertTransfers(rotated, notYetRotated);
+    record("engines mid key rotation transfer both ways", "COMPLETED, byte-exact");
+    TransferEngineImpl done = engine("krc", auth("k2", newSecret), null);
+    assertTransfers(done, notYetRotated);
+    assertOpenDenied("engine still signing with a retired key", notYetRotated, done, ErrorCode.PERMISSION_DENIED);
+  }
+
+  @Test
+  void tlsBetweenEngines() {
+    TransferEngineImpl a = engine("tla", null, tls(ca, "a", ca));
+    TransferEngineImpl b = engine("tlb", null, tls(ca, "b", ca));
     assertTransfers(a, b);
     record("engines over TLS transfer", "COMPLETED, byte-exact");
 
@@ -166,22 +205,37 @@ class AuthenticatedControlPlaneTest {
     }
     assertOpenDenied("plain-text engine -> TLS engine", engine("tlc", null, null), b, ErrorCode.PEER_UNREACHABLE,
         ErrorCode.PROTOCOL_ERROR, ErrorCode.TIMED_OUT);
-    assertOpenDenied("engine trusting another CA", engine("tld", null, other.engineTls()), b,
+    assertOpenDenied("engine trusting another CA", engine("tld", null, tls(other, "a", other)), b,
         ErrorCode.PEER_UNREACHABLE, ErrorCode.PROTOCOL_ERROR, ErrorCode.PERMISSION_DENIED);
   }
 
   @Test
-  void authAndTlsTogether() throws Exception {
-    ThrowawayCa ca = ThrowawayCa.create(dir, "both");
+  void mutualTlsAdmitsOnlyEnginesWithACertificateOfTheClusterCa() {
+    TransferEngineImpl a = engine("mta", null, tls(ca, "a", ca).put("requireClientCert", true));
+    TransferEngineImpl b = engine("mtb", null, tls(ca, "b", ca).put("requireClientCert", true));
+    assertTransfers(a, b);
+    assertTransfers(b, a);
+    record("engines over mutual TLS transfer", "COMPLETED, byte-exact");
+    try (RawGrpc noCertificate = new RawGrpc(local.vertx(), b.serverName(), ca.caCert())) {
+      RawGrpc.Outcome o = Await.result(noCertificate.call("GetSegment", RawGrpc.frame(new byte[0])), LocalEngines.WAIT);
+      assertNotEquals(200, o.httpStatus(), "a TLS client without a certificate gets no answer: " + o.label());
+      record("mTLS: client without a certificate", o.label());
+    }
+    assertOpenDenied("mTLS: engine with a stranger CA's cert", engine("mtc", null, tls(other, "a", ca)), b,
+        ErrorCode.PEER_UNREACHABLE, ErrorCode.PROTOCOL_ERROR);
+  }
+
+  @Test
+  void authAndTlsTogether() {
     byte[] secret = secret();
-    TransferEngineImpl a = engine("bta", auth(secret), ca.engineTls());
-    TransferEngineImpl b = engine("btb", auth(secret), ca.engineTls());
+    TransferEngineImpl a = engine("bta", auth(secret), tls(ca, "a", ca));
+    TransferEngineImpl b = engine("btb", auth(secret), tls(ca, "b", ca));
     assertTransfers(a, b);
     record("engines with auth + TLS transfer", "COMPLETED, byte-exact");
     try (RawGrpc tlsStranger = new RawGrpc(local.vertx(), b.serverName(), ca.caCert())) {
       assertStrangerDenied("TLS client without the secret", tlsStranger, b, null);
     }
-    assertOpenDenied("TLS engine with the wrong secret", engine("btc", auth(secret()), ca.engineTls()), b,
+    assertOpenDenied("TLS engine with the wrong secret", engine("btc", auth(secret()), tls(ca, "a", ca)), b,
         ErrorCode.PERMISSION_DENIED);
   }
 }

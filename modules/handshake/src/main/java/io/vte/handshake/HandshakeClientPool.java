@@ -67,7 +67,8 @@ public final class HandshakeClientPool {
    * @param vertx the Vert.x instance
    * @param options deadline, auth, TLS trust and limits
    * @return a new pool; close it when done
-   * @throws VteException INVALID_CONFIGURATION for TLS options without a trust path
+   * @throws VteException INVALID_CONFIGURATION for TLS options without a trust path or with half a client
+   *     certificate
    */
   public static HandshakeClientPool create(Vertx vertx, HandshakeClientOptions options) {
     Objects.requireNonNull(vertx, "vertx");
@@ -82,7 +83,7 @@ public final class HandshakeClientPool {
         .setHttp2MultiplexingLimit(STREAMS_PER_CONNECTION);
     TlsOptions tls = options.getTls();
     if (tls != null) {
-      http.setSsl(true).setUseAlpn(true).setTrustOptions(tls.toTrustOptions()).setVerifyHost(tls.isVerifyHost());
+      tls.applyToClient(http);
     }
     GrpcClientOptions grpc = new GrpcClientOptions()
         .setMaxMessageSize(options.getMaxMessageSize())

@@ -66,7 +66,7 @@ public final class HandshakeServer {
             .setMaxHeaderListSize(MAX_HEADER_BYTES));
     try {
       if (options.getTls() != null) {
-        http.setSsl(true).setUseAlpn(true).setKeyCertOptions(options.getTls().toKeyCertOptions());
+        options.getTls().applyToServer(http);
       }
     } catch (VteException e) {
       return Future.failedFuture(e);

@@ -1,5 +1,8 @@
 package io.vte.handshake;
 
+import io.vertx.core.http.ClientAuth;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
@@ -9,6 +12,11 @@ import io.vte.api.VteException;
 /**
  * TLS settings of the handshake service, from PEM files: a key and certificate chain for servers, a
  * trusted CA bundle for clients. Maps to Vert.x {@link PemKeyCertOptions} and {@link PemTrustOptions}.
+ *
+ * <p>Mutual TLS: a server with {@code requireClientCert} also needs {@code trustPath} and refuses every
+ * client that does not present a certificate signed by a CA in it; a client presents its own key and
+ * certificate when both paths are set. An engine uses one TLS object for its server and its clients, so
+ * the same key, certificate and CA bundle serve both directions.
  */
 public final class TlsOptions {
 
@@ -16,6 +24,7 @@ public final class TlsOptions {
   private String certPath;
   private String trustPath;
   private boolean verifyHost = true;
+  private boolean requireClientCert;
 
   /** Creates empty TLS options; set the paths a server or a client needs. */
   public TlsOptions() {}
@@ -38,7 +47,7 @@ public final class TlsOptions {
   }
 
   /**
-   * @param json {@code {"keyPath", "certPath", "trustPath", "verifyHost"}}, all optional
+   * @param json {@code {"keyPath", "certPath", "trustPath", "verifyHost", "requireClientCert"}}, all optional
    * @return the options
    */
   public static TlsOptions fromJson(JsonObject json) {
@@ -46,12 +55,13 @@ public final class TlsOptions {
         .setKeyPath(json.getString("keyPath"))
         .setCertPath(json.getString("certPath"))
         .setTrustPath(json.getString("trustPath"))
-        .setVerifyHost(json.getBoolean("verifyHost", true));
+        .setVerifyHost(json.getBoolean("verifyHost", true))
+        .setRequireClientCert(json.getBoolean("requireClientCert", false));
   }
 
   /** @return these options as JSON (paths only, never key material) */
   public JsonObject toJson() {
-    JsonObject json = new JsonObject().put("verifyHost", verifyHost);
+    JsonObject json = new JsonObject().put("verifyHost", verifyHost).put("requireClientCert", requireClientCert);
     if (keyPath != null) {
       json.put("keyPath", keyPath);
     }
@@ -120,26 +130,62 @@ public final class TlsOptions {
     return this;
   }
 
+  /** @return whether a server refuses clients that present no certificate signed by a CA in the trust bundle */
+  public boolean isRequireClientCert() {
+    return requireClientCert;
+  }
+
   /**
-   * @return the server key and certificate as Vert.x options
-   * @throws VteException INVALID_CONFIGURATION when the key or certificate path is missing
+   * @param requireClientCert whether a server requires client certificates (mutual TLS); needs a trust path
+   * @return this
    */
-  public PemKeyCertOptions toKeyCertOptions() {
+  public TlsOptions setRequireClientCert(boolean requireClientCert) {
+    this.requireClientCert = requireClientCert;
+    return this;
+  }
+
+  /**
+   * Turns TLS on for a server: its key and certificate, and with {@code requireClientCert} the trust bundle
+   * client certificates must chain to.
+   *
+   * @param http the server's HTTP options
+   * @throws VteException INVALID_CONFIGURATION when the key or certificate path is missing, or the trust
+   *     path when client certificates are required
+   */
+  public void applyToServer(HttpServerOptions http) {
     if (keyPath == null || certPath == null) {
       throw new VteException(ErrorCode.INVALID_CONFIGURATION,
           "tls.keyPath and tls.certPath are required on a TLS server (keyPath=" + keyPath + ", certPath=" + certPath + ")");
     }
-    return new PemKeyCertOptions().setKeyPath(keyPath).setCertPath(certPath);
+    http.setSsl(true).setUseAlpn(true).setKeyCertOptions(new PemKeyCertOptions().setKeyPath(keyPath).setCertPath(certPath));
+    if (requireClientCert) {
+      if (trustPath == null) {
+        throw new VteException(ErrorCode.INVALID_CONFIGURATION,
+            "tls.trustPath is required on a TLS server with tls.requireClientCert (the CAs client certificates chain to)");
+      }
+      http.setTrustOptions(new PemTrustOptions().addCertPath(trustPath)).setClientAuth(ClientAuth.REQUIRED);
+    }
   }
 
   /**
-   * @return the client trust bundle as Vert.x options
-   * @throws VteException INVALID_CONFIGURATION when the trust path is missing
+   * Turns TLS on for a client: the trust bundle, host verification, and its own key and certificate when both
+   * paths are set.
+   *
+   * @param http the client's HTTP options
+   * @throws VteException INVALID_CONFIGURATION when the trust path is missing, or only one of key and certificate
+   *     is given
    */
-  public PemTrustOptions toTrustOptions() {
+  public void applyToClient(HttpClientOptions http) {
     if (trustPath == null) {
       throw new VteException(ErrorCode.INVALID_CONFIGURATION, "tls.trustPath is required on a TLS client");
     }
-    return new PemTrustOptions().addCertPath(trustPath);
+    if ((keyPath == null) != (certPath == null)) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION,
+          "a TLS client certificate needs both tls.keyPath and tls.certPath (keyPath=" + keyPath + ", certPath=" + certPath + ")");
+    }
+    http.setSsl(true).setUseAlpn(true).setTrustOptions(new PemTrustOptions().addCertPath(trustPath)).setVerifyHost(verifyHost);
+    if (keyPath != null) {
+      http.setKeyCertOptions(new PemKeyCertOptions().setKeyPath(keyPath).setCertPath(certPath));
+    }
   }
 }

@@ -34,8 +34,8 @@ class TlsServiceTest {
 
   @BeforeAll
   static void makeCertificates() {
-    certs = TestPki.create("server");
-    strangerCerts = TestPki.create("server");
+    certs = TestPki.create("server", "client");
+    strangerCerts = TestPki.create("server", "client");
   }
 
   @AfterAll
@@ -116,6 +116,47 @@ class TlsServiceTest {
     }
   }
 
+  private HandshakeServer mutualTlsServer() {
+    return Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions().setTls(
+        TlsOptions.server(certs.key("server").toString(), certs.cert("server").toString())
+            .setTrustPath(certs.caCert().toString()).setRequireClientCert(true)), loop.handler()), WAIT);
+  }
+
+  private static HandshakeClientOptions presenting(TestPki issuer) {
+    return new HandshakeClientOptions().setTls(TlsOptions.client(certs.caCert().toString())
+        .setKeyPath(issuer.key("client").toString()).setCertPath(issuer.cert("client").toString()));
+  }
+
+  @Test
+  void mutualTlsServesAClientWhoseCertificateChainsToItsTrustBundle() {
+    HandshakeServer server = mutualTlsServer();
+    try {
+      HandshakeClientPool pool = loop.newPool(presenting(certs));
+      assertEquals("s", Await.result(pool.getSegment(server.serverName(), Fixtures.segmentRequest("s"), DEADLINE), WAIT).getName());
+      assertEquals(1, loop.handler().received.size());
+    } finally {
+      Await.result(server.close(), WAIT);
+    }
+  }
+
+  @Test
+  void mutualTlsRefusesClientsWithoutACertificateOrWithAStrangersOne() {
+    HandshakeServer server = mutualTlsServer();
+    try {
+      for (HandshakeClientOptions client : new HandshakeClientOptions[] {trusting(certs.caCert()), presenting(strangerCerts)}) {
+        HandshakeClientPool pool = loop.newPool(client);
+        long start = System.nanoTime();
+        VteException e = failure(pool.getSegment(server.serverName(), Fixtures.segmentRequest("s"), DEADLINE));
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
+        assertTrue(ms < DEADLINE.toMillis(), "failed before the deadline: " + ms + " ms");
+      }
+      assertTrue(loop.handler().received.isEmpty(), "no call reached the handler: " + loop.handler().received);
+    } finally {
+      Await.result(server.close(), WAIT);
+    }
+  }
+
   @Test
   void incompleteTlsOptionsAreConfigurationErrors() {
     VteException e = failure(HandshakeServer.start(loop.vertx(),
@@ -128,6 +169,14 @@ class TlsServiceTest {
     e = failure(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions()
         .setTls(TlsOptions.server(certs.dir().resolve("missing.key").toString(), certs.cert("server").toString())), loop.handler()));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code(), e.getMessage());
+    e = failure(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions().setTls(TlsOptions.server(
+        certs.key("server").toString(), certs.cert("server").toString()).setRequireClientCert(true)), loop.handler()));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+    assertTrue(e.getMessage().contains("tls.requireClientCert"), e.getMessage());
+    e = assertThrows(VteException.class, () -> HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions()
+        .setTls(TlsOptions.client(certs.caCert().toString()).setKeyPath(certs.key("client").toString()))));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+    assertTrue(e.getMessage().contains("both tls.keyPath and tls.certPath"), e.getMessage());
   }
 
   @Test
