@@ -58,6 +58,18 @@ public final class SoftFaultInjector {
   }
 
   /**
+   * Drops exactly one frame: the {@code nth} request or response frame the device sends from now on (1 = the
+   * next one), replacing any drop or delay setting; every other frame goes through. For deterministic tests of
+   * what one lost frame does.
+   *
+   * @param device device name
+   * @param nth which frame to drop, counted from 1
+   */
+  public void dropOneFrame(String device, long nth) {
+    provider.openDevice(device).dropOneFrame(nth);
+  }
+
+  /**
    * Stops dropping and delaying frames of the device.
    *
    * @param device device name

@@ -1,6 +1,7 @@
 package io.vte.verbs.soft;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.testkit.Await;
@@ -16,6 +17,8 @@ import io.vte.verbs.QpPeer;
 import io.vte.verbs.QpState;
 import io.vte.verbs.QueuePair;
 import io.vte.verbs.RtsAttributes;
+import io.vte.verbs.VerbsError;
+import io.vte.verbs.VerbsException;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WorkCompletionBatch;
 import io.vte.verbs.WorkRequestBatch;
@@ -197,6 +200,47 @@ class FailureTest {
       }
       assertEquals(160, ok);
       assertEquals(DataPathTest.crc(s, 0, s.capacity()), DataPathTest.crc(d, 0, d.capacity()));
+    }
+  }
+
+  @Test
+  void aLostRequestIsResentOnTheRespondersSequenceNakNotAtTheAckTimeout() {
+    for (int lost : new int[] {1, 5, 31}) { // the first, a middle and the next-to-last request
+      try (Fabric f = new Fabric(2)) {
+        CompletionQueue cq = f.ctx(0).createCq(64);
+        QueuePair a = f.pair(cq, 32, new RtsAttributes(0, 24, 1, 0)).a(); // one 68 s timeout, no retry
+        ByteBuffer s = ByteBuffer.allocateDirect(32 * 4096);
+        ByteBuffer d = ByteBuffer.allocateDirect(32 * 4096);
+        for (int i = 0; i < s.capacity(); i++) {
+          s.put(i, (byte) (i * 13 + lost));
+        }
+        MemoryRegion src = f.pd(0).registerMemory(s, AccessFlags.LOCAL_WRITE);
+        MemoryRegion dst = f.pd(1).registerMemory(d, AccessFlags.ALL_REMOTE);
+        f.provider.faults().dropOneFrame("soft0", lost);
+        WorkRequestBatch wr = WorkRequestBatch.allocate(32);
+        for (int i = 0; i < 32; i++) {
+          wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, src.address() + 4096L * i, 4096, src.lkey(),
+              dst.address() + 4096L * i, dst.rkey());
+        }
+        assertEquals(PostStatus.OK, a.postSend(wr));
+        // only a NAK gets these done within the deadline: the ACK timeout would take 68 s, and then fail them
+        List<Fabric.Wc> wcs = Fabric.await(cq, 32, DEADLINE);
+        for (int i = 0; i < 32; i++) {
+          assertEquals(i, wcs.get(i).wrId());
+          assertEquals(WcStatus.SUCCESS.code(), wcs.get(i).status(), "request " + lost + " lost: " + wcs.get(i));
+        }
+        assertEquals(DataPathTest.crc(s, 0, s.capacity()), DataPathTest.crc(d, 0, d.capacity()), "request " + lost + " lost");
+        Fabric.assertQuiet(cq, Duration.ofMillis(20));
+      }
+    }
+  }
+
+  @Test
+  void theFrameToDropIsCountedFromOne() {
+    try (Fabric f = new Fabric(1)) {
+      VerbsException e = assertThrows(VerbsException.class, () -> f.provider.faults().dropOneFrame("soft0", 0));
+      assertEquals(VerbsError.INVALID_ARGUMENT, e.error());
+      assertTrue(e.getMessage().contains("got 0"), e.getMessage());
     }
   }
 

@@ -44,6 +44,11 @@ final class FrameHeader {
   static final int READ_RESP = 18;
   /** NAK status meaning receiver-not-ready (no RECV posted). */
   static final int RNR = 0xffff;
+  /**
+   * NAK status meaning a request arrived out of sequence (one before it was lost): {@code seq} is the request
+   * the responder expects next, and the requester resends from there.
+   */
+  static final int SEQ_ERR = 0xfffe;
 
   int opcode;
   int status;

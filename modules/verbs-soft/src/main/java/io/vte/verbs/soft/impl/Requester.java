@@ -369,10 +369,15 @@ final class Requester implements Connection.Handler {
         return true;
       case FrameHeader.NAK:
         if (idx >= acked) {
+          long before = acked;
           if (!completeUpTo(idx)) {
             return onMissingReadResponse(c, h);
           }
-          onNak(h.status);
+          if (h.status == FrameHeader.SEQ_ERR) {
+            onSequenceNak(acked > before);
+          } else {
+            onNak(h.status);
+          }
         }
         return true;
       case FrameHeader.READ_RESP:
@@ -467,6 +472,18 @@ final class Requester implements Connection.Handler {
       completeHead((st == WcStatus.SUCCESS ? WcStatus.REM_OP_ERR : st).code());
     }
     fail();
+  }
+
+  /**
+   * The responder lost a request: it names the one it expects, now the head. Go back and resend from it at
+   * once, as an RC requester does on a sequence-error NAK; the responder NAKs a gap once, so this cannot loop.
+   */
+  private void onSequenceNak(boolean progressed) {
+    if (progressed) {
+      onProgress();
+    }
+    rewind();
+    qp.device.nic().schedule(qp);
   }
 
   private void onProgress() {

@@ -11,8 +11,9 @@ import io.vte.verbs.WcStatus;
  * The receive half of a QP, run by the NIC thread on the QP's inbound connection: executes requests in
  * sequence order, checks every remote access (rkey, PD, bounds, permission) before touching memory,
  * consumes RECVs for SEND and WRITE_WITH_IMM, and queues ACK/NAK/READ_RESP responses. Out-of-order frames
- * (a gap after a drop or an RNR NAK) are discarded until the requester goes back; duplicates are re-acked
- * (READs re-executed), as an RC responder does.
+ * (a gap after a drop or an RNR NAK) are discarded until the requester goes back, and the first of a gap is
+ * answered with a sequence-error NAK naming the request expected; duplicates are re-acked (READs
+ * re-executed), as an RC responder does.
  */
 final class Responder implements Connection.Handler {
 
@@ -29,6 +30,9 @@ final class Responder implements Connection.Handler {
   private int seenReset;
   private int action;
   private long recvIndex;
+  /** A sequence-error NAK went out for the gap before {@link #gapNakAt}: one NAK per gap. */
+  private boolean gapNaked;
+  private int gapNakAt;
 
   Responder(SoftQp qp) {
     this.qp = qp;
@@ -46,6 +50,7 @@ final class Responder implements Connection.Handler {
       old.close();
     }
     responses.clear();
+    gapNaked = false;
     conn = c;
     c.setHandler(this);
   }
@@ -127,7 +132,14 @@ final class Responder implements Connection.Handler {
     }
     int diff = h.seq - expected;
     if (diff > 0) {
-      return true; // gap: wait for the requester to go back
+      // a gap: a request was lost. Name the expected one once, so the requester goes back now rather than at
+      // its ACK timeout; the rest of the gap is discarded until the resent requests arrive
+      if (!gapNaked || gapNakAt != expected) {
+        gapNaked = true;
+        gapNakAt = expected;
+        respond(FrameHeader.NAK, FrameHeader.SEQ_ERR, expected);
+      }
+      return true;
     }
     if (diff < 0) {
       if (op == FrameHeader.READ_REQ) {

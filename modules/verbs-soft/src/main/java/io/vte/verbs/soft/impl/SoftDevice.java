@@ -186,6 +186,18 @@ public final class SoftDevice implements VerbsContext {
     frameFaults.set(dropFraction, delayFraction, delayNanos, seed);
   }
 
+  /**
+   * Drops exactly one of the request and response frames this device sends: the {@code nth} from now on.
+   *
+   * @param nth 1 for the next frame, 2 for the one after, ...
+   */
+  public void dropOneFrame(long nth) {
+    if (nth < 1) {
+      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "the frame to drop is counted from 1, got " + nth);
+    }
+    frameFaults.dropOne(nth);
+  }
+
   /** Stops dropping and delaying frames. */
   public void clearFrameFaults() {
     frameFaults.clear();
