@@ -40,6 +40,8 @@ class MixedSoakTest {
   private static final int SLOTS = 8;
   private static final long SEED = Long.getLong("vte.it.soakSeed", 7);
   private static final Duration DEADLINE = Duration.ofSeconds(30);
+  /** Netty's pool grows by whole chunks per event loop; a few per loop of a JVM here, never without bound. */
+  private static final long NETTY_POOL_CAP = 128L << 20;
 
   @Test
   void thirtyMinutesOfMixedReadWriteWithRandomFaults() throws Exception {
@@ -154,6 +156,7 @@ class MixedSoakTest {
   private static void assertFlat(String who, JvmFigures warm, JvmFigures end) {
     assertTrue(end.heapUsed() <= warm.heapUsed() + (64L << 20), who + " heap flat: " + warm + " -> " + end);
     assertTrue(end.directUsed() <= warm.directUsed() + (16L << 20), who + " direct memory flat: " + warm + " -> " + end);
+    assertTrue(end.nettyPoolDirect() <= NETTY_POOL_CAP, who + " Netty's pool stays bounded: " + warm + " -> " + end);
     assertTrue(end.threads() <= warm.threads() + 4, who + " threads flat: " + warm + " -> " + end);
   }
 }
