@@ -4,7 +4,7 @@
 # through etcd), then stops the nodes with SIGTERM (each must exit 0) and stops etcd.
 #
 # Environment: VTE (the vte command; default: ./vte at the repository root), ETCD_PORT (default 2379),
-# ETCD_PEER_PORT (default 2380). Needs etcd on the PATH (Debian: apt-get install -y etcd-server).
+# ETCD_PEER_PORT (default 2380). Needs etcd and etcdctl on the PATH (Debian: apt-get install -y etcd-server etcd-client).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,10 +15,12 @@ ETCD_PEER_PORT="${ETCD_PEER_PORT:-2380}"
 ETCD_URI="etcd://127.0.0.1:$ETCD_PORT"
 NODES=(a b c)
 
-if ! command -v etcd >/dev/null; then
-  echo "run-cluster: etcd not found on PATH; install it: apt-get install -y etcd-server" >&2
-  exit 2
-fi
+for tool in etcd:etcd-server etcdctl:etcd-client; do
+  if ! command -v "${tool%%:*}" >/dev/null; then
+    echo "run-cluster: ${tool%%:*} not found on PATH; install it: apt-get install -y ${tool##*:}" >&2
+    exit 2
+  fi
+done
 
 WORK="$(mktemp -d)"
 declare -A PIDS=()

@@ -178,6 +178,10 @@ public final class EtcdServer implements AutoCloseable {
    */
   public String etcdctl(String... args) {
     Path ctl = binary.resolveSibling("etcdctl");
+    if (!Files.isExecutable(ctl)) {
+      throw new AssertionError("etcdctl not found at " + ctl + ": run the README's test command"
+          + " (./run-tests installs the Debian package etcd-client) or apt-get install -y etcd-client");
+    }
     List<String> cmd = new java.util.ArrayList<>(List.of(ctl.toString(), "--endpoints=" + endpoint()));
     if (tls != null) {
       cmd.addAll(List.of("--cacert=" + tls.ca(), "--cert=" + tls.clientCert(), "--key=" + tls.clientKey()));

@@ -26,9 +26,11 @@ class EtcdClusterScriptTest {
 
   @Test
   void threeNodesOnEtcdAreReachedBySegmentNameAndStopCleanly() throws Exception {
-    // fail, not skip: the README's test command installs etcd-server
+    // fail, not skip: the README's test command installs etcd-server and etcd-client
     assertTrue(Files.isExecutable(Paths.get("/usr/bin/etcd")) || Files.isExecutable(Paths.get("/usr/local/bin/etcd")),
         "etcd is not installed: apt-get install -y etcd-server (see examples/etcd-cluster/README.md)");
+    assertTrue(Files.isExecutable(Paths.get("/usr/bin/etcdctl")) || Files.isExecutable(Paths.get("/usr/local/bin/etcdctl")),
+        "etcdctl is not installed: apt-get install -y etcd-client (see examples/etcd-cluster/README.md)");
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     Path classpath = dir.resolve("cp.txt");
     Files.writeString(classpath, System.getProperty("java.class.path"));
