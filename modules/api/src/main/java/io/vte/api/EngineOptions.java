@@ -39,7 +39,7 @@ public final class EngineOptions {
   private int cqSize = 4096;
   private int endpointCacheSize = 256;
   private int maxOutstandingPerQp = 32;
-  private String rpcHost = "127.0.0.1";
+  private String rpcHost;
   private int rpcPort = 0;
   private String metadataUri = "p2p";
   private JsonObject metadata;
@@ -127,7 +127,6 @@ public final class EngineOptions {
         .put("cqSize", cqSize)
         .put("endpointCacheSize", endpointCacheSize)
         .put("maxOutstandingPerQp", maxOutstandingPerQp)
-        .put("rpcHost", rpcHost)
         .put("rpcPort", rpcPort)
         .put("metadataUri", metadataUri)
         .put("railHoldDownMs", railHoldDown.toMillis())
@@ -135,6 +134,9 @@ public final class EngineOptions {
         .put("qpRetryCount", qpRetryCount);
     if (metadata != null) {
       json.put("metadata", metadata.copy());
+    }
+    if (rpcHost != null) {
+      json.put("rpcHost", rpcHost);
     }
     if (segmentName != null) {
       json.put("segmentName", segmentName);
@@ -156,8 +158,9 @@ public final class EngineOptions {
    */
   public EngineOptions validate() {
     check("transport", "soft".equals(transport) || "ibverbs".equals(transport), transport, "soft or ibverbs");
-    check("devices", devices != null && !devices.isEmpty() && !devices.contains(null)
-        && devices.stream().noneMatch(String::isBlank), devices, "at least one non-blank device");
+    check("devices", devices != null && !devices.contains(null) && devices.stream().noneMatch(String::isBlank)
+        && (!devices.isEmpty() || !"ibverbs".equals(transport)), devices,
+        "non-blank devices (empty: soft devices chosen from the host's interfaces; ibverbs needs device names)");
     check("workersPerContext", workersPerContext >= 1 && workersPerContext <= 64, workersPerContext, "1..64");
     check("sliceSize", sliceSize >= 4096 && sliceSize <= (1 << 30), sliceSize, "4096..1073741824 bytes");
     check("retryCount", retryCount >= 0 && retryCount <= 64, retryCount, "0..64");
@@ -166,7 +169,8 @@ public final class EngineOptions {
     check("endpointCacheSize", endpointCacheSize >= 1, endpointCacheSize, ">= 1");
     check("maxOutstandingPerQp", maxOutstandingPerQp >= 1 && maxOutstandingPerQp <= cqSize,
         maxOutstandingPerQp, "1..cqSize (" + cqSize + ")");
-    check("rpcHost", rpcHost != null && !rpcHost.isBlank(), rpcHost, "a host name or address");
+    check("rpcHost", rpcHost == null || !rpcHost.isBlank(), rpcHost,
+        "a host name or address (unset: the address of the first soft device)");
     check("rpcPort", rpcPort >= 0 && rpcPort <= 65535, rpcPort, "0..65535 (0 = any free port)");
     check("metadataUri", "p2p".equals(metadataUri) || (metadataUri != null
         && (metadataUri.startsWith("etcd://") || metadataUri.startsWith("etcds://"))
@@ -219,6 +223,26 @@ public final class EngineOptions {
     }
   }
 
+  /**
+   * Fills in what is left to the host: empty {@code devices} (soft) become {@link DefaultSoftDevices#forThisHost()},
+   * an unset {@code rpcHost} the address of the first soft device (127.0.0.1 for ibverbs). The engine calls
+   * this when it opens; these options are not changed.
+   *
+   * @return a validated copy with devices and rpcHost set
+   * @throws VteException INVALID_CONFIGURATION naming the first bad field
+   */
+  public EngineOptions withHostDefaults() {
+    EngineOptions o = fromJson(validate().toJson());
+    boolean soft = "soft".equals(transport);
+    if (soft && o.devices.isEmpty()) {
+      o.devices = new ArrayList<>(DefaultSoftDevices.forThisHost().specs());
+    }
+    if (o.rpcHost == null) {
+      o.rpcHost = soft ? SoftDeviceSpec.parse(o.devices.get(0)).host() : SoftDeviceSpec.DEFAULT_HOST;
+    }
+    return o;
+  }
+
   /** @return {@code soft} or {@code ibverbs} */
   public String getTransport() {
     return transport;
@@ -230,12 +254,15 @@ public final class EngineOptions {
     return this;
   }
 
-  /** @return local device names (soft verbs: the provider's device specs) */
+  /**
+   * @return local device names (soft verbs: device specs {@code name[@host[:port]]}); empty (the default) means
+   *     soft devices chosen from the host's interfaces by {@link DefaultSoftDevices}
+   */
   public List<String> getDevices() {
     return devices;
   }
 
-  /** @param devices local device names or specs @return this */
+  /** @param devices local device names or specs; empty for {@link DefaultSoftDevices} @return this */
   public EngineOptions setDevices(List<String> devices) {
     this.devices = devices == null ? null : new ArrayList<>(devices);
     return this;
@@ -318,12 +345,12 @@ public final class EngineOptions {
     return this;
   }
 
-  /** @return host the handshake service binds to and advertises */
+  /** @return host the handshake service binds to and advertises; null (the default): the first soft device's address */
   public String getRpcHost() {
     return rpcHost;
   }
 
-  /** @param rpcHost handshake host @return this */
+  /** @param rpcHost handshake host; null for the first soft device's address @return this */
   public EngineOptions setRpcHost(String rpcHost) {
     this.rpcHost = rpcHost;
     return this;

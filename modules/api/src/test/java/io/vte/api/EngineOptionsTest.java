@@ -80,6 +80,26 @@ class EngineOptionsTest {
   }
 
   @Test
+  void theDefaultsValidateAndTheHostFillsInDevicesAndTheRpcHost() {
+    EngineOptions defaults = new EngineOptions().validate();
+    assertEquals(List.of(), defaults.getDevices());
+    assertEquals(null, defaults.getRpcHost());
+    assertTrue(!defaults.toJson().containsKey("rpcHost"), "an unset rpcHost is not written");
+    EngineOptions filled = defaults.withHostDefaults();
+    assertEquals(DefaultSoftDevices.forThisHost().specs(), filled.getDevices());
+    assertEquals(SoftDeviceSpec.parse(filled.getDevices().get(0)).host(), filled.getRpcHost(),
+        "the handshake service lives on the first device's address");
+    assertEquals(List.of(), defaults.getDevices(), "the options filled in are a copy");
+    EngineOptions explicit = new EngineOptions().setDevices(List.of("a@198.18.0.7", "b@198.18.1.7")).withHostDefaults();
+    assertEquals(List.of("a@198.18.0.7", "b@198.18.1.7"), explicit.getDevices());
+    assertEquals("198.18.0.7", explicit.getRpcHost());
+    assertEquals("10.0.0.1", new EngineOptions().setRpcHost("10.0.0.1").withHostDefaults().getRpcHost());
+    assertEquals("127.0.0.1", new EngineOptions().setDevices(List.of("plain")).withHostDefaults().getRpcHost());
+    assertEquals("127.0.0.1", new EngineOptions().setTransport("ibverbs").setDevices(List.of("mlx5_0"))
+        .withHostDefaults().getRpcHost());
+  }
+
+  @Test
   void unknownKeysAreNamed() {
     JsonObject json = sample().toJson().put("sliceSzie", 1).put("bogus", true);
     VteException e = assertThrows(VteException.class, () -> EngineOptions.fromJson(json));
@@ -98,7 +118,9 @@ class EngineOptionsTest {
   @Test
   void badValuesNameTheField() {
     assertBad("workersPerContext", sample().setWorkersPerContext(0));
-    assertBad("devices", sample().setDevices(List.of()));
+    assertBad("devices", sample().setDevices(List.of("soft0", " ")));
+    assertBad("devices", sample().setTransport("ibverbs").setDevices(List.of()));
+    assertBad("rpcHost", sample().setRpcHost(" "));
     assertBad("transport", sample().setTransport("udp"));
     assertBad("sliceSize", sample().setSliceSize(0));
     assertBad("retryCount", sample().setRetryCount(-1));

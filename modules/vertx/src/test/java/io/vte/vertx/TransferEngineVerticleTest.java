@@ -285,7 +285,8 @@ class TransferEngineVerticleTest {
   @Test
   void badConfigFailsTheDeploymentWithATypedError() {
     Throwable noDevices = Await.failure(vertx.deployVerticle(new TransferEngineVerticle(),
-        new DeploymentOptions().setConfig(new JsonObject().put("address", "bad"))), WAIT);
+        new DeploymentOptions().setConfig(new JsonObject().put("address", "bad")
+            .put("devices", new JsonArray().add(" ")))), WAIT);
     assertEquals(ErrorCode.INVALID_CONFIGURATION, assertInstanceOf(VteException.class, noDevices).code());
     assertTrue(noDevices.getMessage().contains("devices"), noDevices.getMessage());
     Throwable unknown = Await.failure(vertx.deployVerticle(new TransferEngineVerticle(),

@@ -98,7 +98,12 @@ public final class TransferEngineImpl implements TransferEngine {
    * @return the running engine, or a typed failure after everything opened so far was closed
    */
   public static Future<TransferEngine> start(Vertx vertx, EngineOptions options) {
-    TransferEngineImpl engine = new TransferEngineImpl(vertx, options);
+    TransferEngineImpl engine;
+    try {
+      engine = new TransferEngineImpl(vertx, options.withHostDefaults());
+    } catch (VteException e) {
+      return Future.failedFuture(e);
+    }
     return engine.open().<TransferEngine>map(engine)
         .recover(e -> engine.close().transform(ignored -> Future.failedFuture(e)));
   }
