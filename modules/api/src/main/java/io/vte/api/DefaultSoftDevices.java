@@ -66,6 +66,11 @@ public final class DefaultSoftDevices {
       skipped = List.copyOf(skipped);
     }
 
+    /** @return whether the choice fell back to loopback, so peers on other hosts cannot reach these devices */
+    public boolean loopbackOnly() {
+      return devices.stream().allMatch(d -> d.address().startsWith("127."));
+    }
+
     /** @return the engine's device specs, {@code soft0@address, ...} */
     public List<String> specs() {
       return devices.stream().map(Device::spec).toList();

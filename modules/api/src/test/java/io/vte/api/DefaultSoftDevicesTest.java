@@ -31,6 +31,7 @@ class DefaultSoftDevicesTest {
     assertEquals(List.of(new Device("soft0", "127.0.0.1", "lo")), c.devices());
     assertEquals(List.of("soft0@127.0.0.1"), c.specs());
     assertTrue(c.reason().startsWith("loopback"), c.reason());
+    assertTrue(c.loopbackOnly());
   }
 
   @Test
@@ -47,6 +48,7 @@ class DefaultSoftDevicesTest {
     assertEquals(List.of(new Device("soft0", "198.18.0.1", "veth0"), new Device("soft1", "198.18.1.1", "veth1")),
         c.devices());
     assertTrue(c.reason().contains("[veth0, veth1]"), c.reason());
+    assertFalse(c.loopbackOnly());
     assertTrue(c.skipped().stream().anyMatch(s -> s.startsWith("lo: loopback")), c.skipped().toString());
   }
 

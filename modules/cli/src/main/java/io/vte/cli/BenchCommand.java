@@ -75,6 +75,10 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    List<String> srcSpecs = engineFlags.embeddedSpecs("src");
+    List<String> dstSpecs = engineFlags.embeddedSpecs("dst");
+    List<String> srcNames = EngineFlags.names(srcSpecs);
+    List<String> dstNames = EngineFlags.names(dstSpecs);
     List<Integer> sizes;
     List<FaultStep> faults;
     try {
@@ -91,8 +95,8 @@ public final class BenchCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--baseline cannot be combined with " + (sweep ? "--sweep" : "--inject"));
       }
       faults = engineFlags.faults();
-      List<String> names = new ArrayList<>(engineFlags.deviceNames("src"));
-      names.addAll(engineFlags.deviceNames("dst"));
+      List<String> names = new ArrayList<>(srcNames);
+      names.addAll(dstNames);
       FaultScheduler.requireKnownDevices(faults, names);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -100,13 +104,13 @@ public final class BenchCommand implements Callable<Integer> {
     PrintWriter stdout = spec.commandLine().getOut();
     PrintWriter progress = !load.progress() ? null : spec.commandLine().getErr();
     long region = sweep ? Sweep.region(sizes, load) : load.region();
-    try (BenchTarget target = BenchTarget.start(engineFlags.engineOptions("dst"), region);
-        BenchInitiator initiator = BenchInitiator.start(engineFlags.engineOptions("src"));
+    try (BenchTarget target = BenchTarget.start(engineFlags.engineOptions(dstSpecs), region);
+        BenchInitiator initiator = BenchInitiator.start(engineFlags.engineOptions(srcSpecs));
         InitiatorSession session = InitiatorSession.open(initiator.vertx(), initiator.engine(), target.serverName(),
             region)) {
       if (sweep) {
         String title = String.format(java.util.Locale.ROOT, "vte bench --sweep: %s, %s devices x %d owners, soft verbs",
-            load.opcode(), engineFlags.deviceNames("src").size(), engineFlags.workers());
+            load.opcode(), srcNames.size(), engineFlags.workers());
         List<SweepRow> rows = Sweep.run(session, sizes, load, Duration.ofNanos((long) (sweepDuration * 1e9)), out, title,
             progress);
         if (load.json()) {
@@ -118,8 +122,8 @@ public final class BenchCommand implements Callable<Integer> {
         return rows.stream().allMatch(r -> r.failed() == 0) ? 0 : 1;
       }
       List<FaultScheduler> schedulers = faults.isEmpty() ? List.of() : List.of(
-          FaultScheduler.forEngine(initiator.engine(), faults, engineFlags.deviceNames("src")),
-          FaultScheduler.forEngine(target.engine(), faults, engineFlags.deviceNames("dst")));
+          FaultScheduler.forEngine(initiator.engine(), faults, srcNames),
+          FaultScheduler.forEngine(target.engine(), faults, dstNames));
       // Baseline slices alternate with the engine's windows, so that a change of load on a shared machine
       // during the run weighs on both sides of the ratio alike.
       int windows = baseline ? BASELINE_ROUNDS : 1;
@@ -129,7 +133,7 @@ public final class BenchCommand implements Callable<Integer> {
       BenchResult r = session.measure(load.plan(), load.warmupTime(), load.measure(), windows, beforeWindow, schedulers,
           progress, System.console() != null);
       double baselineGibs = baseline ? baselineSum[0] / windows : Double.NaN;
-      new BenchReport("embedded", engineFlags.deviceNames("src").size(), engineFlags.workers(), engineFlags.sliceSize(),
+      new BenchReport("embedded", srcNames.size(), engineFlags.workers(), engineFlags.sliceSize(),
           baselineGibs).print(stdout, r, load.json());
       return r.failed() == 0 && r.verified() != Boolean.FALSE ? 0 : 1;
     }

@@ -1,5 +1,10 @@
 package io.vte.cli;
 
+import io.vte.api.DefaultSoftDevices;
+import io.vte.api.DefaultSoftDevices.Choice;
+import io.vte.api.DefaultSoftDevices.Device;
+import io.vte.api.EngineOptions;
+import io.vte.engine.impl.ProviderConfig;
 import io.vte.verbs.DeviceInfo;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.VerbsProvider;
@@ -12,11 +17,14 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code vte devices}: lists the devices of every verbs provider on the class path (soft verbs, and
- * ibverbs when present), or why a provider is unavailable, with each port's state, MTU, GID and LID.
+ * {@code vte devices}: the soft devices chosen from this host's interfaces when none are configured (name,
+ * address, interface, and why: which interfaces were skipped), then the devices of every verbs provider on the
+ * class path (the soft provider with that choice, and ibverbs when present, or why it is unavailable), with each
+ * port's state, MTU, GID and LID.
  */
 @Command(name = "devices", mixinStandardHelpOptions = true,
-    description = "List verbs devices (soft verbs and, when available, ibverbs) with port state, MTU, GID, LID.")
+    description = {"Show the soft devices chosen from this host's interfaces (used without --devices and by",
+        "\"devices\": []) and why, then every verbs provider's devices with port state, MTU, GID, LID."})
 public final class DevicesCommand implements Callable<Integer> {
 
   @Spec
@@ -28,9 +36,20 @@ public final class DevicesCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
+    Choice choice = DefaultSoftDevices.forThisHost();
+    out.printf("default soft devices (no --devices, \"devices\": []): %s%n", choice.reason());
+    out.printf("  %-8s %-16s %s%n", "DEVICE", "ADDRESS", "INTERFACE");
+    for (Device d : choice.devices()) {
+      out.printf("  %-8s %-16s %s%n", d.name(), d.address(), d.interfaceName());
+    }
+    for (String skipped : choice.skipped()) {
+      out.printf("  skipped %s%n", skipped);
+    }
+    out.println();
     out.printf("%-10s %-8s %-5s %-7s %-6s %-41s %s%n", "PROVIDER", "DEVICE", "PORT", "STATE", "MTU", "GID", "LID");
     for (String name : VerbsProviders.names()) {
-      try (VerbsProvider provider = VerbsProviders.create(name, Map.of())) {
+      try (VerbsProvider provider = VerbsProviders.create(name, "soft".equals(name)
+          ? ProviderConfig.of(new EngineOptions().setDevices(choice.specs())) : Map.of())) {
         if (!provider.isAvailable()) {
           Throwable cause = provider.unavailabilityCause();
           out.printf("%-10s unavailable: %s%n", name, cause == null ? "unknown reason" : cause.getMessage());

@@ -4,7 +4,6 @@ import io.vte.cli.bench.Blocking;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VertxOptions;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
@@ -109,7 +108,7 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
 
     /**
      * @param file engine options JSON, or null for the defaults
-     * @return the options; a soft transport without devices gets one device {@code vte0@<rpcHost>}
+     * @return the options (without devices the engine takes soft devices from the host's interfaces)
      */
     static JsonObject read(Path file) throws IOException {
       JsonObject json;
@@ -125,11 +124,6 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
           throw new VteException(ErrorCode.INVALID_CONFIGURATION, "config file " + file + " is not a JSON object: "
               + e.getMessage().replace('\n', ' '));
         }
-      }
-      Object devices = json.getValue("devices");
-      boolean soft = "soft".equals(json.getValue("transport", "soft"));
-      if (soft && (devices == null || devices instanceof JsonArray a && a.isEmpty())) {
-        json.put("devices", new JsonArray().add("vte0@" + json.getValue("rpcHost", "127.0.0.1")));
       }
       return json;
     }

@@ -10,8 +10,10 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code vte bench initiator --target host:port}: starts an engine (devices {@code soft0..}), opens the
- * target's segment and drives READs or WRITEs into its buffer; prints the table or one JSON object.
+ * {@code vte bench initiator --target host:port}: starts an engine (devices {@code soft0..}, by default one per
+ * IPv4 address of this host's interfaces), opens the target's segment (p2p: its server name; etcd: the name it
+ * published, {@code --segment-name} or its server name) and drives READs or WRITEs into its buffer; prints the
+ * table or one JSON object.
  */
 @Command(name = "initiator", mixinStandardHelpOptions = true,
     description = {"Drive READs or WRITEs into a 'vte bench target' and report throughput, latency and failures."})
@@ -26,8 +28,8 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
   @Mixin
   private LoadFlags load;
 
-  @Option(names = "--target", required = true, paramLabel = "HOST:PORT",
-      description = "The target's server name (as it printed) or segment name.")
+  @Option(names = "--target", required = true, paramLabel = "HOST:PORT|NAME",
+      description = "The target's server name host:port as it printed it (p2p), or its segment name (etcd).")
   private String target;
 
   /** Creates the command (picocli instantiates it). */
@@ -36,24 +38,27 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     List<FaultStep> faults;
+    List<String> specs;
     try {
       engineFlags.validate();
       load.validate();
-      if (target.isBlank() || ("p2p".equals(engineFlags.metadata) && !target.matches("[^:\\s]+:\\d{1,5}"))) {
-        throw new IllegalArgumentException("--target must be host:port, got '" + target + "'");
+      if (target.isBlank() || ("p2p".equals(engineFlags.metadata()) && !target.matches("[^:\\s]+:\\d{1,5}"))) {
+        throw new IllegalArgumentException("--target must be host:port with --metadata p2p (a segment name needs"
+            + " --metadata etcd://...), got '" + target + "'");
       }
       faults = engineFlags.faults();
-      FaultScheduler.requireKnownDevices(faults, engineFlags.deviceNames("soft"));
+      specs = engineFlags.hostSpecs();
+      FaultScheduler.requireKnownDevices(faults, EngineFlags.names(specs));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
-    try (BenchInitiator initiator = BenchInitiator.start(engineFlags.engineOptions("soft"));
+    try (BenchInitiator initiator = BenchInitiator.start(engineFlags.engineOptions(specs));
         InitiatorSession session = InitiatorSession.open(initiator.vertx(), initiator.engine(), target, load.region())) {
       List<FaultScheduler> schedulers = faults.isEmpty() ? List.of()
-          : List.of(FaultScheduler.forEngine(initiator.engine(), faults, engineFlags.deviceNames("soft")));
+          : List.of(FaultScheduler.forEngine(initiator.engine(), faults, EngineFlags.names(specs)));
       BenchResult r = session.measure(load.plan(), load.warmupTime(), load.measure(), schedulers,
           load.progress() ? spec.commandLine().getErr() : null, System.console() != null);
-      new BenchReport("initiator", engineFlags.deviceNames("soft").size(), engineFlags.workers(),
+      new BenchReport("initiator", specs.size(), engineFlags.workers(),
           engineFlags.sliceSize(), Double.NaN).print(spec.commandLine().getOut(), r, load.json());
       return r.failed() == 0 && r.verified() != Boolean.FALSE ? 0 : 1;
     }

@@ -15,8 +15,10 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code vte bench target}: starts an engine (devices {@code soft0..}), registers one buffer filled with the
- * target pattern, prints its server name and serves until SIGINT/SIGTERM, then closes cleanly. With
+ * {@code vte bench target}: starts an engine (devices {@code soft0..}, by default one per IPv4 address of this
+ * host's interfaces), registers one buffer filled with the target pattern, prints its server name (the handshake
+ * service's {@code host:port}, on the first device's address unless {@code --host} says otherwise) and, with
+ * {@code --segment-name}, the segment name it publishes, then serves until SIGINT/SIGTERM and closes cleanly. With
  * {@code --inject} it plays the schedule on its own devices, timed from when it starts serving, and prints a
  * line on stderr as each step runs.
  */
@@ -30,8 +32,14 @@ public final class BenchTargetCommand implements Callable<Integer> {
   @Mixin
   private EngineFlags engineFlags;
 
-  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address of the handshake service (default ${DEFAULT-VALUE}).")
+  @Option(names = "--host", paramLabel = "ADDRESS",
+      description = "Address of the handshake service, one peers can reach (default: the first device's address).")
   private String host;
+
+  @Option(names = "--segment-name", paramLabel = "NAME",
+      description = "Name the target's segment is published under (with --metadata etcd://...: initiators use"
+          + " --target NAME); default: the server name host:port.")
+  private String segmentName;
 
   @Option(names = "--port", defaultValue = "0", description = "Port of the handshake service, 0 for any (default ${DEFAULT-VALUE}).")
   private int port;
@@ -49,6 +57,7 @@ public final class BenchTargetCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     List<FaultStep> faults;
+    List<String> specs;
     try {
       engineFlags.validate();
       if (port < 0 || port > 65535) {
@@ -57,8 +66,13 @@ public final class BenchTargetCommand implements Callable<Integer> {
       if (bufferSize < 4096 || bufferSize > LoadFlags.MAX_REGION) {
         throw new IllegalArgumentException("--buffer-size must be 4096..536870912 bytes, got " + bufferSize);
       }
+      if (host != null && !routable(host)) {
+        throw new IllegalArgumentException("--host must be one address of this host that peers can reach, got '"
+            + host + "'");
+      }
       faults = engineFlags.faults();
-      FaultScheduler.requireKnownDevices(faults, engineFlags.deviceNames("soft"));
+      specs = engineFlags.hostSpecs();
+      FaultScheduler.requireKnownDevices(faults, EngineFlags.names(specs));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -73,20 +87,26 @@ public final class BenchTargetCommand implements Callable<Integer> {
       }
     }, "vte-bench-target-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
-    try (BenchTarget target = BenchTarget.start(engineFlags.engineOptions("soft").setRpcHost(host).setRpcPort(port),
-        bufferSize)) {
+    PrintWriter err = spec.commandLine().getErr();
+    if (engineFlags.hostDefault() && engineFlags.hostChoice().loopbackOnly()) {
+      err.println("vte bench target: " + engineFlags.hostChoice().reason());
+      err.flush();
+    }
+    try (BenchTarget target = BenchTarget.start(engineFlags.engineOptions(specs).setRpcHost(host).setRpcPort(port)
+        .setSegmentName(segmentName), bufferSize)) {
       PrintWriter out = spec.commandLine().getOut();
+      String segment = segmentName == null ? target.serverName() : segmentName;
       if (json) {
-        out.println(new JsonObject().put("server_name", target.serverName()).put("buffer_bytes", target.length())
-            .put("devices", engineFlags.deviceNames("soft")).encode());
+        out.println(new JsonObject().put("server_name", target.serverName()).put("segment_name", segment)
+            .put("buffer_bytes", target.length()).put("devices", EngineFlags.names(specs)).put("device_specs", specs)
+            .encode());
       } else {
-        out.printf(Locale.ROOT, "vte bench target: serving %s (%d B registered on %s); stop with Ctrl-C or SIGTERM%n",
-            target.serverName(), target.length(), String.join(",", engineFlags.deviceNames("soft")));
+        out.printf(Locale.ROOT, "vte bench target: serving %s as segment %s (%d B registered on %s); stop with Ctrl-C"
+            + " or SIGTERM%n", target.serverName(), segment, target.length(), String.join(",", specs));
       }
       out.flush();
-      PrintWriter err = spec.commandLine().getErr();
       try (FaultScheduler scheduler = faults.isEmpty() ? null
-          : FaultScheduler.forEngine(target.engine(), faults, engineFlags.deviceNames("soft")).onStep(line -> {
+          : FaultScheduler.forEngine(target.engine(), faults, EngineFlags.names(specs)).onStep(line -> {
             err.println("vte bench target: fault " + line);
             err.flush();
           })) {
@@ -102,5 +122,17 @@ public final class BenchTargetCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /** A host name or literal that is not the wildcard address (whose server name no peer could use). */
+  private static boolean routable(String host) {
+    if (host.isBlank()) {
+      return false;
+    }
+    try {
+      return !java.net.InetAddress.getByName(host).isAnyLocalAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
   }
 }

@@ -1,6 +1,8 @@
 package io.vte.cli.bench;
 
+import io.vte.api.DefaultSoftDevices;
 import io.vte.api.EngineOptions;
+import io.vte.api.SoftDeviceSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,9 +14,18 @@ import picocli.CommandLine.Option;
  */
 public final class EngineFlags {
 
-  @Option(names = "--devices", defaultValue = "2", paramLabel = "N|LIST",
-      description = "Soft devices per engine (a count), or a comma list of device specs/names (default ${DEFAULT-VALUE}).")
+  /** Loopback devices per engine of the embedded bench without {@code --devices}. */
+  public static final int EMBEDDED_DEVICES = 2;
+
+  @Option(names = "--devices", paramLabel = "LIST|N",
+      description = {"Devices: a comma list of soft device specs NAME@ADDRESS[:PORT] (ibverbs: device names), or a",
+          "count N of loopback soft devices on 127.0.0.1..N. Default: 'vte bench' " + EMBEDDED_DEVICES
+              + " loopback devices per engine",
+          "(src0.., dst0..); 'target' and 'initiator' soft0.. on this host's interfaces, one per IPv4 address",
+          "('vte devices' shows the choice)."})
   String devices;
+
+  private DefaultSoftDevices.Choice hostChoice;
 
   @Option(names = {"--workers-per-context", "--workers"}, defaultValue = "2",
       description = "Owners per device (default ${DEFAULT-VALUE}).")
@@ -38,8 +49,9 @@ public final class EngineFlags {
   double handshakeTimeout;
 
   @Option(names = "--inject", paramLabel = "SCHEDULE",
-      description = {"Soft-verbs faults during the run, e.g. port-down:soft1@5s,port-up:soft1@12s;",
-          "kinds: port-down, port-up, qp-fatal, drop:DEVICE:FRACTION, clear; times after the measurement starts."})
+      description = {"Soft-verbs faults on this run's devices, e.g. port-down:src1@5s,port-up:src1@12s ('vte bench':",
+          "src0.., dst0..; 'target', 'initiator': soft0..); kinds: port-down, port-up, qp-fatal,",
+          "drop:DEVICE:FRACTION, clear; times after the measurement starts."})
   String inject;
 
   /** Creates the flags (picocli fills them). */
@@ -69,7 +81,11 @@ public final class EngineFlags {
     if (!"p2p".equals(metadata) && !metadata.startsWith("etcd://")) {
       throw new IllegalArgumentException("--metadata must be p2p or etcd://host:port, got '" + metadata + "'");
     }
-    if (devices.matches("\\d+")) {
+    if (devices == null) {
+      if ("ibverbs".equals(transport)) {
+        throw new IllegalArgumentException("--transport ibverbs needs --devices as a list of device names");
+      }
+    } else if (devices.matches("\\d+")) {
       int n = Integer.parseInt(devices);
       if (n < 1 || n > 8) {
         throw new IllegalArgumentException("--devices must be 1..8 or a device list, got " + devices);
@@ -77,7 +93,7 @@ public final class EngineFlags {
     } else if (!devices.matches("[A-Za-z0-9_.:@-]+(,[A-Za-z0-9_.:@-]+)*")) {
       throw new IllegalArgumentException("--devices must be a count or a comma list of devices, got '" + devices + "'");
     }
-    if ("ibverbs".equals(transport) && devices.matches("\\d+")) {
+    if ("ibverbs".equals(transport) && devices != null && devices.matches("\\d+")) {
       throw new IllegalArgumentException("--transport ibverbs needs --devices as a list of device names, got " + devices);
     }
     if (inject != null) {
@@ -89,10 +105,38 @@ public final class EngineFlags {
   }
 
   /**
-   * @param prefix device name prefix when {@code --devices} is a count ({@code soft} gives soft0, soft1, ...)
-   * @return the device specs, e.g. {@code soft0@127.0.0.1}
+   * The devices of one engine of the embedded bench.
+   *
+   * @param prefix device name prefix when {@code --devices} is a count or unset ({@code src} gives src0, src1, ...)
+   * @return the device specs, by default {@value #EMBEDDED_DEVICES} on 127.0.0.1, 127.0.0.2, ...
    */
-  public List<String> deviceSpecs(String prefix) {
+  public List<String> embeddedSpecs(String prefix) {
+    return specs(devices == null ? Integer.toString(EMBEDDED_DEVICES) : devices, prefix);
+  }
+
+  /**
+   * The devices of a two-process bench engine ({@code target}, {@code initiator}).
+   *
+   * @return the device specs; without {@code --devices} {@link DefaultSoftDevices}' choice for this host
+   */
+  public List<String> hostSpecs() {
+    return devices == null ? hostChoice().specs() : specs(devices, DefaultSoftDevices.PREFIX);
+  }
+
+  /** @return whether the devices are this host's default choice (no {@code --devices}) */
+  public boolean hostDefault() {
+    return devices == null;
+  }
+
+  /** @return the default choice for this host, made once per run */
+  public DefaultSoftDevices.Choice hostChoice() {
+    if (hostChoice == null) {
+      hostChoice = DefaultSoftDevices.forThisHost();
+    }
+    return hostChoice;
+  }
+
+  private static List<String> specs(String devices, String prefix) {
     List<String> specs = new ArrayList<>();
     if (devices.matches("\\d+")) {
       for (int i = 0; i < Integer.parseInt(devices); i++) {
@@ -105,11 +149,11 @@ public final class EngineFlags {
   }
 
   /**
-   * @param prefix as for {@link #deviceSpecs}
+   * @param specs device specs
    * @return the device names (the spec before {@code @})
    */
-  public List<String> deviceNames(String prefix) {
-    return deviceSpecs(prefix).stream().map(s -> s.contains("@") ? s.substring(0, s.indexOf('@')) : s).toList();
+  public static List<String> names(List<String> specs) {
+    return specs.stream().map(SoftDeviceSpec::nameOf).toList();
   }
 
   /** @return owners per device */
@@ -127,12 +171,18 @@ public final class EngineFlags {
     return inject == null ? List.of() : FaultStep.parseAll(inject);
   }
 
+  /** @return the {@code --metadata} value: p2p or etcd://... */
+  public String metadata() {
+    return metadata;
+  }
+
   /**
-   * @param prefix as for {@link #deviceSpecs}
-   * @return engine options for these flags
+   * @param specs the engine's devices ({@link #embeddedSpecs} or {@link #hostSpecs})
+   * @return engine options for these flags; the handshake service's host is left to the engine (the first
+   *     soft device's address)
    */
-  public EngineOptions engineOptions(String prefix) {
-    return new EngineOptions().setTransport(transport).setDevices(deviceSpecs(prefix)).setWorkersPerContext(workers)
+  public EngineOptions engineOptions(List<String> specs) {
+    return new EngineOptions().setTransport(transport).setDevices(specs).setWorkersPerContext(workers)
         .setSliceSize(sliceSize).setMaxOutstandingPerQp(maxOutstandingPerQp).setMetadataUri(metadata).setHandshakeDeadline(Duration.ofMillis((long) (handshakeTimeout * 1000)));
   }
 }

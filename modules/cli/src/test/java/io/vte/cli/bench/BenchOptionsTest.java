@@ -57,14 +57,17 @@ class BenchOptionsTest {
         "--inject", "port-down:mlx5_0@1s");
     rejects("--inject and --sweep cannot be combined", "bench", "--sweep", "--inject", "port-down:src0@1s");
     rejects("no device 'src0' in this run (devices: soft0, soft1)", "bench", "initiator", "--target", "127.0.0.1:1",
-        "--inject", "port-down:src0@1s");
+        "--devices", "2", "--inject", "port-down:src0@1s");
+    rejects("no device 'src0' in this run (devices: " + String.join(", ", io.vte.api.DefaultSoftDevices.forThisHost()
+        .devices().stream().map(io.vte.api.DefaultSoftDevices.Device::name).toList()) + ")", "bench", "initiator",
+        "--target", "127.0.0.1:1", "--inject", "port-down:src0@1s");
     rejects("no device 'x' in this run", "bench", "target", "--inject", "port-up:x@1s");
   }
 
   @Test
   void twoProcessFormsRejectBadValues() {
-    rejects("Missing required option: '--target=HOST:PORT'", "bench", "initiator");
-    rejects("--target must be host:port, got 'somewhere'", "bench", "initiator", "--target", "somewhere");
+    rejects("Missing required option: '--target=HOST:PORT|NAME'", "bench", "initiator");
+    rejects("--target must be host:port with --metadata p2p (a segment name needs --metadata etcd://...), got 'somewhere'", "bench", "initiator", "--target", "somewhere");
     rejects("--operation must be read or write, got 'x'", "bench", "initiator", "--target", "h:1", "--operation", "x");
     rejects("--port must be 0..65535, got 70000", "bench", "target", "--port", "70000");
     rejects("--buffer-size must be 4096..536870912 bytes, got 10", "bench", "target", "--buffer-size", "10");

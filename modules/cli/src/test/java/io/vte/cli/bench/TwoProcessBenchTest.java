@@ -7,20 +7,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import io.vte.api.DefaultSoftDevices;
+import io.vte.testkit.EtcdServer;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code vte bench target} and {@code vte bench initiator} as child processes: WRITE and READ with
  * verification parsed from {@code --json} (speeds not asserted), SIGTERM ends the target with its cleanup,
- * a port in use and an unreachable target are one clear line and exit code 1.
+ * a port in use and an unreachable target are one clear line and exit code 1; a target named with
+ * {@code --segment-name} is found through etcd; without {@code --devices} the target serves on this host's
+ * interfaces. Transfers run on loopback devices ({@code --devices 2}).
  */
 class TwoProcessBenchTest {
 
   private static final Duration START = Duration.ofSeconds(60);
 
   private static JsonObject initiator(String target, String... extra) throws Exception {
-    List<String> args = new java.util.ArrayList<>(List.of("bench", "initiator", "--target", target, "--duration", "0.5",
+    List<String> args = new java.util.ArrayList<>(List.of("bench", "initiator", "--devices", "2", "--target", target, "--duration", "0.5",
         "--warmup", "0.3", "--handshake-timeout", "30", "--block-size", "1048576", "--verify", "--json", "--no-progress"));
     args.addAll(List.of(extra));
     try (ChildVte ini = new ChildVte(args.toArray(String[]::new))) {
@@ -34,7 +39,7 @@ class TwoProcessBenchTest {
 
   @Test
   void writeAndReadBetweenTwoProcessesAreVerifiedAndTheTargetStopsOnSigterm() throws Exception {
-    try (ChildVte target = new ChildVte("bench", "target", "--json", "--buffer-size", "67108864",
+    try (ChildVte target = new ChildVte("bench", "target", "--devices", "2", "--json", "--buffer-size", "67108864",
         "--handshake-timeout", "30")) {
       String announce = target.firstLine(START);
       assertNotNull(announce, "target stderr: " + target.err());
@@ -56,7 +61,7 @@ class TwoProcessBenchTest {
       assertTrue(read.getLong("ops") > 0, read.encode());
       assertEquals(true, read.getBoolean("verified"), "every block read carries the target's pattern: " + read);
 
-      try (ChildVte ini = new ChildVte("bench", "initiator", "--target", name, "--block-size", "67108864", "--depth", "2",
+      try (ChildVte ini = new ChildVte("bench", "initiator", "--devices", "2", "--target", name, "--block-size", "67108864", "--depth", "2",
           "--duration", "1", "--no-progress", "--handshake-timeout", "30")) {
         assertEquals(1, ini.exitCode(START), ini.err().toString());
         String last = ini.err().get(ini.err().size() - 1);
@@ -73,8 +78,54 @@ class TwoProcessBenchTest {
   }
 
   @Test
+  void withoutDevicesTheTargetServesOnTheFirstInterfaceAddressUnderItsSegmentName() throws Exception {
+    DefaultSoftDevices.Choice choice = DefaultSoftDevices.forThisHost();
+    try (ChildVte target = new ChildVte("bench", "target", "--json", "--buffer-size", "1048576",
+        "--segment-name", "bench-a")) {
+      String announce = target.firstLine(START);
+      assertNotNull(announce, "target stderr: " + target.err());
+      JsonObject a = new JsonObject(announce);
+      assertTrue(a.getString("server_name").matches(Pattern.quote(choice.devices().get(0).address()) + ":\\d+"),
+          announce + " vs " + choice);
+      assertEquals("bench-a", a.getString("segment_name"));
+      assertEquals(choice.specs(), a.getJsonArray("device_specs").getList(), announce);
+      target.terminate();
+      assertEquals(143, target.exitCode(Duration.ofSeconds(30)), target.err().toString());
+    }
+  }
+
+  @Test
+  void aTargetNamedWithSegmentNameIsFoundThroughEtcdForWriteAndRead() throws Exception {
+    try (EtcdServer etcd = EtcdServer.start();
+        ChildVte target = new ChildVte("bench", "target", "--devices", "2", "--json", "--buffer-size", "16777216",
+            "--segment-name", "bench-etcd", "--metadata", etcd.uri(), "--handshake-timeout", "30")) {
+      String announce = target.firstLine(START);
+      assertNotNull(announce, "target stderr: " + target.err());
+      assertEquals("bench-etcd", new JsonObject(announce).getString("segment_name"));
+      for (String op : List.of("write", "read")) {
+        JsonObject r = initiator("bench-etcd", "--metadata", etcd.uri(), "--operation", op);
+        assertEquals(0L, r.getLong("failed"), r.encode());
+        assertTrue(r.getLong("ops") > 0, r.encode());
+        assertEquals(true, r.getBoolean("verified"), r.encode());
+      }
+      target.terminate();
+      assertEquals(143, target.exitCode(Duration.ofSeconds(30)), target.err().toString());
+    }
+  }
+
+  @Test
+  void aSegmentNameTargetNeedsEtcdAndAWildcardHostIsRefused() {
+    io.vte.cli.CliRun p2p = io.vte.cli.CliRun.of("bench", "initiator", "--target", "bench-a");
+    assertEquals(2, p2p.exit(), p2p.err());
+    assertTrue(p2p.err().contains("'bench-a'") && p2p.err().contains("etcd"), p2p.err());
+    io.vte.cli.CliRun wildcard = io.vte.cli.CliRun.of("bench", "target", "--host", "0.0.0.0");
+    assertEquals(2, wildcard.exit(), wildcard.err());
+    assertTrue(wildcard.err().contains("--host") && wildcard.err().contains("'0.0.0.0'"), wildcard.err());
+  }
+
+  @Test
   void theTargetPlaysItsOwnFaultScheduleAndReportsEachStep() throws Exception {
-    try (ChildVte target = new ChildVte("bench", "target", "--buffer-size", "1048576",
+    try (ChildVte target = new ChildVte("bench", "target", "--devices", "2", "--buffer-size", "1048576",
         "--inject", "port-down:soft1@0.2s,qp-fatal:soft0@0.3s,port-up:soft1@0.4s")) {
       assertNotNull(target.firstLine(START), "target stderr: " + target.err());
       io.vte.testkit.Await.until("the three steps reported", START, () -> target.err().stream()
@@ -92,7 +143,7 @@ class TwoProcessBenchTest {
   void aPortInUseAndAnUnreachableTargetAreOneClearLineAndExitCodeOne() throws Exception {
     try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       int port = taken.getLocalPort();
-      try (ChildVte target = new ChildVte("bench", "target", "--port", String.valueOf(port))) {
+      try (ChildVte target = new ChildVte("bench", "target", "--devices", "2", "--port", String.valueOf(port))) {
         assertEquals(1, target.exitCode(START), target.err().toString());
         List<String> errors = target.err().stream().filter(l -> l.startsWith("vte bench target: ")).toList();
         assertEquals(1, errors.size(), target.err().toString());
@@ -103,7 +154,8 @@ class TwoProcessBenchTest {
     try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       closed = s.getLocalPort();
     }
-    try (ChildVte ini = new ChildVte("bench", "initiator", "--target", "127.0.0.1:" + closed, "--duration", "1")) {
+    try (ChildVte ini = new ChildVte("bench", "initiator", "--devices", "2", "--target", "127.0.0.1:" + closed,
+        "--duration", "1")) {
       assertEquals(1, ini.exitCode(START), ini.err().toString());
       List<String> errors = ini.err().stream().filter(l -> l.startsWith("vte bench initiator: ")).toList();
       assertEquals(1, errors.size(), ini.err().toString());
