@@ -98,14 +98,22 @@ public final class TransferEngineImpl implements TransferEngine {
    * @return the running engine, or a typed failure after everything opened so far was closed
    */
   public static Future<TransferEngine> start(Vertx vertx, EngineOptions options) {
-    TransferEngineImpl engine;
-    try {
-      engine = new TransferEngineImpl(vertx, options.withHostDefaults());
-    } catch (VteException e) {
-      return Future.failedFuture(e);
+    Future<EngineOptions> resolved;
+    if ("soft".equals(options.getTransport()) && options.getDevices() != null && options.getDevices().isEmpty()) {
+      // Listing the host's interfaces reads kernel tables: on a worker, never on the caller's event loop.
+      resolved = vertx.executeBlocking(options::withHostDefaults, false);
+    } else {
+      try {
+        resolved = Future.succeededFuture(options.withHostDefaults());
+      } catch (VteException e) {
+        return Future.failedFuture(e);
+      }
     }
-    return engine.open().<TransferEngine>map(engine)
-        .recover(e -> engine.close().transform(ignored -> Future.failedFuture(e)));
+    return resolved.compose(o -> {
+      TransferEngineImpl engine = new TransferEngineImpl(vertx, o);
+      return engine.open().<TransferEngine>map(engine)
+          .recover(e -> engine.close().transform(ignored -> Future.failedFuture(e)));
+    });
   }
 
   private Future<Void> open() {
