@@ -166,12 +166,7 @@ class FaultScenariosTest {
 
   /** Throughput in MiB/s of each 500 ms window from {@code from} to the end of the run, for the recovery notes. */
   private static String windows(WriteLoad.Result r, long from) {
-    StringBuilder sb = new StringBuilder();
-    long step = Duration.ofMillis(500).toNanos();
-    for (long t = from; t + step <= r.end(); t += step) {
-      sb.append(sb.length() == 0 ? "" : " ").append(Math.round(r.throughput(t, t + step) / (1 << 20)));
-    }
-    return sb.toString();
+    return r.completions.windowsMiB(from, r.end(), Duration.ofMillis(500).toNanos());
   }
 
   @Test
