@@ -4,7 +4,7 @@
 #   hosts.sh check                 can namespaces be made here? exit 0, or 1 with the reason on stderr
 #   hosts.sh up N K                N hosts with K rail NICs each (removes any earlier set first)
 #   hosts.sh down                  removes every namespace of the set (and kills what still runs in them)
-#   hosts.sh show                  one line per namespace: ns=NS host=H mgmt=IFACE:IP nic<i>=IFACE:IP ...
+#   hosts.sh show                  one line per namespace: ns=NS host=H|svc|fabric mgmt=IFACE:IP nic<i>=IFACE:IP ...
 #                                  (what `up` prints at the end)
 #   hosts.sh link H I up|down      sets host H's rail NIC I up or down, inside its namespace
 #   hosts.sh blackhole H P on|off  host H's routes to every address of host P become (or stop being) blackholes
@@ -88,7 +88,7 @@ show() {
   for ns in $(our_namespaces); do
     case "$ns" in
       "$SVC") echo "ns=$ns host=svc mgmt=vnsm:$SVC_IP" ;;
-      "$FABRIC") ;;
+      "$FABRIC") echo "ns=$ns host=fabric" ;;
       *)
         h="${ns##*-h}"
         line="ns=$ns host=$h mgmt=vnh${h}m:$(mgmt_ip "$h")"

@@ -34,9 +34,9 @@ public final class NetnsHosts implements AutoCloseable {
   /**
    * One namespace of the set.
    *
-   * @param name host index ("0", "1", ...) or "svc"
+   * @param name host index ("0", "1", ...), "svc" or "fabric"
    * @param namespace the network namespace
-   * @param mgmt the management NIC's address (handshake server, etcd)
+   * @param mgmt the management NIC (handshake server, etcd); null for the fabric
    * @param nics rail NIC i's interface name and address, by rail
    */
   public record Host(String name, String namespace, Nic mgmt, List<Nic> nics) {
@@ -99,14 +99,32 @@ public final class NetnsHosts implements AutoCloseable {
    * @throws AssertionError under CI when namespaces cannot be made
    */
   public static void assumeAvailable() {
-    String reason = unavailableReason();
+    assumeAvailable(unavailableReason(), System.getenv("CI"));
+  }
+
+  /**
+   * @param reason why namespaces cannot be made, or null
+   * @param ci the environment variable {@code CI}
+   */
+  static void assumeAvailable(String reason, String ci) {
     if (reason == null) {
       return;
     }
-    if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+    if ("true".equalsIgnoreCase(ci)) {
       throw new AssertionError("CI=true requires the network-namespace tests to run, but: " + reason);
     }
     Assumptions.abort("network namespaces unavailable: " + reason);
+  }
+
+  /** @return the namespaces of the set that exist now (made by this or any earlier run), sorted */
+  public static List<String> namespaces() {
+    List<String> out = new ArrayList<>();
+    for (String line : run(script(), "show").split("\n")) {
+      if (!line.isBlank()) {
+        out.add(parse(line).namespace());
+      }
+    }
+    return out.stream().sorted().toList();
   }
 
   /**
@@ -131,7 +149,7 @@ public final class NetnsHosts implements AutoCloseable {
       set.close();
       throw e;
     }
-    if (set.hosts.size() != n + 1) {
+    if (set.hosts.size() != n + 2) {
       set.close();
       throw new AssertionError("hosts.sh up " + n + " " + k + " made " + set.hosts.keySet());
     }
@@ -148,7 +166,8 @@ public final class NetnsHosts implements AutoCloseable {
     for (int i = 0; kv.containsKey("nic" + i); i++) {
       nics.add(nic(kv.get("nic" + i)));
     }
-    return new Host(kv.get("host"), kv.get("ns"), nic(kv.get("mgmt")), List.copyOf(nics));
+    return new Host(kv.get("host"), kv.get("ns"), kv.containsKey("mgmt") ? nic(kv.get("mgmt")) : null,
+        List.copyOf(nics));
   }
 
   private static Nic nic(String ifaceAndAddress) {
@@ -171,6 +190,11 @@ public final class NetnsHosts implements AutoCloseable {
   /** @return the service namespace (management network only) */
   public Host services() {
     return hosts.get("svc");
+  }
+
+  /** @return the fabric namespace (the rail and management bridges) */
+  public Host fabric() {
+    return hosts.get("fabric");
   }
 
   /**
