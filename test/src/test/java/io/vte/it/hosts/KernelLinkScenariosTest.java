@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -94,6 +96,18 @@ class KernelLinkScenariosTest {
   @Test
   void receiverNicDownAt5sUpAt12s() throws Exception {
     RetryOnce.timing("kernel receiver NIC down", attempt -> nicDownAndUp("1b kernel receiver NIC down 5-12 s", 1, attempt));
+  }
+
+  @Tag("soak")
+  @RepeatedTest(5)
+  void senderNicDownAt5sUpAt12sRepeated() throws Exception {
+    RetryOnce.timing("kernel sender NIC down", attempt -> nicDownAndUp("1a soak kernel sender NIC down", 0, attempt));
+  }
+
+  @Tag("soak")
+  @RepeatedTest(5)
+  void receiverNicDownAt5sUpAt12sRepeated() throws Exception {
+    RetryOnce.timing("kernel receiver NIC down", attempt -> nicDownAndUp("1b soak kernel receiver NIC down", 1, attempt));
   }
 
   /**
