@@ -28,9 +28,11 @@ import java.util.function.BiFunction;
  * <p>The command's JSON: {@code engine} (index), {@code targets} ({@code [{server, address, slots, chunk}]}: a
  * peer's server name and buffer address), {@code seconds}, {@code deadlineMs} (per request), {@code faults}
  * ({@code [{atMs, name, command: [argv]}]}: programs run at offsets from the start, with the first target's load)
- * and {@code watch} ({@code [interface]}: the node's network interfaces whose {@code tx_bytes} are sampled every
- * {@code watchMs}, default 100). The answer has one {@link WriteLoad.Result#toJson()} per target, each with the
- * CRC32C of its source slots ({@code localCrc}), and the samples ({@code watch: {iface: [[nanoTime, bytes]]}}).
+ * and {@code watch} ({@code [{name, pid, iface, direction}]}: byte counters, {@code rx} or {@code tx}, of network
+ * interfaces sampled every {@code watchMs}, default 100, from {@code /proc/<pid>/net/dev}, so an interface of
+ * another process's network namespace can be watched too; pid 0 is this process). The answer has one
+ * {@link WriteLoad.Result#toJson()} per target, each with the CRC32C of its source slots ({@code localCrc}), and the
+ * samples ({@code watch: {name: [[nanoTime, bytes]]}}, bytes -1 where the interface was missing).
  */
 final class NodeLoad {
 
@@ -68,12 +70,17 @@ final class NodeLoad {
     ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "load-watch"));
     ExecutorService runners = Executors.newCachedThreadPool(r -> new Thread(r, "load-runner"));
     try {
-      for (Object iface : spec.getJsonArray("watch", new JsonArray())) {
+      for (Object w : spec.getJsonArray("watch", new JsonArray())) {
+        JsonObject watch = (JsonObject) w;
         JsonArray samples = new JsonArray();
-        watched.put((String) iface, samples);
-        Path counter = Path.of("/sys/class/net", (String) iface, "statistics", "tx_bytes");
-        sampler.scheduleAtFixedRate(() -> sample(counter, samples), 0, spec.getLong("watchMs", 100L),
-            TimeUnit.MILLISECONDS);
+        watched.put(watch.getString("name"), samples);
+        long pid = watch.getLong("pid", 0L);
+        Path dev = Path.of("/proc", pid == 0 ? "self" : Long.toString(pid), "net", "dev");
+        // /proc/net/dev columns after "iface:": 8 receive counters, then transmit; bytes come first in each.
+        int column = watch.getString("direction").equals("rx") ? 0 : 8;
+        String iface = watch.getString("iface");
+        sampler.scheduleAtFixedRate(() -> samples.add(new JsonArray().add(System.nanoTime())
+            .add(counter(dev, iface, column))), 0, spec.getLong("watchMs", 100L), TimeUnit.MILLISECONDS);
       }
       List<Future<WriteLoad.Result>> running = new ArrayList<>();
       for (int t = 0; t < loads.size(); t++) {
@@ -95,15 +102,19 @@ final class NodeLoad {
     }
   }
 
-  private static void sample(Path counter, JsonArray samples) {
-    long now = System.nanoTime();
-    long bytes;
+  /** @return the counter in {@code column} of {@code iface} in a {@code /proc/.../net/dev}, or -1 if missing */
+  private static long counter(Path dev, String iface, int column) {
     try {
-      bytes = Long.parseLong(Files.readString(counter, StandardCharsets.US_ASCII).trim());
-    } catch (IOException | NumberFormatException e) {
-      bytes = -1; // the interface is gone or unreadable: the test sees a gap
+      for (String line : Files.readAllLines(dev, StandardCharsets.US_ASCII)) {
+        int colon = line.indexOf(':');
+        if (colon > 0 && line.substring(0, colon).trim().equals(iface)) {
+          return Long.parseLong(line.substring(colon + 1).trim().split("\\s+")[column]);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // the process or interface is gone: the test sees a gap
     }
-    samples.add(new JsonArray().add(now).add(bytes));
+    return -1;
   }
 
   /** Runs a fault program (e.g. {@code hosts.sh link 0 0 down}); a non-zero exit fails the load. */

@@ -32,14 +32,14 @@ public final class RemoteLoad {
   }
 
   /**
-   * @param answer a node's answer to {@code load} that watched {@code iface}
+   * @param answer a node's answer to {@code load} with a watch named {@code name}
    * @param origin the run's start, System.nanoTime of the node (the first target's {@link #startNanos()})
-   * @param iface a watched interface
-   * @return samples {@code [nanos since origin, tx_bytes]}, in time order
+   * @param name the watch's name
+   * @return samples {@code [nanos since origin, bytes]}, in time order; bytes -1 where the interface was missing
    */
-  public static List<long[]> txSamples(JsonObject answer, long origin, String iface) {
+  public static List<long[]> counterSamples(JsonObject answer, long origin, String name) {
     List<long[]> out = new ArrayList<>();
-    JsonArray samples = answer.getJsonObject("watch").getJsonArray(iface);
+    JsonArray samples = answer.getJsonObject("watch").getJsonArray(name);
     samples.forEach(s -> out.add(new long[] {((JsonArray) s).getLong(0) - origin, ((JsonArray) s).getLong(1)}));
     return out;
   }

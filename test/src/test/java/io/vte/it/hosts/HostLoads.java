@@ -45,6 +45,18 @@ final class HostLoads {
   }
 
   /**
+   * @param name the watch's name in the answer
+   * @param node the node whose network namespace holds the interface
+   * @param iface the interface
+   * @param direction {@code rx} or {@code tx}
+   * @return a byte counter for the load's {@code watch}
+   */
+  static JsonObject watch(String name, NodeProcess node, String iface, String direction) {
+    return new JsonObject().put("name", name).put("pid", node.process().pid()).put("iface", iface)
+        .put("direction", direction);
+  }
+
+  /**
    * Runs a load and waits for its answer.
    *
    * @param sender the sending node
@@ -53,12 +65,12 @@ final class HostLoads {
    * @param deadline per request
    * @param targets load targets
    * @param faults load faults
-   * @param watch interfaces of the sender whose tx bytes are sampled
+   * @param watch byte counters to sample ({@link #watch})
    * @return the node's answer
    * @throws Exception when the node fails or does not answer in time
    */
   static JsonObject run(NodeProcess sender, int engine, Duration run, Duration deadline, List<JsonObject> targets,
-      List<JsonObject> faults, List<String> watch) throws Exception {
+      List<JsonObject> faults, List<JsonObject> watch) throws Exception {
     JsonObject spec = new JsonObject().put("engine", engine).put("seconds", run.toMillis() / 1000.0)
         .put("deadlineMs", deadline.toMillis()).put("targets", new JsonArray(targets))
         .put("faults", new JsonArray(faults)).put("watch", new JsonArray(watch));

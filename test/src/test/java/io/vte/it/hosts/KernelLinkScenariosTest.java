@@ -47,6 +47,10 @@ class KernelLinkScenariosTest {
   static final String RAIL_RATE = "240mbit";
   static final String SLOW_RATE = "60mbit";
   static final int TBF_CHUNK = 1 << 20;
+  /** Time for packets queued at the moment of link-down to leave, and for a link command to run. */
+  static final long SETTLE = Duration.ofMillis(200).toNanos();
+  /** One slice: less than this through a NIC that is down is noise (ARP, a last frame), not payload. */
+  static final long SLICE = 64 << 10;
 
   private NetnsHosts hosts;
   private NodeProcess sender;
@@ -118,13 +122,15 @@ class KernelLinkScenariosTest {
     JsonObject target = HostLoads.target(receiver, 0, CHUNK);
     long[] baseline = HostLoads.warmUp(sender, 0, List.of(target), List.of(receiver), List.of(0),
         (long) RAILS * RAILS);
-    String nic0 = hosts.host(0).nics().get(0).iface();
+    // The faulted NIC's payload: what the sender's NIC 0 sends, or what the receiver's NIC 0 receives.
+    JsonObject watch = faultHost == 0 ? HostLoads.watch("nic0", sender, hosts.host(0).nics().get(0).iface(), "tx")
+        : HostLoads.watch("nic0", receiver, hosts.host(1).nics().get(0).iface(), "rx");
     String h = Integer.toString(faultHost);
     JsonObject answer;
     try {
       answer = HostLoads.run(sender, 0, RUN, REQUEST_DEADLINE, List.of(target), List.of(
           HostLoads.fault(Duration.ofSeconds(5), "down", hosts.command("link", h, "0", "down")),
-          HostLoads.fault(Duration.ofSeconds(12), "up", hosts.command("link", h, "0", "up"))), List.of(nic0));
+          HostLoads.fault(Duration.ofSeconds(12), "up", hosts.command("link", h, "0", "up"))), List.of(watch));
     } finally {
       hosts.link(faultHost, 0, true); // whatever happened, the next scenario starts with every link up
     }
@@ -133,20 +139,25 @@ class KernelLinkScenariosTest {
     long up = r.faultTime("up");
     double before = r.throughput(Duration.ofSeconds(1).toNanos(), down);
     long recovery = r.recoveryNanos(up, 0.9 * before, WINDOW);
-    long railBack = railZeroBack(RemoteLoad.txSamples(answer, r.startNanos(), nic0), up);
+    List<long[]> nic0 = RemoteLoad.counterSamples(answer, r.startNanos(), "nic0");
+    long railBack = railZeroBack(nic0, up);
+    // The up command starts before its time is taken (when it has returned): leave it a margin too.
+    long whileDown = bytesBetween(nic0, down + SETTLE, up - SETTLE);
     EngineStats s = HostLoads.stats(sender, 0);
     EngineStats rs = HostLoads.stats(receiver, 0);
     ReliabilityReport.record(new ScenarioFigures(name + (attempt > 1 ? " (retry)" : ""), r.transfers(), r.failures(),
         ms(r.maxLatencyNanos()), ms(s.pollGapP999Nanos()), recovery < 0 ? Double.NaN : ms(recovery),
         String.format("%.0f MiB/s (before %.0f, link down %.0f, after up %.0f; per 500 ms from link-up: %s), rail 0 "
-            + "payload again %s ms after link-up, endpoints %d/%d (baseline %d/%d), %s", r.throughput() / (1 << 20),
+            + "payload again %s ms after link-up (%d B while down), endpoints %d/%d (baseline %d/%d), %s", r.throughput() / (1 << 20),
             before / (1 << 20), r.throughput(down, up) / (1 << 20), r.throughput(up, r.end()) / (1 << 20),
-            r.windowsMiB(up), railBack < 0 ? "never" : String.format("%.0f", ms(railBack)), s.endpointsAlive(),
+            r.windowsMiB(up), railBack < 0 ? "never" : String.format("%.0f", ms(railBack)), whileDown, s.endpointsAlive(),
             rs.endpointsAlive(), baseline[0], baseline[1], r.failureDetails())));
     if (r.failures() > 0) {
       throw new AssertionError(r.failures() + " failed transfers: " + r.failureDetails() + "; sender "
           + s.counters() + "; receiver " + rs.counters());
     }
+    assertTrue(whileDown >= 0 && whileDown < SLICE, "the kernel cut host " + faultHost + "'s NIC 0: " + whileDown
+        + " B through it while down");
     assertTrue(r.lastWritesCompleted(), "the last write of every slot completed");
     assertEquals(r.localCrc(), receiver.crc(0), "the last pattern is byte-exact in the receiver");
     Await.until("endpoints back to at most the warm-up count " + baseline[0] + "/" + baseline[1],
@@ -173,9 +184,33 @@ class KernelLinkScenariosTest {
   }
 
   /**
-   * @param samples host 0's NIC 0 tx bytes, [nanos since start, bytes]
+   * @param samples byte counter samples, [nanos since start, bytes]
+   * @param from window start
+   * @param to window end
+   * @return bytes counted between the last sample at or before {@code from} and the last at or before {@code to},
+   *     -1 if the samples do not cover the window
+   */
+  private static long bytesBetween(List<long[]> samples, long from, long to) {
+    long first = -1;
+    long last = -1;
+    for (long[] s : samples) {
+      if (s[1] < 0) {
+        return -1;
+      }
+      if (s[0] <= from) {
+        first = s[1];
+      }
+      if (s[0] <= to) {
+        last = s[1];
+      }
+    }
+    return first < 0 || last < 0 || to - from < SETTLE ? -1 : last - first;
+  }
+
+  /**
+   * @param samples the faulted NIC's payload bytes, [nanos since start, bytes]
    * @param up when the link came up
-   * @return nanoseconds from link-up until NIC 0 had sent one more request's worth of bytes, or -1 if never
+   * @return nanoseconds from link-up until NIC 0 had carried one more request's worth of bytes, or -1 if never
    */
   private static long railZeroBack(List<long[]> samples, long up) {
     long base = -1;
