@@ -53,7 +53,6 @@ public final class NodeMain {
   private final List<TransferEngineImpl> engines = new ArrayList<>();
   private final List<RegisteredBuffer> buffers = new ArrayList<>();
   private final Map<String, RegisteredBuffer> loadSources = new HashMap<>();
-  private final List<Long> allocations = new ArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private NodeMain() {}
@@ -96,7 +95,7 @@ public final class NodeMain {
       }
       TransferEngineImpl engine = (TransferEngineImpl) Await.result(TransferEngine.create(vertx, options), WAIT);
       engines.add(engine);
-      long address = allocate(length);
+      long address = DirectMemory.allocate(length); // freed when the process exits: SIGTERM reads it after close
       Pattern.fill(address, length, 0);
       RegisteredBuffer buffer = Await.result(engine.register(address, length, "cpu:0"), WAIT);
       buffers.add(buffer);
@@ -166,13 +165,7 @@ public final class NodeMain {
   private RegisteredBuffer loadSource(TransferEngineImpl engine, JsonObject target) {
     int length = target.getInteger("slots") * target.getInteger("chunk");
     return loadSources.computeIfAbsent(engines.indexOf(engine) + "/" + target.getInteger("index") + "/" + length,
-        k -> Await.result(engine.register(allocate(length), length, "cpu:0"), WAIT));
-  }
-
-  private long allocate(int length) {
-    long address = DirectMemory.allocate(length);
-    allocations.add(address);
-    return address;
+        k -> Await.result(engine.register(DirectMemory.allocate(length), length, "cpu:0"), WAIT));
   }
 
   /** SIGTERM: refuse remote access first, prove nothing lands afterwards, then close. */
@@ -215,7 +208,6 @@ public final class NodeMain {
       Await.result(engine.close(), WAIT);
     }
     Await.result(vertx.close(), WAIT);
-    allocations.forEach(DirectMemory::free);
   }
 
   private static synchronized void print(JsonObject line) {

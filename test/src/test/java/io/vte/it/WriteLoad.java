@@ -196,8 +196,9 @@ public final class WriteLoad {
       JsonObject faultsAt = new JsonObject();
       faultTimes.forEach((name, t) -> faultsAt.put(name, t - start));
       return new JsonObject().put("transfers", transfers).put("failures", failures()).put("untyped", untyped())
-          .put("causes", causes).put("maxLatencyNanos", maxLatencyNanos).put("lastWritesCompleted", lastWritesCompleted())
-          .put("startNanos", start).put("durationNanos", end - start).put("faultTimes", faultsAt).put("completions", completions.toJson(start))
+          .put("causes", causes).put("maxLatencyNanos", maxLatencyNanos)
+          .put("lastWritesCompleted", lastWritesCompleted()).put("startNanos", start)
+          .put("durationNanos", end - start).put("faultTimes", faultsAt).put("completions", completions.toJson(start))
           .put("chunk", chunk).put("failureSummary", failureSummary()).put("failureDetails", failureDetails())
           .put("firstFailure", firstFailure());
     }
