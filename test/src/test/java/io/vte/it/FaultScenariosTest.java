@@ -119,9 +119,16 @@ class FaultScenariosTest {
         new WriteLoad.Fault(Duration.ofSeconds(12), "up", () -> port(senderSide, 0, true)));
     WriteLoad.Result r = load.run(RUN, faults);
     EngineStats stats = EngineStats.of(sender);
+    // Measured as on kernel links (KernelLinkScenariosTest), to be read beside them; not a target here.
+    long down = r.faultTime("down");
+    long up = r.faultTime("up");
+    double before = r.throughput(r.start + Duration.ofSeconds(1).toNanos(), down);
+    long recovery = r.recoveryNanos(up, 0.9 * before, Duration.ofMillis(500).toNanos());
     ReliabilityReport.record(new ScenarioFigures(name, r.transfers(), r.failures(), ms(r.maxLatencyNanos()),
-        ms(stats.pollGapP999Nanos()), Double.NaN, String.format("%.0f MiB/s, endpoints %d/%d (baseline %d/%d), %s",
-            r.throughput() / (1 << 20), stats.endpointsAlive(), node.stats().endpointsAlive(), baseline[0],
+        ms(stats.pollGapP999Nanos()), recovery < 0 ? Double.NaN : ms(recovery),
+        String.format("%.0f MiB/s (before %.0f, port down %.0f, after up %.0f), endpoints %d/%d (baseline %d/%d), %s",
+            r.throughput() / (1 << 20), before / (1 << 20), r.throughput(down, up) / (1 << 20),
+            r.throughput(up, r.end()) / (1 << 20), stats.endpointsAlive(), node.stats().endpointsAlive(), baseline[0],
             baseline[1], r.failureDetails())));
     assertNoFailure(r);
     assertTrue(r.maxLatencyNanos() < MAX_LATENCY_NANOS, "each transfer under 5 s: " + ms(r.maxLatencyNanos()) + " ms");
@@ -166,12 +173,7 @@ class FaultScenariosTest {
 
   /** Throughput in MiB/s of each 500 ms window from {@code from} to the end of the run, for the recovery notes. */
   private static String windows(WriteLoad.Result r, long from) {
-    StringBuilder sb = new StringBuilder();
-    long step = Duration.ofMillis(500).toNanos();
-    for (long t = from; t + step <= r.end(); t += step) {
-      sb.append(sb.length() == 0 ? "" : " ").append(Math.round(r.throughput(t, t + step) / (1 << 20)));
-    }
-    return sb.toString();
+    return r.completions.windowsMiB(from, r.end(), Duration.ofMillis(500).toNanos());
   }
 
   @Test

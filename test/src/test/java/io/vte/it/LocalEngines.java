@@ -48,7 +48,20 @@ public final class LocalEngines implements AutoCloseable {
     for (int i = 0; i < DEVICES; i++) {
       devices.add(name + "d" + i + "@127.0.0." + (firstIp + i) + ":" + (devicePorts == null ? 0 : devicePorts[i]));
     }
-    return new EngineOptions().setDevices(devices).setWorkersPerContext(WORKERS).setRpcHost("127.0.0.1")
+    return options(devices, "127.0.0.1", rpcPort);
+  }
+
+  /**
+   * The options of a suite engine on given devices, with the suite's timeouts and {@value #WORKERS} owners per
+   * device.
+   *
+   * @param devices device specs {@code name@ip[:port]}
+   * @param rpcHost the handshake server's bind address, also its server name's host
+   * @param rpcPort handshake port, 0 for any
+   * @return the options
+   */
+  public static EngineOptions options(List<String> devices, String rpcHost, int rpcPort) {
+    return new EngineOptions().setDevices(devices).setWorkersPerContext(WORKERS).setRpcHost(rpcHost)
         .setRpcPort(rpcPort).setRailHoldDown(Duration.ofMillis(500)).setQpTimeout(Duration.ofMillis(100))
         .setQpRetryCount(2).setHandshakeDeadline(Duration.ofSeconds(5));
   }

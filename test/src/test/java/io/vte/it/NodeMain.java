@@ -3,6 +3,7 @@ package io.vte.it;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vte.api.EngineOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.TransferEngine;
 import io.vte.engine.impl.TransferEngineImpl;
@@ -26,7 +27,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <ul>
  *   <li>{@code fault port-down <device index>} / {@code fault port-up <device index>} (engine 0)</li>
  *   <li>{@code fault drop <device index> <fraction> <seed>} / {@code fault clear <device index>}: frame drops</li>
- *   <li>{@code stats}: the owner figures of engine 0 ({@link EngineStats}) and the JVM's ({@link JvmFigures})</li>
+ *   <li>{@code stats [engine]}: the owner figures of engine 0 (or the given one, {@link EngineStats}) and the
+ *       JVM's ({@link JvmFigures})</li>
+ *   <li>{@code load <json>}: continuous writes from one of this node's engines to other nodes ({@link NodeLoad}),
+ *       answered with {@code {"event":"load", "results", "watch"}} when the run ends</li>
  *   <li>{@code crc}: the CRC32C of every engine's buffer</li>
  *   <li>{@code quit}: closes everything, prints {@code bye}, exits 0</li>
  * </ul>
@@ -35,6 +39,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Arguments are {@code key=value}: {@code name} (device prefix), {@code firstIp} (last octet of the first
  * device address), {@code buffer} (bytes), {@code rpcPort}, {@code devicePorts} (comma list), {@code engines}.
+ * On hosts of their own ({@link io.vte.it.hosts.NetnsHosts}) the devices and the handshake address are given
+ * instead: {@code devices} (the device specs {@code name@ip[:port]} of each engine, comma-separated, engines
+ * separated by {@code /}; sets the engine count), {@code rpcHost} (the handshake server's bind address and server
+ * name), and optionally {@code metadata} (the metadata URI) and {@code segmentName}.
  */
 public final class NodeMain {
 
@@ -44,6 +52,7 @@ public final class NodeMain {
   private final Vertx vertx = Vertx.vertx();
   private final List<TransferEngineImpl> engines = new ArrayList<>();
   private final List<RegisteredBuffer> buffers = new ArrayList<>();
+  private final Map<String, RegisteredBuffer> loadSources = new HashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private NodeMain() {}
@@ -63,7 +72,8 @@ public final class NodeMain {
   }
 
   private void run(Map<String, String> a) throws Exception {
-    int count = Integer.parseInt(a.get("engines"));
+    String[] deviceGroups = a.containsKey("devices") ? a.get("devices").split("/") : null;
+    int count = deviceGroups != null ? deviceGroups.length : Integer.parseInt(a.get("engines"));
     int length = Integer.parseInt(a.get("buffer"));
     int firstIp = Integer.parseInt(a.get("firstIp"));
     String[] portList = a.get("devicePorts").split(",");
@@ -74,11 +84,18 @@ public final class NodeMain {
     Runtime.getRuntime().addShutdownHook(new Thread(this::terminate, "node-sigterm"));
     for (int e = 0; e < count; e++) {
       int rpcPort = e == 0 ? Integer.parseInt(a.get("rpcPort")) : 0;
-      TransferEngineImpl engine = (TransferEngineImpl) Await.result(TransferEngine.create(vertx,
-          LocalEngines.options(a.get("name") + e, firstIp + e * LocalEngines.DEVICES, e == 0 ? ports : null, rpcPort)),
-          WAIT);
+      EngineOptions options = deviceGroups != null
+          ? LocalEngines.options(List.of(deviceGroups[e].split(",")), a.get("rpcHost"), rpcPort)
+          : LocalEngines.options(a.get("name") + e, firstIp + e * LocalEngines.DEVICES, e == 0 ? ports : null, rpcPort);
+      if (a.containsKey("metadata")) {
+        options.setMetadataUri(a.get("metadata"));
+      }
+      if (a.containsKey("segmentName")) {
+        options.setSegmentName(a.get("segmentName") + (count > 1 ? "-" + e : ""));
+      }
+      TransferEngineImpl engine = (TransferEngineImpl) Await.result(TransferEngine.create(vertx, options), WAIT);
       engines.add(engine);
-      long address = DirectMemory.allocate(length);
+      long address = DirectMemory.allocate(length); // freed when the process exits: SIGTERM reads it after close
       Pattern.fill(address, length, 0);
       RegisteredBuffer buffer = Await.result(engine.register(address, length, "cpu:0"), WAIT);
       buffers.add(buffer);
@@ -94,8 +111,9 @@ public final class NodeMain {
         break;
       }
       try {
-        print(command(line.trim().split("\\s+")));
-      } catch (RuntimeException ex) {
+        print(line.startsWith("load ") ? load(new JsonObject(line.substring(5)))
+            : command(line.trim().split("\\s+")));
+      } catch (Exception ex) {
         print(new JsonObject().put("event", "error").put("command", line).put("message", String.valueOf(ex)));
       }
     }
@@ -125,7 +143,8 @@ public final class NodeMain {
         return new JsonObject().put("event", "fault").put("fault", words[1]).put("device", device);
       }
       case "stats":
-        return new JsonObject().put("event", "stats").put("stats", EngineStats.of(engine).toJson())
+        return new JsonObject().put("event", "stats")
+            .put("stats", EngineStats.of(engines.get(words.length > 1 ? Integer.parseInt(words[1]) : 0)).toJson())
             .put("jvm", JvmFigures.take().toJson());
       case "crc": {
         JsonArray crcs = new JsonArray();
@@ -135,6 +154,18 @@ public final class NodeMain {
       default:
         throw new IllegalArgumentException("unknown command " + words[0]);
     }
+  }
+
+  private JsonObject load(JsonObject spec) throws Exception {
+    TransferEngineImpl engine = engines.get(spec.getInteger("engine", 0));
+    return NodeLoad.run(engine, spec, this::loadSource).put("event", "load");
+  }
+
+  /** The source slots of one load target, kept for the next run so warm-up and measured runs share them. */
+  private RegisteredBuffer loadSource(TransferEngineImpl engine, JsonObject target) {
+    int length = target.getInteger("slots") * target.getInteger("chunk");
+    return loadSources.computeIfAbsent(engines.indexOf(engine) + "/" + target.getInteger("index") + "/" + length,
+        k -> Await.result(engine.register(DirectMemory.allocate(length), length, "cpu:0"), WAIT));
   }
 
   /** SIGTERM: refuse remote access first, prove nothing lands afterwards, then close. */

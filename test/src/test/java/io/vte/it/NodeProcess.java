@@ -53,7 +53,24 @@ public final class NodeProcess implements AutoCloseable {
    * @throws InterruptedException when interrupted
    */
   public static NodeProcess start(String name, String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+    return start(List.of(), name, args);
+  }
+
+  /**
+   * Starts a node through a launcher, e.g. {@code ip netns exec NS} to run it on a host of its own, and waits
+   * until all its engines are ready. The launcher must exec the JVM (so this process is the node's).
+   *
+   * @param launcher the command the JVM's command line is appended to; empty for none
+   * @param name device name prefix and log file name
+   * @param args further {@code key=value} arguments of {@link NodeMain}
+   * @return the running node
+   * @throws IOException when the JVM cannot start
+   * @throws InterruptedException when interrupted
+   */
+  public static NodeProcess start(List<String> launcher, String name, String... args)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(launcher);
+    command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m", "-XX:MaxDirectMemorySize=1g", "-cp", System.getProperty("java.class.path"),
         NodeMain.class.getName(), "name=" + name));
     command.addAll(List.of(args));
@@ -61,6 +78,8 @@ public final class NodeProcess implements AutoCloseable {
     for (String a : args) {
       if (a.startsWith("engines=")) {
         engines = Integer.parseInt(a.substring("engines=".length()));
+      } else if (a.startsWith("devices=")) {
+        engines = a.split("/").length;
       }
     }
     Files.createDirectories(LOGS);

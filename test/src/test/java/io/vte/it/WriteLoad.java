@@ -1,6 +1,7 @@
 package io.vte.it;
 
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
 import io.vte.api.RegisteredBuffer;
@@ -12,7 +13,6 @@ import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -166,8 +166,7 @@ public final class WriteLoad {
     final Map<String, Long> faultTimes = new ConcurrentHashMap<>();
     final FaultLog faults;
     final FailureTally failed;
-    private long[] doneAt = new long[1024];
-    private int done;
+    final Completions completions = new Completions(chunk);
 
     Result(long start) {
       this.start = start;
@@ -180,14 +179,28 @@ public final class WriteLoad {
       maxLatencyNanos = Math.max(maxLatencyNanos, latency);
       RequestResult r = f.succeeded() ? f.result().requests().get(0) : null;
       if (r != null && r.status() == RequestStatus.COMPLETED) {
-        if (done == doneAt.length) {
-          doneAt = Arrays.copyOf(doneAt, done * 2);
-        }
-        doneAt[done++] = completedAt;
+        completions.add(completedAt);
         return;
       }
       failed.record(r != null ? r.cause() : f.cause(), r != null ? r.status().name() : "batch failed",
           completedAt - latency, completedAt);
+    }
+
+    /**
+     * @return what a node process reports of a run it made ({@link RemoteLoad} reads it): every figure, the
+     *     completion and fault times relative to the start of the run
+     */
+    public JsonObject toJson() {
+      JsonObject causes = new JsonObject();
+      failed.causes().forEach((code, n) -> causes.put(code.name(), n));
+      JsonObject faultsAt = new JsonObject();
+      faultTimes.forEach((name, t) -> faultsAt.put(name, t - start));
+      return new JsonObject().put("transfers", transfers).put("failures", failures()).put("untyped", untyped())
+          .put("causes", causes).put("maxLatencyNanos", maxLatencyNanos)
+          .put("lastWritesCompleted", lastWritesCompleted()).put("startNanos", start)
+          .put("durationNanos", end - start).put("faultTimes", faultsAt).put("completions", completions.toJson(start))
+          .put("chunk", chunk).put("failureSummary", failureSummary()).put("failureDetails", failureDetails())
+          .put("firstFailure", firstFailure());
     }
 
     /** @return requests that ended */
@@ -262,7 +275,7 @@ public final class WriteLoad {
 
     /** @return when the first write completed, System.nanoTime, or -1 if none did */
     public long firstCompletion() {
-      return done == 0 ? -1 : doneAt[0];
+      return completions.first();
     }
 
     /** @return the end of the run, System.nanoTime */
@@ -281,13 +294,7 @@ public final class WriteLoad {
      * @return bytes per second of the writes that completed in the window
      */
     public double throughput(long from, long to) {
-      long n = 0;
-      for (int i = 0; i < done; i++) {
-        if (doneAt[i] >= from && doneAt[i] < to) {
-          n++;
-        }
-      }
-      return n * (double) chunk / ((to - from) / 1e9);
+      return completions.throughput(from, to);
     }
 
     /**
@@ -297,12 +304,7 @@ public final class WriteLoad {
      * @return nanoseconds from {@code after} to the end of the first window at or above target, or -1 if never
      */
     public long recoveryNanos(long after, double target, long window) {
-      for (long t = after; t + window <= end; t += window / 10) {
-        if (throughput(t, t + window) >= target) {
-          return t + window - after;
-        }
-      }
-      return -1;
+      return completions.recoveryNanos(after, target, window, end);
     }
   }
 }

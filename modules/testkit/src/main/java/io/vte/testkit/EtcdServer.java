@@ -18,7 +18,9 @@ import java.util.stream.Stream;
 
 /**
  * A real single-member etcd server for tests: the Debian {@code etcd-server} binary started on 127.0.0.1
- * with free client and peer ports and a temporary data directory.
+ * with free client and peer ports and a temporary data directory. {@link #startIn} starts it elsewhere: through a
+ * launcher such as {@code ip netns exec NS}, bound to an address of that network namespace; then every check and
+ * {@code etcdctl} call runs through the same launcher.
  *
  * <p>{@link #stop()}, {@link #kill()} and {@link #restart()} simulate outages: a restart reuses the same
  * ports and data directory, so keys, leases and revisions survive as they would on a real member.
@@ -55,10 +57,12 @@ public final class EtcdServer implements AutoCloseable {
   private final int clientPort;
   private final int peerPort;
   private final Tls tls;
+  private final List<String> launcher;
+  private final String host;
   private final Thread killOnExit;
   private Process process;
 
-  private EtcdServer(Path binary, Path dir, int clientPort, int peerPort, Tls tls) {
+  private EtcdServer(Path binary, Path dir, int clientPort, int peerPort, Tls tls, List<String> launcher, String host) {
     this.binary = binary;
     this.dir = dir;
     this.dataDir = dir.resolve("data");
@@ -66,6 +70,8 @@ public final class EtcdServer implements AutoCloseable {
     this.clientPort = clientPort;
     this.peerPort = peerPort;
     this.tls = tls;
+    this.launcher = List.copyOf(launcher);
+    this.host = host;
     this.killOnExit = new Thread(this::destroyForcibly, "etcd-server-kill-on-exit");
   }
 
@@ -87,6 +93,24 @@ public final class EtcdServer implements AutoCloseable {
    * @throws AssertionError when the binary is missing or the server does not become healthy in time
    */
   public static EtcdServer start(Tls tls) {
+    return start(tls, List.of(), "127.0.0.1");
+  }
+
+  /**
+   * Starts a new plain-text server through a launcher that execs it (e.g. {@code ip netns exec NS}, for a network
+   * namespace of its own), listening on {@code host}, and waits until {@code etcdctl} (through the same launcher)
+   * reports it healthy.
+   *
+   * @param launcher the command the etcd command line is appended to
+   * @param host the address etcd listens on and advertises, one of the launcher's network namespace
+   * @return the running server
+   * @throws AssertionError when the binary is missing or the server does not become healthy in time
+   */
+  public static EtcdServer startIn(List<String> launcher, String host) {
+    return start(null, launcher, host);
+  }
+
+  private static EtcdServer start(Tls tls, List<String> launcher, String host) {
     Path binary = Paths.get(System.getProperty(BINARY_PROPERTY, "/usr/bin/etcd"));
     if (!Files.isExecutable(binary)) {
       throw new AssertionError("etcd binary not found at " + binary + ": run the README's test command"
@@ -95,7 +119,7 @@ public final class EtcdServer implements AutoCloseable {
     try {
       Path dir = Files.createTempDirectory("vte-etcd-");
       int[] ports = freePorts(2);
-      EtcdServer server = new EtcdServer(binary, dir, ports[0], ports[1], tls);
+      EtcdServer server = new EtcdServer(binary, dir, ports[0], ports[1], tls, launcher, host);
       Runtime.getRuntime().addShutdownHook(server.killOnExit);
       server.launch();
       return server;
@@ -104,14 +128,14 @@ public final class EtcdServer implements AutoCloseable {
     }
   }
 
-  /** @return the client endpoint, {@code http://127.0.0.1:port} ({@code https} with TLS) */
+  /** @return the client endpoint, {@code http://host:port} ({@code https} with TLS) */
   public String endpoint() {
-    return (tls == null ? "http" : "https") + "://127.0.0.1:" + clientPort;
+    return (tls == null ? "http" : "https") + "://" + hostPort();
   }
 
-  /** @return {@code 127.0.0.1:port} of the client listener, as used in {@code etcd://} URIs */
+  /** @return {@code host:port} of the client listener (host 127.0.0.1 unless started elsewhere), for {@code etcd://} URIs */
   public String hostPort() {
-    return "127.0.0.1:" + clientPort;
+    return host + ":" + clientPort;
   }
 
   /** @return the metadata URI for this server, {@code etcd://127.0.0.1:port} ({@code etcds} with TLS) */
@@ -182,7 +206,8 @@ public final class EtcdServer implements AutoCloseable {
       throw new AssertionError("etcdctl not found at " + ctl + ": run the README's test command"
           + " (./run-tests installs the Debian package etcd-client) or apt-get install -y etcd-client");
     }
-    List<String> cmd = new java.util.ArrayList<>(List.of(ctl.toString(), "--endpoints=" + endpoint()));
+    List<String> cmd = new java.util.ArrayList<>(launcher);
+    cmd.addAll(List.of(ctl.toString(), "--endpoints=" + endpoint()));
     if (tls != null) {
       cmd.addAll(List.of("--cacert=" + tls.ca(), "--cert=" + tls.clientCert(), "--key=" + tls.clientKey()));
     }
@@ -226,8 +251,9 @@ public final class EtcdServer implements AutoCloseable {
   }
 
   private void launch() {
-    String peer = "http://127.0.0.1:" + peerPort;
-    List<String> cmd = new java.util.ArrayList<>(List.of(binary.toString(),
+    String peer = "http://" + host + ":" + peerPort;
+    List<String> cmd = new java.util.ArrayList<>(launcher);
+    cmd.addAll(List.of(binary.toString(),
         "--name", "vte-test",
         "--data-dir", dataDir.toString(),
         "--listen-client-urls", endpoint(),
@@ -263,15 +289,16 @@ public final class EtcdServer implements AutoCloseable {
 
   /**
    * Reads one unlabeled counter or gauge from etcd's Prometheus endpoint, e.g.
-   * {@code etcd_debugging_mvcc_range_total} (how many range reads etcd served). Plain-text servers only.
+   * {@code etcd_debugging_mvcc_range_total} (how many range reads etcd served). Plain-text servers on 127.0.0.1
+   * only.
    *
    * @param name the metric name
    * @return its value
    * @throws AssertionError when the server does not answer or has no such metric
    */
   public double metric(String name) {
-    if (tls != null) {
-      throw new IllegalStateException("metric() reads plain-text servers only");
+    if (tls != null || !launcher.isEmpty()) {
+      throw new IllegalStateException("metric() reads plain-text servers in this network namespace only");
     }
     try {
       String reply = httpGet("/metrics", 5000);
@@ -287,7 +314,7 @@ public final class EtcdServer implements AutoCloseable {
   }
 
   private boolean healthy(int timeoutMs) {
-    if (tls != null) {
+    if (tls != null || !launcher.isEmpty()) { // etcdctl can reach where this JVM's sockets cannot
       try {
         return etcdctl("endpoint", "health").contains("is healthy");
       } catch (AssertionError notYet) {
