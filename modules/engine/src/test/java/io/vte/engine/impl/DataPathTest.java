@@ -265,6 +265,67 @@ class DataPathTest {
   }
 
   @Test
+  void aKeptHandleRefreshesAgainOnEachNewBuffer() {
+    h = new DataPathHarness(1, 2, SLICE, 4);
+    LocalBuffer local = h.register(SLICE, 1);
+    h.peerBuffer(SLICE, 2);
+    h.publish();
+    PeerSegment kept = h.open();
+    for (int round = 1; round <= 3; round++) {
+      long added = h.peerBuffer(SLICE, 2 + round);
+      h.publish();
+      long before = h.lookups.get();
+      BatchResult r = h.run(List.of(TransferRequest.write(local, 0, kept, added, SLICE)));
+      assertTrue(r.allCompleted(), "round " + round + ": " + r);
+      assertTrue(DataPathHarness.equal(local.address(), added, SLICE), "round " + round);
+      assertEquals(before + 1, h.lookups.get(), "round " + round + ": one lookup");
+      assertEquals(round + 1, h.open().buffers().size(), "round " + round + ": re-opening returns the fresh descriptor");
+    }
+  }
+
+  @Test
+  void concurrentMissesOfManyCallersShareOneLookup() throws Exception {
+    h = new DataPathHarness(1, 2, SLICE, 4);
+    LocalBuffer local = h.register(SLICE, 1);
+    h.peerBuffer(SLICE, 2);
+    h.publish();
+    PeerSegment kept = h.open();
+    long added = h.peerBuffer(SLICE, 3);
+    h.publish();
+    long before = h.lookups.get();
+    h.lookupGate = io.vertx.core.Promise.promise();
+    int callers = 8;
+    int perCaller = 16;
+    java.util.concurrent.CyclicBarrier barrier = new java.util.concurrent.CyclicBarrier(callers);
+    List<BatchTracker> batches = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Thread> threads = new ArrayList<>();
+    for (int c = 0; c < callers; c++) {
+      Thread t = new Thread(() -> {
+        try {
+          barrier.await();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+        for (int i = 0; i < perCaller; i++) {
+          batches.add(h.submit(List.of(TransferRequest.write(local, 0, kept, added, SLICE)), Duration.ofSeconds(30)));
+        }
+      });
+      t.start();
+      threads.add(t);
+    }
+    for (Thread t : threads) {
+      t.join(WAIT.toMillis());
+    }
+    assertEquals(callers * perCaller, batches.size());
+    h.lookupGate.complete();
+    for (BatchTracker b : batches) {
+      BatchResult r = Await.result(b.result(), WAIT);
+      assertTrue(r.allCompleted(), r.toString());
+    }
+    assertEquals(before + 1, h.lookups.get(), "every miss shared one lookup");
+  }
+
+  @Test
   void badInputIsTypedNamedAndSendsNothing() {
     h = new DataPathHarness(2, 2, SLICE, 4);
     DataPathHarness.Span span = h.span(4L * SLICE);
