@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * consecutive penalizing failures (or at once, see {@link #holdDown}) it is held down for a hold-down period.
  * Once that passes, a single probe may use it ({@link #tryUse}): everyone else keeps away until the probe
  * succeeds, which ends the hold-down, or fails, which starts a new one. A probe that never reports back (its
- * slice dropped unposted) is given up after another hold-down period, and the next selection probes again. It
+ * slice dropped unposted) is given up after a probe window, and the next selection probes again. It
  * keeps the cause of its last failure, so that a transfer that finds every rail held down can say why.
  * Thread-safe and lock-free: selections read two volatile fields when nothing is held down.
  */

@@ -66,8 +66,7 @@ public final class RailSelector {
   /**
    * @param segment a peer segment
    * @return its rails (rebuilt when the segment's descriptor changed; health is kept per rail and per peer
-   *     device, and the port states of the peer's devices are those of the newest descriptor seen, by version,
-   *     for the rails of every handle of that peer)
+   *     device; the devices a descriptor newer than any seen before describes as down are held down)
    */
   public PeerRails railsFor(PeerSegment segment) {
     PeerRails current = peers.get(segment.serverName());

@@ -240,15 +240,26 @@ class DataPathTest {
         "nothing was written");
   }
 
-  @Test
-  void staleSegmentIsRefreshedOnceThenOutOfRange() {
-    h = new DataPathHarness(2, 2, SLICE, 4);
+  /** A local buffer, a handle opened with one peer buffer, and a second peer buffer published after it. */
+  private record StaleHandle(LocalBuffer local, PeerSegment kept, long added) {}
+
+  private StaleHandle staleHandle(int localDevices) {
+    h = new DataPathHarness(localDevices, 2, SLICE, 4);
     LocalBuffer local = h.register(SLICE, 1);
     h.peerBuffer(SLICE, 2);
     h.publish();
-    PeerSegment stale = h.open();
+    PeerSegment kept = h.open();
     long added = h.peerBuffer(SLICE, 3);
     h.publish();
+    return new StaleHandle(local, kept, added);
+  }
+
+  @Test
+  void staleSegmentIsRefreshedOnceThenOutOfRange() {
+    StaleHandle s = staleHandle(2);
+    LocalBuffer local = s.local();
+    PeerSegment stale = s.kept();
+    long added = s.added();
     long before = h.lookups.get();
     BatchResult r = h.run(List.of(TransferRequest.write(local, 0, stale, added, SLICE)));
     assertTrue(r.allCompleted(), r.toString());
@@ -285,13 +296,10 @@ class DataPathTest {
 
   @Test
   void concurrentMissesOfManyCallersShareOneLookup() throws Exception {
-    h = new DataPathHarness(1, 2, SLICE, 4);
-    LocalBuffer local = h.register(SLICE, 1);
-    h.peerBuffer(SLICE, 2);
-    h.publish();
-    PeerSegment kept = h.open();
-    long added = h.peerBuffer(SLICE, 3);
-    h.publish();
+    StaleHandle s = staleHandle(1);
+    LocalBuffer local = s.local();
+    PeerSegment kept = s.kept();
+    long added = s.added();
     long before = h.lookups.get();
     h.lookupGate = io.vertx.core.Promise.promise();
     int callers = 8;
