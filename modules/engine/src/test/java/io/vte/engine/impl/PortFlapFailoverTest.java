@@ -144,6 +144,8 @@ class PortFlapFailoverTest {
             }
             rounds[me].incrementAndGet();
           }
+        } catch (RuntimeException | AssertionError ex) {
+          failures.merge("writer " + me + " stopped: " + ex, 1, Integer::sum);
         } finally {
           writersDone.countDown();
         }
