@@ -13,7 +13,9 @@ import java.util.function.IntFunction;
 
 /**
  * Describes this node as a segment: its devices (GID, LID, MTU, port active) and its registered buffers
- * with their rkeys index-aligned with the devices. The version bumps on every change. Thread-safe.
+ * with their rkeys index-aligned with the devices. The version bumps on every change, and starts at this
+ * incarnation's start time (microseconds), so that peers comparing versions take a restart's descriptors for
+ * newer. Thread-safe.
  */
 public final class LocalDescriptorBuilder {
 
@@ -23,7 +25,8 @@ public final class LocalDescriptorBuilder {
   private final List<String> deviceNames;
   private final IntFunction<PortAttributes> ports;
   private final MemoryRegistry memory;
-  private final AtomicLong version = new AtomicLong(1);
+  /** Starts at the wall clock in microseconds, so a restarted node's descriptors are newer than its old ones. */
+  private final AtomicLong version = new AtomicLong(Math.max(1, System.currentTimeMillis() * 1000));
 
   /**
    * A builder publishing under the server name (the p2p convention).

@@ -1,18 +1,26 @@
 package io.vte.engine.impl;
 
+import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
  * Picks a rail (local device, peer device) for each slice among the healthy ones, round-robin in a
  * fixed order so load spreads evenly and tests are deterministic. A rail is skipped while its local port
  * is down, while the peer describes its device as inactive, when the remote buffer has no key on the peer
- * device, and while the rail is paused after repeated errors ({@link RailHealth}). Thread-safe.
+ * device, while the rail is held down after repeated errors, and while the peer device it leads to is held
+ * down ({@link RailHealth}). A failure that implicates the peer device (the QP gave up on it, RETRY_EXC, or
+ * the peer answered DEVICE_DOWN) holds down every rail to that device at once, whichever local device they
+ * start from, so that no other slice waits out a QP timeout on the same dead device; a local port that is
+ * down takes every rail of the local device out at once ({@link #setLocalPortUp}) and is not blamed on the
+ * peer. A hold-down ends with a single probe. A device the newest descriptor of the peer (by version) describes
+ * as down is held down too, for the rails of every handle of that peer. Thread-safe, lock-free.
  */
 public final class RailSelector {
 
@@ -20,21 +28,28 @@ public final class RailSelector {
   private final AtomicIntegerArray localPortDown;
   private final int failuresToPause;
   private final long holdDownNanos;
+  private final long probeWindowNanos;
   private final LongSupplier clock;
   private final Map<Rail, RailHealth> health = new ConcurrentHashMap<>();
+  private final Map<String, RailHealth> peerDevices = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> peerVersion = new ConcurrentHashMap<>();
   private final Map<String, PeerRails> peers = new ConcurrentHashMap<>();
 
   /**
    * @param localDevices local device names, by index
-   * @param failuresToPause consecutive penalizing failures that pause a rail
-   * @param holdDownNanos how long a paused rail stays paused
+   * @param failuresToPause consecutive penalizing failures that hold a rail down
+   * @param holdDownNanos how long a held-down rail or peer device stays held down
+   * @param probeWindowNanos how long a probe may take before the next selection may probe again (at least
+   *     the time a QP takes to give up on a dead device, so that probes of one device never overlap)
    * @param clock nanosecond clock ({@code System::nanoTime}, or a fake in tests)
    */
-  public RailSelector(List<String> localDevices, int failuresToPause, long holdDownNanos, LongSupplier clock) {
+  public RailSelector(List<String> localDevices, int failuresToPause, long holdDownNanos, long probeWindowNanos,
+      LongSupplier clock) {
     this.localDevices = List.copyOf(localDevices);
     this.localPortDown = new AtomicIntegerArray(localDevices.size());
     this.failuresToPause = Math.max(1, failuresToPause);
     this.holdDownNanos = holdDownNanos;
+    this.probeWindowNanos = probeWindowNanos;
     this.clock = clock;
   }
 
@@ -50,7 +65,8 @@ public final class RailSelector {
 
   /**
    * @param segment a peer segment
-   * @return its rails (rebuilt when the segment's descriptor changed; health is kept per rail)
+   * @return its rails (rebuilt when the segment's descriptor changed; health is kept per rail and per peer
+   *     device; the devices a descriptor newer than any seen before describes as down are held down)
    */
   public PeerRails railsFor(PeerSegment segment) {
     PeerRails current = peers.get(segment.serverName());
@@ -58,6 +74,7 @@ public final class RailSelector {
       return current;
     }
     PeerRails fresh = new PeerRails(segment);
+    fresh.publishDeviceStates();
     peers.put(segment.serverName(), fresh);
     return fresh;
   }
@@ -69,6 +86,7 @@ public final class RailSelector {
     private final Rail[] rails;
     private final int[] remoteIndex;
     private final RailHealth[] railHealth;
+    private final RailHealth[] deviceHealth;
     private final AtomicInteger cursor = new AtomicInteger();
 
     private PeerRails(PeerSegment segment) {
@@ -78,6 +96,7 @@ public final class RailSelector {
       rails = new Rail[n];
       remoteIndex = new int[n];
       railHealth = new RailHealth[n];
+      deviceHealth = new RailHealth[n];
       // Interleave local devices so consecutive picks change both ends of the rail.
       for (int k = 0; k < n; k++) {
         int local = k % localDevices.size();
@@ -85,6 +104,30 @@ public final class RailSelector {
         rails[k] = new Rail(local, localDevices.get(local), segment.serverName(), segment.devices().get(peer).name());
         remoteIndex[k] = peer;
         railHealth[k] = health.computeIfAbsent(rails[k], r -> new RailHealth());
+        deviceHealth[k] = peerDevices.computeIfAbsent(rails[k].peerNicPath(), p -> new RailHealth());
+      }
+    }
+
+    /**
+     * Holds down every device this descriptor describes as inactive, unless a newer descriptor of the peer was
+     * seen already: the peer's word reaches the rails of older handles too, and ends with a probe like any
+     * hold-down.
+     */
+    private void publishDeviceStates() {
+      AtomicLong seen = peerVersion.computeIfAbsent(segment.serverName(), p -> new AtomicLong(Long.MIN_VALUE));
+      long v = seen.get();
+      while (segment.version() > v) {
+        if (seen.compareAndSet(v, segment.version())) {
+          long now = clock.getAsLong();
+          for (int k = 0; k < rails.length; k++) {
+            if (!segment.devices().get(remoteIndex[k]).active()) {
+              deviceHealth[k].holdDown(now, holdDownNanos, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
+                  segment + " describes " + rails[k].peerNicPath() + " as down"));
+            }
+          }
+          return;
+        }
+        v = seen.get();
       }
     }
 
@@ -96,7 +139,8 @@ public final class RailSelector {
     /**
      * @param bufferIndex index of the remote buffer in the segment
      * @param avoid a rail to skip unless it is the only usable one, or null
-     * @return the next usable rail, or null when there is none
+     * @return the next usable rail; when every eligible rail leads to a held-down peer device, the one held down
+     *     longest (a probe ahead of time, rather than failing the slice); null when there is none
      */
     public Rail select(int bufferIndex, Rail avoid) {
       int n = rails.length;
@@ -105,17 +149,41 @@ public final class RailSelector {
       }
       long now = clock.getAsLong();
       int start = Math.floorMod(cursor.getAndIncrement(), n);
-      Rail fallback = null;
+      int fallback = -1;
       for (int i = 0; i < n; i++) {
         int k = (start + i) % n;
-        if (usable(k, bufferIndex, now)) {
-          if (rails[k] != avoid) {
+        if (eligible(k, bufferIndex) && railHealth[k].isUsable(now) && deviceHealth[k].isUsable(now)) {
+          if (rails[k] == avoid) {
+            fallback = k;
+          } else if (claim(k, now)) {
             return rails[k];
           }
-          fallback = rails[k];
         }
       }
-      return fallback;
+      if (fallback >= 0 && claim(fallback, now)) {
+        return rails[fallback];
+      }
+      return heldLongest(bufferIndex, now);
+    }
+
+    private boolean claim(int k, long now) {
+      return railHealth[k].tryUse(now, probeWindowNanos) && deviceHealth[k].tryUse(now, probeWindowNanos);
+    }
+
+    /** The eligible rail whose peer device has been held down longest, when only device hold-downs are left. */
+    private Rail heldLongest(int bufferIndex, long now) {
+      int best = -1;
+      for (int k = 0; k < rails.length; k++) {
+        if (eligible(k, bufferIndex) && railHealth[k].isUsable(now) && deviceHealth[k].isHeld()
+            && (best < 0 || deviceHealth[k].lastFailureAt() - deviceHealth[best].lastFailureAt() < 0)) {
+          best = k;
+        }
+      }
+      if (best < 0) {
+        return null;
+      }
+      deviceHealth[best].forceProbe();
+      return rails[best];
     }
 
     /**
@@ -128,49 +196,61 @@ public final class RailSelector {
 
     /** @param rail a rail whose slice completed */
     public void onSuccess(Rail rail) {
-      RailHealth h = railHealth[indexOf(rail)];
-      if (h.hasFailures()) {
-        h.onSuccess();
-      }
+      int k = indexOf(rail);
+      railHealth[k].onSuccess();
+      deviceHealth[k].onSuccess();
     }
 
     /**
      * @param rail a rail whose slice failed
-     * @param status the {@link SliceStatus}; only penalizing ones count, RAIL_DOWN pauses at once
+     * @param status the {@link SliceStatus}; only penalizing ones count; one that implicates the peer device
+     *     holds down every rail to it at once, unless the local port is known down (then the local device is
+     *     to blame and its port state already keeps its rails out), and counts against the rail too, so that a
+     *     rail probed because nothing else was left is given up after repeated failures; RAIL_DOWN holds the rail
+     *     down at once
      * @param cause what the failure means for the transfer, kept for {@link #pausedCause()}
+     * @return true when the failure implicated the peer device (its other devices may have died too: the peer's
+     *     descriptor says which)
      */
-    public void onFailure(Rail rail, int status, VteException cause) {
+    public boolean onFailure(Rail rail, int status, VteException cause) {
       if (!SliceStatus.penalizesRail(status)) {
-        return;
+        return false;
       }
-      RailHealth h = railHealth[indexOf(rail)];
+      int k = indexOf(rail);
       long now = clock.getAsLong();
-      int times = status == SliceStatus.RAIL_DOWN ? failuresToPause : 1;
-      for (int i = 0; i < times; i++) {
-        h.onFailure(now, failuresToPause, holdDownNanos, cause);
+      boolean peerDevice = SliceStatus.implicatesPeerDevice(status);
+      if (peerDevice) {
+        if (localPortDown.get(rail.localDeviceIndex()) != 0) {
+          return false;
+        }
+        deviceHealth[k].holdDown(now, holdDownNanos, cause);
       }
+      railHealth[k].onFailure(now, status == SliceStatus.RAIL_DOWN ? 1 : failuresToPause, holdDownNanos, cause);
+      return peerDevice;
     }
 
-    /** @return the cause of the latest failure among the rails paused now, or null when none is paused */
+    /** @return the cause of the latest failure among the rails held down now, or null when none is */
     public VteException pausedCause() {
       long now = clock.getAsLong();
-      VteException latest = null;
-      long latestAt = 0;
-      for (RailHealth h : railHealth) {
-        VteException cause = h.lastCause();
-        if (cause != null && !h.isUsable(now) && (latest == null || h.lastFailureAt() - latestAt > 0)) {
-          latest = cause;
-          latestAt = h.lastFailureAt();
-        }
-      }
-      return latest;
+      RailHealth latest = latestHeld(railHealth, latestHeld(deviceHealth, null, now), now);
+      return latest == null ? null : latest.lastCause();
     }
 
-    private boolean usable(int k, int bufferIndex, long now) {
+    private boolean eligible(int k, int bufferIndex) {
       Rail r = rails[k];
       int peer = remoteIndex[k];
       return localPortDown.get(r.localDeviceIndex()) == 0 && segment.devices().get(peer).active()
-          && segment.hasRkey(bufferIndex, peer) && railHealth[k].isUsable(now);
+          && segment.hasRkey(bufferIndex, peer);
+    }
+
+    private static RailHealth latestHeld(RailHealth[] healths, RailHealth latest, long now) {
+      for (RailHealth h : healths) {
+        if (h.lastCause() != null && !h.isUsable(now)
+            && (latest == null || h.lastFailureAt() - latest.lastFailureAt() > 0)) {
+          latest = h;
+        }
+      }
+      return latest;
     }
 
     private int indexOf(Rail rail) {

@@ -28,14 +28,31 @@ public final class SegmentCache {
   }
 
   /**
-   * Replaces the cached segment with a fresh lookup, unless a newer one already replaced {@code stale}.
+   * @param seen a segment a caller holds
+   * @return the cached descriptor of the same name when it is newer than {@code seen} (by version), else
+   *     {@code seen}
+   */
+  public PeerSegment newest(PeerSegment seen) {
+    Future<PeerSegment> current = segments.get(seen.name());
+    if (current != null && current.succeeded() && current.result().version() > seen.version()) {
+      return current.result();
+    }
+    return seen;
+  }
+
+  /**
+   * Looks the segment up again because {@code stale} lacks something a caller needs. Callers that find the
+   * same descriptor stale at the same time share one lookup: a lookup in flight is joined, and a cached
+   * descriptor newer than {@code stale} (by version) is returned as is. Otherwise a new lookup replaces the
+   * cached entry, so that re-opening the segment returns the fresh descriptor.
    *
    * @param stale the segment found stale
    * @return the fresh segment
    */
   public Future<PeerSegment> refresh(PeerSegment stale) {
     return forgetOnFailure(stale.name(), segments.compute(stale.name(), (name, current) -> {
-      if (current != null && (!current.isComplete() || current.succeeded() && current.result() != stale)) {
+      if (current != null && (!current.isComplete()
+          || current.succeeded() && current.result().version() > stale.version())) {
         return current;
       }
       return load(name);

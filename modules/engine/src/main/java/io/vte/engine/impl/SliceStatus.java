@@ -22,6 +22,11 @@ public final class SliceStatus {
   public static final int ABANDONED = -5;
   /** Posting was refused by the provider (a negative PostStatus); the cause says which. */
   public static final int POST_FAILED = -6;
+  /**
+   * The peer refused the handshake because its device is down (DEVICE_DOWN) or it is closing (SHUTTING_DOWN):
+   * nothing wrong with the slice, it moves to another rail, and every rail to that peer device is held down.
+   */
+  public static final int PEER_DEVICE_DOWN = -7;
 
   private SliceStatus() {}
 
@@ -40,9 +45,18 @@ public final class SliceStatus {
    * @return true when the failure should count against the rail's health
    */
   public static boolean penalizesRail(int status) {
-    return status == HANDSHAKE_FAILED || status == RAIL_DOWN
+    return status == HANDSHAKE_FAILED || status == RAIL_DOWN || status == PEER_DEVICE_DOWN
         || status == WcStatus.RETRY_EXC_ERR.code() || status == WcStatus.RNR_RETRY_EXC_ERR.code()
         || status == WcStatus.FATAL_ERR.code() || status == WcStatus.GENERAL_ERR.code();
+  }
+
+  /**
+   * @param status a penalizing slice status
+   * @return true when it puts the blame on the peer device of the rail (unless the local port is down): the QP
+   *     gave up waiting for it (RETRY_EXC), or the peer said it is down
+   */
+  public static boolean implicatesPeerDevice(int status) {
+    return status == WcStatus.RETRY_EXC_ERR.code() || status == PEER_DEVICE_DOWN;
   }
 
   /**
@@ -58,6 +72,7 @@ public final class SliceStatus {
       case ENGINE_CLOSED: return "ENGINE_CLOSED";
       case ABANDONED: return "ABANDONED";
       case POST_FAILED: return "POST_FAILED";
+      case PEER_DEVICE_DOWN: return "PEER_DEVICE_DOWN";
       default: return status > 0 ? WcStatus.of(status).name() : "UNKNOWN(" + status + ")";
     }
   }

@@ -198,6 +198,15 @@ public final class TransferEngineImpl implements TransferEngine {
   }
 
   /**
+   * @param options engine options
+   * @return how long a QP takes to give up on a peer that stopped answering: the encoded ACK timeout times the
+   *     QP retries
+   */
+  static Duration qpFailureTime(EngineOptions options) {
+    return Duration.ofNanos(Math.max(1, options.getQpRetryCount()) * (4096L << qpTimeoutExponent(options.getQpTimeout())));
+  }
+
+  /**
    * Creates and starts the metadata store on a worker context of its own, so that its etcd calls, watch
    * callbacks and timers never run on an owner's event loop.
    */
@@ -252,10 +261,12 @@ public final class TransferEngineImpl implements TransferEngine {
         i -> contexts.get(i).portAttributes(), memory);
     segments = new SegmentCache(metadata::lookup);
     metadata.setInvalidationHandler(segments::invalidate);
-    rails = new RailSelector(names, 3, options.getRailHoldDown().toNanos(), System::nanoTime);
+    long holdDown = options.getRailHoldDown().toNanos();
+    rails = new RailSelector(names, 3, holdDown, Math.max(holdDown, qpFailureTime(options).toNanos()),
+        System::nanoTime);
     submitter = new TransferSubmitter(vertx, memory, segments, rails, new TransferTracker.Services(
         new Slicer(options.getSliceSize()), new OwnerRouter(contexts), options.getRetryCount(), counters,
-        seg -> segments.invalidate(seg.name())));
+        seg -> segments.invalidate(seg.name()), new PeerDeviceStates(segments, rails)));
     notifications = new NotificationDispatcher(vertx.getOrCreateContext(), 1024, options.getHandshakeDeadline().toMillis(),
         NotificationDispatcher.newEpoch());
     for (int i = 0; i < contexts.size(); i++) {

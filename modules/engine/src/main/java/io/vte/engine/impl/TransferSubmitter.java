@@ -149,7 +149,11 @@ public final class TransferSubmitter {
 
   private record Resolved(PeerSegment[] segments, int[] bufferIndex) {}
 
-  /** Finds each request's remote buffer; refreshes stale segments once, then fails OUT_OF_RANGE. */
+  /**
+   * Finds each request's remote buffer. A range missing from the request's handle is looked for in the newest
+   * cached descriptor of its segment; missing there too, the segment is refreshed once (shared with concurrent
+   * callers) and only a miss against the refreshed descriptor fails, with OUT_OF_RANGE.
+   */
   private Future<Resolved> resolveRemote(List<TransferRequest> requests) {
     int n = requests.size();
     PeerSegment[] segs = new PeerSegment[n];
@@ -159,6 +163,11 @@ public final class TransferSubmitter {
       TransferRequest r = requests.get(i);
       segs[i] = (PeerSegment) r.segment();
       index[i] = segs[i].bufferIndexOf(r.remoteAddress(), r.length());
+      if (index[i] < 0) {
+        // A newer descriptor another request already fetched may hold the range: no lookup then.
+        segs[i] = segments.newest(segs[i]);
+        index[i] = segs[i].bufferIndexOf(r.remoteAddress(), r.length());
+      }
       if (index[i] < 0 && !refreshes.containsKey(segs[i])) {
         services.counters().staleRefresh();
         refreshes.put(segs[i], segments.refresh(segs[i]));

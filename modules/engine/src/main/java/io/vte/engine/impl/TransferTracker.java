@@ -1,5 +1,6 @@
 package io.vte.engine.impl;
 
+import io.vertx.core.Future;
 import io.vte.api.ErrorCode;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
@@ -29,9 +30,10 @@ public final class TransferTracker implements SliceCallback {
    * @param retryCount retries per slice on another rail
    * @param counters engine counters
    * @param onAccessDenied told of a segment whose keys the peer refused (its cached descriptor may be stale)
+   * @param peerDevices asked about the peer's devices after a failure implicated one of them
    */
   public record Services(Slicer slicer, SliceRouter router, int retryCount, EngineCounters counters,
-      Consumer<PeerSegment> onAccessDenied) {}
+      Consumer<PeerSegment> onAccessDenied, PeerDeviceStates peerDevices) {}
 
   /** Extra attempts of a slice whose endpoint was retired under it. */
   static final int RETIRED_ALLOWANCE = 8;
@@ -89,20 +91,33 @@ public final class TransferTracker implements SliceCallback {
       return;
     }
     VteException failure = causeOf(slice, status, cause);
-    rails.onFailure(slice.rail(), status, failure);
+    Future<?> deviceStates = rails.onFailure(slice.rail(), status, failure)
+        ? services.peerDevices().ask(rails.segment()) : services.peerDevices().pending(rails.segment());
     if (isAbandoned()) {
       return;
     }
     if (SliceStatus.isRetryable(status) && slice.attempts() <= retryBudget(status)) {
-      if (assignRail(slice, slice.rail())) {
-        services.counters().retry();
-        services.router().submit(slice);
+      if (deviceStates != null && !deviceStates.isComplete()) {
+        deviceStates.onComplete(ar -> retry(slice, failure));
       } else {
-        settle(RequestStatus.FAILED, noRail(failure));
+        retry(slice, failure);
       }
       return;
     }
     settle(RequestStatus.FAILED, failure);
+  }
+
+  /** Retries a failed slice on another rail, or settles the request when no rail is left. */
+  private void retry(Slice slice, VteException failure) {
+    if (isAbandoned()) {
+      return;
+    }
+    if (assignRail(slice, slice.rail())) {
+      services.counters().retry();
+      services.router().submit(slice);
+    } else {
+      settle(RequestStatus.FAILED, noRail(failure));
+    }
   }
 
   @Override
@@ -136,11 +151,11 @@ public final class TransferTracker implements SliceCallback {
    * A slice flushed because its endpoint was retired for someone else's failure, or turned back because
    * its rail is down (locally, or the peer refused the handshake with DEVICE_DOWN/SHUTTING_DOWN), did
    * nothing wrong: it gets {@link #RETIRED_ALLOWANCE} extra attempts on top of {@code retryCount} (still
-   * bounded; a down rail is paused at once, so each such attempt takes one rail out of the choice).
+   * bounded; a down rail is held down at once, so each such attempt takes rails out of the choice).
    */
   private int retryBudget(int status) {
     return status == SliceStatus.ENDPOINT_RETIRED || status == SliceStatus.RAIL_DOWN
-        ? services.retryCount() + RETIRED_ALLOWANCE : services.retryCount();
+        || status == SliceStatus.PEER_DEVICE_DOWN ? services.retryCount() + RETIRED_ALLOWANCE : services.retryCount();
   }
 
   private boolean assignRail(Slice slice, Rail avoid) {

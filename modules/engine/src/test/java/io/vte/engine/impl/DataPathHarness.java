@@ -55,7 +55,7 @@ final class DataPathHarness implements AutoCloseable {
     for (int i = 0; i < localDevices; i++) {
       names.add("local" + i);
     }
-    rails = new RailSelector(names, 3, Duration.ofSeconds(2).toNanos(), clock::get);
+    rails = new RailSelector(names, 3, Duration.ofSeconds(2).toNanos(), Duration.ofSeconds(2).toNanos(), clock::get);
     router = new FakeSliceRouter(vertx.getOrCreateContext());
     for (int i = 0; i < peerDevices; i++) {
       this.peerDevices.add(DeviceDesc.newBuilder().setName("peer" + i).setActive(true).setLid(9000 + i).build());
@@ -71,7 +71,7 @@ final class DataPathHarness implements AutoCloseable {
     });
     submitter = new TransferSubmitter(vertx, memory, segments, rails,
         new TransferTracker.Services(new Slicer(sliceSize), router, retryCount, counters,
-            seg -> segments.invalidate(seg.name())));
+            seg -> segments.invalidate(seg.name()), new PeerDeviceStates(segments, rails)));
     publish();
   }
 

@@ -240,15 +240,26 @@ class DataPathTest {
         "nothing was written");
   }
 
-  @Test
-  void staleSegmentIsRefreshedOnceThenOutOfRange() {
-    h = new DataPathHarness(2, 2, SLICE, 4);
+  /** A local buffer, a handle opened with one peer buffer, and a second peer buffer published after it. */
+  private record StaleHandle(LocalBuffer local, PeerSegment kept, long added) {}
+
+  private StaleHandle staleHandle(int localDevices) {
+    h = new DataPathHarness(localDevices, 2, SLICE, 4);
     LocalBuffer local = h.register(SLICE, 1);
     h.peerBuffer(SLICE, 2);
     h.publish();
-    PeerSegment stale = h.open();
+    PeerSegment kept = h.open();
     long added = h.peerBuffer(SLICE, 3);
     h.publish();
+    return new StaleHandle(local, kept, added);
+  }
+
+  @Test
+  void staleSegmentIsRefreshedOnceThenOutOfRange() {
+    StaleHandle s = staleHandle(2);
+    LocalBuffer local = s.local();
+    PeerSegment stale = s.kept();
+    long added = s.added();
     long before = h.lookups.get();
     BatchResult r = h.run(List.of(TransferRequest.write(local, 0, stale, added, SLICE)));
     assertTrue(r.allCompleted(), r.toString());
@@ -262,6 +273,64 @@ class DataPathTest {
     assertTrue(e.getMessage().contains(Long.toHexString(added + SLICE * 1000L)), e.getMessage());
     assertEquals(before + 2, h.lookups.get(), "refreshed once more, then gave up");
     assertEquals(0, h.router.routed.get() - 1, "only the first request was sent");
+  }
+
+  @Test
+  void aKeptHandleRefreshesAgainOnEachNewBuffer() {
+    h = new DataPathHarness(1, 2, SLICE, 4);
+    LocalBuffer local = h.register(SLICE, 1);
+    h.peerBuffer(SLICE, 2);
+    h.publish();
+    PeerSegment kept = h.open();
+    for (int round = 1; round <= 3; round++) {
+      long added = h.peerBuffer(SLICE, 2 + round);
+      h.publish();
+      long before = h.lookups.get();
+      BatchResult r = h.run(List.of(TransferRequest.write(local, 0, kept, added, SLICE)));
+      assertTrue(r.allCompleted(), "round " + round + ": " + r);
+      assertTrue(DataPathHarness.equal(local.address(), added, SLICE), "round " + round);
+      assertEquals(before + 1, h.lookups.get(), "round " + round + ": one lookup");
+      assertEquals(round + 1, h.open().buffers().size(), "round " + round + ": re-opening returns the fresh descriptor");
+    }
+  }
+
+  @Test
+  void concurrentMissesOfManyCallersShareOneLookup() throws Exception {
+    StaleHandle s = staleHandle(1);
+    LocalBuffer local = s.local();
+    PeerSegment kept = s.kept();
+    long added = s.added();
+    long before = h.lookups.get();
+    h.lookupGate = io.vertx.core.Promise.promise();
+    int callers = 8;
+    int perCaller = 16;
+    java.util.concurrent.CyclicBarrier barrier = new java.util.concurrent.CyclicBarrier(callers);
+    List<BatchTracker> batches = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Thread> threads = new ArrayList<>();
+    for (int c = 0; c < callers; c++) {
+      Thread t = new Thread(() -> {
+        try {
+          barrier.await();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+        for (int i = 0; i < perCaller; i++) {
+          batches.add(h.submit(List.of(TransferRequest.write(local, 0, kept, added, SLICE)), Duration.ofSeconds(30)));
+        }
+      });
+      t.start();
+      threads.add(t);
+    }
+    for (Thread t : threads) {
+      t.join(WAIT.toMillis());
+    }
+    assertEquals(callers * perCaller, batches.size());
+    h.lookupGate.complete();
+    for (BatchTracker b : batches) {
+      BatchResult r = Await.result(b.result(), WAIT);
+      assertTrue(r.allCompleted(), r.toString());
+    }
+    assertEquals(before + 1, h.lookups.get(), "every miss shared one lookup");
   }
 
   @Test

@@ -5,16 +5,34 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.testkit.Await;
 import io.vte.verbs.Gid;
 import io.vte.verbs.LinkLayer;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PortState;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class LocalDescriptorBuilderTest {
+
+  @Test
+  void aRestartedNodesDescriptorsAreNewerThanItsOldOnes() {
+    MemoryRegistry memory = new MemoryRegistry(new FakeDeviceMemory(1), () -> {});
+    LocalDescriptorBuilder before = new LocalDescriptorBuilder("127.0.0.1:5000", "soft", List.of("d0"),
+        i -> { throw new IllegalStateException("no port"); }, memory);
+    for (int i = 0; i < 100; i++) {
+      before.changed();
+    }
+    long old = before.build().getVersion();
+    long startedAt = System.currentTimeMillis();
+    Await.until("the wall clock moved on", Duration.ofSeconds(5), () -> System.currentTimeMillis() > startedAt);
+    LocalDescriptorBuilder restarted = new LocalDescriptorBuilder("127.0.0.1:5000", "soft", List.of("d0"),
+        i -> { throw new IllegalStateException("no port"); }, memory);
+    assertTrue(restarted.build().getVersion() > old, restarted.build().getVersion() + " > " + old);
+  }
 
   @Test
   void describesDevicesAndBuffersWithAlignedKeysAndBumpsVersions() throws Exception {

@@ -26,7 +26,7 @@ class RailSelectorTest {
   private static final VteException CAUSE = new VteException(ErrorCode.PEER_UNREACHABLE, "peer gone");
   private static final long HOLD_DOWN = 2_000_000_000L;
   private final AtomicLong clock = new AtomicLong(5_000_000_000L);
-  private final RailSelector selector = new RailSelector(List.of("l0", "l1"), 3, HOLD_DOWN, clock::get);
+  private final RailSelector selector = new RailSelector(List.of("l0", "l1"), 3, HOLD_DOWN, HOLD_DOWN, clock::get);
 
   private static PeerSegment segment(boolean... active) {
     SegmentDescriptor.Builder d = SegmentDescriptor.newBuilder().setName("p").setServerName("p:1");
@@ -92,7 +92,7 @@ class RailSelectorTest {
   void repeatedErrorsPauseARailUntilHoldDownThenOneProbeFailureRepausesIt() {
     RailSelector.PeerRails rails = selector.railsFor(segment(true));
     Rail bad = rails.select(0, null);
-    int err = WcStatus.RETRY_EXC_ERR.code();
+    int err = WcStatus.GENERAL_ERR.code();
     rails.onFailure(bad, err, CAUSE);
     rails.onFailure(bad, err, CAUSE);
     assertTrue(picks(rails).contains(bad), "two errors do not pause yet");
@@ -103,14 +103,88 @@ class RailSelectorTest {
     clock.addAndGet(HOLD_DOWN - 1);
     assertTrue(!picks(rails).contains(bad), "still paused just before the hold-down ends");
     clock.addAndGet(1);
-    assertTrue(picks(rails).contains(bad), "probed again after the hold-down");
-    assertNull(rails.pausedCause(), "no longer paused");
+    assertEquals(1, count(rails, bad, 20), "one probe after the hold-down, the others keep away");
     rails.onFailure(bad, err, CAUSE);
     assertTrue(!picks(rails).contains(bad), "a failed probe pauses it again at once");
     clock.addAndGet(HOLD_DOWN);
+    assertEquals(1, count(rails, bad, 20), "probed again");
     rails.onSuccess(bad);
+    assertEquals(10, count(rails, bad, 20), "a successful probe ends the hold-down");
     rails.onFailure(bad, err, CAUSE);
     assertTrue(picks(rails).contains(bad), "a success clears the error count");
+  }
+
+  @Test
+  void retryExceededHoldsDownEveryRailToThatPeerDeviceAtOnce() {
+    PeerSegment seg = segment(true, true, true);
+    RailSelector.PeerRails rails = selector.railsFor(seg);
+    Rail bad = railTo(rails, 0, "r1");
+    rails.onFailure(bad, WcStatus.RETRY_EXC_ERR.code(), CAUSE);
+    for (int i = 0; i < 60; i++) {
+      Rail r = rails.select(0, bad);
+      assertNotEquals("r1", r.peerDeviceName(), "no rail from any local device leads to the dead r1: " + r);
+    }
+    assertSame(CAUSE, rails.pausedCause());
+    RailSelector.PeerRails refreshed = selector.railsFor(segment(true, true, true));
+    assertEquals(0, count(refreshed, "r1", 60), "the hold-down survives a descriptor refresh");
+
+    clock.addAndGet(HOLD_DOWN);
+    assertEquals(1, count(rails, "r1", 60), "the hold-down ends with a single probe");
+    Rail probe = lastPick;
+    rails.onFailure(probe, WcStatus.RETRY_EXC_ERR.code(), CAUSE);
+    assertEquals(0, count(rails, "r1", 60), "a failed probe holds the device down again");
+    clock.addAndGet(HOLD_DOWN);
+    assertEquals(1, count(rails, "r1", 60));
+    rails.onSuccess(lastPick);
+    assertEquals(20, count(rails, "r1", 60), "a successful probe ends the hold-down of every rail to r1");
+  }
+
+  @Test
+  void peerDeviceDownAnswerHoldsDownEveryRailToThatDevice() {
+    RailSelector.PeerRails rails = selector.railsFor(segment(true, true));
+    rails.onFailure(railTo(rails, 1, "r0"), SliceStatus.PEER_DEVICE_DOWN, CAUSE);
+    assertEquals(0, count(rails, "r0", 40), "both local devices stay away from r0");
+    assertEquals(40, count(rails, "r1", 40));
+  }
+
+  @Test
+  void retryExceededWithTheLocalPortDownBlamesTheLocalDevice() {
+    RailSelector.PeerRails rails = selector.railsFor(segment(true, true));
+    Rail rail = railTo(rails, 0, "r0");
+    selector.setLocalPortUp(0, false);
+    rails.onFailure(rail, WcStatus.RETRY_EXC_ERR.code(), CAUSE);
+    for (int i = 0; i < 40; i++) {
+      assertEquals(1, rails.select(0, null).localDeviceIndex(), "local device 0 is down");
+    }
+    assertEquals(20, count(rails, "r0", 40), "r0 is not held down: the local port was to blame");
+    selector.setLocalPortUp(0, true);
+    assertTrue(picks(rails).contains(rail), "port up: the rail is back at once");
+  }
+
+  @Test
+  void whenEveryPeerDeviceIsHeldDownTheOneHeldLongestIsProbedRatherThanFailing() {
+    RailSelector.PeerRails rails = selector.railsFor(segment(true, true));
+    rails.onFailure(railTo(rails, 0, "r1"), WcStatus.RETRY_EXC_ERR.code(), CAUSE);
+    clock.addAndGet(10);
+    rails.onFailure(railTo(rails, 0, "r0"), WcStatus.RETRY_EXC_ERR.code(), CAUSE);
+    assertEquals(20, count(rails, "r1", 20), "r1 was held down first: it is the one tried");
+    rails.onSuccess(lastPick);
+    assertEquals(0, count(rails, "r0", 20), "r0 stays held down");
+    clock.addAndGet(HOLD_DOWN);
+    assertEquals(1, count(rails, "r0", 20), "r0's hold-down ends with one probe; r1's ended with its success");
+  }
+
+  @Test
+  void aRailProbedBecauseNothingElseWasLeftIsGivenUpAfterRepeatedFailures() {
+    RailSelector.PeerRails rails = selector.railsFor(segment(true));
+    selector.setLocalPortUp(1, false);
+    Rail only = rails.select(0, null);
+    for (int i = 0; i < 3; i++) {
+      assertEquals(only, rails.select(0, only), "attempt " + i);
+      rails.onFailure(only, WcStatus.RETRY_EXC_ERR.code(), CAUSE);
+    }
+    assertNull(rails.select(0, null), "every rail is held down by its own failures: no rail");
+    assertSame(CAUSE, rails.pausedCause());
   }
 
   @Test
@@ -140,6 +214,42 @@ class RailSelectorTest {
     for (int i = 0; i < 20; i++) {
       assertNotEquals(bad, fresh.select(0, null));
     }
+  }
+
+  private Rail lastPick;
+
+  /** Selects {@code n} times, counting the picks of {@code rail}. */
+  private int count(RailSelector.PeerRails rails, Rail rail, int n) {
+    int c = 0;
+    for (int i = 0; i < n; i++) {
+      if (rail.equals(rails.select(0, null))) {
+        c++;
+      }
+    }
+    return c;
+  }
+
+  /** Selects {@code n} times, counting the picks leading to peer device {@code peer} (the last one in lastPick). */
+  private int count(RailSelector.PeerRails rails, String peer, int n) {
+    int c = 0;
+    for (int i = 0; i < n; i++) {
+      Rail r = rails.select(0, null);
+      if (r != null && r.peerDeviceName().equals(peer)) {
+        c++;
+        lastPick = r;
+      }
+    }
+    return c;
+  }
+
+  private static Rail railTo(RailSelector.PeerRails rails, int local, String peer) {
+    for (int i = 0; i < 100; i++) {
+      Rail r = rails.select(0, null);
+      if (r.localDeviceIndex() == local && r.peerDeviceName().equals(peer)) {
+        return r;
+      }
+    }
+    throw new AssertionError("no rail l" + local + "->" + peer);
   }
 
   private static Set<Rail> picks(RailSelector.PeerRails rails) {

@@ -64,8 +64,19 @@ class SegmentCacheTest {
     assertSame(v2, Await.result(cache.refresh(v1), WAIT), "a refresh of an older segment returns the newer one");
     assertEquals(2, lookups.size());
     assertNotSame(v1, v2);
+    assertSame(v2, cache.newest(v1), "the newest cached descriptor, by version");
+    assertSame(v2, cache.newest(v2));
+
+    Future<PeerSegment> r3 = cache.refresh(v2);
+    assertEquals(3, lookups.size(), "a refresh of the newest descriptor looks it up again");
+    lookups.get(2).complete(d(3));
+    PeerSegment v3 = Await.result(r3, WAIT);
+    assertEquals(3, v3.version());
+    assertSame(v3, Await.result(cache.refresh(v1), WAIT), "an older handle gets the newest descriptor");
+    assertSame(v3, Await.result(cache.open("s"), WAIT), "re-opening returns the newest descriptor");
+    assertEquals(3, lookups.size());
     cache.invalidate("s");
     cache.open("s");
-    assertEquals(3, lookups.size());
+    assertEquals(4, lookups.size());
   }
 }

@@ -429,9 +429,9 @@ final class Owner {
       return;
     }
     if (status == ConnectStatus.DEVICE_DOWN || status == ConnectStatus.SHUTTING_DOWN) {
-      // Nothing wrong with the slices: the rail is down at the far end. RAIL_DOWN moves them elsewhere
-      // and keeps the rail out of selection.
-      failHandshake(ep, SliceStatus.RAIL_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
+      // Nothing wrong with the slices: the device is down at the far end. PEER_DEVICE_DOWN moves them
+      // elsewhere and keeps every rail to that device out of selection.
+      failHandshake(ep, SliceStatus.PEER_DEVICE_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
           ep.path + " refused the connection: " + status + " " + reply.getReason()));
       return;
     }

@@ -252,7 +252,7 @@ class OwnerTest {
   }
 
   @Test
-  void peerDeviceDownOrShuttingDownAnswerEndsSlicesRailDown() {
+  void peerDeviceDownOrShuttingDownAnswerEndsSlicesPeerDeviceDown() {
     for (ConnectStatus refusal : new ConnectStatus[] {ConnectStatus.DEVICE_DOWN, ConnectStatus.SHUTTING_DOWN}) {
       OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
       Recorder rec = new Recorder();
@@ -261,7 +261,7 @@ class OwnerTest {
       h.channel.last().reply().complete(ConnectReply.newBuilder().setStatus(refusal)
           .setLocalNicPath("b:1@d0").setReason("port 1 of b:1@d0 is down").build());
       h.run();
-      assertEquals(4, rec.count(SliceStatus.RAIL_DOWN), refusal + ": the slices move to another rail, not a failure");
+      assertEquals(4, rec.count(SliceStatus.PEER_DEVICE_DOWN), refusal + ": the slices move to another rail, not a failure");
       VteException cause = (VteException) rec.causes.values().iterator().next();
       assertEquals(ErrorCode.DEVICE_UNAVAILABLE, cause.code());
       assertTrue(cause.getMessage().contains(refusal.name()), cause.getMessage());

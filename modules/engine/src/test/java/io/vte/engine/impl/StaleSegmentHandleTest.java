@@ -1,0 +1,71 @@
+package io.vte.engine.impl;
+
+import static io.vte.engine.impl.EngineFixture.WAIT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vte.api.BatchResult;
+import io.vte.api.ErrorCode;
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.SegmentHandle;
+import io.vte.api.TransferOptions;
+import io.vte.api.TransferRequest;
+import io.vte.api.VteException;
+import io.vte.testkit.Await;
+import io.vte.testkit.BlockedThreadGuard;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A handle kept by the user goes on refreshing itself (p2p metadata, two engines over soft verbs): every new
+ * buffer of the peer is reachable through the first handle, re-opening returns the freshest descriptor, and
+ * only a range outside every buffer of a freshly fetched descriptor fails.
+ */
+@ExtendWith(BlockedThreadGuard.class)
+class StaleSegmentHandleTest {
+
+  private static final int LENGTH = (1 << 20) + 77;
+  private final EngineFixture fx = new EngineFixture();
+
+  @AfterEach
+  void close() {
+    fx.close();
+  }
+
+  @Test
+  void aKeptHandleRefreshesOnEveryNewBufferOfThePeer() {
+    TransferEngineImpl a = fx.start(2, 1);
+    TransferEngineImpl b = fx.start(2, 1);
+    RegisteredBuffer local = fx.register(a, LENGTH, 1);
+    RegisteredBuffer b1 = fx.register(b, LENGTH, 2);
+    SegmentHandle kept = Await.result(a.openSegment(b.serverName()), WAIT);
+    writeThrough(a, kept, local, b1);
+
+    RegisteredBuffer b2 = fx.register(b, LENGTH, 3);
+    writeThrough(a, kept, local, b2);
+    assertEquals(1, a.counters().staleRefreshes());
+
+    RegisteredBuffer b3 = fx.register(b, LENGTH, 4);
+    writeThrough(a, kept, local, b3);
+    assertEquals(2, a.counters().staleRefreshes(), "the second refresh of the same handle fetched again");
+    SegmentHandle reopened = Await.result(a.openSegment(b.serverName()), WAIT);
+    assertEquals(3, reopened.buffers().size(), "re-opening returns the fresh descriptor: " + reopened);
+    assertTrue(reopened.version() > kept.version(), reopened + " is newer than " + kept);
+
+    long beyond = b3.address() + (64L << 20);
+    VteException e = (VteException) Await.failure(a.submit(List.of(TransferRequest.write(local, 0, kept, beyond,
+        LENGTH)), new TransferOptions()).result(), WAIT);
+    assertEquals(ErrorCode.OUT_OF_RANGE, e.code(), e.toString());
+    assertTrue(e.getMessage().contains(Long.toHexString(beyond)), e.getMessage());
+  }
+
+  private static void writeThrough(TransferEngineImpl a, SegmentHandle handle, RegisteredBuffer local,
+      RegisteredBuffer remote) {
+    BatchResult r = Await.result(a.submit(List.of(TransferRequest.write(local, 0, handle, remote.address(), LENGTH)),
+        new TransferOptions()).result(), WAIT);
+    assertTrue(r.allCompleted(), "write into " + remote + " through " + handle + ": " + r);
+    assertEquals(-1, EngineFixture.mismatch(local.address(), remote.address(), LENGTH), "byte-exact in " + remote);
+  }
+}
