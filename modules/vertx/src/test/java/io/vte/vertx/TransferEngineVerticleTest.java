@@ -1,6 +1,7 @@
 package io.vte.vertx;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -249,12 +250,13 @@ class TransferEngineVerticleTest {
     String metricsText = NodeHttp.get(http, port, "/metrics").body();
     for (String meter : List.of("vte_engine_bytes_total", "vte_engine_slices_total", "vte_engine_retries_total",
         "vte_owner_handshakes_active_total", "vte_owner_slices_failed_total", "vte_owner_stale_replies_dropped_total",
-        "vte_owner_endpoints_alive", "vte_owner_cq_poll_gap_max_milliseconds", "vte_vertx_batch_latency_seconds",
+        "vte_owner_endpoints_alive", "vte_owner_cq_poll_gap_max_seconds", "vte_vertx_batch_latency_seconds",
         "vte_vertx_batches_failed_total")) {
       assertTrue(metricsText.contains(meter), "missing " + meter);
     }
     assertTrue(metricsText.contains("vte_engine_bytes_total{engine=\"" + nodeA.engine().serverName() + "\"} 1048576"),
         "bytes counter should show the 1 MiB written");
+    assertEveryVteMeterHasHelpInBaseUnits(metricsText);
 
     NodeHttp up = NodeHttp.get(http, port, "/health");
     assertEquals(200, up.status());
@@ -284,6 +286,28 @@ class TransferEngineVerticleTest {
     assertEquals(200, NodeHttp.get(http, port, "/health/ready").status());
     assertEquals(404, NodeHttp.get(http, port, "/nothing").status());
     Await.result(http.close(), WAIT);
+  }
+
+  /** Every {@code vte_*} family has a non-empty HELP line, and none is in a unit other than the base ones. */
+  private static void assertEveryVteMeterHasHelpInBaseUnits(String metricsText) {
+    java.util.Set<String> typed = new java.util.TreeSet<>();
+    java.util.Set<String> helped = new java.util.TreeSet<>();
+    for (String line : metricsText.split("\n")) {
+      String[] f = line.split(" ", 4);
+      if (f.length >= 3 && f[0].equals("#") && f[2].startsWith("vte_")) {
+        if (f[1].equals("TYPE")) {
+          typed.add(f[2]);
+        } else if (f[1].equals("HELP") && f.length == 4 && !f[3].isBlank()) {
+          helped.add(f[2]);
+        }
+      }
+    }
+    assertTrue(typed.size() >= 20, "vte_ meter families: " + typed);
+    assertEquals(typed, helped, "vte_ meter families with a HELP text");
+    for (String name : typed) {
+      assertFalse(name.contains("milliseconds") || name.contains("nanoseconds") || name.contains("microseconds"),
+          name + " is not in base units (seconds)");
+    }
   }
 
   @Test
