@@ -5,7 +5,7 @@
 # Usage: modules/cli/src/main/scripts/compare-peers.sh [SECONDS]   (default 10 s per measurement)
 # Runs inside a private network namespace holding only `lo` (unshare -n) when it can, else bound to 127.0.0.1.
 # Installs iperf3 and ucx-utils with apt-get when missing. Uses modules/cli/target/vte.jar (or $VTE_JAR);
-# build it first with: mvn -B -ntp -o -pl modules/cli install -DskipTests
+# build it first with: mvn -B -ntp -pl modules/cli -am install -DskipTests
 set -euo pipefail
 
 seconds="${1:-10}"
@@ -92,7 +92,7 @@ measure_ucx() {
 
 # vte bench target + initiator, two processes, 4 MiB WRITEs; echoes GiB/s and keeps the JSON.
 measure_vte() {
-  [[ -f "$jar" ]] || die "no $jar: build it with mvn -B -ntp -o -pl modules/cli install -DskipTests"
+  [[ -f "$jar" ]] || die "no $jar: build it with mvn -B -ntp -pl modules/cli -am install -DskipTests"
   background java -Xmx256m -XX:MaxDirectMemorySize=1g -jar "$jar" bench target --json >"$work/target.json" 2>"$work/target.err"
   local server=$last_pid
   wait_for 600 grep -q server_name "$work/target.json" || die "vte bench target did not start: $(tail -3 "$work/target.err")"

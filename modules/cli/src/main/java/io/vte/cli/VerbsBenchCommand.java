@@ -1,5 +1,7 @@
 package io.vte.cli;
 
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import io.vte.cli.bench.NioStreamBench;
 import io.vte.cli.bench.SoftLatencyBench;
 import io.vte.cli.bench.SoftWriteBench;
@@ -83,12 +85,16 @@ public final class VerbsBenchCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     double ratio = soft / nio;
     if (json) {
-      out.println(String.format(Locale.ROOT, "{\"nio_gib_s\":%.3f,\"soft_gib_s\":%.3f,\"ratio\":%.3f,"
-          + "\"lat_p50_us\":%.2f,\"lat_p99_us\":%.2f,\"baseline_p50_us\":%.2f,\"baseline_p99_us\":%.2f,"
-          + "\"lat_ratio_p50\":%.3f,\"size\":%d,\"depth\":%d,\"seconds\":%s,\"rounds\":%d,"
-          + "\"round_ratios\":[%s],\"nic_spin_us\":%d}",
-          nio, soft, ratio, us(lat, 50), us(lat, 99), us(base, 50), us(base, 99), us(lat, 50) / us(base, 50),
-          size, depth, seconds, rounds, list(roundRatios, ","), nicSpinMicros));
+      JsonArray perRound = new JsonArray();
+      for (double r : roundRatios) {
+        perRound.add(rounded(r, 3));
+      }
+      out.println(new JsonObject().put("nio_gib_s", rounded(nio, 3)).put("soft_gib_s", rounded(soft, 3))
+          .put("ratio", rounded(ratio, 3)).put("lat_p50_us", rounded(us(lat, 50), 2)).put("lat_p99_us", rounded(us(lat, 99), 2))
+          .put("baseline_p50_us", rounded(us(base, 50), 2)).put("baseline_p99_us", rounded(us(base, 99), 2))
+          .put("lat_ratio_p50", rounded(us(lat, 50) / us(base, 50), 3)).put("size", size).put("depth", depth)
+          .put("seconds", seconds).put("rounds", rounds).put("round_ratios", perRound).put("nic_spin_us", nicSpinMicros)
+          .encode());
     } else {
       out.printf(Locale.ROOT, "bandwidth (%d B messages, %d outstanding):%n", size, depth);
       out.printf(Locale.ROOT, "  (a) NIO stream, 2 threads      %8.3f GiB/s%n", nio);
@@ -128,6 +134,12 @@ public final class VerbsBenchCommand implements Callable<Integer> {
       b.append(b.length() == 0 ? "" : separator).append(String.format(Locale.ROOT, "%.3f", v));
     }
     return b.toString();
+  }
+
+  /** @return {@code v} rounded to {@code digits} decimals, as the text output prints it */
+  private static double rounded(double v, int digits) {
+    double scale = Math.pow(10, digits);
+    return Math.round(v * scale) / scale;
   }
 
   private static double us(Histogram h, double percentile) {

@@ -58,6 +58,7 @@ public final class VteMain implements Runnable {
    * @param args command-line arguments
    */
   public static void main(String[] args) {
+    CliLogging.install();
     System.exit(commandLine().execute(args));
   }
 }

@@ -21,7 +21,7 @@ import io.vte.api.VteException;
  *
  * <p>Config: the {@link EngineOptions} JSON plus three optional keys of the verticle itself:
  * {@code address} (bus prefix, default {@value EngineBus#DEFAULT_ADDRESS}), {@code httpPort} (serve
- * {@code /metrics} and {@code /health} there; absent or negative: no HTTP server, 0: any free port) and
+ * {@code /metrics}, {@code /health}, {@code /health/live} and {@code /health/ready} there ({@link NodeRouter}); absent or negative: no HTTP server, 0: any free port) and
  * {@code httpHost} (default {@code 127.0.0.1}). Deploy one instance per engine. {@code start()} creates the
  * engine; {@code stop()} closes it (unfinished requests fail with ENGINE_CLOSED) and frees the memory the
  * verticle allocated for bus clients.
@@ -82,7 +82,7 @@ public final class TransferEngineVerticle extends VerticleBase {
       if (httpPort == null || (Integer) httpPort < 0) {
         return Future.succeededFuture();
       }
-      return vertx.createHttpServer().requestHandler(new NodeHttpHandler(this::health))
+      return vertx.createHttpServer().requestHandler(NodeRouter.create(vertx, this::health))
           .listen((Integer) httpPort, httpHost == null ? "127.0.0.1" : (String) httpHost)
           .recover(err -> Future.failedFuture(new VteException(ErrorCode.INVALID_CONFIGURATION,
               "cannot listen for HTTP on port " + httpPort + ": " + err.getMessage(), err)))

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vte.testkit.Await;
@@ -13,7 +14,10 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** Health follows the metadata store: DOWN while etcd is unreachable, UP again when it is back. */
+/**
+ * Health follows the metadata store: DOWN and not ready while etcd is unreachable, UP again when it is back; alive
+ * throughout, so a liveness probe does not restart a node that still moves data to cached peers.
+ */
 @ExtendWith(BlockedThreadGuard.class)
 class HealthMetadataTest {
 
@@ -26,16 +30,28 @@ class HealthMetadataTest {
       try {
         TransferEngineVerticle node = new TransferEngineVerticle();
         JsonObject config = new JsonObject().put("devices", new JsonArray().add("hm0@127.0.0.1"))
-            .put("workersPerContext", 1).put("metadataUri", etcd.uri()).put("segmentName", "health-node")
+            .put("workersPerContext", 1).put("metadataUri", etcd.uri()).put("segmentName", "health-node").put("httpPort", 0)
             .put("metadata", new JsonObject().put("healthCheckIntervalMs", 200).put("callDeadlineMs", 1000));
         String id = Await.result(vertx.deployVerticle(node, new DeploymentOptions().setConfig(config)), WAIT);
         assertEquals("ok", node.health().getString("metadata"));
         assertEquals("UP", node.health().getString("status"));
+        HttpClient http = vertx.createHttpClient();
+        int port = node.httpPort();
+        assertEquals(200, NodeHttp.get(http, port, "/health/ready").status());
         etcd.pause();
         Await.until("health DOWN with metadata degraded", WAIT,
             () -> "degraded".equals(node.health().getString("metadata")) && "DOWN".equals(node.health().getString("status")));
+        NodeHttp ready = NodeHttp.get(http, port, "/health/ready");
+        assertEquals(503, ready.status(), ready.body());
+        assertEquals("DOWN", ready.check("metadata"));
+        assertEquals("UP", ready.check("devices"));
+        assertEquals(503, NodeHttp.get(http, port, "/health").status());
+        NodeHttp live = NodeHttp.get(http, port, "/health/live");
+        assertEquals(200, live.status(), "alive while etcd is degraded: " + live.body());
         etcd.resume();
         Await.until("health UP after etcd resumed", WAIT, () -> "UP".equals(node.health().getString("status")));
+        assertEquals(200, NodeHttp.get(http, port, "/health/ready").status());
+        Await.result(http.close(), WAIT);
         Await.result(vertx.undeploy(id), WAIT);
       } finally {
         Await.result(vertx.close(), WAIT);

@@ -1,6 +1,7 @@
 package io.vte.vertx;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,8 +14,6 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientResponse;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
@@ -248,38 +247,67 @@ class TransferEngineVerticleTest {
 
     HttpClient http = vertx.createHttpClient();
     int port = nodeA.httpPort();
-    String metricsText = get(http, port, "/metrics").body;
+    String metricsText = NodeHttp.get(http, port, "/metrics").body();
     for (String meter : List.of("vte_engine_bytes_total", "vte_engine_slices_total", "vte_engine_retries_total",
         "vte_owner_handshakes_active_total", "vte_owner_slices_failed_total", "vte_owner_stale_replies_dropped_total",
-        "vte_owner_endpoints_alive", "vte_owner_cq_poll_gap_max_milliseconds", "vte_vertx_batch_latency_seconds",
+        "vte_owner_endpoints_alive", "vte_owner_cq_poll_gap_max_seconds", "vte_vertx_batch_latency_seconds",
         "vte_vertx_batches_failed_total")) {
       assertTrue(metricsText.contains(meter), "missing " + meter);
     }
     assertTrue(metricsText.contains("vte_engine_bytes_total{engine=\"" + nodeA.engine().serverName() + "\"} 1048576"),
         "bytes counter should show the 1 MiB written");
+    assertEveryVteMeterHasHelpInBaseUnits(metricsText);
 
-    Reply up = get(http, port, "/health");
-    assertEquals(200, up.status);
-    assertEquals("UP", new JsonObject(up.body).getString("status"));
+    NodeHttp up = NodeHttp.get(http, port, "/health");
+    assertEquals(200, up.status());
+    assertEquals("UP", up.json().getString("status"));
+    assertEquals(200, NodeHttp.get(http, port, "/health/live").status());
+    NodeHttp ready = NodeHttp.get(http, port, "/health/ready");
+    assertEquals(200, ready.status(), ready.body());
+    assertEquals(List.of("UP", "UP", "UP"), List.of(ready.check("engine"), ready.check("devices"), ready.check("metadata")));
     SoftVerbsProvider soft = (SoftVerbsProvider) ((TransferEngineImpl) nodeA.engine()).provider();
     soft.faults().portDown("va1", 1);
-    Reply down = get(http, port, "/health");
-    assertEquals(503, down.status);
-    JsonObject h = new JsonObject(down.body);
+    NodeHttp down = NodeHttp.get(http, port, "/health");
+    assertEquals(503, down.status());
+    JsonObject h = down.json();
     assertEquals("DOWN", h.getString("status"));
+    // a port down: not ready, still alive (a liveness probe must not restart the node)
+    NodeHttp notReady = NodeHttp.get(http, port, "/health/ready");
+    assertEquals(503, notReady.status(), notReady.body());
+    assertEquals("DOWN", notReady.check("devices"));
+    assertEquals("UP", notReady.check("metadata"));
+    NodeHttp live = NodeHttp.get(http, port, "/health/live");
+    assertEquals(200, live.status(), live.body());
+    assertEquals("UP", live.check("engine"));
     assertEquals(List.of(true, false), h.getJsonArray("devices").stream().map(d -> ((JsonObject) d).getBoolean("up")).toList());
     assertEquals("DOWN", Await.result(a.health(), WAIT).getString("status"));
     soft.faults().portUp("va1", 1);
-    Await.until("health UP again after port up", WAIT, () -> get(http, port, "/health").status == 200);
-    assertEquals(404, get(http, port, "/nothing").status);
+    Await.until("health UP again after port up", WAIT, () -> NodeHttp.get(http, port, "/health").status() == 200);
+    assertEquals(200, NodeHttp.get(http, port, "/health/ready").status());
+    assertEquals(404, NodeHttp.get(http, port, "/nothing").status());
     Await.result(http.close(), WAIT);
   }
 
-  private record Reply(int status, String body) {}
-
-  private static Reply get(HttpClient http, int port, String path) {
-    return Await.result(http.request(HttpMethod.GET, port, "127.0.0.1", path).compose(req -> req.send())
-        .compose((HttpClientResponse resp) -> resp.body().map(body -> new Reply(resp.statusCode(), body.toString()))), WAIT);
+  /** Every {@code vte_*} family has a non-empty HELP line, and none is in a unit other than the base ones. */
+  private static void assertEveryVteMeterHasHelpInBaseUnits(String metricsText) {
+    java.util.Set<String> typed = new java.util.TreeSet<>();
+    java.util.Set<String> helped = new java.util.TreeSet<>();
+    for (String line : metricsText.split("\n")) {
+      String[] f = line.split(" ", 4);
+      if (f.length >= 3 && f[0].equals("#") && f[2].startsWith("vte_")) {
+        if (f[1].equals("TYPE")) {
+          typed.add(f[2]);
+        } else if (f[1].equals("HELP") && f.length == 4 && !f[3].isBlank()) {
+          helped.add(f[2]);
+        }
+      }
+    }
+    assertTrue(typed.size() >= 20, "vte_ meter families: " + typed);
+    assertEquals(typed, helped, "vte_ meter families with a HELP text");
+    for (String name : typed) {
+      assertFalse(name.contains("milliseconds") || name.contains("nanoseconds") || name.contains("microseconds"),
+          name + " is not in base units (seconds)");
+    }
   }
 
   @Test

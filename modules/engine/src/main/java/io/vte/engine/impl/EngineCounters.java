@@ -65,14 +65,18 @@ public final class EngineCounters {
    * @return the meters, to remove from the registry when the engine closes
    */
   public List<Meter> bindTo(MeterRegistry registry, String serverName) {
-    return List.of(bind(registry, "vte.engine.bytes", serverName, bytes),
-        bind(registry, "vte.engine.slices", serverName, slices),
-        bind(registry, "vte.engine.retries", serverName, retries),
-        bind(registry, "vte.engine.segment.stale.refreshes", serverName, staleRefreshes),
-        bind(registry, "vte.engine.batches", serverName, batches));
+    return List.of(
+        bind(registry, "vte.engine.bytes", "bytes", "bytes moved by completed requests", serverName, bytes),
+        bind(registry, "vte.engine.slices", null, "slices completed", serverName, slices),
+        bind(registry, "vte.engine.retries", null, "slices retried on another rail after a failure", serverName, retries),
+        bind(registry, "vte.engine.segment.stale.refreshes", null,
+            "peer segment descriptors fetched again because a cached one was stale", serverName, staleRefreshes),
+        bind(registry, "vte.engine.batches", null, "batches submitted", serverName, batches));
   }
 
-  private static Meter bind(MeterRegistry registry, String name, String serverName, LongAdder adder) {
-    return FunctionCounter.builder(name, adder, LongAdder::sum).tag("engine", serverName).register(registry);
+  private static Meter bind(MeterRegistry registry, String name, String baseUnit, String description, String serverName,
+      LongAdder adder) {
+    return FunctionCounter.builder(name, adder, LongAdder::sum).tag("engine", serverName).baseUnit(baseUnit)
+        .description(description).register(registry);
   }
 }

@@ -18,19 +18,24 @@ import java.util.function.ToDoubleFunction;
  */
 final class OwnerMeters {
 
-  private record Counter(String name, ToDoubleFunction<OwnerMetrics> value) {}
+  private record Counter(String name, String description, ToDoubleFunction<OwnerMetrics> value) {}
 
   private static final List<Counter> COUNTERS = List.of(
-      new Counter("vte.owner.slices.accepted", OwnerMetrics::slicesAccepted),
-      new Counter("vte.owner.slices.posted", OwnerMetrics::slicesPosted),
-      new Counter("vte.owner.slices.failed", OwnerMetrics::slicesFailed),
-      new Counter("vte.owner.handshakes.active", OwnerMetrics::handshakesActive),
-      new Counter("vte.owner.handshakes.passive", OwnerMetrics::handshakesPassive),
-      new Counter("vte.owner.handshakes.failed", OwnerMetrics::handshakesFailed),
-      new Counter("vte.owner.handshakes.reasked", OwnerMetrics::handshakesReasked),
-      new Counter("vte.owner.stale.replies.dropped", OwnerMetrics::staleRepliesDropped),
-      new Counter("vte.owner.endpoints.retired", OwnerMetrics::endpointsRetired),
-      new Counter("vte.owner.qp.fatal", OwnerMetrics::qpFatalEvents));
+      new Counter("vte.owner.slices.accepted", "slices the owner took from its queue", OwnerMetrics::slicesAccepted),
+      new Counter("vte.owner.slices.posted", "slices the owner handed to the verbs provider", OwnerMetrics::slicesPosted),
+      new Counter("vte.owner.slices.failed", "slices that completed with a status other than OK",
+          OwnerMetrics::slicesFailed),
+      new Counter("vte.owner.handshakes.active", "active handshakes started (Connect sent to a peer)",
+          OwnerMetrics::handshakesActive),
+      new Counter("vte.owner.handshakes.passive", "passive handshakes accepted (a peer's Connect answered)",
+          OwnerMetrics::handshakesPassive),
+      new Counter("vte.owner.handshakes.failed", "active handshakes that failed (reject, error or deadline)", OwnerMetrics::handshakesFailed),
+      new Counter("vte.owner.handshakes.reasked", "active handshakes sent again after a SIMULTANEOUS_OPEN answer whose peer request never came",
+          OwnerMetrics::handshakesReasked),
+      new Counter("vte.owner.stale.replies.dropped", "handshake replies dropped because their endpoint was replaced or retired meanwhile",
+          OwnerMetrics::staleRepliesDropped),
+      new Counter("vte.owner.endpoints.retired", "endpoints retired", OwnerMetrics::endpointsRetired),
+      new Counter("vte.owner.qp.fatal", "QP fatal events handled", OwnerMetrics::qpFatalEvents));
 
   private OwnerMeters() {}
 
@@ -47,12 +52,14 @@ final class OwnerMeters {
         OwnerMetrics m = ctx.ownerMetrics(i);
         Tags tags = Tags.of("engine", serverName, "device", ctx.deviceName(), "owner", Integer.toString(i));
         for (Counter c : COUNTERS) {
-          meters.add(FunctionCounter.builder(c.name(), m, c.value()).tags(tags).register(registry));
+          meters.add(FunctionCounter.builder(c.name(), m, c.value()).tags(tags).description(c.description())
+              .register(registry));
         }
         meters.add(Gauge.builder("vte.owner.endpoints.alive", m, OwnerMetrics::endpointsAlive).tags(tags)
+            .description("endpoints currently in the owner's store").register(registry));
+        meters.add(Gauge.builder("vte.owner.cq.poll.gap.max", m, o -> o.maxPollGapNanos() / 1e9).tags(tags)
+            .baseUnit("seconds").description("longest time between two CQ polls while work was in flight")
             .register(registry));
-        meters.add(Gauge.builder("vte.owner.cq.poll.gap.max", m, o -> o.maxPollGapNanos() / 1e6).tags(tags)
-            .baseUnit("milliseconds").register(registry));
       }
     }
     return meters;

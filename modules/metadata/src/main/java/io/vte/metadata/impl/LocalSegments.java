@@ -41,7 +41,7 @@ final class LocalSegments {
   static VteException publishError(SegmentDescriptor descriptor) {
     try {
       checkName(descriptor.getName());
-      DescriptorCodec.validate("publish(" + descriptor.getName() + ")", descriptor);
+      DescriptorValidator.validate("publish(" + descriptor.getName() + ")", descriptor);
       return null;
     } catch (VteException e) {
       return new VteException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e);

@@ -99,7 +99,7 @@ public final class P2pMetadataStore implements MetadataStore {
         return Future.failedFuture(t instanceof VteException ? t : new VteException(ErrorCode.PEER_UNREACHABLE,
             "GetSegment on " + segmentName + " failed: " + t, t));
       }
-      DescriptorCodec.validate("GetSegment reply of " + segmentName, ar.result());
+      DescriptorValidator.validate("GetSegment reply of " + segmentName, ar.result());
       return Future.succeededFuture(ar.result());
     });
   }

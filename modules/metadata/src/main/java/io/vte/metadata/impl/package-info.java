@@ -1,6 +1,5 @@
 /**
- * Metadata store implementations: the p2p store over the handshake service and the etcd store over
- * jetcd (lease, watch-updated cache, health probe), with the URI parser, descriptor codec and client
- * mapping they share.
+ * Metadata store implementations: the p2p store over the handshake service, the URI parser and the descriptor
+ * cache and local-segment table shared with the etcd store (which lives in {@code vte-metadata-etcd}).
  */
 package io.vte.metadata.impl;

@@ -4,7 +4,6 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.handshake.proto.BufferDesc;
 import io.vte.handshake.proto.SegmentDescriptor;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -12,7 +11,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Segment descriptors as stored in a metadata backend: protobuf JSON ({@link JsonFormat}), readable with
- * {@code etcdctl get}. Decoding checks what a peer relies on and names the source of a bad descriptor.
+ * {@code etcdctl get}. Decoding checks what a peer relies on ({@link DescriptorValidator}) and names the source
+ * of a bad descriptor.
  */
 public final class DescriptorCodec {
 
@@ -49,49 +49,19 @@ public final class DescriptorCodec {
       text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(json)).toString();
     } catch (CharacterCodingException e) {
-      throw bad(source, "not UTF-8 text");
+      throw DescriptorValidator.bad(source, "not UTF-8 text");
     }
     SegmentDescriptor.Builder builder = SegmentDescriptor.newBuilder();
     try {
       PARSER.merge(text, builder);
     } catch (InvalidProtocolBufferException | RuntimeException e) {
-      throw bad(source, "not a segment descriptor in protobuf JSON (" + e.getMessage() + ")");
+      throw DescriptorValidator.bad(source, "not a segment descriptor in protobuf JSON (" + e.getMessage() + ")");
     }
     SegmentDescriptor descriptor = builder.build();
-    validate(source, descriptor);
+    DescriptorValidator.validate(source, descriptor);
     if (!descriptor.getName().equals(expectedName)) {
-      throw bad(source, "names segment '" + descriptor.getName() + "', expected '" + expectedName + "'");
+      throw DescriptorValidator.bad(source, "names segment '" + descriptor.getName() + "', expected '" + expectedName + "'");
     }
     return descriptor;
-  }
-
-  /**
-   * Checks the fields every peer relies on: a name, a server name, and one rkey per device for each buffer.
-   *
-   * @param source where the descriptor came from, named in errors
-   * @param descriptor the descriptor
-   * @throws VteException PROTOCOL_ERROR naming the source and the missing or inconsistent field
-   */
-  public static void validate(String source, SegmentDescriptor descriptor) {
-    if (descriptor.getName().isEmpty()) {
-      throw bad(source, "missing field name");
-    }
-    if (descriptor.getServerName().isEmpty()) {
-      throw bad(source, "missing field server_name");
-    }
-    for (int i = 0; i < descriptor.getBuffersCount(); i++) {
-      BufferDesc b = descriptor.getBuffers(i);
-      if (b.getLength() == 0) {
-        throw bad(source, "buffer " + i + " has length 0");
-      }
-      if (b.getRkeysCount() != descriptor.getDevicesCount()) {
-        throw bad(source, "buffer " + i + " has " + b.getRkeysCount() + " rkeys for "
-            + descriptor.getDevicesCount() + " devices");
-      }
-    }
-  }
-
-  private static VteException bad(String source, String why) {
-    return new VteException(ErrorCode.PROTOCOL_ERROR, "bad segment descriptor at " + source + ": " + why);
   }
 }
