@@ -1,5 +1,6 @@
 package io.vte.cli.bench;
 
+import io.vte.cli.ByteSize;
 import java.util.List;
 import java.util.Locale;
 
@@ -36,7 +37,7 @@ public record SweepRow(int blockSize, int depth, double gibPerSecond, double ops
   }
 
   /**
-   * Parses {@code --sweep-sizes}: a comma list of sizes with optional K, M suffix (binary).
+   * Parses {@code --sweep-sizes}: a comma list of sizes as {@link ByteSize} reads them (4096, 64K, 4M, 64MiB).
    *
    * @param text e.g. {@code 4K,64K,1M}
    * @return the sizes, in the given order
@@ -47,15 +48,12 @@ public record SweepRow(int blockSize, int depth, double gibPerSecond, double ops
   }
 
   private static int parseSize(String s) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})([KkMm]?)").matcher(s);
-    if (!m.matches()) {
-      throw new IllegalArgumentException("--sweep-sizes: '" + s + "' is not a size like 4096, 64K or 4M");
+    long v;
+    try {
+      v = ByteSize.parse(s);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--sweep-sizes: " + e.getMessage());
     }
-    long v = Long.parseLong(m.group(1)) << switch (m.group(2).toUpperCase(Locale.ROOT)) {
-      case "K" -> 10;
-      case "M" -> 20;
-      default -> 0;
-    };
     if (v < 1 || v > 64 << 20) {
       throw new IllegalArgumentException("--sweep-sizes: '" + s + "' must be 1 B .. 64M");
     }
