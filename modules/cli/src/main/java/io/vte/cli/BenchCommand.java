@@ -126,7 +126,7 @@ public final class BenchCommand implements Callable<Integer> {
         } else {
           Sweep.printTable(stdout, rows, out);
         }
-        return rows.stream().allMatch(r -> r.failed() == 0) ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+        return rows.stream().allMatch(r -> r.failed() == 0 && !r.stalled()) ? ExitCodes.OK : ExitCodes.RUN_FAILED;
       }
       List<FaultScheduler> schedulers = faults.isEmpty() ? List.of() : List.of(
           FaultScheduler.forEngine(initiator.engine(), faults, srcNames),

@@ -14,9 +14,10 @@ import java.util.Locale;
  * @param p50Micros median batch latency
  * @param p99Micros 99th percentile batch latency
  * @param failed failed requests
+ * @param longestGapNanos the longest time no request completed ({@link BenchResult#longestGapNanos})
  */
 public record SweepRow(int blockSize, int depth, double gibPerSecond, double opsPerSecond, double p50Micros,
-    double p99Micros, long failed) {
+    double p99Micros, long failed, long longestGapNanos) {
 
   /** The CSV header line. */
   public static final String CSV_HEADER = "block_size,depth,throughput_gib_s,ops_per_s,p50_us,p99_us,failed";
@@ -27,7 +28,12 @@ public record SweepRow(int blockSize, int depth, double gibPerSecond, double ops
    */
   public static SweepRow of(BenchResult r) {
     return new SweepRow(r.blockSize(), r.depth(), r.gibPerSecond(), r.opsPerSecond(), r.latencyMicros(50),
-        r.latencyMicros(99), r.failed());
+        r.latencyMicros(99), r.failed(), r.longestGapNanos());
+  }
+
+  /** @return true when no request completed for {@link BenchResult#STALL_NANOS} or longer at this size */
+  public boolean stalled() {
+    return longestGapNanos >= BenchResult.STALL_NANOS;
   }
 
   /** @return the CSV line */

@@ -24,14 +24,15 @@ class ProgressAndSummaryTest {
 
   @Test
   void faultsRetriesAndDownDevicesShowInTheProgressAndAStallInTheTable() {
-    // src1 down: its slices fail over to src0 (retries); then src0 too: nothing moves for over 5 s, a stall
+    // src1's QPs fatal: the slices in flight on them are retried on src0 (the engine's retries); then src1's port
+    // down, then src0's too: nothing moves for over 5 s, a stall
     CliRun r = CliRun.of("bench", "--duration", "8", "--warmup", "0.5", "--block-size", "64K", "--handshake-timeout", "30",
-        "--inject",
-        "port-down:src1@1s,port-down:src0@2s,port-up:src0@7.5s,port-up:src1@7.5s");
+        "--inject", "qp-fatal:src1@0.5s,port-down:src1@1s,port-down:src0@2s,port-up:src0@7.5s,port-up:src1@7.5s");
     assertEquals(1, r.exit(), r.err() + r.out());
     List<String> err = r.err().lines().toList();
-    for (String step : List.of("port-down:src1@1.000s", "port-down:src0@2.000s", "port-up:src0@7.500s")) {
-      assertTrue(err.stream().anyMatch(l -> l.matches("\\[\\s*[\\d.]+ s\\] fault " + Pattern.quote(step) + " applied")),
+    for (String step : List.of("qp-fatal:src1@0.500s applied to ", "port-down:src1@1.000s applied",
+        "port-down:src0@2.000s applied", "port-up:src0@7.500s applied")) {
+      assertTrue(err.stream().anyMatch(l -> l.matches("\\[\\s*[\\d.]+ s\\] fault " + Pattern.quote(step) + ".*")),
           step + " marked as it applies: " + r.err());
     }
     List<Matcher> lines = err.stream().map(PROGRESS::matcher).filter(Matcher::matches).toList();
@@ -76,5 +77,17 @@ class ProgressAndSummaryTest {
     assertEquals(true, report.json(stuck).getBoolean("stalled"));
     assertEquals(5.0, report.json(stuck).getDouble("longest_gap_s"));
     assertEquals(1, stuck.exitCode(), "a stalled run failed");
+  }
+
+  @Test
+  void theSweepTableNamesTheSizeThatStalled() {
+    List<SweepRow> rows = List.of(new SweepRow(4096, 8, 0.1, 20000, 50, 200, 0, 4_000_000_000L),
+        new SweepRow(1 << 20, 8, 0.01, 20, 400, 900, 0, 6_500_000_000L));
+    StringWriter out = new StringWriter();
+    Sweep.printTable(new PrintWriter(out), rows, java.nio.file.Path.of("bench-out"));
+    List<String> stalls = out.toString().lines().filter(l -> l.startsWith("STALLED")).toList();
+    assertEquals(List.of("STALLED at 1M: no request completed for 6.5 s (a stall is 5 s or more)"), stalls, out.toString());
+    assertEquals(List.of(false, true), Sweep.json(rows, java.nio.file.Path.of("bench-out")).getJsonArray("sweep").stream()
+        .map(o -> ((JsonObject) o).getBoolean("stalled")).toList());
   }
 }
