@@ -34,6 +34,7 @@ import picocli.CommandLine.Spec;
  * {@code target} and {@code initiator}.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
+    header = "Measure transfers between two engines (one JVM or two).",
     subcommands = {BenchTargetCommand.class, BenchInitiatorCommand.class},
     description = {"Two engines in one JVM over soft verbs (default: 4 MiB WRITEs for 10 s, 8 in flight): throughput,",
         "ops/s, latency percentiles, failures by cause. Two processes: 'vte bench target' and",
@@ -64,7 +65,8 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Block sizes of the sweep (default ${DEFAULT-VALUE}).")
   private String sweepSizes;
 
-  @Option(names = "--sweep-duration", defaultValue = "2", description = "Seconds per sweep size (default ${DEFAULT-VALUE}).")
+  @Option(names = "--sweep-duration", defaultValue = "2",
+      description = "Seconds per sweep size (default ${DEFAULT-VALUE}); --duration is refused with --sweep.")
   private double sweepDuration;
 
   @Option(names = "--out", defaultValue = "bench-out", description = "Directory for the sweep files (default ${DEFAULT-VALUE}).")
@@ -88,6 +90,11 @@ public final class BenchCommand implements Callable<Integer> {
       if (!(sweepDuration > 0 && sweepDuration <= 600)) {
         throw new IllegalArgumentException("--sweep-duration must be > 0 and <= 600, got " + sweepDuration);
       }
+      if (sweep && spec.commandLine().getParseResult().hasMatchedOption("--duration")) {
+        throw new IllegalArgumentException("--duration is the time of one run; with --sweep give the time per block"
+            + " size as --sweep-duration, got --duration " + spec.commandLine().getParseResult().matchedOptionValue(
+                "--duration", 0.0));
+      }
       if (sweep && engineFlags.faults().size() > 0) {
         throw new IllegalArgumentException("--inject and --sweep cannot be combined");
       }
@@ -104,10 +111,10 @@ public final class BenchCommand implements Callable<Integer> {
     PrintWriter stdout = spec.commandLine().getOut();
     PrintWriter progress = !load.progress() ? null : spec.commandLine().getErr();
     long region = sweep ? Sweep.region(sizes, load) : load.region();
-    try (BenchTarget target = BenchTarget.start(engineFlags.engineOptions(dstSpecs), region);
-        BenchInitiator initiator = BenchInitiator.start(engineFlags.engineOptions(srcSpecs));
-        InitiatorSession session = InitiatorSession.open(initiator.vertx(), initiator.engine(), target.serverName(),
-            region)) {
+    try (BenchTarget target = ExitCodes.starting(() -> BenchTarget.start(engineFlags.engineOptions(dstSpecs), region));
+        BenchInitiator initiator = ExitCodes.starting(() -> BenchInitiator.start(engineFlags.engineOptions(srcSpecs)));
+        InitiatorSession session = ExitCodes.starting(() -> InitiatorSession.open(initiator.vertx(), initiator.engine(),
+            target.serverName(), region))) {
       if (sweep) {
         String title = String.format(java.util.Locale.ROOT, "vte bench --sweep: %s, %s devices x %d owners, soft verbs",
             load.opcode(), srcNames.size(), engineFlags.workers());
@@ -119,7 +126,7 @@ public final class BenchCommand implements Callable<Integer> {
         } else {
           Sweep.printTable(stdout, rows, out);
         }
-        return rows.stream().allMatch(r -> r.failed() == 0) ? 0 : 1;
+        return rows.stream().allMatch(r -> r.failed() == 0 && !r.stalled()) ? ExitCodes.OK : ExitCodes.RUN_FAILED;
       }
       List<FaultScheduler> schedulers = faults.isEmpty() ? List.of() : List.of(
           FaultScheduler.forEngine(initiator.engine(), faults, srcNames),
@@ -135,7 +142,7 @@ public final class BenchCommand implements Callable<Integer> {
       double baselineGibs = baseline ? baselineSum[0] / windows : Double.NaN;
       new BenchReport("embedded", srcNames.size(), engineFlags.workers(), engineFlags.sliceSize(),
           baselineGibs).print(stdout, r, load.json());
-      return r.failed() == 0 && r.verified() != Boolean.FALSE ? 0 : 1;
+      return r.exitCode();
     }
   }
 }

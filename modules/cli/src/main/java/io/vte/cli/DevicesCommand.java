@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
  * port's state, MTU, GID and LID.
  */
 @Command(name = "devices", mixinStandardHelpOptions = true,
+    header = "Show this host's default soft devices and all verbs devices.",
     description = {"Show the soft devices chosen from this host's interfaces (used without --devices and by",
         "\"devices\": []) and why, then every verbs provider's devices with port state, MTU, GID, LID."})
 public final class DevicesCommand implements Callable<Integer> {

@@ -29,6 +29,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -42,6 +43,7 @@ import picocli.CommandLine.Spec;
  * needed a retry is reported as {@code retried}: its first rail failed and another one carried it.
  */
 @Command(name = "links", mixinStandardHelpOptions = true,
+    header = "Probe every rail to a peer and print its health.",
     description = "Probe every rail (local device x remote device) to a peer with a tiny transfer and print their health.")
 public final class LinksCommand implements Callable<Integer> {
 
@@ -56,7 +58,8 @@ public final class LinksCommand implements Callable<Integer> {
   @Option(names = "--config", paramLabel = "FILE", description = "engine options JSON of the probing engine")
   private Path config;
 
-  @Option(names = "--bytes", defaultValue = "64", description = "bytes per probe (default: ${DEFAULT-VALUE})")
+  @Option(names = "--bytes", defaultValue = "64", converter = ByteSize.IntConverter.class, paramLabel = "BYTES",
+      description = "bytes per probe, e.g. 64 or 4K (default: ${DEFAULT-VALUE})")
   private int bytes;
 
   @Option(names = "--timeout-ms", defaultValue = "5000", description = "deadline per probe (default: ${DEFAULT-VALUE})")
@@ -71,20 +74,21 @@ public final class LinksCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (bytes < 1 || bytes > 1 << 20) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "--bytes " + bytes + " is outside 1..1048576");
+      throw new ParameterException(spec.commandLine(), "--bytes " + bytes + " is outside 1..1048576");
     }
     if (timeoutMs < 1) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "--timeout-ms " + timeoutMs + " must be positive");
+      throw new ParameterException(spec.commandLine(), "--timeout-ms " + timeoutMs + " must be positive");
     }
-    EngineOptions options = EngineOptions.fromJson(ServeCommand.NodeConfig.read(config));
+    EngineOptions options = ExitCodes.starting(() -> EngineOptions.fromJson(ServeCommand.NodeConfig.read(config)));
     Vertx vertx = Vertx.vertx();
     TransferEngine engine = null;
     try {
-      engine = await(TransferEngine.create(vertx, options));
-      SegmentHandle segment = await(engine.openSegment(target));
+      engine = ExitCodes.starting(() -> await(TransferEngine.create(vertx, options)));
+      TransferEngine started = engine;
+      SegmentHandle segment = ExitCodes.starting(() -> await(started.openSegment(target)));
       JsonObject report = probe((TransferEngineImpl) engine, segment);
       print(report);
-      return report.getInteger("failed") == 0 ? 0 : 1;
+      return report.getInteger("failed") == 0 ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     } finally {
       if (engine != null) {
         await(engine.close());

@@ -16,19 +16,19 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import sun.misc.Signal;
 
 /**
  * {@code vte serve}: runs a node (a {@link TransferEngineVerticle} with a registered memory pool, Prometheus
  * {@code /metrics} and {@code /health}) until SIGTERM or SIGINT, then undeploys it (unfinished transfers fail
- * with ENGINE_CLOSED) and exits 0.
+ * with ENGINE_CLOSED) and exits 0. A bad flag exits 2; a config, engine or port that fails to start exits 3.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
+    header = "Run a node (engine, memory pool, /metrics, /health).",
     description = "Run a node: engine, a registered memory pool, /metrics and /health, until SIGTERM/SIGINT.")
 public final class ServeCommand implements java.util.concurrent.Callable<Integer> {
 
@@ -47,8 +47,8 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
   @Option(names = "--http-host", defaultValue = "127.0.0.1", description = "address of the HTTP endpoint (default: ${DEFAULT-VALUE})")
   private String httpHost;
 
-  @Option(names = "--pool-size", paramLabel = "BYTES", defaultValue = "1048576",
-      description = "bytes of memory registered as buffer 'pool' for peers to read and write, 0 = none (default: ${DEFAULT-VALUE})")
+  @Option(names = "--pool-size", paramLabel = "BYTES", defaultValue = "1M", converter = ByteSize.LongConverter.class,
+      description = "bytes of memory registered as buffer 'pool' for peers to read and write, e.g. 64M, 0 = none (default: ${DEFAULT-VALUE})")
   private long poolSize;
 
   @Option(names = "--address", defaultValue = "vte.engine", description = "event-bus address prefix (default: ${DEFAULT-VALUE})")
@@ -60,24 +60,22 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
   @Override
   public Integer call() throws Exception {
     if (httpPort < 0 || httpPort > 65535) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "--http-port " + httpPort + " is outside 0..65535");
+      throw new ParameterException(spec.commandLine(), "--http-port " + httpPort + " is outside 0..65535");
     }
     if (poolSize < 0) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "--pool-size " + poolSize + " is negative");
+      throw new ParameterException(spec.commandLine(), "--pool-size " + poolSize + " is negative");
     }
-    JsonObject conf = NodeConfig.read(config).put(TransferEngineVerticle.ADDRESS, address)
+    JsonObject conf = ExitCodes.starting(() -> NodeConfig.read(config)).put(TransferEngineVerticle.ADDRESS, address)
         .put(TransferEngineVerticle.HTTP_PORT, httpPort).put(TransferEngineVerticle.HTTP_HOST, httpHost);
-    CountDownLatch stop = new CountDownLatch(1);
-    Signal.handle(new Signal("TERM"), s -> stop.countDown());
-    Signal.handle(new Signal("INT"), s -> stop.countDown());
     VteMetrics node = VteMetrics.createVertx(new VertxOptions());
     TransferEngineVerticle verticle = new TransferEngineVerticle();
     PrintWriter out = spec.commandLine().getOut();
-    try {
-      String id = await(node.vertx().deployVerticle(verticle, new DeploymentOptions().setConfig(conf)));
+    try (StopSignal stop = StopSignal.install()) {
+      String id = ExitCodes.starting(() -> await(node.vertx().deployVerticle(verticle,
+          new DeploymentOptions().setConfig(conf))));
       TransferEngineClient client = new TransferEngineClient(node.vertx().eventBus(), address);
       if (poolSize > 0) {
-        await(client.register("pool", poolSize, "cpu:0"));
+        ExitCodes.starting(() -> await(client.register("pool", poolSize, "cpu:0")));
       }
       TransferEngineImpl engine = (TransferEngineImpl) verticle.engine();
       out.printf("vte serve: server %s segment %s devices %s pool %d bytes%n", engine.serverName(), engine.segmentName(),
@@ -91,7 +89,7 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
       await(node.vertx().undeploy(id));
       out.println("vte serve: stopped");
       out.flush();
-      return 0;
+      return ExitCodes.OK;
     } finally {
       await(node.vertx().close());
       node.registry().close();

@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
  * against a TCP ping-pong, all in one run on loopback.
  */
 @Command(name = "verbs-bench", mixinStandardHelpOptions = true,
+    header = "Measure soft verbs against NIO streaming and TCP ping-pong.",
     description = {"Measure soft verbs on loopback: (a) raw NIO streaming of --size writes, (b) soft RDMA WRITE of",
         "--size messages soft0 -> soft1 with --depth outstanding, ratio b/a; 8 B WRITE latency against a",
         "64 B TCP ping-pong. Each of the four measurements runs --seconds, in --rounds slices alternating",
@@ -41,7 +42,8 @@ public final class VerbsBenchCommand implements Callable<Integer> {
       description = "Slices each phase is split into, alternating with its baseline (default ${DEFAULT-VALUE}).")
   private int rounds;
 
-  @Option(names = "--size", defaultValue = "4194304", description = "Message size in bytes (default ${DEFAULT-VALUE}).")
+  @Option(names = "--size", defaultValue = "4M", converter = ByteSize.IntConverter.class, paramLabel = "BYTES",
+      description = "Message size in bytes, e.g. 64K, 4M (default ${DEFAULT-VALUE}).")
   private int size;
 
   @Option(names = "--depth", defaultValue = "16", description = "Outstanding WRITEs (default ${DEFAULT-VALUE}).")

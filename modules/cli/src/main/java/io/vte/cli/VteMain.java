@@ -7,15 +7,20 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code vte} command: a picocli root whose subcommands are listed in {@link #SUBCOMMANDS}. Errors are
- * one clear line on stderr and a non-zero exit code (2 for bad usage, 1 for a failed run).
+ * one clear line on stderr and an exit code of {@link ExitCodes} (the table the help's footer prints).
  */
 @Command(name = "vte", mixinStandardHelpOptions = true, version = "vte 0.1.0",
-    description = "VTE, the Vert.x Transfer Engine: RDMA-style one-sided transfers between JVM processes.")
+    description = "VTE, the Vert.x Transfer Engine: RDMA-style one-sided transfers between JVM processes.",
+    footerHeading = "%nExit codes (every command):%n",
+    footer = {"  0  success; serve and bench target: also a clean stop by SIGINT/SIGTERM",
+        "  1  the run failed: failed transfers, data mismatch, stall, rail not ok",
+        "  2  bad usage: unknown command or option, missing or bad value",
+        "  3  could not start: bad config, engine, port, or peer not reachable"})
 public final class VteMain implements Runnable {
 
   /** Every subcommand, in the order help lists them: add new ones here. */
   public static final List<Class<?>> SUBCOMMANDS = List.of(DevicesCommand.class, VerbsBenchCommand.class, BenchCommand.class,
-      ServeCommand.class, LinksCommand.class);
+      ServeCommand.class, LinksCommand.class, CommandLine.HelpCommand.class);
 
   /** Creates the root command (picocli instantiates it). */
   public VteMain() {}
@@ -38,11 +43,11 @@ public final class VteMain implements Runnable {
     cl.setParameterExceptionHandler((ex, args) -> {
       PrintWriter err = ex.getCommandLine().getErr();
       err.println("vte: " + ex.getMessage() + " (see: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
-      return CommandLine.ExitCode.USAGE;
+      return ExitCodes.USAGE;
     });
     cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
       cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + oneLine(ex));
-      return CommandLine.ExitCode.SOFTWARE;
+      return ex instanceof ExitCodes.CouldNotStart ? ExitCodes.COULD_NOT_START : ExitCodes.RUN_FAILED;
     });
     return cl;
   }

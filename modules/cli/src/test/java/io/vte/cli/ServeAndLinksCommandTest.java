@@ -1,7 +1,6 @@
 package io.vte.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
@@ -104,33 +103,36 @@ class ServeAndLinksCommandTest {
   @Test
   void badConfigAndBusyPortAreOneClearLineAndNonZeroExit() throws Exception {
     CliRun missing = CliRun.of("serve", "--config", dir.resolve("nope.json").toString(), "--http-port", "0");
-    assertNotEquals(0, missing.exit());
+    assertEquals(3, missing.exit(), missing.err());
     assertEquals(1, missing.err().lines().count(), missing.err());
     assertTrue(missing.err().contains("nope.json"), missing.err());
 
     CliRun badKey = CliRun.of("serve", "--config", config("{\"sliceSize\": 12}").toString(), "--http-port", "0");
-    assertNotEquals(0, badKey.exit());
+    assertEquals(3, badKey.exit(), badKey.err());
     assertEquals(1, badKey.err().lines().count(), badKey.err());
     assertTrue(badKey.err().contains("sliceSize") && badKey.err().contains("12"), badKey.err());
 
     CliRun notJson = CliRun.of("serve", "--config", config("devices: soft").toString(), "--http-port", "0");
-    assertNotEquals(0, notJson.exit());
+    assertEquals(3, notJson.exit(), notJson.err());
     assertTrue(notJson.err().contains("not a JSON object"), notJson.err());
 
     try (ServerSocket busy = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
       CliRun inUse = CliRun.of("serve", "--http-port", Integer.toString(busy.getLocalPort()));
-      assertNotEquals(0, inUse.exit());
+      assertEquals(3, inUse.exit(), inUse.err());
       assertEquals(1, inUse.err().lines().count(), inUse.err());
       assertTrue(inUse.err().contains(Integer.toString(busy.getLocalPort())), inUse.err());
     }
 
     CliRun unreachable = CliRun.of("links", "--target", "127.0.0.1:1", "--timeout-ms", "2000");
-    assertNotEquals(0, unreachable.exit());
+    assertEquals(3, unreachable.exit(), unreachable.err());
     assertEquals(1, unreachable.err().lines().count(), unreachable.err());
     assertTrue(unreachable.err().contains("PEER_UNREACHABLE") && unreachable.err().contains("127.0.0.1:1"), unreachable.err());
 
     CliRun badBytes = CliRun.of("links", "--target", "127.0.0.1:1", "--bytes", "0");
-    assertNotEquals(0, badBytes.exit());
+    assertEquals(2, badBytes.exit(), badBytes.err());
     assertTrue(badBytes.err().contains("--bytes 0"), badBytes.err());
+    CliRun badPort = CliRun.of("serve", "--http-port", "70000");
+    assertEquals(2, badPort.exit(), badPort.err());
+    assertTrue(badPort.err().startsWith("vte: --http-port 70000"), badPort.err());
   }
 }

@@ -1,5 +1,6 @@
 package io.vte.cli.bench;
 
+import io.vte.cli.ExitCodes;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -16,6 +17,7 @@ import picocli.CommandLine.Spec;
  * table or one JSON object.
  */
 @Command(name = "initiator", mixinStandardHelpOptions = true,
+    header = "Drive READs or WRITEs into a 'vte bench target'.",
     description = {"Drive READs or WRITEs into a 'vte bench target' and report throughput, latency and failures."})
 public final class BenchInitiatorCommand implements Callable<Integer> {
 
@@ -52,15 +54,16 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
-    try (BenchInitiator initiator = BenchInitiator.start(engineFlags.engineOptions(specs));
-        InitiatorSession session = InitiatorSession.open(initiator.vertx(), initiator.engine(), target, load.region())) {
+    try (BenchInitiator initiator = ExitCodes.starting(() -> BenchInitiator.start(engineFlags.engineOptions(specs)));
+        InitiatorSession session = ExitCodes.starting(() -> InitiatorSession.open(initiator.vertx(), initiator.engine(),
+            target, load.region()))) {
       List<FaultScheduler> schedulers = faults.isEmpty() ? List.of()
           : List.of(FaultScheduler.forEngine(initiator.engine(), faults, EngineFlags.names(specs)));
       BenchResult r = session.measure(load.plan(), load.warmupTime(), load.measure(), schedulers,
           load.progress() ? spec.commandLine().getErr() : null, System.console() != null);
       new BenchReport("initiator", specs.size(), engineFlags.workers(),
           engineFlags.sliceSize(), Double.NaN).print(spec.commandLine().getOut(), r, load.json());
-      return r.failed() == 0 && r.verified() != Boolean.FALSE ? 0 : 1;
+      return r.exitCode();
     }
   }
 }

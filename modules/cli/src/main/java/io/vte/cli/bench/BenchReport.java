@@ -32,7 +32,8 @@ public record BenchReport(String mode, int devices, int workers, int sliceSize, 
         .put("verified", r.verified()).put("latency_us", latency).put("size", r.blockSize())
         .put("batch_size", r.batchSize()).put("depth", r.depth()).put("threads", r.threads()).put("devices", devices)
         .put("workers", workers).put("slice_size", sliceSize).put("duration_s", round(r.nanos() / 1e9))
-        .put("alloc_bytes_per_64k_slice", round(r.allocationPer64KiB())).put("faults", new JsonArray(r.faults()));
+        .put("alloc_bytes_per_64k_slice", round(r.allocationPer64KiB())).put("faults", new JsonArray(r.faults()))
+        .put("stalled", r.stalled()).put("longest_gap_s", round(r.longestGapNanos() / 1e9)).put("overran", r.overran());
     if (r.verifyDetail() != null) {
       json.put("verify_detail", r.verifyDetail());
     }
@@ -76,6 +77,14 @@ public record BenchReport(String mode, int devices, int workers, int sliceSize, 
         r.allocationPer64KiB()));
     for (String f : r.faults()) {
       row(out, "fault", f);
+    }
+    if (r.stalled()) {
+      row(out, "STALLED", String.format(Locale.ROOT, "no request completed for %.1f s (a stall is %d s or more)",
+          r.longestGapNanos() / 1e9, BenchResult.STALL_NANOS / 1_000_000_000L));
+    }
+    if (r.overran()) {
+      row(out, "OVERRAN", String.format(Locale.ROOT, "took %.1f s for --duration %.1f s (requests in flight finished"
+          + " late)", r.nanos() / 1e9, r.plannedNanos() / 1e9));
     }
     if (!Double.isNaN(baselineGibs)) {
       row(out, "baseline", String.format(Locale.ROOT, "%.3f GiB/s (raw Java NIO loopback stream)", baselineGibs));

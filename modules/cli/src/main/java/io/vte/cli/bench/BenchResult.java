@@ -1,6 +1,7 @@
 package io.vte.cli.bench;
 
 import io.vte.api.TransferOpcode;
+import io.vte.cli.ExitCodes;
 import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
@@ -24,10 +25,33 @@ import org.HdrHistogram.Histogram;
  * @param verifyDetail where the first wrong byte was, or null
  * @param allocatedBytes bytes the whole JVM allocated during the measurement (-1 when unknown)
  * @param faults the injected faults and their outcome
+ * @param longestGapNanos the longest time in which no request of a submitting thread completed
+ * @param plannedNanos the measurement time asked for ({@code --duration}), or -1 when not known
  */
 public record BenchResult(TransferOpcode opcode, int blockSize, int batchSize, int depth, int threads, long ops,
     long failed, long bytes, long nanos, Histogram latency, Map<String, Long> failures, String firstFailure,
-    Boolean verified, String verifyDetail, long allocatedBytes, List<String> faults) {
+    Boolean verified, String verifyDetail, long allocatedBytes, List<String> faults, long longestGapNanos,
+    long plannedNanos) {
+
+  /** No request completing for this long makes a run stalled. */
+  public static final long STALL_NANOS = 5_000_000_000L;
+  /** A run overran when it took this much longer than asked for (or a tenth of the time asked, if more). */
+  public static final long OVERRUN_NANOS = 1_000_000_000L;
+
+  /** @return {@link ExitCodes#OK} when every request completed and the data is exact, else {@link ExitCodes#RUN_FAILED} */
+  public int exitCode() {
+    return failed == 0 && verified != Boolean.FALSE && !stalled() ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+  }
+
+  /** @return true when some submitting thread saw no request complete for {@link #STALL_NANOS} or longer */
+  public boolean stalled() {
+    return longestGapNanos >= STALL_NANOS;
+  }
+
+  /** @return true when the run took more than {@link #OVERRUN_NANOS} (or a tenth) longer than asked for */
+  public boolean overran() {
+    return plannedNanos > 0 && nanos - plannedNanos > Math.max(OVERRUN_NANOS, plannedNanos / 10);
+  }
 
   /** @return throughput in GiB/s of completed bytes */
   public double gibPerSecond() {
@@ -57,10 +81,11 @@ public record BenchResult(TransferOpcode opcode, int blockSize, int batchSize, i
    * @param detail where it went wrong, or null
    * @param allocated JVM-wide bytes allocated during the measurement
    * @param faultLog the injected faults
+   * @param planned the measurement time asked for
    * @return a copy with the measurement-level facts filled in
    */
-  public BenchResult with(Boolean verified, String detail, long allocated, List<String> faultLog) {
+  public BenchResult with(Boolean verified, String detail, long allocated, List<String> faultLog, long planned) {
     return new BenchResult(opcode, blockSize, batchSize, depth, threads, ops, failed, bytes, nanos, latency, failures,
-        firstFailure, verified, detail, allocated, faultLog);
+        firstFailure, verified, detail, allocated, faultLog, longestGapNanos, planned);
   }
 }

@@ -1,12 +1,13 @@
 package io.vte.cli.bench;
 
 import io.vertx.core.json.JsonObject;
+import io.vte.cli.ByteSize;
+import io.vte.cli.ExitCodes;
+import io.vte.cli.StopSignal;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,11 +19,13 @@ import picocli.CommandLine.Spec;
  * {@code vte bench target}: starts an engine (devices {@code soft0..}, by default one per IPv4 address of this
  * host's interfaces), registers one buffer filled with the target pattern, prints its server name (the handshake
  * service's {@code host:port}, on the first device's address unless {@code --host} says otherwise) and, with
- * {@code --segment-name}, the segment name it publishes, then serves until SIGINT/SIGTERM and closes cleanly. With
+ * {@code --segment-name}, the segment name it publishes, then serves until SIGINT/SIGTERM, closes cleanly and exits
+ * 0. With
  * {@code --inject} it plays the schedule on its own devices, timed from when it starts serving, and prints a
  * line on stderr as each step runs.
  */
 @Command(name = "target", mixinStandardHelpOptions = true,
+    header = "Serve a buffer for 'vte bench initiator' until stopped.",
     description = {"Serve a registered buffer for 'vte bench initiator' until SIGINT/SIGTERM; prints the server name."})
 public final class BenchTargetCommand implements Callable<Integer> {
 
@@ -44,8 +47,8 @@ public final class BenchTargetCommand implements Callable<Integer> {
   @Option(names = "--port", defaultValue = "0", description = "Port of the handshake service, 0 for any (default ${DEFAULT-VALUE}).")
   private int port;
 
-  @Option(names = "--buffer-size", defaultValue = "268435456",
-      description = "Bytes of the registered buffer (default ${DEFAULT-VALUE}).")
+  @Option(names = "--buffer-size", defaultValue = "256M", converter = ByteSize.LongConverter.class, paramLabel = "BYTES",
+      description = "Bytes of the registered buffer, e.g. 64M (default ${DEFAULT-VALUE}).")
   private long bufferSize;
 
   @Option(names = "--json", description = "Announce the server name as one JSON object.")
@@ -76,24 +79,14 @@ public final class BenchTargetCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
-    CountDownLatch stop = new CountDownLatch(1);
-    CountDownLatch closed = new CountDownLatch(1);
-    Thread hook = new Thread(() -> {
-      stop.countDown();
-      try {
-        closed.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "vte-bench-target-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
     PrintWriter err = spec.commandLine().getErr();
     if (engineFlags.hostDefault() && engineFlags.hostChoice().loopbackOnly()) {
       err.println("vte bench target: " + engineFlags.hostChoice().reason());
       err.flush();
     }
-    try (BenchTarget target = BenchTarget.start(engineFlags.engineOptions(specs).setRpcHost(host).setRpcPort(port)
-        .setSegmentName(segmentName), bufferSize)) {
+    try (StopSignal stop = StopSignal.install();
+        BenchTarget target = ExitCodes.starting(() -> BenchTarget.start(engineFlags.engineOptions(specs)
+            .setRpcHost(host).setRpcPort(port).setSegmentName(segmentName), bufferSize))) {
       PrintWriter out = spec.commandLine().getOut();
       String segment = segmentName == null ? target.serverName() : segmentName;
       if (json) {
@@ -115,13 +108,8 @@ public final class BenchTargetCommand implements Callable<Integer> {
         }
         stop.await();
       }
-    } finally {
-      closed.countDown();
-      if (stop.getCount() > 0) {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      }
     }
-    return 0;
+    return ExitCodes.OK;
   }
 
   /** A host name or literal that is not the wildcard address (whose server name no peer could use). */

@@ -3,6 +3,7 @@ package io.vte.cli.bench;
 import io.vte.api.DefaultSoftDevices;
 import io.vte.api.EngineOptions;
 import io.vte.api.SoftDeviceSpec;
+import io.vte.cli.ByteSize;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +32,8 @@ public final class EngineFlags {
       description = "Owners per device (default ${DEFAULT-VALUE}).")
   int workers;
 
-  @Option(names = "--slice-size", defaultValue = "65536", description = "Engine slice size in bytes (default ${DEFAULT-VALUE}).")
+  @Option(names = "--slice-size", defaultValue = "64K", converter = ByteSize.IntConverter.class, paramLabel = "BYTES",
+      description = "Engine slice size in bytes, e.g. 64K (default ${DEFAULT-VALUE}).")
   int sliceSize;
 
   @Option(names = "--max-outstanding-per-qp", defaultValue = "32",

@@ -78,6 +78,11 @@ public final class FaultScheduler implements AutoCloseable {
     return this;
   }
 
+  /** @return the engine whose devices take the faults */
+  public TransferEngineImpl engine() {
+    return engine;
+  }
+
   /** Schedules every step relative to now. */
   public void start() {
     for (FaultStep s : steps) {

@@ -19,7 +19,8 @@ import java.util.List;
 
 /**
  * The initiating side of a bench: a local source/sink buffer registered with the initiating engine, the
- * target's segment, and the measurement (warm-up, faults, progress, measured run, verification). Used by the
+ * target's segment, and the measurement (warm-up, faults, progress, measured run, verification, and whether it
+ * stalled or overran the time asked for). Used by the
  * one-JVM form and by {@code vte bench initiator}.
  */
 public final class InitiatorSession implements AutoCloseable {
@@ -124,7 +125,11 @@ public final class InitiatorSession implements AutoCloseable {
     Duration window = measure.dividedBy(windows);
     List<BenchResult> parts = new ArrayList<>();
     long allocated = 0;
-    try (ProgressLine line = progress == null ? null : new ProgressLine(progress, terminal, load)) {
+    try (ProgressLine line = progress == null ? null
+        : new ProgressLine(progress, terminal, load, EngineWatch.of(engine, faults))) {
+      if (line != null) {
+        faults.forEach(f -> f.onStep(line::fault));
+      }
       faults.forEach(FaultScheduler::start);
       for (int w = 0; w < windows; w++) {
         beforeWindow.run();
@@ -144,7 +149,7 @@ public final class InitiatorSession implements AutoCloseable {
       detail = readBackMismatch(plan.region());
       verified = detail == null;
     }
-    return r.with(verified, detail, allocated, faultLog);
+    return r.with(verified, detail, allocated, faultLog, measure.toNanos());
   }
 
   /** Reads the remote region back into fresh memory and compares it with the local source. */

@@ -1,6 +1,7 @@
 package io.vte.cli.bench;
 
 import io.vte.api.TransferOpcode;
+import io.vte.cli.ByteSize;
 import java.time.Duration;
 import java.util.Locale;
 import picocli.CommandLine.Option;
@@ -14,11 +15,12 @@ public final class LoadFlags {
   /** The largest local (and remote) region a run may use. */
   public static final long MAX_REGION = 512L << 20;
 
-  @Option(names = "--operation", defaultValue = "write", description = "read or write (default ${DEFAULT-VALUE}).")
+  @Option(names = "--operation", defaultValue = "write",
+      description = "read or write, any case (default ${DEFAULT-VALUE}).")
   String operation;
 
-  @Option(names = {"--block-size", "--size"}, defaultValue = "4194304",
-      description = "Bytes per request (default ${DEFAULT-VALUE}).")
+  @Option(names = {"--block-size", "--size"}, defaultValue = "4M", converter = ByteSize.IntConverter.class,
+      paramLabel = "BYTES", description = "Bytes per request, e.g. 4096, 64K, 4M (default ${DEFAULT-VALUE}).")
   int blockSize;
 
   @Option(names = "--batch-size", defaultValue = "1", description = "Requests per batch (default ${DEFAULT-VALUE}).")
@@ -57,7 +59,7 @@ public final class LoadFlags {
    * @throws IllegalArgumentException naming the flag and the bad value
    */
   public void validate() {
-    if (!"read".equals(operation) && !"write".equals(operation)) {
+    if (!"read".equalsIgnoreCase(operation) && !"write".equalsIgnoreCase(operation)) {
       throw new IllegalArgumentException("--operation must be read or write, got '" + operation + "'");
     }
     if (!(duration > 0 && duration <= 3600)) {
@@ -112,7 +114,7 @@ public final class LoadFlags {
 
   /** @return READ or WRITE */
   public TransferOpcode opcode() {
-    return "read".equals(operation) ? TransferOpcode.READ : TransferOpcode.WRITE;
+    return "read".equalsIgnoreCase(operation) ? TransferOpcode.READ : TransferOpcode.WRITE;
   }
 
   /** @return the measurement time */

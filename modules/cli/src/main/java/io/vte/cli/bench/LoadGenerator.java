@@ -141,6 +141,7 @@ public final class LoadGenerator {
     long failed = 0;
     long bytes = 0;
     long nanos = 0;
+    long gap = 0;
     String first = null;
     Boolean verified = plan.verify() && plan.opcode() == TransferOpcode.READ ? Boolean.TRUE : null;
     String detail = null;
@@ -151,6 +152,7 @@ public final class LoadGenerator {
       failed += p.failed();
       bytes += p.bytes();
       nanos = sequential ? nanos + p.nanos() : Math.max(nanos, p.nanos());
+      gap = Math.max(gap, p.longestGapNanos());
       first = first == null ? p.firstFailure() : first;
       if (p.verified() == Boolean.FALSE) {
         verified = false;
@@ -158,7 +160,7 @@ public final class LoadGenerator {
       }
     }
     return new BenchResult(plan.opcode(), plan.blockSize(), plan.batchSize(), plan.depth(), plan.threads(), ops,
-        failed, bytes, nanos, latency, failures, first, verified, detail, -1, List.of());
+        failed, bytes, nanos, latency, failures, first, verified, detail, -1, List.of(), gap, -1);
   }
 
   /** One submitting context: its slots are batches {@code thread * depth .. thread * depth + depth - 1}. */
@@ -172,6 +174,8 @@ public final class LoadGenerator {
     private volatile long ops;
     private volatile long failed;
     private long start;
+    private long lastProgress;
+    private long longestGap;
     private int inFlight;
     private String firstFailure;
     private String verifyDetail;
@@ -184,6 +188,7 @@ public final class LoadGenerator {
     @Override
     public Future<?> start() {
       start = System.nanoTime();
+      lastProgress = start;
       for (int s = 0; s < plan.depth(); s++) {
         issue(thread * plan.depth() + s);
       }
@@ -225,12 +230,17 @@ public final class LoadGenerator {
       }
       failed += bad;
       ops += plan.batchSize();
+      if (bad < plan.batchSize()) {
+        longestGap = Math.max(longestGap, now - lastProgress);
+        lastProgress = now;
+      }
       if (now - start < durationNanos) {
         issue(slot);
       } else if (inFlight == 0) {
+        longestGap = Math.max(longestGap, now - lastProgress);
         done.complete(new BenchResult(plan.opcode(), plan.blockSize(), plan.batchSize(), plan.depth(), 1, ops, failed,
             (ops - failed) * plan.blockSize(), now - start, latency, failures, firstFailure,
-            verifyDetail == null ? null : Boolean.FALSE, verifyDetail, -1, List.of()));
+            verifyDetail == null ? null : Boolean.FALSE, verifyDetail, -1, List.of(), longestGap, -1));
       }
     }
 

@@ -1,6 +1,7 @@
 package io.vte.cli.bench;
 
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -8,13 +9,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The live progress of a run on stderr: on a terminal one line rewritten in place with {@code \r} twice a
- * second; otherwise a plain line every second. Shows throughput over the last interval, requests and errors.
+ * second; otherwise a plain line every second. Shows throughput over the last interval, requests, errors, the
+ * engines' retried slices and the devices whose port is down; an injected fault step gets a line of its own
+ * when it applies.
  */
 public final class ProgressLine implements AutoCloseable {
 
   private final PrintWriter err;
   private final boolean terminal;
   private final LoadGenerator load;
+  private final EngineWatch engines;
+  private final long retriesAtStart;
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "vte-bench-progress");
     t.setDaemon(true);
@@ -30,28 +35,44 @@ public final class ProgressLine implements AutoCloseable {
    * @param err where to print
    * @param terminal true to rewrite one line in place
    * @param load the counters to show
+   * @param engines the engines whose retries and down devices to show
    */
-  public ProgressLine(PrintWriter err, boolean terminal, LoadGenerator load) {
+  public ProgressLine(PrintWriter err, boolean terminal, LoadGenerator load, EngineWatch engines) {
     this.err = err;
     this.terminal = terminal;
     this.load = load;
+    this.engines = engines;
+    this.retriesAtStart = engines.retries();
     long period = terminal ? 500 : 1000;
     timer.scheduleAtFixedRate(this::print, period, period, TimeUnit.MILLISECONDS);
   }
 
-  private void print() {
+  private synchronized void print() {
     long now = System.nanoTime();
     long bytes = load.bytes();
     double gibs = (bytes - lastBytes) / (double) (1L << 30) / ((now - lastNanos) / 1e9);
     lastBytes = bytes;
     lastNanos = now;
-    String line = String.format(Locale.ROOT, "[%5.1f s] %7.3f GiB/s  ops %d  errors %d", (now - start) / 1e9, gibs,
-        load.ops(), load.failed());
+    List<String> down = engines.downDevices();
+    String line = String.format(Locale.ROOT, "[%5.1f s] %7.3f GiB/s  ops %d  errors %d  retries %d%s",
+        (now - start) / 1e9, gibs, load.ops(), load.failed(), engines.retries() - retriesAtStart,
+        down.isEmpty() ? "" : "  down " + String.join(",", down));
     if (terminal) {
       err.print("\r" + line + "   ");
     } else {
       err.println(line);
     }
+    err.flush();
+  }
+
+  /**
+   * Marks an injected fault step as it applies, on a line of its own.
+   *
+   * @param step the step's log line ({@code port-down:src1@1.000s applied})
+   */
+  public synchronized void fault(String step) {
+    String line = String.format(Locale.ROOT, "[%5.1f s] fault %s", (System.nanoTime() - start) / 1e9, step);
+    err.println(terminal ? "\r" + line + "\u001b[K" : line);
     err.flush();
   }
 

@@ -97,6 +97,12 @@ public final class Sweep {
       out.printf(Locale.ROOT, "%10s %6d %12.3f %12.1f %12.1f %12.1f %8d%n", SweepRow.label(r.blockSize()), r.depth(),
           r.gibPerSecond(), r.opsPerSecond(), r.p50Micros(), r.p99Micros(), r.failed());
     }
+    for (SweepRow r : rows) {
+      if (r.stalled()) {
+        out.printf(Locale.ROOT, "STALLED at %s: no request completed for %.1f s (a stall is %d s or more)%n",
+            SweepRow.label(r.blockSize()), r.longestGapNanos() / 1e9, BenchResult.STALL_NANOS / 1_000_000_000L);
+      }
+    }
     out.printf("wrote %s and %s%n", outDir.resolve("sweep.csv"), outDir.resolve("sweep.png"));
     out.flush();
   }
@@ -112,7 +118,7 @@ public final class Sweep {
       a.add(new JsonObject().put("block_size", r.blockSize()).put("depth", r.depth())
           .put("throughput_gib_s", r.gibPerSecond()).put("ops_per_s", r.opsPerSecond())
           .put("latency_us", new JsonObject().put("p50", r.p50Micros()).put("p99", r.p99Micros()))
-          .put("failed", r.failed()));
+          .put("failed", r.failed()).put("stalled", r.stalled()));
     }
     return new JsonObject().put("sweep", a).put("csv", outDir.resolve("sweep.csv").toString())
         .put("png", outDir.resolve("sweep.png").toString());

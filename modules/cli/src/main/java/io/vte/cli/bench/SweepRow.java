@@ -1,5 +1,6 @@
 package io.vte.cli.bench;
 
+import io.vte.cli.ByteSize;
 import java.util.List;
 import java.util.Locale;
 
@@ -13,9 +14,10 @@ import java.util.Locale;
  * @param p50Micros median batch latency
  * @param p99Micros 99th percentile batch latency
  * @param failed failed requests
+ * @param longestGapNanos the longest time no request completed ({@link BenchResult#longestGapNanos})
  */
 public record SweepRow(int blockSize, int depth, double gibPerSecond, double opsPerSecond, double p50Micros,
-    double p99Micros, long failed) {
+    double p99Micros, long failed, long longestGapNanos) {
 
   /** The CSV header line. */
   public static final String CSV_HEADER = "block_size,depth,throughput_gib_s,ops_per_s,p50_us,p99_us,failed";
@@ -26,7 +28,12 @@ public record SweepRow(int blockSize, int depth, double gibPerSecond, double ops
    */
   public static SweepRow of(BenchResult r) {
     return new SweepRow(r.blockSize(), r.depth(), r.gibPerSecond(), r.opsPerSecond(), r.latencyMicros(50),
-        r.latencyMicros(99), r.failed());
+        r.latencyMicros(99), r.failed(), r.longestGapNanos());
+  }
+
+  /** @return true when no request completed for {@link BenchResult#STALL_NANOS} or longer at this size */
+  public boolean stalled() {
+    return longestGapNanos >= BenchResult.STALL_NANOS;
   }
 
   /** @return the CSV line */
@@ -36,7 +43,7 @@ public record SweepRow(int blockSize, int depth, double gibPerSecond, double ops
   }
 
   /**
-   * Parses {@code --sweep-sizes}: a comma list of sizes with optional K, M suffix (binary).
+   * Parses {@code --sweep-sizes}: a comma list of sizes as {@link ByteSize} reads them (4096, 64K, 4M, 64MiB).
    *
    * @param text e.g. {@code 4K,64K,1M}
    * @return the sizes, in the given order
@@ -47,15 +54,12 @@ public record SweepRow(int blockSize, int depth, double gibPerSecond, double ops
   }
 
   private static int parseSize(String s) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})([KkMm]?)").matcher(s);
-    if (!m.matches()) {
-      throw new IllegalArgumentException("--sweep-sizes: '" + s + "' is not a size like 4096, 64K or 4M");
+    long v;
+    try {
+      v = ByteSize.parse(s);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--sweep-sizes: " + e.getMessage());
     }
-    long v = Long.parseLong(m.group(1)) << switch (m.group(2).toUpperCase(Locale.ROOT)) {
-      case "K" -> 10;
-      case "M" -> 20;
-      default -> 0;
-    };
     if (v < 1 || v > 64 << 20) {
       throw new IllegalArgumentException("--sweep-sizes: '" + s + "' must be 1 B .. 64M");
     }

@@ -6,7 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.cli.ByteSize;
+import io.vte.cli.VteMain;
 import java.util.List;
+import java.util.Map;
+import picocli.CommandLine;
 import org.junit.jupiter.api.Test;
 
 /** Bad flag values of every bench form: one clear line naming the flag and the value, exit code 2. */
@@ -45,6 +49,62 @@ class BenchOptionsTest {
     rejects("Invalid value for option '--duration': 'soon'", "bench", "--duration", "soon");
     rejects("--baseline cannot be combined with --inject", "bench", "--baseline", "--inject", "port-down:src0@1s");
     rejects("--baseline cannot be combined with --sweep", "bench", "--baseline", "--sweep");
+    rejects("--duration is the time of one run; with --sweep give the time per block size as --sweep-duration, got"
+        + " --duration 3.0", "bench", "--sweep", "--duration", "3");
+  }
+
+  @Test
+  void sizeFlagsTakeBinarySuffixesInAnyCaseAndNameABadValue() {
+    assertEquals(4096L, ByteSize.parse("4096"));
+    assertEquals(64L << 10, ByteSize.parse("64K"));
+    assertEquals(64L << 10, ByteSize.parse("64kib"));
+    assertEquals(1L << 20, ByteSize.parse("1M"));
+    assertEquals(4L << 20, ByteSize.parse("4MiB"));
+    assertEquals(1L << 30, ByteSize.parse("1g"));
+    assertEquals(2L << 30, ByteSize.parse("2GiB"));
+    for (String bad : List.of("1X", "4KB", "1.5M", "", "M", "99999999999999999999", "9000000000G")) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ByteSize.parse(bad), bad);
+      assertTrue(e.getMessage().contains("'" + bad + "'"), e.getMessage());
+    }
+    Map<String, Object> parsed = Map.of("--block-size", 1 << 20, "--slice-size", 128 << 10);
+    CommandLine bench = VteMain.commandLine();
+    bench.parseArgs("bench", "--block-size", "1M", "--slice-size", "128k");
+    parsed.forEach((flag, value) -> assertEquals(value, bench.getSubcommands().get("bench").getCommandSpec()
+        .findOption(flag).getValue(), flag));
+    assertEquals(1L << 30, option(new String[] {"bench", "target", "--buffer-size", "1GiB"}, "bench", "target",
+        "--buffer-size"));
+    assertEquals(64L << 20, option(new String[] {"serve", "--pool-size", "64M"}, "serve", "--pool-size"));
+    assertEquals(4096, option(new String[] {"links", "--target", "h:1", "--bytes", "4K"}, "links", "--bytes"));
+    assertEquals(1 << 20, option(new String[] {"verbs-bench", "--size", "1m"}, "verbs-bench", "--size"));
+    rejects("Invalid value for option '--block-size': '1X' is not a size like 4096, 64K, 4M or 1G", "bench",
+        "--block-size", "1X");
+    rejects("--block-size must be 1..67108864 bytes, got 1073741824", "bench", "--block-size", "1G");
+    rejects("Invalid value for option '--block-size': '4G' is 4294967296 bytes, more than this flag can hold",
+        "bench", "--block-size", "4G");
+    rejects("--buffer-size must be 4096..536870912 bytes, got 1073741824", "bench", "target", "--buffer-size", "1G");
+    rejects("Invalid value for option '--pool-size': 'lots' is not a size", "serve", "--pool-size", "lots");
+    rejects("--sweep-sizes: '3X' is not a size like 4096, 64K, 4M or 1G", "bench", "--sweep", "--sweep-sizes", "3X");
+  }
+
+  private static Object option(String[] args, String... path) {
+    CommandLine cl = VteMain.commandLine();
+    cl.parseArgs(args);
+    for (int i = 0; i < path.length - 1; i++) {
+      cl = cl.getSubcommands().get(path[i]);
+    }
+    return cl.getCommandSpec().findOption(path[path.length - 1]).getValue();
+  }
+
+  @Test
+  void theOperationIsReadOrWriteInAnyCase() {
+    CliRun r = CliRun.of("bench", "--operation", "READ", "--duration", "0.3", "--warmup", "0", "--block-size", "64K",
+        "--json", "--no-progress", "--handshake-timeout", "30");
+    assertEquals(0, r.exit(), r.err());
+    assertEquals("read", new io.vertx.core.json.JsonObject(r.out().trim()).getString("operation"), r.out());
+    CliRun w = CliRun.of("bench", "--operation", "Write", "--duration", "0.3", "--warmup", "0", "--block-size", "64K",
+        "--json", "--no-progress", "--handshake-timeout", "30");
+    assertEquals(0, w.exit(), w.err());
+    assertEquals("write", new io.vertx.core.json.JsonObject(w.out().trim()).getString("operation"), w.out());
   }
 
   @Test
@@ -76,7 +136,7 @@ class BenchOptionsTest {
 
   @Test
   void sweepSizesParseWithBinarySuffixes() {
-    assertEquals(List.of(4096, 65536, 1 << 20, 64 << 20, 512), SweepRow.parseSizes("4K, 64k,1M,64M,512"));
+    assertEquals(List.of(4096, 65536, 1 << 20, 64 << 20, 512), SweepRow.parseSizes("4K, 64k,1M,64MiB,512"));
     assertEquals(List.of(4096, 16384, 65536, 262144, 1 << 20, 4 << 20, 16 << 20, 64 << 20),
         SweepRow.parseSizes(Sweep.DEFAULT_SIZES));
     assertThrows(IllegalArgumentException.class, () -> SweepRow.parseSizes(""));

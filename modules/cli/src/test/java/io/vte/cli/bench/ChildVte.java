@@ -23,7 +23,8 @@ final class ChildVte implements AutoCloseable {
   private static String classPath;
 
   ChildVte(String... args) throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+    // SIGINT back to its default: a child of a background job inherits it ignored, and the JVM then never sees it
+    List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=INT", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m", "-XX:MaxDirectMemorySize=1g", "-cp", classPath(), "io.vte.cli.VteMain"));
     cmd.addAll(List.of(args));
     process = new ProcessBuilder(cmd).start();
@@ -102,6 +103,14 @@ final class ChildVte implements AutoCloseable {
       t.join(10_000);
     }
     return process.exitValue();
+  }
+
+  /** SIGINT (as Ctrl-C sends). */
+  void interrupt() throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
+    if (kill.waitFor() != 0) {
+      throw new AssertionError("kill -INT " + process.pid() + " failed");
+    }
   }
 
   /** SIGTERM (as {@code kill} sends). */

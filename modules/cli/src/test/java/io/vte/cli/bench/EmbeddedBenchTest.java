@@ -101,7 +101,8 @@ class EmbeddedBenchTest {
     long failed = json.getLong("failed");
     long byCause = json.getJsonObject("failures").stream().mapToLong(e -> ((Number) e.getValue()).longValue()).sum();
     assertEquals(failed, byCause, "every failed request is counted under its cause: " + json);
-    assertEquals(failed == 0 ? 0 : 1, r.exit(), r.err());
+    // a run in which nothing completed for 5 s (here: the target's QPs recovering from qp-fatal) failed too
+    assertEquals(failed == 0 && !json.getBoolean("stalled") ? 0 : 1, r.exit(), r.err() + json);
     assertEquals(true, json.getBoolean("verified"), "the data is exact after failover: " + json);
   }
 }

@@ -104,7 +104,7 @@ class ReadmeCommandsTest {
       withJson.addAll(List.of("--json", "--no-progress"));
       assertReport(example, CliRun.of(withJson.toArray(String[]::new)), steps);
       target.terminate();
-      assertEquals(143, target.exitCode(Duration.ofSeconds(30)), target.err().toString());
+      assertEquals(0, target.exitCode(Duration.ofSeconds(30)), target.err().toString());
     }
   }
 
@@ -119,7 +119,7 @@ class ReadmeCommandsTest {
     }
     long byCause = json.getJsonObject("failures").stream().mapToLong(e -> ((Number) e.getValue()).longValue()).sum();
     assertEquals(json.getLong("failed").longValue(), byCause, "every failure has its cause: " + json);
-    assertEquals(json.getLong("failed") == 0 ? 0 : 1, r.exit(), r.err());
+    assertEquals(json.getLong("failed") == 0 && !json.getBoolean("stalled") ? 0 : 1, r.exit(), r.err() + json);
     assertEquals(true, json.getBoolean("verified"), example + ": " + json);
   }
 
@@ -131,7 +131,7 @@ class ReadmeCommandsTest {
       Await.until(example + ": every step applied", START, () -> target.err().stream()
           .filter(l -> l.startsWith("vte bench target: fault ") && l.endsWith(" applied")).count() == steps);
       target.terminate();
-      assertEquals(143, target.exitCode(Duration.ofSeconds(30)), target.err().toString());
+      assertEquals(0, target.exitCode(Duration.ofSeconds(30)), target.err().toString());
     }
   }
 }
