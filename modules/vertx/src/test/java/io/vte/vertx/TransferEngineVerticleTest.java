@@ -263,8 +263,8 @@ class TransferEngineVerticleTest {
     assertEquals("UP", new JsonObject(up.body).getString("status"));
     SoftVerbsProvider soft = (SoftVerbsProvider) ((TransferEngineImpl) nodeA.engine()).provider();
     soft.faults().portDown("va1", 1);
-    Reply down = get(http, port, "/health");
-    assertEquals(503, down.status);
+    // the port event reaches the health check through the device's event thread and the owners: await it
+    Reply down = Await.value("health 503 after port down", WAIT, () -> get(http, port, "/health"), reply -> reply.status == 503);
     JsonObject h = new JsonObject(down.body);
     assertEquals("DOWN", h.getString("status"));
     assertEquals(List.of(true, false), h.getJsonArray("devices").stream().map(d -> ((JsonObject) d).getBoolean("up")).toList());
