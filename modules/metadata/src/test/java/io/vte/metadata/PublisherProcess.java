@@ -22,7 +22,10 @@ public final class PublisherProcess {
         .setLeaseTtl(Duration.ofSeconds(Long.parseLong(args[4]))).setCallDeadline(Duration.ofSeconds(10));
     MetadataStore store = MetadataStores.create(vertx, args[0], options);
     try {
-      store.start().compose(v -> store.publish(Descriptors.sample(args[2], args[3], 1, 1)))
+      // Like an engine's first publish: retried within the start deadline, since a JVM starved for longer than
+      // the lease TTL between the grant and the put finds its lease expired ("requested lease not found").
+      store.start().compose(v -> StartDeadline.startingNow(vertx, options.getStartDeadline()).retry("first publish",
+          left -> store.publish(Descriptors.sample(args[2], args[3], 1, 1))))
           .toCompletionStage().toCompletableFuture().get();
     } catch (Throwable e) {
       // Exit, or Vert.x's threads keep this JVM alive and the parent waits for a line that never comes.
