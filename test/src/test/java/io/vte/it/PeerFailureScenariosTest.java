@@ -82,8 +82,17 @@ class PeerFailureScenariosTest {
     assertFalse(r.causes().containsKey(ErrorCode.INTERNAL), "no INTERNAL error: " + r.example(ErrorCode.INTERNAL));
   }
 
+  /** Every request ends within its deadline, give or take the slack. */
+  private static Target endsByDeadline(String figure, long maxLatencyNanos) {
+    return Target.atMost(figure, ms(maxLatencyNanos), ms(DEADLINE.toNanos() + SLACK_NANOS));
+  }
+
   @Test
   void peerKilledMidTransferAndRestartedOnTheSameAddress() throws Exception {
+    WallClockTargets.retryOnceOnMiss(this::peerKilledAndRestartedOnce);
+  }
+
+  private void peerKilledAndRestartedOnce() throws Exception {
     NodeProcess first = node("firstIp=10", "buffer=" + (SLOTS * CHUNK));
     WriteLoad before = load(first);
     before.run(Duration.ofSeconds(1), List.of());
@@ -95,8 +104,6 @@ class PeerFailureScenariosTest {
         })));
     assertTrue(r.failures() > 0, "requests in flight at the kill and after it fail");
     assertTyped(r);
-    assertTrue(r.maxLatencyNanos() <= DEADLINE.toNanos() + SLACK_NANOS,
-        "every request ends within its deadline: " + ms(r.maxLatencyNanos()) + " ms");
 
     String[] hostPort = first.server().split(":");
     JsonObject ready = first.ready(0);
@@ -109,20 +116,27 @@ class PeerFailureScenariosTest {
     WriteLoad after = load(second);
     WriteLoad.Result r2 = after.run(Duration.ofSeconds(4), List.of());
     EngineStats stats = EngineStats.of(sender);
-    ReliabilityReport.record(new ScenarioFigures("3 peer SIGKILL + restart", r.transfers() + r2.transfers(),
+    ScenarioFigures figures = new ScenarioFigures("3 peer SIGKILL + restart", r.transfers() + r2.transfers(),
         r2.failures(), ms(Math.max(r.maxLatencyNanos(), r2.maxLatencyNanos())), ms(stats.pollGapP999Nanos()),
         r2.firstCompletion() < 0 ? Double.NaN : ms(r2.firstCompletion() - restarted),
         String.format("killed: %s; after restart %d ok; stale replies dropped %d, handshakes failed %d",
             r.failureSummary(), r2.transfers() - r2.failures(), stats.staleRepliesDropped(),
-            stats.handshakesFailed())));
+            stats.handshakesFailed()),
+        List.of(endsByDeadline("max latency around the kill", r.maxLatencyNanos())));
+    ReliabilityReport.record(figures);
     assertEquals(0, r2.failures(), "new transfers succeed after the restart: " + r2.failureDetails());
     assertEquals(after.localCrc(), second.crc(0), "data written after the restart is byte-exact");
     Await.until("endpoints to the dead process are retired, not kept beside the new ones", Duration.ofSeconds(20),
         () -> EngineStats.of(sender).endpointsAlive() <= endpointsBefore);
+    WallClockTargets.require(figures);
   }
 
   @Test
   void silentPeerDoesNotStallOtherPeersOnTheSameOwners() throws Exception {
+    WallClockTargets.retryOnceOnMiss(this::silentPeerBesideALiveOneOnce);
+  }
+
+  private void silentPeerBesideALiveOneOnce() throws Exception {
     NodeProcess live = node("firstIp=10", "buffer=" + (SLOTS * CHUNK));
     WriteLoad load = load(live);
     load.run(Duration.ofSeconds(1), List.of());
@@ -158,25 +172,30 @@ class PeerFailureScenariosTest {
       }
       assertFalse(deadTraffic.isAlive(), "dead-peer requests end");
       EngineStats stats = EngineStats.of(sender);
-      ReliabilityReport.record(new ScenarioFigures("4 silent peer beside a live one", r.transfers(), r.failures(),
+      ScenarioFigures figures = new ScenarioFigures("4 silent peer beside a live one", r.transfers(), r.failures(),
           ms(r.maxLatencyNanos()), ms(stats.pollGapP999Nanos()), Double.NaN,
           String.format("%.0f MiB/s live; silent peer: %d Connects unanswered, requests %s %s, max %.0f ms; poll gap max %.1f ms",
               r.throughput() / (1 << 20), silent.connects(), deadOutcomes, deadCauses, ms(deadMaxLatency[0]),
-              ms(stats.pollGapMaxNanos()))));
+              ms(stats.pollGapMaxNanos())),
+          List.of(Target.below("live max latency", ms(r.maxLatencyNanos()), ms(FaultScenariosTest.MAX_LATENCY_NANOS)),
+              endsByDeadline("silent-peer max latency", deadMaxLatency[0]),
+              Target.below("poll gap p99.9", ms(stats.pollGapP999Nanos()), 50)));
+      ReliabilityReport.record(figures);
       assertEquals(0, r.failures(), "the live peer's transfers all complete: " + r.failureDetails());
-      assertTrue(r.maxLatencyNanos() < FaultScenariosTest.MAX_LATENCY_NANOS, "live transfers under 5 s");
       assertEquals(load.localCrc(), live.crc(0), "live data byte-exact");
       assertTrue(silent.connects() > 0, "the engine did try to connect to the silent peer");
       assertFalse(deadOutcomes.containsKey(RequestStatus.COMPLETED), "nothing completes against a silent peer");
       assertFalse(deadCauses.containsKey(ErrorCode.INTERNAL), "silent-peer failures are typed: " + deadCauses);
-      assertTrue(deadMaxLatency[0] <= DEADLINE.toNanos() + SLACK_NANOS, "silent-peer requests end at their deadline");
-      assertTrue(stats.pollGapP999Nanos() < TimeUnit.MILLISECONDS.toNanos(50),
-          "CQ poll gap p99.9 under 50 ms: " + ms(stats.pollGapP999Nanos()) + " ms");
+      WallClockTargets.require(figures);
     }
   }
 
   @Test
   void gracefulShutdownUnderLoad() throws Exception {
+    WallClockTargets.retryOnceOnMiss(this::gracefulShutdownUnderLoadOnce);
+  }
+
+  private void gracefulShutdownUnderLoadOnce() throws Exception {
     NodeProcess node = node("firstIp=10", "buffer=" + (SLOTS * CHUNK));
     WriteLoad load = load(node);
     long[] exitNanos = {-1};
@@ -195,18 +214,20 @@ class PeerFailureScenariosTest {
     } catch (AssertionError e) {
       terminated = new JsonObject().put("missing", e.getMessage());
     }
-    ReliabilityReport.record(new ScenarioFigures("6 peer SIGTERM under load", r.transfers(), r.failures(),
-        ms(r.maxLatencyNanos()), Double.NaN, exitNanos[0] < 0 ? Double.NaN : ms(exitNanos[0]),
+    double exitMs = exitNanos[0] < 0 ? Double.NaN : ms(exitNanos[0]);
+    ScenarioFigures figures = new ScenarioFigures("6 peer SIGTERM under load", r.transfers(), r.failures(),
+        ms(r.maxLatencyNanos()), Double.NaN, exitMs,
         String.format("exit %s in %.0f ms, peer saw %s, node said %s",
             node.process().isAlive() ? "none" : node.process().exitValue(), ms(exitNanos[0]), r.failureSummary(),
-            terminated.encode())));
+            terminated.encode()),
+        List.of(Target.atMost("exit after SIGTERM", exitMs, 5000), endsByDeadline("max latency", r.maxLatencyNanos())));
+    ReliabilityReport.record(figures);
     assertEquals(Boolean.FALSE, terminated.getBoolean("changedAfterUnregister"),
         "the node reports no data written after the region was unregistered: " + terminated.encode());
-    assertTrue(exitNanos[0] >= 0 && exitNanos[0] <= Duration.ofSeconds(5).toNanos(),
-        "the node exits within 5 s of SIGTERM: " + ms(exitNanos[0]) + " ms");
+    assertTrue(node.process().waitFor(LocalEngines.WAIT.toMillis(), TimeUnit.MILLISECONDS), "the node exits after SIGTERM");
     assertEquals(0, node.process().exitValue(), "SIGTERM is a clean exit");
     assertTrue(r.failures() > 0, "the writer saw the peer go away");
     assertTyped(r);
-    assertTrue(r.maxLatencyNanos() <= DEADLINE.toNanos() + SLACK_NANOS, "no request outlives its deadline");
+    WallClockTargets.require(figures);
   }
 }

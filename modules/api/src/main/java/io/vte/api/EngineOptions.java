@@ -25,7 +25,7 @@ public final class EngineOptions {
       "tlsTrustPemPath", "tlsCertPemPath", "tlsKeyPemPath");
   /** Millisecond fields of the {@code metadata} object. */
   public static final Set<String> METADATA_MILLIS_KEYS = Set.of("leaseTtlMs", "callDeadlineMs",
-      "healthCheckIntervalMs");
+      "healthCheckIntervalMs", "startDeadlineMs");
 
   /** Longest logical segment name. */
   public static final int MAX_SEGMENT_NAME_LENGTH = 256;
@@ -388,7 +388,7 @@ public final class EngineOptions {
 
   /**
    * @param metadata the metadata store's options: {@code clusterPrefix}, {@code leaseTtlMs}, {@code callDeadlineMs},
-   *     {@code healthCheckIntervalMs}, {@code etcdUser}, {@code etcdPassword}, {@code tlsTrustPemPath},
+   *     {@code healthCheckIntervalMs}, {@code startDeadlineMs}, {@code etcdUser}, {@code etcdPassword}, {@code tlsTrustPemPath},
    *     {@code tlsCertPemPath}, {@code tlsKeyPemPath}; null for the defaults
    * @return this
    */

@@ -55,6 +55,10 @@ public final class HandshakeServer {
     Objects.requireNonNull(vertx, "vertx");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(handler, "handler");
+    return ProtocolClasses.initialize(vertx).compose(v -> listen(vertx, options, handler));
+  }
+
+  private static Future<HandshakeServer> listen(Vertx vertx, HandshakeServerOptions options, HandshakeHandler handler) {
     HttpServerOptions http = new HttpServerOptions()
         .setHost(options.getHost())
         .setPort(options.getPort())

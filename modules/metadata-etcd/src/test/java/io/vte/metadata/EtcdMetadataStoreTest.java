@@ -1,7 +1,6 @@
 package io.vte.metadata;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -188,7 +187,8 @@ class EtcdMetadataStoreTest {
         Descriptors.sample("missing", "127.0.0.1:7005", 1, 1)), StandardCharsets.UTF_8));
     Await.until("repaired descriptor served", WAIT, () -> succeeds(b.lookup("missing")));
     raw.close();
-    assertFalse(b.isDegraded());
+    // degraded is the lease probe's verdict, which a slow refresh on a loaded machine may flip for a moment
+    Await.until("b not degraded by the garbage", WAIT, () -> !b.isDegraded());
   }
 
   @Test
@@ -236,7 +236,7 @@ class EtcdMetadataStoreTest {
         assertTrue(mine.get(i) >= mine.get(i - 1), "version went back from " + mine.get(i - 1) + " to " + mine.get(i));
       }
     }
-    assertFalse(reader.isDegraded());
+    Await.until("the reader not degraded by the hot key", WAIT, () -> !reader.isDegraded());
   }
 
   @Test

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
+import io.vertx.core.Future;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.proto.SegmentDescriptor;
@@ -141,7 +142,7 @@ class EtcdOutageTest {
     Await.until("b saw the delete and the re-publish", WAIT,
         () -> invalidated.stream().filter("a-seg"::equals).count() >= 2 && succeeds(b.lookup("a-seg")));
     assertEquals(d, Await.result(b.lookup("a-seg"), WAIT));
-    assertFalse(a.isDegraded());
+    Await.until("a not degraded after re-granting its lease", WAIT, () -> !a.isDegraded());
   }
 
   @Test
@@ -174,17 +175,51 @@ class EtcdOutageTest {
   }
 
   @Test
-  void startFailsWithinTheDeadlineWhenEtcdIsUnreachable() {
+  void startFailsAtTheStartDeadlineWhenEtcdIsUnreachable() {
     stores.etcd().kill();
-    MetadataStore a = stores.create(options);
+    Duration startDeadline = Duration.ofSeconds(4);
+    MetadataStore a = stores.create(new MetadataOptions(options).setCallDeadline(Duration.ofSeconds(1))
+        .setStartDeadline(startDeadline));
     long t0 = System.nanoTime();
     VteException e = assertInstanceOf(VteException.class, Await.failure(a.start(), WAIT));
     long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     assertEquals(ErrorCode.METADATA_UNAVAILABLE, e.code());
     assertTrue(e.getMessage().contains(stores.etcd().endpoint()), e.getMessage());
-    assertTrue(ms < options.getCallDeadline().toMillis() + 2000, "start failed after " + ms + " ms");
+    assertTrue(e.getMessage().contains("attempts within the start deadline of 4000 ms"), e.getMessage());
+    assertTrue(ms >= startDeadline.toMillis() - 1, "gave up after " + ms + " ms, before the start deadline");
+    // the last attempt gets what is left of the start deadline, never a whole call deadline more
+    assertTrue(ms < startDeadline.toMillis() + 2000, "start failed after " + ms + " ms");
     assertTrue(failsWith(a.lookup("x"), ErrorCode.ENGINE_CLOSED));
     Await.result(a.close(), WAIT);
     stores.etcd().restart();
+  }
+
+  /**
+   * etcd frozen (SIGSTOP) at start for longer than three call deadlines, well within the start deadline:
+   * the start waits for it instead of failing at its first call deadline, and succeeds once it runs again.
+   */
+  @Test
+  void startWaitsForAPausedEtcdWithinTheStartDeadline() {
+    Duration callDeadline = Duration.ofMillis(500);
+    MetadataStore a = stores.create(new MetadataOptions(options).setCallDeadline(callDeadline)
+        .setStartDeadline(Duration.ofSeconds(60)));
+    stores.etcd().pause();
+    long t0 = System.nanoTime();
+    Future<Void> started;
+    try {
+      started = a.start();
+      Await.until("three call deadlines passed with etcd paused", WAIT,
+          () -> System.nanoTime() - t0 > 3 * callDeadline.toNanos());
+      assertFalse(started.isComplete(), "start ended while etcd was paused: " + started.cause());
+    } finally {
+      stores.etcd().resume();
+    }
+    Await.result(started, WAIT);
+    SegmentDescriptor d = Descriptors.sample("after-pause", "127.0.0.1:7104", 1, 1);
+    // a put slower than the call deadline leaves it kept and re-published by the next probe
+    a.publish(d);
+    MetadataStore b = stores.started(options);
+    Await.until("b finds the descriptor a published after the pause", WAIT,
+        () -> succeeds(b.lookup("after-pause")) && d.equals(Await.result(b.lookup("after-pause"), WAIT)));
   }
 }

@@ -52,7 +52,7 @@ class EtcdTlsTest {
 
   @Test
   void withoutAClientCertificateTheStoreCannotStart() {
-    MetadataStore a = stores.create(tls().setCallDeadline(Duration.ofSeconds(2)));
+    MetadataStore a = stores.create(tls().setCallDeadline(Duration.ofSeconds(2)).setStartDeadline(Duration.ofSeconds(3)));
     VteException e = assertInstanceOf(VteException.class, Await.failure(a.start(), WAIT));
     assertEquals(ErrorCode.METADATA_UNAVAILABLE, e.code(), e.getMessage());
     Await.result(a.close(), WAIT);

@@ -1,6 +1,8 @@
 package io.vte.metadata;
 
 import io.vertx.core.Vertx;
+import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.metadata.impl.DescriptorCodec;
 import java.time.Duration;
 
 /**
@@ -21,8 +23,15 @@ public final class PublisherProcess {
     MetadataOptions options = new MetadataOptions().setClusterPrefix(args[1])
         .setLeaseTtl(Duration.ofSeconds(Long.parseLong(args[4]))).setCallDeadline(Duration.ofSeconds(10));
     MetadataStore store = MetadataStores.create(vertx, args[0], options);
+    // Built (and its JSON codec's classes initialized) here, not on the store's event loop, where seconds of class
+    // initialization on a loaded machine delayed the lease's keep-alive.
+    SegmentDescriptor descriptor = Descriptors.sample(args[2], args[3], 1, 1);
+    DescriptorCodec.encode(descriptor);
     try {
-      store.start().compose(v -> store.publish(Descriptors.sample(args[2], args[3], 1, 1)))
+      // Like an engine's first publish: retried within the start deadline, since a JVM starved for longer than
+      // the lease TTL between the grant and the put finds its lease expired ("requested lease not found").
+      store.start().compose(v -> StartDeadline.startingNow(vertx, options.getStartDeadline()).retry("first publish",
+          left -> store.publish(descriptor)))
           .toCompletionStage().toCompletableFuture().get();
     } catch (Throwable e) {
       // Exit, or Vert.x's threads keep this JVM alive and the parent waits for a line that never comes.

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Options of a {@link MetadataStore}: the cluster prefix, lease TTL and call deadline shared by the
+ * Options of a {@link MetadataStore}: the cluster prefix, lease TTL, call and start deadlines shared by the
  * backends, etcd credentials and TLS files, and what the p2p store uses to reach peers. Fluent setters
  * validate their argument and throw {@code INVALID_CONFIGURATION} naming the field and the bad value.
  */
@@ -22,11 +22,14 @@ public final class MetadataOptions {
   public static final Duration DEFAULT_CALL_DEADLINE = Duration.ofSeconds(3);
   /** Default period of the etcd health probe, which also detects a lost lease. */
   public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(1);
+  /** Default start deadline: how long a starting node waits for a slow or absent backend. */
+  public static final Duration DEFAULT_START_DEADLINE = Duration.ofSeconds(30);
 
   private String clusterPrefix = DEFAULT_CLUSTER_PREFIX;
   private Duration leaseTtl = DEFAULT_LEASE_TTL;
   private Duration callDeadline = DEFAULT_CALL_DEADLINE;
   private Duration healthCheckInterval = DEFAULT_HEALTH_CHECK_INTERVAL;
+  private Duration startDeadline = DEFAULT_START_DEADLINE;
   private String etcdUser;
   private String etcdPassword;
   private String tlsTrustPemPath;
@@ -47,6 +50,7 @@ public final class MetadataOptions {
     this.leaseTtl = other.leaseTtl;
     this.callDeadline = other.callDeadline;
     this.healthCheckInterval = other.healthCheckInterval;
+    this.startDeadline = other.startDeadline;
     this.etcdUser = other.etcdUser;
     this.etcdPassword = other.etcdPassword;
     this.tlsTrustPemPath = other.tlsTrustPemPath;
@@ -57,7 +61,7 @@ public final class MetadataOptions {
 
   /**
    * Reads options from JSON; absent fields keep their defaults. Durations are in milliseconds
-   * ({@code leaseTtlMs}, {@code callDeadlineMs}, {@code healthCheckIntervalMs}).
+   * ({@code leaseTtlMs}, {@code callDeadlineMs}, {@code healthCheckIntervalMs}, {@code startDeadlineMs}).
    *
    * @param json the JSON object
    * @return the options
@@ -78,6 +82,9 @@ public final class MetadataOptions {
       if (json.containsKey("healthCheckIntervalMs")) {
         o.setHealthCheckInterval(Duration.ofMillis(json.getLong("healthCheckIntervalMs")));
       }
+      if (json.containsKey("startDeadlineMs")) {
+        o.setStartDeadline(Duration.ofMillis(json.getLong("startDeadlineMs")));
+      }
       o.etcdUser = json.getString("etcdUser");
       o.etcdPassword = json.getString("etcdPassword");
       o.tlsTrustPemPath = json.getString("tlsTrustPemPath");
@@ -96,7 +103,8 @@ public final class MetadataOptions {
         .put("clusterPrefix", clusterPrefix)
         .put("leaseTtlMs", leaseTtl.toMillis())
         .put("callDeadlineMs", callDeadline.toMillis())
-        .put("healthCheckIntervalMs", healthCheckInterval.toMillis());
+        .put("healthCheckIntervalMs", healthCheckInterval.toMillis())
+        .put("startDeadlineMs", startDeadline.toMillis());
     putIfSet(json, "etcdUser", etcdUser);
     putIfSet(json, "etcdPassword", etcdPassword);
     putIfSet(json, "tlsTrustPemPath", tlsTrustPemPath);
@@ -169,6 +177,23 @@ public final class MetadataOptions {
   public MetadataOptions setHealthCheckInterval(Duration healthCheckInterval) {
     requireRange("healthCheckInterval", healthCheckInterval);
     this.healthCheckInterval = healthCheckInterval;
+    return this;
+  }
+
+  /** @return how long start-up calls to the backend are repeated while it is slow or unreachable */
+  public Duration getStartDeadline() {
+    return startDeadline;
+  }
+
+  /**
+   * @param startDeadline how long a starting node repeats its first calls to the backend (each within the
+   *     call deadline) while they time out or find it unreachable, 1 ms to 10 min; a refusal of the
+   *     credentials fails at once
+   * @return this
+   */
+  public MetadataOptions setStartDeadline(Duration startDeadline) {
+    requireRange("startDeadline", startDeadline);
+    this.startDeadline = startDeadline;
     return this;
   }
 
@@ -272,7 +297,7 @@ public final class MetadataOptions {
   @Override
   public String toString() {
     return "MetadataOptions{prefix=" + clusterPrefix + ", leaseTtl=" + leaseTtl + ", callDeadline=" + callDeadline
-        + ", user=" + etcdUser + ", tls=" + (tlsTrustPemPath != null || tlsCertPemPath != null) + "}";
+        + ", startDeadline=" + startDeadline        + ", user=" + etcdUser + ", tls=" + (tlsTrustPemPath != null || tlsCertPemPath != null) + "}";
   }
 
   private static void putIfSet(JsonObject json, String field, String value) {

@@ -20,6 +20,7 @@ class MetadataOptionsTest {
     assertEquals("/vte/default", o.getClusterPrefix());
     assertEquals(Duration.ofSeconds(10), o.getLeaseTtl());
     assertEquals(Duration.ofSeconds(3), o.getCallDeadline());
+    assertEquals(Duration.ofSeconds(30), o.getStartDeadline());
     assertNull(o.getEtcdUser());
     assertNull(o.getSegmentFetcher());
   }
@@ -28,6 +29,7 @@ class MetadataOptionsTest {
   void jsonRoundTrip() {
     MetadataOptions o = new MetadataOptions().setClusterPrefix("/vte/prod/").setLeaseTtl(Duration.ofSeconds(5))
         .setCallDeadline(Duration.ofMillis(1500)).setHealthCheckInterval(Duration.ofMillis(250))
+        .setStartDeadline(Duration.ofSeconds(7))
         .setEtcdUser("u").setEtcdPassword("p").setTlsTrustPemPath("/ca.pem").setTlsCertPemPath("/c.pem")
         .setTlsKeyPemPath("/k.pem");
     assertEquals("/vte/prod", o.getClusterPrefix(), "trailing slash dropped");
@@ -36,6 +38,7 @@ class MetadataOptionsTest {
     MetadataOptions back = MetadataOptions.fromJson(json);
     assertEquals(json, back.toJson());
     assertEquals(Duration.ofMillis(250), back.getHealthCheckInterval());
+    assertEquals(Duration.ofSeconds(7), back.getStartDeadline());
     assertFalse(o.toString().contains("p\""), "no password in toString");
   }
 
@@ -56,6 +59,7 @@ class MetadataOptionsTest {
     assertInvalid("leaseTtl", () -> new MetadataOptions().setLeaseTtl(Duration.ofMillis(2500)));
     assertInvalid("callDeadline", () -> new MetadataOptions().setCallDeadline(Duration.ZERO));
     assertInvalid("healthCheckInterval", () -> new MetadataOptions().setHealthCheckInterval(Duration.ofHours(1)));
+    assertInvalid("startDeadline", () -> new MetadataOptions().setStartDeadline(Duration.ofMinutes(11)));
     assertInvalid("leaseTtlMs", () -> MetadataOptions.fromJson(new JsonObject().put("leaseTtlMs", "ten")));
     assertInvalid("clusterPrefix", () -> MetadataOptions.fromJson(new JsonObject().put("clusterPrefix", 5)));
   }

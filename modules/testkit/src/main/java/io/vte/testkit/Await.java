@@ -50,6 +50,30 @@ public final class Await {
   }
 
   /**
+   * Waits until {@code value} returns something {@code accepted}, and returns that value, so a test can
+   * go on asserting on the very state it waited for; the failure message shows the last value.
+   *
+   * @param what description
+   * @param deadline how long to wait at most
+   * @param value supplier of the current value
+   * @param accepted what the value must satisfy
+   * @param <T> value type
+   * @return the first value accepted
+   */
+  public static <T> T value(String what, Duration deadline, Supplier<T> value, java.util.function.Predicate<T> accepted) {
+    java.util.concurrent.atomic.AtomicReference<T> last = new java.util.concurrent.atomic.AtomicReference<>();
+    try {
+      until(what, deadline, () -> {
+        last.set(value.get());
+        return accepted.test(last.get());
+      });
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + " (last " + last.get() + ")");
+    }
+    return last.get();
+  }
+
+  /**
    * Waits for a Vert.x future's result.
    *
    * @param future the future

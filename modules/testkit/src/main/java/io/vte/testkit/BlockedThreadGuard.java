@@ -7,6 +7,7 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -15,9 +16,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <p>Vert.x logs blocked threads through {@code io.vertx.core.impl.BlockedThreadChecker}; the build runs
  * tests with Vert.x logging on JUL (see the root pom), so a JUL handler on that logger sees every warning.
- * Use with {@code @ExtendWith(BlockedThreadGuard.class)}.
+ * Use with {@code @ExtendWith(BlockedThreadGuard.class)}. Before the first guarded test of a JVM it makes one HTTP/2
+ * connection ({@code Http2WarmUp}), so that Netty's and Vert.x's cost of first use is not blamed on that test.
  */
-public final class BlockedThreadGuard implements BeforeEachCallback, AfterEachCallback {
+public final class BlockedThreadGuard implements BeforeAllCallback, BeforeEachCallback, AfterEachCallback {
 
   /** Logger name the Vert.x blocked-thread checker logs through. */
   public static final String CHECKER_LOGGER = "io.vertx.core.impl.BlockedThreadChecker";
@@ -44,6 +46,11 @@ public final class BlockedThreadGuard implements BeforeEachCallback, AfterEachCa
 
   /** Creates the extension (JUnit instantiates it). */
   public BlockedThreadGuard() {}
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    Http2WarmUp.once();
+  }
 
   @Override
   public void beforeEach(ExtensionContext context) {

@@ -267,8 +267,9 @@ class TransferEngineVerticleTest {
     assertEquals(List.of("UP", "UP", "UP"), List.of(ready.check("engine"), ready.check("devices"), ready.check("metadata")));
     SoftVerbsProvider soft = (SoftVerbsProvider) ((TransferEngineImpl) nodeA.engine()).provider();
     soft.faults().portDown("va1", 1);
-    NodeHttp down = NodeHttp.get(http, port, "/health");
-    assertEquals(503, down.status());
+    // the port event reaches the health check through the device's event thread and the owners: await it
+    NodeHttp down = Await.value("health 503 after port down", WAIT, () -> NodeHttp.get(http, port, "/health"),
+        reply -> reply.status() == 503);
     JsonObject h = down.json();
     assertEquals("DOWN", h.getString("status"));
     // a port down: not ready, still alive (a liveness probe must not restart the node)

@@ -39,6 +39,7 @@ import io.vte.handshake.proto.NotifyRequest;
 import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.MetadataStore;
 import io.vte.metadata.MetadataStores;
+import io.vte.metadata.StartDeadline;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
 import io.vte.verbs.VerbsContext;
@@ -131,9 +132,11 @@ public final class TransferEngineImpl implements TransferEngine {
             return openContexts(ProviderConfig.deviceNames(options), 0);
           })
           .compose(v -> startMetadata())
-          .compose(v -> {
+          .compose(startDeadline -> {
             wireDataPath();
-            return metadata.publish(descriptor.build());
+            // like the store's start, the first publish waits for a slow backend within the start deadline
+            return startDeadline.retry("first publish of segment '" + segmentName() + "'",
+                left -> metadata.publish(descriptor.build()));
           });
     } catch (VerbsException e) {
       return Future.failedFuture(new VteException(ErrorCode.DEVICE_UNAVAILABLE, e.getMessage(), e));
@@ -209,8 +212,10 @@ public final class TransferEngineImpl implements TransferEngine {
   /**
    * Creates and starts the metadata store on a worker context of its own, so that its etcd calls, watch
    * callbacks and timers never run on an owner's event loop.
+   *
+   * @return the metadata start deadline, begun before the store started, which the first publish shares
    */
-  private Future<Void> startMetadata() {
+  private Future<StartDeadline> startMetadata() {
     MetadataOptions mo;
     try {
       mo = metadataOptions(options).setSegmentFetcher(clients::getSegment);
@@ -226,9 +231,10 @@ public final class TransferEngineImpl implements TransferEngine {
         created.fail(e);
       }
     });
+    StartDeadline startDeadline = StartDeadline.startingNow(vertx, mo.getStartDeadline());
     return created.future().compose(store -> {
       metadata = store;
-      return store.start();
+      return store.start().map(startDeadline);
     });
   }
 

@@ -2,6 +2,7 @@ package io.vte.engine.cluster;
 
 import static io.vte.engine.cluster.EtcdEngines.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -170,7 +171,8 @@ class EngineMetadataTest {
       port = s.getLocalPort();
     }
     long started = System.nanoTime();
-    Throwable e = failedStartLeavesNothing(engines.options("lonely").setMetadataUri("etcd://127.0.0.1:" + port));
+    Throwable e = failedStartLeavesNothing(withStartDeadline(engines.options("lonely")
+        .setMetadataUri("etcd://127.0.0.1:" + port), 3000));
     System.out.println("FIGURE two engine starts against an unreachable etcd failed within "
         + (System.nanoTime() - started) / 1_000_000 + " ms");
     assertCode(ErrorCode.METADATA_UNAVAILABLE, e);
@@ -181,12 +183,55 @@ class EngineMetadataTest {
   void etcdsAgainstAPlainTextEtcdFailsTheStartTyped() {
     Vertx vertx = Vertx.vertx();
     try {
-      Throwable e = failureOf(vertx, engines.options("tls").setMetadataUri("etcds://" + etcd.hostPort()));
+      Throwable e = failureOf(vertx, withStartDeadline(engines.options("tls").setMetadataUri("etcds://" + etcd.hostPort()),
+          3000));
       assertCode(ErrorCode.METADATA_UNAVAILABLE, e);
       assertTrue(e.getMessage().contains("https://" + etcd.hostPort()), "names the TLS endpoint: " + e.getMessage());
     } finally {
       Await.result(vertx.close(), WAIT);
     }
+  }
+
+  /**
+   * etcd frozen (SIGSTOP) while an engine starts, for longer than three of its etcd call deadlines: the
+   * engine waits for it within its start deadline instead of failing at the first call, starts once etcd
+   * runs again, and a peer finds its segment by name.
+   */
+  @Test
+  void anEngineStartingWhileEtcdIsPausedWaitsForItWithinTheStartDeadline() {
+    long callDeadlineMs = 500;
+    EngineOptions options = engines.options("patient");
+    options.getMetadata().put("callDeadlineMs", callDeadlineMs).put("startDeadlineMs", 60_000);
+    Vertx vertx = Vertx.vertx();
+    try {
+      etcd.pause();
+      long t0 = System.nanoTime();
+      io.vertx.core.Future<TransferEngine> started;
+      try {
+        started = TransferEngine.create(vertx, options);
+        Await.until("three call deadlines passed with etcd paused", WAIT,
+            () -> System.nanoTime() - t0 > 3 * callDeadlineMs * 1_000_000);
+        assertFalse(started.isComplete(), "the start ended while etcd was paused: " + started.cause());
+      } finally {
+        etcd.resume();
+      }
+      TransferEngine patient = Await.result(started, WAIT);
+      try {
+        TransferEngineImpl peer = engines.start("finder");
+        Await.until("the peer finds the patient engine's segment by name", WAIT,
+            () -> Await.result(peer.openSegment("patient").map(true).otherwise(false), WAIT));
+        assertEquals(patient.serverName(), Await.result(peer.openSegment("patient"), WAIT).serverName());
+      } finally {
+        Await.result(patient.close(), WAIT);
+      }
+    } finally {
+      Await.result(vertx.close(), WAIT);
+    }
+  }
+
+  private static EngineOptions withStartDeadline(EngineOptions options, long startDeadlineMs) {
+    options.getMetadata().put("startDeadlineMs", startDeadlineMs);
+    return options;
   }
 
   /**

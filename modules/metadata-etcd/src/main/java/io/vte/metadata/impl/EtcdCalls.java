@@ -37,10 +37,22 @@ final class EtcdCalls {
    * @param call the jetcd call, already started
    */
   <T> Future<T> call(String what, CompletableFuture<T> call) {
+    return call(what, call, deadline);
+  }
+
+  /**
+   * {@link #call(String, CompletableFuture)} with a deadline of its own.
+   *
+   * @param what the call, for messages
+   * @param call the jetcd call, already started
+   * @param deadline how long it may take, at least 1 ms
+   */
+  <T> Future<T> call(String what, CompletableFuture<T> call, Duration deadline) {
+    long deadlineMs = Math.max(1, deadline.toMillis());
     Promise<T> promise = Promise.promise();
-    long timer = context.owner().setTimer(deadline.toMillis(), id -> {
+    long timer = context.owner().setTimer(deadlineMs, id -> {
       if (promise.tryFail(new VteException(ErrorCode.METADATA_UNAVAILABLE,
-          what + " timed out after " + deadline.toMillis() + " ms against " + endpoints))) {
+          what + " timed out after " + deadlineMs + " ms against " + endpoints))) {
         call.cancel(true);
       }
     });

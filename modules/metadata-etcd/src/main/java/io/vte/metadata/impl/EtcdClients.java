@@ -8,6 +8,8 @@ import io.vte.api.VteException;
 import io.vte.metadata.MetadataOptions;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import javax.net.ssl.SSLException;
 
 /** Maps a metadata URI and options onto a jetcd client: endpoints, deadlines, credentials and TLS. */
@@ -24,12 +26,18 @@ public final class EtcdClients {
    * @throws VteException INVALID_CONFIGURATION naming the inconsistent option or unreadable file
    */
   public static ClientBuilder builder(MetadataUri uri, MetadataOptions options) {
+    long callMs = options.getCallDeadline().toMillis();
+    // jetcd retries a failed call after retryDelay (500 ms by default) and refuses to build a client whose
+    // retryMaxDuration is not longer than that delay: keep the delay a fifth of the call deadline at most.
+    long retryDelayMs = Math.max(1, Math.min(500, callMs / 5));
     ClientBuilder b = Client.builder()
         .endpoints(uri.clientEndpoints().toArray(String[]::new))
         .connectTimeout(options.getCallDeadline())
         // Fail calls fast while the channel is down, instead of queueing them until it is back.
         .waitForReady(false)
-        .retryMaxDuration(options.getCallDeadline());
+        .retryChronoUnit(ChronoUnit.MILLIS)
+        .retryDelay(retryDelayMs)
+        .retryMaxDuration(Duration.ofMillis(Math.max(callMs, retryDelayMs + 1)));
     String user = options.getEtcdUser();
     String password = options.getEtcdPassword();
     if ((user == null) != (password == null) || "".equals(user)) {

@@ -24,7 +24,9 @@ import io.vte.api.VteException;
 import io.vte.handshake.proto.SegmentDescriptor;
 import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.MetadataStore;
+import io.vte.metadata.StartDeadline;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -49,7 +51,8 @@ import java.util.function.Supplier;
  * or lease: the store then turns degraded (cached lookups keep working,
  * uncached ones fail fast with {@code METADATA_UNAVAILABLE}); when etcd answers again it re-grants the
  * lease if it expired, re-publishes the local descriptors, re-creates a failed watch from the last seen
- * revision, and clears the degraded state.
+ * revision, and clears the degraded state. At start, a slow or unreachable etcd is tried again until the
+ * start deadline ({@link MetadataOptions#getStartDeadline()}); only then does the start fail.
  */
 public final class EtcdMetadataStore implements MetadataStore {
 
@@ -111,11 +114,9 @@ public final class EtcdMetadataStore implements MetadataStore {
       }
       state = State.STARTING;
       client = clientBuilder.build();
-      // Reading the prefix first checks the credentials (etcd 3.4 grants leases to anyone) and gives the
-      // revision the watch starts after.
-      Future<Long> readable = calls.call("get " + segmentsPrefix, client.getKVClient().get(segmentsPrefixKey,
-          GetOption.builder().isPrefix(true).withCountOnly(true).build())).map(r -> r.getHeader().getRevision());
-      return readable.compose(revision -> grantLease().map(revision)).compose(revision -> {
+      // A slow or paused etcd is waited for within the start deadline, each attempt within the call deadline.
+      StartDeadline deadline = StartDeadline.startingNow(vertx, options.getStartDeadline());
+      return deadline.retry("etcd start against " + uri.clientEndpoints(), this::startAttempt).compose(revision -> {
         if (state != State.STARTING) {
           return Future.failedFuture(closed());
         }
@@ -136,6 +137,25 @@ public final class EtcdMetadataStore implements MetadataStore {
             + uri.clientEndpoints() + ": " + e.getMessage(), e));
       });
     });
+  }
+
+  /**
+   * One try at the start-up calls: reading the prefix first checks the credentials (etcd 3.4 grants leases
+   * to anyone) and gives the revision the watch starts after; then the lease. A lease granted by a try
+   * that timed out is never used and expires after its TTL.
+   *
+   * @param left the time left of the start deadline
+   * @return the revision of the read
+   */
+  private Future<Long> startAttempt(Duration left) {
+    if (state != State.STARTING) {
+      return Future.failedFuture(closed());
+    }
+    Duration deadline = left.compareTo(options.getCallDeadline()) < 0 ? left : options.getCallDeadline();
+    Future<Long> readable = calls.call("get " + segmentsPrefix, client.getKVClient().get(segmentsPrefixKey,
+        GetOption.builder().isPrefix(true).withCountOnly(true).build()), deadline).map(r -> r.getHeader().getRevision());
+    return readable.compose(revision -> state != State.STARTING ? Future.failedFuture(closed())
+        : grantLease(deadline).map(revision));
   }
 
   @Override
@@ -282,8 +302,12 @@ public final class EtcdMetadataStore implements MetadataStore {
   }
 
   private Future<Long> grantLease() {
+    return grantLease(options.getCallDeadline());
+  }
+
+  private Future<Long> grantLease(Duration deadline) {
     long ttlSeconds = options.getLeaseTtl().getSeconds();
-    return calls.call("grant lease", client.getLeaseClient().grant(ttlSeconds)).map(grant -> {
+    return calls.call("grant lease", client.getLeaseClient().grant(ttlSeconds), deadline).map(grant -> {
       leaseId = grant.getID();
       return grant.getHeader().getRevision();
     });

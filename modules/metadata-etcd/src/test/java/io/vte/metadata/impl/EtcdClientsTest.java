@@ -46,6 +46,17 @@ class EtcdClientsTest {
     assertNull(b.sslContext());
   }
 
+  /** jetcd refuses a retry policy whose longest duration is not above its first delay (500 ms by default). */
+  @Test
+  void callDeadlinesDownToOneMillisecondBuildAClient() {
+    for (long ms : new long[] {1, 2, 400, 500, 3000}) {
+      ClientBuilder b = EtcdClients.builder(MetadataUri.parse("etcd://127.0.0.1:2379"),
+          new MetadataOptions().setCallDeadline(Duration.ofMillis(ms)));
+      assertEquals(java.time.temporal.ChronoUnit.MILLIS, b.retryChronoUnit());
+      assertTrue(b.retryMaxDuration().toMillis() > b.retryDelay(), ms + " ms: " + b.retryMaxDuration() + " vs " + b.retryDelay());
+    }
+  }
+
   @Test
   void tlsUriWithTrustAndClientCertificateBuildsAnSslContext() {
     ClientBuilder b = EtcdClients.builder(MetadataUri.parse("etcds://127.0.0.1:2379"), new MetadataOptions()
