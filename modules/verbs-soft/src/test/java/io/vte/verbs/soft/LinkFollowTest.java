@@ -17,9 +17,6 @@ import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.QpInitAttributes;
 import io.vte.verbs.QueuePair;
 import io.vte.verbs.WcStatus;
-import io.vte.verbs.WorkRequestBatch;
-import io.vte.verbs.WrFlags;
-import io.vte.verbs.WrOpcode;
 import io.vte.verbs.soft.impl.LinkProbe;
 import io.vte.verbs.soft.impl.SoftDevice;
 import java.net.InetAddress;
@@ -101,14 +98,6 @@ class LinkFollowTest {
     }
   }
 
-  private static WorkRequestBatch writes(int n, MemoryRegion src, MemoryRegion dst, int size) {
-    WorkRequestBatch wr = WorkRequestBatch.allocate(n);
-    for (int i = 0; i < n; i++) {
-      wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, src.address(), size, src.lkey(), dst.address(), dst.rkey());
-    }
-    return wr;
-  }
-
   @Test
   void linkDownMidStreamClosesThePortAndFailsOutstandingWorkOnceAndLinkUpBringsItBack() throws Exception {
     for (int s = 0; s < 2; s++) { // the requester's link, then the responder's
@@ -121,7 +110,7 @@ class LinkFollowTest {
         MemoryRegion dst = p.pds[1].registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.ALL_REMOTE);
         // every request frame waits 50 ms, so most of the 64 writes are outstanding when the link goes down
         p.devs[0].setFrameFaults(0, 1.0, Duration.ofMillis(50).toNanos(), side);
-        assertEquals(PostStatus.OK, a.postSend(writes(n, src, dst, 1 << 20)));
+        assertEquals(PostStatus.OK, a.postSend(Fabric.writes(n, src, dst, 1 << 20)));
         List<Fabric.Wc> all = new ArrayList<>(Fabric.await(cq, 1, DEADLINE));
         p.links[side].up = false;
         p.awaitPort(side, PortState.DOWN);
@@ -146,14 +135,14 @@ class LinkFollowTest {
         // while down, a new connection gets nowhere: the write fails retry-exceeded
         p.devs[0].clearFrameFaults();
         CompletionQueue cq2 = p.devs[0].createCq(16);
-        assertEquals(PostStatus.OK, p.connected(cq2, 8).postSend(writes(1, src, dst, 8)));
+        assertEquals(PostStatus.OK, p.connected(cq2, 8).postSend(Fabric.writes(1, src, dst, 8)));
         assertEquals(WcStatus.RETRY_EXC_ERR.code(), Fabric.await(cq2, 1, DEADLINE).get(0).status());
 
         p.links[side].up = true;
         Await.until("PORT_ACTIVE on lw" + side, DEADLINE, () -> p.count(side, AsyncEventType.PORT_ACTIVE) == 1);
         assertEquals(PortState.ACTIVE, p.devs[side].queryPort(1).state());
         assertEquals(1, p.count(side, AsyncEventType.PORT_ERR));
-        assertEquals(PostStatus.OK, p.connected(cq2, 8).postSend(writes(1, src, dst, 8)));
+        assertEquals(PostStatus.OK, p.connected(cq2, 8).postSend(Fabric.writes(1, src, dst, 8)));
         assertEquals(WcStatus.SUCCESS.code(), Fabric.await(cq2, 1, DEADLINE).get(0).status());
         assertEquals(Set.of("vte-soft-nic-lw" + side), p.links[side].threads, "after open, polled by the NIC thread only");
       }
