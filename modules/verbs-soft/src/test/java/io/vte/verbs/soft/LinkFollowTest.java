@@ -26,6 +26,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -43,6 +45,8 @@ class LinkFollowTest {
   /** A link the test sets up or down; counts polls and remembers the polling threads. */
   static final class FakeLink implements LinkProbe {
     volatile boolean up;
+    /** Answers for the next polls, one each, before {@link #up} is answered again. */
+    final Queue<Boolean> script = new ConcurrentLinkedQueue<>();
     final AtomicInteger polls = new AtomicInteger();
     final Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -54,7 +58,8 @@ class LinkFollowTest {
     public boolean isUp() {
       polls.incrementAndGet();
       threads.add(Thread.currentThread().getName());
-      return up;
+      Boolean scripted = script.poll();
+      return scripted != null ? scripted : up;
     }
   }
 
@@ -177,6 +182,39 @@ class LinkFollowTest {
       assertEquals(List.of(AsyncEventType.PORT_ERR, AsyncEventType.PORT_ACTIVE, AsyncEventType.PORT_ERR,
           AsyncEventType.PORT_ACTIVE), p.events.get(0).stream().map(AsyncEvent::type).toList());
       assertTrue(p.events.get(1).isEmpty(), p.events.get(1).toString());
+    }
+  }
+
+  @Test
+  void linkDownCountsAtOnceButLinkUpOnlyAfterItHeldForSeveralPolls() throws Exception {
+    try (Pair p = new Pair()) {
+      FakeLink link = p.links[0];
+      link.script.add(false); // one poll down is enough
+      p.awaitPort(0, PortState.DOWN);
+      // ups shorter than the settle count, then down again: the port must not come up in between
+      for (int run = 1; run < SoftDevice.LINK_UP_POLLS; run++) {
+        for (int i = 0; i < run; i++) {
+          link.script.add(true);
+        }
+        link.script.add(false);
+      }
+      link.up = false;
+      Await.until("the flapping script polled", DEADLINE, link.script::isEmpty);
+      awaitPolls(link, 2);
+      assertEquals(PortState.DOWN, p.devs[0].queryPort(1).state());
+      int pollsAtUp = link.polls.get();
+      AtomicInteger pollsAtEvent = new AtomicInteger();
+      p.devs[0].setAsyncEventHandler(e -> {
+        p.events.get(0).add(e);
+        pollsAtEvent.compareAndSet(0, link.polls.get());
+      });
+      link.up = true;
+      p.awaitPort(0, PortState.ACTIVE);
+      Await.until("PORT_ACTIVE delivered", DEADLINE, () -> pollsAtEvent.get() > 0);
+      assertTrue(pollsAtEvent.get() - pollsAtUp >= SoftDevice.LINK_UP_POLLS,
+          "PORT_ACTIVE after " + (pollsAtEvent.get() - pollsAtUp) + " polls up");
+      assertEquals(List.of(AsyncEventType.PORT_ERR, AsyncEventType.PORT_ACTIVE),
+          p.events.get(0).stream().map(AsyncEvent::type).toList());
     }
   }
 

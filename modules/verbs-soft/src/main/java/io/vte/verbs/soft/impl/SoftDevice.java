@@ -52,8 +52,12 @@ public final class SoftDevice implements VerbsContext {
   private final LinkProbe link;
   private volatile AsyncEventHandler eventHandler;
   private volatile PortState portState;
-  /** What the kernel says of the link under the address (NIC thread after open). */
+  /** Polls in a row that saw the link up before it counts as up again (see {@link #pollLink()}). */
+  public static final int LINK_UP_POLLS = 4;
+  /** What the kernel says of the link under the address, settled (NIC thread after open). */
   private boolean linkUp;
+  /** Polls in a row that saw the link up (NIC thread). */
+  private int upPolls;
   /** False while the fault injector holds the port down (NIC thread). */
   private boolean injectorUp = true;
   private volatile boolean dead;
@@ -272,7 +276,11 @@ public final class SoftDevice implements VerbsContext {
     return link.watches();
   }
 
-  /** NIC thread: reads the link and follows it when it changed. */
+  /**
+   * NIC thread: reads the link and follows it. Down counts at once; up only once the link has been seen up at
+   * {@link #LINK_UP_POLLS} polls in a row (as a NIC's port turns ACTIVE only after link training), so a link whose
+   * addresses and routes are still being restored right after it came up is not announced yet.
+   */
   void pollLink() {
     boolean up;
     try {
@@ -281,10 +289,11 @@ public final class SoftDevice implements VerbsContext {
       logNicFailure(e);
       up = false;
     }
-    if (up != linkUp) {
-      linkUp = up;
-      boolean now = up;
-      LOG.log(Level.INFO, () -> name + ": " + link + " went " + (now ? "up" : "down"));
+    upPolls = up ? upPolls + 1 : 0;
+    boolean settled = up && (linkUp || upPolls >= LINK_UP_POLLS);
+    if (settled != linkUp) {
+      linkUp = settled;
+      LOG.log(Level.INFO, () -> name + ": " + link + " went " + (settled ? "up" : "down"));
       followPort();
     }
   }
