@@ -10,6 +10,9 @@ import io.vte.verbs.QueuePairs;
 import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.WorkCompletionBatch;
+import io.vte.verbs.WorkRequestBatch;
+import io.vte.verbs.WrFlags;
+import io.vte.verbs.WrOpcode;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,6 +85,15 @@ final class Fabric implements AutoCloseable {
   /** Registers a fresh direct buffer of {@code size} bytes on device 1 as a remotely accessible (target) region. */
   MemoryRegion remoteMr(int size) {
     return pd(1).registerMemory(ByteBuffer.allocateDirect(size), AccessFlags.ALL_REMOTE);
+  }
+
+  /** @return {@code n} signaled RDMA WRITEs (wr ids 0..n-1) of {@code size} bytes each from {@code src} to {@code dst} */
+  static WorkRequestBatch writes(int n, MemoryRegion src, MemoryRegion dst, int size) {
+    WorkRequestBatch wr = WorkRequestBatch.allocate(n);
+    for (int i = 0; i < n; i++) {
+      wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, src.address(), size, src.lkey(), dst.address(), dst.rkey());
+    }
+    return wr;
   }
 
   /** Connects two QPs to RTS with the given timeout settings. */

@@ -46,14 +46,6 @@ class FailureTest {
 
   private static final Duration DEADLINE = Duration.ofSeconds(20);
 
-  private static WorkRequestBatch writes(int n, MemoryRegion src, MemoryRegion dst, int size) {
-    WorkRequestBatch wr = WorkRequestBatch.allocate(n);
-    for (int i = 0; i < n; i++) {
-      wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, src.address(), size, src.lkey(), dst.address(), dst.rkey());
-    }
-    return wr;
-  }
-
   @Test
   void aDeadPeerTimesOutWithRetryExceededAfterTimeoutTimesRetries() {
     try (Fabric f = new Fabric(2)) {
@@ -63,7 +55,7 @@ class FailureTest {
       MemoryRegion dst = f.remoteMr(4096);
       f.ctx(1).close(); // the peer device dies: its sockets close, nothing answers any more
       long t0 = System.nanoTime();
-      assertEquals(PostStatus.OK, a.postSend(writes(3, src, dst, 64)));
+      assertEquals(PostStatus.OK, a.postSend(Fabric.writes(3, src, dst, 64)));
       List<Fabric.Wc> wcs = Fabric.await(cq, 3, DEADLINE);
       long ms = (System.nanoTime() - t0) / 1_000_000;
       assertEquals(WcStatus.RETRY_EXC_ERR.code(), wcs.get(0).status(), wcs.toString());
@@ -127,7 +119,7 @@ class FailureTest {
         // every request frame waits 50 ms before it leaves, so the 64 writes take ~3 s and the port surely
         // goes down while most are still outstanding (unthrottled, all 64 MiB can land before it does)
         f.provider.faults().delayFrames("soft0", 1.0, Duration.ofMillis(50).toNanos(), round);
-        assertEquals(PostStatus.OK, a.postSend(writes(n, src, dst, 1 << 20)));
+        assertEquals(PostStatus.OK, a.postSend(Fabric.writes(n, src, dst, 1 << 20)));
         List<Fabric.Wc> all = new ArrayList<>(Fabric.await(cq, 1, DEADLINE)); // mid-stream: some went through
         f.provider.faults().portDown("soft" + side, 1);
         Await.untilEquals("port down", DEADLINE, PortState.DOWN, () -> f.ctx(side).queryPort(1).state());
@@ -160,12 +152,12 @@ class FailureTest {
       f.provider.faults().portDown("soft1", 1);
       Await.untilEquals("port down", DEADLINE, PortState.DOWN, () -> f.ctx(1).queryPort(1).state());
       QueuePair a = f.pair(cq, 8, Fabric.FAST).a();
-      assertEquals(PostStatus.OK, a.postSend(writes(1, src, dst, 8)));
+      assertEquals(PostStatus.OK, a.postSend(Fabric.writes(1, src, dst, 8)));
       assertEquals(WcStatus.RETRY_EXC_ERR.code(), Fabric.await(cq, 1, DEADLINE).get(0).status());
       f.provider.faults().portUp("soft1", 1);
       Await.untilEquals("port up", DEADLINE, PortState.ACTIVE, () -> f.ctx(1).queryPort(1).state());
       QueuePair c = f.pair(cq, 8, Fabric.FAST).a();
-      assertEquals(PostStatus.OK, c.postSend(writes(1, src, dst, 8)));
+      assertEquals(PostStatus.OK, c.postSend(Fabric.writes(1, src, dst, 8)));
       assertEquals(WcStatus.SUCCESS.code(), Fabric.await(cq, 1, DEADLINE).get(0).status());
     }
   }
@@ -303,7 +295,7 @@ class FailureTest {
       MemoryRegion dst = f.remoteMr(4096);
       f.provider.faults().delayFrames("soft0", 0.25, 5_000_000, 7);
       long t0 = System.nanoTime();
-      assertEquals(PostStatus.OK, a.postSend(writes(32, src, dst, 64)));
+      assertEquals(PostStatus.OK, a.postSend(Fabric.writes(32, src, dst, 64)));
       List<Fabric.Wc> wcs = Fabric.await(cq, 32, DEADLINE);
       long ms = (System.nanoTime() - t0) / 1_000_000;
       for (int i = 0; i < 32; i++) {
@@ -324,12 +316,12 @@ class FailureTest {
       MemoryRegion dst = f.remoteMr(4096);
       List<String> calls = new CopyOnWriteArrayList<>();
       cq.setNotificationHandler(q -> calls.add(Thread.currentThread().getName()));
-      assertEquals(PostStatus.OK, a.postSend(writes(2, src, dst, 8)));
+      assertEquals(PostStatus.OK, a.postSend(Fabric.writes(2, src, dst, 8)));
       Fabric.await(cq, 2, DEADLINE);
       assertEquals(0, calls.size(), "not armed: no call");
       for (int round = 1; round <= 3; round++) {
         assertEquals(PostStatus.OK, cq.requestNotify());
-        assertEquals(PostStatus.OK, a.postSend(writes(4, src, dst, 8)));
+        assertEquals(PostStatus.OK, a.postSend(Fabric.writes(4, src, dst, 8)));
         int expected = round;
         Await.untilEquals("one notification per arming", DEADLINE, expected, calls::size);
         Fabric.await(cq, 4, DEADLINE);
@@ -370,7 +362,7 @@ class FailureTest {
       QueuePair a = f.pair(tiny, 16, Fabric.FAST).a();
       MemoryRegion src = f.localMr(4096);
       MemoryRegion dst = f.remoteMr(4096);
-      assertEquals(PostStatus.OK, a.postSend(writes(8, src, dst, 8)));
+      assertEquals(PostStatus.OK, a.postSend(Fabric.writes(8, src, dst, 8)));
       Await.until("CQ_ERR raised", DEADLINE, () -> events.stream().anyMatch(e -> e.type() == AsyncEventType.CQ_ERR));
       Await.untilEquals("QP in ERR", DEADLINE, QpState.ERR, a::state);
       AsyncEvent e = events.stream().filter(x -> x.type() == AsyncEventType.CQ_ERR).findFirst().orElseThrow();
@@ -458,7 +450,7 @@ class FailureTest {
         }
       }
       assertEquals(0L, target.getLong(0), "no garbage reached registered memory");
-      assertEquals(PostStatus.OK, a.postSend(writes(4, src, dst, 64)));
+      assertEquals(PostStatus.OK, a.postSend(Fabric.writes(4, src, dst, 64)));
       for (Fabric.Wc wc : Fabric.await(cq, 4, DEADLINE)) {
         assertEquals(WcStatus.SUCCESS.code(), wc.status(), "the device still works: " + wc);
       }

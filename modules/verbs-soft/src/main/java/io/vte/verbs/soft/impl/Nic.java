@@ -12,11 +12,14 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 /**
  * The soft HCA's engine: one thread per device running a selector loop. It accepts connections,
  * moves frames, runs scheduled QPs and commands handed over by other threads (non-blocking hand-off with
- * one wake-up only when it sleeps), checks QP timers, and delivers async events outside any lock.
+ * one wake-up only when it sleeps), checks QP timers, polls the link under the device's address every
+ * {@link #LINK_POLL_NANOS}, and delivers async events outside any lock.
  */
 final class Nic implements Runnable {
 
   private static final long MAX_TIMER_GAP_NANOS = 100_000_000L;
+  /** How often the link under the device's address is read (when it has one, see {@link LinkProbe#watches()}). */
+  static final long LINK_POLL_NANOS = 50_000_000L;
 
   private final SoftDevice device;
   private final Selector selector;
@@ -136,6 +139,8 @@ final class Nic implements Runnable {
   @Override
   public void run() {
     nextTimer.set(System.nanoTime() + MAX_TIMER_GAP_NANOS);
+    boolean watchLink = device.watchesLink();
+    long nextLinkPoll = System.nanoTime() + LINK_POLL_NANOS;
     long lastActivity = 0;
     try {
       while (!stopping) {
@@ -144,6 +149,10 @@ final class Nic implements Runnable {
         }
         device.deliverEvents();
         long now = System.nanoTime();
+        if (watchLink && now - nextLinkPoll >= 0) {
+          device.pollLink(); // what it raises is delivered on the next turn, before any sleep
+          nextLinkPoll = now + LINK_POLL_NANOS;
+        }
         if (now - nextTimer.get() >= 0) {
           scanTimers(now);
         }
@@ -157,6 +166,9 @@ final class Nic implements Runnable {
           continue;
         }
         long wakeAt = nextTimer.get();
+        if (watchLink && nextLinkPoll - wakeAt < 0) {
+          wakeAt = nextLinkPoll;
+        }
         plannedWake = wakeAt;
         sleeping = true;
         if (!inbox.isEmpty() || device.hasPendingEvents() || stopping) {

@@ -49,13 +49,22 @@ public final class SoftDevice implements VerbsContext {
   private final Set<SoftCq> cqs = new LinkedHashSet<>();
   private final ConcurrentLinkedQueue<AsyncEvent> events = new ConcurrentLinkedQueue<>();
   private final FrameFaults frameFaults = new FrameFaults();
+  private final LinkProbe link;
   private volatile AsyncEventHandler eventHandler;
-  private volatile PortState portState = PortState.ACTIVE;
+  private volatile PortState portState;
+  /** Polls in a row that saw the link up before it counts as up again (see {@link #pollLink()}). */
+  public static final int LINK_UP_POLLS = 4;
+  /** What the kernel says of the link under the address, settled (NIC thread after open). */
+  private boolean linkUp;
+  /** Polls in a row that saw the link up (NIC thread). */
+  private int upPolls;
+  /** False while the fault injector holds the port down (NIC thread). */
+  private boolean injectorUp = true;
   private volatile boolean dead;
   private volatile boolean closed;
 
   /**
-   * Opens a device: binds its listener and starts its NIC thread.
+   * Opens a device watching the kernel link under its address ({@link LinkProbe#forAddress}).
    *
    * @param name device name
    * @param host bind address (its GID)
@@ -70,8 +79,30 @@ public final class SoftDevice implements VerbsContext {
    */
   public static SoftDevice open(String name, InetAddress host, int port, int mtu, long maxMessageBytes,
       int socketBufferBytes, long spinNanos, Runnable onClose) {
+    return open(name, host, port, mtu, maxMessageBytes, socketBufferBytes, spinNanos, LinkProbe.forAddress(host),
+        onClose);
+  }
+
+  /**
+   * Opens a device: binds its listener and starts its NIC thread. The port starts ACTIVE when {@code link} says
+   * up, else DOWN; from then on the NIC thread follows the link (PORT_ERR on down, PORT_ACTIVE on up).
+   *
+   * @param name device name
+   * @param host bind address (its GID)
+   * @param port TCP port (its LID); 0 picks a free one
+   * @param mtu active MTU reported by the port
+   * @param maxMessageBytes largest message accepted, in bytes
+   * @param socketBufferBytes socket send/receive buffer size, 0 for the OS default
+   * @param spinNanos how long the NIC thread busy-polls after traffic before it sleeps, 0 for never
+   * @param link the link under the address, polled by the NIC thread
+   * @param onClose called once when the device closes
+   * @return the open device
+   * @throws VerbsException {@link VerbsError#IO_ERROR} naming the address when binding fails
+   */
+  public static SoftDevice open(String name, InetAddress host, int port, int mtu, long maxMessageBytes,
+      int socketBufferBytes, long spinNanos, LinkProbe link, Runnable onClose) {
     try {
-      return new SoftDevice(name, host, port, mtu, maxMessageBytes, socketBufferBytes, spinNanos, onClose);
+      return new SoftDevice(name, host, port, mtu, maxMessageBytes, socketBufferBytes, spinNanos, link, onClose);
     } catch (IOException e) {
       throw new VerbsException(VerbsError.IO_ERROR,
           "cannot bind soft device " + name + " to " + host.getHostAddress() + ":" + port + ": " + e.getMessage(), e);
@@ -79,8 +110,11 @@ public final class SoftDevice implements VerbsContext {
   }
 
   private SoftDevice(String name, InetAddress host, int port, int mtu, long maxMessageBytes,
-      int socketBufferBytes, long spinNanos, Runnable onClose) throws IOException {
+      int socketBufferBytes, long spinNanos, LinkProbe link, Runnable onClose) throws IOException {
     this.name = name;
+    this.link = link;
+    this.linkUp = link.isUp();
+    this.portState = linkUp ? PortState.ACTIVE : PortState.DOWN;
     this.mtu = mtu;
     this.maxMessageBytes = maxMessageBytes;
     this.onClose = onClose;
@@ -139,34 +173,30 @@ public final class SoftDevice implements VerbsContext {
   // ---- fault injection (any thread) ----
 
   /**
-   * Takes the port down: every connection through it closes, new ones are refused, PORT_ERR is raised.
+   * Takes the port down (the fault injector): every connection through it closes, new ones are refused, PORT_ERR
+   * is raised. The port stays down until {@link #portUp(int)}, whatever the link does.
    *
    * @param port the port number (1)
    */
   public void portDown(int port) {
     requirePort(port);
     nic.execute(() -> {
-      if (portState == PortState.ACTIVE) {
-        portState = PortState.DOWN;
-        nic.closeAllConnections();
-        raise(AsyncEvent.port(name, AsyncEventType.PORT_ERR, PORT));
-      }
+      injectorUp = false;
+      followPort();
     });
   }
 
   /**
-   * Brings the port back: traffic may flow again, PORT_ACTIVE is raised.
+   * Lets the port come back (the fault injector): it is ACTIVE again, with PORT_ACTIVE raised, once the kernel
+   * link is up too.
    *
    * @param port the port number (1)
    */
   public void portUp(int port) {
     requirePort(port);
     nic.execute(() -> {
-      if (portState == PortState.DOWN && !dead) {
-        portState = PortState.ACTIVE;
-        raise(AsyncEvent.port(name, AsyncEventType.PORT_ACTIVE, PORT));
-        nic.serviceAll();
-      }
+      injectorUp = true;
+      followPort();
     });
   }
 
@@ -240,6 +270,51 @@ public final class SoftDevice implements VerbsContext {
   }
 
   // ---- internals ----
+
+  /** @return whether the NIC thread has a link to poll */
+  boolean watchesLink() {
+    return link.watches();
+  }
+
+  /**
+   * NIC thread: reads the link and follows it. Down counts at once; up only once the link has been seen up at
+   * {@link #LINK_UP_POLLS} polls in a row (as a NIC's port turns ACTIVE only after link training), so a link whose
+   * addresses and routes are still being restored right after it came up is not announced yet.
+   */
+  void pollLink() {
+    boolean up;
+    try {
+      up = link.isUp();
+    } catch (RuntimeException e) {
+      logNicFailure(e);
+      up = false;
+    }
+    upPolls = up ? upPolls + 1 : 0;
+    boolean settled = up && (linkUp || upPolls >= LINK_UP_POLLS);
+    if (settled != linkUp) {
+      linkUp = settled;
+      LOG.log(Level.INFO, () -> name + ": " + link + " went " + (settled ? "up" : "down"));
+      followPort();
+    }
+  }
+
+  /**
+   * NIC thread: the port is ACTIVE exactly when the link is up, the fault injector does not hold it down and the
+   * device lives. Going down closes every connection and raises PORT_ERR; coming up raises PORT_ACTIVE and lets
+   * every QP send again.
+   */
+  private void followPort() {
+    boolean active = linkUp && injectorUp && !dead;
+    if (!active && portState == PortState.ACTIVE) {
+      portState = PortState.DOWN;
+      nic.closeAllConnections();
+      raise(AsyncEvent.port(name, AsyncEventType.PORT_ERR, PORT));
+    } else if (active && portState == PortState.DOWN) {
+      portState = PortState.ACTIVE;
+      raise(AsyncEvent.port(name, AsyncEventType.PORT_ACTIVE, PORT));
+      nic.serviceAll();
+    }
+  }
 
   /** NIC thread, as it dies of an unexpected error: the device is dead, as after {@link #kill()}. */
   void onNicDeath() {
@@ -415,6 +490,6 @@ public final class SoftDevice implements VerbsContext {
 
   @Override
   public String toString() {
-    return "soft device " + name + " " + gid + " lid " + lid;
+    return "soft device " + name + " " + gid + " lid " + lid + ", " + link;
   }
 }
