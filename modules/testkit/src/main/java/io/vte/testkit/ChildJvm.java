@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A main class in a child JVM on the calling test's class path, optionally through a launcher (e.g.
- * {@code ip netns exec NS}, which must exec the JVM so that this process is the child's); its stdout and stderr
- * lines are collected as they come. {@link #close()} kills it if it still runs.
+ * {@code ip netns exec NS}, which must exec what follows: {@code env}, which execs the JVM, so this process is the
+ * child's); its stdout and stderr lines are collected as they come. {@link #close()} kills it if it still runs.
  */
 public class ChildJvm implements AutoCloseable {
 
@@ -37,8 +37,9 @@ public class ChildJvm implements AutoCloseable {
    */
   public ChildJvm(List<String> launcher, String mainClass, List<String> args) throws IOException {
     List<String> cmd = new ArrayList<>(launcher);
-    cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-        "-XX:MaxDirectMemorySize=1g", "-cp", classPath(), mainClass));
+    // SIGINT back to its default: a child of a background job inherits it ignored, and the JVM then never sees it
+    cmd.addAll(List.of("env", "--default-signal=INT", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx256m", "-XX:MaxDirectMemorySize=1g", "-cp", classPath(), mainClass));
     cmd.addAll(args);
     process = new ProcessBuilder(cmd).start();
     process.getOutputStream().close();
@@ -137,6 +138,19 @@ public class ChildJvm implements AutoCloseable {
       t.join(10_000);
     }
     return process.exitValue();
+  }
+
+  /**
+   * Sends SIGINT (as Ctrl-C does).
+   *
+   * @throws IOException when {@code kill} cannot run
+   * @throws InterruptedException when interrupted
+   */
+  public void interrupt() throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
+    if (kill.waitFor() != 0) {
+      throw new AssertionError("kill -INT " + process.pid() + " failed");
+    }
   }
 
   /** Sends SIGTERM (as {@code kill} does). */
