@@ -21,11 +21,18 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code vte serve} as a child process (metrics, health, links against it, SIGTERM) and their error lines. */
+/**
+ * {@code vte serve} as a child process (metrics, health, links against it, SIGTERM) and their error lines. Every
+ * engine here, the probing engine of {@code links} too, runs on loopback devices ({@link #LOOPBACK}): without
+ * devices it would take this machine's real interfaces.
+ */
 class ServeAndLinksCommandTest {
 
   private static final Pattern SERVER = Pattern.compile("vte serve: server (\\S+) segment (\\S+) ");
   private static final Pattern HTTP = Pattern.compile("vte serve: http://127\\.0\\.0\\.1:(\\d+)/metrics ");
+
+  /** Engine options with one loopback device, for runs whose engines are not the point. */
+  private static final String LOOPBACK = "{\"devices\": [\"lp0@127.0.0.1\"], \"workersPerContext\": 1}";
 
   @TempDir
   Path dir;
@@ -71,17 +78,18 @@ class ServeAndLinksCommandTest {
       assertEquals(200, health.statusCode(), health.body());
       assertEquals(server, new JsonObject(health.body()).getString("serverName"));
 
-      CliRun links = CliRun.of("links", "--target", server, "--json");
+      String probe = config(LOOPBACK).toString();
+      CliRun links = CliRun.of("links", "--target", server, "--config", probe, "--json");
       assertEquals(0, links.exit(), links.err() + links.out());
       JsonObject report = new JsonObject(links.out().trim());
       assertEquals(2, report.getJsonArray("remoteDevices").size());
-      assertEquals(2, report.getJsonArray("rails").size(), "default probe engine has one device: 1 x 2 rails");
+      assertEquals(2, report.getJsonArray("rails").size(), "the probe engine has one device: 1 x 2 rails");
       for (Object o : report.getJsonArray("rails")) {
         JsonObject rail = (JsonObject) o;
         assertEquals("ok", rail.getString("status"), rail.encode());
         assertTrue(rail.getDouble("latencyUs") > 0 && rail.getDouble("firstUs") > 0, rail.encode());
       }
-      CliRun table = CliRun.of("links", "--target", server);
+      CliRun table = CliRun.of("links", "--target", server, "--config", probe);
       assertEquals(0, table.exit(), table.err());
       assertTrue(table.out().contains("2 rail(s), 0 not ok"), table.out());
 
@@ -117,18 +125,21 @@ class ServeAndLinksCommandTest {
     assertTrue(notJson.err().contains("not a JSON object"), notJson.err());
 
     try (ServerSocket busy = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-      CliRun inUse = CliRun.of("serve", "--http-port", Integer.toString(busy.getLocalPort()));
+      CliRun inUse = CliRun.of("serve", "--config", config(LOOPBACK).toString(), "--http-port",
+          Integer.toString(busy.getLocalPort()));
       assertEquals(3, inUse.exit(), inUse.err());
       assertEquals(1, inUse.err().lines().count(), inUse.err());
       assertTrue(inUse.err().contains(Integer.toString(busy.getLocalPort())), inUse.err());
     }
 
-    CliRun unreachable = CliRun.of("links", "--target", "127.0.0.1:1", "--timeout-ms", "2000");
+    CliRun unreachable = CliRun.of("links", "--target", "127.0.0.1:1", "--config", config(LOOPBACK).toString(),
+        "--timeout-ms", "2000");
     assertEquals(3, unreachable.exit(), unreachable.err());
     assertEquals(1, unreachable.err().lines().count(), unreachable.err());
     assertTrue(unreachable.err().contains("PEER_UNREACHABLE") && unreachable.err().contains("127.0.0.1:1"), unreachable.err());
 
-    CliRun badBytes = CliRun.of("links", "--target", "127.0.0.1:1", "--bytes", "0");
+    CliRun badBytes = CliRun.of("links", "--target", "127.0.0.1:1", "--config", config(LOOPBACK).toString(), "--bytes",
+        "0");
     assertEquals(2, badBytes.exit(), badBytes.err());
     assertTrue(badBytes.err().contains("--bytes 0"), badBytes.err());
     CliRun badPort = CliRun.of("serve", "--http-port", "70000");

@@ -57,6 +57,22 @@ public final class NetnsHosts implements AutoCloseable {
       }
       return out;
     }
+
+    /**
+     * @param managementUp whether the management NIC is up (it is unless a test set it down)
+     * @return the soft devices {@code DefaultSoftDevices} (an engine or {@code vte} without devices) chooses on
+     *     this host, in interface order: {@code soft<i>@<rail i address>}, then the management NIC's when up
+     */
+    public List<String> defaultDeviceSpecs(boolean managementUp) {
+      List<String> out = new ArrayList<>();
+      for (Nic nic : nics) {
+        out.add("soft" + out.size() + "@" + nic.address());
+      }
+      if (managementUp) {
+        out.add("soft" + out.size() + "@" + mgmt.address());
+      }
+      return out;
+    }
   }
 
   /**

@@ -8,15 +8,12 @@ import io.vertx.core.json.JsonObject;
 import io.vte.cli.CliRun;
 import io.vte.cli.VteMain;
 import io.vte.testkit.Await;
-import java.io.IOException;
-import java.nio.file.Files;
+import io.vte.testkit.ReadmeCommands;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,26 +27,8 @@ class ReadmeCommandsTest {
   private static final Duration START = Duration.ofSeconds(60);
 
   /** Every {@code ./vte ...} command in the README: inline code spans and lines of fenced shell blocks. */
-  static List<String> commands() throws IOException {
-    String text = Files.readString(README);
-    List<String> commands = new ArrayList<>();
-    Matcher block = Pattern.compile("```sh\n(.*?)```", Pattern.DOTALL).matcher(text);
-    while (block.find()) {
-      for (String line : block.group(1).split("\n")) {
-        String command = line.replaceFirst("\\s+#.*$", "").strip();
-        if (command.startsWith("./vte ")) {
-          commands.add(command);
-        }
-      }
-    }
-    Matcher span = Pattern.compile("(?<!`)`([^`]+)`(?!`)").matcher(text.replaceAll("(?s)```.*?```", ""));
-    while (span.find()) {
-      String command = span.group(1).replaceAll("\\s+", " ").strip();
-      if (command.startsWith("./vte ") && !command.contains("[")) {
-        commands.add(command);
-      }
-    }
-    return commands;
+  static List<String> commands() {
+    return ReadmeCommands.of(README).stream().map(ReadmeCommands.Command::command).toList();
   }
 
   private static String[] args(String command, String target) {
@@ -58,7 +37,7 @@ class ReadmeCommandsTest {
   }
 
   @Test
-  void everyReadmeCommandParses() throws IOException {
+  void everyReadmeCommandParses() {
     List<String> commands = commands();
     assertTrue(commands.size() >= 10, "the README's commands were found: " + commands);
     for (String command : commands) {
