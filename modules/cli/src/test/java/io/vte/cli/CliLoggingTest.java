@@ -71,7 +71,8 @@ class CliLoggingTest {
       port = s.getLocalPort();
     }
     Path config = dir.resolve("vte.json");
-    Files.writeString(config, "{\"metadataUri\": \"etcd://127.0.0.1:" + port + "\"}");
+    Files.writeString(config, "{\"metadataUri\": \"etcd://127.0.0.1:" + port + "\","
+        + " \"metadata\": {\"startDeadlineMs\": 5000}}");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"), "io.vte.cli.VteMain",
         "serve", "--config", config.toString(), "--http-port", "0")

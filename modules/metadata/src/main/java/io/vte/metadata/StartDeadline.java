@@ -78,15 +78,23 @@ public final class StartDeadline {
       long leftMs = remaining().toMillis();
       boolean unavailable = failure instanceof VteException v && v.code() == ErrorCode.METADATA_UNAVAILABLE;
       if (!unavailable || leftMs <= 1) {
-        result.fail(unavailable && n > 1 ? new VteException(ErrorCode.METADATA_UNAVAILABLE, failure.getMessage()
-            + " (" + n + " attempts within the start deadline of " + length.toMillis() + " ms)", failure) : failure);
+        result.fail(unavailable && n > 1 ? new VteException(ErrorCode.METADATA_UNAVAILABLE,
+            withoutCode(failure.getMessage()) + " (" + n + " attempts within the start deadline of " + length.toMillis()
+                + " ms)", failure) : failure);
         return;
       }
       // half of what is left at most, so the next attempt still has time to succeed
       long delay = Math.max(1, Math.min(backoffMs, leftMs / 2));
-      LOG.log(System.Logger.Level.INFO, "{0}: attempt {1} failed ({2}); trying again in {3} ms, {4} ms left",
+      // DEBUG: the caller reports the outcome once; a line per attempt would bury it
+      LOG.log(System.Logger.Level.DEBUG, "{0}: attempt {1} failed ({2}); trying again in {3} ms, {4} ms left",
           what, n, failure.getMessage(), delay, leftMs);
       vertx.setTimer(delay, id -> attempt(what, attempt, n + 1, Math.min(backoffMs * 2, MAX_BACKOFF_MS), result));
     });
+  }
+
+  /** The message of a failure without the {@code "METADATA_UNAVAILABLE: "} prefix its exception adds. */
+  private static String withoutCode(String message) {
+    String prefix = ErrorCode.METADATA_UNAVAILABLE + ": ";
+    return message != null && message.startsWith(prefix) ? message.substring(prefix.length()) : message;
   }
 }
