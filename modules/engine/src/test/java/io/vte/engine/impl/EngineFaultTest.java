@@ -10,6 +10,7 @@ import io.vte.api.BatchResult;
 import io.vte.api.EngineOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
+import io.vte.api.TransferBatch;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.engine.impl.owner.LocalContext;
@@ -77,8 +78,44 @@ class EngineFaultTest {
       assertEquals(-1, EngineFixture.mismatch(local.address(), remote.address(), CHUNK * CHUNKS), "round " + round);
     }
     assertTrue(qpFaults > 0, "at least one QP was failed mid-stream");
+    assertEquals(0, a.railBacklogBytes(), "every slice routed to a rail was released once, retries included");
     assertTrue(a.counters().retries() > 0, "failed slices were retried on other rails: " + a.counters().retries());
     assertFalse(a.contexts().isEmpty());
+  }
+
+  @Test
+  void canceledTimedOutAndFailedSlicesLeaveNoRailBacklog() {
+    TransferEngineImpl a = start("fc");
+    TransferEngineImpl b = start("fd");
+    RegisteredBuffer local = fx.register(a, CHUNK * CHUNKS, 1);
+    RegisteredBuffer remote = fx.register(b, CHUNK * CHUNKS, 2);
+    SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+    SoftVerbsProvider softA = (SoftVerbsProvider) a.provider();
+    SoftVerbsProvider softB = (SoftVerbsProvider) b.provider();
+    for (int round = 0; round < 6; round++) {
+      List<TransferBatch> batches = new ArrayList<>();
+      for (int c = 0; c < CHUNKS; c++) {
+        // Some deadlines expire while slices are queued or posted, one batch per round is canceled mid-flight.
+        Duration deadline = c % 3 == 0 ? Duration.ofMillis(1 + round) : Duration.ofSeconds(60);
+        batches.add(a.submit(List.of(TransferRequest.write(local, c * CHUNK, seg, remote.address() + c * CHUNK, CHUNK)),
+            new TransferOptions().setDeadline(deadline)));
+      }
+      batches.get(1).cancel();
+      if (round == 1) {
+        softA.faults().portDown("fcd2", 1);
+      }
+      if (round >= 2) {
+        killOneQp(b, softB, "fdd" + round % 4);
+      }
+      if (round == 4) {
+        softA.faults().portUp("fcd2", 1);
+      }
+      for (TransferBatch batch : batches) {
+        Await.result(batch.result(), WAIT);
+      }
+      // Abandoned slices end when their owner drops or completes them, after their batch settled.
+      Await.untilEquals("no rail backlog after round " + round, WAIT, 0L, a::railBacklogBytes);
+    }
   }
 
   /** Forces one live QP of a device into ERR (QP_FATAL). */
