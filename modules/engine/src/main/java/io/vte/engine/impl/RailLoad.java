@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The backlog of one rail and how fast it drains: the bytes of slices routed to it and not yet done, and a
- * decayed estimate of the time a byte takes while the rail is busy, measured from its completions. A slice's
+ * decayed estimate of the time a byte takes while the rail is busy, measured between its completions. A slice's
  * expected finish time on the rail is {@code (outstanding + length) x nanosPerByte}: selection picks the rail where
  * that is least, so a slow rail gets slices in proportion to its rate and no request waits for a slow quarter.
  *
@@ -17,12 +17,14 @@ final class RailLoad {
 
   /** Weight of a new window's rate in the estimate. */
   private static final double WEIGHT = 0.25;
+  /** How many times slower than the estimate one window may count. */
+  private static final double MAX_STEP = 4;
 
   private final long windowNanos;
   private final AtomicLong outstanding = new AtomicLong();
-  /** When the rail last went from idle to busy. */
+  /** When the rail last went from idle to busy (its next completion starts the clock). */
   private volatile long busySince;
-  /** Up to when the busy time has been counted (the last completion or failure). */
+  /** Up to when the busy time has been counted: the last completion or failure. */
   private volatile long countedUntil;
   private long windowBytes;
   private long windowBusyNanos;
@@ -54,18 +56,21 @@ final class RailLoad {
    * @param now nanosecond clock
    */
   void release(int bytes, boolean moved, long now) {
-    long since = Math.max(countedUntil, busySince);
+    long since = countedUntil;
     countedUntil = now;
     outstanding.addAndGet(-bytes);
-    if (!moved) {
+    // The first completion of a busy period only starts the clock: what came before it was latency (a handshake,
+    // the pipeline filling), not the rate.
+    if (!moved || busySince - since > 0) {
       return;
     }
     windowBytes += bytes;
-    windowBusyNanos += Math.max(0, now - since);
+    windowBusyNanos += now - since;
     if (windowBusyNanos >= windowNanos) {
       double sample = (double) windowBusyNanos / windowBytes;
       double old = nanosPerByte;
-      nanosPerByte = old == 0 ? sample : old + WEIGHT * (sample - old);
+      // One stall (a retransmission, a new endpoint's handshake) moves the estimate at most MAX_STEP times.
+      nanosPerByte = old == 0 ? sample : old + WEIGHT * (Math.min(sample, old * MAX_STEP) - old);
       windowBytes = 0;
       windowBusyNanos = 0;
     }
