@@ -19,6 +19,8 @@ final class RailLoad {
   private static final double WEIGHT = 0.25;
   /** How many times slower than the estimate one window may count. */
   private static final double MAX_STEP = 4;
+  /** Idle this long, a rail's estimate no longer counts: selection takes it to be as fast as the fastest. */
+  static final long STALE_NANOS = 100_000_000L;
 
   private final long windowNanos;
   private final AtomicLong outstanding = new AtomicLong();
@@ -61,7 +63,16 @@ final class RailLoad {
     outstanding.addAndGet(-bytes);
     // The first completion of a busy period only starts the clock: what came before it was latency (a handshake,
     // the pipeline filling), not the rate.
-    if (!moved || busySince - since > 0) {
+    if (!moved) {
+      return;
+    }
+    if (busySince - since > 0) {
+      if (busySince - since > STALE_NANOS) {
+        // Idle that long, it is measured afresh.
+        nanosPerByte = 0;
+        windowBytes = 0;
+        windowBusyNanos = 0;
+      }
       return;
     }
     windowBytes += bytes;
@@ -84,5 +95,14 @@ final class RailLoad {
   /** @return the estimated nanoseconds per byte while busy, 0 while nothing was measured */
   double nanosPerByte() {
     return nanosPerByte;
+  }
+
+  /**
+   * @param now nanosecond clock
+   * @return {@link #nanosPerByte()}, or 0 (unknown) when the rail has been idle for {@link #STALE_NANOS}: a rail
+   *     that once looked slow (a stall, a NIC that was down) gets slices again and is measured anew
+   */
+  double currentNanosPerByte(long now) {
+    return outstanding.get() == 0 && now - countedUntil > STALE_NANOS ? 0 : nanosPerByte;
   }
 }

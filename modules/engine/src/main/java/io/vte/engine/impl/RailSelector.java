@@ -201,7 +201,7 @@ public final class RailSelector {
       int n = rails.length;
       double fastest = 0;
       for (int k = 0; k < n; k++) {
-        double npb = load[k].nanosPerByte();
+        double npb = load[k].currentNanosPerByte(now);
         if (npb > 0 && (fastest == 0 || npb < fastest)) {
           fastest = npb;
         }
@@ -219,7 +219,7 @@ public final class RailSelector {
         } else if (railHealth[k].isHeld() || deviceHealth[k].isHeld()) {
           return k;
         } else {
-          double npb = load[k].nanosPerByte();
+          double npb = load[k].currentNanosPerByte(now);
           // A rail never measured is taken to be as fast as the fastest, so that it gets measured.
           double finish = (load[k].outstanding() + length) * (npb > 0 ? npb : fastest > 0 ? fastest : 1);
           if (best < 0 || finish < bestFinish) {

@@ -73,4 +73,17 @@ class RailLoadTest {
     steady(2, EVERY, 50);
     assertEquals(10.0, load.nanosPerByte(), 0.5);
   }
+
+  @Test
+  void aRailIdleLongerThanStaleIsMeasuredAfresh() {
+    steady(2, EVERY * 100, 20);
+    assertTrue(load.nanosPerByte() > 500, "slow at first: " + load.nanosPerByte());
+    load.release(SLICE, true, now);
+    load.release(SLICE, true, now);
+    assertTrue(load.currentNanosPerByte(now) > 500, "just idle: its estimate still counts");
+    now += RailLoad.STALE_NANOS + 1;
+    assertEquals(0, load.currentNanosPerByte(now), "idle past stale: unknown, so selection tries it");
+    steady(2, EVERY, 10);
+    assertEquals(10.0, load.nanosPerByte(), 0.5, "measured anew, not blended with the old slowness");
+  }
 }
