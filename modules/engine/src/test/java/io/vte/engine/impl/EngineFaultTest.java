@@ -37,6 +37,25 @@ class EngineFaultTest {
     fx.close();
   }
 
+  /** Two engines, a buffer on each, a's handle on b's segment. */
+  private record Pair(TransferEngineImpl a, TransferEngineImpl b, RegisteredBuffer local, RegisteredBuffer remote,
+      SegmentHandle seg) {
+    SoftVerbsProvider softA() {
+      return (SoftVerbsProvider) a.provider();
+    }
+
+    SoftVerbsProvider softB() {
+      return (SoftVerbsProvider) b.provider();
+    }
+  }
+
+  private Pair pair(String prefixA, String prefixB) {
+    TransferEngineImpl a = start(prefixA);
+    TransferEngineImpl b = start(prefixB);
+    return new Pair(a, b, fx.register(a, CHUNK * CHUNKS, 1), fx.register(b, CHUNK * CHUNKS, 2),
+        Await.result(a.openSegment(b.serverName()), WAIT));
+  }
+
   private TransferEngineImpl start(String prefix) {
     EngineOptions o = EngineFixture.options(prefix, 4, 2).setQpTimeout(Duration.ofMillis(100)).setQpRetryCount(2)
         .setHandshakeDeadline(Duration.ofSeconds(5));
@@ -45,13 +64,14 @@ class EngineFaultTest {
 
   @Test
   void qpFatalAndPortDownMidStreamLoseNothing() {
-    TransferEngineImpl a = start("fa");
-    TransferEngineImpl b = start("fb");
-    RegisteredBuffer local = fx.register(a, CHUNK * CHUNKS, 1);
-    RegisteredBuffer remote = fx.register(b, CHUNK * CHUNKS, 2);
-    SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
-    SoftVerbsProvider softA = (SoftVerbsProvider) a.provider();
-    SoftVerbsProvider softB = (SoftVerbsProvider) b.provider();
+    Pair p = pair("fa", "fb");
+    TransferEngineImpl a = p.a();
+    TransferEngineImpl b = p.b();
+    RegisteredBuffer local = p.local();
+    RegisteredBuffer remote = p.remote();
+    SegmentHandle seg = p.seg();
+    SoftVerbsProvider softA = p.softA();
+    SoftVerbsProvider softB = p.softB();
 
     int rounds = 12;
     int qpFaults = 0;
@@ -85,36 +105,31 @@ class EngineFaultTest {
 
   @Test
   void canceledTimedOutAndFailedSlicesLeaveNoRailBacklog() {
-    TransferEngineImpl a = start("fc");
-    TransferEngineImpl b = start("fd");
-    RegisteredBuffer local = fx.register(a, CHUNK * CHUNKS, 1);
-    RegisteredBuffer remote = fx.register(b, CHUNK * CHUNKS, 2);
-    SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
-    SoftVerbsProvider softA = (SoftVerbsProvider) a.provider();
-    SoftVerbsProvider softB = (SoftVerbsProvider) b.provider();
+    Pair p = pair("fc", "fd");
     for (int round = 0; round < 6; round++) {
       List<TransferBatch> batches = new ArrayList<>();
       for (int c = 0; c < CHUNKS; c++) {
         // Some deadlines expire while slices are queued or posted, one batch per round is canceled mid-flight.
         Duration deadline = c % 3 == 0 ? Duration.ofMillis(1 + round) : Duration.ofSeconds(60);
-        batches.add(a.submit(List.of(TransferRequest.write(local, c * CHUNK, seg, remote.address() + c * CHUNK, CHUNK)),
+        batches.add(p.a().submit(List.of(TransferRequest.write(p.local(), c * CHUNK, p.seg(),
+            p.remote().address() + c * CHUNK, CHUNK)),
             new TransferOptions().setDeadline(deadline)));
       }
       batches.get(1).cancel();
       if (round == 1) {
-        softA.faults().portDown("fcd2", 1);
+        p.softA().faults().portDown("fcd2", 1);
       }
       if (round >= 2) {
-        killOneQp(b, softB, "fdd" + round % 4);
+        killOneQp(p.b(), p.softB(), "fdd" + round % 4);
       }
       if (round == 4) {
-        softA.faults().portUp("fcd2", 1);
+        p.softA().faults().portUp("fcd2", 1);
       }
       for (TransferBatch batch : batches) {
         Await.result(batch.result(), WAIT);
       }
       // Abandoned slices end when their owner drops or completes them, after their batch settled.
-      Await.untilEquals("no rail backlog after round " + round, WAIT, 0L, a::railBacklogBytes);
+      Await.untilEquals("no rail backlog after round " + round, WAIT, 0L, p.a()::railBacklogBytes);
     }
   }
 
