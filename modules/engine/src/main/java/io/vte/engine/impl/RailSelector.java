@@ -11,8 +11,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * Picks a rail (local device, peer device) for each slice among the healthy ones, round-robin in a
- * fixed order so load spreads evenly and tests are deterministic. A rail is skipped while its local port
+ * Picks a rail (local device, peer device) for each slice among the healthy ones: the one where the slice is
+ * expected to finish first, from the rail's backlog and its measured drain rate ({@link RailLoad}), so that each
+ * rail gets slices in proportion to its speed and a slow rail does not hold requests back; ties go round-robin in
+ * a fixed order, so equal rails share evenly and tests are deterministic. A rail is skipped while its local port
  * is down, while the peer describes its device as inactive, when the remote buffer has no key on the peer
  * device, while the rail is held down after repeated errors, and while the peer device it leads to is held
  * down ({@link RailHealth}). A failure that implicates the peer device (the QP gave up on it, RETRY_EXC, or
@@ -24,6 +26,9 @@ import java.util.function.LongSupplier;
  */
 public final class RailSelector {
 
+  /** Busy time one rate sample of a rail spans. */
+  static final long RATE_WINDOW_NANOS = 5_000_000L;
+
   private final List<String> localDevices;
   private final AtomicIntegerArray localPortDown;
   private final int failuresToPause;
@@ -31,6 +36,7 @@ public final class RailSelector {
   private final long probeWindowNanos;
   private final LongSupplier clock;
   private final Map<Rail, RailHealth> health = new ConcurrentHashMap<>();
+  private final Map<Rail, RailLoad> loads = new ConcurrentHashMap<>();
   private final Map<String, RailHealth> peerDevices = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> peerVersion = new ConcurrentHashMap<>();
   private final Map<String, PeerRails> peers = new ConcurrentHashMap<>();
@@ -64,6 +70,18 @@ public final class RailSelector {
   }
 
   /**
+   * @return bytes of the slices routed to any rail and not yet ended (0 once every slice has ended: each slice is
+   *     released exactly once)
+   */
+  public long outstandingBytes() {
+    long sum = 0;
+    for (RailLoad l : loads.values()) {
+      sum += l.outstanding();
+    }
+    return sum;
+  }
+
+  /**
    * @param segment a peer segment
    * @return its rails (rebuilt when the segment's descriptor changed; health is kept per rail and per peer
    *     device; the devices a descriptor newer than any seen before describes as down are held down)
@@ -87,6 +105,7 @@ public final class RailSelector {
     private final int[] remoteIndex;
     private final RailHealth[] railHealth;
     private final RailHealth[] deviceHealth;
+    private final RailLoad[] load;
     private final AtomicInteger cursor = new AtomicInteger();
 
     private PeerRails(PeerSegment segment) {
@@ -97,6 +116,7 @@ public final class RailSelector {
       remoteIndex = new int[n];
       railHealth = new RailHealth[n];
       deviceHealth = new RailHealth[n];
+      load = new RailLoad[n];
       // Interleave local devices so consecutive picks change both ends of the rail.
       for (int k = 0; k < n; k++) {
         int local = k % localDevices.size();
@@ -105,6 +125,7 @@ public final class RailSelector {
         remoteIndex[k] = peer;
         railHealth[k] = health.computeIfAbsent(rails[k], r -> new RailHealth());
         deviceHealth[k] = peerDevices.computeIfAbsent(rails[k].peerNicPath(), p -> new RailHealth());
+        load[k] = loads.computeIfAbsent(rails[k], r -> new RailLoad(RATE_WINDOW_NANOS));
       }
     }
 
@@ -137,33 +158,77 @@ public final class RailSelector {
     }
 
     /**
+     * Picks a rail for one slice and counts the slice into its backlog: {@link #release} must follow exactly once,
+     * when the slice ends or if it is never routed. A rail whose hold-down has ended gets the slice as its probe;
+     * otherwise the usable rail where the slice is expected to finish first wins, ties going round-robin.
+     *
      * @param bufferIndex index of the remote buffer in the segment
      * @param avoid a rail to skip unless it is the only usable one, or null
-     * @return the next usable rail; when every eligible rail leads to a held-down peer device, the one held down
+     * @param length the slice's bytes
+     * @return the chosen rail; when every eligible rail leads to a held-down peer device, the one held down
      *     longest (a probe ahead of time, rather than failing the slice); null when there is none
      */
-    public Rail select(int bufferIndex, Rail avoid) {
+    public Rail select(int bufferIndex, Rail avoid, int length) {
       int n = rails.length;
       if (n == 0) {
         return null;
       }
       long now = clock.getAsLong();
       int start = Math.floorMod(cursor.getAndIncrement(), n);
+      // A rail can be held down between the look and the claim; each such loss takes one rail out, so n passes.
+      for (int pass = 0; pass < n; pass++) {
+        int k = pick(bufferIndex, avoid, length, start, now);
+        if (k < 0) {
+          break;
+        }
+        if (claim(k, now)) {
+          load[k].acquire(length, now);
+          return rails[k];
+        }
+      }
+      Rail rail = heldLongest(bufferIndex, now);
+      if (rail != null) {
+        load[indexOf(rail)].acquire(length, now);
+      }
+      return rail;
+    }
+
+    /**
+     * @return the rail to claim: a usable rail past its hold-down (the probe), else the one with the least expected
+     *     finish time, else {@code avoid} when usable; -1 when none is usable
+     */
+    private int pick(int bufferIndex, Rail avoid, int length, int start, long now) {
+      int n = rails.length;
+      double fastest = 0;
+      for (int k = 0; k < n; k++) {
+        double npb = load[k].currentNanosPerByte(now);
+        if (npb > 0 && (fastest == 0 || npb < fastest)) {
+          fastest = npb;
+        }
+      }
+      int best = -1;
       int fallback = -1;
+      double bestFinish = 0;
       for (int i = 0; i < n; i++) {
         int k = (start + i) % n;
-        if (eligible(k, bufferIndex) && railHealth[k].isUsable(now) && deviceHealth[k].isUsable(now)) {
-          if (rails[k] == avoid) {
-            fallback = k;
-          } else if (claim(k, now)) {
-            return rails[k];
+        if (!eligible(k, bufferIndex) || !railHealth[k].isUsable(now) || !deviceHealth[k].isUsable(now)) {
+          continue;
+        }
+        if (rails[k] == avoid) {
+          fallback = k;
+        } else if (railHealth[k].isHeld() || deviceHealth[k].isHeld()) {
+          return k;
+        } else {
+          double npb = load[k].currentNanosPerByte(now);
+          // A rail never measured is taken to be as fast as the fastest, so that it gets measured.
+          double finish = (load[k].outstanding() + length) * (npb > 0 ? npb : fastest > 0 ? fastest : 1);
+          if (best < 0 || finish < bestFinish) {
+            best = k;
+            bestFinish = finish;
           }
         }
       }
-      if (fallback >= 0 && claim(fallback, now)) {
-        return rails[fallback];
-      }
-      return heldLongest(bufferIndex, now);
+      return best >= 0 ? best : fallback;
     }
 
     private boolean claim(int k, long now) {
@@ -192,6 +257,17 @@ public final class RailSelector {
      */
     public int remoteDeviceIndex(Rail rail) {
       return remoteIndex[indexOf(rail)];
+    }
+
+    /**
+     * Takes an ended slice out of its rail's backlog: exactly once per {@link #select} that returned the rail.
+     *
+     * @param rail the rail the slice was given
+     * @param length the slice's bytes
+     * @param moved true when the slice completed (its bytes count towards the rail's rate)
+     */
+    public void release(Rail rail, int length, boolean moved) {
+      load[indexOf(rail)].release(length, moved, clock.getAsLong());
     }
 
     /** @param rail a rail whose slice completed */

@@ -351,6 +351,11 @@ public final class TransferEngineImpl implements TransferEngine {
     return counters;
   }
 
+  /** @return bytes of slices routed to a rail and not yet ended (0 when nothing is in flight) */
+  public long railBacklogBytes() {
+    return rails.outstandingBytes();
+  }
+
   /** @return the verbs provider (soft verbs: its fault injector drives fault tests) */
   public VerbsProvider provider() {
     return provider;

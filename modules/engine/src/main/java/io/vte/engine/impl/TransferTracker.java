@@ -72,6 +72,9 @@ public final class TransferTracker implements SliceCallback {
     slicesLeft.set(out.size() - first);
     for (int i = first; i < out.size(); i++) {
       if (!assignRail(out.get(i), null)) {
+        for (int j = first; j < i; j++) {
+          rails.release(out.get(j).rail(), out.get(j).length(), false);
+        }
         out.subList(first, out.size()).clear();
         settle(RequestStatus.FAILED, noRail(rails.pausedCause()));
         return;
@@ -81,6 +84,7 @@ public final class TransferTracker implements SliceCallback {
 
   @Override
   public void onSliceDone(Slice slice, int status, Throwable cause) {
+    rails.release(slice.rail(), slice.length(), status == SliceStatus.OK);
     if (status == SliceStatus.OK) {
       rails.onSuccess(slice.rail());
       bytes.addAndGet(slice.length());
@@ -159,7 +163,7 @@ public final class TransferTracker implements SliceCallback {
   }
 
   private boolean assignRail(Slice slice, Rail avoid) {
-    Rail rail = rails.select(remoteBuffer, avoid);
+    Rail rail = rails.select(remoteBuffer, avoid, slice.length());
     if (rail == null) {
       return false;
     }

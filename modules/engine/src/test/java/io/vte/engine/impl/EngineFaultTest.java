@@ -10,6 +10,7 @@ import io.vte.api.BatchResult;
 import io.vte.api.EngineOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
+import io.vte.api.TransferBatch;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.engine.impl.owner.LocalContext;
@@ -36,6 +37,25 @@ class EngineFaultTest {
     fx.close();
   }
 
+  /** Two engines, a buffer on each, a's handle on b's segment. */
+  private record Pair(TransferEngineImpl a, TransferEngineImpl b, RegisteredBuffer local, RegisteredBuffer remote,
+      SegmentHandle seg) {
+    SoftVerbsProvider softA() {
+      return (SoftVerbsProvider) a.provider();
+    }
+
+    SoftVerbsProvider softB() {
+      return (SoftVerbsProvider) b.provider();
+    }
+  }
+
+  private Pair pair(String prefixA, String prefixB) {
+    TransferEngineImpl a = start(prefixA);
+    TransferEngineImpl b = start(prefixB);
+    return new Pair(a, b, fx.register(a, CHUNK * CHUNKS, 1), fx.register(b, CHUNK * CHUNKS, 2),
+        Await.result(a.openSegment(b.serverName()), WAIT));
+  }
+
   private TransferEngineImpl start(String prefix) {
     EngineOptions o = EngineFixture.options(prefix, 4, 2).setQpTimeout(Duration.ofMillis(100)).setQpRetryCount(2)
         .setHandshakeDeadline(Duration.ofSeconds(5));
@@ -44,13 +64,14 @@ class EngineFaultTest {
 
   @Test
   void qpFatalAndPortDownMidStreamLoseNothing() {
-    TransferEngineImpl a = start("fa");
-    TransferEngineImpl b = start("fb");
-    RegisteredBuffer local = fx.register(a, CHUNK * CHUNKS, 1);
-    RegisteredBuffer remote = fx.register(b, CHUNK * CHUNKS, 2);
-    SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
-    SoftVerbsProvider softA = (SoftVerbsProvider) a.provider();
-    SoftVerbsProvider softB = (SoftVerbsProvider) b.provider();
+    Pair p = pair("fa", "fb");
+    TransferEngineImpl a = p.a();
+    TransferEngineImpl b = p.b();
+    RegisteredBuffer local = p.local();
+    RegisteredBuffer remote = p.remote();
+    SegmentHandle seg = p.seg();
+    SoftVerbsProvider softA = p.softA();
+    SoftVerbsProvider softB = p.softB();
 
     int rounds = 12;
     int qpFaults = 0;
@@ -77,8 +98,39 @@ class EngineFaultTest {
       assertEquals(-1, EngineFixture.mismatch(local.address(), remote.address(), CHUNK * CHUNKS), "round " + round);
     }
     assertTrue(qpFaults > 0, "at least one QP was failed mid-stream");
+    assertEquals(0, a.railBacklogBytes(), "every slice routed to a rail was released once, retries included");
     assertTrue(a.counters().retries() > 0, "failed slices were retried on other rails: " + a.counters().retries());
     assertFalse(a.contexts().isEmpty());
+  }
+
+  @Test
+  void canceledTimedOutAndFailedSlicesLeaveNoRailBacklog() {
+    Pair p = pair("fc", "fd");
+    for (int round = 0; round < 6; round++) {
+      List<TransferBatch> batches = new ArrayList<>();
+      for (int c = 0; c < CHUNKS; c++) {
+        // Some deadlines expire while slices are queued or posted, one batch per round is canceled mid-flight.
+        Duration deadline = c % 3 == 0 ? Duration.ofMillis(1 + round) : Duration.ofSeconds(60);
+        batches.add(p.a().submit(List.of(TransferRequest.write(p.local(), c * CHUNK, p.seg(),
+            p.remote().address() + c * CHUNK, CHUNK)),
+            new TransferOptions().setDeadline(deadline)));
+      }
+      batches.get(1).cancel();
+      if (round == 1) {
+        p.softA().faults().portDown("fcd2", 1);
+      }
+      if (round >= 2) {
+        killOneQp(p.b(), p.softB(), "fdd" + round % 4);
+      }
+      if (round == 4) {
+        p.softA().faults().portUp("fcd2", 1);
+      }
+      for (TransferBatch batch : batches) {
+        Await.result(batch.result(), WAIT);
+      }
+      // Abandoned slices end when their owner drops or completes them, after their batch settled.
+      Await.untilEquals("no rail backlog after round " + round, WAIT, 0L, p.a()::railBacklogBytes);
+    }
   }
 
   /** Forces one live QP of a device into ERR (QP_FATAL). */

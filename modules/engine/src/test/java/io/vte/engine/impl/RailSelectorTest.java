@@ -13,6 +13,7 @@ import io.vte.handshake.proto.BufferDesc;
 import io.vte.handshake.proto.DeviceDesc;
 import io.vte.handshake.proto.SegmentDescriptor;
 import io.vte.verbs.WcStatus;
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -25,6 +26,7 @@ class RailSelectorTest {
 
   private static final VteException CAUSE = new VteException(ErrorCode.PEER_UNREACHABLE, "peer gone");
   private static final long HOLD_DOWN = 2_000_000_000L;
+  private static final int SLICE = 64 << 10;
   private final AtomicLong clock = new AtomicLong(5_000_000_000L);
   private final RailSelector selector = new RailSelector(List.of("l0", "l1"), 3, HOLD_DOWN, HOLD_DOWN, clock::get);
 
@@ -44,27 +46,122 @@ class RailSelectorTest {
     Map<Rail, Integer> picks = new HashMap<>();
     Set<Integer> locals = new HashSet<>();
     for (int i = 0; i < 400; i++) {
-      Rail r = rails.select(0, null);
+      Rail r = pick(rails, null);
       picks.merge(r, 1, Integer::sum);
       locals.add(r.localDeviceIndex());
     }
     assertEquals(4, picks.size(), "2 local x 2 peer devices: " + picks);
     picks.values().forEach(n -> assertEquals(100, n));
     assertEquals(Set.of(0, 1), locals);
-    Rail a = rails.select(0, null);
-    Rail b = rails.select(0, null);
+    Rail a = pick(rails, null);
+    Rail b = pick(rails, null);
     assertNotEquals(a.localDeviceIndex(), b.localDeviceIndex(), "consecutive picks alternate local devices");
+  }
+
+  @Test
+  void railWhoseCompletionsAreSlowGetsFewerSlices() {
+    RailSelector.PeerRails rails = selector.railsFor(segment(true));
+    Rail slow = railTo(rails, 0, "r0");
+    Rail fast = railTo(rails, 1, "r0");
+    Map<Rail, Integer> got = drain(rails, Map.of(slow, SLICE / 4, fast, SLICE), 8, 20_000);
+    double share = got.get(slow) / (double) (got.get(slow) + got.get(fast));
+    // Drain rates 1:4, so its fair share is 1/5; round-robin would give it 1/2.
+    assertTrue(share > 0.12 && share < 0.3, "slow rail's share " + share + " of " + got);
+    assertEquals(0, selector.outstandingBytes(), "every slice released");
+  }
+
+  @Test
+  void equalRailsGetAnEvenShare() {
+    RailSelector.PeerRails rails = selector.railsFor(segment(true, true));
+    Map<Rail, Integer> rates = new HashMap<>();
+    for (int local = 0; local < 2; local++) {
+      for (String peer : List.of("r0", "r1")) {
+        rates.put(railTo(rails, local, peer), SLICE / 2);
+      }
+    }
+    Map<Rail, Integer> got = drain(rails, rates, 16, 20_000);
+    int total = got.values().stream().mapToInt(Integer::intValue).sum();
+    for (Map.Entry<Rail, Integer> e : got.entrySet()) {
+      double share = e.getValue() / (double) total;
+      assertTrue(share > 0.2 && share < 0.3, e.getKey() + " got " + share + " of " + got);
+    }
+    assertEquals(0, selector.outstandingBytes(), "every slice released");
+  }
+
+  @Test
+  void heldDownRailGetsNoSlicesThoughItsBacklogIsLeast() {
+    RailSelector.PeerRails rails = selector.railsFor(segment(true));
+    Rail held = railTo(rails, 0, "r0");
+    Rail other = railTo(rails, 1, "r0");
+    drain(rails, Map.of(held, SLICE, other, SLICE), 8, 1_000);
+    rails.onFailure(held, SliceStatus.RAIL_DOWN, CAUSE);
+    Map<Rail, Integer> got = drain(rails, Map.of(held, SLICE, other, SLICE), 8, 1_000);
+    assertEquals(0, got.getOrDefault(held, 0), "held down: " + got);
+    assertTrue(got.get(other) > 500, "the other rail carries it all: " + got);
+    assertEquals(0, selector.outstandingBytes(), "every slice released");
+  }
+
+  @Test
+  void outstandingBytesFollowSelectAndRelease() {
+    RailSelector.PeerRails rails = selector.railsFor(segment(true));
+    Rail a = rails.select(0, null, SLICE);
+    Rail b = rails.select(0, null, 100);
+    assertNotEquals(a, b, "the second slice goes to the idle rail");
+    assertEquals(SLICE + 100, selector.outstandingBytes());
+    Rail c = rails.select(0, null, 10);
+    assertEquals(b, c, "the rail with the smaller backlog");
+    rails.release(a, SLICE, true);
+    rails.release(b, 100, false);
+    rails.release(c, 10, true);
+    assertEquals(0, selector.outstandingBytes());
+  }
+
+  /**
+   * Runs a closed loop on the fake clock: {@code inFlight} slices at all times, each rail completing its slices in
+   * order at {@code rates} bytes per 100 µs tick; ended slices are released and replaced by new selections.
+   *
+   * @return slices selected per rail; every slice has ended when it returns
+   */
+  private Map<Rail, Integer> drain(RailSelector.PeerRails rails, Map<Rail, Integer> rates, int inFlight, int ticks) {
+    Map<Rail, ArrayDeque<Integer>> queues = new HashMap<>();
+    Map<Rail, Long> budget = new HashMap<>();
+    Map<Rail, Integer> got = new HashMap<>();
+    rates.keySet().forEach(r -> {
+      queues.put(r, new ArrayDeque<>());
+      budget.put(r, 0L);
+    });
+    int queued = 0;
+    for (int t = 0; t <= ticks; t++) {
+      boolean last = t == ticks;
+      for (int i = queued; i < inFlight && !last; i++, queued++) {
+        Rail r = rails.select(0, null, SLICE);
+        queues.get(r).add(SLICE);
+        got.merge(r, 1, Integer::sum);
+      }
+      clock.addAndGet(100_000);
+      for (Rail r : rates.keySet()) {
+        ArrayDeque<Integer> q = queues.get(r);
+        long left = q.isEmpty() ? 0 : budget.get(r) + rates.get(r);
+        while (!q.isEmpty() && (last || q.peek() <= left)) {
+          left -= q.peek();
+          rails.release(r, q.poll(), true);
+          queued--;
+        }
+        budget.put(r, Math.max(0, left));
+      }
+    }
+    return got;
   }
 
   @Test
   void avoidedRailIsUsedOnlyWhenItIsTheLastOne() {
     RailSelector.PeerRails rails = selector.railsFor(segment(true));
-    Rail first = rails.select(0, null);
+    Rail first = pick(rails, null);
     for (int i = 0; i < 10; i++) {
-      assertNotEquals(first, rails.select(0, first));
+      assertNotEquals(first, pick(rails, first));
     }
     selector.setLocalPortUp(1 - first.localDeviceIndex(), false);
-    assertEquals(first, rails.select(0, first), "the only usable rail is returned even when avoided");
+    assertEquals(first, pick(rails, first), "the only usable rail is returned even when avoided");
   }
 
   @Test
@@ -72,26 +169,26 @@ class RailSelectorTest {
     RailSelector.PeerRails rails = selector.railsFor(segment(true, true));
     selector.setLocalPortUp(0, false);
     for (int i = 0; i < 50; i++) {
-      assertEquals(1, rails.select(0, null).localDeviceIndex());
+      assertEquals(1, pick(rails, null).localDeviceIndex());
     }
     selector.setLocalPortUp(1, false);
-    assertNull(rails.select(0, null));
+    assertNull(pick(rails, null));
     selector.setLocalPortUp(0, true);
-    assertEquals(0, rails.select(0, null).localDeviceIndex());
+    assertEquals(0, pick(rails, null).localDeviceIndex());
   }
 
   @Test
   void inactivePeerDeviceIsSkipped() {
     RailSelector.PeerRails rails = selector.railsFor(segment(false, true));
     for (int i = 0; i < 50; i++) {
-      assertEquals("r1", rails.select(0, null).peerDeviceName());
+      assertEquals("r1", pick(rails, null).peerDeviceName());
     }
   }
 
   @Test
   void repeatedErrorsPauseARailUntilHoldDownThenOneProbeFailureRepausesIt() {
     RailSelector.PeerRails rails = selector.railsFor(segment(true));
-    Rail bad = rails.select(0, null);
+    Rail bad = pick(rails, null);
     int err = WcStatus.GENERAL_ERR.code();
     rails.onFailure(bad, err, CAUSE);
     rails.onFailure(bad, err, CAUSE);
@@ -121,7 +218,7 @@ class RailSelectorTest {
     Rail bad = railTo(rails, 0, "r1");
     rails.onFailure(bad, WcStatus.RETRY_EXC_ERR.code(), CAUSE);
     for (int i = 0; i < 60; i++) {
-      Rail r = rails.select(0, bad);
+      Rail r = pick(rails, bad);
       assertNotEquals("r1", r.peerDeviceName(), "no rail from any local device leads to the dead r1: " + r);
     }
     assertSame(CAUSE, rails.pausedCause());
@@ -154,7 +251,7 @@ class RailSelectorTest {
     selector.setLocalPortUp(0, false);
     rails.onFailure(rail, WcStatus.RETRY_EXC_ERR.code(), CAUSE);
     for (int i = 0; i < 40; i++) {
-      assertEquals(1, rails.select(0, null).localDeviceIndex(), "local device 0 is down");
+      assertEquals(1, pick(rails, null).localDeviceIndex(), "local device 0 is down");
     }
     assertEquals(20, count(rails, "r0", 40), "r0 is not held down: the local port was to blame");
     selector.setLocalPortUp(0, true);
@@ -178,19 +275,19 @@ class RailSelectorTest {
   void aRailProbedBecauseNothingElseWasLeftIsGivenUpAfterRepeatedFailures() {
     RailSelector.PeerRails rails = selector.railsFor(segment(true));
     selector.setLocalPortUp(1, false);
-    Rail only = rails.select(0, null);
+    Rail only = pick(rails, null);
     for (int i = 0; i < 3; i++) {
-      assertEquals(only, rails.select(0, only), "attempt " + i);
+      assertEquals(only, pick(rails, only), "attempt " + i);
       rails.onFailure(only, WcStatus.RETRY_EXC_ERR.code(), CAUSE);
     }
-    assertNull(rails.select(0, null), "every rail is held down by its own failures: no rail");
+    assertNull(pick(rails, null), "every rail is held down by its own failures: no rail");
     assertSame(CAUSE, rails.pausedCause());
   }
 
   @Test
   void nonPenalizingFailuresDoNotPauseAndRailDownPausesAtOnce() {
     RailSelector.PeerRails rails = selector.railsFor(segment(true));
-    Rail r = rails.select(0, null);
+    Rail r = pick(rails, null);
     for (int i = 0; i < 10; i++) {
       rails.onFailure(r, SliceStatus.ENDPOINT_RETIRED, CAUSE);
       rails.onFailure(r, WcStatus.REM_ACCESS_ERR.code(), CAUSE);
@@ -205,14 +302,14 @@ class RailSelectorTest {
     PeerSegment v1 = segment(true);
     RailSelector.PeerRails rails = selector.railsFor(v1);
     assertSame(rails, selector.railsFor(v1));
-    Rail bad = rails.select(0, null);
+    Rail bad = pick(rails, null);
     for (int i = 0; i < 3; i++) {
       rails.onFailure(bad, SliceStatus.HANDSHAKE_FAILED, CAUSE);
     }
     RailSelector.PeerRails fresh = selector.railsFor(segment(true));
-    assertNotNull(fresh.select(0, null));
+    assertNotNull(pick(fresh, null));
     for (int i = 0; i < 20; i++) {
-      assertNotEquals(bad, fresh.select(0, null));
+      assertNotEquals(bad, pick(fresh, null));
     }
   }
 
@@ -222,7 +319,7 @@ class RailSelectorTest {
   private int count(RailSelector.PeerRails rails, Rail rail, int n) {
     int c = 0;
     for (int i = 0; i < n; i++) {
-      if (rail.equals(rails.select(0, null))) {
+      if (rail.equals(pick(rails, null))) {
         c++;
       }
     }
@@ -233,7 +330,7 @@ class RailSelectorTest {
   private int count(RailSelector.PeerRails rails, String peer, int n) {
     int c = 0;
     for (int i = 0; i < n; i++) {
-      Rail r = rails.select(0, null);
+      Rail r = pick(rails, null);
       if (r != null && r.peerDeviceName().equals(peer)) {
         c++;
         lastPick = r;
@@ -244,7 +341,7 @@ class RailSelectorTest {
 
   private static Rail railTo(RailSelector.PeerRails rails, int local, String peer) {
     for (int i = 0; i < 100; i++) {
-      Rail r = rails.select(0, null);
+      Rail r = pick(rails, null);
       if (r.localDeviceIndex() == local && r.peerDeviceName().equals(peer)) {
         return r;
       }
@@ -255,11 +352,20 @@ class RailSelectorTest {
   private static Set<Rail> picks(RailSelector.PeerRails rails) {
     Set<Rail> out = new HashSet<>();
     for (int i = 0; i < 20; i++) {
-      Rail r = rails.select(0, null);
+      Rail r = pick(rails, null);
       if (r != null) {
         out.add(r);
       }
     }
     return out;
+  }
+
+  /** Selects a rail for one slice that ends at once without moving bytes (the rail's backlog stays 0). */
+  private static Rail pick(RailSelector.PeerRails rails, Rail avoid) {
+    Rail r = rails.select(0, avoid, SLICE);
+    if (r != null) {
+      rails.release(r, SLICE, false);
+    }
+    return r;
   }
 }
