@@ -103,8 +103,9 @@ public final class NodeMain {
       engine.contexts().forEach(c -> devicePorts.add(c.portAttributes().lid()));
       // Ready means answering: the first GetSegment a fresh JVM serves runs cold code and, on a loaded machine, took
       // longer than a peer's 5 s handshake deadline; asking itself first warms that path up.
+      // (By its segment name: with etcd metadata the segment is found by name, not by server name.)
       Await.until("node " + e + " answers its own GetSegment", WAIT,
-          () -> Await.result(engine.openSegment(engine.serverName()).map(true).otherwise(false), WAIT));
+          () -> Await.result(engine.openSegment(engine.segmentName()).map(true).otherwise(false), WAIT));
       print(new JsonObject().put("event", "ready").put("engine", e).put("server", engine.serverName())
           .put("address", buffer.address()).put("length", buffer.length()).put("devicePorts", devicePorts)
           .put("pid", ProcessHandle.current().pid()));
