@@ -20,7 +20,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * README.md's "Across hosts" recipe (issue 11 item 5), run as printed: its {@code ./vte} commands are read from
@@ -33,8 +32,9 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * harness's hosts also have a management NIC on a network apart from the rails, which the default choice takes
  * as one more device; so the recipe runs with the management NICs down (each host: 2 rail NICs, reaching the
  * other's through the spine) and etcd in the fabric namespace on the spine's rail-0 address (198.18.0.254; the
- * README's example has it at 198.18.0.10). With the management NICs up the recipe fails today
- * ({@link #withAManagementNetworkTheDefaultDevicesStillMoveVerifiedData}, a known gap).
+ * README's example has it at 198.18.0.10). With the management NICs up the recipe works too
+ * ({@link #withAManagementNetworkTheDefaultDevicesStillMoveVerifiedData}): each device prefers the peer's devices
+ * of its own subnet ({@code RailAffinity}).
  * {@code ./vte devices} shows the choice on a host.
  *
  * <p>The test adds to the printed commands only what makes a run short and parseable on a busy machine: the
@@ -151,14 +151,11 @@ class CrossHostRecipeTest {
 
   /**
    * The same p2p recipe with the management NICs up: each host's default devices include its management NIC, on
-   * a network the peer's rail NICs do not reach. Runs only with {@code -Dvte.it.knownGaps=true}: the engine keeps
-   * retrying slices on such paths (connects that never complete, TRANSFER_FAILED after 5 attempts on one path,
-   * measured: an initiator that did not finish within 2 minutes, and one WRITE run with 1 failed, 0.001 GiB/s).
+   * a network the peer's rail NICs do not reach (from a rail address it is unreachable, from the management
+   * address a rail address never answers). Each device sends only to the peer devices of its subnet, so no slice
+   * takes such a path. Before that rule a WRITE run stalled 15 s (two QP failure times) and did not finish.
    */
   @Test
-  @EnabledIfSystemProperty(named = "vte.it.knownGaps", matches = "true", disabledReason = "known gap: the default "
-      + "devices take a management NIC that cannot reach the peer's rail NICs, and the engine keeps sending slices "
-      + "over those paths; run with -Dvte.it.knownGaps=true")
   void withAManagementNetworkTheDefaultDevicesStillMoveVerifiedData() throws Exception {
     management(true);
     try {

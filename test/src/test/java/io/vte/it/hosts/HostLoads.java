@@ -87,7 +87,7 @@ final class HostLoads {
    * @param targets every target of the scenario
    * @param receivers each target's node, in order
    * @param receiverEngines each target's engine index, in order
-   * @param paths per target: sender devices x receiver devices
+   * @param paths per target: the rails the sender uses, one per NIC (each NIC sends to the peer NIC of its subnet)
    * @return endpoint counts after the warm-up: the sender's, then each receiver's
    */
   static long[] warmUp(NodeProcess sender, int engine, List<JsonObject> targets, List<NodeProcess> receivers,

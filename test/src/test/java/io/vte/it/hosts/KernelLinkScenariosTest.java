@@ -120,7 +120,7 @@ class KernelLinkScenariosTest {
   private List<String> nicDownAndUp(String name, int faultHost, int attempt) throws Exception {
     JsonObject target = HostLoads.target(receiver, 0, CHUNK);
     long[] baseline = HostLoads.warmUp(sender, 0, List.of(target), List.of(receiver), List.of(0),
-        (long) RAILS * RAILS);
+        RAILS);
     // The faulted NIC's payload: what the sender's NIC 0 sends, or what the receiver's NIC 0 receives.
     JsonObject watch = faultHost == 0 ? HostLoads.watch("nic0", sender, hosts.host(0).nics().get(0).iface(), "tx")
         : HostLoads.watch("nic0", receiver, hosts.host(1).nics().get(0).iface(), "rx");
@@ -245,7 +245,7 @@ class KernelLinkScenariosTest {
           alone[i] = shapedThroughput(1 + i, 1, Duration.ofSeconds(4));
           sum += alone[i];
         }
-        double together = shapedThroughput(0, (long) RAILS * RAILS, Duration.ofSeconds(6));
+        double together = shapedThroughput(0, RAILS, Duration.ofSeconds(6));
         double ratio = together / sum;
         StringBuilder each = new StringBuilder();
         for (double a : alone) {

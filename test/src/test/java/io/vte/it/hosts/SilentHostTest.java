@@ -76,7 +76,7 @@ class SilentHostTest {
     JsonObject toLive = HostLoads.target(live, 0, CHUNK);
     JsonObject toSilent = HostLoads.target(nodes.get(2), 0, CHUNK);
     HostLoads.warmUp(sender, 0, List.of(toLive, toSilent), List.of(live, nodes.get(2)), List.of(0, 0),
-        (long) RAILS * RAILS);
+        RAILS);
     RemoteLoad alone = RemoteLoad.of(HostLoads.run(sender, 0, Duration.ofSeconds(6), DEADLINE, List.of(toLive),
         List.of(), List.of())).get(0);
     assertEquals(0, alone.failures(), "writes to host 1 alone: " + alone.failureDetails());

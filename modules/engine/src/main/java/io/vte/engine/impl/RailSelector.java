@@ -2,6 +2,8 @@ package io.vte.engine.impl;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.verbs.Gid;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,7 +24,10 @@ import java.util.function.LongSupplier;
  * start from, so that no other slice waits out a QP timeout on the same dead device; a local port that is
  * down takes every rail of the local device out at once ({@link #setLocalPortUp}) and is not blamed on the
  * peer. A hold-down ends with a single probe. A device the newest descriptor of the peer (by version) describes
- * as down is held down too, for the rails of every handle of that peer. Thread-safe, lock-free.
+ * as down is held down too, for the rails of every handle of that peer. Rails between devices wired to each
+ * other ({@link RailAffinity}: the same subnet) are preferred; the others carry slices only while no preferred
+ * rail is usable, so that a path the fabric never carries (a management NIC, a rail no router joins) gets no
+ * slice while a wired one works. Thread-safe, lock-free.
  */
 public final class RailSelector {
 
@@ -35,6 +40,7 @@ public final class RailSelector {
   private final long holdDownNanos;
   private final long probeWindowNanos;
   private final LongSupplier clock;
+  private final RailAffinity affinity;
   private final Map<Rail, RailHealth> health = new ConcurrentHashMap<>();
   private final Map<Rail, RailLoad> loads = new ConcurrentHashMap<>();
   private final Map<String, RailHealth> peerDevices = new ConcurrentHashMap<>();
@@ -51,6 +57,20 @@ public final class RailSelector {
    */
   public RailSelector(List<String> localDevices, int failuresToPause, long holdDownNanos, long probeWindowNanos,
       LongSupplier clock) {
+    this(localDevices, failuresToPause, holdDownNanos, probeWindowNanos, clock, RailAffinity.NONE);
+  }
+
+  /**
+   * @param localDevices local device names, by index
+   * @param failuresToPause consecutive penalizing failures that hold a rail down
+   * @param holdDownNanos how long a held-down rail or peer device stays held down
+   * @param probeWindowNanos how long a probe may take before the next selection may probe again
+   * @param clock nanosecond clock
+   * @param affinity which peer devices each local device is wired to
+   */
+  public RailSelector(List<String> localDevices, int failuresToPause, long holdDownNanos, long probeWindowNanos,
+      LongSupplier clock, RailAffinity affinity) {
+    this.affinity = affinity;
     this.localDevices = List.copyOf(localDevices);
     this.localPortDown = new AtomicIntegerArray(localDevices.size());
     this.failuresToPause = Math.max(1, failuresToPause);
@@ -106,6 +126,8 @@ public final class RailSelector {
     private final RailHealth[] railHealth;
     private final RailHealth[] deviceHealth;
     private final RailLoad[] load;
+    private final boolean[] preferred;
+    private final boolean anyOther;
     private final AtomicInteger cursor = new AtomicInteger();
 
     private PeerRails(PeerSegment segment) {
@@ -117,6 +139,9 @@ public final class RailSelector {
       railHealth = new RailHealth[n];
       deviceHealth = new RailHealth[n];
       load = new RailLoad[n];
+      preferred = new boolean[n];
+      boolean[][] wired = wiring(segment);
+      boolean other = false;
       // Interleave local devices so consecutive picks change both ends of the rail.
       for (int k = 0; k < n; k++) {
         int local = k % localDevices.size();
@@ -126,7 +151,25 @@ public final class RailSelector {
         railHealth[k] = health.computeIfAbsent(rails[k], r -> new RailHealth());
         deviceHealth[k] = peerDevices.computeIfAbsent(rails[k].peerNicPath(), p -> new RailHealth());
         load[k] = loads.computeIfAbsent(rails[k], r -> new RailLoad(RATE_WINDOW_NANOS));
+        preferred[k] = wired[local][peer];
+        other |= !preferred[k];
       }
+      anyOther = other;
+    }
+
+    /** @return for each local device, the peer devices it prefers */
+    private boolean[][] wiring(PeerSegment segment) {
+      List<Gid> peerGids = new ArrayList<>(segment.devices().size());
+      for (int p = 0; p < segment.devices().size(); p++) {
+        byte[] gid = segment.descriptor().getDevicesCount() > p
+            ? segment.descriptor().getDevices(p).getGid().toByteArray() : new byte[0];
+        peerGids.add(gid.length == 16 ? Gid.fromBytes(gid) : Gid.ZERO);
+      }
+      boolean[][] wired = new boolean[localDevices.size()][];
+      for (int l = 0; l < wired.length; l++) {
+        wired[l] = affinity.preferred(l, peerGids);
+      }
+      return wired;
     }
 
     /**
@@ -177,7 +220,10 @@ public final class RailSelector {
       int start = Math.floorMod(cursor.getAndIncrement(), n);
       // A rail can be held down between the look and the claim; each such loss takes one rail out, so n passes.
       for (int pass = 0; pass < n; pass++) {
-        int k = pick(bufferIndex, avoid, length, start, now);
+        int k = pick(bufferIndex, avoid, length, start, now, anyOther);
+        if (k < 0 && anyOther) {
+          k = pick(bufferIndex, avoid, length, start, now, false);
+        }
         if (k < 0) {
           break;
         }
@@ -186,7 +232,10 @@ public final class RailSelector {
           return rails[k];
         }
       }
-      Rail rail = heldLongest(bufferIndex, now);
+      Rail rail = heldLongest(bufferIndex, now, anyOther);
+      if (rail == null && anyOther) {
+        rail = heldLongest(bufferIndex, now, false);
+      }
       if (rail != null) {
         load[indexOf(rail)].acquire(length, now);
       }
@@ -194,10 +243,11 @@ public final class RailSelector {
     }
 
     /**
+     * @param preferredOnly look at preferred rails only
      * @return the rail to claim: a usable rail past its hold-down (the probe), else the one with the least expected
      *     finish time, else {@code avoid} when usable; -1 when none is usable
      */
-    private int pick(int bufferIndex, Rail avoid, int length, int start, long now) {
+    private int pick(int bufferIndex, Rail avoid, int length, int start, long now, boolean preferredOnly) {
       int n = rails.length;
       double fastest = 0;
       for (int k = 0; k < n; k++) {
@@ -211,7 +261,8 @@ public final class RailSelector {
       double bestFinish = 0;
       for (int i = 0; i < n; i++) {
         int k = (start + i) % n;
-        if (!eligible(k, bufferIndex) || !railHealth[k].isUsable(now) || !deviceHealth[k].isUsable(now)) {
+        if ((preferredOnly && !preferred[k]) || !eligible(k, bufferIndex) || !railHealth[k].isUsable(now)
+            || !deviceHealth[k].isUsable(now)) {
           continue;
         }
         if (rails[k] == avoid) {
@@ -236,10 +287,10 @@ public final class RailSelector {
     }
 
     /** The eligible rail whose peer device has been held down longest, when only device hold-downs are left. */
-    private Rail heldLongest(int bufferIndex, long now) {
+    private Rail heldLongest(int bufferIndex, long now, boolean preferredOnly) {
       int best = -1;
       for (int k = 0; k < rails.length; k++) {
-        if (eligible(k, bufferIndex) && railHealth[k].isUsable(now) && deviceHealth[k].isHeld()
+        if ((!preferredOnly || preferred[k]) && eligible(k, bufferIndex) && railHealth[k].isUsable(now) && deviceHealth[k].isHeld()
             && (best < 0 || deviceHealth[k].lastFailureAt() - deviceHealth[best].lastFailureAt() < 0)) {
           best = k;
         }

@@ -41,6 +41,7 @@ import io.vte.metadata.MetadataStore;
 import io.vte.metadata.MetadataStores;
 import io.vte.metadata.StartDeadline;
 import io.vte.verbs.DirectMemory;
+import io.vte.verbs.Gid;
 import io.vte.verbs.MemoryRegion;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsException;
@@ -131,9 +132,12 @@ public final class TransferEngineImpl implements TransferEngine {
             server = s;
             return openContexts(ProviderConfig.deviceNames(options), 0);
           })
-          .compose(v -> startMetadata())
+          .compose(v -> vertx.executeBlocking(this::localAffinity, false))
+          .compose(affinity -> startMetadata().map(startDeadline -> {
+            wireDataPath(affinity);
+            return startDeadline;
+          }))
           .compose(startDeadline -> {
-            wireDataPath();
             // like the store's start, the first publish waits for a slow backend within the start deadline
             return startDeadline.retry("first publish of segment '" + segmentName() + "'",
                 left -> metadata.publish(descriptor.build()));
@@ -259,7 +263,14 @@ public final class TransferEngineImpl implements TransferEngine {
     return mo;
   }
 
-  private void wireDataPath() {
+  /** Which peer devices each local device is wired to: reads the host's interfaces, so on a worker. */
+  private RailAffinity localAffinity() {
+    List<Gid> gids = new ArrayList<>(contexts.size());
+    contexts.forEach(c -> gids.add(c.portAttributes().gid()));
+    return RailAffinity.ofLocalGids(gids);
+  }
+
+  private void wireDataPath(RailAffinity affinity) {
     List<String> names = new ArrayList<>();
     contexts.forEach(c -> names.add(c.deviceName()));
     memory = new MemoryRegistry(new ContextMemory(), this::descriptorChanged);
@@ -269,7 +280,7 @@ public final class TransferEngineImpl implements TransferEngine {
     metadata.setInvalidationHandler(segments::invalidate);
     long holdDown = options.getRailHoldDown().toNanos();
     rails = new RailSelector(names, 3, holdDown, Math.max(holdDown, qpFailureTime(options).toNanos()),
-        System::nanoTime);
+        System::nanoTime, affinity);
     submitter = new TransferSubmitter(vertx, memory, segments, rails, new TransferTracker.Services(
         new Slicer(options.getSliceSize()), new OwnerRouter(contexts), options.getRetryCount(), counters,
         seg -> segments.invalidate(seg.name()), new PeerDeviceStates(segments, rails)));

@@ -7,12 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.proto.BufferDesc;
 import io.vte.handshake.proto.DeviceDesc;
 import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.verbs.Gid;
 import io.vte.verbs.WcStatus;
+import java.net.InetAddress;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -347,6 +350,33 @@ class RailSelectorTest {
       }
     }
     throw new AssertionError("no rail l" + local + "->" + peer);
+  }
+
+  private static PeerSegment segmentAt(String... addresses) throws Exception {
+    SegmentDescriptor.Builder d = SegmentDescriptor.newBuilder().setName("p").setServerName("p:1");
+    BufferDesc.Builder b = BufferDesc.newBuilder().setAddress(4096).setLength(4096);
+    for (int i = 0; i < addresses.length; i++) {
+      byte[] gid = Gid.fromInetAddress(InetAddress.getByName(addresses[i])).toBytes();
+      d.addDevices(DeviceDesc.newBuilder().setName("r" + i).setActive(true).setGid(ByteString.copyFrom(gid)));
+      b.addRkeys(70 + i);
+    }
+    return new PeerSegment("p", d.addBuffers(b).build());
+  }
+
+  @Test
+  void wiredRailsCarryEverySliceAndTheOthersOnlyWhileNoWiredOneIsUsable() throws Exception {
+    RailSelector wired = new RailSelector(List.of("l0", "l1"), 3, HOLD_DOWN, HOLD_DOWN, clock::get,
+        RailAffinity.ofSubnets(List.of("198.18.0.1/24", "198.19.0.1/24")));
+    RailSelector.PeerRails rails = wired.railsFor(segmentAt("198.18.0.2", "198.19.0.2"));
+    Rail l0r0 = railTo(rails, 0, "r0");
+    Rail l1r1 = railTo(rails, 1, "r1");
+    assertEquals(Set.of(l0r0, l1r1), picks(rails), "each local device to the peer device of its subnet");
+    wired.setLocalPortUp(0, false);
+    assertEquals(Set.of(l1r1), picks(rails), "l0's port is down: l1's wired rail alone, not l1 -> r0");
+    rails.onFailure(l1r1, SliceStatus.RAIL_DOWN, CAUSE);
+    assertEquals(Set.of(railTo(rails, 1, "r0")), picks(rails), "no wired rail usable: the other rail of l1");
+    wired.setLocalPortUp(0, true);
+    assertEquals(Set.of(l0r0), picks(rails), "a wired rail is usable again: the others get nothing");
   }
 
   private static Set<Rail> picks(RailSelector.PeerRails rails) {
