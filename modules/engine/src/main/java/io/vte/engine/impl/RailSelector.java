@@ -2,6 +2,7 @@ package io.vte.engine.impl;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.handshake.NicPath;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,7 +38,7 @@ public final class RailSelector {
   private final LongSupplier clock;
   private final Map<Rail, RailHealth> health = new ConcurrentHashMap<>();
   private final Map<Rail, RailLoad> loads = new ConcurrentHashMap<>();
-  private final Map<String, RailHealth> peerDevices = new ConcurrentHashMap<>();
+  private final Map<NicPath, RailHealth> peerDevices = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> peerVersion = new ConcurrentHashMap<>();
   private final Map<String, PeerRails> peers = new ConcurrentHashMap<>();
 

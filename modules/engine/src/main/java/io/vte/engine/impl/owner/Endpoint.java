@@ -1,6 +1,7 @@
 package io.vte.engine.impl.owner;
 
 import io.vte.engine.impl.Slice;
+import io.vte.handshake.NicPath;
 import io.vte.verbs.QueuePair;
 import java.util.ArrayDeque;
 
@@ -10,7 +11,8 @@ import java.util.ArrayDeque;
  */
 final class Endpoint {
 
-  final String path;
+  /** The peer NIC path: the endpoint's key in its owner's store. */
+  final NicPath path;
   final QueuePair[] qps;
   final int[] psns;
   final int[] qpOutstanding;
@@ -25,13 +27,11 @@ final class Endpoint {
   long handshakeDeadlineNanos;
   /** When an active endpoint told SIMULTANEOUS_OPEN sends its request again; 0 when not waiting. */
   long reaskAtNanos;
-  /** Server name the active handshake goes to; null for an endpoint connected passively. */
-  String peerServerName;
   long flushDeadlineNanos;
   int retireStatus;
   Throwable retireCause;
 
-  Endpoint(String path, long generation, QueuePair[] qps, int[] psns) {
+  Endpoint(NicPath path, long generation, QueuePair[] qps, int[] psns) {
     this.path = path;
     this.generation = generation;
     this.qps = qps;

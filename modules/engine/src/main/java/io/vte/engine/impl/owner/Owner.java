@@ -5,9 +5,9 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.engine.impl.Rail;
 import io.vte.engine.impl.Slice;
 import io.vte.engine.impl.SliceStatus;
+import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
@@ -49,7 +49,6 @@ final class Owner {
   /** Store-key suffix of the passive side of a connection of this NIC to itself. */
   static final String LOOPBACK_SUFFIX = "#loopback";
 
-  private static final int PATH_MEMO_LIMIT = 4096;
   /**
    * Fraction of the handshake deadline an endpoint told SIMULTANEOUS_OPEN waits for the peer's own request
    * before asking again: the peer's attempt may already have failed (its port went down, or we refused it
@@ -59,19 +58,20 @@ final class Owner {
 
   private final int index;
   private final OwnerConfig config;
-  private final String localNicPath;
+  private final NicPath localNicPath;
+  /** Store key of the passive side of a connection of this NIC to itself (the active side has the path). */
+  private final NicPath loopbackKey;
   private final ProtectionDomain pd;
   private final CompletionQueue cq;
   private final HandshakeChannel channel;
   private final NanoClock clock;
   private final OwnerProxy proxy;
   private final ConnectMessages messages;
-  private final Map<Integer, Owner> qpOwners;
+  private final OwnerDirectory directory;
   private final OwnerMetrics metrics = new OwnerMetrics();
 
   private final EndpointStore store;
   private final Map<Integer, Endpoint> endpointsByQp = new HashMap<>();
-  private final Map<Rail, String> pathMemo = new HashMap<>();
   private final ArrayDeque<Endpoint> ready = new ArrayDeque<>();
   private final List<Endpoint> connecting = new ArrayList<>();
   private final List<Endpoint> retiring = new ArrayList<>();
@@ -99,20 +99,21 @@ final class Owner {
    * @param channel sends active handshakes
    * @param clock monotonic clock (fake in tests)
    * @param proxy this owner's command queue
-   * @param qpOwners context-wide QP number -> owner map, maintained here for QP async events
+   * @param directory the context's owner directory, told of this owner's QPs (for QP async events)
    */
-  Owner(int index, OwnerConfig config, String localNicPath, VerbsContext device, ProtectionDomain pd,
+  Owner(int index, OwnerConfig config, NicPath localNicPath, VerbsContext device, ProtectionDomain pd,
       CompletionQueue cq, HandshakeChannel channel, NanoClock clock, OwnerProxy proxy,
-      Map<Integer, Owner> qpOwners) {
+      OwnerDirectory directory) {
     this.index = index;
     this.config = config;
     this.localNicPath = localNicPath;
+    this.loopbackKey = NicPath.of(localNicPath.server(), localNicPath.device() + LOOPBACK_SUFFIX);
     this.pd = pd;
     this.cq = cq;
     this.channel = channel;
     this.clock = clock;
     this.proxy = proxy;
-    this.qpOwners = qpOwners;
+    this.directory = directory;
     this.store = new EndpointStore(config.endpointStoreCapacity());
     this.messages = new ConnectMessages(localNicPath, device, config.port());
     this.slots = new WorkRequestSlots(cq.capacity());
@@ -182,11 +183,10 @@ final class Owner {
           (cqBroken ? "CQ of owner " + index + " is in error on " : "port down on ") + localNicPath));
       return;
     }
-    Rail rail = slice.rail();
-    String path = pathOf(rail);
+    NicPath path = slice.rail().peerNicPath();
     Endpoint ep = store.get(path);
     if (ep == null) {
-      ep = startActive(path, rail.peerServerName(), slice);
+      ep = startActive(path, slice);
       if (ep == null) {
         return;
       }
@@ -195,18 +195,6 @@ final class Owner {
     if (ep.state == EndpointState.CONNECTED) {
       markReady(ep);
     }
-  }
-
-  private String pathOf(Rail rail) {
-    String path = pathMemo.get(rail);
-    if (path == null) {
-      if (pathMemo.size() >= PATH_MEMO_LIMIT) {
-        pathMemo.clear();
-      }
-      path = rail.peerNicPath();
-      pathMemo.put(rail, path);
-    }
-    return path;
   }
 
   private void markReady(Endpoint ep) {
@@ -358,7 +346,7 @@ final class Owner {
 
   // ---------------------------------------------------------------- active handshake
 
-  private Endpoint startActive(String path, String serverName, Slice first) {
+  private Endpoint startActive(NicPath path, Slice first) {
     if (!makeRoom()) {
       complete(first, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.NO_RAIL,
           "owner " + index + " of " + localNicPath + " has " + store.size()
@@ -374,7 +362,6 @@ final class Owner {
       return null;
     }
     ep.state = EndpointState.CONNECTING;
-    ep.peerServerName = serverName;
     ep.handshakeStartNanos = clock.nanoTime();
     ep.handshakeDeadlineNanos = ep.handshakeStartNanos + config.handshakeDeadline().toNanos();
     store.put(ep);
@@ -387,15 +374,15 @@ final class Owner {
   /** Sends the connect request of {@code ep} under its current generation; the reply comes back as a command. */
   private void sendRequest(Endpoint ep) {
     ep.reaskAtNanos = 0;
-    ConnectRequest request = messages.request(ep, ep.path);
+    ConnectRequest request = messages.request(ep);
     long generation = ep.generation;
     Future<ConnectReply> reply;
     try {
-      reply = channel.connect(ep.peerServerName, request, config.handshakeDeadline());
+      reply = channel.connect(ep.path.server(), request, config.handshakeDeadline());
     } catch (RuntimeException e) {
       reply = Future.failedFuture(e);
     }
-    reply.onComplete(ar -> proxy.execute(owner -> owner.onHandshakeReply(ep, generation, ar.result(), ar.cause())));
+    reply.onComplete(ar -> proxy.handshakeReply(ep, generation, ar));
   }
 
   /**
@@ -490,8 +477,8 @@ final class Owner {
       reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, invalid));
       return;
     }
-    String peer = request.getLocalNicPath();
-    String key = peer.equals(localNicPath) ? peer + LOOPBACK_SUFFIX : peer;
+    NicPath peer = NicPath.parse(request.getLocalNicPath());
+    NicPath key = peer.equals(localNicPath) ? loopbackKey : peer;
     Endpoint existing = store.get(key);
     ArrayDeque<Slice> carried = null;
     if (existing != null) {
@@ -565,7 +552,7 @@ final class Owner {
 
   // ---------------------------------------------------------------- QPs
 
-  private Endpoint createEndpoint(String path, int qpCount) {
+  private Endpoint createEndpoint(NicPath path, int qpCount) {
     QueuePair[] qps = new QueuePair[qpCount];
     int[] psns = new int[qpCount];
     try {
@@ -585,7 +572,7 @@ final class Owner {
     Endpoint ep = new Endpoint(path, nextGeneration++, qps, psns);
     for (QueuePair qp : qps) {
       endpointsByQp.put(qp.qpNum(), ep);
-      qpOwners.put(qp.qpNum(), this);
+      directory.qpCreated(qp.qpNum(), this);
     }
     return ep;
   }
@@ -671,7 +658,7 @@ final class Owner {
   private void destroy(Endpoint ep) {
     for (QueuePair qp : ep.qps) {
       endpointsByQp.remove(qp.qpNum(), ep);
-      qpOwners.remove(qp.qpNum(), this);
+      directory.qpDestroyed(qp.qpNum(), this);
       qp.close();
     }
   }
@@ -856,9 +843,9 @@ final class Owner {
     return index;
   }
 
-  /** @return the stored endpoint for a peer NIC path, or null (tests) */
+  /** @return the stored endpoint for a peer NIC path, {@code <server>@<device>}, or null (tests) */
   Endpoint endpoint(String path) {
-    return store.get(path);
+    return store.get(NicPath.parse(path));
   }
 
   /** @return number of stored endpoints */

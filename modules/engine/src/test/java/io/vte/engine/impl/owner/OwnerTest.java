@@ -14,6 +14,7 @@ import io.vte.api.VteException;
 import io.vte.engine.impl.Slice;
 import io.vte.engine.impl.SliceStatus;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
@@ -111,21 +112,22 @@ class OwnerTest {
     assertEquals(1000, rec.count(SliceStatus.OK));
     assertEquals(0, rec.duplicates);
     assertTrue(h.device.liveQps().isEmpty(), "every retired endpoint's QPs were destroyed");
-    assertTrue(h.qpOwners.isEmpty(), "QP -> owner map emptied");
+    assertTrue(h.directory.liveQpNumbers().isEmpty(), "QP -> owner map emptied");
   }
 
   @Test
   void storeRemoveComparesIdentity() {
     EndpointStore store = new EndpointStore(8);
+    NicPath p = NicPath.of("p:1", "d0");
     for (int i = 0; i < 10_000; i++) {
-      Endpoint old = new Endpoint("p", i * 2L, new io.vte.verbs.QueuePair[0], new int[0]);
+      Endpoint old = new Endpoint(p, i * 2L, new io.vte.verbs.QueuePair[0], new int[0]);
       store.put(old);
-      assertTrue(store.remove("p", old));
-      Endpoint replacement = new Endpoint("p", i * 2L + 1, new io.vte.verbs.QueuePair[0], new int[0]);
+      assertTrue(store.remove(p, old));
+      Endpoint replacement = new Endpoint(p, i * 2L + 1, new io.vte.verbs.QueuePair[0], new int[0]);
       store.put(replacement);
-      assertFalse(store.remove("p", old), "a stale reference removed the replacement");
-      assertSame(replacement, store.get("p"));
-      assertTrue(store.remove("p", replacement));
+      assertFalse(store.remove(p, old), "a stale reference removed the replacement");
+      assertSame(replacement, store.get(p));
+      assertTrue(store.remove(p, replacement));
     }
     assertEquals(0, store.size());
   }
@@ -652,14 +654,14 @@ class OwnerTest {
     int[] counts = new int[4];
     for (int i = 0; i < 4000; i++) {
       String server = "10.0.0." + (i % 250) + ":" + (7000 + i);
-      int split = LocalContext.ownerIndex(server, "d" + (i % 3), 4);
-      assertEquals(split, LocalContext.ownerIndex(server + "@d" + (i % 3), 4));
+      int split = NicPath.of(server, "d" + (i % 3)).ownerIndex(4);
+      assertEquals(split, NicPath.parse(server + "@d" + (i % 3)).ownerIndex(4));
       counts[split]++;
     }
     for (int c : counts) {
       assertTrue(c > 700, "owners get a fair share: " + java.util.Arrays.toString(counts));
     }
-    assertEquals(LocalContext.ownerIndex("host:1@mlx5_0", 7), LocalContext.ownerIndex("host:1", "mlx5_0", 7));
+    assertEquals(NicPath.parse("host:1@mlx5_0").ownerIndex(7), NicPath.of("host:1", "mlx5_0").ownerIndex(7));
   }
 
   @Test

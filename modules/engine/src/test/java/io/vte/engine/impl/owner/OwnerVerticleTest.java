@@ -10,6 +10,7 @@ import io.vte.engine.impl.Rail;
 import io.vte.engine.impl.Slice;
 import io.vte.engine.impl.SliceStatus;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.handshake.NicPath;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.ResourceSnapshot;
@@ -91,7 +92,7 @@ class OwnerVerticleTest {
     int endpoints = 0;
     for (int d = 0; d < 4; d++) {
       String path = b.serverName() + "@r" + d;
-      int expected = LocalContext.ownerIndex(path, workers);
+      int expected = NicPath.parse(path).ownerIndex(workers);
       assertNotNull(onOwner(local.owner(expected), o -> o.endpoint(path)),
           "endpoint of " + path + " on owner " + expected);
     }
