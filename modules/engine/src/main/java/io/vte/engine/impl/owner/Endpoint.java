@@ -19,7 +19,7 @@ final class Endpoint {
   final ArrayDeque<Slice> pending = new ArrayDeque<>();
   long generation;
   long peerGeneration = -1;
-  EndpointState state = EndpointState.NEW;
+  private EndpointState state = EndpointState.NEW;
   int outstanding;
   int nextQp;
   boolean inReadyList;
@@ -37,6 +37,25 @@ final class Endpoint {
     this.qps = qps;
     this.psns = psns;
     this.qpOutstanding = new int[qps.length];
+  }
+
+  /** @return where it is in its lifecycle */
+  EndpointState state() {
+    return state;
+  }
+
+  /**
+   * The one way the state changes.
+   *
+   * @param next the new state
+   * @throws IllegalStateException naming the endpoint and both states when {@link EndpointState#canMoveTo}
+   *     forbids the move (a bug in the owner: nothing is changed)
+   */
+  void moveTo(EndpointState next) {
+    if (!state.canMoveTo(next)) {
+      throw new IllegalStateException(this + " cannot move from " + state + " to " + next);
+    }
+    state = next;
   }
 
   /** @return true when it is connected with nothing in flight and nothing queued: safe to evict */

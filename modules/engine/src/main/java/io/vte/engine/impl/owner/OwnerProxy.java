@@ -97,7 +97,7 @@ final class OwnerProxy {
 
   /** The answer (or failure) of an active handshake of {@code endpoint} sent under {@code generation}. */
   void handshakeReply(Endpoint endpoint, long generation, AsyncResult<ConnectReply> reply) {
-    execute(owner -> owner.onHandshakeReply(endpoint, generation, reply.result(), reply.cause()));
+    execute(owner -> owner.connector().onReply(endpoint, generation, reply.result(), reply.cause()));
   }
 
   /**

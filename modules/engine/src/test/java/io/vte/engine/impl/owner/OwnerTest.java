@@ -103,7 +103,7 @@ class OwnerTest {
       h.proxy.execute(o -> o.onQpFatal(oldQp));
       h.run();
       assertSame(replacement, h.owner.endpoint("b:1@d0"));
-      assertEquals(EndpointState.CONNECTED, replacement.state);
+      assertEquals(EndpointState.CONNECTED, replacement.state());
       h.device.completeAll(WcStatus.SUCCESS);
       h.run();
       h.proxy.execute(o -> o.onQpFatal(replacement.qps[0].qpNum()));
@@ -147,18 +147,18 @@ class OwnerTest {
     Slice second = h.submit(rec, "b:1", 1).get(0);
     h.run();
     Endpoint replacement = h.owner.endpoint("b:1@d0");
-    assertEquals(EndpointState.CONNECTING, replacement.state);
+    assertEquals(EndpointState.CONNECTING, replacement.state());
     // The old attempt's reply arrives late: it must not connect the replacement.
     firstCall.reply().complete(OwnerHarness.acceptAs(firstCall.request(), 1));
     h.run();
     assertEquals(1, h.owner.metrics().staleRepliesDropped());
-    assertEquals(EndpointState.CONNECTING, replacement.state);
+    assertEquals(EndpointState.CONNECTING, replacement.state());
     assertTrue(h.device.liveQps().stream().allMatch(q -> q.state == QpState.INIT));
 
     OwnerHarness.Call secondCall = h.channel.last();
     secondCall.reply().complete(OwnerHarness.acceptAs(secondCall.request(), 2));
     h.run();
-    assertEquals(EndpointState.CONNECTED, replacement.state);
+    assertEquals(EndpointState.CONNECTED, replacement.state());
     h.device.completeAll(WcStatus.SUCCESS);
     h.run();
     assertEquals(SliceStatus.OK, rec.status.get(second));
@@ -205,7 +205,7 @@ class OwnerTest {
       h.run();
       assertEquals(1, h.channel.calls.size());
       Endpoint ep = h.owner.endpoint("b:1@d0");
-      assertEquals(EndpointState.CONNECTING, ep.state);
+      assertEquals(EndpointState.CONNECTING, ep.state());
       OwnerHarness.Call first = h.channel.last();
       first.reply().complete(ConnectReply.newBuilder().setStatus(ConnectStatus.SIMULTANEOUS_OPEN)
           .setLocalNicPath("b:1@d0").setReason("b keeps its attempt").build());
@@ -219,7 +219,7 @@ class OwnerTest {
       assertEquals(1, h.owner.metrics().handshakesReasked());
       second.reply().complete(OwnerHarness.acceptAs(second.request(), 20 + round));
       h.run();
-      assertEquals(EndpointState.CONNECTED, ep.state);
+      assertEquals(EndpointState.CONNECTED, ep.state());
       h.device.completeAll(WcStatus.SUCCESS);
       h.run();
       assertEquals(8, rec.count(SliceStatus.OK), "every slice completes, none waits for the deadline");
@@ -315,8 +315,8 @@ class OwnerTest {
       }
       Endpoint l = lower.owner.endpoint("b:1@d0");
       Endpoint hi = higher.owner.endpoint("a:1@d0");
-      assertEquals(EndpointState.CONNECTED, l.state);
-      assertEquals(EndpointState.CONNECTED, hi.state);
+      assertEquals(EndpointState.CONNECTED, l.state());
+      assertEquals(EndpointState.CONNECTED, hi.state());
       assertEquals(1, lower.owner.endpointCount());
       assertEquals(1, higher.owner.endpointCount());
       assertEquals(1, lower.device.liveQps().size());
@@ -365,7 +365,7 @@ class OwnerTest {
       assertEquals(SliceStatus.HANDSHAKE_FAILED, dead.status.get(s));
     }
     assertNull(h.owner.endpoint("dead:1@d0"));
-    assertEquals(EndpointState.CONNECTED, h.owner.endpoint("live:1@d0").state);
+    assertEquals(EndpointState.CONNECTED, h.owner.endpoint("live:1@d0").state());
     assertEquals(1, h.owner.metrics().handshakesFailed());
   }
 

@@ -125,8 +125,8 @@ class OwnerVerticleTest {
       Endpoint eb = onOwner(cb.owner(0), o -> o.endpoint(a.serverName() + "@" + dev));
       assertEquals(1, ca.ownerMetrics(0).endpointsAlive(), "iteration " + i);
       assertEquals(1, cb.ownerMetrics(0).endpointsAlive(), "iteration " + i);
-      assertEquals(EndpointState.CONNECTED, ea.state);
-      assertEquals(EndpointState.CONNECTED, eb.state);
+      assertEquals(EndpointState.CONNECTED, ea.state());
+      assertEquals(EndpointState.CONNECTED, eb.state());
       assertEquals(((FakeVerbs.Qp) eb.qps[0]).qpNum, ((FakeVerbs.Qp) ea.qps[0]).peer.qpNum(), "iteration " + i);
       assertEquals(((FakeVerbs.Qp) ea.qps[0]).qpNum, ((FakeVerbs.Qp) eb.qps[0]).peer.qpNum(), "iteration " + i);
       collisions += ca.ownerMetrics(0).simultaneousOpensKept() + ca.ownerMetrics(0).simultaneousOpensYielded()
