@@ -109,9 +109,9 @@ public final class LocalContext {
     return device.deviceName();
   }
 
-  /** @return {@code <local server>@<device>} */
-  public NicPath localNicPath() {
-    return localNicPath;
+  /** @return {@code <local server>@<device>}, as the handshake messages carry it */
+  public String localNicPath() {
+    return localNicPath.toString();
   }
 
   /** @return the underlying verbs device */
