@@ -35,6 +35,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Work requests in flight are tracked in {@link WorkRequestSlots}, sized to the CQ: a slot is a
  * credit, so the owner never has more signaled work requests in flight than its CQ holds.
+ *
+ * <p>The owner posts, polls, creates and destroys QPs and retires endpoints; getting an endpoint
+ * connected (active, passive and simultaneous open) is its {@link Connector}'s job.
  */
 final class Owner {
 
