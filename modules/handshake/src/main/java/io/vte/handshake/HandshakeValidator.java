@@ -160,19 +160,9 @@ public final class HandshakeValidator {
   }
 
   private static void nicPath(ErrorCode code, String field, String path) {
-    if (path.isEmpty()) {
-      throw fail(code, field + " must not be empty");
-    }
-    maxLength(code, field, path);
-    int at = path.indexOf('@');
-    if (at <= 0 || at == path.length() - 1 || path.indexOf('@', at + 1) >= 0) {
-      throw fail(code, field + " must be server@device: '" + abbreviate(path) + "'");
-    }
-    for (int i = 0; i < path.length(); i++) {
-      char c = path.charAt(i);
-      if (c <= ' ' || c == 0x7f) {
-        throw fail(code, field + " has a control or space character at index " + i + ": '" + abbreviate(path) + "'");
-      }
+    String problem = NicPath.problem(path);
+    if (problem != null) {
+      throw fail(code, field + " " + problem);
     }
   }
 

@@ -2,6 +2,7 @@ package io.vte.engine.impl;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.handshake.NicPath;
 import io.vte.verbs.Gid;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +44,7 @@ public final class RailSelector {
   private final RailAffinity affinity;
   private final Map<Rail, RailHealth> health = new ConcurrentHashMap<>();
   private final Map<Rail, RailLoad> loads = new ConcurrentHashMap<>();
-  private final Map<String, RailHealth> peerDevices = new ConcurrentHashMap<>();
+  private final Map<NicPath, RailHealth> peerDevices = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> peerVersion = new ConcurrentHashMap<>();
   private final Map<String, PeerRails> peers = new ConcurrentHashMap<>();
 

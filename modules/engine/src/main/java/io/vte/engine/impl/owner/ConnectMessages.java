@@ -1,6 +1,7 @@
 package io.vte.engine.impl.owner;
 
 import com.google.protobuf.ByteString;
+import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
@@ -18,11 +19,11 @@ final class ConnectMessages {
 
   private static final int[] VALID_MTUS = {256, 512, 1024, 2048, 4096};
 
-  private final String localNicPath;
+  private final NicPath localNicPath;
   private final VerbsContext device;
   private final int port;
 
-  ConnectMessages(String localNicPath, VerbsContext device, int port) {
+  ConnectMessages(NicPath localNicPath, VerbsContext device, int port) {
     this.localNicPath = localNicPath;
     this.device = device;
     this.port = port;
@@ -33,10 +34,10 @@ final class ConnectMessages {
     return device.queryPort(port);
   }
 
-  /** @return an active request for {@code ep} to {@code peerPath} */
-  ConnectRequest request(Endpoint ep, String peerPath) {
+  /** @return the active request of {@code ep} to its peer NIC path */
+  ConnectRequest request(Endpoint ep) {
     PortAttributes attrs = port();
-    return ConnectRequest.newBuilder().setLocalNicPath(localNicPath).setPeerNicPath(peerPath)
+    return ConnectRequest.newBuilder().setLocalNicPath(localNicPath.toString()).setPeerNicPath(ep.path.toString())
         .setGid(ByteString.copyFrom(attrs.gid().toBytes())).setLid(attrs.lid()).setMtu(attrs.activeMtu())
         .addAllQps(qpInfos(ep)).setGeneration(ep.generation).build();
   }
@@ -44,14 +45,19 @@ final class ConnectMessages {
   /** @return the ACCEPTED reply describing {@code ep} */
   ConnectReply accepted(Endpoint ep) {
     PortAttributes attrs = port();
-    return ConnectReply.newBuilder().setStatus(ConnectStatus.ACCEPTED).setLocalNicPath(localNicPath)
+    return ConnectReply.newBuilder().setStatus(ConnectStatus.ACCEPTED).setLocalNicPath(localNicPath.toString())
         .setGid(ByteString.copyFrom(attrs.gid().toBytes())).setLid(attrs.lid()).setMtu(attrs.activeMtu())
         .addAllQps(qpInfos(ep)).setGeneration(ep.generation).build();
   }
 
   /** @return a reject with {@code status} and a reason naming the problem */
   ConnectReply reject(ConnectStatus status, String reason) {
-    return ConnectReply.newBuilder().setStatus(status).setReason(reason).setLocalNicPath(localNicPath).build();
+    return reject(localNicPath, status, reason);
+  }
+
+  /** @return a reject from {@code local} with {@code status} and a reason naming the problem */
+  static ConnectReply reject(NicPath local, ConnectStatus status, String reason) {
+    return ConnectReply.newBuilder().setStatus(status).setReason(reason).setLocalNicPath(local.toString()).build();
   }
 
   private static List<QpInfo> qpInfos(Endpoint ep) {
@@ -64,8 +70,9 @@ final class ConnectMessages {
 
   /** @return what is wrong with a peer's request, naming the value, or null when it is usable */
   static String validate(ConnectRequest request) {
-    if (request.getLocalNicPath().isEmpty() || request.getLocalNicPath().indexOf('@') < 0) {
-      return "local_nic_path must be <server>@<device>, got '" + request.getLocalNicPath() + "'";
+    String badPath = NicPath.problem(request.getLocalNicPath());
+    if (badPath != null) {
+      return "local_nic_path " + badPath;
     }
     if (request.getQpsCount() < 1 || request.getQpsCount() > MAX_QPS_PER_ENDPOINT) {
       return "qps must hold 1.." + MAX_QPS_PER_ENDPOINT + " QPs, got " + request.getQpsCount();

@@ -1,6 +1,7 @@
 package io.vte.engine.impl.owner;
 
 import io.vte.engine.impl.Slice;
+import io.vte.handshake.NicPath;
 import io.vte.verbs.QueuePair;
 import java.util.ArrayDeque;
 
@@ -10,14 +11,15 @@ import java.util.ArrayDeque;
  */
 final class Endpoint {
 
-  final String path;
+  /** The peer NIC path: the endpoint's key in its owner's store. */
+  final NicPath path;
   final QueuePair[] qps;
   final int[] psns;
   final int[] qpOutstanding;
   final ArrayDeque<Slice> pending = new ArrayDeque<>();
   long generation;
   long peerGeneration = -1;
-  EndpointState state = EndpointState.NEW;
+  private EndpointState state = EndpointState.NEW;
   int outstanding;
   int nextQp;
   boolean inReadyList;
@@ -25,18 +27,35 @@ final class Endpoint {
   long handshakeDeadlineNanos;
   /** When an active endpoint told SIMULTANEOUS_OPEN sends its request again; 0 when not waiting. */
   long reaskAtNanos;
-  /** Server name the active handshake goes to; null for an endpoint connected passively. */
-  String peerServerName;
   long flushDeadlineNanos;
   int retireStatus;
   Throwable retireCause;
 
-  Endpoint(String path, long generation, QueuePair[] qps, int[] psns) {
+  Endpoint(NicPath path, long generation, QueuePair[] qps, int[] psns) {
     this.path = path;
     this.generation = generation;
     this.qps = qps;
     this.psns = psns;
     this.qpOutstanding = new int[qps.length];
+  }
+
+  /** @return where it is in its lifecycle */
+  EndpointState state() {
+    return state;
+  }
+
+  /**
+   * The one way the state changes.
+   *
+   * @param next the new state
+   * @throws IllegalStateException naming the endpoint and both states when {@link EndpointState#canMoveTo}
+   *     forbids the move (a bug in the owner: nothing is changed)
+   */
+  void moveTo(EndpointState next) {
+    if (!state.canMoveTo(next)) {
+      throw new IllegalStateException(this + " cannot move from " + state + " to " + next);
+    }
+    state = next;
   }
 
   /** @return true when it is connected with nothing in flight and nothing queued: safe to evict */

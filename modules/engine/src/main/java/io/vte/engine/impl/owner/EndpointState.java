@@ -1,6 +1,11 @@
 package io.vte.engine.impl.owner;
 
-/** Lifecycle of an endpoint: {@code NEW -> CONNECTING -> CONNECTED -> (RETIRED | FAILED) -> deleted}. */
+/**
+ * Lifecycle of an endpoint. Active: {@code NEW -> CONNECTING -> CONNECTED -> RETIRED}; passive:
+ * {@code NEW -> CONNECTED -> RETIRED}; a handshake that fails ends in {@code FAILED} (from NEW or
+ * CONNECTING), and an endpoint still connecting can be retired (its port went down, a newer connection
+ * replaced it). RETIRED and FAILED are final. {@link #canMoveTo} is the whole table.
+ */
 enum EndpointState {
   /** Created, QPs in INIT, no handshake yet. */
   NEW,
@@ -11,5 +16,15 @@ enum EndpointState {
   /** Taken out of service; its in-flight work requests are flushing. */
   RETIRED,
   /** The handshake failed; nothing was ever posted. */
-  FAILED
+  FAILED;
+
+  /** @return true when an endpoint in this state may move to {@code next} */
+  boolean canMoveTo(EndpointState next) {
+    return switch (this) {
+      case NEW -> next == CONNECTING || next == CONNECTED || next == FAILED;
+      case CONNECTING -> next == CONNECTED || next == FAILED || next == RETIRED;
+      case CONNECTED -> next == RETIRED;
+      case RETIRED, FAILED -> false;
+    };
+  }
 }

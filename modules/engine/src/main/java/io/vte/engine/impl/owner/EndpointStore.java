@@ -1,5 +1,6 @@
 package io.vte.engine.impl.owner;
 
+import io.vte.handshake.NicPath;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -12,7 +13,7 @@ import java.util.List;
 final class EndpointStore {
 
   private final int capacity;
-  private final LinkedHashMap<String, Endpoint> byPath;
+  private final LinkedHashMap<NicPath, Endpoint> byPath;
 
   EndpointStore(int capacity) {
     this.capacity = capacity;
@@ -20,7 +21,7 @@ final class EndpointStore {
   }
 
   /** @return the endpoint for {@code path}, marking it recently used, or null */
-  Endpoint get(String path) {
+  Endpoint get(NicPath path) {
     return byPath.get(path);
   }
 
@@ -35,7 +36,7 @@ final class EndpointStore {
    *
    * @return true when it was removed
    */
-  boolean remove(String path, Endpoint endpoint) {
+  boolean remove(NicPath path, Endpoint endpoint) {
     return byPath.remove(path, endpoint);
   }
 

@@ -5,9 +5,9 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vte.engine.impl.Rail;
 import io.vte.engine.impl.Slice;
+import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
-import io.vte.handshake.proto.ConnectStatus;
 import io.vte.verbs.AsyncEvent;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.MemoryRegion;
@@ -17,25 +17,24 @@ import io.vte.verbs.VerbsContext;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * One opened local device and its owners: the PD, {@code workersPerContext} owners each with its own CQ
- * and event loop, the one place that maps a peer NIC path to its owner, memory registration, and the
- * routing of the device's async events to the owners they concern.
+ * and event loop, their {@link OwnerDirectory} (the one place that maps a rail, a peer NIC path or a QP
+ * to its owner), memory registration, and the routing of the device's async events to the owners they
+ * concern.
  */
 public final class LocalContext {
 
   private final Vertx vertx;
   private final VerbsContext device;
   private final OwnerConfig config;
-  private final String localNicPath;
+  private final NicPath localNicPath;
   private final ProtectionDomain pd;
-  private final Owner[] owners;
-  private final Map<Integer, Owner> qpOwners = new ConcurrentHashMap<>();
+  private final OwnerDirectory owners;
   private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
   private final List<PortListener> portListeners = new CopyOnWriteArrayList<>();
   private final List<String> deployments = new ArrayList<>();
@@ -47,18 +46,18 @@ public final class LocalContext {
     this.vertx = vertx;
     this.device = device;
     this.config = config;
-    this.localNicPath = localServerName + "@" + device.deviceName();
+    this.localNicPath = NicPath.of(localServerName, device.deviceName());
     this.pd = device.allocPd();
     int workers = config.workersPerContext();
-    this.owners = new Owner[workers];
+    this.owners = new OwnerDirectory(workers);
     List<CompletionQueue> cqs = new ArrayList<>();
     try {
       for (int i = 0; i < workers; i++) {
         CompletionQueue cq = device.createCq(config.cqSize());
         cqs.add(cq);
-        OwnerProxy proxy = new OwnerProxy();
+        OwnerProxy proxy = new OwnerProxy(localNicPath);
         cq.setNotificationHandler(c -> proxy.wake());
-        owners[i] = new Owner(i, config, localNicPath, device, pd, cq, channel, clock, proxy, qpOwners);
+        owners.add(new Owner(i, config, localNicPath, device, pd, cq, channel, clock, proxy, owners));
       }
     } catch (RuntimeException e) {
       pd.close();
@@ -89,7 +88,7 @@ public final class LocalContext {
       return Future.failedFuture(e);
     }
     List<Future<String>> deployed = new ArrayList<>();
-    for (Owner owner : ctx.owners) {
+    for (Owner owner : ctx.owners.all()) {
       deployed.add(vertx.deployVerticle(new OwnerVerticle(owner, config)).onSuccess(id -> {
         synchronized (ctx.deployments) {
           ctx.deployments.add(id);
@@ -105,47 +104,14 @@ public final class LocalContext {
     });
   }
 
-  /**
-   * The one place mapping a peer NIC path to an owner: FNV-1a over the path's characters, mod the
-   * worker count. Stable across runs (unlike identity hashes) and computed without building the string.
-   *
-   * @param server peer server name
-   * @param deviceName peer device name
-   * @param workers the worker-count snapshot
-   * @return owner index in {@code [0, workers)}
-   */
-  static int ownerIndex(String server, String deviceName, int workers) {
-    int h = 0x811c9dc5;
-    h = fnv(h, server);
-    h = (h ^ '@') * 0x01000193;
-    h = fnv(h, deviceName);
-    return Math.floorMod(h, workers);
-  }
-
-  /**
-   * @param peerNicPath {@code <server>@<device>}
-   * @param workers the worker-count snapshot
-   * @return owner index, equal to {@link #ownerIndex(String, String, int)} of its parts
-   */
-  static int ownerIndex(String peerNicPath, int workers) {
-    return Math.floorMod(fnv(0x811c9dc5, peerNicPath), workers);
-  }
-
-  private static int fnv(int h, String s) {
-    for (int i = 0, n = s.length(); i < n; i++) {
-      h = (h ^ s.charAt(i)) * 0x01000193;
-    }
-    return h;
-  }
-
   /** @return the device name */
   public String deviceName() {
     return device.deviceName();
   }
 
-  /** @return {@code <local server>@<device>} */
+  /** @return {@code <local server>@<device>}, as the handshake messages carry it */
   public String localNicPath() {
-    return localNicPath;
+    return localNicPath.toString();
   }
 
   /** @return the underlying verbs device */
@@ -165,7 +131,7 @@ public final class LocalContext {
 
   /** @return the number of owners (the worker-count snapshot) */
   public int ownerCount() {
-    return owners.length;
+    return config.workersPerContext();
   }
 
   /**
@@ -173,12 +139,12 @@ public final class LocalContext {
    * @return that owner's metrics
    */
   public OwnerMetrics ownerMetrics(int index) {
-    return owners[index].metrics();
+    return owners.owner(index).metrics();
   }
 
   /** @return the number of QPs currently owned by this context's endpoints */
   public int liveQpCount() {
-    return qpOwners.size();
+    return owners.liveQpCount();
   }
 
   /**
@@ -187,7 +153,7 @@ public final class LocalContext {
    * @return a snapshot of their QP numbers
    */
   public List<Integer> liveQpNumbers() {
-    return List.copyOf(qpOwners.keySet());
+    return owners.liveQpNumbers();
   }
 
   /**
@@ -242,11 +208,12 @@ public final class LocalContext {
   }
 
   Owner owner(int index) {
-    return owners[index];
+    return owners.owner(index);
   }
 
+  /** @return the owner of a rail's endpoint ({@link OwnerDirectory#ownerOf(Rail)}): every slice's route */
   Owner ownerOf(Rail rail) {
-    return owners[ownerIndex(rail.peerServerName(), rail.peerDeviceName(), owners.length)];
+    return owners.ownerOf(rail);
   }
 
   /** Routes a slice to its owner and wakes it. */
@@ -262,19 +229,10 @@ public final class LocalContext {
    */
   Future<ConnectReply> passiveConnect(ConnectRequest request) {
     Promise<ConnectReply> reply = Promise.promise();
-    Owner owner = owners[ownerIndex(request.getLocalNicPath(), owners.length)];
-    owner.proxy().execute(new OwnerCommand() {
-      @Override
-      public void execute(Owner o) {
-        o.onPassiveConnect(request, reply);
-      }
-
-      @Override
-      public void abort() {
-        reply.tryComplete(ConnectReply.newBuilder().setStatus(ConnectStatus.SHUTTING_DOWN)
-            .setReason(localNicPath + " is closed").setLocalNicPath(localNicPath).build());
-      }
-    });
+    String from = request.getLocalNicPath();
+    // A request naming no valid NIC path is refused by name by whichever owner gets it.
+    Owner owner = NicPath.problem(from) == null ? owners.ownerOf(NicPath.parse(from)) : owners.owner(0);
+    owner.proxy().passiveConnect(request, reply);
     return reply.future();
   }
 
@@ -283,27 +241,26 @@ public final class LocalContext {
       case QP_FATAL:
       case QP_REQ_ERR:
       case QP_ACCESS_ERR: {
-        Owner owner = qpOwners.get(event.qpNum());
+        Owner owner = owners.ownerOfQp(event.qpNum());
         if (owner != null) {
-          int qpNum = event.qpNum();
-          owner.proxy().execute(o -> o.onQpFatal(qpNum));
+          owner.proxy().qpFatal(event.qpNum());
         }
         break;
       }
       case PORT_ERR:
         // Rail selection first: the slices the owners now fail with RAIL_DOWN must not be re-routed here.
         notifyPort(event.port(), false);
-        broadcast(o -> o.onPortDown(event.port()));
+        owners.all().forEach(o -> o.proxy().portDown(event.port()));
         break;
       case PORT_ACTIVE:
         // Owners first: a slice routed here after selection sees the port up lands behind this command.
-        broadcast(o -> o.onPortUp(event.port()));
+        owners.all().forEach(o -> o.proxy().portUp(event.port()));
         notifyPort(event.port(), true);
         break;
       case CQ_ERR:
-        for (Owner owner : owners) {
+        for (Owner owner : owners.all()) {
           if (owner.cq() == event.cq()) {
-            owner.proxy().execute(Owner::onCqError);
+            owner.proxy().cqError();
           }
         }
         break;
@@ -311,16 +268,10 @@ public final class LocalContext {
         for (int port = 1; port <= device.portCount(); port++) {
           notifyPort(port, false);
         }
-        broadcast(Owner::onDeviceFatal);
+        owners.all().forEach(o -> o.proxy().deviceFatal());
         break;
       default:
         break;
-    }
-  }
-
-  private void broadcast(OwnerCommand command) {
-    for (Owner owner : owners) {
-      owner.proxy().execute(command);
     }
   }
 
@@ -346,20 +297,10 @@ public final class LocalContext {
       return closing;
     }
     List<Future<Void>> drained = new ArrayList<>();
-    for (Owner owner : owners) {
+    for (Owner owner : owners.all()) {
       Promise<Void> done = Promise.promise();
       drained.add(done.future());
-      owner.proxy().execute(new OwnerCommand() {
-        @Override
-        public void execute(Owner o) {
-          o.beginClose(done);
-        }
-
-        @Override
-        public void abort() {
-          done.tryComplete();
-        }
-      });
+      owner.proxy().beginClose(done);
       if (!owner.proxy().isBound()) {
         // Its verticle never started (failed deployment): nothing will drain the queue.
         owner.proxy().close();
@@ -392,7 +333,7 @@ public final class LocalContext {
       deployments.clear();
     }
     return Future.join(undeployed).transform(ignored -> {
-      for (Owner owner : owners) {
+      for (Owner owner : owners.all()) {
         owner.proxy().close();
       }
       return Future.succeededFuture();
@@ -404,7 +345,7 @@ public final class LocalContext {
       return;
     }
     device.setAsyncEventHandler(null);
-    for (Owner owner : owners) {
+    for (Owner owner : owners.all()) {
       owner.destroyRemaining();
     }
     for (MemoryRegion mr : regions) {
@@ -412,7 +353,7 @@ public final class LocalContext {
     }
     regions.clear();
     pd.close();
-    for (Owner owner : owners) {
+    for (Owner owner : owners.all()) {
       owner.cq().close();
     }
     device.close();

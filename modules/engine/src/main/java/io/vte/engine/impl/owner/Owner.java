@@ -1,26 +1,20 @@
 package io.vte.engine.impl.owner;
 
-import com.google.protobuf.ByteString;
-import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.engine.impl.Rail;
 import io.vte.engine.impl.Slice;
 import io.vte.engine.impl.SliceStatus;
+import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
-import io.vte.handshake.proto.QpInfo;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.CompletionQueue;
-import io.vte.verbs.Gid;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.QpInitAttributes;
-import io.vte.verbs.QpPeer;
 import io.vte.verbs.QueuePair;
-import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WcStatus;
@@ -41,39 +35,29 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Work requests in flight are tracked in {@link WorkRequestSlots}, sized to the CQ: a slot is a
  * credit, so the owner never has more signaled work requests in flight than its CQ holds.
+ *
+ * <p>The owner posts, polls, creates and destroys QPs and retires endpoints; getting an endpoint
+ * connected (active, passive and simultaneous open) is its {@link Connector}'s job.
  */
 final class Owner {
 
   /** Most QPs one endpoint may have (both sides). */
   static final int MAX_QPS_PER_ENDPOINT = ConnectMessages.MAX_QPS_PER_ENDPOINT;
-  /** Store-key suffix of the passive side of a connection of this NIC to itself. */
-  static final String LOOPBACK_SUFFIX = "#loopback";
-
-  private static final int PATH_MEMO_LIMIT = 4096;
-  /**
-   * Fraction of the handshake deadline an endpoint told SIMULTANEOUS_OPEN waits for the peer's own request
-   * before asking again: the peer's attempt may already have failed (its port went down, or we refused it
-   * while ours was down), and then no request is coming.
-   */
-  private static final int SIMULTANEOUS_OPEN_WAIT_DIVISOR = 10;
 
   private final int index;
   private final OwnerConfig config;
-  private final String localNicPath;
+  private final NicPath localNicPath;
   private final ProtectionDomain pd;
   private final CompletionQueue cq;
-  private final HandshakeChannel channel;
   private final NanoClock clock;
   private final OwnerProxy proxy;
-  private final ConnectMessages messages;
-  private final Map<Integer, Owner> qpOwners;
+  private final OwnerDirectory directory;
   private final OwnerMetrics metrics = new OwnerMetrics();
 
   private final EndpointStore store;
+  private final Connector connector;
   private final Map<Integer, Endpoint> endpointsByQp = new HashMap<>();
-  private final Map<Rail, String> pathMemo = new HashMap<>();
   private final ArrayDeque<Endpoint> ready = new ArrayDeque<>();
-  private final List<Endpoint> connecting = new ArrayList<>();
   private final List<Endpoint> retiring = new ArrayList<>();
 
   private final WorkRequestSlots slots;
@@ -81,7 +65,6 @@ final class Owner {
   private final WorkRequestBatch wrBatch;
   private final WorkCompletionBatch wcBatch;
 
-  private long nextGeneration;
   private boolean portActive = true;
   private boolean cqBroken;
   private boolean closing;
@@ -99,27 +82,24 @@ final class Owner {
    * @param channel sends active handshakes
    * @param clock monotonic clock (fake in tests)
    * @param proxy this owner's command queue
-   * @param qpOwners context-wide QP number -> owner map, maintained here for QP async events
+   * @param directory the context's owner directory, told of this owner's QPs (for QP async events)
    */
-  Owner(int index, OwnerConfig config, String localNicPath, VerbsContext device, ProtectionDomain pd,
+  Owner(int index, OwnerConfig config, NicPath localNicPath, VerbsContext device, ProtectionDomain pd,
       CompletionQueue cq, HandshakeChannel channel, NanoClock clock, OwnerProxy proxy,
-      Map<Integer, Owner> qpOwners) {
+      OwnerDirectory directory) {
     this.index = index;
     this.config = config;
     this.localNicPath = localNicPath;
     this.pd = pd;
     this.cq = cq;
-    this.channel = channel;
     this.clock = clock;
     this.proxy = proxy;
-    this.qpOwners = qpOwners;
+    this.directory = directory;
     this.store = new EndpointStore(config.endpointStoreCapacity());
-    this.messages = new ConnectMessages(localNicPath, device, config.port());
+    this.connector = new Connector(this, config, localNicPath, device, store, channel, clock, metrics);
     this.slots = new WorkRequestSlots(cq.capacity());
     this.wrBatch = WorkRequestBatch.allocate(Math.min(config.pollBatchSize(), config.maxOutstandingPerQp()));
     this.wcBatch = WorkCompletionBatch.allocate(config.pollBatchSize());
-    // Seeded from the wall clock so a restarted node's generations are newer than its old ones.
-    this.nextGeneration = System.currentTimeMillis() << 16;
   }
 
   // ---------------------------------------------------------------- duty cycle
@@ -143,7 +123,7 @@ final class Owner {
 
   /** @return true while work requests are in flight or handshakes pending: keep polling eagerly */
   boolean hasWorkInFlight() {
-    return slots.inFlight() > 0 || !connecting.isEmpty() || !retiring.isEmpty();
+    return slots.inFlight() > 0 || connector.hasHandshakesPending() || !retiring.isEmpty();
   }
 
   /** Arms the CQ for one notification before the owner sleeps. */
@@ -182,31 +162,25 @@ final class Owner {
           (cqBroken ? "CQ of owner " + index + " is in error on " : "port down on ") + localNicPath));
       return;
     }
-    Rail rail = slice.rail();
-    String path = pathOf(rail);
+    NicPath path = slice.rail().peerNicPath();
     Endpoint ep = store.get(path);
     if (ep == null) {
-      ep = startActive(path, rail.peerServerName(), slice);
+      ep = connector.startActive(path, slice);
       if (ep == null) {
         return;
       }
     }
     ep.pending.add(slice);
-    if (ep.state == EndpointState.CONNECTED) {
+    if (ep.state() == EndpointState.CONNECTED) {
       markReady(ep);
     }
   }
 
-  private String pathOf(Rail rail) {
-    String path = pathMemo.get(rail);
-    if (path == null) {
-      if (pathMemo.size() >= PATH_MEMO_LIMIT) {
-        pathMemo.clear();
-      }
-      path = rail.peerNicPath();
-      pathMemo.put(rail, path);
+  /** Puts a just-connected endpoint with queued slices in line for posting. */
+  void markReadyIfPending(Endpoint ep) {
+    if (!ep.pending.isEmpty()) {
+      markReady(ep);
     }
-    return path;
   }
 
   private void markReady(Endpoint ep) {
@@ -222,12 +196,12 @@ final class Owner {
     while (rounds-- > 0 && slots.hasFree()) {
       Endpoint ep = ready.pollFirst();
       ep.inReadyList = false;
-      if (ep.state != EndpointState.CONNECTED) {
+      if (ep.state() != EndpointState.CONNECTED) {
         continue;
       }
       posted += postEndpoint(ep);
       // Still work and QP room: it waits for credits. Without QP room a completion re-marks it.
-      if (ep.state == EndpointState.CONNECTED && !ep.pending.isEmpty() && hasQpRoom(ep)) {
+      if (ep.state() == EndpointState.CONNECTED && !ep.pending.isEmpty() && hasQpRoom(ep)) {
         markReady(ep);
       }
     }
@@ -290,7 +264,8 @@ final class Owner {
     return posted;
   }
 
-  private void complete(Slice slice, int status, Throwable cause) {
+  /** Ends a slice: counted, its callback told once (a throwing callback is counted, not propagated). */
+  void complete(Slice slice, int status, Throwable cause) {
     metrics.sliceEnded(status == SliceStatus.OK);
     try {
       slice.callback().onSliceDone(slice, status, cause);
@@ -339,7 +314,7 @@ final class Owner {
     if (status == WcStatus.SUCCESS.code()) {
       complete(slice, SliceStatus.OK, null);
     } else if (status == WcStatus.WR_FLUSH_ERR.code()) {
-      boolean retired = ep.state == EndpointState.RETIRED;
+      boolean retired = ep.state() == EndpointState.RETIRED;
       complete(slice, retired ? ep.retireStatus : SliceStatus.ENDPOINT_RETIRED, retired ? ep.retireCause : null);
       retire(ep, SliceStatus.ENDPOINT_RETIRED, null);
     } else {
@@ -347,225 +322,39 @@ final class Owner {
       retire(ep, SliceStatus.ENDPOINT_RETIRED, new VteException(ErrorCode.TRANSFER_FAILED,
           "work completion " + WcStatus.of(status) + " on " + ep.path));
     }
-    if (ep.state == EndpointState.RETIRED) {
+    if (ep.state() == EndpointState.RETIRED) {
       if (ep.outstanding == 0 && retiring.remove(ep)) {
         destroy(ep);
       }
-    } else if (ep.state == EndpointState.CONNECTED && !ep.pending.isEmpty()) {
+    } else if (ep.state() == EndpointState.CONNECTED && !ep.pending.isEmpty()) {
       markReady(ep);
     }
-  }
-
-  // ---------------------------------------------------------------- active handshake
-
-  private Endpoint startActive(String path, String serverName, Slice first) {
-    if (!makeRoom()) {
-      complete(first, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.NO_RAIL,
-          "owner " + index + " of " + localNicPath + " has " + store.size()
-              + " endpoints, all busy; cannot connect to " + path));
-      return null;
-    }
-    Endpoint ep;
-    try {
-      ep = createEndpoint(path, config.qpsPerEndpoint());
-    } catch (VerbsException e) {
-      complete(first, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
-          "cannot create QPs on " + localNicPath + " for " + path + ": " + e.getMessage(), e));
-      return null;
-    }
-    ep.state = EndpointState.CONNECTING;
-    ep.peerServerName = serverName;
-    ep.handshakeStartNanos = clock.nanoTime();
-    ep.handshakeDeadlineNanos = ep.handshakeStartNanos + config.handshakeDeadline().toNanos();
-    store.put(ep);
-    connecting.add(ep);
-    metrics.handshakeStarted(true);
-    sendRequest(ep);
-    return ep;
-  }
-
-  /** Sends the connect request of {@code ep} under its current generation; the reply comes back as a command. */
-  private void sendRequest(Endpoint ep) {
-    ep.reaskAtNanos = 0;
-    ConnectRequest request = messages.request(ep, ep.path);
-    long generation = ep.generation;
-    Future<ConnectReply> reply;
-    try {
-      reply = channel.connect(ep.peerServerName, request, config.handshakeDeadline());
-    } catch (RuntimeException e) {
-      reply = Future.failedFuture(e);
-    }
-    reply.onComplete(ar -> proxy.execute(owner -> owner.onHandshakeReply(ep, generation, ar.result(), ar.cause())));
-  }
-
-  /**
-   * Asks again for an endpoint whose peer said SIMULTANEOUS_OPEN but whose own request never reached us.
-   * The new generation makes any late answer to the old request stale. The handshake deadline is not
-   * extended.
-   */
-  private void reask(Endpoint ep) {
-    ep.generation = nextGeneration++;
-    metrics.handshakeReasked();
-    sendRequest(ep);
-  }
-
-  /** Handles the reply (or failure) of an active handshake, if it still concerns the same endpoint. */
-  void onHandshakeReply(Endpoint ep, long generation, ConnectReply reply, Throwable failure) {
-    if (store.get(ep.path) != ep || ep.generation != generation || ep.state != EndpointState.CONNECTING) {
-      metrics.staleReplyDropped();
-      return;
-    }
-    if (failure != null) {
-      failHandshake(ep, failure instanceof VteException ? failure
-          : new VteException(ErrorCode.PEER_UNREACHABLE, "handshake with " + ep.path + " failed: " + failure, failure));
-      return;
-    }
-    ConnectStatus status = reply.getStatus();
-    if (status == ConnectStatus.SIMULTANEOUS_OPEN) {
-      // The peer keeps the active role and its request should reach us and connect us passively; if it
-      // does not come soon (that attempt failed, or the peer holds a stale connection), ask again.
-      ep.reaskAtNanos = Math.min(ep.handshakeDeadlineNanos,
-          clock.nanoTime() + config.handshakeDeadline().toNanos() / SIMULTANEOUS_OPEN_WAIT_DIVISOR);
-      return;
-    }
-    if (status == ConnectStatus.DEVICE_DOWN || status == ConnectStatus.SHUTTING_DOWN) {
-      // Nothing wrong with the slices: the device is down at the far end. PEER_DEVICE_DOWN moves them
-      // elsewhere and keeps every rail to that device out of selection.
-      failHandshake(ep, SliceStatus.PEER_DEVICE_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
-          ep.path + " refused the connection: " + status + " " + reply.getReason()));
-      return;
-    }
-    if (status != ConnectStatus.ACCEPTED) {
-      failHandshake(ep, new VteException(ErrorCode.HANDSHAKE_REJECTED,
-          ep.path + " rejected the connection: " + status + " " + reply.getReason()));
-      return;
-    }
-    try {
-      connectQps(ep, reply.getQpsList(), reply.getLid(), reply.getGid(), reply.getMtu());
-    } catch (RuntimeException e) {
-      failHandshake(ep, new VteException(ErrorCode.PROTOCOL_ERROR,
-          "bad ACCEPTED reply from " + ep.path + ": " + e.getMessage(), e));
-      return;
-    }
-    ep.peerGeneration = reply.getGeneration();
-    metrics.handshakeSucceeded(clock.nanoTime() - ep.handshakeStartNanos);
-    onConnected(ep);
-  }
-
-  private void onConnected(Endpoint ep) {
-    ep.state = EndpointState.CONNECTED;
-    connecting.remove(ep);
-    if (!ep.pending.isEmpty()) {
-      markReady(ep);
-    }
-  }
-
-  private void failHandshake(Endpoint ep, Throwable cause) {
-    failHandshake(ep, SliceStatus.HANDSHAKE_FAILED, cause);
-  }
-
-  private void failHandshake(Endpoint ep, int sliceStatus, Throwable cause) {
-    metrics.handshakeFailed();
-    ep.state = EndpointState.FAILED;
-    connecting.remove(ep);
-    store.remove(ep.path, ep);
-    failPending(ep, sliceStatus, cause);
-    destroy(ep);
   }
 
   // ---------------------------------------------------------------- passive handshake
 
-  /** Answers a peer's connect request (see DESIGN.md, simultaneous open). */
+  /** Answers a peer's connect request: refused while this owner takes no connections, else the connector's. */
   void onPassiveConnect(ConnectRequest request, Promise<ConnectReply> reply) {
     if (closing) {
-      reply.complete(messages.reject(ConnectStatus.SHUTTING_DOWN, localNicPath + " is closing"));
+      reply.complete(ConnectMessages.reject(localNicPath, ConnectStatus.SHUTTING_DOWN, localNicPath + " is closing"));
       return;
     }
     if (!portActive || cqBroken) {
-      reply.complete(messages.reject(ConnectStatus.DEVICE_DOWN, "port " + config.port() + " of " + localNicPath + " is down"));
+      reply.complete(ConnectMessages.reject(localNicPath, ConnectStatus.DEVICE_DOWN,
+          "port " + config.port() + " of " + localNicPath + " is down"));
       return;
     }
-    String invalid = ConnectMessages.validate(request);
-    if (invalid != null) {
-      reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, invalid));
-      return;
-    }
-    String peer = request.getLocalNicPath();
-    String key = peer.equals(localNicPath) ? peer + LOOPBACK_SUFFIX : peer;
-    Endpoint existing = store.get(key);
-    ArrayDeque<Slice> carried = null;
-    if (existing != null) {
-      if (existing.state == EndpointState.CONNECTING) {
-        if (localNicPath.compareTo(peer) < 0) {
-          metrics.simultaneousOpen(true);
-          reply.complete(messages.reject(ConnectStatus.SIMULTANEOUS_OPEN,
-              localNicPath + " sorts lower than " + peer + " and keeps its active attempt"));
-          return;
-        }
-        metrics.simultaneousOpen(false);
-        if (existing.qps.length == request.getQpsCount()) {
-          // Abandon our attempt (its reply becomes stale) and connect the same INIT QPs passively.
-          existing.generation = nextGeneration++;
-          metrics.handshakeStarted(false);
-          acceptOn(existing, request, reply);
-          return;
-        }
-      } else if (request.getGeneration() <= existing.peerGeneration) {
-        metrics.staleRequestRejected();
-        reply.complete(messages.reject(ConnectStatus.SIMULTANEOUS_OPEN, "request generation " + request.getGeneration()
-            + " is not newer than the connected peer generation " + existing.peerGeneration));
-        return;
-      }
-      // Replace: the peer reconnects with a newer generation. Queued slices move to the replacement.
-      carried = new ArrayDeque<>(existing.pending);
-      existing.pending.clear();
-      connecting.remove(existing);
-      retire(existing, SliceStatus.ENDPOINT_RETIRED, new VteException(ErrorCode.PEER_UNREACHABLE,
-          "endpoint to " + peer + " replaced by a newer connection from the peer"));
-    }
-    if (!makeRoom()) {
-      failAll(carried, SliceStatus.ENDPOINT_RETIRED, null);
-      reply.complete(messages.reject(ConnectStatus.RESOURCE_EXHAUSTED,
-          "owner " + index + " of " + localNicPath + " has " + store.size() + " busy endpoints"));
-      return;
-    }
-    Endpoint ep;
-    try {
-      ep = createEndpoint(key, request.getQpsCount());
-    } catch (VerbsException e) {
-      failAll(carried, SliceStatus.ENDPOINT_RETIRED, null);
-      reply.complete(messages.reject(ConnectStatus.RESOURCE_EXHAUSTED, "cannot create QPs: " + e.getMessage()));
-      return;
-    }
-    if (carried != null) {
-      ep.pending.addAll(carried);
-    }
-    store.put(ep);
-    metrics.handshakeStarted(false);
-    acceptOn(ep, request, reply);
-  }
-
-  private void acceptOn(Endpoint ep, ConnectRequest request, Promise<ConnectReply> reply) {
-    try {
-      connectQps(ep, request.getQpsList(), request.getLid(), request.getGid(), request.getMtu());
-    } catch (RuntimeException e) {
-      String reason = "cannot connect to " + request.getLocalNicPath() + ": " + e.getMessage();
-      ep.state = EndpointState.FAILED;
-      connecting.remove(ep);
-      store.remove(ep.path, ep);
-      failPending(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.PROTOCOL_ERROR, reason, e));
-      destroy(ep);
-      reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, reason));
-      return;
-    }
-    ep.peerGeneration = request.getGeneration();
-    onConnected(ep);
-    reply.complete(messages.accepted(ep));
+    connector.onPassiveConnect(request, reply);
   }
 
   // ---------------------------------------------------------------- QPs
 
-  private Endpoint createEndpoint(String path, int qpCount) {
+  /**
+   * Creates an endpoint's QPs (in INIT) and registers them for their async events.
+   *
+   * @throws VerbsException when the device cannot create them (none is left behind)
+   */
+  Endpoint createEndpoint(NicPath path, int qpCount, long generation) {
     QueuePair[] qps = new QueuePair[qpCount];
     int[] psns = new int[qpCount];
     try {
@@ -582,34 +371,18 @@ final class Owner {
       }
       throw e;
     }
-    Endpoint ep = new Endpoint(path, nextGeneration++, qps, psns);
+    Endpoint ep = new Endpoint(path, generation, qps, psns);
     for (QueuePair qp : qps) {
       endpointsByQp.put(qp.qpNum(), ep);
-      qpOwners.put(qp.qpNum(), this);
+      directory.qpCreated(qp.qpNum(), this);
     }
     return ep;
   }
 
-  private void connectQps(Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int mtu) {
-    if (peerQps.size() != ep.qps.length) {
-      throw new VteException(ErrorCode.PROTOCOL_ERROR,
-          "peer sent " + peerQps.size() + " QPs for " + ep.qps.length + " of ours");
-    }
-    if (!ConnectMessages.validMtu(mtu)) {
-      throw new VteException(ErrorCode.PROTOCOL_ERROR, "invalid peer mtu " + mtu);
-    }
-    Gid peerGid = Gid.fromBytes(gid.toByteArray());
-    int pathMtu = Math.min(mtu, messages.port().activeMtu());
-    for (int i = 0; i < ep.qps.length; i++) {
-      QpInfo info = peerQps.get(i);
-      ep.qps[i].toRtr(new QpPeer(info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff), pathMtu);
-      ep.qps[i].toRts(new RtsAttributes(ep.psns[i], config.qpTimeout(), config.qpRetryCount(), config.qpRnrRetry()));
-    }
-  }
-
   // ---------------------------------------------------------------- retire, faults, close
 
-  private boolean makeRoom() {
+  /** @return true when the store has room for one more endpoint, after evicting an idle one if needed */
+  boolean makeRoom() {
     if (!store.isFull()) {
       return true;
     }
@@ -627,14 +400,14 @@ final class Owner {
    * {@code status}), queued slices completed with {@code status}, removed from the store (only if it is
    * still the stored one). Its QPs are destroyed once every flush is in, or at the flush deadline.
    */
-  private void retire(Endpoint ep, int status, Throwable cause) {
+  void retire(Endpoint ep, int status, Throwable cause) {
     if (ep.isDead()) {
       return;
     }
-    ep.state = EndpointState.RETIRED;
+    ep.moveTo(EndpointState.RETIRED);
     ep.retireStatus = status;
     ep.retireCause = cause;
-    connecting.remove(ep);
+    connector.forget(ep);
     store.remove(ep.path, ep);
     metrics.endpointRetired();
     for (QueuePair qp : ep.qps) {
@@ -653,14 +426,16 @@ final class Owner {
     }
   }
 
-  private void failPending(Endpoint ep, int status, Throwable cause) {
+  /** Completes every slice queued on {@code ep} with {@code status}. */
+  void failPending(Endpoint ep, int status, Throwable cause) {
     Slice slice;
     while ((slice = ep.pending.pollFirst()) != null) {
       complete(slice, status, cause);
     }
   }
 
-  private void failAll(ArrayDeque<Slice> slices, int status, Throwable cause) {
+  /** Completes {@code slices} (none when null) with {@code status}. */
+  void failAll(ArrayDeque<Slice> slices, int status, Throwable cause) {
     if (slices != null) {
       for (Slice s : slices) {
         complete(s, status, cause);
@@ -668,31 +443,21 @@ final class Owner {
     }
   }
 
-  private void destroy(Endpoint ep) {
+  /** Destroys an endpoint's QPs and forgets them. */
+  void destroy(Endpoint ep) {
     for (QueuePair qp : ep.qps) {
       endpointsByQp.remove(qp.qpNum(), ep);
-      qpOwners.remove(qp.qpNum(), this);
+      directory.qpDestroyed(qp.qpNum(), this);
       qp.close();
     }
   }
 
   private int checkDeadlines() {
-    if (connecting.isEmpty() && retiring.isEmpty()) {
-      return 0;
+    int expired = connector.checkDeadlines();
+    if (retiring.isEmpty()) {
+      return expired;
     }
     long now = clock.nanoTime();
-    int expired = 0;
-    for (int i = connecting.size() - 1; i >= 0; i--) {
-      Endpoint ep = connecting.get(i);
-      if (now - ep.handshakeDeadlineNanos >= 0) {
-        expired++;
-        failHandshake(ep, new VteException(ErrorCode.TIMED_OUT,
-            "no handshake answer from " + ep.path + " within " + config.handshakeDeadline()));
-      } else if (ep.reaskAtNanos != 0 && now - ep.reaskAtNanos >= 0) {
-        expired++;
-        reask(ep);
-      }
-    }
     for (int i = retiring.size() - 1; i >= 0; i--) {
       Endpoint ep = retiring.get(i);
       if (now - ep.flushDeadlineNanos >= 0) {
@@ -846,6 +611,11 @@ final class Owner {
     return cq;
   }
 
+  /** @return this owner's connector (handshake replies come back to it) */
+  Connector connector() {
+    return connector;
+  }
+
   /** @return this owner's metrics */
   OwnerMetrics metrics() {
     return metrics;
@@ -856,9 +626,9 @@ final class Owner {
     return index;
   }
 
-  /** @return the stored endpoint for a peer NIC path, or null (tests) */
+  /** @return the stored endpoint for a peer NIC path, {@code <server>@<device>}, or null (tests) */
   Endpoint endpoint(String path) {
-    return store.get(path);
+    return store.get(NicPath.parse(path));
   }
 
   /** @return number of stored endpoints */

@@ -1,27 +1,41 @@
 package io.vte.engine.impl.owner;
 
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Promise;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.engine.impl.Slice;
 import io.vte.engine.impl.SliceStatus;
+import io.vte.handshake.NicPath;
+import io.vte.handshake.proto.ConnectReply;
+import io.vte.handshake.proto.ConnectRequest;
+import io.vte.handshake.proto.ConnectStatus;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The cross-thread side of an owner: a lock-free command queue (slices and {@link OwnerCommand}s) and
  * one wake-up per batch, guarded by a "wake pending" flag the owner clears at the start of each cycle.
- * After {@link #close()} anything offered is completed at once ({@code ENGINE_CLOSED} / aborted).
+ * Other threads call its typed methods (a slice, a QP or port event, a passive connect, close); each
+ * runs on the owner's thread in queue order. After {@link #close()} anything offered is completed at
+ * once ({@code ENGINE_CLOSED} / answered SHUTTING_DOWN).
  */
 final class OwnerProxy {
 
   private static final VteException CLOSED =
       new VteException(ErrorCode.ENGINE_CLOSED, "the owner of this rail is closed");
 
+  private final NicPath localNicPath;
   private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean wakePending = new AtomicBoolean();
   private volatile Runnable waker = () -> {};
   private volatile boolean bound;
   private volatile boolean closed;
+
+  /** @param localNicPath the owner's own NIC path, named in answers given once it is closed */
+  OwnerProxy(NicPath localNicPath) {
+    this.localNicPath = localNicPath;
+  }
 
   /** Sets what schedules the owner's next cycle (the verticle). */
   void bind(Runnable waker) {
@@ -48,7 +62,53 @@ final class OwnerProxy {
     }
   }
 
-  /** Queues a command and wakes the owner. */
+  /** QP {@code qpNum} of the owner hit a fatal error: its endpoint retires. */
+  void qpFatal(int qpNum) {
+    execute(owner -> owner.onQpFatal(qpNum));
+  }
+
+  /** Port {@code port} went down: the owner retires its endpoints and refuses work until it is back. */
+  void portDown(int port) {
+    execute(owner -> owner.onPortDown(port));
+  }
+
+  /** Port {@code port} is active again. */
+  void portUp(int port) {
+    execute(owner -> owner.onPortUp(port));
+  }
+
+  /** The owner's CQ is in error. */
+  void cqError() {
+    execute(Owner::onCqError);
+  }
+
+  /** The device died. */
+  void deviceFatal() {
+    execute(Owner::onDeviceFatal);
+  }
+
+  /**
+   * A peer's connect request for an endpoint of this owner; {@code reply} gets the answer, SHUTTING_DOWN
+   * when the owner is closed first.
+   */
+  void passiveConnect(ConnectRequest request, Promise<ConnectReply> reply) {
+    execute(new PassiveConnect(request, reply, localNicPath));
+  }
+
+  /** The answer (or failure) of an active handshake of {@code endpoint} sent under {@code generation}. */
+  void handshakeReply(Endpoint endpoint, long generation, AsyncResult<ConnectReply> reply) {
+    execute(owner -> owner.connector().onReply(endpoint, generation, reply.result(), reply.cause()));
+  }
+
+  /**
+   * Begins closing the owner; {@code done} completes once every work request is accounted for (at once
+   * when the owner is closed first).
+   */
+  void beginClose(Promise<Void> done) {
+    execute(new BeginClose(done));
+  }
+
+  /** Queues a one-off task for the owner's thread and wakes it (tests read owner state with it). */
   void execute(OwnerCommand command) {
     queue.offer(command);
     if (closed) {
@@ -103,6 +163,33 @@ final class OwnerProxy {
       } else {
         ((OwnerCommand) item).abort();
       }
+    }
+  }
+
+  /** A passive connect; answered SHUTTING_DOWN when the owner is gone. */
+  private record PassiveConnect(ConnectRequest request, Promise<ConnectReply> reply, NicPath local)
+      implements OwnerCommand {
+    @Override
+    public void execute(Owner owner) {
+      owner.onPassiveConnect(request, reply);
+    }
+
+    @Override
+    public void abort() {
+      reply.tryComplete(ConnectMessages.reject(local, ConnectStatus.SHUTTING_DOWN, local + " is closed"));
+    }
+  }
+
+  /** Close; completes at once when the owner is gone. */
+  private record BeginClose(Promise<Void> done) implements OwnerCommand {
+    @Override
+    public void execute(Owner owner) {
+      owner.beginClose(done);
+    }
+
+    @Override
+    public void abort() {
+      done.tryComplete();
     }
   }
 }

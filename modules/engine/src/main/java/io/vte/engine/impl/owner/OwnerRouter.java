@@ -29,7 +29,7 @@ public final class OwnerRouter implements SliceRouter {
    */
   @Override
   public void submit(Slice slice) {
-    contextOf(slice).submit(slice);
+    proxyOf(slice).submit(slice);
   }
 
   /**
@@ -47,7 +47,7 @@ public final class OwnerRouter implements SliceRouter {
     int count = 0;
     for (int i = 0, n = slices.size(); i < n; i++) {
       Slice slice = slices.get(i);
-      OwnerProxy proxy = contextOf(slice).ownerOf(slice.rail()).proxy();
+      OwnerProxy proxy = proxyOf(slice);
       proxy.offer(slice);
       if (indexOf(touched, count, proxy) < 0) {
         if (count == touched.length) {
@@ -59,6 +59,11 @@ public final class OwnerRouter implements SliceRouter {
     for (int i = 0; i < count; i++) {
       touched[i].wake();
     }
+  }
+
+  /** The one route of a slice: its rail's local device picks the context, whose directory picks the owner. */
+  private OwnerProxy proxyOf(Slice slice) {
+    return contextOf(slice).ownerOf(slice.rail()).proxy();
   }
 
   private LocalContext contextOf(Slice slice) {

@@ -1,6 +1,7 @@
 package io.vte.engine.impl.owner;
 
 import io.vertx.core.Future;
+import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
@@ -30,8 +31,7 @@ public final class PassiveConnectHandler {
    */
   public Future<ConnectReply> connect(ConnectRequest request) {
     String target = request.getPeerNicPath();
-    int at = target.lastIndexOf('@');
-    LocalContext ctx = at < 0 ? null : byDevice.get(target.substring(at + 1));
+    LocalContext ctx = NicPath.problem(target) == null ? byDevice.get(NicPath.parse(target).device()) : null;
     if (ctx == null) {
       return Future.succeededFuture(ConnectReply.newBuilder().setStatus(ConnectStatus.UNKNOWN_DEVICE)
           .setReason("no local device for peer_nic_path '" + target + "'; devices: " + byDevice.keySet())

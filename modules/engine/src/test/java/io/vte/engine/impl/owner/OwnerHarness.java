@@ -6,6 +6,7 @@ import io.vertx.core.Promise;
 import io.vte.engine.impl.Rail;
 import io.vte.engine.impl.Slice;
 import io.vte.engine.impl.SliceCallback;
+import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
@@ -17,7 +18,6 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /** One owner over fake verbs, a fake handshake channel and a fake clock, driven by calling doWork(). */
 final class OwnerHarness {
@@ -27,8 +27,8 @@ final class OwnerHarness {
   final FakeVerbs.Cq cq;
   final FakeClock clock = new FakeClock();
   final FakeChannel channel = new FakeChannel();
-  final OwnerProxy proxy = new OwnerProxy();
-  final Map<Integer, Owner> qpOwners = new ConcurrentHashMap<>();
+  final OwnerProxy proxy;
+  final OwnerDirectory directory = new OwnerDirectory(1);
   final Owner owner;
   int wakes;
 
@@ -36,8 +36,11 @@ final class OwnerHarness {
     this.server = server;
     this.device = new FakeVerbs.Device("d0");
     this.cq = (FakeVerbs.Cq) device.createCq(config.cqSize());
+    NicPath local = NicPath.of(server, "d0");
+    this.proxy = new OwnerProxy(local);
     proxy.bind(() -> wakes++);
-    owner = new Owner(0, config, server + "@d0", device, device.allocPd(), cq, channel, clock, proxy, qpOwners);
+    owner = new Owner(0, config, local, device, device.allocPd(), cq, channel, clock, proxy, directory);
+    directory.add(owner);
   }
 
   /** An owner at {@code a:1} whose peers accept every connect request. */

@@ -14,6 +14,7 @@ import io.vte.api.VteException;
 import io.vte.engine.impl.Slice;
 import io.vte.engine.impl.SliceStatus;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
@@ -102,7 +103,7 @@ class OwnerTest {
       h.proxy.execute(o -> o.onQpFatal(oldQp));
       h.run();
       assertSame(replacement, h.owner.endpoint("b:1@d0"));
-      assertEquals(EndpointState.CONNECTED, replacement.state);
+      assertEquals(EndpointState.CONNECTED, replacement.state());
       h.device.completeAll(WcStatus.SUCCESS);
       h.run();
       h.proxy.execute(o -> o.onQpFatal(replacement.qps[0].qpNum()));
@@ -111,21 +112,22 @@ class OwnerTest {
     assertEquals(1000, rec.count(SliceStatus.OK));
     assertEquals(0, rec.duplicates);
     assertTrue(h.device.liveQps().isEmpty(), "every retired endpoint's QPs were destroyed");
-    assertTrue(h.qpOwners.isEmpty(), "QP -> owner map emptied");
+    assertTrue(h.directory.liveQpNumbers().isEmpty(), "QP -> owner map emptied");
   }
 
   @Test
   void storeRemoveComparesIdentity() {
     EndpointStore store = new EndpointStore(8);
+    NicPath p = NicPath.of("p:1", "d0");
     for (int i = 0; i < 10_000; i++) {
-      Endpoint old = new Endpoint("p", i * 2L, new io.vte.verbs.QueuePair[0], new int[0]);
+      Endpoint old = new Endpoint(p, i * 2L, new io.vte.verbs.QueuePair[0], new int[0]);
       store.put(old);
-      assertTrue(store.remove("p", old));
-      Endpoint replacement = new Endpoint("p", i * 2L + 1, new io.vte.verbs.QueuePair[0], new int[0]);
+      assertTrue(store.remove(p, old));
+      Endpoint replacement = new Endpoint(p, i * 2L + 1, new io.vte.verbs.QueuePair[0], new int[0]);
       store.put(replacement);
-      assertFalse(store.remove("p", old), "a stale reference removed the replacement");
-      assertSame(replacement, store.get("p"));
-      assertTrue(store.remove("p", replacement));
+      assertFalse(store.remove(p, old), "a stale reference removed the replacement");
+      assertSame(replacement, store.get(p));
+      assertTrue(store.remove(p, replacement));
     }
     assertEquals(0, store.size());
   }
@@ -145,18 +147,18 @@ class OwnerTest {
     Slice second = h.submit(rec, "b:1", 1).get(0);
     h.run();
     Endpoint replacement = h.owner.endpoint("b:1@d0");
-    assertEquals(EndpointState.CONNECTING, replacement.state);
+    assertEquals(EndpointState.CONNECTING, replacement.state());
     // The old attempt's reply arrives late: it must not connect the replacement.
     firstCall.reply().complete(OwnerHarness.acceptAs(firstCall.request(), 1));
     h.run();
     assertEquals(1, h.owner.metrics().staleRepliesDropped());
-    assertEquals(EndpointState.CONNECTING, replacement.state);
+    assertEquals(EndpointState.CONNECTING, replacement.state());
     assertTrue(h.device.liveQps().stream().allMatch(q -> q.state == QpState.INIT));
 
     OwnerHarness.Call secondCall = h.channel.last();
     secondCall.reply().complete(OwnerHarness.acceptAs(secondCall.request(), 2));
     h.run();
-    assertEquals(EndpointState.CONNECTED, replacement.state);
+    assertEquals(EndpointState.CONNECTED, replacement.state());
     h.device.completeAll(WcStatus.SUCCESS);
     h.run();
     assertEquals(SliceStatus.OK, rec.status.get(second));
@@ -203,7 +205,7 @@ class OwnerTest {
       h.run();
       assertEquals(1, h.channel.calls.size());
       Endpoint ep = h.owner.endpoint("b:1@d0");
-      assertEquals(EndpointState.CONNECTING, ep.state);
+      assertEquals(EndpointState.CONNECTING, ep.state());
       OwnerHarness.Call first = h.channel.last();
       first.reply().complete(ConnectReply.newBuilder().setStatus(ConnectStatus.SIMULTANEOUS_OPEN)
           .setLocalNicPath("b:1@d0").setReason("b keeps its attempt").build());
@@ -217,7 +219,7 @@ class OwnerTest {
       assertEquals(1, h.owner.metrics().handshakesReasked());
       second.reply().complete(OwnerHarness.acceptAs(second.request(), 20 + round));
       h.run();
-      assertEquals(EndpointState.CONNECTED, ep.state);
+      assertEquals(EndpointState.CONNECTED, ep.state());
       h.device.completeAll(WcStatus.SUCCESS);
       h.run();
       assertEquals(8, rec.count(SliceStatus.OK), "every slice completes, none waits for the deadline");
@@ -313,8 +315,8 @@ class OwnerTest {
       }
       Endpoint l = lower.owner.endpoint("b:1@d0");
       Endpoint hi = higher.owner.endpoint("a:1@d0");
-      assertEquals(EndpointState.CONNECTED, l.state);
-      assertEquals(EndpointState.CONNECTED, hi.state);
+      assertEquals(EndpointState.CONNECTED, l.state());
+      assertEquals(EndpointState.CONNECTED, hi.state());
       assertEquals(1, lower.owner.endpointCount());
       assertEquals(1, higher.owner.endpointCount());
       assertEquals(1, lower.device.liveQps().size());
@@ -363,7 +365,7 @@ class OwnerTest {
       assertEquals(SliceStatus.HANDSHAKE_FAILED, dead.status.get(s));
     }
     assertNull(h.owner.endpoint("dead:1@d0"));
-    assertEquals(EndpointState.CONNECTED, h.owner.endpoint("live:1@d0").state);
+    assertEquals(EndpointState.CONNECTED, h.owner.endpoint("live:1@d0").state());
     assertEquals(1, h.owner.metrics().handshakesFailed());
   }
 
@@ -652,14 +654,14 @@ class OwnerTest {
     int[] counts = new int[4];
     for (int i = 0; i < 4000; i++) {
       String server = "10.0.0." + (i % 250) + ":" + (7000 + i);
-      int split = LocalContext.ownerIndex(server, "d" + (i % 3), 4);
-      assertEquals(split, LocalContext.ownerIndex(server + "@d" + (i % 3), 4));
+      int split = NicPath.of(server, "d" + (i % 3)).ownerIndex(4);
+      assertEquals(split, NicPath.parse(server + "@d" + (i % 3)).ownerIndex(4));
       counts[split]++;
     }
     for (int c : counts) {
       assertTrue(c > 700, "owners get a fair share: " + java.util.Arrays.toString(counts));
     }
-    assertEquals(LocalContext.ownerIndex("host:1@mlx5_0", 7), LocalContext.ownerIndex("host:1", "mlx5_0", 7));
+    assertEquals(NicPath.parse("host:1@mlx5_0").ownerIndex(7), NicPath.of("host:1", "mlx5_0").ownerIndex(7));
   }
 
   @Test

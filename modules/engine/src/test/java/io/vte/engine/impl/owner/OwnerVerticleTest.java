@@ -10,6 +10,7 @@ import io.vte.engine.impl.Rail;
 import io.vte.engine.impl.Slice;
 import io.vte.engine.impl.SliceStatus;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.handshake.NicPath;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.ResourceSnapshot;
@@ -91,7 +92,7 @@ class OwnerVerticleTest {
     int endpoints = 0;
     for (int d = 0; d < 4; d++) {
       String path = b.serverName() + "@r" + d;
-      int expected = LocalContext.ownerIndex(path, workers);
+      int expected = NicPath.parse(path).ownerIndex(workers);
       assertNotNull(onOwner(local.owner(expected), o -> o.endpoint(path)),
           "endpoint of " + path + " on owner " + expected);
     }
@@ -124,8 +125,8 @@ class OwnerVerticleTest {
       Endpoint eb = onOwner(cb.owner(0), o -> o.endpoint(a.serverName() + "@" + dev));
       assertEquals(1, ca.ownerMetrics(0).endpointsAlive(), "iteration " + i);
       assertEquals(1, cb.ownerMetrics(0).endpointsAlive(), "iteration " + i);
-      assertEquals(EndpointState.CONNECTED, ea.state);
-      assertEquals(EndpointState.CONNECTED, eb.state);
+      assertEquals(EndpointState.CONNECTED, ea.state());
+      assertEquals(EndpointState.CONNECTED, eb.state());
       assertEquals(((FakeVerbs.Qp) eb.qps[0]).qpNum, ((FakeVerbs.Qp) ea.qps[0]).peer.qpNum(), "iteration " + i);
       assertEquals(((FakeVerbs.Qp) ea.qps[0]).qpNum, ((FakeVerbs.Qp) eb.qps[0]).peer.qpNum(), "iteration " + i);
       collisions += ca.ownerMetrics(0).simultaneousOpensKept() + ca.ownerMetrics(0).simultaneousOpensYielded()

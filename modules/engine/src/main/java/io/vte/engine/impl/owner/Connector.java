@@ -1,0 +1,344 @@
+package io.vte.engine.impl.owner;
+
+import com.google.protobuf.ByteString;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.engine.impl.Slice;
+import io.vte.engine.impl.SliceStatus;
+import io.vte.handshake.NicPath;
+import io.vte.handshake.proto.ConnectReply;
+import io.vte.handshake.proto.ConnectRequest;
+import io.vte.handshake.proto.ConnectStatus;
+import io.vte.handshake.proto.QpInfo;
+import io.vte.verbs.Gid;
+import io.vte.verbs.QpPeer;
+import io.vte.verbs.RtsAttributes;
+import io.vte.verbs.VerbsContext;
+import io.vte.verbs.VerbsException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How one owner's endpoints get connected: the active open (a {@code Connect} sent through the
+ * {@link HandshakeChannel}, whose Future's answer comes back to the owner as a command and is acted on only
+ * if the same endpoint is still stored, under the same generation, still CONNECTING), the passive open (a
+ * peer's request answered with our QPs), and simultaneous open, resolved without waiting: the side whose
+ * local NIC path sorts lower keeps the active role, the other abandons its attempt (new generation) and
+ * accepts passively; an endpoint told SIMULTANEOUS_OPEN asks again after a tenth of the handshake deadline
+ * in case the peer's own attempt was lost. It also holds the handshake deadlines and the generation
+ * counter.
+ *
+ * <p>Owner-confined like its {@link Owner}, which it calls back for what the owner keeps: room in the
+ * store, QP creation and destruction, retiring, completing slices and marking endpoints ready to post.
+ * Nothing here blocks.
+ */
+final class Connector {
+
+  /**
+   * Fraction of the handshake deadline an endpoint told SIMULTANEOUS_OPEN waits for the peer's own request
+   * before asking again: the peer's attempt may already have failed (its port went down, or we refused it
+   * while ours was down), and then no request is coming.
+   */
+  private static final int SIMULTANEOUS_OPEN_WAIT_DIVISOR = 10;
+  /** Device-name suffix of the store key of the passive side of a connection of this NIC to itself. */
+  private static final String LOOPBACK_SUFFIX = "#loopback";
+
+  private final Owner owner;
+  private final OwnerConfig config;
+  private final NicPath localNicPath;
+  /** Store key of the passive side of a connection of this NIC to itself (the active side has the path). */
+  private final NicPath loopbackKey;
+  private final EndpointStore store;
+  private final HandshakeChannel channel;
+  private final NanoClock clock;
+  private final OwnerMetrics metrics;
+  private final ConnectMessages messages;
+  private final List<Endpoint> connecting = new ArrayList<>();
+  private long nextGeneration;
+
+  /**
+   * @param owner the owner whose endpoints this connects
+   * @param config sizes and timings
+   * @param localNicPath the owner's own NIC path
+   * @param device the opened device (port attributes for the messages)
+   * @param store the owner's endpoints
+   * @param channel sends active handshakes
+   * @param clock monotonic clock (fake in tests)
+   * @param metrics the owner's metrics
+   */
+  Connector(Owner owner, OwnerConfig config, NicPath localNicPath, VerbsContext device, EndpointStore store,
+      HandshakeChannel channel, NanoClock clock, OwnerMetrics metrics) {
+    this.owner = owner;
+    this.config = config;
+    this.localNicPath = localNicPath;
+    this.loopbackKey = NicPath.of(localNicPath.server(), localNicPath.device() + LOOPBACK_SUFFIX);
+    this.store = store;
+    this.channel = channel;
+    this.clock = clock;
+    this.metrics = metrics;
+    this.messages = new ConnectMessages(localNicPath, device, config.port());
+    // Seeded from the wall clock so a restarted node's generations are newer than its old ones.
+    this.nextGeneration = System.currentTimeMillis() << 16;
+  }
+
+  // ---------------------------------------------------------------- active open
+
+  /**
+   * Creates the endpoint to {@code path} and sends its connect request.
+   *
+   * @param first the slice that needs it; completed HANDSHAKE_FAILED here when no endpoint can be made
+   * @return the CONNECTING endpoint, or null when none could be made
+   */
+  Endpoint startActive(NicPath path, Slice first) {
+    if (!owner.makeRoom()) {
+      owner.complete(first, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.NO_RAIL,
+          "owner " + owner.index() + " of " + localNicPath + " has " + store.size()
+              + " endpoints, all busy; cannot connect to " + path));
+      return null;
+    }
+    Endpoint ep;
+    try {
+      ep = owner.createEndpoint(path, config.qpsPerEndpoint(), nextGeneration++);
+    } catch (VerbsException e) {
+      owner.complete(first, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
+          "cannot create QPs on " + localNicPath + " for " + path + ": " + e.getMessage(), e));
+      return null;
+    }
+    ep.moveTo(EndpointState.CONNECTING);
+    ep.handshakeStartNanos = clock.nanoTime();
+    ep.handshakeDeadlineNanos = ep.handshakeStartNanos + config.handshakeDeadline().toNanos();
+    store.put(ep);
+    connecting.add(ep);
+    metrics.handshakeStarted(true);
+    sendRequest(ep);
+    return ep;
+  }
+
+  /** Sends the connect request of {@code ep} under its current generation; the reply comes back as a command. */
+  private void sendRequest(Endpoint ep) {
+    ep.reaskAtNanos = 0;
+    ConnectRequest request = messages.request(ep);
+    long generation = ep.generation;
+    Future<ConnectReply> reply;
+    try {
+      reply = channel.connect(ep.path.server(), request, config.handshakeDeadline());
+    } catch (RuntimeException e) {
+      reply = Future.failedFuture(e);
+    }
+    OwnerProxy proxy = owner.proxy();
+    reply.onComplete(ar -> proxy.handshakeReply(ep, generation, ar));
+  }
+
+  /**
+   * Asks again for an endpoint whose peer said SIMULTANEOUS_OPEN but whose own request never reached us.
+   * The new generation makes any late answer to the old request stale. The handshake deadline is not
+   * extended.
+   */
+  private void reask(Endpoint ep) {
+    ep.generation = nextGeneration++;
+    metrics.handshakeReasked();
+    sendRequest(ep);
+  }
+
+  /**
+   * Handles the reply (or failure) of an active handshake, if it still concerns the same endpoint: the same
+   * object still stored for its path, under the generation the request was sent with, still CONNECTING.
+   */
+  void onReply(Endpoint ep, long generation, ConnectReply reply, Throwable failure) {
+    if (store.get(ep.path) != ep || ep.generation != generation || ep.state() != EndpointState.CONNECTING) {
+      metrics.staleReplyDropped();
+      return;
+    }
+    if (failure != null) {
+      fail(ep, SliceStatus.HANDSHAKE_FAILED, failure instanceof VteException ? failure
+          : new VteException(ErrorCode.PEER_UNREACHABLE, "handshake with " + ep.path + " failed: " + failure, failure));
+      return;
+    }
+    ConnectStatus status = reply.getStatus();
+    if (status == ConnectStatus.SIMULTANEOUS_OPEN) {
+      // The peer keeps the active role and its request should reach us and connect us passively; if it
+      // does not come soon (that attempt failed, or the peer holds a stale connection), ask again.
+      ep.reaskAtNanos = Math.min(ep.handshakeDeadlineNanos,
+          clock.nanoTime() + config.handshakeDeadline().toNanos() / SIMULTANEOUS_OPEN_WAIT_DIVISOR);
+      return;
+    }
+    if (status == ConnectStatus.DEVICE_DOWN || status == ConnectStatus.SHUTTING_DOWN) {
+      // Nothing wrong with the slices: the device is down at the far end. PEER_DEVICE_DOWN moves them
+      // elsewhere and keeps every rail to that device out of selection.
+      fail(ep, SliceStatus.PEER_DEVICE_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
+          ep.path + " refused the connection: " + status + " " + reply.getReason()));
+      return;
+    }
+    if (status != ConnectStatus.ACCEPTED) {
+      fail(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.HANDSHAKE_REJECTED,
+          ep.path + " rejected the connection: " + status + " " + reply.getReason()));
+      return;
+    }
+    try {
+      connectQps(ep, reply.getQpsList(), reply.getLid(), reply.getGid(), reply.getMtu());
+    } catch (RuntimeException e) {
+      fail(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.PROTOCOL_ERROR,
+          "bad ACCEPTED reply from " + ep.path + ": " + e.getMessage(), e));
+      return;
+    }
+    ep.peerGeneration = reply.getGeneration();
+    metrics.handshakeSucceeded(clock.nanoTime() - ep.handshakeStartNanos);
+    connected(ep);
+  }
+
+  // ---------------------------------------------------------------- passive open
+
+  /**
+   * Answers a peer's connect request on an owner that takes connections (see the class comment for
+   * simultaneous open; a request with a newer generation replaces a connected endpoint).
+   */
+  void onPassiveConnect(ConnectRequest request, Promise<ConnectReply> reply) {
+    String invalid = ConnectMessages.validate(request);
+    if (invalid != null) {
+      reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, invalid));
+      return;
+    }
+    NicPath peer = NicPath.parse(request.getLocalNicPath());
+    NicPath key = peer.equals(localNicPath) ? loopbackKey : peer;
+    Endpoint existing = store.get(key);
+    ArrayDeque<Slice> carried = null;
+    if (existing != null) {
+      if (existing.state() == EndpointState.CONNECTING) {
+        if (localNicPath.compareTo(peer) < 0) {
+          metrics.simultaneousOpen(true);
+          reply.complete(messages.reject(ConnectStatus.SIMULTANEOUS_OPEN,
+              localNicPath + " sorts lower than " + peer + " and keeps its active attempt"));
+          return;
+        }
+        metrics.simultaneousOpen(false);
+        if (existing.qps.length == request.getQpsCount()) {
+          // Abandon our attempt (its reply becomes stale) and connect the same INIT QPs passively.
+          existing.generation = nextGeneration++;
+          metrics.handshakeStarted(false);
+          acceptOn(existing, request, reply);
+          return;
+        }
+      } else if (request.getGeneration() <= existing.peerGeneration) {
+        metrics.staleRequestRejected();
+        reply.complete(messages.reject(ConnectStatus.SIMULTANEOUS_OPEN, "request generation " + request.getGeneration()
+            + " is not newer than the connected peer generation " + existing.peerGeneration));
+        return;
+      }
+      // Replace: the peer reconnects with a newer generation. Queued slices move to the replacement.
+      carried = new ArrayDeque<>(existing.pending);
+      existing.pending.clear();
+      owner.retire(existing, SliceStatus.ENDPOINT_RETIRED, new VteException(ErrorCode.PEER_UNREACHABLE,
+          "endpoint to " + peer + " replaced by a newer connection from the peer"));
+    }
+    if (!owner.makeRoom()) {
+      owner.failAll(carried, SliceStatus.ENDPOINT_RETIRED, null);
+      reply.complete(messages.reject(ConnectStatus.RESOURCE_EXHAUSTED,
+          "owner " + owner.index() + " of " + localNicPath + " has " + store.size() + " busy endpoints"));
+      return;
+    }
+    Endpoint ep;
+    try {
+      ep = owner.createEndpoint(key, request.getQpsCount(), nextGeneration++);
+    } catch (VerbsException e) {
+      owner.failAll(carried, SliceStatus.ENDPOINT_RETIRED, null);
+      reply.complete(messages.reject(ConnectStatus.RESOURCE_EXHAUSTED, "cannot create QPs: " + e.getMessage()));
+      return;
+    }
+    if (carried != null) {
+      ep.pending.addAll(carried);
+    }
+    store.put(ep);
+    metrics.handshakeStarted(false);
+    acceptOn(ep, request, reply);
+  }
+
+  private void acceptOn(Endpoint ep, ConnectRequest request, Promise<ConnectReply> reply) {
+    try {
+      connectQps(ep, request.getQpsList(), request.getLid(), request.getGid(), request.getMtu());
+    } catch (RuntimeException e) {
+      String reason = "cannot connect to " + request.getLocalNicPath() + ": " + e.getMessage();
+      fail(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.PROTOCOL_ERROR, reason, e));
+      reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, reason));
+      return;
+    }
+    ep.peerGeneration = request.getGeneration();
+    connected(ep);
+    reply.complete(messages.accepted(ep));
+  }
+
+  // ---------------------------------------------------------------- both sides
+
+  private void connectQps(Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int mtu) {
+    if (peerQps.size() != ep.qps.length) {
+      throw new VteException(ErrorCode.PROTOCOL_ERROR,
+          "peer sent " + peerQps.size() + " QPs for " + ep.qps.length + " of ours");
+    }
+    if (!ConnectMessages.validMtu(mtu)) {
+      throw new VteException(ErrorCode.PROTOCOL_ERROR, "invalid peer mtu " + mtu);
+    }
+    Gid peerGid = Gid.fromBytes(gid.toByteArray());
+    int pathMtu = Math.min(mtu, messages.port().activeMtu());
+    for (int i = 0; i < ep.qps.length; i++) {
+      QpInfo info = peerQps.get(i);
+      ep.qps[i].toRtr(new QpPeer(info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff), pathMtu);
+      ep.qps[i].toRts(new RtsAttributes(ep.psns[i], config.qpTimeout(), config.qpRetryCount(), config.qpRnrRetry()));
+    }
+  }
+
+  private void connected(Endpoint ep) {
+    ep.moveTo(EndpointState.CONNECTED);
+    connecting.remove(ep);
+    owner.markReadyIfPending(ep);
+  }
+
+  /**
+   * The one way an endpoint whose handshake failed ends: counted, FAILED, out of the store and the
+   * handshake deadlines, its queued slices completed with {@code sliceStatus}, its QPs destroyed.
+   */
+  private void fail(Endpoint ep, int sliceStatus, Throwable cause) {
+    metrics.handshakeFailed();
+    ep.moveTo(EndpointState.FAILED);
+    connecting.remove(ep);
+    store.remove(ep.path, ep);
+    owner.failPending(ep, sliceStatus, cause);
+    owner.destroy(ep);
+  }
+
+  /** Forgets the handshake of an endpoint the owner retired while it was connecting. */
+  void forget(Endpoint ep) {
+    connecting.remove(ep);
+  }
+
+  /**
+   * Fails the handshakes past their deadline and asks again for those whose SIMULTANEOUS_OPEN wait is over.
+   *
+   * @return how many it failed or re-sent
+   */
+  int checkDeadlines() {
+    if (connecting.isEmpty()) {
+      return 0;
+    }
+    long now = clock.nanoTime();
+    int expired = 0;
+    for (int i = connecting.size() - 1; i >= 0; i--) {
+      Endpoint ep = connecting.get(i);
+      if (now - ep.handshakeDeadlineNanos >= 0) {
+        expired++;
+        fail(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.TIMED_OUT,
+            "no handshake answer from " + ep.path + " within " + config.handshakeDeadline()));
+      } else if (ep.reaskAtNanos != 0 && now - ep.reaskAtNanos >= 0) {
+        expired++;
+        reask(ep);
+      }
+    }
+    return expired;
+  }
+
+  /** @return true while an active handshake waits for its answer */
+  boolean hasHandshakesPending() {
+    return !connecting.isEmpty();
+  }
+}

@@ -1,0 +1,104 @@
+package io.vte.engine.impl.owner;
+
+import static io.vte.engine.impl.owner.OwnerTest.requestFrom;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.engine.impl.Slice;
+import io.vte.engine.impl.SliceStatus;
+import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.handshake.proto.ConnectReply;
+import io.vte.handshake.proto.ConnectStatus;
+import io.vte.verbs.QpState;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The owner's connector, driven through its owner as the engine drives it (fake verbs, channel, clock). */
+class ConnectorTest {
+
+  /**
+   * The simultaneous-open loser accepts the winner's request on its own CONNECTING endpoint; when its QPs
+   * cannot be connected, the endpoint ends the one way a failed handshake ends: counted, FAILED, out of the
+   * store, its slices HANDSHAKE_FAILED, its QPs destroyed, and the peer told INVALID_REQUEST.
+   */
+  @Test
+  void aPassiveOpenThatCannotConnectItsQpsFailsTheEndpointAndCountsIt() {
+    OwnerHarness h = new OwnerHarness("b:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    List<Slice> slices = h.submit(rec, "a:1", 3);
+    h.run();
+    Endpoint ep = h.owner.endpoint("a:1@d0");
+    assertEquals(EndpointState.CONNECTING, ep.state());
+    ((FakeVerbs.Qp) ep.qps[0]).state = QpState.ERR;
+    ConnectReply reply = h.passive(requestFrom("a:1@d0", "b:1@d0", ep.qps.length, 7));
+    assertEquals(ConnectStatus.INVALID_REQUEST, reply.getStatus());
+    assertTrue(reply.getReason().contains("cannot connect to a:1@d0"), reply.getReason());
+    assertEquals(EndpointState.FAILED, ep.state());
+    assertNull(h.owner.endpoint("a:1@d0"));
+    assertEquals(1, h.owner.metrics().handshakesFailed(), "a passive failure is a failed handshake too");
+    for (Slice s : slices) {
+      assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(s));
+      assertEquals(ErrorCode.PROTOCOL_ERROR, ((VteException) rec.causes.get(s)).code());
+    }
+    assertTrue(h.device.liveQps().isEmpty());
+    assertTrue(h.directory.liveQpNumbers().isEmpty());
+    // The answer to our own abandoned attempt lands later: dropped, nothing moves again.
+    h.channel.last().reply().complete(OwnerHarness.acceptAs(h.channel.last().request(), 3));
+    h.run();
+    assertEquals(1, h.owner.metrics().staleRepliesDropped());
+    assertEquals(EndpointState.FAILED, ep.state());
+    assertEquals(0, rec.duplicates);
+  }
+
+  /** The higher NIC path yields to the lower one, whichever side asks first; the lower one keeps its attempt. */
+  @Test
+  void simultaneousOpenIsDecidedByTheOrderOfTheNicPaths() {
+    OwnerHarness lower = new OwnerHarness("a:1", OwnerHarness.config());
+    OwnerHarness higher = new OwnerHarness("b:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    lower.submit(rec, "b:1", 1);
+    lower.run();
+    higher.submit(rec, "a:1", 1);
+    higher.run();
+    Endpoint lowerEp = lower.owner.endpoint("b:1@d0");
+    Endpoint higherEp = higher.owner.endpoint("a:1@d0");
+    ConnectReply toHigher = lower.passive(higher.channel.last().request());
+    assertEquals(ConnectStatus.SIMULTANEOUS_OPEN, toHigher.getStatus());
+    assertEquals(EndpointState.CONNECTING, lowerEp.state(), "the lower path keeps its attempt");
+    long before = higherEp.generation;
+    ConnectReply toLower = higher.passive(lower.channel.last().request());
+    assertEquals(ConnectStatus.ACCEPTED, toLower.getStatus());
+    assertSame(higherEp, higher.owner.endpoint("a:1@d0"), "the higher path accepts on the same endpoint");
+    assertEquals(EndpointState.CONNECTED, higherEp.state());
+    assertTrue(higherEp.generation > before, "its own attempt's answer becomes stale");
+    lower.channel.last().reply().complete(toLower);
+    lower.run();
+    assertEquals(EndpointState.CONNECTED, lowerEp.state());
+    assertEquals(1, lower.owner.metrics().simultaneousOpensKept());
+    assertEquals(1, higher.owner.metrics().simultaneousOpensYielded());
+  }
+
+  /** An answer that lands after its endpoint was retired (port down) is dropped: no move out of RETIRED. */
+  @Test
+  void aReplyForARetiredEndpointIsDropped() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    Slice s = h.submit(rec, "b:1", 1).get(0);
+    h.run();
+    Endpoint ep = h.owner.endpoint("b:1@d0");
+    h.proxy.portDown(1);
+    h.run();
+    assertEquals(EndpointState.RETIRED, ep.state());
+    assertEquals(SliceStatus.RAIL_DOWN, rec.status.get(s));
+    h.channel.last().reply().complete(OwnerHarness.acceptAs(h.channel.last().request(), 1));
+    h.run();
+    assertEquals(1, h.owner.metrics().staleRepliesDropped());
+    assertEquals(EndpointState.RETIRED, ep.state());
+    assertEquals(0, h.owner.endpointCount());
+    assertTrue(h.device.liveQps().isEmpty());
+  }
+}

@@ -1,0 +1,72 @@
+package io.vte.engine.impl.owner;
+
+import static io.vte.engine.impl.owner.EndpointState.CONNECTED;
+import static io.vte.engine.impl.owner.EndpointState.CONNECTING;
+import static io.vte.engine.impl.owner.EndpointState.FAILED;
+import static io.vte.engine.impl.owner.EndpointState.NEW;
+import static io.vte.engine.impl.owner.EndpointState.RETIRED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vte.handshake.NicPath;
+import io.vte.verbs.QueuePair;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class EndpointStateTest {
+
+  /** The lifecycle as ARCHITECTURE.md describes it: every allowed move, and only those. */
+  private static final Map<EndpointState, Set<EndpointState>> ALLOWED = Map.of(
+      NEW, EnumSet.of(CONNECTING, CONNECTED, FAILED),
+      CONNECTING, EnumSet.of(CONNECTED, FAILED, RETIRED),
+      CONNECTED, EnumSet.of(RETIRED),
+      RETIRED, EnumSet.noneOf(EndpointState.class),
+      FAILED, EnumSet.noneOf(EndpointState.class));
+
+  @Test
+  void transitionTableIsExactlyTheLifecycle() {
+    for (EndpointState from : EndpointState.values()) {
+      for (EndpointState to : EndpointState.values()) {
+        assertEquals(ALLOWED.get(from).contains(to), from.canMoveTo(to), from + " -> " + to);
+      }
+    }
+  }
+
+  @Test
+  void endpointFollowsAllowedMovesAndRefusesTheOthersByName() {
+    for (EndpointState from : EndpointState.values()) {
+      for (EndpointState to : EndpointState.values()) {
+        Endpoint ep = endpointIn(from);
+        if (ALLOWED.get(from).contains(to)) {
+          ep.moveTo(to);
+          assertEquals(to, ep.state());
+        } else {
+          IllegalStateException e = assertThrows(IllegalStateException.class, () -> ep.moveTo(to), from + " -> " + to);
+          assertTrue(e.getMessage().contains("from " + from + " to " + to) && e.getMessage().contains("p:1@d0"),
+              e.getMessage());
+          assertEquals(from, ep.state(), "a refused move changes nothing");
+        }
+      }
+    }
+  }
+
+  /** An endpoint brought to {@code state} along allowed moves. */
+  private static Endpoint endpointIn(EndpointState state) {
+    Endpoint ep = new Endpoint(NicPath.of("p:1", "d0"), 1, new QueuePair[0], new int[0]);
+    switch (state) {
+      case NEW -> { }
+      case CONNECTING -> ep.moveTo(CONNECTING);
+      case CONNECTED -> ep.moveTo(CONNECTED);
+      case RETIRED -> {
+        ep.moveTo(CONNECTED);
+        ep.moveTo(RETIRED);
+      }
+      case FAILED -> ep.moveTo(FAILED);
+    }
+    assertEquals(state, ep.state());
+    return ep;
+  }
+}
