@@ -142,8 +142,7 @@ class FrameReaderTest {
     byte[] bytes = s.bytes();
     ChunkedChannel ch = new ChunkedChannel(bytes.length);
     Recorder rec = new Recorder(region);
-    FrameReader reader = new FrameReader(ch, rec);
-    rec.reader = reader;
+    FrameReader reader = rec.attach(ch);
     ch.offer(bytes, bytes.length);
     assertEquals(FrameReader.Outcome.WAIT, reader.read());
     rec.assertFrames(sizes.length, "one offer");
@@ -162,8 +161,7 @@ class FrameReaderTest {
     byte[] bytes = s.bytes();
     ChunkedChannel ch = new ChunkedChannel(bytes.length);
     Recorder rec = new Recorder(null);
-    FrameReader reader = new FrameReader(ch, rec);
-    rec.reader = reader;
+    FrameReader reader = rec.attach(ch);
     Set<FrameReader.State> seen = EnumSet.noneOf(FrameReader.State.class);
     int[] stops = {10, 32, 500, 1032, 1064, 1064 + 3000, 1064 + 50_000, 1064 + 50_032, 1064 + 50_040,
         1064 + 50_032 + 2 * 32 + 100, 1064 + 50_032 + 2 * 32 + 100 + 5, bytes.length};
@@ -222,8 +220,7 @@ class FrameReaderTest {
     byte[] bytes = s.bytes();
     ChunkedChannel ch = new ChunkedChannel(1);
     Recorder rec = new Recorder(null);
-    FrameReader reader = new FrameReader(ch, rec);
-    rec.reader = reader;
+    FrameReader reader = rec.attach(ch);
     for (int offered = 1; offered <= bytes.length; offered++) {
       ch.offer(bytes, offered);
       FrameReader.Outcome o = reader.read();
@@ -250,8 +247,7 @@ class FrameReaderTest {
       ch.offer(bytes, end);
       ch.eof = true;
       Recorder rec = new Recorder(null);
-      FrameReader reader = new FrameReader(ch, rec);
-      rec.reader = reader;
+      FrameReader reader = rec.attach(ch);
       FrameReader.Outcome o;
       int calls = 0;
       while ((o = reader.read()) == FrameReader.Outcome.WAIT) {
@@ -273,8 +269,7 @@ class FrameReaderTest {
     byte[] bytes = s.bytes();
     ChunkedChannel ch = new ChunkedChannel(bytes.length);
     Recorder rec = new Recorder(null);
-    FrameReader reader = new FrameReader(ch, rec);
-    rec.reader = reader;
+    FrameReader reader = rec.attach(ch);
     ch.offer(bytes, bytes.length);
     rec.room = 1;
     assertEquals(FrameReader.Outcome.PAUSED, reader.read());
@@ -302,8 +297,7 @@ class FrameReaderTest {
         ChunkedChannel ch = new ChunkedChannel(1000);
         Recorder rec = new Recorder(null);
         rec.region = closing;
-        FrameReader reader = new FrameReader(ch, rec);
-        rec.reader = reader;
+        FrameReader reader = rec.attach(ch);
         ch.offer(bytes, 32 + 500);
         drain(reader, ch);
         closing.close();
@@ -369,8 +363,7 @@ class FrameReaderTest {
 
   /** Offers the whole stream and reads until the reader stops for another reason than a spent wake-up. */
   private static Result run(byte[] bytes, ChunkedChannel ch, Recorder rec) {
-    FrameReader reader = new FrameReader(ch, rec);
-    rec.reader = reader;
+    FrameReader reader = rec.attach(ch);
     ch.offer(bytes, bytes.length);
     return new Result(reader, rec, drain(reader, ch));
   }
@@ -450,7 +443,7 @@ class FrameReaderTest {
    */
   private static final class Recorder implements FrameReader.Receiver {
     final SoftMr preview;
-    FrameReader reader;
+    private FrameReader reader;
     /** Guards the target of frame 0 only. */
     SoftMr region;
     int room = Integer.MAX_VALUE;
@@ -462,6 +455,12 @@ class FrameReaderTest {
 
     Recorder(SoftMr preview) {
       this.preview = preview;
+    }
+
+    /** @return a reader of {@code ch} that hands its frames to this recorder */
+    FrameReader attach(ChunkedChannel ch) {
+      reader = new FrameReader(ch, this);
+      return reader;
     }
 
     @Override
