@@ -1,34 +1,21 @@
 package io.vte.verbs.soft.impl;
 
-import io.vte.verbs.DirectMemory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
 /**
- * One TCP connection of the soft NIC, driven only by its NIC thread: frames in (header into a small
- * receive buffer; payload copied from there or read straight from the socket into the target memory) and
- * frames out (headers and small payloads staged in a send buffer, large payloads written straight from
- * their memory). What the frames mean is up to its {@link Handler}.
+ * One TCP connection of the soft NIC, driven by its NIC thread: wires a {@link FrameReader} (frames in) and a
+ * {@link FrameWriter} (frames out, through the device's {@link FaultyWire}) to the socket, its selection key
+ * and the {@link Handler} that gives the frames their meaning (requester, responder, or HELLO acceptor).
  *
- * <p>Frames go out many per gathering write. When some have large payloads the write is a
- * {@link FrameHeader#BATCH}: its header, a block of the frames' headers (small payloads inline), then the
- * large payloads back to back. The receiver reads the block, hands the headers to the handler one by one
- * as before, and lets the read that ends one payload also fill the next payloads of the block that
- * {@link Handler#previewWrite} vouches for, so a run of WRITEs costs few reads. A frame that fails the
- * preview (bad rkey, bounds, permission, sequence) stops the run: it and what follows are handled one at a
- * time, and their targets are touched only if the handler accepts them.
- *
- * <p>Every access to a registered region's memory (one socket read or write, or one copy) is bracketed by
- * {@link SoftMr#acquire()} and {@link SoftMr#release()}. When a region closes under a frame, a payload
- * coming in is read on and discarded (the handler hears that it was lost), and a payload going out cannot
- * be completed, so the connection is aborted: the peer sees a lost stream and the requester starts over,
- * meeting the closed region in its checks.
+ * <p>When a region closes under a frame, a payload coming in is read on and discarded (the handler hears
+ * that it was lost), and a payload going out cannot be completed, so the connection is aborted: the peer
+ * sees a lost stream and the requester starts over, meeting the closed region in its checks.
  */
-final class Connection {
+final class Connection implements FrameReader.Receiver {
 
   /** The role-specific logic on top of a connection (requester, responder, or HELLO acceptor). */
   interface Handler {
@@ -77,104 +64,18 @@ final class Connection {
     default void exit() {}
   }
 
-  /** Staging for outgoing headers and small payloads. */
-  private static final int TX_BYTES = 64 * 1024;
-  /**
-   * Receive staging: small, so that a read that brings in a header pulls little payload along (that part
-   * is copied); the rest of a large payload is read straight into the target memory.
-   */
-  private static final int RX_BYTES = 8 * 1024;
-  /** Payloads up to this size travel inside the batch block, right after their header. */
-  private static final int SMALL_PAYLOAD = 16 * 1024;
-  /** Most entries in one gathering write: the batch block, then payload windows. */
-  private static final int MAX_IOV = 64;
-  /** Most later payloads of a batch filled by the read that ends the current one. */
-  private static final int MAX_CHAIN = 16;
-  /** Large-payload bytes after which a gathering write takes no further frame. */
-  private static final long GATHER_BYTES = 1024 * 1024;
-  private static final int DIRECT_READ_MIN = 2 * 1024;
-  /**
-   * Socket reads per readiness event: then the responses so far go out (ACKs flow while a long stream comes
-   * in) and other connections get their turn; level-triggered selection brings the NIC back.
-   */
-  private static final int READS_PER_WAKEUP = 16;
-  private static final int HEADER = 0;
-  private static final int PAYLOAD = 1;
-  private static final int DIRECT = 2;
-  private static final int BLOCK = 3;
-
   private final Nic nic;
   private final SocketChannel channel;
   private final SelectionKey key;
+  private final FrameReader reader;
+  private final FrameWriter writer = new FrameWriter();
+  /** What the handler's frames go through: the device's injected faults, then {@link #writer}. */
+  private final FaultyWire wire;
   private Handler handler;
   private boolean connected;
   private boolean closed;
   private int interest;
   private boolean readPaused;
-
-  private final ByteBuffer rx = ByteBuffer.allocateDirect(RX_BYTES);
-  private final long rxAddress = DirectMemory.address(rx);
-  private final FrameHeader header = new FrameHeader();
-  private int rxConsumed;
-  private int readState = HEADER;
-  private long payloadAddress;
-  private long payloadRemaining;
-  /** Holds the target region (and so its memory) reachable while the payload streams into it. */
-  private SoftMr payloadRegion;
-  /** The target region closed under the current payload: its remaining bytes are being discarded. */
-  private boolean payloadLost;
-  private ByteBuffer payloadView;
-  private final NativeWindow rxWindow = new NativeWindow();
-  /** The current payload travels inside the batch block. */
-  private boolean payloadInline;
-
-  /** The block of a batch being handled: its headers and small payloads (large payloads follow it). */
-  private final ByteBuffer block = ByteBuffer.allocateDirect(TX_BYTES);
-  private final long blockAddress = DirectMemory.address(block);
-  /** [rest of the block, {@link #rx}]. */
-  private final ByteBuffer[] blockScatter = {block, rx};
-  /** Headers come from {@link #block}, at {@link #blockPos}, up to {@link #blockLimit}. */
-  private boolean inBatch;
-  private int blockPos;
-  private int blockLimit;
-  /** Where in {@link #block} the current header was, or -1 when it came from the stream. */
-  private int headerAt = -1;
-  private final FrameHeader peek = new FrameHeader();
-  /**
-   * The read that ends the current payload: [rest of it, later payloads of the batch as far as
-   * {@link Handler#previewWrite} vouches for them, {@link #rx}].
-   */
-  private final ByteBuffer[] scatter = new ByteBuffer[MAX_CHAIN + 2];
-  private final NativeWindow[] chainWindows = new NativeWindow[MAX_CHAIN];
-  private final SoftMr[] chainRegion = new SoftMr[MAX_CHAIN];
-  /** Later payloads that already received bytes: target, header position in the block, bytes landed. */
-  private final long[] chainAddress = new long[MAX_CHAIN];
-  private final int[] chainHeaderAt = new int[MAX_CHAIN];
-  private final int[] chainLanded = new int[MAX_CHAIN];
-  private int chainHead;
-  private int chainCount;
-
-  private final ByteBuffer tx = ByteBuffer.allocateDirect(TX_BYTES);
-  private final long txAddress = DirectMemory.address(tx);
-  /**
-   * The gathering write being built or drained: {@link #tx} (a BATCH header, then the frames' headers and
-   * small payloads), then windows over the large payloads, so many frames leave in one {@code writev}.
-   */
-  private final ByteBuffer[] gather = new ByteBuffer[MAX_IOV];
-  /** The source region of each large-payload entry of {@link #gather} (null for {@link #tx}). */
-  private final SoftMr[] gatherRegion = new SoftMr[MAX_IOV];
-  /** The view of {@link #tx} in {@link #gather}. */
-  private final ByteBuffer txRun = tx.duplicate();
-  private final NativeWindow[] payloadWindows = new NativeWindow[MAX_IOV - 1];
-  private int gatherCount;
-  /** First entry of {@link #gather} not fully written yet (while draining). */
-  private int gatherFirst;
-  private int windowCount;
-  /** Large-payload bytes in {@link #gather}: appends stop at {@link #GATHER_BYTES}. */
-  private long gatherPayloadBytes;
-  /** A small payload's source region closed during {@link #append}: the connection aborts. */
-  private boolean sourceLost;
-  private boolean draining;
 
   private Connection(Nic nic, SocketChannel channel, Handler handler, boolean connected, int ops)
       throws IOException {
@@ -183,13 +84,8 @@ final class Connection {
     this.handler = handler;
     this.connected = connected;
     this.interest = ops;
-    for (int i = 0; i < payloadWindows.length; i++) {
-      payloadWindows[i] = new NativeWindow();
-    }
-    for (int i = 0; i < chainWindows.length; i++) {
-      chainWindows[i] = new NativeWindow();
-    }
-    tx.position(FrameHeader.SIZE); // room for the BATCH header
+    this.reader = new FrameReader(channel, this);
+    this.wire = new FaultyWire(writer, nic.device().frameFaults(), System::nanoTime, nic::wantTimerAt);
     this.key = channel.register(nic.selector(), ops, this);
   }
 
@@ -273,7 +169,7 @@ final class Connection {
         setInterest(SelectionKey.OP_READ);
         pumpTx();
       }
-      if (!closed && (readyOps & SelectionKey.OP_READ) != 0) {
+      if (!closed && !readPaused && (readyOps & SelectionKey.OP_READ) != 0) {
         onReadable();
       }
       // frames just read may have produced responses or freed send credits: send in the same wake-up
@@ -289,302 +185,48 @@ final class Connection {
   // ---- receive ----
 
   /**
-   * Sets where the current frame's payload goes.
+   * Sets where the current frame's payload goes (from {@link Handler#onHeader}).
    *
    * @param address target address, or 0 to discard the payload
    * @param length payload length (unsigned)
    * @param region the registered region that holds the target, or null
    */
   void expectPayload(long address, int length, SoftMr region) {
-    long len = length & 0xffffffffL;
-    payloadInline = inBatch && len <= SMALL_PAYLOAD;
-    payloadRegion = region;
-    payloadLost = false;
-    payloadAddress = address;
-    payloadRemaining = len;
-    readState = PAYLOAD;
-    if (chainHead < chainCount && chainHeaderAt[chainHead] == headerAt) {
-      // the payload's head came with the read that ended an earlier one, into the previewed target (the
-      // entry is dropped once the handler has its header: it may call this more than once)
-      int landed = chainLanded[chainHead];
-      long previewed = chainAddress[chainHead];
-      payloadRemaining -= landed;
-      if (address == previewed) {
-        payloadAddress = address + landed;
-      } else if (address != 0) {
-        losePayload(payloadRemaining); // it cannot be completed where the handler wants it
-      }
-    }
+    reader.expectPayload(address, length, region);
   }
 
   private void onReadable() throws IOException {
-    int reads = 0;
-    boolean socketMayHaveMore = true;
-    while (!closed && !readPaused) {
-      if (readState == DIRECT) {
-        if (!socketMayHaveMore || reads++ == READS_PER_WAKEUP) {
-          return; // drained (a read now would return nothing), or time to send the responses so far
-        }
-        SoftMr region = payloadRegion;
-        if (region != null && !region.acquire()) {
-          losePayload(payloadView.remaining());
-          continue;
-        }
-        // rx is empty here: one read takes the rest of the payload, the later payloads of the batch that can
-        // be told now, and what follows them (the next headers)
-        int chained = 0;
-        long n;
-        try {
-          chained = inBatch ? chainPayloads() : 0;
-          rx.clear();
-          rxConsumed = 0;
-          scatter[0] = payloadView;
-          scatter[chained + 1] = rx;
-          n = channel.read(scatter, 0, chained + 2);
-        } finally {
-          if (region != null) {
-            region.release();
-          }
-          for (int i = 0; i < chained; i++) {
-            chainRegion[i].release();
-            chainRegion[i] = null;
-          }
-        }
-        if (n < 0) {
-          close();
-          return;
-        }
-        keepLanded(chained);
-        if (payloadView.hasRemaining()) {
-          return;
-        }
-        payloadView = null;
-        socketMayHaveMore = !rx.hasRemaining();
-        finishPayload();
-        continue;
-      }
-      int available = rx.position() - rxConsumed;
-      if (readState == BLOCK) {
-        if (available > 0) {
-          int n = Math.min(available, block.remaining());
-          DirectMemory.copy(rxAddress + rxConsumed, blockAddress + block.position(), n);
-          block.position(block.position() + n);
-          rxConsumed += n;
-        } else if (socketMayHaveMore && reads++ < READS_PER_WAKEUP) {
-          rx.clear();
-          rxConsumed = 0;
-          if (channel.read(blockScatter) < 0) {
-            close();
-            return;
-          }
-          if (block.hasRemaining()) {
-            return;
-          }
-          socketMayHaveMore = !rx.hasRemaining();
-        } else {
-          return;
-        }
-        if (!block.hasRemaining()) {
-          inBatch = true;
-          blockPos = 0;
-          blockLimit = block.limit();
-          readState = HEADER;
-        }
-        continue;
-      }
-      if (readState == HEADER && inBatch && blockPos == blockLimit) {
-        inBatch = false;
-      }
-      if (readState == HEADER && (inBatch || available >= FrameHeader.SIZE)) {
-        if (!handler.canReceive()) {
-          pauseReading();
-          return;
-        }
-        if (inBatch) {
-          if (blockLimit - blockPos < FrameHeader.SIZE || !header.decode(block, blockPos)
-              || header.opcode == FrameHeader.BATCH) {
-            protocolError("bad frame in batch");
-            return;
-          }
-          headerAt = blockPos;
-          blockPos += FrameHeader.SIZE;
-        } else {
-          if (!header.decode(rx, rxConsumed)) {
-            protocolError("bad magic");
-            return;
-          }
-          rxConsumed += FrameHeader.SIZE;
-          headerAt = -1;
-          if (header.opcode == FrameHeader.BATCH) {
-            if (header.length < FrameHeader.SIZE || header.length > block.capacity()) {
-              protocolError("batch of " + (header.length & 0xffffffffL) + " bytes");
-              return;
-            }
-            block.clear().limit(header.length);
-            chainHead = 0;
-            chainCount = 0;
-            readState = BLOCK;
-            continue;
-          }
-        }
-        if (!handler.onHeader(this, header)) {
-          protocolError("rejected " + describe(header));
-          return;
-        }
-        if (chainHead < chainCount && chainHeaderAt[chainHead] == headerAt) {
-          chainHead++;
-        }
-        if (readState == PAYLOAD && payloadRemaining == 0) {
-          finishPayload();
-        }
-        continue;
-      }
-      if (readState == PAYLOAD && payloadInline) {
-        int n = (int) payloadRemaining;
-        if (blockLimit - blockPos < n) {
-          protocolError("payload beyond its batch");
-          return;
-        }
-        if (payloadAddress != 0 && !copy(payloadRegion, blockAddress + blockPos, payloadAddress, n)) {
-          payloadLost = true;
-        }
-        blockPos += n;
-        payloadRemaining = 0;
-        finishPayload();
-        continue;
-      }
-      if (readState == PAYLOAD) {
-        if (available > 0) {
-          int n = (int) Math.min(available, payloadRemaining);
-          if (payloadAddress != 0) {
-            if (!copy(payloadRegion, rxAddress + rxConsumed, payloadAddress, n)) {
-              losePayload(payloadRemaining);
-              continue;
-            }
-            payloadAddress += n;
-          }
-          rxConsumed += n;
-          payloadRemaining -= n;
-          if (payloadRemaining == 0) {
-            finishPayload();
-          }
-          continue;
-        }
-        if (payloadAddress != 0 && payloadRemaining >= DIRECT_READ_MIN) {
-          payloadView = rxWindow.window(payloadAddress, (int) payloadRemaining);
-          readState = DIRECT;
-          continue;
-        }
-      }
-      if (!socketMayHaveMore || reads++ == READS_PER_WAKEUP) {
-        return; // level-triggered: the selector calls again while bytes wait in the socket
-      }
-      if (rxConsumed == rx.position()) {
-        rx.clear();
-        rxConsumed = 0;
-      } else if (rx.capacity() - rx.position() < FrameHeader.SIZE) {
-        rx.limit(rx.position()).position(rxConsumed);
-        rx.compact();
-        rxConsumed = 0;
-      }
-      int space = rx.remaining();
-      int n = channel.read(rx);
-      if (n < 0) {
+    switch (reader.read()) {
+      case PAUSED -> pauseReading();
+      case END_OF_STREAM -> close();
+      case PROTOCOL_ERROR -> {
+        nic.device().logProtocolError(this, reader.error().message());
         close();
-        return;
       }
-      if (n == 0) {
-        return;
+      case WAIT, CLOSED -> {
+        // the selector calls again while bytes wait in the socket
       }
-      socketMayHaveMore = n == space; // a short read drained the socket: skip the read that would return 0
     }
   }
 
-  /**
-   * Adds to {@link #scatter} (from index 1) the large payloads of the frames that follow the current one in
-   * the batch, as long as the handler vouches for them; holds each one's region.
-   *
-   * @return how many were added
-   */
-  private int chainPayloads() {
-    int chained = 0;
-    int at = blockPos;
-    int ahead = 1;
-    while (chained < MAX_CHAIN && blockLimit - at >= FrameHeader.SIZE && peek.decode(block, at)) {
-      SoftMr region = handler.previewWrite(this, peek, ahead);
-      long len = peek.length & 0xffffffffL;
-      if (region == null) {
-        break;
-      }
-      if (len <= SMALL_PAYLOAD) { // it travels in the block: nothing to read, but later frames depend on it
-        at += FrameHeader.SIZE + (int) len;
-        ahead++;
-        continue;
-      }
-      if (!region.acquire()) {
-        break;
-      }
-      chainRegion[chained] = region;
-      chainAddress[chained] = peek.raddr;
-      chainHeaderAt[chained] = at;
-      scatter[chained + 1] = chainWindows[chained].window(peek.raddr, (int) len);
-      chained++;
-      at += FrameHeader.SIZE;
-      ahead++;
-    }
-    return chained;
+  @Override
+  public boolean canReceive() {
+    return handler.canReceive();
   }
 
-  /** Keeps the chained payloads that received bytes (they fill in order); forgets the rest. */
-  private void keepLanded(int chained) {
-    chainHead = 0;
-    chainCount = 0;
-    for (int i = 0; i < chained; i++) {
-      int landed = scatter[i + 1].position();
-      if (landed > 0) {
-        chainLanded[chainCount++] = landed;
-      }
-      scatter[i + 1] = null;
-    }
-    scatter[chained + 1] = null;
+  @Override
+  public boolean onHeader(FrameHeader h) {
+    return handler.onHeader(this, h);
   }
 
-  /**
-   * Copies {@code n} bytes under {@code region}'s guard.
-   *
-   * @param region the registered region that holds {@code src} or {@code dst}, or null when neither is one
-   * @return false, having copied nothing, when the region is closed
-   */
-  private static boolean copy(SoftMr region, long src, long dst, int n) {
-    if (region != null && !region.acquire()) {
-      return false;
-    }
-    try {
-      DirectMemory.copy(src, dst, n);
-    } finally {
-      if (region != null) {
-        region.release();
-      }
-    }
-    return true;
+  @Override
+  public void onPayloadDone(FrameHeader h, boolean intact) {
+    handler.onPayloadDone(this, h, intact);
   }
 
-  /** The target region closed: the payload's {@code remaining} bytes go nowhere, the stream stays in sync. */
-  private void losePayload(long remaining) {
-    payloadLost = true;
-    payloadRegion = null;
-    payloadView = null;
-    payloadAddress = 0;
-    payloadRemaining = remaining;
-    readState = PAYLOAD;
-  }
-
-  private void finishPayload() {
-    boolean intact = !payloadLost;
-    readState = HEADER;
-    payloadLost = false;
-    payloadRegion = null;
-    handler.onPayloadDone(this, header, intact);
+  @Override
+  public SoftMr previewWrite(FrameHeader h, int ahead) {
+    return handler.previewWrite(this, h, ahead);
   }
 
   private void pauseReading() {
@@ -606,80 +248,48 @@ final class Connection {
     }
   }
 
-  private void protocolError(String what) {
-    nic.device().logProtocolError(this, what);
-    close();
-  }
-
   // ---- send ----
 
   /**
-   * Appends one frame (NIC thread, from {@link Handler#fillTx}). Frames queue up in one gathering write
-   * until it is full; nothing is written before {@code fillTx} returns.
+   * Appends one frame (NIC thread, from {@link Handler#fillTx}), through the device's injected faults.
+   * Frames queue up in one gathering write until it is full; nothing is written before {@code fillTx}
+   * returns.
    *
    * @param payloadAddress source of the payload (ignored when {@code payloadLength} is 0)
    * @param payloadLength payload bytes that follow the header
    * @param region the registered region that holds the payload, or null
-   * @return false when there is no room now (the handler is asked again once the write drains), or when
-   *     {@code region} is closed (the connection then aborts)
+   * @return false when there is no room now (the handler is asked again once the write drains or a held
+   *     frame's time has come), or when {@code region} is closed (the connection then aborts)
    */
   boolean append(int opcode, int status, int qpn, int seq, int rkey, long raddr, int length, int imm,
       long payloadAddress, int payloadLength, SoftMr region) {
-    if (draining || sourceLost || tx.remaining() < FrameHeader.SIZE || gatherPayloadBytes >= GATHER_BYTES) {
-      return false;
-    }
-    if (payloadLength <= SMALL_PAYLOAD) {
-      if (tx.remaining() < FrameHeader.SIZE + payloadLength) {
-        return false;
-      }
-      int payloadAt = tx.position() + FrameHeader.SIZE;
-      if (payloadLength > 0 && !copy(region, payloadAddress, txAddress + payloadAt, payloadLength)) {
-        sourceLost = true;
-        return false;
-      }
-      FrameHeader.encode(tx, opcode, status, qpn, seq, rkey, raddr, length, imm);
-      tx.position(payloadAt + payloadLength);
-      return true;
-    }
-    if (windowCount == payloadWindows.length) {
-      return false;
-    }
-    FrameHeader.encode(tx, opcode, status, qpn, seq, rkey, raddr, length, imm);
-    gatherRegion[1 + windowCount] = region;
-    gather[1 + windowCount] = payloadWindows[windowCount].window(payloadAddress, payloadLength);
-    windowCount++;
-    gatherPayloadBytes += payloadLength;
-    return true;
-  }
-
-  /**
-   * Puts {@link #tx} in front of the payload windows: as is when there are none, else announced by a BATCH
-   * header so the receiver knows every header before the payloads arrive.
-   *
-   * @return false when nothing was appended
-   */
-  private boolean sealGather() {
-    int end = tx.position();
-    if (windowCount == 0) {
-      if (end == FrameHeader.SIZE) {
-        return false;
-      }
-      txRun.limit(end).position(FrameHeader.SIZE);
-    } else {
-      tx.position(0);
-      FrameHeader.encode(tx, FrameHeader.BATCH, 0, 0, 0, 0, 0, end - FrameHeader.SIZE, 0);
-      tx.position(end);
-      txRun.limit(end).position(0);
-    }
-    gather[0] = txRun;
-    gatherRegion[0] = null;
-    gatherCount = 1 + windowCount;
-    return true;
+    return wire.append(opcode, status, qpn, seq, rkey, raddr, length, imm, payloadAddress, payloadLength, region);
   }
 
   /** @return true while a written frame still has bytes waiting for the socket */
   boolean hasPendingTx() {
-    return draining;
+    return writer.isDraining();
+  }
+
+  /**
+   * @return true when a posting thread (holding the handler's lock) may write on this connection now: it is
+   *     connected, nothing waits for the socket, and no injected fault (NIC-thread state) is in force
+   */
+  boolean acceptsPosterWrites() {
+    return isConnected() && !writer.isDraining() && wire.isQuiet();
+  }
+
+  /**
+   * Timer check (NIC thread, under the handler's lock): sends again once a frame held by an injected delay
+   * may go.
+   *
+   * @return the next time this connection wants a check, or {@code Long.MAX_VALUE}
+   */
+  long onTimer(long now) {
+    if (wire.releaseIfDue(now)) {
+      pumpTx();
+    }
+    return wire.holdUntil();
   }
 
   /**
@@ -689,81 +299,31 @@ final class Connection {
   void pumpTx() {
     try {
       while (connected && !closed) {
-        if (!draining) {
+        if (!writer.isDraining()) {
           handler.fillTx(this);
-          if (sourceLost) {
+          if (writer.sourceLost()) {
             close();
             return;
           }
-          if (!sealGather()) {
+          if (!writer.seal()) {
             setInterest(interest & ~SelectionKey.OP_WRITE);
             return;
           }
-          draining = true;
         }
-        if (!writeGather()) {
+        if (!writer.write(channel)) {
           close(); // a payload's region closed: its frame cannot be sent whole
           return;
         }
-        if (gatherFirst < gatherCount) {
+        if (!writer.drained()) {
           setInterest(interest | SelectionKey.OP_WRITE);
           return;
         }
-        resetGather();
+        writer.reset();
       }
     } catch (IOException | RuntimeException e) {
       nic.device().logConnectionFailure(this, e);
       close();
     }
-  }
-
-  /**
-   * One gathering write of what is left, with every source region in it held for the call.
-   *
-   * @return false, having written nothing, when one of those regions is closed
-   */
-  private boolean writeGather() throws IOException {
-    int first = gatherFirst;
-    int count = gatherCount;
-    int held = first;
-    boolean open = true;
-    for (; held < count; held++) {
-      SoftMr region = gatherRegion[held];
-      if (region != null && !region.acquire()) {
-        open = false;
-        break;
-      }
-    }
-    try {
-      if (open) {
-        channel.write(gather, first, count - first);
-      }
-    } finally {
-      for (int i = first; i < held; i++) {
-        SoftMr region = gatherRegion[i];
-        if (region != null) {
-          region.release();
-        }
-      }
-    }
-    while (first < count && !gather[first].hasRemaining()) {
-      first++;
-    }
-    gatherFirst = first;
-    return open;
-  }
-
-  private void resetGather() {
-    for (int i = 0; i < gatherCount; i++) {
-      gather[i] = null;
-      gatherRegion[i] = null;
-    }
-    gatherCount = 0;
-    gatherFirst = 0;
-    windowCount = 0;
-    gatherPayloadBytes = 0;
-    tx.clear().position(FrameHeader.SIZE);
-    draining = false;
   }
 
   private void setInterest(int ops) {
@@ -785,17 +345,9 @@ final class Connection {
     } catch (IOException ignored) {
       // closing: nothing left to do with the socket
     }
-    payloadView = null;
-    payloadRegion = null;
-    inBatch = false;
-    chainHead = 0;
-    chainCount = 0;
-    resetGather();
+    reader.close();
+    writer.reset();
     handler.onClosed(this);
-  }
-
-  static String describe(FrameHeader h) {
-    return "frame[op=" + h.opcode + " qpn=" + h.qpn + " seq=" + h.seq + " len=" + (h.length & 0xffffffffL) + "]";
   }
 
   @Override

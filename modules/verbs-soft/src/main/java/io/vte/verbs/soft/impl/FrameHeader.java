@@ -95,6 +95,16 @@ final class FrameHeader {
     buf.position(at + SIZE);
   }
 
+  /** @return the header's opcode, destination QP, sequence and length, for logs and test messages */
+  String describe() {
+    return "frame[op=" + opcode + " qpn=" + qpn + " seq=" + seq + " len=" + (length & 0xffffffffL) + "]";
+  }
+
+  /** @return true for the opcodes a requester sends after its HELLO */
+  static boolean isRequest(int opcode) {
+    return requestHasPayload(opcode) || opcode == READ_REQ;
+  }
+
   /** @return true for request opcodes that carry a payload */
   static boolean requestHasPayload(int opcode) {
     return opcode == WRITE || opcode == WRITE_IMM || opcode == SEND || opcode == SEND_IMM;

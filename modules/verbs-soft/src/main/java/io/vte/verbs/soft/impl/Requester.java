@@ -47,7 +47,6 @@ final class Requester implements Connection.Handler {
   private long ackDeadline;
   private long resumeAt;
   private boolean holding;
-  private long delayedIndex = -1;
   private int localError;
   private long reconnectDelay = MIN_RECONNECT_NANOS;
   private boolean discardingResponse;
@@ -81,9 +80,8 @@ final class Requester implements Connection.Handler {
     if (!lock.isHeldByCurrentThread() && lock.tryLock()) {
       try {
         Connection c = conn;
-        if (c != null && c.isConnected() && !c.hasPendingTx() && qp.state() == QpState.RTS && !holding
-            && localError == 0 && seenRts == qp.rtsGeneration() && seenReset == qp.resetGeneration()
-            && !qp.device.frameFaults().active()) {
+        if (c != null && c.acceptsPosterWrites() && qp.state() == QpState.RTS && !holding && localError == 0
+            && seenRts == qp.rtsGeneration() && seenReset == qp.resetGeneration()) {
           if (!deadlineArmed && acked < sq.posted()) {
             armDeadline(System.nanoTime());
           }
@@ -197,6 +195,9 @@ final class Requester implements Connection.Handler {
         next = resumeAt;
       }
     }
+    if (conn != null) {
+      next = Math.min(next, conn.onTimer(now)); // a frame held by an injected delay may go
+    }
     if (deadlineArmed && acked < sq.posted() && qp.rts().timeoutNanos() > 0) {
       if (now - ackDeadline >= 0) {
         if (retriesLeft > 0) {
@@ -272,22 +273,10 @@ final class Requester implements Connection.Handler {
         }
         return;
       }
-      if (sent != delayedIndex) {
-        long delay = device.frameFaults().delayNanos();
-        if (delay > 0) {
-          delayedIndex = sent;
-          holding = true;
-          resumeAt = System.nanoTime() + delay;
-          device.nic().wantTimerAt(resumeAt);
-          return;
-        }
-      }
       boolean read = op == WrOpcode.RDMA_READ;
-      if (!device.frameFaults().drop()) {
-        if (!c.append(frameOpcode(op), 0, peer.qpNum(), seqOf(sent), sq.rkey[s], sq.remoteAddress[s], len,
-            sq.imm[s], read ? 0 : sq.localAddress[s], read ? 0 : len, mr)) {
-          return;
-        }
+      if (!c.append(frameOpcode(op), 0, peer.qpNum(), seqOf(sent), sq.rkey[s], sq.remoteAddress[s], len,
+          sq.imm[s], read ? 0 : sq.localAddress[s], read ? 0 : len, mr)) {
+        return;
       }
       sent++;
       transmitted = Math.max(transmitted, sent);
@@ -519,7 +508,6 @@ final class Requester implements Connection.Handler {
 
   private void rewind() {
     sent = acked;
-    delayedIndex = -1;
     localError = 0; // it names a WR at or after acked: fillTx checks that WR again when it resends up to it
   }
 

@@ -297,15 +297,12 @@ final class Responder implements Connection.Handler {
 
   @Override
   public void fillTx(Connection c) {
-    SoftDevice device = qp.device;
     while (!responses.isEmpty()) {
       int op = responses.headOpcode();
       int len = op == FrameHeader.READ_RESP ? responses.headLength() : 0;
-      if (!device.frameFaults().drop()) {
-        if (!c.append(op, responses.headStatus(), qp.peer().qpNum(), responses.headSeq(), 0, 0, len, 0,
-            responses.headAddress(), len, responses.headRegion())) {
-          return;
-        }
+      if (!c.append(op, responses.headStatus(), qp.peer().qpNum(), responses.headSeq(), 0, 0, len, 0,
+          responses.headAddress(), len, responses.headRegion())) {
+        return;
       }
       responses.pop();
     }

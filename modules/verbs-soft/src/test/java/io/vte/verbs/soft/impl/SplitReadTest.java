@@ -226,7 +226,7 @@ class SplitReadTest {
     while (true) {
       in.readFully(frame);
       assertTrue(h.decode(ByteBuffer.wrap(frame), 0), what + ": bad magic");
-      assertEquals(FrameHeader.ACK, h.opcode, what + ": response " + Connection.describe(h));
+      assertEquals(FrameHeader.ACK, h.opcode, what + ": response " + h.describe());
       assertEquals(FAKE_QPN, h.qpn);
       if (h.seq - seq >= 0) {
         assertTrue(h.seq - lastSent <= 0, what + ": acked " + h.seq + ", beyond what was sent");

@@ -1,0 +1,520 @@
+package io.vte.verbs.soft.impl;
+
+import io.vte.verbs.DirectMemory;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ScatteringByteChannel;
+
+/**
+ * The receive side of one connection: turns the byte stream into frames for its {@link Receiver}. Headers
+ * come into a small staging buffer; a payload is copied from there, or read straight from the channel into
+ * its target memory; the block of a {@link FrameHeader#BATCH} is read whole, its headers handed over one by
+ * one, its small payloads copied out of it, and the read that ends one large payload also fills the next
+ * ones the receiver vouches for ({@link Receiver#previewWrite}), so a run of WRITEs costs few reads.
+ *
+ * <p>A state machine over {@link State}, one method per state; {@link #read()} runs it until the channel
+ * has nothing more for now, the receiver cannot take a frame, the stream ends, or a frame is malformed
+ * ({@link FrameError}). Every access to a registered region's memory (one read or one copy) is bracketed by
+ * {@link SoftMr#acquire()} and {@link SoftMr#release()}; when the region closes under a payload, the rest
+ * of that payload is read on and discarded (the receiver hears it was lost). Steady state allocates
+ * nothing. NIC thread only (or a test's thread).
+ */
+final class FrameReader {
+
+  /** What {@link #onHeader} and {@link #onPayloadDone} mean: the frames' consumer. */
+  interface Receiver {
+
+    /** @return true when another frame can be taken now (else reading pauses) */
+    boolean canReceive();
+
+    /**
+     * A header arrived. A frame with a payload must call {@link #expectPayload(long, int, SoftMr)} (address
+     * 0 discards it).
+     *
+     * @return false on a protocol error ({@link FrameError#REJECTED})
+     */
+    boolean onHeader(FrameHeader h);
+
+    /**
+     * The current frame's payload has been read.
+     *
+     * @param intact false when its target region closed while it streamed in: the rest was discarded
+     */
+    void onPayloadDone(FrameHeader h, boolean intact);
+
+    /**
+     * Tells, without acting on it, where the payload of a frame further on in a batch would land if every
+     * frame before it succeeds.
+     *
+     * @param ahead how many frames after the current one {@code h} is (1 = the next)
+     * @return the region that would take {@code h}'s payload at {@code h.raddr}, or null when that cannot
+     *     be told now (the frame is then handled on its own)
+     */
+    SoftMr previewWrite(FrameHeader h, int ahead);
+  }
+
+  /** Why {@link #read()} returned. */
+  enum Outcome {
+    /** The channel has nothing more for now, or this wake-up's reads are spent: select again. */
+    WAIT,
+    /** {@link Receiver#canReceive()} said no: read again once it can. */
+    PAUSED,
+    /** The peer closed the stream. */
+    END_OF_STREAM,
+    /** A malformed frame: {@link #error()} names it; the stream cannot be trusted any more. */
+    PROTOCOL_ERROR,
+    /** {@link #close()} was called (by a receiver callback). */
+    CLOSED
+  }
+
+  /** What the reader is in the middle of. */
+  enum State {
+    /** Waiting for the next header, from the stream or from a batch's block. */
+    HEADER,
+    /** A payload streaming in: copied from the staging buffer, or discarded. */
+    PAYLOAD,
+    /** A small payload inside a batch's block. */
+    INLINE_PAYLOAD,
+    /** A large payload read straight from the channel into its target (with chained later ones). */
+    DIRECT,
+    /** A batch's block of headers and small payloads streaming into {@link #block}. */
+    BLOCK
+  }
+
+  /**
+   * Receive staging: small, so that a read that brings in a header pulls little payload along (that part
+   * is copied); the rest of a large payload is read straight into the target memory.
+   */
+  static final int RX_BYTES = 8 * 1024;
+  /** Largest batch block: the sender's staging size. */
+  static final int BLOCK_BYTES = FrameWriter.TX_BYTES;
+  /** Most later payloads of a batch filled by the read that ends the current one. */
+  private static final int MAX_CHAIN = 16;
+  private static final int DIRECT_READ_MIN = 2 * 1024;
+  /**
+   * Channel reads per {@link #read()}: then the responses so far go out (ACKs flow while a long stream
+   * comes in) and other connections get their turn; level-triggered selection brings the NIC back.
+   */
+  private static final int READS_PER_WAKEUP = 16;
+
+  private final ScatteringByteChannel channel;
+  private final Receiver receiver;
+  private State state = State.HEADER;
+  private boolean closed;
+  private FrameError error;
+  /** Set by a state method that ends the current {@link #read()}. */
+  private Outcome outcome;
+  /** Channel reads in the current {@link #read()}. */
+  private int reads;
+  /** False once a short read drained the channel: the read that would return 0 is skipped. */
+  private boolean channelMayHaveMore;
+
+  private final ByteBuffer rx = ByteBuffer.allocateDirect(RX_BYTES);
+  private final long rxAddress = DirectMemory.address(rx);
+  private final FrameHeader header = new FrameHeader();
+  private int rxConsumed;
+  private long payloadAddress;
+  private long payloadRemaining;
+  /** Holds the target region (and so its memory) reachable while the payload streams into it. */
+  private SoftMr payloadRegion;
+  /** The target region closed under the current payload: its remaining bytes are being discarded. */
+  private boolean payloadLost;
+  private ByteBuffer payloadView;
+  private final NativeWindow rxWindow = new NativeWindow();
+
+  /** The block of a batch being handled: its headers and small payloads (large payloads follow it). */
+  private final ByteBuffer block = ByteBuffer.allocateDirect(BLOCK_BYTES);
+  private final long blockAddress = DirectMemory.address(block);
+  /** [rest of the block, {@link #rx}]. */
+  private final ByteBuffer[] blockScatter = {block, rx};
+  /** Headers come from {@link #block}, at {@link #blockPos}, up to {@link #blockLimit}. */
+  private boolean inBatch;
+  private int blockPos;
+  private int blockLimit;
+  /** Where in {@link #block} the current header was, or -1 when it came from the stream. */
+  private int headerAt = -1;
+  private final FrameHeader peek = new FrameHeader();
+  /**
+   * The read that ends the current payload: [rest of it, later payloads of the batch as far as
+   * {@link Receiver#previewWrite} vouches for them, {@link #rx}].
+   */
+  private final ByteBuffer[] scatter = new ByteBuffer[MAX_CHAIN + 2];
+  private final NativeWindow[] chainWindows = new NativeWindow[MAX_CHAIN];
+  private final SoftMr[] chainRegion = new SoftMr[MAX_CHAIN];
+  /** Later payloads that already received bytes: target, header position in the block, bytes landed. */
+  private final long[] chainAddress = new long[MAX_CHAIN];
+  private final int[] chainHeaderAt = new int[MAX_CHAIN];
+  private final int[] chainLanded = new int[MAX_CHAIN];
+  private int chainHead;
+  private int chainCount;
+
+  FrameReader(ScatteringByteChannel channel, Receiver receiver) {
+    this.channel = channel;
+    this.receiver = receiver;
+    for (int i = 0; i < chainWindows.length; i++) {
+      chainWindows[i] = new NativeWindow();
+    }
+  }
+
+  /** @return the state the next {@link #read()} resumes in */
+  State state() {
+    return state;
+  }
+
+  /** @return the malformed frame that made {@link #read()} return {@link Outcome#PROTOCOL_ERROR}, or null */
+  FrameError error() {
+    return error;
+  }
+
+  /**
+   * Reads and hands over frames until there is nothing more to do for now.
+   *
+   * @return why it stopped; after {@link Outcome#END_OF_STREAM} or {@link Outcome#PROTOCOL_ERROR} the
+   *     owner closes the reader
+   */
+  Outcome read() throws IOException {
+    reads = 0;
+    channelMayHaveMore = true;
+    outcome = null;
+    while (outcome == null) {
+      if (closed) {
+        return Outcome.CLOSED;
+      }
+      switch (state) {
+        case HEADER -> readHeader();
+        case PAYLOAD -> readPayload();
+        case INLINE_PAYLOAD -> readInlinePayload();
+        case DIRECT -> readDirect();
+        case BLOCK -> readBlock();
+      }
+    }
+    return outcome;
+  }
+
+  /**
+   * Sets where the current frame's payload goes (from {@link Receiver#onHeader}).
+   *
+   * @param address target address, or 0 to discard the payload
+   * @param length payload length (unsigned)
+   * @param region the registered region that holds the target, or null
+   */
+  void expectPayload(long address, int length, SoftMr region) {
+    long len = length & 0xffffffffL;
+    state = inBatch && len <= FrameWriter.SMALL_PAYLOAD ? State.INLINE_PAYLOAD : State.PAYLOAD;
+    payloadRegion = region;
+    payloadLost = false;
+    payloadAddress = address;
+    payloadRemaining = len;
+    if (chainHead < chainCount && chainHeaderAt[chainHead] == headerAt) {
+      // the payload's head came with the read that ended an earlier one, into the previewed target (the
+      // entry is dropped once the receiver has its header: it may call this more than once)
+      int landed = chainLanded[chainHead];
+      long previewed = chainAddress[chainHead];
+      payloadRemaining -= landed;
+      if (address == previewed) {
+        payloadAddress = address + landed;
+      } else if (address != 0) {
+        losePayload(payloadRemaining); // it cannot be completed where the receiver wants it
+      }
+    }
+  }
+
+  /** Stops reading for good and lets go of the current payload's target (the channel is its owner's). */
+  void close() {
+    closed = true;
+    payloadView = null;
+    payloadRegion = null;
+    inBatch = false;
+    chainHead = 0;
+    chainCount = 0;
+  }
+
+  // ---- one method per state ----
+
+  private void readHeader() throws IOException {
+    if (inBatch && blockPos == blockLimit) {
+      inBatch = false;
+    }
+    if (!inBatch && rx.position() - rxConsumed < FrameHeader.SIZE) {
+      fillRx();
+      return;
+    }
+    if (!receiver.canReceive()) {
+      outcome = Outcome.PAUSED;
+      return;
+    }
+    if (inBatch) {
+      if (blockLimit - blockPos < FrameHeader.SIZE || !header.decode(block, blockPos)
+          || header.opcode == FrameHeader.BATCH) {
+        fail(FrameError.badFrameInBatch());
+        return;
+      }
+      headerAt = blockPos;
+      blockPos += FrameHeader.SIZE;
+    } else {
+      if (!header.decode(rx, rxConsumed)) {
+        fail(FrameError.badMagic());
+        return;
+      }
+      rxConsumed += FrameHeader.SIZE;
+      headerAt = -1;
+      if (header.opcode == FrameHeader.BATCH) {
+        if (header.length < FrameHeader.SIZE || header.length > block.capacity()) {
+          fail(FrameError.badBatchLength(header.length));
+          return;
+        }
+        block.clear().limit(header.length);
+        chainHead = 0;
+        chainCount = 0;
+        state = State.BLOCK;
+        return;
+      }
+    }
+    if (!receiver.onHeader(header)) {
+      fail(FrameError.rejected(header));
+      return;
+    }
+    if (chainHead < chainCount && chainHeaderAt[chainHead] == headerAt) {
+      chainHead++;
+    }
+    if ((state == State.PAYLOAD || state == State.INLINE_PAYLOAD) && payloadRemaining == 0) {
+      finishPayload();
+    }
+  }
+
+  private void readPayload() throws IOException {
+    int available = rx.position() - rxConsumed;
+    if (available > 0) {
+      int n = (int) Math.min(available, payloadRemaining);
+      if (payloadAddress != 0) {
+        if (!copy(payloadRegion, rxAddress + rxConsumed, payloadAddress, n)) {
+          losePayload(payloadRemaining);
+          return;
+        }
+        payloadAddress += n;
+      }
+      rxConsumed += n;
+      payloadRemaining -= n;
+      if (payloadRemaining == 0) {
+        finishPayload();
+      }
+      return;
+    }
+    if (payloadAddress != 0 && payloadRemaining >= DIRECT_READ_MIN) {
+      payloadView = rxWindow.window(payloadAddress, (int) payloadRemaining);
+      state = State.DIRECT;
+      return;
+    }
+    fillRx();
+  }
+
+  private void readInlinePayload() {
+    int n = (int) payloadRemaining;
+    if (blockLimit - blockPos < n) {
+      fail(FrameError.payloadBeyondBatch());
+      return;
+    }
+    if (payloadAddress != 0 && !copy(payloadRegion, blockAddress + blockPos, payloadAddress, n)) {
+      payloadLost = true;
+    }
+    blockPos += n;
+    payloadRemaining = 0;
+    finishPayload();
+  }
+
+  private void readDirect() throws IOException {
+    if (!channelMayHaveMore || reads++ == READS_PER_WAKEUP) {
+      outcome = Outcome.WAIT; // drained (a read now would return nothing), or time to send the responses so far
+      return;
+    }
+    SoftMr region = payloadRegion;
+    if (region != null && !region.acquire()) {
+      losePayload(payloadView.remaining());
+      return;
+    }
+    // rx is empty here: one read takes the rest of the payload, the later payloads of the batch that can be
+    // told now, and what follows them (the next headers)
+    int chained = 0;
+    long n;
+    try {
+      chained = inBatch ? chainPayloads() : 0;
+      rx.clear();
+      rxConsumed = 0;
+      scatter[0] = payloadView;
+      scatter[chained + 1] = rx;
+      n = channel.read(scatter, 0, chained + 2);
+    } finally {
+      if (region != null) {
+        region.release();
+      }
+      for (int i = 0; i < chained; i++) {
+        chainRegion[i].release();
+        chainRegion[i] = null;
+      }
+    }
+    if (n < 0) {
+      outcome = Outcome.END_OF_STREAM;
+      return;
+    }
+    keepLanded(chained);
+    if (payloadView.hasRemaining()) {
+      outcome = Outcome.WAIT;
+      return;
+    }
+    payloadView = null;
+    channelMayHaveMore = !rx.hasRemaining();
+    finishPayload();
+  }
+
+  private void readBlock() throws IOException {
+    int available = rx.position() - rxConsumed;
+    if (available > 0) {
+      int n = Math.min(available, block.remaining());
+      DirectMemory.copy(rxAddress + rxConsumed, blockAddress + block.position(), n);
+      block.position(block.position() + n);
+      rxConsumed += n;
+    } else if (channelMayHaveMore && reads++ < READS_PER_WAKEUP) {
+      rx.clear();
+      rxConsumed = 0;
+      if (channel.read(blockScatter) < 0) {
+        outcome = Outcome.END_OF_STREAM;
+        return;
+      }
+      if (block.hasRemaining()) {
+        outcome = Outcome.WAIT;
+        return;
+      }
+      channelMayHaveMore = !rx.hasRemaining();
+    } else {
+      outcome = Outcome.WAIT;
+      return;
+    }
+    if (!block.hasRemaining()) {
+      inBatch = true;
+      blockPos = 0;
+      blockLimit = block.limit();
+      state = State.HEADER;
+    }
+  }
+
+  // ---- shared steps ----
+
+  /** Reads more of the stream into {@link #rx}, keeping what is not consumed yet. */
+  private void fillRx() throws IOException {
+    if (!channelMayHaveMore || reads++ == READS_PER_WAKEUP) {
+      outcome = Outcome.WAIT; // level-triggered: the selector calls again while bytes wait in the channel
+      return;
+    }
+    if (rxConsumed == rx.position()) {
+      rx.clear();
+      rxConsumed = 0;
+    } else if (rx.capacity() - rx.position() < FrameHeader.SIZE) {
+      rx.limit(rx.position()).position(rxConsumed);
+      rx.compact();
+      rxConsumed = 0;
+    }
+    int space = rx.remaining();
+    int n = channel.read(rx);
+    if (n < 0) {
+      outcome = Outcome.END_OF_STREAM;
+      return;
+    }
+    if (n == 0) {
+      outcome = Outcome.WAIT;
+      return;
+    }
+    channelMayHaveMore = n == space; // a short read drained the channel: skip the read that would return 0
+  }
+
+  private void fail(FrameError e) {
+    error = e;
+    outcome = Outcome.PROTOCOL_ERROR;
+  }
+
+  /**
+   * Adds to {@link #scatter} (from index 1) the large payloads of the frames that follow the current one in
+   * the batch, as long as the receiver vouches for them; holds each one's region.
+   *
+   * @return how many were added
+   */
+  private int chainPayloads() {
+    int chained = 0;
+    int at = blockPos;
+    int ahead = 1;
+    while (chained < MAX_CHAIN && blockLimit - at >= FrameHeader.SIZE && peek.decode(block, at)) {
+      SoftMr region = receiver.previewWrite(peek, ahead);
+      long len = peek.length & 0xffffffffL;
+      if (region == null) {
+        break;
+      }
+      if (len <= FrameWriter.SMALL_PAYLOAD) { // it travels in the block: nothing to read, but later frames depend on it
+        at += FrameHeader.SIZE + (int) len;
+        ahead++;
+        continue;
+      }
+      if (!region.acquire()) {
+        break;
+      }
+      chainRegion[chained] = region;
+      chainAddress[chained] = peek.raddr;
+      chainHeaderAt[chained] = at;
+      scatter[chained + 1] = chainWindows[chained].window(peek.raddr, (int) len);
+      chained++;
+      at += FrameHeader.SIZE;
+      ahead++;
+    }
+    return chained;
+  }
+
+  /** Keeps the chained payloads that received bytes (they fill in order); forgets the rest. */
+  private void keepLanded(int chained) {
+    chainHead = 0;
+    chainCount = 0;
+    for (int i = 0; i < chained; i++) {
+      int landed = scatter[i + 1].position();
+      if (landed > 0) {
+        chainLanded[chainCount++] = landed;
+      }
+      scatter[i + 1] = null;
+    }
+    scatter[chained + 1] = null;
+  }
+
+  /**
+   * Copies {@code n} bytes under {@code region}'s guard.
+   *
+   * @param region the registered region that holds {@code src} or {@code dst}, or null when neither is one
+   * @return false, having copied nothing, when the region is closed
+   */
+  static boolean copy(SoftMr region, long src, long dst, int n) {
+    if (region != null && !region.acquire()) {
+      return false;
+    }
+    try {
+      DirectMemory.copy(src, dst, n);
+    } finally {
+      if (region != null) {
+        region.release();
+      }
+    }
+    return true;
+  }
+
+  /** The target region closed: the payload's {@code remaining} bytes go nowhere, the stream stays in sync. */
+  private void losePayload(long remaining) {
+    payloadLost = true;
+    payloadRegion = null;
+    payloadView = null;
+    payloadAddress = 0;
+    payloadRemaining = remaining;
+    state = State.PAYLOAD;
+  }
+
+  private void finishPayload() {
+    boolean intact = !payloadLost;
+    state = State.HEADER;
+    payloadLost = false;
+    payloadRegion = null;
+    receiver.onPayloadDone(header, intact);
+  }
+}
