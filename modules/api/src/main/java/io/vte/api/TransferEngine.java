@@ -148,6 +148,14 @@ public interface TransferEngine {
   TransferEngine notificationHandler(Handler<Notification> handler);
 
   /**
+   * What this engine shows of itself: segment name, metadata state, devices, rails, counters and, on soft verbs,
+   * the fault injector of its devices.
+   *
+   * @return the engine's diagnostics, readable from any thread, also after close (then they show the last state)
+   */
+  EngineDiagnostics diagnostics();
+
+  /**
    * Closes the engine: unfinished requests fail with ENGINE_CLOSED, every Future completes, and no
    * thread, socket, QP, MR or timer remains.
    *

@@ -14,6 +14,7 @@ import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.backends.BackendRegistries;
+import io.vte.api.EngineDiagnostics;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.Notification;
@@ -26,6 +27,7 @@ import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.ProviderConfig;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.owner.NanoClock;
 import io.vte.engine.impl.owner.OwnerConfig;
@@ -81,6 +83,7 @@ public final class TransferEngineImpl implements TransferEngine {
   private RailSelector rails;
   private TransferSubmitter submitter;
   private NotificationDispatcher notifications;
+  private EngineDiagnostics diagnostics;
   private List<Meter> meters = List.of();
   private MeterRegistry meterRegistry;
   private volatile boolean closed;
@@ -283,6 +286,8 @@ public final class TransferEngineImpl implements TransferEngine {
       });
     }
     handshakeHandler.bind(new PassiveConnectHandler(contexts), descriptor, notifications);
+    diagnostics = new EngineDiagnosticsImpl(server.serverName(), segmentName(), options.getMetadataUri(), metadata,
+        contexts, rails, counters, provider);
     meterRegistry = BackendRegistries.getDefaultNow();
     if (meterRegistry != null) {
       meters = new ArrayList<>(counters.bindTo(meterRegistry, server.serverName()));
@@ -364,6 +369,11 @@ public final class TransferEngineImpl implements TransferEngine {
   /** @return the local contexts (one per device), for diagnostics and fault-injection tests */
   public List<LocalContext> contexts() {
     return List.copyOf(contexts);
+  }
+
+  @Override
+  public EngineDiagnostics diagnostics() {
+    return diagnostics;
   }
 
   @Override

@@ -1,4 +1,4 @@
-package io.vte.engine.impl;
+package io.vte.engine;
 
 import io.vte.api.EngineOptions;
 import io.vte.api.SoftDeviceSpec;
