@@ -45,6 +45,7 @@ import io.vte.metadata.StartDeadline;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
 import io.vte.verbs.VerbsContext;
+import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.VerbsProvider;
 import io.vte.verbs.VerbsProviders;
@@ -123,7 +124,7 @@ public final class TransferEngineImpl implements TransferEngine {
   private Future<Void> open() {
     try {
       options.validate();
-      provider = VerbsProviders.create(options.getTransport(), ProviderConfig.of(options));
+      provider = createProvider();
       if (!provider.isAvailable()) {
         throw new VteException(ErrorCode.DEVICE_UNAVAILABLE, "verbs provider '" + options.getTransport()
             + "' is unavailable (" + provider.unavailabilityCause() + "); use transport 'soft' on hosts without RDMA");
@@ -145,6 +146,24 @@ public final class TransferEngineImpl implements TransferEngine {
       return Future.failedFuture(new VteException(ErrorCode.DEVICE_UNAVAILABLE, e.getMessage(), e));
     } catch (VteException e) {
       return Future.failedFuture(e);
+    }
+  }
+
+  /**
+   * @return the verbs provider the options name, configured with their devices
+   * @throws VteException INVALID_CONFIGURATION naming {@code devices} when the provider refuses them (a host that
+   *     does not resolve, a device named twice)
+   */
+  private VerbsProvider createProvider() {
+    Map<String, Object> config = ProviderConfig.of(options);
+    try {
+      return VerbsProviders.create(options.getTransport(), config);
+    } catch (VerbsException e) {
+      if (e.error() != VerbsError.INVALID_ARGUMENT) {
+        throw e;
+      }
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "engine option 'devices' " + options.getDevices()
+          + " is invalid: " + e.getMessage(), e);
     }
   }
 
@@ -397,6 +416,9 @@ public final class TransferEngineImpl implements TransferEngine {
   public Future<Void> unregister(RegisteredBuffer buffer) {
     if (closed) {
       return closedFailure();
+    }
+    if (buffer == null) {
+      return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, "the buffer to unregister is null"));
     }
     return vertx.executeBlocking(() -> {
       memory.unregister(buffer);
