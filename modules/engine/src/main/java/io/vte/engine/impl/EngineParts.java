@@ -43,11 +43,13 @@ record EngineParts(Fabric fabric, MetadataStore metadata, MemoryRegistry memory,
     submitter.close();
     notifications.close();
     meters.remove();
-    return metadata.unpublish(segmentName).transform(v -> metadata.close()).transform(v -> {
-      memory.clear();
-      segments.clear();
-      return fabric.close();
-    });
+    return Future.<Void>succeededFuture().transform(v -> metadata.unpublish(segmentName))
+        .transform(v -> metadata.close())
+        .transform(v -> {
+          memory.clear();
+          segments.clear();
+          return fabric.close();
+        });
   }
 
   /**
@@ -73,7 +75,7 @@ record EngineParts(Fabric fabric, MetadataStore metadata, MemoryRegistry memory,
      * @return completes when everything is released, also when a step failed
      */
     Future<Void> close() {
-      return server.close().transform(v -> {
+      return Future.<Void>succeededFuture().transform(v -> server.close()).transform(v -> {
         List<Future<Void>> closes = new ArrayList<>();
         contexts.forEach(c -> closes.add(c.close()));
         return Future.join(closes).<Void>mapEmpty();
