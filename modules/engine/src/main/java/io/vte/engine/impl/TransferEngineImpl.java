@@ -132,7 +132,10 @@ public final class TransferEngineImpl implements TransferEngine {
       // like the store's start, the first publish waits for a slow backend within the start deadline
       return started.result().deadline().retry("first publish of segment '" + name + "'",
           left -> metadata.publish(opened.descriptor().build()))
-          .recover(e -> opened.close(name).transform(v -> Future.failedFuture(e)));
+          .recover(e -> {
+            handshakeHandler.closing();
+            return opened.close(name).transform(v -> Future.failedFuture(e));
+          });
     }));
   }
 
