@@ -153,7 +153,8 @@ public interface TransferEngine {
    * What this engine shows of itself: segment name, metadata state, devices, rails, counters and, on soft verbs,
    * the fault injector of its devices.
    *
-   * @return the engine's diagnostics, readable from any thread, also after close (then they show the last state)
+   * @return the engine's diagnostics, readable from any thread, also after close (the counters then keep their
+   *     last values)
    */
   EngineDiagnostics diagnostics();
 
