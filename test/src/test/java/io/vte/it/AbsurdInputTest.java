@@ -18,7 +18,6 @@ import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
-import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
@@ -47,7 +46,7 @@ class AbsurdInputTest {
   private static final int RESOURCE_EXHAUSTED = 8;
 
   private LocalEngines local;
-  private TransferEngineImpl engine;
+  private TransferEngine engine;
   private RawGrpc grpc;
   private int rejected;
 
@@ -69,7 +68,7 @@ class AbsurdInputTest {
 
   private ConnectRequest.Builder connect() {
     return ConnectRequest.newBuilder().setLocalNicPath("127.0.0.1:1@peer0")
-        .setPeerNicPath(engine.contexts().get(0).localNicPath()).setGid(ByteString.copyFrom(new byte[16]))
+        .setPeerNicPath(engine.diagnostics().devices().get(0).nicPath()).setGid(ByteString.copyFrom(new byte[16]))
         .setLid(4791).setMtu(4096).addQps(QpInfo.newBuilder().setQpNum(7).setPsn(1)).setGeneration(1);
   }
 
@@ -110,7 +109,7 @@ class AbsurdInputTest {
   }
 
   private int liveQps() {
-    return engine.contexts().stream().mapToInt(c -> c.liveQpCount()).sum();
+    return engine.diagnostics().devices().stream().mapToInt(d -> d.liveQpNumbers().size()).sum();
   }
 
   @Test

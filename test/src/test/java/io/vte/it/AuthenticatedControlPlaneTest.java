@@ -18,7 +18,7 @@ import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
-import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.api.TransferEngine;
 import io.vte.handshake.proto.Auth;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.GetSegmentRequest;
@@ -97,14 +97,14 @@ class AuthenticatedControlPlaneTest {
     return s;
   }
 
-  private TransferEngineImpl engine(String name, JsonObject auth, JsonObject tls) {
+  private TransferEngine engine(String name, JsonObject auth, JsonObject tls) {
     EngineOptions o = LocalEngines.options(name, ip, null, 0).setAuth(auth).setTls(tls);
     ip += LocalEngines.DEVICES;
     return local.start(o);
   }
 
   /** Opens the target's segment, writes 1 MiB and checks it arrived byte-exact. */
-  private void assertTransfers(TransferEngineImpl from, TransferEngineImpl to) {
+  private void assertTransfers(TransferEngine from, TransferEngine to) {
     RegisteredBuffer src = local.register(from, LENGTH);
     Pattern.fill(src.address(), LENGTH, 77);
     RegisteredBuffer dst = local.register(to, LENGTH);
@@ -115,7 +115,7 @@ class AuthenticatedControlPlaneTest {
     assertEquals(Pattern.crc(src.address(), LENGTH), Pattern.crc(dst.address(), LENGTH), "byte-exact");
   }
 
-  private static void assertOpenDenied(String who, TransferEngineImpl stranger, TransferEngineImpl target,
+  private static void assertOpenDenied(String who, TransferEngine stranger, TransferEngine target,
       ErrorCode... codes) {
     Throwable t = Await.failure(stranger.openSegment(target.serverName()), LocalEngines.WAIT);
     VteException e = assertInstanceOf(VteException.class, t, who);
@@ -124,10 +124,10 @@ class AuthenticatedControlPlaneTest {
   }
 
   /** Calls each method without valid auth: PERMISSION_DENIED, no reply message, so no keys or descriptor. */
-  private void assertStrangerDenied(String who, RawGrpc grpc, TransferEngineImpl target, Auth token) {
-    int qps = target.contexts().stream().mapToInt(c -> c.liveQpCount()).sum();
+  private void assertStrangerDenied(String who, RawGrpc grpc, TransferEngine target, Auth token) {
+    int qps = target.diagnostics().devices().stream().mapToInt(d -> d.liveQpNumbers().size()).sum();
     ConnectRequest.Builder connect = ConnectRequest.newBuilder().setLocalNicPath("127.0.0.1:1@x")
-        .setPeerNicPath(target.contexts().get(0).localNicPath()).setGid(ByteString.copyFrom(new byte[16])).setLid(1)
+        .setPeerNicPath(target.diagnostics().devices().get(0).nicPath()).setGid(ByteString.copyFrom(new byte[16])).setLid(1)
         .setMtu(4096).addQps(QpInfo.newBuilder().setQpNum(5).setPsn(1)).setGeneration(1);
     GetSegmentRequest.Builder get = GetSegmentRequest.newBuilder();
     NotifyRequest.Builder notify = NotifyRequest.newBuilder().setFrom("127.0.0.1:1").setTopic("t").setSequence(1);
@@ -144,7 +144,7 @@ class AuthenticatedControlPlaneTest {
       assertEquals(PERMISSION_DENIED, o.grpcStatus(), who + " " + methods.get(i) + ": " + o.label() + " " + o.message());
       assertNull(RawGrpc.message(o), who + " " + methods.get(i) + ": the denial carries no reply (no descriptor, no rkeys)");
     }
-    assertEquals(qps, target.contexts().stream().mapToInt(c -> c.liveQpCount()).sum(), who + ": no QP created");
+    assertEquals(qps, target.diagnostics().devices().stream().mapToInt(d -> d.liveQpNumbers().size()).sum(), who + ": no QP created");
     record(who, "Connect/GetSegment/Notify: PERMISSION_DENIED x3, empty replies, no QP");
   }
 
@@ -155,8 +155,8 @@ class AuthenticatedControlPlaneTest {
   @Test
   void sharedSecretAuthAdmitsPeersAndDeniesStrangers() {
     byte[] secret = secret();
-    TransferEngineImpl a = engine("aua", auth(secret), null);
-    TransferEngineImpl b = engine("aub", auth(secret), null);
+    TransferEngine a = engine("aua", auth(secret), null);
+    TransferEngine b = engine("aub", auth(secret), null);
     assertTransfers(a, b);
     record("engines with the shared secret transfer", "COMPLETED, byte-exact");
 
@@ -177,20 +177,20 @@ class AuthenticatedControlPlaneTest {
     byte[] newSecret = secret();
     JsonObject acceptNew = auth("k1", oldSecret).put("acceptKeys", new JsonArray().add(auth("k2", newSecret)));
     JsonObject acceptOld = auth("k2", newSecret).put("acceptKeys", new JsonArray().add(auth("k1", oldSecret)));
-    TransferEngineImpl notYetRotated = engine("kra", acceptNew, null);
-    TransferEngineImpl rotated = engine("krb", acceptOld, null);
+    TransferEngine notYetRotated = engine("kra", acceptNew, null);
+    TransferEngine rotated = engine("krb", acceptOld, null);
     assertTransfers(notYetRotated, rotated);
     assertTransfers(rotated, notYetRotated);
     record("engines mid key rotation transfer both ways", "COMPLETED, byte-exact");
-    TransferEngineImpl done = engine("krc", auth("k2", newSecret), null);
+    TransferEngine done = engine("krc", auth("k2", newSecret), null);
     assertTransfers(done, notYetRotated);
     assertOpenDenied("engine still signing with a retired key", notYetRotated, done, ErrorCode.PERMISSION_DENIED);
   }
 
   @Test
   void tlsBetweenEngines() {
-    TransferEngineImpl a = engine("tla", null, tls(ca, "a", ca));
-    TransferEngineImpl b = engine("tlb", null, tls(ca, "b", ca));
+    TransferEngine a = engine("tla", null, tls(ca, "a", ca));
+    TransferEngine b = engine("tlb", null, tls(ca, "b", ca));
     assertTransfers(a, b);
     record("engines over TLS transfer", "COMPLETED, byte-exact");
 
@@ -211,8 +211,8 @@ class AuthenticatedControlPlaneTest {
 
   @Test
   void mutualTlsAdmitsOnlyEnginesWithACertificateOfTheClusterCa() {
-    TransferEngineImpl a = engine("mta", null, tls(ca, "a", ca).put("requireClientCert", true));
-    TransferEngineImpl b = engine("mtb", null, tls(ca, "b", ca).put("requireClientCert", true));
+    TransferEngine a = engine("mta", null, tls(ca, "a", ca).put("requireClientCert", true));
+    TransferEngine b = engine("mtb", null, tls(ca, "b", ca).put("requireClientCert", true));
     assertTransfers(a, b);
     assertTransfers(b, a);
     record("engines over mutual TLS transfer", "COMPLETED, byte-exact");
@@ -228,8 +228,8 @@ class AuthenticatedControlPlaneTest {
   @Test
   void authAndTlsTogether() {
     byte[] secret = secret();
-    TransferEngineImpl a = engine("bta", auth(secret), tls(ca, "a", ca));
-    TransferEngineImpl b = engine("btb", auth(secret), tls(ca, "b", ca));
+    TransferEngine a = engine("bta", auth(secret), tls(ca, "a", ca));
+    TransferEngine b = engine("btb", auth(secret), tls(ca, "b", ca));
     assertTransfers(a, b);
     record("engines with auth + TLS transfer", "COMPLETED, byte-exact");
     try (RawGrpc tlsStranger = new RawGrpc(local.vertx(), b.serverName(), ca.caCert())) {

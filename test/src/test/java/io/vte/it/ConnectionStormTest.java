@@ -10,7 +10,7 @@ import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
-import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.api.TransferEngine;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.time.Duration;
@@ -34,7 +34,7 @@ class ConnectionStormTest {
   void oneEngineAgainstEightPeersAllFirstTransfersAtOnce() throws Exception {
     try (NodeProcess peers = NodeProcess.start("storm", "firstIp=20", "engines=" + PEERS,
         "buffer=" + (REQUESTS * CHUNK)); LocalEngines local = new LocalEngines()) {
-      TransferEngineImpl engine = local.start(LocalEngines.options("hub", 2, null, 0));
+      TransferEngine engine = local.start(LocalEngines.options("hub", 2, null, 0));
       RegisteredBuffer source = local.register(engine, REQUESTS * CHUNK);
       Pattern.fill(source.address(), REQUESTS * CHUNK, 55);
       List<SegmentHandle> segments = new ArrayList<>();

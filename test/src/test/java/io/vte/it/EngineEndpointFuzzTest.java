@@ -16,7 +16,7 @@ import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
-import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.api.TransferEngine;
 import io.vte.handshake.proto.Auth;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.GetSegmentRequest;
@@ -58,8 +58,8 @@ class EngineEndpointFuzzTest {
   private static final List<Integer> TYPED = List.of(0, 3, 5, 7, 8, 9, 12);
 
   private LocalEngines local;
-  private TransferEngineImpl client;
-  private TransferEngineImpl target;
+  private TransferEngine client;
+  private TransferEngine target;
   private RegisteredBuffer source;
   private RegisteredBuffer sink;
 

@@ -1,10 +1,8 @@
 package io.vte.it;
 
 import io.vertx.core.json.JsonObject;
-import io.vte.engine.impl.TransferEngineImpl;
-import io.vte.engine.impl.owner.LocalContext;
-import io.vte.engine.impl.owner.OwnerMetrics;
-import org.HdrHistogram.Histogram;
+import io.vte.api.OwnerStats;
+import io.vte.api.TransferEngine;
 
 /**
  * A snapshot of the owner-layer figures of one engine, summed over all its devices and owners.
@@ -26,36 +24,11 @@ public record EngineStats(long endpointsAlive, long handshakes, long handshakesF
    * @param engine an open engine
    * @return its figures now
    */
-  public static EngineStats of(TransferEngineImpl engine) {
-    long alive = 0;
-    long handshakes = 0;
-    long failed = 0;
-    long stale = 0;
-    long slicesFailed = 0;
-    long retired = 0;
-    long evicted = 0;
-    Histogram gaps = null;
-    for (LocalContext ctx : engine.contexts()) {
-      for (int i = 0; i < ctx.ownerCount(); i++) {
-        OwnerMetrics m = ctx.ownerMetrics(i);
-        alive += m.endpointsAlive();
-        handshakes += m.handshakesActive() + m.handshakesPassive();
-        failed += m.handshakesFailed();
-        stale += m.staleRepliesDropped();
-        slicesFailed += m.slicesFailed();
-        retired += m.endpointsRetired();
-        evicted += m.endpointsEvicted();
-        Histogram h = m.pollGapHistogram();
-        if (gaps == null) {
-          gaps = h;
-        } else {
-          gaps.add(h);
-        }
-      }
-    }
-    long p999 = gaps == null || gaps.getTotalCount() == 0 ? 0 : gaps.getValueAtPercentile(99.9);
-    long max = gaps == null || gaps.getTotalCount() == 0 ? 0 : gaps.getMaxValue();
-    return new EngineStats(alive, handshakes, failed, stale, p999, max, slicesFailed, retired, evicted);
+  public static EngineStats of(TransferEngine engine) {
+    OwnerStats o = engine.diagnostics().owners();
+    return new EngineStats(o.endpointsAlive(), o.handshakesActive() + o.handshakesPassive(), o.handshakesFailed(),
+        o.staleRepliesDropped(), o.pollGapP999Nanos(), o.pollGapMaxNanos(), o.slicesFailed(), o.endpointsRetired(),
+        o.endpointsEvicted());
   }
 
   /** @return the endpoint, handshake and slice counters in one line, for reports */

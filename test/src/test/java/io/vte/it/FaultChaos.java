@@ -1,7 +1,7 @@
 package io.vte.it;
 
-import io.vte.engine.impl.TransferEngineImpl;
-import io.vte.verbs.soft.SoftFaultInjector;
+import io.vte.api.FaultInjector;
+import io.vte.api.TransferEngine;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class FaultChaos {
 
-  private final TransferEngineImpl local;
+  private final TransferEngine local;
   private final NodeProcess node;
   private final SplittableRandom random;
   private final FaultLog log;
@@ -28,7 +28,7 @@ final class FaultChaos {
     void run() throws Exception;
   }
 
-  FaultChaos(TransferEngineImpl local, NodeProcess node, SplittableRandom random) {
+  FaultChaos(TransferEngine local, NodeProcess node, SplittableRandom random) {
     this.local = local;
     this.node = node;
     this.random = random;
@@ -53,15 +53,15 @@ final class FaultChaos {
     boolean localSide = random.nextBoolean();
     boolean drop = random.nextInt(3) == 0;
     long seed = random.nextLong();
-    SoftFaultInjector injector = LocalEngines.soft(local).faults();
-    String name = local.contexts().get(device).deviceName();
+    FaultInjector injector = LocalEngines.faults(local);
+    String name = local.diagnostics().devices().get(device).name();
     String kind = (localSide ? "local " : "node ") + (drop ? "drop 5%" : "port-down");
     if (localSide && drop) {
       injector.dropFrames(name, 0.05, seed);
       heal = () -> injector.clearFrameFaults(name);
     } else if (localSide) {
-      injector.portDown(name, 1);
-      heal = () -> injector.portUp(name, 1);
+      injector.portDown(name);
+      heal = () -> injector.portUp(name);
     } else if (drop) {
       node.request("fault drop " + device + " 0.05 " + seed, "fault");
       heal = () -> node.request("fault clear " + device, "fault");

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
-import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.api.TransferEngine;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.time.Duration;
@@ -34,7 +34,7 @@ class FaultScenariosTest {
 
   private LocalEngines local;
   private NodeProcess node;
-  private TransferEngineImpl sender;
+  private TransferEngine sender;
   private RegisteredBuffer source;
   private SegmentHandle segment;
 
@@ -71,7 +71,7 @@ class FaultScenariosTest {
     try {
       // Every path of the full mesh: a path whose first handshake timed out is paused for the hold-down, and a
       // round can be clean without it.
-      long paths = (long) sender.contexts().size() * segment.devices().size();
+      long paths = (long) sender.diagnostics().devices().size() * segment.devices().size();
       Await.until("a clean warm-up round with an endpoint on each of " + paths + " paths", Duration.ofSeconds(90), () -> {
         try {
           WriteLoad.Result r = load.run(Duration.ofSeconds(2), List.of());
@@ -170,11 +170,11 @@ class FaultScenariosTest {
 
   private void port(boolean senderSide, int device, boolean up) throws Exception {
     if (senderSide) {
-      String name = sender.contexts().get(device).deviceName();
+      String name = sender.diagnostics().devices().get(device).name();
       if (up) {
-        LocalEngines.soft(sender).faults().portUp(name, 1);
+        LocalEngines.faults(sender).portUp(name);
       } else {
-        LocalEngines.soft(sender).faults().portDown(name, 1);
+        LocalEngines.faults(sender).portDown(name);
       }
     } else {
       node.request("fault " + (up ? "port-up " : "port-down ") + device, "fault");

@@ -3,12 +3,11 @@ package io.vte.it;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vte.api.EngineOptions;
+import io.vte.api.FaultInjector;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.TransferEngine;
-import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.testkit.Await;
 import io.vte.verbs.DirectMemory;
-import io.vte.verbs.soft.SoftVerbsProvider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +30,7 @@ public final class LocalEngines implements AutoCloseable {
   public static final int WORKERS = 4;
 
   private final Vertx vertx = Vertx.vertx();
-  private final List<TransferEngineImpl> engines = new ArrayList<>();
+  private final List<TransferEngine> engines = new ArrayList<>();
   private final List<Long> allocations = new ArrayList<>();
 
   /**
@@ -75,8 +74,8 @@ public final class LocalEngines implements AutoCloseable {
    * @param options engine options
    * @return a started engine
    */
-  public TransferEngineImpl start(EngineOptions options) {
-    TransferEngineImpl engine = (TransferEngineImpl) Await.result(TransferEngine.create(vertx, options), WAIT);
+  public TransferEngine start(EngineOptions options) {
+    TransferEngine engine = Await.result(TransferEngine.create(vertx, options), WAIT);
     engines.add(engine);
     return engine;
   }
@@ -104,17 +103,17 @@ public final class LocalEngines implements AutoCloseable {
 
   /**
    * @param engine a suite engine
-   * @return its soft verbs provider (for the fault injector)
+   * @return the fault injector of its soft devices
    */
-  public static SoftVerbsProvider soft(TransferEngineImpl engine) {
-    return (SoftVerbsProvider) engine.provider();
+  public static FaultInjector faults(TransferEngine engine) {
+    return engine.diagnostics().faultInjector().orElseThrow();
   }
 
   @Override
   public void close() {
     Throwable first = null;
     boolean allClosed = true;
-    for (TransferEngineImpl e : engines) {
+    for (TransferEngine e : engines) {
       try {
         closeWithin(e, WAIT);
       } catch (Throwable t) {
@@ -135,7 +134,7 @@ public final class LocalEngines implements AutoCloseable {
    * Closes an engine on a daemon thread: {@code close()} may deregister memory on the calling thread, so a close
    * that never returns fails the test with that thread's stack instead of hanging the suite.
    */
-  private static void closeWithin(TransferEngineImpl engine, Duration deadline) throws InterruptedException {
+  private static void closeWithin(TransferEngine engine, Duration deadline) throws InterruptedException {
     CompletableFuture<Future<Void>> called = new CompletableFuture<>();
     Thread closer = new Thread(() -> {
       try {

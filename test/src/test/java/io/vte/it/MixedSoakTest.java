@@ -12,7 +12,7 @@ import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
-import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.api.TransferEngine;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.time.Duration;
@@ -48,7 +48,7 @@ class MixedSoakTest {
     Duration run = Duration.ofMinutes(Long.getLong("vte.it.soakMinutes", 30));
     try (NodeProcess node = NodeProcess.start("soak", "firstIp=10", "buffer=" + (SLOTS * CHUNK));
         LocalEngines local = new LocalEngines()) {
-      TransferEngineImpl engine = local.start(LocalEngines.options("mix", 2, null, 0));
+      TransferEngine engine = local.start(LocalEngines.options("mix", 2, null, 0));
       RegisteredBuffer src = local.register(engine, SLOTS * CHUNK);
       RegisteredBuffer back = local.register(engine, SLOTS * CHUNK);
       SegmentHandle seg = Await.result(engine.openSegment(node.server()), LocalEngines.WAIT);

@@ -4,7 +4,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
-import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.api.TransferEngine;
 import io.vte.testkit.Await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -47,8 +47,8 @@ final class NodeLoad {
    * @return the answer's JSON (without the event name)
    * @throws Exception when a fault command fails or a load hangs
    */
-  static JsonObject run(TransferEngineImpl engine, JsonObject spec,
-      BiFunction<TransferEngineImpl, JsonObject, RegisteredBuffer> sources) throws Exception {
+  static JsonObject run(TransferEngine engine, JsonObject spec,
+      BiFunction<TransferEngine, JsonObject, RegisteredBuffer> sources) throws Exception {
     Duration duration = Duration.ofMillis(Math.round(spec.getDouble("seconds") * 1000));
     Duration deadline = Duration.ofMillis(spec.getLong("deadlineMs", 30_000L));
     JsonArray targets = spec.getJsonArray("targets");

@@ -6,7 +6,6 @@ import io.vertx.core.json.JsonObject;
 import io.vte.api.EngineOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.TransferEngine;
-import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.testkit.Await;
 import io.vte.verbs.DirectMemory;
 import java.io.BufferedReader;
@@ -50,7 +49,7 @@ public final class NodeMain {
   private static final long EXPOSURE_NANOS = 500_000_000L;
 
   private final Vertx vertx = Vertx.vertx();
-  private final List<TransferEngineImpl> engines = new ArrayList<>();
+  private final List<TransferEngine> engines = new ArrayList<>();
   private final List<RegisteredBuffer> buffers = new ArrayList<>();
   private final Map<String, RegisteredBuffer> loadSources = new HashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -93,19 +92,19 @@ public final class NodeMain {
       if (a.containsKey("segmentName")) {
         options.setSegmentName(a.get("segmentName") + (count > 1 ? "-" + e : ""));
       }
-      TransferEngineImpl engine = (TransferEngineImpl) Await.result(TransferEngine.create(vertx, options), WAIT);
+      TransferEngine engine = (TransferEngine) Await.result(TransferEngine.create(vertx, options), WAIT);
       engines.add(engine);
       long address = DirectMemory.allocate(length); // freed when the process exits: SIGTERM reads it after close
       Pattern.fill(address, length, 0);
       RegisteredBuffer buffer = Await.result(engine.register(address, length, "cpu:0"), WAIT);
       buffers.add(buffer);
       JsonArray devicePorts = new JsonArray();
-      engine.contexts().forEach(c -> devicePorts.add(c.portAttributes().lid()));
+      engine.diagnostics().devices().forEach(d -> devicePorts.add(d.lid()));
       // Ready means answering: the first GetSegment a fresh JVM serves runs cold code and, on a loaded machine, took
       // longer than a peer's 5 s handshake deadline; asking itself first warms that path up.
       // (By its segment name: with etcd metadata the segment is found by name, not by server name.)
       Await.until("node " + e + " answers its own GetSegment", WAIT,
-          () -> Await.result(engine.openSegment(engine.segmentName()).map(true).otherwise(false), WAIT));
+          () -> Await.result(engine.openSegment(engine.diagnostics().segmentName()).map(true).otherwise(false), WAIT));
       print(new JsonObject().put("event", "ready").put("engine", e).put("server", engine.serverName())
           .put("address", buffer.address()).put("length", buffer.length()).put("devicePorts", devicePorts)
           .put("pid", ProcessHandle.current().pid()));
@@ -130,18 +129,18 @@ public final class NodeMain {
   }
 
   private JsonObject command(String[] words) {
-    TransferEngineImpl engine = engines.get(0);
+    TransferEngine engine = engines.get(0);
     switch (words[0]) {
       case "fault": {
-        String device = engine.contexts().get(Integer.parseInt(words[2])).deviceName();
+        String device = engine.diagnostics().devices().get(Integer.parseInt(words[2])).name();
         if (words[1].equals("port-down")) {
-          LocalEngines.soft(engine).faults().portDown(device, 1);
+          LocalEngines.faults(engine).portDown(device);
         } else if (words[1].equals("port-up")) {
-          LocalEngines.soft(engine).faults().portUp(device, 1);
+          LocalEngines.faults(engine).portUp(device);
         } else if (words[1].equals("drop")) {
-          LocalEngines.soft(engine).faults().dropFrames(device, Double.parseDouble(words[3]), Long.parseLong(words[4]));
+          LocalEngines.faults(engine).dropFrames(device, Double.parseDouble(words[3]), Long.parseLong(words[4]));
         } else if (words[1].equals("clear")) {
-          LocalEngines.soft(engine).faults().clearFrameFaults(device);
+          LocalEngines.faults(engine).clearFrameFaults(device);
         } else {
           throw new IllegalArgumentException("unknown fault " + words[1]);
         }
@@ -162,12 +161,12 @@ public final class NodeMain {
   }
 
   private JsonObject load(JsonObject spec) throws Exception {
-    TransferEngineImpl engine = engines.get(spec.getInteger("engine", 0));
+    TransferEngine engine = engines.get(spec.getInteger("engine", 0));
     return NodeLoad.run(engine, spec, this::loadSource).put("event", "load");
   }
 
   /** The source slots of one load target, kept for the next run so warm-up and measured runs share them. */
-  private RegisteredBuffer loadSource(TransferEngineImpl engine, JsonObject target) {
+  private RegisteredBuffer loadSource(TransferEngine engine, JsonObject target) {
     int length = target.getInteger("slots") * target.getInteger("chunk");
     return loadSources.computeIfAbsent(engines.indexOf(engine) + "/" + target.getInteger("index") + "/" + length,
         k -> Await.result(engine.register(DirectMemory.allocate(length), length, "cpu:0"), WAIT));
@@ -209,7 +208,7 @@ public final class NodeMain {
   }
 
   private void closeAll() {
-    for (TransferEngineImpl engine : engines) {
+    for (TransferEngine engine : engines) {
       Await.result(engine.close(), WAIT);
     }
     Await.result(vertx.close(), WAIT);

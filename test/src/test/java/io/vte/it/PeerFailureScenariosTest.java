@@ -14,7 +14,7 @@ import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
-import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.api.TransferEngine;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.time.Duration;
@@ -43,7 +43,7 @@ class PeerFailureScenariosTest {
 
   private final List<NodeProcess> nodes = new ArrayList<>();
   private LocalEngines local;
-  private TransferEngineImpl sender;
+  private TransferEngine sender;
   private RegisteredBuffer source;
 
   @BeforeEach

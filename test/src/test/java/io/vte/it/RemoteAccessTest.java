@@ -12,8 +12,8 @@ import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
-import io.vte.engine.impl.PeerSegment;
-import io.vte.engine.impl.TransferEngineImpl;
+import io.vte.api.TransferEngine;
+import io.vte.engine.SegmentHandles;
 import io.vte.handshake.HandshakeClientOptions;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.proto.BufferDesc;
@@ -41,8 +41,8 @@ class RemoteAccessTest {
   private static final int LENGTH = 256 << 10;
 
   private LocalEngines local;
-  private TransferEngineImpl requester;
-  private TransferEngineImpl responder;
+  private TransferEngine requester;
+  private TransferEngine responder;
   private RegisteredBuffer source;
   private RegisteredBuffer target;
   private long targetMemory;
@@ -78,7 +78,7 @@ class RemoteAccessTest {
     for (int i = 0; i < b.getBuffersCount(); i++) {
       b.setBuffers(i, forge.apply(b.getBuffers(i)));
     }
-    return new PeerSegment(responder.serverName(), b.build());
+    return SegmentHandles.of(responder.serverName(), b.build());
   }
 
   private RequestResult transfer(TransferRequest request) {

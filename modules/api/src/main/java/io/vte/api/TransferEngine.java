@@ -21,8 +21,9 @@ public interface TransferEngine {
    *
    * @param vertx the Vert.x instance to run on
    * @param options the options (validated first)
-   * @return the started engine; fails with INVALID_CONFIGURATION naming a bad field, or
-   *     DEVICE_UNAVAILABLE
+   * @return the started engine; fails with INVALID_CONFIGURATION naming a bad field (among them {@code devices}
+   *     naming a host that does not resolve or a device twice), or DEVICE_UNAVAILABLE (a device or provider that
+   *     cannot be opened)
    */
   static Future<TransferEngine> create(Vertx vertx, EngineOptions options) {
     try {
@@ -65,7 +66,8 @@ public interface TransferEngine {
    * Deregisters a buffer on every device; afterwards nothing is written to that memory.
    *
    * @param buffer a buffer of this engine
-   * @return completes when deregistered; fails with NOT_REGISTERED for an unknown buffer
+   * @return completes when deregistered; fails with INVALID_ARGUMENT for null, NOT_REGISTERED for a buffer this
+   *     engine does not hold (never registered here, or unregistered already)
    */
   Future<Void> unregister(RegisteredBuffer buffer);
 
@@ -146,6 +148,15 @@ public interface TransferEngine {
    * @return this
    */
   TransferEngine notificationHandler(Handler<Notification> handler);
+
+  /**
+   * What this engine shows of itself: segment name, metadata state, devices, rails, counters and, on soft verbs,
+   * the fault injector of its devices.
+   *
+   * @return the engine's diagnostics, readable from any thread, also after close (the counters then keep their
+   *     last values)
+   */
+  EngineDiagnostics diagnostics();
 
   /**
    * Closes the engine: unfinished requests fail with ENGINE_CLOSED, every Future completes, and no

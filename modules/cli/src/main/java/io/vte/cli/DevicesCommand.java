@@ -4,7 +4,7 @@ import io.vte.api.DefaultSoftDevices;
 import io.vte.api.DefaultSoftDevices.Choice;
 import io.vte.api.DefaultSoftDevices.Device;
 import io.vte.api.EngineOptions;
-import io.vte.engine.impl.ProviderConfig;
+import io.vte.engine.ProviderConfig;
 import io.vte.verbs.DeviceInfo;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.VerbsProvider;

@@ -6,6 +6,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.BatchResult;
+import io.vte.api.DeviceStatus;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.RegisteredBuffer;
@@ -18,8 +19,6 @@ import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
-import io.vte.engine.impl.TransferEngineImpl;
-import io.vte.engine.impl.owner.LocalContext;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -86,7 +85,7 @@ public final class LinksCommand implements Callable<Integer> {
       engine = ExitCodes.starting(() -> await(TransferEngine.create(vertx, options)));
       TransferEngine started = engine;
       SegmentHandle segment = ExitCodes.starting(() -> await(started.openSegment(target)));
-      JsonObject report = probe((TransferEngineImpl) engine, segment);
+      JsonObject report = probe(engine, segment);
       print(report);
       return report.getInteger("failed") == 0 ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     } finally {
@@ -97,14 +96,14 @@ public final class LinksCommand implements Callable<Integer> {
     }
   }
 
-  private JsonObject probe(TransferEngineImpl engine, SegmentHandle segment) throws Exception {
-    List<LocalContext> locals = engine.contexts();
+  private JsonObject probe(TransferEngine engine, SegmentHandle segment) throws Exception {
+    List<DeviceStatus> locals = engine.diagnostics().devices();
     List<SegmentDevice> remotes = segment.devices();
     JsonObject report = new JsonObject().put("local", engine.serverName()).put("target", target)
         .put("segment", segment.name()).put("server", segment.serverName());
     JsonArray localJson = new JsonArray();
-    locals.forEach(l -> localJson.add(new JsonObject().put("device", l.deviceName())
-        .put("state", l.portAttributes().state().name()).put("gid", l.portAttributes().gid().toString())));
+    locals.forEach(l -> localJson.add(new JsonObject().put("device", l.name()).put("state", l.portState())
+        .put("gid", l.gid())));
     JsonArray remoteJson = new JsonArray();
     remotes.forEach(r -> remoteJson.add(new JsonObject().put("device", r.name()).put("active", r.active())));
     report.put("localDevices", localJson).put("remoteDevices", remoteJson);
@@ -126,7 +125,7 @@ public final class LinksCommand implements Callable<Integer> {
         first[k] = probe;
         continue;
       }
-      JsonObject rail = new JsonObject().put("local", locals.get(l).deviceName()).put("remote", remotes.get(r).name());
+      JsonObject rail = new JsonObject().put("local", locals.get(l).name()).put("remote", remotes.get(r).name());
       JsonObject worst = "ok".equals(first[k - n].getString("status")) ? probe : first[k - n];
       rail.mergeIn(worst).put("latencyUs", probe.getDouble("latencyUs")).put("firstUs", first[k - n].getDouble("latencyUs"));
       if (!"ok".equals(rail.getString("status"))) {
@@ -140,9 +139,9 @@ public final class LinksCommand implements Callable<Integer> {
     return report.put("rails", rails).put("failed", failed);
   }
 
-  private JsonObject probeOnce(TransferEngineImpl engine, RegisteredBuffer local, SegmentHandle segment, long remote)
+  private JsonObject probeOnce(TransferEngine engine, RegisteredBuffer local, SegmentHandle segment, long remote)
       throws Exception {
-    long retriesBefore = engine.counters().retries();
+    long retriesBefore = engine.diagnostics().counters().retries();
     long start = System.nanoTime();
     BatchResult result = await(engine.submit(List.of(TransferRequest.read(local, 0, segment, remote, bytes)),
         new TransferOptions().setDeadline(Duration.ofMillis(timeoutMs))).result()
@@ -150,7 +149,7 @@ public final class LinksCommand implements Callable<Integer> {
             e instanceof VteException v ? v : new VteException(ErrorCode.INTERNAL, String.valueOf(e.getMessage()))))))));
     JsonObject probe = new JsonObject().put("latencyUs", Math.round((System.nanoTime() - start) / 100.0) / 10.0);
     RequestResult q = result.requests().get(0);
-    long retries = engine.counters().retries() - retriesBefore;
+    long retries = engine.diagnostics().counters().retries() - retriesBefore;
     if (q.cause() != null) {
       return probe.put("status", "failed").put("code", q.cause().code().name()).put("cause", q.cause().getMessage());
     }

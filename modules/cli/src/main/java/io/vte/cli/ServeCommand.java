@@ -5,9 +5,10 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.json.JsonObject;
+import io.vte.api.DeviceStatus;
+import io.vte.api.EngineDiagnostics;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.vertx.TransferEngineClient;
 import io.vte.vertx.TransferEngineVerticle;
 import io.vte.vertx.VteMetrics;
@@ -77,9 +78,9 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
       if (poolSize > 0) {
         ExitCodes.starting(() -> await(client.register("pool", poolSize, "cpu:0")));
       }
-      TransferEngineImpl engine = (TransferEngineImpl) verticle.engine();
+      EngineDiagnostics engine = verticle.engine().diagnostics();
       out.printf("vte serve: server %s segment %s devices %s pool %d bytes%n", engine.serverName(), engine.segmentName(),
-          NodeConfig.deviceNames(engine), poolSize);
+          engine.devices().stream().map(DeviceStatus::name).toList(), poolSize);
       out.printf("vte serve: http://%s:%d/metrics http://%s:%d/health (SIGTERM or Ctrl-C to stop)%n", httpHost,
           verticle.httpPort(), httpHost, verticle.httpPort());
       out.flush();
@@ -124,10 +125,6 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
         }
       }
       return json;
-    }
-
-    static String deviceNames(TransferEngineImpl engine) {
-      return engine.contexts().stream().map(c -> c.deviceName()).toList().toString();
     }
   }
 }

@@ -15,10 +15,10 @@ import io.vte.api.ErrorCode;
 import io.vte.api.Notification;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferEngine;
+import io.vte.api.TransferCounters;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
-import io.vte.engine.impl.TransferEngineImpl;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -131,11 +131,9 @@ final class EngineBusAdapter {
   private JsonObject stats() {
     JsonObject json = new JsonObject().put("serverName", engine.serverName()).put("buffers", buffers.size())
         .put("batchesFailed", (long) batchesFailed.count());
-    if (engine instanceof TransferEngineImpl impl) {
-      json.put("bytes", impl.counters().bytes()).put("slices", impl.counters().slices())
-          .put("retries", impl.counters().retries()).put("batches", impl.counters().batches());
-    }
-    return json;
+    TransferCounters counters = engine.diagnostics().counters();
+    return json.put("bytes", counters.bytes()).put("slices", counters.slices()).put("retries", counters.retries())
+        .put("batches", counters.batches());
   }
 
   private static Buffer binary(JsonObject m, String field) {

@@ -2,11 +2,9 @@ package io.vte.vertx;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vte.api.DeviceStatus;
+import io.vte.api.EngineDiagnostics;
 import io.vte.api.TransferEngine;
-import io.vte.engine.impl.TransferEngineImpl;
-import io.vte.engine.impl.owner.LocalContext;
-import io.vte.verbs.PortAttributes;
-import io.vte.verbs.PortState;
 
 /**
  * Health of one engine as plain JSON: {@code {status: UP|DOWN, engine: open|closed, serverName,
@@ -28,24 +26,19 @@ public final class EngineHealth {
     JsonArray devices = new JsonArray();
     if (engine != null && open) {
       json.put("serverName", engine.serverName());
-      if (engine instanceof TransferEngineImpl impl) {
-        boolean degraded = impl.metadataDegraded();
-        up &= !degraded;
-        json.put("segmentName", impl.segmentName()).put("metadata", degraded ? "degraded" : "ok");
-        for (LocalContext ctx : impl.contexts()) {
-          JsonObject device = new JsonObject().put("name", ctx.deviceName());
-          boolean active;
-          try {
-            PortAttributes port = ctx.portAttributes();
-            active = port.state() == PortState.ACTIVE;
-            device.put("port", port.port()).put("state", port.state().name());
-          } catch (RuntimeException e) {
-            active = false;
-            device.put("state", "ERROR").put("error", e.getMessage());
-          }
-          up &= active;
-          devices.add(device.put("up", active));
+      EngineDiagnostics diagnostics = engine.diagnostics();
+      boolean degraded = diagnostics.metadata().degraded();
+      up &= !degraded;
+      json.put("segmentName", diagnostics.segmentName()).put("metadata", degraded ? "degraded" : "ok");
+      for (DeviceStatus d : diagnostics.devices()) {
+        JsonObject device = new JsonObject().put("name", d.name());
+        if (d.error() == null) {
+          device.put("port", d.port()).put("state", d.portState());
+        } else {
+          device.put("state", d.portState()).put("error", d.error());
         }
+        up &= d.active();
+        devices.add(device.put("up", d.active()));
       }
     }
     return json.put("status", up ? "UP" : "DOWN").put("devices", devices);

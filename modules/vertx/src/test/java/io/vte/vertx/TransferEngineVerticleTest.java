@@ -17,12 +17,11 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
+import io.vte.api.FaultInjector;
 import io.vte.api.VteException;
-import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.ResourceSnapshot;
-import io.vte.verbs.soft.SoftVerbsProvider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -265,8 +264,8 @@ class TransferEngineVerticleTest {
     NodeHttp ready = NodeHttp.get(http, port, "/health/ready");
     assertEquals(200, ready.status(), ready.body());
     assertEquals(List.of("UP", "UP", "UP"), List.of(ready.check("engine"), ready.check("devices"), ready.check("metadata")));
-    SoftVerbsProvider soft = (SoftVerbsProvider) ((TransferEngineImpl) nodeA.engine()).provider();
-    soft.faults().portDown("va1", 1);
+    FaultInjector faults = nodeA.engine().diagnostics().faultInjector().orElseThrow();
+    faults.portDown("va1");
     // the port event reaches the health check through the device's event thread and the owners: await it
     NodeHttp down = Await.value("health 503 after port down", WAIT, () -> NodeHttp.get(http, port, "/health"),
         reply -> reply.status() == 503);
@@ -282,7 +281,7 @@ class TransferEngineVerticleTest {
     assertEquals("UP", live.check("engine"));
     assertEquals(List.of(true, false), h.getJsonArray("devices").stream().map(d -> ((JsonObject) d).getBoolean("up")).toList());
     assertEquals("DOWN", Await.result(a.health(), WAIT).getString("status"));
-    soft.faults().portUp("va1", 1);
+    faults.portUp("va1");
     Await.until("health UP again after port up", WAIT, () -> NodeHttp.get(http, port, "/health").status() == 200);
     assertEquals(200, NodeHttp.get(http, port, "/health/ready").status());
     assertEquals(404, NodeHttp.get(http, port, "/nothing").status());

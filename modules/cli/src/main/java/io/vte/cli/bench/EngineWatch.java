@@ -1,9 +1,7 @@
 package io.vte.cli.bench;
 
+import io.vte.api.DeviceStatus;
 import io.vte.api.TransferEngine;
-import io.vte.engine.impl.TransferEngineImpl;
-import io.vte.engine.impl.owner.LocalContext;
-import io.vte.verbs.PortState;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -12,27 +10,24 @@ import java.util.Set;
 /**
  * What the progress line shows of the engines of a run besides its own counters: slices retried (each retry
  * is a failover to another rail or a new attempt on the same one) and the devices whose port is not active.
- * Both come from the engine implementation ({@link TransferEngineImpl#counters()} and the owners' port
- * attributes): the public {@link TransferEngine} API has neither.
+ * Both come from the engines' diagnostics ({@link TransferEngine#diagnostics()}: its counters and devices).
  */
 public final class EngineWatch {
 
-  private final List<TransferEngineImpl> engines;
+  private final List<TransferEngine> engines;
 
-  private EngineWatch(List<TransferEngineImpl> engines) {
+  private EngineWatch(List<TransferEngine> engines) {
     this.engines = engines;
   }
 
   /**
    * @param initiator the initiating engine
    * @param faults the run's fault schedulers (their engines are watched too, e.g. the embedded target)
-   * @return a watch over every distinct engine among them that is the VTE implementation
+   * @return a watch over every distinct engine among them
    */
   public static EngineWatch of(TransferEngine initiator, List<FaultScheduler> faults) {
-    Set<TransferEngineImpl> engines = new LinkedHashSet<>();
-    if (initiator instanceof TransferEngineImpl impl) {
-      engines.add(impl);
-    }
+    Set<TransferEngine> engines = new LinkedHashSet<>();
+    engines.add(initiator);
     faults.forEach(f -> engines.add(f.engine()));
     return new EngineWatch(List.copyOf(engines));
   }
@@ -40,8 +35,8 @@ public final class EngineWatch {
   /** @return slices resubmitted after a failure, over every watched engine, since it started */
   public long retries() {
     long sum = 0;
-    for (TransferEngineImpl e : engines) {
-      sum += e.counters().retries();
+    for (TransferEngine e : engines) {
+      sum += e.diagnostics().counters().retries();
     }
     return sum;
   }
@@ -49,10 +44,10 @@ public final class EngineWatch {
   /** @return the names of the watched devices whose port is not ACTIVE now, in engine and device order */
   public List<String> downDevices() {
     List<String> down = new ArrayList<>();
-    for (TransferEngineImpl e : engines) {
-      for (LocalContext c : e.contexts()) {
-        if (c.portAttributes().state() != PortState.ACTIVE && !down.contains(c.deviceName())) {
-          down.add(c.deviceName());
+    for (TransferEngine e : engines) {
+      for (DeviceStatus d : e.diagnostics().devices()) {
+        if (!d.active() && !down.contains(d.name())) {
+          down.add(d.name());
         }
       }
     }

@@ -1,9 +1,8 @@
 package io.vte.cli.bench;
 
+import io.vte.api.DeviceStatus;
+import io.vte.api.FaultInjector;
 import io.vte.api.TransferEngine;
-import io.vte.engine.impl.TransferEngineImpl;
-import io.vte.engine.impl.owner.LocalContext;
-import io.vte.verbs.soft.SoftVerbsProvider;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -20,8 +19,8 @@ import java.util.function.Consumer;
  */
 public final class FaultScheduler implements AutoCloseable {
 
-  private final TransferEngineImpl engine;
-  private final SoftVerbsProvider soft;
+  private final TransferEngine engine;
+  private final FaultInjector faults;
   private final List<FaultStep> steps;
   private final List<String> log = new ArrayList<>();
   private volatile Consumer<String> listener = line -> { };
@@ -31,9 +30,9 @@ public final class FaultScheduler implements AutoCloseable {
     return t;
   });
 
-  private FaultScheduler(TransferEngineImpl engine, SoftVerbsProvider soft, List<FaultStep> steps) {
+  private FaultScheduler(TransferEngine engine, FaultInjector faults, List<FaultStep> steps) {
     this.engine = engine;
-    this.soft = soft;
+    this.faults = faults;
     this.steps = steps;
   }
 
@@ -47,10 +46,9 @@ public final class FaultScheduler implements AutoCloseable {
    * @throws IllegalArgumentException when the transport is not soft verbs
    */
   public static FaultScheduler forEngine(TransferEngine engine, List<FaultStep> steps, Collection<String> deviceNames) {
-    if (!(engine instanceof TransferEngineImpl impl) || !(impl.provider() instanceof SoftVerbsProvider soft)) {
-      throw new IllegalArgumentException("--inject needs the soft transport (soft verbs fault injector)");
-    }
-    return new FaultScheduler(impl, soft, steps.stream().filter(s -> deviceNames.contains(s.device())).toList());
+    FaultInjector faults = engine.diagnostics().faultInjector().orElseThrow(
+        () -> new IllegalArgumentException("--inject needs the soft transport (soft verbs fault injector)"));
+    return new FaultScheduler(engine, faults, steps.stream().filter(s -> deviceNames.contains(s.device())).toList());
   }
 
   /**
@@ -79,7 +77,7 @@ public final class FaultScheduler implements AutoCloseable {
   }
 
   /** @return the engine whose devices take the faults */
-  public TransferEngineImpl engine() {
+  public TransferEngine engine() {
     return engine;
   }
 
@@ -95,25 +93,25 @@ public final class FaultScheduler implements AutoCloseable {
     try {
       outcome = switch (s.kind()) {
         case PORT_DOWN -> {
-          soft.faults().portDown(s.device(), 1);
+          faults.portDown(s.device());
           yield "applied";
         }
         case PORT_UP -> {
-          soft.faults().portUp(s.device(), 1);
+          faults.portUp(s.device());
           yield "applied";
         }
         case DROP -> {
-          soft.faults().dropFrames(s.device(), s.fraction(), 42);
+          faults.dropFrames(s.device(), s.fraction(), 42);
           yield "applied";
         }
         case CLEAR -> {
-          soft.faults().clearFrameFaults(s.device());
+          faults.clearFrameFaults(s.device());
           yield "applied";
         }
         case QP_FATAL -> {
           List<Integer> qps = liveQps(s.device());
           for (int qp : qps) {
-            soft.faults().forceQpError(s.device(), qp);
+            faults.failQp(s.device(), qp);
           }
           yield "applied to " + qps.size() + " QPs";
         }
@@ -131,9 +129,9 @@ public final class FaultScheduler implements AutoCloseable {
   /** @return the live QP numbers of a device's endpoints */
   private List<Integer> liveQps(String device) {
     List<Integer> out = new ArrayList<>();
-    for (LocalContext ctx : engine.contexts()) {
-      if (ctx.deviceName().equals(device)) {
-        out.addAll(ctx.liveQpNumbers());
+    for (DeviceStatus d : engine.diagnostics().devices()) {
+      if (d.name().equals(device)) {
+        out.addAll(d.liveQpNumbers());
       }
     }
     return out;

@@ -1,10 +1,12 @@
 package io.vte.engine.impl;
 
 import io.vte.api.ErrorCode;
+import io.vte.api.RailStatus;
 import io.vte.api.VteException;
 import io.vte.handshake.NicPath;
 import io.vte.verbs.Gid;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -100,6 +102,24 @@ public final class RailSelector {
       sum += l.outstanding();
     }
     return sum;
+  }
+
+  /**
+   * @return every rail selected for so far, with its health and backlog now (the atomics selection reads), in
+   *     local device, peer server and peer device order
+   */
+  public List<RailStatus> snapshot() {
+    List<RailStatus> out = new ArrayList<>(health.size());
+    health.forEach((rail, railHealth) -> {
+      RailHealth device = peerDevices.get(rail.peerNicPath());
+      RailLoad load = loads.get(rail);
+      out.add(new RailStatus(rail.localDeviceName(), rail.peerServerName(), rail.peerDeviceName(),
+          localPortDown.get(rail.localDeviceIndex()) == 0, railHealth.isHeld(), device != null && device.isHeld(),
+          load == null ? 0 : load.outstanding(), railHealth.lastCause()));
+    });
+    out.sort(Comparator.comparingInt((RailStatus r) -> localDevices.indexOf(r.localDevice()))
+        .thenComparing(RailStatus::peerServer).thenComparing(RailStatus::peerDevice));
+    return out;
   }
 
   /**

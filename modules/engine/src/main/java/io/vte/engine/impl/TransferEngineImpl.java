@@ -1,6 +1,5 @@
 package io.vte.engine.impl;
 
-import com.google.protobuf.ByteString;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -14,6 +13,7 @@ import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.backends.BackendRegistries;
+import io.vte.api.EngineDiagnostics;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.Notification;
@@ -26,6 +26,7 @@ import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.ProviderConfig;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.owner.NanoClock;
 import io.vte.engine.impl.owner.OwnerConfig;
@@ -35,7 +36,6 @@ import io.vte.handshake.HandshakeClientOptions;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.HandshakeServer;
 import io.vte.handshake.HandshakeServerOptions;
-import io.vte.handshake.proto.NotifyRequest;
 import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.MetadataStore;
 import io.vte.metadata.MetadataStores;
@@ -44,6 +44,7 @@ import io.vte.verbs.DirectMemory;
 import io.vte.verbs.Gid;
 import io.vte.verbs.MemoryRegion;
 import io.vte.verbs.VerbsContext;
+import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.VerbsProvider;
 import io.vte.verbs.VerbsProviders;
@@ -52,38 +53,23 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The engine: wires the verbs provider, the owner layer (one {@link LocalContext} per device), the
  * handshake service and client, the metadata store and the data path ({@link TransferSubmitter}) behind
- * the public {@link TransferEngine} API. {@link #start} opens everything in order and closes what it
- * opened when a step fails; {@link #close} releases everything in reverse order.
+ * the public {@link TransferEngine} API. {@link #open} builds them, in order, into one {@link EngineParts}
+ * and releases what it opened when a step fails; {@link #close} releases everything through
+ * {@link EngineParts#close}.
  */
 public final class TransferEngineImpl implements TransferEngine {
-
-  /** Largest notification payload. */
-  public static final int MAX_NOTIFICATION_BYTES = 64 * 1024;
 
   private final Vertx vertx;
   private final EngineOptions options;
   private final EngineHandshakeHandler handshakeHandler = new EngineHandshakeHandler();
   private final EngineCounters counters = new EngineCounters();
   private final BatchIdTable batchIds = new BatchIdTable();
-  private final List<LocalContext> contexts = new ArrayList<>();
-  private final Map<String, Future<Void>> notifyTails = new ConcurrentHashMap<>();
-  private VerbsProvider provider;
-  private HandshakeServer server;
-  private HandshakeClientPool clients;
-  private volatile MetadataStore metadata;
-  private MemoryRegistry memory;
-  private LocalDescriptorBuilder descriptor;
-  private SegmentCache segments;
-  private RailSelector rails;
-  private TransferSubmitter submitter;
-  private NotificationDispatcher notifications;
-  private List<Meter> meters = List.of();
-  private MeterRegistry meterRegistry;
+  /** Set once by {@link #open}, before the first publish; null until then and when open failed. */
+  private volatile EngineParts parts;
   private volatile boolean closed;
   private Future<Void> closing;
 
@@ -97,7 +83,7 @@ public final class TransferEngineImpl implements TransferEngine {
    *
    * @param vertx the Vert.x instance
    * @param options validated options
-   * @return the running engine, or a typed failure after everything opened so far was closed
+   * @return the running engine, or a typed failure after everything opened so far was closed (by {@link #open})
    */
   public static Future<TransferEngine> start(Vertx vertx, EngineOptions options) {
     Future<EngineOptions> resolved;
@@ -113,39 +99,101 @@ public final class TransferEngineImpl implements TransferEngine {
     }
     return resolved.compose(o -> {
       TransferEngineImpl engine = new TransferEngineImpl(vertx, o);
-      return engine.open().<TransferEngine>map(engine)
-          .recover(e -> engine.close().transform(ignored -> Future.failedFuture(e)));
+      return engine.open().<TransferEngine>map(engine);
     });
   }
 
+  /**
+   * Opens the engine's parts in order (the fabric, the metadata store, the data path), sets {@link #parts} and
+   * publishes this node's descriptor; when a step fails, releases what the steps before it opened.
+   */
   private Future<Void> open() {
+    Future<EngineParts.Fabric> fabric;
     try {
       options.validate();
-      provider = VerbsProviders.create(options.getTransport(), ProviderConfig.of(options));
+      fabric = openFabric();
+    } catch (VerbsException e) {
+      return Future.failedFuture(new VteException(ErrorCode.DEVICE_UNAVAILABLE, e.getMessage(), e));
+    } catch (VteException e) {
+      return Future.failedFuture(e);
+    }
+    return fabric.compose(f -> vertx.executeBlocking(() -> localAffinity(f.contexts()), false)
+        .recover(e -> Future.succeededFuture(RailAffinity.NONE)) // no interface table: no rail is preferred
+        .compose(affinity -> startMetadata(f.clients()).transform(started -> {
+      if (started.failed()) {
+        return f.close().transform(v -> Future.<Void>failedFuture(started.cause()));
+      }
+      MetadataStore metadata = started.result().store();
+      EngineParts opened;
+      try {
+        opened = wire(f, metadata, affinity);
+      } catch (RuntimeException e) {
+        return metadata.close().transform(v -> f.close()).transform(v -> Future.<Void>failedFuture(e));
+      }
+      parts = opened;
+      String name = segmentName();
+      // like the store's start, the first publish waits for a slow backend within the start deadline
+      return started.result().deadline().retry("first publish of segment '" + name + "'",
+          left -> metadata.publish(opened.descriptor().build()))
+          .recover(e -> {
+            handshakeHandler.closing();
+            return opened.close(name).transform(v -> Future.failedFuture(e));
+          });
+    })));
+  }
+
+  /**
+   * Creates the provider and the client pool, starts the server and opens one context per device.
+   *
+   * @return the fabric; a failure after the provider was created closes what was opened
+   * @throws VteException INVALID_CONFIGURATION or DEVICE_UNAVAILABLE before anything was opened
+   */
+  private Future<EngineParts.Fabric> openFabric() {
+    VerbsProvider provider = createProvider();
+    HandshakeClientPool clients;
+    try {
       if (!provider.isAvailable()) {
         throw new VteException(ErrorCode.DEVICE_UNAVAILABLE, "verbs provider '" + options.getTransport()
             + "' is unavailable (" + provider.unavailabilityCause() + "); use transport 'soft' on hosts without RDMA");
       }
       clients = HandshakeClientPool.create(vertx, HandshakeClientOptions.fromJson(clientJson()));
-      return HandshakeServer.start(vertx, HandshakeServerOptions.fromJson(serverJson()), handshakeHandler)
-          .compose(s -> {
-            server = s;
-            return openContexts(ProviderConfig.deviceNames(options), 0);
-          })
-          .compose(v -> vertx.executeBlocking(this::localAffinity, false))
-          .compose(affinity -> startMetadata().map(startDeadline -> {
-            wireDataPath(affinity);
-            return startDeadline;
-          }))
-          .compose(startDeadline -> {
-            // like the store's start, the first publish waits for a slow backend within the start deadline
-            return startDeadline.retry("first publish of segment '" + segmentName() + "'",
-                left -> metadata.publish(descriptor.build()));
+    } catch (RuntimeException e) {
+      provider.close();
+      throw e;
+    }
+    return HandshakeServer.start(vertx, HandshakeServerOptions.fromJson(serverJson()), handshakeHandler)
+        .transform(started -> {
+          if (started.failed()) {
+            return clients.close().transform(v -> {
+              provider.close();
+              return Future.failedFuture(started.cause());
+            });
+          }
+          HandshakeServer server = started.result();
+          List<LocalContext> contexts = new ArrayList<>();
+          return openContexts(provider, server, clients, ProviderConfig.deviceNames(options), contexts).transform(ar -> {
+            EngineParts.Fabric fabric = new EngineParts.Fabric(provider, clients, server, contexts);
+            return ar.succeeded() ? Future.succeededFuture(fabric)
+                : fabric.close().transform(v -> Future.failedFuture(ar.cause()));
           });
+        });
+  }
+
+  /**
+   * @return the verbs provider the options name, configured with their devices
+   * @throws VteException INVALID_CONFIGURATION naming {@code devices} when the provider refuses them (a host that
+   *     does not resolve, a device named twice)
+   */
+  private VerbsProvider createProvider() {
+    Map<String, Object> config = ProviderConfig.of(options);
+    try {
+      return VerbsProviders.create(options.getTransport(), config);
     } catch (VerbsException e) {
-      return Future.failedFuture(new VteException(ErrorCode.DEVICE_UNAVAILABLE, e.getMessage(), e));
-    } catch (VteException e) {
-      return Future.failedFuture(e);
+      if (e.error() != VerbsError.INVALID_ARGUMENT) {
+        throw e;
+      }
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "engine option 'devices' " + options.getDevices()
+          + " is invalid: " + e.getMessage(), e);
     }
   }
 
@@ -171,7 +219,10 @@ public final class TransferEngineImpl implements TransferEngine {
     return json;
   }
 
-  private Future<Void> openContexts(List<String> names, int index) {
+  /** Opens a context for each named device not yet in {@code contexts}, in order, adding each as it opens. */
+  private Future<Void> openContexts(VerbsProvider provider, HandshakeServer server, HandshakeClientPool clients,
+      List<String> names, List<LocalContext> contexts) {
+    int index = contexts.size();
     if (index == names.size()) {
       return Future.succeededFuture();
     }
@@ -185,7 +236,7 @@ public final class TransferEngineImpl implements TransferEngine {
     return LocalContext.open(vertx, device, ownerConfig(), server.serverName(), clients::connect, NanoClock.SYSTEM)
         .compose(ctx -> {
           contexts.add(ctx);
-          return openContexts(names, index + 1);
+          return openContexts(provider, server, clients, names, contexts);
         });
   }
 
@@ -213,13 +264,18 @@ public final class TransferEngineImpl implements TransferEngine {
     return Duration.ofNanos(Math.max(1, options.getQpRetryCount()) * (4096L << qpTimeoutExponent(options.getQpTimeout())));
   }
 
+  /** A started metadata store and its start deadline, which the first publish shares. */
+  private record StartedMetadata(MetadataStore store, StartDeadline deadline) {}
+
   /**
    * Creates and starts the metadata store on a worker context of its own, so that its etcd calls, watch
    * callbacks and timers never run on an owner's event loop.
    *
-   * @return the metadata start deadline, begun before the store started, which the first publish shares
+   * @param clients fetches peers' descriptors (p2p)
+   * @return the started store, with the metadata start deadline begun before it started; a store that fails to
+   *     start is closed
    */
-  private Future<StartDeadline> startMetadata() {
+  private Future<StartedMetadata> startMetadata(HandshakeClientPool clients) {
     MetadataOptions mo;
     try {
       mo = metadataOptions(options).setSegmentFetcher(clients::getSegment);
@@ -236,10 +292,9 @@ public final class TransferEngineImpl implements TransferEngine {
       }
     });
     StartDeadline startDeadline = StartDeadline.startingNow(vertx, mo.getStartDeadline());
-    return created.future().compose(store -> {
-      metadata = store;
-      return store.start().map(startDeadline);
-    });
+    return created.future().compose(store -> store.start().transform(ar -> ar.succeeded()
+        ? Future.succeededFuture(new StartedMetadata(store, startDeadline))
+        : store.close().transform(v -> Future.failedFuture(ar.cause()))));
   }
 
   /**
@@ -264,28 +319,33 @@ public final class TransferEngineImpl implements TransferEngine {
   }
 
   /** Which peer devices each local device is wired to: reads the host's interfaces, so on a worker. */
-  private RailAffinity localAffinity() {
+  private static RailAffinity localAffinity(List<LocalContext> contexts) {
     List<Gid> gids = new ArrayList<>(contexts.size());
     contexts.forEach(c -> gids.add(c.portAttributes().gid()));
     return RailAffinity.ofLocalGids(gids);
   }
 
-  private void wireDataPath(RailAffinity affinity) {
+  /** Builds the data path, notifications, meters and diagnostics over an open fabric and a started store. */
+  private EngineParts wire(EngineParts.Fabric fabric, MetadataStore metadata, RailAffinity affinity) {
+    List<LocalContext> contexts = fabric.contexts();
+    String serverName = fabric.server().serverName();
     List<String> names = new ArrayList<>();
     contexts.forEach(c -> names.add(c.deviceName()));
-    memory = new MemoryRegistry(new ContextMemory(), this::descriptorChanged);
-    descriptor = new LocalDescriptorBuilder(segmentName(), server.serverName(), options.getTransport(), names,
-        i -> contexts.get(i).portAttributes(), memory);
-    segments = new SegmentCache(metadata::lookup);
+    MemoryRegistry memory = new MemoryRegistry(new ContextMemory(contexts), this::descriptorChanged);
+    LocalDescriptorBuilder descriptor = new LocalDescriptorBuilder(segmentName(serverName), serverName,
+        options.getTransport(), names, i -> contexts.get(i).portAttributes(), memory);
+    SegmentCache segments = new SegmentCache(metadata::lookup);
     metadata.setInvalidationHandler(segments::invalidate);
     long holdDown = options.getRailHoldDown().toNanos();
-    rails = new RailSelector(names, 3, holdDown, Math.max(holdDown, qpFailureTime(options).toNanos()),
+    RailSelector rails = new RailSelector(names, 3, holdDown, Math.max(holdDown, qpFailureTime(options).toNanos()),
         System::nanoTime, affinity);
-    submitter = new TransferSubmitter(vertx, memory, segments, rails, new TransferTracker.Services(
+    TransferSubmitter submitter = new TransferSubmitter(vertx, memory, segments, rails, new TransferTracker.Services(
         new Slicer(options.getSliceSize()), new OwnerRouter(contexts), options.getRetryCount(), counters,
         seg -> segments.invalidate(seg.name()), new PeerDeviceStates(segments, rails)));
-    notifications = new NotificationDispatcher(vertx.getOrCreateContext(), 1024, options.getHandshakeDeadline().toMillis(),
-        NotificationDispatcher.newEpoch());
+    NotificationDispatcher notifications = new NotificationDispatcher(vertx.getOrCreateContext(), 1024,
+        options.getHandshakeDeadline().toMillis(), NotificationDispatcher.newEpoch());
+    NotificationSender sender = new NotificationSender(fabric.clients(), serverName, notifications,
+        options.getHandshakeDeadline());
     for (int i = 0; i < contexts.size(); i++) {
       int index = i;
       contexts.get(i).addPortListener((device, port, active) -> {
@@ -294,12 +354,18 @@ public final class TransferEngineImpl implements TransferEngine {
       });
     }
     handshakeHandler.bind(new PassiveConnectHandler(contexts), descriptor, notifications);
-    meterRegistry = BackendRegistries.getDefaultNow();
+    EngineDiagnostics diagnostics = new EngineDiagnosticsImpl(serverName, segmentName(serverName),
+        options.getMetadataUri(), metadata, contexts, rails, counters, fabric.provider());
+    EngineParts.Meters meters = EngineParts.Meters.NONE;
+    MeterRegistry meterRegistry = BackendRegistries.getDefaultNow();
     if (meterRegistry != null) {
-      meters = new ArrayList<>(counters.bindTo(meterRegistry, server.serverName()));
-      meters.addAll(OwnerMeters.bind(meterRegistry, server.serverName(), contexts));
-      meters.addAll(metadataMeters(meterRegistry, server.serverName(), metadata));
+      List<Meter> list = new ArrayList<>(counters.bindTo(meterRegistry, serverName));
+      list.addAll(OwnerMeters.bind(meterRegistry, serverName, contexts));
+      list.addAll(metadataMeters(meterRegistry, serverName, metadata));
+      meters = new EngineParts.Meters(meterRegistry, list);
     }
+    return new EngineParts(fabric, metadata, memory, descriptor, segments, rails, submitter, notifications, sender,
+        meters, diagnostics);
   }
 
   /**
@@ -316,15 +382,15 @@ public final class TransferEngineImpl implements TransferEngine {
   }
 
   private void descriptorChanged() {
-    LocalDescriptorBuilder d = descriptor;
-    if (d != null && !closed) {
-      d.changed();
-      metadata.publish(d.build());
+    EngineParts p = parts;
+    if (p != null && !closed) {
+      p.descriptor().changed();
+      p.metadata().publish(p.descriptor().build());
     }
   }
 
   /** Registers memory on every opened context, by device index. */
-  private final class ContextMemory implements DeviceMemory {
+  private record ContextMemory(List<LocalContext> contexts) implements DeviceMemory {
     @Override
     public int deviceCount() {
       return contexts.size();
@@ -343,18 +409,21 @@ public final class TransferEngineImpl implements TransferEngine {
 
   @Override
   public String serverName() {
-    return server.serverName();
+    return parts.fabric().server().serverName();
   }
 
   /** @return the logical name this node's segment is published under (default: the server name) */
   public String segmentName() {
-    return options.getSegmentName() != null ? options.getSegmentName() : server.serverName();
+    return segmentName(serverName());
+  }
+
+  private String segmentName(String serverName) {
+    return options.getSegmentName() != null ? options.getSegmentName() : serverName;
   }
 
   /** @return true while the metadata store serves cached descriptors because its backend is unreachable */
   public boolean metadataDegraded() {
-    MetadataStore m = metadata;
-    return m != null && m.isDegraded();
+    return parts.metadata().isDegraded();
   }
 
   /** @return the engine-layer counters */
@@ -364,17 +433,22 @@ public final class TransferEngineImpl implements TransferEngine {
 
   /** @return bytes of slices routed to a rail and not yet ended (0 when nothing is in flight) */
   public long railBacklogBytes() {
-    return rails.outstandingBytes();
+    return parts.rails().outstandingBytes();
   }
 
   /** @return the verbs provider (soft verbs: its fault injector drives fault tests) */
   public VerbsProvider provider() {
-    return provider;
+    return parts.fabric().provider();
   }
 
-  /** @return the local contexts (one per device), for diagnostics and fault-injection tests */
+  /** @return the local contexts (one per device), for the engine's own tests */
   public List<LocalContext> contexts() {
-    return List.copyOf(contexts);
+    return parts.fabric().contexts();
+  }
+
+  @Override
+  public EngineDiagnostics diagnostics() {
+    return parts.diagnostics();
   }
 
   @Override
@@ -391,6 +465,7 @@ public final class TransferEngineImpl implements TransferEngine {
     if (closed) {
       return closedFailure();
     }
+    MemoryRegistry memory = parts.memory();
     return vertx.executeBlocking(() -> memory.register(address, length, location), false);
   }
 
@@ -399,6 +474,10 @@ public final class TransferEngineImpl implements TransferEngine {
     if (closed) {
       return closedFailure();
     }
+    if (buffer == null) {
+      return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, "the buffer to unregister is null"));
+    }
+    MemoryRegistry memory = parts.memory();
     return vertx.executeBlocking(() -> {
       memory.unregister(buffer);
       return null;
@@ -413,12 +492,12 @@ public final class TransferEngineImpl implements TransferEngine {
     if (name == null || name.isBlank()) {
       return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, "segment name is blank: '" + name + "'"));
     }
-    return segments.open(name).map(s -> s);
+    return parts.segments().open(name).map(s -> s);
   }
 
   @Override
   public TransferBatch submit(List<TransferRequest> requests, TransferOptions transferOptions) {
-    return submitter.submit(requests, transferOptions);
+    return parts.submitter().submit(requests, transferOptions);
   }
 
   @Override
@@ -431,6 +510,7 @@ public final class TransferEngineImpl implements TransferEngine {
 
   @Override
   public Future<Void> submit(long batchId, List<TransferRequest> requests) {
+    TransferSubmitter submitter = parts.submitter();
     return batchIds.submit(batchId, requests, r -> submitter.submit(r, new TransferOptions()));
   }
 
@@ -454,39 +534,19 @@ public final class TransferEngineImpl implements TransferEngine {
     if (closed) {
       return closedFailure();
     }
-    if (payload == null || payload.length() > MAX_NOTIFICATION_BYTES || topic == null) {
-      return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, "notification topic must be set and payload "
-          + "at most " + MAX_NOTIFICATION_BYTES + " bytes, got topic " + topic + ", payload "
-          + (payload == null ? "null" : payload.length() + " bytes")));
+    try {
+      NotificationSender.check(topic, payload);
+    } catch (VteException e) {
+      return Future.failedFuture(e);
     }
     byte[] bytes = payload.getBytes();
-    return openSegment(segmentOrServer).compose(seg -> {
-      String peer = seg.serverName();
-      Promise<Void> sent = Promise.promise();
-      // One notification in flight per peer keeps them in order; the receiver re-orders as a safety net.
-      notifyTails.compute(peer, (k, tail) -> {
-        Future<Void> previous = tail == null ? Future.succeededFuture() : tail.transform(ar -> Future.succeededFuture());
-        Future<Void> next = previous.compose(v -> send(peer, topic, bytes));
-        next.onComplete(sent);
-        return next;
-      });
-      return sent.future();
-    });
-  }
-
-  private Future<Void> send(String peer, String topic, byte[] payload) {
-    NotifyRequest request = NotifyRequest.newBuilder().setFrom(server.serverName()).setTopic(topic)
-        .setPayload(ByteString.copyFrom(payload)).setSequence(notifications.nextSequence(peer))
-        .setSenderEpoch(notifications.epoch()).build();
-    return clients.notify(peer, request, options.getHandshakeDeadline()).compose(reply -> reply.getAccepted()
-        ? Future.succeededFuture()
-        : Future.failedFuture(new VteException(ErrorCode.PROTOCOL_ERROR, "peer " + peer
-            + " refused notification " + request.getSequence() + " on topic '" + topic + "'")));
+    NotificationSender sender = parts.notificationSender();
+    return openSegment(segmentOrServer).compose(seg -> sender.send(seg.serverName(), topic, bytes));
   }
 
   @Override
   public TransferEngine notificationHandler(Handler<Notification> handler) {
-    notifications.handler(handler);
+    parts.notifications().handler(handler);
     return this;
   }
 
@@ -497,44 +557,9 @@ public final class TransferEngineImpl implements TransferEngine {
     }
     closed = true;
     handshakeHandler.closing();
-    if (submitter != null) {
-      submitter.close();
-    }
-    if (notifications != null) {
-      notifications.close();
-    }
-    if (meterRegistry != null) {
-      meters.forEach(meterRegistry::remove);
-    }
-    Future<Void> f = Future.succeededFuture();
-    if (metadata != null) {
-      MetadataStore m = metadata;
-      String name = segmentName();
-      f = f.transform(v -> m.unpublish(name)).transform(v -> m.close());
-    }
-    if (server != null) {
-      f = f.transform(v -> server.close());
-    }
-    f = f.transform(v -> {
-      if (memory != null) {
-        memory.clear();
-      }
-      List<Future<Void>> closes = new ArrayList<>();
-      contexts.forEach(c -> closes.add(c.close()));
-      return Future.join(closes).<Void>mapEmpty();
-    });
-    if (clients != null) {
-      f = f.transform(v -> clients.close());
-    }
-    closing = f.transform(v -> {
-      if (segments != null) {
-        segments.clear();
-      }
-      if (provider != null) {
-        provider.close();
-      }
-      return Future.<Void>succeededFuture();
-    });
+    EngineParts p = parts;
+    // without parts, open failed and released what it had opened
+    closing = p == null ? Future.succeededFuture() : p.close(segmentName());
     return closing;
   }
 

@@ -3,6 +3,7 @@ package io.vte.engine.impl;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
+import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
@@ -139,12 +140,21 @@ public final class TransferSubmitter {
             + ") is outside " + local);
       }
       if (!(r.segment() instanceof PeerSegment)) {
-        throw new VteException(ErrorCode.INVALID_ARGUMENT, which + "segment handle was not opened by this engine: "
-            + r.segment());
+        throw new VteException(ErrorCode.INVALID_ARGUMENT, which + "the handle of segment " + describe(r.segment())
+            + " was not opened by a VTE engine (it is a " + r.segment().getClass().getName() + ")");
       }
       locals[i] = local;
     }
     return locals;
+  }
+
+  /** @return {@code 'name' (server host:port)} of a handle of unknown make, whose methods may throw */
+  private static String describe(SegmentHandle handle) {
+    try {
+      return "'" + handle.name() + "' (server " + handle.serverName() + ")";
+    } catch (RuntimeException e) {
+      return "of unknown name (" + e + ")";
+    }
   }
 
   private record Resolved(PeerSegment[] segments, int[] bufferIndex) {}

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.engine.ProviderConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

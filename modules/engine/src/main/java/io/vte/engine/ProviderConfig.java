@@ -1,11 +1,14 @@
-package io.vte.engine.impl;
+package io.vte.engine;
 
 import io.vte.api.EngineOptions;
+import io.vte.api.ErrorCode;
 import io.vte.api.SoftDeviceSpec;
 import io.vte.api.VteException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Turns the engine's device list (with its host defaults filled in, {@link EngineOptions#withHostDefaults()})
@@ -19,9 +22,10 @@ public final class ProviderConfig {
   /**
    * @param options engine options
    * @return the provider configuration map
-   * @throws VteException INVALID_CONFIGURATION naming a malformed soft device spec
+   * @throws VteException INVALID_CONFIGURATION naming a malformed soft device spec or a device named twice
    */
   public static Map<String, Object> of(EngineOptions options) {
+    requireDistinctNames(options);
     if (!"soft".equals(options.getTransport())) {
       return Map.of();
     }
@@ -42,6 +46,17 @@ public final class ProviderConfig {
       names.add(SoftDeviceSpec.nameOf(spec));
     }
     return names;
+  }
+
+  private static void requireDistinctNames(EngineOptions options) {
+    Set<String> seen = new HashSet<>();
+    for (String spec : options.getDevices()) {
+      String name = SoftDeviceSpec.nameOf(spec);
+      if (!seen.add(name)) {
+        throw new VteException(ErrorCode.INVALID_CONFIGURATION, "engine option 'devices' names device '" + name
+            + "' twice: " + options.getDevices());
+      }
+    }
   }
 
   private static Map<String, Object> softDevice(String spec) {

@@ -1,0 +1,112 @@
+package io.vte.engine.impl;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Future;
+import io.vte.api.EngineDiagnostics;
+import io.vte.engine.impl.owner.LocalContext;
+import io.vte.handshake.HandshakeClientPool;
+import io.vte.handshake.HandshakeServer;
+import io.vte.metadata.MetadataStore;
+import io.vte.verbs.VerbsProvider;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The parts of an open engine, all present, built once by {@code TransferEngineImpl.open()}; {@link #close}
+ * releases them in order.
+ *
+ * @param fabric the verbs provider, the handshake client and server, and the local devices
+ * @param metadata the metadata store, started, holding this node's descriptor
+ * @param memory registered memory
+ * @param descriptor this node's segment descriptor
+ * @param segments the peer segments opened so far
+ * @param rails rail selection and health
+ * @param submitter the data path's front door
+ * @param notifications incoming notification ordering
+ * @param notificationSender outgoing notifications, in order per peer
+ * @param meters the engine's meters and the registry they are in
+ * @param diagnostics what the engine shows of itself
+ */
+record EngineParts(Fabric fabric, MetadataStore metadata, MemoryRegistry memory, LocalDescriptorBuilder descriptor,
+    SegmentCache segments, RailSelector rails, TransferSubmitter submitter, NotificationDispatcher notifications,
+    NotificationSender notificationSender, Meters meters, EngineDiagnostics diagnostics) {
+
+  /**
+   * Releases everything: fails what is submitted, stops notifications and removes the meters, withdraws the
+   * descriptor and closes the metadata store, drops the registrations and cached segments, then closes the fabric.
+   *
+   * @param segmentName the name the descriptor is published under
+   * @return completes when everything is released, also when a step failed
+   */
+  Future<Void> close(String segmentName) {
+    submitter.close();
+    notifications.close();
+    meters.remove();
+    return Future.<Void>succeededFuture().transform(v -> metadata.unpublish(segmentName))
+        .transform(v -> metadata.close())
+        .transform(v -> {
+          memory.clear();
+          segments.clear();
+          return fabric.close();
+        });
+  }
+
+  /**
+   * What opens first: the verbs provider, the handshake client pool and server, and one context per local device
+   * (their NIC paths need the server's name).
+   *
+   * @param provider the verbs provider
+   * @param clients the handshake client pool
+   * @param server the handshake server
+   * @param contexts the local contexts, by device index
+   */
+  record Fabric(VerbsProvider provider, HandshakeClientPool clients, HandshakeServer server,
+      List<LocalContext> contexts) {
+
+    /** Copies the contexts. */
+    Fabric {
+      contexts = List.copyOf(contexts);
+    }
+
+    /**
+     * Stops the server, closes every context (each drains its owners), then the client pool and the provider.
+     *
+     * @return completes when everything is released, also when a step failed
+     */
+    Future<Void> close() {
+      return Future.<Void>succeededFuture().transform(v -> server.close()).transform(v -> {
+        List<Future<Void>> closes = new ArrayList<>();
+        contexts.forEach(c -> closes.add(c.close()));
+        return Future.join(closes).<Void>mapEmpty();
+      }).transform(v -> clients.close()).transform(v -> {
+        provider.close();
+        return Future.<Void>succeededFuture();
+      });
+    }
+  }
+
+  /**
+   * Meters registered for the engine.
+   *
+   * @param registry where they are registered, null when no registry was there
+   * @param list the meters
+   */
+  record Meters(MeterRegistry registry, List<Meter> list) {
+
+    /** No registry, no meters. */
+    static final Meters NONE = new Meters(null, List.of());
+
+    /** Copies the list. */
+    Meters {
+      list = List.copyOf(list);
+    }
+
+    /** Removes the meters from their registry. */
+    void remove() {
+      if (registry != null) {
+        list.forEach(registry::remove);
+      }
+    }
+  }
+}
