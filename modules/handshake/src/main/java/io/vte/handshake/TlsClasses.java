@@ -1,6 +1,10 @@
 package io.vte.handshake;
 
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolConfig.Protocol;
+import io.netty.handler.ssl.ApplicationProtocolConfig.SelectedListenerFailureBehavior;
+import io.netty.handler.ssl.ApplicationProtocolConfig.SelectorFailureBehavior;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
@@ -14,8 +18,8 @@ import javax.net.ssl.SSLException;
 
 /**
  * Runs the JDK's and Netty's one-time TLS work once per JVM, on a worker thread, before a TLS handshake server
- * listens: one TLS handshake in memory between a server with the engine's own key and certificate and a client that
- * trusts its trust bundle. Without it the first TLS connection of the JVM does that work on an event loop (the
+ * listens: one TLS handshake in memory (with ALPN for HTTP/2) between a server with the engine's own key and certificate
+ * and a client that trusts its trust bundle. Without it the first TLS connection of the JVM does that work on an event loop (the
  * default SSL context and cipher suites, the JDK's default trust store, Netty's key-store probe, the key-exchange
  * curves, the first signature and certificate-path check): on a loaded machine seconds there, which blocked the
  * loop (a blocked-thread warning of 3.2 s) and made a peer's first GetSegment over TLS miss its 5 s deadline.
@@ -24,6 +28,10 @@ final class TlsClasses {
 
   /** Handshake steps before giving up: a TLS 1.3 handshake takes a handful. */
   private static final int MAX_STEPS = 64;
+
+  /** ALPN offering HTTP/2, as the handshake's client and server negotiate it. */
+  private static final ApplicationProtocolConfig H2 = new ApplicationProtocolConfig(Protocol.ALPN,
+      SelectorFailureBehavior.NO_ADVERTISE, SelectedListenerFailureBehavior.ACCEPT, "h2");
 
   private static volatile boolean initialized;
 
@@ -57,10 +65,10 @@ final class TlsClasses {
    */
   static boolean handshakeInMemory(TlsOptions tls) throws SSLException {
     SslContext server = SslContextBuilder.forServer(new File(tls.getCertPath()), new File(tls.getKeyPath()))
-        .sslProvider(SslProvider.JDK).build();
+        .sslProvider(SslProvider.JDK).applicationProtocolConfig(H2).build();
     // no host name here: the warm-up checks the chain, the real client the name too
     SslContextBuilder clientBuilder = SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
-        .endpointIdentificationAlgorithm(null);
+        .endpointIdentificationAlgorithm(null).applicationProtocolConfig(H2);
     if (tls.getTrustPath() != null) {
       clientBuilder.trustManager(new File(tls.getTrustPath()));
     }
@@ -88,7 +96,7 @@ final class TlsClasses {
       toClient.compact();
       runTasks(c);
     }
-    return done(c) && done(s);
+    return done(c) && done(s) && "h2".equals(c.getApplicationProtocol());
   }
 
   private static boolean done(SSLEngine e) {
