@@ -79,24 +79,23 @@ final class TlsClasses {
     ByteBuffer toServer = ByteBuffer.allocate(packet);
     ByteBuffer toClient = ByteBuffer.allocate(packet);
     ByteBuffer plain = ByteBuffer.allocate(app);
-    ByteBuffer empty = ByteBuffer.allocate(0);
     c.beginHandshake();
     s.beginHandshake();
     for (int step = 0; step < MAX_STEPS && !(done(c) && done(s)); step++) {
-      c.wrap(empty, toServer);
-      runTasks(c);
-      toServer.flip();
-      s.unwrap(toServer, plain.clear());
-      toServer.compact();
-      runTasks(s);
-      s.wrap(empty, toClient);
-      runTasks(s);
-      toClient.flip();
-      c.unwrap(toClient, plain.clear());
-      toClient.compact();
-      runTasks(c);
+      send(c, toServer, s, plain);
+      send(s, toClient, c, plain);
     }
     return done(c) && done(s) && "h2".equals(c.getApplicationProtocol());
+  }
+
+  /** One flight: what {@code from} has to send goes through {@code wire} into {@code to}. */
+  private static void send(SSLEngine from, ByteBuffer wire, SSLEngine to, ByteBuffer plain) throws SSLException {
+    from.wrap(ByteBuffer.allocate(0), wire);
+    runTasks(from);
+    wire.flip();
+    to.unwrap(wire, plain.clear());
+    wire.compact();
+    runTasks(to);
   }
 
   private static boolean done(SSLEngine e) {
