@@ -55,7 +55,9 @@ public final class HandshakeServer {
     Objects.requireNonNull(vertx, "vertx");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(handler, "handler");
-    return ProtocolClasses.initialize(vertx).compose(v -> listen(vertx, options, handler));
+    return ProtocolClasses.initialize(vertx)
+        .compose(v -> options.getTls() == null ? Future.<Void>succeededFuture() : TlsClasses.initialize(vertx, options.getTls()))
+        .compose(v -> listen(vertx, options, handler));
   }
 
   private static Future<HandshakeServer> listen(Vertx vertx, HandshakeServerOptions options, HandshakeHandler handler) {

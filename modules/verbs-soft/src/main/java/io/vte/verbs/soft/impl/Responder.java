@@ -33,6 +33,12 @@ final class Responder implements Connection.Handler {
   /** A sequence-error NAK went out for the gap before {@link #gapNakAt}: one NAK per gap. */
   private boolean gapNaked;
   private int gapNakAt;
+  /**
+   * This QP went to ERR refusing a remote access. Its NAK can be lost with the stream (cut when an earlier READ
+   * response's source closed under it), so a requester that reconnects is still let in and answered, up to the
+   * refused request, as before the error: it then gets REM_ACCESS_ERR, not an ACK timeout.
+   */
+  private boolean refusedAccess;
 
   Responder(SoftQp qp) {
     this.qp = qp;
@@ -43,6 +49,7 @@ final class Responder implements Connection.Handler {
     if (seenRtr != qp.rtrGeneration()) {
       seenRtr = qp.rtrGeneration();
       expected = qp.peer().psn();
+      refusedAccess = false;
     }
     if (conn != null) {
       Connection old = conn;
@@ -59,12 +66,14 @@ final class Responder implements Connection.Handler {
   boolean accepts(int srcQpn) {
     QpState s = qp.state();
     QpPeer peer = qp.peer();
-    return !qp.isClosed() && (s == QpState.RTR || s == QpState.RTS) && peer != null && peer.qpNum() == srcQpn;
+    return !qp.isClosed() && (s == QpState.RTR || s == QpState.RTS || (s == QpState.ERR && refusedAccess))
+        && peer != null && peer.qpNum() == srcQpn;
   }
 
   void service() {
     if (seenReset != qp.resetGeneration()) {
       seenReset = qp.resetGeneration();
+      refusedAccess = false;
       long mark = qp.resetRecvMark();
       if (qp.rq.consumed() < mark) {
         qp.rq.consume(mark);
@@ -127,10 +136,15 @@ final class Responder implements Connection.Handler {
       c.expectPayload(0, h.length, null); // discard unless the request is executed below
     }
     QpState s = qp.state();
-    if (s != QpState.RTR && s != QpState.RTS) {
+    int diff = h.seq - expected;
+    if (s == QpState.ERR && refusedAccess && diff <= 0) {
+      if (diff == 0) {
+        nak(h.seq, WcStatus.REM_ACCESS_ERR); // the refused request, resent: refused again
+        return true;
+      }
+    } else if (s != QpState.RTR && s != QpState.RTS) {
       return true; // a QP in ERR/RESET silently drops requests
     }
-    int diff = h.seq - expected;
     if (diff > 0) {
       // a gap: a request was lost. Name the expected one once, so the requester goes back now rather than at
       // its ACK timeout; the rest of the gap is discarded until the resent requests arrive
@@ -267,6 +281,7 @@ final class Responder implements Connection.Handler {
 
   /** A remote access violation: NAK the requester, and this QP goes to ERR with QP_ACCESS_ERR, as an RC HCA does. */
   private void refuseAccess(int seq) {
+    refusedAccess = true;
     nak(seq, WcStatus.REM_ACCESS_ERR);
     enterError(AsyncEventType.QP_ACCESS_ERR);
   }
