@@ -56,7 +56,7 @@ class MixedSoakTest {
       long[] remoteCrc = new long[SLOTS];
       boolean[] known = new boolean[SLOTS];
       boolean[] writing = new boolean[SLOTS];
-      @SuppressWarnings("unchecked")
+      @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array is made raw
       Future<BatchResult>[] inflight = new Future[SLOTS];
       AtomicLong completions = new AtomicLong();
       long submitted = 0;

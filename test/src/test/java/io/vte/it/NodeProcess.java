@@ -191,12 +191,19 @@ public final class NodeProcess implements AutoCloseable {
    * Kills the node if it still runs and waits for it to be gone.
    */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     if (process.isAlive()) {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
     }
-    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+    boolean gone;
+    try {
+      gone = process.waitFor(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for node " + process.pid() + " to die", e);
+    }
+    if (!gone) {
       throw new AssertionError("node " + process.pid() + " survived SIGKILL for 30 s");
     }
   }

@@ -97,7 +97,7 @@ public final class WriteLoad {
         }, f.at().toNanos(), TimeUnit.NANOSECONDS));
       }
       long end = result.start + duration.toNanos();
-      @SuppressWarnings("unchecked")
+      @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array is made raw
       Future<BatchResult>[] inflight = new Future[slots];
       long[] submitted = new long[slots];
       long[] completed = new long[slots];

@@ -160,10 +160,15 @@ public class ChildJvm implements AutoCloseable {
 
   /** Kills the child if it still runs and waits for it. */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     if (process.isAlive()) {
       process.destroyForcibly();
-      process.waitFor(30, TimeUnit.SECONDS);
+      try {
+        process.waitFor(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for child " + process.pid() + " to die", e);
+      }
     }
   }
 }

@@ -45,11 +45,11 @@ public final class BenchInitiator implements AutoCloseable {
 
   /** Closes the engine, then Vert.x. */
   @Override
-  public void close() throws Exception {
+  public void close() {
     try {
-      Blocking.await(engine.close(), WAIT, "closing the engine");
+      Blocking.awaitClosed(engine.close(), WAIT, "closing the engine");
     } finally {
-      Blocking.await(vertx.close(), WAIT, "closing Vert.x");
+      Blocking.awaitClosed(vertx.close(), WAIT, "closing Vert.x");
     }
   }
 }

@@ -74,10 +74,10 @@ public final class BenchTarget implements AutoCloseable {
 
   /** Closes the engine and Vert.x, then frees the buffer. */
   @Override
-  public void close() throws Exception {
+  public void close() {
     try {
-      Blocking.await(engine.close(), WAIT, "closing the engine");
-      Blocking.await(vertx.close(), WAIT, "closing Vert.x");
+      Blocking.awaitClosed(engine.close(), WAIT, "closing the engine");
+      Blocking.awaitClosed(vertx.close(), WAIT, "closing Vert.x");
     } finally {
       DirectMemory.free(memory);
     }

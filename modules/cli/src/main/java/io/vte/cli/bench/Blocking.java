@@ -34,6 +34,28 @@ public final class Blocking {
     }
   }
 
+  /**
+   * {@link #await} for a {@code close()}, which must not throw InterruptedException: an interrupt ends the wait
+   * with CANCELED and keeps the thread's interrupt status; a checked failure comes back as a VteException.
+   *
+   * @param future what to wait for
+   * @param deadline how long at most
+   * @param what what is awaited, for the messages
+   * @throws VteException the future's failure (its own when it is one), TIMED_OUT or CANCELED naming {@code what}
+   */
+  public static void awaitClosed(Future<?> future, Duration deadline, String what) {
+    try {
+      await(future, deadline, what);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new VteException(ErrorCode.CANCELED, what + " was interrupted", e);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new VteException(ErrorCode.INTERNAL, what + " failed: " + e, e);
+    }
+  }
+
   /** @return bytes allocated so far by every live thread of this JVM (HotSpot counters), or -1 */
   public static long allocatedBytes() {
     java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();

@@ -185,9 +185,9 @@ public final class InitiatorSession implements AutoCloseable {
 
   /** Unregisters and frees the local buffer (the engine itself belongs to the caller). */
   @Override
-  public void close() throws Exception {
+  public void close() {
     try {
-      Blocking.await(engine.unregister(local), WAIT, "unregistering memory");
+      Blocking.awaitClosed(engine.unregister(local), WAIT, "unregistering memory");
     } finally {
       DirectMemory.free(localMemory);
     }

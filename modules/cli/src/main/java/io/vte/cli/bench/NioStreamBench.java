@@ -44,7 +44,6 @@ public final class NioStreamBench {
           buf.clear();
           bytes += in.read(buf);
         }
-        out.close();
         return Measure.gibPerSecond(bytes, now - start);
       }
     } catch (IOException e) {

@@ -42,7 +42,6 @@ public final class TcpPingPongBench {
             h.recordValue(rtt);
           }
         }
-        client.close();
         return h;
       }
     } catch (IOException e) {

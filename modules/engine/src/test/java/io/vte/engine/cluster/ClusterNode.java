@@ -105,7 +105,7 @@ final class ClusterNode implements AutoCloseable {
 
   /** Asks the node to exit (EXIT, then SIGKILL if it lingers). */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     if (process.isAlive()) {
       try {
         commands.write("EXIT\n");
@@ -113,8 +113,13 @@ final class ClusterNode implements AutoCloseable {
       } catch (IOException ignored) {
         // already gone
       }
-      if (!process.waitFor(20, TimeUnit.SECONDS)) {
-        kill();
+      try {
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+          kill();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        process.destroyForcibly();
       }
     }
   }

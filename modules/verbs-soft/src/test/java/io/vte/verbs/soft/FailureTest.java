@@ -68,6 +68,7 @@ class FailureTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the silent peer is closed early on purpose, to end its acceptor
   void aPeerThatAcceptsButNeverAnswersTimesOut() throws Exception {
     try (Fabric f = new Fabric(1); ServerSocket silent = new ServerSocket()) {
       silent.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));

@@ -123,6 +123,7 @@ class FirstConnectTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the peer is closed early on purpose, to end its acceptor
   void theRequesterConnectsOnlyOnceThereIsWorkToSend() throws Exception {
     try (Fabric f = new Fabric(1); ServerSocket peer = new ServerSocket()) {
       peer.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));

@@ -38,8 +38,13 @@ final class JitterProbe implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     running = false;
-    thread.join();
+    try {
+      thread.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the jitter probe to end", e);
+    }
   }
 }

@@ -16,6 +16,7 @@ import io.vte.verbs.QueuePair;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.SoftVerbsProviderFactory;
+import java.io.IOException;
 import java.io.DataInputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -298,7 +299,7 @@ class SplitReadTest {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
       try {
         socket.close();
         qp.close();
