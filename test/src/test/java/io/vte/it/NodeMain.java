@@ -92,7 +92,7 @@ public final class NodeMain {
       if (a.containsKey("segmentName")) {
         options.setSegmentName(a.get("segmentName") + (count > 1 ? "-" + e : ""));
       }
-      TransferEngine engine = (TransferEngine) Await.result(TransferEngine.create(vertx, options), WAIT);
+      TransferEngine engine = Await.result(TransferEngine.create(vertx, options), WAIT);
       engines.add(engine);
       long address = DirectMemory.allocate(length); // freed when the process exits: SIGTERM reads it after close
       Pattern.fill(address, length, 0);
