@@ -98,7 +98,9 @@ class AuthenticatedControlPlaneTest {
   }
 
   private TransferEngineImpl engine(String name, JsonObject auth, JsonObject tls) {
-    EngineOptions o = LocalEngines.options(name, ip, null, 0).setAuth(auth).setTls(tls);
+    EngineOptions o = LocalEngines.options(name, ip, null, 0)
+        .setAuth(auth == null ? null : io.vte.api.AuthOptions.fromJson(auth))
+        .setTls(tls == null ? null : io.vte.api.TlsOptions.fromJson(tls));
     ip += LocalEngines.DEVICES;
     return local.start(o);
   }

@@ -20,11 +20,14 @@ import io.vte.api.VteException;
  */
 public final class TlsOptions {
 
+  /** The API's TLS options, whose table holds the JSON keys and defaults. */
+  private static final io.vte.api.TlsOptions DEFAULTS = new io.vte.api.TlsOptions();
+
   private String keyPath;
   private String certPath;
   private String trustPath;
-  private boolean verifyHost = true;
-  private boolean requireClientCert;
+  private boolean verifyHost = DEFAULTS.isVerifyHost();
+  private boolean requireClientCert = DEFAULTS.isRequireClientCert();
 
   /** Creates empty TLS options; set the paths a server or a client needs. */
   public TlsOptions() {}
@@ -47,16 +50,23 @@ public final class TlsOptions {
   }
 
   /**
-   * @param json {@code {"keyPath", "certPath", "trustPath", "verifyHost", "requireClientCert"}}, all optional
+   * @param json {@code {"keyPath", "certPath", "trustPath", "verifyHost", "requireClientCert"}}, all optional; read
+   *     strictly by {@link io.vte.api.TlsOptions#fromJson}
    * @return the options
+   * @throws VteException INVALID_CONFIGURATION naming an unknown key or a value of the wrong type
    */
   public static TlsOptions fromJson(JsonObject json) {
-    return new TlsOptions()
-        .setKeyPath(json.getString("keyPath"))
-        .setCertPath(json.getString("certPath"))
-        .setTrustPath(json.getString("trustPath"))
-        .setVerifyHost(json.getBoolean("verifyHost", true))
-        .setRequireClientCert(json.getBoolean("requireClientCert", false));
+    return from(io.vte.api.TlsOptions.fromJson(json));
+  }
+
+  /**
+   * @param options an engine's TLS options
+   * @return handshake TLS options with the same files and checks
+   */
+  public static TlsOptions from(io.vte.api.TlsOptions options) {
+    return new TlsOptions().setKeyPath(options.getKeyPath()).setCertPath(options.getCertPath())
+        .setTrustPath(options.getTrustPath()).setVerifyHost(options.isVerifyHost())
+        .setRequireClientCert(options.isRequireClientCert());
   }
 
   /** @return these options as JSON (paths only, never key material) */

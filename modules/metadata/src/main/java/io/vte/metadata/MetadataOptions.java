@@ -2,6 +2,7 @@ package io.vte.metadata;
 
 import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
+import io.vte.api.OptionFields;
 import io.vte.api.VteException;
 import io.vte.handshake.HandshakeClientPool;
 import java.time.Duration;
@@ -11,19 +12,27 @@ import java.util.Objects;
  * Options of a {@link MetadataStore}: the cluster prefix, lease TTL, call and start deadlines shared by the
  * backends, etcd credentials and TLS files, and what the p2p store uses to reach peers. Fluent setters
  * validate their argument and throw {@code INVALID_CONFIGURATION} naming the field and the bad value.
+ *
+ * <p>The configuration fields, their JSON, defaults and ranges are those of the API's
+ * {@link io.vte.api.MetadataOptions} (the {@code metadata} object of the engine options), defined there once;
+ * these options add what is code, not configuration (the p2p segment fetcher), and a call deadline of their own
+ * for a store used without an engine.
  */
 public final class MetadataOptions {
 
+  private static final OptionFields<io.vte.api.MetadataOptions> FIELDS = io.vte.api.MetadataOptions.FIELDS;
+  private static final String LABEL = "metadata option";
+
   /** Default cluster prefix: every key of a cluster lives under it. */
-  public static final String DEFAULT_CLUSTER_PREFIX = "/vte/default";
+  public static final String DEFAULT_CLUSTER_PREFIX = (String) FIELDS.defaultOf("clusterPrefix");
   /** Default lease TTL: how long a dead node's entries outlive it. */
-  public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(10);
-  /** Default deadline of one call to the backend. */
+  public static final Duration DEFAULT_LEASE_TTL = (Duration) FIELDS.defaultOf("leaseTtlMs");
+  /** Default deadline of one call to the backend of a store used without an engine (an engine's is its handshake deadline). */
   public static final Duration DEFAULT_CALL_DEADLINE = Duration.ofSeconds(3);
   /** Default period of the etcd health probe, which also detects a lost lease. */
-  public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = (Duration) FIELDS.defaultOf("healthCheckIntervalMs");
   /** Default start deadline: how long a starting node waits for a slow or absent backend. */
-  public static final Duration DEFAULT_START_DEADLINE = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_START_DEADLINE = (Duration) FIELDS.defaultOf("startDeadlineMs");
 
   private String clusterPrefix = DEFAULT_CLUSTER_PREFIX;
   private Duration leaseTtl = DEFAULT_LEASE_TTL;
@@ -60,41 +69,35 @@ public final class MetadataOptions {
   }
 
   /**
-   * Reads options from JSON; absent fields keep their defaults. Durations are in milliseconds
-   * ({@code leaseTtlMs}, {@code callDeadlineMs}, {@code healthCheckIntervalMs}, {@code startDeadlineMs}).
+   * Reads options from JSON, strictly (unknown keys and values of the wrong type are refused); absent fields keep
+   * their defaults. Durations are in milliseconds ({@code leaseTtlMs}, {@code callDeadlineMs},
+   * {@code healthCheckIntervalMs}, {@code startDeadlineMs}).
    *
    * @param json the JSON object
    * @return the options
    * @throws VteException INVALID_CONFIGURATION naming a field of the wrong type or value
    */
   public static MetadataOptions fromJson(JsonObject json) {
-    MetadataOptions o = new MetadataOptions();
-    try {
-      if (json.containsKey("clusterPrefix")) {
-        o.setClusterPrefix(json.getString("clusterPrefix"));
-      }
-      if (json.containsKey("leaseTtlMs")) {
-        o.setLeaseTtl(Duration.ofMillis(json.getLong("leaseTtlMs")));
-      }
-      if (json.containsKey("callDeadlineMs")) {
-        o.setCallDeadline(Duration.ofMillis(json.getLong("callDeadlineMs")));
-      }
-      if (json.containsKey("healthCheckIntervalMs")) {
-        o.setHealthCheckInterval(Duration.ofMillis(json.getLong("healthCheckIntervalMs")));
-      }
-      if (json.containsKey("startDeadlineMs")) {
-        o.setStartDeadline(Duration.ofMillis(json.getLong("startDeadlineMs")));
-      }
-      o.etcdUser = json.getString("etcdUser");
-      o.etcdPassword = json.getString("etcdPassword");
-      o.tlsTrustPemPath = json.getString("tlsTrustPemPath");
-      o.tlsCertPemPath = json.getString("tlsCertPemPath");
-      o.tlsKeyPemPath = json.getString("tlsKeyPemPath");
-    } catch (ClassCastException | NullPointerException e) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "metadata options " + json.encode()
-          + ": a field has the wrong type or is null (" + e.getMessage() + ")", e);
-    }
-    return o;
+    return from(io.vte.api.MetadataOptions.fromJson(json));
+  }
+
+  /**
+   * @param config the metadata configuration (the engine options' {@code metadata} object)
+   * @return options with its values; an unset call deadline keeps {@link #DEFAULT_CALL_DEADLINE}
+   * @throws VteException INVALID_CONFIGURATION naming a field out of range
+   */
+  public static MetadataOptions from(io.vte.api.MetadataOptions config) {
+    MetadataOptions o = new MetadataOptions()
+        .setClusterPrefix(config.getClusterPrefix())
+        .setLeaseTtl(config.getLeaseTtl())
+        .setHealthCheckInterval(config.getHealthCheckInterval())
+        .setStartDeadline(config.getStartDeadline())
+        .setEtcdUser(config.getEtcdUser())
+        .setEtcdPassword(config.getEtcdPassword())
+        .setTlsTrustPemPath(config.getTlsTrustPemPath())
+        .setTlsCertPemPath(config.getTlsCertPemPath())
+        .setTlsKeyPemPath(config.getTlsKeyPemPath());
+    return config.getCallDeadline() == null ? o : o.setCallDeadline(config.getCallDeadline());
   }
 
   /** @return the options as JSON (the p2p segment fetcher is code, not configuration, and is left out) */
@@ -123,10 +126,7 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setClusterPrefix(String clusterPrefix) {
-    if (clusterPrefix == null || !clusterPrefix.startsWith("/") || clusterPrefix.length() < 2
-        || clusterPrefix.contains("//") || clusterPrefix.chars().anyMatch(c -> c <= ' ' || c >= 0x7f)) {
-      throw invalid("clusterPrefix", clusterPrefix, "expected an absolute key path such as /vte/default");
-    }
+    FIELDS.require("clusterPrefix", clusterPrefix, LABEL);
     this.clusterPrefix = clusterPrefix.endsWith("/")
         ? clusterPrefix.substring(0, clusterPrefix.length() - 1) : clusterPrefix;
     return this;
@@ -142,11 +142,7 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setLeaseTtl(Duration leaseTtl) {
-    if (leaseTtl == null || leaseTtl.toMillis() % 1000 != 0 || leaseTtl.getSeconds() < 2
-        || leaseTtl.getSeconds() > 3600) {
-      throw invalid("leaseTtl", leaseTtl, "expected whole seconds between 2 s and 1 h");
-    }
-    this.leaseTtl = leaseTtl;
+    this.leaseTtl = FIELDS.require("leaseTtlMs", leaseTtl, LABEL);
     return this;
   }
 
@@ -160,8 +156,10 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setCallDeadline(Duration callDeadline) {
-    requireRange("callDeadline", callDeadline);
-    this.callDeadline = callDeadline;
+    if (callDeadline == null) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, LABEL + " 'callDeadlineMs' must be set here");
+    }
+    this.callDeadline = FIELDS.require("callDeadlineMs", callDeadline, LABEL);
     return this;
   }
 
@@ -175,8 +173,7 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setHealthCheckInterval(Duration healthCheckInterval) {
-    requireRange("healthCheckInterval", healthCheckInterval);
-    this.healthCheckInterval = healthCheckInterval;
+    this.healthCheckInterval = FIELDS.require("healthCheckIntervalMs", healthCheckInterval, LABEL);
     return this;
   }
 
@@ -192,8 +189,7 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setStartDeadline(Duration startDeadline) {
-    requireRange("startDeadline", startDeadline);
-    this.startDeadline = startDeadline;
+    this.startDeadline = FIELDS.require("startDeadlineMs", startDeadline, LABEL);
     return this;
   }
 
@@ -304,16 +300,5 @@ public final class MetadataOptions {
     if (value != null) {
       json.put(field, value);
     }
-  }
-
-  private static void requireRange(String field, Duration d) {
-    if (d == null || d.isNegative() || d.toMillis() < 1 || d.compareTo(Duration.ofMinutes(10)) > 0) {
-      throw invalid(field, d, "expected 1 ms to 10 min");
-    }
-  }
-
-  private static VteException invalid(String field, Object value, String why) {
-    return new VteException(ErrorCode.INVALID_CONFIGURATION,
-        "metadata option " + field + " = " + Objects.toString(value) + ": " + why);
   }
 }
