@@ -361,11 +361,8 @@ public final class OptionFields<O> {
   public static final Kind<Integer> INT = new Kind<>() {
     @Override
     public Integer read(Object json, String label, String path) {
-      BigInteger n = integral(json);
-      if (n == null || n.bitLength() > 31) {
-        throw wrongType(label, path, json, "a whole number in " + Integer.MIN_VALUE + ".." + Integer.MAX_VALUE);
-      }
-      return n.intValue();
+      return whole(json, 31, label, path, "a whole number in " + Integer.MIN_VALUE + ".." + Integer.MAX_VALUE)
+          .intValue();
     }
 
     @Override
@@ -381,11 +378,7 @@ public final class OptionFields<O> {
       if (json == null) {
         return null;
       }
-      BigInteger n = integral(json);
-      if (n == null || n.bitLength() > 63) {
-        throw wrongType(label, path, json, "a whole number of milliseconds");
-      }
-      return Duration.ofMillis(n.longValue());
+      return Duration.ofMillis(whole(json, 63, label, path, "a whole number of milliseconds").longValue());
     }
 
     @Override
@@ -488,6 +481,15 @@ public final class OptionFields<O> {
         table.validate(value, label, path + ".");
       }
     };
+  }
+
+  /** @return the value of an integral JSON number of at most {@code bits} bits (sign apart) */
+  private static BigInteger whole(Object json, int bits, String label, String path, String expected) {
+    BigInteger n = integral(json);
+    if (n == null || n.bitLength() > bits) {
+      throw wrongType(label, path, json, expected);
+    }
+    return n;
   }
 
   /** @return the value of an integral JSON number, or null when {@code json} is not one */

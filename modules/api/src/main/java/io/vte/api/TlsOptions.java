@@ -6,7 +6,9 @@ import io.vertx.core.json.JsonObject;
  * TLS of an engine's handshake service, from PEM files; JSON
  * {@code {"keyPath", "certPath", "trustPath", "verifyHost", "requireClientCert"}}. An engine uses one TLS object for
  * its server (key and certificate; with {@code requireClientCert} also the trust bundle) and its clients (trust
- * bundle; key and certificate when both are set); the handshake module checks those combinations when it starts.
+ * bundle; key and certificate when both are set); the handshake module checks those combinations when it starts
+ * (mutual TLS: a server with {@code requireClientCert} refuses every client without a certificate signed by a CA in
+ * {@code trustPath}).
  */
 public final class TlsOptions {
 
@@ -32,6 +34,23 @@ public final class TlsOptions {
   /** Creates TLS options with the defaults (no paths, host verified, no client certificate required). */
   public TlsOptions() {
     FIELDS.applyDefaults(this);
+  }
+
+  /**
+   * @param keyPath PEM private key of the server
+   * @param certPath PEM certificate chain of the server
+   * @return options for a TLS server
+   */
+  public static TlsOptions server(String keyPath, String certPath) {
+    return new TlsOptions().setKeyPath(keyPath).setCertPath(certPath);
+  }
+
+  /**
+   * @param trustPath PEM bundle of the CA certificates a client trusts
+   * @return options for a TLS client
+   */
+  public static TlsOptions client(String trustPath) {
+    return new TlsOptions().setTrustPath(trustPath);
   }
 
   /**

@@ -34,20 +34,14 @@ public final class MetadataOptions {
   /** Default start deadline: how long a starting node waits for a slow or absent backend. */
   public static final Duration DEFAULT_START_DEADLINE = (Duration) FIELDS.defaultOf("startDeadlineMs");
 
-  private String clusterPrefix = DEFAULT_CLUSTER_PREFIX;
-  private Duration leaseTtl = DEFAULT_LEASE_TTL;
-  private Duration callDeadline = DEFAULT_CALL_DEADLINE;
-  private Duration healthCheckInterval = DEFAULT_HEALTH_CHECK_INTERVAL;
-  private Duration startDeadline = DEFAULT_START_DEADLINE;
-  private String etcdUser;
-  private String etcdPassword;
-  private String tlsTrustPemPath;
-  private String tlsCertPemPath;
-  private String tlsKeyPemPath;
+  /** The configuration, every value checked against its range; the call deadline always set. */
+  private final io.vte.api.MetadataOptions config;
   private SegmentFetcher segmentFetcher;
 
   /** Creates options with the defaults. */
-  public MetadataOptions() {}
+  public MetadataOptions() {
+    config = new io.vte.api.MetadataOptions().setCallDeadline(DEFAULT_CALL_DEADLINE);
+  }
 
   /**
    * Copies options.
@@ -55,17 +49,9 @@ public final class MetadataOptions {
    * @param other the options to copy
    */
   public MetadataOptions(MetadataOptions other) {
-    this.clusterPrefix = other.clusterPrefix;
-    this.leaseTtl = other.leaseTtl;
-    this.callDeadline = other.callDeadline;
-    this.healthCheckInterval = other.healthCheckInterval;
-    this.startDeadline = other.startDeadline;
-    this.etcdUser = other.etcdUser;
-    this.etcdPassword = other.etcdPassword;
-    this.tlsTrustPemPath = other.tlsTrustPemPath;
-    this.tlsCertPemPath = other.tlsCertPemPath;
-    this.tlsKeyPemPath = other.tlsKeyPemPath;
-    this.segmentFetcher = other.segmentFetcher;
+    config = new io.vte.api.MetadataOptions();
+    FIELDS.copy(other.config, config);
+    segmentFetcher = other.segmentFetcher;
   }
 
   /**
@@ -87,38 +73,22 @@ public final class MetadataOptions {
    * @throws VteException INVALID_CONFIGURATION naming a field out of range
    */
   public static MetadataOptions from(io.vte.api.MetadataOptions config) {
-    MetadataOptions o = new MetadataOptions()
-        .setClusterPrefix(config.getClusterPrefix())
-        .setLeaseTtl(config.getLeaseTtl())
-        .setHealthCheckInterval(config.getHealthCheckInterval())
-        .setStartDeadline(config.getStartDeadline())
-        .setEtcdUser(config.getEtcdUser())
-        .setEtcdPassword(config.getEtcdPassword())
-        .setTlsTrustPemPath(config.getTlsTrustPemPath())
-        .setTlsCertPemPath(config.getTlsCertPemPath())
-        .setTlsKeyPemPath(config.getTlsKeyPemPath());
-    return config.getCallDeadline() == null ? o : o.setCallDeadline(config.getCallDeadline());
+    config.validate();
+    MetadataOptions o = new MetadataOptions();
+    Duration callDeadline = o.getCallDeadline();
+    FIELDS.copy(config, o.config);
+    o.setClusterPrefix(config.getClusterPrefix());
+    return config.getCallDeadline() == null ? o.setCallDeadline(callDeadline) : o;
   }
 
   /** @return the options as JSON (the p2p segment fetcher is code, not configuration, and is left out) */
   public JsonObject toJson() {
-    JsonObject json = new JsonObject()
-        .put("clusterPrefix", clusterPrefix)
-        .put("leaseTtlMs", leaseTtl.toMillis())
-        .put("callDeadlineMs", callDeadline.toMillis())
-        .put("healthCheckIntervalMs", healthCheckInterval.toMillis())
-        .put("startDeadlineMs", startDeadline.toMillis());
-    putIfSet(json, "etcdUser", etcdUser);
-    putIfSet(json, "etcdPassword", etcdPassword);
-    putIfSet(json, "tlsTrustPemPath", tlsTrustPemPath);
-    putIfSet(json, "tlsCertPemPath", tlsCertPemPath);
-    putIfSet(json, "tlsKeyPemPath", tlsKeyPemPath);
-    return json;
+    return config.toJson();
   }
 
   /** @return the cluster prefix, starting with {@code /} and without a trailing {@code /} */
   public String getClusterPrefix() {
-    return clusterPrefix;
+    return config.getClusterPrefix();
   }
 
   /**
@@ -127,14 +97,14 @@ public final class MetadataOptions {
    */
   public MetadataOptions setClusterPrefix(String clusterPrefix) {
     FIELDS.require("clusterPrefix", clusterPrefix, LABEL);
-    this.clusterPrefix = clusterPrefix.endsWith("/")
-        ? clusterPrefix.substring(0, clusterPrefix.length() - 1) : clusterPrefix;
+    config.setClusterPrefix(clusterPrefix.endsWith("/")
+        ? clusterPrefix.substring(0, clusterPrefix.length() - 1) : clusterPrefix);
     return this;
   }
 
   /** @return the lease TTL */
   public Duration getLeaseTtl() {
-    return leaseTtl;
+    return config.getLeaseTtl();
   }
 
   /**
@@ -142,13 +112,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setLeaseTtl(Duration leaseTtl) {
-    this.leaseTtl = FIELDS.require("leaseTtlMs", leaseTtl, LABEL);
+    config.setLeaseTtl(FIELDS.require("leaseTtlMs", leaseTtl, LABEL));
     return this;
   }
 
   /** @return the deadline of one backend call */
   public Duration getCallDeadline() {
-    return callDeadline;
+    return config.getCallDeadline();
   }
 
   /**
@@ -159,13 +129,13 @@ public final class MetadataOptions {
     if (callDeadline == null) {
       throw new VteException(ErrorCode.INVALID_CONFIGURATION, LABEL + " 'callDeadlineMs' must be set here");
     }
-    this.callDeadline = FIELDS.require("callDeadlineMs", callDeadline, LABEL);
+    config.setCallDeadline(FIELDS.require("callDeadlineMs", callDeadline, LABEL));
     return this;
   }
 
   /** @return the period of the etcd health probe */
   public Duration getHealthCheckInterval() {
-    return healthCheckInterval;
+    return config.getHealthCheckInterval();
   }
 
   /**
@@ -173,13 +143,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setHealthCheckInterval(Duration healthCheckInterval) {
-    this.healthCheckInterval = FIELDS.require("healthCheckIntervalMs", healthCheckInterval, LABEL);
+    config.setHealthCheckInterval(FIELDS.require("healthCheckIntervalMs", healthCheckInterval, LABEL));
     return this;
   }
 
   /** @return how long start-up calls to the backend are repeated while it is slow or unreachable */
   public Duration getStartDeadline() {
-    return startDeadline;
+    return config.getStartDeadline();
   }
 
   /**
@@ -189,13 +159,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setStartDeadline(Duration startDeadline) {
-    this.startDeadline = FIELDS.require("startDeadlineMs", startDeadline, LABEL);
+    config.setStartDeadline(FIELDS.require("startDeadlineMs", startDeadline, LABEL));
     return this;
   }
 
   /** @return the etcd user, or null for no authentication */
   public String getEtcdUser() {
-    return etcdUser;
+    return config.getEtcdUser();
   }
 
   /**
@@ -203,13 +173,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setEtcdUser(String etcdUser) {
-    this.etcdUser = etcdUser;
+    config.setEtcdUser(etcdUser);
     return this;
   }
 
   /** @return the etcd password, or null */
   public String getEtcdPassword() {
-    return etcdPassword;
+    return config.getEtcdPassword();
   }
 
   /**
@@ -217,13 +187,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setEtcdPassword(String etcdPassword) {
-    this.etcdPassword = etcdPassword;
+    config.setEtcdPassword(etcdPassword);
     return this;
   }
 
   /** @return the PEM file of CAs trusted for etcd's certificate ({@code etcds://}), or null for the JDK's */
   public String getTlsTrustPemPath() {
-    return tlsTrustPemPath;
+    return config.getTlsTrustPemPath();
   }
 
   /**
@@ -231,13 +201,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setTlsTrustPemPath(String path) {
-    this.tlsTrustPemPath = path;
+    config.setTlsTrustPemPath(path);
     return this;
   }
 
   /** @return the PEM client certificate chain for etcd mutual TLS, or null */
   public String getTlsCertPemPath() {
-    return tlsCertPemPath;
+    return config.getTlsCertPemPath();
   }
 
   /**
@@ -245,13 +215,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setTlsCertPemPath(String path) {
-    this.tlsCertPemPath = path;
+    config.setTlsCertPemPath(path);
     return this;
   }
 
   /** @return the PEM (PKCS#8) client private key for etcd mutual TLS, or null */
   public String getTlsKeyPemPath() {
-    return tlsKeyPemPath;
+    return config.getTlsKeyPemPath();
   }
 
   /**
@@ -259,7 +229,7 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setTlsKeyPemPath(String path) {
-    this.tlsKeyPemPath = path;
+    config.setTlsKeyPemPath(path);
     return this;
   }
 
@@ -292,13 +262,8 @@ public final class MetadataOptions {
 
   @Override
   public String toString() {
-    return "MetadataOptions{prefix=" + clusterPrefix + ", leaseTtl=" + leaseTtl + ", callDeadline=" + callDeadline
-        + ", startDeadline=" + startDeadline        + ", user=" + etcdUser + ", tls=" + (tlsTrustPemPath != null || tlsCertPemPath != null) + "}";
-  }
-
-  private static void putIfSet(JsonObject json, String field, String value) {
-    if (value != null) {
-      json.put(field, value);
-    }
+    return "MetadataOptions{prefix=" + getClusterPrefix() + ", leaseTtl=" + getLeaseTtl() + ", callDeadline="
+        + getCallDeadline() + ", startDeadline=" + getStartDeadline() + ", user=" + getEtcdUser() + ", tls="
+        + (getTlsTrustPemPath() != null || getTlsCertPemPath() != null) + "}";
   }
 }

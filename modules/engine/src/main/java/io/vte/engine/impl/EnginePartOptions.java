@@ -5,7 +5,6 @@ import io.vte.api.VteException;
 import io.vte.handshake.HandshakeAuth;
 import io.vte.handshake.HandshakeClientOptions;
 import io.vte.handshake.HandshakeServerOptions;
-import io.vte.handshake.TlsOptions;
 import io.vte.metadata.MetadataOptions;
 
 /**
@@ -24,7 +23,7 @@ final class EnginePartOptions {
    */
   static HandshakeServerOptions handshakeServer(EngineOptions options) {
     return new HandshakeServerOptions().setHost(options.getRpcHost()).setPort(options.getRpcPort())
-        .setAuth(auth(options)).setTls(tls(options));
+        .setAuth(auth(options)).setTls(options.getTls());
   }
 
   /**
@@ -34,7 +33,7 @@ final class EnginePartOptions {
    */
   static HandshakeClientOptions handshakeClient(EngineOptions options) {
     return new HandshakeClientOptions().setDefaultDeadline(options.getHandshakeDeadline())
-        .setAuth(auth(options)).setTls(tls(options));
+        .setAuth(auth(options)).setTls(options.getTls());
   }
 
   /**
@@ -52,9 +51,5 @@ final class EnginePartOptions {
 
   private static HandshakeAuth auth(EngineOptions options) {
     return options.getAuth() == null ? null : HandshakeAuth.from(options.getAuth());
-  }
-
-  private static TlsOptions tls(EngineOptions options) {
-    return options.getTls() == null ? null : TlsOptions.from(options.getTls());
   }
 }
