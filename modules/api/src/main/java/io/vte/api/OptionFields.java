@@ -326,36 +326,31 @@ public final class OptionFields<O> {
   }
 
   /** A JSON string; JSON null reads as null. */
-  public static final Kind<String> STRING = new Kind<>() {
-    @Override
-    public String read(Object json, String label, String path) {
-      if (json != null && !(json instanceof String)) {
-        throw wrongType(label, path, json, "a string");
-      }
-      return (String) json;
-    }
-
-    @Override
-    public Object write(String value) {
-      return value;
-    }
-  };
+  public static final Kind<String> STRING = plain(String.class, true, "a string");
 
   /** A JSON boolean. */
-  public static final Kind<Boolean> BOOLEAN = new Kind<>() {
-    @Override
-    public Boolean read(Object json, String label, String path) {
-      if (!(json instanceof Boolean b)) {
-        throw wrongType(label, path, json, "true or false");
-      }
-      return b;
-    }
+  public static final Kind<Boolean> BOOLEAN = plain(Boolean.class, false, "true or false");
 
-    @Override
-    public Object write(Boolean value) {
-      return value;
-    }
-  };
+  /** @return values that are one JSON type as they are ({@code String}, {@code Boolean}) */
+  private static <V> Kind<V> plain(Class<V> type, boolean nullable, String expected) {
+    return new Kind<>() {
+      @Override
+      public V read(Object json, String label, String path) {
+        if (json == null && nullable) {
+          return null;
+        }
+        if (!type.isInstance(json)) {
+          throw wrongType(label, path, json, expected);
+        }
+        return type.cast(json);
+      }
+
+      @Override
+      public Object write(V value) {
+        return value;
+      }
+    };
+  }
 
   /** A JSON number with an integral value that fits in 32 bits ({@code 2} or {@code 2.0}, never {@code 2.5}). */
   public static final Kind<Integer> INT = new Kind<>() {
