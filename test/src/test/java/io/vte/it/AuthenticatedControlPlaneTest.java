@@ -98,7 +98,9 @@ class AuthenticatedControlPlaneTest {
   }
 
   private TransferEngine engine(String name, JsonObject auth, JsonObject tls) {
-    EngineOptions o = LocalEngines.options(name, ip, null, 0).setAuth(auth).setTls(tls);
+    EngineOptions o = LocalEngines.options(name, ip, null, 0)
+        .setAuth(auth == null ? null : io.vte.api.AuthOptions.fromJson(auth))
+        .setTls(tls == null ? null : io.vte.api.TlsOptions.fromJson(tls));
     if (tls != null) {
       // the first TLS connection of a JVM still does seconds of one-time work on a loaded machine after the
       // handshake server's TLS warm-up (HTTP/2 codec, DNS resolver and buffer pool set-up, cold key exchange): 4.6 s

@@ -1,57 +1,115 @@
 package io.vte.api;
 
-import io.vertx.core.json.JsonArray;
+import static io.vte.api.OptionFields.field;
+
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Options of a {@link TransferEngine}, set fluently from code or read from JSON ({@link #fromJson});
- * {@link #validate()} reports the first bad field by name. Durations are milliseconds in JSON.
+ * {@link #validate()} reports the first bad field by name. Durations are milliseconds in JSON. Authentication,
+ * TLS and the metadata store have options classes of their own ({@link AuthOptions}, {@link TlsOptions},
+ * {@link MetadataOptions}), nested as {@code auth}, {@code tls} and {@code metadata}.
+ *
+ * <p>Every field is declared once, in {@link #FIELDS}: its JSON name, type, default, range, getter and setter.
+ * JSON reading, writing, the defaults and {@link #validate()} all come from that table; reading is strict (no
+ * unknown keys, no coercion: {@code 2.5} for an integer, a number in a list of strings or a string for a number
+ * is an {@link ErrorCode#INVALID_CONFIGURATION} naming the field and the value).
  */
 public final class EngineOptions {
-
-  /** JSON keys, in {@link #toJson()} order. */
-  public static final Set<String> KEYS = Set.of("transport", "devices", "workersPerContext", "sliceSize",
-      "retryCount", "handshakeDeadlineMs", "cqSize", "endpointCacheSize", "maxOutstandingPerQp", "rpcHost",
-      "rpcPort", "metadataUri", "metadata", "segmentName", "auth", "tls", "railHoldDownMs", "qpTimeoutMs",
-      "qpRetryCount");
-
-  /** String fields of the {@code metadata} object (passed through to the metadata store's options). */
-  public static final Set<String> METADATA_STRING_KEYS = Set.of("clusterPrefix", "etcdUser", "etcdPassword",
-      "tlsTrustPemPath", "tlsCertPemPath", "tlsKeyPemPath");
-  /** Millisecond fields of the {@code metadata} object. */
-  public static final Set<String> METADATA_MILLIS_KEYS = Set.of("leaseTtlMs", "callDeadlineMs",
-      "healthCheckIntervalMs", "startDeadlineMs");
 
   /** Longest logical segment name. */
   public static final int MAX_SEGMENT_NAME_LENGTH = 256;
 
-  private String transport = "soft";
-  private List<String> devices = new ArrayList<>();
-  private int workersPerContext = 2;
-  private int sliceSize = 64 * 1024;
-  private int retryCount = 4;
-  private Duration handshakeDeadline = Duration.ofSeconds(5);
-  private int cqSize = 4096;
-  private int endpointCacheSize = 256;
-  private int maxOutstandingPerQp = 32;
+  /** What a field is called in error messages. */
+  private static final String LABEL = "engine option";
+
+  /** The fields: JSON names, kinds, defaults, ranges, in {@link #toJson()} order. */
+  public static final OptionFields<EngineOptions> FIELDS = OptionFields.of(
+      field("transport", OptionFields.STRING, "soft", EngineOptions::getTransport, EngineOptions::setTransport)
+          .check(t -> "soft".equals(t) || "ibverbs".equals(t), "soft or ibverbs"),
+      field("devices", OptionFields.STRING_LIST, List.of(), EngineOptions::getDevices, EngineOptions::setDevices)
+          .check((o, d) -> d != null && !d.contains(null) && d.stream().noneMatch(String::isBlank)
+              && (!d.isEmpty() || !"ibverbs".equals(o.transport)), o ->
+              "non-blank devices (empty: soft devices chosen from the host's interfaces; ibverbs needs device names)"),
+      field("workersPerContext", OptionFields.INT, 2, EngineOptions::getWorkersPerContext,
+          EngineOptions::setWorkersPerContext).check(n -> n >= 1 && n <= 64, "1..64"),
+      field("sliceSize", OptionFields.INT, 64 * 1024, EngineOptions::getSliceSize, EngineOptions::setSliceSize)
+          .check(n -> n >= 4096 && n <= (1 << 30), "4096..1073741824 bytes"),
+      field("retryCount", OptionFields.INT, 4, EngineOptions::getRetryCount, EngineOptions::setRetryCount)
+          .check(n -> n >= 0 && n <= 64, "0..64"),
+      field("handshakeDeadlineMs", OptionFields.MILLIS, Duration.ofSeconds(5), EngineOptions::getHandshakeDeadline,
+          EngineOptions::setHandshakeDeadline).check(EngineOptions::positive, "positive"),
+      field("cqSize", OptionFields.INT, 4096, EngineOptions::getCqSize, EngineOptions::setCqSize)
+          .check(n -> n >= 1 && n <= (1 << 22), "1..4194304"),
+      field("endpointCacheSize", OptionFields.INT, 256, EngineOptions::getEndpointCacheSize,
+          EngineOptions::setEndpointCacheSize).check(n -> n >= 1, ">= 1"),
+      field("maxOutstandingPerQp", OptionFields.INT, 32, EngineOptions::getMaxOutstandingPerQp,
+          EngineOptions::setMaxOutstandingPerQp)
+          .check((o, n) -> n >= 1 && n <= o.cqSize, o -> "1..cqSize (" + o.cqSize + ")"),
+      field("rpcHost", OptionFields.STRING, null, EngineOptions::getRpcHost, EngineOptions::setRpcHost)
+          .check(h -> h == null || !h.isBlank(), "a host name or address (unset: the address of the first soft device)"),
+      field("rpcPort", OptionFields.INT, 0, EngineOptions::getRpcPort, EngineOptions::setRpcPort)
+          .check(p -> p >= 0 && p <= 65535, "0..65535 (0 = any free port)"),
+      field("metadataUri", OptionFields.STRING, "p2p", EngineOptions::getMetadataUri, EngineOptions::setMetadataUri)
+          .check(EngineOptions::validMetadataUri,
+              "p2p, etcd://host:port[,host:port...] or etcds://host:port[,host:port...]"),
+      field("metadata", OptionFields.object(MetadataOptions.FIELDS, MetadataOptions::new), null,
+          EngineOptions::getMetadata, EngineOptions::setMetadata),
+      field("segmentName", OptionFields.STRING, null, EngineOptions::getSegmentName, EngineOptions::setSegmentName)
+          .check(n -> n == null || (!n.isBlank() && n.length() <= MAX_SEGMENT_NAME_LENGTH
+              && n.chars().noneMatch(c -> c <= ' ' || c == 0x7f)),
+              "1.." + MAX_SEGMENT_NAME_LENGTH + " printable characters without spaces (unset: the server name)"),
+      field("auth", OptionFields.object(AuthOptions.FIELDS, AuthOptions::new), null, EngineOptions::getAuth,
+          EngineOptions::setAuth),
+      field("tls", OptionFields.object(TlsOptions.FIELDS, TlsOptions::new), null, EngineOptions::getTls,
+          EngineOptions::setTls),
+      field("railHoldDownMs", OptionFields.MILLIS, Duration.ofSeconds(2), EngineOptions::getRailHoldDown,
+          EngineOptions::setRailHoldDown).check(d -> d != null && !d.isNegative(), ">= 0"),
+      field("qpTimeoutMs", OptionFields.MILLIS, Duration.ofSeconds(1), EngineOptions::getQpTimeout,
+          EngineOptions::setQpTimeout).check(EngineOptions::positive, "positive"),
+      field("qpRetryCount", OptionFields.INT, 7, EngineOptions::getQpRetryCount, EngineOptions::setQpRetryCount)
+          .check(n -> n >= 0 && n <= 7, "0..7"));
+
+  /** JSON keys, in {@link #toJson()} order. */
+  public static final Set<String> KEYS = FIELDS.names();
+
+  private String transport;
+  private List<String> devices;
+  private int workersPerContext;
+  private int sliceSize;
+  private int retryCount;
+  private Duration handshakeDeadline;
+  private int cqSize;
+  private int endpointCacheSize;
+  private int maxOutstandingPerQp;
   private String rpcHost;
-  private int rpcPort = 0;
-  private String metadataUri = "p2p";
-  private JsonObject metadata;
+  private int rpcPort;
+  private String metadataUri;
+  private MetadataOptions metadata;
   private String segmentName;
-  private JsonObject auth;
-  private JsonObject tls;
-  private Duration railHoldDown = Duration.ofSeconds(2);
-  private Duration qpTimeout = Duration.ofSeconds(1);
-  private int qpRetryCount = 7;
+  private AuthOptions auth;
+  private TlsOptions tls;
+  private Duration railHoldDown;
+  private Duration qpTimeout;
+  private int qpRetryCount;
 
   /** Creates options with the documented defaults. */
-  public EngineOptions() {}
+  public EngineOptions() {
+    FIELDS.applyDefaults(this);
+  }
+
+  /**
+   * Copies options; nested options and the device list are copied too.
+   *
+   * @param other the options to copy
+   */
+  public EngineOptions(EngineOptions other) {
+    FIELDS.copy(other, this);
+  }
 
   /**
    * Reads options; missing keys keep their defaults.
@@ -61,166 +119,34 @@ public final class EngineOptions {
    * @throws VteException INVALID_CONFIGURATION naming unknown keys, a value of the wrong type or a bad value
    */
   public static EngineOptions fromJson(JsonObject json) {
-    Set<String> unknown = new TreeSet<>(json.fieldNames());
-    unknown.removeAll(KEYS);
-    if (!unknown.isEmpty()) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "unknown engine option(s) " + unknown
-          + "; known: " + new TreeSet<>(KEYS));
-    }
     EngineOptions o = new EngineOptions();
-    String field = null;
-    try {
-      for (String key : json.fieldNames()) {
-        field = key;
-        o.read(key, json);
-      }
-    } catch (ClassCastException e) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION,
-          "engine option '" + field + "' has the wrong type: " + json.getValue(field));
-    }
-    o.validate();
-    return o;
+    FIELDS.read(json, o, LABEL, "");
+    return o.validate();
   }
 
-  private void read(String key, JsonObject json) {
-    switch (key) {
-      case "transport": transport = json.getString(key); break;
-      case "devices": devices = readStrings(json.getJsonArray(key)); break;
-      case "workersPerContext": workersPerContext = json.getInteger(key); break;
-      case "sliceSize": sliceSize = json.getInteger(key); break;
-      case "retryCount": retryCount = json.getInteger(key); break;
-      case "handshakeDeadlineMs": handshakeDeadline = Duration.ofMillis(json.getLong(key)); break;
-      case "cqSize": cqSize = json.getInteger(key); break;
-      case "endpointCacheSize": endpointCacheSize = json.getInteger(key); break;
-      case "maxOutstandingPerQp": maxOutstandingPerQp = json.getInteger(key); break;
-      case "rpcHost": rpcHost = json.getString(key); break;
-      case "rpcPort": rpcPort = json.getInteger(key); break;
-      case "metadataUri": metadataUri = json.getString(key); break;
-      case "metadata": metadata = json.getJsonObject(key); break;
-      case "segmentName": segmentName = json.getString(key); break;
-      case "auth": auth = json.getJsonObject(key); break;
-      case "tls": tls = json.getJsonObject(key); break;
-      case "railHoldDownMs": railHoldDown = Duration.ofMillis(json.getLong(key)); break;
-      case "qpTimeoutMs": qpTimeout = Duration.ofMillis(json.getLong(key)); break;
-      case "qpRetryCount": qpRetryCount = json.getInteger(key); break;
-      default: throw new IllegalStateException("KEYS and read() disagree on " + key);
-    }
-  }
-
-  private static List<String> readStrings(JsonArray array) {
-    List<String> out = new ArrayList<>();
-    for (int i = 0; i < array.size(); i++) {
-      out.add(array.getString(i));
-    }
-    return out;
-  }
-
-  /** @return the options as JSON, readable by {@link #fromJson} */
+  /** @return the options as JSON, readable by {@link #fromJson}; unset (null) fields are left out */
   public JsonObject toJson() {
-    JsonObject json = new JsonObject()
-        .put("transport", transport)
-        .put("devices", new JsonArray(new ArrayList<Object>(devices)))
-        .put("workersPerContext", workersPerContext)
-        .put("sliceSize", sliceSize)
-        .put("retryCount", retryCount)
-        .put("handshakeDeadlineMs", handshakeDeadline.toMillis())
-        .put("cqSize", cqSize)
-        .put("endpointCacheSize", endpointCacheSize)
-        .put("maxOutstandingPerQp", maxOutstandingPerQp)
-        .put("rpcPort", rpcPort)
-        .put("metadataUri", metadataUri)
-        .put("railHoldDownMs", railHoldDown.toMillis())
-        .put("qpTimeoutMs", qpTimeout.toMillis())
-        .put("qpRetryCount", qpRetryCount);
-    if (metadata != null) {
-      json.put("metadata", metadata.copy());
-    }
-    if (rpcHost != null) {
-      json.put("rpcHost", rpcHost);
-    }
-    if (segmentName != null) {
-      json.put("segmentName", segmentName);
-    }
-    if (auth != null) {
-      json.put("auth", auth.copy());
-    }
-    if (tls != null) {
-      json.put("tls", tls.copy());
-    }
-    return json;
+    return FIELDS.toJson(this);
   }
 
   /**
-   * Checks every field.
+   * Checks every field, nested options included.
    *
    * @return this
    * @throws VteException INVALID_CONFIGURATION naming the first bad field and its value
    */
   public EngineOptions validate() {
-    check("transport", "soft".equals(transport) || "ibverbs".equals(transport), transport, "soft or ibverbs");
-    check("devices", devices != null && !devices.contains(null) && devices.stream().noneMatch(String::isBlank)
-        && (!devices.isEmpty() || !"ibverbs".equals(transport)), devices,
-        "non-blank devices (empty: soft devices chosen from the host's interfaces; ibverbs needs device names)");
-    check("workersPerContext", workersPerContext >= 1 && workersPerContext <= 64, workersPerContext, "1..64");
-    check("sliceSize", sliceSize >= 4096 && sliceSize <= (1 << 30), sliceSize, "4096..1073741824 bytes");
-    check("retryCount", retryCount >= 0 && retryCount <= 64, retryCount, "0..64");
-    check("handshakeDeadlineMs", positive(handshakeDeadline), handshakeDeadline, "positive");
-    check("cqSize", cqSize >= 1 && cqSize <= (1 << 22), cqSize, "1..4194304");
-    check("endpointCacheSize", endpointCacheSize >= 1, endpointCacheSize, ">= 1");
-    check("maxOutstandingPerQp", maxOutstandingPerQp >= 1 && maxOutstandingPerQp <= cqSize,
-        maxOutstandingPerQp, "1..cqSize (" + cqSize + ")");
-    check("rpcHost", rpcHost == null || !rpcHost.isBlank(), rpcHost,
-        "a host name or address (unset: the address of the first soft device)");
-    check("rpcPort", rpcPort >= 0 && rpcPort <= 65535, rpcPort, "0..65535 (0 = any free port)");
-    check("metadataUri", "p2p".equals(metadataUri) || (metadataUri != null
-        && (metadataUri.startsWith("etcd://") || metadataUri.startsWith("etcds://"))
-        && metadataUri.indexOf("://") + 3 < metadataUri.length()),
-        metadataUri, "p2p, etcd://host:port[,host:port...] or etcds://host:port[,host:port...]");
-    validateMetadata();
-    check("segmentName", segmentName == null || (!segmentName.isBlank()
-        && segmentName.length() <= MAX_SEGMENT_NAME_LENGTH
-        && segmentName.chars().noneMatch(c -> c <= ' ' || c == 0x7f)), segmentName,
-        "1.." + MAX_SEGMENT_NAME_LENGTH + " printable characters without spaces (unset: the server name)");
-    check("railHoldDownMs", railHoldDown != null && !railHoldDown.isNegative(), railHoldDown, ">= 0");
-    check("qpTimeoutMs", positive(qpTimeout), qpTimeout, "positive");
-    check("qpRetryCount", qpRetryCount >= 0 && qpRetryCount <= 7, qpRetryCount, "0..7");
+    FIELDS.validate(this, LABEL, "");
     return this;
   }
 
-  /** Checks the {@code metadata} object's keys and value types; the store checks the values' ranges. */
-  private void validateMetadata() {
-    if (metadata == null) {
-      return;
-    }
-    for (String key : new TreeSet<>(metadata.fieldNames())) {
-      Object value = metadata.getValue(key);
-      boolean ok;
-      String expected;
-      if (METADATA_STRING_KEYS.contains(key)) {
-        ok = value instanceof String;
-        expected = "a string";
-      } else if (METADATA_MILLIS_KEYS.contains(key)) {
-        ok = value instanceof Number n && n.doubleValue() == n.longValue() && n.longValue() > 0;
-        expected = "a positive whole number of milliseconds";
-      } else {
-        ok = false;
-        TreeSet<String> known = new TreeSet<>(METADATA_STRING_KEYS);
-        known.addAll(METADATA_MILLIS_KEYS);
-        expected = "one of the known keys " + known + " (unknown key)";
-      }
-      check("metadata." + key, ok, value, expected);
-    }
+  private static boolean validMetadataUri(String uri) {
+    return "p2p".equals(uri) || (uri != null && (uri.startsWith("etcd://") || uri.startsWith("etcds://"))
+        && uri.indexOf("://") + 3 < uri.length());
   }
 
   private static boolean positive(Duration d) {
     return d != null && !d.isZero() && !d.isNegative();
-  }
-
-  private static void check(String field, boolean ok, Object value, String expected) {
-    if (!ok) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION,
-          "engine option '" + field + "' = " + value + " is invalid: expected " + expected);
-    }
   }
 
   /**
@@ -232,7 +158,7 @@ public final class EngineOptions {
    * @throws VteException INVALID_CONFIGURATION naming the first bad field
    */
   public EngineOptions withHostDefaults() {
-    EngineOptions o = fromJson(validate().toJson());
+    EngineOptions o = new EngineOptions(validate());
     boolean soft = "soft".equals(transport);
     if (soft && o.devices.isEmpty()) {
       o.devices = new ArrayList<>(DefaultSoftDevices.forThisHost().specs());
@@ -241,6 +167,28 @@ public final class EngineOptions {
       o.rpcHost = soft ? SoftDeviceSpec.parse(o.devices.get(0)).host() : SoftDeviceSpec.DEFAULT_HOST;
     }
     return o;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof EngineOptions other && toJson().equals(other.toJson());
+  }
+
+  @Override
+  public int hashCode() {
+    return toJson().hashCode();
+  }
+
+  @Override
+  public String toString() {
+    JsonObject json = toJson();
+    if (auth != null) {
+      json.put("auth", auth.toString());
+    }
+    if (metadata != null && metadata.getEtcdPassword() != null) {
+      json.put("metadata", metadata.toString());
+    }
+    return "EngineOptions" + json.encode();
   }
 
   /** @return {@code soft} or {@code ibverbs} */
@@ -378,21 +326,13 @@ public final class EngineOptions {
     return this;
   }
 
-  /**
-   * @return the metadata store's options as JSON (cluster prefix, lease TTL, call deadline, health-check
-   *     interval, etcd credentials, TLS PEM paths), passed through; null for the defaults
-   */
-  public JsonObject getMetadata() {
+  /** @return the metadata store's options; null (the default) for {@link MetadataOptions}' defaults */
+  public MetadataOptions getMetadata() {
     return metadata;
   }
 
-  /**
-   * @param metadata the metadata store's options: {@code clusterPrefix}, {@code leaseTtlMs}, {@code callDeadlineMs},
-   *     {@code healthCheckIntervalMs}, {@code startDeadlineMs}, {@code etcdUser}, {@code etcdPassword}, {@code tlsTrustPemPath},
-   *     {@code tlsCertPemPath}, {@code tlsKeyPemPath}; null for the defaults
-   * @return this
-   */
-  public EngineOptions setMetadata(JsonObject metadata) {
+  /** @param metadata the metadata store's options; null for the defaults @return this */
+  public EngineOptions setMetadata(MetadataOptions metadata) {
     this.metadata = metadata;
     return this;
   }
@@ -412,24 +352,24 @@ public final class EngineOptions {
     return this;
   }
 
-  /** @return handshake authentication options, passed through; null for none */
-  public JsonObject getAuth() {
+  /** @return handshake authentication options; null for none */
+  public AuthOptions getAuth() {
     return auth;
   }
 
   /** @param auth handshake authentication options @return this */
-  public EngineOptions setAuth(JsonObject auth) {
+  public EngineOptions setAuth(AuthOptions auth) {
     this.auth = auth;
     return this;
   }
 
-  /** @return handshake TLS options, passed through; null for plain text */
-  public JsonObject getTls() {
+  /** @return handshake TLS options; null for plain text */
+  public TlsOptions getTls() {
     return tls;
   }
 
   /** @param tls handshake TLS options @return this */
-  public EngineOptions setTls(JsonObject tls) {
+  public EngineOptions setTls(TlsOptions tls) {
     this.tls = tls;
     return this;
   }

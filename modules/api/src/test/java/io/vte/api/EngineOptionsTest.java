@@ -17,8 +17,8 @@ class EngineOptionsTest {
         .setSliceSize(128 * 1024).setRetryCount(2).setHandshakeDeadline(Duration.ofMillis(750))
         .setCqSize(64).setEndpointCacheSize(9).setMaxOutstandingPerQp(16).setRpcHost("127.0.0.2")
         .setRpcPort(4242).setMetadataUri("etcd://127.0.0.1:2379")
-        .setMetadata(new JsonObject().put("clusterPrefix", "/vte/test").put("leaseTtlMs", 3000))
-        .setSegmentName("prefill-0").setAuth(new JsonObject().put("keyId", "k1"))
+        .setMetadata(new MetadataOptions().setClusterPrefix("/vte/test").setLeaseTtl(Duration.ofMillis(3000)))
+        .setSegmentName("prefill-0").setAuth(new AuthOptions().setKeyId("k1").setSecretBase64("c2VjcmV0LXNlY3JldC0xMjM0"))
         .setRailHoldDown(Duration.ofMillis(1500)).setQpTimeout(Duration.ofMillis(300)).setQpRetryCount(3);
   }
 
@@ -30,9 +30,9 @@ class EngineOptionsTest {
     assertEquals(json, back.toJson());
     assertEquals(4, back.getWorkersPerContext());
     assertEquals(Duration.ofMillis(750), back.getHandshakeDeadline());
-    assertEquals("k1", back.getAuth().getString("keyId"));
+    assertEquals("k1", back.getAuth().getKeyId());
     assertEquals("prefill-0", back.getSegmentName());
-    assertEquals(3000, back.getMetadata().getInteger("leaseTtlMs"));
+    assertEquals(3000, back.getMetadata().toJson().getInteger("leaseTtlMs"));
   }
 
   @Test
@@ -46,11 +46,11 @@ class EngineOptionsTest {
 
   @Test
   void metadataOptionsAreCheckedByKeyAndType() {
-    assertBad("metadata.leaseTtlMs", sample().setMetadata(new JsonObject().put("leaseTtlMs", "3s")));
-    assertBad("metadata.leaseTtlMs", sample().setMetadata(new JsonObject().put("leaseTtlMs", -1)));
-    assertBad("metadata.callDeadlineMs", sample().setMetadata(new JsonObject().put("callDeadlineMs", 1.5)));
-    assertBad("metadata.clusterPrefix", sample().setMetadata(new JsonObject().put("clusterPrefix", 7)));
-    assertBad("metadata.etcdPasswrd", sample().setMetadata(new JsonObject().put("etcdPasswrd", "x")));
+    assertBadJson("metadata.leaseTtlMs", new JsonObject().put("metadata", new JsonObject().put("leaseTtlMs", "3s")));
+    assertBad("metadata.leaseTtlMs", sample().setMetadata(new MetadataOptions().setLeaseTtl(Duration.ofMillis(-1))));
+    assertBadJson("metadata.callDeadlineMs", new JsonObject().put("metadata", new JsonObject().put("callDeadlineMs", 1.5)));
+    assertBadJson("metadata.clusterPrefix", new JsonObject().put("metadata", new JsonObject().put("clusterPrefix", 7)));
+    assertBadJson("metadata.etcdPasswrd", new JsonObject().put("metadata", new JsonObject().put("etcdPasswrd", "x")));
     VteException e = assertThrows(VteException.class,
         () -> EngineOptions.fromJson(sample().toJson().put("metadata", "etcd")));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
@@ -134,6 +134,14 @@ class EngineOptionsTest {
 
   private static void assertBad(String field, EngineOptions options) {
     VteException e = assertThrows(VteException.class, options::validate);
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+    assertTrue(e.getMessage().contains("'" + field + "'"), e.getMessage());
+  }
+
+  /** Reads the sample's JSON with {@code change} merged in. */
+  private static void assertBadJson(String field, JsonObject change) {
+    VteException e = assertThrows(VteException.class,
+        () -> EngineOptions.fromJson(sample().toJson().mergeIn(change)));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains("'" + field + "'"), e.getMessage());
   }

@@ -2,6 +2,8 @@ package io.vte.handshake;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.MessageLite;
+import io.vte.api.AuthKey;
+import io.vte.api.AuthOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.impl.NonceCache;
@@ -12,8 +14,10 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -78,6 +82,39 @@ public final class HandshakeAuth {
     SecretKeySpec key = checkedKey(keyId, secret);
     return new HandshakeAuth(keyId, key, Map.of(keyId, key), System::currentTimeMillis, DEFAULT_SKEW.toMillis(),
         DEFAULT_REPLAY_CACHE_SIZE);
+  }
+
+  /**
+   * @param options an engine's authentication options: the key it signs with, the other keys it accepts, the skew
+   * @return auth for them, on the system clock
+   * @throws VteException INVALID_CONFIGURATION naming a missing or undecodable secret, a bad or duplicate key id or
+   *     a short secret
+   */
+  public static HandshakeAuth from(AuthOptions options) {
+    HandshakeAuth auth = sharedSecret(options.getKeyId(), decodeSecret("auth", options.getSecretBase64()));
+    List<AuthKey> accepted = options.getAcceptKeys() == null ? List.of() : options.getAcceptKeys();
+    for (int i = 0; i < accepted.size(); i++) {
+      AuthKey key = accepted.get(i);
+      auth = auth.withAcceptedKey(key.getKeyId(), decodeSecret("auth.acceptKeys[" + i + "]", key.getSecretBase64()));
+    }
+    return options.getSkew() == null ? auth : auth.withSkew(options.getSkew());
+  }
+
+  /**
+   * @param field the option named in errors, e.g. {@code auth}
+   * @param secretBase64 a secret in base64
+   * @return the secret
+   * @throws VteException INVALID_CONFIGURATION when it is missing or not base64
+   */
+  public static byte[] decodeSecret(String field, String secretBase64) {
+    if (secretBase64 == null) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, field + ".secretBase64 is required");
+    }
+    try {
+      return Base64.getDecoder().decode(secretBase64);
+    } catch (IllegalArgumentException e) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, field + ".secretBase64 is not base64: " + e.getMessage());
+    }
   }
 
   /**

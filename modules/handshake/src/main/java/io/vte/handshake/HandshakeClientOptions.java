@@ -2,6 +2,7 @@ package io.vte.handshake;
 
 import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
+import io.vte.api.TlsOptions;
 import io.vte.api.VteException;
 import io.vte.handshake.impl.OptionsJson;
 import java.time.Duration;

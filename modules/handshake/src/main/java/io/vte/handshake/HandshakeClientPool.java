@@ -16,9 +16,11 @@ import io.vertx.grpc.client.GrpcClientResponse;
 import io.vertx.grpc.client.InvalidStatusException;
 import io.vertx.grpc.common.ServiceMethod;
 import io.vte.api.ErrorCode;
+import io.vte.api.TlsOptions;
 import io.vte.api.VteException;
 import io.vte.handshake.impl.AuthField;
 import io.vte.handshake.impl.StatusMapping;
+import io.vte.handshake.impl.TlsSetup;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.GetSegmentRequest;
@@ -83,7 +85,7 @@ public final class HandshakeClientPool {
         .setHttp2MultiplexingLimit(STREAMS_PER_CONNECTION);
     TlsOptions tls = options.getTls();
     if (tls != null) {
-      tls.applyToClient(http);
+      TlsSetup.applyToClient(tls, http);
     }
     GrpcClientOptions grpc = new GrpcClientOptions()
         .setMaxMessageSize(options.getMaxMessageSize())

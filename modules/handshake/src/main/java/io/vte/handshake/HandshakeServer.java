@@ -12,6 +12,7 @@ import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.impl.EncodingGuard;
 import io.vte.handshake.impl.HandshakeCalls;
+import io.vte.handshake.impl.TlsSetup;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.GetSegmentRequest;
 import io.vte.handshake.proto.HandshakeGrpcService;
@@ -72,7 +73,7 @@ public final class HandshakeServer {
             .setMaxHeaderListSize(MAX_HEADER_BYTES));
     try {
       if (options.getTls() != null) {
-        options.getTls().applyToServer(http);
+        TlsSetup.applyToServer(options.getTls(), http);
       }
     } catch (VteException e) {
       return Future.failedFuture(e);

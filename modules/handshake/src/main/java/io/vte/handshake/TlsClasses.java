@@ -10,6 +10,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vte.api.TlsOptions;
 import java.io.File;
 import java.nio.ByteBuffer;
 import javax.net.ssl.SSLEngine;

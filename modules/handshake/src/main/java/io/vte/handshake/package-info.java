@@ -6,7 +6,7 @@
  * Every request is checked by {@link io.vte.handshake.HandshakeValidator} before the engine's
  * {@link io.vte.handshake.HandshakeHandler} sees it; with {@link io.vte.handshake.HandshakeAuth} on, it
  * must first carry a valid HMAC token, so an unauthenticated peer learns nothing; keys rotate without
- * downtime. TLS, mutual if asked, is optional ({@link io.vte.handshake.TlsOptions}). Every call has a deadline on both sides; failures are
+ * downtime. TLS, mutual if asked, is optional ({@link io.vte.api.TlsOptions}). Every call has a deadline on both sides; failures are
  * {@link io.vte.api.VteException}s with typed codes.
  *
  * <p>JSON forms, as passed through the engine options: server {@code {"host", "port", "maxMessageSize",

@@ -3,6 +3,7 @@ package io.vte.handshake;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.api.TlsOptions;
 import io.vte.testkit.TestPki;
 import javax.net.ssl.SSLException;
 import org.junit.jupiter.api.Test;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Future;
 import io.vte.api.ErrorCode;
+import io.vte.api.TlsOptions;
 import io.vte.api.VteException;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;

@@ -2,6 +2,7 @@ package io.vte.metadata;
 
 import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
+import io.vte.api.OptionFields;
 import io.vte.api.VteException;
 import io.vte.handshake.HandshakeClientPool;
 import java.time.Duration;
@@ -11,34 +12,36 @@ import java.util.Objects;
  * Options of a {@link MetadataStore}: the cluster prefix, lease TTL, call and start deadlines shared by the
  * backends, etcd credentials and TLS files, and what the p2p store uses to reach peers. Fluent setters
  * validate their argument and throw {@code INVALID_CONFIGURATION} naming the field and the bad value.
+ *
+ * <p>The configuration fields, their JSON, defaults and ranges are those of the API's
+ * {@link io.vte.api.MetadataOptions} (the {@code metadata} object of the engine options), defined there once;
+ * these options add what is code, not configuration (the p2p segment fetcher), and a call deadline of their own
+ * for a store used without an engine.
  */
 public final class MetadataOptions {
 
+  private static final OptionFields<io.vte.api.MetadataOptions> FIELDS = io.vte.api.MetadataOptions.FIELDS;
+  private static final String LABEL = "metadata option";
+
   /** Default cluster prefix: every key of a cluster lives under it. */
-  public static final String DEFAULT_CLUSTER_PREFIX = "/vte/default";
+  public static final String DEFAULT_CLUSTER_PREFIX = (String) FIELDS.defaultOf("clusterPrefix");
   /** Default lease TTL: how long a dead node's entries outlive it. */
-  public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(10);
-  /** Default deadline of one call to the backend. */
+  public static final Duration DEFAULT_LEASE_TTL = (Duration) FIELDS.defaultOf("leaseTtlMs");
+  /** Default deadline of one call to the backend of a store used without an engine (an engine's is its handshake deadline). */
   public static final Duration DEFAULT_CALL_DEADLINE = Duration.ofSeconds(3);
   /** Default period of the etcd health probe, which also detects a lost lease. */
-  public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = (Duration) FIELDS.defaultOf("healthCheckIntervalMs");
   /** Default start deadline: how long a starting node waits for a slow or absent backend. */
-  public static final Duration DEFAULT_START_DEADLINE = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_START_DEADLINE = (Duration) FIELDS.defaultOf("startDeadlineMs");
 
-  private String clusterPrefix = DEFAULT_CLUSTER_PREFIX;
-  private Duration leaseTtl = DEFAULT_LEASE_TTL;
-  private Duration callDeadline = DEFAULT_CALL_DEADLINE;
-  private Duration healthCheckInterval = DEFAULT_HEALTH_CHECK_INTERVAL;
-  private Duration startDeadline = DEFAULT_START_DEADLINE;
-  private String etcdUser;
-  private String etcdPassword;
-  private String tlsTrustPemPath;
-  private String tlsCertPemPath;
-  private String tlsKeyPemPath;
+  /** The configuration, every value checked against its range; the call deadline always set. */
+  private final io.vte.api.MetadataOptions config;
   private SegmentFetcher segmentFetcher;
 
   /** Creates options with the defaults. */
-  public MetadataOptions() {}
+  public MetadataOptions() {
+    config = new io.vte.api.MetadataOptions().setCallDeadline(DEFAULT_CALL_DEADLINE);
+  }
 
   /**
    * Copies options.
@@ -46,76 +49,46 @@ public final class MetadataOptions {
    * @param other the options to copy
    */
   public MetadataOptions(MetadataOptions other) {
-    this.clusterPrefix = other.clusterPrefix;
-    this.leaseTtl = other.leaseTtl;
-    this.callDeadline = other.callDeadline;
-    this.healthCheckInterval = other.healthCheckInterval;
-    this.startDeadline = other.startDeadline;
-    this.etcdUser = other.etcdUser;
-    this.etcdPassword = other.etcdPassword;
-    this.tlsTrustPemPath = other.tlsTrustPemPath;
-    this.tlsCertPemPath = other.tlsCertPemPath;
-    this.tlsKeyPemPath = other.tlsKeyPemPath;
-    this.segmentFetcher = other.segmentFetcher;
+    config = new io.vte.api.MetadataOptions();
+    FIELDS.copy(other.config, config);
+    segmentFetcher = other.segmentFetcher;
   }
 
   /**
-   * Reads options from JSON; absent fields keep their defaults. Durations are in milliseconds
-   * ({@code leaseTtlMs}, {@code callDeadlineMs}, {@code healthCheckIntervalMs}, {@code startDeadlineMs}).
+   * Reads options from JSON, strictly (unknown keys and values of the wrong type are refused); absent fields keep
+   * their defaults. Durations are in milliseconds ({@code leaseTtlMs}, {@code callDeadlineMs},
+   * {@code healthCheckIntervalMs}, {@code startDeadlineMs}).
    *
    * @param json the JSON object
    * @return the options
    * @throws VteException INVALID_CONFIGURATION naming a field of the wrong type or value
    */
   public static MetadataOptions fromJson(JsonObject json) {
+    return from(io.vte.api.MetadataOptions.fromJson(json));
+  }
+
+  /**
+   * @param config the metadata configuration (the engine options' {@code metadata} object)
+   * @return options with its values; an unset call deadline keeps {@link #DEFAULT_CALL_DEADLINE}
+   * @throws VteException INVALID_CONFIGURATION naming a field out of range
+   */
+  public static MetadataOptions from(io.vte.api.MetadataOptions config) {
+    config.validate();
     MetadataOptions o = new MetadataOptions();
-    try {
-      if (json.containsKey("clusterPrefix")) {
-        o.setClusterPrefix(json.getString("clusterPrefix"));
-      }
-      if (json.containsKey("leaseTtlMs")) {
-        o.setLeaseTtl(Duration.ofMillis(json.getLong("leaseTtlMs")));
-      }
-      if (json.containsKey("callDeadlineMs")) {
-        o.setCallDeadline(Duration.ofMillis(json.getLong("callDeadlineMs")));
-      }
-      if (json.containsKey("healthCheckIntervalMs")) {
-        o.setHealthCheckInterval(Duration.ofMillis(json.getLong("healthCheckIntervalMs")));
-      }
-      if (json.containsKey("startDeadlineMs")) {
-        o.setStartDeadline(Duration.ofMillis(json.getLong("startDeadlineMs")));
-      }
-      o.etcdUser = json.getString("etcdUser");
-      o.etcdPassword = json.getString("etcdPassword");
-      o.tlsTrustPemPath = json.getString("tlsTrustPemPath");
-      o.tlsCertPemPath = json.getString("tlsCertPemPath");
-      o.tlsKeyPemPath = json.getString("tlsKeyPemPath");
-    } catch (ClassCastException | NullPointerException e) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "metadata options " + json.encode()
-          + ": a field has the wrong type or is null (" + e.getMessage() + ")", e);
-    }
-    return o;
+    Duration callDeadline = o.getCallDeadline();
+    FIELDS.copy(config, o.config);
+    o.setClusterPrefix(config.getClusterPrefix());
+    return config.getCallDeadline() == null ? o.setCallDeadline(callDeadline) : o;
   }
 
   /** @return the options as JSON (the p2p segment fetcher is code, not configuration, and is left out) */
   public JsonObject toJson() {
-    JsonObject json = new JsonObject()
-        .put("clusterPrefix", clusterPrefix)
-        .put("leaseTtlMs", leaseTtl.toMillis())
-        .put("callDeadlineMs", callDeadline.toMillis())
-        .put("healthCheckIntervalMs", healthCheckInterval.toMillis())
-        .put("startDeadlineMs", startDeadline.toMillis());
-    putIfSet(json, "etcdUser", etcdUser);
-    putIfSet(json, "etcdPassword", etcdPassword);
-    putIfSet(json, "tlsTrustPemPath", tlsTrustPemPath);
-    putIfSet(json, "tlsCertPemPath", tlsCertPemPath);
-    putIfSet(json, "tlsKeyPemPath", tlsKeyPemPath);
-    return json;
+    return config.toJson();
   }
 
   /** @return the cluster prefix, starting with {@code /} and without a trailing {@code /} */
   public String getClusterPrefix() {
-    return clusterPrefix;
+    return config.getClusterPrefix();
   }
 
   /**
@@ -123,18 +96,15 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setClusterPrefix(String clusterPrefix) {
-    if (clusterPrefix == null || !clusterPrefix.startsWith("/") || clusterPrefix.length() < 2
-        || clusterPrefix.contains("//") || clusterPrefix.chars().anyMatch(c -> c <= ' ' || c >= 0x7f)) {
-      throw invalid("clusterPrefix", clusterPrefix, "expected an absolute key path such as /vte/default");
-    }
-    this.clusterPrefix = clusterPrefix.endsWith("/")
-        ? clusterPrefix.substring(0, clusterPrefix.length() - 1) : clusterPrefix;
+    FIELDS.require("clusterPrefix", clusterPrefix, LABEL);
+    config.setClusterPrefix(clusterPrefix.endsWith("/")
+        ? clusterPrefix.substring(0, clusterPrefix.length() - 1) : clusterPrefix);
     return this;
   }
 
   /** @return the lease TTL */
   public Duration getLeaseTtl() {
-    return leaseTtl;
+    return config.getLeaseTtl();
   }
 
   /**
@@ -142,17 +112,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setLeaseTtl(Duration leaseTtl) {
-    if (leaseTtl == null || leaseTtl.toMillis() % 1000 != 0 || leaseTtl.getSeconds() < 2
-        || leaseTtl.getSeconds() > 3600) {
-      throw invalid("leaseTtl", leaseTtl, "expected whole seconds between 2 s and 1 h");
-    }
-    this.leaseTtl = leaseTtl;
+    config.setLeaseTtl(FIELDS.require("leaseTtlMs", leaseTtl, LABEL));
     return this;
   }
 
   /** @return the deadline of one backend call */
   public Duration getCallDeadline() {
-    return callDeadline;
+    return config.getCallDeadline();
   }
 
   /**
@@ -160,14 +126,16 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setCallDeadline(Duration callDeadline) {
-    requireRange("callDeadline", callDeadline);
-    this.callDeadline = callDeadline;
+    if (callDeadline == null) {
+      throw new VteException(ErrorCode.INVALID_CONFIGURATION, LABEL + " 'callDeadlineMs' must be set here");
+    }
+    config.setCallDeadline(FIELDS.require("callDeadlineMs", callDeadline, LABEL));
     return this;
   }
 
   /** @return the period of the etcd health probe */
   public Duration getHealthCheckInterval() {
-    return healthCheckInterval;
+    return config.getHealthCheckInterval();
   }
 
   /**
@@ -175,14 +143,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setHealthCheckInterval(Duration healthCheckInterval) {
-    requireRange("healthCheckInterval", healthCheckInterval);
-    this.healthCheckInterval = healthCheckInterval;
+    config.setHealthCheckInterval(FIELDS.require("healthCheckIntervalMs", healthCheckInterval, LABEL));
     return this;
   }
 
   /** @return how long start-up calls to the backend are repeated while it is slow or unreachable */
   public Duration getStartDeadline() {
-    return startDeadline;
+    return config.getStartDeadline();
   }
 
   /**
@@ -192,14 +159,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setStartDeadline(Duration startDeadline) {
-    requireRange("startDeadline", startDeadline);
-    this.startDeadline = startDeadline;
+    config.setStartDeadline(FIELDS.require("startDeadlineMs", startDeadline, LABEL));
     return this;
   }
 
   /** @return the etcd user, or null for no authentication */
   public String getEtcdUser() {
-    return etcdUser;
+    return config.getEtcdUser();
   }
 
   /**
@@ -207,13 +173,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setEtcdUser(String etcdUser) {
-    this.etcdUser = etcdUser;
+    config.setEtcdUser(etcdUser);
     return this;
   }
 
   /** @return the etcd password, or null */
   public String getEtcdPassword() {
-    return etcdPassword;
+    return config.getEtcdPassword();
   }
 
   /**
@@ -221,13 +187,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setEtcdPassword(String etcdPassword) {
-    this.etcdPassword = etcdPassword;
+    config.setEtcdPassword(etcdPassword);
     return this;
   }
 
   /** @return the PEM file of CAs trusted for etcd's certificate ({@code etcds://}), or null for the JDK's */
   public String getTlsTrustPemPath() {
-    return tlsTrustPemPath;
+    return config.getTlsTrustPemPath();
   }
 
   /**
@@ -235,13 +201,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setTlsTrustPemPath(String path) {
-    this.tlsTrustPemPath = path;
+    config.setTlsTrustPemPath(path);
     return this;
   }
 
   /** @return the PEM client certificate chain for etcd mutual TLS, or null */
   public String getTlsCertPemPath() {
-    return tlsCertPemPath;
+    return config.getTlsCertPemPath();
   }
 
   /**
@@ -249,13 +215,13 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setTlsCertPemPath(String path) {
-    this.tlsCertPemPath = path;
+    config.setTlsCertPemPath(path);
     return this;
   }
 
   /** @return the PEM (PKCS#8) client private key for etcd mutual TLS, or null */
   public String getTlsKeyPemPath() {
-    return tlsKeyPemPath;
+    return config.getTlsKeyPemPath();
   }
 
   /**
@@ -263,7 +229,7 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setTlsKeyPemPath(String path) {
-    this.tlsKeyPemPath = path;
+    config.setTlsKeyPemPath(path);
     return this;
   }
 
@@ -296,24 +262,8 @@ public final class MetadataOptions {
 
   @Override
   public String toString() {
-    return "MetadataOptions{prefix=" + clusterPrefix + ", leaseTtl=" + leaseTtl + ", callDeadline=" + callDeadline
-        + ", startDeadline=" + startDeadline        + ", user=" + etcdUser + ", tls=" + (tlsTrustPemPath != null || tlsCertPemPath != null) + "}";
-  }
-
-  private static void putIfSet(JsonObject json, String field, String value) {
-    if (value != null) {
-      json.put(field, value);
-    }
-  }
-
-  private static void requireRange(String field, Duration d) {
-    if (d == null || d.isNegative() || d.toMillis() < 1 || d.compareTo(Duration.ofMinutes(10)) > 0) {
-      throw invalid(field, d, "expected 1 ms to 10 min");
-    }
-  }
-
-  private static VteException invalid(String field, Object value, String why) {
-    return new VteException(ErrorCode.INVALID_CONFIGURATION,
-        "metadata option " + field + " = " + Objects.toString(value) + ": " + why);
+    return "MetadataOptions{prefix=" + getClusterPrefix() + ", leaseTtl=" + getLeaseTtl() + ", callDeadline="
+        + getCallDeadline() + ", startDeadline=" + getStartDeadline() + ", user=" + getEtcdUser() + ", tls="
+        + (getTlsTrustPemPath() != null || getTlsCertPemPath() != null) + "}";
   }
 }

@@ -2,11 +2,13 @@ package io.vte.cli.bench;
 
 import io.vte.api.DefaultSoftDevices;
 import io.vte.api.EngineOptions;
+import io.vte.api.InvalidOptionException;
 import io.vte.api.SoftDeviceSpec;
 import io.vte.cli.ByteSize;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
@@ -28,27 +30,28 @@ public final class EngineFlags {
 
   private DefaultSoftDevices.Choice hostChoice;
 
-  @Option(names = {"--workers-per-context", "--workers"}, defaultValue = "2",
-      description = "Owners per device (default ${DEFAULT-VALUE}).")
-  int workers;
+  @Option(names = {"--workers-per-context", "--workers"},
+      description = "Owners per device (default: the engine's workersPerContext).")
+  Integer workers;
 
-  @Option(names = "--slice-size", defaultValue = "64K", converter = ByteSize.IntConverter.class, paramLabel = "BYTES",
-      description = "Engine slice size in bytes, e.g. 64K (default ${DEFAULT-VALUE}).")
-  int sliceSize;
+  @Option(names = "--slice-size", converter = ByteSize.IntConverter.class, paramLabel = "BYTES",
+      description = "Engine slice size in bytes, e.g. 64K (default: the engine's sliceSize).")
+  Integer sliceSize;
 
-  @Option(names = "--max-outstanding-per-qp", defaultValue = "32",
-      description = "Signaled work requests (slices) in flight per queue pair (default ${DEFAULT-VALUE}).")
-  int maxOutstandingPerQp;
+  @Option(names = "--max-outstanding-per-qp",
+      description = "Signaled work requests (slices) in flight per queue pair (default: the engine's).")
+  Integer maxOutstandingPerQp;
 
-  @Option(names = "--transport", defaultValue = "soft", description = "soft or ibverbs (default ${DEFAULT-VALUE}).")
+  @Option(names = "--transport", description = "soft or ibverbs (default: the engine's).")
   String transport;
 
-  @Option(names = "--metadata", defaultValue = "p2p", description = "p2p or etcd://host:port (default ${DEFAULT-VALUE}).")
+  @Option(names = "--metadata",
+      description = "p2p, etcd://host:port[,host:port...] or etcds://... (default: the engine's).")
   String metadata;
 
-  @Option(names = "--handshake-timeout", defaultValue = "5",
-      description = "Seconds a handshake or segment fetch may take (default ${DEFAULT-VALUE}).")
-  double handshakeTimeout;
+  @Option(names = "--handshake-timeout",
+      description = "Seconds a handshake or segment fetch may take (default: the engine's handshakeDeadlineMs).")
+  Double handshakeTimeout;
 
   @Option(names = "--inject", paramLabel = "SCHEDULE",
       description = {"Soft-verbs faults on this run's devices, e.g. port-down:src1@5s,port-up:src1@12s ('vte bench':",
@@ -59,51 +62,71 @@ public final class EngineFlags {
   /** Creates the flags (picocli fills them). */
   public EngineFlags() {}
 
+  /** The engine option each flag sets, by the option's JSON name. */
+  private static final Map<String, String> FLAGS = Map.of("transport", "--transport", "devices", "--devices",
+      "workersPerContext", "--workers-per-context", "sliceSize", "--slice-size",
+      "maxOutstandingPerQp", "--max-outstanding-per-qp", "metadataUri", "--metadata",
+      "handshakeDeadlineMs", "--handshake-timeout");
+
   /**
-   * Checks every value.
+   * Checks every value: the flags' own forms here, the engine options they set by {@link EngineOptions#validate()}
+   * (whose ranges are the only ones), each error named by its flag.
    *
    * @throws IllegalArgumentException naming the flag and the bad value
    */
   public void validate() {
-    if (workers < 1 || workers > 16) {
-      throw new IllegalArgumentException("--workers-per-context must be 1..16, got " + workers);
-    }
-    if (sliceSize < 4096 || sliceSize > 64 << 20) {
-      throw new IllegalArgumentException("--slice-size must be 4096..67108864 bytes, got " + sliceSize);
-    }
-    if (maxOutstandingPerQp < 1 || maxOutstandingPerQp > 4096) {
-      throw new IllegalArgumentException("--max-outstanding-per-qp must be 1..4096, got " + maxOutstandingPerQp);
-    }
-    if (!(handshakeTimeout >= 0.1 && handshakeTimeout <= 600)) {
-      throw new IllegalArgumentException("--handshake-timeout must be 0.1..600 seconds, got " + handshakeTimeout);
-    }
-    if (!"soft".equals(transport) && !"ibverbs".equals(transport)) {
-      throw new IllegalArgumentException("--transport must be soft or ibverbs, got '" + transport + "'");
-    }
-    if (!"p2p".equals(metadata) && !metadata.startsWith("etcd://")) {
-      throw new IllegalArgumentException("--metadata must be p2p or etcd://host:port, got '" + metadata + "'");
-    }
+    boolean ibverbs = "ibverbs".equals(engineOptions(List.of()).getTransport());
+    List<String> specs;
     if (devices == null) {
-      if ("ibverbs".equals(transport)) {
+      if (ibverbs) {
         throw new IllegalArgumentException("--transport ibverbs needs --devices as a list of device names");
       }
+      specs = List.of();
     } else if (devices.matches("\\d+")) {
       int n = Integer.parseInt(devices);
       if (n < 1 || n > 8) {
         throw new IllegalArgumentException("--devices must be 1..8 or a device list, got " + devices);
       }
+      if (ibverbs) {
+        throw new IllegalArgumentException("--transport ibverbs needs --devices as a list of device names, got " + devices);
+      }
+      specs = specs(devices, "d");
     } else if (!devices.matches("[A-Za-z0-9_.:@-]+(,[A-Za-z0-9_.:@-]+)*")) {
       throw new IllegalArgumentException("--devices must be a count or a comma list of devices, got '" + devices + "'");
+    } else {
+      specs = specs(devices, "d");
     }
-    if ("ibverbs".equals(transport) && devices != null && devices.matches("\\d+")) {
-      throw new IllegalArgumentException("--transport ibverbs needs --devices as a list of device names, got " + devices);
+    try {
+      engineOptions(specs).validate();
+    } catch (InvalidOptionException e) {
+      throw new IllegalArgumentException(flagError(e), e);
     }
     if (inject != null) {
-      if (!"soft".equals(transport)) {
+      if (!"soft".equals(engineOptions(List.of()).getTransport())) {
         throw new IllegalArgumentException("--inject needs --transport soft, got " + transport);
       }
       FaultStep.parseAll(inject);
     }
+  }
+
+  /**
+   * @param e an engine option error
+   * @return its message in the flags' terms: {@code FLAG must be RANGE, got VALUE (engine option 'NAME')}
+   */
+  private String flagError(InvalidOptionException e) {
+    String flag = FLAGS.get(e.path());
+    if (flag == null) {
+      return e.getMessage();
+    }
+    Object value = switch (flag) {
+      case "--handshake-timeout" -> handshakeTimeout;
+      case "--transport" -> "'" + transport + "'";
+      case "--metadata" -> "'" + metadata + "'";
+      case "--devices" -> "'" + devices + "'";
+      default -> e.value();
+    };
+    String expected = "--handshake-timeout".equals(flag) ? "a positive number of seconds" : e.expected();
+    return flag + " must be " + expected + ", got " + value + " (engine option '" + e.path() + "')";
   }
 
   /**
@@ -160,12 +183,12 @@ public final class EngineFlags {
 
   /** @return owners per device */
   public int workers() {
-    return workers;
+    return engineOptions(List.of()).getWorkersPerContext();
   }
 
   /** @return the engine slice size */
   public int sliceSize() {
-    return sliceSize;
+    return engineOptions(List.of()).getSliceSize();
   }
 
   /** @return the parsed {@code --inject} schedule, empty without the flag */
@@ -173,18 +196,36 @@ public final class EngineFlags {
     return inject == null ? List.of() : FaultStep.parseAll(inject);
   }
 
-  /** @return the {@code --metadata} value: p2p or etcd://... */
+  /** @return the metadata URI: the {@code --metadata} value or the engine's default */
   public String metadata() {
-    return metadata;
+    return engineOptions(List.of()).getMetadataUri();
   }
 
   /**
    * @param specs the engine's devices ({@link #embeddedSpecs} or {@link #hostSpecs})
-   * @return engine options for these flags; the handshake service's host is left to the engine (the first
-   *     soft device's address)
+   * @return engine options for these flags, the engine's defaults where a flag is not given; the handshake
+   *     service's host is left to the engine (the first soft device's address)
    */
   public EngineOptions engineOptions(List<String> specs) {
-    return new EngineOptions().setTransport(transport).setDevices(specs).setWorkersPerContext(workers)
-        .setSliceSize(sliceSize).setMaxOutstandingPerQp(maxOutstandingPerQp).setMetadataUri(metadata).setHandshakeDeadline(Duration.ofMillis((long) (handshakeTimeout * 1000)));
+    EngineOptions o = new EngineOptions().setDevices(specs);
+    if (transport != null) {
+      o.setTransport(transport);
+    }
+    if (workers != null) {
+      o.setWorkersPerContext(workers);
+    }
+    if (sliceSize != null) {
+      o.setSliceSize(sliceSize);
+    }
+    if (maxOutstandingPerQp != null) {
+      o.setMaxOutstandingPerQp(maxOutstandingPerQp);
+    }
+    if (metadata != null) {
+      o.setMetadataUri(metadata);
+    }
+    if (handshakeTimeout != null) {
+      o.setHandshakeDeadline(Duration.ofMillis((long) (handshakeTimeout * 1000)));
+    }
+    return o;
   }
 }

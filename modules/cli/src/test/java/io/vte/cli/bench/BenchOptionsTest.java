@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.api.EngineOptions;
 import io.vte.cli.ByteSize;
 import io.vte.cli.VteMain;
 import java.util.List;
@@ -36,13 +37,15 @@ class BenchOptionsTest {
     rejects("--duration must be > 0 and <= 3600, got -1.0", "bench", "--duration", "-1");
     rejects("--devices must be 1..8 or a device list, got 9", "bench", "--devices", "9");
     rejects("--devices must be a count or a comma list of devices, got 'a,,b'", "bench", "--devices", "a,,b");
-    rejects("--workers-per-context must be 1..16, got 0", "bench", "--workers-per-context", "0");
+    rejects("--workers-per-context must be 1..64, got 0 (engine option 'workersPerContext')", "bench",
+        "--workers-per-context", "0");
     rejects("--transport must be soft or ibverbs, got 'rdma'", "bench", "--transport", "rdma");
     rejects("--transport ibverbs needs --devices as a list", "bench", "--transport", "ibverbs");
-    rejects("--metadata must be p2p or etcd://host:port, got 'redis://x'", "bench", "--metadata", "redis://x");
-    rejects("--handshake-timeout must be 0.1..600 seconds, got 0.0", "bench", "--handshake-timeout", "0");
-    rejects("--slice-size must be 4096..67108864 bytes, got 100", "bench", "--slice-size", "100");
-    rejects("--max-outstanding-per-qp must be 1..4096, got 0", "bench", "--max-outstanding-per-qp", "0");
+    rejects("--metadata must be p2p, etcd://host:port[,host:port...] or etcds://host:port[,host:port...], got"
+        + " 'redis://x'", "bench", "--metadata", "redis://x");
+    rejects("--handshake-timeout must be a positive number of seconds, got 0.0", "bench", "--handshake-timeout", "0");
+    rejects("--slice-size must be 4096..1073741824 bytes, got 100", "bench", "--slice-size", "100");
+    rejects("--max-outstanding-per-qp must be 1..cqSize (4096), got 0", "bench", "--max-outstanding-per-qp", "0");
     rejects("must be <= 512 MiB, got 4 x 8 x 1 x 67108864", "bench", "--threads", "4", "--block-size", "67108864");
     rejects("--sweep-sizes: '3X' is not a size", "bench", "--sweep", "--sweep-sizes", "4K,3X");
     rejects("--sweep-sizes: '128M' must be 1 B .. 64M", "bench", "--sweep", "--sweep-sizes", "128M");
@@ -51,6 +54,40 @@ class BenchOptionsTest {
     rejects("--baseline cannot be combined with --sweep", "bench", "--baseline", "--sweep");
     rejects("--duration is the time of one run; with --sweep give the time per block size as --sweep-duration, got"
         + " --duration 3.0", "bench", "--sweep", "--duration", "3");
+  }
+
+  /** The engine flags keep no limits of their own: the engine's ranges apply, and each error names its flag. */
+  @Test
+  void engineFlagsTakeTheEnginesRangesAndNameTheFlag() {
+    EngineFlags accepted = parse("--workers", "64", "--slice-size", "1G", "--metadata", "etcds://10.0.0.1:2379",
+        "--max-outstanding-per-qp", "4096", "--handshake-timeout", "0.05");
+    accepted.validate();
+    EngineOptions options = accepted.engineOptions(List.of("d0@127.0.0.1"));
+    assertEquals(64, options.getWorkersPerContext());
+    assertEquals(1 << 30, options.getSliceSize());
+    assertEquals("etcds://10.0.0.1:2379", options.getMetadataUri());
+    assertEquals(java.time.Duration.ofMillis(50), options.getHandshakeDeadline());
+    assertEquals(new EngineOptions().setDevices(List.of("d0@127.0.0.1")), parse().engineOptions(List.of("d0@127.0.0.1")),
+        "without flags the engine's defaults");
+    Map<String, String[]> bad = Map.of(
+        "--workers-per-context", new String[] {"--workers", "65", "got 65"},
+        "--slice-size", new String[] {"--slice-size", "1536M", "got 1610612736"},
+        "--max-outstanding-per-qp", new String[] {"--max-outstanding-per-qp", "4097", "got 4097"},
+        "--metadata", new String[] {"--metadata", "etcds://", "got 'etcds://'"},
+        "--transport", new String[] {"--transport", "udp", "got 'udp'"},
+        "--handshake-timeout", new String[] {"--handshake-timeout", "-1", "got -1.0"});
+    bad.forEach((flag, args) -> {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> parse(args[0], args[1]).validate(), flag);
+      assertTrue(e.getMessage().startsWith(flag + " must be "), flag + ": " + e.getMessage());
+      assertTrue(e.getMessage().contains(args[2]), "names the value (" + args[2] + "): " + e.getMessage());
+    });
+  }
+
+  private static EngineFlags parse(String... args) {
+    EngineFlags flags = new EngineFlags();
+    new CommandLine(flags).parseArgs(args);
+    return flags;
   }
 
   @Test

@@ -11,7 +11,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
-import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.backends.BackendRegistries;
 import io.vte.api.EngineDiagnostics;
 import io.vte.api.EngineOptions;
@@ -32,10 +31,8 @@ import io.vte.engine.impl.owner.NanoClock;
 import io.vte.engine.impl.owner.OwnerConfig;
 import io.vte.engine.impl.owner.OwnerRouter;
 import io.vte.engine.impl.owner.PassiveConnectHandler;
-import io.vte.handshake.HandshakeClientOptions;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.HandshakeServer;
-import io.vte.handshake.HandshakeServerOptions;
 import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.MetadataStore;
 import io.vte.metadata.MetadataStores;
@@ -156,12 +153,12 @@ public final class TransferEngineImpl implements TransferEngine {
         throw new VteException(ErrorCode.DEVICE_UNAVAILABLE, "verbs provider '" + options.getTransport()
             + "' is unavailable (" + provider.unavailabilityCause() + "); use transport 'soft' on hosts without RDMA");
       }
-      clients = HandshakeClientPool.create(vertx, HandshakeClientOptions.fromJson(clientJson()));
+      clients = HandshakeClientPool.create(vertx, EnginePartOptions.handshakeClient(options));
     } catch (RuntimeException e) {
       provider.close();
       throw e;
     }
-    return HandshakeServer.start(vertx, HandshakeServerOptions.fromJson(serverJson()), handshakeHandler)
+    return HandshakeServer.start(vertx, EnginePartOptions.handshakeServer(options), handshakeHandler)
         .transform(started -> {
           if (started.failed()) {
             return clients.close().transform(v -> {
@@ -197,28 +194,6 @@ public final class TransferEngineImpl implements TransferEngine {
     }
   }
 
-  private JsonObject serverJson() {
-    JsonObject json = new JsonObject().put("host", options.getRpcHost()).put("port", options.getRpcPort());
-    if (options.getAuth() != null) {
-      json.put("auth", options.getAuth());
-    }
-    if (options.getTls() != null) {
-      json.put("tls", options.getTls());
-    }
-    return json;
-  }
-
-  private JsonObject clientJson() {
-    JsonObject json = new JsonObject().put("defaultDeadlineMs", options.getHandshakeDeadline().toMillis());
-    if (options.getAuth() != null) {
-      json.put("auth", options.getAuth());
-    }
-    if (options.getTls() != null) {
-      json.put("tls", options.getTls());
-    }
-    return json;
-  }
-
   /** Opens a context for each named device not yet in {@code contexts}, in order, adding each as it opens. */
   private Future<Void> openContexts(VerbsProvider provider, HandshakeServer server, HandshakeClientPool clients,
       List<String> names, List<LocalContext> contexts) {
@@ -233,26 +208,11 @@ public final class TransferEngineImpl implements TransferEngine {
       return Future.failedFuture(new VteException(ErrorCode.DEVICE_UNAVAILABLE,
           "cannot open device '" + names.get(index) + "': " + e.getMessage(), e));
     }
-    return LocalContext.open(vertx, device, ownerConfig(), server.serverName(), clients::connect, NanoClock.SYSTEM)
+    return LocalContext.open(vertx, device, OwnerConfig.from(options), server.serverName(), clients::connect, NanoClock.SYSTEM)
         .compose(ctx -> {
           contexts.add(ctx);
           return openContexts(provider, server, clients, names, contexts);
         });
-  }
-
-  private OwnerConfig ownerConfig() {
-    OwnerConfig d = OwnerConfig.defaults();
-    return new OwnerConfig(options.getWorkersPerContext(), options.getCqSize(), options.getMaxOutstandingPerQp(),
-        d.qpsPerEndpoint(), options.getHandshakeDeadline(), options.getEndpointCacheSize(), d.port(),
-        qpTimeoutExponent(options.getQpTimeout()), options.getQpRetryCount(), d.qpRnrRetry(), d.pollBatchSize(),
-        d.commandDrainLimit(), d.idleBackoffMin(), d.idleBackoffMax(), d.flushDeadline());
-  }
-
-  /** ibverbs encodes the ACK timeout as 4.096 us x 2^t. */
-  static int qpTimeoutExponent(Duration timeout) {
-    long units = Math.max(1, timeout.toNanos() / 4096);
-    int t = 64 - Long.numberOfLeadingZeros(units - 1);
-    return Math.min(31, Math.max(1, t));
   }
 
   /**
@@ -261,7 +221,7 @@ public final class TransferEngineImpl implements TransferEngine {
    *     QP retries
    */
   static Duration qpFailureTime(EngineOptions options) {
-    return Duration.ofNanos(Math.max(1, options.getQpRetryCount()) * (4096L << qpTimeoutExponent(options.getQpTimeout())));
+    return Duration.ofNanos(Math.max(1, options.getQpRetryCount()) * (4096L << OwnerConfig.qpTimeoutExponent(options.getQpTimeout())));
   }
 
   /** A started metadata store and its start deadline, which the first publish shares. */
@@ -278,7 +238,7 @@ public final class TransferEngineImpl implements TransferEngine {
   private Future<StartedMetadata> startMetadata(HandshakeClientPool clients) {
     MetadataOptions mo;
     try {
-      mo = metadataOptions(options).setSegmentFetcher(clients::getSegment);
+      mo = EnginePartOptions.metadata(options).setSegmentFetcher(clients::getSegment);
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
@@ -295,27 +255,6 @@ public final class TransferEngineImpl implements TransferEngine {
     return created.future().compose(store -> store.start().transform(ar -> ar.succeeded()
         ? Future.succeededFuture(new StartedMetadata(store, startDeadline))
         : store.close().transform(v -> Future.failedFuture(ar.cause()))));
-  }
-
-  /**
-   * @param options engine options
-   * @return the metadata store options their {@code metadata} object describes; the call deadline defaults
-   *     to the handshake deadline
-   * @throws VteException INVALID_CONFIGURATION naming the {@code metadata} option and the bad field
-   */
-  static MetadataOptions metadataOptions(EngineOptions options) {
-    JsonObject json = options.getMetadata() == null ? new JsonObject() : options.getMetadata();
-    MetadataOptions mo;
-    try {
-      mo = MetadataOptions.fromJson(json);
-    } catch (VteException e) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "engine option 'metadata' is invalid: "
-          + e.getMessage(), e);
-    }
-    if (!json.containsKey("callDeadlineMs")) {
-      mo.setCallDeadline(options.getHandshakeDeadline());
-    }
-    return mo;
   }
 
   /** Which peer devices each local device is wired to: reads the host's interfaces, so on a worker. */

@@ -1,9 +1,9 @@
 package io.vte.engine.cluster;
 
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
 import io.vte.api.BatchResult;
 import io.vte.api.EngineOptions;
+import io.vte.api.MetadataOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
 import io.vte.api.SegmentHandle;
@@ -57,8 +57,9 @@ public final class ClusterNodeMain {
     EngineOptions options = new EngineOptions().setDevices(List.of(name + "-d0@127.0.0.1", name + "-d1@127.0.0.1"))
         .setWorkersPerContext(1).setRpcHost("127.0.0.1").setRailHoldDown(Duration.ofMillis(300))
         .setHandshakeDeadline(Duration.ofSeconds(2)).setQpTimeout(Duration.ofMillis(200)).setQpRetryCount(2)
-        .setMetadataUri(uri).setSegmentName(name).setMetadata(new JsonObject().put("clusterPrefix", prefix)
-            .put("leaseTtlMs", ttlMs).put("healthCheckIntervalMs", 300).put("callDeadlineMs", 5000));
+        .setMetadataUri(uri).setSegmentName(name).setMetadata(new MetadataOptions().setClusterPrefix(prefix)
+            .setLeaseTtl(Duration.ofMillis(ttlMs)).setHealthCheckInterval(Duration.ofMillis(300))
+            .setCallDeadline(Duration.ofMillis(5000)));
     TransferEngine engine = Await.result(TransferEngine.create(vertx, options), WAIT);
     long memory = DirectMemory.allocate((long) slot * (SLOTS + 1));
     ClusterMemory.fill(memory, slot * SLOTS, seed);

@@ -15,6 +15,7 @@ import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import java.time.Duration;
 import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
@@ -56,8 +57,8 @@ class EngineEtcdAuthTest {
   private EngineOptions options(String name, String password) {
     EngineOptions o = engines.options(name);
     // etcd checks passwords with bcrypt: slow on a loaded 2-core machine, hence the generous deadline.
-    return o.setMetadata(o.getMetadata().copy().put("etcdUser", "vte").put("etcdPassword", password)
-        .put("callDeadlineMs", 10_000));
+    o.getMetadata().setEtcdUser("vte").setEtcdPassword(password).setCallDeadline(Duration.ofMillis(10_000));
+    return o;
   }
 
   @Test

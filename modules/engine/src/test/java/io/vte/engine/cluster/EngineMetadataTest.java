@@ -4,12 +4,14 @@ import static io.vte.engine.cluster.EtcdEngines.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.BatchResult;
 import io.vte.api.EngineOptions;
+import io.vte.api.MetadataOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
@@ -150,11 +152,15 @@ class EngineMetadataTest {
     assertBadConfig("etcd://127.0.0.1:notaport", o -> o.setMetadataUri("etcd://127.0.0.1:notaport"));
     assertBadConfig("etcd://127.0.0.1:2379,", o -> o.setMetadataUri("etcd://127.0.0.1:2379,"));
     assertBadConfig("'metadataUri'", o -> o.setMetadataUri("zk://127.0.0.1:2181"));
-    assertBadConfig("leaseTtl", o -> o.setMetadata(new JsonObject().put("leaseTtlMs", 1500)));
-    assertBadConfig("clusterPrefix", o -> o.setMetadata(new JsonObject().put("clusterPrefix", "no-slash")));
-    assertBadConfig("'metadata.leaseTtl'", o -> o.setMetadata(new JsonObject().put("leaseTtl", 3000)));
+    assertBadConfig("leaseTtl", o -> o.setMetadata(new MetadataOptions().setLeaseTtl(Duration.ofMillis(1500))));
+    assertBadConfig("clusterPrefix", o -> o.setMetadata(new MetadataOptions().setClusterPrefix("no-slash")));
+    // an unknown key can only come from JSON: the options are read from it, so reading refuses it
+    VteException unknown = assertThrows(VteException.class, () -> EngineOptions.fromJson(engines.options("bad")
+        .toJson().put("metadata", new JsonObject().put("leaseTtl", 3000))));
+    assertCode(ErrorCode.INVALID_CONFIGURATION, unknown);
+    assertTrue(unknown.getMessage().contains("'metadata.leaseTtl'"), "names 'metadata.leaseTtl': " + unknown.getMessage());
     assertBadConfig("'segmentName'", o -> o.setSegmentName("two words"));
-    assertBadConfig("etcdUser", o -> o.setMetadata(new JsonObject().put("etcdUser", "root")));
+    assertBadConfig("etcdUser", o -> o.setMetadata(new MetadataOptions().setEtcdUser("root")));
   }
 
   private void assertBadConfig(String named, UnaryOperator<EngineOptions> change) {
@@ -201,7 +207,7 @@ class EngineMetadataTest {
   void anEngineStartingWhileEtcdIsPausedWaitsForItWithinTheStartDeadline() {
     long callDeadlineMs = 500;
     EngineOptions options = engines.options("patient");
-    options.getMetadata().put("callDeadlineMs", callDeadlineMs).put("startDeadlineMs", 60_000);
+    options.getMetadata().setCallDeadline(Duration.ofMillis(callDeadlineMs)).setStartDeadline(Duration.ofMillis(60_000));
     Vertx vertx = Vertx.vertx();
     try {
       etcd.pause();
@@ -230,7 +236,7 @@ class EngineMetadataTest {
   }
 
   private static EngineOptions withStartDeadline(EngineOptions options, long startDeadlineMs) {
-    options.getMetadata().put("startDeadlineMs", startDeadlineMs);
+    options.getMetadata().setStartDeadline(Duration.ofMillis(startDeadlineMs));
     return options;
   }
 

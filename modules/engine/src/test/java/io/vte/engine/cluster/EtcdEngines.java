@@ -1,8 +1,8 @@
 package io.vte.engine.cluster;
 
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
 import io.vte.api.EngineOptions;
+import io.vte.api.MetadataOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.TransferEngine;
 import io.vte.engine.impl.EngineFixture;
@@ -30,8 +30,8 @@ final class EtcdEngines implements AutoCloseable {
   EngineOptions options(String name) {
     return new EngineOptions().setDevices(List.of(name + "-d0@127.0.0.1")).setWorkersPerContext(1)
         .setRpcHost("127.0.0.1").setMetadataUri(etcd.uri()).setSegmentName(name)
-        .setMetadata(new JsonObject().put("clusterPrefix", prefix).put("leaseTtlMs", 3000)
-            .put("healthCheckIntervalMs", 200).put("callDeadlineMs", 3000));
+        .setMetadata(new MetadataOptions().setClusterPrefix(prefix).setLeaseTtl(Duration.ofMillis(3000))
+            .setHealthCheckInterval(Duration.ofMillis(200)).setCallDeadline(Duration.ofMillis(3000)));
   }
 
   /** Starts an engine on a new Vert.x instance. */

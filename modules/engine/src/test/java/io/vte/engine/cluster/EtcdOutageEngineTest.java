@@ -14,6 +14,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vte.api.BatchResult;
+import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
@@ -74,8 +75,9 @@ class EtcdOutageEngineTest {
     Vertx metered = Vertx.builder()
         .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
         .withMetrics(new MicrometerMetricsFactory(registry)).build();
-    TransferEngineImpl a = engines.start(metered, engines.options("outage-a")
-        .setMetadata(engines.options("outage-a").getMetadata().copy().put("callDeadlineMs", 1000)));
+    EngineOptions outageA = engines.options("outage-a");
+    outageA.getMetadata().setCallDeadline(Duration.ofMillis(1000));
+    TransferEngineImpl a = engines.start(metered, outageA);
     TransferEngineImpl b = engines.start("outage-b");
     RegisteredBuffer local = engines.register(a, LENGTH, 1);
     RegisteredBuffer remote = engines.register(b, LENGTH, 2);

@@ -8,6 +8,7 @@ import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.engine.ProviderConfig;
+import io.vte.engine.impl.owner.OwnerConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -43,9 +44,9 @@ class ProviderConfigTest {
 
   @Test
   void qpTimeoutIsEncodedAsThePowerOfTwoAbove() {
-    assertEquals(18, TransferEngineImpl.qpTimeoutExponent(Duration.ofSeconds(1)), "4.096 us x 2^18 = 1.07 s");
-    assertEquals(15, TransferEngineImpl.qpTimeoutExponent(Duration.ofMillis(100)));
-    assertEquals(1, TransferEngineImpl.qpTimeoutExponent(Duration.ofNanos(1)));
-    assertEquals(31, TransferEngineImpl.qpTimeoutExponent(Duration.ofDays(1)));
+    assertEquals(18, OwnerConfig.qpTimeoutExponent(Duration.ofSeconds(1)), "4.096 us x 2^18 = 1.07 s");
+    assertEquals(15, OwnerConfig.qpTimeoutExponent(Duration.ofMillis(100)));
+    assertEquals(1, OwnerConfig.qpTimeoutExponent(Duration.ofNanos(1)));
+    assertEquals(31, OwnerConfig.qpTimeoutExponent(Duration.ofDays(1)));
   }
 }

@@ -6,7 +6,6 @@ import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.HandshakeAuth;
 import java.time.Duration;
-import java.util.Base64;
 
 /**
  * Shared parts of the server and client option files: the auth object
@@ -40,15 +39,7 @@ public final class OptionsJson {
   }
 
   private static byte[] secret(JsonObject key, String field) {
-    String secret = key.getString("secretBase64");
-    if (secret == null) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, field + ".secretBase64 is required");
-    }
-    try {
-      return Base64.getDecoder().decode(secret);
-    } catch (IllegalArgumentException e) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, field + ".secretBase64 is not base64: " + e.getMessage());
-    }
+    return HandshakeAuth.decodeSecret(field, key.getString("secretBase64"));
   }
 
   /**

@@ -1,11 +1,15 @@
 package io.vte.engine.impl.owner;
 
+import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
+import io.vte.api.OptionFields;
 import io.vte.api.VteException;
 import java.time.Duration;
 
 /**
- * How the owners of one local device are sized and timed.
+ * How the owners of one local device are sized and timed. An engine's comes from its {@link EngineOptions}
+ * through {@link #from}; the fields that are engine options take their defaults and ranges from
+ * {@link EngineOptions#FIELDS}, the others (owner internals, not configurable) are the constants below.
  *
  * @param workersPerContext owners (each with its own CQ and event loop) per local device, at least 1
  * @param cqSize capacity of each owner's CQ: the owner's credit of signaled work requests in flight
@@ -29,18 +33,43 @@ public record OwnerConfig(int workersPerContext, int cqSize, int maxOutstandingP
     int qpRnrRetry, int pollBatchSize, int commandDrainLimit, Duration idleBackoffMin,
     Duration idleBackoffMax, Duration flushDeadline) {
 
-  /** Validates every field; a bad one is an {@link ErrorCode#INVALID_CONFIGURATION} naming it. */
+  private static final String ENGINE_OPTION = "engine option";
+
+  /** QPs per endpoint of an engine's owners. */
+  public static final int QPS_PER_ENDPOINT = 1;
+  /** The device port an engine's owners use. */
+  public static final int PORT = 1;
+  /** Receiver-not-ready retries of an engine's QPs. */
+  public static final int QP_RNR_RETRY = 7;
+  /** Completions polled per CQ poll. */
+  public static final int POLL_BATCH_SIZE = 64;
+  /** Commands an owner takes per duty cycle. */
+  public static final int COMMAND_DRAIN_LIMIT = 256;
+  /** Shortest sleep of an idle owner. */
+  public static final Duration IDLE_BACKOFF_MIN = Duration.ofMillis(1);
+  /** Longest sleep of an idle owner. */
+  public static final Duration IDLE_BACKOFF_MAX = Duration.ofMillis(20);
+  /** How long a retired endpoint waits for its flushed completions. */
+  public static final Duration FLUSH_DEADLINE = Duration.ofSeconds(2);
+
+  /**
+   * Validates every field; a bad one is an {@link ErrorCode#INVALID_CONFIGURATION} naming it. The fields that are
+   * engine options are checked against {@link EngineOptions#FIELDS}' ranges ({@code endpointStoreCapacity} as
+   * {@code endpointCacheSize}); {@code maxOutstandingPerQp} only needs to be positive here: that it stays within
+   * {@code cqSize} is the engine's rule, an owner's CQ credits hold either way.
+   */
   public OwnerConfig {
-    atLeast("workersPerContext", workersPerContext, 1);
-    atLeast("cqSize", cqSize, 1);
+    OptionFields<EngineOptions> engine = EngineOptions.FIELDS;
+    engine.require("workersPerContext", workersPerContext, ENGINE_OPTION);
+    engine.require("cqSize", cqSize, ENGINE_OPTION);
     atLeast("maxOutstandingPerQp", maxOutstandingPerQp, 1);
+    engine.require("handshakeDeadlineMs", handshakeDeadline, ENGINE_OPTION);
+    engine.require("endpointCacheSize", endpointStoreCapacity, ENGINE_OPTION);
+    engine.require("qpRetryCount", qpRetryCount, ENGINE_OPTION);
     atLeast("qpsPerEndpoint", qpsPerEndpoint, 1);
     atMost("qpsPerEndpoint", qpsPerEndpoint, Owner.MAX_QPS_PER_ENDPOINT);
-    positive("handshakeDeadline", handshakeDeadline);
-    atLeast("endpointStoreCapacity", endpointStoreCapacity, 1);
     atLeast("port", port, 1);
     range("qpTimeout", qpTimeout, 0, 31);
-    range("qpRetryCount", qpRetryCount, 0, 7);
     range("qpRnrRetry", qpRnrRetry, 0, 7);
     atLeast("pollBatchSize", pollBatchSize, 1);
     atLeast("commandDrainLimit", commandDrainLimit, 1);
@@ -55,10 +84,31 @@ public record OwnerConfig(int workersPerContext, int cqSize, int maxOutstandingP
     positive("flushDeadline", flushDeadline);
   }
 
-  /** @return the defaults: 1 worker, CQ 4096, 256 per QP, 1 QP, 5 s handshake, 1024 endpoints */
-  public static OwnerConfig defaults() {
-    return new OwnerConfig(1, 4096, 256, 1, Duration.ofSeconds(5), 1024, 1, 14, 7, 7, 64, 256,
-        Duration.ofMillis(1), Duration.ofMillis(20), Duration.ofSeconds(2));
+  /**
+   * The one place an engine's owner configuration is made.
+   *
+   * @param options engine options
+   * @return the owner configuration they describe, with this class's constants for the owner internals
+   * @throws VteException INVALID_CONFIGURATION naming the first bad engine option
+   */
+  public static OwnerConfig from(EngineOptions options) {
+    options.validate();
+    return new OwnerConfig(options.getWorkersPerContext(), options.getCqSize(), options.getMaxOutstandingPerQp(),
+        QPS_PER_ENDPOINT, options.getHandshakeDeadline(), options.getEndpointCacheSize(), PORT,
+        qpTimeoutExponent(options.getQpTimeout()), options.getQpRetryCount(), QP_RNR_RETRY, POLL_BATCH_SIZE,
+        COMMAND_DRAIN_LIMIT, IDLE_BACKOFF_MIN, IDLE_BACKOFF_MAX, FLUSH_DEADLINE);
+  }
+
+  /**
+   * ibverbs encodes the ACK timeout as 4.096 us x 2^t.
+   *
+   * @param timeout the QP timeout of one attempt
+   * @return its exponent t, 1..31
+   */
+  public static int qpTimeoutExponent(Duration timeout) {
+    long units = Math.max(1, timeout.toNanos() / 4096);
+    int t = 64 - Long.numberOfLeadingZeros(units - 1);
+    return Math.min(31, Math.max(1, t));
   }
 
   /** @param n workers per context @return a copy with it */

@@ -51,7 +51,7 @@ final class OwnerHarness {
   }
 
   static OwnerConfig config() {
-    return OwnerConfig.defaults().withHandshakeDeadline(Duration.ofSeconds(5));
+    return OwnerTestConfig.defaults().withHandshakeDeadline(Duration.ofSeconds(5));
   }
 
   String localNicPath() {

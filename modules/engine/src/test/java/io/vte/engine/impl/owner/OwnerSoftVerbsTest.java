@@ -92,7 +92,7 @@ class OwnerSoftVerbsTest {
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 4})
   void byteExactWriteAndReadThroughOwners(int workers) {
-    start(4, OwnerConfig.defaults().withWorkersPerContext(workers).withQueueSizes(256, 64), 8 << 20);
+    start(4, OwnerTestConfig.defaults().withWorkersPerContext(workers).withQueueSizes(256, 64), 8 << 20);
     int half = 4 << 20;
     fill(a, 0, half, workers);
     Transfer write = new Transfer(a, b);
@@ -123,7 +123,7 @@ class OwnerSoftVerbsTest {
 
   @Test
   void loopbackOnOneDeviceAndAcrossDevicesOfOneNode() {
-    start(2, OwnerConfig.defaults(), 4 << 20);
+    start(2, OwnerTestConfig.defaults(), 4 << 20);
     fill(a, 0, 1 << 20, 5);
     Transfer self = new Transfer(a, a);
     List<Slice> list = new ArrayList<>();
@@ -141,7 +141,7 @@ class OwnerSoftVerbsTest {
 
   @Test
   void simultaneousOpenBarrierSynchronised200Times() throws Exception {
-    start(1, OwnerConfig.defaults().withWorkersPerContext(2).withQpsPerEndpoint(2), 64 * 1024);
+    start(1, OwnerTestConfig.defaults().withWorkersPerContext(2).withQpsPerEndpoint(2), 64 * 1024);
     CyclicBarrier barrier = new CyclicBarrier(2);
     long collisions = 0;
     for (int i = 0; i < 200; i++) {
@@ -192,7 +192,7 @@ class OwnerSoftVerbsTest {
 
   @Test
   void pollingNeverStallsBehindFiftyDeadHandshakes() throws Exception {
-    start(1, OwnerConfig.defaults().withHandshakeDeadline(Duration.ofSeconds(1)), 4 << 20);
+    start(1, OwnerTestConfig.defaults().withHandshakeDeadline(Duration.ofSeconds(1)), 4 << 20);
     try (ServerSocket silent = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
         JitterProbe machine = new JitterProbe()) {
       String dead = "127.0.0.1:" + silent.getLocalPort();
@@ -250,7 +250,7 @@ class OwnerSoftVerbsTest {
 
   @Test
   void qpFatalAndPortDownMidStreamEveryRequestCompletes() {
-    start(4, OwnerConfig.defaults().withQueueSizes(256, 64).withFlushDeadline(Duration.ofSeconds(2)), 16 << 20);
+    start(4, OwnerTestConfig.defaults().withQueueSizes(256, 64).withFlushDeadline(Duration.ofSeconds(2)), 16 << 20);
     int total = 16 << 20;
     fill(a, 0, total, 7);
     Transfer t = new Transfer(a, b);
@@ -315,13 +315,13 @@ class OwnerSoftVerbsTest {
   @Test
   void closeWithTransfersInFlightCompletesAllAndLeavesNothing() {
     // Warm up once so lazily created JVM and library threads and opened jars are in the baseline.
-    start(2, OwnerConfig.defaults(), 1 << 20);
+    start(2, OwnerTestConfig.defaults(), 1 << 20);
     Transfer warm = new Transfer(a, b);
     warm.submitAll(slices(warm, WrOpcode.RDMA_WRITE, 0, 1 << 20, SLICE));
     await(warm, 16);
     tearDown();
     ResourceSnapshot before = ResourceSnapshot.take();
-    start(2, OwnerConfig.defaults().withWorkersPerContext(2).withQueueSizes(128, 32), 16 << 20);
+    start(2, OwnerTestConfig.defaults().withWorkersPerContext(2).withQueueSizes(128, 32), 16 << 20);
     Transfer t = new Transfer(a, b);
     List<Slice> all = slices(t, WrOpcode.RDMA_WRITE, 0, 16 << 20, SLICE);
     t.submitAll(all);

@@ -644,7 +644,7 @@ class OwnerTest {
   @Test
   void ownerConfigRejectsZeroWorkersByName() {
     VteException e = org.junit.jupiter.api.Assertions.assertThrows(VteException.class,
-        () -> OwnerConfig.defaults().withWorkersPerContext(0));
+        () -> OwnerTestConfig.defaults().withWorkersPerContext(0));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains("workersPerContext") && e.getMessage().contains("0"), e.getMessage());
   }

@@ -71,7 +71,7 @@ class OwnerVerticleTest {
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 4})
   void slicesCompleteThroughOwnersAndEachEndpointLivesOnItsOwner(int workers) {
-    OwnerConfig config = OwnerConfig.defaults().withWorkersPerContext(workers).withQueueSizes(64, 16);
+    OwnerConfig config = OwnerTestConfig.defaults().withWorkersPerContext(workers).withQueueSizes(64, 16);
     LocalContext local = Await.result(a.addDevice(autoDevice("d0"), config), WAIT);
     for (int d = 0; d < 4; d++) {
       Await.result(b.addDevice(autoDevice("r" + d), config), WAIT);
@@ -105,7 +105,7 @@ class OwnerVerticleTest {
 
   @Test
   void simultaneousOpenOverTheHandshakeService200Times() throws Exception {
-    OwnerConfig config = OwnerConfig.defaults();
+    OwnerConfig config = OwnerTestConfig.defaults();
     CyclicBarrier barrier = new CyclicBarrier(2);
     long collisions = 0;
     for (int i = 0; i < 200; i++) {
@@ -149,7 +149,7 @@ class OwnerVerticleTest {
 
   @Test
   void pollingNeverStallsBehindFiftyDeadHandshakes() throws Exception {
-    OwnerConfig config = OwnerConfig.defaults().withHandshakeDeadline(Duration.ofSeconds(1));
+    OwnerConfig config = OwnerTestConfig.defaults().withHandshakeDeadline(Duration.ofSeconds(1));
     LocalContext local = Await.result(a.addDevice(autoDevice("d0"), config), WAIT);
     Await.result(b.addDevice(autoDevice("d0"), config), WAIT);
     try (ServerSocket silent = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
@@ -202,7 +202,7 @@ class OwnerVerticleTest {
     Vertx own = Vertx.vertx();
     TestNode c = Await.result(TestNode.start(own), WAIT);
     TestNode d = Await.result(TestNode.start(own), WAIT);
-    OwnerConfig config = OwnerConfig.defaults().withWorkersPerContext(2).withQueueSizes(64, 32)
+    OwnerConfig config = OwnerTestConfig.defaults().withWorkersPerContext(2).withQueueSizes(64, 32)
         .withFlushDeadline(Duration.ofSeconds(1));
     FakeVerbs.Device stuck = new FakeVerbs.Device("d0");
     LocalContext local = Await.result(c.addDevice(stuck, config), WAIT);
@@ -236,7 +236,7 @@ class OwnerVerticleTest {
 
   @Test
   void asyncEventsReachTheOwnerTheyConcern() {
-    OwnerConfig config = OwnerConfig.defaults().withWorkersPerContext(2);
+    OwnerConfig config = OwnerTestConfig.defaults().withWorkersPerContext(2);
     FakeVerbs.Device stuck = new FakeVerbs.Device("d0");
     LocalContext local = Await.result(a.addDevice(stuck, config), WAIT);
     for (int d = 0; d < 4; d++) {
@@ -280,7 +280,7 @@ class OwnerVerticleTest {
     Vertx closed = Vertx.vertx();
     Await.result(closed.close(), WAIT);
     FakeVerbs.Device device = new FakeVerbs.Device("d0");
-    Throwable failure = Await.failure(LocalContext.open(closed, device, OwnerConfig.defaults().withWorkersPerContext(2),
+    Throwable failure = Await.failure(LocalContext.open(closed, device, OwnerTestConfig.defaults().withWorkersPerContext(2),
         "127.0.0.1:1", (server, request, deadline) -> io.vertx.core.Future.failedFuture("unused"), NanoClock.SYSTEM),
         WAIT);
     assertNotNull(failure);
