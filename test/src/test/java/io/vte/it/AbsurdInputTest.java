@@ -35,8 +35,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Oversized and absurd fields, on the wire and through the API: each is rejected with a status or typed error that
- * names the field, and nothing is allocated for it (no QP, no endpoint, no thread).
+ * Oversized and absurd fields, on the wire and through the API: each is rejected with a status or
+ * typed error that names the field, and nothing is allocated for it (no QP, no endpoint, no
+ * thread).
  */
 @ExtendWith({BlockedThreadGuard.class, ReliabilityReport.class})
 class AbsurdInputTest {
@@ -67,24 +68,37 @@ class AbsurdInputTest {
   }
 
   private ConnectRequest.Builder connect() {
-    return ConnectRequest.newBuilder().setLocalNicPath("127.0.0.1:1@peer0")
-        .setPeerNicPath(engine.diagnostics().devices().get(0).nicPath()).setGid(ByteString.copyFrom(new byte[16]))
-        .setLid(4791).setMtu(4096).addQps(QpInfo.newBuilder().setQpNum(7).setPsn(1)).setGeneration(1);
+    return ConnectRequest.newBuilder()
+        .setLocalNicPath("127.0.0.1:1@peer0")
+        .setPeerNicPath(engine.diagnostics().devices().get(0).nicPath())
+        .setGid(ByteString.copyFrom(new byte[16]))
+        .setLid(4791)
+        .setMtu(4096)
+        .addQps(QpInfo.newBuilder().setQpNum(7).setPsn(1))
+        .setGeneration(1);
   }
 
-  /** Sends a Connect and requires a rejection naming {@code field}: a gRPC error or a non-ACCEPTED reply. */
-  private void assertConnectRejected(String what, UnaryOperator<ConnectRequest.Builder> absurd, String field)
+  /**
+   * Sends a Connect and requires a rejection naming {@code field}: a gRPC error or a non-ACCEPTED
+   * reply.
+   */
+  private void assertConnectRejected(
+      String what, UnaryOperator<ConnectRequest.Builder> absurd, String field)
       throws InvalidProtocolBufferException {
     int qpsBefore = liveQps();
-    RawGrpc.Outcome o = Await.result(grpc.call("Connect", RawGrpc.frame(absurd.apply(connect()).build().toByteArray())),
-        LocalEngines.WAIT);
+    RawGrpc.Outcome o =
+        Await.result(
+            grpc.call("Connect", RawGrpc.frame(absurd.apply(connect()).build().toByteArray())),
+            LocalEngines.WAIT);
     String reason;
     if (o.grpcStatus() == 0) {
       ConnectReply reply = ConnectReply.parseFrom(RawGrpc.message(o));
       assertNotEquals(ConnectStatus.ACCEPTED, reply.getStatus(), what + " was accepted");
       reason = reply.getStatus() + ": " + reply.getReason();
     } else {
-      assertTrue(o.grpcStatus() == INVALID_ARGUMENT || o.grpcStatus() == RESOURCE_EXHAUSTED, what + ": " + o.label());
+      assertTrue(
+          o.grpcStatus() == INVALID_ARGUMENT || o.grpcStatus() == RESOURCE_EXHAUSTED,
+          what + ": " + o.label());
       reason = "grpc " + o.grpcStatus() + ": " + o.message();
     }
     assertTrue(reason.contains(field), what + ": the rejection names " + field + ": " + reason);
@@ -94,9 +108,12 @@ class AbsurdInputTest {
 
   private void assertCallRejected(String what, String method, Buffer body, String field) {
     RawGrpc.Outcome o = Await.result(grpc.call(method, body), LocalEngines.WAIT);
-    assertTrue(o.grpcStatus() == INVALID_ARGUMENT || o.grpcStatus() == RESOURCE_EXHAUSTED, what + ": " + o.label()
-        + " " + o.message());
-    assertTrue(field == null || String.valueOf(o.message()).contains(field), what + ": names " + field + ": " + o.message());
+    assertTrue(
+        o.grpcStatus() == INVALID_ARGUMENT || o.grpcStatus() == RESOURCE_EXHAUSTED,
+        what + ": " + o.label() + " " + o.message());
+    assertTrue(
+        field == null || String.valueOf(o.message()).contains(field),
+        what + ": names " + field + ": " + o.message());
     assertNotNull(o.body());
     pass(what, "grpc " + o.grpcStatus() + ": " + o.message());
   }
@@ -104,8 +121,15 @@ class AbsurdInputTest {
   private void pass(String what, String reason) {
     rejected++;
     String shortReason = reason.length() > 90 ? reason.substring(0, 90) + "..." : reason;
-    ReliabilityReport.record(new ScenarioFigures("absurd: " + what, 1, 0, Double.NaN, Double.NaN, Double.NaN,
-        "rejected, " + shortReason));
+    ReliabilityReport.record(
+        new ScenarioFigures(
+            "absurd: " + what,
+            1,
+            0,
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            "rejected, " + shortReason));
   }
 
   private int liveQps() {
@@ -114,33 +138,68 @@ class AbsurdInputTest {
 
   @Test
   void absurdHandshakeFieldsAreRejectedWithAStatus() throws Exception {
-    assertConnectRejected("Connect with 20000 QPs", b -> {
-      for (int i = 0; i < 20_000; i++) {
-        b.addQps(QpInfo.newBuilder().setQpNum(i + 8).setPsn(i));
-      }
-      return b;
-    }, "qps");
-    assertConnectRejected("Connect with qp_num 1e9", b -> b.setQps(0, QpInfo.newBuilder().setQpNum(1_000_000_000)),
+    assertConnectRejected(
+        "Connect with 20000 QPs",
+        b -> {
+          for (int i = 0; i < 20_000; i++) {
+            b.addQps(QpInfo.newBuilder().setQpNum(i + 8).setPsn(i));
+          }
+          return b;
+        },
+        "qps");
+    assertConnectRejected(
+        "Connect with qp_num 1e9",
+        b -> b.setQps(0, QpInfo.newBuilder().setQpNum(1_000_000_000)),
         "qp");
-    assertConnectRejected("Connect with psn -1", b -> b.setQps(0, QpInfo.newBuilder().setQpNum(9).setPsn(-1)), "psn");
+    assertConnectRejected(
+        "Connect with psn -1", b -> b.setQps(0, QpInfo.newBuilder().setQpNum(9).setPsn(-1)), "psn");
     assertConnectRejected("Connect with mtu 1e9", b -> b.setMtu(1_000_000_000), "mtu");
     assertConnectRejected("Connect with mtu -1", b -> b.setMtu(-1), "mtu");
     assertConnectRejected("Connect with lid 1e9", b -> b.setLid(1_000_000_000), "lid");
-    assertConnectRejected("Connect with a 3-byte gid", b -> b.setGid(ByteString.copyFrom(new byte[3])), "gid");
+    assertConnectRejected(
+        "Connect with a 3-byte gid", b -> b.setGid(ByteString.copyFrom(new byte[3])), "gid");
     assertConnectRejected("Connect with generation 0", b -> b.setGeneration(0), "generation");
-    assertConnectRejected("Connect with a 900 KB nic path", b -> b.setLocalNicPath(HUGE + "@d"), "local_nic_path");
-    assertCallRejected("GetSegment with a 900 KB name", "GetSegment",
-        RawGrpc.frame(GetSegmentRequest.newBuilder().setName(HUGE).build().toByteArray()), "name");
-    assertCallRejected("Notify with a 900 KB topic", "Notify", RawGrpc.frame(NotifyRequest.newBuilder()
-        .setFrom("127.0.0.1:1").setTopic(HUGE).setSequence(1).build().toByteArray()), "topic");
-    assertCallRejected("Notify with a 200 KB payload", "Notify", RawGrpc.frame(NotifyRequest.newBuilder()
-        .setFrom("127.0.0.1:1").setTopic("t").setPayload(ByteString.copyFrom(new byte[200_000])).setSequence(1).build()
-        .toByteArray()), "payload");
-    assertCallRejected("a 2 MiB message", "GetSegment",
-        RawGrpc.frame(GetSegmentRequest.newBuilder().setName("y".repeat(2 << 20)).build().toByteArray()), null);
-    Buffer claims = Buffer.buffer().appendByte((byte) 0).appendInt(1_000_000_000).appendBytes(new byte[64]);
+    assertConnectRejected(
+        "Connect with a 900 KB nic path", b -> b.setLocalNicPath(HUGE + "@d"), "local_nic_path");
+    assertCallRejected(
+        "GetSegment with a 900 KB name",
+        "GetSegment",
+        RawGrpc.frame(GetSegmentRequest.newBuilder().setName(HUGE).build().toByteArray()),
+        "name");
+    assertCallRejected(
+        "Notify with a 900 KB topic",
+        "Notify",
+        RawGrpc.frame(
+            NotifyRequest.newBuilder()
+                .setFrom("127.0.0.1:1")
+                .setTopic(HUGE)
+                .setSequence(1)
+                .build()
+                .toByteArray()),
+        "topic");
+    assertCallRejected(
+        "Notify with a 200 KB payload",
+        "Notify",
+        RawGrpc.frame(
+            NotifyRequest.newBuilder()
+                .setFrom("127.0.0.1:1")
+                .setTopic("t")
+                .setPayload(ByteString.copyFrom(new byte[200_000]))
+                .setSequence(1)
+                .build()
+                .toByteArray()),
+        "payload");
+    assertCallRejected(
+        "a 2 MiB message",
+        "GetSegment",
+        RawGrpc.frame(
+            GetSegmentRequest.newBuilder().setName("y".repeat(2 << 20)).build().toByteArray()),
+        null);
+    Buffer claims =
+        Buffer.buffer().appendByte((byte) 0).appendInt(1_000_000_000).appendBytes(new byte[64]);
     RawGrpc.Outcome o = Await.result(grpc.call("Connect", claims), LocalEngines.WAIT);
-    assertTrue(o.grpcStatus() == INVALID_ARGUMENT || o.grpcStatus() == RESOURCE_EXHAUSTED,
+    assertTrue(
+        o.grpcStatus() == INVALID_ARGUMENT || o.grpcStatus() == RESOURCE_EXHAUSTED,
         "a frame claiming 1e9 bytes: " + o.label());
     pass("frame header claiming 1e9 bytes", o.label() + ": " + o.message());
     assertTrue(rejected >= 14);
@@ -151,16 +210,30 @@ class AbsurdInputTest {
     RegisteredBuffer buffer = local.register(engine, 1 << 20);
     SegmentHandle self = Await.result(engine.openSegment(engine.serverName()), LocalEngines.WAIT);
     long remote = self.buffers().get(0).address();
-    assertTyped("transfer of length -1",
-        submit(TransferRequest.write(buffer, 0, self, remote, -1)), ErrorCode.INVALID_ARGUMENT, ErrorCode.OUT_OF_RANGE);
-    assertTyped("transfer of length Long.MAX_VALUE",
-        submit(TransferRequest.write(buffer, 0, self, remote, Long.MAX_VALUE)), ErrorCode.INVALID_ARGUMENT,
+    assertTyped(
+        "transfer of length -1",
+        submit(TransferRequest.write(buffer, 0, self, remote, -1)),
+        ErrorCode.INVALID_ARGUMENT,
         ErrorCode.OUT_OF_RANGE);
-    assertTyped("transfer at local offset -4096",
-        submit(TransferRequest.write(buffer, -4096, self, remote, 4096)), ErrorCode.INVALID_ARGUMENT, ErrorCode.OUT_OF_RANGE);
-    assertTyped("transfer at remote address -1",
-        submit(TransferRequest.write(buffer, 0, self, -1, 4096)), ErrorCode.INVALID_ARGUMENT, ErrorCode.OUT_OF_RANGE);
-    assertTyped("register length -5", engine.register(local.allocate(4096), -5, "cpu:0"), ErrorCode.INVALID_ARGUMENT,
+    assertTyped(
+        "transfer of length Long.MAX_VALUE",
+        submit(TransferRequest.write(buffer, 0, self, remote, Long.MAX_VALUE)),
+        ErrorCode.INVALID_ARGUMENT,
+        ErrorCode.OUT_OF_RANGE);
+    assertTyped(
+        "transfer at local offset -4096",
+        submit(TransferRequest.write(buffer, -4096, self, remote, 4096)),
+        ErrorCode.INVALID_ARGUMENT,
+        ErrorCode.OUT_OF_RANGE);
+    assertTyped(
+        "transfer at remote address -1",
+        submit(TransferRequest.write(buffer, 0, self, -1, 4096)),
+        ErrorCode.INVALID_ARGUMENT,
+        ErrorCode.OUT_OF_RANGE);
+    assertTyped(
+        "register length -5",
+        engine.register(local.allocate(4096), -5, "cpu:0"),
+        ErrorCode.INVALID_ARGUMENT,
         ErrorCode.OUT_OF_RANGE);
   }
 
@@ -169,19 +242,25 @@ class AbsurdInputTest {
     Future<RegisteredBuffer> f = engine.register(local.allocate(4096), 4096, HUGE);
     Await.until("registration ends", LocalEngines.WAIT, f::isComplete);
     if (f.succeeded()) {
-      Future<SegmentHandle> open = local.start(LocalEngines.options("abs2", 80, null, 0)).openSegment(engine.serverName());
+      Future<SegmentHandle> open =
+          local.start(LocalEngines.options("abs2", 80, null, 0)).openSegment(engine.serverName());
       Await.until("openSegment ends", LocalEngines.WAIT, open::isComplete);
-      throw new AssertionError("a 900 KB location tag was registered; a peer's openSegment then "
-          + (open.succeeded() ? "succeeded" : "failed: " + open.cause()));
+      throw new AssertionError(
+          "a 900 KB location tag was registered; a peer's openSegment then "
+              + (open.succeeded() ? "succeeded" : "failed: " + open.cause()));
     }
     assertTyped("register a 900 KB location", f, ErrorCode.INVALID_ARGUMENT);
   }
 
   private Future<?> submit(TransferRequest request) {
-    return engine.submit(List.of(request), new TransferOptions()).result().compose(r -> {
-      VteException cause = r.requests().get(0).cause();
-      return cause == null ? Future.succeededFuture(r) : Future.failedFuture(cause);
-    });
+    return engine
+        .submit(List.of(request), new TransferOptions())
+        .result()
+        .compose(
+            r -> {
+              VteException cause = r.requests().get(0).cause();
+              return cause == null ? Future.succeededFuture(r) : Future.failedFuture(cause);
+            });
   }
 
   private void assertTyped(String what, Future<?> f, ErrorCode... codes) {
@@ -194,9 +273,13 @@ class AbsurdInputTest {
   @Test
   void absurdEngineOptionsAreRefusedBeforeAnythingStarts() {
     ResourceSnapshot before = ResourceSnapshot.take();
-    assertRefused("workersPerContext 1e9", o -> o.setWorkersPerContext(1_000_000_000), "workersPerContext");
+    assertRefused(
+        "workersPerContext 1e9", o -> o.setWorkersPerContext(1_000_000_000), "workersPerContext");
     assertRefused("cqSize 1e9", o -> o.setCqSize(1_000_000_000), "cqSize");
-    assertRefused("maxOutstandingPerQp 1e9", o -> o.setMaxOutstandingPerQp(1_000_000_000), "maxOutstandingPerQp");
+    assertRefused(
+        "maxOutstandingPerQp 1e9",
+        o -> o.setMaxOutstandingPerQp(1_000_000_000),
+        "maxOutstandingPerQp");
     assertRefused("sliceSize -1", o -> o.setSliceSize(-1), "sliceSize");
     assertRefused("endpointCacheSize -1", o -> o.setEndpointCacheSize(-1), "endpointCacheSize");
     assertRefused("rpcPort 1e9", o -> o.setRpcPort(1_000_000_000), "rpcPort");
@@ -204,8 +287,11 @@ class AbsurdInputTest {
   }
 
   private void assertRefused(String what, UnaryOperator<EngineOptions> absurd, String field) {
-    Throwable t = Await.failure(TransferEngine.create(local.vertx(),
-        absurd.apply(LocalEngines.options("bad", 80, null, 0))), LocalEngines.WAIT);
+    Throwable t =
+        Await.failure(
+            TransferEngine.create(
+                local.vertx(), absurd.apply(LocalEngines.options("bad", 80, null, 0))),
+            LocalEngines.WAIT);
     VteException e = assertInstanceOf(VteException.class, t, what);
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code(), what);
     assertTrue(e.getMessage().contains(field), what + " names " + field + ": " + e.getMessage());

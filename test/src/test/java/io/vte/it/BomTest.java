@@ -12,7 +12,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** modules/bom lists exactly the artifacts the build publishes: every module under modules/ but the BOM itself. */
+/**
+ * modules/bom lists exactly the artifacts the build publishes: every module under modules/ but the
+ * BOM itself.
+ */
 class BomTest {
 
   private static final Pattern MODULE = Pattern.compile("<module>modules/([^<]+)</module>");
@@ -24,7 +27,10 @@ class BomTest {
     Set<String> published = new TreeSet<>();
     Matcher modules = MODULE.matcher(Files.readString(root.resolve("pom.xml")));
     while (modules.find()) {
-      String artifact = ownArtifactId(Files.readString(root.resolve("modules").resolve(modules.group(1)).resolve("pom.xml")));
+      String artifact =
+          ownArtifactId(
+              Files.readString(
+                  root.resolve("modules").resolve(modules.group(1)).resolve("pom.xml")));
       if (!artifact.equals("vte-bom")) {
         published.add(artifact);
       }

@@ -4,8 +4,9 @@ import io.vertx.core.json.JsonArray;
 import java.util.Arrays;
 
 /**
- * When each completed write of a load run ended (System.nanoTime), and what follows from it: throughput over a
- * window and the time to recover a throughput after a fault. A node process sends them to the test as JSON.
+ * When each completed write of a load run ended (System.nanoTime), and what follows from it:
+ * throughput over a window and the time to recover a throughput after a fault. A node process sends
+ * them to the test as JSON.
  */
 public final class Completions {
 
@@ -13,12 +14,16 @@ public final class Completions {
   private long[] at = new long[1024];
   private int count;
 
-  /** @param chunk bytes per completed write */
+  /**
+   * @param chunk bytes per completed write
+   */
   public Completions(int chunk) {
     this.chunk = chunk;
   }
 
-  /** @param nanos when a write completed */
+  /**
+   * @param nanos when a write completed
+   */
   public void add(long nanos) {
     if (count == at.length) {
       at = Arrays.copyOf(at, count * 2);
@@ -26,7 +31,9 @@ public final class Completions {
     at[count++] = nanos;
   }
 
-  /** @return when the first write completed, or -1 if none did */
+  /**
+   * @return when the first write completed, or -1 if none did
+   */
   public long first() {
     return count == 0 ? -1 : at[0];
   }
@@ -51,7 +58,8 @@ public final class Completions {
    * @param target bytes per second to reach
    * @param window the sliding window measured
    * @param end the end of the run
-   * @return nanoseconds from {@code after} to the end of the first window at or above target, or -1 if never
+   * @return nanoseconds from {@code after} to the end of the first window at or above target, or -1
+   *     if never
    */
   public long recoveryNanos(long after, double target, long window, long end) {
     for (long t = after; t + window <= end; t += window / 10) {
@@ -71,7 +79,8 @@ public final class Completions {
   public String windowsMiB(long from, long to, long step) {
     StringBuilder sb = new StringBuilder();
     for (long t = from; t + step <= to; t += step) {
-      sb.append(sb.length() == 0 ? "" : " ").append(Math.round(throughput(t, t + step) / (1 << 20)));
+      sb.append(sb.length() == 0 ? "" : " ")
+          .append(Math.round(throughput(t, t + step) / (1 << 20)));
     }
     return sb.toString();
   }

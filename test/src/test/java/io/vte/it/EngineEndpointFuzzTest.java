@@ -14,9 +14,9 @@ import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
+import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
-import io.vte.api.TransferEngine;
 import io.vte.handshake.proto.Auth;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.GetSegmentRequest;
@@ -42,9 +42,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The engine's gRPC endpoint under seeded, reproducible hostile input: malformed and random protobuf messages,
- * lying frames, raw bytes on the TCP port, and absurd field values. Every call ends with a typed status, nothing
- * crashes, no thread or descriptor is left behind, and the engine still transfers afterwards.
+ * The engine's gRPC endpoint under seeded, reproducible hostile input: malformed and random
+ * protobuf messages, lying frames, raw bytes on the TCP port, and absurd field values. Every call
+ * ends with a typed status, nothing crashes, no thread or descriptor is left behind, and the engine
+ * still transfers afterwards.
  */
 @ExtendWith({BlockedThreadGuard.class, ReliabilityReport.class})
 class EngineEndpointFuzzTest {
@@ -54,7 +55,11 @@ class EngineEndpointFuzzTest {
   private static final int TCP_CASES = 300;
   private static final int IN_FLIGHT = 16;
   private static final String[] METHODS = {"Connect", "GetSegment", "Notify"};
-  /** OK, INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION, UNIMPLEMENTED. */
+
+  /**
+   * OK, INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION,
+   * UNIMPLEMENTED.
+   */
   private static final List<Integer> TYPED = List.of(0, 3, 5, 7, 8, 9, 12);
 
   private LocalEngines local;
@@ -78,18 +83,32 @@ class EngineEndpointFuzzTest {
     local.close();
   }
 
-  /** A byte-exact 1 MiB write from client to target, retried until {@code patience} passes (cold start on a loaded host). */
+  /**
+   * A byte-exact 1 MiB write from client to target, retried until {@code patience} passes (cold
+   * start on a loaded host).
+   */
   private void assertTransfers(String when, long seed, Duration patience) {
     Pattern.fill(source.address(), 1 << 20, seed);
     SegmentHandle seg = Await.result(client.openSegment(target.serverName()), LocalEngines.WAIT);
     long end = System.nanoTime() + patience.toNanos();
     RequestResult r;
     do {
-      r = Await.result(client.submit(List.of(TransferRequest.write(source, 0, seg, sink.address(), 1 << 20)),
-          new TransferOptions().setDeadline(Duration.ofSeconds(20))).result(), LocalEngines.WAIT).requests().get(0);
+      r =
+          Await.result(
+                  client
+                      .submit(
+                          List.of(TransferRequest.write(source, 0, seg, sink.address(), 1 << 20)),
+                          new TransferOptions().setDeadline(Duration.ofSeconds(20)))
+                      .result(),
+                  LocalEngines.WAIT)
+              .requests()
+              .get(0);
     } while (r.status() != RequestStatus.COMPLETED && System.nanoTime() < end);
     assertEquals(RequestStatus.COMPLETED, r.status(), when + ": the engine transfers: " + r);
-    assertEquals(Pattern.crc(source.address(), 1 << 20), Pattern.crc(sink.address(), 1 << 20), when + ": byte-exact");
+    assertEquals(
+        Pattern.crc(source.address(), 1 << 20),
+        Pattern.crc(sink.address(), 1 << 20),
+        when + ": byte-exact");
   }
 
   @Test
@@ -109,22 +128,41 @@ class EngineEndpointFuzzTest {
     } finally {
       Await.result(fuzzer.close(), LocalEngines.WAIT);
     }
-    ReliabilityReport.record(new ScenarioFigures("fuzz: gRPC endpoint, seed 0x" + Long.toHexString(SEED),
-        GRPC_CASES + TCP_CASES, bad.size(), Double.NaN, Double.NaN, Double.NaN, outcomes + ", client stream stalls re-sent: "
-            + stalls));
-    assertTrue(bad.isEmpty(), bad.size() + " untyped outcomes, first: " + bad.subList(0, Math.min(5, bad.size())));
-    assertTrue(outcomes.getOrDefault("grpc 3", 0) > GRPC_CASES / 4, "most malformed input is INVALID_ARGUMENT: " + outcomes);
-    assertTrue(outcomes.getOrDefault("grpc 0", 0) > 0, "some fuzzed messages were valid and served: " + outcomes);
+    ReliabilityReport.record(
+        new ScenarioFigures(
+            "fuzz: gRPC endpoint, seed 0x" + Long.toHexString(SEED),
+            GRPC_CASES + TCP_CASES,
+            bad.size(),
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            outcomes + ", client stream stalls re-sent: " + stalls));
+    assertTrue(
+        bad.isEmpty(),
+        bad.size() + " untyped outcomes, first: " + bad.subList(0, Math.min(5, bad.size())));
+    assertTrue(
+        outcomes.getOrDefault("grpc 3", 0) > GRPC_CASES / 4,
+        "most malformed input is INVALID_ARGUMENT: " + outcomes);
+    assertTrue(
+        outcomes.getOrDefault("grpc 0", 0) > 0,
+        "some fuzzed messages were valid and served: " + outcomes);
     assertTransfers("after the fuzz", 2, Duration.ZERO);
-    assertTrue(EngineStats.of(target).endpointsAlive() <= endpointsBefore + 1, "no endpoints created by fuzzing");
+    assertTrue(
+        EngineStats.of(target).endpointsAlive() <= endpointsBefore + 1,
+        "no endpoints created by fuzzing");
     ResourceSnapshot.assertNoLeaksSince(before, LocalEngines.WAIT);
   }
 
-  /** One fuzz case in flight: what it sent, and its outcome label ("BAD ..." for an untyped one). */
+  /**
+   * One fuzz case in flight: what it sent, and its outcome label ("BAD ..." for an untyped one).
+   */
   private record Case(String what, Future<String> outcome) {}
 
-  /** Runs cases with a bounded number in flight; a case without an answer within 30 s is a BAD hang. */
-  private static void run(int cases, IntFunction<Case> makeCase, Map<String, Integer> outcomes, List<String> bad) {
+  /**
+   * Runs cases with a bounded number in flight; a case without an answer within 30 s is a BAD hang.
+   */
+  private static void run(
+      int cases, IntFunction<Case> makeCase, Map<String, Integer> outcomes, List<String> bad) {
     for (int start = 0; start < cases; start += IN_FLIGHT) {
       List<Case> wave = new ArrayList<>();
       for (int i = start; i < Math.min(cases, start + IN_FLIGHT); i++) {
@@ -159,27 +197,29 @@ class EngineEndpointFuzzTest {
       case 0:
         body = RawGrpc.frame(bytes(r, r.nextInt(2000)));
         break;
-      case 1: {
-        byte[] m = valid.clone();
-        for (int k = 1 + r.nextInt(8); k > 0 && m.length > 0; k--) {
-          m[r.nextInt(m.length)] ^= (byte) (1 + r.nextInt(255));
+      case 1:
+        {
+          byte[] m = valid.clone();
+          for (int k = 1 + r.nextInt(8); k > 0 && m.length > 0; k--) {
+            m[r.nextInt(m.length)] ^= (byte) (1 + r.nextInt(255));
+          }
+          body = RawGrpc.frame(m);
+          break;
         }
-        body = RawGrpc.frame(m);
-        break;
-      }
       case 2:
         body = RawGrpc.frame(java.util.Arrays.copyOf(valid, r.nextInt(valid.length + 1)));
         break;
-      case 3: {
-        Buffer lying = RawGrpc.frame(valid);
-        if (r.nextBoolean()) {
-          lying.setByte(0, (byte) 1);
-        } else {
-          lying.setInt(1, r.nextInt(Integer.MAX_VALUE));
+      case 3:
+        {
+          Buffer lying = RawGrpc.frame(valid);
+          if (r.nextBoolean()) {
+            lying.setByte(0, (byte) 1);
+          } else {
+            lying.setInt(1, r.nextInt(Integer.MAX_VALUE));
+          }
+          body = lying;
+          break;
         }
-        body = lying;
-        break;
-      }
       case 4:
         body = RawGrpc.frame(randomMessage(method, r).toByteArray());
         break;
@@ -188,8 +228,10 @@ class EngineEndpointFuzzTest {
         break;
       case 6:
         if (r.nextBoolean()) {
-          path = RawGrpc.SERVICE + new String(bytes(r, 1 + r.nextInt(8)), StandardCharsets.ISO_8859_1)
-              .replaceAll("[^A-Za-z]", "x");
+          path =
+              RawGrpc.SERVICE
+                  + new String(bytes(r, 1 + r.nextInt(8)), StandardCharsets.ISO_8859_1)
+                      .replaceAll("[^A-Za-z]", "x");
         } else {
           contentType = r.nextBoolean() ? "application/json" : "text/plain";
         }
@@ -202,7 +244,10 @@ class EngineEndpointFuzzTest {
     return new Case(what, grpc.call(path, contentType, body).map(o -> classify(o, what)));
   }
 
-  /** A typed status, or an HTTP refusal of a request that is not gRPC at all, is fine; anything else is BAD. */
+  /**
+   * A typed status, or an HTTP refusal of a request that is not gRPC at all, is fine; anything else
+   * is BAD.
+   */
   private static String classify(RawGrpc.Outcome o, String what) {
     if (o.failure() != null) {
       return "BAD " + what + ": " + o.failure();
@@ -210,7 +255,9 @@ class EngineEndpointFuzzTest {
     if (o.httpStatus() == 200) {
       return TYPED.contains(o.grpcStatus()) ? o.label() : "BAD " + what + ": " + o.label();
     }
-    return o.httpStatus() >= 400 && o.httpStatus() < 500 ? o.label() : "BAD " + what + ": " + o.label();
+    return o.httpStatus() >= 400 && o.httpStatus() < 500
+        ? o.label()
+        : "BAD " + what + ": " + o.label();
   }
 
   private Case tcpCase(NetClient tcp, SplittableRandom r, int index) {
@@ -220,61 +267,92 @@ class EngineEndpointFuzzTest {
     }
     data.appendBytes(bytes(r, r.nextInt(4096)));
     String[] hostPort = target.serverName().split(":");
-    return new Case("tcp case " + index + " of " + data.length() + " bytes", tcp.connect(Integer.parseInt(hostPort[1]),
-        hostPort[0])
-        .compose(socket -> socket.write(data).compose(v -> socket.close()))
-        .map("tcp written")
-        .otherwise(t -> "tcp refused " + t.getClass().getSimpleName()));
+    return new Case(
+        "tcp case " + index + " of " + data.length() + " bytes",
+        tcp.connect(Integer.parseInt(hostPort[1]), hostPort[0])
+            .compose(socket -> socket.write(data).compose(v -> socket.close()))
+            .map("tcp written")
+            .otherwise(t -> "tcp refused " + t.getClass().getSimpleName()));
   }
 
   private MessageLite validMessage(String method, SplittableRandom r) {
     switch (method) {
       case "Connect":
-        return ConnectRequest.newBuilder().setLocalNicPath("127.0.0.1:1@fuzz" + r.nextInt(4))
-            .setPeerNicPath(r.nextBoolean() ? "127.0.0.1:1@nodevice" : target.serverName() + "@nodevice")
-            .setGid(ByteString.copyFrom(bytes(r, 16))).setLid(1 + r.nextInt(65535)).setMtu(4096)
+        return ConnectRequest.newBuilder()
+            .setLocalNicPath("127.0.0.1:1@fuzz" + r.nextInt(4))
+            .setPeerNicPath(
+                r.nextBoolean() ? "127.0.0.1:1@nodevice" : target.serverName() + "@nodevice")
+            .setGid(ByteString.copyFrom(bytes(r, 16)))
+            .setLid(1 + r.nextInt(65535))
+            .setMtu(4096)
             .addQps(QpInfo.newBuilder().setQpNum(1 + r.nextInt(1 << 24)).setPsn(r.nextInt(1 << 24)))
-            .setGeneration(1 + r.nextInt(1000)).build();
+            .setGeneration(1 + r.nextInt(1000))
+            .build();
       case "GetSegment":
-        return GetSegmentRequest.newBuilder().setName(r.nextBoolean() ? "" : target.serverName()).build();
+        return GetSegmentRequest.newBuilder()
+            .setName(r.nextBoolean() ? "" : target.serverName())
+            .build();
       default:
-        return NotifyRequest.newBuilder().setFrom("127.0.0.1:1").setTopic("fuzz")
-            .setPayload(ByteString.copyFrom(bytes(r, r.nextInt(64)))).setSequence(1 + r.nextInt(100)).build();
+        return NotifyRequest.newBuilder()
+            .setFrom("127.0.0.1:1")
+            .setTopic("fuzz")
+            .setPayload(ByteString.copyFrom(bytes(r, r.nextInt(64))))
+            .setSequence(1 + r.nextInt(100))
+            .build();
     }
   }
 
   /** Random values in every field, including absurd ones and foreign auth tokens. */
   private static MessageLite randomMessage(String method, SplittableRandom r) {
-    Auth auth = r.nextInt(4) == 0 ? Auth.newBuilder().setKeyId(string(r, 40)).setTimestampMs(r.nextLong())
-        .setNonce(ByteString.copyFrom(bytes(r, r.nextInt(40)))).setMac(ByteString.copyFrom(bytes(r, 32))).build() : null;
+    Auth auth =
+        r.nextInt(4) == 0
+            ? Auth.newBuilder()
+                .setKeyId(string(r, 40))
+                .setTimestampMs(r.nextLong())
+                .setNonce(ByteString.copyFrom(bytes(r, r.nextInt(40))))
+                .setMac(ByteString.copyFrom(bytes(r, 32)))
+                .build()
+            : null;
     switch (method) {
-      case "Connect": {
-        ConnectRequest.Builder b = ConnectRequest.newBuilder().setLocalNicPath(string(r, 300))
-            .setPeerNicPath(string(r, 300)).setGid(ByteString.copyFrom(bytes(r, r.nextInt(40)))).setLid(r.nextInt())
-            .setMtu(r.nextInt()).setGeneration(r.nextLong());
-        for (int q = r.nextInt(200); q > 0; q--) {
-          b.addQps(QpInfo.newBuilder().setQpNum(r.nextInt()).setPsn(r.nextInt()));
+      case "Connect":
+        {
+          ConnectRequest.Builder b =
+              ConnectRequest.newBuilder()
+                  .setLocalNicPath(string(r, 300))
+                  .setPeerNicPath(string(r, 300))
+                  .setGid(ByteString.copyFrom(bytes(r, r.nextInt(40))))
+                  .setLid(r.nextInt())
+                  .setMtu(r.nextInt())
+                  .setGeneration(r.nextLong());
+          for (int q = r.nextInt(200); q > 0; q--) {
+            b.addQps(QpInfo.newBuilder().setQpNum(r.nextInt()).setPsn(r.nextInt()));
+          }
+          if (auth != null) {
+            b.setAuth(auth);
+          }
+          return b.build();
         }
-        if (auth != null) {
-          b.setAuth(auth);
+      case "GetSegment":
+        {
+          GetSegmentRequest.Builder b = GetSegmentRequest.newBuilder().setName(string(r, 3000));
+          if (auth != null) {
+            b.setAuth(auth);
+          }
+          return b.build();
         }
-        return b.build();
-      }
-      case "GetSegment": {
-        GetSegmentRequest.Builder b = GetSegmentRequest.newBuilder().setName(string(r, 3000));
-        if (auth != null) {
-          b.setAuth(auth);
+      default:
+        {
+          NotifyRequest.Builder b =
+              NotifyRequest.newBuilder()
+                  .setFrom(string(r, 300))
+                  .setTopic(string(r, 3000))
+                  .setPayload(ByteString.copyFrom(bytes(r, r.nextInt(100_000))))
+                  .setSequence(r.nextLong());
+          if (auth != null) {
+            b.setAuth(auth);
+          }
+          return b.build();
         }
-        return b.build();
-      }
-      default: {
-        NotifyRequest.Builder b = NotifyRequest.newBuilder().setFrom(string(r, 300)).setTopic(string(r, 3000))
-            .setPayload(ByteString.copyFrom(bytes(r, r.nextInt(100_000)))).setSequence(r.nextLong());
-        if (auth != null) {
-          b.setAuth(auth);
-        }
-        return b.build();
-      }
     }
   }
 

@@ -8,9 +8,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Failed transfers of a run, tallied by typed cause ({@link ErrorCode} of the {@link VteException}, "untyped"
- * otherwise) with the first message and fault context of each cause, and by what the fault injector did while
- * each failed transfer was in flight ({@link FaultLog#kinds}). Single-threaded: the load loop records.
+ * Failed transfers of a run, tallied by typed cause ({@link ErrorCode} of the {@link VteException},
+ * "untyped" otherwise) with the first message and fault context of each cause, and by what the
+ * fault injector did while each failed transfer was in flight ({@link FaultLog#kinds}).
+ * Single-threaded: the load loop records.
  */
 final class FailureTally {
 
@@ -30,7 +31,9 @@ final class FailureTally {
   private final Map<String, Integer> byFault = new TreeMap<>();
   private long failures;
 
-  /** @param faults the run's fault steps */
+  /**
+   * @param faults the run's fault steps
+   */
   FailureTally(FaultLog faults) {
     this.faults = faults;
   }
@@ -46,25 +49,34 @@ final class FailureTally {
   void record(Throwable cause, String status, long submittedAt, long failedAt) {
     failures++;
     String key = cause instanceof VteException v && v.code() != null ? v.code().name() : UNTYPED;
-    Kind k = byCause.computeIfAbsent(key,
-        x -> new Kind(status + " " + cause + " (" + faults.describe(submittedAt, failedAt) + ")"));
+    Kind k =
+        byCause.computeIfAbsent(
+            key,
+            x ->
+                new Kind(
+                    status + " " + cause + " (" + faults.describe(submittedAt, failedAt) + ")"));
     k.count++;
     byFault.merge(faults.kinds(submittedAt, failedAt), 1, Integer::sum);
   }
 
-  /** @return failures recorded */
+  /**
+   * @return failures recorded
+   */
   long failures() {
     return failures;
   }
 
-  /** @return failures by typed cause */
+  /**
+   * @return failures by typed cause
+   */
   Map<ErrorCode, Integer> causes() {
     Map<ErrorCode, Integer> out = new EnumMap<>(ErrorCode.class);
-    byCause.forEach((key, k) -> {
-      if (!key.equals(UNTYPED)) {
-        out.put(ErrorCode.valueOf(key), k.count);
-      }
-    });
+    byCause.forEach(
+        (key, k) -> {
+          if (!key.equals(UNTYPED)) {
+            out.put(ErrorCode.valueOf(key), k.count);
+          }
+        });
     return out;
   }
 
@@ -77,18 +89,24 @@ final class FailureTally {
     return k == null ? null : k.first;
   }
 
-  /** @return failures without a {@link VteException} code */
+  /**
+   * @return failures without a {@link VteException} code
+   */
   long untyped() {
     Kind k = byCause.get(UNTYPED);
     return k == null ? 0 : k.count;
   }
 
-  /** @return the first failure of the run with its fault context, or null */
+  /**
+   * @return the first failure of the run with its fault context, or null
+   */
   String first() {
     return byCause.isEmpty() ? null : byCause.values().iterator().next().first;
   }
 
-  /** @return one line for the summary: counts by cause and by fault ("no failures" when clean) */
+  /**
+   * @return one line for the summary: counts by cause and by fault ("no failures" when clean)
+   */
   String summary() {
     if (failures == 0) {
       return "no failures";
@@ -99,13 +117,17 @@ final class FailureTally {
     return sb.append("}, by fault in flight ").append(byFault).toString();
   }
 
-  /** @return {@link #summary()} plus the first failure of each cause, for assertion messages and the report */
+  /**
+   * @return {@link #summary()} plus the first failure of each cause, for assertion messages and the
+   *     report
+   */
   String details() {
     if (failures == 0) {
       return summary();
     }
     StringBuilder sb = new StringBuilder(summary()).append("; first of each:");
-    byCause.forEach((key, k) -> sb.append(" {").append(key).append(": ").append(k.first).append('}'));
+    byCause.forEach(
+        (key, k) -> sb.append(" {").append(key).append(": ").append(k.first).append('}'));
     return sb.toString();
   }
 }

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The soak's failure attribution: tallies by typed cause and by the fault steps in flight, ring bounded. */
+/**
+ * The soak's failure attribution: tallies by typed cause and by the fault steps in flight, ring
+ * bounded.
+ */
 class FailureTallyTest {
 
   @Test
@@ -23,9 +26,12 @@ class FailureTallyTest {
     log.add("heal node port-down", "dev 2");
     long afterHeal = System.nanoTime();
 
-    tally.record(new VteException(ErrorCode.TRANSFER_FAILED, "first"), "FAILED", beforeAnyFault, afterHeal);
-    tally.record(new VteException(ErrorCode.TRANSFER_FAILED, "second"), "FAILED", duringDown, afterHeal);
-    tally.record(new VteException(ErrorCode.TIMED_OUT, "late"), "TIMED_OUT", afterHeal, System.nanoTime());
+    tally.record(
+        new VteException(ErrorCode.TRANSFER_FAILED, "first"), "FAILED", beforeAnyFault, afterHeal);
+    tally.record(
+        new VteException(ErrorCode.TRANSFER_FAILED, "second"), "FAILED", duringDown, afterHeal);
+    tally.record(
+        new VteException(ErrorCode.TIMED_OUT, "late"), "TIMED_OUT", afterHeal, System.nanoTime());
     tally.record(new IllegalStateException("odd"), "batch failed", beforeAnyFault, beforeAnyFault);
 
     assertEquals(4, tally.failures());
@@ -33,15 +39,22 @@ class FailureTallyTest {
     assertEquals(1, tally.untyped());
     String first = tally.example(ErrorCode.TRANSFER_FAILED);
     assertTrue(first.contains("first") && !first.contains("second"), first);
-    assertTrue(first.contains("node port-down dev 2") && first.contains("heal node port-down dev 2"), first);
-    assertTrue(tally.example(ErrorCode.TIMED_OUT).contains("[+"), "the step in force at submit is shown");
+    assertTrue(
+        first.contains("node port-down dev 2") && first.contains("heal node port-down dev 2"),
+        first);
+    assertTrue(
+        tally.example(ErrorCode.TIMED_OUT).contains("[+"), "the step in force at submit is shown");
     assertEquals(first, tally.first());
     assertNull(tally.example(ErrorCode.NO_RAIL));
     String summary = tally.summary();
-    assertTrue(summary.contains("TRANSFER_FAILED=2") && summary.contains("TIMED_OUT=1") && summary.contains("untyped=1"),
+    assertTrue(
+        summary.contains("TRANSFER_FAILED=2")
+            && summary.contains("TIMED_OUT=1")
+            && summary.contains("untyped=1"),
         summary);
     assertTrue(summary.contains("node port-down > heal node port-down=2"), summary);
-    assertTrue(summary.contains("heal node port-down=1") && summary.contains("no fault=1"), summary);
+    assertTrue(
+        summary.contains("heal node port-down=1") && summary.contains("no fault=1"), summary);
     assertTrue(tally.details().contains("odd"), tally.details());
   }
 

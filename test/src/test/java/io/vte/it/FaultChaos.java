@@ -6,9 +6,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Seeded random faults for the soak: every 1 to 3 s, one port goes down or one device drops 5% of its frames, on
- * either side, for 0.2 to 1.5 s. One fault at a time, so some rail always works. Every inject and heal goes to a
- * {@link FaultLog}, so failures can be attributed to what was happening.
+ * Seeded random faults for the soak: every 1 to 3 s, one port goes down or one device drops 5% of
+ * its frames, on either side, for 0.2 to 1.5 s. One fault at a time, so some rail always works.
+ * Every inject and heal goes to a {@link FaultLog}, so failures can be attributed to what was
+ * happening.
  */
 final class FaultChaos {
 
@@ -84,12 +85,16 @@ final class FaultChaos {
     }
   }
 
-  /** @return faults injected so far */
+  /**
+   * @return faults injected so far
+   */
   int faults() {
     return faults;
   }
 
-  /** @return the injected and healed steps with their times */
+  /**
+   * @return the injected and healed steps with their times
+   */
   FaultLog log() {
     return log;
   }

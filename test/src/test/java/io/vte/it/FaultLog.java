@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The last fault steps of a run (inject, heal, flap...) with their times, in a small ring, so a failed transfer
- * can be attributed to what the fault injector was doing while it was in flight. Thread-safe: faults may run on
- * their own thread.
+ * The last fault steps of a run (inject, heal, flap...) with their times, in a small ring, so a
+ * failed transfer can be attributed to what the fault injector was doing while it was in flight.
+ * Thread-safe: faults may run on their own thread.
  */
 final class FaultLog {
 
@@ -28,7 +28,9 @@ final class FaultLog {
   private final Step[] ring = new Step[CAPACITY];
   private long count;
 
-  /** @param origin System.nanoTime that step times in reports are relative to */
+  /**
+   * @param origin System.nanoTime that step times in reports are relative to
+   */
   FaultLog(long origin) {
     this.origin = origin;
   }
@@ -43,7 +45,9 @@ final class FaultLog {
     ring[(int) (count++ % CAPACITY)] = new Step(System.nanoTime(), kind, detail);
   }
 
-  /** @return steps recorded so far, including those that left the ring */
+  /**
+   * @return steps recorded so far, including those that left the ring
+   */
   synchronized long steps() {
     return count;
   }
@@ -51,7 +55,8 @@ final class FaultLog {
   /**
    * @param from System.nanoTime, e.g. when a transfer was submitted
    * @param to System.nanoTime, e.g. when it failed
-   * @return the step in force at {@code from} (if still in the ring) and every step in (from, to], oldest first
+   * @return the step in force at {@code from} (if still in the ring) and every step in (from, to],
+   *     oldest first
    */
   synchronized List<Step> between(long from, long to) {
     List<Step> out = new ArrayList<>();
@@ -73,7 +78,8 @@ final class FaultLog {
   /**
    * @param from System.nanoTime a transfer was submitted
    * @param to System.nanoTime it failed
-   * @return the distinct kinds of {@link #between} in order ("no fault" if none), the key failures are tallied by
+   * @return the distinct kinds of {@link #between} in order ("no fault" if none), the key failures
+   *     are tallied by
    */
   String kinds(long from, long to) {
     Set<String> kinds = new LinkedHashSet<>();
@@ -94,7 +100,8 @@ final class FaultLog {
    * @return the transfer's life and the steps around it, times in seconds from the origin
    */
   String describe(long from, long to) {
-    StringBuilder sb = new StringBuilder(String.format("in flight +%.3f..+%.3f s, faults:", sec(from), sec(to)));
+    StringBuilder sb =
+        new StringBuilder(String.format("in flight +%.3f..+%.3f s, faults:", sec(from), sec(to)));
     List<Step> steps = between(from, to);
     if (steps.isEmpty()) {
       sb.append(" none");

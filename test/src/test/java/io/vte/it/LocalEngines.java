@@ -17,15 +17,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Engines of the suite in this JVM, on one Vert.x instance, with their native buffers; {@link #close()} closes
- * the engines, then Vert.x, then frees the memory.
+ * Engines of the suite in this JVM, on one Vert.x instance, with their native buffers; {@link
+ * #close()} closes the engines, then Vert.x, then frees the memory.
  */
 public final class LocalEngines implements AutoCloseable {
 
   /** Deadline of every control-plane wait of the suite. */
   public static final Duration WAIT = Duration.ofSeconds(60);
+
   /** Devices per engine, as issue 7 asks. */
   public static final int DEVICES = 4;
+
   /** Owners per device, as issue 7 asks. */
   public static final int WORKERS = 4;
 
@@ -34,7 +36,8 @@ public final class LocalEngines implements AutoCloseable {
   private final List<Long> allocations = new ArrayList<>();
 
   /**
-   * The options of a suite engine: {@value #DEVICES} soft devices {@code <name>d<i>} on 127.0.0.(firstIp + i).
+   * The options of a suite engine: {@value #DEVICES} soft devices {@code <name>d<i>} on
+   * 127.0.0.(firstIp + i).
    *
    * @param name engine name, prefixes the device names
    * @param firstIp last octet of the first device address
@@ -45,14 +48,21 @@ public final class LocalEngines implements AutoCloseable {
   public static EngineOptions options(String name, int firstIp, int[] devicePorts, int rpcPort) {
     List<String> devices = new ArrayList<>();
     for (int i = 0; i < DEVICES; i++) {
-      devices.add(name + "d" + i + "@127.0.0." + (firstIp + i) + ":" + (devicePorts == null ? 0 : devicePorts[i]));
+      devices.add(
+          name
+              + "d"
+              + i
+              + "@127.0.0."
+              + (firstIp + i)
+              + ":"
+              + (devicePorts == null ? 0 : devicePorts[i]));
     }
     return options(devices, "127.0.0.1", rpcPort);
   }
 
   /**
-   * The options of a suite engine on given devices, with the suite's timeouts and {@value #WORKERS} owners per
-   * device.
+   * The options of a suite engine on given devices, with the suite's timeouts and {@value #WORKERS}
+   * owners per device.
    *
    * @param devices device specs {@code name@ip[:port]}
    * @param rpcHost the handshake server's bind address, also its server name's host
@@ -60,12 +70,20 @@ public final class LocalEngines implements AutoCloseable {
    * @return the options
    */
   public static EngineOptions options(List<String> devices, String rpcHost, int rpcPort) {
-    return new EngineOptions().setDevices(devices).setWorkersPerContext(WORKERS).setRpcHost(rpcHost)
-        .setRpcPort(rpcPort).setRailHoldDown(Duration.ofMillis(500)).setQpTimeout(Duration.ofMillis(100))
-        .setQpRetryCount(2).setHandshakeDeadline(Duration.ofSeconds(5));
+    return new EngineOptions()
+        .setDevices(devices)
+        .setWorkersPerContext(WORKERS)
+        .setRpcHost(rpcHost)
+        .setRpcPort(rpcPort)
+        .setRailHoldDown(Duration.ofMillis(500))
+        .setQpTimeout(Duration.ofMillis(100))
+        .setQpRetryCount(2)
+        .setHandshakeDeadline(Duration.ofSeconds(5));
   }
 
-  /** @return the shared Vert.x instance */
+  /**
+   * @return the shared Vert.x instance
+   */
   public Vertx vertx() {
     return vertx;
   }
@@ -131,26 +149,34 @@ public final class LocalEngines implements AutoCloseable {
   }
 
   /**
-   * Closes an engine on a daemon thread: {@code close()} may deregister memory on the calling thread, so a close
-   * that never returns fails the test with that thread's stack instead of hanging the suite.
+   * Closes an engine on a daemon thread: {@code close()} may deregister memory on the calling
+   * thread, so a close that never returns fails the test with that thread's stack instead of
+   * hanging the suite.
    */
-  private static void closeWithin(TransferEngine engine, Duration deadline) throws InterruptedException {
+  private static void closeWithin(TransferEngine engine, Duration deadline)
+      throws InterruptedException {
     CompletableFuture<Future<Void>> called = new CompletableFuture<>();
-    Thread closer = new Thread(() -> {
-      try {
-        called.complete(engine.close());
-      } catch (Throwable t) {
-        called.completeExceptionally(t);
-      }
-    }, "engine-closer");
+    Thread closer =
+        new Thread(
+            () -> {
+              try {
+                called.complete(engine.close());
+              } catch (Throwable t) {
+                called.completeExceptionally(t);
+              }
+            },
+            "engine-closer");
     closer.setDaemon(true);
     closer.start();
     Future<Void> closing;
     try {
       closing = called.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      AssertionError hang = new AssertionError("engine close() did not return within " + deadline
-          + " (this stack trace is the closing thread's)");
+      AssertionError hang =
+          new AssertionError(
+              "engine close() did not return within "
+                  + deadline
+                  + " (this stack trace is the closing thread's)");
       hang.setStackTrace(closer.getStackTrace());
       throw hang;
     } catch (ExecutionException e) {

@@ -10,9 +10,9 @@ import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
+import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
-import io.vte.api.TransferEngine;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.time.Duration;
@@ -27,10 +27,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Issue 7 scenario 7 (soak profile only): mixed READ/WRITE for 30 minutes ({@code -Dvte.it.soakMinutes=N} to
- * change) against a node process, with random port flaps and frame drops on both sides. Every WRITE is checked by
- * a later READ of the same slot; every submitted batch completes exactly once; heap, direct memory and threads of
- * both JVMs stay flat.
+ * Issue 7 scenario 7 (soak profile only): mixed READ/WRITE for 30 minutes ({@code
+ * -Dvte.it.soakMinutes=N} to change) against a node process, with random port flaps and frame drops
+ * on both sides. Every WRITE is checked by a later READ of the same slot; every submitted batch
+ * completes exactly once; heap, direct memory and threads of both JVMs stay flat.
  */
 @Tag("soak")
 @ExtendWith({BlockedThreadGuard.class, ReliabilityReport.class})
@@ -40,7 +40,11 @@ class MixedSoakTest {
   private static final int SLOTS = 8;
   private static final long SEED = Long.getLong("vte.it.soakSeed", 7);
   private static final Duration DEADLINE = Duration.ofSeconds(30);
-  /** Netty's pool grows by whole chunks per event loop; a few per loop of a JVM here, never without bound. */
+
+  /**
+   * Netty's pool grows by whole chunks per event loop; a few per loop of a JVM here, never without
+   * bound.
+   */
   private static final long NETTY_POOL_CAP = 128L << 20;
 
   @Test
@@ -72,7 +76,9 @@ class MixedSoakTest {
       long t0 = System.nanoTime();
       long warmAt = t0 + Math.min(run.toNanos() / 10, TimeUnit.MINUTES.toNanos(2));
       long end = t0 + run.toNanos();
-      for (long now = System.nanoTime(); now < end || anyInFlight(inflight); now = System.nanoTime()) {
+      for (long now = System.nanoTime();
+          now < end || anyInFlight(inflight);
+          now = System.nanoTime()) {
         if (localWarm == null && now >= warmAt) {
           chaos.heal();
           localWarm = JvmFigures.take();
@@ -86,9 +92,15 @@ class MixedSoakTest {
             try {
               inflight[s].toCompletionStage().toCompletableFuture().get(1, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-              if (System.nanoTime() - started[s] > DEADLINE.toNanos() + TimeUnit.SECONDS.toNanos(30)) {
-                throw new AssertionError("slot " + s + " hangs: a batch outlived its deadline by 30 s ("
-                    + chaos.log().describe(started[s], System.nanoTime()) + "); " + failed.details());
+              if (System.nanoTime() - started[s]
+                  > DEADLINE.toNanos() + TimeUnit.SECONDS.toNanos(30)) {
+                throw new AssertionError(
+                    "slot "
+                        + s
+                        + " hangs: a batch outlived its deadline by 30 s ("
+                        + chaos.log().describe(started[s], System.nanoTime())
+                        + "); "
+                        + failed.details());
               }
               continue;
             } catch (ExecutionException e) {
@@ -96,13 +108,20 @@ class MixedSoakTest {
             }
             long endedAt = System.nanoTime();
             maxLatency = Math.max(maxLatency, endedAt - started[s]);
-            RequestResult result = inflight[s].succeeded() ? inflight[s].result().requests().get(0) : null;
+            RequestResult result =
+                inflight[s].succeeded() ? inflight[s].result().requests().get(0) : null;
             if (result == null || result.status() != RequestStatus.COMPLETED) {
-              failed.record(result != null ? result.cause() : inflight[s].cause(),
-                  (writing[s] ? "WRITE " : "READ ") + (result != null ? result.status() : "batch failed"), started[s], endedAt);
+              failed.record(
+                  result != null ? result.cause() : inflight[s].cause(),
+                  (writing[s] ? "WRITE " : "READ ")
+                      + (result != null ? result.status() : "batch failed"),
+                  started[s],
+                  endedAt);
               known[s] = false;
             } else if (!writing[s]) {
-              assertEquals(remoteCrc[s], Pattern.crc(back.address() + (long) s * CHUNK, CHUNK),
+              assertEquals(
+                  remoteCrc[s],
+                  Pattern.crc(back.address() + (long) s * CHUNK, CHUNK),
                   "slot " + s + " READ back what was last written");
               verifiedReads++;
             }
@@ -121,7 +140,8 @@ class MixedSoakTest {
               r = TransferRequest.read(back, offset, seg, node.address() + offset, CHUNK);
             }
             started[s] = System.nanoTime();
-            inflight[s] = engine.submit(List.of(r), new TransferOptions().setDeadline(DEADLINE)).result();
+            inflight[s] =
+                engine.submit(List.of(r), new TransferOptions().setDeadline(DEADLINE)).result();
             inflight[s].onComplete(ar -> completions.incrementAndGet());
             submitted++;
           }
@@ -131,13 +151,35 @@ class MixedSoakTest {
       JvmFigures localEnd = JvmFigures.take();
       JvmFigures nodeEnd = node.jvm();
       long done = completions.get();
-      ReliabilityReport.record(new ScenarioFigures("7 soak mixed R/W " + run.toMinutes() + " min + chaos", submitted,
-          failed.failures(), ms(maxLatency), ms(EngineStats.of(engine).pollGapP999Nanos()), Double.NaN,
-          String.format("%d faults, %d verified reads, completions %d/%d; local %s -> %s; node %s -> %s; %s",
-              chaos.faults(), verifiedReads, done, submitted, localWarm, localEnd, nodeWarm, nodeEnd, failed.details())));
+      ReliabilityReport.record(
+          new ScenarioFigures(
+              "7 soak mixed R/W " + run.toMinutes() + " min + chaos",
+              submitted,
+              failed.failures(),
+              ms(maxLatency),
+              ms(EngineStats.of(engine).pollGapP999Nanos()),
+              Double.NaN,
+              String.format(
+                  "%d faults, %d verified reads, completions %d/%d; local %s -> %s; node %s -> %s; %s",
+                  chaos.faults(),
+                  verifiedReads,
+                  done,
+                  submitted,
+                  localWarm,
+                  localEnd,
+                  nodeWarm,
+                  nodeEnd,
+                  failed.details())));
       assertEquals(submitted, done, "every batch completed exactly once");
-      assertEquals(0, failed.failures(), "no transfer failed: " + failed.details() + "; local "
-          + EngineStats.of(engine).counters() + "; node " + node.stats().counters());
+      assertEquals(
+          0,
+          failed.failures(),
+          "no transfer failed: "
+              + failed.details()
+              + "; local "
+              + EngineStats.of(engine).counters()
+              + "; node "
+              + node.stats().counters());
       assertTrue(verifiedReads > 0, "reads verified writes");
       assertFlat("local", localWarm, localEnd);
       assertFlat("node", nodeWarm, nodeEnd);
@@ -154,9 +196,15 @@ class MixedSoakTest {
   }
 
   private static void assertFlat(String who, JvmFigures warm, JvmFigures end) {
-    assertTrue(end.heapUsed() <= warm.heapUsed() + (64L << 20), who + " heap flat: " + warm + " -> " + end);
-    assertTrue(end.directUsed() <= warm.directUsed() + (16L << 20), who + " direct memory flat: " + warm + " -> " + end);
-    assertTrue(end.nettyPoolDirect() <= NETTY_POOL_CAP, who + " Netty's pool stays bounded: " + warm + " -> " + end);
+    assertTrue(
+        end.heapUsed() <= warm.heapUsed() + (64L << 20),
+        who + " heap flat: " + warm + " -> " + end);
+    assertTrue(
+        end.directUsed() <= warm.directUsed() + (16L << 20),
+        who + " direct memory flat: " + warm + " -> " + end);
+    assertTrue(
+        end.nettyPoolDirect() <= NETTY_POOL_CAP,
+        who + " Netty's pool stays bounded: " + warm + " -> " + end);
     assertTrue(end.threads() <= warm.threads() + 4, who + " threads flat: " + warm + " -> " + end);
   }
 }

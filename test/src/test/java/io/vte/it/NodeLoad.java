@@ -22,17 +22,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 
 /**
- * The {@code load} command of a node process: {@link WriteLoad} runs from one of the node's engines to one or
- * more peers at once, so a test can drive traffic between two node processes (hosts in network namespaces).
+ * The {@code load} command of a node process: {@link WriteLoad} runs from one of the node's engines
+ * to one or more peers at once, so a test can drive traffic between two node processes (hosts in
+ * network namespaces).
  *
- * <p>The command's JSON: {@code engine} (index), {@code targets} ({@code [{server, address, slots, chunk}]}: a
- * peer's server name and buffer address), {@code seconds}, {@code deadlineMs} (per request), {@code faults}
- * ({@code [{atMs, name, command: [argv]}]}: programs run at offsets from the start, with the first target's load)
- * and {@code watch} ({@code [{name, pid, iface, direction}]}: byte counters, {@code rx} or {@code tx}, of network
- * interfaces sampled every {@code watchMs}, default 100, from {@code /proc/<pid>/net/dev}, so an interface of
- * another process's network namespace can be watched too; pid 0 is this process). The answer has one
- * {@link WriteLoad.Result#toJson()} per target, each with the CRC32C of its source slots ({@code localCrc}), and the
- * samples ({@code watch: {name: [[nanoTime, bytes]]}}, bytes -1 where the interface was missing).
+ * <p>The command's JSON: {@code engine} (index), {@code targets} ({@code [{server, address, slots,
+ * chunk}]}: a peer's server name and buffer address), {@code seconds}, {@code deadlineMs} (per
+ * request), {@code faults} ({@code [{atMs, name, command: [argv]}]}: programs run at offsets from
+ * the start, with the first target's load) and {@code watch} ({@code [{name, pid, iface,
+ * direction}]}: byte counters, {@code rx} or {@code tx}, of network interfaces sampled every {@code
+ * watchMs}, default 100, from {@code /proc/<pid>/net/dev}, so an interface of another process's
+ * network namespace can be watched too; pid 0 is this process). The answer has one {@link
+ * WriteLoad.Result#toJson()} per target, each with the CRC32C of its source slots ({@code
+ * localCrc}), and the samples ({@code watch: {name: [[nanoTime, bytes]]}}, bytes -1 where the
+ * interface was missing).
  */
 final class NodeLoad {
 
@@ -43,12 +46,16 @@ final class NodeLoad {
   /**
    * @param engine the sending engine
    * @param spec the command's JSON
-   * @param sources the source buffer of (engine, target index), slots x chunk bytes, registered on the engine
+   * @param sources the source buffer of (engine, target index), slots x chunk bytes, registered on
+   *     the engine
    * @return the answer's JSON (without the event name)
    * @throws Exception when a fault command fails or a load hangs
    */
-  static JsonObject run(TransferEngine engine, JsonObject spec,
-      BiFunction<TransferEngine, JsonObject, RegisteredBuffer> sources) throws Exception {
+  static JsonObject run(
+      TransferEngine engine,
+      JsonObject spec,
+      BiFunction<TransferEngine, JsonObject, RegisteredBuffer> sources)
+      throws Exception {
     Duration duration = Duration.ofMillis(Math.round(spec.getDouble("seconds") * 1000));
     Duration deadline = Duration.ofMillis(spec.getLong("deadlineMs", 30_000L));
     JsonArray targets = spec.getJsonArray("targets");
@@ -56,18 +63,30 @@ final class NodeLoad {
     for (Object f : spec.getJsonArray("faults", new JsonArray())) {
       JsonObject fault = (JsonObject) f;
       List<String> command = fault.getJsonArray("command").stream().map(String::valueOf).toList();
-      faults.add(new WriteLoad.Fault(Duration.ofMillis(fault.getLong("atMs")), fault.getString("name"),
-          () -> runCommand(command)));
+      faults.add(
+          new WriteLoad.Fault(
+              Duration.ofMillis(fault.getLong("atMs")),
+              fault.getString("name"),
+              () -> runCommand(command)));
     }
     List<WriteLoad> loads = new ArrayList<>();
     for (int t = 0; t < targets.size(); t++) {
       JsonObject target = targets.getJsonObject(t).copy().put("index", t);
-      SegmentHandle segment = Await.result(engine.openSegment(target.getString("server")), LocalEngines.WAIT);
-      loads.add(new WriteLoad(engine, sources.apply(engine, target), segment, target.getLong("address"),
-          target.getInteger("slots"), target.getInteger("chunk"), deadline));
+      SegmentHandle segment =
+          Await.result(engine.openSegment(target.getString("server")), LocalEngines.WAIT);
+      loads.add(
+          new WriteLoad(
+              engine,
+              sources.apply(engine, target),
+              segment,
+              target.getLong("address"),
+              target.getInteger("slots"),
+              target.getInteger("chunk"),
+              deadline));
     }
     JsonObject watched = new JsonObject();
-    ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "load-watch"));
+    ScheduledExecutorService sampler =
+        Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "load-watch"));
     ExecutorService runners = Executors.newCachedThreadPool(r -> new Thread(r, "load-runner"));
     try {
       for (Object w : spec.getJsonArray("watch", new JsonArray())) {
@@ -76,11 +95,17 @@ final class NodeLoad {
         watched.put(watch.getString("name"), samples);
         long pid = watch.getLong("pid", 0L);
         Path dev = Path.of("/proc", pid == 0 ? "self" : Long.toString(pid), "net", "dev");
-        // /proc/net/dev columns after "iface:": 8 receive counters, then transmit; bytes come first in each.
+        // /proc/net/dev columns after "iface:": 8 receive counters, then transmit; bytes come first
+        // in each.
         int column = watch.getString("direction").equals("rx") ? 0 : 8;
         String iface = watch.getString("iface");
-        sampler.scheduleAtFixedRate(() -> samples.add(new JsonArray().add(System.nanoTime())
-            .add(counter(dev, iface, column))), 0, spec.getLong("watchMs", 100L), TimeUnit.MILLISECONDS);
+        sampler.scheduleAtFixedRate(
+            () ->
+                samples.add(
+                    new JsonArray().add(System.nanoTime()).add(counter(dev, iface, column))),
+            0,
+            spec.getLong("watchMs", 100L),
+            TimeUnit.MILLISECONDS);
       }
       List<Future<WriteLoad.Result>> running = new ArrayList<>();
       for (int t = 0; t < loads.size(); t++) {
@@ -102,7 +127,10 @@ final class NodeLoad {
     }
   }
 
-  /** @return the counter in {@code column} of {@code iface} in a {@code /proc/.../net/dev}, or -1 if missing */
+  /**
+   * @return the counter in {@code column} of {@code iface} in a {@code /proc/.../net/dev}, or -1 if
+   *     missing
+   */
   private static long counter(Path dev, String iface, int column) {
     try {
       for (String line : Files.readAllLines(dev, StandardCharsets.US_ASCII)) {
@@ -127,7 +155,12 @@ final class NodeLoad {
       throw new IOException("did not finish within " + COMMAND_DEADLINE + ": " + command);
     }
     if (p.exitValue() != 0) {
-      throw new IOException(command + " exited with " + p.exitValue() + ": " + new String(out, StandardCharsets.UTF_8));
+      throw new IOException(
+          command
+              + " exited with "
+              + p.exitValue()
+              + ": "
+              + new String(out, StandardCharsets.UTF_8));
     }
   }
 }

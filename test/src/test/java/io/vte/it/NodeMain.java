@@ -19,29 +19,36 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A node process of the suite: starts {@code engines} engines (each {@value LocalEngines#DEVICES} soft devices,
- * {@value LocalEngines#WORKERS} owners per device), registers one buffer per engine, prints one JSON line per
- * engine ({@code {"event":"ready","engine","server","address","length","devicePorts"}}) and obeys line commands
- * on stdin, answering with one JSON line each:
- * <ul>
- *   <li>{@code fault port-down <device index>} / {@code fault port-up <device index>} (engine 0)</li>
- *   <li>{@code fault drop <device index> <fraction> <seed>} / {@code fault clear <device index>}: frame drops</li>
- *   <li>{@code stats [engine]}: the owner figures of engine 0 (or the given one, {@link EngineStats}) and the
- *       JVM's ({@link JvmFigures})</li>
- *   <li>{@code load <json>}: continuous writes from one of this node's engines to other nodes ({@link NodeLoad}),
- *       answered with {@code {"event":"load", "results", "watch"}} when the run ends</li>
- *   <li>{@code crc}: the CRC32C of every engine's buffer</li>
- *   <li>{@code quit}: closes everything, prints {@code bye}, exits 0</li>
- * </ul>
- * On SIGTERM a shutdown hook unregisters the buffers, watches them for 500 ms, closes the engines, prints
- * {@code {"event":"terminated","changedAfterUnregister"}} and halts with status 0 (1 if closing failed).
+ * A node process of the suite: starts {@code engines} engines (each {@value LocalEngines#DEVICES}
+ * soft devices, {@value LocalEngines#WORKERS} owners per device), registers one buffer per engine,
+ * prints one JSON line per engine ({@code
+ * {"event":"ready","engine","server","address","length","devicePorts"}}) and obeys line commands on
+ * stdin, answering with one JSON line each:
  *
- * <p>Arguments are {@code key=value}: {@code name} (device prefix), {@code firstIp} (last octet of the first
- * device address), {@code buffer} (bytes), {@code rpcPort}, {@code devicePorts} (comma list), {@code engines}.
- * On hosts of their own ({@link io.vte.it.hosts.NetnsHosts}) the devices and the handshake address are given
- * instead: {@code devices} (the device specs {@code name@ip[:port]} of each engine, comma-separated, engines
- * separated by {@code /}; sets the engine count), {@code rpcHost} (the handshake server's bind address and server
- * name), and optionally {@code metadata} (the metadata URI) and {@code segmentName}.
+ * <ul>
+ *   <li>{@code fault port-down <device index>} / {@code fault port-up <device index>} (engine 0)
+ *   <li>{@code fault drop <device index> <fraction> <seed>} / {@code fault clear <device index>}:
+ *       frame drops
+ *   <li>{@code stats [engine]}: the owner figures of engine 0 (or the given one, {@link
+ *       EngineStats}) and the JVM's ({@link JvmFigures})
+ *   <li>{@code load <json>}: continuous writes from one of this node's engines to other nodes
+ *       ({@link NodeLoad}), answered with {@code {"event":"load", "results", "watch"}} when the run
+ *       ends
+ *   <li>{@code crc}: the CRC32C of every engine's buffer
+ *   <li>{@code quit}: closes everything, prints {@code bye}, exits 0
+ * </ul>
+ *
+ * On SIGTERM a shutdown hook unregisters the buffers, watches them for 500 ms, closes the engines,
+ * prints {@code {"event":"terminated","changedAfterUnregister"}} and halts with status 0 (1 if
+ * closing failed).
+ *
+ * <p>Arguments are {@code key=value}: {@code name} (device prefix), {@code firstIp} (last octet of
+ * the first device address), {@code buffer} (bytes), {@code rpcPort}, {@code devicePorts} (comma
+ * list), {@code engines}. On hosts of their own ({@link io.vte.it.hosts.NetnsHosts}) the devices
+ * and the handshake address are given instead: {@code devices} (the device specs {@code
+ * name@ip[:port]} of each engine, comma-separated, engines separated by {@code /}; sets the engine
+ * count), {@code rpcHost} (the handshake server's bind address and server name), and optionally
+ * {@code metadata} (the metadata URI) and {@code segmentName}.
  */
 public final class NodeMain {
 
@@ -61,8 +68,21 @@ public final class NodeMain {
    * @throws Exception on a start failure (the parent test sees the process die)
    */
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = new HashMap<>(Map.of("name", "node", "firstIp", "10", "buffer", "16777216",
-        "rpcPort", "0", "devicePorts", "0,0,0,0", "engines", "1"));
+    Map<String, String> a =
+        new HashMap<>(
+            Map.of(
+                "name",
+                "node",
+                "firstIp",
+                "10",
+                "buffer",
+                "16777216",
+                "rpcPort",
+                "0",
+                "devicePorts",
+                "0,0,0,0",
+                "engines",
+                "1"));
     for (String arg : args) {
       int eq = arg.indexOf('=');
       a.put(arg.substring(0, eq), arg.substring(eq + 1));
@@ -83,9 +103,14 @@ public final class NodeMain {
     Runtime.getRuntime().addShutdownHook(new Thread(this::terminate, "node-sigterm"));
     for (int e = 0; e < count; e++) {
       int rpcPort = e == 0 ? Integer.parseInt(a.get("rpcPort")) : 0;
-      EngineOptions options = deviceGroups != null
-          ? LocalEngines.options(List.of(deviceGroups[e].split(",")), a.get("rpcHost"), rpcPort)
-          : LocalEngines.options(a.get("name") + e, firstIp + e * LocalEngines.DEVICES, e == 0 ? ports : null, rpcPort);
+      EngineOptions options =
+          deviceGroups != null
+              ? LocalEngines.options(List.of(deviceGroups[e].split(",")), a.get("rpcHost"), rpcPort)
+              : LocalEngines.options(
+                  a.get("name") + e,
+                  firstIp + e * LocalEngines.DEVICES,
+                  e == 0 ? ports : null,
+                  rpcPort);
       if (a.containsKey("metadata")) {
         options.setMetadataUri(a.get("metadata"));
       }
@@ -94,31 +119,52 @@ public final class NodeMain {
       }
       TransferEngine engine = Await.result(TransferEngine.create(vertx, options), WAIT);
       engines.add(engine);
-      long address = DirectMemory.allocate(length); // freed when the process exits: SIGTERM reads it after close
+      long address =
+          DirectMemory.allocate(
+              length); // freed when the process exits: SIGTERM reads it after close
       Pattern.fill(address, length, 0);
       RegisteredBuffer buffer = Await.result(engine.register(address, length, "cpu:0"), WAIT);
       buffers.add(buffer);
       JsonArray devicePorts = new JsonArray();
       engine.diagnostics().devices().forEach(d -> devicePorts.add(d.lid()));
-      // Ready means answering: the first GetSegment a fresh JVM serves runs cold code and, on a loaded machine, took
+      // Ready means answering: the first GetSegment a fresh JVM serves runs cold code and, on a
+      // loaded machine, took
       // longer than a peer's 5 s handshake deadline; asking itself first warms that path up.
       // (By its segment name: with etcd metadata the segment is found by name, not by server name.)
-      Await.until("node " + e + " answers its own GetSegment", WAIT,
-          () -> Await.result(engine.openSegment(engine.diagnostics().segmentName()).map(true).otherwise(false), WAIT));
-      print(new JsonObject().put("event", "ready").put("engine", e).put("server", engine.serverName())
-          .put("address", buffer.address()).put("length", buffer.length()).put("devicePorts", devicePorts)
-          .put("pid", ProcessHandle.current().pid()));
+      Await.until(
+          "node " + e + " answers its own GetSegment",
+          WAIT,
+          () ->
+              Await.result(
+                  engine.openSegment(engine.diagnostics().segmentName()).map(true).otherwise(false),
+                  WAIT));
+      print(
+          new JsonObject()
+              .put("event", "ready")
+              .put("engine", e)
+              .put("server", engine.serverName())
+              .put("address", buffer.address())
+              .put("length", buffer.length())
+              .put("devicePorts", devicePorts)
+              .put("pid", ProcessHandle.current().pid()));
     }
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     for (String line = in.readLine(); line != null; line = in.readLine()) {
       if (line.equals("quit")) {
         break;
       }
       try {
-        print(line.startsWith("load ") ? load(new JsonObject(line.substring(5)))
-            : command(line.trim().split("\\s+")));
+        print(
+            line.startsWith("load ")
+                ? load(new JsonObject(line.substring(5)))
+                : command(line.trim().split("\\s+")));
       } catch (Exception ex) {
-        print(new JsonObject().put("event", "error").put("command", line).put("message", String.valueOf(ex)));
+        print(
+            new JsonObject()
+                .put("event", "error")
+                .put("command", line)
+                .put("message", String.valueOf(ex)));
       }
     }
     if (closed.compareAndSet(false, true)) {
@@ -131,30 +177,40 @@ public final class NodeMain {
   private JsonObject command(String[] words) {
     TransferEngine engine = engines.get(0);
     switch (words[0]) {
-      case "fault": {
-        String device = engine.diagnostics().devices().get(Integer.parseInt(words[2])).name();
-        if (words[1].equals("port-down")) {
-          LocalEngines.faults(engine).portDown(device);
-        } else if (words[1].equals("port-up")) {
-          LocalEngines.faults(engine).portUp(device);
-        } else if (words[1].equals("drop")) {
-          LocalEngines.faults(engine).dropFrames(device, Double.parseDouble(words[3]), Long.parseLong(words[4]));
-        } else if (words[1].equals("clear")) {
-          LocalEngines.faults(engine).clearFrameFaults(device);
-        } else {
-          throw new IllegalArgumentException("unknown fault " + words[1]);
+      case "fault":
+        {
+          String device = engine.diagnostics().devices().get(Integer.parseInt(words[2])).name();
+          if (words[1].equals("port-down")) {
+            LocalEngines.faults(engine).portDown(device);
+          } else if (words[1].equals("port-up")) {
+            LocalEngines.faults(engine).portUp(device);
+          } else if (words[1].equals("drop")) {
+            LocalEngines.faults(engine)
+                .dropFrames(device, Double.parseDouble(words[3]), Long.parseLong(words[4]));
+          } else if (words[1].equals("clear")) {
+            LocalEngines.faults(engine).clearFrameFaults(device);
+          } else {
+            throw new IllegalArgumentException("unknown fault " + words[1]);
+          }
+          return new JsonObject()
+              .put("event", "fault")
+              .put("fault", words[1])
+              .put("device", device);
         }
-        return new JsonObject().put("event", "fault").put("fault", words[1]).put("device", device);
-      }
       case "stats":
-        return new JsonObject().put("event", "stats")
-            .put("stats", EngineStats.of(engines.get(words.length > 1 ? Integer.parseInt(words[1]) : 0)).toJson())
+        return new JsonObject()
+            .put("event", "stats")
+            .put(
+                "stats",
+                EngineStats.of(engines.get(words.length > 1 ? Integer.parseInt(words[1]) : 0))
+                    .toJson())
             .put("jvm", JvmFigures.take().toJson());
-      case "crc": {
-        JsonArray crcs = new JsonArray();
-        buffers.forEach(b -> crcs.add(Pattern.crc(b.address(), (int) b.length())));
-        return new JsonObject().put("event", "crc").put("crc", crcs);
-      }
+      case "crc":
+        {
+          JsonArray crcs = new JsonArray();
+          buffers.forEach(b -> crcs.add(Pattern.crc(b.address(), (int) b.length())));
+          return new JsonObject().put("event", "crc").put("crc", crcs);
+        }
       default:
         throw new IllegalArgumentException("unknown command " + words[0]);
     }
@@ -165,10 +221,14 @@ public final class NodeMain {
     return NodeLoad.run(engine, spec, this::loadSource).put("event", "load");
   }
 
-  /** The source slots of one load target, kept for the next run so warm-up and measured runs share them. */
+  /**
+   * The source slots of one load target, kept for the next run so warm-up and measured runs share
+   * them.
+   */
   private RegisteredBuffer loadSource(TransferEngine engine, JsonObject target) {
     int length = target.getInteger("slots") * target.getInteger("chunk");
-    return loadSources.computeIfAbsent(engines.indexOf(engine) + "/" + target.getInteger("index") + "/" + length,
+    return loadSources.computeIfAbsent(
+        engines.indexOf(engine) + "/" + target.getInteger("index") + "/" + length,
         k -> Await.result(engine.register(DirectMemory.allocate(length), length, "cpu:0"), WAIT));
   }
 
@@ -191,7 +251,8 @@ public final class NodeMain {
       long end = System.nanoTime() + EXPOSURE_NANOS;
       while (System.nanoTime() < end && !changed) {
         for (int i = 0; i < buffers.size(); i++) {
-          changed |= Pattern.crc(buffers.get(i).address(), (int) buffers.get(i).length()) != crcs[i];
+          changed |=
+              Pattern.crc(buffers.get(i).address(), (int) buffers.get(i).length()) != crcs[i];
         }
       }
       closeAll();
@@ -201,7 +262,11 @@ public final class NodeMain {
       }
       print(new JsonObject().put("event", "terminated").put("changedAfterUnregister", changed));
     } catch (Throwable t) {
-      print(new JsonObject().put("event", "error").put("command", "SIGTERM").put("message", String.valueOf(t)));
+      print(
+          new JsonObject()
+              .put("event", "error")
+              .put("command", "SIGTERM")
+              .put("message", String.valueOf(t)));
       status = 1;
     }
     Runtime.getRuntime().halt(status);

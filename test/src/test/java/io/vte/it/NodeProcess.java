@@ -20,8 +20,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link NodeMain} child JVM on the test class path: reads its JSON lines with deadlines, sends it commands,
- * and never outlives the test ({@link #close()} kills it and waits for it).
+ * A {@link NodeMain} child JVM on the test class path: reads its JSON lines with deadlines, sends
+ * it commands, and never outlives the test ({@link #close()} kills it and waits for it).
  */
 public final class NodeProcess implements AutoCloseable {
 
@@ -52,13 +52,15 @@ public final class NodeProcess implements AutoCloseable {
    * @throws IOException when the JVM cannot start
    * @throws InterruptedException when interrupted
    */
-  public static NodeProcess start(String name, String... args) throws IOException, InterruptedException {
+  public static NodeProcess start(String name, String... args)
+      throws IOException, InterruptedException {
     return start(List.of(), name, args);
   }
 
   /**
-   * Starts a node through a launcher, e.g. {@code ip netns exec NS} to run it on a host of its own, and waits
-   * until all its engines are ready. The launcher must exec the JVM (so this process is the node's).
+   * Starts a node through a launcher, e.g. {@code ip netns exec NS} to run it on a host of its own,
+   * and waits until all its engines are ready. The launcher must exec the JVM (so this process is
+   * the node's).
    *
    * @param launcher the command the JVM's command line is appended to; empty for none
    * @param name device name prefix and log file name
@@ -70,9 +72,15 @@ public final class NodeProcess implements AutoCloseable {
   public static NodeProcess start(List<String> launcher, String name, String... args)
       throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(launcher);
-    command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx256m", "-XX:MaxDirectMemorySize=1g", "-cp", System.getProperty("java.class.path"),
-        NodeMain.class.getName(), "name=" + name));
+    command.addAll(
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx256m",
+            "-XX:MaxDirectMemorySize=1g",
+            "-cp",
+            System.getProperty("java.class.path"),
+            NodeMain.class.getName(),
+            "name=" + name));
     command.addAll(List.of(args));
     int engines = 1;
     for (String a : args) {
@@ -95,7 +103,9 @@ public final class NodeProcess implements AutoCloseable {
   }
 
   private void readLines() {
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader r =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String l = r.readLine(); l != null; l = r.readLine()) {
         if (l.startsWith("{")) {
           lines.add(new JsonObject(l));
@@ -114,17 +124,23 @@ public final class NodeProcess implements AutoCloseable {
     return ready.get(engine);
   }
 
-  /** @return the server name of engine 0 */
+  /**
+   * @return the server name of engine 0
+   */
   public String server() {
     return ready.get(0).getString("server");
   }
 
-  /** @return the buffer address of engine 0 */
+  /**
+   * @return the buffer address of engine 0
+   */
   public long address() {
     return ready.get(0).getLong("address");
   }
 
-  /** @return the OS process */
+  /**
+   * @return the OS process
+   */
   public Process process() {
     return process;
   }
@@ -139,7 +155,8 @@ public final class NodeProcess implements AutoCloseable {
     long end = System.nanoTime() + deadline.toNanos();
     while (true) {
       JsonObject line = lines.poll(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-      assertNotNull(line, "node " + process.pid() + " printed no '" + event + "' within " + deadline);
+      assertNotNull(
+          line, "node " + process.pid() + " printed no '" + event + "' within " + deadline);
       if (line.getString("event").equals("error")) {
         throw new AssertionError("node " + process.pid() + " failed: " + line.encode());
       }
@@ -172,24 +189,28 @@ public final class NodeProcess implements AutoCloseable {
     stdin.flush();
   }
 
-  /** @return the figures of engine 0 */
+  /**
+   * @return the figures of engine 0
+   */
   public EngineStats stats() throws IOException, InterruptedException {
     return EngineStats.fromJson(request("stats", "stats").getJsonObject("stats"));
   }
 
-  /** @return the node JVM's memory and thread figures, after a GC */
+  /**
+   * @return the node JVM's memory and thread figures, after a GC
+   */
   public JvmFigures jvm() throws IOException, InterruptedException {
     return JvmFigures.fromJson(request("stats", "stats").getJsonObject("jvm"));
   }
 
-  /** @return the buffer CRC32C of engine {@code engine} */
+  /**
+   * @return the buffer CRC32C of engine {@code engine}
+   */
   public long crc(int engine) throws IOException, InterruptedException {
     return request("crc", "crc").getJsonArray("crc").getLong(engine);
   }
 
-  /**
-   * Kills the node if it still runs and waits for it to be gone.
-   */
+  /** Kills the node if it still runs and waits for it to be gone. */
   @Override
   public void close() {
     if (process.isAlive()) {
@@ -201,7 +222,8 @@ public final class NodeProcess implements AutoCloseable {
       gone = process.waitFor(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for node " + process.pid() + " to die", e);
+      throw new IllegalStateException(
+          "interrupted while waiting for node " + process.pid() + " to die", e);
     }
     if (!gone) {
       throw new AssertionError("node " + process.pid() + " survived SIGKILL for 30 s");

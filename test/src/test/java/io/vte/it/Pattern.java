@@ -5,7 +5,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
-/** The verifying pattern of the suite: seeded xorshift bytes in native memory, and CRC32C checksums of it. */
+/**
+ * The verifying pattern of the suite: seeded xorshift bytes in native memory, and CRC32C checksums
+ * of it.
+ */
 public final class Pattern {
 
   private Pattern() {}

@@ -12,9 +12,9 @@ import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
+import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
-import io.vte.api.TransferEngine;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.time.Duration;
@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Issue 7 scenarios 3, 4 and 6: a peer killed and restarted, a peer that accepts TCP but never answers, and a
- * peer shut down gracefully, each under continuous 4 MiB writes.
+ * Issue 7 scenarios 3, 4 and 6: a peer killed and restarted, a peer that accepts TCP but never
+ * answers, and a peer shut down gracefully, each under continuous 4 MiB writes.
  */
 @ExtendWith({BlockedThreadGuard.class, ReliabilityReport.class})
 class PeerFailureScenariosTest {
@@ -61,7 +61,9 @@ class PeerFailureScenariosTest {
       for (NodeProcess n : nodes) {
         n.close();
       }
-      assertTrue(ProcessHandle.current().children().noneMatch(ProcessHandle::isAlive), "no orphan node process");
+      assertTrue(
+          ProcessHandle.current().children().noneMatch(ProcessHandle::isAlive),
+          "no orphan node process");
     }
   }
 
@@ -76,10 +78,14 @@ class PeerFailureScenariosTest {
     return new WriteLoad(sender, source, segment, node.address(), SLOTS, CHUNK, DEADLINE);
   }
 
-  /** Failures must be typed engine errors naming what went wrong; INTERNAL would be an engine bug. */
+  /**
+   * Failures must be typed engine errors naming what went wrong; INTERNAL would be an engine bug.
+   */
   private static void assertTyped(WriteLoad.Result r) {
     assertEquals(0, r.untyped(), "every failure carries an error code: " + r.firstFailure());
-    assertFalse(r.causes().containsKey(ErrorCode.INTERNAL), "no INTERNAL error: " + r.example(ErrorCode.INTERNAL));
+    assertFalse(
+        r.causes().containsKey(ErrorCode.INTERNAL),
+        "no INTERNAL error: " + r.example(ErrorCode.INTERNAL));
   }
 
   /** Every request ends within its deadline, give or take the slack. */
@@ -97,36 +103,60 @@ class PeerFailureScenariosTest {
     WriteLoad before = load(first);
     before.run(Duration.ofSeconds(1), List.of());
     long endpointsBefore = EngineStats.of(sender).endpointsAlive();
-    WriteLoad.Result r = before.run(Duration.ofSeconds(7), List.of(new WriteLoad.Fault(Duration.ofSeconds(3), "kill",
-        () -> {
-          first.process().destroyForcibly();
-          assertTrue(first.process().waitFor(10, TimeUnit.SECONDS), "SIGKILL ends the peer");
-        })));
+    WriteLoad.Result r =
+        before.run(
+            Duration.ofSeconds(7),
+            List.of(
+                new WriteLoad.Fault(
+                    Duration.ofSeconds(3),
+                    "kill",
+                    () -> {
+                      first.process().destroyForcibly();
+                      assertTrue(
+                          first.process().waitFor(10, TimeUnit.SECONDS), "SIGKILL ends the peer");
+                    })));
     assertTrue(r.failures() > 0, "requests in flight at the kill and after it fail");
     assertTyped(r);
 
     String[] hostPort = first.server().split(":");
     JsonObject ready = first.ready(0);
     StringBuilder ports = new StringBuilder();
-    ready.getJsonArray("devicePorts").forEach(p -> ports.append(ports.length() == 0 ? "" : ",").append(p));
-    NodeProcess second = node("firstIp=10", "buffer=" + (SLOTS * CHUNK), "rpcPort=" + hostPort[1],
-        "devicePorts=" + ports);
+    ready
+        .getJsonArray("devicePorts")
+        .forEach(p -> ports.append(ports.length() == 0 ? "" : ",").append(p));
+    NodeProcess second =
+        node(
+            "firstIp=10",
+            "buffer=" + (SLOTS * CHUNK),
+            "rpcPort=" + hostPort[1],
+            "devicePorts=" + ports);
     assertEquals(first.server(), second.server(), "restarted on the same address");
     long restarted = System.nanoTime();
     WriteLoad after = load(second);
     WriteLoad.Result r2 = after.run(Duration.ofSeconds(4), List.of());
     EngineStats stats = EngineStats.of(sender);
-    ScenarioFigures figures = new ScenarioFigures("3 peer SIGKILL + restart", r.transfers() + r2.transfers(),
-        r2.failures(), ms(Math.max(r.maxLatencyNanos(), r2.maxLatencyNanos())), ms(stats.pollGapP999Nanos()),
-        r2.firstCompletion() < 0 ? Double.NaN : ms(r2.firstCompletion() - restarted),
-        String.format("killed: %s; after restart %d ok; stale replies dropped %d, handshakes failed %d",
-            r.failureSummary(), r2.transfers() - r2.failures(), stats.staleRepliesDropped(),
-            stats.handshakesFailed()),
-        List.of(endsByDeadline("max latency around the kill", r.maxLatencyNanos())));
+    ScenarioFigures figures =
+        new ScenarioFigures(
+            "3 peer SIGKILL + restart",
+            r.transfers() + r2.transfers(),
+            r2.failures(),
+            ms(Math.max(r.maxLatencyNanos(), r2.maxLatencyNanos())),
+            ms(stats.pollGapP999Nanos()),
+            r2.firstCompletion() < 0 ? Double.NaN : ms(r2.firstCompletion() - restarted),
+            String.format(
+                "killed: %s; after restart %d ok; stale replies dropped %d, handshakes failed %d",
+                r.failureSummary(),
+                r2.transfers() - r2.failures(),
+                stats.staleRepliesDropped(),
+                stats.handshakesFailed()),
+            List.of(endsByDeadline("max latency around the kill", r.maxLatencyNanos())));
     ReliabilityReport.record(figures);
-    assertEquals(0, r2.failures(), "new transfers succeed after the restart: " + r2.failureDetails());
+    assertEquals(
+        0, r2.failures(), "new transfers succeed after the restart: " + r2.failureDetails());
     assertEquals(after.localCrc(), second.crc(0), "data written after the restart is byte-exact");
-    Await.until("endpoints to the dead process are retired, not kept beside the new ones", Duration.ofSeconds(20),
+    Await.until(
+        "endpoints to the dead process are retired, not kept beside the new ones",
+        Duration.ofSeconds(20),
         () -> EngineStats.of(sender).endpointsAlive() <= endpointsBefore);
     WallClockTargets.require(figures);
   }
@@ -146,22 +176,34 @@ class PeerFailureScenariosTest {
       Map<RequestStatus, Integer> deadOutcomes = new EnumMap<>(RequestStatus.class);
       Map<ErrorCode, Integer> deadCauses = new EnumMap<>(ErrorCode.class);
       long[] deadMaxLatency = new long[1];
-      Thread deadTraffic = new Thread(() -> {
-        while (running.get()) {
-          List<TransferRequest> requests = new ArrayList<>();
-          for (int i = 0; i < 4; i++) {
-            requests.add(TransferRequest.write(source, 0, dead, SilentPeer.ADDRESS + (long) i * CHUNK, CHUNK));
-          }
-          long t0 = System.nanoTime();
-          BatchResult b = Await.result(sender.submit(requests, new TransferOptions().setDeadline(DEADLINE)).result(),
-              LocalEngines.WAIT);
-          deadMaxLatency[0] = Math.max(deadMaxLatency[0], System.nanoTime() - t0);
-          for (RequestResult rr : b.requests()) {
-            deadOutcomes.merge(rr.status(), 1, Integer::sum);
-            deadCauses.merge(rr.cause() == null ? ErrorCode.INTERNAL : rr.cause().code(), 1, Integer::sum);
-          }
-        }
-      }, "dead-peer-traffic");
+      Thread deadTraffic =
+          new Thread(
+              () -> {
+                while (running.get()) {
+                  List<TransferRequest> requests = new ArrayList<>();
+                  for (int i = 0; i < 4; i++) {
+                    requests.add(
+                        TransferRequest.write(
+                            source, 0, dead, SilentPeer.ADDRESS + (long) i * CHUNK, CHUNK));
+                  }
+                  long t0 = System.nanoTime();
+                  BatchResult b =
+                      Await.result(
+                          sender
+                              .submit(requests, new TransferOptions().setDeadline(DEADLINE))
+                              .result(),
+                          LocalEngines.WAIT);
+                  deadMaxLatency[0] = Math.max(deadMaxLatency[0], System.nanoTime() - t0);
+                  for (RequestResult rr : b.requests()) {
+                    deadOutcomes.merge(rr.status(), 1, Integer::sum);
+                    deadCauses.merge(
+                        rr.cause() == null ? ErrorCode.INTERNAL : rr.cause().code(),
+                        1,
+                        Integer::sum);
+                  }
+                }
+              },
+              "dead-peer-traffic");
       deadTraffic.start();
       WriteLoad.Result r;
       try {
@@ -172,20 +214,40 @@ class PeerFailureScenariosTest {
       }
       assertFalse(deadTraffic.isAlive(), "dead-peer requests end");
       EngineStats stats = EngineStats.of(sender);
-      ScenarioFigures figures = new ScenarioFigures("4 silent peer beside a live one", r.transfers(), r.failures(),
-          ms(r.maxLatencyNanos()), ms(stats.pollGapP999Nanos()), Double.NaN,
-          String.format("%.0f MiB/s live; silent peer: %d Connects unanswered, requests %s %s, max %.0f ms; poll gap max %.1f ms",
-              r.throughput() / (1 << 20), silent.connects(), deadOutcomes, deadCauses, ms(deadMaxLatency[0]),
-              ms(stats.pollGapMaxNanos())),
-          List.of(Target.below("live max latency", ms(r.maxLatencyNanos()), ms(FaultScenariosTest.MAX_LATENCY_NANOS)),
-              endsByDeadline("silent-peer max latency", deadMaxLatency[0]),
-              Target.below("poll gap p99.9", ms(stats.pollGapP999Nanos()), 50)));
+      ScenarioFigures figures =
+          new ScenarioFigures(
+              "4 silent peer beside a live one",
+              r.transfers(),
+              r.failures(),
+              ms(r.maxLatencyNanos()),
+              ms(stats.pollGapP999Nanos()),
+              Double.NaN,
+              String.format(
+                  "%.0f MiB/s live; silent peer: %d Connects unanswered, requests %s %s, max %.0f ms; poll gap max %.1f ms",
+                  r.throughput() / (1 << 20),
+                  silent.connects(),
+                  deadOutcomes,
+                  deadCauses,
+                  ms(deadMaxLatency[0]),
+                  ms(stats.pollGapMaxNanos())),
+              List.of(
+                  Target.below(
+                      "live max latency",
+                      ms(r.maxLatencyNanos()),
+                      ms(FaultScenariosTest.MAX_LATENCY_NANOS)),
+                  endsByDeadline("silent-peer max latency", deadMaxLatency[0]),
+                  Target.below("poll gap p99.9", ms(stats.pollGapP999Nanos()), 50)));
       ReliabilityReport.record(figures);
-      assertEquals(0, r.failures(), "the live peer's transfers all complete: " + r.failureDetails());
+      assertEquals(
+          0, r.failures(), "the live peer's transfers all complete: " + r.failureDetails());
       assertEquals(load.localCrc(), live.crc(0), "live data byte-exact");
       assertTrue(silent.connects() > 0, "the engine did try to connect to the silent peer");
-      assertFalse(deadOutcomes.containsKey(RequestStatus.COMPLETED), "nothing completes against a silent peer");
-      assertFalse(deadCauses.containsKey(ErrorCode.INTERNAL), "silent-peer failures are typed: " + deadCauses);
+      assertFalse(
+          deadOutcomes.containsKey(RequestStatus.COMPLETED),
+          "nothing completes against a silent peer");
+      assertFalse(
+          deadCauses.containsKey(ErrorCode.INTERNAL),
+          "silent-peer failures are typed: " + deadCauses);
       WallClockTargets.require(figures);
     }
   }
@@ -199,15 +261,22 @@ class PeerFailureScenariosTest {
     NodeProcess node = node("firstIp=10", "buffer=" + (SLOTS * CHUNK));
     WriteLoad load = load(node);
     long[] exitNanos = {-1};
-    WriteLoad.Result r = load.run(Duration.ofSeconds(6), List.of(new WriteLoad.Fault(Duration.ofSeconds(2), "sigterm",
-        () -> {
-          long t0 = System.nanoTime();
-          // Through the handle: Process.destroy() would also close our end of its pipes and hide its last words.
-          node.process().toHandle().destroy();
-          if (node.process().waitFor(10, TimeUnit.SECONDS)) {
-            exitNanos[0] = System.nanoTime() - t0;
-          }
-        })));
+    WriteLoad.Result r =
+        load.run(
+            Duration.ofSeconds(6),
+            List.of(
+                new WriteLoad.Fault(
+                    Duration.ofSeconds(2),
+                    "sigterm",
+                    () -> {
+                      long t0 = System.nanoTime();
+                      // Through the handle: Process.destroy() would also close our end of its pipes
+                      // and hide its last words.
+                      node.process().toHandle().destroy();
+                      if (node.process().waitFor(10, TimeUnit.SECONDS)) {
+                        exitNanos[0] = System.nanoTime() - t0;
+                      }
+                    })));
     JsonObject terminated;
     try {
       terminated = node.expect("terminated", Duration.ofSeconds(5));
@@ -215,16 +284,32 @@ class PeerFailureScenariosTest {
       terminated = new JsonObject().put("missing", e.getMessage());
     }
     double exitMs = exitNanos[0] < 0 ? Double.NaN : ms(exitNanos[0]);
-    ScenarioFigures figures = new ScenarioFigures("6 peer SIGTERM under load", r.transfers(), r.failures(),
-        ms(r.maxLatencyNanos()), Double.NaN, exitMs,
-        String.format("exit %s in %.0f ms, peer saw %s, node said %s",
-            node.process().isAlive() ? "none" : node.process().exitValue(), ms(exitNanos[0]), r.failureSummary(),
-            terminated.encode()),
-        List.of(Target.atMost("exit after SIGTERM", exitMs, 5000), endsByDeadline("max latency", r.maxLatencyNanos())));
+    ScenarioFigures figures =
+        new ScenarioFigures(
+            "6 peer SIGTERM under load",
+            r.transfers(),
+            r.failures(),
+            ms(r.maxLatencyNanos()),
+            Double.NaN,
+            exitMs,
+            String.format(
+                "exit %s in %.0f ms, peer saw %s, node said %s",
+                node.process().isAlive() ? "none" : node.process().exitValue(),
+                ms(exitNanos[0]),
+                r.failureSummary(),
+                terminated.encode()),
+            List.of(
+                Target.atMost("exit after SIGTERM", exitMs, 5000),
+                endsByDeadline("max latency", r.maxLatencyNanos())));
     ReliabilityReport.record(figures);
-    assertEquals(Boolean.FALSE, terminated.getBoolean("changedAfterUnregister"),
-        "the node reports no data written after the region was unregistered: " + terminated.encode());
-    assertTrue(node.process().waitFor(LocalEngines.WAIT.toMillis(), TimeUnit.MILLISECONDS), "the node exits after SIGTERM");
+    assertEquals(
+        Boolean.FALSE,
+        terminated.getBoolean("changedAfterUnregister"),
+        "the node reports no data written after the region was unregistered: "
+            + terminated.encode());
+    assertTrue(
+        node.process().waitFor(LocalEngines.WAIT.toMillis(), TimeUnit.MILLISECONDS),
+        "the node exits after SIGTERM");
     assertEquals(0, node.process().exitValue(), "SIGTERM is a clean exit");
     assertTrue(r.failures() > 0, "the writer saw the peer go away");
     assertTyped(r);

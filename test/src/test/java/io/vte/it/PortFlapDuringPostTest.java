@@ -13,12 +13,12 @@ import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.QpInitAttributes;
 import io.vte.verbs.QueuePair;
 import io.vte.verbs.VerbsContext;
+import io.vte.verbs.VerbsProviders;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WorkCompletionBatch;
 import io.vte.verbs.WorkRequestBatch;
 import io.vte.verbs.WrFlags;
 import io.vte.verbs.WrOpcode;
-import io.vte.verbs.VerbsProviders;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import java.time.Duration;
 import java.util.List;
@@ -31,25 +31,27 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Regression test (fixed in soft verbs by ac61b5f: the NIC closes connections under their handler's lock) of the
- * hang that ended the 30-minute mixed soak: after 349,134 clean transfers, closing the engine
- * never returned, its main thread spinning in {@code SoftMr.close()} on a source region whose in-use count
- * stayed above zero with every NIC thread idle. The race: a port going down closes every connection
- * of the device on its NIC thread ({@code Nic.closeAllConnections -> Connection.close -> resetGather}) without
- * the connection handler's lock, while a posting thread is inside {@code Requester.postFast -> pumpTx ->
- * writeGather} between acquiring the gathered source regions and releasing them; the release loop then finds
- * the gather slots cleared and the acquires are never released.
+ * Regression test (fixed in soft verbs by ac61b5f: the NIC closes connections under their handler's
+ * lock) of the hang that ended the 30-minute mixed soak: after 349,134 clean transfers, closing the
+ * engine never returned, its main thread spinning in {@code SoftMr.close()} on a source region
+ * whose in-use count stayed above zero with every NIC thread idle. The race: a port going down
+ * closes every connection of the device on its NIC thread ({@code Nic.closeAllConnections ->
+ * Connection.close -> resetGather}) without the connection handler's lock, while a posting thread
+ * is inside {@code Requester.postFast -> pumpTx -> writeGather} between acquiring the gathered
+ * source regions and releasing them; the release loop then finds the gather slots cleared and the
+ * acquires are never released.
  *
- * <p>Here: WRITEs of 256 KiB posted from this thread (the fast path) on a soft RC QP pair while another thread
- * takes the sender's port down and up every 2 ms, in 2 s rounds on fresh QP pairs for 20 s
- * ({@code -Dvte.it.flapPostSeconds=N}); then the source region must close within 10 s.
+ * <p>Here: WRITEs of 256 KiB posted from this thread (the fast path) on a soft RC QP pair while
+ * another thread takes the sender's port down and up every 2 ms, in 2 s rounds on fresh QP pairs
+ * for 20 s ({@code -Dvte.it.flapPostSeconds=N}); then the source region must close within 10 s.
  */
 @ExtendWith({BlockedThreadGuard.class, ReliabilityReport.class})
 class PortFlapDuringPostTest {
 
   private static final int CHUNK = 256 << 10;
   private static final int WINDOW = 8;
-  private static final Duration RUN = Duration.ofSeconds(Long.getLong("vte.it.flapPostSeconds", 20));
+  private static final Duration RUN =
+      Duration.ofSeconds(Long.getLong("vte.it.flapPostSeconds", 20));
 
   private SoftVerbsProvider provider;
   private VerbsContext a;
@@ -65,9 +67,15 @@ class PortFlapDuringPostTest {
 
   @Test
   void sourceRegionClosesAfterPortFlapsDuringFastPathPosts() throws Exception {
-    provider = (SoftVerbsProvider) VerbsProviders.create("soft", Map.of("devices", List.of(
-        Map.of("name", "fpA", "host", "127.0.0.72", "port", 0),
-        Map.of("name", "fpB", "host", "127.0.0.73", "port", 0))));
+    provider =
+        (SoftVerbsProvider)
+            VerbsProviders.create(
+                "soft",
+                Map.of(
+                    "devices",
+                    List.of(
+                        Map.of("name", "fpA", "host", "127.0.0.72", "port", 0),
+                        Map.of("name", "fpB", "host", "127.0.0.73", "port", 0))));
     long local = DirectMemory.allocate((long) WINDOW * CHUNK);
     long remote = DirectMemory.allocate((long) WINDOW * CHUNK);
     boolean closed = false;
@@ -77,26 +85,40 @@ class PortFlapDuringPostTest {
       pdA = a.allocPd();
       pdB = b.allocPd();
       Pattern.fill(local, WINDOW * CHUNK, 3);
-      MemoryRegion source = pdA.registerMemory(local, (long) WINDOW * CHUNK, AccessFlags.LOCAL_WRITE);
-      MemoryRegion target = pdB.registerMemory(remote, (long) WINDOW * CHUNK, AccessFlags.ALL_REMOTE
-          | AccessFlags.LOCAL_WRITE);
+      MemoryRegion source =
+          pdA.registerMemory(local, (long) WINDOW * CHUNK, AccessFlags.LOCAL_WRITE);
+      MemoryRegion target =
+          pdB.registerMemory(
+              remote, (long) WINDOW * CHUNK, AccessFlags.ALL_REMOTE | AccessFlags.LOCAL_WRITE);
       int rounds = 0;
       for (long end = System.nanoTime() + RUN.toNanos(); System.nanoTime() < end; rounds++) {
         round(source, target);
       }
       assertTrue(completed > 0, "writes completed between the flaps");
       CountDownLatch sourceClosed = new CountDownLatch(1);
-      Thread closer = new Thread(() -> {
-        source.close();
-        sourceClosed.countDown();
-      }, "mr-closer");
+      Thread closer =
+          new Thread(
+              () -> {
+                source.close();
+                sourceClosed.countDown();
+              },
+              "mr-closer");
       closer.setDaemon(true);
       closer.start();
       closed = sourceClosed.await(10, TimeUnit.SECONDS);
-      ReliabilityReport.record(new ScenarioFigures("soft verbs: MR close after port flaps under posts", completed,
-          0, Double.NaN, Double.NaN, Double.NaN, String.format("%d writes ok, %d failed or flushed, %d rounds; "
-              + "source MR closed: %s", completed, errors, rounds, closed)));
-      assertTrue(closed, "the source region closes once nothing accesses it (no leaked in-use count)");
+      ReliabilityReport.record(
+          new ScenarioFigures(
+              "soft verbs: MR close after port flaps under posts",
+              completed,
+              0,
+              Double.NaN,
+              Double.NaN,
+              Double.NaN,
+              String.format(
+                  "%d writes ok, %d failed or flushed, %d rounds; " + "source MR closed: %s",
+                  completed, errors, rounds, closed)));
+      assertTrue(
+          closed, "the source region closes once nothing accesses it (no leaked in-use count)");
       target.close();
     } finally {
       if (closed) { // otherwise closing the device would spin on the leaked region too
@@ -108,20 +130,23 @@ class PortFlapDuringPostTest {
   }
 
   /**
-   * One QP pair for two seconds: WRITEs posted from this thread (so through the requester's fast path) while
-   * another thread takes the sender's port down and up every 2 ms; then every write ends (completed or
-   * flushed) and the pair closes.
+   * One QP pair for two seconds: WRITEs posted from this thread (so through the requester's fast
+   * path) while another thread takes the sender's port down and up every 2 ms; then every write
+   * ends (completed or flushed) and the pair closes.
    */
   private void round(MemoryRegion source, MemoryRegion target) throws Exception {
     connectPair();
     AtomicBoolean flapping = new AtomicBoolean(true);
-    Thread flapper = new Thread(() -> {
-      while (flapping.get()) {
-        provider.faults().portDown("fpA", 1);
-        provider.faults().portUp("fpA", 1);
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-      }
-    }, "port-flapper");
+    Thread flapper =
+        new Thread(
+            () -> {
+              while (flapping.get()) {
+                provider.faults().portDown("fpA", 1);
+                provider.faults().portUp("fpA", 1);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+              }
+            },
+            "port-flapper");
     flapper.start();
     WorkRequestBatch wr = WorkRequestBatch.allocate(1);
     WorkCompletionBatch wc = WorkCompletionBatch.allocate(WINDOW);
@@ -133,8 +158,15 @@ class PortFlapDuringPostTest {
         while (outstanding[0] < WINDOW) {
           wr.clear();
           long off = (i++ % WINDOW) * CHUNK;
-          wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, source.address() + off, CHUNK, source.lkey(),
-              target.address() + off, target.rkey());
+          wr.add(
+              i,
+              WrOpcode.RDMA_WRITE,
+              WrFlags.SIGNALED,
+              source.address() + off,
+              CHUNK,
+              source.lkey(),
+              target.address() + off,
+              target.rkey());
           if (qp.postSend(wr) != PostStatus.OK) {
             break; // the QP went to ERR: its flushes end the round
           }
@@ -145,10 +177,13 @@ class PortFlapDuringPostTest {
       flapping.set(false);
       flapper.join(10_000);
     }
-    Await.until("every write of the round ends", Duration.ofSeconds(30), () -> {
-      outstanding[0] -= reap(wc);
-      return outstanding[0] == 0;
-    });
+    Await.until(
+        "every write of the round ends",
+        Duration.ofSeconds(30),
+        () -> {
+          outstanding[0] -= reap(wc);
+          return outstanding[0] == 0;
+        });
     qp.close();
     qpB.close();
     cq.close();

@@ -15,18 +15,21 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A hand-made gRPC caller over HTTP/2 for hostile tests: sends arbitrary bytes (framed or not) to any path of a
- * handshake server and reports the HTTP status, the gRPC status and the response body.
+ * A hand-made gRPC caller over HTTP/2 for hostile tests: sends arbitrary bytes (framed or not) to
+ * any path of a handshake server and reports the HTTP status, the gRPC status and the response
+ * body.
  *
- * <p>The Vert.x 5.0.7 HTTP/2 client occasionally (about 1 in 1000 sequential requests here, also against a trivial
- * Vert.x HTTP/2 server) never completes a request on a reused connection, and its idle timeout does not fire. So a
- * call without an answer after {@value #STALL_MS} ms is sent once more on a fresh connection, and counted in
- * {@link #stalls()}: the server is judged by the answer it gives on a working connection.
+ * <p>The Vert.x 5.0.7 HTTP/2 client occasionally (about 1 in 1000 sequential requests here, also
+ * against a trivial Vert.x HTTP/2 server) never completes a request on a reused connection, and its
+ * idle timeout does not fire. So a call without an answer after {@value #STALL_MS} ms is sent once
+ * more on a fresh connection, and counted in {@link #stalls()}: the server is judged by the answer
+ * it gives on a working connection.
  */
 public final class RawGrpc implements AutoCloseable {
 
   /** The gRPC service path prefix of the handshake service. */
   public static final String SERVICE = "/vte.handshake.v1.Handshake/";
+
   /** How long a call may go without an answer before it is re-sent on a fresh connection. */
   public static final long STALL_MS = 10_000;
 
@@ -40,14 +43,18 @@ public final class RawGrpc implements AutoCloseable {
   /**
    * The outcome of one call.
    *
-   * @param httpStatus the HTTP status, or -1 when the call failed below HTTP (reset, refused, timeout)
+   * @param httpStatus the HTTP status, or -1 when the call failed below HTTP (reset, refused,
+   *     timeout)
    * @param grpcStatus the grpc-status trailer (or trailers-only header), or -1 when absent
    * @param message the grpc-message trailer, or null
    * @param body the response body
    * @param failure the transport failure, or null
    */
-  public record Outcome(int httpStatus, int grpcStatus, String message, Buffer body, Throwable failure) {
-    /** @return a short label for tallies */
+  public record Outcome(
+      int httpStatus, int grpcStatus, String message, Buffer body, Throwable failure) {
+    /**
+     * @return a short label for tallies
+     */
     public String label() {
       if (failure != null) {
         return "transport " + failure.getClass().getSimpleName();
@@ -66,16 +73,23 @@ public final class RawGrpc implements AutoCloseable {
     this.host = serverName.substring(0, colon);
     this.port = Integer.parseInt(serverName.substring(colon + 1));
     this.vertx = vertx;
-    HttpClientOptions o = new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2)
-        .setHttp2ClearTextUpgrade(false).setIdleTimeout(10);
+    HttpClientOptions o =
+        new HttpClientOptions()
+            .setProtocolVersion(HttpVersion.HTTP_2)
+            .setHttp2ClearTextUpgrade(false)
+            .setIdleTimeout(10);
     if (trustedCa != null) {
-      o.setSsl(true).setUseAlpn(true).setTrustOptions(new PemTrustOptions().addCertPath(trustedCa.toString()));
+      o.setSsl(true)
+          .setUseAlpn(true)
+          .setTrustOptions(new PemTrustOptions().addCertPath(trustedCa.toString()));
     }
     this.options = o;
     this.client = vertx.createHttpClient(o);
   }
 
-  /** @return calls that got no answer on the shared connection and were re-sent on a fresh one */
+  /**
+   * @return calls that got no answer on the shared connection and were re-sent on a fresh one
+   */
   public int stalls() {
     return stalls.get();
   }
@@ -105,32 +119,60 @@ public final class RawGrpc implements AutoCloseable {
    */
   public Future<Outcome> call(String path, String contentType, Buffer body) {
     Promise<Outcome> answer = Promise.promise();
-    long timer = vertx.setTimer(STALL_MS, id -> {
-      stalls.incrementAndGet();
-      HttpClient fresh = vertx.createHttpClient(options);
-      send(fresh, path, contentType, body.copy()).onComplete(ar -> {
-        answer.tryComplete(ar.result());
-        fresh.close();
-      });
-    });
-    send(client, path, contentType, body).onComplete(ar -> {
-      vertx.cancelTimer(timer);
-      answer.tryComplete(ar.result());
-    });
+    long timer =
+        vertx.setTimer(
+            STALL_MS,
+            id -> {
+              stalls.incrementAndGet();
+              HttpClient fresh = vertx.createHttpClient(options);
+              send(fresh, path, contentType, body.copy())
+                  .onComplete(
+                      ar -> {
+                        answer.tryComplete(ar.result());
+                        fresh.close();
+                      });
+            });
+    send(client, path, contentType, body)
+        .onComplete(
+            ar -> {
+              vertx.cancelTimer(timer);
+              answer.tryComplete(ar.result());
+            });
     return answer.future();
   }
 
   private Future<Outcome> send(HttpClient http, String path, String contentType, Buffer body) {
-    RequestOptions ro = new RequestOptions().setMethod(HttpMethod.POST).setHost(host).setPort(port).setURI(path)
-        .putHeader("content-type", contentType).putHeader("te", "trailers").setIdleTimeout(10_000);
+    RequestOptions ro =
+        new RequestOptions()
+            .setMethod(HttpMethod.POST)
+            .setHost(host)
+            .setPort(port)
+            .setURI(path)
+            .putHeader("content-type", contentType)
+            .putHeader("te", "trailers")
+            .setIdleTimeout(10_000);
     return http.request(ro)
         .compose(req -> req.send(body))
-        .compose(resp -> resp.body().map(b -> {
-          String s = resp.getTrailer("grpc-status") != null ? resp.getTrailer("grpc-status") : resp.getHeader("grpc-status");
-          String m = resp.getTrailer("grpc-message") != null ? resp.getTrailer("grpc-message") : resp.getHeader("grpc-message");
-          return new Outcome(resp.statusCode(), s == null ? -1 : Integer.parseInt(s),
-              m == null ? null : QueryStringDecoder.decodeComponent(m), b, null);
-        }))
+        .compose(
+            resp ->
+                resp.body()
+                    .map(
+                        b -> {
+                          String s =
+                              resp.getTrailer("grpc-status") != null
+                                  ? resp.getTrailer("grpc-status")
+                                  : resp.getHeader("grpc-status");
+                          String m =
+                              resp.getTrailer("grpc-message") != null
+                                  ? resp.getTrailer("grpc-message")
+                                  : resp.getHeader("grpc-message");
+                          return new Outcome(
+                              resp.statusCode(),
+                              s == null ? -1 : Integer.parseInt(s),
+                              m == null ? null : QueryStringDecoder.decodeComponent(m),
+                              b,
+                              null);
+                        }))
         .recover(t -> Future.succeededFuture(new Outcome(-1, -1, null, Buffer.buffer(), t)));
   }
 

@@ -5,7 +5,10 @@ import io.vte.verbs.QueuePairs;
 import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 
-/** Connects two RC QPs of the suite's verbs-level tests to each other (port 1, MTU 4096, 67 ms timeout, 7 retries). */
+/**
+ * Connects two RC QPs of the suite's verbs-level tests to each other (port 1, MTU 4096, 67 ms
+ * timeout, 7 retries).
+ */
 final class RcPair {
 
   private RcPair() {}

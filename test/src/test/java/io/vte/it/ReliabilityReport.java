@@ -13,14 +13,16 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
- * The suite's shared collector: scenarios {@link #record} their figures, the extension marks each row with its
- * test's verdict, and when the whole run ends one table is printed and written to
- * {@code target/reliability-summary.txt} (system property {@code vte.it.summary}). Each row shows its try (a scenario
- * that missed a wall-clock target is tried once more, see {@link WallClockTargets}) and its targets as measured/target.
+ * The suite's shared collector: scenarios {@link #record} their figures, the extension marks each
+ * row with its test's verdict, and when the whole run ends one table is printed and written to
+ * {@code target/reliability-summary.txt} (system property {@code vte.it.summary}). Each row shows
+ * its try (a scenario that missed a wall-clock target is tried once more, see {@link
+ * WallClockTargets}) and its targets as measured/target.
  */
 public final class ReliabilityReport implements BeforeAllCallback, BeforeEachCallback, TestWatcher {
 
-  private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(ReliabilityReport.class);
+  private static final ExtensionContext.Namespace NS =
+      ExtensionContext.Namespace.create(ReliabilityReport.class);
   private static final List<Row> ROWS = new ArrayList<>();
   private static String currentTest = "?";
   private static int currentTry = 1;
@@ -60,7 +62,10 @@ public final class ReliabilityReport implements BeforeAllCallback, BeforeEachCal
     currentTry = n;
   }
 
-  /** Marks the rows of the running test's current try MISSED: it missed a wall-clock target and is tried again. */
+  /**
+   * Marks the rows of the running test's current try MISSED: it missed a wall-clock target and is
+   * tried again.
+   */
   static synchronized void tryMissed() {
     for (Row r : ROWS) {
       if (r.test.equals(currentTest) && r.attempt == currentTry && r.verdict.equals("running")) {
@@ -71,7 +76,10 @@ public final class ReliabilityReport implements BeforeAllCallback, BeforeEachCal
 
   @Override
   public void beforeAll(ExtensionContext context) {
-    context.getRoot().getStore(NS).getOrComputeIfAbsent(Printer.class, k -> new Printer(), Printer.class);
+    context
+        .getRoot()
+        .getStore(NS)
+        .getOrComputeIfAbsent(Printer.class, k -> new Printer(), Printer.class);
   }
 
   @Override
@@ -100,8 +108,18 @@ public final class ReliabilityReport implements BeforeAllCallback, BeforeEachCal
   @Override
   public void testDisabled(ExtensionContext context, Optional<String> reason) {
     synchronized (ReliabilityReport.class) {
-      ROWS.add(new Row(context.getUniqueId(), 1, new ScenarioFigures(context.getDisplayName(), 0, 0, Double.NaN,
-          Double.NaN, Double.NaN, "disabled: " + reason.orElse(""))));
+      ROWS.add(
+          new Row(
+              context.getUniqueId(),
+              1,
+              new ScenarioFigures(
+                  context.getDisplayName(),
+                  0,
+                  0,
+                  Double.NaN,
+                  Double.NaN,
+                  Double.NaN,
+                  "disabled: " + reason.orElse(""))));
     }
     verdict(context, "DISABLED");
   }
@@ -114,14 +132,28 @@ public final class ReliabilityReport implements BeforeAllCallback, BeforeEachCal
     }
   }
 
-  /** @return the summary table of everything recorded so far */
+  /**
+   * @return the summary table of everything recorded so far
+   */
   public static synchronized String table() {
     StringBuilder sb = new StringBuilder();
     sb.append("VTE reliability summary (").append(ROWS.size()).append(" scenarios)\n");
-    sb.append("Wall-clock targets are shown measured/target. A scenario that misses one (its correctness checks having\n"
-        + "passed) is tried once more and fails only if try 2 misses too; the missed try's row says MISSED.\n");
-    sb.append(String.format("%-8s %-50s %3s %9s %8s %12s %12s %12s  %s | %s%n", "verdict", "scenario", "try",
-        "transfers", "failures", "max lat ms", "pollgap p999", "recovery ms", "targets (measured/target)", "notes"));
+    sb.append(
+        "Wall-clock targets are shown measured/target. A scenario that misses one (its correctness checks having\n"
+            + "passed) is tried once more and fails only if try 2 misses too; the missed try's row says MISSED.\n");
+    sb.append(
+        String.format(
+            "%-8s %-50s %3s %9s %8s %12s %12s %12s  %s | %s%n",
+            "verdict",
+            "scenario",
+            "try",
+            "transfers",
+            "failures",
+            "max lat ms",
+            "pollgap p999",
+            "recovery ms",
+            "targets (measured/target)",
+            "notes"));
     for (Row r : ROWS) {
       sb.append(format(r.figures, r.verdict, r.attempt)).append('\n');
     }
@@ -129,10 +161,23 @@ public final class ReliabilityReport implements BeforeAllCallback, BeforeEachCal
   }
 
   private static String format(ScenarioFigures f, String verdict, int attempt) {
-    String targets = f.targets().isEmpty() ? "-" : f.targets().stream().map(Target::toString)
-        .collect(java.util.stream.Collectors.joining(", "));
-    return String.format("%-8s %-50s %3d %9d %8d %12s %12s %12s  %s | %s", verdict, f.scenario(), attempt,
-        f.transfers(), f.failures(), num(f.maxLatencyMs()), num(f.pollGapP999Ms()), num(f.recoveryMs()), targets,
+    String targets =
+        f.targets().isEmpty()
+            ? "-"
+            : f.targets().stream()
+                .map(Target::toString)
+                .collect(java.util.stream.Collectors.joining(", "));
+    return String.format(
+        "%-8s %-50s %3d %9d %8d %12s %12s %12s  %s | %s",
+        verdict,
+        f.scenario(),
+        attempt,
+        f.transfers(),
+        f.failures(),
+        num(f.maxLatencyMs()),
+        num(f.pollGapP999Ms()),
+        num(f.recoveryMs()),
+        targets,
         f.note());
   }
 
@@ -140,7 +185,9 @@ public final class ReliabilityReport implements BeforeAllCallback, BeforeEachCal
     return Double.isNaN(v) ? "-" : String.format("%.1f", v);
   }
 
-  /** Prints and writes the table when the root context closes, i.e. once after the last test class. */
+  /**
+   * Prints and writes the table when the root context closes, i.e. once after the last test class.
+   */
   private static final class Printer implements AutoCloseable {
     @Override
     public void close() throws IOException {

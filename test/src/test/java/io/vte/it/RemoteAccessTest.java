@@ -10,9 +10,9 @@ import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
+import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
-import io.vte.api.TransferEngine;
 import io.vte.engine.SegmentHandles;
 import io.vte.handshake.HandshakeClientOptions;
 import io.vte.handshake.HandshakeClientPool;
@@ -30,8 +30,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Remote access refused on the responder: a requester whose segment handle lies (forged from the real
- * descriptor, so its own range checks pass) gets a typed error and the target memory is untouched.
+ * Remote access refused on the responder: a requester whose segment handle lies (forged from the
+ * real descriptor, so its own range checks pass) gets a typed error and the target memory is
+ * untouched.
  */
 @ExtendWith({BlockedThreadGuard.class, ReliabilityReport.class})
 class RemoteAccessTest {
@@ -70,10 +71,18 @@ class RemoteAccessTest {
     }
   }
 
-  /** The responder's real descriptor, rewritten by {@code forge}, as a handle of the requester engine. */
+  /**
+   * The responder's real descriptor, rewritten by {@code forge}, as a handle of the requester
+   * engine.
+   */
   private SegmentHandle forged(UnaryOperator<BufferDesc> forge) {
-    SegmentDescriptor real = Await.result(clients.getSegment(responder.serverName(), GetSegmentRequest.getDefaultInstance(),
-        Duration.ofSeconds(10)), LocalEngines.WAIT);
+    SegmentDescriptor real =
+        Await.result(
+            clients.getSegment(
+                responder.serverName(),
+                GetSegmentRequest.getDefaultInstance(),
+                Duration.ofSeconds(10)),
+            LocalEngines.WAIT);
     SegmentDescriptor.Builder b = real.toBuilder();
     for (int i = 0; i < b.getBuffersCount(); i++) {
       b.setBuffers(i, forge.apply(b.getBuffers(i)));
@@ -82,72 +91,136 @@ class RemoteAccessTest {
   }
 
   private RequestResult transfer(TransferRequest request) {
-    BatchResult r = Await.result(requester.submit(List.of(request), new TransferOptions()
-        .setDeadline(Duration.ofSeconds(20))).result(), LocalEngines.WAIT);
+    BatchResult r =
+        Await.result(
+            requester
+                .submit(List.of(request), new TransferOptions().setDeadline(Duration.ofSeconds(20)))
+                .result(),
+            LocalEngines.WAIT);
     return r.requests().get(0);
   }
 
   /** Runs a refused access and checks the typed error and both memories. */
-  private void assertRefused(String what, TransferRequest request, long checkedAddress, int checkedLength,
+  private void assertRefused(
+      String what,
+      TransferRequest request,
+      long checkedAddress,
+      int checkedLength,
       ErrorCode... expected) {
     long targetBefore = Pattern.crc(checkedAddress, checkedLength);
     long sourceBefore = Pattern.crc(source.address(), REGION);
     RequestResult r = transfer(request);
     assertEquals(RequestStatus.FAILED, r.status(), what + ": " + r);
     assertNotNull(r.cause(), what + ": a cause");
-    assertTrue(List.of(expected).contains(r.cause().code()), what + ": typed error " + r.cause().code()
-        + " (" + r.cause().getMessage() + "), expected one of " + List.of(expected));
-    assertEquals(targetBefore, Pattern.crc(checkedAddress, checkedLength), what + ": target memory untouched");
-    assertEquals(sourceBefore, Pattern.crc(source.address(), REGION), what + ": requester memory untouched");
-    ReliabilityReport.record(new ScenarioFigures("access: " + what, 1, 0, Double.NaN, Double.NaN, Double.NaN,
-        "refused with " + r.cause().code()));
+    assertTrue(
+        List.of(expected).contains(r.cause().code()),
+        what
+            + ": typed error "
+            + r.cause().code()
+            + " ("
+            + r.cause().getMessage()
+            + "), expected one of "
+            + List.of(expected));
+    assertEquals(
+        targetBefore,
+        Pattern.crc(checkedAddress, checkedLength),
+        what + ": target memory untouched");
+    assertEquals(
+        sourceBefore, Pattern.crc(source.address(), REGION), what + ": requester memory untouched");
+    ReliabilityReport.record(
+        new ScenarioFigures(
+            "access: " + what,
+            1,
+            0,
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            "refused with " + r.cause().code()));
   }
 
   @Test
   void wrongRkeyIsRefusedForWriteAndRead() {
-    SegmentHandle lie = forged(b -> {
-      BufferDesc.Builder x = b.toBuilder().clearRkeys();
-      b.getRkeysList().forEach(k -> x.addRkeys(k ^ 0x5A5A5A5A));
-      return x.build();
-    });
-    assertRefused("wrong rkey, WRITE", TransferRequest.write(source, 0, lie, target.address(), LENGTH),
-        targetMemory, REGION + GUARD, ErrorCode.REMOTE_ACCESS_DENIED);
-    assertRefused("wrong rkey, READ", TransferRequest.read(source, 0, lie, target.address(), LENGTH),
-        targetMemory, REGION + GUARD, ErrorCode.REMOTE_ACCESS_DENIED);
+    SegmentHandle lie =
+        forged(
+            b -> {
+              BufferDesc.Builder x = b.toBuilder().clearRkeys();
+              b.getRkeysList().forEach(k -> x.addRkeys(k ^ 0x5A5A5A5A));
+              return x.build();
+            });
+    assertRefused(
+        "wrong rkey, WRITE",
+        TransferRequest.write(source, 0, lie, target.address(), LENGTH),
+        targetMemory,
+        REGION + GUARD,
+        ErrorCode.REMOTE_ACCESS_DENIED);
+    assertRefused(
+        "wrong rkey, READ",
+        TransferRequest.read(source, 0, lie, target.address(), LENGTH),
+        targetMemory,
+        REGION + GUARD,
+        ErrorCode.REMOTE_ACCESS_DENIED);
     sanity();
   }
 
   @Test
   void rangePastTheEndOfTheRegionIsRefused() {
     SegmentHandle lie = forged(b -> b.toBuilder().setLength(b.getLength() + GUARD).build());
-    assertRefused("range past MR end, WRITE", TransferRequest.write(source, 0, lie, target.address() + REGION, LENGTH),
-        targetMemory, REGION + GUARD, ErrorCode.REMOTE_ACCESS_DENIED);
-    assertRefused("range past MR end, READ", TransferRequest.read(source, 0, lie, target.address() + REGION, LENGTH),
-        targetMemory, REGION + GUARD, ErrorCode.REMOTE_ACCESS_DENIED);
-    assertRefused("range straddling MR end, WRITE",
+    assertRefused(
+        "range past MR end, WRITE",
+        TransferRequest.write(source, 0, lie, target.address() + REGION, LENGTH),
+        targetMemory,
+        REGION + GUARD,
+        ErrorCode.REMOTE_ACCESS_DENIED);
+    assertRefused(
+        "range past MR end, READ",
+        TransferRequest.read(source, 0, lie, target.address() + REGION, LENGTH),
+        targetMemory,
+        REGION + GUARD,
+        ErrorCode.REMOTE_ACCESS_DENIED);
+    assertRefused(
+        "range straddling MR end, WRITE",
         TransferRequest.write(source, 0, lie, target.address() + REGION - LENGTH / 2, LENGTH),
-        targetMemory + REGION, GUARD, ErrorCode.REMOTE_ACCESS_DENIED);
+        targetMemory + REGION,
+        GUARD,
+        ErrorCode.REMOTE_ACCESS_DENIED);
     sanity();
   }
 
   @Test
   void accessAfterUnregisterIsRefused() {
     SegmentHandle before = forged(UnaryOperator.identity());
-    SegmentHandle opened = Await.result(requester.openSegment(responder.serverName()), LocalEngines.WAIT);
-    assertEquals(RequestStatus.COMPLETED, transfer(TransferRequest.write(source, 0, opened, target.address(), LENGTH))
-        .status(), "the region is writable while registered");
+    SegmentHandle opened =
+        Await.result(requester.openSegment(responder.serverName()), LocalEngines.WAIT);
+    assertEquals(
+        RequestStatus.COMPLETED,
+        transfer(TransferRequest.write(source, 0, opened, target.address(), LENGTH)).status(),
+        "the region is writable while registered");
     Await.result(responder.unregister(target), LocalEngines.WAIT);
-    assertRefused("after unregister, WRITE (stale handle)", TransferRequest.write(source, 0, before, target.address(),
-        LENGTH), targetMemory, REGION + GUARD, ErrorCode.REMOTE_ACCESS_DENIED);
-    assertRefused("after unregister, READ (stale handle)", TransferRequest.read(source, 0, before, target.address(),
-        LENGTH), targetMemory, REGION + GUARD, ErrorCode.REMOTE_ACCESS_DENIED);
-    assertRefused("after unregister, WRITE (opened handle)", TransferRequest.write(source, 0, opened, target.address(),
-        LENGTH), targetMemory, REGION + GUARD, ErrorCode.REMOTE_ACCESS_DENIED, ErrorCode.OUT_OF_RANGE);
+    assertRefused(
+        "after unregister, WRITE (stale handle)",
+        TransferRequest.write(source, 0, before, target.address(), LENGTH),
+        targetMemory,
+        REGION + GUARD,
+        ErrorCode.REMOTE_ACCESS_DENIED);
+    assertRefused(
+        "after unregister, READ (stale handle)",
+        TransferRequest.read(source, 0, before, target.address(), LENGTH),
+        targetMemory,
+        REGION + GUARD,
+        ErrorCode.REMOTE_ACCESS_DENIED);
+    assertRefused(
+        "after unregister, WRITE (opened handle)",
+        TransferRequest.write(source, 0, opened, target.address(), LENGTH),
+        targetMemory,
+        REGION + GUARD,
+        ErrorCode.REMOTE_ACCESS_DENIED,
+        ErrorCode.OUT_OF_RANGE);
   }
 
   /** The same engines still move data after refusals: the refusals were not a broken setup. */
   private void sanity() {
-    SegmentHandle real = Await.result(requester.openSegment(responder.serverName()), LocalEngines.WAIT);
+    SegmentHandle real =
+        Await.result(requester.openSegment(responder.serverName()), LocalEngines.WAIT);
     RequestResult r = transfer(TransferRequest.write(source, 0, real, target.address(), LENGTH));
     assertEquals(RequestStatus.COMPLETED, r.status(), r.toString());
     assertEquals(Pattern.crc(source.address(), LENGTH), Pattern.crc(targetMemory, LENGTH));

@@ -8,8 +8,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * One target's result of a node process's {@code load} command ({@link NodeLoad}), read by the test: the figures
- * of {@link WriteLoad.Result}, with times relative to the start of the run (0 = start).
+ * One target's result of a node process's {@code load} command ({@link NodeLoad}), read by the
+ * test: the figures of {@link WriteLoad.Result}, with times relative to the start of the run (0 =
+ * start).
  */
 public final class RemoteLoad {
 
@@ -18,7 +19,8 @@ public final class RemoteLoad {
 
   private RemoteLoad(JsonObject json) {
     this.json = json;
-    this.completions = Completions.fromJson(json.getJsonArray("completions"), json.getInteger("chunk"));
+    this.completions =
+        Completions.fromJson(json.getJsonArray("completions"), json.getInteger("chunk"));
   }
 
   /**
@@ -33,60 +35,82 @@ public final class RemoteLoad {
 
   /**
    * @param answer a node's answer to {@code load} with a watch named {@code name}
-   * @param origin the run's start, System.nanoTime of the node (the first target's {@link #startNanos()})
+   * @param origin the run's start, System.nanoTime of the node (the first target's {@link
+   *     #startNanos()})
    * @param name the watch's name
-   * @return samples {@code [nanos since origin, bytes]}, in time order; bytes -1 where the interface was missing
+   * @return samples {@code [nanos since origin, bytes]}, in time order; bytes -1 where the
+   *     interface was missing
    */
   public static List<long[]> counterSamples(JsonObject answer, long origin, String name) {
     List<long[]> out = new ArrayList<>();
     JsonArray samples = answer.getJsonObject("watch").getJsonArray(name);
-    samples.forEach(s -> out.add(new long[] {((JsonArray) s).getLong(0) - origin, ((JsonArray) s).getLong(1)}));
+    samples.forEach(
+        s -> out.add(new long[] {((JsonArray) s).getLong(0) - origin, ((JsonArray) s).getLong(1)}));
     return out;
   }
 
-  /** @return when the run started on the node's clock, System.nanoTime there */
+  /**
+   * @return when the run started on the node's clock, System.nanoTime there
+   */
   public long startNanos() {
     return json.getLong("startNanos");
   }
 
-  /** @return requests that ended */
+  /**
+   * @return requests that ended
+   */
   public long transfers() {
     return json.getLong("transfers");
   }
 
-  /** @return requests that did not complete */
+  /**
+   * @return requests that did not complete
+   */
   public long failures() {
     return json.getLong("failures");
   }
 
-  /** @return failures without an error code */
+  /**
+   * @return failures without an error code
+   */
   public long untyped() {
     return json.getLong("untyped");
   }
 
-  /** @return failures by error code name */
+  /**
+   * @return failures by error code name
+   */
   public Map<String, Integer> causes() {
     Map<String, Integer> out = new TreeMap<>();
-    json.getJsonObject("causes").forEach(e -> out.put(e.getKey(), ((Number) e.getValue()).intValue()));
+    json.getJsonObject("causes")
+        .forEach(e -> out.put(e.getKey(), ((Number) e.getValue()).intValue()));
     return out;
   }
 
-  /** @return the longest request latency */
+  /**
+   * @return the longest request latency
+   */
   public long maxLatencyNanos() {
     return json.getLong("maxLatencyNanos");
   }
 
-  /** @return true when the last write of every slot completed */
+  /**
+   * @return true when the last write of every slot completed
+   */
   public boolean lastWritesCompleted() {
     return json.getBoolean("lastWritesCompleted");
   }
 
-  /** @return CRC32C of the sender's source slots after the run */
+  /**
+   * @return CRC32C of the sender's source slots after the run
+   */
   public long localCrc() {
     return json.getLong("localCrc");
   }
 
-  /** @return the end of the run, nanoseconds after its start */
+  /**
+   * @return the end of the run, nanoseconds after its start
+   */
   public long end() {
     return json.getLong("durationNanos");
   }
@@ -103,7 +127,9 @@ public final class RemoteLoad {
     return t;
   }
 
-  /** @return bytes per second completed over the whole run */
+  /**
+   * @return bytes per second completed over the whole run
+   */
   public double throughput() {
     return completions.throughput(0, end());
   }
@@ -121,7 +147,8 @@ public final class RemoteLoad {
    * @param after a fault's time
    * @param target bytes per second to reach
    * @param window the sliding window measured
-   * @return nanoseconds from {@code after} to the end of the first window at or above target, or -1 if never
+   * @return nanoseconds from {@code after} to the end of the first window at or above target, or -1
+   *     if never
    */
   public long recoveryNanos(long after, double target, long window) {
     return completions.recoveryNanos(after, target, window, end());
@@ -135,17 +162,23 @@ public final class RemoteLoad {
     return completions.windowsMiB(from, end(), 500_000_000L);
   }
 
-  /** @return failures by cause and by fault in flight, one line */
+  /**
+   * @return failures by cause and by fault in flight, one line
+   */
   public String failureSummary() {
     return json.getString("failureSummary");
   }
 
-  /** @return the summary plus the first failure of each cause */
+  /**
+   * @return the summary plus the first failure of each cause
+   */
   public String failureDetails() {
     return json.getString("failureDetails");
   }
 
-  /** @return the first failure, for messages */
+  /**
+   * @return the first failure, for messages
+   */
   public String firstFailure() {
     return json.getString("firstFailure");
   }

@@ -3,7 +3,8 @@ package io.vte.it;
 import java.util.List;
 
 /**
- * The figures one scenario reports in the suite summary; NaN marks a figure the scenario does not measure.
+ * The figures one scenario reports in the suite summary; NaN marks a figure the scenario does not
+ * measure.
  *
  * @param scenario short name, e.g. "1a sender NIC down 5-12 s"
  * @param transfers requests that ended (any status)
@@ -12,10 +13,18 @@ import java.util.List;
  * @param pollGapP999Ms 99.9th percentile CQ poll gap of the measured engine
  * @param recoveryMs time from the last fault to recovered service
  * @param note anything else worth a glance (throughput, rates, typed errors seen)
- * @param targets the scenario's wall-clock targets, each measured against its target (see {@link WallClockTargets})
+ * @param targets the scenario's wall-clock targets, each measured against its target (see {@link
+ *     WallClockTargets})
  */
-public record ScenarioFigures(String scenario, long transfers, long failures, double maxLatencyMs,
-    double pollGapP999Ms, double recoveryMs, String note, List<Target> targets) {
+public record ScenarioFigures(
+    String scenario,
+    long transfers,
+    long failures,
+    double maxLatencyMs,
+    double pollGapP999Ms,
+    double recoveryMs,
+    String note,
+    List<Target> targets) {
 
   /**
    * Figures of a scenario without wall-clock targets.
@@ -28,8 +37,14 @@ public record ScenarioFigures(String scenario, long transfers, long failures, do
    * @param recoveryMs time from the last fault to recovered service
    * @param note anything else worth a glance
    */
-  public ScenarioFigures(String scenario, long transfers, long failures, double maxLatencyMs, double pollGapP999Ms,
-      double recoveryMs, String note) {
+  public ScenarioFigures(
+      String scenario,
+      long transfers,
+      long failures,
+      double maxLatencyMs,
+      double pollGapP999Ms,
+      double recoveryMs,
+      String note) {
     this(scenario, transfers, failures, maxLatencyMs, pollGapP999Ms, recoveryMs, note, List.of());
   }
 

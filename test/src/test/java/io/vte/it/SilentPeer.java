@@ -23,13 +23,15 @@ import java.net.UnknownHostException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A dead peer that still accepts TCP: it serves a plausible segment descriptor (4 devices, one 64 MiB buffer) so
- * engines try to connect to it, then accepts every Connect call and never answers it.
+ * A dead peer that still accepts TCP: it serves a plausible segment descriptor (4 devices, one 64
+ * MiB buffer) so engines try to connect to it, then accepts every Connect call and never answers
+ * it.
  */
 public final class SilentPeer implements HandshakeHandler, AutoCloseable {
 
   /** Address of the silent peer's buffer in its descriptor. */
   public static final long ADDRESS = 0x4000_0000L;
+
   /** Length of the silent peer's buffer in its descriptor. */
   public static final long LENGTH = 64L << 20;
 
@@ -37,8 +39,11 @@ public final class SilentPeer implements HandshakeHandler, AutoCloseable {
   private final AtomicInteger connects = new AtomicInteger();
 
   private SilentPeer(Vertx vertx) {
-    this.server = Await.result(HandshakeServer.start(vertx, new HandshakeServerOptions().setHost("127.0.0.1").setPort(0),
-        this), LocalEngines.WAIT);
+    this.server =
+        Await.result(
+            HandshakeServer.start(
+                vertx, new HandshakeServerOptions().setHost("127.0.0.1").setPort(0), this),
+            LocalEngines.WAIT);
   }
 
   /**
@@ -49,12 +54,16 @@ public final class SilentPeer implements HandshakeHandler, AutoCloseable {
     return new SilentPeer(vertx);
   }
 
-  /** @return its server name, the segment name to open */
+  /**
+   * @return its server name, the segment name to open
+   */
   public String serverName() {
     return server.serverName();
   }
 
-  /** @return Connect calls received and left unanswered */
+  /**
+   * @return Connect calls received and left unanswered
+   */
   public int connects() {
     return connects.get();
   }
@@ -67,13 +76,26 @@ public final class SilentPeer implements HandshakeHandler, AutoCloseable {
 
   @Override
   public Future<SegmentDescriptor> getSegment(GetSegmentRequest request) {
-    SegmentDescriptor.Builder d = SegmentDescriptor.newBuilder().setName(serverName()).setServerName(serverName())
-        .setTransport("soft").setVersion(1);
-    BufferDesc.Builder b = BufferDesc.newBuilder().setLocation("cpu:0").setAddress(ADDRESS).setLength(LENGTH)
-        .setAccess(AccessFlags.ALL_REMOTE);
+    SegmentDescriptor.Builder d =
+        SegmentDescriptor.newBuilder()
+            .setName(serverName())
+            .setServerName(serverName())
+            .setTransport("soft")
+            .setVersion(1);
+    BufferDesc.Builder b =
+        BufferDesc.newBuilder()
+            .setLocation("cpu:0")
+            .setAddress(ADDRESS)
+            .setLength(LENGTH)
+            .setAccess(AccessFlags.ALL_REMOTE);
     for (int i = 0; i < LocalEngines.DEVICES; i++) {
-      d.addDevices(DeviceDesc.newBuilder().setName("silentd" + i).setGid(gid(60 + i)).setLid(9 + i).setMtu(4096)
-          .setActive(true));
+      d.addDevices(
+          DeviceDesc.newBuilder()
+              .setName("silentd" + i)
+              .setGid(gid(60 + i))
+              .setLid(9 + i)
+              .setMtu(4096)
+              .setActive(true));
       b.addRkeys(100 + i);
     }
     return Future.succeededFuture(d.addBuffers(b).build());
@@ -81,7 +103,8 @@ public final class SilentPeer implements HandshakeHandler, AutoCloseable {
 
   private static ByteString gid(int lastOctet) {
     try {
-      return ByteString.copyFrom(Gid.fromInetAddress(InetAddress.getByName("127.0.0." + lastOctet)).toBytes());
+      return ByteString.copyFrom(
+          Gid.fromInetAddress(InetAddress.getByName("127.0.0." + lastOctet)).toBytes());
     } catch (UnknownHostException e) {
       throw new IllegalStateException(e);
     }

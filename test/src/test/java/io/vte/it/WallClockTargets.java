@@ -3,10 +3,11 @@ package io.vte.it;
 import java.util.List;
 
 /**
- * Runs a scenario whose wall-clock {@link Target}s depend on the machine's load: a scenario checks its correctness
- * (no failed transfer, byte-exact data, no leak) first and at once, then {@link #require} its targets; a missed target
- * makes {@link #retryOnceOnMiss} run the whole scenario once more, and only a second miss fails the test. Both tries
- * stay in the summary (the missed one marked MISSED, each with its try number).
+ * Runs a scenario whose wall-clock {@link Target}s depend on the machine's load: a scenario checks
+ * its correctness (no failed transfer, byte-exact data, no leak) first and at once, then {@link
+ * #require} its targets; a missed target makes {@link #retryOnceOnMiss} run the whole scenario once
+ * more, and only a second miss fails the test. Both tries stay in the summary (the missed one
+ * marked MISSED, each with its try number).
  */
 final class WallClockTargets {
 
@@ -58,7 +59,11 @@ final class WallClockTargets {
       try {
         scenario.run();
       } catch (Missed second) {
-        throw new Missed("missed on both tries; try 1: " + first.getMessage() + "; try 2: " + second.getMessage());
+        throw new Missed(
+            "missed on both tries; try 1: "
+                + first.getMessage()
+                + "; try 2: "
+                + second.getMessage());
       }
     }
   }

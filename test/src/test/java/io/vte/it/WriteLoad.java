@@ -24,16 +24,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Continuous WRITEs of {@code chunk} bytes from slot {@code s} of a local buffer to slot {@code s} of a remote
- * buffer, {@code slots} requests in flight; each write carries a fresh pattern, so at the end the remote slots
- * must equal the local ones byte for byte. Faults run on their own thread at fixed offsets from the start.
+ * Continuous WRITEs of {@code chunk} bytes from slot {@code s} of a local buffer to slot {@code s}
+ * of a remote buffer, {@code slots} requests in flight; each write carries a fresh pattern, so at
+ * the end the remote slots must equal the local ones byte for byte. Faults run on their own thread
+ * at fixed offsets from the start.
  */
 public final class WriteLoad {
 
   /** What a fault does, run off the event loops. */
   @FunctionalInterface
   public interface Action {
-    /** @throws Exception fails the load run */
+    /**
+     * @throws Exception fails the load run
+     */
     void run() throws Exception;
   }
 
@@ -64,8 +67,14 @@ public final class WriteLoad {
    * @param chunk bytes per request
    * @param requestDeadline the per-batch deadline
    */
-  public WriteLoad(TransferEngine engine, RegisteredBuffer local, SegmentHandle segment, long remoteAddress, int slots,
-      int chunk, Duration requestDeadline) {
+  public WriteLoad(
+      TransferEngine engine,
+      RegisteredBuffer local,
+      SegmentHandle segment,
+      long remoteAddress,
+      int slots,
+      int chunk,
+      Duration requestDeadline) {
     this.engine = engine;
     this.local = local;
     this.segment = segment;
@@ -85,16 +94,21 @@ public final class WriteLoad {
    */
   public Result run(Duration duration, List<Fault> faults) throws Exception {
     Result result = new Result(System.nanoTime());
-    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "fault-injector"));
+    ScheduledExecutorService scheduler =
+        Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "fault-injector"));
     try {
       List<ScheduledFuture<?>> scheduled = new ArrayList<>();
       for (Fault f : faults) {
-        scheduled.add(scheduler.schedule(() -> {
-          f.action().run();
-          result.faultTimes.put(f.name(), System.nanoTime());
-          result.faults.add(f.name(), "");
-          return null;
-        }, f.at().toNanos(), TimeUnit.NANOSECONDS));
+        scheduled.add(
+            scheduler.schedule(
+                () -> {
+                  f.action().run();
+                  result.faultTimes.put(f.name(), System.nanoTime());
+                  result.faults.add(f.name(), "");
+                  return null;
+                },
+                f.at().toNanos(),
+                TimeUnit.NANOSECONDS));
       }
       long end = result.start + duration.toNanos();
       @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array is made raw
@@ -113,9 +127,13 @@ public final class WriteLoad {
             continue;
           }
           try {
-            inflight[s].toCompletionStage().toCompletableFuture().get(hangLimit, TimeUnit.NANOSECONDS);
+            inflight[s]
+                .toCompletionStage()
+                .toCompletableFuture()
+                .get(hangLimit, TimeUnit.NANOSECONDS);
           } catch (TimeoutException e) {
-            throw new AssertionError("a write did not end within its deadline + 30 s: the engine hangs");
+            throw new AssertionError(
+                "a write did not end within its deadline + 30 s: the engine hangs");
           } catch (ExecutionException e) {
             // a failed batch future is accounted for below like a failed request
           }
@@ -146,12 +164,19 @@ public final class WriteLoad {
     long offset = (long) s * chunk;
     Pattern.fill(local.address() + offset, chunk, seed++);
     submitted[s] = System.nanoTime();
-    inflight[s] = engine.submit(List.of(TransferRequest.write(local, offset, segment, remoteAddress + offset, chunk)),
-        new TransferOptions().setDeadline(requestDeadline)).result();
+    inflight[s] =
+        engine
+            .submit(
+                List.of(
+                    TransferRequest.write(local, offset, segment, remoteAddress + offset, chunk)),
+                new TransferOptions().setDeadline(requestDeadline))
+            .result();
     inflight[s].onComplete(ar -> completed[s] = System.nanoTime());
   }
 
-  /** @return CRC32C of the local slots, which the remote slots must equal after a clean run */
+  /**
+   * @return CRC32C of the local slots, which the remote slots must equal after a clean run
+   */
   public long localCrc() {
     return Pattern.crc(local.address(), slots * chunk);
   }
@@ -182,38 +207,56 @@ public final class WriteLoad {
         completions.add(completedAt);
         return;
       }
-      failed.record(r != null ? r.cause() : f.cause(), r != null ? r.status().name() : "batch failed",
-          completedAt - latency, completedAt);
+      failed.record(
+          r != null ? r.cause() : f.cause(),
+          r != null ? r.status().name() : "batch failed",
+          completedAt - latency,
+          completedAt);
     }
 
     /**
-     * @return what a node process reports of a run it made ({@link RemoteLoad} reads it): every figure, the
-     *     completion and fault times relative to the start of the run
+     * @return what a node process reports of a run it made ({@link RemoteLoad} reads it): every
+     *     figure, the completion and fault times relative to the start of the run
      */
     public JsonObject toJson() {
       JsonObject causes = new JsonObject();
       failed.causes().forEach((code, n) -> causes.put(code.name(), n));
       JsonObject faultsAt = new JsonObject();
       faultTimes.forEach((name, t) -> faultsAt.put(name, t - start));
-      return new JsonObject().put("transfers", transfers).put("failures", failures()).put("untyped", untyped())
-          .put("causes", causes).put("maxLatencyNanos", maxLatencyNanos)
-          .put("lastWritesCompleted", lastWritesCompleted()).put("startNanos", start)
-          .put("durationNanos", end - start).put("faultTimes", faultsAt).put("completions", completions.toJson(start))
-          .put("chunk", chunk).put("failureSummary", failureSummary()).put("failureDetails", failureDetails())
+      return new JsonObject()
+          .put("transfers", transfers)
+          .put("failures", failures())
+          .put("untyped", untyped())
+          .put("causes", causes)
+          .put("maxLatencyNanos", maxLatencyNanos)
+          .put("lastWritesCompleted", lastWritesCompleted())
+          .put("startNanos", start)
+          .put("durationNanos", end - start)
+          .put("faultTimes", faultsAt)
+          .put("completions", completions.toJson(start))
+          .put("chunk", chunk)
+          .put("failureSummary", failureSummary())
+          .put("failureDetails", failureDetails())
           .put("firstFailure", firstFailure());
     }
 
-    /** @return requests that ended */
+    /**
+     * @return requests that ended
+     */
     public long transfers() {
       return transfers;
     }
 
-    /** @return requests that did not complete */
+    /**
+     * @return requests that did not complete
+     */
     public long failures() {
       return failed.failures();
     }
 
-    /** @return typed failures by error code */
+    /**
+     * @return typed failures by error code
+     */
     public Map<ErrorCode, Integer> causes() {
       return failed.causes();
     }
@@ -226,32 +269,44 @@ public final class WriteLoad {
       return failed.example(code);
     }
 
-    /** @return failures without a {@link io.vte.api.VteException} code */
+    /**
+     * @return failures without a {@link io.vte.api.VteException} code
+     */
     public long untyped() {
       return failed.untyped();
     }
 
-    /** @return the first failure and the faults around it, for messages */
+    /**
+     * @return the first failure and the faults around it, for messages
+     */
     public String firstFailure() {
       return failed.first();
     }
 
-    /** @return failures by cause and by fault in flight, one line for the summary */
+    /**
+     * @return failures by cause and by fault in flight, one line for the summary
+     */
     public String failureSummary() {
       return failed.summary();
     }
 
-    /** @return {@link #failureSummary()} plus the first failure of each cause with its faults */
+    /**
+     * @return {@link #failureSummary()} plus the first failure of each cause with its faults
+     */
     public String failureDetails() {
       return failed.details();
     }
 
-    /** @return the longest request latency */
+    /**
+     * @return the longest request latency
+     */
     public long maxLatencyNanos() {
       return maxLatencyNanos;
     }
 
-    /** @return true when the last write of every slot completed, so the remote slots must match */
+    /**
+     * @return true when the last write of every slot completed, so the remote slots must match
+     */
     public boolean lastWritesCompleted() {
       for (boolean ok : lastOk) {
         if (!ok) {
@@ -273,17 +328,23 @@ public final class WriteLoad {
       return t;
     }
 
-    /** @return when the first write completed, System.nanoTime, or -1 if none did */
+    /**
+     * @return when the first write completed, System.nanoTime, or -1 if none did
+     */
     public long firstCompletion() {
       return completions.first();
     }
 
-    /** @return the end of the run, System.nanoTime */
+    /**
+     * @return the end of the run, System.nanoTime
+     */
     public long end() {
       return end;
     }
 
-    /** @return bytes per second completed over the whole run */
+    /**
+     * @return bytes per second completed over the whole run
+     */
     public double throughput() {
       return throughput(start, end);
     }
@@ -301,7 +362,8 @@ public final class WriteLoad {
      * @param after the last fault, System.nanoTime
      * @param target bytes per second to reach
      * @param window the sliding window measured
-     * @return nanoseconds from {@code after} to the end of the first window at or above target, or -1 if never
+     * @return nanoseconds from {@code after} to the end of the first window at or above target, or
+     *     -1 if never
      */
     public long recoveryNanos(long after, double target, long window) {
       return completions.recoveryNanos(after, target, window, end);

@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * READ of a write-only region, on the responder of the embedded soft verbs: the engine's public API registers
- * every buffer for remote read and write, so this check runs one layer down, on a connected RC QP pair.
+ * READ of a write-only region, on the responder of the embedded soft verbs: the engine's public API
+ * registers every buffer for remote read and write, so this check runs one layer down, on a
+ * connected RC QP pair.
  */
 @ExtendWith({BlockedThreadGuard.class, ReliabilityReport.class})
 class WriteOnlyRegionTest {
@@ -47,9 +48,14 @@ class WriteOnlyRegionTest {
 
   @BeforeEach
   void connect() {
-    provider = VerbsProviders.create("soft", Map.of("devices", List.of(
-        Map.of("name", "woA", "host", "127.0.0.70", "port", 0),
-        Map.of("name", "woB", "host", "127.0.0.71", "port", 0))));
+    provider =
+        VerbsProviders.create(
+            "soft",
+            Map.of(
+                "devices",
+                List.of(
+                    Map.of("name", "woA", "host", "127.0.0.70", "port", 0),
+                    Map.of("name", "woB", "host", "127.0.0.71", "port", 0))));
     VerbsContext a = provider.open("woA");
     VerbsContext b = provider.open("woB");
     ProtectionDomain pdA = a.allocPd();
@@ -63,7 +69,9 @@ class WriteOnlyRegionTest {
     Pattern.fill(localMemory, LENGTH, 1);
     Pattern.fill(remoteMemory, LENGTH, 2);
     localMr = pdA.registerMemory(localMemory, LENGTH, AccessFlags.LOCAL_WRITE);
-    writeOnly = pdB.registerMemory(remoteMemory, LENGTH, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE);
+    writeOnly =
+        pdB.registerMemory(
+            remoteMemory, LENGTH, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE);
     RcPair.connect(qp, a, qpB, b);
   }
 
@@ -76,7 +84,15 @@ class WriteOnlyRegionTest {
 
   private int post(int opcode) {
     WorkRequestBatch wr = WorkRequestBatch.allocate(1);
-    wr.add(opcode, opcode, WrFlags.SIGNALED, localMemory, LENGTH, localMr.lkey(), remoteMemory, writeOnly.rkey());
+    wr.add(
+        opcode,
+        opcode,
+        WrFlags.SIGNALED,
+        localMemory,
+        LENGTH,
+        localMr.lkey(),
+        remoteMemory,
+        writeOnly.rkey());
     assertEquals(PostStatus.OK, qp.postSend(wr), "posted");
     WorkCompletionBatch wc = WorkCompletionBatch.allocate(4);
     Await.until("a completion", Duration.ofSeconds(30), () -> cq.poll(wc) > 0);
@@ -89,16 +105,25 @@ class WriteOnlyRegionTest {
     long localBefore = Pattern.crc(localMemory, LENGTH);
     int status = post(WrOpcode.RDMA_READ);
     assertEquals(WcStatus.REM_ACCESS_ERR, WcStatus.of(status), "READ of a write-only region");
-    assertEquals(localBefore, Pattern.crc(localMemory, LENGTH), "nothing was read into the requester");
+    assertEquals(
+        localBefore, Pattern.crc(localMemory, LENGTH), "nothing was read into the requester");
     assertEquals(remoteBefore, Pattern.crc(remoteMemory, LENGTH), "the region is untouched");
-    ReliabilityReport.record(new ScenarioFigures("access: READ of write-only region (verbs)", 1, 0, Double.NaN,
-        Double.NaN, Double.NaN, "refused with " + WcStatus.of(status)));
+    ReliabilityReport.record(
+        new ScenarioFigures(
+            "access: READ of write-only region (verbs)",
+            1,
+            0,
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            "refused with " + WcStatus.of(status)));
   }
 
   /** The control: the same setup lets a WRITE through, so the refusal above is the access check. */
   @Test
   void writeToTheWriteOnlyRegionLands() {
     assertEquals(WcStatus.SUCCESS, WcStatus.of(post(WrOpcode.RDMA_WRITE)));
-    assertEquals(Pattern.crc(localMemory, LENGTH), Pattern.crc(remoteMemory, LENGTH), "the write landed");
+    assertEquals(
+        Pattern.crc(localMemory, LENGTH), Pattern.crc(remoteMemory, LENGTH), "the write landed");
   }
 }

@@ -4,17 +4,25 @@ import io.vertx.core.json.JsonObject;
 import java.util.Base64;
 
 /**
- * One shared handshake key: its id and its secret in base64, {@code {"keyId", "secretBase64"}}. An engine signs
- * with the key of its {@link AuthOptions} and also accepts its {@link AuthOptions#getAcceptKeys() acceptKeys}.
+ * One shared handshake key: its id and its secret in base64, {@code {"keyId", "secretBase64"}}. An
+ * engine signs with the key of its {@link AuthOptions} and also accepts its {@link
+ * AuthOptions#getAcceptKeys() acceptKeys}.
  */
 public final class AuthKey {
 
   /** The fields: JSON names, kinds, checks. */
-  public static final OptionFields<AuthKey> FIELDS = OptionFields.of(
-      OptionFields.field("keyId", OptionFields.STRING, null, AuthKey::getKeyId, AuthKey::setKeyId)
-          .check(AuthKey::validKeyId, "a non-blank key id"),
-      OptionFields.field("secretBase64", OptionFields.STRING, null, AuthKey::getSecretBase64, AuthKey::setSecretBase64)
-          .check(AuthKey::validSecret, "the shared secret in base64"));
+  public static final OptionFields<AuthKey> FIELDS =
+      OptionFields.of(
+          OptionFields.field(
+                  "keyId", OptionFields.STRING, null, AuthKey::getKeyId, AuthKey::setKeyId)
+              .check(AuthKey::validKeyId, "a non-blank key id"),
+          OptionFields.field(
+                  "secretBase64",
+                  OptionFields.STRING,
+                  null,
+                  AuthKey::getSecretBase64,
+                  AuthKey::setSecretBase64)
+              .check(AuthKey::validSecret, "the shared secret in base64"));
 
   private String keyId;
   private String secretBase64;
@@ -35,7 +43,9 @@ public final class AuthKey {
     return key;
   }
 
-  /** @return the key as JSON, secret included */
+  /**
+   * @return the key as JSON, secret included
+   */
   public JsonObject toJson() {
     return FIELDS.toJson(this);
   }
@@ -56,23 +66,31 @@ public final class AuthKey {
     }
   }
 
-  /** @return the key id */
+  /**
+   * @return the key id
+   */
   public String getKeyId() {
     return keyId;
   }
 
-  /** @param keyId the key id @return this */
+  /**
+   * @param keyId the key id @return this
+   */
   public AuthKey setKeyId(String keyId) {
     this.keyId = keyId;
     return this;
   }
 
-  /** @return the secret in base64 */
+  /**
+   * @return the secret in base64
+   */
   public String getSecretBase64() {
     return secretBase64;
   }
 
-  /** @param secretBase64 the secret in base64 @return this */
+  /**
+   * @param secretBase64 the secret in base64 @return this
+   */
   public AuthKey setSecretBase64(String secretBase64) {
     this.secretBase64 = secretBase64;
     return this;

@@ -6,23 +6,39 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Handshake authentication of an engine: the shared key it signs its handshake calls with, the other keys it
- * accepts (for key rotation) and the clock skew it tolerates. JSON
- * {@code {"keyId", "secretBase64", "skewMs", "acceptKeys": [{"keyId", "secretBase64"}, ...]}}.
+ * Handshake authentication of an engine: the shared key it signs its handshake calls with, the
+ * other keys it accepts (for key rotation) and the clock skew it tolerates. JSON {@code {"keyId",
+ * "secretBase64", "skewMs", "acceptKeys": [{"keyId", "secretBase64"}, ...]}}.
  */
 public final class AuthOptions {
 
   /** The fields: JSON names, kinds, defaults, ranges. */
-  public static final OptionFields<AuthOptions> FIELDS = OptionFields.of(
-      OptionFields.field("keyId", OptionFields.STRING, null, AuthOptions::getKeyId, AuthOptions::setKeyId)
-          .check(AuthKey::validKeyId, "a non-blank key id"),
-      OptionFields.field("secretBase64", OptionFields.STRING, null, AuthOptions::getSecretBase64,
-          AuthOptions::setSecretBase64).check(AuthKey::validSecret, "the shared secret in base64"),
-      OptionFields.field("skewMs", OptionFields.MILLIS, null, AuthOptions::getSkew, AuthOptions::setSkew)
-          .check(d -> d == null || (!d.isNegative() && !d.isZero()), "positive (unset: the handshake's default)"),
-      OptionFields.field("acceptKeys", OptionFields.listOf(OptionFields.object(AuthKey.FIELDS, AuthKey::new)),
-          null, AuthOptions::getAcceptKeys, AuthOptions::setAcceptKeys)
-          .check(keys -> keys == null || !keys.contains(null), "a list of {keyId, secretBase64} objects"));
+  public static final OptionFields<AuthOptions> FIELDS =
+      OptionFields.of(
+          OptionFields.field(
+                  "keyId", OptionFields.STRING, null, AuthOptions::getKeyId, AuthOptions::setKeyId)
+              .check(AuthKey::validKeyId, "a non-blank key id"),
+          OptionFields.field(
+                  "secretBase64",
+                  OptionFields.STRING,
+                  null,
+                  AuthOptions::getSecretBase64,
+                  AuthOptions::setSecretBase64)
+              .check(AuthKey::validSecret, "the shared secret in base64"),
+          OptionFields.field(
+                  "skewMs", OptionFields.MILLIS, null, AuthOptions::getSkew, AuthOptions::setSkew)
+              .check(
+                  d -> d == null || (!d.isNegative() && !d.isZero()),
+                  "positive (unset: the handshake's default)"),
+          OptionFields.field(
+                  "acceptKeys",
+                  OptionFields.listOf(OptionFields.object(AuthKey.FIELDS, AuthKey::new)),
+                  null,
+                  AuthOptions::getAcceptKeys,
+                  AuthOptions::setAcceptKeys)
+              .check(
+                  keys -> keys == null || !keys.contains(null),
+                  "a list of {keyId, secretBase64} objects"));
 
   private String keyId;
   private String secretBase64;
@@ -45,7 +61,9 @@ public final class AuthOptions {
     return o;
   }
 
-  /** @return the options as JSON, secrets included */
+  /**
+   * @return the options as JSON, secrets included
+   */
   public JsonObject toJson() {
     return FIELDS.toJson(this);
   }
@@ -59,45 +77,61 @@ public final class AuthOptions {
     return this;
   }
 
-  /** @return the id of the key this engine signs with */
+  /**
+   * @return the id of the key this engine signs with
+   */
   public String getKeyId() {
     return keyId;
   }
 
-  /** @param keyId the id of the key this engine signs with @return this */
+  /**
+   * @param keyId the id of the key this engine signs with @return this
+   */
   public AuthOptions setKeyId(String keyId) {
     this.keyId = keyId;
     return this;
   }
 
-  /** @return the shared secret in base64 */
+  /**
+   * @return the shared secret in base64
+   */
   public String getSecretBase64() {
     return secretBase64;
   }
 
-  /** @param secretBase64 the shared secret in base64 @return this */
+  /**
+   * @param secretBase64 the shared secret in base64 @return this
+   */
   public AuthOptions setSecretBase64(String secretBase64) {
     this.secretBase64 = secretBase64;
     return this;
   }
 
-  /** @return the clock skew tolerated, null for the handshake's default */
+  /**
+   * @return the clock skew tolerated, null for the handshake's default
+   */
   public Duration getSkew() {
     return skew;
   }
 
-  /** @param skew the clock skew tolerated, null for the handshake's default @return this */
+  /**
+   * @param skew the clock skew tolerated, null for the handshake's default @return this
+   */
   public AuthOptions setSkew(Duration skew) {
     this.skew = skew;
     return this;
   }
 
-  /** @return the other keys accepted, null for none */
+  /**
+   * @return the other keys accepted, null for none
+   */
   public List<AuthKey> getAcceptKeys() {
     return acceptKeys;
   }
 
-  /** @param acceptKeys the other keys accepted, null for none; copied @return this */
+  /**
+   * @param acceptKeys the other keys accepted, null for none; copied @return this
+   */
   public AuthOptions setAcceptKeys(List<AuthKey> acceptKeys) {
     this.acceptKeys = acceptKeys == null ? null : new ArrayList<>(acceptKeys);
     return this;
@@ -115,7 +149,12 @@ public final class AuthOptions {
 
   @Override
   public String toString() {
-    return "AuthOptions{keyId=" + keyId + ", skew=" + skew + ", acceptKeys="
-        + (acceptKeys == null ? 0 : acceptKeys.size()) + "}";
+    return "AuthOptions{keyId="
+        + keyId
+        + ", skew="
+        + skew
+        + ", acceptKeys="
+        + (acceptKeys == null ? 0 : acceptKeys.size())
+        + "}";
   }
 }

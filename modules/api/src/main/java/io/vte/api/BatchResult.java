@@ -9,7 +9,9 @@ import java.util.List;
  */
 public record BatchResult(List<RequestResult> requests) {
 
-  /** @return true when every request completed */
+  /**
+   * @return true when every request completed
+   */
   public boolean allCompleted() {
     for (RequestResult r : requests) {
       if (r.status() != RequestStatus.COMPLETED) {
@@ -19,7 +21,9 @@ public record BatchResult(List<RequestResult> requests) {
     return true;
   }
 
-  /** @return bytes moved by the whole batch */
+  /**
+   * @return bytes moved by the whole batch
+   */
   public long bytes() {
     long sum = 0;
     for (RequestResult r : requests) {

@@ -9,11 +9,12 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * The soft-verbs devices an engine gets when its {@code devices} option is empty (and what {@code vte} uses
- * without {@code --devices}): one device per usable IPv4 address of the host's non-loopback interfaces, named
- * {@code soft0}, {@code soft1}, ... in interface order (by interface index, then address). An interface is
- * usable when it is up; IPv6-only interfaces and IPv4 link-local addresses (169.254/16) are skipped. Only
- * when no other interface has a usable address does the choice fall back to loopback (127.0.0.1).
+ * The soft-verbs devices an engine gets when its {@code devices} option is empty (and what {@code
+ * vte} uses without {@code --devices}): one device per usable IPv4 address of the host's
+ * non-loopback interfaces, named {@code soft0}, {@code soft1}, ... in interface order (by interface
+ * index, then address). An interface is usable when it is up; IPv6-only interfaces and IPv4
+ * link-local addresses (169.254/16) are skipped. Only when no other interface has a usable address
+ * does the choice fall back to loopback (127.0.0.1).
  */
 public final class DefaultSoftDevices {
 
@@ -31,7 +32,8 @@ public final class DefaultSoftDevices {
    * @param loopback whether it is a loopback interface
    * @param addresses its addresses, IPv4 and IPv6
    */
-  public record HostInterface(String name, int index, boolean up, boolean loopback, List<InetAddress> addresses) {
+  public record HostInterface(
+      String name, int index, boolean up, boolean loopback, List<InetAddress> addresses) {
     /** Copies the address list. */
     public HostInterface {
       addresses = List.copyOf(addresses);
@@ -46,7 +48,9 @@ public final class DefaultSoftDevices {
    * @param interfaceName the interface that carries the address
    */
   public record Device(String name, String address, String interfaceName) {
-    /** @return the engine's device spec, {@code name@address} */
+    /**
+     * @return the engine's device spec, {@code name@address}
+     */
     public String spec() {
       return name + "@" + address;
     }
@@ -66,12 +70,17 @@ public final class DefaultSoftDevices {
       skipped = List.copyOf(skipped);
     }
 
-    /** @return whether the choice fell back to loopback, so peers on other hosts cannot reach these devices */
+    /**
+     * @return whether the choice fell back to loopback, so peers on other hosts cannot reach these
+     *     devices
+     */
     public boolean loopbackOnly() {
       return devices.stream().allMatch(d -> d.address().startsWith("127."));
     }
 
-    /** @return the engine's device specs, {@code soft0@address, ...} */
+    /**
+     * @return the engine's device specs, {@code soft0@address, ...}
+     */
     public List<String> specs() {
       return devices.stream().map(Device::spec).toList();
     }
@@ -102,11 +111,13 @@ public final class DefaultSoftDevices {
       if (i.loopback()) {
         loopbackName = i.name();
         v4.forEach(a -> loopbackAddresses.add(a.getHostAddress()));
-        skipped.add(i.name() + ": loopback (used only when no other interface has a usable IPv4 address)");
+        skipped.add(
+            i.name() + ": loopback (used only when no other interface has a usable IPv4 address)");
       } else if (!i.up()) {
         skipped.add(i.name() + ": down");
       } else if (v4.isEmpty()) {
-        skipped.add(i.name() + ": no IPv4 address" + (i.addresses().isEmpty() ? "" : " (IPv6 only)"));
+        skipped.add(
+            i.name() + ": no IPv4 address" + (i.addresses().isEmpty() ? "" : " (IPv6 only)"));
       } else {
         for (Inet4Address a : v4) {
           if (a.isLinkLocalAddress()) {
@@ -118,12 +129,21 @@ public final class DefaultSoftDevices {
       }
     }
     if (!devices.isEmpty()) {
-      return new Choice(devices, devices.size() + " soft device(s), one per IPv4 address of the up non-loopback "
-          + "interfaces " + devices.stream().map(Device::interfaceName).distinct().toList(), skipped);
+      return new Choice(
+          devices,
+          devices.size()
+              + " soft device(s), one per IPv4 address of the up non-loopback "
+              + "interfaces "
+              + devices.stream().map(Device::interfaceName).distinct().toList(),
+          skipped);
     }
-    String address = loopbackAddresses.isEmpty() ? SoftDeviceSpec.DEFAULT_HOST : loopbackAddresses.get(0);
-    return new Choice(List.of(new Device(PREFIX + "0", address, loopbackName)), "loopback: no interface other than "
-        + "loopback is up with a usable IPv4 address, so peers on other hosts cannot reach this node", skipped);
+    String address =
+        loopbackAddresses.isEmpty() ? SoftDeviceSpec.DEFAULT_HOST : loopbackAddresses.get(0);
+    return new Choice(
+        List.of(new Device(PREFIX + "0", address, loopbackName)),
+        "loopback: no interface other than "
+            + "loopback is up with a usable IPv4 address, so peers on other hosts cannot reach this node",
+        skipped);
   }
 
   private static List<Inet4Address> ipv4(List<InetAddress> addresses) {
@@ -143,8 +163,8 @@ public final class DefaultSoftDevices {
   }
 
   /**
-   * @return this host's interfaces as the JDK lists them; an interface whose state cannot be read counts as
-   *     down, and a host whose interfaces cannot be listed at all as having none
+   * @return this host's interfaces as the JDK lists them; an interface whose state cannot be read
+   *     counts as down, and a host whose interfaces cannot be listed at all as having none
    */
   public static List<HostInterface> hostInterfaces() {
     List<HostInterface> list = new ArrayList<>();
@@ -164,7 +184,8 @@ public final class DefaultSoftDevices {
         up = false;
         loopback = false;
       }
-      list.add(new HostInterface(n.getName(), n.getIndex(), up, loopback, n.inetAddresses().toList()));
+      list.add(
+          new HostInterface(n.getName(), n.getIndex(), up, loopback, n.inetAddresses().toList()));
     }
     return list;
   }

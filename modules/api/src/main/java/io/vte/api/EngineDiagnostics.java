@@ -4,42 +4,57 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What an open engine shows of itself, for health checks, tools and tests: its names, the state of its
- * metadata store, its local devices and the rails it has used, its counters and, when it runs on soft verbs,
- * a fault injector for its devices. Reached through {@link TransferEngine#diagnostics()}.
+ * What an open engine shows of itself, for health checks, tools and tests: its names, the state of
+ * its metadata store, its local devices and the rails it has used, its counters and, when it runs
+ * on soft verbs, a fault injector for its devices. Reached through {@link
+ * TransferEngine#diagnostics()}.
  *
- * <p>Callable from any thread. Every method returns a fresh immutable snapshot read from thread-safe state
- * (atomics and volatile fields the engine keeps anyway); reading never stops or waits for the data path.
+ * <p>Callable from any thread. Every method returns a fresh immutable snapshot read from
+ * thread-safe state (atomics and volatile fields the engine keeps anyway); reading never stops or
+ * waits for the data path.
  */
 public interface EngineDiagnostics {
 
-  /** @return the handshake server name, {@code host:port} */
+  /**
+   * @return the handshake server name, {@code host:port}
+   */
   String serverName();
 
-  /** @return the logical name this node's segment is published under (the server name unless configured) */
+  /**
+   * @return the logical name this node's segment is published under (the server name unless
+   *     configured)
+   */
   String segmentName();
 
-  /** @return the metadata store's state now */
+  /**
+   * @return the metadata store's state now
+   */
   MetadataStatus metadata();
 
-  /** @return every local device, in device-index order */
+  /**
+   * @return every local device, in device-index order
+   */
   List<DeviceStatus> devices();
 
   /**
-   * @return every rail (local device, peer device) a segment opened by this engine has had, with its health and
-   *     backlog now; empty before the first transfer
+   * @return every rail (local device, peer device) a segment opened by this engine has had, with
+   *     its health and backlog now; empty before the first transfer
    */
   List<RailStatus> rails();
 
-  /** @return the engine's transfer counters since it started */
+  /**
+   * @return the engine's transfer counters since it started
+   */
   TransferCounters counters();
 
-  /** @return the owners' endpoint, handshake and CQ poll figures, summed over every device and owner */
+  /**
+   * @return the owners' endpoint, handshake and CQ poll figures, summed over every device and owner
+   */
   OwnerStats owners();
 
   /**
-   * @return the injector of faults into this engine's own devices when it runs on soft verbs; empty on other
-   *     transports (real NICs cannot be told to fail)
+   * @return the injector of faults into this engine's own devices when it runs on soft verbs; empty
+   *     on other transports (real NICs cannot be told to fail)
    */
   Optional<FaultInjector> faultInjector();
 }

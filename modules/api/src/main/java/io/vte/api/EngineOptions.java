@@ -9,15 +9,17 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Options of a {@link TransferEngine}, set fluently from code or read from JSON ({@link #fromJson});
- * {@link #validate()} reports the first bad field by name. Durations are milliseconds in JSON. Authentication,
- * TLS and the metadata store have options classes of their own ({@link AuthOptions}, {@link TlsOptions},
- * {@link MetadataOptions}), nested as {@code auth}, {@code tls} and {@code metadata}.
+ * Options of a {@link TransferEngine}, set fluently from code or read from JSON ({@link
+ * #fromJson}); {@link #validate()} reports the first bad field by name. Durations are milliseconds
+ * in JSON. Authentication, TLS and the metadata store have options classes of their own ({@link
+ * AuthOptions}, {@link TlsOptions}, {@link MetadataOptions}), nested as {@code auth}, {@code tls}
+ * and {@code metadata}.
  *
- * <p>Every field is declared once, in {@link #FIELDS}: its JSON name, type, default, range, getter and setter.
- * JSON reading, writing, the defaults and {@link #validate()} all come from that table; reading is strict (no
- * unknown keys, no coercion: {@code 2.5} for an integer, a number in a list of strings or a string for a number
- * is an {@link ErrorCode#INVALID_CONFIGURATION} naming the field and the value).
+ * <p>Every field is declared once, in {@link #FIELDS}: its JSON name, type, default, range, getter
+ * and setter. JSON reading, writing, the defaults and {@link #validate()} all come from that table;
+ * reading is strict (no unknown keys, no coercion: {@code 2.5} for an integer, a number in a list
+ * of strings or a string for a number is an {@link ErrorCode#INVALID_CONFIGURATION} naming the
+ * field and the value).
  */
 public final class EngineOptions {
 
@@ -28,51 +30,157 @@ public final class EngineOptions {
   private static final String LABEL = "engine option";
 
   /** The fields: JSON names, kinds, defaults, ranges, in {@link #toJson()} order. */
-  public static final OptionFields<EngineOptions> FIELDS = OptionFields.of(
-      field("transport", OptionFields.STRING, "soft", EngineOptions::getTransport, EngineOptions::setTransport)
-          .check(t -> "soft".equals(t) || "ibverbs".equals(t), "soft or ibverbs"),
-      field("devices", OptionFields.STRING_LIST, List.of(), EngineOptions::getDevices, EngineOptions::setDevices)
-          .check((o, d) -> d != null && !d.contains(null) && d.stream().noneMatch(String::isBlank)
-              && (!d.isEmpty() || !"ibverbs".equals(o.transport)), o ->
-              "non-blank devices (empty: soft devices chosen from the host's interfaces; ibverbs needs device names)"),
-      field("workersPerContext", OptionFields.INT, 2, EngineOptions::getWorkersPerContext,
-          EngineOptions::setWorkersPerContext).check(n -> n >= 1 && n <= 64, "1..64"),
-      field("sliceSize", OptionFields.INT, 64 * 1024, EngineOptions::getSliceSize, EngineOptions::setSliceSize)
-          .check(n -> n >= 4096 && n <= (1 << 30), "4096..1073741824 bytes"),
-      field("retryCount", OptionFields.INT, 4, EngineOptions::getRetryCount, EngineOptions::setRetryCount)
-          .check(n -> n >= 0 && n <= 64, "0..64"),
-      field("handshakeDeadlineMs", OptionFields.MILLIS, Duration.ofSeconds(5), EngineOptions::getHandshakeDeadline,
-          EngineOptions::setHandshakeDeadline).check(EngineOptions::positive, "positive"),
-      field("cqSize", OptionFields.INT, 4096, EngineOptions::getCqSize, EngineOptions::setCqSize)
-          .check(n -> n >= 1 && n <= (1 << 22), "1..4194304"),
-      field("endpointCacheSize", OptionFields.INT, 256, EngineOptions::getEndpointCacheSize,
-          EngineOptions::setEndpointCacheSize).check(n -> n >= 1, ">= 1"),
-      field("maxOutstandingPerQp", OptionFields.INT, 32, EngineOptions::getMaxOutstandingPerQp,
-          EngineOptions::setMaxOutstandingPerQp)
-          .check((o, n) -> n >= 1 && n <= o.cqSize, o -> "1..cqSize (" + o.cqSize + ")"),
-      field("rpcHost", OptionFields.STRING, null, EngineOptions::getRpcHost, EngineOptions::setRpcHost)
-          .check(h -> h == null || !h.isBlank(), "a host name or address (unset: the address of the first soft device)"),
-      field("rpcPort", OptionFields.INT, 0, EngineOptions::getRpcPort, EngineOptions::setRpcPort)
-          .check(p -> p >= 0 && p <= 65535, "0..65535 (0 = any free port)"),
-      field("metadataUri", OptionFields.STRING, "p2p", EngineOptions::getMetadataUri, EngineOptions::setMetadataUri)
-          .check(EngineOptions::validMetadataUri,
-              "p2p, etcd://host:port[,host:port...] or etcds://host:port[,host:port...]"),
-      field("metadata", OptionFields.object(MetadataOptions.FIELDS, MetadataOptions::new), null,
-          EngineOptions::getMetadata, EngineOptions::setMetadata),
-      field("segmentName", OptionFields.STRING, null, EngineOptions::getSegmentName, EngineOptions::setSegmentName)
-          .check(n -> n == null || (!n.isBlank() && n.length() <= MAX_SEGMENT_NAME_LENGTH
-              && n.chars().noneMatch(c -> c <= ' ' || c == 0x7f)),
-              "1.." + MAX_SEGMENT_NAME_LENGTH + " printable characters without spaces (unset: the server name)"),
-      field("auth", OptionFields.object(AuthOptions.FIELDS, AuthOptions::new), null, EngineOptions::getAuth,
-          EngineOptions::setAuth),
-      field("tls", OptionFields.object(TlsOptions.FIELDS, TlsOptions::new), null, EngineOptions::getTls,
-          EngineOptions::setTls),
-      field("railHoldDownMs", OptionFields.MILLIS, Duration.ofSeconds(2), EngineOptions::getRailHoldDown,
-          EngineOptions::setRailHoldDown).check(d -> d != null && !d.isNegative(), ">= 0"),
-      field("qpTimeoutMs", OptionFields.MILLIS, Duration.ofSeconds(1), EngineOptions::getQpTimeout,
-          EngineOptions::setQpTimeout).check(EngineOptions::positive, "positive"),
-      field("qpRetryCount", OptionFields.INT, 7, EngineOptions::getQpRetryCount, EngineOptions::setQpRetryCount)
-          .check(n -> n >= 0 && n <= 7, "0..7"));
+  public static final OptionFields<EngineOptions> FIELDS =
+      OptionFields.of(
+          field(
+                  "transport",
+                  OptionFields.STRING,
+                  "soft",
+                  EngineOptions::getTransport,
+                  EngineOptions::setTransport)
+              .check(t -> "soft".equals(t) || "ibverbs".equals(t), "soft or ibverbs"),
+          field(
+                  "devices",
+                  OptionFields.STRING_LIST,
+                  List.of(),
+                  EngineOptions::getDevices,
+                  EngineOptions::setDevices)
+              .check(
+                  (o, d) ->
+                      d != null
+                          && !d.contains(null)
+                          && d.stream().noneMatch(String::isBlank)
+                          && (!d.isEmpty() || !"ibverbs".equals(o.transport)),
+                  o ->
+                      "non-blank devices (empty: soft devices chosen from the host's interfaces; ibverbs needs device names)"),
+          field(
+                  "workersPerContext",
+                  OptionFields.INT,
+                  2,
+                  EngineOptions::getWorkersPerContext,
+                  EngineOptions::setWorkersPerContext)
+              .check(n -> n >= 1 && n <= 64, "1..64"),
+          field(
+                  "sliceSize",
+                  OptionFields.INT,
+                  64 * 1024,
+                  EngineOptions::getSliceSize,
+                  EngineOptions::setSliceSize)
+              .check(n -> n >= 4096 && n <= (1 << 30), "4096..1073741824 bytes"),
+          field(
+                  "retryCount",
+                  OptionFields.INT,
+                  4,
+                  EngineOptions::getRetryCount,
+                  EngineOptions::setRetryCount)
+              .check(n -> n >= 0 && n <= 64, "0..64"),
+          field(
+                  "handshakeDeadlineMs",
+                  OptionFields.MILLIS,
+                  Duration.ofSeconds(5),
+                  EngineOptions::getHandshakeDeadline,
+                  EngineOptions::setHandshakeDeadline)
+              .check(EngineOptions::positive, "positive"),
+          field(
+                  "cqSize",
+                  OptionFields.INT,
+                  4096,
+                  EngineOptions::getCqSize,
+                  EngineOptions::setCqSize)
+              .check(n -> n >= 1 && n <= (1 << 22), "1..4194304"),
+          field(
+                  "endpointCacheSize",
+                  OptionFields.INT,
+                  256,
+                  EngineOptions::getEndpointCacheSize,
+                  EngineOptions::setEndpointCacheSize)
+              .check(n -> n >= 1, ">= 1"),
+          field(
+                  "maxOutstandingPerQp",
+                  OptionFields.INT,
+                  32,
+                  EngineOptions::getMaxOutstandingPerQp,
+                  EngineOptions::setMaxOutstandingPerQp)
+              .check((o, n) -> n >= 1 && n <= o.cqSize, o -> "1..cqSize (" + o.cqSize + ")"),
+          field(
+                  "rpcHost",
+                  OptionFields.STRING,
+                  null,
+                  EngineOptions::getRpcHost,
+                  EngineOptions::setRpcHost)
+              .check(
+                  h -> h == null || !h.isBlank(),
+                  "a host name or address (unset: the address of the first soft device)"),
+          field(
+                  "rpcPort",
+                  OptionFields.INT,
+                  0,
+                  EngineOptions::getRpcPort,
+                  EngineOptions::setRpcPort)
+              .check(p -> p >= 0 && p <= 65535, "0..65535 (0 = any free port)"),
+          field(
+                  "metadataUri",
+                  OptionFields.STRING,
+                  "p2p",
+                  EngineOptions::getMetadataUri,
+                  EngineOptions::setMetadataUri)
+              .check(
+                  EngineOptions::validMetadataUri,
+                  "p2p, etcd://host:port[,host:port...] or etcds://host:port[,host:port...]"),
+          field(
+              "metadata",
+              OptionFields.object(MetadataOptions.FIELDS, MetadataOptions::new),
+              null,
+              EngineOptions::getMetadata,
+              EngineOptions::setMetadata),
+          field(
+                  "segmentName",
+                  OptionFields.STRING,
+                  null,
+                  EngineOptions::getSegmentName,
+                  EngineOptions::setSegmentName)
+              .check(
+                  n ->
+                      n == null
+                          || (!n.isBlank()
+                              && n.length() <= MAX_SEGMENT_NAME_LENGTH
+                              && n.chars().noneMatch(c -> c <= ' ' || c == 0x7f)),
+                  "1.."
+                      + MAX_SEGMENT_NAME_LENGTH
+                      + " printable characters without spaces (unset: the server name)"),
+          field(
+              "auth",
+              OptionFields.object(AuthOptions.FIELDS, AuthOptions::new),
+              null,
+              EngineOptions::getAuth,
+              EngineOptions::setAuth),
+          field(
+              "tls",
+              OptionFields.object(TlsOptions.FIELDS, TlsOptions::new),
+              null,
+              EngineOptions::getTls,
+              EngineOptions::setTls),
+          field(
+                  "railHoldDownMs",
+                  OptionFields.MILLIS,
+                  Duration.ofSeconds(2),
+                  EngineOptions::getRailHoldDown,
+                  EngineOptions::setRailHoldDown)
+              .check(d -> d != null && !d.isNegative(), ">= 0"),
+          field(
+                  "qpTimeoutMs",
+                  OptionFields.MILLIS,
+                  Duration.ofSeconds(1),
+                  EngineOptions::getQpTimeout,
+                  EngineOptions::setQpTimeout)
+              .check(EngineOptions::positive, "positive"),
+          field(
+                  "qpRetryCount",
+                  OptionFields.INT,
+                  7,
+                  EngineOptions::getQpRetryCount,
+                  EngineOptions::setQpRetryCount)
+              .check(n -> n >= 0 && n <= 7, "0..7"));
 
   /** JSON keys, in {@link #toJson()} order. */
   public static final Set<String> KEYS = FIELDS.names();
@@ -116,7 +224,8 @@ public final class EngineOptions {
    *
    * @param json the options
    * @return the options, validated
-   * @throws VteException INVALID_CONFIGURATION naming unknown keys, a value of the wrong type or a bad value
+   * @throws VteException INVALID_CONFIGURATION naming unknown keys, a value of the wrong type or a
+   *     bad value
    */
   public static EngineOptions fromJson(JsonObject json) {
     EngineOptions o = new EngineOptions();
@@ -124,7 +233,9 @@ public final class EngineOptions {
     return o.validate();
   }
 
-  /** @return the options as JSON, readable by {@link #fromJson}; unset (null) fields are left out */
+  /**
+   * @return the options as JSON, readable by {@link #fromJson}; unset (null) fields are left out
+   */
   public JsonObject toJson() {
     return FIELDS.toJson(this);
   }
@@ -141,8 +252,10 @@ public final class EngineOptions {
   }
 
   private static boolean validMetadataUri(String uri) {
-    return "p2p".equals(uri) || (uri != null && (uri.startsWith("etcd://") || uri.startsWith("etcds://"))
-        && uri.indexOf("://") + 3 < uri.length());
+    return "p2p".equals(uri)
+        || (uri != null
+            && (uri.startsWith("etcd://") || uri.startsWith("etcds://"))
+            && uri.indexOf("://") + 3 < uri.length());
   }
 
   private static boolean positive(Duration d) {
@@ -150,9 +263,10 @@ public final class EngineOptions {
   }
 
   /**
-   * Fills in what is left to the host: empty {@code devices} (soft) become {@link DefaultSoftDevices#forThisHost()},
-   * an unset {@code rpcHost} the address of the first soft device (127.0.0.1 for ibverbs). The engine calls
-   * this when it opens; these options are not changed.
+   * Fills in what is left to the host: empty {@code devices} (soft) become {@link
+   * DefaultSoftDevices#forThisHost()}, an unset {@code rpcHost} the address of the first soft
+   * device (127.0.0.1 for ibverbs). The engine calls this when it opens; these options are not
+   * changed.
    *
    * @return a validated copy with devices and rpcHost set
    * @throws VteException INVALID_CONFIGURATION naming the first bad field
@@ -164,7 +278,8 @@ public final class EngineOptions {
       o.devices = new ArrayList<>(DefaultSoftDevices.forThisHost().specs());
     }
     if (o.rpcHost == null) {
-      o.rpcHost = soft ? SoftDeviceSpec.parse(o.devices.get(0)).host() : SoftDeviceSpec.DEFAULT_HOST;
+      o.rpcHost =
+          soft ? SoftDeviceSpec.parse(o.devices.get(0)).host() : SoftDeviceSpec.DEFAULT_HOST;
     }
     return o;
   }
@@ -191,160 +306,214 @@ public final class EngineOptions {
     return "EngineOptions" + json.encode();
   }
 
-  /** @return {@code soft} or {@code ibverbs} */
+  /**
+   * @return {@code soft} or {@code ibverbs}
+   */
   public String getTransport() {
     return transport;
   }
 
-  /** @param transport {@code soft} or {@code ibverbs} @return this */
+  /**
+   * @param transport {@code soft} or {@code ibverbs} @return this
+   */
   public EngineOptions setTransport(String transport) {
     this.transport = transport;
     return this;
   }
 
   /**
-   * @return local device names (soft verbs: device specs {@code name[@host[:port]]}); empty (the default) means
-   *     soft devices chosen from the host's interfaces by {@link DefaultSoftDevices}
+   * @return local device names (soft verbs: device specs {@code name[@host[:port]]}); empty (the
+   *     default) means soft devices chosen from the host's interfaces by {@link DefaultSoftDevices}
    */
   public List<String> getDevices() {
     return devices;
   }
 
-  /** @param devices local device names or specs; empty for {@link DefaultSoftDevices} @return this */
+  /**
+   * @param devices local device names or specs; empty for {@link DefaultSoftDevices} @return this
+   */
   public EngineOptions setDevices(List<String> devices) {
     this.devices = devices == null ? null : new ArrayList<>(devices);
     return this;
   }
 
-  /** @return owner verticles per local device */
+  /**
+   * @return owner verticles per local device
+   */
   public int getWorkersPerContext() {
     return workersPerContext;
   }
 
-  /** @param workersPerContext owner verticles per local device, 1..64 @return this */
+  /**
+   * @param workersPerContext owner verticles per local device, 1..64 @return this
+   */
   public EngineOptions setWorkersPerContext(int workersPerContext) {
     this.workersPerContext = workersPerContext;
     return this;
   }
 
-  /** @return the slice size in bytes */
+  /**
+   * @return the slice size in bytes
+   */
   public int getSliceSize() {
     return sliceSize;
   }
 
-  /** @param sliceSize bytes per slice @return this */
+  /**
+   * @param sliceSize bytes per slice @return this
+   */
   public EngineOptions setSliceSize(int sliceSize) {
     this.sliceSize = sliceSize;
     return this;
   }
 
-  /** @return how many times a failed slice is retried on another rail */
+  /**
+   * @return how many times a failed slice is retried on another rail
+   */
   public int getRetryCount() {
     return retryCount;
   }
 
-  /** @param retryCount retries per slice @return this */
+  /**
+   * @param retryCount retries per slice @return this
+   */
   public EngineOptions setRetryCount(int retryCount) {
     this.retryCount = retryCount;
     return this;
   }
 
-  /** @return deadline of handshake calls */
+  /**
+   * @return deadline of handshake calls
+   */
   public Duration getHandshakeDeadline() {
     return handshakeDeadline;
   }
 
-  /** @param handshakeDeadline deadline of handshake calls @return this */
+  /**
+   * @param handshakeDeadline deadline of handshake calls @return this
+   */
   public EngineOptions setHandshakeDeadline(Duration handshakeDeadline) {
     this.handshakeDeadline = handshakeDeadline;
     return this;
   }
 
-  /** @return entries per completion queue */
+  /**
+   * @return entries per completion queue
+   */
   public int getCqSize() {
     return cqSize;
   }
 
-  /** @param cqSize entries per completion queue @return this */
+  /**
+   * @param cqSize entries per completion queue @return this
+   */
   public EngineOptions setCqSize(int cqSize) {
     this.cqSize = cqSize;
     return this;
   }
 
-  /** @return endpoints kept per owner before idle ones are evicted */
+  /**
+   * @return endpoints kept per owner before idle ones are evicted
+   */
   public int getEndpointCacheSize() {
     return endpointCacheSize;
   }
 
-  /** @param endpointCacheSize endpoints per owner @return this */
+  /**
+   * @param endpointCacheSize endpoints per owner @return this
+   */
   public EngineOptions setEndpointCacheSize(int endpointCacheSize) {
     this.endpointCacheSize = endpointCacheSize;
     return this;
   }
 
-  /** @return signaled work requests outstanding per QP at most */
+  /**
+   * @return signaled work requests outstanding per QP at most
+   */
   public int getMaxOutstandingPerQp() {
     return maxOutstandingPerQp;
   }
 
-  /** @param maxOutstandingPerQp outstanding work requests per QP @return this */
+  /**
+   * @param maxOutstandingPerQp outstanding work requests per QP @return this
+   */
   public EngineOptions setMaxOutstandingPerQp(int maxOutstandingPerQp) {
     this.maxOutstandingPerQp = maxOutstandingPerQp;
     return this;
   }
 
-  /** @return host the handshake service binds to and advertises; null (the default): the first soft device's address */
+  /**
+   * @return host the handshake service binds to and advertises; null (the default): the first soft
+   *     device's address
+   */
   public String getRpcHost() {
     return rpcHost;
   }
 
-  /** @param rpcHost handshake host; null for the first soft device's address @return this */
+  /**
+   * @param rpcHost handshake host; null for the first soft device's address @return this
+   */
   public EngineOptions setRpcHost(String rpcHost) {
     this.rpcHost = rpcHost;
     return this;
   }
 
-  /** @return handshake port, 0 for any free port */
+  /**
+   * @return handshake port, 0 for any free port
+   */
   public int getRpcPort() {
     return rpcPort;
   }
 
-  /** @param rpcPort handshake port, 0 for any free port @return this */
+  /**
+   * @param rpcPort handshake port, 0 for any free port @return this
+   */
   public EngineOptions setRpcPort(int rpcPort) {
     this.rpcPort = rpcPort;
     return this;
   }
 
-  /** @return {@code p2p} or {@code etcd://...} */
+  /**
+   * @return {@code p2p} or {@code etcd://...}
+   */
   public String getMetadataUri() {
     return metadataUri;
   }
 
-  /** @param metadataUri {@code p2p} or {@code etcd://...} @return this */
+  /**
+   * @param metadataUri {@code p2p} or {@code etcd://...} @return this
+   */
   public EngineOptions setMetadataUri(String metadataUri) {
     this.metadataUri = metadataUri;
     return this;
   }
 
-  /** @return the metadata store's options; null (the default) for {@link MetadataOptions}' defaults */
+  /**
+   * @return the metadata store's options; null (the default) for {@link MetadataOptions}' defaults
+   */
   public MetadataOptions getMetadata() {
     return metadata;
   }
 
-  /** @param metadata the metadata store's options; null for the defaults @return this */
+  /**
+   * @param metadata the metadata store's options; null for the defaults @return this
+   */
   public EngineOptions setMetadata(MetadataOptions metadata) {
     this.metadata = metadata;
     return this;
   }
 
-  /** @return the logical name this node publishes its segment under; null means its server name (host:port) */
+  /**
+   * @return the logical name this node publishes its segment under; null means its server name
+   *     (host:port)
+   */
   public String getSegmentName() {
     return segmentName;
   }
 
   /**
-   * @param segmentName the logical segment name peers open this node by, independent of its address;
-   *     null for the server name (host:port)
+   * @param segmentName the logical segment name peers open this node by, independent of its
+   *     address; null for the server name (host:port)
    * @return this
    */
   public EngineOptions setSegmentName(String segmentName) {
@@ -352,56 +521,76 @@ public final class EngineOptions {
     return this;
   }
 
-  /** @return handshake authentication options; null for none */
+  /**
+   * @return handshake authentication options; null for none
+   */
   public AuthOptions getAuth() {
     return auth;
   }
 
-  /** @param auth handshake authentication options @return this */
+  /**
+   * @param auth handshake authentication options @return this
+   */
   public EngineOptions setAuth(AuthOptions auth) {
     this.auth = auth;
     return this;
   }
 
-  /** @return handshake TLS options; null for plain text */
+  /**
+   * @return handshake TLS options; null for plain text
+   */
   public TlsOptions getTls() {
     return tls;
   }
 
-  /** @param tls handshake TLS options @return this */
+  /**
+   * @param tls handshake TLS options @return this
+   */
   public EngineOptions setTls(TlsOptions tls) {
     this.tls = tls;
     return this;
   }
 
-  /** @return how long a rail with repeated errors is paused before it is probed again */
+  /**
+   * @return how long a rail with repeated errors is paused before it is probed again
+   */
   public Duration getRailHoldDown() {
     return railHoldDown;
   }
 
-  /** @param railHoldDown pause of a failing rail @return this */
+  /**
+   * @param railHoldDown pause of a failing rail @return this
+   */
   public EngineOptions setRailHoldDown(Duration railHoldDown) {
     this.railHoldDown = railHoldDown;
     return this;
   }
 
-  /** @return QP transport timeout per attempt */
+  /**
+   * @return QP transport timeout per attempt
+   */
   public Duration getQpTimeout() {
     return qpTimeout;
   }
 
-  /** @param qpTimeout QP transport timeout @return this */
+  /**
+   * @param qpTimeout QP transport timeout @return this
+   */
   public EngineOptions setQpTimeout(Duration qpTimeout) {
     this.qpTimeout = qpTimeout;
     return this;
   }
 
-  /** @return QP transport retries, 0..7 */
+  /**
+   * @return QP transport retries, 0..7
+   */
   public int getQpRetryCount() {
     return qpRetryCount;
   }
 
-  /** @param qpRetryCount QP transport retries, 0..7 @return this */
+  /**
+   * @param qpRetryCount QP transport retries, 0..7 @return this
+   */
   public EngineOptions setQpRetryCount(int qpRetryCount) {
     this.qpRetryCount = qpRetryCount;
     return this;

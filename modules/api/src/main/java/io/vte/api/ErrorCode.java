@@ -21,8 +21,9 @@ public enum ErrorCode {
   /** The peer refused a remote access (bad rkey, range or permission). */
   REMOTE_ACCESS_DENIED,
   /**
-   * No rail (local device, remote device) can carry the request: ports down, peer devices inactive, or no
-   * key for them. Rails paused after failures report those failures' code instead (e.g. PEER_UNREACHABLE).
+   * No rail (local device, remote device) can carry the request: ports down, peer devices inactive,
+   * or no key for them. Rails paused after failures report those failures' code instead (e.g.
+   * PEER_UNREACHABLE).
    */
   NO_RAIL,
   /** Retries on every rail were exhausted; the message names the last verbs status. */
@@ -39,7 +40,9 @@ public enum ErrorCode {
   METADATA_UNAVAILABLE,
   /** A message from a peer or store was malformed. */
   PROTOCOL_ERROR,
-  /** The requested verbs device or provider is unavailable; the message says why and what to use. */
+  /**
+   * The requested verbs device or provider is unavailable; the message says why and what to use.
+   */
   DEVICE_UNAVAILABLE,
   /** A batch id still has unfinished tasks (explicit batch-id API), or its capacity is exceeded. */
   BATCH_BUSY,

@@ -3,30 +3,33 @@ package io.vte.api;
 import java.time.Duration;
 
 /**
- * Injects faults into the devices of one engine that runs on soft verbs ({@link EngineDiagnostics#faultInjector()}),
- * for fault tests and the CLI's {@code --inject}. Every method names one of the engine's devices and fails with
- * a {@link VteException} INVALID_ARGUMENT naming it when the engine has no such open device. A port going down
- * closes sockets: call these from a thread of your own, not from an event loop.
+ * Injects faults into the devices of one engine that runs on soft verbs ({@link
+ * EngineDiagnostics#faultInjector()}), for fault tests and the CLI's {@code --inject}. Every method
+ * names one of the engine's devices and fails with a {@link VteException} INVALID_ARGUMENT naming
+ * it when the engine has no such open device. A port going down closes sockets: call these from a
+ * thread of your own, not from an event loop.
  */
 public interface FaultInjector {
 
   /**
-   * Takes the device's port down: its connections close, new ones are refused, PORT_ERR is raised and work in
-   * flight fails unless the port returns in time.
+   * Takes the device's port down: its connections close, new ones are refused, PORT_ERR is raised
+   * and work in flight fails unless the port returns in time.
    *
    * @param device the device name
    */
   void portDown(String device);
 
   /**
-   * Brings the device's port up again: PORT_ACTIVE is raised and its QPs reconnect when they have work.
+   * Brings the device's port up again: PORT_ACTIVE is raised and its QPs reconnect when they have
+   * work.
    *
    * @param device the device name
    */
   void portUp(String device);
 
   /**
-   * Drops a seeded random fraction of the frames the device sends; retransmission recovers or fails the work.
+   * Drops a seeded random fraction of the frames the device sends; retransmission recovers or fails
+   * the work.
    *
    * @param device the device name
    * @param fraction 0..1
@@ -35,7 +38,8 @@ public interface FaultInjector {
   void dropFrames(String device, double fraction, long seed);
 
   /**
-   * Delays a seeded random fraction of the frames the device sends; a held frame holds those behind it too.
+   * Delays a seeded random fraction of the frames the device sends; a held frame holds those behind
+   * it too.
    *
    * @param device the device name
    * @param fraction 0..1
@@ -45,8 +49,8 @@ public interface FaultInjector {
   void delayFrames(String device, double fraction, Duration delay, long seed);
 
   /**
-   * Drops exactly the {@code nth} frame the device sends from now on (1 = the next one), replacing any drop or
-   * delay setting.
+   * Drops exactly the {@code nth} frame the device sends from now on (1 = the next one), replacing
+   * any drop or delay setting.
    *
    * @param device the device name
    * @param nth which frame, counted from 1
@@ -61,8 +65,8 @@ public interface FaultInjector {
   void clearFrameFaults(String device);
 
   /**
-   * Forces one QP of the device into the error state as a fatal hardware error would (QP_FATAL); the QP numbers
-   * are in {@link DeviceStatus#liveQpNumbers()}.
+   * Forces one QP of the device into the error state as a fatal hardware error would (QP_FATAL);
+   * the QP numbers are in {@link DeviceStatus#liveQpNumbers()}.
    *
    * @param device the device name
    * @param qpNumber the QP number
@@ -70,7 +74,8 @@ public interface FaultInjector {
   void failQp(String device, int qpNumber);
 
   /**
-   * Kills the device: every QP goes to the error state and flushes, the port goes down, DEVICE_FATAL is raised.
+   * Kills the device: every QP goes to the error state and flushes, the port goes down,
+   * DEVICE_FATAL is raised.
    *
    * @param device the device name
    */

@@ -1,8 +1,9 @@
 package io.vte.api;
 
 /**
- * An {@link ErrorCode#INVALID_CONFIGURATION} about one option: its JSON path, the bad value and what was expected,
- * so that a front end (the CLI's flags, a configuration file reader) can name the option its own way.
+ * An {@link ErrorCode#INVALID_CONFIGURATION} about one option: its JSON path, the bad value and
+ * what was expected, so that a front end (the CLI's flags, a configuration file reader) can name
+ * the option its own way.
  */
 public final class InvalidOptionException extends VteException {
 
@@ -14,7 +15,8 @@ public final class InvalidOptionException extends VteException {
 
   /**
    * @param message the whole message, naming the option and the value
-   * @param path the option's JSON path, e.g. {@code workersPerContext} or {@code metadata.leaseTtlMs}
+   * @param path the option's JSON path, e.g. {@code workersPerContext} or {@code
+   *     metadata.leaseTtlMs}
    * @param value the bad value in its JSON form (null when absent)
    * @param expected what the option accepts, in words (its range, its type, or the known keys)
    */
@@ -25,17 +27,23 @@ public final class InvalidOptionException extends VteException {
     this.expected = expected;
   }
 
-  /** @return the option's JSON path, e.g. {@code workersPerContext} or {@code metadata.leaseTtlMs} */
+  /**
+   * @return the option's JSON path, e.g. {@code workersPerContext} or {@code metadata.leaseTtlMs}
+   */
   public String path() {
     return path;
   }
 
-  /** @return the bad value in its JSON form, or null */
+  /**
+   * @return the bad value in its JSON form, or null
+   */
   public Object value() {
     return value;
   }
 
-  /** @return what the option accepts, in words */
+  /**
+   * @return what the option accepts, in words
+   */
   public String expected() {
     return expected;
   }

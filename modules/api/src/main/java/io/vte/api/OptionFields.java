@@ -19,15 +19,15 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * The one table of the fields of an options class: for each field its JSON name, its {@link Kind}, its default,
- * its range and its getter and setter. The class's JSON ({@link #read}, {@link #toJson}), its defaults
- * ({@link #applyDefaults}) and its validation ({@link #validate}) all come from this table, so a field is
- * declared once.
+ * The one table of the fields of an options class: for each field its JSON name, its {@link Kind},
+ * its default, its range and its getter and setter. The class's JSON ({@link #read}, {@link
+ * #toJson}), its defaults ({@link #applyDefaults}) and its validation ({@link #validate}) all come
+ * from this table, so a field is declared once.
  *
- * <p>Reading is strict: an unknown key, or a value of another JSON type than the field's (2.5 or {@code "2"}
- * for an integer, a number in a list of strings, a string for an object) is an
- * {@link InvalidOptionException} ({@link ErrorCode#INVALID_CONFIGURATION}) naming the field and the bad value;
- * nothing is coerced.
+ * <p>Reading is strict: an unknown key, or a value of another JSON type than the field's (2.5 or
+ * {@code "2"} for an integer, a number in a list of strings, a string for an object) is an {@link
+ * InvalidOptionException} ({@link ErrorCode#INVALID_CONFIGURATION}) naming the field and the bad
+ * value; nothing is coerced.
  *
  * @param <O> the options class
  */
@@ -69,12 +69,14 @@ public final class OptionFields<O> {
    * @param <V> the value type
    * @return the field
    */
-  public static <O, V> Field<O, V> field(String name, Kind<V> kind, V defaultValue, Function<O, V> getter,
-      BiConsumer<O, V> setter) {
+  public static <O, V> Field<O, V> field(
+      String name, Kind<V> kind, V defaultValue, Function<O, V> getter, BiConsumer<O, V> setter) {
     return new Field<>(name, kind, defaultValue, getter, setter);
   }
 
-  /** @return the JSON names, in table order */
+  /**
+   * @return the JSON names, in table order
+   */
   public Set<String> names() {
     return Collections.unmodifiableSet(fields.keySet());
   }
@@ -116,13 +118,14 @@ public final class OptionFields<O> {
   }
 
   /**
-   * Reads the keys present in {@code json} into {@code target}; absent keys keep their values. Checks types,
-   * not ranges.
+   * Reads the keys present in {@code json} into {@code target}; absent keys keep their values.
+   * Checks types, not ranges.
    *
    * @param json the JSON object
    * @param target the options to fill
    * @param label what an option is called in messages, e.g. {@code engine option}
-   * @param path the JSON path of {@code json} ({@code ""} at the top, {@code "metadata."} for a nested object)
+   * @param path the JSON path of {@code json} ({@code ""} at the top, {@code "metadata."} for a
+   *     nested object)
    * @throws VteException INVALID_CONFIGURATION naming an unknown key or a value of the wrong type
    */
   public void read(JsonObject json, O target, String label, String path) {
@@ -131,9 +134,20 @@ public final class OptionFields<O> {
     if (!unknown.isEmpty()) {
       List<String> named = unknown.stream().map(k -> path + k).toList();
       String known = "one of " + new TreeSet<>(fields.keySet());
-      throw new InvalidOptionException("unknown " + label + "(s) " + named + "; the first is '" + named.get(0)
-          + "'; known" + (path.isEmpty() ? "" : " in '" + path.substring(0, path.length() - 1) + "'") + ": "
-          + new TreeSet<>(fields.keySet()), named.get(0), null, known);
+      throw new InvalidOptionException(
+          "unknown "
+              + label
+              + "(s) "
+              + named
+              + "; the first is '"
+              + named.get(0)
+              + "'; known"
+              + (path.isEmpty() ? "" : " in '" + path.substring(0, path.length() - 1) + "'")
+              + ": "
+              + new TreeSet<>(fields.keySet()),
+          named.get(0),
+          null,
+          known);
     }
     for (Field<O, ?> f : fields.values()) {
       if (json.containsKey(f.name)) {
@@ -201,9 +215,13 @@ public final class OptionFields<O> {
     return String.valueOf(value);
   }
 
-  private static InvalidOptionException invalid(String label, String path, Object value, String expected) {
-    return new InvalidOptionException(label + " '" + path + "' = " + show(value) + " is invalid: expected " + expected,
-        path, value, expected);
+  private static InvalidOptionException invalid(
+      String label, String path, Object value, String expected) {
+    return new InvalidOptionException(
+        label + " '" + path + "' = " + show(value) + " is invalid: expected " + expected,
+        path,
+        value,
+        expected);
   }
 
   /**
@@ -221,7 +239,8 @@ public final class OptionFields<O> {
     private BiPredicate<O, V> valid = (o, v) -> true;
     private Function<O, String> expected = o -> "";
 
-    private Field(String name, Kind<V> kind, V defaultValue, Function<O, V> getter, BiConsumer<O, V> setter) {
+    private Field(
+        String name, Kind<V> kind, V defaultValue, Function<O, V> getter, BiConsumer<O, V> setter) {
       this.name = name;
       this.kind = kind;
       this.defaultValue = defaultValue;
@@ -278,13 +297,15 @@ public final class OptionFields<O> {
 
     private void check(O source, V value, String label, String path) {
       if (!valid.test(source, value)) {
-        throw invalid(label, path, value == null ? null : kind.write(value), expected.apply(source));
+        throw invalid(
+            label, path, value == null ? null : kind.write(value), expected.apply(source));
       }
     }
   }
 
   /**
-   * How the values of one type are read from JSON (strictly), written to JSON, copied and validated.
+   * How the values of one type are read from JSON (strictly), written to JSON, copied and
+   * validated.
    *
    * @param <V> the value type
    */
@@ -295,7 +316,8 @@ public final class OptionFields<O> {
      * @param label what an option is called in messages
      * @param path the field's JSON path
      * @return the value
-     * @throws VteException INVALID_CONFIGURATION naming the path and the value when its type is wrong
+     * @throws VteException INVALID_CONFIGURATION naming the path and the value when its type is
+     *     wrong
      */
     V read(Object json, String label, String path);
 
@@ -323,9 +345,13 @@ public final class OptionFields<O> {
     default void validate(V value, String label, String path) {}
   }
 
-  private static InvalidOptionException wrongType(String label, String path, Object json, String expected) {
-    return new InvalidOptionException(label + " '" + path + "' has the wrong type: expected " + expected + ", got "
-        + show(json), path, json, expected);
+  private static InvalidOptionException wrongType(
+      String label, String path, Object json, String expected) {
+    return new InvalidOptionException(
+        label + " '" + path + "' has the wrong type: expected " + expected + ", got " + show(json),
+        path,
+        json,
+        expected);
   }
 
   /** A JSON string; JSON null reads as null. */
@@ -334,7 +360,9 @@ public final class OptionFields<O> {
   /** A JSON boolean. */
   public static final Kind<Boolean> BOOLEAN = plain(Boolean.class, false, "true or false");
 
-  /** @return values that are one JSON type as they are ({@code String}, {@code Boolean}) */
+  /**
+   * @return values that are one JSON type as they are ({@code String}, {@code Boolean})
+   */
   private static <V> Kind<V> plain(Class<V> type, boolean nullable, String expected) {
     return new Kind<>() {
       @Override
@@ -355,35 +383,46 @@ public final class OptionFields<O> {
     };
   }
 
-  /** A JSON number with an integral value that fits in 32 bits ({@code 2} or {@code 2.0}, never {@code 2.5}). */
-  public static final Kind<Integer> INT = new Kind<>() {
-    @Override
-    public Integer read(Object json, String label, String path) {
-      return whole(json, 31, label, path, "a whole number in " + Integer.MIN_VALUE + ".." + Integer.MAX_VALUE)
-          .intValue();
-    }
+  /**
+   * A JSON number with an integral value that fits in 32 bits ({@code 2} or {@code 2.0}, never
+   * {@code 2.5}).
+   */
+  public static final Kind<Integer> INT =
+      new Kind<>() {
+        @Override
+        public Integer read(Object json, String label, String path) {
+          return whole(
+                  json,
+                  31,
+                  label,
+                  path,
+                  "a whole number in " + Integer.MIN_VALUE + ".." + Integer.MAX_VALUE)
+              .intValue();
+        }
 
-    @Override
-    public Object write(Integer value) {
-      return value;
-    }
-  };
+        @Override
+        public Object write(Integer value) {
+          return value;
+        }
+      };
 
   /** A duration written as a JSON whole number of milliseconds; JSON null reads as null. */
-  public static final Kind<Duration> MILLIS = new Kind<>() {
-    @Override
-    public Duration read(Object json, String label, String path) {
-      if (json == null) {
-        return null;
-      }
-      return Duration.ofMillis(whole(json, 63, label, path, "a whole number of milliseconds").longValue());
-    }
+  public static final Kind<Duration> MILLIS =
+      new Kind<>() {
+        @Override
+        public Duration read(Object json, String label, String path) {
+          if (json == null) {
+            return null;
+          }
+          return Duration.ofMillis(
+              whole(json, 63, label, path, "a whole number of milliseconds").longValue());
+        }
 
-    @Override
-    public Object write(Duration value) {
-      return value.toMillis();
-    }
-  };
+        @Override
+        public Object write(Duration value) {
+          return value.toMillis();
+        }
+      };
 
   /** A JSON array of strings; JSON null reads as null. */
   public static final Kind<List<String>> STRING_LIST = listOf(STRING);
@@ -391,7 +430,8 @@ public final class OptionFields<O> {
   /**
    * @param element the kind of each element
    * @param <E> the element type
-   * @return a JSON array of such elements; JSON null reads as null, elements are named {@code path[i]}
+   * @return a JSON array of such elements; JSON null reads as null, elements are named {@code
+   *     path[i]}
    */
   public static <E> Kind<List<E>> listOf(Kind<E> element) {
     return new Kind<>() {
@@ -481,8 +521,11 @@ public final class OptionFields<O> {
     };
   }
 
-  /** @return the value of an integral JSON number of at most {@code bits} bits (sign apart) */
-  private static BigInteger whole(Object json, int bits, String label, String path, String expected) {
+  /**
+   * @return the value of an integral JSON number of at most {@code bits} bits (sign apart)
+   */
+  private static BigInteger whole(
+      Object json, int bits, String label, String path, String expected) {
     BigInteger n = integral(json);
     if (n == null || n.bitLength() > bits) {
       throw wrongType(label, path, json, expected);
@@ -490,9 +533,14 @@ public final class OptionFields<O> {
     return n;
   }
 
-  /** @return the value of an integral JSON number, or null when {@code json} is not one */
+  /**
+   * @return the value of an integral JSON number, or null when {@code json} is not one
+   */
   private static BigInteger integral(Object json) {
-    if (json instanceof Integer || json instanceof Long || json instanceof Short || json instanceof Byte) {
+    if (json instanceof Integer
+        || json instanceof Long
+        || json instanceof Short
+        || json instanceof Byte) {
       return BigInteger.valueOf(((Number) json).longValue());
     }
     if (json instanceof BigInteger b) {

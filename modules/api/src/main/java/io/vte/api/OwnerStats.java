@@ -1,8 +1,8 @@
 package io.vte.api;
 
 /**
- * The owners' figures of one engine (endpoints, handshakes, failed slices, CQ poll gaps), summed over every
- * device and owner since the engine started.
+ * The owners' figures of one engine (endpoints, handshakes, failed slices, CQ poll gaps), summed
+ * over every device and owner since the engine started.
  *
  * @param endpointsAlive endpoints connected or connecting now
  * @param endpointsRetired endpoints retired after a fault or a close
@@ -12,10 +12,18 @@ package io.vte.api;
  * @param handshakesFailed active handshakes that failed
  * @param staleRepliesDropped handshake replies dropped because their endpoint had moved on
  * @param slicesFailed slices that completed in error
- * @param pollGapP999Nanos 99.9th percentile of the time between two CQ polls while work was in flight, 0 when
- *     none was recorded
+ * @param pollGapP999Nanos 99.9th percentile of the time between two CQ polls while work was in
+ *     flight, 0 when none was recorded
  * @param pollGapMaxNanos the longest such time, 0 when none was recorded
  */
-public record OwnerStats(long endpointsAlive, long endpointsRetired, long endpointsEvicted, long handshakesActive,
-    long handshakesPassive, long handshakesFailed, long staleRepliesDropped, long slicesFailed, long pollGapP999Nanos,
+public record OwnerStats(
+    long endpointsAlive,
+    long endpointsRetired,
+    long endpointsEvicted,
+    long handshakesActive,
+    long handshakesPassive,
+    long handshakesFailed,
+    long staleRepliesDropped,
+    long slicesFailed,
+    long pollGapP999Nanos,
     long pollGapMaxNanos) {}

@@ -12,10 +12,19 @@ package io.vte.api;
  * @param backlogBytes bytes of slices routed to the rail and not yet ended
  * @param lastFailure the rail's latest failure, null when it has none
  */
-public record RailStatus(String localDevice, String peerServer, String peerDevice, boolean localPortUp,
-    boolean heldDown, boolean peerDeviceHeldDown, long backlogBytes, VteException lastFailure) {
+public record RailStatus(
+    String localDevice,
+    String peerServer,
+    String peerDevice,
+    boolean localPortUp,
+    boolean heldDown,
+    boolean peerDeviceHeldDown,
+    long backlogBytes,
+    VteException lastFailure) {
 
-  /** @return true when slices may be routed to it: port up and nothing held down */
+  /**
+   * @return true when slices may be routed to it: port up and nothing held down
+   */
   public boolean usable() {
     return localPortUp && !heldDown && !peerDeviceHeldDown;
   }

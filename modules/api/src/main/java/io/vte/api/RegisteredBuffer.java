@@ -1,20 +1,28 @@
 package io.vte.api;
 
 /**
- * Off-heap memory registered with an engine on every local device. Created by
- * {@link TransferEngine#register}; valid until {@link TransferEngine#unregister}.
+ * Off-heap memory registered with an engine on every local device. Created by {@link
+ * TransferEngine#register}; valid until {@link TransferEngine#unregister}.
  */
 public interface RegisteredBuffer {
 
-  /** @return native address of the first byte */
+  /**
+   * @return native address of the first byte
+   */
   long address();
 
-  /** @return length in bytes */
+  /**
+   * @return length in bytes
+   */
   long length();
 
-  /** @return the location tag given at registration, e.g. {@code cpu:0} */
+  /**
+   * @return the location tag given at registration, e.g. {@code cpu:0}
+   */
   String location();
 
-  /** @return true until the buffer is unregistered or its engine closed */
+  /**
+   * @return true until the buffer is unregistered or its engine closed
+   */
   boolean isRegistered();
 }

@@ -8,18 +8,28 @@ import java.util.List;
  */
 public interface SegmentHandle {
 
-  /** @return the segment name it was opened with */
+  /**
+   * @return the segment name it was opened with
+   */
   String name();
 
-  /** @return where the peer's handshake service listens, {@code host:port} */
+  /**
+   * @return where the peer's handshake service listens, {@code host:port}
+   */
   String serverName();
 
-  /** @return the descriptor version (bumps on every change on the peer) */
+  /**
+   * @return the descriptor version (bumps on every change on the peer)
+   */
   long version();
 
-  /** @return the peer's devices */
+  /**
+   * @return the peer's devices
+   */
   List<SegmentDevice> devices();
 
-  /** @return the peer's registered buffers */
+  /**
+   * @return the peer's registered buffers
+   */
   List<SegmentBuffer> buffers();
 }

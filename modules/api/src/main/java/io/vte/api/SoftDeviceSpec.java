@@ -1,8 +1,8 @@
 package io.vte.api;
 
 /**
- * One soft-verbs device as the engine's {@code devices} option names it: {@code name[@host[:port]]}, the host
- * defaulting to 127.0.0.1 and the port to 0 (any free port).
+ * One soft-verbs device as the engine's {@code devices} option names it: {@code
+ * name[@host[:port]]}, the host defaulting to 127.0.0.1 and the port to 0 (any free port).
  *
  * @param name the device name, e.g. {@code soft0}
  * @param host the address the device binds to
@@ -36,8 +36,11 @@ public record SoftDeviceSpec(String name, String host, int port) {
       }
     }
     if (name.isBlank() || host.isBlank() || port < 0 || port > 65535) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "engine option 'devices' has a malformed soft device spec '"
-          + spec + "': expected name[@host[:port]]");
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION,
+          "engine option 'devices' has a malformed soft device spec '"
+              + spec
+              + "': expected name[@host[:port]]");
     }
     return new SoftDeviceSpec(name, host, port);
   }

@@ -15,7 +15,9 @@ public enum TaskState {
   /** Timed out. */
   TIMED_OUT;
 
-  /** @return true for a final state */
+  /**
+   * @return true for a final state
+   */
   public boolean isFinal() {
     return this != WAITING && this != PENDING;
   }

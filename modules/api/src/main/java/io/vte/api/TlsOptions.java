@@ -3,27 +3,51 @@ package io.vte.api;
 import io.vertx.core.json.JsonObject;
 
 /**
- * TLS of an engine's handshake service, from PEM files; JSON
- * {@code {"keyPath", "certPath", "trustPath", "verifyHost", "requireClientCert"}}. An engine uses one TLS object for
- * its server (key and certificate; with {@code requireClientCert} also the trust bundle) and its clients (trust
- * bundle; key and certificate when both are set); the handshake module checks those combinations when it starts
- * (mutual TLS: a server with {@code requireClientCert} refuses every client without a certificate signed by a CA in
- * {@code trustPath}).
+ * TLS of an engine's handshake service, from PEM files; JSON {@code {"keyPath", "certPath",
+ * "trustPath", "verifyHost", "requireClientCert"}}. An engine uses one TLS object for its server
+ * (key and certificate; with {@code requireClientCert} also the trust bundle) and its clients
+ * (trust bundle; key and certificate when both are set); the handshake module checks those
+ * combinations when it starts (mutual TLS: a server with {@code requireClientCert} refuses every
+ * client without a certificate signed by a CA in {@code trustPath}).
  */
 public final class TlsOptions {
 
   /** The fields: JSON names, kinds, defaults, ranges. */
-  public static final OptionFields<TlsOptions> FIELDS = OptionFields.of(
-      OptionFields.field("keyPath", OptionFields.STRING, null, TlsOptions::getKeyPath, TlsOptions::setKeyPath)
-          .check(TlsOptions::unsetOrNonBlank, "a PEM file path"),
-      OptionFields.field("certPath", OptionFields.STRING, null, TlsOptions::getCertPath, TlsOptions::setCertPath)
-          .check(TlsOptions::unsetOrNonBlank, "a PEM file path"),
-      OptionFields.field("trustPath", OptionFields.STRING, null, TlsOptions::getTrustPath, TlsOptions::setTrustPath)
-          .check(TlsOptions::unsetOrNonBlank, "a PEM file path"),
-      OptionFields.field("verifyHost", OptionFields.BOOLEAN, true, TlsOptions::isVerifyHost,
-          TlsOptions::setVerifyHost),
-      OptionFields.field("requireClientCert", OptionFields.BOOLEAN, false, TlsOptions::isRequireClientCert,
-          TlsOptions::setRequireClientCert));
+  public static final OptionFields<TlsOptions> FIELDS =
+      OptionFields.of(
+          OptionFields.field(
+                  "keyPath",
+                  OptionFields.STRING,
+                  null,
+                  TlsOptions::getKeyPath,
+                  TlsOptions::setKeyPath)
+              .check(TlsOptions::unsetOrNonBlank, "a PEM file path"),
+          OptionFields.field(
+                  "certPath",
+                  OptionFields.STRING,
+                  null,
+                  TlsOptions::getCertPath,
+                  TlsOptions::setCertPath)
+              .check(TlsOptions::unsetOrNonBlank, "a PEM file path"),
+          OptionFields.field(
+                  "trustPath",
+                  OptionFields.STRING,
+                  null,
+                  TlsOptions::getTrustPath,
+                  TlsOptions::setTrustPath)
+              .check(TlsOptions::unsetOrNonBlank, "a PEM file path"),
+          OptionFields.field(
+              "verifyHost",
+              OptionFields.BOOLEAN,
+              true,
+              TlsOptions::isVerifyHost,
+              TlsOptions::setVerifyHost),
+          OptionFields.field(
+              "requireClientCert",
+              OptionFields.BOOLEAN,
+              false,
+              TlsOptions::isRequireClientCert,
+              TlsOptions::setRequireClientCert));
 
   private String keyPath;
   private String certPath;
@@ -31,7 +55,10 @@ public final class TlsOptions {
   private boolean verifyHost;
   private boolean requireClientCert;
 
-  /** Creates TLS options with the defaults (no paths, host verified, no client certificate required). */
+  /**
+   * Creates TLS options with the defaults (no paths, host verified, no client certificate
+   * required).
+   */
   public TlsOptions() {
     FIELDS.applyDefaults(this);
   }
@@ -64,7 +91,9 @@ public final class TlsOptions {
     return o;
   }
 
-  /** @return the options as JSON (paths only, never key material) */
+  /**
+   * @return the options as JSON (paths only, never key material)
+   */
   public JsonObject toJson() {
     return FIELDS.toJson(this);
   }
@@ -82,56 +111,77 @@ public final class TlsOptions {
     return path == null || !path.isBlank();
   }
 
-  /** @return the PEM private key path, or null */
+  /**
+   * @return the PEM private key path, or null
+   */
   public String getKeyPath() {
     return keyPath;
   }
 
-  /** @param keyPath the PEM private key path @return this */
+  /**
+   * @param keyPath the PEM private key path @return this
+   */
   public TlsOptions setKeyPath(String keyPath) {
     this.keyPath = keyPath;
     return this;
   }
 
-  /** @return the PEM certificate chain path, or null */
+  /**
+   * @return the PEM certificate chain path, or null
+   */
   public String getCertPath() {
     return certPath;
   }
 
-  /** @param certPath the PEM certificate chain path @return this */
+  /**
+   * @param certPath the PEM certificate chain path @return this
+   */
   public TlsOptions setCertPath(String certPath) {
     this.certPath = certPath;
     return this;
   }
 
-  /** @return the PEM bundle of trusted CA certificates, or null */
+  /**
+   * @return the PEM bundle of trusted CA certificates, or null
+   */
   public String getTrustPath() {
     return trustPath;
   }
 
-  /** @param trustPath the PEM bundle of trusted CA certificates @return this */
+  /**
+   * @param trustPath the PEM bundle of trusted CA certificates @return this
+   */
   public TlsOptions setTrustPath(String trustPath) {
     this.trustPath = trustPath;
     return this;
   }
 
-  /** @return whether a client checks that the server certificate names the host it dialled */
+  /**
+   * @return whether a client checks that the server certificate names the host it dialled
+   */
   public boolean isVerifyHost() {
     return verifyHost;
   }
 
-  /** @param verifyHost whether a client checks the server certificate's host name @return this */
+  /**
+   * @param verifyHost whether a client checks the server certificate's host name @return this
+   */
   public TlsOptions setVerifyHost(boolean verifyHost) {
     this.verifyHost = verifyHost;
     return this;
   }
 
-  /** @return whether the server refuses clients without a certificate signed by a trusted CA */
+  /**
+   * @return whether the server refuses clients without a certificate signed by a trusted CA
+   */
   public boolean isRequireClientCert() {
     return requireClientCert;
   }
 
-  /** @param requireClientCert whether the server requires client certificates (mutual TLS) @return this */
+  /**
+   * @param requireClientCert whether the server requires client certificates (mutual TLS) @return
+   *     this
+   */
   public TlsOptions setRequireClientCert(boolean requireClientCert) {
     this.requireClientCert = requireClientCert;
     return this;

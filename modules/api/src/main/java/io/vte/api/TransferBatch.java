@@ -5,12 +5,15 @@ import io.vertx.core.Future;
 /** A submitted batch of transfer requests. */
 public interface TransferBatch {
 
-  /** @return completes once every request has a final status; fails only for bad input or a closed engine */
+  /**
+   * @return completes once every request has a final status; fails only for bad input or a closed
+   *     engine
+   */
   Future<BatchResult> result();
 
   /**
-   * Cancels the batch: slices not yet posted are abandoned, posted ones complete and are ignored, and
-   * every unfinished request reports CANCELED. No effect on a finished batch.
+   * Cancels the batch: slices not yet posted are abandoned, posted ones complete and are ignored,
+   * and every unfinished request reports CANCELED. No effect on a finished batch.
    */
   void cancel();
 }

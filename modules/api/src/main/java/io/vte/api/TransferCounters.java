@@ -9,4 +9,5 @@ package io.vte.api;
  * @param staleRefreshes peer descriptors fetched again because a request did not fit the cached one
  * @param batches batches submitted
  */
-public record TransferCounters(long bytes, long slices, long retries, long staleRefreshes, long batches) {}
+public record TransferCounters(
+    long bytes, long slices, long retries, long staleRefreshes, long batches) {}

@@ -10,20 +10,21 @@ import java.util.List;
 import java.util.ServiceLoader;
 
 /**
- * Moves bytes between registered memory of this process and segments of peers, one-sided, batched and
- * over every healthy rail. Every method may be called from any thread or verticle and never blocks.
+ * Moves bytes between registered memory of this process and segments of peers, one-sided, batched
+ * and over every healthy rail. Every method may be called from any thread or verticle and never
+ * blocks.
  */
 public interface TransferEngine {
 
   /**
-   * Creates and starts an engine: opens the local devices, starts their owners, the handshake service
-   * and the metadata backend.
+   * Creates and starts an engine: opens the local devices, starts their owners, the handshake
+   * service and the metadata backend.
    *
    * @param vertx the Vert.x instance to run on
    * @param options the options (validated first)
-   * @return the started engine; fails with INVALID_CONFIGURATION naming a bad field (among them {@code devices}
-   *     naming a host that does not resolve or a device twice), or DEVICE_UNAVAILABLE (a device or provider that
-   *     cannot be opened)
+   * @return the started engine; fails with INVALID_CONFIGURATION naming a bad field (among them
+   *     {@code devices} naming a host that does not resolve or a device twice), or
+   *     DEVICE_UNAVAILABLE (a device or provider that cannot be opened)
    */
   static Future<TransferEngine> create(Vertx vertx, EngineOptions options) {
     try {
@@ -34,20 +35,28 @@ public interface TransferEngine {
     for (TransferEngineFactory factory : ServiceLoader.load(TransferEngineFactory.class)) {
       return factory.create(vertx, options);
     }
-    return Future.failedFuture(new VteException(ErrorCode.INTERNAL,
-        "no " + TransferEngineFactory.class.getName() + " on the class path: add the vte-engine module"));
+    return Future.failedFuture(
+        new VteException(
+            ErrorCode.INTERNAL,
+            "no "
+                + TransferEngineFactory.class.getName()
+                + " on the class path: add the vte-engine module"));
   }
 
-  /** @return this node's server name, {@code host:port} of its handshake service (its p2p segment name) */
+  /**
+   * @return this node's server name, {@code host:port} of its handshake service (its p2p segment
+   *     name)
+   */
   String serverName();
 
   /**
    * Registers a direct buffer (from index 0 to its capacity) on every local device.
    *
    * @param buffer a direct buffer
-   * @param location a location tag, e.g. {@code cpu:0}: 1 to 256 characters (peers refuse longer ones)
-   * @return the registration; fails with INVALID_ARGUMENT for a heap buffer or a null, empty or over-long
-   *     location, OVERLAPPING_REGISTRATION
+   * @param location a location tag, e.g. {@code cpu:0}: 1 to 256 characters (peers refuse longer
+   *     ones)
+   * @return the registration; fails with INVALID_ARGUMENT for a heap buffer or a null, empty or
+   *     over-long location, OVERLAPPING_REGISTRATION
    */
   Future<RegisteredBuffer> register(ByteBuffer buffer, String location);
 
@@ -57,8 +66,8 @@ public interface TransferEngine {
    * @param address start address, non-zero
    * @param length bytes, positive
    * @param location a location tag, 1 to 256 characters (peers refuse longer ones)
-   * @return the registration; fails with INVALID_ARGUMENT (bad range, null, empty or over-long location) or
-   *     OVERLAPPING_REGISTRATION
+   * @return the registration; fails with INVALID_ARGUMENT (bad range, null, empty or over-long
+   *     location) or OVERLAPPING_REGISTRATION
    */
   Future<RegisteredBuffer> register(long address, long length, String location);
 
@@ -66,8 +75,8 @@ public interface TransferEngine {
    * Deregisters a buffer on every device; afterwards nothing is written to that memory.
    *
    * @param buffer a buffer of this engine
-   * @return completes when deregistered; fails with INVALID_ARGUMENT for null, NOT_REGISTERED for a buffer this
-   *     engine does not hold (never registered here, or unregistered already)
+   * @return completes when deregistered; fails with INVALID_ARGUMENT for null, NOT_REGISTERED for a
+   *     buffer this engine does not hold (never registered here, or unregistered already)
    */
   Future<Void> unregister(RegisteredBuffer buffer);
 
@@ -80,8 +89,8 @@ public interface TransferEngine {
   Future<SegmentHandle> openSegment(String name);
 
   /**
-   * Submits a batch. Invalid input fails {@link TransferBatch#result()} up front with a typed error and
-   * sends nothing.
+   * Submits a batch. Invalid input fails {@link TransferBatch#result()} up front with a typed error
+   * and sends nothing.
    *
    * @param requests the requests
    * @param options deadline
@@ -102,8 +111,8 @@ public interface TransferEngine {
    *
    * @param batchId an id from {@link #allocateBatch}
    * @param requests the requests
-   * @return completes when accepted (validated and routed); fails with INVALID_ARGUMENT for an unknown
-   *     id, BATCH_BUSY past capacity, or the validation error
+   * @return completes when accepted (validated and routed); fails with INVALID_ARGUMENT for an
+   *     unknown id, BATCH_BUSY past capacity, or the validation error
    */
   Future<Void> submit(long batchId, List<TransferRequest> requests);
 
@@ -150,11 +159,11 @@ public interface TransferEngine {
   TransferEngine notificationHandler(Handler<Notification> handler);
 
   /**
-   * What this engine shows of itself: segment name, metadata state, devices, rails, counters and, on soft verbs,
-   * the fault injector of its devices.
+   * What this engine shows of itself: segment name, metadata state, devices, rails, counters and,
+   * on soft verbs, the fault injector of its devices.
    *
-   * @return the engine's diagnostics, readable from any thread, also after close (the counters then keep their
-   *     last values)
+   * @return the engine's diagnostics, readable from any thread, also after close (the counters then
+   *     keep their last values)
    */
   EngineDiagnostics diagnostics();
 

@@ -10,7 +10,9 @@ public final class TransferOptions {
 
   private Duration deadline = DEFAULT_DEADLINE;
 
-  /** @return the deadline: requests unfinished this long after submit report TIMED_OUT */
+  /**
+   * @return the deadline: requests unfinished this long after submit report TIMED_OUT
+   */
   public Duration getDeadline() {
     return deadline;
   }
@@ -22,7 +24,8 @@ public final class TransferOptions {
    */
   public TransferOptions setDeadline(Duration deadline) {
     if (deadline == null || deadline.isZero() || deadline.isNegative()) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "deadline must be positive, got " + deadline);
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT, "deadline must be positive, got " + deadline);
     }
     this.deadline = deadline;
     return this;

@@ -7,11 +7,17 @@ package io.vte.api;
  * @param local the local registered buffer
  * @param localOffset offset of the first byte within {@code local}
  * @param segment the peer segment
- * @param remoteAddress native address of the first remote byte (inside one of the segment's buffers)
+ * @param remoteAddress native address of the first remote byte (inside one of the segment's
+ *     buffers)
  * @param length bytes to move, positive
  */
-public record TransferRequest(TransferOpcode opcode, RegisteredBuffer local, long localOffset,
-    SegmentHandle segment, long remoteAddress, long length) {
+public record TransferRequest(
+    TransferOpcode opcode,
+    RegisteredBuffer local,
+    long localOffset,
+    SegmentHandle segment,
+    long remoteAddress,
+    long length) {
 
   /**
    * @param local local buffer
@@ -21,9 +27,14 @@ public record TransferRequest(TransferOpcode opcode, RegisteredBuffer local, lon
    * @param length bytes
    * @return a READ request
    */
-  public static TransferRequest read(RegisteredBuffer local, long localOffset, SegmentHandle segment,
-      long remoteAddress, long length) {
-    return new TransferRequest(TransferOpcode.READ, local, localOffset, segment, remoteAddress, length);
+  public static TransferRequest read(
+      RegisteredBuffer local,
+      long localOffset,
+      SegmentHandle segment,
+      long remoteAddress,
+      long length) {
+    return new TransferRequest(
+        TransferOpcode.READ, local, localOffset, segment, remoteAddress, length);
   }
 
   /**
@@ -34,8 +45,13 @@ public record TransferRequest(TransferOpcode opcode, RegisteredBuffer local, lon
    * @param length bytes
    * @return a WRITE request
    */
-  public static TransferRequest write(RegisteredBuffer local, long localOffset, SegmentHandle segment,
-      long remoteAddress, long length) {
-    return new TransferRequest(TransferOpcode.WRITE, local, localOffset, segment, remoteAddress, length);
+  public static TransferRequest write(
+      RegisteredBuffer local,
+      long localOffset,
+      SegmentHandle segment,
+      long remoteAddress,
+      long length) {
+    return new TransferRequest(
+        TransferOpcode.WRITE, local, localOffset, segment, remoteAddress, length);
   }
 }

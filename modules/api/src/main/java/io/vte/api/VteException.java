@@ -26,7 +26,9 @@ public class VteException extends RuntimeException {
     this.code = code;
   }
 
-  /** @return the typed cause */
+  /**
+   * @return the typed cause
+   */
   public ErrorCode code() {
     return code;
   }

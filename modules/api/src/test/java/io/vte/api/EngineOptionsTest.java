@@ -13,19 +13,34 @@ import org.junit.jupiter.api.Test;
 class EngineOptionsTest {
 
   private static EngineOptions sample() {
-    return new EngineOptions().setDevices(List.of("soft0", "soft1")).setWorkersPerContext(4)
-        .setSliceSize(128 * 1024).setRetryCount(2).setHandshakeDeadline(Duration.ofMillis(750))
-        .setCqSize(64).setEndpointCacheSize(9).setMaxOutstandingPerQp(16).setRpcHost("127.0.0.2")
-        .setRpcPort(4242).setMetadataUri("etcd://127.0.0.1:2379")
-        .setMetadata(new MetadataOptions().setClusterPrefix("/vte/test").setLeaseTtl(Duration.ofMillis(3000)))
-        .setSegmentName("prefill-0").setAuth(new AuthOptions().setKeyId("k1").setSecretBase64("c2VjcmV0LXNlY3JldC0xMjM0"))
-        .setRailHoldDown(Duration.ofMillis(1500)).setQpTimeout(Duration.ofMillis(300)).setQpRetryCount(3);
+    return new EngineOptions()
+        .setDevices(List.of("soft0", "soft1"))
+        .setWorkersPerContext(4)
+        .setSliceSize(128 * 1024)
+        .setRetryCount(2)
+        .setHandshakeDeadline(Duration.ofMillis(750))
+        .setCqSize(64)
+        .setEndpointCacheSize(9)
+        .setMaxOutstandingPerQp(16)
+        .setRpcHost("127.0.0.2")
+        .setRpcPort(4242)
+        .setMetadataUri("etcd://127.0.0.1:2379")
+        .setMetadata(
+            new MetadataOptions()
+                .setClusterPrefix("/vte/test")
+                .setLeaseTtl(Duration.ofMillis(3000)))
+        .setSegmentName("prefill-0")
+        .setAuth(new AuthOptions().setKeyId("k1").setSecretBase64("c2VjcmV0LXNlY3JldC0xMjM0"))
+        .setRailHoldDown(Duration.ofMillis(1500))
+        .setQpTimeout(Duration.ofMillis(300))
+        .setQpRetryCount(3);
   }
 
   @Test
   void jsonRoundTripKeepsEveryField() {
     JsonObject json = sample().toJson();
-    assertEquals(EngineOptions.KEYS.size() - 1, json.size(), "every key but tls is written: " + json);
+    assertEquals(
+        EngineOptions.KEYS.size() - 1, json.size(), "every key but tls is written: " + json);
     EngineOptions back = EngineOptions.fromJson(json);
     assertEquals(json, back.toJson());
     assertEquals(4, back.getWorkersPerContext());
@@ -46,13 +61,25 @@ class EngineOptionsTest {
 
   @Test
   void metadataOptionsAreCheckedByKeyAndType() {
-    assertBadJson("metadata.leaseTtlMs", new JsonObject().put("metadata", new JsonObject().put("leaseTtlMs", "3s")));
-    assertBad("metadata.leaseTtlMs", sample().setMetadata(new MetadataOptions().setLeaseTtl(Duration.ofMillis(-1))));
-    assertBadJson("metadata.callDeadlineMs", new JsonObject().put("metadata", new JsonObject().put("callDeadlineMs", 1.5)));
-    assertBadJson("metadata.clusterPrefix", new JsonObject().put("metadata", new JsonObject().put("clusterPrefix", 7)));
-    assertBadJson("metadata.etcdPasswrd", new JsonObject().put("metadata", new JsonObject().put("etcdPasswrd", "x")));
-    VteException e = assertThrows(VteException.class,
-        () -> EngineOptions.fromJson(sample().toJson().put("metadata", "etcd")));
+    assertBadJson(
+        "metadata.leaseTtlMs",
+        new JsonObject().put("metadata", new JsonObject().put("leaseTtlMs", "3s")));
+    assertBad(
+        "metadata.leaseTtlMs",
+        sample().setMetadata(new MetadataOptions().setLeaseTtl(Duration.ofMillis(-1))));
+    assertBadJson(
+        "metadata.callDeadlineMs",
+        new JsonObject().put("metadata", new JsonObject().put("callDeadlineMs", 1.5)));
+    assertBadJson(
+        "metadata.clusterPrefix",
+        new JsonObject().put("metadata", new JsonObject().put("clusterPrefix", 7)));
+    assertBadJson(
+        "metadata.etcdPasswrd",
+        new JsonObject().put("metadata", new JsonObject().put("etcdPasswrd", "x")));
+    VteException e =
+        assertThrows(
+            VteException.class,
+            () -> EngineOptions.fromJson(sample().toJson().put("metadata", "etcd")));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains("'metadata'"), e.getMessage());
   }
@@ -60,16 +87,20 @@ class EngineOptionsTest {
   @Test
   void segmentNameDefaultsToNullAndRejectsBlanksAndControls() {
     assertEquals(null, new EngineOptions().getSegmentName());
-    assertTrue(!new EngineOptions().toJson().containsKey("segmentName"), "unset name is not written");
+    assertTrue(
+        !new EngineOptions().toJson().containsKey("segmentName"), "unset name is not written");
     assertBad("segmentName", sample().setSegmentName(" "));
     assertBad("segmentName", sample().setSegmentName("a b"));
     assertBad("segmentName", sample().setSegmentName("a\u0001"));
-    assertBad("segmentName", sample().setSegmentName("x".repeat(EngineOptions.MAX_SEGMENT_NAME_LENGTH + 1)));
+    assertBad(
+        "segmentName",
+        sample().setSegmentName("x".repeat(EngineOptions.MAX_SEGMENT_NAME_LENGTH + 1)));
   }
 
   @Test
   void defaultsAreTheDocumentedOnes() {
-    EngineOptions o = EngineOptions.fromJson(new JsonObject().put("devices", new JsonArray().add("soft0")));
+    EngineOptions o =
+        EngineOptions.fromJson(new JsonObject().put("devices", new JsonArray().add("soft0")));
     assertEquals("soft", o.getTransport());
     assertEquals(2, o.getWorkersPerContext());
     assertEquals(65536, o.getSliceSize());
@@ -87,16 +118,27 @@ class EngineOptionsTest {
     assertTrue(!defaults.toJson().containsKey("rpcHost"), "an unset rpcHost is not written");
     EngineOptions filled = defaults.withHostDefaults();
     assertEquals(DefaultSoftDevices.forThisHost().specs(), filled.getDevices());
-    assertEquals(SoftDeviceSpec.parse(filled.getDevices().get(0)).host(), filled.getRpcHost(),
+    assertEquals(
+        SoftDeviceSpec.parse(filled.getDevices().get(0)).host(),
+        filled.getRpcHost(),
         "the handshake service lives on the first device's address");
     assertEquals(List.of(), defaults.getDevices(), "the options filled in are a copy");
-    EngineOptions explicit = new EngineOptions().setDevices(List.of("a@198.18.0.7", "b@198.18.1.7")).withHostDefaults();
+    EngineOptions explicit =
+        new EngineOptions().setDevices(List.of("a@198.18.0.7", "b@198.18.1.7")).withHostDefaults();
     assertEquals(List.of("a@198.18.0.7", "b@198.18.1.7"), explicit.getDevices());
     assertEquals("198.18.0.7", explicit.getRpcHost());
-    assertEquals("10.0.0.1", new EngineOptions().setRpcHost("10.0.0.1").withHostDefaults().getRpcHost());
-    assertEquals("127.0.0.1", new EngineOptions().setDevices(List.of("plain")).withHostDefaults().getRpcHost());
-    assertEquals("127.0.0.1", new EngineOptions().setTransport("ibverbs").setDevices(List.of("mlx5_0"))
-        .withHostDefaults().getRpcHost());
+    assertEquals(
+        "10.0.0.1", new EngineOptions().setRpcHost("10.0.0.1").withHostDefaults().getRpcHost());
+    assertEquals(
+        "127.0.0.1",
+        new EngineOptions().setDevices(List.of("plain")).withHostDefaults().getRpcHost());
+    assertEquals(
+        "127.0.0.1",
+        new EngineOptions()
+            .setTransport("ibverbs")
+            .setDevices(List.of("mlx5_0"))
+            .withHostDefaults()
+            .getRpcHost());
   }
 
   @Test
@@ -140,15 +182,17 @@ class EngineOptionsTest {
 
   /** Reads the sample's JSON with {@code change} merged in. */
   private static void assertBadJson(String field, JsonObject change) {
-    VteException e = assertThrows(VteException.class,
-        () -> EngineOptions.fromJson(sample().toJson().mergeIn(change)));
+    VteException e =
+        assertThrows(
+            VteException.class, () -> EngineOptions.fromJson(sample().toJson().mergeIn(change)));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains("'" + field + "'"), e.getMessage());
   }
 
   @Test
   void transferOptionsRejectNonPositiveDeadline() {
-    VteException e = assertThrows(VteException.class, () -> new TransferOptions().setDeadline(Duration.ZERO));
+    VteException e =
+        assertThrows(VteException.class, () -> new TransferOptions().setDeadline(Duration.ZERO));
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
   }
 

@@ -28,48 +28,65 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code vte bench}: without a mode, the embedded default: two engines in this JVM over soft verbs, the
- * initiator's devices named {@code src0..}, the target's {@code dst0..}; {@code --sweep} runs one short
- * measurement per block size and writes a CSV and a PNG plot. The two-process forms are the subcommands
- * {@code target} and {@code initiator}.
+ * {@code vte bench}: without a mode, the embedded default: two engines in this JVM over soft verbs,
+ * the initiator's devices named {@code src0..}, the target's {@code dst0..}; {@code --sweep} runs
+ * one short measurement per block size and writes a CSV and a PNG plot. The two-process forms are
+ * the subcommands {@code target} and {@code initiator}.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true,
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
     header = "Measure transfers between two engines (one JVM or two).",
     subcommands = {BenchTargetCommand.class, BenchInitiatorCommand.class},
-    description = {"Two engines in one JVM over soft verbs (default: 4 MiB WRITEs for 10 s, 8 in flight): throughput,",
-        "ops/s, latency percentiles, failures by cause. Two processes: 'vte bench target' and",
-        "'vte bench initiator --target host:port'."})
+    description = {
+      "Two engines in one JVM over soft verbs (default: 4 MiB WRITEs for 10 s, 8 in flight): throughput,",
+      "ops/s, latency percentiles, failures by cause. Two processes: 'vte bench target' and",
+      "'vte bench initiator --target host:port'."
+    })
 public final class BenchCommand implements Callable<Integer> {
 
   /** Engine windows (each after its baseline slice) when measuring against the baseline. */
   private static final int BASELINE_ROUNDS = 5;
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Mixin
-  private EngineFlags engineFlags;
+  @Mixin private EngineFlags engineFlags;
 
-  @Mixin
-  private LoadFlags load;
+  @Mixin private LoadFlags load;
 
-  @Option(names = "--baseline", description = {"Also measure raw Java NIO loopback streaming of the same block size "
-      + "and the ratio: ", "the measured time is cut into " + BASELINE_ROUNDS + " windows, each after a baseline slice "
-      + "of half its length."})
+  @Option(
+      names = "--baseline",
+      description = {
+        "Also measure raw Java NIO loopback streaming of the same block size " + "and the ratio: ",
+        "the measured time is cut into "
+            + BASELINE_ROUNDS
+            + " windows, each after a baseline slice "
+            + "of half its length."
+      })
   private boolean baseline;
 
-  @Option(names = "--sweep", description = "Measure every block size of --sweep-sizes; write sweep.csv and sweep.png.")
+  @Option(
+      names = "--sweep",
+      description = "Measure every block size of --sweep-sizes; write sweep.csv and sweep.png.")
   private boolean sweep;
 
-  @Option(names = "--sweep-sizes", defaultValue = Sweep.DEFAULT_SIZES,
+  @Option(
+      names = "--sweep-sizes",
+      defaultValue = Sweep.DEFAULT_SIZES,
       description = "Block sizes of the sweep (default ${DEFAULT-VALUE}).")
   private String sweepSizes;
 
-  @Option(names = "--sweep-duration", defaultValue = "2",
-      description = "Seconds per sweep size (default ${DEFAULT-VALUE}); --duration is refused with --sweep.")
+  @Option(
+      names = "--sweep-duration",
+      defaultValue = "2",
+      description =
+          "Seconds per sweep size (default ${DEFAULT-VALUE}); --duration is refused with --sweep.")
   private double sweepDuration;
 
-  @Option(names = "--out", defaultValue = "bench-out", description = "Directory for the sweep files (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--out",
+      defaultValue = "bench-out",
+      description = "Directory for the sweep files (default ${DEFAULT-VALUE}).")
   private Path out;
 
   /** Creates the command (picocli instantiates it). */
@@ -88,18 +105,21 @@ public final class BenchCommand implements Callable<Integer> {
       load.validate();
       sizes = SweepRow.parseSizes(sweepSizes);
       if (!(sweepDuration > 0 && sweepDuration <= 600)) {
-        throw new IllegalArgumentException("--sweep-duration must be > 0 and <= 600, got " + sweepDuration);
+        throw new IllegalArgumentException(
+            "--sweep-duration must be > 0 and <= 600, got " + sweepDuration);
       }
       if (sweep && spec.commandLine().getParseResult().hasMatchedOption("--duration")) {
-        throw new IllegalArgumentException("--duration is the time of one run; with --sweep give the time per block"
-            + " size as --sweep-duration, got --duration " + spec.commandLine().getParseResult().matchedOptionValue(
-                "--duration", 0.0));
+        throw new IllegalArgumentException(
+            "--duration is the time of one run; with --sweep give the time per block"
+                + " size as --sweep-duration, got --duration "
+                + spec.commandLine().getParseResult().matchedOptionValue("--duration", 0.0));
       }
       if (sweep && engineFlags.faults().size() > 0) {
         throw new IllegalArgumentException("--inject and --sweep cannot be combined");
       }
       if (baseline && (sweep || engineFlags.faults().size() > 0)) {
-        throw new IllegalArgumentException("--baseline cannot be combined with " + (sweep ? "--sweep" : "--inject"));
+        throw new IllegalArgumentException(
+            "--baseline cannot be combined with " + (sweep ? "--sweep" : "--inject"));
       }
       faults = engineFlags.faults();
       List<String> names = new ArrayList<>(srcNames);
@@ -111,37 +131,77 @@ public final class BenchCommand implements Callable<Integer> {
     PrintWriter stdout = spec.commandLine().getOut();
     PrintWriter progress = !load.progress() ? null : spec.commandLine().getErr();
     long region = sweep ? Sweep.region(sizes, load) : load.region();
-    try (BenchTarget target = ExitCodes.starting(() -> BenchTarget.start(engineFlags.engineOptions(dstSpecs), region));
-        BenchInitiator initiator = ExitCodes.starting(() -> BenchInitiator.start(engineFlags.engineOptions(srcSpecs)));
-        InitiatorSession session = ExitCodes.starting(() -> InitiatorSession.open(initiator.vertx(), initiator.engine(),
-            target.serverName(), region))) {
+    try (BenchTarget target =
+            ExitCodes.starting(
+                () -> BenchTarget.start(engineFlags.engineOptions(dstSpecs), region));
+        BenchInitiator initiator =
+            ExitCodes.starting(() -> BenchInitiator.start(engineFlags.engineOptions(srcSpecs)));
+        InitiatorSession session =
+            ExitCodes.starting(
+                () ->
+                    InitiatorSession.open(
+                        initiator.vertx(), initiator.engine(), target.serverName(), region))) {
       if (sweep) {
-        String title = String.format(java.util.Locale.ROOT, "vte bench --sweep: %s, %s devices x %d owners, soft verbs",
-            load.opcode(), srcNames.size(), engineFlags.workers());
-        List<SweepRow> rows = Sweep.run(session, sizes, load, Duration.ofNanos((long) (sweepDuration * 1e9)), out, title,
-            progress);
+        String title =
+            String.format(
+                java.util.Locale.ROOT,
+                "vte bench --sweep: %s, %s devices x %d owners, soft verbs",
+                load.opcode(),
+                srcNames.size(),
+                engineFlags.workers());
+        List<SweepRow> rows =
+            Sweep.run(
+                session,
+                sizes,
+                load,
+                Duration.ofNanos((long) (sweepDuration * 1e9)),
+                out,
+                title,
+                progress);
         if (load.json()) {
           stdout.println(Sweep.json(rows, out).encode());
           stdout.flush();
         } else {
           Sweep.printTable(stdout, rows, out);
         }
-        return rows.stream().allMatch(r -> r.failed() == 0 && !r.stalled()) ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+        return rows.stream().allMatch(r -> r.failed() == 0 && !r.stalled())
+            ? ExitCodes.OK
+            : ExitCodes.RUN_FAILED;
       }
-      List<FaultScheduler> schedulers = faults.isEmpty() ? List.of() : List.of(
-          FaultScheduler.forEngine(initiator.engine(), faults, srcNames),
-          FaultScheduler.forEngine(target.engine(), faults, dstNames));
-      // Baseline slices alternate with the engine's windows, so that a change of load on a shared machine
+      List<FaultScheduler> schedulers =
+          faults.isEmpty()
+              ? List.of()
+              : List.of(
+                  FaultScheduler.forEngine(initiator.engine(), faults, srcNames),
+                  FaultScheduler.forEngine(target.engine(), faults, dstNames));
+      // Baseline slices alternate with the engine's windows, so that a change of load on a shared
+      // machine
       // during the run weighs on both sides of the ratio alike.
       int windows = baseline ? BASELINE_ROUNDS : 1;
       Duration slice = load.measure().dividedBy(2L * windows);
       double[] baselineSum = {0};
-      Runnable beforeWindow = !baseline ? () -> {} : () -> baselineSum[0] += NioStreamBench.run(slice, load.blockSize());
-      BenchResult r = session.measure(load.plan(), load.warmupTime(), load.measure(), windows, beforeWindow, schedulers,
-          progress, System.console() != null);
+      Runnable beforeWindow =
+          !baseline
+              ? () -> {}
+              : () -> baselineSum[0] += NioStreamBench.run(slice, load.blockSize());
+      BenchResult r =
+          session.measure(
+              load.plan(),
+              load.warmupTime(),
+              load.measure(),
+              windows,
+              beforeWindow,
+              schedulers,
+              progress,
+              System.console() != null);
       double baselineGibs = baseline ? baselineSum[0] / windows : Double.NaN;
-      new BenchReport("embedded", srcNames.size(), engineFlags.workers(), engineFlags.sliceSize(),
-          baselineGibs).print(stdout, r, load.json());
+      new BenchReport(
+              "embedded",
+              srcNames.size(),
+              engineFlags.workers(),
+              engineFlags.sliceSize(),
+              baselineGibs)
+          .print(stdout, r, load.json());
       return r.exitCode();
     }
   }

@@ -7,13 +7,15 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * Byte counts as the command line takes them: a number of bytes with an optional binary suffix K, M or G
- * (also written KiB, MiB, GiB; powers of 1024, any case), e.g. {@code 4096}, {@code 64K}, {@code 4M},
- * {@code 1GiB}. The range each flag allows is checked by its command, which names the flag.
+ * Byte counts as the command line takes them: a number of bytes with an optional binary suffix K, M
+ * or G (also written KiB, MiB, GiB; powers of 1024, any case), e.g. {@code 4096}, {@code 64K},
+ * {@code 4M}, {@code 1GiB}. The range each flag allows is checked by its command, which names the
+ * flag.
  */
 public final class ByteSize {
 
-  private static final Pattern FORM = Pattern.compile("(-?\\d{1,19})([KMG](?:iB)?)?", Pattern.CASE_INSENSITIVE);
+  private static final Pattern FORM =
+      Pattern.compile("(-?\\d{1,19})([KMG](?:iB)?)?", Pattern.CASE_INSENSITIVE);
 
   private ByteSize() {}
 
@@ -27,11 +29,14 @@ public final class ByteSize {
     if (!m.matches()) {
       throw new IllegalArgumentException("'" + text + "' is not a size like 4096, 64K, 4M or 1G");
     }
-    int shift = m.group(2) == null ? 0 : switch (m.group(2).substring(0, 1).toUpperCase(Locale.ROOT)) {
-      case "K" -> 10;
-      case "M" -> 20;
-      default -> 30;
-    };
+    int shift =
+        m.group(2) == null
+            ? 0
+            : switch (m.group(2).substring(0, 1).toUpperCase(Locale.ROOT)) {
+              case "K" -> 10;
+              case "M" -> 20;
+              default -> 30;
+            };
     long value;
     try {
       value = Long.parseLong(m.group(1));
@@ -53,7 +58,8 @@ public final class ByteSize {
     public Integer convert(String value) {
       long bytes = LongConverter.bytes(value);
       if (bytes > Integer.MAX_VALUE || bytes < Integer.MIN_VALUE) {
-        throw new TypeConversionException("'" + value + "' is " + bytes + " bytes, more than this flag can hold");
+        throw new TypeConversionException(
+            "'" + value + "' is " + bytes + " bytes, more than this flag can hold");
       }
       return (int) bytes;
     }

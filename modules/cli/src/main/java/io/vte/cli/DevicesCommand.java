@@ -17,19 +17,22 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code vte devices}: the soft devices chosen from this host's interfaces when none are configured (name,
- * address, interface, and why: which interfaces were skipped), then the devices of every verbs provider on the
- * class path (the soft provider with that choice, and ibverbs when present, or why it is unavailable), with each
- * port's state, MTU, GID and LID.
+ * {@code vte devices}: the soft devices chosen from this host's interfaces when none are configured
+ * (name, address, interface, and why: which interfaces were skipped), then the devices of every
+ * verbs provider on the class path (the soft provider with that choice, and ibverbs when present,
+ * or why it is unavailable), with each port's state, MTU, GID and LID.
  */
-@Command(name = "devices", mixinStandardHelpOptions = true,
+@Command(
+    name = "devices",
+    mixinStandardHelpOptions = true,
     header = "Show this host's default soft devices and all verbs devices.",
-    description = {"Show the soft devices chosen from this host's interfaces (used without --devices and by",
-        "\"devices\": []) and why, then every verbs provider's devices with port state, MTU, GID, LID."})
+    description = {
+      "Show the soft devices chosen from this host's interfaces (used without --devices and by",
+      "\"devices\": []) and why, then every verbs provider's devices with port state, MTU, GID, LID."
+    })
 public final class DevicesCommand implements Callable<Integer> {
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
   /** Creates the command (picocli instantiates it). */
   public DevicesCommand() {}
@@ -47,19 +50,34 @@ public final class DevicesCommand implements Callable<Integer> {
       out.printf("  skipped %s%n", skipped);
     }
     out.println();
-    out.printf("%-10s %-8s %-5s %-7s %-6s %-41s %s%n", "PROVIDER", "DEVICE", "PORT", "STATE", "MTU", "GID", "LID");
+    out.printf(
+        "%-10s %-8s %-5s %-7s %-6s %-41s %s%n",
+        "PROVIDER", "DEVICE", "PORT", "STATE", "MTU", "GID", "LID");
     for (String name : VerbsProviders.names()) {
-      try (VerbsProvider provider = VerbsProviders.create(name, "soft".equals(name)
-          ? ProviderConfig.of(new EngineOptions().setDevices(choice.specs())) : Map.of())) {
+      try (VerbsProvider provider =
+          VerbsProviders.create(
+              name,
+              "soft".equals(name)
+                  ? ProviderConfig.of(new EngineOptions().setDevices(choice.specs()))
+                  : Map.of())) {
         if (!provider.isAvailable()) {
           Throwable cause = provider.unavailabilityCause();
-          out.printf("%-10s unavailable: %s%n", name, cause == null ? "unknown reason" : cause.getMessage());
+          out.printf(
+              "%-10s unavailable: %s%n",
+              name, cause == null ? "unknown reason" : cause.getMessage());
           continue;
         }
         for (DeviceInfo d : provider.devices()) {
           for (PortAttributes p : d.ports()) {
-            out.printf("%-10s %-8s %-5d %-7s %-6d %-41s %s%n", name, d.name(), p.port(), p.state(), p.activeMtu(),
-                p.gid(), p.lid() == 0 ? "0 (ephemeral until opened)" : Integer.toString(p.lid()));
+            out.printf(
+                "%-10s %-8s %-5d %-7s %-6d %-41s %s%n",
+                name,
+                d.name(),
+                p.port(),
+                p.state(),
+                p.activeMtu(),
+                p.gid(),
+                p.lid() == 0 ? "0 (ephemeral until opened)" : Integer.toString(p.lid()));
           }
         }
       }

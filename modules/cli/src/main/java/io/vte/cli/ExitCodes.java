@@ -3,18 +3,28 @@ package io.vte.cli;
 import java.util.concurrent.Callable;
 
 /**
- * The exit codes every {@code vte} command uses ({@code vte --help} prints them as its footer): 0 success, also
- * after a clean stop by SIGINT/SIGTERM; 1 the run failed; 2 bad usage; 3 the command could not start.
+ * The exit codes every {@code vte} command uses ({@code vte --help} prints them as its footer): 0
+ * success, also after a clean stop by SIGINT/SIGTERM; 1 the run failed; 2 bad usage; 3 the command
+ * could not start.
  */
 public final class ExitCodes {
 
-  /** Success, including a clean shutdown of {@code serve} or {@code bench target} by SIGINT or SIGTERM. */
+  /**
+   * Success, including a clean shutdown of {@code serve} or {@code bench target} by SIGINT or
+   * SIGTERM.
+   */
   public static final int OK = 0;
+
   /** The run itself failed: failed transfers, a data mismatch, a stall, or a rail probe not ok. */
   public static final int RUN_FAILED = 1;
+
   /** Bad usage: an unknown command or option, a missing or bad value. */
   public static final int USAGE = 2;
-  /** Could not start: a bad config file, an engine, port or peer that could not be set up before the run. */
+
+  /**
+   * Could not start: a bad config file, an engine, port or peer that could not be set up before the
+   * run.
+   */
   public static final int COULD_NOT_START = 3;
 
   private ExitCodes() {}
@@ -37,11 +47,16 @@ public final class ExitCodes {
     }
   }
 
-  /** A failure before the command's real work began: exits with {@link #COULD_NOT_START}, its cause's message. */
+  /**
+   * A failure before the command's real work began: exits with {@link #COULD_NOT_START}, its
+   * cause's message.
+   */
   public static final class CouldNotStart extends Exception {
     private static final long serialVersionUID = 1L;
 
-    /** @param cause what failed */
+    /**
+     * @param cause what failed
+     */
     public CouldNotStart(Throwable cause) {
       super(cause.getMessage(), cause);
     }

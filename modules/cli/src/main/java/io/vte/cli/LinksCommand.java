@@ -1,6 +1,5 @@
 package io.vte.cli;
 
-import io.vte.cli.bench.Blocking;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -19,6 +18,7 @@ import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.cli.bench.Blocking;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -32,36 +32,53 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code vte links --target host:port}: starts a short-lived engine, opens the peer's segment and probes
- * every rail (local device × remote device) with tiny READs, printing the endpoints, the rails and their
- * health (ok, retried, or failed with the typed cause) with the latency of the first probe (which connects
- * the endpoint) and of a second, warm one.
+ * {@code vte links --target host:port}: starts a short-lived engine, opens the peer's segment and
+ * probes every rail (local device × remote device) with tiny READs, printing the endpoints, the
+ * rails and their health (ok, retried, or failed with the typed cause) with the latency of the
+ * first probe (which connects the endpoint) and of a second, warm one.
  *
- * <p>The engine picks rails round-robin in the order local device fastest, remote device shifted per local
- * device; with every rail usable, probe {@code k} of a fresh segment lands on rail {@code k}. A probe that
- * needed a retry is reported as {@code retried}: its first rail failed and another one carried it.
+ * <p>The engine picks rails round-robin in the order local device fastest, remote device shifted
+ * per local device; with every rail usable, probe {@code k} of a fresh segment lands on rail {@code
+ * k}. A probe that needed a retry is reported as {@code retried}: its first rail failed and another
+ * one carried it.
  */
-@Command(name = "links", mixinStandardHelpOptions = true,
+@Command(
+    name = "links",
+    mixinStandardHelpOptions = true,
     header = "Probe every rail to a peer and print its health.",
-    description = "Probe every rail (local device x remote device) to a peer with a tiny transfer and print their health.")
+    description =
+        "Probe every rail (local device x remote device) to a peer with a tiny transfer and print their health.")
 public final class LinksCommand implements Callable<Integer> {
 
   private static final Duration STEP = Duration.ofSeconds(60);
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Option(names = "--target", required = true, paramLabel = "HOST:PORT", description = "the peer's server or segment name")
+  @Option(
+      names = "--target",
+      required = true,
+      paramLabel = "HOST:PORT",
+      description = "the peer's server or segment name")
   private String target;
 
-  @Option(names = "--config", paramLabel = "FILE", description = "engine options JSON of the probing engine")
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description = "engine options JSON of the probing engine")
   private Path config;
 
-  @Option(names = "--bytes", defaultValue = "64", converter = ByteSize.IntConverter.class, paramLabel = "BYTES",
+  @Option(
+      names = "--bytes",
+      defaultValue = "64",
+      converter = ByteSize.IntConverter.class,
+      paramLabel = "BYTES",
       description = "bytes per probe, e.g. 64 or 4K (default: ${DEFAULT-VALUE})")
   private int bytes;
 
-  @Option(names = "--timeout-ms", defaultValue = "5000", description = "deadline per probe (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--timeout-ms",
+      defaultValue = "5000",
+      description = "deadline per probe (default: ${DEFAULT-VALUE})")
   private long timeoutMs;
 
   @Option(names = "--json", description = "print one JSON object")
@@ -73,12 +90,15 @@ public final class LinksCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (bytes < 1 || bytes > 1 << 20) {
-      throw new ParameterException(spec.commandLine(), "--bytes " + bytes + " is outside 1..1048576");
+      throw new ParameterException(
+          spec.commandLine(), "--bytes " + bytes + " is outside 1..1048576");
     }
     if (timeoutMs < 1) {
-      throw new ParameterException(spec.commandLine(), "--timeout-ms " + timeoutMs + " must be positive");
+      throw new ParameterException(
+          spec.commandLine(), "--timeout-ms " + timeoutMs + " must be positive");
     }
-    EngineOptions options = ExitCodes.starting(() -> EngineOptions.fromJson(ServeCommand.NodeConfig.read(config)));
+    EngineOptions options =
+        ExitCodes.starting(() -> EngineOptions.fromJson(ServeCommand.NodeConfig.read(config)));
     Vertx vertx = Vertx.vertx();
     TransferEngine engine = null;
     try {
@@ -99,17 +119,28 @@ public final class LinksCommand implements Callable<Integer> {
   private JsonObject probe(TransferEngine engine, SegmentHandle segment) throws Exception {
     List<DeviceStatus> locals = engine.diagnostics().devices();
     List<SegmentDevice> remotes = segment.devices();
-    JsonObject report = new JsonObject().put("local", engine.serverName()).put("target", target)
-        .put("segment", segment.name()).put("server", segment.serverName());
+    JsonObject report =
+        new JsonObject()
+            .put("local", engine.serverName())
+            .put("target", target)
+            .put("segment", segment.name())
+            .put("server", segment.serverName());
     JsonArray localJson = new JsonArray();
-    locals.forEach(l -> localJson.add(new JsonObject().put("device", l.name()).put("state", l.portState())
-        .put("gid", l.gid())));
+    locals.forEach(
+        l ->
+            localJson.add(
+                new JsonObject()
+                    .put("device", l.name())
+                    .put("state", l.portState())
+                    .put("gid", l.gid())));
     JsonArray remoteJson = new JsonArray();
-    remotes.forEach(r -> remoteJson.add(new JsonObject().put("device", r.name()).put("active", r.active())));
+    remotes.forEach(
+        r -> remoteJson.add(new JsonObject().put("device", r.name()).put("active", r.active())));
     report.put("localDevices", localJson).put("remoteDevices", remoteJson);
     JsonArray rails = new JsonArray();
     int failed = 0;
-    SegmentBuffer remoteBuffer = segment.buffers().stream().filter(b -> b.length() >= bytes).findFirst().orElse(null);
+    SegmentBuffer remoteBuffer =
+        segment.buffers().stream().filter(b -> b.length() >= bytes).findFirst().orElse(null);
     ByteBuffer memory = ByteBuffer.allocateDirect(bytes);
     RegisteredBuffer local = remoteBuffer == null ? null : await(engine.register(memory, "cpu:0"));
     int n = locals.size() * remotes.size();
@@ -118,16 +149,22 @@ public final class LinksCommand implements Callable<Integer> {
     for (int k = 0; k < 2 * n; k++) {
       int l = k % n % locals.size();
       int r = (k % n / locals.size() + l) % remotes.size();
-      JsonObject probe = remoteBuffer == null
-          ? new JsonObject().put("status", "untested").put("cause", "the peer has no registered buffer of " + bytes + " bytes")
-          : probeOnce(engine, local, segment, remoteBuffer.address());
+      JsonObject probe =
+          remoteBuffer == null
+              ? new JsonObject()
+                  .put("status", "untested")
+                  .put("cause", "the peer has no registered buffer of " + bytes + " bytes")
+              : probeOnce(engine, local, segment, remoteBuffer.address());
       if (k < n) {
         first[k] = probe;
         continue;
       }
-      JsonObject rail = new JsonObject().put("local", locals.get(l).name()).put("remote", remotes.get(r).name());
+      JsonObject rail =
+          new JsonObject().put("local", locals.get(l).name()).put("remote", remotes.get(r).name());
       JsonObject worst = "ok".equals(first[k - n].getString("status")) ? probe : first[k - n];
-      rail.mergeIn(worst).put("latencyUs", probe.getDouble("latencyUs")).put("firstUs", first[k - n].getDouble("latencyUs"));
+      rail.mergeIn(worst)
+          .put("latencyUs", probe.getDouble("latencyUs"))
+          .put("firstUs", first[k - n].getDouble("latencyUs"));
       if (!"ok".equals(rail.getString("status"))) {
         failed++;
       }
@@ -139,21 +176,44 @@ public final class LinksCommand implements Callable<Integer> {
     return report.put("rails", rails).put("failed", failed);
   }
 
-  private JsonObject probeOnce(TransferEngine engine, RegisteredBuffer local, SegmentHandle segment, long remote)
+  private JsonObject probeOnce(
+      TransferEngine engine, RegisteredBuffer local, SegmentHandle segment, long remote)
       throws Exception {
     long retriesBefore = engine.diagnostics().counters().retries();
     long start = System.nanoTime();
-    BatchResult result = await(engine.submit(List.of(TransferRequest.read(local, 0, segment, remote, bytes)),
-        new TransferOptions().setDeadline(Duration.ofMillis(timeoutMs))).result()
-        .recover(e -> Future.succeededFuture(new BatchResult(List.of(new RequestResult(RequestStatus.FAILED, 0,
-            e instanceof VteException v ? v : new VteException(ErrorCode.INTERNAL, String.valueOf(e.getMessage()))))))));
-    JsonObject probe = new JsonObject().put("latencyUs", Math.round((System.nanoTime() - start) / 100.0) / 10.0);
+    BatchResult result =
+        await(
+            engine
+                .submit(
+                    List.of(TransferRequest.read(local, 0, segment, remote, bytes)),
+                    new TransferOptions().setDeadline(Duration.ofMillis(timeoutMs)))
+                .result()
+                .recover(
+                    e ->
+                        Future.succeededFuture(
+                            new BatchResult(
+                                List.of(
+                                    new RequestResult(
+                                        RequestStatus.FAILED,
+                                        0,
+                                        e instanceof VteException v
+                                            ? v
+                                            : new VteException(
+                                                ErrorCode.INTERNAL,
+                                                String.valueOf(e.getMessage()))))))));
+    JsonObject probe =
+        new JsonObject().put("latencyUs", Math.round((System.nanoTime() - start) / 100.0) / 10.0);
     RequestResult q = result.requests().get(0);
     long retries = engine.diagnostics().counters().retries() - retriesBefore;
     if (q.cause() != null) {
-      return probe.put("status", "failed").put("code", q.cause().code().name()).put("cause", q.cause().getMessage());
+      return probe
+          .put("status", "failed")
+          .put("code", q.cause().code().name())
+          .put("cause", q.cause().getMessage());
     }
-    return retries == 0 ? probe.put("status", "ok") : probe.put("status", "retried").put("retries", retries);
+    return retries == 0
+        ? probe.put("status", "ok")
+        : probe.put("status", "retried").put("retries", retries);
   }
 
   private void print(JsonObject report) {
@@ -163,23 +223,41 @@ public final class LinksCommand implements Callable<Integer> {
       out.flush();
       return;
     }
-    out.printf("local  %s -> target %s (segment %s, server %s)%n", report.getString("local"), report.getString("target"),
-        report.getString("segment"), report.getString("server"));
+    out.printf(
+        "local  %s -> target %s (segment %s, server %s)%n",
+        report.getString("local"),
+        report.getString("target"),
+        report.getString("segment"),
+        report.getString("server"));
     for (Object o : report.getJsonArray("localDevices")) {
       JsonObject d = (JsonObject) o;
-      out.printf("  local device  %-10s %-7s gid %s%n", d.getString("device"), d.getString("state"), d.getString("gid"));
+      out.printf(
+          "  local device  %-10s %-7s gid %s%n",
+          d.getString("device"), d.getString("state"), d.getString("gid"));
     }
     for (Object o : report.getJsonArray("remoteDevices")) {
       JsonObject d = (JsonObject) o;
-      out.printf("  remote device %-10s %s%n", d.getString("device"), d.getBoolean("active") ? "active" : "inactive");
+      out.printf(
+          "  remote device %-10s %s%n",
+          d.getString("device"), d.getBoolean("active") ? "active" : "inactive");
     }
-    out.printf("%-12s %-12s %-9s %12s %12s  %s%n", "LOCAL", "REMOTE", "STATUS", "FIRST_US", "LATENCY_US", "CAUSE");
+    out.printf(
+        "%-12s %-12s %-9s %12s %12s  %s%n",
+        "LOCAL", "REMOTE", "STATUS", "FIRST_US", "LATENCY_US", "CAUSE");
     for (Object o : report.getJsonArray("rails")) {
       JsonObject r = (JsonObject) o;
-      out.printf("%-12s %-12s %-9s %12s %12s  %s%n", r.getString("local"), r.getString("remote"), r.getString("status"),
-          micros(r.getDouble("firstUs")), micros(r.getDouble("latencyUs")), r.getString("cause", ""));
+      out.printf(
+          "%-12s %-12s %-9s %12s %12s  %s%n",
+          r.getString("local"),
+          r.getString("remote"),
+          r.getString("status"),
+          micros(r.getDouble("firstUs")),
+          micros(r.getDouble("latencyUs")),
+          r.getString("cause", ""));
     }
-    out.printf("%d rail(s), %d not ok%n", report.getJsonArray("rails").size(), report.getInteger("failed"));
+    out.printf(
+        "%d rail(s), %d not ok%n",
+        report.getJsonArray("rails").size(), report.getInteger("failed"));
     out.flush();
   }
 

@@ -1,6 +1,5 @@
 package io.vte.cli;
 
-import io.vte.cli.bench.Blocking;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VertxOptions;
@@ -9,6 +8,7 @@ import io.vte.api.DeviceStatus;
 import io.vte.api.EngineDiagnostics;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.cli.bench.Blocking;
 import io.vte.vertx.TransferEngineClient;
 import io.vte.vertx.TransferEngineVerticle;
 import io.vte.vertx.VteMetrics;
@@ -24,35 +24,55 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code vte serve}: runs a node (a {@link TransferEngineVerticle} with a registered memory pool, Prometheus
- * {@code /metrics} and {@code /health}) until SIGTERM or SIGINT, then undeploys it (unfinished transfers fail
- * with ENGINE_CLOSED) and exits 0. A bad flag exits 2; a config, engine or port that fails to start exits 3.
+ * {@code vte serve}: runs a node (a {@link TransferEngineVerticle} with a registered memory pool,
+ * Prometheus {@code /metrics} and {@code /health}) until SIGTERM or SIGINT, then undeploys it
+ * (unfinished transfers fail with ENGINE_CLOSED) and exits 0. A bad flag exits 2; a config, engine
+ * or port that fails to start exits 3.
  */
-@Command(name = "serve", mixinStandardHelpOptions = true,
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
     header = "Run a node (engine, memory pool, /metrics, /health).",
-    description = "Run a node: engine, a registered memory pool, /metrics and /health, until SIGTERM/SIGINT.")
+    description =
+        "Run a node: engine, a registered memory pool, /metrics and /health, until SIGTERM/SIGINT.")
 public final class ServeCommand implements java.util.concurrent.Callable<Integer> {
 
   private static final Duration STEP = Duration.ofSeconds(60);
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Option(names = "--config", paramLabel = "FILE", description = "engine options JSON (default: built-in defaults, see conf/vte.json)")
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description = "engine options JSON (default: built-in defaults, see conf/vte.json)")
   private Path config;
 
-  @Option(names = "--http-port", paramLabel = "N", defaultValue = "9464",
+  @Option(
+      names = "--http-port",
+      paramLabel = "N",
+      defaultValue = "9464",
       description = "port of /metrics and /health, 0 = any free port (default: ${DEFAULT-VALUE})")
   private int httpPort;
 
-  @Option(names = "--http-host", defaultValue = "127.0.0.1", description = "address of the HTTP endpoint (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--http-host",
+      defaultValue = "127.0.0.1",
+      description = "address of the HTTP endpoint (default: ${DEFAULT-VALUE})")
   private String httpHost;
 
-  @Option(names = "--pool-size", paramLabel = "BYTES", defaultValue = "1M", converter = ByteSize.LongConverter.class,
-      description = "bytes of memory registered as buffer 'pool' for peers to read and write, e.g. 64M, 0 = none (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--pool-size",
+      paramLabel = "BYTES",
+      defaultValue = "1M",
+      converter = ByteSize.LongConverter.class,
+      description =
+          "bytes of memory registered as buffer 'pool' for peers to read and write, e.g. 64M, 0 = none (default: ${DEFAULT-VALUE})")
   private long poolSize;
 
-  @Option(names = "--address", defaultValue = "vte.engine", description = "event-bus address prefix (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--address",
+      defaultValue = "vte.engine",
+      description = "event-bus address prefix (default: ${DEFAULT-VALUE})")
   private String address;
 
   /** Creates the command (picocli instantiates it). */
@@ -61,28 +81,41 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
   @Override
   public Integer call() throws Exception {
     if (httpPort < 0 || httpPort > 65535) {
-      throw new ParameterException(spec.commandLine(), "--http-port " + httpPort + " is outside 0..65535");
+      throw new ParameterException(
+          spec.commandLine(), "--http-port " + httpPort + " is outside 0..65535");
     }
     if (poolSize < 0) {
       throw new ParameterException(spec.commandLine(), "--pool-size " + poolSize + " is negative");
     }
-    JsonObject conf = ExitCodes.starting(() -> NodeConfig.read(config)).put(TransferEngineVerticle.ADDRESS, address)
-        .put(TransferEngineVerticle.HTTP_PORT, httpPort).put(TransferEngineVerticle.HTTP_HOST, httpHost);
+    JsonObject conf =
+        ExitCodes.starting(() -> NodeConfig.read(config))
+            .put(TransferEngineVerticle.ADDRESS, address)
+            .put(TransferEngineVerticle.HTTP_PORT, httpPort)
+            .put(TransferEngineVerticle.HTTP_HOST, httpHost);
     VteMetrics node = VteMetrics.createVertx(new VertxOptions());
     TransferEngineVerticle verticle = new TransferEngineVerticle();
     PrintWriter out = spec.commandLine().getOut();
     try (StopSignal stop = StopSignal.install()) {
-      String id = ExitCodes.starting(() -> await(node.vertx().deployVerticle(verticle,
-          new DeploymentOptions().setConfig(conf))));
+      String id =
+          ExitCodes.starting(
+              () ->
+                  await(
+                      node.vertx()
+                          .deployVerticle(verticle, new DeploymentOptions().setConfig(conf))));
       TransferEngineClient client = new TransferEngineClient(node.vertx().eventBus(), address);
       if (poolSize > 0) {
         ExitCodes.starting(() -> await(client.register("pool", poolSize, "cpu:0")));
       }
       EngineDiagnostics engine = verticle.engine().diagnostics();
-      out.printf("vte serve: server %s segment %s devices %s pool %d bytes%n", engine.serverName(), engine.segmentName(),
-          engine.devices().stream().map(DeviceStatus::name).toList(), poolSize);
-      out.printf("vte serve: http://%s:%d/metrics http://%s:%d/health (SIGTERM or Ctrl-C to stop)%n", httpHost,
-          verticle.httpPort(), httpHost, verticle.httpPort());
+      out.printf(
+          "vte serve: server %s segment %s devices %s pool %d bytes%n",
+          engine.serverName(),
+          engine.segmentName(),
+          engine.devices().stream().map(DeviceStatus::name).toList(),
+          poolSize);
+      out.printf(
+          "vte serve: http://%s:%d/metrics http://%s:%d/health (SIGTERM or Ctrl-C to stop)%n",
+          httpHost, verticle.httpPort(), httpHost, verticle.httpPort());
       out.flush();
       stop.await();
       out.println("vte serve: stopping");
@@ -107,7 +140,8 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
 
     /**
      * @param file engine options JSON, or null for the defaults
-     * @return the options (without devices the engine takes soft devices from the host's interfaces)
+     * @return the options (without devices the engine takes soft devices from the host's
+     *     interfaces)
      */
     static JsonObject read(Path file) throws IOException {
       JsonObject json;
@@ -115,13 +149,18 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
         json = new JsonObject();
       } else {
         if (!Files.isRegularFile(file)) {
-          throw new VteException(ErrorCode.INVALID_CONFIGURATION, "config file " + file + " does not exist");
+          throw new VteException(
+              ErrorCode.INVALID_CONFIGURATION, "config file " + file + " does not exist");
         }
         try {
           json = new JsonObject(Files.readString(file));
         } catch (io.vertx.core.json.DecodeException e) {
-          throw new VteException(ErrorCode.INVALID_CONFIGURATION, "config file " + file + " is not a JSON object: "
-              + e.getMessage().replace('\n', ' '));
+          throw new VteException(
+              ErrorCode.INVALID_CONFIGURATION,
+              "config file "
+                  + file
+                  + " is not a JSON object: "
+                  + e.getMessage().replace('\n', ' '));
         }
       }
       return json;

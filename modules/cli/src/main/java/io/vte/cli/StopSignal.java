@@ -5,11 +5,11 @@ import java.lang.reflect.Proxy;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * How a long-running command ({@code serve}, {@code bench target}) stops: SIGINT or SIGTERM releases
- * {@link #await()}, the command closes what it opened and exits {@link ExitCodes#OK}. Closing restores the
- * handlers that were there before (so an in-process run leaves the JVM as it found it). The JDK's
- * {@code sun.misc.Signal} is reached by reflection: javac cannot silence its warning on that API, and the build
- * runs with {@code -Werror}.
+ * How a long-running command ({@code serve}, {@code bench target}) stops: SIGINT or SIGTERM
+ * releases {@link #await()}, the command closes what it opened and exits {@link ExitCodes#OK}.
+ * Closing restores the handlers that were there before (so an in-process run leaves the JVM as it
+ * found it). The JDK's {@code sun.misc.Signal} is reached by reflection: javac cannot silence its
+ * warning on that API, and the build runs with {@code -Werror}.
  */
 public final class StopSignal implements AutoCloseable {
 
@@ -36,22 +36,28 @@ public final class StopSignal implements AutoCloseable {
   private final Object previousInt;
 
   private StopSignal() {
-    Object release = Proxy.newProxyInstance(StopSignal.class.getClassLoader(), new Class<?>[] {HANDLER}, (proxy, m, args) -> {
-      if (m.getName().equals("handle")) {
-        stop.countDown();
-        return null;
-      }
-      return switch (m.getName()) {
-        case "hashCode" -> System.identityHashCode(proxy);
-        case "equals" -> proxy == args[0];
-        default -> "StopSignal handler";
-      };
-    });
+    Object release =
+        Proxy.newProxyInstance(
+            StopSignal.class.getClassLoader(),
+            new Class<?>[] {HANDLER},
+            (proxy, m, args) -> {
+              if (m.getName().equals("handle")) {
+                stop.countDown();
+                return null;
+              }
+              return switch (m.getName()) {
+                case "hashCode" -> System.identityHashCode(proxy);
+                case "equals" -> proxy == args[0];
+                default -> "StopSignal handler";
+              };
+            });
     previousTerm = handle(TERM, release);
     previousInt = handle(INT, release);
   }
 
-  /** {@code Signal.handle(signal, handler)}: installs the handler and returns the one it replaces. */
+  /**
+   * {@code Signal.handle(signal, handler)}: installs the handler and returns the one it replaces.
+   */
   private static Object handle(Object signal, Object handler) {
     try {
       return HANDLE.invoke(null, signal, handler);
@@ -60,7 +66,9 @@ public final class StopSignal implements AutoCloseable {
     }
   }
 
-  /** @return a stop signal listening from now on */
+  /**
+   * @return a stop signal listening from now on
+   */
   public static StopSignal install() {
     return new StopSignal();
   }

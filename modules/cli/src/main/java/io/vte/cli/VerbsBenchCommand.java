@@ -18,39 +18,58 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code vte verbs-bench}: soft-verbs bandwidth against raw NIO streaming, and small-message latency
- * against a TCP ping-pong, all in one run on loopback.
+ * {@code vte verbs-bench}: soft-verbs bandwidth against raw NIO streaming, and small-message
+ * latency against a TCP ping-pong, all in one run on loopback.
  */
-@Command(name = "verbs-bench", mixinStandardHelpOptions = true,
+@Command(
+    name = "verbs-bench",
+    mixinStandardHelpOptions = true,
     header = "Measure soft verbs against NIO streaming and TCP ping-pong.",
-    description = {"Measure soft verbs on loopback: (a) raw NIO streaming of --size writes, (b) soft RDMA WRITE of",
-        "--size messages soft0 -> soft1 with --depth outstanding, ratio b/a; 8 B WRITE latency against a",
-        "64 B TCP ping-pong. Each of the four measurements runs --seconds, in --rounds slices alternating",
-        "with its baseline, after one unmeasured warm-up slice of each (so the JIT has compiled the hot path)."})
+    description = {
+      "Measure soft verbs on loopback: (a) raw NIO streaming of --size writes, (b) soft RDMA WRITE of",
+      "--size messages soft0 -> soft1 with --depth outstanding, ratio b/a; 8 B WRITE latency against a",
+      "64 B TCP ping-pong. Each of the four measurements runs --seconds, in --rounds slices alternating",
+      "with its baseline, after one unmeasured warm-up slice of each (so the JIT has compiled the hot path)."
+    })
 public final class VerbsBenchCommand implements Callable<Integer> {
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
   @Option(names = "--json", description = "Print one JSON object instead of text.")
   private boolean json;
 
-  @Option(names = "--seconds", defaultValue = "10", description = "Seconds per phase (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--seconds",
+      defaultValue = "10",
+      description = "Seconds per phase (default ${DEFAULT-VALUE}).")
   private double seconds;
 
-  @Option(names = "--rounds", defaultValue = "5",
-      description = "Slices each phase is split into, alternating with its baseline (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--rounds",
+      defaultValue = "5",
+      description =
+          "Slices each phase is split into, alternating with its baseline (default ${DEFAULT-VALUE}).")
   private int rounds;
 
-  @Option(names = "--size", defaultValue = "4M", converter = ByteSize.IntConverter.class, paramLabel = "BYTES",
+  @Option(
+      names = "--size",
+      defaultValue = "4M",
+      converter = ByteSize.IntConverter.class,
+      paramLabel = "BYTES",
       description = "Message size in bytes, e.g. 64K, 4M (default ${DEFAULT-VALUE}).")
   private int size;
 
-  @Option(names = "--depth", defaultValue = "16", description = "Outstanding WRITEs (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--depth",
+      defaultValue = "16",
+      description = "Outstanding WRITEs (default ${DEFAULT-VALUE}).")
   private int depth;
 
-  @Option(names = "--nic-spin-us", defaultValue = "50",
-      description = "Soft NIC busy-poll window in the latency phase, microseconds (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--nic-spin-us",
+      defaultValue = "50",
+      description =
+          "Soft NIC busy-poll window in the latency phase, microseconds (default ${DEFAULT-VALUE}).")
   private int nicSpinMicros;
 
   /** Creates the command (picocli instantiates it). */
@@ -59,8 +78,10 @@ public final class VerbsBenchCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     validate();
-    // Each measurement is split into slices, alternating with its baseline, so that load from other processes on
-    // a shared machine hits both sides of a ratio alike. Round 0 is the warm-up: measured, then dropped.
+    // Each measurement is split into slices, alternating with its baseline, so that load from other
+    // processes on
+    // a shared machine hits both sides of a ratio alike. Round 0 is the warm-up: measured, then
+    // dropped.
     Duration slice = Duration.ofNanos((long) (seconds * 1e9 / rounds));
     double nio = 0;
     double soft = 0;
@@ -91,22 +112,50 @@ public final class VerbsBenchCommand implements Callable<Integer> {
       for (double r : roundRatios) {
         perRound.add(rounded(r, 3));
       }
-      out.println(new JsonObject().put("nio_gib_s", rounded(nio, 3)).put("soft_gib_s", rounded(soft, 3))
-          .put("ratio", rounded(ratio, 3)).put("lat_p50_us", rounded(us(lat, 50), 2)).put("lat_p99_us", rounded(us(lat, 99), 2))
-          .put("baseline_p50_us", rounded(us(base, 50), 2)).put("baseline_p99_us", rounded(us(base, 99), 2))
-          .put("lat_ratio_p50", rounded(us(lat, 50) / us(base, 50), 3)).put("size", size).put("depth", depth)
-          .put("seconds", seconds).put("rounds", rounds).put("round_ratios", perRound).put("nic_spin_us", nicSpinMicros)
-          .encode());
+      out.println(
+          new JsonObject()
+              .put("nio_gib_s", rounded(nio, 3))
+              .put("soft_gib_s", rounded(soft, 3))
+              .put("ratio", rounded(ratio, 3))
+              .put("lat_p50_us", rounded(us(lat, 50), 2))
+              .put("lat_p99_us", rounded(us(lat, 99), 2))
+              .put("baseline_p50_us", rounded(us(base, 50), 2))
+              .put("baseline_p99_us", rounded(us(base, 99), 2))
+              .put("lat_ratio_p50", rounded(us(lat, 50) / us(base, 50), 3))
+              .put("size", size)
+              .put("depth", depth)
+              .put("seconds", seconds)
+              .put("rounds", rounds)
+              .put("round_ratios", perRound)
+              .put("nic_spin_us", nicSpinMicros)
+              .encode());
     } else {
       out.printf(Locale.ROOT, "bandwidth (%d B messages, %d outstanding):%n", size, depth);
       out.printf(Locale.ROOT, "  (a) NIO stream, 2 threads      %8.3f GiB/s%n", nio);
       out.printf(Locale.ROOT, "  (b) soft verbs RDMA WRITE      %8.3f GiB/s%n", soft);
-      out.printf(Locale.ROOT, "  ratio b/a                      %8.3f   (target >= 0.90; per round %s)%n", ratio,
+      out.printf(
+          Locale.ROOT,
+          "  ratio b/a                      %8.3f   (target >= 0.90; per round %s)%n",
+          ratio,
           list(roundRatios, " "));
-      out.printf(Locale.ROOT, "latency (one outstanding, soft NIC busy-polls %d us after traffic):%n", nicSpinMicros);
-      out.printf(Locale.ROOT, "  soft verbs 8 B WRITE     p50 %8.2f us  p99 %8.2f us%n", us(lat, 50), us(lat, 99));
-      out.printf(Locale.ROOT, "  TCP 64 B ping-pong       p50 %8.2f us  p99 %8.2f us%n", us(base, 50), us(base, 99));
-      out.printf(Locale.ROOT, "  p50 ratio                    %8.3f   (target <= 1.5)%n", us(lat, 50) / us(base, 50));
+      out.printf(
+          Locale.ROOT,
+          "latency (one outstanding, soft NIC busy-polls %d us after traffic):%n",
+          nicSpinMicros);
+      out.printf(
+          Locale.ROOT,
+          "  soft verbs 8 B WRITE     p50 %8.2f us  p99 %8.2f us%n",
+          us(lat, 50),
+          us(lat, 99));
+      out.printf(
+          Locale.ROOT,
+          "  TCP 64 B ping-pong       p50 %8.2f us  p99 %8.2f us%n",
+          us(base, 50),
+          us(base, 99));
+      out.printf(
+          Locale.ROOT,
+          "  p50 ratio                    %8.3f   (target <= 1.5)%n",
+          us(lat, 50) / us(base, 50));
     }
     out.flush();
     return 0;
@@ -114,13 +163,16 @@ public final class VerbsBenchCommand implements Callable<Integer> {
 
   private void validate() {
     if (!(seconds > 0 && seconds <= 3600)) {
-      throw new ParameterException(spec.commandLine(), "--seconds must be > 0 and <= 3600, got " + seconds);
+      throw new ParameterException(
+          spec.commandLine(), "--seconds must be > 0 and <= 3600, got " + seconds);
     }
     if (size < 1 || size > 1 << 30) {
-      throw new ParameterException(spec.commandLine(), "--size must be 1..1073741824 bytes, got " + size);
+      throw new ParameterException(
+          spec.commandLine(), "--size must be 1..1073741824 bytes, got " + size);
     }
     if (nicSpinMicros < 0 || nicSpinMicros > 1_000_000) {
-      throw new ParameterException(spec.commandLine(), "--nic-spin-us must be 0..1000000, got " + nicSpinMicros);
+      throw new ParameterException(
+          spec.commandLine(), "--nic-spin-us must be 0..1000000, got " + nicSpinMicros);
     }
     if (rounds < 1 || rounds > 100) {
       throw new ParameterException(spec.commandLine(), "--rounds must be 1..100, got " + rounds);
@@ -138,7 +190,9 @@ public final class VerbsBenchCommand implements Callable<Integer> {
     return b.toString();
   }
 
-  /** @return {@code v} rounded to {@code digits} decimals, as the text output prints it */
+  /**
+   * @return {@code v} rounded to {@code digits} decimals, as the text output prints it
+   */
   private static double rounded(double v, int digits) {
     double scale = Math.pow(10, digits);
     return Math.round(v * scale) / scale;

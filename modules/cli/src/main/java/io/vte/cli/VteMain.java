@@ -6,21 +6,34 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code vte} command: a picocli root whose subcommands are listed in {@link #SUBCOMMANDS}. Errors are
- * one clear line on stderr and an exit code of {@link ExitCodes} (the table the help's footer prints).
+ * The {@code vte} command: a picocli root whose subcommands are listed in {@link #SUBCOMMANDS}.
+ * Errors are one clear line on stderr and an exit code of {@link ExitCodes} (the table the help's
+ * footer prints).
  */
-@Command(name = "vte", mixinStandardHelpOptions = true, version = "vte 0.1.0",
-    description = "VTE, the Vert.x Transfer Engine: RDMA-style one-sided transfers between JVM processes.",
+@Command(
+    name = "vte",
+    mixinStandardHelpOptions = true,
+    version = "vte 0.1.0",
+    description =
+        "VTE, the Vert.x Transfer Engine: RDMA-style one-sided transfers between JVM processes.",
     footerHeading = "%nExit codes (every command):%n",
-    footer = {"  0  success; serve and bench target: also a clean stop by SIGINT/SIGTERM",
-        "  1  the run failed: failed transfers, data mismatch, stall, rail not ok",
-        "  2  bad usage: unknown command or option, missing or bad value",
-        "  3  could not start: bad config, engine, port, or peer not reachable"})
+    footer = {
+      "  0  success; serve and bench target: also a clean stop by SIGINT/SIGTERM",
+      "  1  the run failed: failed transfers, data mismatch, stall, rail not ok",
+      "  2  bad usage: unknown command or option, missing or bad value",
+      "  3  could not start: bad config, engine, port, or peer not reachable"
+    })
 public final class VteMain implements Runnable {
 
   /** Every subcommand, in the order help lists them: add new ones here. */
-  public static final List<Class<?>> SUBCOMMANDS = List.of(DevicesCommand.class, VerbsBenchCommand.class, BenchCommand.class,
-      ServeCommand.class, LinksCommand.class, CommandLine.HelpCommand.class);
+  public static final List<Class<?>> SUBCOMMANDS =
+      List.of(
+          DevicesCommand.class,
+          VerbsBenchCommand.class,
+          BenchCommand.class,
+          ServeCommand.class,
+          LinksCommand.class,
+          CommandLine.HelpCommand.class);
 
   /** Creates the root command (picocli instantiates it). */
   public VteMain() {}
@@ -40,15 +53,24 @@ public final class VteMain implements Runnable {
     for (Class<?> sub : SUBCOMMANDS) {
       cl.addSubcommand(sub);
     }
-    cl.setParameterExceptionHandler((ex, args) -> {
-      PrintWriter err = ex.getCommandLine().getErr();
-      err.println("vte: " + ex.getMessage() + " (see: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
-      return ExitCodes.USAGE;
-    });
-    cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-      cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + oneLine(ex));
-      return ex instanceof ExitCodes.CouldNotStart ? ExitCodes.COULD_NOT_START : ExitCodes.RUN_FAILED;
-    });
+    cl.setParameterExceptionHandler(
+        (ex, args) -> {
+          PrintWriter err = ex.getCommandLine().getErr();
+          err.println(
+              "vte: "
+                  + ex.getMessage()
+                  + " (see: "
+                  + ex.getCommandLine().getCommandSpec().qualifiedName()
+                  + " --help)");
+          return ExitCodes.USAGE;
+        });
+    cl.setExecutionExceptionHandler(
+        (ex, cmd, parsed) -> {
+          cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + oneLine(ex));
+          return ex instanceof ExitCodes.CouldNotStart
+              ? ExitCodes.COULD_NOT_START
+              : ExitCodes.RUN_FAILED;
+        });
     return cl;
   }
 

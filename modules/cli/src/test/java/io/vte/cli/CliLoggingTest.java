@@ -21,13 +21,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
-/** The vte command logs through one configuration, conf/logback.xml, for SLF4J, System.Logger and JUL alike. */
+/**
+ * The vte command logs through one configuration, conf/logback.xml, for SLF4J, System.Logger and
+ * JUL alike.
+ */
 class CliLoggingTest {
 
   @Test
   void theLogbackFileOnTheClassPathIsConfLogbackXml() throws IOException {
-    String conf = Files.readString(Path.of(System.getProperty("vte.project.dir"), "conf", "logback.xml"));
-    try (InputStream in = CliLoggingTest.class.getClassLoader().getResourceAsStream("logback.xml")) {
+    String conf =
+        Files.readString(Path.of(System.getProperty("vte.project.dir"), "conf", "logback.xml"));
+    try (InputStream in =
+        CliLoggingTest.class.getClassLoader().getResourceAsStream("logback.xml")) {
       assertNotNull(in, "no logback.xml on the class path");
       assertEquals(conf, new String(in.readAllBytes(), StandardCharsets.UTF_8));
     }
@@ -39,7 +44,8 @@ class CliLoggingTest {
     assertTrue(ctx.getLogger("io.vte.metadata.impl.EtcdMetadataStore").isInfoEnabled());
     assertEquals(Level.WARN, ctx.getLogger("io.grpc.netty.Utils").getEffectiveLevel());
     System.Logger vte = System.getLogger("io.vte.metadata.impl.EtcdMetadataStore");
-    assertTrue(vte.isLoggable(System.Logger.Level.INFO), "System.Logger goes to logback at its levels");
+    assertTrue(
+        vte.isLoggable(System.Logger.Level.INFO), "System.Logger goes to logback at its levels");
   }
 
   @Test
@@ -57,8 +63,12 @@ class CliLoggingTest {
       jul.warning("a grpc warning");
       List<String> messages = seen.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
       assertEquals(List.of("a grpc warning"), messages);
-      assertEquals(1, java.util.Arrays.stream(java.util.logging.LogManager.getLogManager().getLogger("").getHandlers())
-          .filter(h -> h instanceof org.slf4j.bridge.SLF4JBridgeHandler).count());
+      assertEquals(
+          1,
+          java.util.Arrays.stream(
+                  java.util.logging.LogManager.getLogManager().getLogger("").getHandlers())
+              .filter(h -> h instanceof org.slf4j.bridge.SLF4JBridgeHandler)
+              .count());
     } finally {
       grpc.detachAppender(seen);
     }
@@ -71,23 +81,45 @@ class CliLoggingTest {
       port = s.getLocalPort();
     }
     Path config = dir.resolve("vte.json");
-    Files.writeString(config, "{\"metadataUri\": \"etcd://127.0.0.1:" + port + "\","
-        + " \"metadata\": {\"startDeadlineMs\": 5000}}");
+    Files.writeString(
+        config,
+        "{\"metadataUri\": \"etcd://127.0.0.1:"
+            + port
+            + "\","
+            + " \"metadata\": {\"startDeadlineMs\": 5000}}");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"), "io.vte.cli.VteMain",
-        "serve", "--config", config.toString(), "--http-port", "0")
-        .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
+    Process p =
+        new ProcessBuilder(
+                java,
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "io.vte.cli.VteMain",
+                "serve",
+                "--config",
+                config.toString(),
+                "--http-port",
+                "0")
+            .redirectOutput(dir.resolve("out.txt").toFile())
+            .redirectError(dir.resolve("err.txt").toFile())
+            .start();
     try {
-      assertTrue(p.waitFor(60, TimeUnit.SECONDS), "vte serve did not give up on an unreachable etcd within 60 s");
+      assertTrue(
+          p.waitFor(60, TimeUnit.SECONDS),
+          "vte serve did not give up on an unreachable etcd within 60 s");
     } finally {
       p.destroyForcibly();
     }
     List<String> err = Files.readAllLines(dir.resolve("err.txt"));
-    // One line about etcd, the command's own; other lines (say, a blocked-thread warning on a loaded machine)
+    // One line about etcd, the command's own; other lines (say, a blocked-thread warning on a
+    // loaded machine)
     // are not this test's concern.
-    List<String> aboutEtcd = err.stream().filter(l -> l.contains("etcd") || l.contains("METADATA")).toList();
+    List<String> aboutEtcd =
+        err.stream().filter(l -> l.contains("etcd") || l.contains("METADATA")).toList();
     assertEquals(1, aboutEtcd.size(), "stderr: " + err);
-    assertTrue(aboutEtcd.get(0).startsWith("vte serve: METADATA_UNAVAILABLE") && aboutEtcd.get(0).contains("127.0.0.1:" + port),
+    assertTrue(
+        aboutEtcd.get(0).startsWith("vte serve: METADATA_UNAVAILABLE")
+            && aboutEtcd.get(0).contains("127.0.0.1:" + port),
         aboutEtcd.get(0));
     assertTrue(p.exitValue() != 0, "exit " + p.exitValue());
   }

@@ -12,7 +12,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** {@code vte help}, the one-line descriptions of the command lists, and the exit-code table of every command. */
+/**
+ * {@code vte help}, the one-line descriptions of the command lists, and the exit-code table of
+ * every command.
+ */
 class HelpAndExitCodesTest {
 
   private static final Path README = Path.of("../../README.md").toAbsolutePath().normalize();
@@ -44,9 +47,21 @@ class HelpAndExitCodesTest {
       for (Map.Entry<String, CommandLine> sub : parent.getSubcommands().entrySet()) {
         String[] header = sub.getValue().getCommandSpec().usageMessage().header();
         String line = header.length > 0 ? header[0] : "";
-        assertTrue(line.endsWith("."), sub.getKey() + ": the list shows a complete sentence, got '" + line + "'");
-        assertTrue(usage.lines().anyMatch(l -> l.matches("\\s+" + sub.getKey() + "\\s+" + java.util.regex.Pattern.quote(line))),
-            sub.getKey() + "'s entry fits one line of " + parent.getCommandName() + "'s help:\n" + usage);
+        assertTrue(
+            line.endsWith("."),
+            sub.getKey() + ": the list shows a complete sentence, got '" + line + "'");
+        assertTrue(
+            usage
+                .lines()
+                .anyMatch(
+                    l ->
+                        l.matches(
+                            "\\s+" + sub.getKey() + "\\s+" + java.util.regex.Pattern.quote(line))),
+            sub.getKey()
+                + "'s entry fits one line of "
+                + parent.getCommandName()
+                + "'s help:\n"
+                + usage);
         parents.add(sub.getValue());
         checked++;
       }
@@ -70,12 +85,19 @@ class HelpAndExitCodesTest {
 
   @Test
   void usageErrorsExitTwoInEveryCommand() {
-    for (String[] args : List.of(new String[] {"bench", "--operation", "copy"}, new String[] {"bench", "target",
-        "--port", "-1"}, new String[] {"bench", "initiator"}, new String[] {"serve", "--http-port", "70000"},
-        new String[] {"serve", "--pool-size", "-1"}, new String[] {"serve", "--pool-size", "lots"},
-        new String[] {"links"}, new String[] {"links", "--target", "h:1", "--timeout-ms", "0"},
-        new String[] {"devices", "--verbose"}, new String[] {"verbs-bench", "--size", "0"},
-        new String[] {"no-such-command"})) {
+    for (String[] args :
+        List.of(
+            new String[] {"bench", "--operation", "copy"},
+            new String[] {"bench", "target", "--port", "-1"},
+            new String[] {"bench", "initiator"},
+            new String[] {"serve", "--http-port", "70000"},
+            new String[] {"serve", "--pool-size", "-1"},
+            new String[] {"serve", "--pool-size", "lots"},
+            new String[] {"links"},
+            new String[] {"links", "--target", "h:1", "--timeout-ms", "0"},
+            new String[] {"devices", "--verbose"},
+            new String[] {"verbs-bench", "--size", "0"},
+            new String[] {"no-such-command"})) {
       CliRun r = CliRun.of(args);
       assertEquals(ExitCodes.USAGE, r.exit(), String.join(" ", args) + ": " + r.err());
       assertEquals(1, r.err().lines().count(), r.err());
@@ -85,20 +107,45 @@ class HelpAndExitCodesTest {
   @Test
   void aCommandThatCannotStartExitsThreeAndAFailedRunOne() throws Exception {
     int closed;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       closed = s.getLocalPort();
     }
-    CliRun unreachable = CliRun.of("bench", "initiator", "--devices", "1", "--target", "127.0.0.1:" + closed,
-        "--handshake-timeout", "2");
+    CliRun unreachable =
+        CliRun.of(
+            "bench",
+            "initiator",
+            "--devices",
+            "1",
+            "--target",
+            "127.0.0.1:" + closed,
+            "--handshake-timeout",
+            "2");
     assertEquals(ExitCodes.COULD_NOT_START, unreachable.exit(), unreachable.err());
-    assertTrue(unreachable.err().startsWith("vte bench initiator: ") && unreachable.err().contains("PEER_UNREACHABLE"),
+    assertTrue(
+        unreachable.err().startsWith("vte bench initiator: ")
+            && unreachable.err().contains("PEER_UNREACHABLE"),
         unreachable.err());
     CliRun missing = CliRun.of("links", "--target", "127.0.0.1:1", "--config", "no-such-file.json");
     assertEquals(ExitCodes.COULD_NOT_START, missing.exit(), missing.err());
 
-    CliRun failed = CliRun.of("bench", "--duration", "0.5", "--warmup", "0", "--block-size", "64K", "--no-progress",
-        "--json", "--handshake-timeout", "30", "--inject", "port-down:src0@0s,port-down:src1@0s");
+    CliRun failed =
+        CliRun.of(
+            "bench",
+            "--duration",
+            "0.5",
+            "--warmup",
+            "0",
+            "--block-size",
+            "64K",
+            "--no-progress",
+            "--json",
+            "--handshake-timeout",
+            "30",
+            "--inject",
+            "port-down:src0@0s,port-down:src1@0s");
     assertEquals(ExitCodes.RUN_FAILED, failed.exit(), failed.err() + failed.out());
-    assertTrue(new io.vertx.core.json.JsonObject(failed.out().trim()).getLong("failed") > 0, failed.out());
+    assertTrue(
+        new io.vertx.core.json.JsonObject(failed.out().trim()).getLong("failed") > 0, failed.out());
   }
 }

@@ -11,9 +11,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Turns the engine's device list (with its host defaults filled in, {@link EngineOptions#withHostDefaults()})
- * into the verbs provider's configuration. Soft verbs devices are {@link SoftDeviceSpec}s; ibverbs devices are
- * plain device names opened as they are.
+ * Turns the engine's device list (with its host defaults filled in, {@link
+ * EngineOptions#withHostDefaults()}) into the verbs provider's configuration. Soft verbs devices
+ * are {@link SoftDeviceSpec}s; ibverbs devices are plain device names opened as they are.
  */
 public final class ProviderConfig {
 
@@ -22,7 +22,8 @@ public final class ProviderConfig {
   /**
    * @param options engine options
    * @return the provider configuration map
-   * @throws VteException INVALID_CONFIGURATION naming a malformed soft device spec or a device named twice
+   * @throws VteException INVALID_CONFIGURATION naming a malformed soft device spec or a device
+   *     named twice
    */
   public static Map<String, Object> of(EngineOptions options) {
     requireDistinctNames(options);
@@ -53,8 +54,9 @@ public final class ProviderConfig {
     for (String spec : options.getDevices()) {
       String name = SoftDeviceSpec.nameOf(spec);
       if (!seen.add(name)) {
-        throw new VteException(ErrorCode.INVALID_CONFIGURATION, "engine option 'devices' names device '" + name
-            + "' twice: " + options.getDevices());
+        throw new VteException(
+            ErrorCode.INVALID_CONFIGURATION,
+            "engine option 'devices' names device '" + name + "' twice: " + options.getDevices());
       }
     }
   }

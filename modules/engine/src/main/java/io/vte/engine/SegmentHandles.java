@@ -5,10 +5,10 @@ import io.vte.engine.impl.PeerSegment;
 import io.vte.handshake.proto.SegmentDescriptor;
 
 /**
- * Segment handles over descriptors that did not come from an engine's metadata store: one a tool read elsewhere
- * (from etcd, say), or one a test rewrote to check that the peer refuses what the descriptor lies about. Any
- * engine accepts such a handle in its requests as it accepts its own; the responder still checks every remote
- * access against its own registrations.
+ * Segment handles over descriptors that did not come from an engine's metadata store: one a tool
+ * read elsewhere (from etcd, say), or one a test rewrote to check that the peer refuses what the
+ * descriptor lies about. Any engine accepts such a handle in its requests as it accepts its own;
+ * the responder still checks every remote access against its own registrations.
  */
 public final class SegmentHandles {
 

@@ -7,7 +7,10 @@ import io.vte.api.TransferEngine;
 import io.vte.api.spi.TransferEngineFactory;
 import io.vte.engine.impl.TransferEngineImpl;
 
-/** The engine module's {@link TransferEngineFactory}, registered for {@link java.util.ServiceLoader}. */
+/**
+ * The engine module's {@link TransferEngineFactory}, registered for {@link
+ * java.util.ServiceLoader}.
+ */
 public final class TransferEngineFactoryImpl implements TransferEngineFactory {
 
   /** Creates the factory (ServiceLoader needs a public no-argument constructor). */

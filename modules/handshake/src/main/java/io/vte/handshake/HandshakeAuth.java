@@ -30,22 +30,25 @@ import javax.crypto.spec.SecretKeySpec;
  *
  * <p>A client signs each request with a token {@code Auth{key_id, timestamp_ms, nonce, mac}} where
  * {@code mac = HMAC(secret, method || 0 || timestamp (8 bytes, big endian) || nonce (16 bytes) ||
- * request serialized with auth cleared)}. A server verifies the key id, the MAC (constant-time), that
- * the timestamp is within the skew window of its clock, and that the nonce was not seen within the
- * window. Any failure is {@link ErrorCode#PERMISSION_DENIED}.
+ * request serialized with auth cleared)}. A server verifies the key id, the MAC (constant-time),
+ * that the timestamp is within the skew window of its clock, and that the nonce was not seen within
+ * the window. Any failure is {@link ErrorCode#PERMISSION_DENIED}.
  *
- * <p>Keys rotate without downtime: a verifier also accepts the keys added with {@link #withAcceptedKey}.
- * Add the new key as accepted on every node, then make it the signing key everywhere (keeping the old one
- * accepted), then drop the old one.
+ * <p>Keys rotate without downtime: a verifier also accepts the keys added with {@link
+ * #withAcceptedKey}. Add the new key as accepted on every node, then make it the signing key
+ * everywhere (keeping the old one accepted), then drop the old one.
  */
 public final class HandshakeAuth {
 
   /** Default tolerated clock difference between signer and verifier. */
   public static final Duration DEFAULT_SKEW = Duration.ofSeconds(30);
+
   /** Default number of live nonces a verifier remembers. */
   public static final int DEFAULT_REPLAY_CACHE_SIZE = 65_536;
+
   /** Nonce length in bytes. */
   public static final int NONCE_LENGTH = 16;
+
   /** Shortest accepted secret in bytes. */
   public static final int MIN_SECRET_LENGTH = 16;
 
@@ -55,15 +58,22 @@ public final class HandshakeAuth {
 
   private final String keyId;
   private final SecretKeySpec key;
+
   /** Every key a token may be signed with, by id: the signing key and the accepted ones. */
   private final Map<String, SecretKeySpec> verifyKeys;
+
   private final LongSupplier clockMs;
   private final long skewMs;
   private final NonceCache nonces;
   private final SecureRandom random = new SecureRandom();
 
-  private HandshakeAuth(String keyId, SecretKeySpec key, Map<String, SecretKeySpec> verifyKeys, LongSupplier clockMs,
-      long skewMs, int replayCacheSize) {
+  private HandshakeAuth(
+      String keyId,
+      SecretKeySpec key,
+      Map<String, SecretKeySpec> verifyKeys,
+      LongSupplier clockMs,
+      long skewMs,
+      int replayCacheSize) {
     this.keyId = keyId;
     this.key = key;
     this.verifyKeys = Collections.unmodifiableMap(new LinkedHashMap<>(verifyKeys));
@@ -80,22 +90,31 @@ public final class HandshakeAuth {
    */
   public static HandshakeAuth sharedSecret(String keyId, byte[] secret) {
     SecretKeySpec key = checkedKey(keyId, secret);
-    return new HandshakeAuth(keyId, key, Map.of(keyId, key), System::currentTimeMillis, DEFAULT_SKEW.toMillis(),
+    return new HandshakeAuth(
+        keyId,
+        key,
+        Map.of(keyId, key),
+        System::currentTimeMillis,
+        DEFAULT_SKEW.toMillis(),
         DEFAULT_REPLAY_CACHE_SIZE);
   }
 
   /**
-   * @param options an engine's authentication options: the key it signs with, the other keys it accepts, the skew
+   * @param options an engine's authentication options: the key it signs with, the other keys it
+   *     accepts, the skew
    * @return auth for them, on the system clock
-   * @throws VteException INVALID_CONFIGURATION naming a missing or undecodable secret, a bad or duplicate key id or
-   *     a short secret
+   * @throws VteException INVALID_CONFIGURATION naming a missing or undecodable secret, a bad or
+   *     duplicate key id or a short secret
    */
   public static HandshakeAuth from(AuthOptions options) {
-    HandshakeAuth auth = sharedSecret(options.getKeyId(), decodeSecret("auth", options.getSecretBase64()));
+    HandshakeAuth auth =
+        sharedSecret(options.getKeyId(), decodeSecret("auth", options.getSecretBase64()));
     List<AuthKey> accepted = options.getAcceptKeys() == null ? List.of() : options.getAcceptKeys();
     for (int i = 0; i < accepted.size(); i++) {
       AuthKey key = accepted.get(i);
-      auth = auth.withAcceptedKey(key.getKeyId(), decodeSecret("auth.acceptKeys[" + i + "]", key.getSecretBase64()));
+      auth =
+          auth.withAcceptedKey(
+              key.getKeyId(), decodeSecret("auth.acceptKeys[" + i + "]", key.getSecretBase64()));
     }
     return options.getSkew() == null ? auth : auth.withSkew(options.getSkew());
   }
@@ -113,7 +132,9 @@ public final class HandshakeAuth {
     try {
       return Base64.getDecoder().decode(secretBase64);
     } catch (IllegalArgumentException e) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, field + ".secretBase64 is not base64: " + e.getMessage());
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION,
+          field + ".secretBase64 is not base64: " + e.getMessage());
     }
   }
 
@@ -128,7 +149,8 @@ public final class HandshakeAuth {
   public HandshakeAuth withAcceptedKey(String acceptedKeyId, byte[] secret) {
     SecretKeySpec accepted = checkedKey(acceptedKeyId, secret);
     if (verifyKeys.containsKey(acceptedKeyId)) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "auth key id '" + acceptedKeyId + "' is given twice");
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION, "auth key id '" + acceptedKeyId + "' is given twice");
     }
     Map<String, SecretKeySpec> keys = new LinkedHashMap<>(verifyKeys);
     keys.put(acceptedKeyId, accepted);
@@ -137,22 +159,39 @@ public final class HandshakeAuth {
 
   private static SecretKeySpec checkedKey(String keyId, byte[] secret) {
     if (keyId == null || keyId.isEmpty() || keyId.length() > MAX_KEY_ID_LENGTH) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION,
-          "auth keyId must be 1.." + MAX_KEY_ID_LENGTH + " chars: " + (keyId == null ? "null" : keyId.length() + " chars"));
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION,
+          "auth keyId must be 1.."
+              + MAX_KEY_ID_LENGTH
+              + " chars: "
+              + (keyId == null ? "null" : keyId.length() + " chars"));
     }
     if (secret == null || secret.length < MIN_SECRET_LENGTH) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "auth secret of key '" + keyId + "' must be at least "
-          + MIN_SECRET_LENGTH + " bytes: " + (secret == null ? "null" : secret.length + " bytes"));
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION,
+          "auth secret of key '"
+              + keyId
+              + "' must be at least "
+              + MIN_SECRET_LENGTH
+              + " bytes: "
+              + (secret == null ? "null" : secret.length + " bytes"));
     }
     return new SecretKeySpec(secret.clone(), HMAC);
   }
 
   /**
-   * @param clockMs the wall clock in milliseconds used to stamp and check tokens (tests use a fake one)
+   * @param clockMs the wall clock in milliseconds used to stamp and check tokens (tests use a fake
+   *     one)
    * @return a copy on that clock, with a fresh replay cache
    */
   public HandshakeAuth withClock(LongSupplier clockMs) {
-    return new HandshakeAuth(keyId, key, verifyKeys, Objects.requireNonNull(clockMs, "clockMs"), skewMs, nonces.capacity());
+    return new HandshakeAuth(
+        keyId,
+        key,
+        verifyKeys,
+        Objects.requireNonNull(clockMs, "clockMs"),
+        skewMs,
+        nonces.capacity());
   }
 
   /**
@@ -161,7 +200,8 @@ public final class HandshakeAuth {
    */
   public HandshakeAuth withSkew(Duration skew) {
     if (skew == null || skew.isNegative() || skew.isZero()) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "auth skew must be positive: " + skew);
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION, "auth skew must be positive: " + skew);
     }
     return new HandshakeAuth(keyId, key, verifyKeys, clockMs, skew.toMillis(), nonces.capacity());
   }
@@ -172,22 +212,30 @@ public final class HandshakeAuth {
    */
   public HandshakeAuth withReplayCacheSize(int size) {
     if (size < 1) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "auth replayCacheSize must be >= 1: " + size);
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION, "auth replayCacheSize must be >= 1: " + size);
     }
     return new HandshakeAuth(keyId, key, verifyKeys, clockMs, skewMs, size);
   }
 
-  /** @return the key id sent with each token */
+  /**
+   * @return the key id sent with each token
+   */
   public String keyId() {
     return keyId;
   }
 
-  /** @return the ids of every key a token may be signed with: the signing key's and the accepted ones */
+  /**
+   * @return the ids of every key a token may be signed with: the signing key's and the accepted
+   *     ones
+   */
   public Set<String> acceptedKeyIds() {
     return verifyKeys.keySet();
   }
 
-  /** @return the tolerated clock difference */
+  /**
+   * @return the tolerated clock difference
+   */
   public Duration skew() {
     return Duration.ofMillis(skewMs);
   }
@@ -223,7 +271,8 @@ public final class HandshakeAuth {
     }
     SecretKeySpec tokenKey = verifyKeys.get(token.getKeyId());
     if (tokenKey == null) {
-      throw denied(method, "unknown key id '" + HandshakeValidator.abbreviate(token.getKeyId()) + "'");
+      throw denied(
+          method, "unknown key id '" + HandshakeValidator.abbreviate(token.getKeyId()) + "'");
     }
     if (token.getNonce().size() != NONCE_LENGTH) {
       throw denied(method, "nonce must be " + NONCE_LENGTH + " bytes: " + token.getNonce().size());
@@ -234,10 +283,18 @@ public final class HandshakeAuth {
     long now = clockMs.getAsLong();
     long timestamp = token.getTimestampMs();
     if (Math.abs(now - timestamp) > skewMs) {
-      throw denied(method, "stale token: timestamp " + timestamp + " is " + (now - timestamp)
-          + " ms from now, window " + skewMs + " ms");
+      throw denied(
+          method,
+          "stale token: timestamp "
+              + timestamp
+              + " is "
+              + (now - timestamp)
+              + " ms from now, window "
+              + skewMs
+              + " ms");
     }
-    byte[] expected = mac(tokenKey, method, timestamp, token.getNonce().toByteArray(), requestWithoutAuth);
+    byte[] expected =
+        mac(tokenKey, method, timestamp, token.getNonce().toByteArray(), requestWithoutAuth);
     if (!MessageDigest.isEqual(expected, token.getMac().toByteArray())) {
       throw denied(method, "bad mac");
     }
@@ -251,7 +308,8 @@ public final class HandshakeAuth {
     }
   }
 
-  private static byte[] mac(SecretKeySpec key, String method, long timestamp, byte[] nonce, MessageLite request) {
+  private static byte[] mac(
+      SecretKeySpec key, String method, long timestamp, byte[] nonce, MessageLite request) {
     try {
       Mac mac = Mac.getInstance(HMAC);
       mac.init(key);

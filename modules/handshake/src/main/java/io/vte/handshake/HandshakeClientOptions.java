@@ -12,6 +12,7 @@ public final class HandshakeClientOptions {
 
   /** Default deadline of a call made without one. */
   public static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(5);
+
   /** Default largest accepted reply, 1 MiB. */
   public static final int DEFAULT_MAX_MESSAGE_SIZE = 1024 * 1024;
 
@@ -30,20 +31,29 @@ public final class HandshakeClientOptions {
    */
   public static HandshakeClientOptions fromJson(JsonObject json) {
     try {
-      HandshakeClientOptions options = new HandshakeClientOptions()
-          .setDefaultDeadline(Duration.ofMillis(json.getLong("defaultDeadlineMs", DEFAULT_DEADLINE.toMillis())))
-          .setMaxMessageSize(json.getInteger("maxMessageSize", DEFAULT_MAX_MESSAGE_SIZE))
-          .setAuth(OptionsJson.authFromJson(json.getJsonObject("auth")));
+      HandshakeClientOptions options =
+          new HandshakeClientOptions()
+              .setDefaultDeadline(
+                  Duration.ofMillis(json.getLong("defaultDeadlineMs", DEFAULT_DEADLINE.toMillis())))
+              .setMaxMessageSize(json.getInteger("maxMessageSize", DEFAULT_MAX_MESSAGE_SIZE))
+              .setAuth(OptionsJson.authFromJson(json.getJsonObject("auth")));
       JsonObject tls = json.getJsonObject("tls");
       return options.setTls(tls == null ? null : TlsOptions.fromJson(tls));
     } catch (ClassCastException e) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "handshake client options: wrong JSON type: " + e.getMessage());
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION,
+          "handshake client options: wrong JSON type: " + e.getMessage());
     }
   }
 
-  /** @return these options as JSON; the auth secret is never written */
+  /**
+   * @return these options as JSON; the auth secret is never written
+   */
   public JsonObject toJson() {
-    JsonObject json = new JsonObject().put("defaultDeadlineMs", defaultDeadline.toMillis()).put("maxMessageSize", maxMessageSize);
+    JsonObject json =
+        new JsonObject()
+            .put("defaultDeadlineMs", defaultDeadline.toMillis())
+            .put("maxMessageSize", maxMessageSize);
     if (auth != null) {
       json.put("auth", OptionsJson.authToJson(auth));
     }
@@ -53,7 +63,9 @@ public final class HandshakeClientOptions {
     return json;
   }
 
-  /** @return the deadline of calls made without one */
+  /**
+   * @return the deadline of calls made without one
+   */
   public Duration getDefaultDeadline() {
     return defaultDeadline;
   }
@@ -64,13 +76,17 @@ public final class HandshakeClientOptions {
    */
   public HandshakeClientOptions setDefaultDeadline(Duration defaultDeadline) {
     if (defaultDeadline == null || defaultDeadline.toMillis() < 1) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "handshake defaultDeadline must be >= 1 ms: " + defaultDeadline);
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION,
+          "handshake defaultDeadline must be >= 1 ms: " + defaultDeadline);
     }
     this.defaultDeadline = defaultDeadline;
     return this;
   }
 
-  /** @return the auth used to sign every request, or null when auth is off */
+  /**
+   * @return the auth used to sign every request, or null when auth is off
+   */
   public HandshakeAuth getAuth() {
     return auth;
   }
@@ -84,7 +100,9 @@ public final class HandshakeClientOptions {
     return this;
   }
 
-  /** @return the TLS trust, or null when the client speaks plain HTTP/2 */
+  /**
+   * @return the TLS trust, or null when the client speaks plain HTTP/2
+   */
   public TlsOptions getTls() {
     return tls;
   }
@@ -98,7 +116,9 @@ public final class HandshakeClientOptions {
     return this;
   }
 
-  /** @return the largest request sent or reply accepted, in bytes */
+  /**
+   * @return the largest request sent or reply accepted, in bytes
+   */
   public int getMaxMessageSize() {
     return maxMessageSize;
   }

@@ -41,10 +41,10 @@ import java.util.function.Consumer;
  * per peer) and a cache of parsed peer addresses. Thread-safe.
  *
  * <p>Every call has a deadline (the per-call one, or the options' default). Futures complete on the
- * caller's Vert.x context when called from one. Failures are {@link VteException}s: INVALID_ARGUMENT
- * (bad server name or request), PEER_UNREACHABLE, TIMED_OUT, PERMISSION_DENIED, SEGMENT_NOT_FOUND,
- * PROTOCOL_ERROR (malformed reply), ENGINE_CLOSED (pool closed). A ConnectReply with a reject status is
- * a normal reply.
+ * caller's Vert.x context when called from one. Failures are {@link VteException}s:
+ * INVALID_ARGUMENT (bad server name or request), PEER_UNREACHABLE, TIMED_OUT, PERMISSION_DENIED,
+ * SEGMENT_NOT_FOUND, PROTOCOL_ERROR (malformed reply), ENGINE_CLOSED (pool closed). A ConnectReply
+ * with a reject status is a normal reply.
  */
 public final class HandshakeClientPool {
 
@@ -69,27 +69,31 @@ public final class HandshakeClientPool {
    * @param vertx the Vert.x instance
    * @param options deadline, auth, TLS trust and limits
    * @return a new pool; close it when done
-   * @throws VteException INVALID_CONFIGURATION for TLS options without a trust path or with half a client
-   *     certificate
+   * @throws VteException INVALID_CONFIGURATION for TLS options without a trust path or with half a
+   *     client certificate
    */
   public static HandshakeClientPool create(Vertx vertx, HandshakeClientOptions options) {
     Objects.requireNonNull(vertx, "vertx");
     Objects.requireNonNull(options, "options");
-    HttpClientOptions http = new HttpClientOptions()
-        .setProtocolVersion(HttpVersion.HTTP_2)
-        .setHttp2ClearTextUpgrade(false)
-        .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, options.getDefaultDeadline().toMillis()))
-        .setIdleTimeout(IDLE_TIMEOUT_SECONDS)
-        // Stay under the server's stream limit from the first request on (before its SETTINGS arrive);
-        // beyond it, requests wait for a free stream instead of being refused.
-        .setHttp2MultiplexingLimit(STREAMS_PER_CONNECTION);
+    HttpClientOptions http =
+        new HttpClientOptions()
+            .setProtocolVersion(HttpVersion.HTTP_2)
+            .setHttp2ClearTextUpgrade(false)
+            .setConnectTimeout(
+                (int) Math.min(Integer.MAX_VALUE, options.getDefaultDeadline().toMillis()))
+            .setIdleTimeout(IDLE_TIMEOUT_SECONDS)
+            // Stay under the server's stream limit from the first request on (before its SETTINGS
+            // arrive);
+            // beyond it, requests wait for a free stream instead of being refused.
+            .setHttp2MultiplexingLimit(STREAMS_PER_CONNECTION);
     TlsOptions tls = options.getTls();
     if (tls != null) {
       TlsSetup.applyToClient(tls, http);
     }
-    GrpcClientOptions grpc = new GrpcClientOptions()
-        .setMaxMessageSize(options.getMaxMessageSize())
-        .setScheduleDeadlineAutomatically(true);
+    GrpcClientOptions grpc =
+        new GrpcClientOptions()
+            .setMaxMessageSize(options.getMaxMessageSize())
+            .setScheduleDeadlineAutomatically(true);
     return new HandshakeClientPool(vertx, options, GrpcClient.client(vertx, grpc, http));
   }
 
@@ -101,10 +105,15 @@ public final class HandshakeClientPool {
    * @param deadline how long to wait, or null for the default
    * @return the peer's reply (possibly a reject status), or a typed failure
    */
-  public Future<ConnectReply> connect(String serverName, ConnectRequest request, Duration deadline) {
-    return call(serverName, "Connect", HandshakeGrpcClient.Connect,
+  public Future<ConnectReply> connect(
+      String serverName, ConnectRequest request, Duration deadline) {
+    return call(
+        serverName,
+        "Connect",
+        HandshakeGrpcClient.Connect,
         sign("Connect", request),
-        deadline, HandshakeValidator::validateReply);
+        deadline,
+        HandshakeValidator::validateReply);
   }
 
   /**
@@ -113,12 +122,18 @@ public final class HandshakeClientPool {
    * @param serverName the peer's {@code host:port}
    * @param request which segment
    * @param deadline how long to wait, or null for the default
-   * @return the descriptor, or a typed failure (SEGMENT_NOT_FOUND when the peer has no such segment)
+   * @return the descriptor, or a typed failure (SEGMENT_NOT_FOUND when the peer has no such
+   *     segment)
    */
-  public Future<SegmentDescriptor> getSegment(String serverName, GetSegmentRequest request, Duration deadline) {
-    return call(serverName, "GetSegment", HandshakeGrpcClient.GetSegment,
+  public Future<SegmentDescriptor> getSegment(
+      String serverName, GetSegmentRequest request, Duration deadline) {
+    return call(
+        serverName,
+        "GetSegment",
+        HandshakeGrpcClient.GetSegment,
         sign("GetSegment", request),
-        deadline, HandshakeValidator::validateReply);
+        deadline,
+        HandshakeValidator::validateReply);
   }
 
   /**
@@ -130,9 +145,13 @@ public final class HandshakeClientPool {
    * @return the peer's reply, or a typed failure
    */
   public Future<NotifyReply> notify(String serverName, NotifyRequest request, Duration deadline) {
-    return call(serverName, "Notify", HandshakeGrpcClient.Notify,
+    return call(
+        serverName,
+        "Notify",
+        HandshakeGrpcClient.Notify,
         sign("Notify", request),
-        deadline, reply -> { });
+        deadline,
+        reply -> {});
   }
 
   /**
@@ -145,7 +164,8 @@ public final class HandshakeClientPool {
     closed = true;
     addresses.clear();
     for (Promise<?> call : inFlight) {
-      call.tryFail(new VteException(ErrorCode.ENGINE_CLOSED, "the handshake client closed during the call"));
+      call.tryFail(
+          new VteException(ErrorCode.ENGINE_CLOSED, "the handshake client closed during the call"));
     }
     return client.close();
   }
@@ -160,14 +180,26 @@ public final class HandshakeClientPool {
     return AuthField.with(clean, auth.sign(method, clean));
   }
 
-  private <Req extends MessageLite, Resp> Future<Resp> call(String serverName, String method,
-      ServiceMethod<Resp, Req> serviceMethod, Req request, Duration deadline, Consumer<Resp> validateReply) {
+  private <Req extends MessageLite, Resp> Future<Resp> call(
+      String serverName,
+      String method,
+      ServiceMethod<Resp, Req> serviceMethod,
+      Req request,
+      Duration deadline,
+      Consumer<Resp> validateReply) {
     Context caller = Vertx.currentContext();
     Promise<Resp> promise = Promise.promise();
     String what = method + " to " + serverName;
     try {
       Objects.requireNonNull(request, "request");
-      dispatch(address(serverName), what, serviceMethod, request, deadlineMs(deadline), validateReply, promise);
+      dispatch(
+          address(serverName),
+          what,
+          serviceMethod,
+          request,
+          deadlineMs(deadline),
+          validateReply,
+          promise);
     } catch (VteException e) {
       promise.tryFail(e);
     } catch (NullPointerException e) {
@@ -176,71 +208,108 @@ public final class HandshakeClientPool {
     return onCaller(caller, promise.future());
   }
 
-  private <Req extends MessageLite, Resp> void dispatch(SocketAddress address, String what,
-      ServiceMethod<Resp, Req> serviceMethod, Req request, long deadlineMs, Consumer<Resp> validateReply,
+  private <Req extends MessageLite, Resp> void dispatch(
+      SocketAddress address,
+      String what,
+      ServiceMethod<Resp, Req> serviceMethod,
+      Req request,
+      long deadlineMs,
+      Consumer<Resp> validateReply,
       Promise<Resp> promise) {
     if (closed) {
       throw new VteException(ErrorCode.ENGINE_CLOSED, what + ": the handshake client is closed");
     }
     int size = request.getSerializedSize();
     if (size > options.getMaxMessageSize()) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT,
-          what + ": request of " + size + " bytes exceeds maxMessageSize " + options.getMaxMessageSize());
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          what
+              + ": request of "
+              + size
+              + " bytes exceeds maxMessageSize "
+              + options.getMaxMessageSize());
     }
     // Our own timer covers connection setup too, which the gRPC deadline does not.
-    long timer = vertx.setTimer(deadlineMs, id -> promise.tryFail(
-        new VteException(ErrorCode.TIMED_OUT, what + ": no reply within the deadline of " + deadlineMs + " ms")));
+    long timer =
+        vertx.setTimer(
+            deadlineMs,
+            id ->
+                promise.tryFail(
+                    new VteException(
+                        ErrorCode.TIMED_OUT,
+                        what + ": no reply within the deadline of " + deadlineMs + " ms")));
     inFlight.add(promise);
-    promise.future().onComplete(done -> {
-      vertx.cancelTimer(timer);
-      inFlight.remove(promise);
-    });
-    client.request(address, serviceMethod).onComplete(requested -> {
-      if (requested.failed()) {
-        promise.tryFail(transportFailure(requested.cause(), what));
-        return;
-      }
-      GrpcClientRequest<Req, Resp> grpcRequest = requested.result();
-      if (promise.future().isComplete()) {
-        grpcRequest.cancel();
-        return;
-      }
-      grpcRequest.timeout(deadlineMs, TimeUnit.MILLISECONDS);
-      promise.future().onFailure(failure -> {
-        if (failure instanceof VteException vte && vte.code() == ErrorCode.TIMED_OUT) {
-          grpcRequest.cancel();
-        }
-      });
-      grpcRequest.end(request);
-      grpcRequest.response().onComplete(responded -> {
-        if (responded.failed()) {
-          promise.tryFail(transportFailure(responded.cause(), what));
-          return;
-        }
-        GrpcClientResponse<Req, Resp> response = responded.result();
-        response.last().onComplete(last -> {
-          if (last.succeeded()) {
-            accept(last.result(), validateReply, promise, what);
-          } else if (last.cause() instanceof InvalidStatusException) {
-            promise.tryFail(StatusMapping.fromStatus(response.status(), response.statusMessage(), what));
-          } else {
-            promise.tryFail(transportFailure(last.cause(), what));
-          }
-        });
-      });
-    });
+    promise
+        .future()
+        .onComplete(
+            done -> {
+              vertx.cancelTimer(timer);
+              inFlight.remove(promise);
+            });
+    client
+        .request(address, serviceMethod)
+        .onComplete(
+            requested -> {
+              if (requested.failed()) {
+                promise.tryFail(transportFailure(requested.cause(), what));
+                return;
+              }
+              GrpcClientRequest<Req, Resp> grpcRequest = requested.result();
+              if (promise.future().isComplete()) {
+                grpcRequest.cancel();
+                return;
+              }
+              grpcRequest.timeout(deadlineMs, TimeUnit.MILLISECONDS);
+              promise
+                  .future()
+                  .onFailure(
+                      failure -> {
+                        if (failure instanceof VteException vte
+                            && vte.code() == ErrorCode.TIMED_OUT) {
+                          grpcRequest.cancel();
+                        }
+                      });
+              grpcRequest.end(request);
+              grpcRequest
+                  .response()
+                  .onComplete(
+                      responded -> {
+                        if (responded.failed()) {
+                          promise.tryFail(transportFailure(responded.cause(), what));
+                          return;
+                        }
+                        GrpcClientResponse<Req, Resp> response = responded.result();
+                        response
+                            .last()
+                            .onComplete(
+                                last -> {
+                                  if (last.succeeded()) {
+                                    accept(last.result(), validateReply, promise, what);
+                                  } else if (last.cause() instanceof InvalidStatusException) {
+                                    promise.tryFail(
+                                        StatusMapping.fromStatus(
+                                            response.status(), response.statusMessage(), what));
+                                  } else {
+                                    promise.tryFail(transportFailure(last.cause(), what));
+                                  }
+                                });
+                      });
+            });
   }
 
   private VteException transportFailure(Throwable failure, String what) {
     if (closed) {
-      return new VteException(ErrorCode.ENGINE_CLOSED, what + ": the handshake client closed during the call", failure);
+      return new VteException(
+          ErrorCode.ENGINE_CLOSED, what + ": the handshake client closed during the call", failure);
     }
     return StatusMapping.fromFailure(failure, what);
   }
 
-  private static <Resp> void accept(Resp reply, Consumer<Resp> validateReply, Promise<Resp> promise, String what) {
+  private static <Resp> void accept(
+      Resp reply, Consumer<Resp> validateReply, Promise<Resp> promise, String what) {
     if (reply == null) {
-      promise.tryFail(new VteException(ErrorCode.PROTOCOL_ERROR, what + ": the reply carried no message"));
+      promise.tryFail(
+          new VteException(ErrorCode.PROTOCOL_ERROR, what + ": the reply carried no message"));
       return;
     }
     try {
@@ -278,13 +347,14 @@ public final class HandshakeClientPool {
       return result;
     }
     Promise<T> onCaller = Promise.promise();
-    result.onComplete(outcome -> {
-      if (Vertx.currentContext() == caller) {
-        onCaller.handle(outcome);
-      } else {
-        caller.runOnContext(v -> onCaller.handle(outcome));
-      }
-    });
+    result.onComplete(
+        outcome -> {
+          if (Vertx.currentContext() == caller) {
+            onCaller.handle(outcome);
+          } else {
+            caller.runOnContext(v -> onCaller.handle(outcome));
+          }
+        });
     return onCaller.future();
   }
 }

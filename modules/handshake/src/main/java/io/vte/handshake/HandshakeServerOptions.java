@@ -12,10 +12,13 @@ public final class HandshakeServerOptions {
 
   /** Default listen host. */
   public static final String DEFAULT_HOST = "127.0.0.1";
+
   /** Default largest accepted request, 1 MiB. */
   public static final int DEFAULT_MAX_MESSAGE_SIZE = 1024 * 1024;
+
   /** Default longest a call may stay unanswered when its caller set no shorter deadline. */
   public static final Duration DEFAULT_MAX_CALL_DURATION = Duration.ofSeconds(30);
+
   /** Default time after which a connection with no traffic is closed. */
   public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(120);
 
@@ -41,24 +44,37 @@ public final class HandshakeServerOptions {
    */
   public static HandshakeServerOptions fromJson(JsonObject json) {
     try {
-      HandshakeServerOptions options = new HandshakeServerOptions()
-          .setHost(json.getString("host", DEFAULT_HOST))
-          .setPort(json.getInteger("port", 0))
-          .setMaxMessageSize(json.getInteger("maxMessageSize", DEFAULT_MAX_MESSAGE_SIZE))
-          .setMaxCallDuration(Duration.ofMillis(json.getLong("maxCallDurationMs", DEFAULT_MAX_CALL_DURATION.toMillis())))
-          .setIdleTimeout(Duration.ofMillis(json.getLong("idleTimeoutMs", DEFAULT_IDLE_TIMEOUT.toMillis())))
-          .setAuth(OptionsJson.authFromJson(json.getJsonObject("auth")));
+      HandshakeServerOptions options =
+          new HandshakeServerOptions()
+              .setHost(json.getString("host", DEFAULT_HOST))
+              .setPort(json.getInteger("port", 0))
+              .setMaxMessageSize(json.getInteger("maxMessageSize", DEFAULT_MAX_MESSAGE_SIZE))
+              .setMaxCallDuration(
+                  Duration.ofMillis(
+                      json.getLong("maxCallDurationMs", DEFAULT_MAX_CALL_DURATION.toMillis())))
+              .setIdleTimeout(
+                  Duration.ofMillis(json.getLong("idleTimeoutMs", DEFAULT_IDLE_TIMEOUT.toMillis())))
+              .setAuth(OptionsJson.authFromJson(json.getJsonObject("auth")));
       JsonObject tls = json.getJsonObject("tls");
       return options.setTls(tls == null ? null : TlsOptions.fromJson(tls));
     } catch (ClassCastException e) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "handshake server options: wrong JSON type: " + e.getMessage());
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION,
+          "handshake server options: wrong JSON type: " + e.getMessage());
     }
   }
 
-  /** @return these options as JSON; the auth secret is never written */
+  /**
+   * @return these options as JSON; the auth secret is never written
+   */
   public JsonObject toJson() {
-    JsonObject json = new JsonObject().put("host", host).put("port", port).put("maxMessageSize", maxMessageSize)
-        .put("maxCallDurationMs", maxCallDuration.toMillis()).put("idleTimeoutMs", idleTimeout.toMillis());
+    JsonObject json =
+        new JsonObject()
+            .put("host", host)
+            .put("port", port)
+            .put("maxMessageSize", maxMessageSize)
+            .put("maxCallDurationMs", maxCallDuration.toMillis())
+            .put("idleTimeoutMs", idleTimeout.toMillis());
     if (auth != null) {
       json.put("auth", OptionsJson.authToJson(auth));
     }
@@ -68,7 +84,9 @@ public final class HandshakeServerOptions {
     return json;
   }
 
-  /** @return the listen host, also the host part of the server name */
+  /**
+   * @return the listen host, also the host part of the server name
+   */
   public String getHost() {
     return host;
   }
@@ -85,7 +103,9 @@ public final class HandshakeServerOptions {
     return this;
   }
 
-  /** @return the listen port, 0 for a random one */
+  /**
+   * @return the listen port, 0 for a random one
+   */
   public int getPort() {
     return port;
   }
@@ -96,13 +116,16 @@ public final class HandshakeServerOptions {
    */
   public HandshakeServerOptions setPort(int port) {
     if (port < 0 || port > 65535) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "handshake port must be 0..65535: " + port);
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION, "handshake port must be 0..65535: " + port);
     }
     this.port = port;
     return this;
   }
 
-  /** @return the auth every request must carry, or null when auth is off */
+  /**
+   * @return the auth every request must carry, or null when auth is off
+   */
   public HandshakeAuth getAuth() {
     return auth;
   }
@@ -116,7 +139,9 @@ public final class HandshakeServerOptions {
     return this;
   }
 
-  /** @return the TLS key and certificate, or null when TLS is off */
+  /**
+   * @return the TLS key and certificate, or null when TLS is off
+   */
   public TlsOptions getTls() {
     return tls;
   }
@@ -130,7 +155,9 @@ public final class HandshakeServerOptions {
     return this;
   }
 
-  /** @return the largest accepted request in bytes */
+  /**
+   * @return the largest accepted request in bytes
+   */
   public int getMaxMessageSize() {
     return maxMessageSize;
   }
@@ -144,24 +171,31 @@ public final class HandshakeServerOptions {
     return this;
   }
 
-  /** @return the longest a call may stay unanswered when its caller set no shorter deadline */
+  /**
+   * @return the longest a call may stay unanswered when its caller set no shorter deadline
+   */
   public Duration getMaxCallDuration() {
     return maxCallDuration;
   }
 
   /**
-   * @param maxCallDuration the longest a call may stay unanswered (DEADLINE_EXCEEDED after it), >= 1 ms
+   * @param maxCallDuration the longest a call may stay unanswered (DEADLINE_EXCEEDED after it), >=
+   *     1 ms
    * @return this
    */
   public HandshakeServerOptions setMaxCallDuration(Duration maxCallDuration) {
     if (maxCallDuration == null || maxCallDuration.toMillis() < 1) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "handshake maxCallDuration must be >= 1 ms: " + maxCallDuration);
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION,
+          "handshake maxCallDuration must be >= 1 ms: " + maxCallDuration);
     }
     this.maxCallDuration = maxCallDuration;
     return this;
   }
 
-  /** @return the time after which a connection with no traffic is closed */
+  /**
+   * @return the time after which a connection with no traffic is closed
+   */
   public Duration getIdleTimeout() {
     return idleTimeout;
   }
@@ -172,7 +206,8 @@ public final class HandshakeServerOptions {
    */
   public HandshakeServerOptions setIdleTimeout(Duration idleTimeout) {
     if (idleTimeout == null || idleTimeout.toMillis() < 1) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "handshake idleTimeout must be >= 1 ms: " + idleTimeout);
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION, "handshake idleTimeout must be >= 1 ms: " + idleTimeout);
     }
     this.idleTimeout = idleTimeout;
     return this;

@@ -16,24 +16,30 @@ import java.util.List;
 
 /**
  * Checks handshake messages field by field before anyone acts on them. Requests a server receives
- * fail with {@link ErrorCode#INVALID_ARGUMENT}; replies a client receives fail with
- * {@link ErrorCode#PROTOCOL_ERROR}. Each message names the field and the bad value. Counts are checked
+ * fail with {@link ErrorCode#INVALID_ARGUMENT}; replies a client receives fail with {@link
+ * ErrorCode#PROTOCOL_ERROR}. Each message names the field and the bad value. Counts are checked
  * before elements are visited, so absurd inputs cost no more than their size check.
  */
 public final class HandshakeValidator {
 
   /** Longest NIC path, topic, segment name or sender name. */
   public static final int MAX_NAME_LENGTH = 256;
+
   /** GID length in bytes. */
   public static final int GID_LENGTH = 16;
+
   /** Largest LID. */
   public static final int MAX_LID = 0xFFFF;
+
   /** Most QPs per endpoint. */
   public static final int MAX_QPS = 16;
+
   /** Largest 24-bit value (PSN, QP number). */
   public static final int MAX_24_BIT = 0xFF_FFFF;
+
   /** Largest notification payload in bytes. */
   public static final int MAX_NOTIFY_PAYLOAD = 64 * 1024;
+
   /** Most devices or buffers in a segment descriptor. */
   public static final int MAX_SEGMENT_ENTRIES = 65_536;
 
@@ -52,7 +58,8 @@ public final class HandshakeValidator {
     port(code, "", request.getGid(), request.getLid(), request.getMtu());
     qps(code, "qps", request.getQpsList());
     if (request.getGeneration() < 1) {
-      throw fail(code, "generation must be >= 1: " + Long.toUnsignedString(request.getGeneration()));
+      throw fail(
+          code, "generation must be >= 1: " + Long.toUnsignedString(request.getGeneration()));
     }
   }
 
@@ -76,7 +83,9 @@ public final class HandshakeValidator {
     maxLength(code, "from", request.getFrom());
     maxLength(code, "topic", request.getTopic());
     if (request.getPayload().size() > MAX_NOTIFY_PAYLOAD) {
-      throw fail(code, "payload must be <= " + MAX_NOTIFY_PAYLOAD + " bytes: " + request.getPayload().size());
+      throw fail(
+          code,
+          "payload must be <= " + MAX_NOTIFY_PAYLOAD + " bytes: " + request.getPayload().size());
     }
     if (request.getSequence() < 1) {
       throw fail(code, "sequence must be >= 1: " + Long.toUnsignedString(request.getSequence()));
@@ -93,7 +102,8 @@ public final class HandshakeValidator {
   public static void validateReply(ConnectReply reply) {
     ErrorCode code = ErrorCode.PROTOCOL_ERROR;
     ConnectStatus status = reply.getStatus();
-    if (status == ConnectStatus.UNRECOGNIZED || status == ConnectStatus.CONNECT_STATUS_UNSPECIFIED) {
+    if (status == ConnectStatus.UNRECOGNIZED
+        || status == ConnectStatus.CONNECT_STATUS_UNSPECIFIED) {
       throw fail(code, "reply status is not a known status: " + reply.getStatusValue());
     }
     maxLength(code, "reply reason", reply.getReason());
@@ -104,7 +114,8 @@ public final class HandshakeValidator {
     port(code, "reply ", reply.getGid(), reply.getLid(), reply.getMtu());
     qps(code, "reply qps", reply.getQpsList());
     if (reply.getGeneration() < 1) {
-      throw fail(code, "reply generation must be >= 1: " + Long.toUnsignedString(reply.getGeneration()));
+      throw fail(
+          code, "reply generation must be >= 1: " + Long.toUnsignedString(reply.getGeneration()));
     }
   }
 
@@ -119,8 +130,15 @@ public final class HandshakeValidator {
     maxLength(code, "segment transport", descriptor.getTransport());
     int devices = descriptor.getDevicesCount();
     if (devices > MAX_SEGMENT_ENTRIES || descriptor.getBuffersCount() > MAX_SEGMENT_ENTRIES) {
-      throw fail(code, "segment has too many entries: " + devices + " devices, "
-          + descriptor.getBuffersCount() + " buffers (max " + MAX_SEGMENT_ENTRIES + ")");
+      throw fail(
+          code,
+          "segment has too many entries: "
+              + devices
+              + " devices, "
+              + descriptor.getBuffersCount()
+              + " buffers (max "
+              + MAX_SEGMENT_ENTRIES
+              + ")");
     }
     for (int i = 0; i < devices; i++) {
       DeviceDesc device = descriptor.getDevices(i);
@@ -136,11 +154,19 @@ public final class HandshakeValidator {
       String field = "segment buffers[" + i + "]";
       maxLength(code, field + ".location", buffer.getLocation());
       if (Long.compareUnsigned(buffer.getAddress(), -1L - buffer.getLength()) > 0) {
-        throw fail(code, field + " address " + Long.toUnsignedString(buffer.getAddress()) + " + length "
-            + Long.toUnsignedString(buffer.getLength()) + " overflows 64 bits");
+        throw fail(
+            code,
+            field
+                + " address "
+                + Long.toUnsignedString(buffer.getAddress())
+                + " + length "
+                + Long.toUnsignedString(buffer.getLength())
+                + " overflows 64 bits");
       }
       if (buffer.getRkeysCount() != devices) {
-        throw fail(code, field + ".rkeys has " + buffer.getRkeysCount() + " keys for " + devices + " devices");
+        throw fail(
+            code,
+            field + ".rkeys has " + buffer.getRkeysCount() + " keys for " + devices + " devices");
       }
     }
   }
@@ -174,7 +200,11 @@ public final class HandshakeValidator {
       throw fail(code, prefix + "lid must be 0.." + MAX_LID + ": " + Integer.toUnsignedString(lid));
     }
     if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096) {
-      throw fail(code, prefix + "mtu must be one of 256, 512, 1024, 2048, 4096: " + Integer.toUnsignedString(mtu));
+      throw fail(
+          code,
+          prefix
+              + "mtu must be one of 256, 512, 1024, 2048, 4096: "
+              + Integer.toUnsignedString(mtu));
     }
   }
 
@@ -186,17 +216,26 @@ public final class HandshakeValidator {
     for (int i = 0; i < count; i++) {
       QpInfo qp = qps.get(i);
       if (Integer.compareUnsigned(qp.getQpNum(), MAX_24_BIT) > 0) {
-        throw fail(code, field + "[" + i + "].qp_num must be 24-bit: " + Integer.toUnsignedString(qp.getQpNum()));
+        throw fail(
+            code,
+            field
+                + "["
+                + i
+                + "].qp_num must be 24-bit: "
+                + Integer.toUnsignedString(qp.getQpNum()));
       }
       if (Integer.compareUnsigned(qp.getPsn(), MAX_24_BIT) > 0) {
-        throw fail(code, field + "[" + i + "].psn must be 24-bit: " + Integer.toUnsignedString(qp.getPsn()));
+        throw fail(
+            code,
+            field + "[" + i + "].psn must be 24-bit: " + Integer.toUnsignedString(qp.getPsn()));
       }
     }
   }
 
   private static void maxLength(ErrorCode code, String field, String value) {
     if (value.length() > MAX_NAME_LENGTH) {
-      throw fail(code, field + " must be <= " + MAX_NAME_LENGTH + " chars: '" + abbreviate(value) + "'");
+      throw fail(
+          code, field + " must be <= " + MAX_NAME_LENGTH + " chars: '" + abbreviate(value) + "'");
     }
   }
 

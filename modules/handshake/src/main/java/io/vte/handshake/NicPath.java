@@ -4,13 +4,14 @@ import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 
 /**
- * A NIC path, {@code <server>@<device>}: the handshake server a node listens on ({@code host:port}) and
- * one of its devices. It names either end of a connection in {@code Connect} and is the key of an
- * endpoint and of the owner that runs it. Immutable; its hash is computed once, at construction, so a
- * path made once per rail costs nothing per slice.
+ * A NIC path, {@code <server>@<device>}: the handshake server a node listens on ({@code host:port})
+ * and one of its devices. It names either end of a connection in {@code Connect} and is the key of
+ * an endpoint and of the owner that runs it. Immutable; its hash is computed once, at construction,
+ * so a path made once per rail costs nothing per slice.
  *
- * <p>The one hash function is FNV-1a over the characters of {@link #toString()}: {@link #hashCode()} and
- * {@link #ownerIndex(int)} both use it, and it is stable across runs and JVMs (unlike identity hashes).
+ * <p>The one hash function is FNV-1a over the characters of {@link #toString()}: {@link
+ * #hashCode()} and {@link #ownerIndex(int)} both use it, and it is stable across runs and JVMs
+ * (unlike identity hashes).
  */
 public final class NicPath implements Comparable<NicPath> {
 
@@ -37,14 +38,15 @@ public final class NicPath implements Comparable<NicPath> {
    * @param server a handshake server name, {@code host:port}
    * @param device a device name of that server
    * @return their NIC path
-   * @throws VteException INVALID_ARGUMENT naming the bad value when the two do not make a valid path
-   *     (an empty part, an {@code @} in either, a control or space character, longer than
+   * @throws VteException INVALID_ARGUMENT naming the bad value when the two do not make a valid
+   *     path (an empty part, an {@code @} in either, a control or space character, longer than
    *     {@link HandshakeValidator#MAX_NAME_LENGTH} in all)
    */
   public static NicPath of(String server, String device) {
     if (server == null || device == null) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "NIC path needs a server and a device, got server "
-          + server + " and device " + device);
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          "NIC path needs a server and a device, got server " + server + " and device " + device);
     }
     String text = server + "@" + device;
     String problem = problem(text);
@@ -79,7 +81,10 @@ public final class NicPath implements Comparable<NicPath> {
       return "must not be empty";
     }
     if (text.length() > HandshakeValidator.MAX_NAME_LENGTH) {
-      return "must be <= " + HandshakeValidator.MAX_NAME_LENGTH + " chars: '" + HandshakeValidator.abbreviate(text)
+      return "must be <= "
+          + HandshakeValidator.MAX_NAME_LENGTH
+          + " chars: '"
+          + HandshakeValidator.abbreviate(text)
           + "'";
     }
     int at = text.indexOf('@');
@@ -89,24 +94,33 @@ public final class NicPath implements Comparable<NicPath> {
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       if (c <= ' ' || c == 0x7f) {
-        return "has a control or space character at index " + i + ": '" + HandshakeValidator.abbreviate(text) + "'";
+        return "has a control or space character at index "
+            + i
+            + ": '"
+            + HandshakeValidator.abbreviate(text)
+            + "'";
       }
     }
     return null;
   }
 
-  /** @return the handshake server name, {@code host:port} */
+  /**
+   * @return the handshake server name, {@code host:port}
+   */
   public String server() {
     return server;
   }
 
-  /** @return the device name */
+  /**
+   * @return the device name
+   */
   public String device() {
     return device;
   }
 
   /**
-   * Which of {@code owners} owners runs this path's endpoints: the same on every call and every node.
+   * Which of {@code owners} owners runs this path's endpoints: the same on every call and every
+   * node.
    *
    * @param owners the owner count, at least 1
    * @return an index in {@code [0, owners)}
@@ -115,7 +129,9 @@ public final class NicPath implements Comparable<NicPath> {
     return Math.floorMod(hash, owners);
   }
 
-  /** @return {@code <server>@<device>} */
+  /**
+   * @return {@code <server>@<device>}
+   */
   @Override
   public String toString() {
     return text;
@@ -123,7 +139,8 @@ public final class NicPath implements Comparable<NicPath> {
 
   @Override
   public boolean equals(Object o) {
-    return o == this || (o instanceof NicPath other && hash == other.hash && text.equals(other.text));
+    return o == this
+        || (o instanceof NicPath other && hash == other.hash && text.equals(other.text));
   }
 
   @Override

@@ -7,10 +7,11 @@ import io.vte.handshake.proto.HandshakeGrpcService;
 import io.vte.handshake.proto.HandshakeProto;
 
 /**
- * Initializes the generated protobuf and gRPC classes of the handshake protocol once per JVM, on a worker thread.
- * Their static initializers parse and cross-link the protocol's descriptors: a few hundred milliseconds of CPU on an
- * idle machine, and on a loaded one seconds, which on an event loop blocked the engine's first start (the
- * blocked-thread checker saw 2 to 8.5 s) and made a peer's first GetSegment miss its deadline.
+ * Initializes the generated protobuf and gRPC classes of the handshake protocol once per JVM, on a
+ * worker thread. Their static initializers parse and cross-link the protocol's descriptors: a few
+ * hundred milliseconds of CPU on an idle machine, and on a loaded one seconds, which on an event
+ * loop blocked the engine's first start (the blocked-thread checker saw 2 to 8.5 s) and made a
+ * peer's first GetSegment miss its deadline.
  */
 final class ProtocolClasses {
 
@@ -26,13 +27,15 @@ final class ProtocolClasses {
     if (initialized) {
       return Future.succeededFuture();
     }
-    return vertx.executeBlocking(() -> {
-      ClassLoader loader = ProtocolClasses.class.getClassLoader();
-      HandshakeProto.getDescriptor();
-      Class.forName(HandshakeGrpcService.class.getName(), true, loader);
-      Class.forName(HandshakeGrpcClient.class.getName(), true, loader);
-      initialized = true;
-      return null;
-    }, false);
+    return vertx.executeBlocking(
+        () -> {
+          ClassLoader loader = ProtocolClasses.class.getClassLoader();
+          HandshakeProto.getDescriptor();
+          Class.forName(HandshakeGrpcService.class.getName(), true, loader);
+          Class.forName(HandshakeGrpcClient.class.getName(), true, loader);
+          initialized = true;
+          return null;
+        },
+        false);
   }
 }

@@ -19,7 +19,8 @@ public record ServerName(String host, int port) {
   /**
    * @param text {@code host:port}
    * @return the parsed name
-   * @throws VteException INVALID_ARGUMENT naming the bad value (no port, port out of range, empty host)
+   * @throws VteException INVALID_ARGUMENT naming the bad value (no port, port out of range, empty
+   *     host)
    */
   public static ServerName parse(String text) {
     if (text == null || text.isEmpty()) {
@@ -62,19 +63,24 @@ public record ServerName(String host, int port) {
     return new ServerName(host, port);
   }
 
-  /** @return the address to dial */
+  /**
+   * @return the address to dial
+   */
   public SocketAddress toSocketAddress() {
     return SocketAddress.inetSocketAddress(port, host);
   }
 
-  /** @return {@code host:port}, IPv6 hosts in brackets */
+  /**
+   * @return {@code host:port}, IPv6 hosts in brackets
+   */
   @Override
   public String toString() {
     return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
   }
 
   private static VteException invalid(String text, String why) {
-    return new VteException(ErrorCode.INVALID_ARGUMENT,
+    return new VteException(
+        ErrorCode.INVALID_ARGUMENT,
         "bad server name '" + HandshakeValidator.abbreviate(text) + "': " + why);
   }
 }

@@ -14,7 +14,9 @@ import io.vte.handshake.proto.SegmentDescriptor;
 /** Valid messages for tests to start from. */
 final class Fixtures {
 
-  static final ByteString GID = ByteString.copyFrom(new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, 127, 0, 0, 1});
+  static final ByteString GID =
+      ByteString.copyFrom(
+          new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, 127, 0, 0, 1});
 
   private Fixtures() {}
 
@@ -32,13 +34,14 @@ final class Fixtures {
   }
 
   static ConnectReply acceptedReply(ConnectRequest request) {
-    ConnectReply.Builder reply = ConnectReply.newBuilder()
-        .setStatus(ConnectStatus.ACCEPTED)
-        .setLocalNicPath(request.getPeerNicPath())
-        .setGid(GID)
-        .setLid(7002)
-        .setMtu(4096)
-        .setGeneration(request.getGeneration() + 1);
+    ConnectReply.Builder reply =
+        ConnectReply.newBuilder()
+            .setStatus(ConnectStatus.ACCEPTED)
+            .setLocalNicPath(request.getPeerNicPath())
+            .setGid(GID)
+            .setLid(7002)
+            .setMtu(4096)
+            .setGeneration(request.getGeneration() + 1);
     for (QpInfo qp : request.getQpsList()) {
       reply.addQps(QpInfo.newBuilder().setQpNum(qp.getQpNum() + 100).setPsn(qp.getPsn() ^ 0x1));
     }
@@ -54,9 +57,20 @@ final class Fixtures {
         .setName(name)
         .setServerName(name)
         .setTransport("soft")
-        .addDevices(DeviceDesc.newBuilder().setName("soft0").setGid(GID).setLid(7001).setMtu(4096).setActive(true))
-        .addBuffers(BufferDesc.newBuilder().setLocation("cpu:0").setAddress(0x7f00_0000_0000L).setLength(1 << 20)
-            .addRkeys(0x1234).setAccess(7))
+        .addDevices(
+            DeviceDesc.newBuilder()
+                .setName("soft0")
+                .setGid(GID)
+                .setLid(7001)
+                .setMtu(4096)
+                .setActive(true))
+        .addBuffers(
+            BufferDesc.newBuilder()
+                .setLocation("cpu:0")
+                .setAddress(0x7f00_0000_0000L)
+                .setLength(1 << 20)
+                .addRkeys(0x1234)
+                .setAccess(7))
         .setVersion(1)
         .build();
   }

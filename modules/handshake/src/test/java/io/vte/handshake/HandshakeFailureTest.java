@@ -39,9 +39,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 class HandshakeFailureTest {
 
   @RegisterExtension
-  final LoopbackHandshake loop = new LoopbackHandshake(new HandshakeServerOptions(), new HandshakeClientOptions());
+  final LoopbackHandshake loop =
+      new LoopbackHandshake(new HandshakeServerOptions(), new HandshakeClientOptions());
 
-  private VteException connectFailure(HandshakeClientPool client, String serverName, ConnectRequest request, Duration deadline) {
+  private VteException connectFailure(
+      HandshakeClientPool client, String serverName, ConnectRequest request, Duration deadline) {
     Throwable failure = Await.failure(client.connect(serverName, request, deadline), WAIT);
     assertTrue(failure instanceof VteException, () -> "typed failure, got " + failure);
     return (VteException) failure;
@@ -61,8 +63,12 @@ class HandshakeFailureTest {
   @ParameterizedTest
   @MethodSource("handlerFailures")
   void handlerFailureReachesTheClientTyped(ErrorCode thrown, ErrorCode expected) {
-    loop.handler().onGetSegment = r -> Future.failedFuture(new VteException(thrown, "segment '" + r.getName() + "' says no"));
-    Throwable failure = Await.failure(loop.pool().getSegment(loop.serverName(), Fixtures.segmentRequest("seg-x"), DEADLINE), WAIT);
+    loop.handler().onGetSegment =
+        r -> Future.failedFuture(new VteException(thrown, "segment '" + r.getName() + "' says no"));
+    Throwable failure =
+        Await.failure(
+            loop.pool().getSegment(loop.serverName(), Fixtures.segmentRequest("seg-x"), DEADLINE),
+            WAIT);
     VteException e = (VteException) failure;
     assertEquals(expected, e.code(), e.getMessage());
     assertTrue(e.getMessage().contains("segment 'seg-x' says no"), e.getMessage());
@@ -71,40 +77,60 @@ class HandshakeFailureTest {
 
   @Test
   void statusExceptionPassesThrough() {
-    loop.handler().onConnect = r -> Future.failedFuture(new StatusException(GrpcStatus.RESOURCE_EXHAUSTED, "no more QPs"));
-    VteException e = connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE);
+    loop.handler().onConnect =
+        r -> Future.failedFuture(new StatusException(GrpcStatus.RESOURCE_EXHAUSTED, "no more QPs"));
+    VteException e =
+        connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE);
     assertEquals(ErrorCode.PEER_UNREACHABLE, e.code());
     assertTrue(e.getMessage().contains("RESOURCE_EXHAUSTED: no more QPs"), e.getMessage());
   }
 
   @Test
   void handlerThatThrowsOrReturnsNullIsInternal() {
-    loop.handler().onConnect = r -> {
-      throw new IllegalStateException("boom");
-    };
-    VteException e = connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE);
+    loop.handler().onConnect =
+        r -> {
+          throw new IllegalStateException("boom");
+        };
+    VteException e =
+        connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE);
     assertEquals(ErrorCode.INTERNAL, e.code());
     assertTrue(e.getMessage().contains("boom"), e.getMessage());
     loop.handler().onConnect = r -> null;
-    assertEquals(ErrorCode.INTERNAL, connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE).code());
+    assertEquals(
+        ErrorCode.INTERNAL,
+        connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE).code());
     loop.handler().onConnect = r -> Future.succeededFuture(null);
-    assertEquals(ErrorCode.INTERNAL, connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE).code());
+    assertEquals(
+        ErrorCode.INTERNAL,
+        connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE).code());
   }
 
   @Test
   void invalidRequestNeverReachesTheHandler() {
-    VteException e = connectFailure(loop.pool(), loop.serverName(),
-        Fixtures.connectRequest().toBuilder().setMtu(1500).build(), DEADLINE);
+    VteException e =
+        connectFailure(
+            loop.pool(),
+            loop.serverName(),
+            Fixtures.connectRequest().toBuilder().setMtu(1500).build(),
+            DEADLINE);
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
-    assertTrue(e.getMessage().contains("mtu must be one of 256, 512, 1024, 2048, 4096: 1500"), e.getMessage());
-    Throwable notify = Await.failure(loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(0), DEADLINE), WAIT);
+    assertTrue(
+        e.getMessage().contains("mtu must be one of 256, 512, 1024, 2048, 4096: 1500"),
+        e.getMessage());
+    Throwable notify =
+        Await.failure(
+            loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(0), DEADLINE), WAIT);
     assertTrue(notify.getMessage().contains("sequence must be >= 1: 0"), notify.getMessage());
-    assertTrue(loop.handler().received.isEmpty(), "handler saw " + loop.handler().received.size() + " requests");
+    assertTrue(
+        loop.handler().received.isEmpty(),
+        "handler saw " + loop.handler().received.size() + " requests");
   }
 
   @Test
   void absurdQpCountsAreRejectedByTheServer() {
-    HandshakeClientPool bigClient = HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions().setMaxMessageSize(16 << 20));
+    HandshakeClientPool bigClient =
+        HandshakeClientPool.create(
+            loop.vertx(), new HandshakeClientOptions().setMaxMessageSize(16 << 20));
     try {
       ConnectRequest.Builder under = Fixtures.connectRequest().toBuilder();
       ConnectRequest.Builder over = Fixtures.connectRequest().toBuilder();
@@ -121,7 +147,10 @@ class HandshakeFailureTest {
       assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
       assertTrue(e.getMessage().contains("RESOURCE_EXHAUSTED"), e.getMessage());
       assertTrue(loop.handler().received.isEmpty());
-      assertTrue(Await.result(loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted(),
+      assertTrue(
+          Await.result(
+                  loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT)
+              .getAccepted(),
           "the server keeps serving after oversized input");
     } finally {
       Await.result(bigClient.close(), WAIT);
@@ -130,8 +159,8 @@ class HandshakeFailureTest {
 
   @Test
   void oversizedRequestIsRefusedBeforeSending() {
-    ConnectRequest huge = Fixtures.connectRequest().toBuilder()
-        .setPeerNicPath("p".repeat(2 << 20)).build();
+    ConnectRequest huge =
+        Fixtures.connectRequest().toBuilder().setPeerNicPath("p".repeat(2 << 20)).build();
     VteException e = connectFailure(loop.pool(), loop.serverName(), huge, DEADLINE);
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
     assertTrue(e.getMessage().contains("exceeds maxMessageSize 1048576"), e.getMessage());
@@ -140,18 +169,31 @@ class HandshakeFailureTest {
 
   @Test
   void malformedAcceptedReplyIsAProtocolError() {
-    loop.handler().onConnect = r -> Future.succeededFuture(Fixtures.acceptedReply(r).toBuilder().setGid(ByteString.copyFromUtf8("short")).build());
-    VteException e = connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE);
+    loop.handler().onConnect =
+        r ->
+            Future.succeededFuture(
+                Fixtures.acceptedReply(r).toBuilder()
+                    .setGid(ByteString.copyFromUtf8("short"))
+                    .build());
+    VteException e =
+        connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE);
     assertEquals(ErrorCode.PROTOCOL_ERROR, e.code());
     assertTrue(e.getMessage().contains("reply gid must be 16 bytes: 5"), e.getMessage());
     loop.handler().onConnect = r -> Future.succeededFuture(ConnectReply.getDefaultInstance());
-    assertEquals(ErrorCode.PROTOCOL_ERROR, connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE).code());
+    assertEquals(
+        ErrorCode.PROTOCOL_ERROR,
+        connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), DEADLINE).code());
   }
 
   private static Future<SegmentDescriptor> bigSegment() {
     SegmentDescriptor.Builder big = Fixtures.segment("big").toBuilder();
     for (int i = 0; i < 60_000; i++) {
-      big.addBuffers(BufferDesc.newBuilder().setLocation("cpu:0").setAddress(i * 4096L).setLength(4096).addRkeys(i));
+      big.addBuffers(
+          BufferDesc.newBuilder()
+              .setLocation("cpu:0")
+              .setAddress(i * 4096L)
+              .setLength(4096)
+              .addRkeys(i));
     }
     return Future.succeededFuture(big.build());
   }
@@ -159,24 +201,42 @@ class HandshakeFailureTest {
   @Test
   void replyOverTheServersLimitIsInternal() {
     loop.handler().onGetSegment = r -> bigSegment();
-    VteException e = (VteException) Await.failure(
-        loop.pool().getSegment(loop.serverName(), Fixtures.segmentRequest("big"), DEADLINE), WAIT);
+    VteException e =
+        (VteException)
+            Await.failure(
+                loop.pool().getSegment(loop.serverName(), Fixtures.segmentRequest("big"), DEADLINE),
+                WAIT);
     assertEquals(ErrorCode.INTERNAL, e.code(), e.getMessage());
     assertTrue(e.getMessage().contains("exceeds maxMessageSize 1048576"), e.getMessage());
   }
 
   @Test
   void replyOverTheClientsLimitIsAProtocolError() {
-    HandshakeServer bigServer = Await.result(HandshakeServer.start(loop.vertx(),
-        new HandshakeServerOptions().setMaxMessageSize(4 << 20), loop.handler()), WAIT);
+    HandshakeServer bigServer =
+        Await.result(
+            HandshakeServer.start(
+                loop.vertx(),
+                new HandshakeServerOptions().setMaxMessageSize(4 << 20),
+                loop.handler()),
+            WAIT);
     try {
       loop.handler().onGetSegment = r -> bigSegment();
-      VteException e = (VteException) Await.failure(
-          loop.pool().getSegment(bigServer.serverName(), Fixtures.segmentRequest("big"), DEADLINE), WAIT);
+      VteException e =
+          (VteException)
+              Await.failure(
+                  loop.pool()
+                      .getSegment(bigServer.serverName(), Fixtures.segmentRequest("big"), DEADLINE),
+                  WAIT);
       assertEquals(ErrorCode.PROTOCOL_ERROR, e.code(), e.getMessage());
       loop.handler().onGetSegment = r -> Future.succeededFuture(Fixtures.segment(r.getName()));
-      assertEquals("small", Await.result(
-          loop.pool().getSegment(bigServer.serverName(), Fixtures.segmentRequest("small"), DEADLINE), WAIT).getName(),
+      assertEquals(
+          "small",
+          Await.result(
+                  loop.pool()
+                      .getSegment(
+                          bigServer.serverName(), Fixtures.segmentRequest("small"), DEADLINE),
+                  WAIT)
+              .getName(),
           "the server keeps serving after the client refused a reply");
     } finally {
       Await.result(bigServer.close(), WAIT);
@@ -193,29 +253,44 @@ class HandshakeFailureTest {
 
   @Test
   void badCallArgumentsAreInvalidArguments() {
-    assertEquals(ErrorCode.INVALID_ARGUMENT, connectFailure(loop.pool(), null, Fixtures.connectRequest(), DEADLINE).code());
-    assertEquals(ErrorCode.INVALID_ARGUMENT, connectFailure(loop.pool(), loop.serverName(), null, DEADLINE).code());
-    VteException e = connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), Duration.ZERO);
+    assertEquals(
+        ErrorCode.INVALID_ARGUMENT,
+        connectFailure(loop.pool(), null, Fixtures.connectRequest(), DEADLINE).code());
+    assertEquals(
+        ErrorCode.INVALID_ARGUMENT,
+        connectFailure(loop.pool(), loop.serverName(), null, DEADLINE).code());
+    VteException e =
+        connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), Duration.ZERO);
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
     assertTrue(e.getMessage().contains("deadline must be positive: PT0S"), e.getMessage());
-    assertEquals(ErrorCode.INVALID_ARGUMENT,
-        connectFailure(loop.pool(), loop.serverName(), Fixtures.connectRequest(), Duration.ofSeconds(-1)).code());
+    assertEquals(
+        ErrorCode.INVALID_ARGUMENT,
+        connectFailure(
+                loop.pool(), loop.serverName(), Fixtures.connectRequest(), Duration.ofSeconds(-1))
+            .code());
   }
 
   @Test
   void closedPoolFailsWithEngineClosed() {
-    HandshakeClientPool closed = HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions());
+    HandshakeClientPool closed =
+        HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions());
     Await.result(closed.close(), WAIT);
-    assertEquals(ErrorCode.ENGINE_CLOSED, connectFailure(closed, loop.serverName(), Fixtures.connectRequest(), DEADLINE).code());
+    assertEquals(
+        ErrorCode.ENGINE_CLOSED,
+        connectFailure(closed, loop.serverName(), Fixtures.connectRequest(), DEADLINE).code());
   }
 
   @Test
   void refusedPortIsPeerUnreachableQuickly() {
-    NetServer probe = Await.result(loop.vertx().createNetServer().connectHandler(NetSocket::close).listen(0, "127.0.0.1"), WAIT);
+    NetServer probe =
+        Await.result(
+            loop.vertx().createNetServer().connectHandler(NetSocket::close).listen(0, "127.0.0.1"),
+            WAIT);
     int port = probe.actualPort();
     Await.result(probe.close(), WAIT);
     long start = System.nanoTime();
-    VteException e = connectFailure(loop.pool(), "127.0.0.1:" + port, Fixtures.connectRequest(), DEADLINE);
+    VteException e =
+        connectFailure(loop.pool(), "127.0.0.1:" + port, Fixtures.connectRequest(), DEADLINE);
     long ms = (System.nanoTime() - start) / 1_000_000;
     assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
     assertTrue(ms < DEADLINE.toMillis(), "failed fast, not at the deadline: " + ms + " ms");
@@ -224,17 +299,23 @@ class HandshakeFailureTest {
   @Test
   void handlerThatNeverAnswersTimesOutAndTheServerKeepsServing() {
     Queue<Promise<ConnectReply>> stuck = new ConcurrentLinkedQueue<>();
-    loop.handler().onConnect = r -> {
-      Promise<ConnectReply> never = Promise.promise();
-      stuck.add(never);
-      return never.future();
-    };
+    loop.handler().onConnect =
+        r -> {
+          Promise<ConnectReply> never = Promise.promise();
+          stuck.add(never);
+          return never.future();
+        };
     List<Future<ConnectReply>> calls = new ArrayList<>();
     long start = System.nanoTime();
     for (int i = 0; i < 20; i++) {
-      calls.add(loop.pool().connect(loop.serverName(), Fixtures.connectRequest(), Duration.ofMillis(400)));
+      calls.add(
+          loop.pool()
+              .connect(loop.serverName(), Fixtures.connectRequest(), Duration.ofMillis(400)));
     }
-    assertTrue(Await.result(loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted(),
+    assertTrue(
+        Await.result(
+                loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT)
+            .getAccepted(),
         "others are served while 20 calls hang");
     for (Future<ConnectReply> call : calls) {
       VteException e = (VteException) Await.failure(call, WAIT);
@@ -255,14 +336,24 @@ class HandshakeFailureTest {
   @Test
   void peerThatAcceptsTcpButNeverAnswersTimesOut() {
     List<NetSocket> held = new ArrayList<>();
-    NetServer silent = Await.result(loop.vertx().createNetServer().connectHandler(held::add).listen(0, "127.0.0.1"), WAIT);
+    NetServer silent =
+        Await.result(
+            loop.vertx().createNetServer().connectHandler(held::add).listen(0, "127.0.0.1"), WAIT);
     try {
       long start = System.nanoTime();
       List<Future<ConnectReply>> calls = new ArrayList<>();
       for (int i = 0; i < 50; i++) {
-        calls.add(loop.pool().connect("127.0.0.1:" + silent.actualPort(), Fixtures.connectRequest(), Duration.ofMillis(500)));
+        calls.add(
+            loop.pool()
+                .connect(
+                    "127.0.0.1:" + silent.actualPort(),
+                    Fixtures.connectRequest(),
+                    Duration.ofMillis(500)));
       }
-      assertTrue(Await.result(loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted());
+      assertTrue(
+          Await.result(
+                  loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT)
+              .getAccepted());
       for (Future<ConnectReply> call : calls) {
         assertEquals(ErrorCode.TIMED_OUT, ((VteException) Await.failure(call, WAIT)).code());
       }

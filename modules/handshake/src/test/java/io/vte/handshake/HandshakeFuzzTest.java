@@ -46,8 +46,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Hostile input against the handshake server: random and mutated protobuf messages as gRPC calls,
  * malformed gRPC framing and headers as HTTP/2 streams, and raw TCP garbage. Every case is derived
- * from {@code seed + case index} ({@code -Dvte.fuzz.seed=...} to replay). The server must answer each
- * call with a typed status, never hang, keep serving valid calls and hold no extra threads or sockets.
+ * from {@code seed + case index} ({@code -Dvte.fuzz.seed=...} to replay). The server must answer
+ * each call with a typed status, never hang, keep serving valid calls and hold no extra threads or
+ * sockets.
  */
 @ExtendWith(BlockedThreadGuard.class)
 class HandshakeFuzzTest {
@@ -61,9 +62,15 @@ class HandshakeFuzzTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final String SERVICE = "vte.handshake.v1.Handshake/";
   private static final String[] METHODS = {"Connect", "GetSegment", "Notify"};
-  private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-  private static final Set<GrpcStatus> TYPED = EnumSet.of(GrpcStatus.OK, GrpcStatus.INVALID_ARGUMENT,
-      GrpcStatus.RESOURCE_EXHAUSTED, GrpcStatus.UNIMPLEMENTED, GrpcStatus.PERMISSION_DENIED);
+  private static final byte[] PREFACE =
+      "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+  private static final Set<GrpcStatus> TYPED =
+      EnumSet.of(
+          GrpcStatus.OK,
+          GrpcStatus.INVALID_ARGUMENT,
+          GrpcStatus.RESOURCE_EXHAUSTED,
+          GrpcStatus.UNIMPLEMENTED,
+          GrpcStatus.PERMISSION_DENIED);
 
   private Vertx serverVertx;
   private Vertx fuzzVertx;
@@ -89,9 +96,13 @@ class HandshakeFuzzTest {
 
   private void startServer(HandshakeServerOptions options) {
     server = Await.result(HandshakeServer.start(serverVertx, options, handler), WAIT);
-    HandshakeClientPool warmUp = HandshakeClientPool.create(serverVertx, new HandshakeClientOptions());
-    Await.result(warmUp.notify(server.serverName(), Fixtures.notifyRequest(1), null)
-        .recover(e -> Future.succeededFuture()), WAIT);
+    HandshakeClientPool warmUp =
+        HandshakeClientPool.create(serverVertx, new HandshakeClientOptions());
+    Await.result(
+        warmUp
+            .notify(server.serverName(), Fixtures.notifyRequest(1), null)
+            .recover(e -> Future.succeededFuture()),
+        WAIT);
     Await.result(warmUp.close(), WAIT);
     handler.received.clear();
     baseline = ResourceSnapshot.take();
@@ -103,20 +114,32 @@ class HandshakeFuzzTest {
     startServer(new HandshakeServerOptions());
     runGrpcCases(GRPC_CASES);
     afterFuzz();
-    assertTrue(outcomes.getOrDefault("grpc OK", 0) > 0, "some fuzzed messages were valid: " + outcomes);
-    assertTrue(outcomes.getOrDefault("grpc INVALID_ARGUMENT", 0) > GRPC_CASES / 4, "most were rejected: " + outcomes);
+    assertTrue(
+        outcomes.getOrDefault("grpc OK", 0) > 0, "some fuzzed messages were valid: " + outcomes);
+    assertTrue(
+        outcomes.getOrDefault("grpc INVALID_ARGUMENT", 0) > GRPC_CASES / 4,
+        "most were rejected: " + outcomes);
   }
 
   @Test
   void malformedGrpcFramingAndHeadersNeverHang() {
     startServer(new HandshakeServerOptions());
-    HttpClient http = fuzzVertx.createHttpClient(new HttpClientOptions()
-        .setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false));
+    HttpClient http =
+        fuzzVertx.createHttpClient(
+            new HttpClientOptions()
+                .setProtocolVersion(HttpVersion.HTTP_2)
+                .setHttp2ClearTextUpgrade(false));
     runBatches(HTTP2_CASES, i -> http2Case(http, new SplittableRandom(SEED + i), i));
     Await.result(http.close(), WAIT);
     afterFuzz();
-    int noStream = outcomes.entrySet().stream().filter(e -> e.getKey().startsWith(NO_STREAM)).mapToInt(Map.Entry::getValue).sum();
-    assertTrue(noStream <= HTTP2_CASES / 100, "the client got no stream in " + noStream + " cases: " + outcomes);
+    int noStream =
+        outcomes.entrySet().stream()
+            .filter(e -> e.getKey().startsWith(NO_STREAM))
+            .mapToInt(Map.Entry::getValue)
+            .sum();
+    assertTrue(
+        noStream <= HTTP2_CASES / 100,
+        "the client got no stream in " + noStream + " cases: " + outcomes);
   }
 
   @Test
@@ -126,7 +149,8 @@ class HandshakeFuzzTest {
     List<NetSocket> idle = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
       NetSocket socket = Await.result(tcp.connect(server.port(), "127.0.0.1"), WAIT);
-      Await.result(socket.write(Buffer.buffer(PREFACE).slice(0, 1 + i % (PREFACE.length - 1))), WAIT);
+      Await.result(
+          socket.write(Buffer.buffer(PREFACE).slice(0, 1 + i % (PREFACE.length - 1))), WAIT);
       idle.add(socket);
     }
     runBatches(TCP_CASES, i -> tcpCase(tcp, new SplittableRandom(SEED + i)));
@@ -143,14 +167,17 @@ class HandshakeFuzzTest {
     byte[] secret = "fuzz-secret-0123456789abcdef".getBytes(StandardCharsets.UTF_8);
     startServer(new HandshakeServerOptions().setAuth(HandshakeAuth.sharedSecret("k", secret)));
     runGrpcCases(GRPC_CASES / 3);
-    assertTrue(handler.received.isEmpty(), "an unauthenticated fuzzer reached the handler " + handler.received.size() + " times");
+    assertTrue(
+        handler.received.isEmpty(),
+        "an unauthenticated fuzzer reached the handler " + handler.received.size() + " times");
     assertEquals(0, outcomes.getOrDefault("grpc OK", 0), outcomes::toString);
     assertTrue(outcomes.getOrDefault("grpc PERMISSION_DENIED", 0) > 0, outcomes::toString);
     afterFuzz();
   }
 
   private void runGrpcCases(int cases) {
-    GrpcClient grpc = GrpcClient.client(fuzzVertx, new GrpcClientOptions().setMaxMessageSize(8 << 20));
+    GrpcClient grpc =
+        GrpcClient.client(fuzzVertx, new GrpcClientOptions().setMaxMessageSize(8 << 20));
     SocketAddress address = SocketAddress.inetSocketAddress(server.port(), "127.0.0.1");
     runBatches(cases, i -> grpcCase(grpc, address, new SplittableRandom(SEED + i), i));
     Await.result(grpc.close(), WAIT);
@@ -168,7 +195,9 @@ class HandshakeFuzzTest {
   private void assertServes(String when) {
     HandshakeClientPool pool = HandshakeClientPool.create(fuzzVertx, new HandshakeClientOptions());
     try {
-      Future<?> call = pool.getSegment(server.serverName(), Fixtures.segmentRequest("alive"), Duration.ofSeconds(5));
+      Future<?> call =
+          pool.getSegment(
+              server.serverName(), Fixtures.segmentRequest("alive"), Duration.ofSeconds(5));
       Await.until("server answers " + when, WAIT, call::isComplete);
       if (call.failed() && !call.cause().getMessage().contains("PERMISSION_DENIED")) {
         fail("server stopped serving " + when + ": " + call.cause());
@@ -198,26 +227,44 @@ class HandshakeFuzzTest {
 
   // ---- gRPC calls with fuzzed payloads
 
-  private Future<String> grpcCase(GrpcClient grpc, SocketAddress address, SplittableRandom random, int index) {
+  private Future<String> grpcCase(
+      GrpcClient grpc, SocketAddress address, SplittableRandom random, int index) {
     boolean unknownMethod = random.nextInt(20) == 0;
-    String method = unknownMethod ? "Nope" + random.nextInt(3) : METHODS[random.nextInt(METHODS.length)];
+    String method =
+        unknownMethod ? "Nope" + random.nextInt(3) : METHODS[random.nextInt(METHODS.length)];
     Buffer payload = Buffer.buffer(payload(method, random));
-    return grpc.request(address).compose(request -> {
-      request.fullMethodName(SERVICE + method);
-      request.timeout(10, TimeUnit.SECONDS);
-      request.end(payload);
-      return request.response().compose(response -> response.end()
-          .transform(ended -> Future.succeededFuture(response.status())));
-    }).transform(done -> {
-      if (done.failed()) {
-        return Future.succeededFuture("BAD failure " + done.cause() + " for " + method + " payload " + payload.length() + " bytes");
-      }
-      GrpcStatus status = done.result();
-      if (status == null || !TYPED.contains(status)) {
-        return Future.succeededFuture("BAD status " + status + " for " + method);
-      }
-      return Future.succeededFuture("grpc " + status.name());
-    });
+    return grpc.request(address)
+        .compose(
+            request -> {
+              request.fullMethodName(SERVICE + method);
+              request.timeout(10, TimeUnit.SECONDS);
+              request.end(payload);
+              return request
+                  .response()
+                  .compose(
+                      response ->
+                          response
+                              .end()
+                              .transform(ended -> Future.succeededFuture(response.status())));
+            })
+        .transform(
+            done -> {
+              if (done.failed()) {
+                return Future.succeededFuture(
+                    "BAD failure "
+                        + done.cause()
+                        + " for "
+                        + method
+                        + " payload "
+                        + payload.length()
+                        + " bytes");
+              }
+              GrpcStatus status = done.result();
+              if (status == null || !TYPED.contains(status)) {
+                return Future.succeededFuture("BAD status " + status + " for " + method);
+              }
+              return Future.succeededFuture("grpc " + status.name());
+            });
   }
 
   private static byte[] payload(String method, SplittableRandom random) {
@@ -240,7 +287,9 @@ class HandshakeFuzzTest {
       case "Notify":
         return Fixtures.notifyRequest(1 + random.nextInt(1000));
       default:
-        return Fixtures.connectRequest().toBuilder().setGeneration(1 + random.nextInt(1000)).build();
+        return Fixtures.connectRequest().toBuilder()
+            .setGeneration(1 + random.nextInt(1000))
+            .build();
     }
   }
 
@@ -250,13 +299,19 @@ class HandshakeFuzzTest {
       case "GetSegment":
         return GetSegmentRequest.newBuilder().setName(huge).build();
       case "Notify":
-        return NotifyRequest.newBuilder().setFrom(huge).setTopic(huge)
+        return NotifyRequest.newBuilder()
+            .setFrom(huge)
+            .setTopic(huge)
             .setPayload(ByteString.copyFrom(randomBytes(random, random.nextInt(200_000))))
-            .setSequence(random.nextLong()).build();
+            .setSequence(random.nextLong())
+            .build();
       default:
-        ConnectRequest.Builder connect = Fixtures.connectRequest().toBuilder()
-            .setLid(random.nextInt()).setMtu(random.nextInt()).setGeneration(random.nextLong())
-            .setGid(ByteString.copyFrom(randomBytes(random, random.nextInt(40))));
+        ConnectRequest.Builder connect =
+            Fixtures.connectRequest().toBuilder()
+                .setLid(random.nextInt())
+                .setMtu(random.nextInt())
+                .setGeneration(random.nextLong())
+                .setGid(ByteString.copyFrom(randomBytes(random, random.nextInt(40))));
         int qps = random.nextInt(4) == 0 ? random.nextInt(150_000) : random.nextInt(20);
         for (int i = 0; i < qps; i++) {
           connect.addQps(QpInfo.newBuilder().setQpNum(random.nextInt()).setPsn(random.nextInt()));
@@ -300,32 +355,66 @@ class HandshakeFuzzTest {
 
   private Future<String> http2Case(HttpClient http, SplittableRandom random, int index) {
     String method = random.nextInt(10) == 0 ? "Nope" : METHODS[random.nextInt(METHODS.length)];
-    RequestOptions options = new RequestOptions()
-        .setMethod(random.nextInt(10) == 0 ? HttpMethod.GET : HttpMethod.POST)
-        .setHost("127.0.0.1").setPort(server.port())
-        .setURI(random.nextInt(15) == 0 ? "/" + new String(randomPrintable(random, 20)) : "/" + SERVICE + method)
-        .setIdleTimeout(10_000)
-        .setConnectTimeout(10_000)
-        .putHeader("content-type", pick(random, "application/grpc", "application/grpc+proto",
-            "application/grpc+json", "application/grpc-web", "text/plain", "application/grpc; garbage"));
+    RequestOptions options =
+        new RequestOptions()
+            .setMethod(random.nextInt(10) == 0 ? HttpMethod.GET : HttpMethod.POST)
+            .setHost("127.0.0.1")
+            .setPort(server.port())
+            .setURI(
+                random.nextInt(15) == 0
+                    ? "/" + new String(randomPrintable(random, 20))
+                    : "/" + SERVICE + method)
+            .setIdleTimeout(10_000)
+            .setConnectTimeout(10_000)
+            .putHeader(
+                "content-type",
+                pick(
+                    random,
+                    "application/grpc",
+                    "application/grpc+proto",
+                    "application/grpc+json",
+                    "application/grpc-web",
+                    "text/plain",
+                    "application/grpc; garbage"));
     if (random.nextBoolean()) {
       options.putHeader("grpc-encoding", pick(random, "gzip", "identity", "snappy", "zz"));
     }
     if (random.nextBoolean()) {
-      options.putHeader("grpc-timeout", pick(random, "1S", "abc", "99999999999H", "-5m", "0n", "10u", ""));
+      options.putHeader(
+          "grpc-timeout", pick(random, "1S", "abc", "99999999999H", "-5m", "0n", "10u", ""));
     }
     Buffer body = frames(random);
-    // A stream the client's pool never hands out is the client's matter (the server is checked to still serve
-    // and to hold no call afterwards); a stream that was sent and got no answer within the idle timeout is BAD.
+    // A stream the client's pool never hands out is the client's matter (the server is checked to
+    // still serve
+    // and to hold no call afterwards); a stream that was sent and got no answer within the idle
+    // timeout is BAD.
     return http.request(options)
-        .transform(obtained -> obtained.failed()
-            ? Future.succeededFuture(NO_STREAM + obtained.cause().getClass().getSimpleName())
-            : obtained.result().send(body)
-                .compose(response -> response.body().map(b -> http2Outcome(response.statusCode(),
-                    response.getTrailer("grpc-status") != null ? response.getTrailer("grpc-status") : response.getHeader("grpc-status"))))
-                .otherwise(failure -> "http2 " + failure.getClass().getSimpleName())
-                .map(outcome -> outcome.contains("TimeoutException") || outcome.contains("NoStackTrace")
-                    ? "BAD " + outcome + " case " + index : outcome));
+        .transform(
+            obtained ->
+                obtained.failed()
+                    ? Future.succeededFuture(
+                        NO_STREAM + obtained.cause().getClass().getSimpleName())
+                    : obtained
+                        .result()
+                        .send(body)
+                        .compose(
+                            response ->
+                                response
+                                    .body()
+                                    .map(
+                                        b ->
+                                            http2Outcome(
+                                                response.statusCode(),
+                                                response.getTrailer("grpc-status") != null
+                                                    ? response.getTrailer("grpc-status")
+                                                    : response.getHeader("grpc-status"))))
+                        .otherwise(failure -> "http2 " + failure.getClass().getSimpleName())
+                        .map(
+                            outcome ->
+                                outcome.contains("TimeoutException")
+                                        || outcome.contains("NoStackTrace")
+                                    ? "BAD " + outcome + " case " + index
+                                    : outcome));
   }
 
   /** A 200 must carry a typed gRPC status; anything else is an HTTP-level refusal (e.g. 415). */
@@ -337,19 +426,27 @@ class HandshakeFuzzTest {
       return "BAD http2 200 without grpc-status";
     }
     GrpcStatus status = GrpcStatus.valueOf(Integer.parseInt(grpcStatus));
-    return TYPED.contains(status) ? "http2 grpc " + status.name() : "BAD http2 grpc status " + status.name();
+    return TYPED.contains(status)
+        ? "http2 grpc " + status.name()
+        : "BAD http2 grpc status " + status.name();
   }
 
   private static Buffer frames(SplittableRandom random) {
     Buffer body = Buffer.buffer();
     int count = random.nextInt(4);
     for (int f = 0; f < count; f++) {
-      byte[] payload = random.nextBoolean()
-          ? Fixtures.connectRequest().toByteArray()
-          : randomBytes(random, random.nextInt(512));
+      byte[] payload =
+          random.nextBoolean()
+              ? Fixtures.connectRequest().toByteArray()
+              : randomBytes(random, random.nextInt(512));
       int flag = pickInt(random, 0, 1, random.nextInt(256));
-      long declared = pickInt(random, payload.length, payload.length + 1 + random.nextInt(100),
-          random.nextInt(Integer.MAX_VALUE), 0);
+      long declared =
+          pickInt(
+              random,
+              payload.length,
+              payload.length + 1 + random.nextInt(100),
+              random.nextInt(Integer.MAX_VALUE),
+              0);
       body.appendByte((byte) flag).appendInt((int) declared).appendBytes(payload);
     }
     if (random.nextInt(5) == 0) {
@@ -366,7 +463,8 @@ class HandshakeFuzzTest {
     if (kind == 0) {
       garbage.appendBytes(PREFACE);
     } else if (kind == 1) {
-      garbage.appendString("POST /" + SERVICE + "Connect HTTP/1.1\r\nHost: x\r\nContent-Length: 99\r\n\r\n");
+      garbage.appendString(
+          "POST /" + SERVICE + "Connect HTTP/1.1\r\nHost: x\r\nContent-Length: 99\r\n\r\n");
     }
     garbage.appendBytes(randomBytes(random, random.nextInt(4096)));
     return tcp.connect(server.port(), "127.0.0.1")

@@ -32,13 +32,20 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Server limits on slow or silent callers, closing with calls in flight, and many concurrent callers. */
+/**
+ * Server limits on slow or silent callers, closing with calls in flight, and many concurrent
+ * callers.
+ */
 @ExtendWith(BlockedThreadGuard.class)
 class HandshakeLifecycleTest {
 
   @RegisterExtension
-  final LoopbackHandshake loop = new LoopbackHandshake(new HandshakeServerOptions()
-      .setMaxCallDuration(Duration.ofMillis(300)).setIdleTimeout(Duration.ofSeconds(3)), new HandshakeClientOptions());
+  final LoopbackHandshake loop =
+      new LoopbackHandshake(
+          new HandshakeServerOptions()
+              .setMaxCallDuration(Duration.ofMillis(300))
+              .setIdleTimeout(Duration.ofSeconds(3)),
+          new HandshakeClientOptions());
 
   private void handlerNeverAnswers() {
     loop.handler().onConnect = r -> Promise.<ConnectReply>promise().future();
@@ -50,12 +57,20 @@ class HandshakeLifecycleTest {
     GrpcClient grpc = GrpcClient.client(loop.vertx());
     try {
       long start = System.nanoTime();
-      Future<GrpcStatus> status = grpc.request(SocketAddress.inetSocketAddress(loop.server().port(), "127.0.0.1"))
-          .compose(request -> {
-            request.fullMethodName("vte.handshake.v1.Handshake/Connect");
-            request.end(Buffer.buffer(Fixtures.connectRequest().toByteArray()));
-            return request.response().compose(response -> response.end().transform(v -> Future.succeededFuture(response.status())));
-          });
+      Future<GrpcStatus> status =
+          grpc.request(SocketAddress.inetSocketAddress(loop.server().port(), "127.0.0.1"))
+              .compose(
+                  request -> {
+                    request.fullMethodName("vte.handshake.v1.Handshake/Connect");
+                    request.end(Buffer.buffer(Fixtures.connectRequest().toByteArray()));
+                    return request
+                        .response()
+                        .compose(
+                            response ->
+                                response
+                                    .end()
+                                    .transform(v -> Future.succeededFuture(response.status())));
+                  });
       assertEquals(GrpcStatus.DEADLINE_EXCEEDED, Await.result(status, WAIT));
       long ms = (System.nanoTime() - start) / 1_000_000;
       assertTrue(ms >= 290 && ms < 300 + 5_000, "answered at maxCallDuration: " + ms + " ms");
@@ -67,14 +82,34 @@ class HandshakeLifecycleTest {
 
   @Test
   void streamThatNeverSendsItsMessageIsAnsweredAndReleased() {
-    HttpClient http = loop.vertx().createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false));
+    HttpClient http =
+        loop.vertx()
+            .createHttpClient(
+                new HttpClientOptions()
+                    .setProtocolVersion(HttpVersion.HTTP_2)
+                    .setHttp2ClearTextUpgrade(false));
     try {
-      Future<String> grpcStatus = http.request(new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1")
-              .setPort(loop.server().port()).setURI("/vte.handshake.v1.Handshake/Connect").putHeader("content-type", "application/grpc"))
-          .compose(request -> request.setChunked(true).sendHead().compose(v -> request.response()))
-          .compose(response -> response.end().map(v -> response.getTrailer("grpc-status") != null
-              ? response.getTrailer("grpc-status") : response.getHeader("grpc-status")));
-      assertEquals(String.valueOf(GrpcStatus.DEADLINE_EXCEEDED.code), Await.result(grpcStatus, WAIT));
+      Future<String> grpcStatus =
+          http.request(
+                  new RequestOptions()
+                      .setMethod(HttpMethod.POST)
+                      .setHost("127.0.0.1")
+                      .setPort(loop.server().port())
+                      .setURI("/vte.handshake.v1.Handshake/Connect")
+                      .putHeader("content-type", "application/grpc"))
+              .compose(
+                  request -> request.setChunked(true).sendHead().compose(v -> request.response()))
+              .compose(
+                  response ->
+                      response
+                          .end()
+                          .map(
+                              v ->
+                                  response.getTrailer("grpc-status") != null
+                                      ? response.getTrailer("grpc-status")
+                                      : response.getHeader("grpc-status")));
+      assertEquals(
+          String.valueOf(GrpcStatus.DEADLINE_EXCEEDED.code), Await.result(grpcStatus, WAIT));
       Await.untilEquals("server call released", WAIT, 0, loop.server()::pendingCalls);
       assertTrue(loop.handler().received.isEmpty());
     } finally {
@@ -84,7 +119,9 @@ class HandshakeLifecycleTest {
 
   @Test
   void idleConnectionIsClosedByTheServer() {
-    NetSocket socket = Await.result(loop.vertx().createNetClient().connect(loop.server().port(), "127.0.0.1"), WAIT);
+    NetSocket socket =
+        Await.result(
+            loop.vertx().createNetClient().connect(loop.server().port(), "127.0.0.1"), WAIT);
     AtomicBoolean closed = new AtomicBoolean();
     socket.closeHandler(v -> closed.set(true));
     Await.until("server closed the idle connection", WAIT, closed::get);
@@ -93,16 +130,22 @@ class HandshakeLifecycleTest {
   @Test
   void closingThePoolFailsCallsInFlightWithEngineClosed() {
     handlerNeverAnswers();
-    HandshakeServer patient = Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()), WAIT);
-    HandshakeClientPool closing = HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions());
+    HandshakeServer patient =
+        Await.result(
+            HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()),
+            WAIT);
+    HandshakeClientPool closing =
+        HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions());
     try {
-      Future<ConnectReply> call = closing.connect(patient.serverName(), Fixtures.connectRequest(), Duration.ofSeconds(30));
+      Future<ConnectReply> call =
+          closing.connect(patient.serverName(), Fixtures.connectRequest(), Duration.ofSeconds(30));
       Await.until("request reached the handler", WAIT, () -> loop.handler().received.size() == 1);
       long start = System.nanoTime();
       Await.result(closing.close(), WAIT);
       VteException e = (VteException) Await.failure(call, WAIT);
       assertEquals(ErrorCode.ENGINE_CLOSED, e.code(), e.getMessage());
-      assertTrue((System.nanoTime() - start) / 1_000_000 < 5_000, "failed at close, not at the deadline");
+      assertTrue(
+          (System.nanoTime() - start) / 1_000_000 < 5_000, "failed at close, not at the deadline");
       Await.untilEquals("server call released", WAIT, 0, patient::pendingCalls);
     } finally {
       Await.result(patient.close(), WAIT);
@@ -112,8 +155,13 @@ class HandshakeLifecycleTest {
   @Test
   void closingTheServerFailsCallersTypedAndReleasesCalls() {
     handlerNeverAnswers();
-    HandshakeServer closing = Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()), WAIT);
-    Future<ConnectReply> call = loop.pool().connect(closing.serverName(), Fixtures.connectRequest(), Duration.ofSeconds(30));
+    HandshakeServer closing =
+        Await.result(
+            HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()),
+            WAIT);
+    Future<ConnectReply> call =
+        loop.pool()
+            .connect(closing.serverName(), Fixtures.connectRequest(), Duration.ofSeconds(30));
     Await.until("request reached the handler", WAIT, () -> loop.handler().received.size() == 1);
     assertEquals(1, closing.pendingCalls());
     long start = System.nanoTime();
@@ -121,13 +169,18 @@ class HandshakeLifecycleTest {
     assertEquals(0, closing.pendingCalls());
     VteException e = (VteException) Await.failure(call, WAIT);
     assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
-    assertTrue((System.nanoTime() - start) / 1_000_000 < 5_000, "failed at close, not at the deadline");
+    assertTrue(
+        (System.nanoTime() - start) / 1_000_000 < 5_000, "failed at close, not at the deadline");
   }
 
   @Test
   void manyThreadsShareOnePool() throws Exception {
-    // A server with default limits: this class's server answers after 300 ms and drops idle links after 3 s.
-    HandshakeServer roomy = Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()), WAIT);
+    // A server with default limits: this class's server answers after 300 ms and drops idle links
+    // after 3 s.
+    HandshakeServer roomy =
+        Await.result(
+            HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()),
+            WAIT);
     try {
       callFromManyThreads(roomy.serverName());
     } finally {
@@ -145,23 +198,37 @@ class HandshakeLifecycleTest {
     List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
     for (int t = 0; t < threads; t++) {
       int id = t;
-      Thread caller = new Thread(() -> {
-        try {
-          barrier.await();
-          List<Future<?>> calls = new ArrayList<>();
-          for (int i = 0; i < callsPerThread; i++) {
-            calls.add(i % 2 == 0
-                ? loop.pool().connect(serverName, Fixtures.connectRequest().toBuilder().setGeneration(id * 1000L + i + 1).build(), deadline)
-                : loop.pool().getSegment(serverName, Fixtures.segmentRequest("t" + id + "-" + i), deadline));
-          }
-          for (Future<?> call : calls) {
-            Await.result(call, deadline.plus(WAIT));
-            succeeded.incrementAndGet();
-          }
-        } catch (Throwable e) {
-          failures.add(e);
-        }
-      }, "caller-" + t);
+      Thread caller =
+          new Thread(
+              () -> {
+                try {
+                  barrier.await();
+                  List<Future<?>> calls = new ArrayList<>();
+                  for (int i = 0; i < callsPerThread; i++) {
+                    calls.add(
+                        i % 2 == 0
+                            ? loop.pool()
+                                .connect(
+                                    serverName,
+                                    Fixtures.connectRequest().toBuilder()
+                                        .setGeneration(id * 1000L + i + 1)
+                                        .build(),
+                                    deadline)
+                            : loop.pool()
+                                .getSegment(
+                                    serverName,
+                                    Fixtures.segmentRequest("t" + id + "-" + i),
+                                    deadline));
+                  }
+                  for (Future<?> call : calls) {
+                    Await.result(call, deadline.plus(WAIT));
+                    succeeded.incrementAndGet();
+                  }
+                } catch (Throwable e) {
+                  failures.add(e);
+                }
+              },
+              "caller-" + t);
       callers.add(caller);
       caller.start();
     }

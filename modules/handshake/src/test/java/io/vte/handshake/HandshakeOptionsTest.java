@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
 
 class HandshakeOptionsTest {
 
-  private static final String SECRET_B64 = Base64.getEncoder().encodeToString(
-      "json-secret-0123456789abcdef".getBytes(StandardCharsets.UTF_8));
+  private static final String SECRET_B64 =
+      Base64.getEncoder()
+          .encodeToString("json-secret-0123456789abcdef".getBytes(StandardCharsets.UTF_8));
 
   @Test
   void serverDefaults() {
@@ -34,10 +35,20 @@ class HandshakeOptionsTest {
 
   @Test
   void serverJsonRoundTripNeverWritesTheSecret() {
-    JsonObject json = new JsonObject().put("host", "10.0.0.7").put("port", 7100).put("maxMessageSize", 65536)
-        .put("maxCallDurationMs", 2000).put("idleTimeoutMs", 9000)
-        .put("auth", new JsonObject().put("keyId", "cluster").put("secretBase64", SECRET_B64).put("skewMs", 5000))
-        .put("tls", new JsonObject().put("keyPath", "/k.pem").put("certPath", "/c.pem"));
+    JsonObject json =
+        new JsonObject()
+            .put("host", "10.0.0.7")
+            .put("port", 7100)
+            .put("maxMessageSize", 65536)
+            .put("maxCallDurationMs", 2000)
+            .put("idleTimeoutMs", 9000)
+            .put(
+                "auth",
+                new JsonObject()
+                    .put("keyId", "cluster")
+                    .put("secretBase64", SECRET_B64)
+                    .put("skewMs", 5000))
+            .put("tls", new JsonObject().put("keyPath", "/k.pem").put("certPath", "/c.pem"));
     HandshakeServerOptions options = HandshakeServerOptions.fromJson(json);
     assertEquals("10.0.0.7", options.getHost());
     assertEquals(7100, options.getPort());
@@ -51,34 +62,73 @@ class HandshakeOptionsTest {
     assertFalse(written.encode().contains(SECRET_B64), written.encode());
     assertFalse(written.getJsonObject("auth").containsKey("secretBase64"));
     assertEquals("cluster", written.getJsonObject("auth").getString("keyId"));
-    assertEquals(json.getJsonObject("tls").getString("certPath"), written.getJsonObject("tls").getString("certPath"));
+    assertEquals(
+        json.getJsonObject("tls").getString("certPath"),
+        written.getJsonObject("tls").getString("certPath"));
     assertEquals(7100, written.getInteger("port"));
   }
 
   @Test
   void acceptedKeysAreReadAndOnlyTheirIdsWritten() {
-    String other = Base64.getEncoder().encodeToString("the-other-secret-0123456789".getBytes(StandardCharsets.UTF_8));
-    JsonObject auth = new JsonObject().put("keyId", "new").put("secretBase64", SECRET_B64)
-        .put("acceptKeys", new JsonArray().add(new JsonObject().put("keyId", "old").put("secretBase64", other)));
-    HandshakeClientOptions options = HandshakeClientOptions.fromJson(new JsonObject().put("auth", auth));
+    String other =
+        Base64.getEncoder()
+            .encodeToString("the-other-secret-0123456789".getBytes(StandardCharsets.UTF_8));
+    JsonObject auth =
+        new JsonObject()
+            .put("keyId", "new")
+            .put("secretBase64", SECRET_B64)
+            .put(
+                "acceptKeys",
+                new JsonArray()
+                    .add(new JsonObject().put("keyId", "old").put("secretBase64", other)));
+    HandshakeClientOptions options =
+        HandshakeClientOptions.fromJson(new JsonObject().put("auth", auth));
     assertEquals("new", options.getAuth().keyId());
     assertEquals(Set.of("new", "old"), options.getAuth().acceptedKeyIds());
     JsonObject written = options.toJson().getJsonObject("auth");
     assertEquals(new JsonArray().add("old"), written.getJsonArray("acceptKeyIds"));
     assertFalse(options.toJson().encode().contains(other));
-    assertBad(() -> HandshakeServerOptions.fromJson(new JsonObject().put("auth", auth.copy()
-        .put("acceptKeys", new JsonArray().add("old")))), "auth.acceptKeys[0] must be an object");
-    assertBad(() -> HandshakeServerOptions.fromJson(new JsonObject().put("auth", auth.copy()
-        .put("acceptKeys", new JsonArray().add(new JsonObject().put("keyId", "old"))))), "auth.acceptKeys[0].secretBase64 is required");
-    assertBad(() -> HandshakeServerOptions.fromJson(new JsonObject().put("auth", auth.copy()
-        .put("acceptKeys", new JsonArray().add(new JsonObject().put("keyId", "new").put("secretBase64", other))))),
+    assertBad(
+        () ->
+            HandshakeServerOptions.fromJson(
+                new JsonObject()
+                    .put("auth", auth.copy().put("acceptKeys", new JsonArray().add("old")))),
+        "auth.acceptKeys[0] must be an object");
+    assertBad(
+        () ->
+            HandshakeServerOptions.fromJson(
+                new JsonObject()
+                    .put(
+                        "auth",
+                        auth.copy()
+                            .put(
+                                "acceptKeys",
+                                new JsonArray().add(new JsonObject().put("keyId", "old"))))),
+        "auth.acceptKeys[0].secretBase64 is required");
+    assertBad(
+        () ->
+            HandshakeServerOptions.fromJson(
+                new JsonObject()
+                    .put(
+                        "auth",
+                        auth.copy()
+                            .put(
+                                "acceptKeys",
+                                new JsonArray()
+                                    .add(
+                                        new JsonObject()
+                                            .put("keyId", "new")
+                                            .put("secretBase64", other))))),
         "'new' is given twice");
   }
 
   @Test
   void clientJsonRoundTrip() {
-    HandshakeClientOptions options = HandshakeClientOptions.fromJson(new JsonObject().put("defaultDeadlineMs", 1500)
-        .put("tls", new JsonObject().put("trustPath", "/ca.pem").put("verifyHost", false)));
+    HandshakeClientOptions options =
+        HandshakeClientOptions.fromJson(
+            new JsonObject()
+                .put("defaultDeadlineMs", 1500)
+                .put("tls", new JsonObject().put("trustPath", "/ca.pem").put("verifyHost", false)));
     assertEquals(Duration.ofMillis(1500), options.getDefaultDeadline());
     assertEquals("/ca.pem", options.getTls().getTrustPath());
     assertFalse(options.getTls().isVerifyHost());
@@ -92,14 +142,27 @@ class HandshakeOptionsTest {
   void badValuesAreConfigurationErrorsNamingTheField() {
     assertBad(() -> new HandshakeServerOptions().setPort(70000), "port must be 0..65535: 70000");
     assertBad(() -> new HandshakeServerOptions().setHost(""), "host must not be empty");
-    assertBad(() -> new HandshakeServerOptions().setMaxMessageSize(10), "maxMessageSize must be 1 KiB..64 MiB: 10");
-    assertBad(() -> new HandshakeServerOptions().setMaxCallDuration(Duration.ZERO), "maxCallDuration");
-    assertBad(() -> new HandshakeClientOptions().setDefaultDeadline(Duration.ZERO), "defaultDeadline");
-    assertBad(() -> HandshakeServerOptions.fromJson(new JsonObject().put("port", "x")), "wrong JSON type");
-    assertBad(() -> HandshakeServerOptions.fromJson(new JsonObject().put("auth", new JsonObject().put("keyId", "k"))),
+    assertBad(
+        () -> new HandshakeServerOptions().setMaxMessageSize(10),
+        "maxMessageSize must be 1 KiB..64 MiB: 10");
+    assertBad(
+        () -> new HandshakeServerOptions().setMaxCallDuration(Duration.ZERO), "maxCallDuration");
+    assertBad(
+        () -> new HandshakeClientOptions().setDefaultDeadline(Duration.ZERO), "defaultDeadline");
+    assertBad(
+        () -> HandshakeServerOptions.fromJson(new JsonObject().put("port", "x")),
+        "wrong JSON type");
+    assertBad(
+        () ->
+            HandshakeServerOptions.fromJson(
+                new JsonObject().put("auth", new JsonObject().put("keyId", "k"))),
         "auth.secretBase64 is required");
-    assertBad(() -> HandshakeServerOptions.fromJson(new JsonObject().put("auth",
-        new JsonObject().put("keyId", "k").put("secretBase64", "!!!"))), "not base64");
+    assertBad(
+        () ->
+            HandshakeServerOptions.fromJson(
+                new JsonObject()
+                    .put("auth", new JsonObject().put("keyId", "k").put("secretBase64", "!!!"))),
+        "not base64");
   }
 
   private static void assertBad(Runnable change, String message) {

@@ -26,36 +26,52 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class HandshakeRoundTripTest {
 
   @RegisterExtension
-  final LoopbackHandshake loop = new LoopbackHandshake(new HandshakeServerOptions(), new HandshakeClientOptions());
+  final LoopbackHandshake loop =
+      new LoopbackHandshake(new HandshakeServerOptions(), new HandshakeClientOptions());
 
   @Test
   void connectRoundTripCarriesEveryField() {
     ConnectRequest request = Fixtures.connectRequest();
-    ConnectReply reply = Await.result(loop.pool().connect(loop.serverName(), request, DEADLINE), WAIT);
+    ConnectReply reply =
+        Await.result(loop.pool().connect(loop.serverName(), request, DEADLINE), WAIT);
     assertEquals(Fixtures.acceptedReply(request), reply);
-    assertEquals(request, loop.handler().received.get(0), "the handler sees the request exactly as sent");
+    assertEquals(
+        request, loop.handler().received.get(0), "the handler sees the request exactly as sent");
   }
 
   @Test
   void rejectStatusIsANormalReply() {
-    loop.handler().onConnect = r -> io.vertx.core.Future.succeededFuture(
-        ConnectReply.newBuilder().setStatus(ConnectStatus.UNKNOWN_DEVICE).setReason("no device soft9").build());
-    ConnectReply reply = Await.result(loop.pool().connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT);
+    loop.handler().onConnect =
+        r ->
+            io.vertx.core.Future.succeededFuture(
+                ConnectReply.newBuilder()
+                    .setStatus(ConnectStatus.UNKNOWN_DEVICE)
+                    .setReason("no device soft9")
+                    .build());
+    ConnectReply reply =
+        Await.result(
+            loop.pool().connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT);
     assertEquals(ConnectStatus.UNKNOWN_DEVICE, reply.getStatus());
     assertEquals("no device soft9", reply.getReason());
   }
 
   @Test
   void getSegmentRoundTrip() {
-    SegmentDescriptor descriptor = Await.result(
-        loop.pool().getSegment(loop.serverName(), Fixtures.segmentRequest(loop.serverName()), DEADLINE), WAIT);
+    SegmentDescriptor descriptor =
+        Await.result(
+            loop.pool()
+                .getSegment(
+                    loop.serverName(), Fixtures.segmentRequest(loop.serverName()), DEADLINE),
+            WAIT);
     assertEquals(Fixtures.segment(loop.serverName()), descriptor);
   }
 
   @Test
   void notifyRoundTripsInOrder() {
     for (long seq = 1; seq <= 20; seq++) {
-      NotifyReply reply = Await.result(loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(seq), null), WAIT);
+      NotifyReply reply =
+          Await.result(
+              loop.pool().notify(loop.serverName(), Fixtures.notifyRequest(seq), null), WAIT);
       assertTrue(reply.getAccepted());
     }
     assertEquals(20, loop.handler().received.size());
@@ -67,18 +83,28 @@ class HandshakeRoundTripTest {
   @Test
   void handlerMayAnswerFromAnyThreadOrContext() {
     Context owner = loop.vertx().getOrCreateContext();
-    loop.handler().onConnect = r -> {
-      Promise<ConnectReply> reply = Promise.promise();
-      owner.runOnContext(v -> reply.complete(Fixtures.acceptedReply(r)));
-      return reply.future();
-    };
-    assertEquals(ConnectStatus.ACCEPTED, Await.result(loop.pool().connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT).getStatus());
-    loop.handler().onConnect = r -> {
-      Promise<ConnectReply> reply = Promise.promise();
-      new Thread(() -> reply.complete(Fixtures.acceptedReply(r)), "plain-thread").start();
-      return reply.future();
-    };
-    assertEquals(ConnectStatus.ACCEPTED, Await.result(loop.pool().connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT).getStatus());
+    loop.handler().onConnect =
+        r -> {
+          Promise<ConnectReply> reply = Promise.promise();
+          owner.runOnContext(v -> reply.complete(Fixtures.acceptedReply(r)));
+          return reply.future();
+        };
+    assertEquals(
+        ConnectStatus.ACCEPTED,
+        Await.result(
+                loop.pool().connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT)
+            .getStatus());
+    loop.handler().onConnect =
+        r -> {
+          Promise<ConnectReply> reply = Promise.promise();
+          new Thread(() -> reply.complete(Fixtures.acceptedReply(r)), "plain-thread").start();
+          return reply.future();
+        };
+    assertEquals(
+        ConnectStatus.ACCEPTED,
+        Await.result(
+                loop.pool().connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT)
+            .getStatus());
   }
 
   @Test
@@ -87,13 +113,22 @@ class HandshakeRoundTripTest {
     long[] micros = new long[calls];
     for (int i = 0; i < calls; i++) {
       long start = System.nanoTime();
-      Await.result(loop.pool().connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT);
+      Await.result(
+          loop.pool().connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT);
       micros[i] = (System.nanoTime() - start) / 1_000;
     }
     java.util.Arrays.sort(micros);
     assertEquals(calls, loop.handler().received.size());
-    System.out.println("handshake Connect round trip over loopback, " + calls + " sequential calls: p50 "
-        + micros[calls / 2] + " us, p99 " + micros[calls * 99 / 100] + " us, max " + micros[calls - 1] + " us");
+    System.out.println(
+        "handshake Connect round trip over loopback, "
+            + calls
+            + " sequential calls: p50 "
+            + micros[calls / 2]
+            + " us, p99 "
+            + micros[calls * 99 / 100]
+            + " us, max "
+            + micros[calls - 1]
+            + " us");
   }
 
   @Test
@@ -108,9 +143,16 @@ class HandshakeRoundTripTest {
     for (int i = 0; i < callers; i++) {
       Context caller = loop.vertx().getOrCreateContext();
       Promise<Boolean> sameContext = Promise.promise();
-      caller.runOnContext(v -> loop.pool().connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE)
-          .onComplete(ar -> sameContext.complete(ar.succeeded() && Vertx.currentContext() == caller)));
-      assertTrue(Await.result(sameContext.future(), WAIT), "reply delivered on the caller's context " + i);
+      caller.runOnContext(
+          v ->
+              loop.pool()
+                  .connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE)
+                  .onComplete(
+                      ar ->
+                          sameContext.complete(
+                              ar.succeeded() && Vertx.currentContext() == caller)));
+      assertTrue(
+          Await.result(sameContext.future(), WAIT), "reply delivered on the caller's context " + i);
     }
   }
 
@@ -118,8 +160,12 @@ class HandshakeRoundTripTest {
   void failuresAlsoCompleteOnTheCallersEventLoop() {
     Context caller = loop.vertx().getOrCreateContext();
     Promise<Context> completedOn = Promise.promise();
-    caller.runOnContext(v -> loop.pool().connect("nohost", Fixtures.connectRequest(), DEADLINE)
-        .onComplete(ar -> completedOn.complete(ar.failed() ? Vertx.currentContext() : null)));
+    caller.runOnContext(
+        v ->
+            loop.pool()
+                .connect("nohost", Fixtures.connectRequest(), DEADLINE)
+                .onComplete(
+                    ar -> completedOn.complete(ar.failed() ? Vertx.currentContext() : null)));
     assertSame(caller, Await.result(completedOn.future(), WAIT));
   }
 
@@ -128,9 +174,11 @@ class HandshakeRoundTripTest {
     loop.close();
     ResourceSnapshot before = ResourceSnapshot.take();
     for (int round = 0; round < 3; round++) {
-      LoopbackHandshake again = new LoopbackHandshake(new HandshakeServerOptions(), new HandshakeClientOptions()).start();
+      LoopbackHandshake again =
+          new LoopbackHandshake(new HandshakeServerOptions(), new HandshakeClientOptions()).start();
       for (int i = 0; i < 10; i++) {
-        Await.result(again.pool().connect(again.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT);
+        Await.result(
+            again.pool().connect(again.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT);
       }
       again.close();
       assertEquals(0, again.server().pendingCalls());

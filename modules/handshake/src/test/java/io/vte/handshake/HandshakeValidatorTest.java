@@ -30,16 +30,43 @@ class HandshakeValidatorTest {
   static Stream<Arguments> badConnectRequests() {
     return Stream.of(
         bad("empty local path", b -> b.setLocalNicPath(""), "local_nic_path must not be empty"),
-        bad("local path without @", b -> b.setLocalNicPath("hostonly"), "local_nic_path must be server@device: 'hostonly'"),
-        bad("local path empty device", b -> b.setLocalNicPath("h:1@"), "local_nic_path must be server@device"),
-        bad("local path empty server", b -> b.setLocalNicPath("@soft0"), "local_nic_path must be server@device"),
-        bad("local path two @", b -> b.setLocalNicPath("h:1@a@b"), "local_nic_path must be server@device"),
-        bad("local path control char", b -> b.setLocalNicPath("h:1@so\nft"), "local_nic_path has a control"),
-        bad("local path too long", b -> b.setLocalNicPath(LONG + "@d"), "local_nic_path must be <= 256 chars"),
+        bad(
+            "local path without @",
+            b -> b.setLocalNicPath("hostonly"),
+            "local_nic_path must be server@device: 'hostonly'"),
+        bad(
+            "local path empty device",
+            b -> b.setLocalNicPath("h:1@"),
+            "local_nic_path must be server@device"),
+        bad(
+            "local path empty server",
+            b -> b.setLocalNicPath("@soft0"),
+            "local_nic_path must be server@device"),
+        bad(
+            "local path two @",
+            b -> b.setLocalNicPath("h:1@a@b"),
+            "local_nic_path must be server@device"),
+        bad(
+            "local path control char",
+            b -> b.setLocalNicPath("h:1@so\nft"),
+            "local_nic_path has a control"),
+        bad(
+            "local path too long",
+            b -> b.setLocalNicPath(LONG + "@d"),
+            "local_nic_path must be <= 256 chars"),
         bad("peer path empty", b -> b.setPeerNicPath(""), "peer_nic_path must not be empty"),
-        bad("peer path too long", b -> b.setPeerNicPath("h@" + LONG), "peer_nic_path must be <= 256 chars"),
-        bad("gid short", b -> b.setGid(ByteString.copyFrom(new byte[15])), "gid must be 16 bytes: 15"),
-        bad("gid long", b -> b.setGid(ByteString.copyFrom(new byte[17])), "gid must be 16 bytes: 17"),
+        bad(
+            "peer path too long",
+            b -> b.setPeerNicPath("h@" + LONG),
+            "peer_nic_path must be <= 256 chars"),
+        bad(
+            "gid short",
+            b -> b.setGid(ByteString.copyFrom(new byte[15])),
+            "gid must be 16 bytes: 15"),
+        bad(
+            "gid long",
+            b -> b.setGid(ByteString.copyFrom(new byte[17])),
+            "gid must be 16 bytes: 17"),
         bad("gid missing", b -> b.clearGid(), "gid must be 16 bytes: 0"),
         bad("lid too big", b -> b.setLid(65536), "lid must be 0..65535: 65536"),
         bad("lid negative as uint32", b -> b.setLid(-1), "lid must be 0..65535: 4294967295"),
@@ -47,12 +74,19 @@ class HandshakeValidatorTest {
         bad("mtu odd", b -> b.setMtu(1500), "mtu must be one of 256, 512, 1024, 2048, 4096: 1500"),
         bad("no qps", b -> b.clearQps(), "qps count must be 1..16: 0"),
         bad("17 qps", b -> addQps(b.clearQps(), 17), "qps count must be 1..16: 17"),
-        bad("psn 25 bits", b -> b.setQps(1, QpInfo.newBuilder().setQpNum(5).setPsn(1 << 24)), "qps[1].psn must be 24-bit: 16777216"),
-        bad("qp_num 25 bits", b -> b.setQps(0, QpInfo.newBuilder().setQpNum(1 << 24).setPsn(1)), "qps[0].qp_num must be 24-bit: 16777216"),
+        bad(
+            "psn 25 bits",
+            b -> b.setQps(1, QpInfo.newBuilder().setQpNum(5).setPsn(1 << 24)),
+            "qps[1].psn must be 24-bit: 16777216"),
+        bad(
+            "qp_num 25 bits",
+            b -> b.setQps(0, QpInfo.newBuilder().setQpNum(1 << 24).setPsn(1)),
+            "qps[0].qp_num must be 24-bit: 16777216"),
         bad("generation zero", b -> b.setGeneration(0), "generation must be >= 1: 0"));
   }
 
-  private static Arguments bad(String name, UnaryOperator<ConnectRequest.Builder> change, String message) {
+  private static Arguments bad(
+      String name, UnaryOperator<ConnectRequest.Builder> change, String message) {
     return Arguments.of(name, change.apply(Fixtures.connectRequest().toBuilder()).build(), message);
   }
 
@@ -65,10 +99,13 @@ class HandshakeValidatorTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("badConnectRequests")
-  void badConnectRequestIsInvalidArgumentNamingTheField(String name, ConnectRequest request, String message) {
+  void badConnectRequestIsInvalidArgumentNamingTheField(
+      String name, ConnectRequest request, String message) {
     VteException e = assertThrows(VteException.class, () -> HandshakeValidator.validate(request));
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
-    assertTrue(e.getMessage().contains(message), () -> "'" + e.getMessage() + "' should contain '" + message + "'");
+    assertTrue(
+        e.getMessage().contains(message),
+        () -> "'" + e.getMessage() + "' should contain '" + message + "'");
   }
 
   @Test
@@ -77,10 +114,13 @@ class HandshakeValidatorTest {
     for (int mtu : new int[] {256, 512, 1024, 2048, 4096}) {
       HandshakeValidator.validate(Fixtures.connectRequest().toBuilder().setMtu(mtu).build());
     }
-    HandshakeValidator.validate(addQps(Fixtures.connectRequest().toBuilder().clearQps(), 16)
-        .setLid(65535).setGeneration(Long.MAX_VALUE).build());
-    HandshakeValidator.validate(Fixtures.connectRequest().toBuilder()
-        .setLocalNicPath("h".repeat(250) + "@soft0").build());
+    HandshakeValidator.validate(
+        addQps(Fixtures.connectRequest().toBuilder().clearQps(), 16)
+            .setLid(65535)
+            .setGeneration(Long.MAX_VALUE)
+            .build());
+    HandshakeValidator.validate(
+        Fixtures.connectRequest().toBuilder().setLocalNicPath("h".repeat(250) + "@soft0").build());
   }
 
   @Test
@@ -92,7 +132,8 @@ class HandshakeValidatorTest {
 
   @Test
   void hugeStringsAreAbbreviatedInMessages() {
-    ConnectRequest request = Fixtures.connectRequest().toBuilder().setPeerNicPath("a".repeat(1_000_000)).build();
+    ConnectRequest request =
+        Fixtures.connectRequest().toBuilder().setPeerNicPath("a".repeat(1_000_000)).build();
     VteException e = assertThrows(VteException.class, () -> HandshakeValidator.validate(request));
     assertTrue(e.getMessage().contains("(1000000 chars)"), e.getMessage());
     assertTrue(e.getMessage().length() < 300, "message stays short: " + e.getMessage().length());
@@ -102,7 +143,9 @@ class HandshakeValidatorTest {
   void getSegmentName() {
     HandshakeValidator.validate(GetSegmentRequest.getDefaultInstance());
     HandshakeValidator.validate(Fixtures.segmentRequest("n".repeat(256)));
-    VteException e = assertThrows(VteException.class, () -> HandshakeValidator.validate(Fixtures.segmentRequest(LONG)));
+    VteException e =
+        assertThrows(
+            VteException.class, () -> HandshakeValidator.validate(Fixtures.segmentRequest(LONG)));
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
     assertTrue(e.getMessage().contains("name must be <= 256 chars"), e.getMessage());
   }
@@ -110,7 +153,8 @@ class HandshakeValidatorTest {
   static Stream<Arguments> badNotifyRequests() {
     NotifyRequest good = Fixtures.notifyRequest(1);
     return Stream.of(
-        Arguments.of(good.toBuilder().setPayload(ByteString.copyFrom(new byte[64 * 1024 + 1])).build(),
+        Arguments.of(
+            good.toBuilder().setPayload(ByteString.copyFrom(new byte[64 * 1024 + 1])).build(),
             "payload must be <= 65536 bytes: 65537"),
         Arguments.of(good.toBuilder().setTopic(LONG).build(), "topic must be <= 256 chars"),
         Arguments.of(good.toBuilder().setSequence(0).build(), "sequence must be >= 1: 0"),
@@ -128,33 +172,47 @@ class HandshakeValidatorTest {
 
   @Test
   void notifyAtTheLimitsPasses() {
-    HandshakeValidator.validate(Fixtures.notifyRequest(1).toBuilder()
-        .setPayload(ByteString.copyFrom(new byte[64 * 1024])).setTopic("t".repeat(256)).build());
+    HandshakeValidator.validate(
+        Fixtures.notifyRequest(1).toBuilder()
+            .setPayload(ByteString.copyFrom(new byte[64 * 1024]))
+            .setTopic("t".repeat(256))
+            .build());
   }
 
   @Test
   void replyWithUnknownOrMissingStatusIsAProtocolError() {
-    for (ConnectReply reply : new ConnectReply[] {ConnectReply.getDefaultInstance(),
-        ConnectReply.newBuilder().setStatusValue(99).build()}) {
-      VteException e = assertThrows(VteException.class, () -> HandshakeValidator.validateReply(reply));
+    for (ConnectReply reply :
+        new ConnectReply[] {
+          ConnectReply.getDefaultInstance(), ConnectReply.newBuilder().setStatusValue(99).build()
+        }) {
+      VteException e =
+          assertThrows(VteException.class, () -> HandshakeValidator.validateReply(reply));
       assertEquals(ErrorCode.PROTOCOL_ERROR, e.code());
     }
   }
 
   @Test
   void rejectReplyNeedsNoResponderSide() {
-    HandshakeValidator.validateReply(ConnectReply.newBuilder().setStatus(ConnectStatus.SIMULTANEOUS_OPEN).build());
+    HandshakeValidator.validateReply(
+        ConnectReply.newBuilder().setStatus(ConnectStatus.SIMULTANEOUS_OPEN).build());
   }
 
   @Test
   void acceptedReplyIsCheckedLikeARequest() {
     ConnectReply good = Fixtures.acceptedReply(Fixtures.connectRequest());
     HandshakeValidator.validateReply(good);
-    VteException e = assertThrows(VteException.class,
-        () -> HandshakeValidator.validateReply(good.toBuilder().setGid(ByteString.EMPTY).build()));
+    VteException e =
+        assertThrows(
+            VteException.class,
+            () ->
+                HandshakeValidator.validateReply(
+                    good.toBuilder().setGid(ByteString.EMPTY).build()));
     assertEquals(ErrorCode.PROTOCOL_ERROR, e.code());
     assertTrue(e.getMessage().contains("reply gid must be 16 bytes: 0"), e.getMessage());
-    e = assertThrows(VteException.class, () -> HandshakeValidator.validateReply(good.toBuilder().clearQps().build()));
+    e =
+        assertThrows(
+            VteException.class,
+            () -> HandshakeValidator.validateReply(good.toBuilder().clearQps().build()));
     assertTrue(e.getMessage().contains("reply qps count must be 1..16: 0"), e.getMessage());
   }
 
@@ -162,21 +220,42 @@ class HandshakeValidatorTest {
   void segmentDescriptorChecks() {
     SegmentDescriptor good = Fixtures.segment("127.0.0.1:1");
     HandshakeValidator.validateReply(good);
-    SegmentDescriptor missingKey = good.toBuilder().setBuffers(0, good.getBuffers(0).toBuilder().clearRkeys()).build();
-    VteException e = assertThrows(VteException.class, () -> HandshakeValidator.validateReply(missingKey));
+    SegmentDescriptor missingKey =
+        good.toBuilder().setBuffers(0, good.getBuffers(0).toBuilder().clearRkeys()).build();
+    VteException e =
+        assertThrows(VteException.class, () -> HandshakeValidator.validateReply(missingKey));
     assertEquals(ErrorCode.PROTOCOL_ERROR, e.code());
-    assertTrue(e.getMessage().contains("buffers[0].rkeys has 0 keys for 1 devices"), e.getMessage());
-    SegmentDescriptor overflow = good.toBuilder()
-        .setBuffers(0, BufferDesc.newBuilder().setAddress(-16L).setLength(32).addRkeys(1)).build();
+    assertTrue(
+        e.getMessage().contains("buffers[0].rkeys has 0 keys for 1 devices"), e.getMessage());
+    SegmentDescriptor overflow =
+        good.toBuilder()
+            .setBuffers(0, BufferDesc.newBuilder().setAddress(-16L).setLength(32).addRkeys(1))
+            .build();
     e = assertThrows(VteException.class, () -> HandshakeValidator.validateReply(overflow));
     assertTrue(e.getMessage().contains("overflows 64 bits"), e.getMessage());
-    SegmentDescriptor badGid = good.toBuilder().setDevices(0, good.getDevices(0).toBuilder().setGid(ByteString.EMPTY)).build();
+    SegmentDescriptor badGid =
+        good.toBuilder()
+            .setDevices(0, good.getDevices(0).toBuilder().setGid(ByteString.EMPTY))
+            .build();
     e = assertThrows(VteException.class, () -> HandshakeValidator.validateReply(badGid));
     assertTrue(e.getMessage().contains("devices[0].gid must be 16 bytes"), e.getMessage());
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"nohost", "h:99999", "h:0", "h:", ":80", "h:8o", "h:-1", "::1:80", "h ost:80", "[]:80", "h:123456"})
+  @ValueSource(
+      strings = {
+        "nohost",
+        "h:99999",
+        "h:0",
+        "h:",
+        ":80",
+        "h:8o",
+        "h:-1",
+        "::1:80",
+        "h ost:80",
+        "[]:80",
+        "h:123456"
+      })
   void badServerNamesAreInvalidArguments(String name) {
     VteException e = assertThrows(VteException.class, () -> ServerName.parse(name));
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());

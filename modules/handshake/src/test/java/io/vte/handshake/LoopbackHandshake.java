@@ -10,14 +10,16 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A handshake over loopback: a Vert.x instance, a {@link RecordingHandler}, a server on 127.0.0.1 and the client
- * pools a test opens. Registered with {@code @RegisterExtension} it starts before each test and closes after it; a
- * test may also {@link #start()} and {@link #close()} one of its own.
+ * A handshake over loopback: a Vert.x instance, a {@link RecordingHandler}, a server on 127.0.0.1
+ * and the client pools a test opens. Registered with {@code @RegisterExtension} it starts before
+ * each test and closes after it; a test may also {@link #start()} and {@link #close()} one of its
+ * own.
  */
 final class LoopbackHandshake implements BeforeEachCallback, AfterEachCallback, AutoCloseable {
 
   /** How long a test waits for a result before it fails. */
   static final Duration WAIT = Duration.ofSeconds(15);
+
   /** The deadline tests give a call that should be answered. */
   static final Duration DEADLINE = Duration.ofSeconds(5);
 

@@ -29,12 +29,15 @@ class NicPathTest {
   }
 
   @ParameterizedTest(name = "''{0}''")
-  @CsvSource(delimiter = '|', value = {
-      "hostonly|must be server@device: 'hostonly'",
-      "h:1@|must be server@device: 'h:1@'",
-      "@soft0|must be server@device: '@soft0'",
-      "h:1@a@b|must be server@device: 'h:1@a@b'",
-      "'h:1@so ft'|has a control or space character at index 6"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "hostonly|must be server@device: 'hostonly'",
+        "h:1@|must be server@device: 'h:1@'",
+        "@soft0|must be server@device: '@soft0'",
+        "h:1@a@b|must be server@device: 'h:1@a@b'",
+        "'h:1@so ft'|has a control or space character at index 6"
+      })
   void badTextIsInvalidArgumentNamingTheValue(String text, String message) {
     VteException e = assertThrows(VteException.class, () -> NicPath.parse(text));
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
@@ -60,7 +63,8 @@ class NicPathTest {
     // The reference below against a published FNV-1a 32-bit test vector: "a" -> 0xe40c292c.
     assertEquals(0xe40c292c, fnv("a"));
     assertEquals(fnv("host:1@mlx5_0"), NicPath.parse("host:1@mlx5_0").hashCode());
-    assertEquals(Math.floorMod(fnv("host:1@mlx5_0"), 7), NicPath.of("host:1", "mlx5_0").ownerIndex(7));
+    assertEquals(
+        Math.floorMod(fnv("host:1@mlx5_0"), 7), NicPath.of("host:1", "mlx5_0").ownerIndex(7));
     int[] counts = new int[4];
     for (int i = 0; i < 4000; i++) {
       int owner = NicPath.of("10.0.0." + (i % 250) + ":" + (7000 + i), "d" + (i % 3)).ownerIndex(4);

@@ -18,9 +18,12 @@ final class RecordingHandler implements HandshakeHandler {
 
   final List<Object> received = new CopyOnWriteArrayList<>();
   final List<Context> contexts = new CopyOnWriteArrayList<>();
-  volatile Function<ConnectRequest, Future<ConnectReply>> onConnect = r -> Future.succeededFuture(Fixtures.acceptedReply(r));
-  volatile Function<GetSegmentRequest, Future<SegmentDescriptor>> onGetSegment = r -> Future.succeededFuture(Fixtures.segment(r.getName()));
-  volatile Function<NotifyRequest, Future<NotifyReply>> onNotify = r -> Future.succeededFuture(NotifyReply.newBuilder().setAccepted(true).build());
+  volatile Function<ConnectRequest, Future<ConnectReply>> onConnect =
+      r -> Future.succeededFuture(Fixtures.acceptedReply(r));
+  volatile Function<GetSegmentRequest, Future<SegmentDescriptor>> onGetSegment =
+      r -> Future.succeededFuture(Fixtures.segment(r.getName()));
+  volatile Function<NotifyRequest, Future<NotifyReply>> onNotify =
+      r -> Future.succeededFuture(NotifyReply.newBuilder().setAccepted(true).build());
 
   @Override
   public Future<ConnectReply> connect(ConnectRequest request) {

@@ -25,13 +25,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @ExtendWith(BlockedThreadGuard.class)
 class TlsServiceTest {
 
-  private static final byte[] SECRET = "tls-and-auth-secret-0123456789".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] SECRET =
+      "tls-and-auth-secret-0123456789".getBytes(StandardCharsets.UTF_8);
 
   private static TestPki certs;
   private static TestPki strangerCerts;
 
-  @RegisterExtension
-  final LoopbackHandshake loop = new LoopbackHandshake(tlsServer());
+  @RegisterExtension final LoopbackHandshake loop = new LoopbackHandshake(tlsServer());
 
   @BeforeAll
   static void makeCertificates() {
@@ -46,7 +46,8 @@ class TlsServiceTest {
   }
 
   private static HandshakeServerOptions tlsServer() {
-    return new HandshakeServerOptions().setTls(TlsOptions.server(certs.key("server").toString(), certs.cert("server").toString()));
+    return new HandshakeServerOptions()
+        .setTls(TlsOptions.server(certs.key("server").toString(), certs.cert("server").toString()));
   }
 
   private static HandshakeClientOptions trusting(Path trust) {
@@ -62,10 +63,17 @@ class TlsServiceTest {
   @Test
   void tlsClientTalksToTlsServer() {
     HandshakeClientPool pool = loop.newPool(trusting(certs.caCert()));
-    assertEquals(Fixtures.acceptedReply(Fixtures.connectRequest()),
+    assertEquals(
+        Fixtures.acceptedReply(Fixtures.connectRequest()),
         Await.result(pool.connect(loop.serverName(), Fixtures.connectRequest(), DEADLINE), WAIT));
-    assertEquals("s", Await.result(pool.getSegment(loop.serverName(), Fixtures.segmentRequest("s"), DEADLINE), WAIT).getName());
-    assertTrue(Await.result(pool.notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT).getAccepted());
+    assertEquals(
+        "s",
+        Await.result(
+                pool.getSegment(loop.serverName(), Fixtures.segmentRequest("s"), DEADLINE), WAIT)
+            .getName());
+    assertTrue(
+        Await.result(pool.notify(loop.serverName(), Fixtures.notifyRequest(1), DEADLINE), WAIT)
+            .getAccepted());
     assertEquals(3, loop.handler().received.size());
   }
 
@@ -82,10 +90,14 @@ class TlsServiceTest {
 
   @Test
   void tlsClientCannotTalkToPlainServer() {
-    HandshakeServer plainServer = Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()), WAIT);
+    HandshakeServer plainServer =
+        Await.result(
+            HandshakeServer.start(loop.vertx(), new HandshakeServerOptions(), loop.handler()),
+            WAIT);
     HandshakeClientPool pool = loop.newPool(trusting(certs.caCert()));
     try {
-      VteException e = failure(pool.connect(plainServer.serverName(), Fixtures.connectRequest(), DEADLINE));
+      VteException e =
+          failure(pool.connect(plainServer.serverName(), Fixtures.connectRequest(), DEADLINE));
       assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
       assertTrue(loop.handler().received.isEmpty());
     } finally {
@@ -103,13 +115,26 @@ class TlsServiceTest {
 
   @Test
   void tlsWithAuth() {
-    HandshakeServer secure = Await.result(HandshakeServer.start(loop.vertx(),
-        tlsServer().setAuth(HandshakeAuth.sharedSecret("k", SECRET)), loop.handler()), WAIT);
-    HandshakeClientPool signed = loop.newPool(trusting(certs.caCert()).setAuth(HandshakeAuth.sharedSecret("k", SECRET)));
+    HandshakeServer secure =
+        Await.result(
+            HandshakeServer.start(
+                loop.vertx(),
+                tlsServer().setAuth(HandshakeAuth.sharedSecret("k", SECRET)),
+                loop.handler()),
+            WAIT);
+    HandshakeClientPool signed =
+        loop.newPool(trusting(certs.caCert()).setAuth(HandshakeAuth.sharedSecret("k", SECRET)));
     HandshakeClientPool unsigned = loop.newPool(trusting(certs.caCert()));
     try {
-      assertEquals("seg", Await.result(signed.getSegment(secure.serverName(), Fixtures.segmentRequest("seg"), DEADLINE), WAIT).getName());
-      VteException e = failure(unsigned.getSegment(secure.serverName(), Fixtures.segmentRequest("seg"), DEADLINE));
+      assertEquals(
+          "seg",
+          Await.result(
+                  signed.getSegment(secure.serverName(), Fixtures.segmentRequest("seg"), DEADLINE),
+                  WAIT)
+              .getName());
+      VteException e =
+          failure(
+              unsigned.getSegment(secure.serverName(), Fixtures.segmentRequest("seg"), DEADLINE));
       assertEquals(ErrorCode.PERMISSION_DENIED, e.code(), e.getMessage());
       assertEquals(1, loop.handler().received.size());
     } finally {
@@ -118,14 +143,25 @@ class TlsServiceTest {
   }
 
   private HandshakeServer mutualTlsServer() {
-    return Await.result(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions().setTls(
-        TlsOptions.server(certs.key("server").toString(), certs.cert("server").toString())
-            .setTrustPath(certs.caCert().toString()).setRequireClientCert(true)), loop.handler()), WAIT);
+    return Await.result(
+        HandshakeServer.start(
+            loop.vertx(),
+            new HandshakeServerOptions()
+                .setTls(
+                    TlsOptions.server(
+                            certs.key("server").toString(), certs.cert("server").toString())
+                        .setTrustPath(certs.caCert().toString())
+                        .setRequireClientCert(true)),
+            loop.handler()),
+        WAIT);
   }
 
   private static HandshakeClientOptions presenting(TestPki issuer) {
-    return new HandshakeClientOptions().setTls(TlsOptions.client(certs.caCert().toString())
-        .setKeyPath(issuer.key("client").toString()).setCertPath(issuer.cert("client").toString()));
+    return new HandshakeClientOptions()
+        .setTls(
+            TlsOptions.client(certs.caCert().toString())
+                .setKeyPath(issuer.key("client").toString())
+                .setCertPath(issuer.cert("client").toString()));
   }
 
   @Test
@@ -133,7 +169,12 @@ class TlsServiceTest {
     HandshakeServer server = mutualTlsServer();
     try {
       HandshakeClientPool pool = loop.newPool(presenting(certs));
-      assertEquals("s", Await.result(pool.getSegment(server.serverName(), Fixtures.segmentRequest("s"), DEADLINE), WAIT).getName());
+      assertEquals(
+          "s",
+          Await.result(
+                  pool.getSegment(server.serverName(), Fixtures.segmentRequest("s"), DEADLINE),
+                  WAIT)
+              .getName());
       assertEquals(1, loop.handler().received.size());
     } finally {
       Await.result(server.close(), WAIT);
@@ -144,15 +185,19 @@ class TlsServiceTest {
   void mutualTlsRefusesClientsWithoutACertificateOrWithAStrangersOne() {
     HandshakeServer server = mutualTlsServer();
     try {
-      for (HandshakeClientOptions client : new HandshakeClientOptions[] {trusting(certs.caCert()), presenting(strangerCerts)}) {
+      for (HandshakeClientOptions client :
+          new HandshakeClientOptions[] {trusting(certs.caCert()), presenting(strangerCerts)}) {
         HandshakeClientPool pool = loop.newPool(client);
         long start = System.nanoTime();
-        VteException e = failure(pool.getSegment(server.serverName(), Fixtures.segmentRequest("s"), DEADLINE));
+        VteException e =
+            failure(pool.getSegment(server.serverName(), Fixtures.segmentRequest("s"), DEADLINE));
         long ms = (System.nanoTime() - start) / 1_000_000;
         assertEquals(ErrorCode.PEER_UNREACHABLE, e.code(), e.getMessage());
         assertTrue(ms < DEADLINE.toMillis(), "failed before the deadline: " + ms + " ms");
       }
-      assertTrue(loop.handler().received.isEmpty(), "no call reached the handler: " + loop.handler().received);
+      assertTrue(
+          loop.handler().received.isEmpty(),
+          "no call reached the handler: " + loop.handler().received);
     } finally {
       Await.result(server.close(), WAIT);
     }
@@ -160,22 +205,55 @@ class TlsServiceTest {
 
   @Test
   void incompleteTlsOptionsAreConfigurationErrors() {
-    VteException e = failure(HandshakeServer.start(loop.vertx(),
-        new HandshakeServerOptions().setTls(new TlsOptions().setCertPath(certs.cert("server").toString())), loop.handler()));
+    VteException e =
+        failure(
+            HandshakeServer.start(
+                loop.vertx(),
+                new HandshakeServerOptions()
+                    .setTls(new TlsOptions().setCertPath(certs.cert("server").toString())),
+                loop.handler()));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains("tls.keyPath"), e.getMessage());
-    e = assertThrows(VteException.class,
-        () -> HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions().setTls(new TlsOptions())));
+    e =
+        assertThrows(
+            VteException.class,
+            () ->
+                HandshakeClientPool.create(
+                    loop.vertx(), new HandshakeClientOptions().setTls(new TlsOptions())));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
-    e = failure(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions()
-        .setTls(TlsOptions.server(certs.dir().resolve("missing.key").toString(), certs.cert("server").toString())), loop.handler()));
+    e =
+        failure(
+            HandshakeServer.start(
+                loop.vertx(),
+                new HandshakeServerOptions()
+                    .setTls(
+                        TlsOptions.server(
+                            certs.dir().resolve("missing.key").toString(),
+                            certs.cert("server").toString())),
+                loop.handler()));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code(), e.getMessage());
-    e = failure(HandshakeServer.start(loop.vertx(), new HandshakeServerOptions().setTls(TlsOptions.server(
-        certs.key("server").toString(), certs.cert("server").toString()).setRequireClientCert(true)), loop.handler()));
+    e =
+        failure(
+            HandshakeServer.start(
+                loop.vertx(),
+                new HandshakeServerOptions()
+                    .setTls(
+                        TlsOptions.server(
+                                certs.key("server").toString(), certs.cert("server").toString())
+                            .setRequireClientCert(true)),
+                loop.handler()));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains("tls.requireClientCert"), e.getMessage());
-    e = assertThrows(VteException.class, () -> HandshakeClientPool.create(loop.vertx(), new HandshakeClientOptions()
-        .setTls(TlsOptions.client(certs.caCert().toString()).setKeyPath(certs.key("client").toString()))));
+    e =
+        assertThrows(
+            VteException.class,
+            () ->
+                HandshakeClientPool.create(
+                    loop.vertx(),
+                    new HandshakeClientOptions()
+                        .setTls(
+                            TlsOptions.client(certs.caCert().toString())
+                                .setKeyPath(certs.key("client").toString()))));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains("both tls.keyPath and tls.certPath"), e.getMessage());
   }
@@ -184,9 +262,11 @@ class TlsServiceTest {
   void tlsCloseReleasesEverything() {
     loop.close();
     ResourceSnapshot before = ResourceSnapshot.take();
-    try (LoopbackHandshake again = new LoopbackHandshake(tlsServer(), trusting(certs.caCert())).start()) {
+    try (LoopbackHandshake again =
+        new LoopbackHandshake(tlsServer(), trusting(certs.caCert())).start()) {
       for (int i = 0; i < 10; i++) {
-        Await.result(again.pool().notify(again.serverName(), Fixtures.notifyRequest(i + 1), DEADLINE), WAIT);
+        Await.result(
+            again.pool().notify(again.serverName(), Fixtures.notifyRequest(i + 1), DEADLINE), WAIT);
       }
     }
     ResourceSnapshot.assertNoLeaksSince(before, WAIT);

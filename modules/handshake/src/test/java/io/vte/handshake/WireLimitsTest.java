@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /** The pre-parse scan rejects absurd counts and sizes from the raw bytes. */
 class WireLimitsTest {
 
-  private static VteException rejected(com.google.protobuf.Descriptors.Descriptor type, byte[] bytes) {
+  private static VteException rejected(
+      com.google.protobuf.Descriptors.Descriptor type, byte[] bytes) {
     VteException e = assertThrows(VteException.class, () -> WireLimits.check(type, bytes));
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
     return e;
@@ -26,8 +27,14 @@ class WireLimitsTest {
 
   @Test
   void validRequestsPass() {
-    assertDoesNotThrow(() -> WireLimits.check(ConnectRequest.getDescriptor(), Fixtures.connectRequest().toByteArray()));
-    assertDoesNotThrow(() -> WireLimits.check(NotifyRequest.getDescriptor(), Fixtures.notifyRequest(1).toByteArray()));
+    assertDoesNotThrow(
+        () ->
+            WireLimits.check(
+                ConnectRequest.getDescriptor(), Fixtures.connectRequest().toByteArray()));
+    assertDoesNotThrow(
+        () ->
+            WireLimits.check(
+                NotifyRequest.getDescriptor(), Fixtures.notifyRequest(1).toByteArray()));
     assertDoesNotThrow(() -> WireLimits.check(GetSegmentRequest.getDescriptor(), new byte[0]));
   }
 
@@ -43,24 +50,49 @@ class WireLimitsTest {
 
   @Test
   void hugeFieldsAreRejectedByTheirLengthPrefix() {
-    byte[] hugeName = GetSegmentRequest.newBuilder().setName("n".repeat(100_000)).build().toByteArray();
-    assertTrue(rejected(GetSegmentRequest.getDescriptor(), hugeName).getMessage().contains("name must be <= 1024 bytes: 100000 bytes"));
-    byte[] hugePayload = NotifyRequest.newBuilder().setPayload(ByteString.copyFrom(new byte[70_000])).build().toByteArray();
-    assertTrue(rejected(NotifyRequest.getDescriptor(), hugePayload).getMessage().contains("payload must be <= 65536 bytes: 70000 bytes"));
-    byte[] hugeGid = ConnectRequest.newBuilder().setGid(ByteString.copyFrom(new byte[1000])).build().toByteArray();
-    assertTrue(rejected(ConnectRequest.getDescriptor(), hugeGid).getMessage().contains("gid must be <= 64 bytes: 1000 bytes"));
+    byte[] hugeName =
+        GetSegmentRequest.newBuilder().setName("n".repeat(100_000)).build().toByteArray();
+    assertTrue(
+        rejected(GetSegmentRequest.getDescriptor(), hugeName)
+            .getMessage()
+            .contains("name must be <= 1024 bytes: 100000 bytes"));
+    byte[] hugePayload =
+        NotifyRequest.newBuilder()
+            .setPayload(ByteString.copyFrom(new byte[70_000]))
+            .build()
+            .toByteArray();
+    assertTrue(
+        rejected(NotifyRequest.getDescriptor(), hugePayload)
+            .getMessage()
+            .contains("payload must be <= 65536 bytes: 70000 bytes"));
+    byte[] hugeGid =
+        ConnectRequest.newBuilder()
+            .setGid(ByteString.copyFrom(new byte[1000]))
+            .build()
+            .toByteArray();
+    assertTrue(
+        rejected(ConnectRequest.getDescriptor(), hugeGid)
+            .getMessage()
+            .contains("gid must be <= 64 bytes: 1000 bytes"));
   }
 
   @Test
   void lengthPrefixClaimingMoreThanTheMessageIsRejectedWithoutReadingIt() {
     // name (field 1, length-delimited) claiming 2^31-1 bytes, followed by nothing.
     byte[] claim = {0x0a, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x07};
-    assertTrue(rejected(GetSegmentRequest.getDescriptor(), claim).getMessage().contains("name must be <= 1024 bytes: 2147483647 bytes"));
+    assertTrue(
+        rejected(GetSegmentRequest.getDescriptor(), claim)
+            .getMessage()
+            .contains("name must be <= 1024 bytes: 2147483647 bytes"));
   }
 
   @Test
   void malformedBytesAreLeftToTheParser() {
-    assertDoesNotThrow(() -> WireLimits.check(ConnectRequest.getDescriptor(), new byte[] {(byte) 0xff, (byte) 0xff}));
-    assertDoesNotThrow(() -> WireLimits.check(ConnectRequest.getDescriptor(), new byte[] {0x0a, 0x05, 'a'}));
+    assertDoesNotThrow(
+        () ->
+            WireLimits.check(
+                ConnectRequest.getDescriptor(), new byte[] {(byte) 0xff, (byte) 0xff}));
+    assertDoesNotThrow(
+        () -> WireLimits.check(ConnectRequest.getDescriptor(), new byte[] {0x0a, 0x05, 'a'}));
   }
 }

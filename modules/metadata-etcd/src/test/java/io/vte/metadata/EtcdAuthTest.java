@@ -20,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class EtcdAuthTest {
 
   private static final Duration WAIT = Duration.ofSeconds(15);
+
   @RegisterExtension
   static final EtcdStores stores = EtcdStores.onClassEtcd(EtcdAuthTest::startEtcdWithAuth);
 
@@ -28,15 +29,19 @@ class EtcdAuthTest {
     etcd.etcdctl("user", "add", "root:rootpw");
     etcd.etcdctl("user", "add", "vte:s3cret");
     etcd.etcdctl("role", "add", "vte-node");
-    etcd.etcdctl("role", "grant-permission", "vte-node", "--prefix=true", "readwrite", "/vte/auth/");
+    etcd.etcdctl(
+        "role", "grant-permission", "vte-node", "--prefix=true", "readwrite", "/vte/auth/");
     etcd.etcdctl("user", "grant-role", "vte", "vte-node");
     etcd.etcdctl("auth", "enable");
     return etcd;
   }
 
   private MetadataOptions options(String user, String password) {
-    MetadataOptions o = new MetadataOptions().setClusterPrefix("/vte/auth").setLeaseTtl(Duration.ofSeconds(3))
-        .setCallDeadline(Duration.ofSeconds(10));
+    MetadataOptions o =
+        new MetadataOptions()
+            .setClusterPrefix("/vte/auth")
+            .setLeaseTtl(Duration.ofSeconds(3))
+            .setCallDeadline(Duration.ofSeconds(10));
     return user == null ? o : o.setEtcdUser(user).setEtcdPassword(password);
   }
 
@@ -47,7 +52,11 @@ class EtcdAuthTest {
     SegmentDescriptor d = Descriptors.sample("authed", "127.0.0.1:7301", 1, 1);
     Await.result(a.publish(d), WAIT);
     assertEquals(d, Await.result(a.lookup("authed"), WAIT));
-    String stored = stores.etcd().etcdctl("--user=root:rootpw", "get", "/vte/auth/segments/authed", "--print-value-only");
+    String stored =
+        stores
+            .etcd()
+            .etcdctl(
+                "--user=root:rootpw", "get", "/vte/auth/segments/authed", "--print-value-only");
     assertTrue(stored.contains("\"name\":\"authed\""), stored);
     Await.result(a.close(), WAIT);
   }

@@ -23,26 +23,29 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A dead node: a child JVM publishes under its lease and is killed with SIGKILL (no revoke). Its entries
- * must vanish within the TTL plus a margin, the survivor's lookups turn to SEGMENT_NOT_FOUND, and a new
- * process publishing the same name is visible again.
+ * A dead node: a child JVM publishes under its lease and is killed with SIGKILL (no revoke). Its
+ * entries must vanish within the TTL plus a margin, the survivor's lookups turn to
+ * SEGMENT_NOT_FOUND, and a new process publishing the same name is visible again.
  */
 @ExtendWith(BlockedThreadGuard.class)
 class EtcdLeaseExpiryTest {
 
-  // etcd's minimum is about 2 s, but a child JVM starved for 2 s on a loaded machine then loses its lease alive
+  // etcd's minimum is about 2 s, but a child JVM starved for 2 s on a loaded machine then loses its
+  // lease alive
   private static final long TTL_SECONDS = 5;
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  @RegisterExtension
-  final EtcdStores stores = EtcdStores.onOwnEtcd();
+  @RegisterExtension final EtcdStores stores = EtcdStores.onOwnEtcd();
   private MetadataStore survivor;
   private final List<Process> children = new CopyOnWriteArrayList<>();
 
   @BeforeEach
   void startSurvivor() {
-    survivor = stores.started(new MetadataOptions().setClusterPrefix("/vte/lease")
-        .setLeaseTtl(Duration.ofSeconds(TTL_SECONDS)));
+    survivor =
+        stores.started(
+            new MetadataOptions()
+                .setClusterPrefix("/vte/lease")
+                .setLeaseTtl(Duration.ofSeconds(TTL_SECONDS)));
   }
 
   @AfterEach
@@ -55,24 +58,39 @@ class EtcdLeaseExpiryTest {
 
   private Process publisher(String name, String serverName) throws IOException {
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-    Process p = new ProcessBuilder(java, "-Xmx128m", "-cp", System.getProperty("java.class.path"),
-        PublisherProcess.class.getName(), stores.etcd().uri(), "/vte/lease", name, serverName, String.valueOf(TTL_SECONDS))
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                java,
+                "-Xmx128m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                PublisherProcess.class.getName(),
+                stores.etcd().uri(),
+                "/vte/lease",
+                name,
+                serverName,
+                String.valueOf(TTL_SECONDS))
+            .redirectErrorStream(true)
+            .start();
     children.add(p);
-    BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     StringBuilder seen = new StringBuilder();
-    Await.until("child published", WAIT, () -> {
-      try {
-        String line = out.readLine();
-        if (line == null) {
-          throw new AssertionError("child exited with " + p.waitFor() + ": " + seen);
-        }
-        seen.append(line).append('\n');
-        return line.equals("PUBLISHED");
-      } catch (IOException | InterruptedException e) {
-        throw new AssertionError(e);
-      }
-    });
+    Await.until(
+        "child published",
+        WAIT,
+        () -> {
+          try {
+            String line = out.readLine();
+            if (line == null) {
+              throw new AssertionError("child exited with " + p.waitFor() + ": " + seen);
+            }
+            seen.append(line).append('\n');
+            return line.equals("PUBLISHED");
+          } catch (IOException | InterruptedException e) {
+            throw new AssertionError(e);
+          }
+        });
     return p;
   }
 
@@ -81,19 +99,32 @@ class EtcdLeaseExpiryTest {
     List<String> invalidated = EtcdStores.invalidationsOf(survivor);
     Process node = publisher("worker-1", "127.0.0.1:7201");
     assertEquals("127.0.0.1:7201", Await.result(survivor.lookup("worker-1"), WAIT).getServerName());
-    assertTrue(stores.etcd().etcdctl("get", "/vte/lease/nodes/", "--prefix", "--keys-only").contains("127.0.0.1:7201"));
+    assertTrue(
+        stores
+            .etcd()
+            .etcdctl("get", "/vte/lease/nodes/", "--prefix", "--keys-only")
+            .contains("127.0.0.1:7201"));
 
     long killedAt = System.nanoTime();
     node.destroyForcibly();
     assertTrue(node.waitFor(10, TimeUnit.SECONDS));
 
-    // Cached until the watch delivers the lease-expiry delete; then the lookup asks etcd and finds nothing.
-    Await.until("worker-1 deleted by lease expiry", Duration.ofSeconds(TTL_SECONDS + 5),
+    // Cached until the watch delivers the lease-expiry delete; then the lookup asks etcd and finds
+    // nothing.
+    Await.until(
+        "worker-1 deleted by lease expiry",
+        Duration.ofSeconds(TTL_SECONDS + 5),
         () -> failsWith(survivor.lookup("worker-1"), ErrorCode.SEGMENT_NOT_FOUND));
     long vanishedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
-    System.out.println("lease expiry: entries of a killed node vanished " + vanishedMs + " ms after SIGKILL (TTL "
-        + TTL_SECONDS + " s)");
-    assertTrue(vanishedMs >= 1000, "entries vanished " + vanishedMs + " ms after the kill: too early for a lease");
+    System.out.println(
+        "lease expiry: entries of a killed node vanished "
+            + vanishedMs
+            + " ms after SIGKILL (TTL "
+            + TTL_SECONDS
+            + " s)");
+    assertTrue(
+        vanishedMs >= 1000,
+        "entries vanished " + vanishedMs + " ms after the kill: too early for a lease");
     assertEquals("", stores.etcd().etcdctl("get", "/vte/lease/", "--prefix", "--keys-only").trim());
 
     int before = invalidated.size();

@@ -23,23 +23,31 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The etcd store against a real etcd: round trips, watches, bad content, close. One etcd for the class. */
+/**
+ * The etcd store against a real etcd: round trips, watches, bad content, close. One etcd for the
+ * class.
+ */
 @ExtendWith(BlockedThreadGuard.class)
 class EtcdMetadataStoreTest {
 
   private static final Duration WAIT = Duration.ofSeconds(15);
   private static final AtomicInteger PREFIXES = new AtomicInteger();
 
-  @RegisterExtension
-  static final EtcdStores stores = EtcdStores.onClassEtcd(EtcdServer::start);
-  private final MetadataOptions options = new MetadataOptions().setClusterPrefix("/vte/test" + PREFIXES.incrementAndGet())
-      .setLeaseTtl(Duration.ofSeconds(3)).setCallDeadline(Duration.ofSeconds(5));
+  @RegisterExtension static final EtcdStores stores = EtcdStores.onClassEtcd(EtcdServer::start);
+  private final MetadataOptions options =
+      new MetadataOptions()
+          .setClusterPrefix("/vte/test" + PREFIXES.incrementAndGet())
+          .setLeaseTtl(Duration.ofSeconds(3))
+          .setCallDeadline(Duration.ofSeconds(5));
 
   /** Writes a key directly with jetcd, as someone other than a VTE node would. */
   private static void putRaw(Client raw, String key, String value) {
     try {
-      raw.getKVClient().put(ByteSequence.from(key, StandardCharsets.UTF_8),
-          ByteSequence.from(value, StandardCharsets.UTF_8)).get(10, java.util.concurrent.TimeUnit.SECONDS);
+      raw.getKVClient()
+          .put(
+              ByteSequence.from(key, StandardCharsets.UTF_8),
+              ByteSequence.from(value, StandardCharsets.UTF_8))
+          .get(10, java.util.concurrent.TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new AssertionError(e);
     }
@@ -69,11 +77,20 @@ class EtcdMetadataStoreTest {
   void publishedDescriptorIsFoundByAnotherStoreAndReadableWithEtcdctl() {
     MetadataStore a = stores.started(options);
     MetadataStore b = stores.started(options);
-    SegmentDescriptor d = EtcdStores.publishAndLookUp(a, b, Descriptors.sample("kv-cache-0", "127.0.0.1:7001", 1, 3));
+    SegmentDescriptor d =
+        EtcdStores.publishAndLookUp(a, b, Descriptors.sample("kv-cache-0", "127.0.0.1:7001", 1, 3));
     assertEquals(d, a.local("kv-cache-0").orElseThrow());
-    String json = stores.etcd().etcdctl("get", options.getClusterPrefix() + "/segments/kv-cache-0", "--print-value-only");
+    String json =
+        stores
+            .etcd()
+            .etcdctl(
+                "get", options.getClusterPrefix() + "/segments/kv-cache-0", "--print-value-only");
     assertTrue(json.contains("\"serverName\":\"127.0.0.1:7001\""), json);
-    String node = stores.etcd().etcdctl("get", options.getClusterPrefix() + "/nodes/127.0.0.1:7001", "--print-value-only");
+    String node =
+        stores
+            .etcd()
+            .etcdctl(
+                "get", options.getClusterPrefix() + "/nodes/127.0.0.1:7001", "--print-value-only");
     assertEquals("127.0.0.1:7001", node.trim());
   }
 
@@ -84,14 +101,19 @@ class EtcdMetadataStoreTest {
     Await.result(a.lookup("mine"), WAIT);
     assertTrue(failsWith(a.lookup(""), ErrorCode.INVALID_ARGUMENT));
     assertTrue(failsWith(a.lookup("bad\nname"), ErrorCode.INVALID_ARGUMENT));
-    assertTrue(failsWith(a.publish(io.vte.handshake.proto.SegmentDescriptor.newBuilder().setName("x").build()),
-        ErrorCode.INVALID_ARGUMENT));
+    assertTrue(
+        failsWith(
+            a.publish(io.vte.handshake.proto.SegmentDescriptor.newBuilder().setName("x").build()),
+            ErrorCode.INVALID_ARGUMENT));
     assertTrue(failsWith(a.start(), ErrorCode.INVALID_ARGUMENT), "started twice");
 
     Await.result(a.close(), WAIT);
 
     assertTrue(failsWith(a.lookup("mine"), ErrorCode.ENGINE_CLOSED));
-    assertTrue(failsWith(a.publish(Descriptors.sample("mine", "127.0.0.1:7008", 2, 1)), ErrorCode.ENGINE_CLOSED));
+    assertTrue(
+        failsWith(
+            a.publish(Descriptors.sample("mine", "127.0.0.1:7008", 2, 1)),
+            ErrorCode.ENGINE_CLOSED));
     assertTrue(failsWith(a.start(), ErrorCode.ENGINE_CLOSED));
     Await.result(a.close(), WAIT);
   }
@@ -105,11 +127,14 @@ class EtcdMetadataStoreTest {
     MetadataStore b = stores.started(options);
     double rangesBefore = stores.etcd().metric("etcd_debugging_mvcc_range_total");
     List<io.vertx.core.Future<SegmentDescriptor>> burst = new java.util.ArrayList<>();
-    stores.vertx().runOnContext(v -> {
-      for (int i = 0; i < 100; i++) {
-        burst.add(b.lookup("popular"));
-      }
-    });
+    stores
+        .vertx()
+        .runOnContext(
+            v -> {
+              for (int i = 0; i < 100; i++) {
+                burst.add(b.lookup("popular"));
+              }
+            });
     Await.until("burst issued", WAIT, () -> burst.size() == 100);
     for (io.vertx.core.Future<SegmentDescriptor> f : List.copyOf(burst)) {
       assertEquals(d, Await.result(f, WAIT));
@@ -138,7 +163,10 @@ class EtcdMetadataStoreTest {
     SegmentDescriptor grown = Descriptors.sample("seg", "127.0.0.1:7002", 2, 2);
     Await.result(a.publish(grown), WAIT);
 
-    Await.until("b told of both versions", WAIT, () -> invalidated.stream().filter("seg"::equals).count() == 2);
+    Await.until(
+        "b told of both versions",
+        WAIT,
+        () -> invalidated.stream().filter("seg"::equals).count() == 2);
     // Served from b's cache, which the watch updated: no poll of etcd needed.
     assertEquals(grown, Await.result(b.lookup("seg"), WAIT));
   }
@@ -153,8 +181,13 @@ class EtcdMetadataStoreTest {
     Await.result(a.unpublish("gone"), WAIT);
 
     // b's cached copy goes when the watch delivers the delete; then b asks etcd and finds nothing.
-    Await.until("b sees gone deleted", WAIT, () -> failsWith(b.lookup("gone"), ErrorCode.SEGMENT_NOT_FOUND));
-    Await.until("b told of the put and the delete", WAIT,
+    Await.until(
+        "b sees gone deleted",
+        WAIT,
+        () -> failsWith(b.lookup("gone"), ErrorCode.SEGMENT_NOT_FOUND));
+    Await.until(
+        "b told of the put and the delete",
+        WAIT,
         () -> invalidated.stream().filter("gone"::equals).count() == 2);
     assertTrue(a.local("gone").isEmpty());
   }
@@ -176,18 +209,27 @@ class EtcdMetadataStoreTest {
       assertEquals(ErrorCode.PROTOCOL_ERROR, e.code(), e.getMessage());
       assertTrue(e.getMessage().contains(segments + name), e.getMessage());
     }
-    Await.until("watch saw the garbage", WAIT, () -> invalidated.containsAll(List.of("not-json", "missing")));
+    Await.until(
+        "watch saw the garbage",
+        WAIT,
+        () -> invalidated.containsAll(List.of("not-json", "missing")));
 
     SegmentDescriptor good = Descriptors.sample("good", "127.0.0.1:7004", 1, 1);
     Await.result(a.publish(good), WAIT);
     Await.until("watch still delivers after garbage", WAIT, () -> invalidated.contains("good"));
     assertEquals(good, Await.result(b.lookup("good"), WAIT));
     // A valid descriptor replacing garbage is picked up by the watch too.
-    putRaw(raw, segments + "missing", new String(io.vte.metadata.impl.DescriptorCodec.encode(
-        Descriptors.sample("missing", "127.0.0.1:7005", 1, 1)), StandardCharsets.UTF_8));
+    putRaw(
+        raw,
+        segments + "missing",
+        new String(
+            io.vte.metadata.impl.DescriptorCodec.encode(
+                Descriptors.sample("missing", "127.0.0.1:7005", 1, 1)),
+            StandardCharsets.UTF_8));
     Await.until("repaired descriptor served", WAIT, () -> succeeds(b.lookup("missing")));
     raw.close();
-    // degraded is the lease probe's verdict, which a slow refresh on a loaded machine may flip for a moment
+    // degraded is the lease probe's verdict, which a slow refresh on a loaded machine may flip for
+    // a moment
     Await.until("b not degraded by the garbage", WAIT, () -> !b.isDegraded());
   }
 
@@ -205,35 +247,49 @@ class EtcdMetadataStoreTest {
       List<Long> mine = new CopyOnWriteArrayList<>();
       seen.add(mine);
       // Each reader runs on its own event loop and looks up again as soon as an answer arrives.
-      stores.vertx().deployVerticle(new io.vertx.core.AbstractVerticle() {
-        @Override
-        public void start() {
-          vertx.executeBlocking(() -> go.await(10, java.util.concurrent.TimeUnit.SECONDS)).onSuccess(x -> next());
-        }
+      stores
+          .vertx()
+          .deployVerticle(
+              new io.vertx.core.AbstractVerticle() {
+                @Override
+                public void start() {
+                  vertx
+                      .executeBlocking(() -> go.await(10, java.util.concurrent.TimeUnit.SECONDS))
+                      .onSuccess(x -> next());
+                }
 
-        private void next() {
-          reader.lookup("hot").onComplete(ar -> {
-            if (ar.succeeded()) {
-              mine.add(ar.result().getVersion());
-            }
-            if (ar.succeeded() && ar.result().getVersion() == versions) {
-              done.countDown();
-            } else {
-              // Yield between lookups: a cache hit completes at once and must not spin the loop.
-              vertx.setTimer(1, t -> next());
-            }
-          });
-        }
-      });
+                private void next() {
+                  reader
+                      .lookup("hot")
+                      .onComplete(
+                          ar -> {
+                            if (ar.succeeded()) {
+                              mine.add(ar.result().getVersion());
+                            }
+                            if (ar.succeeded() && ar.result().getVersion() == versions) {
+                              done.countDown();
+                            } else {
+                              // Yield between lookups: a cache hit completes at once and must not
+                              // spin the loop.
+                              vertx.setTimer(1, t -> next());
+                            }
+                          });
+                }
+              });
     }
     go.await(10, java.util.concurrent.TimeUnit.SECONDS);
     for (long v = 2; v <= versions; v++) {
-      Await.result(writer.publish(Descriptors.sample("hot", "127.0.0.1:7007", v, (int) (v % 3) + 1)), WAIT);
+      Await.result(
+          writer.publish(Descriptors.sample("hot", "127.0.0.1:7007", v, (int) (v % 3) + 1)), WAIT);
     }
-    assertTrue(done.await(30, java.util.concurrent.TimeUnit.SECONDS), "every reader reached the last version");
+    assertTrue(
+        done.await(30, java.util.concurrent.TimeUnit.SECONDS),
+        "every reader reached the last version");
     for (List<Long> mine : seen) {
       for (int i = 1; i < mine.size(); i++) {
-        assertTrue(mine.get(i) >= mine.get(i - 1), "version went back from " + mine.get(i - 1) + " to " + mine.get(i));
+        assertTrue(
+            mine.get(i) >= mine.get(i - 1),
+            "version went back from " + mine.get(i - 1) + " to " + mine.get(i));
       }
     }
     Await.until("the reader not degraded by the hot key", WAIT, () -> !reader.isDegraded());
@@ -241,7 +297,8 @@ class EtcdMetadataStoreTest {
 
   @Test
   void closeRevokesTheLeaseSoEntriesVanishAtOnceAndLeavesNoThreads() {
-    // Its own Vert.x, so that the baseline is taken before any event loop, jetcd or gRPC thread exists.
+    // Its own Vert.x, so that the baseline is taken before any event loop, jetcd or gRPC thread
+    // exists.
     ResourceSnapshot before = ResourceSnapshot.take();
     Vertx own = Vertx.vertx();
     MetadataStore a = MetadataStores.create(own, stores.etcd().uri(), options);
@@ -254,8 +311,13 @@ class EtcdMetadataStoreTest {
     Await.result(a.close(), WAIT);
 
     // Well before the 3 s TTL could expire: the revoke deleted the keys.
-    assertEquals("", stores.etcd().etcdctl("get", options.getClusterPrefix(), "--prefix", "--keys-only").trim());
-    Await.until("b saw the delete", WAIT, () -> failsWith(b.lookup("closing"), ErrorCode.SEGMENT_NOT_FOUND));
+    assertEquals(
+        "",
+        stores.etcd().etcdctl("get", options.getClusterPrefix(), "--prefix", "--keys-only").trim());
+    Await.until(
+        "b saw the delete",
+        WAIT,
+        () -> failsWith(b.lookup("closing"), ErrorCode.SEGMENT_NOT_FOUND));
     Await.result(b.close(), WAIT);
     Await.result(own.close(), WAIT);
     ResourceSnapshot.assertNoLeaksSince(before, Duration.ofSeconds(20));

@@ -17,11 +17,13 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * An etcd, and the Vert.x and the metadata stores of one test. Registered with {@code @RegisterExtension}, it starts a
- * Vert.x (and an etcd, when each test has its own) before each test and after it closes the stores, then Vert.x, then
- * that etcd. An etcd the class shares starts before its first test and stops after its last.
+ * An etcd, and the Vert.x and the metadata stores of one test. Registered with
+ * {@code @RegisterExtension}, it starts a Vert.x (and an etcd, when each test has its own) before
+ * each test and after it closes the stores, then Vert.x, then that etcd. An etcd the class shares
+ * starts before its first test and stops after its last.
  */
-final class EtcdStores implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
+final class EtcdStores
+    implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
 
@@ -107,7 +109,8 @@ final class EtcdStores implements BeforeAllCallback, AfterAllCallback, BeforeEac
    * @param descriptor what to publish
    * @return the descriptor
    */
-  static SegmentDescriptor publishAndLookUp(MetadataStore publisher, MetadataStore reader, SegmentDescriptor descriptor) {
+  static SegmentDescriptor publishAndLookUp(
+      MetadataStore publisher, MetadataStore reader, SegmentDescriptor descriptor) {
     Await.result(publisher.publish(descriptor), WAIT);
     assertEquals(descriptor, Await.result(reader.lookup(descriptor.getName()), WAIT));
     return descriptor;
@@ -125,7 +128,8 @@ final class EtcdStores implements BeforeAllCallback, AfterAllCallback, BeforeEac
     if (classEtcd == null) {
       etcd = EtcdServer.start();
     } else if (etcd == null) {
-      throw new IllegalStateException("an EtcdStores on the class's etcd must be registered on a static field");
+      throw new IllegalStateException(
+          "an EtcdStores on the class's etcd must be registered on a static field");
     }
     vertx = Vertx.vertx();
   }

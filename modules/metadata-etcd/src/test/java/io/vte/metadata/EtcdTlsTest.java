@@ -24,8 +24,16 @@ class EtcdTlsTest {
   private static final TestPki certs = TestPki.create("server", "client");
 
   @RegisterExtension
-  static final EtcdStores stores = EtcdStores.onClassEtcd(() -> EtcdServer.start(new EtcdServer.Tls(
-      certs.caCert(), certs.cert("server"), certs.key("server"), certs.cert("client"), certs.key("client"))));
+  static final EtcdStores stores =
+      EtcdStores.onClassEtcd(
+          () ->
+              EtcdServer.start(
+                  new EtcdServer.Tls(
+                      certs.caCert(),
+                      certs.cert("server"),
+                      certs.key("server"),
+                      certs.cert("client"),
+                      certs.key("client"))));
 
   @AfterAll
   static void deleteCertificates() throws Exception {
@@ -34,15 +42,20 @@ class EtcdTlsTest {
 
   private MetadataOptions tls() {
     // A generous deadline: the first TLS handshake is slow on a loaded 2-core machine.
-    return new MetadataOptions().setClusterPrefix("/vte/tls").setLeaseTtl(Duration.ofSeconds(3))
+    return new MetadataOptions()
+        .setClusterPrefix("/vte/tls")
+        .setLeaseTtl(Duration.ofSeconds(3))
         .setCallDeadline(Duration.ofSeconds(10))
         .setTlsTrustPemPath(certs.caCert().toString());
   }
 
   @Test
   void trustedServerAndClientCertificatePublishAndLookUp() {
-    MetadataStore a = stores.create(tls()
-        .setTlsCertPemPath(certs.cert("client").toString()).setTlsKeyPemPath(certs.key("client").toString()));
+    MetadataStore a =
+        stores.create(
+            tls()
+                .setTlsCertPemPath(certs.cert("client").toString())
+                .setTlsKeyPemPath(certs.key("client").toString()));
     Await.result(a.start(), WAIT);
     SegmentDescriptor d = Descriptors.sample("secure", "127.0.0.1:7401", 1, 1);
     Await.result(a.publish(d), WAIT);
@@ -52,7 +65,9 @@ class EtcdTlsTest {
 
   @Test
   void withoutAClientCertificateTheStoreCannotStart() {
-    MetadataStore a = stores.create(tls().setCallDeadline(Duration.ofSeconds(2)).setStartDeadline(Duration.ofSeconds(3)));
+    MetadataStore a =
+        stores.create(
+            tls().setCallDeadline(Duration.ofSeconds(2)).setStartDeadline(Duration.ofSeconds(3)));
     VteException e = assertInstanceOf(VteException.class, Await.failure(a.start(), WAIT));
     assertEquals(ErrorCode.METADATA_UNAVAILABLE, e.code(), e.getMessage());
     Await.result(a.close(), WAIT);

@@ -9,33 +9,45 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Options of a {@link MetadataStore}: the cluster prefix, lease TTL, call and start deadlines shared by the
- * backends, etcd credentials and TLS files, and what the p2p store uses to reach peers. Fluent setters
- * validate their argument and throw {@code INVALID_CONFIGURATION} naming the field and the bad value.
+ * Options of a {@link MetadataStore}: the cluster prefix, lease TTL, call and start deadlines
+ * shared by the backends, etcd credentials and TLS files, and what the p2p store uses to reach
+ * peers. Fluent setters validate their argument and throw {@code INVALID_CONFIGURATION} naming the
+ * field and the bad value.
  *
- * <p>The configuration fields, their JSON, defaults and ranges are those of the API's
- * {@link io.vte.api.MetadataOptions} (the {@code metadata} object of the engine options), defined there once;
- * these options add what is code, not configuration (the p2p segment fetcher), and a call deadline of their own
- * for a store used without an engine.
+ * <p>The configuration fields, their JSON, defaults and ranges are those of the API's {@link
+ * io.vte.api.MetadataOptions} (the {@code metadata} object of the engine options), defined there
+ * once; these options add what is code, not configuration (the p2p segment fetcher), and a call
+ * deadline of their own for a store used without an engine.
  */
 public final class MetadataOptions {
 
-  private static final OptionFields<io.vte.api.MetadataOptions> FIELDS = io.vte.api.MetadataOptions.FIELDS;
+  private static final OptionFields<io.vte.api.MetadataOptions> FIELDS =
+      io.vte.api.MetadataOptions.FIELDS;
   private static final String LABEL = "metadata option";
 
   /** Default cluster prefix: every key of a cluster lives under it. */
   public static final String DEFAULT_CLUSTER_PREFIX = (String) FIELDS.defaultOf("clusterPrefix");
+
   /** Default lease TTL: how long a dead node's entries outlive it. */
   public static final Duration DEFAULT_LEASE_TTL = (Duration) FIELDS.defaultOf("leaseTtlMs");
-  /** Default deadline of one call to the backend of a store used without an engine (an engine's is its handshake deadline). */
+
+  /**
+   * Default deadline of one call to the backend of a store used without an engine (an engine's is
+   * its handshake deadline).
+   */
   public static final Duration DEFAULT_CALL_DEADLINE = Duration.ofSeconds(3);
+
   /** Default period of the etcd health probe, which also detects a lost lease. */
-  public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = (Duration) FIELDS.defaultOf("healthCheckIntervalMs");
+  public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL =
+      (Duration) FIELDS.defaultOf("healthCheckIntervalMs");
+
   /** Default start deadline: how long a starting node waits for a slow or absent backend. */
-  public static final Duration DEFAULT_START_DEADLINE = (Duration) FIELDS.defaultOf("startDeadlineMs");
+  public static final Duration DEFAULT_START_DEADLINE =
+      (Duration) FIELDS.defaultOf("startDeadlineMs");
 
   /** The configuration, every value checked against its range; the call deadline always set. */
   private final io.vte.api.MetadataOptions config;
+
   private SegmentFetcher segmentFetcher;
 
   /** Creates options with the defaults. */
@@ -55,9 +67,9 @@ public final class MetadataOptions {
   }
 
   /**
-   * Reads options from JSON, strictly (unknown keys and values of the wrong type are refused); absent fields keep
-   * their defaults. Durations are in milliseconds ({@code leaseTtlMs}, {@code callDeadlineMs},
-   * {@code healthCheckIntervalMs}, {@code startDeadlineMs}).
+   * Reads options from JSON, strictly (unknown keys and values of the wrong type are refused);
+   * absent fields keep their defaults. Durations are in milliseconds ({@code leaseTtlMs}, {@code
+   * callDeadlineMs}, {@code healthCheckIntervalMs}, {@code startDeadlineMs}).
    *
    * @param json the JSON object
    * @return the options
@@ -81,34 +93,45 @@ public final class MetadataOptions {
     return config.getCallDeadline() == null ? o.setCallDeadline(callDeadline) : o;
   }
 
-  /** @return the options as JSON (the p2p segment fetcher is code, not configuration, and is left out) */
+  /**
+   * @return the options as JSON (the p2p segment fetcher is code, not configuration, and is left
+   *     out)
+   */
   public JsonObject toJson() {
     return config.toJson();
   }
 
-  /** @return the cluster prefix, starting with {@code /} and without a trailing {@code /} */
+  /**
+   * @return the cluster prefix, starting with {@code /} and without a trailing {@code /}
+   */
   public String getClusterPrefix() {
     return config.getClusterPrefix();
   }
 
   /**
-   * @param clusterPrefix the key prefix of the cluster, e.g. {@code /vte/prod}; a trailing {@code /} is dropped
+   * @param clusterPrefix the key prefix of the cluster, e.g. {@code /vte/prod}; a trailing {@code
+   *     /} is dropped
    * @return this
    */
   public MetadataOptions setClusterPrefix(String clusterPrefix) {
     FIELDS.require("clusterPrefix", clusterPrefix, LABEL);
-    config.setClusterPrefix(clusterPrefix.endsWith("/")
-        ? clusterPrefix.substring(0, clusterPrefix.length() - 1) : clusterPrefix);
+    config.setClusterPrefix(
+        clusterPrefix.endsWith("/")
+            ? clusterPrefix.substring(0, clusterPrefix.length() - 1)
+            : clusterPrefix);
     return this;
   }
 
-  /** @return the lease TTL */
+  /**
+   * @return the lease TTL
+   */
   public Duration getLeaseTtl() {
     return config.getLeaseTtl();
   }
 
   /**
-   * @param leaseTtl how long a node's entries survive it: whole seconds, 2 s to 1 hour (etcd's minimum is ~2 s)
+   * @param leaseTtl how long a node's entries survive it: whole seconds, 2 s to 1 hour (etcd's
+   *     minimum is ~2 s)
    * @return this
    */
   public MetadataOptions setLeaseTtl(Duration leaseTtl) {
@@ -116,7 +139,9 @@ public final class MetadataOptions {
     return this;
   }
 
-  /** @return the deadline of one backend call */
+  /**
+   * @return the deadline of one backend call
+   */
   public Duration getCallDeadline() {
     return config.getCallDeadline();
   }
@@ -127,35 +152,42 @@ public final class MetadataOptions {
    */
   public MetadataOptions setCallDeadline(Duration callDeadline) {
     if (callDeadline == null) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, LABEL + " 'callDeadlineMs' must be set here");
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION, LABEL + " 'callDeadlineMs' must be set here");
     }
     config.setCallDeadline(FIELDS.require("callDeadlineMs", callDeadline, LABEL));
     return this;
   }
 
-  /** @return the period of the etcd health probe */
+  /**
+   * @return the period of the etcd health probe
+   */
   public Duration getHealthCheckInterval() {
     return config.getHealthCheckInterval();
   }
 
   /**
-   * @param healthCheckInterval how often the etcd store checks that etcd and its lease are alive, 1 ms to 10 min
+   * @param healthCheckInterval how often the etcd store checks that etcd and its lease are alive, 1
+   *     ms to 10 min
    * @return this
    */
   public MetadataOptions setHealthCheckInterval(Duration healthCheckInterval) {
-    config.setHealthCheckInterval(FIELDS.require("healthCheckIntervalMs", healthCheckInterval, LABEL));
+    config.setHealthCheckInterval(
+        FIELDS.require("healthCheckIntervalMs", healthCheckInterval, LABEL));
     return this;
   }
 
-  /** @return how long start-up calls to the backend are repeated while it is slow or unreachable */
+  /**
+   * @return how long start-up calls to the backend are repeated while it is slow or unreachable
+   */
   public Duration getStartDeadline() {
     return config.getStartDeadline();
   }
 
   /**
-   * @param startDeadline how long a starting node repeats its first calls to the backend (each within the
-   *     call deadline) while they time out or find it unreachable, 1 ms to 10 min; a refusal of the
-   *     credentials fails at once
+   * @param startDeadline how long a starting node repeats its first calls to the backend (each
+   *     within the call deadline) while they time out or find it unreachable, 1 ms to 10 min; a
+   *     refusal of the credentials fails at once
    * @return this
    */
   public MetadataOptions setStartDeadline(Duration startDeadline) {
@@ -163,7 +195,9 @@ public final class MetadataOptions {
     return this;
   }
 
-  /** @return the etcd user, or null for no authentication */
+  /**
+   * @return the etcd user, or null for no authentication
+   */
   public String getEtcdUser() {
     return config.getEtcdUser();
   }
@@ -177,7 +211,9 @@ public final class MetadataOptions {
     return this;
   }
 
-  /** @return the etcd password, or null */
+  /**
+   * @return the etcd password, or null
+   */
   public String getEtcdPassword() {
     return config.getEtcdPassword();
   }
@@ -191,7 +227,10 @@ public final class MetadataOptions {
     return this;
   }
 
-  /** @return the PEM file of CAs trusted for etcd's certificate ({@code etcds://}), or null for the JDK's */
+  /**
+   * @return the PEM file of CAs trusted for etcd's certificate ({@code etcds://}), or null for the
+   *     JDK's
+   */
   public String getTlsTrustPemPath() {
     return config.getTlsTrustPemPath();
   }
@@ -205,7 +244,9 @@ public final class MetadataOptions {
     return this;
   }
 
-  /** @return the PEM client certificate chain for etcd mutual TLS, or null */
+  /**
+   * @return the PEM client certificate chain for etcd mutual TLS, or null
+   */
   public String getTlsCertPemPath() {
     return config.getTlsCertPemPath();
   }
@@ -219,7 +260,9 @@ public final class MetadataOptions {
     return this;
   }
 
-  /** @return the PEM (PKCS#8) client private key for etcd mutual TLS, or null */
+  /**
+   * @return the PEM (PKCS#8) client private key for etcd mutual TLS, or null
+   */
   public String getTlsKeyPemPath() {
     return config.getTlsKeyPemPath();
   }
@@ -233,13 +276,16 @@ public final class MetadataOptions {
     return this;
   }
 
-  /** @return how the p2p store asks a peer for its segment, or null when not set */
+  /**
+   * @return how the p2p store asks a peer for its segment, or null when not set
+   */
   public SegmentFetcher getSegmentFetcher() {
     return segmentFetcher;
   }
 
   /**
-   * Sets how the p2p store asks a peer for its descriptor, normally {@code handshakeClientPool::getSegment}.
+   * Sets how the p2p store asks a peer for its descriptor, normally {@code
+   * handshakeClientPool::getSegment}.
    *
    * @param segmentFetcher the fetcher
    * @return this
@@ -262,8 +308,18 @@ public final class MetadataOptions {
 
   @Override
   public String toString() {
-    return "MetadataOptions{prefix=" + getClusterPrefix() + ", leaseTtl=" + getLeaseTtl() + ", callDeadline="
-        + getCallDeadline() + ", startDeadline=" + getStartDeadline() + ", user=" + getEtcdUser() + ", tls="
-        + (getTlsTrustPemPath() != null || getTlsCertPemPath() != null) + "}";
+    return "MetadataOptions{prefix="
+        + getClusterPrefix()
+        + ", leaseTtl="
+        + getLeaseTtl()
+        + ", callDeadline="
+        + getCallDeadline()
+        + ", startDeadline="
+        + getStartDeadline()
+        + ", user="
+        + getEtcdUser()
+        + ", tls="
+        + (getTlsTrustPemPath() != null || getTlsCertPemPath() != null)
+        + "}";
   }
 }

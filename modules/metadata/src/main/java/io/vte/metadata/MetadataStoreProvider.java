@@ -6,13 +6,15 @@ import java.util.Set;
 
 /**
  * A metadata store implementation found at run time with {@link java.util.ServiceLoader} (listed in
- * {@code META-INF/services/io.vte.metadata.MetadataStoreProvider}), so a backend and its client libraries are
- * on the class path only for users who ask for it: {@code io.vte:vte-metadata-etcd} provides {@code etcd://}
- * and {@code etcds://}.
+ * {@code META-INF/services/io.vte.metadata.MetadataStoreProvider}), so a backend and its client
+ * libraries are on the class path only for users who ask for it: {@code io.vte:vte-metadata-etcd}
+ * provides {@code etcd://} and {@code etcds://}.
  */
 public interface MetadataStoreProvider {
 
-  /** @return the URI schemes this provider serves, e.g. {@code etcd} and {@code etcds} */
+  /**
+   * @return the URI schemes this provider serves, e.g. {@code etcd} and {@code etcds}
+   */
   Set<String> schemes();
 
   /**

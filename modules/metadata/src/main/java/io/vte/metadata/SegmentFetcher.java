@@ -16,8 +16,9 @@ public interface SegmentFetcher {
    * @param serverName the peer's server name {@code host:port}
    * @param request the request
    * @param deadline how long the call may take
-   * @return the descriptor; fails with a {@code VteException} ({@code PEER_UNREACHABLE}, {@code TIMED_OUT},
-   *     {@code SEGMENT_NOT_FOUND}, {@code PERMISSION_DENIED}, {@code PROTOCOL_ERROR})
+   * @return the descriptor; fails with a {@code VteException} ({@code PEER_UNREACHABLE}, {@code
+   *     TIMED_OUT}, {@code SEGMENT_NOT_FOUND}, {@code PERMISSION_DENIED}, {@code PROTOCOL_ERROR})
    */
-  Future<SegmentDescriptor> getSegment(String serverName, GetSegmentRequest request, Duration deadline);
+  Future<SegmentDescriptor> getSegment(
+      String serverName, GetSegmentRequest request, Duration deadline);
 }

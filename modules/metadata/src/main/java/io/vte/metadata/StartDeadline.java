@@ -10,10 +10,10 @@ import java.util.function.Function;
 
 /**
  * The deadline of a node's start-up calls to its metadata backend. A start-up call that fails with
- * {@code METADATA_UNAVAILABLE} (the backend is slow, paused or not up yet) is repeated after a short
- * back-off until it succeeds or the deadline passes, so a node starting on a loaded machine or beside a
- * backend that is itself starting does not fail at its first call deadline. Any other failure (refused
- * credentials, a closed store) ends the wait at once.
+ * {@code METADATA_UNAVAILABLE} (the backend is slow, paused or not up yet) is repeated after a
+ * short back-off until it succeeds or the deadline passes, so a node starting on a loaded machine
+ * or beside a backend that is itself starting does not fail at its first call deadline. Any other
+ * failure (refused credentials, a closed store) ends the wait at once.
  */
 public final class StartDeadline {
 
@@ -40,20 +40,22 @@ public final class StartDeadline {
     return new StartDeadline(vertx, length);
   }
 
-  /** @return the time left, zero once the deadline has passed */
+  /**
+   * @return the time left, zero once the deadline has passed
+   */
   public Duration remaining() {
     return Duration.ofNanos(Math.max(0, endNanos - System.nanoTime()));
   }
 
   /**
-   * Runs {@code attempt} until it succeeds, fails with something other than {@code METADATA_UNAVAILABLE},
-   * or the deadline passes. Back-offs run on Vert.x timers; nothing blocks.
+   * Runs {@code attempt} until it succeeds, fails with something other than {@code
+   * METADATA_UNAVAILABLE}, or the deadline passes. Back-offs run on Vert.x timers; nothing blocks.
    *
    * @param what the call, for messages (e.g. {@code "etcd start"})
    * @param attempt one try; gets the time left, which it should not outlast
    * @param <T> result type
-   * @return the first success; else the last failure, its message saying how many attempts were made
-   *     within the deadline
+   * @return the first success; else the last failure, its message saying how many attempts were
+   *     made within the deadline
    */
   public <T> Future<T> retry(String what, Function<Duration, Future<T>> attempt) {
     Promise<T> result = Promise.promise();
@@ -61,7 +63,11 @@ public final class StartDeadline {
     return result.future();
   }
 
-  private <T> void attempt(String what, Function<Duration, Future<T>> attempt, int n, long backoffMs,
+  private <T> void attempt(
+      String what,
+      Function<Duration, Future<T>> attempt,
+      int n,
+      long backoffMs,
       Promise<T> result) {
     Future<T> tried;
     try {
@@ -69,32 +75,56 @@ public final class StartDeadline {
     } catch (RuntimeException e) {
       tried = Future.failedFuture(e);
     }
-    tried.onComplete(ar -> {
-      if (ar.succeeded()) {
-        result.complete(ar.result());
-        return;
-      }
-      Throwable failure = ar.cause();
-      long leftMs = remaining().toMillis();
-      boolean unavailable = failure instanceof VteException v && v.code() == ErrorCode.METADATA_UNAVAILABLE;
-      if (!unavailable || leftMs <= 1) {
-        result.fail(unavailable && n > 1 ? new VteException(ErrorCode.METADATA_UNAVAILABLE,
-            withoutCode(failure.getMessage()) + " (" + n + " attempts within the start deadline of " + length.toMillis()
-                + " ms)", failure) : failure);
-        return;
-      }
-      // half of what is left at most, so the next attempt still has time to succeed
-      long delay = Math.max(1, Math.min(backoffMs, leftMs / 2));
-      // DEBUG: the caller reports the outcome once; a line per attempt would bury it
-      LOG.log(System.Logger.Level.DEBUG, "{0}: attempt {1} failed ({2}); trying again in {3} ms, {4} ms left",
-          what, n, failure.getMessage(), delay, leftMs);
-      vertx.setTimer(delay, id -> attempt(what, attempt, n + 1, Math.min(backoffMs * 2, MAX_BACKOFF_MS), result));
-    });
+    tried.onComplete(
+        ar -> {
+          if (ar.succeeded()) {
+            result.complete(ar.result());
+            return;
+          }
+          Throwable failure = ar.cause();
+          long leftMs = remaining().toMillis();
+          boolean unavailable =
+              failure instanceof VteException v && v.code() == ErrorCode.METADATA_UNAVAILABLE;
+          if (!unavailable || leftMs <= 1) {
+            result.fail(
+                unavailable && n > 1
+                    ? new VteException(
+                        ErrorCode.METADATA_UNAVAILABLE,
+                        withoutCode(failure.getMessage())
+                            + " ("
+                            + n
+                            + " attempts within the start deadline of "
+                            + length.toMillis()
+                            + " ms)",
+                        failure)
+                    : failure);
+            return;
+          }
+          // half of what is left at most, so the next attempt still has time to succeed
+          long delay = Math.max(1, Math.min(backoffMs, leftMs / 2));
+          // DEBUG: the caller reports the outcome once; a line per attempt would bury it
+          LOG.log(
+              System.Logger.Level.DEBUG,
+              "{0}: attempt {1} failed ({2}); trying again in {3} ms, {4} ms left",
+              what,
+              n,
+              failure.getMessage(),
+              delay,
+              leftMs);
+          vertx.setTimer(
+              delay,
+              id -> attempt(what, attempt, n + 1, Math.min(backoffMs * 2, MAX_BACKOFF_MS), result));
+        });
   }
 
-  /** The message of a failure without the {@code "METADATA_UNAVAILABLE: "} prefix its exception adds. */
+  /**
+   * The message of a failure without the {@code "METADATA_UNAVAILABLE: "} prefix its exception
+   * adds.
+   */
   private static String withoutCode(String message) {
     String prefix = ErrorCode.METADATA_UNAVAILABLE + ": ";
-    return message != null && message.startsWith(prefix) ? message.substring(prefix.length()) : message;
+    return message != null && message.startsWith(prefix)
+        ? message.substring(prefix.length())
+        : message;
   }
 }

@@ -18,16 +18,32 @@ final class Descriptors {
    * @return a descriptor with two devices and {@code buffers} buffers
    */
   static SegmentDescriptor sample(String name, String serverName, long version, int buffers) {
-    SegmentDescriptor.Builder b = SegmentDescriptor.newBuilder()
-        .setName(name).setServerName(serverName).setTransport("soft").setVersion(version);
+    SegmentDescriptor.Builder b =
+        SegmentDescriptor.newBuilder()
+            .setName(name)
+            .setServerName(serverName)
+            .setTransport("soft")
+            .setVersion(version);
     for (int d = 0; d < 2; d++) {
-      b.addDevices(DeviceDesc.newBuilder().setName("soft" + d)
-          .setGid(ByteString.copyFrom(new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, 127, 0, 0, (byte) (d + 1)}))
-          .setLid(40000 + d).setMtu(4096).setActive(true));
+      b.addDevices(
+          DeviceDesc.newBuilder()
+              .setName("soft" + d)
+              .setGid(
+                  ByteString.copyFrom(
+                      new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, 127, 0, 0, (byte) (d + 1)}))
+              .setLid(40000 + d)
+              .setMtu(4096)
+              .setActive(true));
     }
     for (int i = 0; i < buffers; i++) {
-      b.addBuffers(BufferDesc.newBuilder().setLocation("cpu:0").setAddress(0x7f0000000000L + i * 0x100000L)
-          .setLength(1 << 20).addRkeys(1000 + i).addRkeys(2000 + i).setAccess(7));
+      b.addBuffers(
+          BufferDesc.newBuilder()
+              .setLocation("cpu:0")
+              .setAddress(0x7f0000000000L + i * 0x100000L)
+              .setLength(1 << 20)
+              .addRkeys(1000 + i)
+              .addRkeys(2000 + i)
+              .setAccess(7));
     }
     return b.build();
   }

@@ -27,11 +27,18 @@ class MetadataOptionsTest {
 
   @Test
   void jsonRoundTrip() {
-    MetadataOptions o = new MetadataOptions().setClusterPrefix("/vte/prod/").setLeaseTtl(Duration.ofSeconds(5))
-        .setCallDeadline(Duration.ofMillis(1500)).setHealthCheckInterval(Duration.ofMillis(250))
-        .setStartDeadline(Duration.ofSeconds(7))
-        .setEtcdUser("u").setEtcdPassword("p").setTlsTrustPemPath("/ca.pem").setTlsCertPemPath("/c.pem")
-        .setTlsKeyPemPath("/k.pem");
+    MetadataOptions o =
+        new MetadataOptions()
+            .setClusterPrefix("/vte/prod/")
+            .setLeaseTtl(Duration.ofSeconds(5))
+            .setCallDeadline(Duration.ofMillis(1500))
+            .setHealthCheckInterval(Duration.ofMillis(250))
+            .setStartDeadline(Duration.ofSeconds(7))
+            .setEtcdUser("u")
+            .setEtcdPassword("p")
+            .setTlsTrustPemPath("/ca.pem")
+            .setTlsCertPemPath("/c.pem")
+            .setTlsKeyPemPath("/k.pem");
     assertEquals("/vte/prod", o.getClusterPrefix(), "trailing slash dropped");
     JsonObject json = o.toJson();
     assertEquals(5000L, json.getLong("leaseTtlMs"));
@@ -44,7 +51,8 @@ class MetadataOptionsTest {
 
   @Test
   void copyKeepsEverything() {
-    MetadataOptions o = new MetadataOptions().setClusterPrefix("/a").setSegmentFetcher((s, r, d) -> null);
+    MetadataOptions o =
+        new MetadataOptions().setClusterPrefix("/a").setSegmentFetcher((s, r, d) -> null);
     MetadataOptions copy = new MetadataOptions(o);
     assertEquals(o.toJson(), copy.toJson());
     assertEquals(o.getSegmentFetcher(), copy.getSegmentFetcher());
@@ -58,13 +66,19 @@ class MetadataOptionsTest {
     assertInvalid("leaseTtl", () -> new MetadataOptions().setLeaseTtl(Duration.ofSeconds(1)));
     assertInvalid("leaseTtl", () -> new MetadataOptions().setLeaseTtl(Duration.ofMillis(2500)));
     assertInvalid("callDeadline", () -> new MetadataOptions().setCallDeadline(Duration.ZERO));
-    assertInvalid("healthCheckInterval", () -> new MetadataOptions().setHealthCheckInterval(Duration.ofHours(1)));
-    assertInvalid("startDeadline", () -> new MetadataOptions().setStartDeadline(Duration.ofMinutes(11)));
-    assertInvalid("leaseTtlMs", () -> MetadataOptions.fromJson(new JsonObject().put("leaseTtlMs", "ten")));
-    assertInvalid("clusterPrefix", () -> MetadataOptions.fromJson(new JsonObject().put("clusterPrefix", 5)));
+    assertInvalid(
+        "healthCheckInterval",
+        () -> new MetadataOptions().setHealthCheckInterval(Duration.ofHours(1)));
+    assertInvalid(
+        "startDeadline", () -> new MetadataOptions().setStartDeadline(Duration.ofMinutes(11)));
+    assertInvalid(
+        "leaseTtlMs", () -> MetadataOptions.fromJson(new JsonObject().put("leaseTtlMs", "ten")));
+    assertInvalid(
+        "clusterPrefix", () -> MetadataOptions.fromJson(new JsonObject().put("clusterPrefix", 5)));
   }
 
-  private static void assertInvalid(String field, org.junit.jupiter.api.function.Executable action) {
+  private static void assertInvalid(
+      String field, org.junit.jupiter.api.function.Executable action) {
     VteException e = assertThrows(VteException.class, action);
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains(field), e.getMessage());

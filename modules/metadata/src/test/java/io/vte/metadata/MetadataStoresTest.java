@@ -11,7 +11,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Store look-up on this module's class path, which has no etcd store (it lives in vte-metadata-etcd). */
+/**
+ * Store look-up on this module's class path, which has no etcd store (it lives in
+ * vte-metadata-etcd).
+ */
 class MetadataStoresTest {
 
   private final Vertx vertx = Vertx.vertx();
@@ -24,7 +27,9 @@ class MetadataStoresTest {
   @ParameterizedTest
   @ValueSource(strings = {"etcd://127.0.0.1:2379", "etcds://etcd.example:2379"})
   void etcdWithoutItsArtifactIsAConfigurationErrorNamingTheArtifact(String uri) {
-    VteException e = assertThrows(VteException.class, () -> MetadataStores.create(vertx, uri, new MetadataOptions()));
+    VteException e =
+        assertThrows(
+            VteException.class, () -> MetadataStores.create(vertx, uri, new MetadataOptions()));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains(uri), e.getMessage());
     assertTrue(e.getMessage().contains("io.vte:vte-metadata-etcd"), e.getMessage());

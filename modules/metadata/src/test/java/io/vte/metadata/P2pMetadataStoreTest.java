@@ -63,32 +63,39 @@ class P2pMetadataStoreTest {
 
   /** A server whose GetSegment answers with {@code segments}; the other calls are not used here. */
   private HandshakeServer server(Function<GetSegmentRequest, Future<SegmentDescriptor>> segments) {
-    HandshakeHandler handler = new HandshakeHandler() {
-      @Override
-      public Future<ConnectReply> connect(ConnectRequest request) {
-        return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, "not used"));
-      }
+    HandshakeHandler handler =
+        new HandshakeHandler() {
+          @Override
+          public Future<ConnectReply> connect(ConnectRequest request) {
+            return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, "not used"));
+          }
 
-      @Override
-      public Future<SegmentDescriptor> getSegment(GetSegmentRequest request) {
-        requests.add(request);
-        return segments.apply(request);
-      }
+          @Override
+          public Future<SegmentDescriptor> getSegment(GetSegmentRequest request) {
+            requests.add(request);
+            return segments.apply(request);
+          }
 
-      @Override
-      public Future<NotifyReply> notify(NotifyRequest request) {
-        return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, "not used"));
-      }
-    };
-    HandshakeServer s = Await.result(HandshakeServer.start(vertx,
-        new HandshakeServerOptions().setHost("127.0.0.1").setPort(0), handler), WAIT);
+          @Override
+          public Future<NotifyReply> notify(NotifyRequest request) {
+            return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, "not used"));
+          }
+        };
+    HandshakeServer s =
+        Await.result(
+            HandshakeServer.start(
+                vertx, new HandshakeServerOptions().setHost("127.0.0.1").setPort(0), handler),
+            WAIT);
     servers.add(s);
     return s;
   }
 
   private MetadataStore p2p(Duration deadline) {
-    MetadataStore store = MetadataStores.create(vertx, "p2p",
-        new MetadataOptions().setHandshakeClientPool(pool).setCallDeadline(deadline));
+    MetadataStore store =
+        MetadataStores.create(
+            vertx,
+            "p2p",
+            new MetadataOptions().setHandshakeClientPool(pool).setCallDeadline(deadline));
     Await.result(store.start(), WAIT);
     return store;
   }
@@ -100,9 +107,16 @@ class P2pMetadataStoreTest {
   @Test
   void lookupAsksThePeerWhoServesWhatItsOwnStorePublished() {
     MetadataStore peerStore = p2p(Duration.ofSeconds(3));
-    HandshakeServer peer = server(req -> peerStore.local(req.getName())
-        .map(Future::succeededFuture)
-        .orElseGet(() -> Future.failedFuture(new VteException(ErrorCode.SEGMENT_NOT_FOUND, req.getName()))));
+    HandshakeServer peer =
+        server(
+            req ->
+                peerStore
+                    .local(req.getName())
+                    .map(Future::succeededFuture)
+                    .orElseGet(
+                        () ->
+                            Future.failedFuture(
+                                new VteException(ErrorCode.SEGMENT_NOT_FOUND, req.getName()))));
     SegmentDescriptor d = Descriptors.sample(peer.serverName(), peer.serverName(), 4, 2);
     Await.result(peerStore.publish(d), WAIT);
 
@@ -139,10 +153,16 @@ class P2pMetadataStoreTest {
 
   @Test
   void descriptorWithoutServerNameIsAProtocolError() {
-    HandshakeServer peer = server(req -> Future.succeededFuture(
-        Descriptors.sample(req.getName(), "127.0.0.1:1", 1, 1).toBuilder().clearServerName().build()));
+    HandshakeServer peer =
+        server(
+            req ->
+                Future.succeededFuture(
+                    Descriptors.sample(req.getName(), "127.0.0.1:1", 1, 1).toBuilder()
+                        .clearServerName()
+                        .build()));
     MetadataStore store = p2p(Duration.ofSeconds(3));
-    VteException e = assertInstanceOf(VteException.class, Await.failure(store.lookup(peer.serverName()), WAIT));
+    VteException e =
+        assertInstanceOf(VteException.class, Await.failure(store.lookup(peer.serverName()), WAIT));
     assertEquals(ErrorCode.PROTOCOL_ERROR, e.code());
     assertTrue(e.getMessage().contains("server_name"), e.getMessage());
   }
@@ -152,16 +172,24 @@ class P2pMetadataStoreTest {
     MetadataStore store = p2p(Duration.ofSeconds(3));
     assertEquals(ErrorCode.INVALID_ARGUMENT, codeOf(store.lookup("")));
     assertEquals(ErrorCode.INVALID_ARGUMENT, codeOf(store.lookup("no-port-here")));
-    assertEquals(ErrorCode.INVALID_ARGUMENT, codeOf(store.publish(SegmentDescriptor.getDefaultInstance())));
-    SegmentDescriptor unevenRkeys = Descriptors.sample("a:1", "a:1", 1, 1).toBuilder()
-        .setBuffers(0, Descriptors.sample("a:1", "a:1", 1, 1).getBuffers(0).toBuilder().clearRkeys().addRkeys(1))
-        .build();
+    assertEquals(
+        ErrorCode.INVALID_ARGUMENT, codeOf(store.publish(SegmentDescriptor.getDefaultInstance())));
+    SegmentDescriptor unevenRkeys =
+        Descriptors.sample("a:1", "a:1", 1, 1).toBuilder()
+            .setBuffers(
+                0,
+                Descriptors.sample("a:1", "a:1", 1, 1).getBuffers(0).toBuilder()
+                    .clearRkeys()
+                    .addRkeys(1))
+            .build();
     assertEquals(ErrorCode.INVALID_ARGUMENT, codeOf(store.publish(unevenRkeys)));
   }
 
   @Test
   void p2pWithoutAFetcherIsAConfigurationError() {
-    VteException e = assertThrows(VteException.class, () -> MetadataStores.create(vertx, "p2p", new MetadataOptions()));
+    VteException e =
+        assertThrows(
+            VteException.class, () -> MetadataStores.create(vertx, "p2p", new MetadataOptions()));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
   }
 
@@ -170,6 +198,7 @@ class P2pMetadataStoreTest {
     MetadataStore store = p2p(Duration.ofSeconds(3));
     Await.result(store.close(), WAIT);
     assertEquals(ErrorCode.ENGINE_CLOSED, codeOf(store.lookup("127.0.0.1:1")));
-    assertEquals(ErrorCode.ENGINE_CLOSED, codeOf(store.publish(Descriptors.sample("a:1", "a:1", 1, 1))));
+    assertEquals(
+        ErrorCode.ENGINE_CLOSED, codeOf(store.publish(Descriptors.sample("a:1", "a:1", 1, 1))));
   }
 }

@@ -7,7 +7,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-/** Waits for a condition or a future with a deadline, never with a bare sleep. For test threads only. */
+/**
+ * Waits for a condition or a future with a deadline, never with a bare sleep. For test threads
+ * only.
+ */
 public final class Await {
 
   private Await() {}
@@ -41,17 +44,19 @@ public final class Await {
    * @param value supplier of the current value
    * @param <T> value type
    */
-  public static <T> void untilEquals(String what, Duration deadline, T expected, Supplier<T> value) {
+  public static <T> void untilEquals(
+      String what, Duration deadline, T expected, Supplier<T> value) {
     try {
       until(what, deadline, () -> java.util.Objects.equals(expected, value.get()));
     } catch (AssertionError e) {
-      throw new AssertionError(e.getMessage() + " (expected " + expected + ", last " + value.get() + ")");
+      throw new AssertionError(
+          e.getMessage() + " (expected " + expected + ", last " + value.get() + ")");
     }
   }
 
   /**
-   * Waits until {@code value} returns something {@code accepted}, and returns that value, so a test can
-   * go on asserting on the very state it waited for; the failure message shows the last value.
+   * Waits until {@code value} returns something {@code accepted}, and returns that value, so a test
+   * can go on asserting on the very state it waited for; the failure message shows the last value.
    *
    * @param what description
    * @param deadline how long to wait at most
@@ -60,13 +65,18 @@ public final class Await {
    * @param <T> value type
    * @return the first value accepted
    */
-  public static <T> T value(String what, Duration deadline, Supplier<T> value, java.util.function.Predicate<T> accepted) {
-    java.util.concurrent.atomic.AtomicReference<T> last = new java.util.concurrent.atomic.AtomicReference<>();
+  public static <T> T value(
+      String what, Duration deadline, Supplier<T> value, java.util.function.Predicate<T> accepted) {
+    java.util.concurrent.atomic.AtomicReference<T> last =
+        new java.util.concurrent.atomic.AtomicReference<>();
     try {
-      until(what, deadline, () -> {
-        last.set(value.get());
-        return accepted.test(last.get());
-      });
+      until(
+          what,
+          deadline,
+          () -> {
+            last.set(value.get());
+            return accepted.test(last.get());
+          });
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + " (last " + last.get() + ")");
     }
@@ -84,7 +94,10 @@ public final class Await {
    */
   public static <T> T result(Future<T> future, Duration deadline) {
     try {
-      return future.toCompletionStage().toCompletableFuture().get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+      return future
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(deadline.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       throw new AssertionError("future not complete after " + deadline);
     } catch (java.util.concurrent.ExecutionException e) {
@@ -112,7 +125,11 @@ public final class Await {
    */
   public static Throwable failure(Future<?> future, Duration deadline) {
     try {
-      Object r = future.toCompletionStage().toCompletableFuture().get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+      Object r =
+          future
+              .toCompletionStage()
+              .toCompletableFuture()
+              .get(deadline.toMillis(), TimeUnit.MILLISECONDS);
       throw new AssertionError("expected a failure, got success: " + r);
     } catch (TimeoutException e) {
       throw new AssertionError("future not complete after " + deadline);

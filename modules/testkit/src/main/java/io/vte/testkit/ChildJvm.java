@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A main class in a child JVM on the calling test's class path, optionally through a launcher (e.g.
- * {@code ip netns exec NS}, which must exec what follows: {@code env}, which execs the JVM, so this process is the
- * child's); its stdout and stderr lines are collected as they come. {@link #close()} kills it if it still runs.
+ * {@code ip netns exec NS}, which must exec what follows: {@code env}, which execs the JVM, so this
+ * process is the child's); its stdout and stderr lines are collected as they come. {@link #close()}
+ * kills it if it still runs.
  */
 public class ChildJvm implements AutoCloseable {
 
@@ -37,9 +38,18 @@ public class ChildJvm implements AutoCloseable {
    */
   public ChildJvm(List<String> launcher, String mainClass, List<String> args) throws IOException {
     List<String> cmd = new ArrayList<>(launcher);
-    // SIGINT back to its default: a child of a background job inherits it ignored, and the JVM then never sees it
-    cmd.addAll(List.of("env", "--default-signal=INT", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx256m", "-XX:MaxDirectMemorySize=1g", "-cp", classPath(), mainClass));
+    // SIGINT back to its default: a child of a background job inherits it ignored, and the JVM then
+    // never sees it
+    cmd.addAll(
+        List.of(
+            "env",
+            "--default-signal=INT",
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx256m",
+            "-XX:MaxDirectMemorySize=1g",
+            "-cp",
+            classPath(),
+            mainClass));
     cmd.addAll(args);
     process = new ProcessBuilder(cmd).start();
     process.getOutputStream().close();
@@ -48,8 +58,8 @@ public class ChildJvm implements AutoCloseable {
   }
 
   /**
-   * This test's class path, with the project's own jars copied once: other builds may re-install them in the
-   * local repository while tests run, and a child must not open a half-written jar.
+   * This test's class path, with the project's own jars copied once: other builds may re-install
+   * them in the local repository while tests run, and a child must not open a half-written jar.
    */
   private static synchronized String classPath() throws IOException {
     if (classPath == null) {
@@ -73,37 +83,47 @@ public class ChildJvm implements AutoCloseable {
   }
 
   private void pump(InputStream in, List<String> lines, String name) {
-    Thread t = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-        for (String line = r.readLine(); line != null; line = r.readLine()) {
-          synchronized (lines) {
-            lines.add(line);
-          }
-        }
-      } catch (IOException e) {
-        // the child went away: what was read stays
-      }
-    }, "child-" + process.pid() + "-" + name);
+    Thread t =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                for (String line = r.readLine(); line != null; line = r.readLine()) {
+                  synchronized (lines) {
+                    lines.add(line);
+                  }
+                }
+              } catch (IOException e) {
+                // the child went away: what was read stays
+              }
+            },
+            "child-" + process.pid() + "-" + name);
     t.setDaemon(true);
     t.start();
     pumps.add(t);
   }
 
-  /** @return the stdout lines so far */
+  /**
+   * @return the stdout lines so far
+   */
   public List<String> out() {
     synchronized (out) {
       return List.copyOf(out);
     }
   }
 
-  /** @return the stderr lines so far */
+  /**
+   * @return the stderr lines so far
+   */
   public List<String> err() {
     synchronized (err) {
       return List.copyOf(err);
     }
   }
 
-  /** @return the OS process */
+  /**
+   * @return the OS process
+   */
   public Process process() {
     return process;
   }
@@ -116,7 +136,9 @@ public class ChildJvm implements AutoCloseable {
    * @throws AssertionError when the deadline passes first
    */
   public String firstLine(Duration deadline) {
-    Await.until("a line from the child (stderr so far: " + err() + ")", deadline,
+    Await.until(
+        "a line from the child (stderr so far: " + err() + ")",
+        deadline,
         () -> !out().isEmpty() || !process.isAlive());
     return out().isEmpty() ? null : out().get(0);
   }
@@ -147,7 +169,8 @@ public class ChildJvm implements AutoCloseable {
    * @throws InterruptedException when interrupted
    */
   public void interrupt() throws IOException, InterruptedException {
-    Process kill = new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
+    Process kill =
+        new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
     if (kill.waitFor() != 0) {
       throw new AssertionError("kill -INT " + process.pid() + " failed");
     }
@@ -167,7 +190,8 @@ public class ChildJvm implements AutoCloseable {
         process.waitFor(30, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for child " + process.pid() + " to die", e);
+        throw new IllegalStateException(
+            "interrupted while waiting for child " + process.pid() + " to die", e);
       }
     }
   }

@@ -17,15 +17,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A real single-member etcd server for tests: the Debian {@code etcd-server} binary started on 127.0.0.1
- * with free client and peer ports and a temporary data directory. {@link #startIn} starts it elsewhere: through a
- * launcher such as {@code ip netns exec NS}, bound to an address of that network namespace; then every check and
- * {@code etcdctl} call runs through the same launcher.
+ * A real single-member etcd server for tests: the Debian {@code etcd-server} binary started on
+ * 127.0.0.1 with free client and peer ports and a temporary data directory. {@link #startIn} starts
+ * it elsewhere: through a launcher such as {@code ip netns exec NS}, bound to an address of that
+ * network namespace; then every check and {@code etcdctl} call runs through the same launcher.
  *
- * <p>{@link #stop()}, {@link #kill()} and {@link #restart()} simulate outages: a restart reuses the same
- * ports and data directory, so keys, leases and revisions survive as they would on a real member.
- * {@link #close()} kills the process and deletes the data directory. When the binary is missing the
- * harness fails (never skips) and says how to install it.
+ * <p>{@link #stop()}, {@link #kill()} and {@link #restart()} simulate outages: a restart reuses the
+ * same ports and data directory, so keys, leases and revisions survive as they would on a real
+ * member. {@link #close()} kills the process and deletes the data directory. When the binary is
+ * missing the harness fails (never skips) and says how to install it.
  *
  * <p>With {@link #start(Tls)} the client listener speaks TLS and requires a client certificate.
  *
@@ -62,7 +62,14 @@ public final class EtcdServer implements AutoCloseable {
   private final Thread killOnExit;
   private Process process;
 
-  private EtcdServer(Path binary, Path dir, int clientPort, int peerPort, Tls tls, List<String> launcher, String host) {
+  private EtcdServer(
+      Path binary,
+      Path dir,
+      int clientPort,
+      int peerPort,
+      Tls tls,
+      List<String> launcher,
+      String host) {
     this.binary = binary;
     this.dir = dir;
     this.dataDir = dir.resolve("data");
@@ -97,9 +104,9 @@ public final class EtcdServer implements AutoCloseable {
   }
 
   /**
-   * Starts a new plain-text server through a launcher that execs it (e.g. {@code ip netns exec NS}, for a network
-   * namespace of its own), listening on {@code host}, and waits until {@code etcdctl} (through the same launcher)
-   * reports it healthy.
+   * Starts a new plain-text server through a launcher that execs it (e.g. {@code ip netns exec NS},
+   * for a network namespace of its own), listening on {@code host}, and waits until {@code etcdctl}
+   * (through the same launcher) reports it healthy.
    *
    * @param launcher the command the etcd command line is appended to
    * @param host the address etcd listens on and advertises, one of the launcher's network namespace
@@ -113,8 +120,11 @@ public final class EtcdServer implements AutoCloseable {
   private static EtcdServer start(Tls tls, List<String> launcher, String host) {
     Path binary = Paths.get(System.getProperty(BINARY_PROPERTY, "/usr/bin/etcd"));
     if (!Files.isExecutable(binary)) {
-      throw new AssertionError("etcd binary not found at " + binary + ": run the README's test command"
-          + " (./run-tests installs the Debian package etcd-server) or apt-get install -y etcd-server");
+      throw new AssertionError(
+          "etcd binary not found at "
+              + binary
+              + ": run the README's test command"
+              + " (./run-tests installs the Debian package etcd-server) or apt-get install -y etcd-server");
     }
     try {
       Path dir = Files.createTempDirectory("vte-etcd-");
@@ -128,32 +138,47 @@ public final class EtcdServer implements AutoCloseable {
     }
   }
 
-  /** @return the client endpoint, {@code http://host:port} ({@code https} with TLS) */
+  /**
+   * @return the client endpoint, {@code http://host:port} ({@code https} with TLS)
+   */
   public String endpoint() {
     return (tls == null ? "http" : "https") + "://" + hostPort();
   }
 
-  /** @return {@code host:port} of the client listener (host 127.0.0.1 unless started elsewhere), for {@code etcd://} URIs */
+  /**
+   * @return {@code host:port} of the client listener (host 127.0.0.1 unless started elsewhere), for
+   *     {@code etcd://} URIs
+   */
   public String hostPort() {
     return host + ":" + clientPort;
   }
 
-  /** @return the metadata URI for this server, {@code etcd://127.0.0.1:port} ({@code etcds} with TLS) */
+  /**
+   * @return the metadata URI for this server, {@code etcd://127.0.0.1:port} ({@code etcds} with
+   *     TLS)
+   */
   public String uri() {
     return (tls == null ? "etcd" : "etcds") + "://" + hostPort();
   }
 
-  /** @return the client port */
+  /**
+   * @return the client port
+   */
   public int clientPort() {
     return clientPort;
   }
 
-  /** @return true while the etcd process is alive */
+  /**
+   * @return true while the etcd process is alive
+   */
   public boolean isRunning() {
     return process != null && process.isAlive();
   }
 
-  /** Stops the server gracefully (SIGTERM) and waits for it to exit. Data is kept for {@link #restart()}. */
+  /**
+   * Stops the server gracefully (SIGTERM) and waits for it to exit. Data is kept for {@link
+   * #restart()}.
+   */
   public void stop() {
     if (isRunning()) {
       signal("-CONT"); // a paused member must run to act on SIGTERM
@@ -203,18 +228,26 @@ public final class EtcdServer implements AutoCloseable {
   public String etcdctl(String... args) {
     Path ctl = binary.resolveSibling("etcdctl");
     if (!Files.isExecutable(ctl)) {
-      throw new AssertionError("etcdctl not found at " + ctl + ": run the README's test command"
-          + " (./run-tests installs the Debian package etcd-client) or apt-get install -y etcd-client");
+      throw new AssertionError(
+          "etcdctl not found at "
+              + ctl
+              + ": run the README's test command"
+              + " (./run-tests installs the Debian package etcd-client) or apt-get install -y etcd-client");
     }
     List<String> cmd = new java.util.ArrayList<>(launcher);
     cmd.addAll(List.of(ctl.toString(), "--endpoints=" + endpoint()));
     if (tls != null) {
-      cmd.addAll(List.of("--cacert=" + tls.ca(), "--cert=" + tls.clientCert(), "--key=" + tls.clientKey()));
+      cmd.addAll(
+          List.of(
+              "--cacert=" + tls.ca(), "--cert=" + tls.clientCert(), "--key=" + tls.clientKey()));
     }
     cmd.addAll(List.of(args));
     try {
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+      Process p =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+              .start();
       p.getOutputStream().close();
       byte[] out = p.getInputStream().readAllBytes();
       if (!p.waitFor(EXIT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -253,21 +286,38 @@ public final class EtcdServer implements AutoCloseable {
   private void launch() {
     String peer = "http://" + host + ":" + peerPort;
     List<String> cmd = new java.util.ArrayList<>(launcher);
-    cmd.addAll(List.of(binary.toString(),
-        "--name", "vte-test",
-        "--data-dir", dataDir.toString(),
-        "--listen-client-urls", endpoint(),
-        "--advertise-client-urls", endpoint(),
-        "--listen-peer-urls", peer,
-        "--initial-advertise-peer-urls", peer,
-        "--initial-cluster", "vte-test=" + peer));
+    cmd.addAll(
+        List.of(
+            binary.toString(),
+            "--name",
+            "vte-test",
+            "--data-dir",
+            dataDir.toString(),
+            "--listen-client-urls",
+            endpoint(),
+            "--advertise-client-urls",
+            endpoint(),
+            "--listen-peer-urls",
+            peer,
+            "--initial-advertise-peer-urls",
+            peer,
+            "--initial-cluster",
+            "vte-test=" + peer));
     if (tls != null) {
-      cmd.addAll(List.of("--cert-file", tls.serverCert().toString(), "--key-file", tls.serverKey().toString(),
-          "--trusted-ca-file", tls.ca().toString(), "--client-cert-auth"));
+      cmd.addAll(
+          List.of(
+              "--cert-file",
+              tls.serverCert().toString(),
+              "--key-file",
+              tls.serverKey().toString(),
+              "--trusted-ca-file",
+              tls.ca().toString(),
+              "--client-cert-auth"));
     }
-    ProcessBuilder pb = new ProcessBuilder(cmd)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     try {
       process = pb.start();
     } catch (IOException e) {
@@ -275,12 +325,16 @@ public final class EtcdServer implements AutoCloseable {
     }
     long end = System.nanoTime() + HEALTH_DEADLINE.toNanos();
     try {
-      Await.until("etcd healthy on " + endpoint(), HEALTH_DEADLINE, () -> {
-        if (!process.isAlive()) {
-          throw new AssertionError("etcd exited with " + process.exitValue() + ": " + logTail());
-        }
-        return healthy(Math.max(1, (int) ((end - System.nanoTime()) / 1_000_000)));
-      });
+      Await.until(
+          "etcd healthy on " + endpoint(),
+          HEALTH_DEADLINE,
+          () -> {
+            if (!process.isAlive()) {
+              throw new AssertionError(
+                  "etcd exited with " + process.exitValue() + ": " + logTail());
+            }
+            return healthy(Math.max(1, (int) ((end - System.nanoTime()) / 1_000_000)));
+          });
     } catch (AssertionError e) {
       destroyForcibly();
       throw new AssertionError(e.getMessage() + "; log: " + logTail(), e);
@@ -288,9 +342,9 @@ public final class EtcdServer implements AutoCloseable {
   }
 
   /**
-   * Reads one unlabeled counter or gauge from etcd's Prometheus endpoint, e.g.
-   * {@code etcd_debugging_mvcc_range_total} (how many range reads etcd served). Plain-text servers on 127.0.0.1
-   * only.
+   * Reads one unlabeled counter or gauge from etcd's Prometheus endpoint, e.g. {@code
+   * etcd_debugging_mvcc_range_total} (how many range reads etcd served). Plain-text servers on
+   * 127.0.0.1 only.
    *
    * @param name the metric name
    * @return its value
@@ -298,7 +352,8 @@ public final class EtcdServer implements AutoCloseable {
    */
   public double metric(String name) {
     if (tls != null || !launcher.isEmpty()) {
-      throw new IllegalStateException("metric() reads plain-text servers in this network namespace only");
+      throw new IllegalStateException(
+          "metric() reads plain-text servers in this network namespace only");
     }
     try {
       String reply = httpGet("/metrics", 5000);
@@ -323,7 +378,9 @@ public final class EtcdServer implements AutoCloseable {
     }
     try {
       String reply = httpGet("/health", timeoutMs);
-      return reply.startsWith("HTTP/1.") && reply.contains(" 200 ") && reply.contains("\"health\":\"true\"");
+      return reply.startsWith("HTTP/1.")
+          && reply.contains(" 200 ")
+          && reply.contains("\"health\":\"true\"");
     } catch (IOException notYet) {
       return false;
     }
@@ -334,7 +391,9 @@ public final class EtcdServer implements AutoCloseable {
       s.connect(new InetSocketAddress("127.0.0.1", clientPort), Math.min(timeoutMs, 1000));
       s.setSoTimeout(Math.min(timeoutMs, 5000));
       OutputStream out = s.getOutputStream();
-      out.write(("GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          ("GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       InputStream in = s.getInputStream();
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -346,7 +405,8 @@ public final class EtcdServer implements AutoCloseable {
       throw new IllegalStateException("etcd is not running on " + endpoint());
     }
     try {
-      Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
+      Process kill =
+          new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
       if (!kill.waitFor(EXIT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS) || kill.exitValue() != 0) {
         throw new AssertionError("kill " + signal + " " + process.pid() + " failed");
       }

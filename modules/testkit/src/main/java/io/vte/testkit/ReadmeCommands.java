@@ -10,21 +10,24 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code ./vte ...} commands a Markdown file prints, in inline code spans and in lines of fenced {@code sh}
- * blocks, so that tests run what the README shows and fail when it drifts.
+ * The {@code ./vte ...} commands a Markdown file prints, in inline code spans and in lines of
+ * fenced {@code sh} blocks, so that tests run what the README shows and fail when it drifts.
  */
 public final class ReadmeCommands {
 
   /**
    * One command as printed.
    *
-   * @param command the command line, {@code ./vte ...}, whitespace collapsed, without a trailing comment
-   * @param comment the trailing {@code # ...} comment of its shell line without the {@code #}, or "" (code spans
-   *     and lines without one)
+   * @param command the command line, {@code ./vte ...}, whitespace collapsed, without a trailing
+   *     comment
+   * @param comment the trailing {@code # ...} comment of its shell line without the {@code #}, or
+   *     "" (code spans and lines without one)
    */
   public record Command(String command, String comment) {
 
-    /** @return the arguments after {@code ./vte} */
+    /**
+     * @return the arguments after {@code ./vte}
+     */
     public List<String> args() {
       List<String> words = List.of(command.split(" "));
       return words.subList(1, words.size());
@@ -39,15 +42,16 @@ public final class ReadmeCommands {
 
   /**
    * @param markdown the file
-   * @return every command in it: first those of the shell blocks (in order), then those of the code spans
-   *     outside fenced blocks; a span with a {@code [} (an option synopsis) is not a command
+   * @return every command in it: first those of the shell blocks (in order), then those of the code
+   *     spans outside fenced blocks; a span with a {@code [} (an option synopsis) is not a command
    */
   public static List<Command> of(Path markdown) {
     return in(read(markdown));
   }
 
   /**
-   * The commands of one part of a file: from the first occurrence of {@code from} to the next {@code to}.
+   * The commands of one part of a file: from the first occurrence of {@code from} to the next
+   * {@code to}.
    *
    * @param markdown the file
    * @param from text that starts the part, e.g. a bold paragraph title

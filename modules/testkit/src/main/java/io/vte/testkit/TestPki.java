@@ -11,9 +11,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A throwaway certificate authority made with the {@code openssl} command line in a temporary directory: the CA and,
- * for each identity asked for, a key and a certificate it signed for 127.0.0.1 and localhost, good for both server and
- * client authentication (PEM, PKCS#8 keys). Closing deletes the directory.
+ * A throwaway certificate authority made with the {@code openssl} command line in a temporary
+ * directory: the CA and, for each identity asked for, a key and a certificate it signed for
+ * 127.0.0.1 and localhost, good for both server and client authentication (PEM, PKCS#8 keys).
+ * Closing deletes the directory.
  */
 public final class TestPki implements AutoCloseable {
 
@@ -33,8 +34,20 @@ public final class TestPki implements AutoCloseable {
   public static TestPki create(String... identities) {
     try {
       TestPki pki = new TestPki(Files.createTempDirectory("vte-pki-"));
-      pki.openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=vte-test-ca",
-          "-keyout", "ca.key", "-out", "ca.pem");
+      pki.openssl(
+          "req",
+          "-x509",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-days",
+          "2",
+          "-subj",
+          "/CN=vte-test-ca",
+          "-keyout",
+          "ca.key",
+          "-out",
+          "ca.pem");
       for (String identity : identities) {
         pki.sign(identity);
       }
@@ -45,12 +58,37 @@ public final class TestPki implements AutoCloseable {
   }
 
   private void sign(String identity) throws IOException {
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=vte-" + identity,
-        "-keyout", identity + ".key", "-out", identity + ".csr");
-    Files.writeString(dir.resolve(identity + ".ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n"
-        + "extendedKeyUsage=serverAuth,clientAuth\n", StandardCharsets.US_ASCII);
-    openssl("x509", "-req", "-in", identity + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-        "-days", "2", "-extfile", identity + ".ext", "-out", identity + ".pem");
+    openssl(
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=vte-" + identity,
+        "-keyout",
+        identity + ".key",
+        "-out",
+        identity + ".csr");
+    Files.writeString(
+        dir.resolve(identity + ".ext"),
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\n" + "extendedKeyUsage=serverAuth,clientAuth\n",
+        StandardCharsets.US_ASCII);
+    openssl(
+        "x509",
+        "-req",
+        "-in",
+        identity + ".csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-extfile",
+        identity + ".ext",
+        "-out",
+        identity + ".pem");
   }
 
   /**
@@ -94,7 +132,8 @@ public final class TestPki implements AutoCloseable {
   private void openssl(String... args) throws IOException {
     List<String> command = new ArrayList<>(List.of("openssl"));
     command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+    Process process =
+        new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
     process.getOutputStream().close();
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     try {

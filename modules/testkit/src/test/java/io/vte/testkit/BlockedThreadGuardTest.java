@@ -17,20 +17,28 @@ class BlockedThreadGuardTest {
 
   @Test
   void seesABlockedEventLoop() {
-    Vertx vertx = Vertx.vertx(new VertxOptions()
-        .setBlockedThreadCheckInterval(20).setBlockedThreadCheckIntervalUnit(TimeUnit.MILLISECONDS)
-        .setMaxEventLoopExecuteTime(50).setMaxEventLoopExecuteTimeUnit(TimeUnit.MILLISECONDS));
+    Vertx vertx =
+        Vertx.vertx(
+            new VertxOptions()
+                .setBlockedThreadCheckInterval(20)
+                .setBlockedThreadCheckIntervalUnit(TimeUnit.MILLISECONDS)
+                .setMaxEventLoopExecuteTime(50)
+                .setMaxEventLoopExecuteTimeUnit(TimeUnit.MILLISECONDS));
     AtomicBoolean release = new AtomicBoolean();
     List<String> seen = new ArrayList<>();
     try {
       // Deliberately hog the event loop until the checker has reported it (at most 5 s).
-      vertx.runOnContext(v -> {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!release.get() && System.nanoTime() < end) {
-          Thread.onSpinWait();
-        }
-      });
-      Await.until("a blocked-thread warning", Duration.ofSeconds(10), () -> seen.addAll(BlockedThreadGuard.drain()));
+      vertx.runOnContext(
+          v -> {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!release.get() && System.nanoTime() < end) {
+              Thread.onSpinWait();
+            }
+          });
+      Await.until(
+          "a blocked-thread warning",
+          Duration.ofSeconds(10),
+          () -> seen.addAll(BlockedThreadGuard.drain()));
     } finally {
       release.set(true);
       Await.result(vertx.close(), Duration.ofSeconds(10));

@@ -25,16 +25,23 @@ class TestPkiTest {
   @Test
   void certificatesAreSignedByTheirCaForLoopbackAndCloseDeletesThem() throws Exception {
     Path dir;
-    try (TestPki pki = TestPki.create("server", "client"); TestPki other = TestPki.create("server")) {
+    try (TestPki pki = TestPki.create("server", "client");
+        TestPki other = TestPki.create("server")) {
       dir = pki.dir();
       X509Certificate ca = read(pki.caCert());
       for (String identity : List.of("server", "client")) {
         X509Certificate cert = read(pki.cert(identity));
         cert.verify(ca.getPublicKey());
         assertEquals("CN=vte-" + identity, cert.getSubjectX500Principal().getName());
-        assertTrue(cert.getSubjectAlternativeNames().stream().anyMatch(san -> san.get(1).equals("127.0.0.1")));
-        assertTrue(cert.getExtendedKeyUsage().containsAll(List.of("1.3.6.1.5.5.7.3.1", "1.3.6.1.5.5.7.3.2")));
-        assertTrue(Files.readString(pki.key(identity)).startsWith("-----BEGIN PRIVATE KEY-----"), "PKCS#8 key");
+        assertTrue(
+            cert.getSubjectAlternativeNames().stream()
+                .anyMatch(san -> san.get(1).equals("127.0.0.1")));
+        assertTrue(
+            cert.getExtendedKeyUsage()
+                .containsAll(List.of("1.3.6.1.5.5.7.3.1", "1.3.6.1.5.5.7.3.2")));
+        assertTrue(
+            Files.readString(pki.key(identity)).startsWith("-----BEGIN PRIVATE KEY-----"),
+            "PKCS#8 key");
       }
       X509Certificate stranger = read(other.cert("server"));
       assertThrows(SignatureException.class, () -> stranger.verify(ca.getPublicKey()));

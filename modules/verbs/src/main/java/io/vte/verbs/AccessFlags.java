@@ -5,12 +5,16 @@ public final class AccessFlags {
 
   /** The local HCA may write the region (needed for RECV and READ targets). */
   public static final int LOCAL_WRITE = 1;
+
   /** Peers may RDMA WRITE into the region. */
   public static final int REMOTE_WRITE = 1 << 1;
+
   /** Peers may RDMA READ from the region. */
   public static final int REMOTE_READ = 1 << 2;
+
   /** Peers may perform atomics on the region (not implemented by soft verbs). */
   public static final int REMOTE_ATOMIC = 1 << 3;
+
   /** Every flag VTE uses for a remotely accessible buffer. */
   public static final int ALL_REMOTE = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ;
 
@@ -25,11 +29,13 @@ public final class AccessFlags {
    */
   public static void validate(int flags) {
     if ((flags & ~KNOWN) != 0) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT,
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
           "unknown access flag bits 0x" + Integer.toHexString(flags & ~KNOWN));
     }
     if ((flags & REMOTE_WRITE) != 0 && (flags & LOCAL_WRITE) == 0) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT,
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
           "REMOTE_WRITE requires LOCAL_WRITE (flags 0x" + Integer.toHexString(flags) + ")");
     }
   }

@@ -1,8 +1,8 @@
 package io.vte.verbs;
 
 /**
- * An async event of a device ({@code ibv_async_event}), delivered once to the context's
- * {@link AsyncEventHandler}.
+ * An async event of a device ({@code ibv_async_event}), delivered once to the context's {@link
+ * AsyncEventHandler}.
  *
  * @param type what happened
  * @param deviceName the device it happened on
@@ -10,7 +10,8 @@ package io.vte.verbs;
  * @param port the port concerned (port events), else -1
  * @param cq the CQ concerned ({@link AsyncEventType#CQ_ERR}), else null
  */
-public record AsyncEvent(AsyncEventType type, String deviceName, int qpNum, int port, CompletionQueue cq) {
+public record AsyncEvent(
+    AsyncEventType type, String deviceName, int qpNum, int port, CompletionQueue cq) {
 
   /**
    * @param deviceName device

@@ -4,6 +4,8 @@ package io.vte.verbs;
 @FunctionalInterface
 public interface AsyncEventHandler {
 
-  /** @param event the event, delivered exactly once */
+  /**
+   * @param event the event, delivered exactly once
+   */
   void onEvent(AsyncEvent event);
 }

@@ -43,7 +43,9 @@ public enum AsyncEventType {
 
   private static final AsyncEventType[] BY_CODE = values();
 
-  /** @return the ibverbs numeric code */
+  /**
+   * @return the ibverbs numeric code
+   */
   public int code() {
     return ordinal();
   }

@@ -12,9 +12,11 @@ public final class Closeables {
    *
    * @param children what to close (copied first: closing a child may remove it from its parent)
    * @param first an earlier failure to keep, or null
-   * @return the first failure (the earlier one, or one raised here, later ones suppressed in it), or null
+   * @return the first failure (the earlier one, or one raised here, later ones suppressed in it),
+   *     or null
    */
-  public static RuntimeException closeAll(Iterable<? extends AutoCloseable> children, RuntimeException first) {
+  public static RuntimeException closeAll(
+      Iterable<? extends AutoCloseable> children, RuntimeException first) {
     ArrayList<AutoCloseable> copy = new ArrayList<>();
     children.forEach(copy::add);
     for (AutoCloseable c : copy) {
@@ -27,7 +29,8 @@ public final class Closeables {
           first.addSuppressed(e);
         }
       } catch (Exception e) {
-        RuntimeException wrapped = new VerbsException(VerbsError.IO_ERROR, "closing " + c + " failed", e);
+        RuntimeException wrapped =
+            new VerbsException(VerbsError.IO_ERROR, "closing " + c + " failed", e);
         if (first == null) {
           first = wrapped;
         } else {

@@ -10,7 +10,9 @@ package io.vte.verbs;
  */
 public interface CompletionQueue extends AutoCloseable {
 
-  /** @return the number of completions the queue holds */
+  /**
+   * @return the number of completions the queue holds
+   */
   int capacity();
 
   /**

@@ -10,10 +10,10 @@ import java.nio.ByteBuffer;
 /**
  * Off-heap memory helpers shared by the providers and the engine: the native address of a direct
  * buffer, copies between native addresses, and a {@link ByteBuffer} view over raw native memory.
- * Uses {@code sun.misc.Unsafe} from the {@code jdk.unsupported} module (no JVM flags needed on Java 17), through
- * method handles bound to it: the class is named only at run time, so that javac, which cannot silence its warning
- * about that API, builds with {@code -Werror}; constant method handles in static final fields inline like direct
- * calls.
+ * Uses {@code sun.misc.Unsafe} from the {@code jdk.unsupported} module (no JVM flags needed on Java
+ * 17), through method handles bound to it: the class is named only at run time, so that javac,
+ * which cannot silence its warning about that API, builds with {@code -Werror}; constant method
+ * handles in static final fields inline like direct calls.
  */
 public final class DirectMemory {
 
@@ -30,6 +30,7 @@ public final class DirectMemory {
   private static final long CAPACITY_OFFSET;
   private static final long LIMIT_OFFSET;
   private static final long MARK_OFFSET;
+
   /** Duplicated by {@link #wrap}: a duplicate carries no Cleaner and reserves no memory. */
   private static final ByteBuffer TEMPLATE = ByteBuffer.allocateDirect(1);
 
@@ -41,15 +42,20 @@ public final class DirectMemory {
       Object unsafe = f.get(null);
       MethodHandles.Lookup lookup = MethodHandles.lookup();
       GET_LONG = bound(lookup, type, unsafe, "getLong", long.class, Object.class, long.class);
-      PUT_LONG = bound(lookup, type, unsafe, "putLong", void.class, Object.class, long.class, long.class);
-      PUT_INT = bound(lookup, type, unsafe, "putInt", void.class, Object.class, long.class, int.class);
-      COPY_MEMORY = bound(lookup, type, unsafe, "copyMemory", void.class, long.class, long.class, long.class);
+      PUT_LONG =
+          bound(lookup, type, unsafe, "putLong", void.class, Object.class, long.class, long.class);
+      PUT_INT =
+          bound(lookup, type, unsafe, "putInt", void.class, Object.class, long.class, int.class);
+      COPY_MEMORY =
+          bound(lookup, type, unsafe, "copyMemory", void.class, long.class, long.class, long.class);
       ALLOCATE_MEMORY = bound(lookup, type, unsafe, "allocateMemory", long.class, long.class);
       FREE_MEMORY = bound(lookup, type, unsafe, "freeMemory", void.class, long.class);
       GET_BYTE = bound(lookup, type, unsafe, "getByte", byte.class, long.class);
       PUT_BYTE = bound(lookup, type, unsafe, "putByte", void.class, long.class, byte.class);
-      SET_MEMORY = bound(lookup, type, unsafe, "setMemory", void.class, long.class, long.class, byte.class);
-      MethodHandle fieldOffset = bound(lookup, type, unsafe, "objectFieldOffset", long.class, Field.class);
+      SET_MEMORY =
+          bound(lookup, type, unsafe, "setMemory", void.class, long.class, long.class, byte.class);
+      MethodHandle fieldOffset =
+          bound(lookup, type, unsafe, "objectFieldOffset", long.class, Field.class);
       ADDRESS_OFFSET = (long) fieldOffset.invokeExact(Buffer.class.getDeclaredField("address"));
       CAPACITY_OFFSET = (long) fieldOffset.invokeExact(Buffer.class.getDeclaredField("capacity"));
       LIMIT_OFFSET = (long) fieldOffset.invokeExact(Buffer.class.getDeclaredField("limit"));
@@ -59,12 +65,21 @@ public final class DirectMemory {
     }
   }
 
-  private static MethodHandle bound(MethodHandles.Lookup lookup, Class<?> type, Object unsafe, String name,
-      Class<?> returns, Class<?>... params) throws ReflectiveOperationException {
+  private static MethodHandle bound(
+      MethodHandles.Lookup lookup,
+      Class<?> type,
+      Object unsafe,
+      String name,
+      Class<?> returns,
+      Class<?>... params)
+      throws ReflectiveOperationException {
     return lookup.findVirtual(type, name, MethodType.methodType(returns, params)).bindTo(unsafe);
   }
 
-  /** Unsafe's methods throw nothing checked; anything else is a JVM error and passes through as it is. */
+  /**
+   * Unsafe's methods throw nothing checked; anything else is a JVM error and passes through as it
+   * is.
+   */
   private static RuntimeException rethrow(Throwable t) {
     if (t instanceof RuntimeException r) {
       throw r;
@@ -84,7 +99,8 @@ public final class DirectMemory {
    */
   public static long address(ByteBuffer buffer) {
     if (!buffer.isDirect()) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT,
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
           "memory must be off-heap: got a heap ByteBuffer of " + buffer.capacity() + " bytes");
     }
     try {
@@ -125,8 +141,9 @@ public final class DirectMemory {
   }
 
   /**
-   * Points an existing view (from {@link #wrap}) at other native memory, allocating nothing: the view
-   * gets position 0, limit = capacity = {@code length}, no mark. Use only on views this class made.
+   * Points an existing view (from {@link #wrap}) at other native memory, allocating nothing: the
+   * view gets position 0, limit = capacity = {@code length}, no mark. Use only on views this class
+   * made.
    *
    * @param view a view from {@link #wrap}
    * @param address start address, non-zero
@@ -134,7 +151,8 @@ public final class DirectMemory {
    */
   public static void retarget(ByteBuffer view, long address, int length) {
     if (address == 0 || length < 0) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT,
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
           "cannot wrap address 0x" + Long.toHexString(address) + " length " + length);
     }
     try {
@@ -156,7 +174,8 @@ public final class DirectMemory {
    */
   public static long allocate(long length) {
     if (length <= 0) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "allocation length must be > 0, got " + length);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "allocation length must be > 0, got " + length);
     }
     try {
       return (long) ALLOCATE_MEMORY.invokeExact(length);
@@ -165,7 +184,9 @@ public final class DirectMemory {
     }
   }
 
-  /** @param address an address from {@link #allocate(long)} */
+  /**
+   * @param address an address from {@link #allocate(long)}
+   */
   public static void free(long address) {
     try {
       FREE_MEMORY.invokeExact(address);
@@ -174,7 +195,9 @@ public final class DirectMemory {
     }
   }
 
-  /** @param address address @return the byte there */
+  /**
+   * @param address address @return the byte there
+   */
   public static byte getByte(long address) {
     try {
       return (byte) GET_BYTE.invokeExact(address);
@@ -183,7 +206,9 @@ public final class DirectMemory {
     }
   }
 
-  /** @param address address @param value the byte to store */
+  /**
+   * @param address address @param value the byte to store
+   */
   public static void putByte(long address, byte value) {
     try {
       PUT_BYTE.invokeExact(address, value);

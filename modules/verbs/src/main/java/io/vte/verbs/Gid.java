@@ -23,14 +23,16 @@ public record Gid(long hi, long lo) {
    */
   public static Gid fromBytes(byte[] raw) {
     if (raw == null || raw.length != 16) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT,
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
           "a GID is 16 bytes, got " + (raw == null ? "null" : raw.length));
     }
     return new Gid(readLong(raw, 0), readLong(raw, 8));
   }
 
   /**
-   * @param address an IPv4 address (mapped to {@code ::ffff:a.b.c.d}, as RoCE v2 does) or an IPv6 address
+   * @param address an IPv4 address (mapped to {@code ::ffff:a.b.c.d}, as RoCE v2 does) or an IPv6
+   *     address
    * @return the GID
    */
   public static Gid fromInetAddress(InetAddress address) {
@@ -46,7 +48,9 @@ public record Gid(long hi, long lo) {
     return fromBytes(raw);
   }
 
-  /** @return the 16 bytes, big-endian */
+  /**
+   * @return the 16 bytes, big-endian
+   */
   public byte[] toBytes() {
     byte[] raw = new byte[16];
     writeLong(raw, 0, hi);
@@ -54,12 +58,16 @@ public record Gid(long hi, long lo) {
     return raw;
   }
 
-  /** @return true for an IPv4-mapped GID ({@code ::ffff:a.b.c.d}) */
+  /**
+   * @return true for an IPv4-mapped GID ({@code ::ffff:a.b.c.d})
+   */
   public boolean isIpv4Mapped() {
     return hi == 0 && (lo >>> 32) == 0xffffL;
   }
 
-  /** @return true for a link-local GID ({@code fe80::/10}) */
+  /**
+   * @return true for a link-local GID ({@code fe80::/10})
+   */
   public boolean isLinkLocal() {
     return (hi >>> 54) == (0xfe80L >>> 6);
   }

@@ -3,8 +3,8 @@ package io.vte.verbs;
 /**
  * What {@code ibv_query_port} and {@code ibv_query_gid} tell about one port.
  *
- * <p>Soft verbs: the GID is the IPv4-mapped address the device is bound to and the LID is the TCP port
- * its listener accepts on, so {@code (gid, lid)} is enough to reach it from any host.
+ * <p>Soft verbs: the GID is the IPv4-mapped address the device is bound to and the LID is the TCP
+ * port its listener accepts on, so {@code (gid, lid)} is enough to reach it from any host.
  *
  * @param port port number, from 1
  * @param state port state
@@ -14,5 +14,11 @@ package io.vte.verbs;
  * @param gidIndex index of {@code gid} in the port's GID table
  * @param linkLayer link layer
  */
-public record PortAttributes(int port, PortState state, int activeMtu, int lid, Gid gid, int gidIndex,
+public record PortAttributes(
+    int port,
+    PortState state,
+    int activeMtu,
+    int lid,
+    Gid gid,
+    int gidIndex,
     LinkLayer linkLayer) {}

@@ -17,7 +17,9 @@ public enum PortState {
 
   private static final PortState[] BY_CODE = values();
 
-  /** @return the ibverbs numeric code */
+  /**
+   * @return the ibverbs numeric code
+   */
   public int code() {
     return ordinal();
   }

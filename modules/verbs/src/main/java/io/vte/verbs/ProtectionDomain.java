@@ -2,12 +2,14 @@ package io.vte.verbs;
 
 import java.nio.ByteBuffer;
 
-/** A protection domain ({@code ibv_pd}): the scope of memory regions and the QPs that may use them. */
+/**
+ * A protection domain ({@code ibv_pd}): the scope of memory regions and the QPs that may use them.
+ */
 public interface ProtectionDomain extends AutoCloseable {
 
   /**
-   * Registers the whole of a direct buffer (position and limit are ignored; the region is
-   * {@code [address, address + capacity)}).
+   * Registers the whole of a direct buffer (position and limit are ignored; the region is {@code
+   * [address, address + capacity)}).
    *
    * @param buffer a direct buffer
    * @param accessFlags {@link AccessFlags}

@@ -1,8 +1,8 @@
 package io.vte.verbs;
 
 /**
- * The remote end of an RC connection, as exchanged in the handshake and given to
- * {@link QueuePair#toRtr(QpPeer, int)}.
+ * The remote end of an RC connection, as exchanged in the handshake and given to {@link
+ * QueuePair#toRtr(QpPeer, int)}.
  *
  * @param qpNum the peer's QP number
  * @param lid the peer port's LID (soft verbs: its TCP listen port)

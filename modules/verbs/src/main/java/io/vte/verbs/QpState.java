@@ -19,7 +19,9 @@ public enum QpState {
 
   private static final QpState[] BY_CODE = values();
 
-  /** @return the ibverbs numeric code */
+  /**
+   * @return the ibverbs numeric code
+   */
   public int code() {
     return ordinal();
   }

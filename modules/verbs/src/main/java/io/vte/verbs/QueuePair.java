@@ -4,16 +4,21 @@ package io.vte.verbs;
  * A reliable-connected queue pair ({@code ibv_qp}, {@code IBV_QPT_RC}).
  *
  * <p>State machine: RESET -> INIT -> RTR -> RTS, any state -> ERR, any state -> RESET. An illegal
- * transition throws {@link VerbsException} with {@link VerbsError#INVALID_STATE}. Posting sends before
- * RTS, or receives in RESET, returns {@link PostStatus#INVALID_STATE}. In ERR every outstanding and later
- * work request completes with {@link WcStatus#WR_FLUSH_ERR}. Work requests on one QP execute in order.
+ * transition throws {@link VerbsException} with {@link VerbsError#INVALID_STATE}. Posting sends
+ * before RTS, or receives in RESET, returns {@link PostStatus#INVALID_STATE}. In ERR every
+ * outstanding and later work request completes with {@link WcStatus#WR_FLUSH_ERR}. Work requests on
+ * one QP execute in order.
  */
 public interface QueuePair extends AutoCloseable {
 
-  /** @return the QP number, unique within its device */
+  /**
+   * @return the QP number, unique within its device
+   */
   int qpNum();
 
-  /** @return the current state */
+  /**
+   * @return the current state
+   */
   QpState state();
 
   /**

@@ -1,13 +1,16 @@
 package io.vte.verbs;
 
-/** What wiring two queue pairs together takes when both ends are known in one process (benchmarks, tests). */
+/**
+ * What wiring two queue pairs together takes when both ends are known in one process (benchmarks,
+ * tests).
+ */
 public final class QueuePairs {
 
   private QueuePairs() {}
 
   /**
-   * Moves both RC QPs through INIT and RTR to RTS over port 1, each aimed at the other (MTU 4096, all remote
-   * access): what a handshake would do, for two QPs of this process.
+   * Moves both RC QPs through INIT and RTR to RTS over port 1, each aimed at the other (MTU 4096,
+   * all remote access): what a handshake would do, for two QPs of this process.
    *
    * @param a a QP in RESET
    * @param aContext the device of {@code a}
@@ -17,8 +20,13 @@ public final class QueuePairs {
    * @param bRts {@code b}'s send PSN and timing ({@code a} expects that PSN)
    * @throws VerbsException when a transition is refused
    */
-  public static void connectInProcess(QueuePair a, VerbsContext aContext, RtsAttributes aRts, QueuePair b,
-      VerbsContext bContext, RtsAttributes bRts) {
+  public static void connectInProcess(
+      QueuePair a,
+      VerbsContext aContext,
+      RtsAttributes aRts,
+      QueuePair b,
+      VerbsContext bContext,
+      RtsAttributes bRts) {
     PortAttributes pa = aContext.queryPort(1);
     PortAttributes pb = bContext.queryPort(1);
     a.toInit(1, AccessFlags.ALL_REMOTE);

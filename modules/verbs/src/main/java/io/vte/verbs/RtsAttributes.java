@@ -16,17 +16,22 @@ public record RtsAttributes(int sqPsn, int timeout, int retryCount, int rnrRetry
       throw new VerbsException(VerbsError.INVALID_ARGUMENT, "sqPsn must fit 24 bits: " + sqPsn);
     }
     if (timeout < 0 || timeout > 31) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "timeout must be 0..31, got " + timeout);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "timeout must be 0..31, got " + timeout);
     }
     if (retryCount < 0 || retryCount > 7) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "retryCount must be 0..7, got " + retryCount);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "retryCount must be 0..7, got " + retryCount);
     }
     if (rnrRetry < 0 || rnrRetry > 7) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "rnrRetry must be 0..7, got " + rnrRetry);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "rnrRetry must be 0..7, got " + rnrRetry);
     }
   }
 
-  /** @return the ACK timeout in nanoseconds (0 means infinite) */
+  /**
+   * @return the ACK timeout in nanoseconds (0 means infinite)
+   */
   public long timeoutNanos() {
     return timeout == 0 ? 0 : 4096L << timeout;
   }

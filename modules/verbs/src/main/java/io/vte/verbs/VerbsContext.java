@@ -1,19 +1,25 @@
 package io.vte.verbs;
 
 /**
- * One opened device ({@code ibv_context}): its ports, protection domains, completion queues and async
- * events. Closing it closes everything created from it, in order (QPs, MRs, PDs, CQs), and stops its
- * threads.
+ * One opened device ({@code ibv_context}): its ports, protection domains, completion queues and
+ * async events. Closing it closes everything created from it, in order (QPs, MRs, PDs, CQs), and
+ * stops its threads.
  */
 public interface VerbsContext extends AutoCloseable {
 
-  /** @return the device name */
+  /**
+   * @return the device name
+   */
   String deviceName();
 
-  /** @return the provider name */
+  /**
+   * @return the provider name
+   */
   String providerName();
 
-  /** @return the number of ports (ports are numbered from 1) */
+  /**
+   * @return the number of ports (ports are numbered from 1)
+   */
   int portCount();
 
   /**
@@ -23,13 +29,15 @@ public interface VerbsContext extends AutoCloseable {
    */
   PortAttributes queryPort(int port);
 
-  /** @return a new protection domain */
+  /**
+   * @return a new protection domain
+   */
   ProtectionDomain allocPd();
 
   /**
    * Creates a completion queue with a fixed capacity. Posting more signaled work than the capacity
-   * without polling overflows it: a {@link AsyncEventType#CQ_ERR} event is raised and the QPs on it go
-   * to {@link QpState#ERR}.
+   * without polling overflows it: a {@link AsyncEventType#CQ_ERR} event is raised and the QPs on it
+   * go to {@link QpState#ERR}.
    *
    * @param capacity number of completions it holds, at least 1
    * @return the CQ

@@ -4,7 +4,10 @@ package io.vte.verbs;
 public enum VerbsError {
   /** A bad argument: the message names the value (EINVAL). */
   INVALID_ARGUMENT(22),
-  /** The operation is not allowed in the object's current state, e.g. an illegal QP transition (EINVAL). */
+  /**
+   * The operation is not allowed in the object's current state, e.g. an illegal QP transition
+   * (EINVAL).
+   */
   INVALID_STATE(22),
   /** Out of memory or a resource limit hit (ENOMEM). */
   NO_MEMORY(12),
@@ -27,7 +30,9 @@ public enum VerbsError {
     this.errno = errno;
   }
 
-  /** @return the corresponding errno value */
+  /**
+   * @return the corresponding errno value
+   */
   public int errno() {
     return errno;
   }

@@ -1,6 +1,8 @@
 package io.vte.verbs;
 
-/** A control-plane verbs failure with a typed {@link VerbsError} and a message naming the bad value. */
+/**
+ * A control-plane verbs failure with a typed {@link VerbsError} and a message naming the bad value.
+ */
 public class VerbsException extends RuntimeException {
 
   private static final long serialVersionUID = 1L;
@@ -26,7 +28,9 @@ public class VerbsException extends RuntimeException {
     this.error = error;
   }
 
-  /** @return the typed cause */
+  /**
+   * @return the typed cause
+   */
   public VerbsError error() {
     return error;
   }

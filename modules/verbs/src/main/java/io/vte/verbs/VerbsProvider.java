@@ -3,20 +3,24 @@ package io.vte.verbs;
 import java.util.List;
 
 /**
- * A verbs implementation: soft verbs (pure Java over TCP) or ibverbs (JNI). Obtained from a
- * {@link VerbsProviderFactory}; closing it closes every context it opened.
+ * A verbs implementation: soft verbs (pure Java over TCP) or ibverbs (JNI). Obtained from a {@link
+ * VerbsProviderFactory}; closing it closes every context it opened.
  */
 public interface VerbsProvider extends AutoCloseable {
 
-  /** @return the provider's short name, e.g. {@code soft} or {@code ibverbs} */
+  /**
+   * @return the provider's short name, e.g. {@code soft} or {@code ibverbs}
+   */
   String name();
 
-  /** @return true when this provider can open devices on this host */
+  /**
+   * @return true when this provider can open devices on this host
+   */
   boolean isAvailable();
 
   /**
-   * @return why the provider is unavailable (a readable message naming what is missing and what to use
-   *     instead), or {@code null} when it is available
+   * @return why the provider is unavailable (a readable message naming what is missing and what to
+   *     use instead), or {@code null} when it is available
    */
   Throwable unavailabilityCause();
 
@@ -24,8 +28,8 @@ public interface VerbsProvider extends AutoCloseable {
    * Lists the devices this provider can open.
    *
    * @return the devices, never null; empty when there are none
-   * @throws VerbsException with {@link VerbsError#NO_DEVICE} or {@link VerbsError#NOT_SUPPORTED} when the
-   *     provider is unavailable
+   * @throws VerbsException with {@link VerbsError#NO_DEVICE} or {@link VerbsError#NOT_SUPPORTED}
+   *     when the provider is unavailable
    */
   List<DeviceInfo> devices();
 

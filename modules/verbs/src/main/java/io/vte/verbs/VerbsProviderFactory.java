@@ -3,12 +3,14 @@ package io.vte.verbs;
 import java.util.Map;
 
 /**
- * Creates a {@link VerbsProvider} from a configuration map. Implementations are found with
- * {@link java.util.ServiceLoader}; see {@link VerbsProviders}.
+ * Creates a {@link VerbsProvider} from a configuration map. Implementations are found with {@link
+ * java.util.ServiceLoader}; see {@link VerbsProviders}.
  */
 public interface VerbsProviderFactory {
 
-  /** @return the name the provider is selected by, e.g. {@code soft} or {@code ibverbs} */
+  /**
+   * @return the name the provider is selected by, e.g. {@code soft} or {@code ibverbs}
+   */
   String name();
 
   /**

@@ -8,12 +8,17 @@ import java.util.ServiceLoader;
 /** Finds {@link VerbsProviderFactory} implementations on the class path by name. */
 public final class VerbsProviders {
 
-  /** The artifacts of the providers VTE ships, by provider name, for the error when one is missing. */
-  private static final Map<String, String> ARTIFACTS = Map.of("soft", "io.vte:vte-verbs-soft", "ibverbs", "io.vte:vte-verbs-ibv");
+  /**
+   * The artifacts of the providers VTE ships, by provider name, for the error when one is missing.
+   */
+  private static final Map<String, String> ARTIFACTS =
+      Map.of("soft", "io.vte:vte-verbs-soft", "ibverbs", "io.vte:vte-verbs-ibv");
 
   private VerbsProviders() {}
 
-  /** @return the names of every provider factory on the class path */
+  /**
+   * @return the names of every provider factory on the class path
+   */
   public static List<String> names() {
     List<String> names = new ArrayList<>();
     for (VerbsProviderFactory f : ServiceLoader.load(VerbsProviderFactory.class)) {
@@ -28,8 +33,8 @@ public final class VerbsProviders {
    * @param name provider name, e.g. {@code soft}
    * @param config provider settings
    * @return the provider
-   * @throws VerbsException {@link VerbsError#NOT_SUPPORTED} when no factory has that name (naming the artifact
-   *     that provides it, for the providers VTE ships)
+   * @throws VerbsException {@link VerbsError#NOT_SUPPORTED} when no factory has that name (naming
+   *     the artifact that provides it, for the providers VTE ships)
    */
   public static VerbsProvider create(String name, Map<String, Object> config) {
     for (VerbsProviderFactory f : ServiceLoader.load(VerbsProviderFactory.class)) {
@@ -38,8 +43,15 @@ public final class VerbsProviders {
       }
     }
     String artifact = ARTIFACTS.get(name);
-    throw new VerbsException(VerbsError.NOT_SUPPORTED, artifact != null
-        ? "verbs provider '" + name + "' is not on the class path (available: " + names() + "); add the dependency " + artifact
-        : "unknown verbs provider '" + name + "'; available: " + names());
+    throw new VerbsException(
+        VerbsError.NOT_SUPPORTED,
+        artifact != null
+            ? "verbs provider '"
+                + name
+                + "' is not on the class path (available: "
+                + names()
+                + "); add the dependency "
+                + artifact
+            : "unknown verbs provider '" + name + "'; available: " + names());
   }
 }

@@ -20,7 +20,9 @@ public enum WcStatus {
   BAD_RESP_ERR,
   /** Local access error (8). */
   LOC_ACCESS_ERR,
-  /** Remote invalid request, e.g. an unsupported opcode or a length the responder cannot take (9). */
+  /**
+   * Remote invalid request, e.g. an unsupported opcode or a length the responder cannot take (9).
+   */
   REM_INV_REQ_ERR,
   /** Remote access error: bad rkey, range outside the region or permission not granted (10). */
   REM_ACCESS_ERR,
@@ -49,7 +51,9 @@ public enum WcStatus {
 
   private static final WcStatus[] BY_CODE = values();
 
-  /** @return the ibverbs numeric code */
+  /**
+   * @return the ibverbs numeric code
+   */
   public int code() {
     return ordinal();
   }

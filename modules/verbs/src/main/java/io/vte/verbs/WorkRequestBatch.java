@@ -7,10 +7,10 @@ import java.nio.ByteOrder;
  * A reusable, flat batch of work requests in a direct buffer, so posting allocates nothing and the
  * JNI provider reads it without per-WR calls. One SGE per WR.
  *
- * <p>Layout of each {@value #STRIDE}-byte entry, native byte order: {@code wr_id u64 @0},
- * {@code local_addr u64 @8}, {@code remote_addr u64 @16}, {@code length u32 @24}, {@code lkey u32 @28},
- * {@code rkey u32 @32}, {@code imm_data u32 @36}, {@code opcode u8 @40}, {@code flags u8 @41}, reserved to
- * 48. The native shim checks these offsets at load.
+ * <p>Layout of each {@value #STRIDE}-byte entry, native byte order: {@code wr_id u64 @0}, {@code
+ * local_addr u64 @8}, {@code remote_addr u64 @16}, {@code length u32 @24}, {@code lkey u32 @28},
+ * {@code rkey u32 @32}, {@code imm_data u32 @36}, {@code opcode u8 @40}, {@code flags u8 @41},
+ * reserved to 48. The native shim checks these offsets at load.
  *
  * <p>Not thread-safe: one batch belongs to one poster.
  */
@@ -18,22 +18,31 @@ public final class WorkRequestBatch {
 
   /** Bytes per entry. */
   public static final int STRIDE = 48;
+
   /** Offset of wr_id. */
   public static final int OFF_WR_ID = 0;
+
   /** Offset of local_addr. */
   public static final int OFF_LOCAL_ADDR = 8;
+
   /** Offset of remote_addr. */
   public static final int OFF_REMOTE_ADDR = 16;
+
   /** Offset of length. */
   public static final int OFF_LENGTH = 24;
+
   /** Offset of lkey. */
   public static final int OFF_LKEY = 28;
+
   /** Offset of rkey. */
   public static final int OFF_RKEY = 32;
+
   /** Offset of imm_data. */
   public static final int OFF_IMM = 36;
+
   /** Offset of opcode. */
   public static final int OFF_OPCODE = 40;
+
   /** Offset of flags. */
   public static final int OFF_FLAGS = 41;
 
@@ -53,22 +62,29 @@ public final class WorkRequestBatch {
    */
   public static WorkRequestBatch allocate(int capacity) {
     if (capacity < 1) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "batch capacity must be >= 1, got " + capacity);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "batch capacity must be >= 1, got " + capacity);
     }
     return new WorkRequestBatch(capacity);
   }
 
-  /** @return the maximum number of WRs */
+  /**
+   * @return the maximum number of WRs
+   */
   public int capacity() {
     return capacity;
   }
 
-  /** @return the number of WRs added since the last {@link #clear()} */
+  /**
+   * @return the number of WRs added since the last {@link #clear()}
+   */
   public int size() {
     return size;
   }
 
-  /** @return true when no more WRs fit */
+  /**
+   * @return true when no more WRs fit
+   */
   public boolean isFull() {
     return size == capacity;
   }
@@ -92,8 +108,15 @@ public final class WorkRequestBatch {
    * @param rkey remote key (one-sided ops)
    * @return the entry's index, or -1 when the batch is full
    */
-  public int add(long wrId, int opcode, int flags, long localAddress, int length, int lkey,
-      long remoteAddress, int rkey) {
+  public int add(
+      long wrId,
+      int opcode,
+      int flags,
+      long localAddress,
+      int length,
+      int lkey,
+      long remoteAddress,
+      int rkey) {
     return add(wrId, opcode, flags, localAddress, length, lkey, remoteAddress, rkey, 0);
   }
 
@@ -111,8 +134,16 @@ public final class WorkRequestBatch {
    * @param immData immediate data (WITH_IMM opcodes)
    * @return the entry's index, or -1 when the batch is full
    */
-  public int add(long wrId, int opcode, int flags, long localAddress, int length, int lkey,
-      long remoteAddress, int rkey, int immData) {
+  public int add(
+      long wrId,
+      int opcode,
+      int flags,
+      long localAddress,
+      int length,
+      int lkey,
+      long remoteAddress,
+      int rkey,
+      int immData) {
     if (size == capacity) {
       return -1;
     }
@@ -130,47 +161,65 @@ public final class WorkRequestBatch {
     return i;
   }
 
-  /** @param i index @return wr_id */
+  /**
+   * @param i index @return wr_id
+   */
   public long wrId(int i) {
     return buf.getLong(i * STRIDE + OFF_WR_ID);
   }
 
-  /** @param i index @return local address */
+  /**
+   * @param i index @return local address
+   */
   public long localAddress(int i) {
     return buf.getLong(i * STRIDE + OFF_LOCAL_ADDR);
   }
 
-  /** @param i index @return remote address */
+  /**
+   * @param i index @return remote address
+   */
   public long remoteAddress(int i) {
     return buf.getLong(i * STRIDE + OFF_REMOTE_ADDR);
   }
 
-  /** @param i index @return length in bytes (unsigned 32-bit value as int) */
+  /**
+   * @param i index @return length in bytes (unsigned 32-bit value as int)
+   */
   public int length(int i) {
     return buf.getInt(i * STRIDE + OFF_LENGTH);
   }
 
-  /** @param i index @return lkey */
+  /**
+   * @param i index @return lkey
+   */
   public int lkey(int i) {
     return buf.getInt(i * STRIDE + OFF_LKEY);
   }
 
-  /** @param i index @return rkey */
+  /**
+   * @param i index @return rkey
+   */
   public int rkey(int i) {
     return buf.getInt(i * STRIDE + OFF_RKEY);
   }
 
-  /** @param i index @return immediate data */
+  /**
+   * @param i index @return immediate data
+   */
   public int immData(int i) {
     return buf.getInt(i * STRIDE + OFF_IMM);
   }
 
-  /** @param i index @return opcode ({@link WrOpcode}) */
+  /**
+   * @param i index @return opcode ({@link WrOpcode})
+   */
   public int opcode(int i) {
     return buf.get(i * STRIDE + OFF_OPCODE) & 0xff;
   }
 
-  /** @param i index @return flags ({@link WrFlags}) */
+  /**
+   * @param i index @return flags ({@link WrFlags})
+   */
   public int flags(int i) {
     return buf.get(i * STRIDE + OFF_FLAGS) & 0xff;
   }
@@ -192,7 +241,9 @@ public final class WorkRequestBatch {
     this.badIndex = index;
   }
 
-  /** @return the backing direct buffer (native order), for providers */
+  /**
+   * @return the backing direct buffer (native order), for providers
+   */
   public ByteBuffer buffer() {
     return buf;
   }

@@ -7,19 +7,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Provider look-up on a class path that holds no provider (this module's tests have neither soft nor ibverbs). */
+/**
+ * Provider look-up on a class path that holds no provider (this module's tests have neither soft
+ * nor ibverbs).
+ */
 class VerbsProvidersTest {
 
   @Test
   void aShippedProviderMissingFromTheClassPathNamesItsArtifact() {
-    VerbsException e = assertThrows(VerbsException.class, () -> VerbsProviders.create("ibverbs", Map.of()));
+    VerbsException e =
+        assertThrows(VerbsException.class, () -> VerbsProviders.create("ibverbs", Map.of()));
     assertEquals(VerbsError.NOT_SUPPORTED, e.error());
     assertTrue(e.getMessage().contains("io.vte:vte-verbs-ibv"), e.getMessage());
   }
 
   @Test
   void anUnknownProviderIsNamed() {
-    VerbsException e = assertThrows(VerbsException.class, () -> VerbsProviders.create("warp", Map.of()));
+    VerbsException e =
+        assertThrows(VerbsException.class, () -> VerbsProviders.create("warp", Map.of()));
     assertEquals(VerbsError.NOT_SUPPORTED, e.error());
     assertTrue(e.getMessage().contains("'warp'"), e.getMessage());
   }

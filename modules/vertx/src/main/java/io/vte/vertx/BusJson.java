@@ -11,7 +11,10 @@ import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOpcode;
 import io.vte.api.VteException;
 
-/** Reads fields of bus messages with typed errors naming the field, and writes engine results as JSON. */
+/**
+ * Reads fields of bus messages with typed errors naming the field, and writes engine results as
+ * JSON.
+ */
 final class BusJson {
 
   private BusJson() {}
@@ -50,7 +53,8 @@ final class BusJson {
   }
 
   private static VteException bad(String field, Object value, String expected) {
-    return new VteException(ErrorCode.INVALID_ARGUMENT,
+    return new VteException(
+        ErrorCode.INVALID_ARGUMENT,
         "field '" + field + "' = " + value + " is invalid: expected " + expected);
   }
 
@@ -61,10 +65,18 @@ final class BusJson {
     }
     JsonArray buffers = new JsonArray();
     for (SegmentBuffer b : s.buffers()) {
-      buffers.add(new JsonObject().put("location", b.location()).put("address", b.address()).put("length", b.length()));
+      buffers.add(
+          new JsonObject()
+              .put("location", b.location())
+              .put("address", b.address())
+              .put("length", b.length()));
     }
-    return new JsonObject().put("name", s.name()).put("serverName", s.serverName()).put("version", s.version())
-        .put("devices", devices).put("buffers", buffers);
+    return new JsonObject()
+        .put("name", s.name())
+        .put("serverName", s.serverName())
+        .put("version", s.version())
+        .put("devices", devices)
+        .put("buffers", buffers);
   }
 
   static JsonObject result(BatchResult r) {
@@ -76,6 +88,9 @@ final class BusJson {
       }
       requests.add(j);
     }
-    return new JsonObject().put("allCompleted", r.allCompleted()).put("bytes", r.bytes()).put("requests", requests);
+    return new JsonObject()
+        .put("allCompleted", r.allCompleted())
+        .put("bytes", r.bytes())
+        .put("requests", requests);
   }
 }

@@ -5,8 +5,9 @@ import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 
 /**
- * The event-bus contract of a {@link TransferEngineVerticle}. Every address starts with the verticle's
- * prefix ({@value #DEFAULT_ADDRESS} unless configured); requests and replies are {@code JsonObject}s.
+ * The event-bus contract of a {@link TransferEngineVerticle}. Every address starts with the
+ * verticle's prefix ({@value #DEFAULT_ADDRESS} unless configured); requests and replies are {@code
+ * JsonObject}s.
  *
  * <table>
  *   <caption>Addresses</caption>
@@ -33,31 +34,42 @@ import io.vte.api.VteException;
  *       notification: {@code {from, topic, payload, sequence}}</td></tr>
  * </table>
  *
- * <p>Failures are {@link ReplyException}s whose failure code is {@link #failureCode(ErrorCode)} and whose
- * message names the bad value; {@link #toException(Throwable)} turns them back into {@link VteException}s.
+ * <p>Failures are {@link ReplyException}s whose failure code is {@link #failureCode(ErrorCode)} and
+ * whose message names the bad value; {@link #toException(Throwable)} turns them back into {@link
+ * VteException}s.
  */
 public final class EngineBus {
 
   /** Default address prefix. */
   public static final String DEFAULT_ADDRESS = "vte.engine";
+
   /** Suffix: register memory by name. */
   public static final String REGISTER = ".register";
+
   /** Suffix: unregister and free memory by name. */
   public static final String UNREGISTER = ".unregister";
+
   /** Suffix: copy bytes into a named buffer. */
   public static final String WRITE = ".write";
+
   /** Suffix: copy bytes out of a named buffer. */
   public static final String READ = ".read";
+
   /** Suffix: open a peer segment. */
   public static final String OPEN_SEGMENT = ".openSegment";
+
   /** Suffix: submit a batch. */
   public static final String SUBMIT = ".submit";
+
   /** Suffix: send a notification to a peer. */
   public static final String NOTIFY = ".notify";
+
   /** Suffix: engine counters. */
   public static final String STATS = ".stats";
+
   /** Suffix: health check. */
   public static final String HEALTH = ".health";
+
   /** Suffix: where incoming notifications are published. */
   public static final String NOTIFICATIONS = ".notifications";
 
@@ -75,8 +87,8 @@ public final class EngineBus {
   }
 
   /**
-   * Turns a reply failure back into a typed exception: a VTE failure code keeps its {@link ErrorCode},
-   * a timeout or missing handler becomes ENGINE_CLOSED, anything else INTERNAL.
+   * Turns a reply failure back into a typed exception: a VTE failure code keeps its {@link
+   * ErrorCode}, a timeout or missing handler becomes ENGINE_CLOSED, anything else INTERNAL.
    *
    * @param failure the failure of a request future
    * @return the typed exception
@@ -90,13 +102,17 @@ public final class EngineBus {
       if (ordinal >= 0 && ordinal < ErrorCode.values().length) {
         ErrorCode code = ErrorCode.values()[ordinal];
         String m = String.valueOf(r.getMessage());
-        return new VteException(code, m.startsWith(code + ": ") ? m.substring(code.name().length() + 2) : m);
+        return new VteException(
+            code, m.startsWith(code + ": ") ? m.substring(code.name().length() + 2) : m);
       }
       switch (r.failureType()) {
         case NO_HANDLERS:
-          return new VteException(ErrorCode.ENGINE_CLOSED, "no transfer engine verticle at this address: " + r.getMessage());
+          return new VteException(
+              ErrorCode.ENGINE_CLOSED,
+              "no transfer engine verticle at this address: " + r.getMessage());
         case TIMEOUT:
-          return new VteException(ErrorCode.TIMED_OUT, "no reply from the transfer engine verticle: " + r.getMessage());
+          return new VteException(
+              ErrorCode.TIMED_OUT, "no reply from the transfer engine verticle: " + r.getMessage());
         default:
           break;
       }

@@ -8,8 +8,8 @@ import io.vte.api.TransferEngine;
 
 /**
  * Health of one engine as plain JSON: {@code {status: UP|DOWN, engine: open|closed, serverName,
- * segmentName, metadata: ok|degraded, devices:[{name, port, state, up}]}}. The node is UP when the engine
- * is open, the metadata store is not degraded and every local device's port is ACTIVE.
+ * segmentName, metadata: ok|degraded, devices:[{name, port, state, up}]}}. The node is UP when the
+ * engine is open, the metadata store is not degraded and every local device's port is ACTIVE.
  */
 public final class EngineHealth {
 
@@ -29,7 +29,8 @@ public final class EngineHealth {
       EngineDiagnostics diagnostics = engine.diagnostics();
       boolean degraded = diagnostics.metadata().degraded();
       up &= !degraded;
-      json.put("segmentName", diagnostics.segmentName()).put("metadata", degraded ? "degraded" : "ok");
+      json.put("segmentName", diagnostics.segmentName())
+          .put("metadata", degraded ? "degraded" : "ok");
       for (DeviceStatus d : diagnostics.devices()) {
         JsonObject device = new JsonObject().put("name", d.name());
         if (d.error() == null) {

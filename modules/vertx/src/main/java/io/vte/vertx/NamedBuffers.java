@@ -15,13 +15,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Off-heap buffers the verticle allocates and registers on behalf of event-bus clients, by name. Used on
- * the verticle's context only.
+ * Off-heap buffers the verticle allocates and registers on behalf of event-bus clients, by name.
+ * Used on the verticle's context only.
  */
 final class NamedBuffers {
 
   /** Largest single buffer: registration is per device and memory is real. */
   static final long MAX_LENGTH = 1L << 32;
+
   /** Largest chunk copied through one read/write message. */
   static final int MAX_COPY = 16 * 1024 * 1024;
 
@@ -40,34 +41,47 @@ final class NamedBuffers {
       return failed(ErrorCode.INVALID_ARGUMENT, "buffer name must not be blank");
     }
     if (buffers.containsKey(name) || pending.contains(name)) {
-      return failed(ErrorCode.INVALID_ARGUMENT, "a buffer named '" + name + "' is already registered");
+      return failed(
+          ErrorCode.INVALID_ARGUMENT, "a buffer named '" + name + "' is already registered");
     }
     if (length <= 0 || length > MAX_LENGTH) {
-      return failed(ErrorCode.INVALID_ARGUMENT, "buffer '" + name + "' length " + length + " is outside 1.." + MAX_LENGTH);
+      return failed(
+          ErrorCode.INVALID_ARGUMENT,
+          "buffer '" + name + "' length " + length + " is outside 1.." + MAX_LENGTH);
     }
     pending.add(name);
     // zeroing gigabytes takes long: allocate and clear on a worker, register back on this context
-    return vertx.executeBlocking(() -> {
-      long address;
-      try {
-        address = DirectMemory.allocate(length);
-      } catch (OutOfMemoryError e) {
-        throw new VteException(ErrorCode.INVALID_ARGUMENT, "cannot allocate " + length + " bytes for buffer '" + name + "'");
-      }
-      DirectMemory.fill(address, length, (byte) 0);
-      return address;
-    }).onFailure(e -> pending.remove(name)).compose(address -> register(name, address, length, location));
+    return vertx
+        .executeBlocking(
+            () -> {
+              long address;
+              try {
+                address = DirectMemory.allocate(length);
+              } catch (OutOfMemoryError e) {
+                throw new VteException(
+                    ErrorCode.INVALID_ARGUMENT,
+                    "cannot allocate " + length + " bytes for buffer '" + name + "'");
+              }
+              DirectMemory.fill(address, length, (byte) 0);
+              return address;
+            })
+        .onFailure(e -> pending.remove(name))
+        .compose(address -> register(name, address, length, location));
   }
 
-  private Future<RegisteredBuffer> register(String name, long address, long length, String location) {
-    return engine.register(address, length, location).andThen(ar -> {
-      pending.remove(name);
-      if (ar.succeeded()) {
-        buffers.put(name, ar.result());
-      } else {
-        DirectMemory.free(address);
-      }
-    });
+  private Future<RegisteredBuffer> register(
+      String name, long address, long length, String location) {
+    return engine
+        .register(address, length, location)
+        .andThen(
+            ar -> {
+              pending.remove(name);
+              if (ar.succeeded()) {
+                buffers.put(name, ar.result());
+              } else {
+                DirectMemory.free(address);
+              }
+            });
   }
 
   RegisteredBuffer get(String name) {
@@ -105,11 +119,22 @@ final class NamedBuffers {
 
   private static void checkRange(RegisteredBuffer b, String name, long offset, long length) {
     if (length > MAX_COPY) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "copy length " + length + " exceeds " + MAX_COPY + " bytes per message");
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          "copy length " + length + " exceeds " + MAX_COPY + " bytes per message");
     }
     if (offset < 0 || length < 0 || offset > b.length() - length) {
-      throw new VteException(ErrorCode.OUT_OF_RANGE, "range [" + offset + ", +" + length + ") is outside buffer '"
-          + name + "' of " + b.length() + " bytes");
+      throw new VteException(
+          ErrorCode.OUT_OF_RANGE,
+          "range ["
+              + offset
+              + ", +"
+              + length
+              + ") is outside buffer '"
+              + name
+              + "' of "
+              + b.length()
+              + " bytes");
     }
   }
 

@@ -11,9 +11,9 @@ import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 
 /**
- * Typed event-bus proxy of a {@link TransferEngineVerticle}: each method sends one {@link EngineBus} message
- * and returns its reply; failures are {@link io.vte.api.VteException}s with the verticle's error code.
- * Usable from any verticle or thread.
+ * Typed event-bus proxy of a {@link TransferEngineVerticle}: each method sends one {@link
+ * EngineBus} message and returns its reply; failures are {@link io.vte.api.VteException}s with the
+ * verticle's error code. Usable from any verticle or thread.
  */
 public final class TransferEngineClient {
 
@@ -40,10 +40,20 @@ public final class TransferEngineClient {
    * @param length bytes
    * @return one request of a {@link #submit} array
    */
-  public static JsonObject request(String opcode, String local, long localOffset, String segment, long remoteAddress,
+  public static JsonObject request(
+      String opcode,
+      String local,
+      long localOffset,
+      String segment,
+      long remoteAddress,
       long length) {
-    return new JsonObject().put("opcode", opcode).put("local", local).put("localOffset", localOffset)
-        .put("segment", segment).put("remoteAddress", remoteAddress).put("length", length);
+    return new JsonObject()
+        .put("opcode", opcode)
+        .put("local", local)
+        .put("localOffset", localOffset)
+        .put("segment", segment)
+        .put("remoteAddress", remoteAddress)
+        .put("length", length);
   }
 
   /**
@@ -53,11 +63,15 @@ public final class TransferEngineClient {
    * @return {@code {name, address, length, location}}
    */
   public Future<JsonObject> register(String name, long length, String location) {
-    return send(EngineBus.REGISTER, new JsonObject().put("name", name).put("length", length).put("location", location),
+    return send(
+        EngineBus.REGISTER,
+        new JsonObject().put("name", name).put("length", length).put("location", location),
         Duration.ZERO);
   }
 
-  /** @param name buffer name @return completes when unregistered and freed */
+  /**
+   * @param name buffer name @return completes when unregistered and freed
+   */
   public Future<Void> unregister(String name) {
     return send(EngineBus.UNREGISTER, new JsonObject().put("name", name), Duration.ZERO).mapEmpty();
   }
@@ -69,8 +83,11 @@ public final class TransferEngineClient {
    * @return completes when copied
    */
   public Future<Void> write(String name, long offset, Buffer data) {
-    return send(EngineBus.WRITE, new JsonObject().put("name", name).put("offset", offset).put("data", data),
-        Duration.ZERO).mapEmpty();
+    return send(
+            EngineBus.WRITE,
+            new JsonObject().put("name", name).put("offset", offset).put("data", data),
+            Duration.ZERO)
+        .mapEmpty();
   }
 
   /**
@@ -80,11 +97,16 @@ public final class TransferEngineClient {
    * @return the bytes
    */
   public Future<Buffer> read(String name, long offset, int length) {
-    return send(EngineBus.READ, new JsonObject().put("name", name).put("offset", offset).put("length", length),
-        Duration.ZERO).map(j -> j.getBuffer("data"));
+    return send(
+            EngineBus.READ,
+            new JsonObject().put("name", name).put("offset", offset).put("length", length),
+            Duration.ZERO)
+        .map(j -> j.getBuffer("data"));
   }
 
-  /** @param segment peer segment name @return the segment JSON (see {@link EngineBus}) */
+  /**
+   * @param segment peer segment name @return the segment JSON (see {@link EngineBus})
+   */
   public Future<JsonObject> openSegment(String segment) {
     return send(EngineBus.OPEN_SEGMENT, new JsonObject().put("segment", segment), Duration.ZERO);
   }
@@ -95,7 +117,9 @@ public final class TransferEngineClient {
    * @return {@code {allCompleted, bytes, requests:[{status, bytes, code?, message?}]}}
    */
   public Future<JsonObject> submit(JsonArray requests, Duration deadline) {
-    return send(EngineBus.SUBMIT, new JsonObject().put("requests", requests).put("deadlineMs", deadline.toMillis()),
+    return send(
+        EngineBus.SUBMIT,
+        new JsonObject().put("requests", requests).put("deadlineMs", deadline.toMillis()),
         deadline);
   }
 
@@ -106,22 +130,30 @@ public final class TransferEngineClient {
    * @return completes when the peer accepted it
    */
   public Future<Void> notify(String target, String topic, Buffer payload) {
-    return send(EngineBus.NOTIFY, new JsonObject().put("target", target).put("topic", topic).put("payload", payload),
-        Duration.ZERO).mapEmpty();
+    return send(
+            EngineBus.NOTIFY,
+            new JsonObject().put("target", target).put("topic", topic).put("payload", payload),
+            Duration.ZERO)
+        .mapEmpty();
   }
 
-  /** @return the engine counters JSON */
+  /**
+   * @return the engine counters JSON
+   */
   public Future<JsonObject> stats() {
     return send(EngineBus.STATS, new JsonObject(), Duration.ZERO);
   }
 
-  /** @return the health JSON */
+  /**
+   * @return the health JSON
+   */
   public Future<JsonObject> health() {
     return send(EngineBus.HEALTH, new JsonObject(), Duration.ZERO);
   }
 
   /**
-   * @param handler receives {@code {from, topic, payload, sequence}} for every incoming notification
+   * @param handler receives {@code {from, topic, payload, sequence}} for every incoming
+   *     notification
    * @return the consumer (unregister it to stop)
    */
   public MessageConsumer<JsonObject> notifications(Handler<JsonObject> handler) {
@@ -129,9 +161,13 @@ public final class TransferEngineClient {
   }
 
   private Future<JsonObject> send(String suffix, JsonObject body, Duration work) {
-    DeliveryOptions options = new DeliveryOptions().setSendTimeout(work.plus(REPLY_MARGIN).toMillis());
+    DeliveryOptions options =
+        new DeliveryOptions().setSendTimeout(work.plus(REPLY_MARGIN).toMillis());
     return bus.<JsonObject>request(prefix + suffix, body, options)
-        .transform(ar -> ar.succeeded() ? Future.succeededFuture(ar.result().body())
-            : Future.failedFuture(EngineBus.toException(ar.cause())));
+        .transform(
+            ar ->
+                ar.succeeded()
+                    ? Future.succeededFuture(ar.result().body())
+                    : Future.failedFuture(EngineBus.toException(ar.cause())));
   }
 }

@@ -16,22 +16,25 @@ import io.vte.api.TransferEngine;
 import io.vte.api.VteException;
 
 /**
- * Runs one {@link TransferEngine} and exposes it on the event bus (the {@link EngineBus} contract), so other
- * verticles, with any number of instances, transfer without touching the engine object.
+ * Runs one {@link TransferEngine} and exposes it on the event bus (the {@link EngineBus} contract),
+ * so other verticles, with any number of instances, transfer without touching the engine object.
  *
- * <p>Config: the {@link EngineOptions} JSON plus three optional keys of the verticle itself:
- * {@code address} (bus prefix, default {@value EngineBus#DEFAULT_ADDRESS}), {@code httpPort} (serve
- * {@code /metrics}, {@code /health}, {@code /health/live} and {@code /health/ready} there ({@link NodeRouter}); absent or negative: no HTTP server, 0: any free port) and
- * {@code httpHost} (default {@code 127.0.0.1}). Deploy one instance per engine. {@code start()} creates the
- * engine; {@code stop()} closes it (unfinished requests fail with ENGINE_CLOSED) and frees the memory the
- * verticle allocated for bus clients.
+ * <p>Config: the {@link EngineOptions} JSON plus three optional keys of the verticle itself: {@code
+ * address} (bus prefix, default {@value EngineBus#DEFAULT_ADDRESS}), {@code httpPort} (serve {@code
+ * /metrics}, {@code /health}, {@code /health/live} and {@code /health/ready} there ({@link
+ * NodeRouter}); absent or negative: no HTTP server, 0: any free port) and {@code httpHost} (default
+ * {@code 127.0.0.1}). Deploy one instance per engine. {@code start()} creates the engine; {@code
+ * stop()} closes it (unfinished requests fail with ENGINE_CLOSED) and frees the memory the verticle
+ * allocated for bus clients.
  */
 public final class TransferEngineVerticle extends VerticleBase {
 
   /** Config key of the bus address prefix. */
   public static final String ADDRESS = "address";
+
   /** Config key of the HTTP port for metrics and health. */
   public static final String HTTP_PORT = "httpPort";
+
   /** Config key of the HTTP host. */
   public static final String HTTP_HOST = "httpHost";
 
@@ -67,27 +70,44 @@ public final class TransferEngineVerticle extends VerticleBase {
     }
     MeterRegistry backend = BackendRegistries.getDefaultNow();
     registry = backend != null ? backend : new SimpleMeterRegistry();
-    // The engine deploys owner verticles and servers of its own: create it on a context outside this
-    // deployment so undeploying the verticle does not tear them down before stop() closes the engine.
+    // The engine deploys owner verticles and servers of its own: create it on a context outside
+    // this
+    // deployment so undeploying the verticle does not tear them down before stop() closes the
+    // engine.
     PromiseInternal<TransferEngine> created = ((ContextInternal) context).promise();
-    ((VertxInternal) vertx).createEventLoopContext().runOnContext(v -> TransferEngine.create(vertx, options)
-        .onComplete(created));
-    return created.future().compose(e -> {
-      engine = e;
-      buffers = new NamedBuffers(vertx, e);
-      adapter = new EngineBusAdapter(vertx, prefix, e, buffers, registry);
-      adapter.start();
-      vertx.eventBus().<Object>consumer(prefix + EngineBus.HEALTH, m -> m.reply(health()));
-      open = true;
-      if (httpPort == null || (Integer) httpPort < 0) {
-        return Future.succeededFuture();
-      }
-      return vertx.createHttpServer().requestHandler(NodeRouter.create(vertx, this::health))
-          .listen((Integer) httpPort, httpHost == null ? "127.0.0.1" : (String) httpHost)
-          .recover(err -> Future.failedFuture(new VteException(ErrorCode.INVALID_CONFIGURATION,
-              "cannot listen for HTTP on port " + httpPort + ": " + err.getMessage(), err)))
-          .map(s -> http = s);
-    }).recover(err -> stop().transform(ignored -> Future.failedFuture(err)));
+    ((VertxInternal) vertx)
+        .createEventLoopContext()
+        .runOnContext(v -> TransferEngine.create(vertx, options).onComplete(created));
+    return created
+        .future()
+        .compose(
+            e -> {
+              engine = e;
+              buffers = new NamedBuffers(vertx, e);
+              adapter = new EngineBusAdapter(vertx, prefix, e, buffers, registry);
+              adapter.start();
+              vertx.eventBus().<Object>consumer(prefix + EngineBus.HEALTH, m -> m.reply(health()));
+              open = true;
+              if (httpPort == null || (Integer) httpPort < 0) {
+                return Future.succeededFuture();
+              }
+              return vertx
+                  .createHttpServer()
+                  .requestHandler(NodeRouter.create(vertx, this::health))
+                  .listen((Integer) httpPort, httpHost == null ? "127.0.0.1" : (String) httpHost)
+                  .recover(
+                      err ->
+                          Future.failedFuture(
+                              new VteException(
+                                  ErrorCode.INVALID_CONFIGURATION,
+                                  "cannot listen for HTTP on port "
+                                      + httpPort
+                                      + ": "
+                                      + err.getMessage(),
+                                  err)))
+                  .map(s -> http = s);
+            })
+        .recover(err -> stop().transform(ignored -> Future.failedFuture(err)));
   }
 
   @Override
@@ -109,17 +129,23 @@ public final class TransferEngineVerticle extends VerticleBase {
     return f;
   }
 
-  /** @return the engine (null before start), for the application embedding this verticle */
+  /**
+   * @return the engine (null before start), for the application embedding this verticle
+   */
   public TransferEngine engine() {
     return engine;
   }
 
-  /** @return the bound HTTP port, or -1 when no HTTP server runs */
+  /**
+   * @return the bound HTTP port, or -1 when no HTTP server runs
+   */
   public int httpPort() {
     return http == null ? -1 : http.actualPort();
   }
 
-  /** @return the current {@link EngineHealth} JSON */
+  /**
+   * @return the current {@link EngineHealth} JSON
+   */
   public JsonObject health() {
     return EngineHealth.check(engine, open);
   }
@@ -132,7 +158,8 @@ public final class TransferEngineVerticle extends VerticleBase {
   }
 
   private static VteException invalid(String key, Object value, String expected) {
-    return new VteException(ErrorCode.INVALID_CONFIGURATION,
+    return new VteException(
+        ErrorCode.INVALID_CONFIGURATION,
         "verticle option '" + key + "' = " + value + " is invalid: expected " + expected);
   }
 }

@@ -4,17 +4,18 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
-import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MetricsDomain;
+import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 
 /**
- * Creates a Vert.x instance whose Micrometer backend is a Prometheus registry, so the engine's meters
- * ({@code vte.engine.*}, {@code vte.owner.*}) and the verticle's ({@code vte.vertx.*}) can be scraped.
- * Vert.x's event-bus meters are off: vertx-micrometer-metrics 5.0.7 registers its {@code vertx.eventbus.handlers}
- * and {@code vertx.eventbus.pending} gauges again for every consumer and every message received, which Micrometer
- * answers with "This Gauge has been already registered" on the first repeat (on every {@code vte serve} start). The
- * verticle measures its own bus traffic ({@code vte.vertx.batch.latency}, {@code vte.vertx.batches.failed}).
+ * Creates a Vert.x instance whose Micrometer backend is a Prometheus registry, so the engine's
+ * meters ({@code vte.engine.*}, {@code vte.owner.*}) and the verticle's ({@code vte.vertx.*}) can
+ * be scraped. Vert.x's event-bus meters are off: vertx-micrometer-metrics 5.0.7 registers its
+ * {@code vertx.eventbus.handlers} and {@code vertx.eventbus.pending} gauges again for every
+ * consumer and every message received, which Micrometer answers with "This Gauge has been already
+ * registered" on the first repeat (on every {@code vte serve} start). The verticle measures its own
+ * bus traffic ({@code vte.vertx.batch.latency}, {@code vte.vertx.batches.failed}).
  *
  * @param vertx the Vert.x instance
  * @param registry its Prometheus registry ({@link PrometheusMeterRegistry#scrape()})
@@ -27,11 +28,16 @@ public record VteMetrics(Vertx vertx, PrometheusMeterRegistry registry) {
    */
   public static VteMetrics createVertx(VertxOptions options) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    Vertx vertx = Vertx.builder()
-        .with(new VertxOptions(options).setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)
-            .addDisabledMetricsCategory(MetricsDomain.EVENT_BUS)))
-        .withMetrics(new MicrometerMetricsFactory(registry))
-        .build();
+    Vertx vertx =
+        Vertx.builder()
+            .with(
+                new VertxOptions(options)
+                    .setMetricsOptions(
+                        new MicrometerMetricsOptions()
+                            .setEnabled(true)
+                            .addDisabledMetricsCategory(MetricsDomain.EVENT_BUS)))
+            .withMetrics(new MicrometerMetricsFactory(registry))
+            .build();
     return new VteMetrics(vertx, registry);
   }
 }

@@ -10,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The files under conf/ stay in step with the code: defaults, every documented key, valid examples. */
+/**
+ * The files under conf/ stay in step with the code: defaults, every documented key, valid examples.
+ */
 class ConfFilesTest {
 
   private static final Path CONF = Path.of("../../conf").toAbsolutePath().normalize();
@@ -28,7 +30,9 @@ class ConfFilesTest {
   void readmeDocumentsEveryEngineOption() throws IOException {
     String readme = Files.readString(CONF.resolve("README.md"));
     for (String key : EngineOptions.KEYS) {
-      assertTrue(readme.contains("| `" + key + "` |"), "conf/README.md has no table row for '" + key + "'");
+      assertTrue(
+          readme.contains("| `" + key + "` |"),
+          "conf/README.md has no table row for '" + key + "'");
     }
   }
 

@@ -14,7 +14,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The node's endpoints without an engine: a closed engine is neither alive nor ready; no Prometheus, no metrics. */
+/**
+ * The node's endpoints without an engine: a closed engine is neither alive nor ready; no
+ * Prometheus, no metrics.
+ */
 @ExtendWith(BlockedThreadGuard.class)
 class NodeRouterTest {
 
@@ -28,8 +31,13 @@ class NodeRouterTest {
 
   @Test
   void aClosedEngineIsNotAliveAndNotReadyAndMetricsNeedPrometheus() {
-    HttpServer server = Await.result(vertx.createHttpServer()
-        .requestHandler(NodeRouter.create(vertx, () -> EngineHealth.check(null, false))).listen(0, "127.0.0.1"), WAIT);
+    HttpServer server =
+        Await.result(
+            vertx
+                .createHttpServer()
+                .requestHandler(NodeRouter.create(vertx, () -> EngineHealth.check(null, false)))
+                .listen(0, "127.0.0.1"),
+            WAIT);
     HttpClient http = vertx.createHttpClient();
     int port = server.actualPort();
     NodeHttp live = NodeHttp.get(http, port, "/health/live");
@@ -43,8 +51,12 @@ class NodeRouterTest {
     assertEquals(503, metrics.status());
     assertTrue(metrics.body().contains("no Prometheus registry"), metrics.body());
     assertEquals(404, NodeHttp.get(http, port, "/health/other").status());
-    int post = Await.result(http.request(HttpMethod.POST, port, "127.0.0.1", "/health").compose(r -> r.send())
-        .map(r -> r.statusCode()), WAIT);
+    int post =
+        Await.result(
+            http.request(HttpMethod.POST, port, "127.0.0.1", "/health")
+                .compose(r -> r.send())
+                .map(r -> r.statusCode()),
+            WAIT);
     assertEquals(405, post);
   }
 }

@@ -50,7 +50,10 @@ class TransferEngineVerticleTest {
   private TransferEngineClient a;
   private TransferEngineClient b;
 
-  /** One full cycle first, so JVM-wide lazily started threads (cleaners, pools) are in every baseline. */
+  /**
+   * One full cycle first, so JVM-wide lazily started threads (cleaners, pools) are in every
+   * baseline.
+   */
   @BeforeAll
   static void warmUp() {
     TransferEngineVerticleTest t = new TransferEngineVerticleTest();
@@ -65,16 +68,26 @@ class TransferEngineVerticleTest {
     vertx = metrics.vertx();
     nodeA = new TransferEngineVerticle();
     nodeB = new TransferEngineVerticle();
-    deploymentA = Await.result(vertx.deployVerticle(nodeA, new DeploymentOptions().setConfig(config("va", "node.a").put("httpPort", 0))), WAIT);
+    deploymentA =
+        Await.result(
+            vertx.deployVerticle(
+                nodeA,
+                new DeploymentOptions().setConfig(config("va", "node.a").put("httpPort", 0))),
+            WAIT);
     deployments.add(deploymentA);
-    deployments.add(Await.result(vertx.deployVerticle(nodeB, new DeploymentOptions().setConfig(config("vb", "node.b"))), WAIT));
+    deployments.add(
+        Await.result(
+            vertx.deployVerticle(nodeB, new DeploymentOptions().setConfig(config("vb", "node.b"))),
+            WAIT));
     a = new TransferEngineClient(vertx.eventBus(), "node.a");
     b = new TransferEngineClient(vertx.eventBus(), "node.b");
   }
 
   private static JsonObject config(String device, String address) {
-    return new JsonObject().put("devices", new JsonArray().add(device + "0@127.0.0.1").add(device + "1@127.0.0.1"))
-        .put("workersPerContext", 1).put("address", address);
+    return new JsonObject()
+        .put("devices", new JsonArray().add(device + "0@127.0.0.1").add(device + "1@127.0.0.1"))
+        .put("workersPerContext", 1)
+        .put("address", address);
   }
 
   @AfterEach
@@ -84,7 +97,8 @@ class TransferEngineVerticleTest {
   }
 
   private void teardown() {
-    // undeploy first: Vert.x close would undeploy the engine's owner verticles in parallel with the engine verticle
+    // undeploy first: Vert.x close would undeploy the engine's owner verticles in parallel with the
+    // engine verticle
     for (int i = deployments.size() - 1; i >= 0; i--) {
       Await.result(vertx.undeploy(deployments.get(i)).recover(e -> Future.succeededFuture()), WAIT);
     }
@@ -92,7 +106,10 @@ class TransferEngineVerticleTest {
     metrics.registry().close();
   }
 
-  /** A client verticle deployed with several instances: each writes its own blocks into node B's pool. */
+  /**
+   * A client verticle deployed with several instances: each writes its own blocks into node B's
+   * pool.
+   */
   public static final class Writer extends VerticleBase {
     /** Instantiated by Vert.x. */
     public Writer() {}
@@ -105,26 +122,54 @@ class TransferEngineVerticleTest {
       long pool = conf.getLong("pool");
       String name = "src-" + deploymentID() + "-" + System.identityHashCode(this);
       Promise<Void> done = Promise.promise();
-      client.register(name, (long) conf.getInteger("slots") * BLOCK, "cpu:0").onComplete(r -> {
-        if (r.failed()) {
-          done.fail(r.cause());
-        } else {
-          vertx.eventBus().<JsonObject>consumer("writer.go", m -> round(client, name, peer, pool, m.body(), m::reply));
-          done.complete();
-        }
-      });
+      client
+          .register(name, (long) conf.getInteger("slots") * BLOCK, "cpu:0")
+          .onComplete(
+              r -> {
+                if (r.failed()) {
+                  done.fail(r.cause());
+                } else {
+                  vertx
+                      .eventBus()
+                      .<JsonObject>consumer(
+                          "writer.go", m -> round(client, name, peer, pool, m.body(), m::reply));
+                  done.complete();
+                }
+              });
       return done.future();
     }
 
-    private static void round(TransferEngineClient client, String name, String peer, long pool, JsonObject job,
+    private static void round(
+        TransferEngineClient client,
+        String name,
+        String peer,
+        long pool,
+        JsonObject job,
         java.util.function.Consumer<Object> reply) {
       int slot = job.getInteger("slot");
       int round = job.getInteger("round");
       // one local block per slot: jobs of one instance overlap in time
-      client.write(name, (long) slot * BLOCK, pattern(slot, round))
-          .compose(v -> client.submit(new JsonArray().add(TransferEngineClient.request("WRITE", name, (long) slot * BLOCK, peer,
-              pool + (long) slot * BLOCK, BLOCK)), Duration.ofSeconds(30)))
-          .onComplete(ar -> reply.accept(ar.succeeded() ? ar.result() : new JsonObject().put("error", ar.cause().getMessage())));
+      client
+          .write(name, (long) slot * BLOCK, pattern(slot, round))
+          .compose(
+              v ->
+                  client.submit(
+                      new JsonArray()
+                          .add(
+                              TransferEngineClient.request(
+                                  "WRITE",
+                                  name,
+                                  (long) slot * BLOCK,
+                                  peer,
+                                  pool + (long) slot * BLOCK,
+                                  BLOCK)),
+                      Duration.ofSeconds(30)))
+          .onComplete(
+              ar ->
+                  reply.accept(
+                      ar.succeeded()
+                          ? ar.result()
+                          : new JsonObject().put("error", ar.cause().getMessage())));
     }
   }
 
@@ -141,14 +186,28 @@ class TransferEngineVerticleTest {
     String peer = nodeB.engine().serverName();
     int slots = INSTANCES * 4;
     JsonObject pool = Await.result(b.register("pool", (long) slots * BLOCK, "cpu:0"), WAIT);
-    deployments.add(Await.result(vertx.deployVerticle(Writer.class.getName(), new DeploymentOptions().setInstances(INSTANCES)
-        .setConfig(new JsonObject().put("peer", peer).put("pool", pool.getLong("address")).put("slots", slots))), WAIT));
+    deployments.add(
+        Await.result(
+            vertx.deployVerticle(
+                Writer.class.getName(),
+                new DeploymentOptions()
+                    .setInstances(INSTANCES)
+                    .setConfig(
+                        new JsonObject()
+                            .put("peer", peer)
+                            .put("pool", pool.getLong("address"))
+                            .put("slots", slots))),
+            WAIT));
     for (int round = 0; round < ROUNDS; round++) {
       List<Future<Object>> replies = new ArrayList<>();
       for (int slot = 0; slot < slots; slot++) {
-        // round-robin delivery spreads the jobs over every Writer instance, which submit concurrently
-        replies.add(vertx.eventBus().request("writer.go", new JsonObject().put("slot", slot).put("round", round))
-            .map(m -> m.body()));
+        // round-robin delivery spreads the jobs over every Writer instance, which submit
+        // concurrently
+        replies.add(
+            vertx
+                .eventBus()
+                .request("writer.go", new JsonObject().put("slot", slot).put("round", round))
+                .map(m -> m.body()));
       }
       List<Object> results = Await.result(Future.all(replies).map(cf -> cf.list()), WAIT);
       for (Object r : results) {
@@ -158,7 +217,9 @@ class TransferEngineVerticleTest {
         assertEquals("COMPLETED", j.getJsonArray("requests").getJsonObject(0).getString("status"));
       }
       for (int slot = 0; slot < slots; slot++) {
-        assertTrue(pattern(slot, round).equals(Await.result(b.read("pool", (long) slot * BLOCK, BLOCK), WAIT)),
+        assertTrue(
+            pattern(slot, round)
+                .equals(Await.result(b.read("pool", (long) slot * BLOCK, BLOCK), WAIT)),
             "bytes differ at slot " + slot + " round " + round);
       }
     }
@@ -177,10 +238,19 @@ class TransferEngineVerticleTest {
     JsonObject seg = Await.result(a.openSegment(peer), WAIT);
     assertEquals(peer, seg.getString("serverName"));
     assertEquals(2, seg.getJsonArray("devices").size());
-    assertTrue(seg.getJsonArray("buffers").stream().anyMatch(o -> ((JsonObject) o).getLong("address")
-        .equals(remote.getLong("address"))), seg.encode());
-    JsonObject r = Await.result(a.submit(new JsonArray().add(TransferEngineClient.request("READ", "local", 0, peer,
-        remote.getLong("address") + 100, 18)), Duration.ofSeconds(30)), WAIT);
+    assertTrue(
+        seg.getJsonArray("buffers").stream()
+            .anyMatch(o -> ((JsonObject) o).getLong("address").equals(remote.getLong("address"))),
+        seg.encode());
+    JsonObject r =
+        Await.result(
+            a.submit(
+                new JsonArray()
+                    .add(
+                        TransferEngineClient.request(
+                            "READ", "local", 0, peer, remote.getLong("address") + 100, 18)),
+                Duration.ofSeconds(30)),
+            WAIT);
     assertTrue(r.getBoolean("allCompleted"), r.encode());
     assertEquals("hello over the bus", Await.result(a.read("local", 0, 18), WAIT).toString());
 
@@ -200,27 +270,55 @@ class TransferEngineVerticleTest {
     assertFails(ErrorCode.INVALID_ARGUMENT, "-5", a.register("neg", -5, "cpu:0"));
     assertFails(ErrorCode.NOT_REGISTERED, "'nope'", a.unregister("nope"));
     assertFails(ErrorCode.NOT_REGISTERED, "'nope'", a.read("nope", 0, 1));
-    assertFails(ErrorCode.OUT_OF_RANGE, "[1020, +8)", a.write("buf", 1020, Buffer.buffer(new byte[8])));
+    assertFails(
+        ErrorCode.OUT_OF_RANGE, "[1020, +8)", a.write("buf", 1020, Buffer.buffer(new byte[8])));
     assertFails(ErrorCode.OUT_OF_RANGE, "[-1, +1)", a.read("buf", -1, 1));
-    assertFails(ErrorCode.INVALID_ARGUMENT, "'requests'", a.submit(new JsonArray(), Duration.ofSeconds(5)));
+    assertFails(
+        ErrorCode.INVALID_ARGUMENT, "'requests'", a.submit(new JsonArray(), Duration.ofSeconds(5)));
     String peer = nodeB.engine().serverName();
-    assertFails(ErrorCode.INVALID_ARGUMENT, "COPY", a.submit(new JsonArray().add(
-        TransferEngineClient.request("COPY", "buf", 0, peer, 1, 8)), Duration.ofSeconds(5)));
-    assertFails(ErrorCode.NOT_REGISTERED, "'ghost'", a.submit(new JsonArray().add(
-        TransferEngineClient.request("READ", "ghost", 0, peer, 1, 8)), Duration.ofSeconds(5)));
-    assertFails(ErrorCode.INVALID_ARGUMENT, "'length'", a.submit(new JsonArray().add(
-        TransferEngineClient.request("READ", "buf", 0, peer, 1, 8).put("length", "eight")), Duration.ofSeconds(5)));
+    assertFails(
+        ErrorCode.INVALID_ARGUMENT,
+        "COPY",
+        a.submit(
+            new JsonArray().add(TransferEngineClient.request("COPY", "buf", 0, peer, 1, 8)),
+            Duration.ofSeconds(5)));
+    assertFails(
+        ErrorCode.NOT_REGISTERED,
+        "'ghost'",
+        a.submit(
+            new JsonArray().add(TransferEngineClient.request("READ", "ghost", 0, peer, 1, 8)),
+            Duration.ofSeconds(5)));
+    assertFails(
+        ErrorCode.INVALID_ARGUMENT,
+        "'length'",
+        a.submit(
+            new JsonArray()
+                .add(
+                    TransferEngineClient.request("READ", "buf", 0, peer, 1, 8)
+                        .put("length", "eight")),
+            Duration.ofSeconds(5)));
     assertFails(ErrorCode.PEER_UNREACHABLE, "127.0.0.1:1", a.openSegment("127.0.0.1:1"));
-    assertFails(ErrorCode.INVALID_ARGUMENT, "'segment'", vertx.eventBus().request("node.a.openSegment",
-        new JsonObject()).map(m -> (JsonObject) m.body()).recover(e -> Future.failedFuture(EngineBus.toException(e))));
+    assertFails(
+        ErrorCode.INVALID_ARGUMENT,
+        "'segment'",
+        vertx
+            .eventBus()
+            .request("node.a.openSegment", new JsonObject())
+            .map(m -> (JsonObject) m.body())
+            .recover(e -> Future.failedFuture(EngineBus.toException(e))));
     Throwable raw = Await.failure(vertx.eventBus().request("node.a.stats", "not json"), WAIT);
     ReplyException reply = assertInstanceOf(ReplyException.class, raw);
     assertEquals(EngineBus.failureCode(ErrorCode.INVALID_ARGUMENT), reply.failureCode());
     assertTrue(reply.getMessage().contains("String"), reply.getMessage());
     // a remote address outside every registered buffer of the peer: typed, nothing written
     JsonObject remote = Await.result(b.register("small", 64, "cpu:0"), WAIT);
-    Future<JsonObject> outside = a.submit(new JsonArray().add(TransferEngineClient.request("WRITE", "buf", 0, peer,
-        remote.getLong("address") + 32, 64)), Duration.ofSeconds(10));
+    Future<JsonObject> outside =
+        a.submit(
+            new JsonArray()
+                .add(
+                    TransferEngineClient.request(
+                        "WRITE", "buf", 0, peer, remote.getLong("address") + 32, 64)),
+            Duration.ofSeconds(10));
     assertFails(ErrorCode.OUT_OF_RANGE, null, outside);
     assertEquals(Buffer.buffer(new byte[64]), Await.result(b.read("small", 0, 64), WAIT));
     // the verticle still serves after all that
@@ -228,10 +326,13 @@ class TransferEngineVerticleTest {
   }
 
   private static void assertFails(ErrorCode code, String fragment, Future<?> f) {
-    VteException e = assertInstanceOf(VteException.class, EngineBus.toException(Await.failure(f, WAIT)));
+    VteException e =
+        assertInstanceOf(VteException.class, EngineBus.toException(Await.failure(f, WAIT)));
     assertEquals(code, e.code(), e.getMessage());
     if (fragment != null) {
-      assertTrue(e.getMessage().contains(fragment), "message should name '" + fragment + "': " + e.getMessage());
+      assertTrue(
+          e.getMessage().contains(fragment),
+          "message should name '" + fragment + "': " + e.getMessage());
     }
   }
 
@@ -240,20 +341,37 @@ class TransferEngineVerticleTest {
     String peer = nodeB.engine().serverName();
     JsonObject remote = Await.result(b.register("m", 1 << 20, "cpu:0"), WAIT);
     Await.result(a.register("m", 1 << 20, "cpu:0"), WAIT);
-    JsonObject r = Await.result(a.submit(new JsonArray().add(TransferEngineClient.request("WRITE", "m", 0, peer,
-        remote.getLong("address"), 1 << 20)), Duration.ofSeconds(30)), WAIT);
+    JsonObject r =
+        Await.result(
+            a.submit(
+                new JsonArray()
+                    .add(
+                        TransferEngineClient.request(
+                            "WRITE", "m", 0, peer, remote.getLong("address"), 1 << 20)),
+                Duration.ofSeconds(30)),
+            WAIT);
     assertTrue(r.getBoolean("allCompleted"), r.encode());
 
     HttpClient http = vertx.createHttpClient();
     int port = nodeA.httpPort();
     String metricsText = NodeHttp.get(http, port, "/metrics").body();
-    for (String meter : List.of("vte_engine_bytes_total", "vte_engine_slices_total", "vte_engine_retries_total",
-        "vte_owner_handshakes_active_total", "vte_owner_slices_failed_total", "vte_owner_stale_replies_dropped_total",
-        "vte_owner_endpoints_alive", "vte_owner_cq_poll_gap_max_seconds", "vte_vertx_batch_latency_seconds",
-        "vte_vertx_batches_failed_total")) {
+    for (String meter :
+        List.of(
+            "vte_engine_bytes_total",
+            "vte_engine_slices_total",
+            "vte_engine_retries_total",
+            "vte_owner_handshakes_active_total",
+            "vte_owner_slices_failed_total",
+            "vte_owner_stale_replies_dropped_total",
+            "vte_owner_endpoints_alive",
+            "vte_owner_cq_poll_gap_max_seconds",
+            "vte_vertx_batch_latency_seconds",
+            "vte_vertx_batches_failed_total")) {
       assertTrue(metricsText.contains(meter), "missing " + meter);
     }
-    assertTrue(metricsText.contains("vte_engine_bytes_total{engine=\"" + nodeA.engine().serverName() + "\"} 1048576"),
+    assertTrue(
+        metricsText.contains(
+            "vte_engine_bytes_total{engine=\"" + nodeA.engine().serverName() + "\"} 1048576"),
         "bytes counter should show the 1 MiB written");
     assertEveryVteMeterHasHelpInBaseUnits(metricsText);
 
@@ -263,12 +381,19 @@ class TransferEngineVerticleTest {
     assertEquals(200, NodeHttp.get(http, port, "/health/live").status());
     NodeHttp ready = NodeHttp.get(http, port, "/health/ready");
     assertEquals(200, ready.status(), ready.body());
-    assertEquals(List.of("UP", "UP", "UP"), List.of(ready.check("engine"), ready.check("devices"), ready.check("metadata")));
+    assertEquals(
+        List.of("UP", "UP", "UP"),
+        List.of(ready.check("engine"), ready.check("devices"), ready.check("metadata")));
     FaultInjector faults = nodeA.engine().diagnostics().faultInjector().orElseThrow();
     faults.portDown("va1");
-    // the port event reaches the health check through the device's event thread and the owners: await it
-    NodeHttp down = Await.value("health 503 after port down", WAIT, () -> NodeHttp.get(http, port, "/health"),
-        reply -> reply.status() == 503);
+    // the port event reaches the health check through the device's event thread and the owners:
+    // await it
+    NodeHttp down =
+        Await.value(
+            "health 503 after port down",
+            WAIT,
+            () -> NodeHttp.get(http, port, "/health"),
+            reply -> reply.status() == 503);
     JsonObject h = down.json();
     assertEquals("DOWN", h.getString("status"));
     // a port down: not ready, still alive (a liveness probe must not restart the node)
@@ -279,16 +404,24 @@ class TransferEngineVerticleTest {
     NodeHttp live = NodeHttp.get(http, port, "/health/live");
     assertEquals(200, live.status(), live.body());
     assertEquals("UP", live.check("engine"));
-    assertEquals(List.of(true, false), h.getJsonArray("devices").stream().map(d -> ((JsonObject) d).getBoolean("up")).toList());
+    assertEquals(
+        List.of(true, false),
+        h.getJsonArray("devices").stream().map(d -> ((JsonObject) d).getBoolean("up")).toList());
     assertEquals("DOWN", Await.result(a.health(), WAIT).getString("status"));
     faults.portUp("va1");
-    Await.until("health UP again after port up", WAIT, () -> NodeHttp.get(http, port, "/health").status() == 200);
+    Await.until(
+        "health UP again after port up",
+        WAIT,
+        () -> NodeHttp.get(http, port, "/health").status() == 200);
     assertEquals(200, NodeHttp.get(http, port, "/health/ready").status());
     assertEquals(404, NodeHttp.get(http, port, "/nothing").status());
     Await.result(http.close(), WAIT);
   }
 
-  /** Every {@code vte_*} family has a non-empty HELP line, and none is in a unit other than the base ones. */
+  /**
+   * Every {@code vte_*} family has a non-empty HELP line, and none is in a unit other than the base
+   * ones.
+   */
   private static void assertEveryVteMeterHasHelpInBaseUnits(String metricsText) {
     java.util.Set<String> typed = new java.util.TreeSet<>();
     java.util.Set<String> helped = new java.util.TreeSet<>();
@@ -305,27 +438,49 @@ class TransferEngineVerticleTest {
     assertTrue(typed.size() >= 20, "vte_ meter families: " + typed);
     assertEquals(typed, helped, "vte_ meter families with a HELP text");
     for (String name : typed) {
-      assertFalse(name.contains("milliseconds") || name.contains("nanoseconds") || name.contains("microseconds"),
+      assertFalse(
+          name.contains("milliseconds")
+              || name.contains("nanoseconds")
+              || name.contains("microseconds"),
           name + " is not in base units (seconds)");
     }
   }
 
   @Test
   void badConfigFailsTheDeploymentWithATypedError() {
-    Throwable noDevices = Await.failure(vertx.deployVerticle(new TransferEngineVerticle(),
-        new DeploymentOptions().setConfig(new JsonObject().put("address", "bad")
-            .put("devices", new JsonArray().add(" ")))), WAIT);
-    assertEquals(ErrorCode.INVALID_CONFIGURATION, assertInstanceOf(VteException.class, noDevices).code());
+    Throwable noDevices =
+        Await.failure(
+            vertx.deployVerticle(
+                new TransferEngineVerticle(),
+                new DeploymentOptions()
+                    .setConfig(
+                        new JsonObject()
+                            .put("address", "bad")
+                            .put("devices", new JsonArray().add(" ")))),
+            WAIT);
+    assertEquals(
+        ErrorCode.INVALID_CONFIGURATION, assertInstanceOf(VteException.class, noDevices).code());
     assertTrue(noDevices.getMessage().contains("devices"), noDevices.getMessage());
-    Throwable unknown = Await.failure(vertx.deployVerticle(new TransferEngineVerticle(),
-        new DeploymentOptions().setConfig(config("vc", "bad").put("colour", "red"))), WAIT);
+    Throwable unknown =
+        Await.failure(
+            vertx.deployVerticle(
+                new TransferEngineVerticle(),
+                new DeploymentOptions().setConfig(config("vc", "bad").put("colour", "red"))),
+            WAIT);
     assertTrue(unknown.getMessage().contains("colour"), unknown.getMessage());
-    Throwable port = Await.failure(vertx.deployVerticle(new TransferEngineVerticle(),
-        new DeploymentOptions().setConfig(config("vd", "bad").put("httpPort", nodeA.httpPort()))), WAIT);
-    assertEquals(ErrorCode.INVALID_CONFIGURATION, assertInstanceOf(VteException.class, port).code());
+    Throwable port =
+        Await.failure(
+            vertx.deployVerticle(
+                new TransferEngineVerticle(),
+                new DeploymentOptions()
+                    .setConfig(config("vd", "bad").put("httpPort", nodeA.httpPort()))),
+            WAIT);
+    assertEquals(
+        ErrorCode.INVALID_CONFIGURATION, assertInstanceOf(VteException.class, port).code());
     assertTrue(port.getMessage().contains(Integer.toString(nodeA.httpPort())), port.getMessage());
     // the failed deployments closed their engines: nothing answers on their address
-    assertFails(ErrorCode.ENGINE_CLOSED, null, new TransferEngineClient(vertx.eventBus(), "bad").stats());
+    assertFails(
+        ErrorCode.ENGINE_CLOSED, null, new TransferEngineClient(vertx.eventBus(), "bad").stats());
   }
 
   @Test

@@ -16,7 +16,9 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
-/** The Vert.x instance {@link VteMetrics} makes reports to Prometheus without Micrometer warnings. */
+/**
+ * The Vert.x instance {@link VteMetrics} makes reports to Prometheus without Micrometer warnings.
+ */
 class VteMetricsTest {
 
   private static final Duration WAIT = Duration.ofSeconds(10);
@@ -24,21 +26,23 @@ class VteMetricsTest {
   @Test
   void consumersAndMessagesCauseNoAlreadyRegisteredWarning() {
     List<String> warnings = new ArrayList<>();
-    Handler capture = new Handler() {
-      @Override
-      public void publish(LogRecord r) {
-        if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-          warnings.add(r.getMessage());
-        }
-      }
+    Handler capture =
+        new Handler() {
+          @Override
+          public void publish(LogRecord r) {
+            if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+              warnings.add(r.getMessage());
+            }
+          }
 
-      @Override
-      public void flush() {}
+          @Override
+          public void flush() {}
 
-      @Override
-      public void close() {}
-    };
-    // Micrometer logs through java.util.logging when SLF4J is not on the class path, as in this module's tests.
+          @Override
+          public void close() {}
+        };
+    // Micrometer logs through java.util.logging when SLF4J is not on the class path, as in this
+    // module's tests.
     Logger micrometer = Logger.getLogger("io.micrometer");
     micrometer.addHandler(capture);
     VteMetrics metrics = VteMetrics.createVertx(new VertxOptions());
@@ -54,7 +58,9 @@ class VteMetricsTest {
         }
       }
       assertEquals(List.of(), warnings, "Micrometer warnings");
-      assertTrue(metrics.registry().find("vertx.eventbus.pending").gauges().isEmpty(), "event-bus meters are off");
+      assertTrue(
+          metrics.registry().find("vertx.eventbus.pending").gauges().isEmpty(),
+          "event-bus meters are off");
       assertFalse(metrics.registry().getMeters().isEmpty(), "the other Vert.x meters are on");
     } finally {
       micrometer.removeHandler(capture);

@@ -22,34 +22,50 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * README.md's "Across hosts" recipe (issue 11 item 5), run as printed: its {@code ./vte} commands are read from
- * the README, so the test fails when the README drifts, and each runs (the {@code vte} command, {@code VteMain}
- * on this class path, one child JVM per command) in a namespace host: {@code bench target} on host 0
- * (198.18.0.1, the README's host A), {@code bench initiator} on host 1 (198.18.0.2, host B), p2p and through etcd,
- * WRITE and READ, verified. No command carries {@code --devices}: each side takes its host's interfaces.
+ * README.md's "Across hosts" recipe (issue 11 item 5), run as printed: its {@code ./vte} commands
+ * are read from the README, so the test fails when the README drifts, and each runs (the {@code
+ * vte} command, {@code VteMain} on this class path, one child JVM per command) in a namespace host:
+ * {@code bench target} on host 0 (198.18.0.1, the README's host A), {@code bench initiator} on host
+ * 1 (198.18.0.2, host B), p2p and through etcd, WRITE and READ, verified. No command carries {@code
+ * --devices}: each side takes its host's interfaces.
  *
- * <p>The README's hosts are on one network: every address of one reaches every address of the other. The
- * harness's hosts also have a management NIC on a network apart from the rails, which the default choice takes
- * as one more device; so the recipe runs with the management NICs down (each host: 2 rail NICs, reaching the
- * other's through the spine) and etcd in the fabric namespace on the spine's rail-0 address (198.18.0.254; the
- * README's example has it at 198.18.0.10). With the management NICs up the recipe works too
- * ({@link #withAManagementNetworkTheDefaultDevicesStillMoveVerifiedData}): each device prefers the peer's devices
- * of its own subnet ({@code RailAffinity}).
- * {@code ./vte devices} shows the choice on a host.
+ * <p>The README's hosts are on one network: every address of one reaches every address of the
+ * other. The harness's hosts also have a management NIC on a network apart from the rails, which
+ * the default choice takes as one more device; so the recipe runs with the management NICs down
+ * (each host: 2 rail NICs, reaching the other's through the spine) and etcd in the fabric namespace
+ * on the spine's rail-0 address (198.18.0.254; the README's example has it at 198.18.0.10). With
+ * the management NICs up the recipe works too ({@link
+ * #withAManagementNetworkTheDefaultDevicesStillMoveVerifiedData}): each device prefers the peer's
+ * devices of its own subnet ({@code RailAffinity}). {@code ./vte devices} shows the choice on a
+ * host.
  *
- * <p>The test adds to the printed commands only what makes a run short and parseable on a busy machine: the
- * initiator's {@code --duration 2 --warmup 0.5 --json --no-progress} and both sides' {@code --handshake-timeout}.
+ * <p>The test adds to the printed commands only what makes a run short and parseable on a busy
+ * machine: the initiator's {@code --duration 2 --warmup 0.5 --json --no-progress} and both sides'
+ * {@code --handshake-timeout}.
  */
 class CrossHostRecipeTest {
 
   private static final Path README = Path.of("../README.md").toAbsolutePath().normalize();
   private static final Duration START = Duration.ofSeconds(120);
-  private static final List<String> SHORT_RUN = List.of("--duration", "2", "--warmup", "0.5", "--json",
-      "--no-progress", "--handshake-timeout", "30");
-  private static final Pattern SERVING = Pattern.compile(
-      "vte bench target: serving (\\S+) as segment (\\S+) \\(\\d+ B registered on (\\S+)\\); stop with .*");
+  private static final List<String> SHORT_RUN =
+      List.of(
+          "--duration",
+          "2",
+          "--warmup",
+          "0.5",
+          "--json",
+          "--no-progress",
+          "--handshake-timeout",
+          "30");
+  private static final Pattern SERVING =
+      Pattern.compile(
+          "vte bench target: serving (\\S+) as segment (\\S+) \\(\\d+ B registered on (\\S+)\\); stop with .*");
   private static final String README_ETCD = "etcd://198.18.0.10:2379";
-  /** The fabric's address on rail 0 (the spine), where etcd runs: reachable from every host over the rails. */
+
+  /**
+   * The fabric's address on rail 0 (the spine), where etcd runs: reachable from every host over the
+   * rails.
+   */
   private static final String SPINE = "198.18.0.254";
 
   private static NetnsHosts hosts;
@@ -58,7 +74,8 @@ class CrossHostRecipeTest {
   @BeforeAll
   static void hosts() throws Exception {
     hosts = NetnsHosts.up(2, 2);
-    // The README's example addresses are the harness's: host A's first NIC 198.18.0.1, host B's 198.18.0.2.
+    // The README's example addresses are the harness's: host A's first NIC 198.18.0.1, host B's
+    // 198.18.0.2.
     assertEquals("198.18.0.1", hosts.host(0).nics().get(0).address());
     assertEquals("198.18.0.2", hosts.host(1).nics().get(0).address());
     management(false);
@@ -68,11 +85,21 @@ class CrossHostRecipeTest {
   private static void management(boolean up) throws Exception {
     for (int h = 0; h < 2; h++) {
       NetnsHosts.Host host = hosts.host(h);
-      List<String> cmd = new ArrayList<>(hosts.command("exec", host.name(), "ip", "link", "set", host.mgmt().iface(),
-          up ? "up" : "down"));
+      List<String> cmd =
+          new ArrayList<>(
+              hosts.command(
+                  "exec",
+                  host.name(),
+                  "ip",
+                  "link",
+                  "set",
+                  host.mgmt().iface(),
+                  up ? "up" : "down"));
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
       String out = new String(p.getInputStream().readAllBytes());
-      assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0, cmd + ": " + out);
+      assertTrue(
+          p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0,
+          cmd + ": " + out);
     }
     managementUp = up;
   }
@@ -86,25 +113,34 @@ class CrossHostRecipeTest {
 
   /** The recipe's commands: the "Across hosts" paragraph, none with {@code --devices}. */
   private static List<ReadmeCommands.Command> recipe() {
-    List<ReadmeCommands.Command> all = ReadmeCommands.between(README, "**Across hosts.**", "**Faults.**");
+    List<ReadmeCommands.Command> all =
+        ReadmeCommands.between(README, "**Across hosts.**", "**Faults.**");
     for (ReadmeCommands.Command c : all) {
-      assertFalse(c.args().contains("--devices"), "the recipe takes the host's interfaces: " + c.command());
+      assertFalse(
+          c.args().contains("--devices"), "the recipe takes the host's interfaces: " + c.command());
     }
     return all;
   }
 
   private static List<ReadmeCommands.Command> select(String mode, boolean etcd) {
-    return recipe().stream().filter(c -> c.command().startsWith("./vte bench " + mode + " "))
-        .filter(c -> c.args().contains("--metadata") == etcd).toList();
+    return recipe().stream()
+        .filter(c -> c.command().startsWith("./vte bench " + mode + " "))
+        .filter(c -> c.args().contains("--metadata") == etcd)
+        .toList();
   }
 
   private static ChildJvm vte(NetnsHosts.Host host, List<String> args) throws IOException {
     return new ChildJvm(host.launcher(), "io.vte.cli.VteMain", args);
   }
 
-  /** Starts a printed target command on host 0 and checks what it prints against the README and the host. */
-  private static ChildJvm target(ReadmeCommands.Command printed, String etcdUri, String segment) throws IOException {
-    List<String> args = new ArrayList<>(printed.args().stream().map(a -> a.replace(README_ETCD, etcdUri)).toList());
+  /**
+   * Starts a printed target command on host 0 and checks what it prints against the README and the
+   * host.
+   */
+  private static ChildJvm target(ReadmeCommands.Command printed, String etcdUri, String segment)
+      throws IOException {
+    List<String> args =
+        new ArrayList<>(printed.args().stream().map(a -> a.replace(README_ETCD, etcdUri)).toList());
     args.addAll(List.of("--handshake-timeout", "30"));
     ChildJvm target = vte(hosts.host(0), args);
     String announce = target.firstLine(START);
@@ -113,14 +149,21 @@ class CrossHostRecipeTest {
     assertTrue(m.matches(), announce);
     assertTrue(m.group(1).startsWith("198.18.0.1:"), "serves on host A's first NIC: " + announce);
     assertEquals(segment, m.group(2), announce);
-    assertEquals(hosts.host(0).defaultDeviceSpecs(managementUp), List.of(m.group(3).split(",")), "host A's interfaces: " + announce);
+    assertEquals(
+        hosts.host(0).defaultDeviceSpecs(managementUp),
+        List.of(m.group(3).split(",")),
+        "host A's interfaces: " + announce);
     return target;
   }
 
-  /** Runs a printed initiator command on host 1; checks exit 0, 0 failed, verified, and host B's devices. */
-  private static JsonObject initiator(ReadmeCommands.Command printed, String etcdUri, String... extra)
-      throws Exception {
-    List<String> args = new ArrayList<>(printed.args().stream().map(a -> a.replace(README_ETCD, etcdUri)).toList());
+  /**
+   * Runs a printed initiator command on host 1; checks exit 0, 0 failed, verified, and host B's
+   * devices.
+   */
+  private static JsonObject initiator(
+      ReadmeCommands.Command printed, String etcdUri, String... extra) throws Exception {
+    List<String> args =
+        new ArrayList<>(printed.args().stream().map(a -> a.replace(README_ETCD, etcdUri)).toList());
     args.addAll(List.of(extra));
     args.addAll(SHORT_RUN);
     try (ChildJvm ini = vte(hosts.host(1), args)) {
@@ -133,7 +176,9 @@ class CrossHostRecipeTest {
       assertEquals(0L, r.getLong("failed"), what);
       assertTrue(r.getLong("ops") > 0, what);
       assertEquals(true, r.getBoolean("verified"), what);
-      assertEquals(hosts.host(1).defaultDeviceSpecs(managementUp).size(), r.getInteger("devices"),
+      assertEquals(
+          hosts.host(1).defaultDeviceSpecs(managementUp).size(),
+          r.getInteger("devices"),
           "host B's interfaces: " + what);
       return r;
     }
@@ -141,19 +186,24 @@ class CrossHostRecipeTest {
 
   private static void stop(ChildJvm target) throws InterruptedException {
     target.terminate();
-    assertEquals(0, target.exitCode(Duration.ofSeconds(30)), "SIGTERM ends the target with exit code 0: " + target.err());
+    assertEquals(
+        0,
+        target.exitCode(Duration.ofSeconds(30)),
+        "SIGTERM ends the target with exit code 0: " + target.err());
   }
 
   @Test
-  void p2pTheInitiatorOnHostBWritesAndReadsTheTargetOnHostAByItsPrintedServerName() throws Exception {
+  void p2pTheInitiatorOnHostBWritesAndReadsTheTargetOnHostAByItsPrintedServerName()
+      throws Exception {
     p2p();
   }
 
   /**
-   * The same p2p recipe with the management NICs up: each host's default devices include its management NIC, on
-   * a network the peer's rail NICs do not reach (from a rail address it is unreachable, from the management
-   * address a rail address never answers). Each device sends only to the peer devices of its subnet, so no slice
-   * takes such a path. Before that rule a WRITE run stalled 15 s (two QP failure times) and did not finish.
+   * The same p2p recipe with the management NICs up: each host's default devices include its
+   * management NIC, on a network the peer's rail NICs do not reach (from a rail address it is
+   * unreachable, from the management address a rail address never answers). Each device sends only
+   * to the peer devices of its subnet, so no slice takes such a path. Before that rule a WRITE run
+   * stalled 15 s (two QP failure times) and did not finish.
    */
   @Test
   void withAManagementNetworkTheDefaultDevicesStillMoveVerifiedData() throws Exception {
@@ -172,17 +222,29 @@ class CrossHostRecipeTest {
     Matcher prints = Pattern.compile("prints: (.*) \\(\\.\\.\\.\\)").matcher(printed.comment());
     assertTrue(prints.matches(), "the README says what the target prints: " + printed);
     List<ReadmeCommands.Command> initiators = select("initiator", false);
-    assertEquals(List.of("write", "read"), initiators.stream()
-        .map(c -> c.args().get(c.args().indexOf("--operation") + 1)).toList(), "the recipe's p2p runs: " + initiators);
+    assertEquals(
+        List.of("write", "read"),
+        initiators.stream().map(c -> c.args().get(c.args().indexOf("--operation") + 1)).toList(),
+        "the recipe's p2p runs: " + initiators);
     try (ChildJvm target = target(printed, "", "node-a")) {
-      assertTrue(target.out().get(0).startsWith(prints.group(1) + " ("), "prints what the README says it prints: "
-          + target.out().get(0) + " vs " + printed.comment());
+      assertTrue(
+          target.out().get(0).startsWith(prints.group(1) + " ("),
+          "prints what the README says it prints: "
+              + target.out().get(0)
+              + " vs "
+              + printed.comment());
       for (ReadmeCommands.Command ini : initiators) {
         String server = ini.args().get(ini.args().indexOf("--target") + 1);
-        assertTrue(target.out().get(0).contains("serving " + server + " "), "the initiator's --target is the server "
-            + "name the target printed: " + ini.command());
+        assertTrue(
+            target.out().get(0).contains("serving " + server + " "),
+            "the initiator's --target is the server "
+                + "name the target printed: "
+                + ini.command());
         JsonObject r = initiator(ini, "");
-        assertEquals(ini.args().get(ini.args().indexOf("--operation") + 1), r.getString("operation"), r.encode());
+        assertEquals(
+            ini.args().get(ini.args().indexOf("--operation") + 1),
+            r.getString("operation"),
+            r.encode());
       }
       stop(target);
     }
@@ -195,7 +257,8 @@ class CrossHostRecipeTest {
     assertEquals(1, targets.size(), "one etcd target in the recipe: " + recipe());
     assertEquals(1, initiators.size(), "one etcd initiator in the recipe: " + recipe());
     ReadmeCommands.Command printed = initiators.get(0);
-    assertTrue(targets.get(0).command().contains(README_ETCD) && printed.command().contains(README_ETCD),
+    assertTrue(
+        targets.get(0).command().contains(README_ETCD) && printed.command().contains(README_ETCD),
         "both name the same etcd: " + targets + initiators);
     try (EtcdServer etcd = EtcdServer.startIn(hosts.fabric().launcher(), SPINE);
         ChildJvm target = target(targets.get(0), "etcd://" + etcd.hostPort(), "node-a")) {
@@ -212,7 +275,8 @@ class CrossHostRecipeTest {
 
   @Test
   void devicesShowsTheHostsInterfacesAndTheSoftProviderOpensExactlyThose() throws Exception {
-    List<ReadmeCommands.Command> shown = recipe().stream().filter(c -> c.command().equals("./vte devices")).toList();
+    List<ReadmeCommands.Command> shown =
+        recipe().stream().filter(c -> c.command().equals("./vte devices")).toList();
     assertEquals(1, shown.size(), "the recipe points at ./vte devices: " + recipe());
     NetnsHosts.Host h = hosts.host(0);
     try (ChildJvm devices = vte(h, shown.get(0).args())) {
@@ -220,21 +284,35 @@ class CrossHostRecipeTest {
       List<String> lines = devices.out();
       List<String> ifaces = new ArrayList<>(h.nics().stream().map(NetnsHosts.Nic::iface).toList());
       List<String> specs = h.defaultDeviceSpecs(managementUp);
-      assertEquals("default soft devices (no --devices, \"devices\": []): " + specs.size() + " soft device(s), one "
-          + "per IPv4 address of the up non-loopback interfaces " + ifaces, lines.get(0));
-      assertTrue(lines.contains("  skipped " + h.mgmt().iface() + ": down"), "the management NIC is down: " + lines);
+      assertEquals(
+          "default soft devices (no --devices, \"devices\": []): "
+              + specs.size()
+              + " soft device(s), one "
+              + "per IPv4 address of the up non-loopback interfaces "
+              + ifaces,
+          lines.get(0));
+      assertTrue(
+          lines.contains("  skipped " + h.mgmt().iface() + ": down"),
+          "the management NIC is down: " + lines);
       List<String> providerLines = lines.stream().filter(l -> l.startsWith("soft ")).toList();
       assertEquals(specs.size(), providerLines.size(), lines.toString());
       for (int i = 0; i < specs.size(); i++) {
         String address = specs.get(i).substring(specs.get(i).indexOf('@') + 1);
-        assertTrue(lines.contains(String.format("  %-8s %-16s %s", "soft" + i, address, ifaces.get(i))),
+        assertTrue(
+            lines.contains(String.format("  %-8s %-16s %s", "soft" + i, address, ifaces.get(i))),
             "soft" + i + " on " + address + " of " + ifaces.get(i) + ": " + lines);
         String gid = io.vte.verbs.Gid.fromInetAddress(InetAddress.getByName(address)).toString();
-        assertTrue(providerLines.get(i).matches("soft\\s+soft" + i + "\\s+1\\s+ACTIVE\\s+4096\\s+" + gid + "\\s+.*"),
+        assertTrue(
+            providerLines
+                .get(i)
+                .matches("soft\\s+soft" + i + "\\s+1\\s+ACTIVE\\s+4096\\s+" + gid + "\\s+.*"),
             providerLines.get(i) + " carries " + gid);
       }
-      assertTrue(lines.contains("  skipped lo: loopback (used only when no other interface has a usable IPv4 "
-          + "address)"), lines.toString());
+      assertTrue(
+          lines.contains(
+              "  skipped lo: loopback (used only when no other interface has a usable IPv4 "
+                  + "address)"),
+          lines.toString());
     }
   }
 }

@@ -19,35 +19,56 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Engines made with {@code new EngineOptions()} and nothing else, in the JVM this main starts (run inside a
- * namespace host by {@link DefaultEngineOptionsTest}): two of them WRITE and READ 1 MiB between each other, then
- * the README's first library example, the method {@link #writeOnce} below, runs as printed. All of it runs twice:
- * a warm-up round first (this JVM's first gRPC server and client, whose class loading on an event loop takes
- * seconds on a loaded machine and is not what the test is about; its outcome is reported as {@code warmUp}), then
- * {@link #WARM} on stderr, then the round that counts. Prints one JSON line: the host's default device specs, each
- * engine's server name and the device names of its segment, and whether each transfer was complete and
+ * Engines made with {@code new EngineOptions()} and nothing else, in the JVM this main starts (run
+ * inside a namespace host by {@link DefaultEngineOptionsTest}): two of them WRITE and READ 1 MiB
+ * between each other, then the README's first library example, the method {@link #writeOnce} below,
+ * runs as printed. All of it runs twice: a warm-up round first (this JVM's first gRPC server and
+ * client, whose class loading on an event loop takes seconds on a loaded machine and is not what
+ * the test is about; its outcome is reported as {@code warmUp}), then {@link #WARM} on stderr, then
+ * the round that counts. Prints one JSON line: the host's default device specs, each engine's
+ * server name and the device names of its segment, and whether each transfer was complete and
  * byte-exact; exit code 0, or 1 with {@code {"error": ...}}.
  */
 public final class DefaultEnginesMain {
 
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final int LENGTH = 1 << 20;
+
   /** The stderr line between the warm-up round and the measured one. */
   static final String WARM = "default-engines: warm";
 
   private DefaultEnginesMain() {}
 
   // README:library-example:begin
-  /** WRITEs {@code length} bytes of a direct buffer to {@code remoteAddress} in a peer's segment, then closes. */
-  static Future<BatchResult> writeOnce(Vertx vertx, ByteBuffer directBuffer, String peer, long remoteAddress,
-      long length) {
-    return TransferEngine.create(vertx, new EngineOptions())           // soft verbs on this host's NICs, p2p metadata
-        .compose(engine -> engine.register(directBuffer, "cpu:0")      // off-heap memory, on every device
-            .compose(local -> engine.openSegment(peer)                 // the peer's server name, e.g. 10.0.0.2:40001
-                .compose(seg -> engine.submit(List.of(TransferRequest.write(local, 0, seg, remoteAddress, length)),
-                    new TransferOptions().setDeadline(Duration.ofSeconds(5))).result()))
-            .eventually(engine::close));
+  /**
+   * WRITEs {@code length} bytes of a direct buffer to {@code remoteAddress} in a peer's segment,
+   * then closes.
+   */
+  static Future<BatchResult> writeOnce(
+      Vertx vertx, ByteBuffer directBuffer, String peer, long remoteAddress, long length) {
+    return TransferEngine.create(
+            vertx, new EngineOptions()) // soft verbs on this host's NICs, p2p metadata
+        .compose(
+            engine ->
+                engine
+                    .register(directBuffer, "cpu:0") // off-heap memory, on every device
+                    .compose(
+                        local ->
+                            engine
+                                .openSegment(peer) // the peer's server name, e.g. 10.0.0.2:40001
+                                .compose(
+                                    seg ->
+                                        engine
+                                            .submit(
+                                                List.of(
+                                                    TransferRequest.write(
+                                                        local, 0, seg, remoteAddress, length)),
+                                                new TransferOptions()
+                                                    .setDeadline(Duration.ofSeconds(5)))
+                                            .result()))
+                    .eventually(engine::close));
   }
+
   // README:library-example:end
 
   /**
@@ -75,7 +96,9 @@ public final class DefaultEnginesMain {
   }
 
   private static JsonObject run(Vertx vertx) {
-    JsonObject out = new JsonObject().put("defaultSpecs", new JsonArray(DefaultSoftDevices.forThisHost().specs()));
+    JsonObject out =
+        new JsonObject()
+            .put("defaultSpecs", new JsonArray(DefaultSoftDevices.forThisHost().specs()));
     TransferEngine a = Await.result(TransferEngine.create(vertx, new EngineOptions()), WAIT);
     TransferEngine peer = null;
     try {
@@ -88,16 +111,27 @@ public final class DefaultEnginesMain {
       RegisteredBuffer readBack = Await.result(a.register(back, "cpu:0"), WAIT);
       RegisteredBuffer dst = Await.result(peer.register(target, "cpu:0"), WAIT);
       SegmentHandle seg = Await.result(a.openSegment(peer.serverName()), WAIT);
-      out.put("segmentDevices", new JsonArray(seg.devices().stream().map(SegmentDevice::name).toList()));
+      out.put(
+          "segmentDevices",
+          new JsonArray(seg.devices().stream().map(SegmentDevice::name).toList()));
       TransferOptions deadline = new TransferOptions().setDeadline(Duration.ofSeconds(30));
-      BatchResult write = Await.result(a.submit(List.of(TransferRequest.write(src, 0, seg, dst.address(), LENGTH)),
-          deadline).result(), WAIT);
+      BatchResult write =
+          Await.result(
+              a.submit(List.of(TransferRequest.write(src, 0, seg, dst.address(), LENGTH)), deadline)
+                  .result(),
+              WAIT);
       out.put("write", write.allCompleted() && source.equals(target));
-      BatchResult read = Await.result(a.submit(List.of(TransferRequest.read(readBack, 0, seg, dst.address(), LENGTH)),
-          deadline).result(), WAIT);
+      BatchResult read =
+          Await.result(
+              a.submit(
+                      List.of(TransferRequest.read(readBack, 0, seg, dst.address(), LENGTH)),
+                      deadline)
+                  .result(),
+              WAIT);
       out.put("read", read.allCompleted() && source.equals(back));
       ByteBuffer example = pattern(3);
-      BatchResult once = Await.result(writeOnce(vertx, example, peer.serverName(), dst.address(), LENGTH), WAIT);
+      BatchResult once =
+          Await.result(writeOnce(vertx, example, peer.serverName(), dst.address(), LENGTH), WAIT);
       out.put("readmeExample", once.allCompleted() && example.equals(target));
       return out;
     } finally {

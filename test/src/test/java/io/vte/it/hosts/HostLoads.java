@@ -10,13 +10,14 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Write loads between node processes on namespace hosts: builds the {@code load} command of
- * {@link io.vte.it.NodeMain} and warms paths up before a scenario.
+ * Write loads between node processes on namespace hosts: builds the {@code load} command of {@link
+ * io.vte.it.NodeMain} and warms paths up before a scenario.
  */
 final class HostLoads {
 
   /** Requests in flight per target, as in the loopback scenarios. */
   static final int SLOTS = 4;
+
   /** Bytes per request, as in the loopback scenarios. */
   static final int CHUNK = 4 << 20;
 
@@ -30,8 +31,11 @@ final class HostLoads {
    */
   static JsonObject target(NodeProcess node, int engine, int chunk) {
     JsonObject ready = node.ready(engine);
-    return new JsonObject().put("server", ready.getString("server")).put("address", ready.getLong("address"))
-        .put("slots", SLOTS).put("chunk", chunk);
+    return new JsonObject()
+        .put("server", ready.getString("server"))
+        .put("address", ready.getLong("address"))
+        .put("slots", SLOTS)
+        .put("chunk", chunk);
   }
 
   /**
@@ -41,7 +45,10 @@ final class HostLoads {
    * @return a load fault
    */
   static JsonObject fault(Duration at, String name, List<String> command) {
-    return new JsonObject().put("atMs", at.toMillis()).put("name", name).put("command", new JsonArray(command));
+    return new JsonObject()
+        .put("atMs", at.toMillis())
+        .put("name", name)
+        .put("command", new JsonArray(command));
   }
 
   /**
@@ -52,7 +59,10 @@ final class HostLoads {
    * @return a byte counter for the load's {@code watch}
    */
   static JsonObject watch(String name, NodeProcess node, String iface, String direction) {
-    return new JsonObject().put("name", name).put("pid", node.process().pid()).put("iface", iface)
+    return new JsonObject()
+        .put("name", name)
+        .put("pid", node.process().pid())
+        .put("iface", iface)
         .put("direction", direction);
   }
 
@@ -69,49 +79,81 @@ final class HostLoads {
    * @return the node's answer
    * @throws Exception when the node fails or does not answer in time
    */
-  static JsonObject run(NodeProcess sender, int engine, Duration run, Duration deadline, List<JsonObject> targets,
-      List<JsonObject> faults, List<JsonObject> watch) throws Exception {
-    JsonObject spec = new JsonObject().put("engine", engine).put("seconds", run.toMillis() / 1000.0)
-        .put("deadlineMs", deadline.toMillis()).put("targets", new JsonArray(targets))
-        .put("faults", new JsonArray(faults)).put("watch", new JsonArray(watch));
+  static JsonObject run(
+      NodeProcess sender,
+      int engine,
+      Duration run,
+      Duration deadline,
+      List<JsonObject> targets,
+      List<JsonObject> faults,
+      List<JsonObject> watch)
+      throws Exception {
+    JsonObject spec =
+        new JsonObject()
+            .put("engine", engine)
+            .put("seconds", run.toMillis() / 1000.0)
+            .put("deadlineMs", deadline.toMillis())
+            .put("targets", new JsonArray(targets))
+            .put("faults", new JsonArray(faults))
+            .put("watch", new JsonArray(watch));
     sender.send("load " + spec.encode());
     return sender.expect("load", run.plus(deadline).plusSeconds(60));
   }
 
   /**
-   * Short undisturbed runs until one is clean and every sender path has its endpoint on both ends (a cold node on a
-   * loaded machine may need more than one handshake deadline).
+   * Short undisturbed runs until one is clean and every sender path has its endpoint on both ends
+   * (a cold node on a loaded machine may need more than one handshake deadline).
    *
    * @param sender the sending node
    * @param engine its engine index
    * @param targets every target of the scenario
    * @param receivers each target's node, in order
    * @param receiverEngines each target's engine index, in order
-   * @param paths per target: the rails the sender uses, one per NIC (each NIC sends to the peer NIC of its subnet)
+   * @param paths per target: the rails the sender uses, one per NIC (each NIC sends to the peer NIC
+   *     of its subnet)
    * @return endpoint counts after the warm-up: the sender's, then each receiver's
    */
-  static long[] warmUp(NodeProcess sender, int engine, List<JsonObject> targets, List<NodeProcess> receivers,
-      List<Integer> receiverEngines, long paths) {
+  static long[] warmUp(
+      NodeProcess sender,
+      int engine,
+      List<JsonObject> targets,
+      List<NodeProcess> receivers,
+      List<Integer> receiverEngines,
+      long paths) {
     String[] last = {null};
     long[] counts = new long[receivers.size() + 1];
     try {
-      Await.until("a clean warm-up round with an endpoint on each path", Duration.ofSeconds(90), () -> {
-        try {
-          List<RemoteLoad> r = RemoteLoad.of(run(sender, engine, Duration.ofSeconds(2), Duration.ofSeconds(30),
-              targets, List.of(), List.of()));
-          boolean clean = r.stream().allMatch(l -> l.failures() == 0);
-          counts[0] = stats(sender, engine).endpointsAlive();
-          boolean all = counts[0] == paths * targets.size();
-          for (int i = 0; i < receivers.size(); i++) {
-            counts[i + 1] = stats(receivers.get(i), receiverEngines.get(i)).endpointsAlive();
-            all &= counts[i + 1] == paths;
-          }
-          last[0] = (clean ? "clean" : r.get(0).failureSummary()) + ", endpoints " + java.util.Arrays.toString(counts);
-          return clean && all;
-        } catch (Exception e) {
-          throw new AssertionError(e);
-        }
-      });
+      Await.until(
+          "a clean warm-up round with an endpoint on each path",
+          Duration.ofSeconds(90),
+          () -> {
+            try {
+              List<RemoteLoad> r =
+                  RemoteLoad.of(
+                      run(
+                          sender,
+                          engine,
+                          Duration.ofSeconds(2),
+                          Duration.ofSeconds(30),
+                          targets,
+                          List.of(),
+                          List.of()));
+              boolean clean = r.stream().allMatch(l -> l.failures() == 0);
+              counts[0] = stats(sender, engine).endpointsAlive();
+              boolean all = counts[0] == paths * targets.size();
+              for (int i = 0; i < receivers.size(); i++) {
+                counts[i + 1] = stats(receivers.get(i), receiverEngines.get(i)).endpointsAlive();
+                all &= counts[i + 1] == paths;
+              }
+              last[0] =
+                  (clean ? "clean" : r.get(0).failureSummary())
+                      + ", endpoints "
+                      + java.util.Arrays.toString(counts);
+              return clean && all;
+            } catch (Exception e) {
+              throw new AssertionError(e);
+            }
+          });
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "; last round: " + last[0], e);
     }

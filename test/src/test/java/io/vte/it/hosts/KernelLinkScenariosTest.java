@@ -24,13 +24,14 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Issue 11 item 3 on kernel links: two hosts (network namespaces) with 4 rail NICs each, an engine in a node
- * process on each, faults made by the kernel ({@code ip link set} on a host's veth, a {@code tbf} qdisc) instead of
- * the soft-verbs injector. The NIC-down scenarios report the same columns as their loopback twins
- * ({@code FaultScenariosTest} 1a/1b), so both can be read side by side.
+ * Issue 11 item 3 on kernel links: two hosts (network namespaces) with 4 rail NICs each, an engine
+ * in a node process on each, faults made by the kernel ({@code ip link set} on a host's veth, a
+ * {@code tbf} qdisc) instead of the soft-verbs injector. The NIC-down scenarios report the same
+ * columns as their loopback twins ({@code FaultScenariosTest} 1a/1b), so both can be read side by
+ * side.
  *
- * <p>Each node runs five engines: engine 0 on all four rails (4 owners per device), engine 1 + i on rail i alone
- * (for the per-rail baselines of the tbf scenario).
+ * <p>Each node runs five engines: engine 0 on all four rails (4 owners per device), engine 1 + i on
+ * rail i alone (for the per-rail baselines of the tbf scenario).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(ReliabilityReport.class)
@@ -42,13 +43,21 @@ class KernelLinkScenariosTest {
   static final Duration MAX_LATENCY = Duration.ofSeconds(5);
   static final Duration RECOVERY = Duration.ofSeconds(2);
   static final long WINDOW = Duration.ofMillis(500).toNanos();
-  /** tbf rates: every rail shaped, so the fabric and not the CPU sets the pace; rail 0 at a quarter. */
+
+  /**
+   * tbf rates: every rail shaped, so the fabric and not the CPU sets the pace; rail 0 at a quarter.
+   */
   static final String RAIL_RATE = "240mbit";
+
   static final String SLOW_RATE = "60mbit";
   static final int TBF_CHUNK = 1 << 20;
+
   /** Time for packets queued at the moment of link-down to leave, and for a link command to run. */
   static final long SETTLE = Duration.ofMillis(200).toNanos();
-  /** One slice: less than this through a NIC that is down is noise (ARP, a last frame), not payload. */
+
+  /**
+   * One slice: less than this through a NIC that is down is noise (ARP, a last frame), not payload.
+   */
   static final long SLICE = 64 << 10;
 
   private NetnsHosts hosts;
@@ -75,7 +84,8 @@ class KernelLinkScenariosTest {
     for (int i = 0; i < RAILS; i++) {
       devices.append('/').append(host.devices("h" + h + "e" + (i + 1)).get(i));
     }
-    return hosts.startNode(host, name, "devices=" + devices, "rpcHost=" + host.mgmt().address(), buffer);
+    return hosts.startNode(
+        host, name, "devices=" + devices, "rpcHost=" + host.mgmt().address(), buffer);
   }
 
   @AfterAll
@@ -93,45 +103,67 @@ class KernelLinkScenariosTest {
 
   @Test
   void senderNicDownAt5sUpAt12s() throws Exception {
-    RetryOnce.timing("kernel sender NIC down", attempt -> nicDownAndUp("1a kernel sender NIC down 5-12 s", 0, attempt));
+    RetryOnce.timing(
+        "kernel sender NIC down",
+        attempt -> nicDownAndUp("1a kernel sender NIC down 5-12 s", 0, attempt));
   }
 
   @Test
   void receiverNicDownAt5sUpAt12s() throws Exception {
-    RetryOnce.timing("kernel receiver NIC down", attempt -> nicDownAndUp("1b kernel receiver NIC down 5-12 s", 1, attempt));
+    RetryOnce.timing(
+        "kernel receiver NIC down",
+        attempt -> nicDownAndUp("1b kernel receiver NIC down 5-12 s", 1, attempt));
   }
 
   @Tag("soak")
   @RepeatedTest(5)
   void senderNicDownAt5sUpAt12sRepeated() throws Exception {
-    RetryOnce.timing("kernel sender NIC down", attempt -> nicDownAndUp("1a soak kernel sender NIC down", 0, attempt));
+    RetryOnce.timing(
+        "kernel sender NIC down",
+        attempt -> nicDownAndUp("1a soak kernel sender NIC down", 0, attempt));
   }
 
   @Tag("soak")
   @RepeatedTest(5)
   void receiverNicDownAt5sUpAt12sRepeated() throws Exception {
-    RetryOnce.timing("kernel receiver NIC down", attempt -> nicDownAndUp("1b soak kernel receiver NIC down", 1, attempt));
+    RetryOnce.timing(
+        "kernel receiver NIC down",
+        attempt -> nicDownAndUp("1b soak kernel receiver NIC down", 1, attempt));
   }
 
   /**
-   * 20 s of 4 MiB writes from engine 0 of host 0 to engine 0 of host 1; at 5 s host {@code faultHost}'s rail NIC 0
-   * is set down inside its namespace, at 12 s up again.
+   * 20 s of 4 MiB writes from engine 0 of host 0 to engine 0 of host 1; at 5 s host {@code
+   * faultHost}'s rail NIC 0 is set down inside its namespace, at 12 s up again.
    */
   private List<String> nicDownAndUp(String name, int faultHost, int attempt) throws Exception {
     JsonObject target = HostLoads.target(receiver, 0, CHUNK);
-    long[] baseline = HostLoads.warmUp(sender, 0, List.of(target), List.of(receiver), List.of(0),
-        RAILS);
-    // The faulted NIC's payload: what the sender's NIC 0 sends, or what the receiver's NIC 0 receives.
-    JsonObject watch = faultHost == 0 ? HostLoads.watch("nic0", sender, hosts.host(0).nics().get(0).iface(), "tx")
-        : HostLoads.watch("nic0", receiver, hosts.host(1).nics().get(0).iface(), "rx");
+    long[] baseline =
+        HostLoads.warmUp(sender, 0, List.of(target), List.of(receiver), List.of(0), RAILS);
+    // The faulted NIC's payload: what the sender's NIC 0 sends, or what the receiver's NIC 0
+    // receives.
+    JsonObject watch =
+        faultHost == 0
+            ? HostLoads.watch("nic0", sender, hosts.host(0).nics().get(0).iface(), "tx")
+            : HostLoads.watch("nic0", receiver, hosts.host(1).nics().get(0).iface(), "rx");
     String h = Integer.toString(faultHost);
     JsonObject answer;
     try {
-      answer = HostLoads.run(sender, 0, RUN, REQUEST_DEADLINE, List.of(target), List.of(
-          HostLoads.fault(Duration.ofSeconds(5), "down", hosts.command("link", h, "0", "down")),
-          HostLoads.fault(Duration.ofSeconds(12), "up", hosts.command("link", h, "0", "up"))), List.of(watch));
+      answer =
+          HostLoads.run(
+              sender,
+              0,
+              RUN,
+              REQUEST_DEADLINE,
+              List.of(target),
+              List.of(
+                  HostLoads.fault(
+                      Duration.ofSeconds(5), "down", hosts.command("link", h, "0", "down")),
+                  HostLoads.fault(
+                      Duration.ofSeconds(12), "up", hosts.command("link", h, "0", "up"))),
+              List.of(watch));
     } finally {
-      hosts.link(faultHost, 0, true); // whatever happened, the next scenario starts with every link up
+      hosts.link(
+          faultHost, 0, true); // whatever happened, the next scenario starts with every link up
     }
     RemoteLoad r = RemoteLoad.of(answer).get(0);
     long down = r.faultTime("down");
@@ -144,23 +176,48 @@ class KernelLinkScenariosTest {
     long whileDown = bytesBetween(nic0, down + SETTLE, up - SETTLE);
     EngineStats s = HostLoads.stats(sender, 0);
     EngineStats rs = HostLoads.stats(receiver, 0);
-    ReliabilityReport.record(new ScenarioFigures(name + (attempt > 1 ? " (retry)" : ""), r.transfers(), r.failures(),
-        ms(r.maxLatencyNanos()), ms(s.pollGapP999Nanos()), recovery < 0 ? Double.NaN : ms(recovery),
-        String.format("%.0f MiB/s (before %.0f, link down %.0f, after up %.0f; per 500 ms from link-up: %s), rail 0 "
-            + "payload again %s ms after link-up (%d B while down), endpoints %d/%d (baseline %d/%d), %s", r.throughput() / (1 << 20),
-            before / (1 << 20), r.throughput(down, up) / (1 << 20), r.throughput(up, r.end()) / (1 << 20),
-            r.windowsMiB(up), railBack < 0 ? "never" : String.format("%.0f", ms(railBack)), whileDown, s.endpointsAlive(),
-            rs.endpointsAlive(), baseline[0], baseline[1], r.failureDetails())));
+    ReliabilityReport.record(
+        new ScenarioFigures(
+            name + (attempt > 1 ? " (retry)" : ""),
+            r.transfers(),
+            r.failures(),
+            ms(r.maxLatencyNanos()),
+            ms(s.pollGapP999Nanos()),
+            recovery < 0 ? Double.NaN : ms(recovery),
+            String.format(
+                "%.0f MiB/s (before %.0f, link down %.0f, after up %.0f; per 500 ms from link-up: %s), rail 0 "
+                    + "payload again %s ms after link-up (%d B while down), endpoints %d/%d (baseline %d/%d), %s",
+                r.throughput() / (1 << 20),
+                before / (1 << 20),
+                r.throughput(down, up) / (1 << 20),
+                r.throughput(up, r.end()) / (1 << 20),
+                r.windowsMiB(up),
+                railBack < 0 ? "never" : String.format("%.0f", ms(railBack)),
+                whileDown,
+                s.endpointsAlive(),
+                rs.endpointsAlive(),
+                baseline[0],
+                baseline[1],
+                r.failureDetails())));
     if (r.failures() > 0) {
-      throw new AssertionError(r.failures() + " failed transfers: " + r.failureDetails() + "; sender "
-          + s.counters() + "; receiver " + rs.counters());
+      throw new AssertionError(
+          r.failures()
+              + " failed transfers: "
+              + r.failureDetails()
+              + "; sender "
+              + s.counters()
+              + "; receiver "
+              + rs.counters());
     }
-    assertTrue(whileDown >= 0 && whileDown < SLICE, "the kernel cut host " + faultHost + "'s NIC 0: " + whileDown
-        + " B through it while down");
+    assertTrue(
+        whileDown >= 0 && whileDown < SLICE,
+        "the kernel cut host " + faultHost + "'s NIC 0: " + whileDown + " B through it while down");
     assertTrue(r.lastWritesCompleted(), "the last write of every slot completed");
     assertEquals(r.localCrc(), receiver.crc(0), "the last pattern is byte-exact in the receiver");
-    Await.until("endpoints back to at most the warm-up count " + baseline[0] + "/" + baseline[1],
-        Duration.ofSeconds(20), () -> {
+    Await.until(
+        "endpoints back to at most the warm-up count " + baseline[0] + "/" + baseline[1],
+        Duration.ofSeconds(20),
+        () -> {
           try {
             return HostLoads.stats(sender, 0).endpointsAlive() <= baseline[0]
                 && HostLoads.stats(receiver, 0).endpointsAlive() <= baseline[1];
@@ -173,11 +230,16 @@ class KernelLinkScenariosTest {
       misses.add("a write took " + ms(r.maxLatencyNanos()) + " ms (target < 5 s)");
     }
     if (recovery < 0 || recovery > RECOVERY.toNanos()) {
-      misses.add("throughput back to 90% of " + Math.round(before / (1 << 20)) + " MiB/s " + ms(recovery)
-          + " ms after link-up (target <= 2 s)");
+      misses.add(
+          "throughput back to 90% of "
+              + Math.round(before / (1 << 20))
+              + " MiB/s "
+              + ms(recovery)
+              + " ms after link-up (target <= 2 s)");
     }
     if (railBack < 0 || railBack > RECOVERY.toNanos()) {
-      misses.add("rail 0 carried payload again " + ms(railBack) + " ms after link-up (target <= 2 s)");
+      misses.add(
+          "rail 0 carried payload again " + ms(railBack) + " ms after link-up (target <= 2 s)");
     }
     return misses;
   }
@@ -186,8 +248,8 @@ class KernelLinkScenariosTest {
    * @param samples byte counter samples, [nanos since start, bytes]
    * @param from window start
    * @param to window end
-   * @return bytes counted between the last sample at or before {@code from} and the last at or before {@code to},
-   *     -1 if the samples do not cover the window
+   * @return bytes counted between the last sample at or before {@code from} and the last at or
+   *     before {@code to}, -1 if the samples do not cover the window
    */
   private static long bytesBetween(List<long[]> samples, long from, long to) {
     long first = -1;
@@ -209,7 +271,8 @@ class KernelLinkScenariosTest {
   /**
    * @param samples the faulted NIC's payload bytes, [nanos since start, bytes]
    * @param up when the link came up
-   * @return nanoseconds from link-up until NIC 0 had carried one more request's worth of bytes, or -1 if never
+   * @return nanoseconds from link-up until NIC 0 had carried one more request's worth of bytes, or
+   *     -1 if never
    */
   private static long railZeroBack(List<long[]> samples, long up) {
     long base = -1;
@@ -227,50 +290,73 @@ class KernelLinkScenariosTest {
   }
 
   /**
-   * Every rail NIC of the sender shaped with tbf, rail 0 to a quarter of the others: engine 0 across all rails must
-   * deliver at least 0.9x the sum of what each rail delivers alone (engine 1 + i to engine 1 + i), i.e. the slow
-   * rail must not hold batches back. The engine gives each slice the rail where it is expected to finish first
-   * (backlog x measured rate), so the slow rail gets a quarter of a fast rail's share; round-robin gave 0.27-0.39x.
+   * Every rail NIC of the sender shaped with tbf, rail 0 to a quarter of the others: engine 0
+   * across all rails must deliver at least 0.9x the sum of what each rail delivers alone (engine 1
+   * + i to engine 1 + i), i.e. the slow rail must not hold batches back. The engine gives each
+   * slice the rail where it is expected to finish first (backlog x measured rate), so the slow rail
+   * gets a quarter of a fast rail's share; round-robin gave 0.27-0.39x.
    */
   @Test
   void slowRailDoesNotHoldBatchesBack() throws Exception {
-    RetryOnce.timing("kernel tbf slow rail", attempt -> {
-      for (int i = 0; i < RAILS; i++) {
-        hosts.shape(0, i, i == 0 ? SLOW_RATE : RAIL_RATE);
-      }
-      try {
-        double[] alone = new double[RAILS];
-        double sum = 0;
-        for (int i = 0; i < RAILS; i++) {
-          alone[i] = shapedThroughput(1 + i, 1, Duration.ofSeconds(4));
-          sum += alone[i];
-        }
-        double together = shapedThroughput(0, RAILS, Duration.ofSeconds(6));
-        double ratio = together / sum;
-        StringBuilder each = new StringBuilder();
-        for (double a : alone) {
-          each.append(each.length() == 0 ? "" : " + ").append(Math.round(a / (1 << 20)));
-        }
-        ReliabilityReport.record(new ScenarioFigures("kernel tbf: rail 0 at 1/4" + (attempt > 1 ? " (retry)" : ""),
-            0, 0, Double.NaN, ms(HostLoads.stats(sender, 0).pollGapP999Nanos()), Double.NaN,
-            String.format("rails alone %s = %.0f MiB/s (tbf %s, rail 0 %s), all rails together %.0f MiB/s = %.2fx",
-                each, sum / (1 << 20), RAIL_RATE, SLOW_RATE, together / (1 << 20), ratio)));
-        return ratio >= 0.9 ? List.of() : List.of(String.format("together %.2fx the sum of the rails alone (target >= 0.9)", ratio));
-      } finally {
-        for (int i = 0; i < RAILS; i++) {
-          hosts.shape(0, i, null);
-        }
-      }
-    });
+    RetryOnce.timing(
+        "kernel tbf slow rail",
+        attempt -> {
+          for (int i = 0; i < RAILS; i++) {
+            hosts.shape(0, i, i == 0 ? SLOW_RATE : RAIL_RATE);
+          }
+          try {
+            double[] alone = new double[RAILS];
+            double sum = 0;
+            for (int i = 0; i < RAILS; i++) {
+              alone[i] = shapedThroughput(1 + i, 1, Duration.ofSeconds(4));
+              sum += alone[i];
+            }
+            double together = shapedThroughput(0, RAILS, Duration.ofSeconds(6));
+            double ratio = together / sum;
+            StringBuilder each = new StringBuilder();
+            for (double a : alone) {
+              each.append(each.length() == 0 ? "" : " + ").append(Math.round(a / (1 << 20)));
+            }
+            ReliabilityReport.record(
+                new ScenarioFigures(
+                    "kernel tbf: rail 0 at 1/4" + (attempt > 1 ? " (retry)" : ""),
+                    0,
+                    0,
+                    Double.NaN,
+                    ms(HostLoads.stats(sender, 0).pollGapP999Nanos()),
+                    Double.NaN,
+                    String.format(
+                        "rails alone %s = %.0f MiB/s (tbf %s, rail 0 %s), all rails together %.0f MiB/s = %.2fx",
+                        each, sum / (1 << 20), RAIL_RATE, SLOW_RATE, together / (1 << 20), ratio)));
+            return ratio >= 0.9
+                ? List.of()
+                : List.of(
+                    String.format(
+                        "together %.2fx the sum of the rails alone (target >= 0.9)", ratio));
+          } finally {
+            for (int i = 0; i < RAILS; i++) {
+              hosts.shape(0, i, null);
+            }
+          }
+        });
   }
 
-  /** Bytes per second from engine {@code engine} of the sender to the same engine of the receiver; no failure. */
+  /**
+   * Bytes per second from engine {@code engine} of the sender to the same engine of the receiver;
+   * no failure.
+   */
   private double shapedThroughput(int engine, long paths, Duration run) throws Exception {
     JsonObject target = HostLoads.target(receiver, engine, TBF_CHUNK);
     HostLoads.warmUp(sender, engine, List.of(target), List.of(receiver), List.of(engine), paths);
-    RemoteLoad r = RemoteLoad.of(HostLoads.run(sender, engine, run, REQUEST_DEADLINE, List.of(target), List.of(),
-        List.of())).get(0);
-    assertEquals(0, r.failures(), "shaped writes on engine " + engine + " all complete: " + r.failureDetails());
+    RemoteLoad r =
+        RemoteLoad.of(
+                HostLoads.run(
+                    sender, engine, run, REQUEST_DEADLINE, List.of(target), List.of(), List.of()))
+            .get(0);
+    assertEquals(
+        0,
+        r.failures(),
+        "shaped writes on engine " + engine + " all complete: " + r.failureDetails());
     return r.throughput();
   }
 }

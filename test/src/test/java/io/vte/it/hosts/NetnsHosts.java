@@ -14,15 +14,16 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Hosts as network namespaces for tests: N hosts with K rail NICs each on a rail-optimized fabric of Linux bridges,
- * a management network for the control plane, and a service namespace (for etcd). The topology, its addresses and
- * every fault live in {@code test/hosts.sh} (see its header); this class runs it, parses what it prints, and
- * starts node processes inside the hosts ({@code ip netns exec}).
+ * Hosts as network namespaces for tests: N hosts with K rail NICs each on a rail-optimized fabric
+ * of Linux bridges, a management network for the control plane, and a service namespace (for etcd).
+ * The topology, its addresses and every fault live in {@code test/hosts.sh} (see its header); this
+ * class runs it, parses what it prints, and starts node processes inside the hosts ({@code ip netns
+ * exec}).
  *
- * <p>Everything is removed by {@link #close()} and, should the test JVM exit first, by a shutdown hook; a set left
- * by a killed run is removed by the next {@link #up}. Where namespaces cannot be made the calling test is skipped
- * with the reason, except under CI (environment {@code CI=true}, set by {@code .ci/run}), where it fails: there the
- * kernel-link tests must run.
+ * <p>Everything is removed by {@link #close()} and, should the test JVM exit first, by a shutdown
+ * hook; a set left by a killed run is removed by the next {@link #up}. Where namespaces cannot be
+ * made the calling test is skipped with the reason, except under CI (environment {@code CI=true},
+ * set by {@code .ci/run}), where it fails: there the kernel-link tests must run.
  */
 public final class NetnsHosts implements AutoCloseable {
 
@@ -41,7 +42,9 @@ public final class NetnsHosts implements AutoCloseable {
    */
   public record Host(String name, String namespace, Nic mgmt, List<Nic> nics) {
 
-    /** @return the launcher that runs a program inside this host */
+    /**
+     * @return the launcher that runs a program inside this host
+     */
     public List<String> launcher() {
       return List.of("ip", "netns", "exec", namespace);
     }
@@ -60,8 +63,9 @@ public final class NetnsHosts implements AutoCloseable {
 
     /**
      * @param managementUp whether the management NIC is up (it is unless a test set it down)
-     * @return the soft devices {@code DefaultSoftDevices} (an engine or {@code vte} without devices) chooses on
-     *     this host, in interface order: {@code soft<i>@<rail i address>}, then the management NIC's when up
+     * @return the soft devices {@code DefaultSoftDevices} (an engine or {@code vte} without
+     *     devices) chooses on this host, in interface order: {@code soft<i>@<rail i address>}, then
+     *     the management NIC's when up
      */
     public List<String> defaultDeviceSpecs(boolean managementUp) {
       List<String> out = new ArrayList<>();
@@ -88,17 +92,21 @@ public final class NetnsHosts implements AutoCloseable {
   private NetnsHosts(Path script, Map<String, Host> hosts) {
     this.script = script;
     this.hosts = hosts;
-    this.downOnExit = new Thread(() -> {
-      try {
-        run(script, "down");
-      } catch (RuntimeException e) {
-        System.err.println("hosts.sh down on exit failed: " + e.getMessage());
-      }
-    }, "netns-hosts-down");
+    this.downOnExit =
+        new Thread(
+            () -> {
+              try {
+                run(script, "down");
+              } catch (RuntimeException e) {
+                System.err.println("hosts.sh down on exit failed: " + e.getMessage());
+              }
+            },
+            "netns-hosts-down");
   }
 
   /**
-   * @return why namespaces cannot be made here (not root, no {@code ip}, no permission), or null when they can
+   * @return why namespaces cannot be made here (not root, no {@code ip}, no permission), or null
+   *     when they can
    */
   public static String unavailableReason() {
     try {
@@ -127,12 +135,15 @@ public final class NetnsHosts implements AutoCloseable {
       return;
     }
     if ("true".equalsIgnoreCase(ci)) {
-      throw new AssertionError("CI=true requires the network-namespace tests to run, but: " + reason);
+      throw new AssertionError(
+          "CI=true requires the network-namespace tests to run, but: " + reason);
     }
     Assumptions.abort("network namespaces unavailable: " + reason);
   }
 
-  /** @return the namespaces of the set that exist now (made by this or any earlier run), sorted */
+  /**
+   * @return the namespaces of the set that exist now (made by this or any earlier run), sorted
+   */
   public static List<String> namespaces() {
     List<String> out = new ArrayList<>();
     for (String line : run(script(), "show").split("\n")) {
@@ -144,8 +155,8 @@ public final class NetnsHosts implements AutoCloseable {
   }
 
   /**
-   * Builds a fresh set (removing a leftover one first) and checks that every host reaches its neighbour on each
-   * network.
+   * Builds a fresh set (removing a leftover one first) and checks that every host reaches its
+   * neighbour on each network.
    *
    * @param n hosts
    * @param k rail NICs per host
@@ -182,7 +193,10 @@ public final class NetnsHosts implements AutoCloseable {
     for (int i = 0; kv.containsKey("nic" + i); i++) {
       nics.add(nic(kv.get("nic" + i)));
     }
-    return new Host(kv.get("host"), kv.get("ns"), kv.containsKey("mgmt") ? nic(kv.get("mgmt")) : null,
+    return new Host(
+        kv.get("host"),
+        kv.get("ns"),
+        kv.containsKey("mgmt") ? nic(kv.get("mgmt")) : null,
         List.copyOf(nics));
   }
 
@@ -203,12 +217,16 @@ public final class NetnsHosts implements AutoCloseable {
     return host;
   }
 
-  /** @return the service namespace (management network only) */
+  /**
+   * @return the service namespace (management network only)
+   */
   public Host services() {
     return hosts.get("svc");
   }
 
-  /** @return the fabric namespace (the rail and management bridges) */
+  /**
+   * @return the fabric namespace (the rail and management bridges)
+   */
   public Host fabric() {
     return hosts.get("fabric");
   }
@@ -223,7 +241,8 @@ public final class NetnsHosts implements AutoCloseable {
    * @throws IOException when the JVM cannot start
    * @throws InterruptedException when interrupted
    */
-  public NodeProcess startNode(Host host, String name, String... args) throws IOException, InterruptedException {
+  public NodeProcess startNode(Host host, String name, String... args)
+      throws IOException, InterruptedException {
     return NodeProcess.start(host.launcher(), name, args);
   }
 
@@ -249,8 +268,9 @@ public final class NetnsHosts implements AutoCloseable {
   }
 
   /**
-   * Makes host {@code h}'s routes to every address of host {@code peer} blackholes (or removes them): whatever
-   * {@code h} sends to {@code peer} is dropped without a word, so {@code peer} sees {@code h} fall silent.
+   * Makes host {@code h}'s routes to every address of host {@code peer} blackholes (or removes
+   * them): whatever {@code h} sends to {@code peer} is dropped without a word, so {@code peer} sees
+   * {@code h} fall silent.
    *
    * @param h host index
    * @param peer the other host
@@ -285,7 +305,12 @@ public final class NetnsHosts implements AutoCloseable {
   private static Path script() {
     Path p = Path.of(System.getProperty(SCRIPT_PROPERTY, "hosts.sh"));
     if (!Files.isReadable(p)) {
-      throw new AssertionError("hosts.sh not found at " + p.toAbsolutePath() + " (system property " + SCRIPT_PROPERTY + ")");
+      throw new AssertionError(
+          "hosts.sh not found at "
+              + p.toAbsolutePath()
+              + " (system property "
+              + SCRIPT_PROPERTY
+              + ")");
     }
     return p;
   }
@@ -302,11 +327,14 @@ public final class NetnsHosts implements AutoCloseable {
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(SCRIPT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
           p.destroyForcibly();
-          throw new IllegalStateException(String.join(" ", cmd) + " did not finish within " + SCRIPT_DEADLINE);
+          throw new IllegalStateException(
+              String.join(" ", cmd) + " did not finish within " + SCRIPT_DEADLINE);
         }
         if (p.exitValue() != 0) {
-          throw new IllegalStateException(Files.readString(err, StandardCharsets.UTF_8).trim()
-              .replaceFirst("^hosts\\.sh: ", ""));
+          throw new IllegalStateException(
+              Files.readString(err, StandardCharsets.UTF_8)
+                  .trim()
+                  .replaceFirst("^hosts\\.sh: ", ""));
         }
         return new String(out, StandardCharsets.UTF_8);
       } finally {

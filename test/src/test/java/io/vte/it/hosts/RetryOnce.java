@@ -3,10 +3,10 @@ package io.vte.it.hosts;
 import java.util.List;
 
 /**
- * The local retry policy of the kernel-link scenarios: wall-clock targets (latency, recovery time, throughput
- * ratios, poll gaps) are noisy on a shared machine, so a scenario whose first attempt misses one runs once more
- * and must meet them then. Correctness (failures, typed errors, byte-exact data) is asserted inside each attempt
- * and never retried.
+ * The local retry policy of the kernel-link scenarios: wall-clock targets (latency, recovery time,
+ * throughput ratios, poll gaps) are noisy on a shared machine, so a scenario whose first attempt
+ * misses one runs once more and must meet them then. Correctness (failures, typed errors,
+ * byte-exact data) is asserted inside each attempt and never retried.
  */
 final class RetryOnce {
 
@@ -33,10 +33,12 @@ final class RetryOnce {
     if (first.isEmpty()) {
       return;
     }
-    System.out.println("[reliability] " + scenario + ": timing target missed, retrying once: " + first);
+    System.out.println(
+        "[reliability] " + scenario + ": timing target missed, retrying once: " + first);
     List<String> second = attempt.run(2);
     if (!second.isEmpty()) {
-      throw new AssertionError(scenario + " missed its targets twice: first " + first + ", then " + second);
+      throw new AssertionError(
+          scenario + " missed its targets twice: first " + first + ", then " + second);
     }
   }
 }

@@ -22,10 +22,11 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Issue 11 item 3, the kernel-link twin of loopback scenario 4: three hosts x 4 rail NICs; host 0 writes to host 1
- * and host 2 at once, then host 2's routes to every address of host 0 become blackholes, so host 2 falls silent
- * to host 0 (its packets, ACKs and handshake replies vanish; no RST, no error). Writes to host 2 must fail typed
- * at their deadline while writes to host 1 keep their throughput and host 0's CQ poll gap p99.9 stays under 50 ms.
+ * Issue 11 item 3, the kernel-link twin of loopback scenario 4: three hosts x 4 rail NICs; host 0
+ * writes to host 1 and host 2 at once, then host 2's routes to every address of host 0 become
+ * blackholes, so host 2 falls silent to host 0 (its packets, ACKs and handshake replies vanish; no
+ * RST, no error). Writes to host 2 must fail typed at their deadline while writes to host 1 keep
+ * their throughput and host 0's CQ poll gap p99.9 stays under 50 ms.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(ReliabilityReport.class)
@@ -45,8 +46,13 @@ class SilentHostTest {
     try {
       for (int h = 0; h < 3; h++) {
         NetnsHosts.Host host = hosts.host(h);
-        nodes.add(hosts.startNode(host, "silent-h" + h, "devices=" + String.join(",", host.devices("h" + h)),
-            "rpcHost=" + host.mgmt().address(), "buffer=" + (h == 0 ? 4096 : HostLoads.SLOTS * CHUNK)));
+        nodes.add(
+            hosts.startNode(
+                host,
+                "silent-h" + h,
+                "devices=" + String.join(",", host.devices("h" + h)),
+                "rpcHost=" + host.mgmt().address(),
+                "buffer=" + (h == 0 ? 4096 : HostLoads.SLOTS * CHUNK)));
       }
     } catch (Throwable t) {
       stop();
@@ -75,16 +81,33 @@ class SilentHostTest {
     NodeProcess live = nodes.get(1);
     JsonObject toLive = HostLoads.target(live, 0, CHUNK);
     JsonObject toSilent = HostLoads.target(nodes.get(2), 0, CHUNK);
-    HostLoads.warmUp(sender, 0, List.of(toLive, toSilent), List.of(live, nodes.get(2)), List.of(0, 0),
-        RAILS);
-    RemoteLoad alone = RemoteLoad.of(HostLoads.run(sender, 0, Duration.ofSeconds(6), DEADLINE, List.of(toLive),
-        List.of(), List.of())).get(0);
+    HostLoads.warmUp(
+        sender, 0, List.of(toLive, toSilent), List.of(live, nodes.get(2)), List.of(0, 0), RAILS);
+    RemoteLoad alone =
+        RemoteLoad.of(
+                HostLoads.run(
+                    sender,
+                    0,
+                    Duration.ofSeconds(6),
+                    DEADLINE,
+                    List.of(toLive),
+                    List.of(),
+                    List.of()))
+            .get(0);
     assertEquals(0, alone.failures(), "writes to host 1 alone: " + alone.failureDetails());
     List<RemoteLoad> both;
     hosts.blackhole(2, 0, true);
     try {
-      both = RemoteLoad.of(HostLoads.run(sender, 0, Duration.ofSeconds(12), DEADLINE, List.of(toLive, toSilent),
-          List.of(), List.of()));
+      both =
+          RemoteLoad.of(
+              HostLoads.run(
+                  sender,
+                  0,
+                  Duration.ofSeconds(12),
+                  DEADLINE,
+                  List.of(toLive, toSilent),
+                  List.of(),
+                  List.of()));
     } finally {
       hosts.blackhole(2, 0, false);
     }
@@ -92,17 +115,30 @@ class SilentHostTest {
     RemoteLoad silent = both.get(1);
     EngineStats stats = HostLoads.stats(sender, 0);
     double ratio = r.throughput() / alone.throughput();
-    ReliabilityReport.record(new ScenarioFigures("4 kernel silent host beside a live one" + (attempt > 1 ? " (retry)" : ""),
-        r.transfers(), r.failures(), ms(r.maxLatencyNanos()), ms(stats.pollGapP999Nanos()), Double.NaN,
-        String.format("live %.0f MiB/s = %.2fx alone (%.0f); silent host: %d requests, %s, max %.0f ms; poll gap max %.1f ms",
-            r.throughput() / (1 << 20), ratio, alone.throughput() / (1 << 20), silent.transfers(), silent.causes(),
-            ms(silent.maxLatencyNanos()), ms(stats.pollGapMaxNanos()))));
+    ReliabilityReport.record(
+        new ScenarioFigures(
+            "4 kernel silent host beside a live one" + (attempt > 1 ? " (retry)" : ""),
+            r.transfers(),
+            r.failures(),
+            ms(r.maxLatencyNanos()),
+            ms(stats.pollGapP999Nanos()),
+            Double.NaN,
+            String.format(
+                "live %.0f MiB/s = %.2fx alone (%.0f); silent host: %d requests, %s, max %.0f ms; poll gap max %.1f ms",
+                r.throughput() / (1 << 20),
+                ratio,
+                alone.throughput() / (1 << 20),
+                silent.transfers(),
+                silent.causes(),
+                ms(silent.maxLatencyNanos()),
+                ms(stats.pollGapMaxNanos()))));
     assertEquals(0, r.failures(), "the live host's transfers all complete: " + r.failureDetails());
     assertTrue(r.lastWritesCompleted(), "the last write of every live slot completed");
     assertEquals(r.localCrc(), live.crc(0), "live data byte-exact");
     assertTrue(silent.transfers() > 0, "writes to the silent host were made");
     assertEquals(silent.transfers(), silent.failures(), "nothing completes against a silent host");
-    assertEquals(0, silent.untyped(), "silent-host failures carry an error code: " + silent.firstFailure());
+    assertEquals(
+        0, silent.untyped(), "silent-host failures carry an error code: " + silent.firstFailure());
     assertFalse(silent.causes().containsKey("INTERNAL"), "no INTERNAL error: " + silent.causes());
     List<String> misses = new ArrayList<>();
     if (r.maxLatencyNanos() >= Duration.ofSeconds(5).toNanos()) {
@@ -112,7 +148,10 @@ class SilentHostTest {
       misses.add(String.format("live throughput %.2fx of alone (target >= 0.9)", ratio));
     }
     if (silent.maxLatencyNanos() > DEADLINE.toNanos() + SLACK_NANOS) {
-      misses.add("a silent-host write ended " + ms(silent.maxLatencyNanos()) + " ms after submission (deadline 5 s + 1 s)");
+      misses.add(
+          "a silent-host write ended "
+              + ms(silent.maxLatencyNanos())
+              + " ms after submission (deadline 5 s + 1 s)");
     }
     if (stats.pollGapP999Nanos() >= POLL_GAP_NANOS) {
       misses.add("CQ poll gap p99.9 " + ms(stats.pollGapP999Nanos()) + " ms (target < 50 ms)");

@@ -15,8 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Runs run-cluster.sh with the vte command on this module's class path and etcd on free ports. */
 class EtcdClusterScriptTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
@@ -27,16 +26,29 @@ class EtcdClusterScriptTest {
   @Test
   void threeNodesOnEtcdAreReachedBySegmentNameAndStopCleanly() throws Exception {
     // fail, not skip: the README's test command installs etcd-server and etcd-client
-    assertTrue(Files.isExecutable(Paths.get("/usr/bin/etcd")) || Files.isExecutable(Paths.get("/usr/local/bin/etcd")),
+    assertTrue(
+        Files.isExecutable(Paths.get("/usr/bin/etcd"))
+            || Files.isExecutable(Paths.get("/usr/local/bin/etcd")),
         "etcd is not installed: apt-get install -y etcd-server (see examples/etcd-cluster/README.md)");
-    assertTrue(Files.isExecutable(Paths.get("/usr/bin/etcdctl")) || Files.isExecutable(Paths.get("/usr/local/bin/etcdctl")),
+    assertTrue(
+        Files.isExecutable(Paths.get("/usr/bin/etcdctl"))
+            || Files.isExecutable(Paths.get("/usr/local/bin/etcdctl")),
         "etcdctl is not installed: apt-get install -y etcd-client (see examples/etcd-cluster/README.md)");
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     Path classpath = dir.resolve("cp.txt");
     Files.writeString(classpath, System.getProperty("java.class.path"));
     Path log = dir.resolve("run.log");
-    ProcessBuilder pb = new ProcessBuilder("bash", "run-cluster.sh").redirectErrorStream(true).redirectOutput(log.toFile());
-    pb.environment().put("VTE", java + " -Xmx256m -cp " + System.getProperty("java.class.path") + " io.vte.cli.VteMain");
+    ProcessBuilder pb =
+        new ProcessBuilder("bash", "run-cluster.sh")
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+    pb.environment()
+        .put(
+            "VTE",
+            java
+                + " -Xmx256m -cp "
+                + System.getProperty("java.class.path")
+                + " io.vte.cli.VteMain");
     pb.environment().put("ETCD_PORT", Integer.toString(freePort()));
     pb.environment().put("ETCD_PEER_PORT", Integer.toString(freePort()));
     Process script = pb.start();
@@ -51,7 +63,9 @@ class EtcdClusterScriptTest {
     assertTrue(out.contains("run-cluster: 3/3 nodes reached by segment name"), out);
     assertTrue(out.contains("run-cluster: 3/3 nodes stopped cleanly"), out);
     for (String node : new String[] {"node-a", "node-b", "node-c"}) {
-      assertTrue(out.contains("segment " + node + " "), "node printed its segment name " + node + ":\n" + out);
+      assertTrue(
+          out.contains("segment " + node + " "),
+          "node printed its segment name " + node + ":\n" + out);
     }
     assertTrue(out.lines().filter(l -> l.endsWith("rail(s), 0 not ok")).count() == 3, out);
   }

@@ -8,10 +8,10 @@ import io.vte.vertx.TransferEngineVerticle;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Starts the range server: an engine verticle (prefix {@code range}) and the HTTP service on
- * {@code httpPort}. Arguments: {@code [httpPort] [device spec...]}. Then
- * {@code curl 'http://127.0.0.1:PORT/segments/HOST:PORT/bytes?offset=0&length=16'} reads from any VTE node
- * (for example one started with {@code vte serve}, which registers a 1 MiB pool).
+ * Starts the range server: an engine verticle (prefix {@code range}) and the HTTP service on {@code
+ * httpPort}. Arguments: {@code [httpPort] [device spec...]}. Then {@code curl
+ * 'http://127.0.0.1:PORT/segments/HOST:PORT/bytes?offset=0&length=16'} reads from any VTE node (for
+ * example one started with {@code vte serve}, which registers a 1 MiB pool).
  */
 public final class RangeServerMain {
 
@@ -32,12 +32,25 @@ public final class RangeServerMain {
     }
     Vertx vertx = Vertx.vertx();
     TransferEngineVerticle engine = new TransferEngineVerticle();
-    vertx.deployVerticle(engine, new DeploymentOptions().setConfig(new JsonObject().put("devices", devices)
-            .put(TransferEngineVerticle.ADDRESS, "range")))
-        .compose(id -> vertx.deployVerticle(new RangeServerVerticle(), new DeploymentOptions()
-            .setConfig(new JsonObject().put("engine", "range").put("httpPort", port))))
-        .toCompletionStage().toCompletableFuture().get(1, TimeUnit.MINUTES);
-    System.out.printf("range server on http://127.0.0.1:%d/segments/{name}/bytes?offset=&length= (engine %s)%n", port,
-        engine.engine().serverName());
+    vertx
+        .deployVerticle(
+            engine,
+            new DeploymentOptions()
+                .setConfig(
+                    new JsonObject()
+                        .put("devices", devices)
+                        .put(TransferEngineVerticle.ADDRESS, "range")))
+        .compose(
+            id ->
+                vertx.deployVerticle(
+                    new RangeServerVerticle(),
+                    new DeploymentOptions()
+                        .setConfig(new JsonObject().put("engine", "range").put("httpPort", port))))
+        .toCompletionStage()
+        .toCompletableFuture()
+        .get(1, TimeUnit.MINUTES);
+    System.out.printf(
+        "range server on http://127.0.0.1:%d/segments/{name}/bytes?offset=&length= (engine %s)%n",
+        port, engine.engine().serverName());
   }
 }

@@ -43,7 +43,10 @@ class RangeServerTest {
   void start() {
     vertx = Vertx.vertx();
     TransferEngineVerticle peerNode = new TransferEngineVerticle();
-    deployments.add(Await.result(vertx.deployVerticle(peerNode, new DeploymentOptions().setConfig(engine("peer"))), WAIT));
+    deployments.add(
+        Await.result(
+            vertx.deployVerticle(peerNode, new DeploymentOptions().setConfig(engine("peer"))),
+            WAIT));
     peer = peerNode.engine().serverName();
     TransferEngineClient peerClient = new TransferEngineClient(vertx.eventBus(), "peer");
     Await.result(peerClient.register("data", SIZE, "cpu:0"), WAIT);
@@ -52,18 +55,32 @@ class RangeServerTest {
       content[i] = (byte) (i * 31 + (i >>> 11));
     }
     Await.result(peerClient.write("data", 0, Buffer.buffer(content)), WAIT);
-    deployments.add(Await.result(vertx.deployVerticle(new TransferEngineVerticle(), new DeploymentOptions()
-        .setConfig(engine("range"))), WAIT));
+    deployments.add(
+        Await.result(
+            vertx.deployVerticle(
+                new TransferEngineVerticle(), new DeploymentOptions().setConfig(engine("range"))),
+            WAIT));
     RangeServerVerticle server = new RangeServerVerticle();
-    deployments.add(Await.result(vertx.deployVerticle(server, new DeploymentOptions().setConfig(new JsonObject()
-        .put("engine", "range").put("httpPort", 0).put("slots", 4))), WAIT));
+    deployments.add(
+        Await.result(
+            vertx.deployVerticle(
+                server,
+                new DeploymentOptions()
+                    .setConfig(
+                        new JsonObject()
+                            .put("engine", "range")
+                            .put("httpPort", 0)
+                            .put("slots", 4))),
+            WAIT));
     port = server.port();
     http = vertx.createHttpClient();
   }
 
   private static JsonObject engine(String name) {
-    return new JsonObject().put("devices", new JsonArray().add(name + "0@127.0.0.1").add(name + "1@127.0.0.1"))
-        .put("workersPerContext", 1).put(TransferEngineVerticle.ADDRESS, name);
+    return new JsonObject()
+        .put("devices", new JsonArray().add(name + "0@127.0.0.1").add(name + "1@127.0.0.1"))
+        .put("workersPerContext", 1)
+        .put(TransferEngineVerticle.ADDRESS, name);
   }
 
   @AfterEach
@@ -75,7 +92,8 @@ class RangeServerTest {
   }
 
   private Future<Reply> get(String uri) {
-    return http.request(HttpMethod.GET, port, "127.0.0.1", uri).compose(req -> req.send())
+    return http.request(HttpMethod.GET, port, "127.0.0.1", uri)
+        .compose(req -> req.send())
         .compose(resp -> resp.body().map(body -> new Reply(resp.statusCode(), body)));
   }
 
@@ -91,11 +109,18 @@ class RangeServerTest {
 
   @Test
   void servesExactRangesIncludingConcurrentOnes() {
-    long[][] ranges = {{0, 1}, {0, 4096}, {12345, 777}, {SIZE - 100, 100}, {SIZE - (1 << 20), 1 << 20}};
+    long[][] ranges = {
+      {0, 1}, {0, 4096}, {12345, 777}, {SIZE - 100, 100}, {SIZE - (1 << 20), 1 << 20}
+    };
     for (long[] r : ranges) {
-      assertRange(Await.result(get("/segments/" + peer + "/bytes?offset=" + r[0] + "&length=" + r[1]), WAIT), r[0], (int) r[1]);
+      assertRange(
+          Await.result(
+              get("/segments/" + peer + "/bytes?offset=" + r[0] + "&length=" + r[1]), WAIT),
+          r[0],
+          (int) r[1]);
     }
-    // more concurrent requests than staging slots: each is served or told to retry, none is corrupted
+    // more concurrent requests than staging slots: each is served or told to retry, none is
+    // corrupted
     List<Future<Reply>> replies = new ArrayList<>();
     for (int i = 0; i < 16; i++) {
       replies.add(get("/segments/" + peer + "/bytes?offset=" + (i * 65536L + i) + "&length=65536"));

@@ -4,12 +4,17 @@ import io.vertx.core.buffer.Buffer;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
-/** The deterministic content of KV block {@code index}, so the decode node can verify every byte it got. */
+/**
+ * The deterministic content of KV block {@code index}, so the decode node can verify every byte it
+ * got.
+ */
 public final class KvBlocks {
 
   private KvBlocks() {}
 
-  /** @return wall-clock microseconds (comparable between processes on one host, unlike nanoTime) */
+  /**
+   * @return wall-clock microseconds (comparable between processes on one host, unlike nanoTime)
+   */
   public static long nowMicros() {
     return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
   }

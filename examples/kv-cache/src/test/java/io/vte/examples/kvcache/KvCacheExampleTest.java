@@ -27,19 +27,30 @@ class KvCacheExampleTest {
     Vertx prefill = Vertx.vertx();
     List<JsonObject> reports;
     try {
-      reports = Await.result(KvCacheMain.run(decode, prefill, blocks, 64 * 1024, mode), Duration.ofMinutes(2));
+      reports =
+          Await.result(
+              KvCacheMain.run(decode, prefill, blocks, 64 * 1024, mode), Duration.ofMinutes(2));
     } finally {
       Await.result(prefill.close(), Duration.ofMinutes(1));
       Await.result(decode.close(), Duration.ofMinutes(1));
     }
     assertEquals(blocks, reports.size());
-    Set<Integer> seen = reports.stream().map(r -> r.getInteger("block")).collect(Collectors.toSet());
+    Set<Integer> seen =
+        reports.stream().map(r -> r.getInteger("block")).collect(Collectors.toSet());
     assertEquals(blocks, seen.size(), "each block reported once");
     for (JsonObject r : reports) {
       assertTrue(r.getBoolean("ok"), r.encode());
       assertTrue(r.getLong("latencyUs") >= 0, r.encode());
     }
-    long p50 = reports.stream().mapToLong(r -> r.getLong("latencyUs")).sorted().skip(blocks / 2).findFirst().orElseThrow();
-    System.out.printf("kv-cache %s: %d blocks of 64 KiB verified, median notify latency %d us%n", mode, blocks, p50);
+    long p50 =
+        reports.stream()
+            .mapToLong(r -> r.getLong("latencyUs"))
+            .sorted()
+            .skip(blocks / 2)
+            .findFirst()
+            .orElseThrow();
+    System.out.printf(
+        "kv-cache %s: %d blocks of 64 KiB verified, median notify latency %d us%n",
+        mode, blocks, p50);
   }
 }

@@ -6,8 +6,8 @@ import io.vte.api.EngineOptions;
 import io.vte.api.TransferEngine;
 
 /**
- * Creates the engine implementation; found with {@link java.util.ServiceLoader} by
- * {@link TransferEngine#create}. The engine module provides one.
+ * Creates the engine implementation; found with {@link java.util.ServiceLoader} by {@link
+ * TransferEngine#create}. The engine module provides one.
  */
 public interface TransferEngineFactory {
 

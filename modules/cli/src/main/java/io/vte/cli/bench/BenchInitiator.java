@@ -26,19 +26,25 @@ public final class BenchInitiator implements AutoCloseable {
   public static BenchInitiator start(EngineOptions options) throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
-      return new BenchInitiator(vertx, Blocking.await(TransferEngine.create(vertx, options), WAIT, "starting the engine"));
+      return new BenchInitiator(
+          vertx,
+          Blocking.await(TransferEngine.create(vertx, options), WAIT, "starting the engine"));
     } catch (Exception e) {
       Blocking.await(vertx.close(), WAIT, "closing Vert.x");
       throw e;
     }
   }
 
-  /** @return the Vert.x instance the load runs on */
+  /**
+   * @return the Vert.x instance the load runs on
+   */
   public Vertx vertx() {
     return vertx;
   }
 
-  /** @return the engine */
+  /**
+   * @return the engine
+   */
   public TransferEngine engine() {
     return engine;
   }

@@ -11,27 +11,32 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code vte bench initiator --target host:port}: starts an engine (devices {@code soft0..}, by default one per
- * IPv4 address of this host's interfaces), opens the target's segment (p2p: its server name; etcd: the name it
- * published, {@code --segment-name} or its server name) and drives READs or WRITEs into its buffer; prints the
- * table or one JSON object.
+ * {@code vte bench initiator --target host:port}: starts an engine (devices {@code soft0..}, by
+ * default one per IPv4 address of this host's interfaces), opens the target's segment (p2p: its
+ * server name; etcd: the name it published, {@code --segment-name} or its server name) and drives
+ * READs or WRITEs into its buffer; prints the table or one JSON object.
  */
-@Command(name = "initiator", mixinStandardHelpOptions = true,
+@Command(
+    name = "initiator",
+    mixinStandardHelpOptions = true,
     header = "Drive READs or WRITEs into a 'vte bench target'.",
-    description = {"Drive READs or WRITEs into a 'vte bench target' and report throughput, latency and failures."})
+    description = {
+      "Drive READs or WRITEs into a 'vte bench target' and report throughput, latency and failures."
+    })
 public final class BenchInitiatorCommand implements Callable<Integer> {
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Mixin
-  private EngineFlags engineFlags;
+  @Mixin private EngineFlags engineFlags;
 
-  @Mixin
-  private LoadFlags load;
+  @Mixin private LoadFlags load;
 
-  @Option(names = "--target", required = true, paramLabel = "HOST:PORT|NAME",
-      description = "The target's server name host:port as it printed it (p2p), or its segment name (etcd).")
+  @Option(
+      names = "--target",
+      required = true,
+      paramLabel = "HOST:PORT|NAME",
+      description =
+          "The target's server name host:port as it printed it (p2p), or its segment name (etcd).")
   private String target;
 
   /** Creates the command (picocli instantiates it). */
@@ -44,9 +49,13 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
     try {
       engineFlags.validate();
       load.validate();
-      if (target.isBlank() || ("p2p".equals(engineFlags.metadata()) && !target.matches("[^:\\s]+:\\d{1,5}"))) {
-        throw new IllegalArgumentException("--target must be host:port with --metadata p2p (a segment name needs"
-            + " --metadata etcd://...), got '" + target + "'");
+      if (target.isBlank()
+          || ("p2p".equals(engineFlags.metadata()) && !target.matches("[^:\\s]+:\\d{1,5}"))) {
+        throw new IllegalArgumentException(
+            "--target must be host:port with --metadata p2p (a segment name needs"
+                + " --metadata etcd://...), got '"
+                + target
+                + "'");
       }
       faults = engineFlags.faults();
       specs = engineFlags.hostSpecs();
@@ -54,15 +63,29 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
-    try (BenchInitiator initiator = ExitCodes.starting(() -> BenchInitiator.start(engineFlags.engineOptions(specs)));
-        InitiatorSession session = ExitCodes.starting(() -> InitiatorSession.open(initiator.vertx(), initiator.engine(),
-            target, load.region()))) {
-      List<FaultScheduler> schedulers = faults.isEmpty() ? List.of()
-          : List.of(FaultScheduler.forEngine(initiator.engine(), faults, EngineFlags.names(specs)));
-      BenchResult r = session.measure(load.plan(), load.warmupTime(), load.measure(), schedulers,
-          load.progress() ? spec.commandLine().getErr() : null, System.console() != null);
-      new BenchReport("initiator", specs.size(), engineFlags.workers(),
-          engineFlags.sliceSize(), Double.NaN).print(spec.commandLine().getOut(), r, load.json());
+    try (BenchInitiator initiator =
+            ExitCodes.starting(() -> BenchInitiator.start(engineFlags.engineOptions(specs)));
+        InitiatorSession session =
+            ExitCodes.starting(
+                () ->
+                    InitiatorSession.open(
+                        initiator.vertx(), initiator.engine(), target, load.region()))) {
+      List<FaultScheduler> schedulers =
+          faults.isEmpty()
+              ? List.of()
+              : List.of(
+                  FaultScheduler.forEngine(initiator.engine(), faults, EngineFlags.names(specs)));
+      BenchResult r =
+          session.measure(
+              load.plan(),
+              load.warmupTime(),
+              load.measure(),
+              schedulers,
+              load.progress() ? spec.commandLine().getErr() : null,
+              System.console() != null);
+      new BenchReport(
+              "initiator", specs.size(), engineFlags.workers(), engineFlags.sliceSize(), Double.NaN)
+          .print(spec.commandLine().getOut(), r, load.json());
       return r.exitCode();
     }
   }

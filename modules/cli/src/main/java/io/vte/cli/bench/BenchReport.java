@@ -14,7 +14,8 @@ import java.util.Locale;
  * @param sliceSize engine slice size
  * @param baselineGibs raw NIO loopback GiB/s measured in the same command, or NaN
  */
-public record BenchReport(String mode, int devices, int workers, int sliceSize, double baselineGibs) {
+public record BenchReport(
+    String mode, int devices, int workers, int sliceSize, double baselineGibs) {
 
   private static final double[] PERCENTILES = {50, 90, 99, 99.9};
 
@@ -23,22 +24,43 @@ public record BenchReport(String mode, int devices, int workers, int sliceSize, 
    * @return the JSON form
    */
   public JsonObject json(BenchResult r) {
-    JsonObject latency = new JsonObject().put("p50", round(r.latencyMicros(50))).put("p90", round(r.latencyMicros(90)))
-        .put("p99", round(r.latencyMicros(99))).put("p99_9", round(r.latencyMicros(99.9)))
-        .put("max", round(r.latency().getMaxValue() / 1000.0));
-    JsonObject json = new JsonObject().put("mode", mode).put("operation", r.opcode().name().toLowerCase(Locale.ROOT))
-        .put("throughput_gib_s", round(r.gibPerSecond())).put("ops", r.ops()).put("ops_per_s", round(r.opsPerSecond()))
-        .put("failed", r.failed()).put("failures", new JsonObject(new java.util.TreeMap<String, Object>(r.failures())))
-        .put("verified", r.verified()).put("latency_us", latency).put("size", r.blockSize())
-        .put("batch_size", r.batchSize()).put("depth", r.depth()).put("threads", r.threads()).put("devices", devices)
-        .put("workers", workers).put("slice_size", sliceSize).put("duration_s", round(r.nanos() / 1e9))
-        .put("alloc_bytes_per_64k_slice", round(r.allocationPer64KiB())).put("faults", new JsonArray(r.faults()))
-        .put("stalled", r.stalled()).put("longest_gap_s", round(r.longestGapNanos() / 1e9)).put("overran", r.overran());
+    JsonObject latency =
+        new JsonObject()
+            .put("p50", round(r.latencyMicros(50)))
+            .put("p90", round(r.latencyMicros(90)))
+            .put("p99", round(r.latencyMicros(99)))
+            .put("p99_9", round(r.latencyMicros(99.9)))
+            .put("max", round(r.latency().getMaxValue() / 1000.0));
+    JsonObject json =
+        new JsonObject()
+            .put("mode", mode)
+            .put("operation", r.opcode().name().toLowerCase(Locale.ROOT))
+            .put("throughput_gib_s", round(r.gibPerSecond()))
+            .put("ops", r.ops())
+            .put("ops_per_s", round(r.opsPerSecond()))
+            .put("failed", r.failed())
+            .put("failures", new JsonObject(new java.util.TreeMap<String, Object>(r.failures())))
+            .put("verified", r.verified())
+            .put("latency_us", latency)
+            .put("size", r.blockSize())
+            .put("batch_size", r.batchSize())
+            .put("depth", r.depth())
+            .put("threads", r.threads())
+            .put("devices", devices)
+            .put("workers", workers)
+            .put("slice_size", sliceSize)
+            .put("duration_s", round(r.nanos() / 1e9))
+            .put("alloc_bytes_per_64k_slice", round(r.allocationPer64KiB()))
+            .put("faults", new JsonArray(r.faults()))
+            .put("stalled", r.stalled())
+            .put("longest_gap_s", round(r.longestGapNanos() / 1e9))
+            .put("overran", r.overran());
     if (r.verifyDetail() != null) {
       json.put("verify_detail", r.verifyDetail());
     }
     if (!Double.isNaN(baselineGibs)) {
-      json.put("baseline_gib_s", round(baselineGibs)).put("ratio", Math.round(r.gibPerSecond() / baselineGibs * 1000) / 1000.0);
+      json.put("baseline_gib_s", round(baselineGibs))
+          .put("ratio", Math.round(r.gibPerSecond() / baselineGibs * 1000) / 1000.0);
     }
     return json;
   }
@@ -56,39 +78,85 @@ public record BenchReport(String mode, int devices, int workers, int sliceSize, 
       out.flush();
       return;
     }
-    out.printf(Locale.ROOT, "vte bench (%s): %s, %d B blocks x %d per batch, %d batches in flight x %d threads, "
-        + "%d devices x %d owners, %d B slices, %.1f s%n", mode, r.opcode(), r.blockSize(), r.batchSize(), r.depth(),
-        r.threads(), devices, workers, sliceSize, r.nanos() / 1e9);
+    out.printf(
+        Locale.ROOT,
+        "vte bench (%s): %s, %d B blocks x %d per batch, %d batches in flight x %d threads, "
+            + "%d devices x %d owners, %d B slices, %.1f s%n",
+        mode,
+        r.opcode(),
+        r.blockSize(),
+        r.batchSize(),
+        r.depth(),
+        r.threads(),
+        devices,
+        workers,
+        sliceSize,
+        r.nanos() / 1e9);
     row(out, "throughput", String.format(Locale.ROOT, "%.3f GiB/s", r.gibPerSecond()));
     row(out, "ops", String.format(Locale.ROOT, "%d (%.1f ops/s)", r.ops(), r.opsPerSecond()));
     StringBuilder lat = new StringBuilder();
     for (double p : PERCENTILES) {
-      lat.append(String.format(Locale.ROOT, "p%s %.1f  ", p == 99.9 ? "99.9" : String.valueOf((int) p),
-          r.latencyMicros(p)));
+      lat.append(
+          String.format(
+              Locale.ROOT,
+              "p%s %.1f  ",
+              p == 99.9 ? "99.9" : String.valueOf((int) p),
+              r.latencyMicros(p)));
     }
-    row(out, "latency us", lat.append(String.format(Locale.ROOT, "max %.1f", r.latency().getMaxValue() / 1000.0)).toString());
+    row(
+        out,
+        "latency us",
+        lat.append(String.format(Locale.ROOT, "max %.1f", r.latency().getMaxValue() / 1000.0))
+            .toString());
     row(out, "failed", r.failed() + (r.failures().isEmpty() ? "" : "  " + r.failures()));
     if (r.firstFailure() != null) {
       row(out, "first failure", r.firstFailure());
     }
-    row(out, "verified", r.verified() == null ? "not checked (--no-verify)"
-        : r.verified() ? "true" : "FALSE: " + r.verifyDetail());
-    row(out, "allocation", String.format(Locale.ROOT, "%.1f B per 64 KiB moved (whole JVM, all threads)",
-        r.allocationPer64KiB()));
+    row(
+        out,
+        "verified",
+        r.verified() == null
+            ? "not checked (--no-verify)"
+            : r.verified() ? "true" : "FALSE: " + r.verifyDetail());
+    row(
+        out,
+        "allocation",
+        String.format(
+            Locale.ROOT,
+            "%.1f B per 64 KiB moved (whole JVM, all threads)",
+            r.allocationPer64KiB()));
     for (String f : r.faults()) {
       row(out, "fault", f);
     }
     if (r.stalled()) {
-      row(out, "STALLED", String.format(Locale.ROOT, "no request completed for %.1f s (a stall is %d s or more)",
-          r.longestGapNanos() / 1e9, BenchResult.STALL_NANOS / 1_000_000_000L));
+      row(
+          out,
+          "STALLED",
+          String.format(
+              Locale.ROOT,
+              "no request completed for %.1f s (a stall is %d s or more)",
+              r.longestGapNanos() / 1e9,
+              BenchResult.STALL_NANOS / 1_000_000_000L));
     }
     if (r.overran()) {
-      row(out, "OVERRAN", String.format(Locale.ROOT, "took %.1f s for --duration %.1f s (requests in flight finished"
-          + " late)", r.nanos() / 1e9, r.plannedNanos() / 1e9));
+      row(
+          out,
+          "OVERRAN",
+          String.format(
+              Locale.ROOT,
+              "took %.1f s for --duration %.1f s (requests in flight finished" + " late)",
+              r.nanos() / 1e9,
+              r.plannedNanos() / 1e9));
     }
     if (!Double.isNaN(baselineGibs)) {
-      row(out, "baseline", String.format(Locale.ROOT, "%.3f GiB/s (raw Java NIO loopback stream)", baselineGibs));
-      row(out, "ratio", String.format(Locale.ROOT, "%.3f (target >= 0.85)", r.gibPerSecond() / baselineGibs));
+      row(
+          out,
+          "baseline",
+          String.format(Locale.ROOT, "%.3f GiB/s (raw Java NIO loopback stream)", baselineGibs));
+      row(
+          out,
+          "ratio",
+          String.format(Locale.ROOT, "%.3f (target >= 0.85)", r.gibPerSecond() / baselineGibs));
     }
     out.flush();
   }

@@ -28,37 +28,71 @@ import org.HdrHistogram.Histogram;
  * @param longestGapNanos the longest time in which no request of a submitting thread completed
  * @param plannedNanos the measurement time asked for ({@code --duration}), or -1 when not known
  */
-public record BenchResult(TransferOpcode opcode, int blockSize, int batchSize, int depth, int threads, long ops,
-    long failed, long bytes, long nanos, Histogram latency, Map<String, Long> failures, String firstFailure,
-    Boolean verified, String verifyDetail, long allocatedBytes, List<String> faults, long longestGapNanos,
+public record BenchResult(
+    TransferOpcode opcode,
+    int blockSize,
+    int batchSize,
+    int depth,
+    int threads,
+    long ops,
+    long failed,
+    long bytes,
+    long nanos,
+    Histogram latency,
+    Map<String, Long> failures,
+    String firstFailure,
+    Boolean verified,
+    String verifyDetail,
+    long allocatedBytes,
+    List<String> faults,
+    long longestGapNanos,
     long plannedNanos) {
 
   /** No request completing for this long makes a run stalled. */
   public static final long STALL_NANOS = 5_000_000_000L;
-  /** A run overran when it took this much longer than asked for (or a tenth of the time asked, if more). */
+
+  /**
+   * A run overran when it took this much longer than asked for (or a tenth of the time asked, if
+   * more).
+   */
   public static final long OVERRUN_NANOS = 1_000_000_000L;
 
-  /** @return {@link ExitCodes#OK} when every request completed and the data is exact, else {@link ExitCodes#RUN_FAILED} */
+  /**
+   * @return {@link ExitCodes#OK} when every request completed and the data is exact, else {@link
+   *     ExitCodes#RUN_FAILED}
+   */
   public int exitCode() {
-    return failed == 0 && verified != Boolean.FALSE && !stalled() ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+    return failed == 0 && verified != Boolean.FALSE && !stalled()
+        ? ExitCodes.OK
+        : ExitCodes.RUN_FAILED;
   }
 
-  /** @return true when some submitting thread saw no request complete for {@link #STALL_NANOS} or longer */
+  /**
+   * @return true when some submitting thread saw no request complete for {@link #STALL_NANOS} or
+   *     longer
+   */
   public boolean stalled() {
     return longestGapNanos >= STALL_NANOS;
   }
 
-  /** @return true when the run took more than {@link #OVERRUN_NANOS} (or a tenth) longer than asked for */
+  /**
+   * @return true when the run took more than {@link #OVERRUN_NANOS} (or a tenth) longer than asked
+   *     for
+   */
   public boolean overran() {
     return plannedNanos > 0 && nanos - plannedNanos > Math.max(OVERRUN_NANOS, plannedNanos / 10);
   }
 
-  /** @return throughput in GiB/s of completed bytes */
+  /**
+   * @return throughput in GiB/s of completed bytes
+   */
   public double gibPerSecond() {
     return nanos == 0 ? 0 : bytes / (double) (1L << 30) / (nanos / 1e9);
   }
 
-  /** @return requests per second */
+  /**
+   * @return requests per second
+   */
   public double opsPerSecond() {
     return nanos == 0 ? 0 : ops / (nanos / 1e9);
   }
@@ -71,7 +105,9 @@ public record BenchResult(TransferOpcode opcode, int blockSize, int batchSize, i
     return latency.getValueAtPercentile(percentile) / 1000.0;
   }
 
-  /** @return JVM-wide allocation per 64 KiB of data moved, or -1 when unknown */
+  /**
+   * @return JVM-wide allocation per 64 KiB of data moved, or -1 when unknown
+   */
   public double allocationPer64KiB() {
     return allocatedBytes < 0 || bytes == 0 ? -1 : allocatedBytes / (bytes / 65536.0);
   }
@@ -84,8 +120,26 @@ public record BenchResult(TransferOpcode opcode, int blockSize, int batchSize, i
    * @param planned the measurement time asked for
    * @return a copy with the measurement-level facts filled in
    */
-  public BenchResult with(Boolean verified, String detail, long allocated, List<String> faultLog, long planned) {
-    return new BenchResult(opcode, blockSize, batchSize, depth, threads, ops, failed, bytes, nanos, latency, failures,
-        firstFailure, verified, detail, allocated, faultLog, longestGapNanos, planned);
+  public BenchResult with(
+      Boolean verified, String detail, long allocated, List<String> faultLog, long planned) {
+    return new BenchResult(
+        opcode,
+        blockSize,
+        batchSize,
+        depth,
+        threads,
+        ops,
+        failed,
+        bytes,
+        nanos,
+        latency,
+        failures,
+        firstFailure,
+        verified,
+        detail,
+        allocated,
+        faultLog,
+        longestGapNanos,
+        planned);
   }
 }

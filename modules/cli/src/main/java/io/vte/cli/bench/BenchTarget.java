@@ -43,7 +43,8 @@ public final class BenchTarget implements AutoCloseable {
       engine = Blocking.await(TransferEngine.create(vertx, options), WAIT, "starting the engine");
       memory = DirectMemory.allocate(bufferBytes);
       DataPattern.fill(memory, bufferBytes, DataPattern.TARGET_SEED);
-      RegisteredBuffer ignored = Blocking.await(engine.register(memory, bufferBytes, "cpu:0"), WAIT, "registering memory");
+      RegisteredBuffer ignored =
+          Blocking.await(engine.register(memory, bufferBytes, "cpu:0"), WAIT, "registering memory");
       return new BenchTarget(vertx, engine, memory, bufferBytes);
     } catch (Exception e) {
       if (engine != null) {
@@ -57,17 +58,23 @@ public final class BenchTarget implements AutoCloseable {
     }
   }
 
-  /** @return the engine */
+  /**
+   * @return the engine
+   */
   public TransferEngine engine() {
     return engine;
   }
 
-  /** @return the server (p2p segment) name initiators use */
+  /**
+   * @return the server (p2p segment) name initiators use
+   */
   public String serverName() {
     return engine.serverName();
   }
 
-  /** @return the registered buffer's size */
+  /**
+   * @return the registered buffer's size
+   */
   public long length() {
     return length;
   }

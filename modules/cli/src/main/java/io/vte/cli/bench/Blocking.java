@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The one place the command line waits for a Future: only from the CLI's main thread (never an event loop),
- * with a deadline, unwrapping the cause so errors stay one clear line.
+ * The one place the command line waits for a Future: only from the CLI's main thread (never an
+ * event loop), with a deadline, unwrapping the cause so errors stay one clear line.
  */
 public final class Blocking {
 
@@ -26,22 +26,28 @@ public final class Blocking {
    */
   public static <T> T await(Future<T> future, Duration deadline, String what) throws Exception {
     try {
-      return future.toCompletionStage().toCompletableFuture().get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+      return future
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(deadline.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof Exception c ? c : e;
     } catch (TimeoutException e) {
-      throw new VteException(ErrorCode.TIMED_OUT, what + " did not finish within " + deadline.toSeconds() + " s");
+      throw new VteException(
+          ErrorCode.TIMED_OUT, what + " did not finish within " + deadline.toSeconds() + " s");
     }
   }
 
   /**
-   * {@link #await} for a {@code close()}, which must not throw InterruptedException: an interrupt ends the wait
-   * with CANCELED and keeps the thread's interrupt status; a checked failure comes back as a VteException.
+   * {@link #await} for a {@code close()}, which must not throw InterruptedException: an interrupt
+   * ends the wait with CANCELED and keeps the thread's interrupt status; a checked failure comes
+   * back as a VteException.
    *
    * @param future what to wait for
    * @param deadline how long at most
    * @param what what is awaited, for the messages
-   * @throws VteException the future's failure (its own when it is one), TIMED_OUT or CANCELED naming {@code what}
+   * @throws VteException the future's failure (its own when it is one), TIMED_OUT or CANCELED
+   *     naming {@code what}
    */
   public static void awaitClosed(Future<?> future, Duration deadline, String what) {
     try {
@@ -56,7 +62,9 @@ public final class Blocking {
     }
   }
 
-  /** @return bytes allocated so far by every live thread of this JVM (HotSpot counters), or -1 */
+  /**
+   * @return bytes allocated so far by every live thread of this JVM (HotSpot counters), or -1
+   */
   public static long allocatedBytes() {
     java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
     if (!(mx instanceof com.sun.management.ThreadMXBean hs)) {

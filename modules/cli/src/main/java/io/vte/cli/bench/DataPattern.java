@@ -5,14 +5,15 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * A deterministic byte pattern that is a function of a seed and the offset in a region, so a peer process can
- * check any block it read without a reference copy: byte {@code o} is byte {@code o & 7} (little-endian) of
- * {@code mix(seed, o >>> 3)}.
+ * A deterministic byte pattern that is a function of a seed and the offset in a region, so a peer
+ * process can check any block it read without a reference copy: byte {@code o} is byte {@code o &
+ * 7} (little-endian) of {@code mix(seed, o >>> 3)}.
  */
 public final class DataPattern {
 
   /** The seed the target side fills its buffer with. */
   public static final long TARGET_SEED = 0x7A26E7L;
+
   /** The seed the initiator fills its source with. */
   public static final long SOURCE_SEED = 0x5EED5L;
 
@@ -26,7 +27,8 @@ public final class DataPattern {
    * @param seed pattern seed
    */
   public static void fill(long address, long length, long seed) {
-    ByteBuffer b = DirectMemory.wrap(address, Math.toIntExact(length)).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer b =
+        DirectMemory.wrap(address, Math.toIntExact(length)).order(ByteOrder.LITTLE_ENDIAN);
     long i = 0;
     for (; i + 8 <= length; i += 8) {
       b.putLong((int) i, mix(seed, i >>> 3));
@@ -50,8 +52,8 @@ public final class DataPattern {
   }
 
   /**
-   * Compares native memory with either of two patterns, word by word: a target buffer that a WRITE initiator
-   * wrote into holds the source pattern where it wrote and its own pattern elsewhere.
+   * Compares native memory with either of two patterns, word by word: a target buffer that a WRITE
+   * initiator wrote into holds the source pattern where it wrote and its own pattern elsewhere.
    *
    * @param address where the block is
    * @param regionOffset the block's offset in the patterned region
@@ -60,7 +62,8 @@ public final class DataPattern {
    * @param otherSeed the other accepted pattern seed
    * @return the offset within the block of the first byte matching neither, or -1
    */
-  public static long firstMismatch(long address, long regionOffset, int length, long seed, long otherSeed) {
+  public static long firstMismatch(
+      long address, long regionOffset, int length, long seed, long otherSeed) {
     ByteBuffer b = DirectMemory.wrap(address, length).order(ByteOrder.LITTLE_ENDIAN);
     int i = 0;
     if ((regionOffset & 7) == 0) {
@@ -81,7 +84,9 @@ public final class DataPattern {
     return -1;
   }
 
-  /** @return the pattern byte at a region offset */
+  /**
+   * @return the pattern byte at a region offset
+   */
   static byte expected(long seed, long offset) {
     return (byte) (mix(seed, offset >>> 3) >>> ((offset & 7) * 8));
   }

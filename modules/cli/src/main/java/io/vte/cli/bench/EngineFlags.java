@@ -12,65 +12,95 @@ import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
- * The engine flags every {@code vte bench} form shares: devices, owners per device, slice size, transport,
- * metadata backend and the fault schedule.
+ * The engine flags every {@code vte bench} form shares: devices, owners per device, slice size,
+ * transport, metadata backend and the fault schedule.
  */
 public final class EngineFlags {
 
   /** Loopback devices per engine of the embedded bench without {@code --devices}. */
   public static final int EMBEDDED_DEVICES = 2;
 
-  @Option(names = "--devices", paramLabel = "LIST|N",
-      description = {"Devices: a comma list of soft device specs NAME@ADDRESS[:PORT] (ibverbs: device names), or a",
-          "count N of loopback soft devices on 127.0.0.1..N. Default: 'vte bench' " + EMBEDDED_DEVICES
-              + " loopback devices per engine",
-          "(src0.., dst0..); 'target' and 'initiator' soft0.. on this host's interfaces, one per IPv4 address",
-          "('vte devices' shows the choice)."})
+  @Option(
+      names = "--devices",
+      paramLabel = "LIST|N",
+      description = {
+        "Devices: a comma list of soft device specs NAME@ADDRESS[:PORT] (ibverbs: device names), or a",
+        "count N of loopback soft devices on 127.0.0.1..N. Default: 'vte bench' "
+            + EMBEDDED_DEVICES
+            + " loopback devices per engine",
+        "(src0.., dst0..); 'target' and 'initiator' soft0.. on this host's interfaces, one per IPv4 address",
+        "('vte devices' shows the choice)."
+      })
   String devices;
 
   private DefaultSoftDevices.Choice hostChoice;
 
-  @Option(names = {"--workers-per-context", "--workers"},
+  @Option(
+      names = {"--workers-per-context", "--workers"},
       description = "Owners per device (default: the engine's workersPerContext).")
   Integer workers;
 
-  @Option(names = "--slice-size", converter = ByteSize.IntConverter.class, paramLabel = "BYTES",
+  @Option(
+      names = "--slice-size",
+      converter = ByteSize.IntConverter.class,
+      paramLabel = "BYTES",
       description = "Engine slice size in bytes, e.g. 64K (default: the engine's sliceSize).")
   Integer sliceSize;
 
-  @Option(names = "--max-outstanding-per-qp",
-      description = "Signaled work requests (slices) in flight per queue pair (default: the engine's).")
+  @Option(
+      names = "--max-outstanding-per-qp",
+      description =
+          "Signaled work requests (slices) in flight per queue pair (default: the engine's).")
   Integer maxOutstandingPerQp;
 
   @Option(names = "--transport", description = "soft or ibverbs (default: the engine's).")
   String transport;
 
-  @Option(names = "--metadata",
+  @Option(
+      names = "--metadata",
       description = "p2p, etcd://host:port[,host:port...] or etcds://... (default: the engine's).")
   String metadata;
 
-  @Option(names = "--handshake-timeout",
-      description = "Seconds a handshake or segment fetch may take (default: the engine's handshakeDeadlineMs).")
+  @Option(
+      names = "--handshake-timeout",
+      description =
+          "Seconds a handshake or segment fetch may take (default: the engine's handshakeDeadlineMs).")
   Double handshakeTimeout;
 
-  @Option(names = "--inject", paramLabel = "SCHEDULE",
-      description = {"Soft-verbs faults on this run's devices, e.g. port-down:src1@5s,port-up:src1@12s ('vte bench':",
-          "src0.., dst0..; 'target', 'initiator': soft0..); kinds: port-down, port-up, qp-fatal,",
-          "drop:DEVICE:FRACTION, clear; times after the measurement starts."})
+  @Option(
+      names = "--inject",
+      paramLabel = "SCHEDULE",
+      description = {
+        "Soft-verbs faults on this run's devices, e.g. port-down:src1@5s,port-up:src1@12s ('vte bench':",
+        "src0.., dst0..; 'target', 'initiator': soft0..); kinds: port-down, port-up, qp-fatal,",
+        "drop:DEVICE:FRACTION, clear; times after the measurement starts."
+      })
   String inject;
 
   /** Creates the flags (picocli fills them). */
   public EngineFlags() {}
 
   /** The engine option each flag sets, by the option's JSON name. */
-  private static final Map<String, String> FLAGS = Map.of("transport", "--transport", "devices", "--devices",
-      "workersPerContext", "--workers-per-context", "sliceSize", "--slice-size",
-      "maxOutstandingPerQp", "--max-outstanding-per-qp", "metadataUri", "--metadata",
-      "handshakeDeadlineMs", "--handshake-timeout");
+  private static final Map<String, String> FLAGS =
+      Map.of(
+          "transport",
+          "--transport",
+          "devices",
+          "--devices",
+          "workersPerContext",
+          "--workers-per-context",
+          "sliceSize",
+          "--slice-size",
+          "maxOutstandingPerQp",
+          "--max-outstanding-per-qp",
+          "metadataUri",
+          "--metadata",
+          "handshakeDeadlineMs",
+          "--handshake-timeout");
 
   /**
-   * Checks every value: the flags' own forms here, the engine options they set by {@link EngineOptions#validate()}
-   * (whose ranges are the only ones), each error named by its flag.
+   * Checks every value: the flags' own forms here, the engine options they set by {@link
+   * EngineOptions#validate()} (whose ranges are the only ones), each error named by its flag.
    *
    * @throws IllegalArgumentException naming the flag and the bad value
    */
@@ -79,20 +109,24 @@ public final class EngineFlags {
     List<String> specs;
     if (devices == null) {
       if (ibverbs) {
-        throw new IllegalArgumentException("--transport ibverbs needs --devices as a list of device names");
+        throw new IllegalArgumentException(
+            "--transport ibverbs needs --devices as a list of device names");
       }
       specs = List.of();
     } else if (devices.matches("\\d+")) {
       int n = Integer.parseInt(devices);
       if (n < 1 || n > 8) {
-        throw new IllegalArgumentException("--devices must be 1..8 or a device list, got " + devices);
+        throw new IllegalArgumentException(
+            "--devices must be 1..8 or a device list, got " + devices);
       }
       if (ibverbs) {
-        throw new IllegalArgumentException("--transport ibverbs needs --devices as a list of device names, got " + devices);
+        throw new IllegalArgumentException(
+            "--transport ibverbs needs --devices as a list of device names, got " + devices);
       }
       specs = specs(devices, "d");
     } else if (!devices.matches("[A-Za-z0-9_.:@-]+(,[A-Za-z0-9_.:@-]+)*")) {
-      throw new IllegalArgumentException("--devices must be a count or a comma list of devices, got '" + devices + "'");
+      throw new IllegalArgumentException(
+          "--devices must be a count or a comma list of devices, got '" + devices + "'");
     } else {
       specs = specs(devices, "d");
     }
@@ -111,28 +145,32 @@ public final class EngineFlags {
 
   /**
    * @param e an engine option error
-   * @return its message in the flags' terms: {@code FLAG must be RANGE, got VALUE (engine option 'NAME')}
+   * @return its message in the flags' terms: {@code FLAG must be RANGE, got VALUE (engine option
+   *     'NAME')}
    */
   private String flagError(InvalidOptionException e) {
     String flag = FLAGS.get(e.path());
     if (flag == null) {
       return e.getMessage();
     }
-    Object value = switch (flag) {
-      case "--handshake-timeout" -> handshakeTimeout;
-      case "--transport" -> "'" + transport + "'";
-      case "--metadata" -> "'" + metadata + "'";
-      case "--devices" -> "'" + devices + "'";
-      default -> e.value();
-    };
-    String expected = "--handshake-timeout".equals(flag) ? "a positive number of seconds" : e.expected();
+    Object value =
+        switch (flag) {
+          case "--handshake-timeout" -> handshakeTimeout;
+          case "--transport" -> "'" + transport + "'";
+          case "--metadata" -> "'" + metadata + "'";
+          case "--devices" -> "'" + devices + "'";
+          default -> e.value();
+        };
+    String expected =
+        "--handshake-timeout".equals(flag) ? "a positive number of seconds" : e.expected();
     return flag + " must be " + expected + ", got " + value + " (engine option '" + e.path() + "')";
   }
 
   /**
    * The devices of one engine of the embedded bench.
    *
-   * @param prefix device name prefix when {@code --devices} is a count or unset ({@code src} gives src0, src1, ...)
+   * @param prefix device name prefix when {@code --devices} is a count or unset ({@code src} gives
+   *     src0, src1, ...)
    * @return the device specs, by default {@value #EMBEDDED_DEVICES} on 127.0.0.1, 127.0.0.2, ...
    */
   public List<String> embeddedSpecs(String prefix) {
@@ -142,18 +180,23 @@ public final class EngineFlags {
   /**
    * The devices of a two-process bench engine ({@code target}, {@code initiator}).
    *
-   * @return the device specs; without {@code --devices} {@link DefaultSoftDevices}' choice for this host
+   * @return the device specs; without {@code --devices} {@link DefaultSoftDevices}' choice for this
+   *     host
    */
   public List<String> hostSpecs() {
     return devices == null ? hostChoice().specs() : specs(devices, DefaultSoftDevices.PREFIX);
   }
 
-  /** @return whether the devices are this host's default choice (no {@code --devices}) */
+  /**
+   * @return whether the devices are this host's default choice (no {@code --devices})
+   */
   public boolean hostDefault() {
     return devices == null;
   }
 
-  /** @return the default choice for this host, made once per run */
+  /**
+   * @return the default choice for this host, made once per run
+   */
   public DefaultSoftDevices.Choice hostChoice() {
     if (hostChoice == null) {
       hostChoice = DefaultSoftDevices.forThisHost();
@@ -181,30 +224,38 @@ public final class EngineFlags {
     return specs.stream().map(SoftDeviceSpec::nameOf).toList();
   }
 
-  /** @return owners per device */
+  /**
+   * @return owners per device
+   */
   public int workers() {
     return engineOptions(List.of()).getWorkersPerContext();
   }
 
-  /** @return the engine slice size */
+  /**
+   * @return the engine slice size
+   */
   public int sliceSize() {
     return engineOptions(List.of()).getSliceSize();
   }
 
-  /** @return the parsed {@code --inject} schedule, empty without the flag */
+  /**
+   * @return the parsed {@code --inject} schedule, empty without the flag
+   */
   public List<FaultStep> faults() {
     return inject == null ? List.of() : FaultStep.parseAll(inject);
   }
 
-  /** @return the metadata URI: the {@code --metadata} value or the engine's default */
+  /**
+   * @return the metadata URI: the {@code --metadata} value or the engine's default
+   */
   public String metadata() {
     return engineOptions(List.of()).getMetadataUri();
   }
 
   /**
    * @param specs the engine's devices ({@link #embeddedSpecs} or {@link #hostSpecs})
-   * @return engine options for these flags, the engine's defaults where a flag is not given; the handshake
-   *     service's host is left to the engine (the first soft device's address)
+   * @return engine options for these flags, the engine's defaults where a flag is not given; the
+   *     handshake service's host is left to the engine (the first soft device's address)
    */
   public EngineOptions engineOptions(List<String> specs) {
     EngineOptions o = new EngineOptions().setDevices(specs);

@@ -8,9 +8,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * What the progress line shows of the engines of a run besides its own counters: slices retried (each retry
- * is a failover to another rail or a new attempt on the same one) and the devices whose port is not active.
- * Both come from the engines' diagnostics ({@link TransferEngine#diagnostics()}: its counters and devices).
+ * What the progress line shows of the engines of a run besides its own counters: slices retried
+ * (each retry is a failover to another rail or a new attempt on the same one) and the devices whose
+ * port is not active. Both come from the engines' diagnostics ({@link
+ * TransferEngine#diagnostics()}: its counters and devices).
  */
 public final class EngineWatch {
 
@@ -22,7 +23,8 @@ public final class EngineWatch {
 
   /**
    * @param initiator the initiating engine
-   * @param faults the run's fault schedulers (their engines are watched too, e.g. the embedded target)
+   * @param faults the run's fault schedulers (their engines are watched too, e.g. the embedded
+   *     target)
    * @return a watch over every distinct engine among them
    */
   public static EngineWatch of(TransferEngine initiator, List<FaultScheduler> faults) {
@@ -32,7 +34,9 @@ public final class EngineWatch {
     return new EngineWatch(List.copyOf(engines));
   }
 
-  /** @return slices resubmitted after a failure, over every watched engine, since it started */
+  /**
+   * @return slices resubmitted after a failure, over every watched engine, since it started
+   */
   public long retries() {
     long sum = 0;
     for (TransferEngine e : engines) {
@@ -41,7 +45,10 @@ public final class EngineWatch {
     return sum;
   }
 
-  /** @return the names of the watched devices whose port is not ACTIVE now, in engine and device order */
+  /**
+   * @return the names of the watched devices whose port is not ACTIVE now, in engine and device
+   *     order
+   */
   public List<String> downDevices() {
     List<String> down = new ArrayList<>();
     for (TransferEngine e : engines) {

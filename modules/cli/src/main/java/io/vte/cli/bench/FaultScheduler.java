@@ -13,9 +13,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Plays an {@code --inject} schedule against the soft devices of one engine, on a thread of its own (never on
- * an event loop: a port going down closes sockets). Every step is logged with the time it ran and whether it
- * took effect, for the report.
+ * Plays an {@code --inject} schedule against the soft devices of one engine, on a thread of its own
+ * (never on an event loop: a port going down closes sockets). Every step is logged with the time it
+ * ran and whether it took effect, for the report.
  */
 public final class FaultScheduler implements AutoCloseable {
 
@@ -23,12 +23,14 @@ public final class FaultScheduler implements AutoCloseable {
   private final FaultInjector faults;
   private final List<FaultStep> steps;
   private final List<String> log = new ArrayList<>();
-  private volatile Consumer<String> listener = line -> { };
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "vte-bench-inject");
-    t.setDaemon(true);
-    return t;
-  });
+  private volatile Consumer<String> listener = line -> {};
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "vte-bench-inject");
+            t.setDaemon(true);
+            return t;
+          });
 
   private FaultScheduler(TransferEngine engine, FaultInjector faults, List<FaultStep> steps) {
     this.engine = engine;
@@ -45,10 +47,18 @@ public final class FaultScheduler implements AutoCloseable {
    * @return the scheduler, not started
    * @throws IllegalArgumentException when the transport is not soft verbs
    */
-  public static FaultScheduler forEngine(TransferEngine engine, List<FaultStep> steps, Collection<String> deviceNames) {
-    FaultInjector faults = engine.diagnostics().faultInjector().orElseThrow(
-        () -> new IllegalArgumentException("--inject needs the soft transport (soft verbs fault injector)"));
-    return new FaultScheduler(engine, faults, steps.stream().filter(s -> deviceNames.contains(s.device())).toList());
+  public static FaultScheduler forEngine(
+      TransferEngine engine, List<FaultStep> steps, Collection<String> deviceNames) {
+    FaultInjector faults =
+        engine
+            .diagnostics()
+            .faultInjector()
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "--inject needs the soft transport (soft verbs fault injector)"));
+    return new FaultScheduler(
+        engine, faults, steps.stream().filter(s -> deviceNames.contains(s.device())).toList());
   }
 
   /**
@@ -61,8 +71,14 @@ public final class FaultScheduler implements AutoCloseable {
   public static void requireKnownDevices(List<FaultStep> steps, Collection<String> deviceNames) {
     for (FaultStep s : steps) {
       if (!deviceNames.contains(s.device())) {
-        throw new IllegalArgumentException("bad --inject step '" + s + "': no device '" + s.device()
-            + "' in this run (devices: " + String.join(", ", deviceNames) + ")");
+        throw new IllegalArgumentException(
+            "bad --inject step '"
+                + s
+                + "': no device '"
+                + s.device()
+                + "' in this run (devices: "
+                + String.join(", ", deviceNames)
+                + ")");
       }
     }
   }
@@ -76,7 +92,9 @@ public final class FaultScheduler implements AutoCloseable {
     return this;
   }
 
-  /** @return the engine whose devices take the faults */
+  /**
+   * @return the engine whose devices take the faults
+   */
   public TransferEngine engine() {
     return engine;
   }
@@ -91,31 +109,32 @@ public final class FaultScheduler implements AutoCloseable {
   private void apply(FaultStep s) {
     String outcome;
     try {
-      outcome = switch (s.kind()) {
-        case PORT_DOWN -> {
-          faults.portDown(s.device());
-          yield "applied";
-        }
-        case PORT_UP -> {
-          faults.portUp(s.device());
-          yield "applied";
-        }
-        case DROP -> {
-          faults.dropFrames(s.device(), s.fraction(), 42);
-          yield "applied";
-        }
-        case CLEAR -> {
-          faults.clearFrameFaults(s.device());
-          yield "applied";
-        }
-        case QP_FATAL -> {
-          List<Integer> qps = liveQps(s.device());
-          for (int qp : qps) {
-            faults.failQp(s.device(), qp);
-          }
-          yield "applied to " + qps.size() + " QPs";
-        }
-      };
+      outcome =
+          switch (s.kind()) {
+            case PORT_DOWN -> {
+              faults.portDown(s.device());
+              yield "applied";
+            }
+            case PORT_UP -> {
+              faults.portUp(s.device());
+              yield "applied";
+            }
+            case DROP -> {
+              faults.dropFrames(s.device(), s.fraction(), 42);
+              yield "applied";
+            }
+            case CLEAR -> {
+              faults.clearFrameFaults(s.device());
+              yield "applied";
+            }
+            case QP_FATAL -> {
+              List<Integer> qps = liveQps(s.device());
+              for (int qp : qps) {
+                faults.failQp(s.device(), qp);
+              }
+              yield "applied to " + qps.size() + " QPs";
+            }
+          };
     } catch (RuntimeException e) {
       outcome = "failed: " + e.getMessage();
     }
@@ -126,7 +145,9 @@ public final class FaultScheduler implements AutoCloseable {
     listener.accept(line);
   }
 
-  /** @return the live QP numbers of a device's endpoints */
+  /**
+   * @return the live QP numbers of a device's endpoints
+   */
   private List<Integer> liveQps(String device) {
     List<Integer> out = new ArrayList<>();
     for (DeviceStatus d : engine.diagnostics().devices()) {
@@ -137,7 +158,9 @@ public final class FaultScheduler implements AutoCloseable {
     return out;
   }
 
-  /** @return what ran so far, one line per step ({@code step outcome}) */
+  /**
+   * @return what ran so far, one line per step ({@code step outcome})
+   */
   public List<String> log() {
     synchronized (log) {
       return List.copyOf(log);

@@ -7,9 +7,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One step of an {@code --inject} schedule: a fault of some kind on a soft device at an offset from the start
- * of the measurement. The textual form is {@code KIND:DEVICE[:FRACTION]@TIME}, e.g. {@code port-down:soft1@5s},
- * {@code drop:soft0:0.01@2.5s}, {@code clear:soft0@500ms}.
+ * One step of an {@code --inject} schedule: a fault of some kind on a soft device at an offset from
+ * the start of the measurement. The textual form is {@code KIND:DEVICE[:FRACTION]@TIME}, e.g.
+ * {@code port-down:soft1@5s}, {@code drop:soft0:0.01@2.5s}, {@code clear:soft0@500ms}.
  *
  * @param kind what to inject
  * @param device the soft device name
@@ -18,8 +18,9 @@ import java.util.regex.Pattern;
  */
 public record FaultStep(Kind kind, String device, double fraction, long atNanos) {
 
-  private static final Pattern STEP = Pattern.compile(
-      "([a-z-]+):([A-Za-z0-9_.-]+)(?::([0-9]*\\.?[0-9]+))?@([0-9]*\\.?[0-9]+)(s|ms)");
+  private static final Pattern STEP =
+      Pattern.compile(
+          "([a-z-]+):([A-Za-z0-9_.-]+)(?::([0-9]*\\.?[0-9]+))?@([0-9]*\\.?[0-9]+)(s|ms)");
 
   /** The fault kinds {@code --inject} knows. */
   public enum Kind {
@@ -40,7 +41,9 @@ public record FaultStep(Kind kind, String device, double fraction, long atNanos)
       this.label = label;
     }
 
-    /** @return the name used on the command line */
+    /**
+     * @return the name used on the command line
+     */
     public String label() {
       return label;
     }
@@ -64,7 +67,8 @@ public record FaultStep(Kind kind, String device, double fraction, long atNanos)
    */
   public static List<FaultStep> parseAll(String spec) {
     if (spec == null || spec.isBlank()) {
-      throw new IllegalArgumentException("--inject is empty: expected KIND:DEVICE[:FRACTION]@TIME[,...]");
+      throw new IllegalArgumentException(
+          "--inject is empty: expected KIND:DEVICE[:FRACTION]@TIME[,...]");
     }
     List<FaultStep> steps = new ArrayList<>();
     for (String part : spec.split(",", -1)) {
@@ -88,12 +92,15 @@ public record FaultStep(Kind kind, String device, double fraction, long atNanos)
     }
     Kind kind = Kind.of(m.group(1));
     if (kind == null) {
-      throw bad(text, "unknown kind '" + m.group(1) + "' (port-down, port-up, qp-fatal, drop, clear)");
+      throw bad(
+          text, "unknown kind '" + m.group(1) + "' (port-down, port-up, qp-fatal, drop, clear)");
     }
     double fraction = 0;
     if (kind == Kind.DROP) {
       if (m.group(3) == null) {
-        throw bad(text, "drop needs a fraction, e.g. drop:" + m.group(2) + ":0.01@" + m.group(4) + m.group(5));
+        throw bad(
+            text,
+            "drop needs a fraction, e.g. drop:" + m.group(2) + ":0.01@" + m.group(4) + m.group(5));
       }
       fraction = Double.parseDouble(m.group(3));
       if (!(fraction > 0 && fraction <= 1)) {

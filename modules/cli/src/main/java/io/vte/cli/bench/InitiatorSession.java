@@ -18,10 +18,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The initiating side of a bench: a local source/sink buffer registered with the initiating engine, the
- * target's segment, and the measurement (warm-up, faults, progress, measured run, verification, and whether it
- * stalled or overran the time asked for). Used by the
- * one-JVM form and by {@code vte bench initiator}.
+ * The initiating side of a bench: a local source/sink buffer registered with the initiating engine,
+ * the target's segment, and the measurement (warm-up, faults, progress, measured run, verification,
+ * and whether it stalled or overran the time asked for). Used by the one-JVM form and by {@code vte
+ * bench initiator}.
  */
 public final class InitiatorSession implements AutoCloseable {
 
@@ -36,8 +36,14 @@ public final class InitiatorSession implements AutoCloseable {
   private final long localMemory;
   private final RegisteredBuffer local;
 
-  private InitiatorSession(Vertx vertx, TransferEngine engine, SegmentHandle segment, long remoteBase, long region,
-      long localMemory, RegisteredBuffer local) {
+  private InitiatorSession(
+      Vertx vertx,
+      TransferEngine engine,
+      SegmentHandle segment,
+      long remoteBase,
+      long region,
+      long localMemory,
+      RegisteredBuffer local) {
     this.vertx = vertx;
     this.engine = engine;
     this.segment = segment;
@@ -48,31 +54,42 @@ public final class InitiatorSession implements AutoCloseable {
   }
 
   /**
-   * Opens the target's segment, checks its first buffer is large enough, and registers a local buffer filled
-   * with the source pattern.
+   * Opens the target's segment, checks its first buffer is large enough, and registers a local
+   * buffer filled with the source pattern.
    *
    * @param vertx the initiator's Vert.x
    * @param engine the initiating engine
    * @param target the target's segment name
    * @param region bytes the load covers
    * @return the session
-   * @throws Exception PEER_UNREACHABLE/SEGMENT_NOT_FOUND from the engine, OUT_OF_RANGE when the target's buffer
-   *     is too small
+   * @throws Exception PEER_UNREACHABLE/SEGMENT_NOT_FOUND from the engine, OUT_OF_RANGE when the
+   *     target's buffer is too small
    */
-  public static InitiatorSession open(Vertx vertx, TransferEngine engine, String target, long region) throws Exception {
-    SegmentHandle segment = Blocking.await(engine.openSegment(target), WAIT, "opening segment " + target);
+  public static InitiatorSession open(
+      Vertx vertx, TransferEngine engine, String target, long region) throws Exception {
+    SegmentHandle segment =
+        Blocking.await(engine.openSegment(target), WAIT, "opening segment " + target);
     if (segment.buffers().isEmpty()) {
-      throw new VteException(ErrorCode.SEGMENT_NOT_FOUND, "target " + target + " has no registered buffer");
+      throw new VteException(
+          ErrorCode.SEGMENT_NOT_FOUND, "target " + target + " has no registered buffer");
     }
     SegmentBuffer remote = segment.buffers().get(0);
     if (remote.length() < region) {
-      throw new VteException(ErrorCode.OUT_OF_RANGE, "target " + target + " registered " + remote.length()
-          + " bytes but this load needs " + region + " (threads x depth x batch-size x block-size)");
+      throw new VteException(
+          ErrorCode.OUT_OF_RANGE,
+          "target "
+              + target
+              + " registered "
+              + remote.length()
+              + " bytes but this load needs "
+              + region
+              + " (threads x depth x batch-size x block-size)");
     }
     long memory = DirectMemory.allocate(region);
     try {
       DataPattern.fill(memory, region, DataPattern.SOURCE_SEED);
-      RegisteredBuffer local = Blocking.await(engine.register(memory, region, "cpu:0"), WAIT, "registering memory");
+      RegisteredBuffer local =
+          Blocking.await(engine.register(memory, region, "cpu:0"), WAIT, "registering memory");
       return new InitiatorSession(vertx, engine, segment, remote.address(), region, memory, local);
     } catch (Exception e) {
       DirectMemory.free(memory);
@@ -92,31 +109,47 @@ public final class InitiatorSession implements AutoCloseable {
    * @return the result
    * @throws Exception when the run could not be driven at all
    */
-  public BenchResult measure(LoadGenerator.Plan plan, Duration warmup, Duration measure, List<FaultScheduler> faults,
-      PrintWriter progress, boolean terminal) throws Exception {
+  public BenchResult measure(
+      LoadGenerator.Plan plan,
+      Duration warmup,
+      Duration measure,
+      List<FaultScheduler> faults,
+      PrintWriter progress,
+      boolean terminal)
+      throws Exception {
     return measure(plan, warmup, measure, 1, () -> {}, faults, progress, terminal);
   }
 
   /**
-   * Warms up, then measures in {@code windows} equal windows with a pause for {@code beforeWindow} before each
-   * (the load drains, then restarts after it), then verifies. The result adds the windows up; allocation counts
-   * only what the windows allocated.
+   * Warms up, then measures in {@code windows} equal windows with a pause for {@code beforeWindow}
+   * before each (the load drains, then restarts after it), then verifies. The result adds the
+   * windows up; allocation counts only what the windows allocated.
    *
    * @param plan the load
    * @param warmup warm-up time (not measured)
    * @param measure measured time, all windows together
    * @param windows how many windows (1 = one continuous run)
-   * @param beforeWindow runs on the calling thread before each window, the load paused (e.g. a baseline slice)
+   * @param beforeWindow runs on the calling thread before each window, the load paused (e.g. a
+   *     baseline slice)
    * @param faults fault schedulers, started when the first window starts (only with one window)
    * @param progress where to print progress (null for none)
    * @param terminal rewrite the progress line in place
    * @return the result
    * @throws Exception when the run could not be driven at all
    */
-  public BenchResult measure(LoadGenerator.Plan plan, Duration warmup, Duration measure, int windows,
-      Runnable beforeWindow, List<FaultScheduler> faults, PrintWriter progress, boolean terminal) throws Exception {
+  public BenchResult measure(
+      LoadGenerator.Plan plan,
+      Duration warmup,
+      Duration measure,
+      int windows,
+      Runnable beforeWindow,
+      List<FaultScheduler> faults,
+      PrintWriter progress,
+      boolean terminal)
+      throws Exception {
     if (windows < 1 || (windows > 1 && !faults.isEmpty())) {
-      throw new IllegalArgumentException("faults need one continuous window, got " + windows + " windows");
+      throw new IllegalArgumentException(
+          "faults need one continuous window, got " + windows + " windows");
     }
     LoadGenerator load = new LoadGenerator(vertx, engine, local, segment, remoteBase, plan);
     if (!warmup.isZero()) {
@@ -125,8 +158,10 @@ public final class InitiatorSession implements AutoCloseable {
     Duration window = measure.dividedBy(windows);
     List<BenchResult> parts = new ArrayList<>();
     long allocated = 0;
-    try (ProgressLine line = progress == null ? null
-        : new ProgressLine(progress, terminal, load, EngineWatch.of(engine, faults))) {
+    try (ProgressLine line =
+        progress == null
+            ? null
+            : new ProgressLine(progress, terminal, load, EngineWatch.of(engine, faults))) {
       if (line != null) {
         faults.forEach(f -> f.onStep(line::fault));
       }
@@ -135,7 +170,10 @@ public final class InitiatorSession implements AutoCloseable {
         beforeWindow.run();
         long allocBefore = Blocking.allocatedBytes();
         parts.add(Blocking.await(load.run(window), window.plus(WAIT), "the measured run"));
-        allocated = allocBefore < 0 || allocated < 0 ? -1 : allocated + Blocking.allocatedBytes() - allocBefore;
+        allocated =
+            allocBefore < 0 || allocated < 0
+                ? -1
+                : allocated + Blocking.allocatedBytes() - allocBefore;
       }
     } finally {
       faults.forEach(FaultScheduler::close);
@@ -156,19 +194,25 @@ public final class InitiatorSession implements AutoCloseable {
   private String readBackMismatch(long bytes) throws Exception {
     long scratch = DirectMemory.allocate(bytes);
     try {
-      RegisteredBuffer sink = Blocking.await(engine.register(scratch, bytes, "cpu:0"), WAIT, "registering memory");
+      RegisteredBuffer sink =
+          Blocking.await(engine.register(scratch, bytes, "cpu:0"), WAIT, "registering memory");
       try {
         List<TransferRequest> reads = new ArrayList<>();
         for (long off = 0; off < bytes; off += READ_BACK_CHUNK) {
-          reads.add(TransferRequest.read(sink, off, segment, remoteBase + off, Math.min(READ_BACK_CHUNK, bytes - off)));
+          reads.add(
+              TransferRequest.read(
+                  sink, off, segment, remoteBase + off, Math.min(READ_BACK_CHUNK, bytes - off)));
         }
-        Future<io.vte.api.BatchResult> done = engine.submit(reads, new TransferOptions().setDeadline(WAIT)).result();
-        io.vte.api.BatchResult back = Blocking.await(done, WAIT.plusSeconds(5), "reading the target back");
+        Future<io.vte.api.BatchResult> done =
+            engine.submit(reads, new TransferOptions().setDeadline(WAIT)).result();
+        io.vte.api.BatchResult back =
+            Blocking.await(done, WAIT.plusSeconds(5), "reading the target back");
         if (!back.allCompleted()) {
           return "reading the target back failed: " + back.requests();
         }
-        long at = DirectMemory.wrap(scratch, Math.toIntExact(bytes)).mismatch(DirectMemory.wrap(localMemory,
-            Math.toIntExact(bytes)));
+        long at =
+            DirectMemory.wrap(scratch, Math.toIntExact(bytes))
+                .mismatch(DirectMemory.wrap(localMemory, Math.toIntExact(bytes)));
         return at < 0 ? null : "the target differs from what was written at offset " + at;
       } finally {
         Blocking.await(engine.unregister(sink), WAIT, "unregistering memory");
@@ -178,7 +222,9 @@ public final class InitiatorSession implements AutoCloseable {
     }
   }
 
-  /** @return bytes the session covers */
+  /**
+   * @return bytes the session covers
+   */
   public long region() {
     return region;
   }

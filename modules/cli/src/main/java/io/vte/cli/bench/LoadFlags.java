@@ -7,41 +7,67 @@ import java.util.Locale;
 import picocli.CommandLine.Option;
 
 /**
- * The load flags of the initiating forms of {@code vte bench}: operation, block and batch size, requests in
- * flight, submitting threads, duration, warm-up, verification and output format.
+ * The load flags of the initiating forms of {@code vte bench}: operation, block and batch size,
+ * requests in flight, submitting threads, duration, warm-up, verification and output format.
  */
 public final class LoadFlags {
 
   /** The largest local (and remote) region a run may use. */
   public static final long MAX_REGION = 512L << 20;
 
-  @Option(names = "--operation", defaultValue = "write",
+  @Option(
+      names = "--operation",
+      defaultValue = "write",
       description = "read or write, any case (default ${DEFAULT-VALUE}).")
   String operation;
 
-  @Option(names = {"--block-size", "--size"}, defaultValue = "4M", converter = ByteSize.IntConverter.class,
-      paramLabel = "BYTES", description = "Bytes per request, e.g. 4096, 64K, 4M (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = {"--block-size", "--size"},
+      defaultValue = "4M",
+      converter = ByteSize.IntConverter.class,
+      paramLabel = "BYTES",
+      description = "Bytes per request, e.g. 4096, 64K, 4M (default ${DEFAULT-VALUE}).")
   int blockSize;
 
-  @Option(names = "--batch-size", defaultValue = "1", description = "Requests per batch (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--batch-size",
+      defaultValue = "1",
+      description = "Requests per batch (default ${DEFAULT-VALUE}).")
   int batchSize;
 
-  @Option(names = "--depth", defaultValue = "8", description = "Batches in flight per thread (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--depth",
+      defaultValue = "8",
+      description = "Batches in flight per thread (default ${DEFAULT-VALUE}).")
   int depth;
 
-  @Option(names = "--threads", defaultValue = "1",
-      description = "Submitting threads, each on its own Vert.x context (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--threads",
+      defaultValue = "1",
+      description =
+          "Submitting threads, each on its own Vert.x context (default ${DEFAULT-VALUE}).")
   int threads;
 
-  @Option(names = "--duration", defaultValue = "10", description = "Seconds to measure (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--duration",
+      defaultValue = "10",
+      description = "Seconds to measure (default ${DEFAULT-VALUE}).")
   double duration;
 
-  @Option(names = "--warmup", defaultValue = "2",
-      description = "Seconds of warm-up before measuring, so every rail is connected (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--warmup",
+      defaultValue = "2",
+      description =
+          "Seconds of warm-up before measuring, so every rail is connected (default ${DEFAULT-VALUE}).")
   double warmup;
 
-  @Option(names = "--verify", negatable = true, defaultValue = "true", fallbackValue = "true",
-      description = "Check the data (default on): WRITE reads the target back at the end; READ checks every block.")
+  @Option(
+      names = "--verify",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description =
+          "Check the data (default on): WRITE reads the target back at the end; READ checks every block.")
   boolean verify;
 
   @Option(names = "--json", description = "Print one JSON object instead of the table.")
@@ -60,7 +86,8 @@ public final class LoadFlags {
    */
   public void validate() {
     if (!"read".equalsIgnoreCase(operation) && !"write".equalsIgnoreCase(operation)) {
-      throw new IllegalArgumentException("--operation must be read or write, got '" + operation + "'");
+      throw new IllegalArgumentException(
+          "--operation must be read or write, got '" + operation + "'");
     }
     if (!(duration > 0 && duration <= 3600)) {
       throw new IllegalArgumentException("--duration must be > 0 and <= 3600, got " + duration);
@@ -69,7 +96,8 @@ public final class LoadFlags {
       throw new IllegalArgumentException("--warmup must be 0..600, got " + warmup);
     }
     if (blockSize < 1 || blockSize > 64 << 20) {
-      throw new IllegalArgumentException("--block-size must be 1..67108864 bytes, got " + blockSize);
+      throw new IllegalArgumentException(
+          "--block-size must be 1..67108864 bytes, got " + blockSize);
     }
     if (batchSize < 1 || batchSize > 1024) {
       throw new IllegalArgumentException("--batch-size must be 1..1024, got " + batchSize);
@@ -81,48 +109,69 @@ public final class LoadFlags {
       throw new IllegalArgumentException("--threads must be 1..16, got " + threads);
     }
     if (region() > MAX_REGION) {
-      throw new IllegalArgumentException(String.format(Locale.ROOT,
-          "--threads x --depth x --batch-size x --block-size must be <= 512 MiB, got %d x %d x %d x %d",
-          threads, depth, batchSize, blockSize));
+      throw new IllegalArgumentException(
+          String.format(
+              Locale.ROOT,
+              "--threads x --depth x --batch-size x --block-size must be <= 512 MiB, got %d x %d x %d x %d",
+              threads,
+              depth,
+              batchSize,
+              blockSize));
     }
   }
 
-  /** @return the load these flags describe */
+  /**
+   * @return the load these flags describe
+   */
   public LoadGenerator.Plan plan() {
     return new LoadGenerator.Plan(opcode(), blockSize, batchSize, depth, threads, verify);
   }
 
-  /** @return bytes per request */
+  /**
+   * @return bytes per request
+   */
   public int blockSize() {
     return blockSize;
   }
 
-  /** @return true for one JSON object instead of the table */
+  /**
+   * @return true for one JSON object instead of the table
+   */
   public boolean json() {
     return json;
   }
 
-  /** @return true unless {@code --no-progress} */
+  /**
+   * @return true unless {@code --no-progress}
+   */
   public boolean progress() {
     return !noProgress;
   }
 
-  /** @return the bytes every request slot together covers (local and remote) */
+  /**
+   * @return the bytes every request slot together covers (local and remote)
+   */
   public long region() {
     return (long) threads * depth * batchSize * blockSize;
   }
 
-  /** @return READ or WRITE */
+  /**
+   * @return READ or WRITE
+   */
   public TransferOpcode opcode() {
     return "read".equalsIgnoreCase(operation) ? TransferOpcode.READ : TransferOpcode.WRITE;
   }
 
-  /** @return the measurement time */
+  /**
+   * @return the measurement time
+   */
   public Duration measure() {
     return Duration.ofNanos((long) (duration * 1e9));
   }
 
-  /** @return the warm-up time */
+  /**
+   * @return the warm-up time
+   */
   public Duration warmupTime() {
     return Duration.ofNanos((long) (warmup * 1e9));
   }

@@ -24,12 +24,13 @@ import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
- * Keeps {@code depth} batches of {@code batchSize} requests in flight from each of {@code threads} Vert.x
- * contexts (one small verticle each) until a run's time is up. Request slot {@code k} always covers bytes
- * {@code [k * blockSize, (k + 1) * blockSize)} of both the local buffer and the remote region, so the
- * request lists are built once and reused. With {@code verify}, every READ block is checked against the
- * target's {@link DataPattern} (or the source pattern a WRITE run left there); the slot is zeroed before each
- * READ so a READ that moved nothing is caught. Counters are readable from any thread for the progress line.
+ * Keeps {@code depth} batches of {@code batchSize} requests in flight from each of {@code threads}
+ * Vert.x contexts (one small verticle each) until a run's time is up. Request slot {@code k} always
+ * covers bytes {@code [k * blockSize, (k + 1) * blockSize)} of both the local buffer and the remote
+ * region, so the request lists are built once and reused. With {@code verify}, every READ block is
+ * checked against the target's {@link DataPattern} (or the source pattern a WRITE run left there);
+ * the slot is zeroed before each READ so a READ that moved nothing is caught. Counters are readable
+ * from any thread for the progress line.
  */
 public final class LoadGenerator {
 
@@ -45,9 +46,12 @@ public final class LoadGenerator {
    * @param threads submitting contexts
    * @param verify check every READ block
    */
-  public record Plan(TransferOpcode opcode, int blockSize, int batchSize, int depth, int threads, boolean verify) {
+  public record Plan(
+      TransferOpcode opcode, int blockSize, int batchSize, int depth, int threads, boolean verify) {
 
-    /** @return bytes covered by all request slots */
+    /**
+     * @return bytes covered by all request slots
+     */
     public long region() {
       return (long) threads * depth * batchSize * blockSize;
     }
@@ -68,8 +72,13 @@ public final class LoadGenerator {
    * @param remoteBase where the remote region starts (at least {@link Plan#region()} bytes)
    * @param plan the load
    */
-  public LoadGenerator(Vertx vertx, TransferEngine engine, RegisteredBuffer local, SegmentHandle segment,
-      long remoteBase, Plan plan) {
+  public LoadGenerator(
+      Vertx vertx,
+      TransferEngine engine,
+      RegisteredBuffer local,
+      SegmentHandle segment,
+      long remoteBase,
+      Plan plan) {
     this.vertx = vertx;
     this.engine = engine;
     this.plan = plan;
@@ -79,7 +88,9 @@ public final class LoadGenerator {
       List<TransferRequest> batch = new ArrayList<>(plan.batchSize());
       for (int i = 0; i < plan.batchSize(); i++) {
         long offset = ((long) b * plan.batchSize() + i) * plan.blockSize();
-        batch.add(new TransferRequest(plan.opcode(), local, offset, segment, remoteBase + offset, plan.blockSize()));
+        batch.add(
+            new TransferRequest(
+                plan.opcode(), local, offset, segment, remoteBase + offset, plan.blockSize()));
       }
       batches.add(List.copyOf(batch));
     }
@@ -97,13 +108,18 @@ public final class LoadGenerator {
     for (int t = 0; t < plan.threads(); t++) {
       Driver d = new Driver(t, duration.toNanos());
       ds.add(d);
-      parts.add(vertx.deployVerticle(d).compose(id -> d.done.future().eventually(() -> vertx.undeploy(id))));
+      parts.add(
+          vertx
+              .deployVerticle(d)
+              .compose(id -> d.done.future().eventually(() -> vertx.undeploy(id))));
     }
     drivers = List.copyOf(ds);
     return Future.all(parts).map(all -> combine(plan, all.list(), false));
   }
 
-  /** @return requests finished so far in the current run */
+  /**
+   * @return requests finished so far in the current run
+   */
   public long ops() {
     long sum = 0;
     for (Driver d : drivers) {
@@ -112,7 +128,9 @@ public final class LoadGenerator {
     return sum;
   }
 
-  /** @return requests failed so far in the current run */
+  /**
+   * @return requests failed so far in the current run
+   */
   public long failed() {
     long sum = 0;
     for (Driver d : drivers) {
@@ -121,7 +139,9 @@ public final class LoadGenerator {
     return sum;
   }
 
-  /** @return bytes completed so far in the current run */
+  /**
+   * @return bytes completed so far in the current run
+   */
   public long bytes() {
     return (ops() - failed()) * plan.blockSize();
   }
@@ -159,11 +179,31 @@ public final class LoadGenerator {
         detail = detail == null ? p.verifyDetail() : detail;
       }
     }
-    return new BenchResult(plan.opcode(), plan.blockSize(), plan.batchSize(), plan.depth(), plan.threads(), ops,
-        failed, bytes, nanos, latency, failures, first, verified, detail, -1, List.of(), gap, -1);
+    return new BenchResult(
+        plan.opcode(),
+        plan.blockSize(),
+        plan.batchSize(),
+        plan.depth(),
+        plan.threads(),
+        ops,
+        failed,
+        bytes,
+        nanos,
+        latency,
+        failures,
+        first,
+        verified,
+        detail,
+        -1,
+        List.of(),
+        gap,
+        -1);
   }
 
-  /** One submitting context: its slots are batches {@code thread * depth .. thread * depth + depth - 1}. */
+  /**
+   * One submitting context: its slots are batches {@code thread * depth .. thread * depth + depth -
+   * 1}.
+   */
   private final class Driver extends VerticleBase {
     private final int thread;
     private final long durationNanos;
@@ -197,11 +237,17 @@ public final class LoadGenerator {
 
     private void issue(int slot) {
       if (plan.verify() && plan.opcode() == TransferOpcode.READ) {
-        DirectMemory.fill(local.address() + slotOffset(slot), (long) plan.batchSize() * plan.blockSize(), (byte) 0);
+        DirectMemory.fill(
+            local.address() + slotOffset(slot),
+            (long) plan.batchSize() * plan.blockSize(),
+            (byte) 0);
       }
       inFlight++;
       long t0 = System.nanoTime();
-      engine.submit(batches.get(slot), options).result().onComplete(ar -> completed(slot, t0, ar.result(), ar.cause()));
+      engine
+          .submit(batches.get(slot), options)
+          .result()
+          .onComplete(ar -> completed(slot, t0, ar.result(), ar.cause()));
     }
 
     private long slotOffset(int slot) {
@@ -238,19 +284,44 @@ public final class LoadGenerator {
         issue(slot);
       } else if (inFlight == 0) {
         longestGap = Math.max(longestGap, now - lastProgress);
-        done.complete(new BenchResult(plan.opcode(), plan.blockSize(), plan.batchSize(), plan.depth(), 1, ops, failed,
-            (ops - failed) * plan.blockSize(), now - start, latency, failures, firstFailure,
-            verifyDetail == null ? null : Boolean.FALSE, verifyDetail, -1, List.of(), longestGap, -1));
+        done.complete(
+            new BenchResult(
+                plan.opcode(),
+                plan.blockSize(),
+                plan.batchSize(),
+                plan.depth(),
+                1,
+                ops,
+                failed,
+                (ops - failed) * plan.blockSize(),
+                now - start,
+                latency,
+                failures,
+                firstFailure,
+                verifyDetail == null ? null : Boolean.FALSE,
+                verifyDetail,
+                -1,
+                List.of(),
+                longestGap,
+                -1));
       }
     }
 
     private void check(long offset) {
       // The target holds its own pattern, or the source pattern where a WRITE run wrote before.
-      long at = DataPattern.firstMismatch(local.address() + offset, offset, plan.blockSize(), DataPattern.TARGET_SEED,
-          DataPattern.SOURCE_SEED);
+      long at =
+          DataPattern.firstMismatch(
+              local.address() + offset,
+              offset,
+              plan.blockSize(),
+              DataPattern.TARGET_SEED,
+              DataPattern.SOURCE_SEED);
       if (at >= 0 && verifyDetail == null) {
-        verifyDetail = "READ block at offset " + offset + " matches neither the target's nor the source pattern at byte "
-            + at;
+        verifyDetail =
+            "READ block at offset "
+                + offset
+                + " matches neither the target's nor the source pattern at byte "
+                + at;
       }
     }
 
@@ -262,7 +333,8 @@ public final class LoadGenerator {
     }
 
     private static String causeName(Throwable cause) {
-      return cause instanceof VteException v ? v.code().name()
+      return cause instanceof VteException v
+          ? v.code().name()
           : cause == null ? "NONE" : cause.getClass().getSimpleName();
     }
   }

@@ -10,8 +10,9 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 
 /**
- * The baseline: raw Java NIO streaming of {@code size}-byte writes between two blocking SocketChannels on
- * loopback, one writer thread and one reader thread, direct buffers. Measured at the reader.
+ * The baseline: raw Java NIO streaming of {@code size}-byte writes between two blocking
+ * SocketChannels on loopback, one writer thread and one reader thread, direct buffers. Measured at
+ * the reader.
  */
 public final class NioStreamBench {
 
@@ -25,7 +26,8 @@ public final class NioStreamBench {
   public static double run(Duration duration, int size) {
     try (ServerSocketChannel server = ServerSocketChannel.open()) {
       server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-      try (SocketChannel out = SocketChannel.open(server.getLocalAddress()); SocketChannel in = server.accept()) {
+      try (SocketChannel out = SocketChannel.open(server.getLocalAddress());
+          SocketChannel in = server.accept()) {
         out.socket().setTcpNoDelay(true);
         Thread writer = new Thread(() -> write(out, size), "vte-bench-nio-writer");
         writer.setDaemon(true);

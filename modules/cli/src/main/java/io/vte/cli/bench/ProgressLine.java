@@ -8,10 +8,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The live progress of a run on stderr: on a terminal one line rewritten in place with {@code \r} twice a
- * second; otherwise a plain line every second. Shows throughput over the last interval, requests, errors, the
- * engines' retried slices and the devices whose port is down; an injected fault step gets a line of its own
- * when it applies.
+ * The live progress of a run on stderr: on a terminal one line rewritten in place with {@code \r}
+ * twice a second; otherwise a plain line every second. Shows throughput over the last interval,
+ * requests, errors, the engines' retried slices and the devices whose port is down; an injected
+ * fault step gets a line of its own when it applies.
  */
 public final class ProgressLine implements AutoCloseable {
 
@@ -20,11 +20,13 @@ public final class ProgressLine implements AutoCloseable {
   private final LoadGenerator load;
   private final EngineWatch engines;
   private final long retriesAtStart;
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "vte-bench-progress");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "vte-bench-progress");
+            t.setDaemon(true);
+            return t;
+          });
   private final long start = System.nanoTime();
   private long lastBytes;
   private long lastNanos = start;
@@ -54,9 +56,16 @@ public final class ProgressLine implements AutoCloseable {
     lastBytes = bytes;
     lastNanos = now;
     List<String> down = engines.downDevices();
-    String line = String.format(Locale.ROOT, "[%5.1f s] %7.3f GiB/s  ops %d  errors %d  retries %d%s",
-        (now - start) / 1e9, gibs, load.ops(), load.failed(), engines.retries() - retriesAtStart,
-        down.isEmpty() ? "" : "  down " + String.join(",", down));
+    String line =
+        String.format(
+            Locale.ROOT,
+            "[%5.1f s] %7.3f GiB/s  ops %d  errors %d  retries %d%s",
+            (now - start) / 1e9,
+            gibs,
+            load.ops(),
+            load.failed(),
+            engines.retries() - retriesAtStart,
+            down.isEmpty() ? "" : "  down " + String.join(",", down));
     if (terminal) {
       err.print("\r" + line + "   ");
     } else {
@@ -71,7 +80,8 @@ public final class ProgressLine implements AutoCloseable {
    * @param step the step's log line ({@code port-down:src1@1.000s applied})
    */
   public synchronized void fault(String step) {
-    String line = String.format(Locale.ROOT, "[%5.1f s] fault %s", (System.nanoTime() - start) / 1e9, step);
+    String line =
+        String.format(Locale.ROOT, "[%5.1f s] fault %s", (System.nanoTime() - start) / 1e9, step);
     err.println(terminal ? "\r" + line + "\u001b[K" : line);
     err.flush();
   }

@@ -7,7 +7,10 @@ import io.vte.verbs.WrOpcode;
 import java.time.Duration;
 import org.HdrHistogram.Histogram;
 
-/** Soft-verbs small-message latency: an 8-byte signaled RDMA WRITE, one outstanding, busy-polling the CQ. */
+/**
+ * Soft-verbs small-message latency: an 8-byte signaled RDMA WRITE, one outstanding, busy-polling
+ * the CQ.
+ */
 public final class SoftLatencyBench {
 
   private static final int MESSAGE = 8;
@@ -22,8 +25,15 @@ public final class SoftLatencyBench {
   public static Histogram run(Duration duration, int nicSpinMicros) {
     try (SoftPair p = new SoftPair(4096, 1, nicSpinMicros)) {
       WorkRequestBatch wr = WorkRequestBatch.allocate(1);
-      wr.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, p.source.address(), MESSAGE, p.source.lkey(),
-          p.target.address(), p.target.rkey());
+      wr.add(
+          1,
+          WrOpcode.RDMA_WRITE,
+          WrFlags.SIGNALED,
+          p.source.address(),
+          MESSAGE,
+          p.source.lkey(),
+          p.target.address(),
+          p.target.rkey());
       WorkCompletionBatch wcs = WorkCompletionBatch.allocate(1);
       Histogram h = new Histogram(3);
       long warmupEnd = Measure.warmupEnd(duration);

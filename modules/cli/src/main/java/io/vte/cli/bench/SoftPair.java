@@ -19,8 +19,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Two soft devices in this process (soft0 on 127.0.0.1, soft1 on 127.0.0.2), one connected RC QP pair,
- * a source region on soft0 and a target region on soft1: the fixture of the soft-verbs benchmarks.
+ * Two soft devices in this process (soft0 on 127.0.0.1, soft1 on 127.0.0.2), one connected RC QP
+ * pair, a source region on soft0 and a target region on soft1: the fixture of the soft-verbs
+ * benchmarks.
  */
 final class SoftPair implements AutoCloseable {
 
@@ -40,9 +41,16 @@ final class SoftPair implements AutoCloseable {
    * @param nicSpinMicros the soft NIC's busy-poll window (see the provider's {@code nicSpinMicros})
    */
   SoftPair(int bufferBytes, int depth, int nicSpinMicros) {
-    provider = VerbsProviders.create("soft", Map.of("nicSpinMicros", nicSpinMicros, "devices", List.of(
-        Map.of("name", "soft0", "host", "127.0.0.1", "port", 0),
-        Map.of("name", "soft1", "host", "127.0.0.2", "port", 0))));
+    provider =
+        VerbsProviders.create(
+            "soft",
+            Map.of(
+                "nicSpinMicros",
+                nicSpinMicros,
+                "devices",
+                List.of(
+                    Map.of("name", "soft0", "host", "127.0.0.1", "port", 0),
+                    Map.of("name", "soft1", "host", "127.0.0.2", "port", 0))));
     local = provider.open("soft0");
     remote = provider.open("soft1");
     ProtectionDomain pdL = local.allocPd();
@@ -61,7 +69,8 @@ final class SoftPair implements AutoCloseable {
   static void requireSuccess(WorkCompletionBatch wcs, int n) {
     for (int i = 0; i < n; i++) {
       if (wcs.status(i) != WcStatus.SUCCESS.code()) {
-        throw new IllegalStateException("work request " + wcs.wrId(i) + " failed: " + WcStatus.of(wcs.status(i)));
+        throw new IllegalStateException(
+            "work request " + wcs.wrId(i) + " failed: " + WcStatus.of(wcs.status(i)));
       }
     }
   }

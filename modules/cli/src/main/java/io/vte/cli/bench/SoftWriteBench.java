@@ -8,9 +8,9 @@ import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Soft-verbs streaming: RDMA WRITE of {@code size}-byte messages from soft0 to soft1 keeping {@code depth}
- * signaled WRs outstanding. The poster sleeps on the CQ notification rather than spinning, so the two NIC
- * threads keep both cores.
+ * Soft-verbs streaming: RDMA WRITE of {@code size}-byte messages from soft0 to soft1 keeping {@code
+ * depth} signaled WRs outstanding. The poster sleeps on the CQ notification rather than spinning,
+ * so the two NIC threads keep both cores.
  */
 public final class SoftWriteBench {
 
@@ -36,8 +36,15 @@ public final class SoftWriteBench {
       while (true) {
         wr.clear();
         while (outstanding + wr.size() < depth) {
-          wr.add(0, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, p.source.address(), size, p.source.lkey(),
-              p.target.address(), p.target.rkey());
+          wr.add(
+              0,
+              WrOpcode.RDMA_WRITE,
+              WrFlags.SIGNALED,
+              p.source.address(),
+              size,
+              p.source.lkey(),
+              p.target.address(),
+              p.target.rkey());
         }
         if (wr.size() > 0 && System.nanoTime() < end) {
           SoftPair.requirePosted(p.qp.postSend(wr));

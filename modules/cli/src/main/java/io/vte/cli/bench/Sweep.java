@@ -2,7 +2,6 @@ package io.vte.cli.bench;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,14 +11,15 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * {@code vte bench --sweep}: one short run per block size on the same pair of engines, then a table on stdout,
- * {@code sweep.csv} and {@code sweep.png} in the output directory. The depth shrinks for large blocks so the
- * region stays within {@link #REGION} bytes.
+ * {@code vte bench --sweep}: one short run per block size on the same pair of engines, then a table
+ * on stdout, {@code sweep.csv} and {@code sweep.png} in the output directory. The depth shrinks for
+ * large blocks so the region stays within {@link #REGION} bytes.
  */
 public final class Sweep {
 
   /** The largest region one size may cover (local and remote each). */
   public static final long REGION = 256L << 20;
+
   /** The default sizes: powers of 4 from 4 KiB to 64 MiB. */
   public static final String DEFAULT_SIZES = "4K,16K,64K,256K,1M,4M,16M,64M";
 
@@ -43,13 +43,17 @@ public final class Sweep {
    * @return the largest region any size covers
    */
   public static long region(List<Integer> sizes, LoadFlags load) {
-    return sizes.stream().mapToLong(s -> (long) depthFor(s, load) * load.threads * load.batchSize * s).max().orElse(1);
+    return sizes.stream()
+        .mapToLong(s -> (long) depthFor(s, load) * load.threads * load.batchSize * s)
+        .max()
+        .orElse(1);
   }
 
   /**
    * Runs the sweep and writes its files.
    *
-   * @param session the initiator session (covering at least {@link #REGION} or the largest size's region)
+   * @param session the initiator session (covering at least {@link #REGION} or the largest size's
+   *     region)
    * @param sizes block sizes
    * @param load load flags (operation, batch, threads, depth cap, warm-up, verify)
    * @param perSize measured time per size
@@ -59,17 +63,29 @@ public final class Sweep {
    * @return one row per size
    * @throws Exception when a run or a file write fails
    */
-  public static List<SweepRow> run(InitiatorSession session, List<Integer> sizes, LoadFlags load, Duration perSize,
-      Path outDir, String title, PrintWriter progress) throws Exception {
+  public static List<SweepRow> run(
+      InitiatorSession session,
+      List<Integer> sizes,
+      LoadFlags load,
+      Duration perSize,
+      Path outDir,
+      String title,
+      PrintWriter progress)
+      throws Exception {
     List<SweepRow> rows = new ArrayList<>();
     for (int size : sizes) {
-      LoadGenerator.Plan plan = new LoadGenerator.Plan(load.opcode(), size, load.batchSize, depthFor(size, load),
-          load.threads, load.verify);
+      LoadGenerator.Plan plan =
+          new LoadGenerator.Plan(
+              load.opcode(), size, load.batchSize, depthFor(size, load), load.threads, load.verify);
       Duration warm = rows.isEmpty() ? load.warmupTime() : WARMUP_BETWEEN_SIZES;
       BenchResult r = session.measure(plan, warm, perSize, List.of(), null, false);
       rows.add(SweepRow.of(r));
       if (progress != null) {
-        progress.printf(Locale.ROOT, "sweep %s: %.3f GiB/s, p99 %.1f us%n", SweepRow.label(size), r.gibPerSecond(),
+        progress.printf(
+            Locale.ROOT,
+            "sweep %s: %.3f GiB/s, p99 %.1f us%n",
+            SweepRow.label(size),
+            r.gibPerSecond(),
             r.latencyMicros(99));
         progress.flush();
       }
@@ -91,16 +107,36 @@ public final class Sweep {
    * @param outDir where the files went
    */
   public static void printTable(PrintWriter out, List<SweepRow> rows, Path outDir) {
-    out.printf(Locale.ROOT, "%10s %6s %12s %12s %12s %12s %8s%n", "block", "depth", "GiB/s", "ops/s", "p50 us",
-        "p99 us", "failed");
+    out.printf(
+        Locale.ROOT,
+        "%10s %6s %12s %12s %12s %12s %8s%n",
+        "block",
+        "depth",
+        "GiB/s",
+        "ops/s",
+        "p50 us",
+        "p99 us",
+        "failed");
     for (SweepRow r : rows) {
-      out.printf(Locale.ROOT, "%10s %6d %12.3f %12.1f %12.1f %12.1f %8d%n", SweepRow.label(r.blockSize()), r.depth(),
-          r.gibPerSecond(), r.opsPerSecond(), r.p50Micros(), r.p99Micros(), r.failed());
+      out.printf(
+          Locale.ROOT,
+          "%10s %6d %12.3f %12.1f %12.1f %12.1f %8d%n",
+          SweepRow.label(r.blockSize()),
+          r.depth(),
+          r.gibPerSecond(),
+          r.opsPerSecond(),
+          r.p50Micros(),
+          r.p99Micros(),
+          r.failed());
     }
     for (SweepRow r : rows) {
       if (r.stalled()) {
-        out.printf(Locale.ROOT, "STALLED at %s: no request completed for %.1f s (a stall is %d s or more)%n",
-            SweepRow.label(r.blockSize()), r.longestGapNanos() / 1e9, BenchResult.STALL_NANOS / 1_000_000_000L);
+        out.printf(
+            Locale.ROOT,
+            "STALLED at %s: no request completed for %.1f s (a stall is %d s or more)%n",
+            SweepRow.label(r.blockSize()),
+            r.longestGapNanos() / 1e9,
+            BenchResult.STALL_NANOS / 1_000_000_000L);
       }
     }
     out.printf("wrote %s and %s%n", outDir.resolve("sweep.csv"), outDir.resolve("sweep.png"));
@@ -115,12 +151,21 @@ public final class Sweep {
   public static JsonObject json(List<SweepRow> rows, Path outDir) {
     JsonArray a = new JsonArray();
     for (SweepRow r : rows) {
-      a.add(new JsonObject().put("block_size", r.blockSize()).put("depth", r.depth())
-          .put("throughput_gib_s", r.gibPerSecond()).put("ops_per_s", r.opsPerSecond())
-          .put("latency_us", new JsonObject().put("p50", r.p50Micros()).put("p99", r.p99Micros()))
-          .put("failed", r.failed()).put("stalled", r.stalled()));
+      a.add(
+          new JsonObject()
+              .put("block_size", r.blockSize())
+              .put("depth", r.depth())
+              .put("throughput_gib_s", r.gibPerSecond())
+              .put("ops_per_s", r.opsPerSecond())
+              .put(
+                  "latency_us",
+                  new JsonObject().put("p50", r.p50Micros()).put("p99", r.p99Micros()))
+              .put("failed", r.failed())
+              .put("stalled", r.stalled()));
     }
-    return new JsonObject().put("sweep", a).put("csv", outDir.resolve("sweep.csv").toString())
+    return new JsonObject()
+        .put("sweep", a)
+        .put("csv", outDir.resolve("sweep.csv").toString())
         .put("png", outDir.resolve("sweep.png").toString());
   }
 }

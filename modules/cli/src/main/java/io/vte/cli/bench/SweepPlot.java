@@ -16,8 +16,9 @@ import java.util.function.ToDoubleFunction;
 import javax.imageio.ImageIO;
 
 /**
- * Draws a sweep as a PNG with plain {@code java.awt} (headless): throughput (GiB/s, left axis, linear) and p99
- * latency (microseconds, right axis, log scale) against block size (log scale x), with a legend.
+ * Draws a sweep as a PNG with plain {@code java.awt} (headless): throughput (GiB/s, left axis,
+ * linear) and p99 latency (microseconds, right axis, log scale) against block size (log scale x),
+ * with a legend.
  */
 public final class SweepPlot {
 
@@ -46,7 +47,8 @@ public final class SweepPlot {
     Graphics2D g = img.createGraphics();
     try {
       g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-      g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+      g.setRenderingHint(
+          RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
       g.setColor(Color.WHITE);
       g.fillRect(0, 0, W, H);
       draw(g, rows, title);
@@ -62,11 +64,22 @@ public final class SweepPlot {
     int pw = W - LEFT - RIGHT;
     int ph = H - TOP - BOTTOM;
     double xMin = log2(rows.stream().mapToInt(SweepRow::blockSize).min().orElse(1));
-    double xMax = Math.max(xMin + 1, log2(rows.stream().mapToInt(SweepRow::blockSize).max().orElse(2)));
-    double yMax = niceCeil(Math.max(0.1, rows.stream().mapToDouble(SweepRow::gibPerSecond).max().orElse(1)) * 1.1);
-    double latMinDecade = Math.floor(Math.log10(Math.max(1, rows.stream().mapToDouble(SweepRow::p99Micros).min().orElse(1))));
-    double latMaxDecade = Math.max(latMinDecade + 1,
-        Math.ceil(Math.log10(Math.max(10, rows.stream().mapToDouble(SweepRow::p99Micros).max().orElse(10)))));
+    double xMax =
+        Math.max(xMin + 1, log2(rows.stream().mapToInt(SweepRow::blockSize).max().orElse(2)));
+    double yMax =
+        niceCeil(
+            Math.max(0.1, rows.stream().mapToDouble(SweepRow::gibPerSecond).max().orElse(1)) * 1.1);
+    double latMinDecade =
+        Math.floor(
+            Math.log10(
+                Math.max(1, rows.stream().mapToDouble(SweepRow::p99Micros).min().orElse(1))));
+    double latMaxDecade =
+        Math.max(
+            latMinDecade + 1,
+            Math.ceil(
+                Math.log10(
+                    Math.max(
+                        10, rows.stream().mapToDouble(SweepRow::p99Micros).max().orElse(10)))));
     g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
     g.setColor(Color.BLACK);
     centered(g, title, LEFT + pw / 2, 30);
@@ -106,18 +119,36 @@ public final class SweepPlot {
     vertical(g, "p99 batch latency (us, log scale)", W - 18, TOP + ph / 2, LATENCY);
     ToDoubleFunction<SweepRow> xOf = r -> LEFT + (log2(r.blockSize()) - xMin) / (xMax - xMin) * pw;
     series(g, rows, xOf, r -> TOP + ph - r.gibPerSecond() / yMax * ph, THROUGHPUT, false);
-    series(g, rows, xOf, r -> TOP + ph - (Math.log10(Math.max(1, r.p99Micros())) - latMinDecade)
-        / (latMaxDecade - latMinDecade) * ph, LATENCY, true);
+    series(
+        g,
+        rows,
+        xOf,
+        r ->
+            TOP
+                + ph
+                - (Math.log10(Math.max(1, r.p99Micros())) - latMinDecade)
+                    / (latMaxDecade - latMinDecade)
+                    * ph,
+        LATENCY,
+        true);
     legend(g, LEFT + 14, TOP + 14);
   }
 
-  private static void series(Graphics2D g, List<SweepRow> rows, ToDoubleFunction<SweepRow> x,
-      ToDoubleFunction<SweepRow> y, Color color, boolean squares) {
+  private static void series(
+      Graphics2D g,
+      List<SweepRow> rows,
+      ToDoubleFunction<SweepRow> x,
+      ToDoubleFunction<SweepRow> y,
+      Color color,
+      boolean squares) {
     g.setColor(color);
     g.setStroke(new BasicStroke(2.2f));
     for (int i = 1; i < rows.size(); i++) {
-      g.drawLine((int) x.applyAsDouble(rows.get(i - 1)), (int) y.applyAsDouble(rows.get(i - 1)),
-          (int) x.applyAsDouble(rows.get(i)), (int) y.applyAsDouble(rows.get(i)));
+      g.drawLine(
+          (int) x.applyAsDouble(rows.get(i - 1)),
+          (int) y.applyAsDouble(rows.get(i - 1)),
+          (int) x.applyAsDouble(rows.get(i)),
+          (int) y.applyAsDouble(rows.get(i)));
     }
     for (SweepRow r : rows) {
       int px = (int) x.applyAsDouble(r);

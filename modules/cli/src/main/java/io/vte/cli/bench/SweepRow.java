@@ -14,43 +14,76 @@ import java.util.Locale;
  * @param p50Micros median batch latency
  * @param p99Micros 99th percentile batch latency
  * @param failed failed requests
- * @param longestGapNanos the longest time no request completed ({@link BenchResult#longestGapNanos})
+ * @param longestGapNanos the longest time no request completed ({@link
+ *     BenchResult#longestGapNanos})
  */
-public record SweepRow(int blockSize, int depth, double gibPerSecond, double opsPerSecond, double p50Micros,
-    double p99Micros, long failed, long longestGapNanos) {
+public record SweepRow(
+    int blockSize,
+    int depth,
+    double gibPerSecond,
+    double opsPerSecond,
+    double p50Micros,
+    double p99Micros,
+    long failed,
+    long longestGapNanos) {
 
   /** The CSV header line. */
-  public static final String CSV_HEADER = "block_size,depth,throughput_gib_s,ops_per_s,p50_us,p99_us,failed";
+  public static final String CSV_HEADER =
+      "block_size,depth,throughput_gib_s,ops_per_s,p50_us,p99_us,failed";
 
   /**
    * @param r a measured run
    * @return its sweep row
    */
   public static SweepRow of(BenchResult r) {
-    return new SweepRow(r.blockSize(), r.depth(), r.gibPerSecond(), r.opsPerSecond(), r.latencyMicros(50),
-        r.latencyMicros(99), r.failed(), r.longestGapNanos());
+    return new SweepRow(
+        r.blockSize(),
+        r.depth(),
+        r.gibPerSecond(),
+        r.opsPerSecond(),
+        r.latencyMicros(50),
+        r.latencyMicros(99),
+        r.failed(),
+        r.longestGapNanos());
   }
 
-  /** @return true when no request completed for {@link BenchResult#STALL_NANOS} or longer at this size */
+  /**
+   * @return true when no request completed for {@link BenchResult#STALL_NANOS} or longer at this
+   *     size
+   */
   public boolean stalled() {
     return longestGapNanos >= BenchResult.STALL_NANOS;
   }
 
-  /** @return the CSV line */
+  /**
+   * @return the CSV line
+   */
   public String csv() {
-    return String.format(Locale.ROOT, "%d,%d,%.4f,%.1f,%.1f,%.1f,%d", blockSize, depth, gibPerSecond, opsPerSecond,
-        p50Micros, p99Micros, failed);
+    return String.format(
+        Locale.ROOT,
+        "%d,%d,%.4f,%.1f,%.1f,%.1f,%d",
+        blockSize,
+        depth,
+        gibPerSecond,
+        opsPerSecond,
+        p50Micros,
+        p99Micros,
+        failed);
   }
 
   /**
-   * Parses {@code --sweep-sizes}: a comma list of sizes as {@link ByteSize} reads them (4096, 64K, 4M, 64MiB).
+   * Parses {@code --sweep-sizes}: a comma list of sizes as {@link ByteSize} reads them (4096, 64K,
+   * 4M, 64MiB).
    *
    * @param text e.g. {@code 4K,64K,1M}
    * @return the sizes, in the given order
    * @throws IllegalArgumentException naming the bad size
    */
   public static List<Integer> parseSizes(String text) {
-    return java.util.Arrays.stream(text.split(",", -1)).map(String::trim).map(SweepRow::parseSize).toList();
+    return java.util.Arrays.stream(text.split(",", -1))
+        .map(String::trim)
+        .map(SweepRow::parseSize)
+        .toList();
   }
 
   private static int parseSize(String s) {

@@ -10,7 +10,9 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import org.HdrHistogram.Histogram;
 
-/** The latency baseline: a 64-byte TCP ping-pong on loopback between two threads, blocking sockets. */
+/**
+ * The latency baseline: a 64-byte TCP ping-pong on loopback between two threads, blocking sockets.
+ */
 public final class TcpPingPongBench {
 
   private static final int MESSAGE = 64;
@@ -24,7 +26,8 @@ public final class TcpPingPongBench {
   public static Histogram run(Duration duration) {
     try (ServerSocketChannel server = ServerSocketChannel.open()) {
       server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-      try (SocketChannel client = SocketChannel.open(server.getLocalAddress()); SocketChannel peer = server.accept()) {
+      try (SocketChannel client = SocketChannel.open(server.getLocalAddress());
+          SocketChannel peer = server.accept()) {
         client.socket().setTcpNoDelay(true);
         peer.socket().setTcpNoDelay(true);
         Thread echo = new Thread(() -> echo(peer), "vte-bench-pingpong-echo");

@@ -1,12 +1,11 @@
 package io.vte.cli.bench;
 
-import io.vte.cli.CliRun;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vte.cli.CliRun;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.ResourceSnapshot;
 import java.awt.image.BufferedImage;
@@ -19,7 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The one-JVM bench end to end, in-process: JSON fields, a tiny sweep's files, a fault schedule reported. */
+/**
+ * The one-JVM bench end to end, in-process: JSON fields, a tiny sweep's files, a fault schedule
+ * reported.
+ */
 @ExtendWith(BlockedThreadGuard.class)
 class EmbeddedBenchTest {
 
@@ -31,25 +33,62 @@ class EmbeddedBenchTest {
 
   @Test
   void readWithVerifyReportsEveryFieldAndReleasesEverything() {
-    // A first short run starts the JVM-wide helpers that stay for good (e.g. a java.lang.ref.Cleaner thread).
-    CliRun first = CliRun.of("bench", "--block-size", "65536", "--duration", "0.2", "--warmup", "0", "--no-progress",
-        "--no-verify", "--json");
+    // A first short run starts the JVM-wide helpers that stay for good (e.g. a
+    // java.lang.ref.Cleaner thread).
+    CliRun first =
+        CliRun.of(
+            "bench",
+            "--block-size",
+            "65536",
+            "--duration",
+            "0.2",
+            "--warmup",
+            "0",
+            "--no-progress",
+            "--no-verify",
+            "--json");
     assertEquals(0, first.exit(), first.err());
-    assertTrue(onlyJsonLine(first).getValue("verified") == null, "not checked is not 'false': " + first.out());
+    assertTrue(
+        onlyJsonLine(first).getValue("verified") == null,
+        "not checked is not 'false': " + first.out());
     ResourceSnapshot before = ResourceSnapshot.take();
-    CliRun r = CliRun.of("bench", "--operation", "read", "--block-size", "262144", "--batch-size", "2", "--threads", "2",
-        "--depth", "2", "--duration", "0.5", "--warmup", "0.3", "--verify", "--json", "--no-progress");
+    CliRun r =
+        CliRun.of(
+            "bench",
+            "--operation",
+            "read",
+            "--block-size",
+            "262144",
+            "--batch-size",
+            "2",
+            "--threads",
+            "2",
+            "--depth",
+            "2",
+            "--duration",
+            "0.5",
+            "--warmup",
+            "0.3",
+            "--verify",
+            "--json",
+            "--no-progress");
     assertEquals(0, r.exit(), r.err());
     JsonObject json = onlyJsonLine(r);
     assertEquals("read", json.getString("operation"));
     assertEquals(true, json.getBoolean("verified"), json.encode());
     assertEquals(0L, json.getLong("failed"));
-    assertTrue(json.getLong("ops") > 0 && json.getLong("ops") % 2 == 0, "whole batches of 2: " + json);
+    assertTrue(
+        json.getLong("ops") > 0 && json.getLong("ops") % 2 == 0, "whole batches of 2: " + json);
     assertTrue(json.getDouble("throughput_gib_s") > 0, json.encode());
     JsonObject lat = json.getJsonObject("latency_us");
     double p50 = lat.getDouble("p50");
-    assertTrue(p50 > 0 && p50 <= lat.getDouble("p90") && lat.getDouble("p90") <= lat.getDouble("p99")
-        && lat.getDouble("p99") <= lat.getDouble("p99_9") && lat.getDouble("p99_9") <= lat.getDouble("max"), lat.encode());
+    assertTrue(
+        p50 > 0
+            && p50 <= lat.getDouble("p90")
+            && lat.getDouble("p90") <= lat.getDouble("p99")
+            && lat.getDouble("p99") <= lat.getDouble("p99_9")
+            && lat.getDouble("p99_9") <= lat.getDouble("max"),
+        lat.encode());
     assertEquals(262144, json.getInteger("size"));
     assertEquals(2, json.getInteger("threads"));
     assertTrue(json.getDouble("alloc_bytes_per_64k_slice") > 0, json.encode());
@@ -58,28 +97,58 @@ class EmbeddedBenchTest {
 
   @Test
   void baselineAlternatesWithTheEngineAndTheDataIsCheckedByDefault() {
-    CliRun r = CliRun.of("bench", "--baseline", "--block-size", "1048576", "--duration", "1", "--warmup", "0.3",
-        "--json", "--no-progress");
+    CliRun r =
+        CliRun.of(
+            "bench",
+            "--baseline",
+            "--block-size",
+            "1048576",
+            "--duration",
+            "1",
+            "--warmup",
+            "0.3",
+            "--json",
+            "--no-progress");
     assertEquals(0, r.exit(), r.err());
     JsonObject json = onlyJsonLine(r);
     assertEquals(true, json.getBoolean("verified"), "checked without --verify: " + json);
     assertTrue(json.getDouble("baseline_gib_s") > 0, json.encode());
-    assertEquals(json.getDouble("throughput_gib_s") / json.getDouble("baseline_gib_s"), json.getDouble("ratio"), 0.01,
+    assertEquals(
+        json.getDouble("throughput_gib_s") / json.getDouble("baseline_gib_s"),
+        json.getDouble("ratio"),
+        0.01,
         json.encode());
-    assertEquals(1.0, json.getDouble("duration_s"), 0.25, "the engine's windows add up to --duration: " + json);
+    assertEquals(
+        1.0,
+        json.getDouble("duration_s"),
+        0.25,
+        "the engine's windows add up to --duration: " + json);
   }
 
   @Test
   void aTinySweepWritesItsCsvAndAReadablePng(@TempDir Path dir) throws Exception {
-    CliRun r = CliRun.of("bench", "--sweep", "--sweep-sizes", "64K,1M", "--sweep-duration", "0.5", "--warmup", "0.3",
-        "--out", dir.toString(), "--json", "--no-progress");
+    CliRun r =
+        CliRun.of(
+            "bench",
+            "--sweep",
+            "--sweep-sizes",
+            "64K,1M",
+            "--sweep-duration",
+            "0.5",
+            "--warmup",
+            "0.3",
+            "--out",
+            dir.toString(),
+            "--json",
+            "--no-progress");
     assertEquals(0, r.exit(), r.err());
     JsonArray rows = onlyJsonLine(r).getJsonArray("sweep");
     assertEquals(2, rows.size());
     List<String> csv = Files.readAllLines(dir.resolve("sweep.csv"));
     assertEquals(SweepRow.CSV_HEADER, csv.get(0));
     assertEquals(3, csv.size(), csv.toString());
-    assertTrue(csv.get(1).startsWith("65536,8,") && csv.get(2).startsWith("1048576,8,"), csv.toString());
+    assertTrue(
+        csv.get(1).startsWith("65536,8,") && csv.get(2).startsWith("1048576,8,"), csv.toString());
     for (String line : csv.subList(1, 3)) {
       String[] f = line.split(",");
       assertTrue(Double.parseDouble(f[2]) > 0 && Double.parseDouble(f[5]) > 0, line);
@@ -92,16 +161,35 @@ class EmbeddedBenchTest {
 
   @Test
   void injectedPortDownAndUpAreReportedAndEveryFailureHasACause() {
-    CliRun r = CliRun.of("bench", "--block-size", "1048576", "--duration", "3", "--warmup", "0.5", "--verify",
-        "--inject", "port-down:src1@0.5s,port-up:src1@1.5s,qp-fatal:dst0@2s", "--json", "--no-progress");
+    CliRun r =
+        CliRun.of(
+            "bench",
+            "--block-size",
+            "1048576",
+            "--duration",
+            "3",
+            "--warmup",
+            "0.5",
+            "--verify",
+            "--inject",
+            "port-down:src1@0.5s,port-up:src1@1.5s,qp-fatal:dst0@2s",
+            "--json",
+            "--no-progress");
     JsonObject json = onlyJsonLine(r);
-    assertEquals(List.of("port-down:src1@0.500s applied", "port-up:src1@1.500s applied"),
+    assertEquals(
+        List.of("port-down:src1@0.500s applied", "port-up:src1@1.500s applied"),
         json.getJsonArray("faults").getList().subList(0, 2));
-    assertTrue(json.getJsonArray("faults").getString(2).startsWith("qp-fatal:dst0@2.000s applied to "), json.encode());
+    assertTrue(
+        json.getJsonArray("faults").getString(2).startsWith("qp-fatal:dst0@2.000s applied to "),
+        json.encode());
     long failed = json.getLong("failed");
-    long byCause = json.getJsonObject("failures").stream().mapToLong(e -> ((Number) e.getValue()).longValue()).sum();
+    long byCause =
+        json.getJsonObject("failures").stream()
+            .mapToLong(e -> ((Number) e.getValue()).longValue())
+            .sum();
     assertEquals(failed, byCause, "every failed request is counted under its cause: " + json);
-    // a run in which nothing completed for 5 s (here: the target's QPs recovering from qp-fatal) failed too
+    // a run in which nothing completed for 5 s (here: the target's QPs recovering from qp-fatal)
+    // failed too
     assertEquals(failed == 0 && !json.getBoolean("stalled") ? 0 : 1, r.exit(), r.err() + json);
     assertEquals(true, json.getBoolean("verified"), "the data is exact after failover: " + json);
   }

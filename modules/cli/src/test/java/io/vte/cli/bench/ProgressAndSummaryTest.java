@@ -16,42 +16,89 @@ import java.util.regex.Pattern;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
-/** The progress line marks faults, retries and down devices; the summary table says when a run stalled or overran. */
+/**
+ * The progress line marks faults, retries and down devices; the summary table says when a run
+ * stalled or overran.
+ */
 class ProgressAndSummaryTest {
 
-  private static final Pattern PROGRESS = Pattern.compile("\\[\\s*[\\d.]+ s\\]\\s+[\\d.]+ GiB/s  ops \\d+  errors \\d+"
-      + "  retries (\\d+)(?:  down (\\S+))?");
+  private static final Pattern PROGRESS =
+      Pattern.compile(
+          "\\[\\s*[\\d.]+ s\\]\\s+[\\d.]+ GiB/s  ops \\d+  errors \\d+"
+              + "  retries (\\d+)(?:  down (\\S+))?");
 
   @Test
   void faultsRetriesAndDownDevicesShowInTheProgressAndAStallInTheTable() {
-    // src1's QPs fatal: the slices in flight on them are retried on src0 (the engine's retries); then src1's port
-    // down, then src0's too: nothing moves for over 5 s, a stall. Every fault falls half-way between two of the
-    // 1 s progress ticks and src1 is down alone for 2 s, so two ticks land in that window however late a loaded
+    // src1's QPs fatal: the slices in flight on them are retried on src0 (the engine's retries);
+    // then src1's port
+    // down, then src0's too: nothing moves for over 5 s, a stall. Every fault falls half-way
+    // between two of the
+    // 1 s progress ticks and src1 is down alone for 2 s, so two ticks land in that window however
+    // late a loaded
     // machine prints them or applies a fault
-    CliRun r = CliRun.of("bench", "--duration", "10", "--warmup", "0.5", "--block-size", "64K", "--handshake-timeout",
-        "30", "--inject",
-        "qp-fatal:src1@0.5s,port-down:src1@1.5s,port-down:src0@3.5s,port-up:src0@9.5s,port-up:src1@9.5s");
+    CliRun r =
+        CliRun.of(
+            "bench",
+            "--duration",
+            "10",
+            "--warmup",
+            "0.5",
+            "--block-size",
+            "64K",
+            "--handshake-timeout",
+            "30",
+            "--inject",
+            "qp-fatal:src1@0.5s,port-down:src1@1.5s,port-down:src0@3.5s,port-up:src0@9.5s,port-up:src1@9.5s");
     assertEquals(1, r.exit(), r.err() + r.out());
     List<String> err = r.err().lines().toList();
-    for (String step : List.of("qp-fatal:src1@0.500s applied to ", "port-down:src1@1.500s applied",
-        "port-down:src0@3.500s applied", "port-up:src0@9.500s applied")) {
-      assertTrue(err.stream().anyMatch(l -> l.matches("\\[\\s*[\\d.]+ s\\] fault " + Pattern.quote(step) + ".*")),
+    for (String step :
+        List.of(
+            "qp-fatal:src1@0.500s applied to ",
+            "port-down:src1@1.500s applied",
+            "port-down:src0@3.500s applied",
+            "port-up:src0@9.500s applied")) {
+      assertTrue(
+          err.stream()
+              .anyMatch(l -> l.matches("\\[\\s*[\\d.]+ s\\] fault " + Pattern.quote(step) + ".*")),
           step + " marked as it applies: " + r.err());
     }
     List<Matcher> lines = err.stream().map(PROGRESS::matcher).filter(Matcher::matches).toList();
     assertTrue(lines.size() >= 5, r.err());
-    assertTrue(lines.stream().anyMatch(m -> "src1".equals(m.group(2))), "src1 alone down: " + r.err());
-    assertTrue(lines.stream().anyMatch(m -> "src0,src1".equals(m.group(2))), "both down: " + r.err());
-    assertTrue(lines.stream().anyMatch(m -> Long.parseLong(m.group(1)) > 0), "retries counted: " + r.err());
-    Matcher stalled = Pattern.compile("  STALLED        no request completed for ([\\d.]+) s \\(a stall is 5 s or more\\)")
-        .matcher(r.out());
+    assertTrue(
+        lines.stream().anyMatch(m -> "src1".equals(m.group(2))), "src1 alone down: " + r.err());
+    assertTrue(
+        lines.stream().anyMatch(m -> "src0,src1".equals(m.group(2))), "both down: " + r.err());
+    assertTrue(
+        lines.stream().anyMatch(m -> Long.parseLong(m.group(1)) > 0),
+        "retries counted: " + r.err());
+    Matcher stalled =
+        Pattern.compile(
+                "  STALLED        no request completed for ([\\d.]+) s \\(a stall is 5 s or more\\)")
+            .matcher(r.out());
     assertTrue(stalled.find(), r.out());
     assertTrue(Double.parseDouble(stalled.group(1)) >= 5, r.out());
   }
 
   private static BenchResult result(long nanos, long gapNanos, long plannedNanos) {
-    return new BenchResult(TransferOpcode.WRITE, 4096, 1, 1, 1, 10, 0, 40960, nanos, new Histogram(3), Map.of(), null,
-        true, null, -1, List.of(), gapNanos, plannedNanos);
+    return new BenchResult(
+        TransferOpcode.WRITE,
+        4096,
+        1,
+        1,
+        1,
+        10,
+        0,
+        40960,
+        nanos,
+        new Histogram(3),
+        Map.of(),
+        null,
+        true,
+        null,
+        -1,
+        List.of(),
+        gapNanos,
+        plannedNanos);
   }
 
   private static String table(BenchResult r) {
@@ -64,7 +111,8 @@ class ProgressAndSummaryTest {
   void theTableAndTheJsonSayWhenARunOverranOrStalled() {
     BenchReport report = new BenchReport("embedded", 2, 2, 65536, Double.NaN);
     BenchResult late = result(12_000_000_000L, 100_000_000L, 10_000_000_000L);
-    assertTrue(table(late).contains("  OVERRAN        took 12.0 s for --duration 10.0 s"), table(late));
+    assertTrue(
+        table(late).contains("  OVERRAN        took 12.0 s for --duration 10.0 s"), table(late));
     assertFalse(table(late).contains("STALLED"), table(late));
     JsonObject lateJson = report.json(late);
     assertEquals(true, lateJson.getBoolean("overran"), lateJson.encode());
@@ -72,11 +120,13 @@ class ProgressAndSummaryTest {
     assertEquals(0, late.exitCode(), "an overrun alone is reported, not a failure");
 
     BenchResult onTime = result(10_900_000_000L, 4_900_000_000L, 10_000_000_000L);
-    assertFalse(table(onTime).contains("OVERRAN") || table(onTime).contains("STALLED"), table(onTime));
+    assertFalse(
+        table(onTime).contains("OVERRAN") || table(onTime).contains("STALLED"), table(onTime));
     assertEquals(0, onTime.exitCode());
 
     BenchResult stuck = result(10_000_000_000L, 5_000_000_000L, 10_000_000_000L);
-    assertTrue(table(stuck).contains("  STALLED        no request completed for 5.0 s"), table(stuck));
+    assertTrue(
+        table(stuck).contains("  STALLED        no request completed for 5.0 s"), table(stuck));
     assertEquals(true, report.json(stuck).getBoolean("stalled"));
     assertEquals(5.0, report.json(stuck).getDouble("longest_gap_s"));
     assertEquals(1, stuck.exitCode(), "a stalled run failed");
@@ -84,13 +134,21 @@ class ProgressAndSummaryTest {
 
   @Test
   void theSweepTableNamesTheSizeThatStalled() {
-    List<SweepRow> rows = List.of(new SweepRow(4096, 8, 0.1, 20000, 50, 200, 0, 4_000_000_000L),
-        new SweepRow(1 << 20, 8, 0.01, 20, 400, 900, 0, 6_500_000_000L));
+    List<SweepRow> rows =
+        List.of(
+            new SweepRow(4096, 8, 0.1, 20000, 50, 200, 0, 4_000_000_000L),
+            new SweepRow(1 << 20, 8, 0.01, 20, 400, 900, 0, 6_500_000_000L));
     StringWriter out = new StringWriter();
     Sweep.printTable(new PrintWriter(out), rows, java.nio.file.Path.of("bench-out"));
     List<String> stalls = out.toString().lines().filter(l -> l.startsWith("STALLED")).toList();
-    assertEquals(List.of("STALLED at 1M: no request completed for 6.5 s (a stall is 5 s or more)"), stalls, out.toString());
-    assertEquals(List.of(false, true), Sweep.json(rows, java.nio.file.Path.of("bench-out")).getJsonArray("sweep").stream()
-        .map(o -> ((JsonObject) o).getBoolean("stalled")).toList());
+    assertEquals(
+        List.of("STALLED at 1M: no request completed for 6.5 s (a stall is 5 s or more)"),
+        stalls,
+        out.toString());
+    assertEquals(
+        List.of(false, true),
+        Sweep.json(rows, java.nio.file.Path.of("bench-out")).getJsonArray("sweep").stream()
+            .map(o -> ((JsonObject) o).getBoolean("stalled"))
+            .toList());
   }
 }

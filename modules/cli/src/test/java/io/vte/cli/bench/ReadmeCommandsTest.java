@@ -17,22 +17,29 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The {@code ./vte} commands README.md prints, read from its code spans and shell blocks, so that the test fails
- * when the README drifts: every one parses, and every {@code --inject} example runs in the mode it is shown in
- * (placeholders ADDRESS and HOST:PORT become 127.0.0.1 and a running target's server name).
+ * The {@code ./vte} commands README.md prints, read from its code spans and shell blocks, so that
+ * the test fails when the README drifts: every one parses, and every {@code --inject} example runs
+ * in the mode it is shown in (placeholders ADDRESS and HOST:PORT become 127.0.0.1 and a running
+ * target's server name).
  */
 class ReadmeCommandsTest {
 
   private static final Path README = Path.of("../../README.md").toAbsolutePath().normalize();
   private static final Duration START = Duration.ofSeconds(60);
 
-  /** Every {@code ./vte ...} command in the README: inline code spans and lines of fenced shell blocks. */
+  /**
+   * Every {@code ./vte ...} command in the README: inline code spans and lines of fenced shell
+   * blocks.
+   */
   static List<String> commands() {
     return ReadmeCommands.of(README).stream().map(ReadmeCommands.Command::command).toList();
   }
 
   private static String[] args(String command, String target) {
-    String filled = command.replace("ADDRESS", "127.0.0.1").replace("HOST:PORT", target == null ? "HOST:PORT" : target);
+    String filled =
+        command
+            .replace("ADDRESS", "127.0.0.1")
+            .replace("HOST:PORT", target == null ? "HOST:PORT" : target);
     return Arrays.copyOfRange(filled.split(" "), 1, filled.split(" ").length);
   }
 
@@ -44,7 +51,8 @@ class ReadmeCommandsTest {
       try {
         VteMain.commandLine().parseArgs(args(command, "127.0.0.1:40001"));
       } catch (picocli.CommandLine.ParameterException e) {
-        throw new AssertionError("README command does not parse: " + command + ": " + e.getMessage(), e);
+        throw new AssertionError(
+            "README command does not parse: " + command + ": " + e.getMessage(), e);
       }
     }
   }
@@ -62,10 +70,14 @@ class ReadmeCommandsTest {
         case "embedded" -> runEmbedded(example, args, steps);
         case "target" -> runTarget(example, args, steps);
         case "initiator" -> runInitiator(example, steps);
-        default -> throw new AssertionError("README --inject example in an unknown mode: " + example);
+        default ->
+            throw new AssertionError("README --inject example in an unknown mode: " + example);
       }
     }
-    assertEquals(List.of("embedded", "target", "initiator"), modes, "the README shows --inject in each mode: " + examples);
+    assertEquals(
+        List.of("embedded", "target", "initiator"),
+        modes,
+        "the README shows --inject in each mode: " + examples);
   }
 
   private static void runEmbedded(String example, String[] args, int steps) {
@@ -76,10 +88,13 @@ class ReadmeCommandsTest {
   }
 
   private static void runInitiator(String example, int steps) throws Exception {
-    try (ChildVte target = new ChildVte("bench", "target", "--devices", "2", "--json", "--buffer-size", "67108864")) {
+    try (ChildVte target =
+        new ChildVte("bench", "target", "--devices", "2", "--json", "--buffer-size", "67108864")) {
       String announce = target.firstLine(START);
       assertNotNull(announce, "target stderr: " + target.err());
-      List<String> withJson = new ArrayList<>(List.of(args(example, new JsonObject(announce).getString("server_name"))));
+      List<String> withJson =
+          new ArrayList<>(
+              List.of(args(example, new JsonObject(announce).getString("server_name"))));
       withJson.addAll(List.of("--json", "--no-progress"));
       assertReport(example, CliRun.of(withJson.toArray(String[]::new)), steps);
       target.terminate();
@@ -96,9 +111,16 @@ class ReadmeCommandsTest {
     for (Object f : json.getJsonArray("faults")) {
       assertTrue(f.toString().contains(" applied"), example + ": " + json);
     }
-    long byCause = json.getJsonObject("failures").stream().mapToLong(e -> ((Number) e.getValue()).longValue()).sum();
-    assertEquals(json.getLong("failed").longValue(), byCause, "every failure has its cause: " + json);
-    assertEquals(json.getLong("failed") == 0 && !json.getBoolean("stalled") ? 0 : 1, r.exit(), r.err() + json);
+    long byCause =
+        json.getJsonObject("failures").stream()
+            .mapToLong(e -> ((Number) e.getValue()).longValue())
+            .sum();
+    assertEquals(
+        json.getLong("failed").longValue(), byCause, "every failure has its cause: " + json);
+    assertEquals(
+        json.getLong("failed") == 0 && !json.getBoolean("stalled") ? 0 : 1,
+        r.exit(),
+        r.err() + json);
     assertEquals(true, json.getBoolean("verified"), example + ": " + json);
   }
 
@@ -107,8 +129,15 @@ class ReadmeCommandsTest {
       String announce = target.firstLine(START);
       assertNotNull(announce, example + ": " + target.err());
       assertTrue(announce.startsWith("vte bench target: serving 127.0.0.1:"), announce);
-      Await.until(example + ": every step applied", START, () -> target.err().stream()
-          .filter(l -> l.startsWith("vte bench target: fault ") && l.endsWith(" applied")).count() == steps);
+      Await.until(
+          example + ": every step applied",
+          START,
+          () ->
+              target.err().stream()
+                      .filter(
+                          l -> l.startsWith("vte bench target: fault ") && l.endsWith(" applied"))
+                      .count()
+                  == steps);
       target.terminate();
       assertEquals(0, target.exitCode(Duration.ofSeconds(30)), target.err().toString());
     }

@@ -6,40 +6,70 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
-import java.time.Duration;
 import io.vte.testkit.EtcdServer;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code vte bench target} and {@code vte bench initiator} as child processes: WRITE and READ with
- * verification parsed from {@code --json} (speeds not asserted), SIGTERM ends the target with its cleanup,
- * SIGINT too, both with exit code 0; a port in use and an unreachable target are one clear line and exit code 3
- * (could not start); a target named with {@code --segment-name} is found through etcd. Everything runs on loopback
- * devices ({@code --devices 2}); the default devices (this host's interfaces) are tested on namespace hosts,
- * {@code test}'s {@code hosts.CrossHostRecipeTest}.
+ * verification parsed from {@code --json} (speeds not asserted), SIGTERM ends the target with its
+ * cleanup, SIGINT too, both with exit code 0; a port in use and an unreachable target are one clear
+ * line and exit code 3 (could not start); a target named with {@code --segment-name} is found
+ * through etcd. Everything runs on loopback devices ({@code --devices 2}); the default devices
+ * (this host's interfaces) are tested on namespace hosts, {@code test}'s {@code
+ * hosts.CrossHostRecipeTest}.
  */
 class TwoProcessBenchTest {
 
   private static final Duration START = Duration.ofSeconds(60);
 
   private static JsonObject initiator(String target, String... extra) throws Exception {
-    List<String> args = new java.util.ArrayList<>(List.of("bench", "initiator", "--devices", "2", "--target", target, "--duration", "0.5",
-        "--warmup", "0.3", "--handshake-timeout", "30", "--block-size", "1048576", "--verify", "--json", "--no-progress"));
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "bench",
+                "initiator",
+                "--devices",
+                "2",
+                "--target",
+                target,
+                "--duration",
+                "0.5",
+                "--warmup",
+                "0.3",
+                "--handshake-timeout",
+                "30",
+                "--block-size",
+                "1048576",
+                "--verify",
+                "--json",
+                "--no-progress"));
     args.addAll(List.of(extra));
     try (ChildVte ini = new ChildVte(args.toArray(String[]::new))) {
       int exit = ini.exitCode(START);
       assertEquals(0, exit, "initiator stdout: " + ini.out() + " stderr: " + ini.err());
       assertEquals(1, ini.out().size(), "one JSON line: " + ini.out());
-      assertFalse(ini.err().stream().anyMatch(l -> l.contains("has been blocked")), "no blocked event loop: " + ini.err());
+      assertFalse(
+          ini.err().stream().anyMatch(l -> l.contains("has been blocked")),
+          "no blocked event loop: " + ini.err());
       return new JsonObject(ini.out().get(0));
     }
   }
 
   @Test
   void writeAndReadBetweenTwoProcessesAreVerifiedAndTheTargetStopsOnSigterm() throws Exception {
-    try (ChildVte target = new ChildVte("bench", "target", "--devices", "2", "--json", "--buffer-size", "67108864",
-        "--handshake-timeout", "30")) {
+    try (ChildVte target =
+        new ChildVte(
+            "bench",
+            "target",
+            "--devices",
+            "2",
+            "--json",
+            "--buffer-size",
+            "67108864",
+            "--handshake-timeout",
+            "30")) {
       String announce = target.firstLine(START);
       assertNotNull(announce, "target stderr: " + target.err());
       JsonObject a = new JsonObject(announce);
@@ -52,33 +82,61 @@ class TwoProcessBenchTest {
       assertEquals("write", write.getString("operation"));
       assertEquals(0L, write.getLong("failed"));
       assertTrue(write.getLong("ops") > 0, write.encode());
-      assertEquals(true, write.getBoolean("verified"), "the target read back equals what was written: " + write);
+      assertEquals(
+          true,
+          write.getBoolean("verified"),
+          "the target read back equals what was written: " + write);
 
-      JsonObject read = initiator(name, "--operation", "read", "--threads", "2", "--batch-size", "2", "--depth", "2");
+      JsonObject read =
+          initiator(
+              name, "--operation", "read", "--threads", "2", "--batch-size", "2", "--depth", "2");
       assertEquals("read", read.getString("operation"));
       assertEquals(0L, read.getLong("failed"));
       assertTrue(read.getLong("ops") > 0, read.encode());
-      assertEquals(true, read.getBoolean("verified"), "every block read carries the target's pattern: " + read);
+      assertEquals(
+          true,
+          read.getBoolean("verified"),
+          "every block read carries the target's pattern: " + read);
 
-      try (ChildVte ini = new ChildVte("bench", "initiator", "--devices", "2", "--target", name, "--block-size", "67108864", "--depth", "2",
-          "--duration", "1", "--no-progress", "--handshake-timeout", "30")) {
+      try (ChildVte ini =
+          new ChildVte(
+              "bench",
+              "initiator",
+              "--devices",
+              "2",
+              "--target",
+              name,
+              "--block-size",
+              "67108864",
+              "--depth",
+              "2",
+              "--duration",
+              "1",
+              "--no-progress",
+              "--handshake-timeout",
+              "30")) {
         assertEquals(3, ini.exitCode(START), "a target too small: could not start; " + ini.err());
         String last = ini.err().get(ini.err().size() - 1);
-        assertTrue(last.startsWith("vte bench initiator: OUT_OF_RANGE") && last.contains("67108864")
-            && last.contains("134217728"), last);
+        assertTrue(
+            last.startsWith("vte bench initiator: OUT_OF_RANGE")
+                && last.contains("67108864")
+                && last.contains("134217728"),
+            last);
         assertTrue(ini.out().isEmpty(), ini.out().toString());
       }
 
       target.terminate();
       int exit = target.exitCode(Duration.ofSeconds(30));
       assertEquals(0, exit, "SIGTERM ends the target cleanly: " + target.err());
-      assertFalse(target.err().stream().anyMatch(l -> l.contains("Exception")), target.err().toString());
+      assertFalse(
+          target.err().stream().anyMatch(l -> l.contains("Exception")), target.err().toString());
     }
   }
 
   @Test
   void sigintEndsTheTargetWithExitCode0() throws Exception {
-    try (ChildVte target = new ChildVte("bench", "target", "--devices", "2", "--json", "--buffer-size", "1048576")) {
+    try (ChildVte target =
+        new ChildVte("bench", "target", "--devices", "2", "--json", "--buffer-size", "1048576")) {
       assertNotNull(target.firstLine(START), "target stderr: " + target.err());
       target.interrupt();
       assertEquals(0, target.exitCode(Duration.ofSeconds(30)), target.err().toString());
@@ -88,8 +146,21 @@ class TwoProcessBenchTest {
   @Test
   void aTargetNamedWithSegmentNameIsFoundThroughEtcdForWriteAndRead() throws Exception {
     try (EtcdServer etcd = EtcdServer.start();
-        ChildVte target = new ChildVte("bench", "target", "--devices", "2", "--json", "--buffer-size", "16777216",
-            "--segment-name", "bench-etcd", "--metadata", etcd.uri(), "--handshake-timeout", "30")) {
+        ChildVte target =
+            new ChildVte(
+                "bench",
+                "target",
+                "--devices",
+                "2",
+                "--json",
+                "--buffer-size",
+                "16777216",
+                "--segment-name",
+                "bench-etcd",
+                "--metadata",
+                etcd.uri(),
+                "--handshake-timeout",
+                "30")) {
       String announce = target.firstLine(START);
       assertNotNull(announce, "target stderr: " + target.err());
       assertEquals("bench-etcd", new JsonObject(announce).getString("segment_name"));
@@ -111,20 +182,37 @@ class TwoProcessBenchTest {
     assertTrue(p2p.err().contains("'bench-a'") && p2p.err().contains("etcd"), p2p.err());
     io.vte.cli.CliRun wildcard = io.vte.cli.CliRun.of("bench", "target", "--host", "0.0.0.0");
     assertEquals(2, wildcard.exit(), wildcard.err());
-    assertTrue(wildcard.err().contains("--host") && wildcard.err().contains("'0.0.0.0'"), wildcard.err());
+    assertTrue(
+        wildcard.err().contains("--host") && wildcard.err().contains("'0.0.0.0'"), wildcard.err());
   }
 
   @Test
   void theTargetPlaysItsOwnFaultScheduleAndReportsEachStep() throws Exception {
-    try (ChildVte target = new ChildVte("bench", "target", "--devices", "2", "--buffer-size", "1048576",
-        "--inject", "port-down:soft1@0.2s,qp-fatal:soft0@0.3s,port-up:soft1@0.4s")) {
+    try (ChildVte target =
+        new ChildVte(
+            "bench",
+            "target",
+            "--devices",
+            "2",
+            "--buffer-size",
+            "1048576",
+            "--inject",
+            "port-down:soft1@0.2s,qp-fatal:soft0@0.3s,port-up:soft1@0.4s")) {
       assertNotNull(target.firstLine(START), "target stderr: " + target.err());
-      io.vte.testkit.Await.until("the three steps reported", START, () -> target.err().stream()
-          .filter(l -> l.startsWith("vte bench target: fault ")).count() == 3);
-      List<String> steps = target.err().stream().filter(l -> l.startsWith("vte bench target: fault ")).toList();
-      assertEquals(List.of("vte bench target: fault port-down:soft1@0.200s applied",
-          "vte bench target: fault qp-fatal:soft0@0.300s applied to 0 QPs",
-          "vte bench target: fault port-up:soft1@0.400s applied"), steps);
+      io.vte.testkit.Await.until(
+          "the three steps reported",
+          START,
+          () ->
+              target.err().stream().filter(l -> l.startsWith("vte bench target: fault ")).count()
+                  == 3);
+      List<String> steps =
+          target.err().stream().filter(l -> l.startsWith("vte bench target: fault ")).toList();
+      assertEquals(
+          List.of(
+              "vte bench target: fault port-down:soft1@0.200s applied",
+              "vte bench target: fault qp-fatal:soft0@0.300s applied to 0 QPs",
+              "vte bench target: fault port-up:soft1@0.400s applied"),
+          steps);
       target.terminate();
       assertEquals(0, target.exitCode(Duration.ofSeconds(30)), target.err().toString());
     }
@@ -132,25 +220,41 @@ class TwoProcessBenchTest {
 
   @Test
   void aPortInUseAndAnUnreachableTargetAreOneClearLineAndExitCodeThree() throws Exception {
-    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       int port = taken.getLocalPort();
-      try (ChildVte target = new ChildVte("bench", "target", "--devices", "2", "--port", String.valueOf(port))) {
+      try (ChildVte target =
+          new ChildVte("bench", "target", "--devices", "2", "--port", String.valueOf(port))) {
         assertEquals(3, target.exitCode(START), target.err().toString());
-        List<String> errors = target.err().stream().filter(l -> l.startsWith("vte bench target: ")).toList();
+        List<String> errors =
+            target.err().stream().filter(l -> l.startsWith("vte bench target: ")).toList();
         assertEquals(1, errors.size(), target.err().toString());
         assertTrue(errors.get(0).contains(String.valueOf(port)), errors.get(0));
       }
     }
     int closed;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       closed = s.getLocalPort();
     }
-    try (ChildVte ini = new ChildVte("bench", "initiator", "--devices", "2", "--target", "127.0.0.1:" + closed,
-        "--duration", "1")) {
+    try (ChildVte ini =
+        new ChildVte(
+            "bench",
+            "initiator",
+            "--devices",
+            "2",
+            "--target",
+            "127.0.0.1:" + closed,
+            "--duration",
+            "1")) {
       assertEquals(3, ini.exitCode(START), ini.err().toString());
-      List<String> errors = ini.err().stream().filter(l -> l.startsWith("vte bench initiator: ")).toList();
+      List<String> errors =
+          ini.err().stream().filter(l -> l.startsWith("vte bench initiator: ")).toList();
       assertEquals(1, errors.size(), ini.err().toString());
-      assertTrue(errors.get(0).contains("PEER_UNREACHABLE") && errors.get(0).contains("127.0.0.1:" + closed), errors.get(0));
+      assertTrue(
+          errors.get(0).contains("PEER_UNREACHABLE")
+              && errors.get(0).contains("127.0.0.1:" + closed),
+          errors.get(0));
     }
   }
 }

@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * The Mooncake-style explicit batch-id API on top of {@link BatchTracker}s: an id owns a fixed number
- * of task slots filled by successive submits; status is polled per task or per batch; an id with
- * unfinished tasks cannot be freed. Thread-safe.
+ * The Mooncake-style explicit batch-id API on top of {@link BatchTracker}s: an id owns a fixed
+ * number of task slots filled by successive submits; status is polled per task or per batch; an id
+ * with unfinished tasks cannot be freed. Thread-safe.
  */
 public final class BatchIdTable {
 
@@ -41,7 +41,8 @@ public final class BatchIdTable {
    */
   public long allocate(int capacity) {
     if (capacity <= 0) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "batch capacity must be positive, got " + capacity);
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT, "batch capacity must be positive, got " + capacity);
     }
     long id = nextId.getAndIncrement();
     batches.put(id, new IdBatch(capacity));
@@ -54,7 +55,9 @@ public final class BatchIdTable {
    * @param submitter starts a batch of requests
    * @return completes when the tasks were validated and routed
    */
-  public Future<Void> submit(long id, List<TransferRequest> requests,
+  public Future<Void> submit(
+      long id,
+      List<TransferRequest> requests,
       Function<List<TransferRequest>, BatchTracker> submitter) {
     IdBatch b;
     int base;
@@ -63,8 +66,16 @@ public final class BatchIdTable {
       int n = requests == null ? 0 : requests.size();
       synchronized (b) {
         if (b.used + n > b.capacity) {
-          throw new VteException(ErrorCode.BATCH_BUSY, "batch " + id + " has " + (b.capacity - b.used)
-              + " free task slot(s) of " + b.capacity + ", cannot add " + n);
+          throw new VteException(
+              ErrorCode.BATCH_BUSY,
+              "batch "
+                  + id
+                  + " has "
+                  + (b.capacity - b.used)
+                  + " free task slot(s) of "
+                  + b.capacity
+                  + ", cannot add "
+                  + n);
         }
         base = b.used;
         b.used += n;
@@ -87,8 +98,9 @@ public final class BatchIdTable {
   public TaskStatus status(long id, int task) {
     IdBatch b = get(id);
     if (task < 0 || task >= b.capacity) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "task index " + task + " is outside batch " + id
-          + " of capacity " + b.capacity);
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          "task index " + task + " is outside batch " + id + " of capacity " + b.capacity);
     }
     synchronized (b) {
       for (Part p : b.parts) {
@@ -146,7 +158,8 @@ public final class BatchIdTable {
         }
       }
       if (busy > 0) {
-        throw new VteException(ErrorCode.BATCH_BUSY, "batch " + id + " still has " + busy + " unfinished task(s)");
+        throw new VteException(
+            ErrorCode.BATCH_BUSY, "batch " + id + " still has " + busy + " unfinished task(s)");
       }
       batches.remove(id);
     }

@@ -18,9 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * A submitted batch: its requests' trackers, its deadline timer and its result, completed once every
- * request is settled (on the submitter's context). Cancel, deadline and engine close settle the
- * unfinished requests at once; their queued slices are then dropped unposted by the owners.
+ * A submitted batch: its requests' trackers, its deadline timer and its result, completed once
+ * every request is settled (on the submitter's context). Cancel, deadline and engine close settle
+ * the unfinished requests at once; their queued slices are then dropped unposted by the owners.
  */
 public final class BatchTracker implements TransferBatch {
 
@@ -47,25 +47,34 @@ public final class BatchTracker implements TransferBatch {
     return promise.future();
   }
 
-  /** @return completes once the batch passed validation and its slices were routed; fails as the result does */
+  /**
+   * @return completes once the batch passed validation and its slices were routed; fails as the
+   *     result does
+   */
   Future<Void> accepted() {
     return accepted.future();
   }
 
   @Override
   public void cancel() {
-    end(RequestStatus.CANCELED, new VteException(ErrorCode.CANCELED, "batch canceled by the caller"));
+    end(
+        RequestStatus.CANCELED,
+        new VteException(ErrorCode.CANCELED, "batch canceled by the caller"));
   }
 
   /** Settles every unfinished request with TIMED_OUT. */
   void expire(long deadlineMillis) {
-    end(RequestStatus.TIMED_OUT, new VteException(ErrorCode.TIMED_OUT,
-        "batch deadline of " + deadlineMillis + " ms passed"));
+    end(
+        RequestStatus.TIMED_OUT,
+        new VteException(
+            ErrorCode.TIMED_OUT, "batch deadline of " + deadlineMillis + " ms passed"));
   }
 
   /** Settles every unfinished request with FAILED / ENGINE_CLOSED. */
   void engineClosed() {
-    end(RequestStatus.FAILED, new VteException(ErrorCode.ENGINE_CLOSED, "engine closed with the request in flight"));
+    end(
+        RequestStatus.FAILED,
+        new VteException(ErrorCode.ENGINE_CLOSED, "engine closed with the request in flight"));
   }
 
   void armDeadline(long deadlineMillis) {
@@ -113,7 +122,7 @@ public final class BatchTracker implements TransferBatch {
         results.add(t.result());
       }
       BatchResult result = new BatchResult(results);
-        context.runOnContext(v -> promise.tryComplete(result));
+      context.runOnContext(v -> promise.tryComplete(result));
       onDone.accept(this);
     }
   }

@@ -5,7 +5,9 @@ import io.vte.verbs.MemoryRegion;
 /** Registers memory on the engine's local devices (their protection domains), by device index. */
 public interface DeviceMemory {
 
-  /** @return number of local devices */
+  /**
+   * @return number of local devices
+   */
   int deviceCount();
 
   /**

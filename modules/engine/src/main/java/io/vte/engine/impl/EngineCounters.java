@@ -6,7 +6,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
-/** Counters of the engine layer (bytes, slices, retries, stale segment refreshes, batches). Thread-safe. */
+/**
+ * Counters of the engine layer (bytes, slices, retries, stale segment refreshes, batches).
+ * Thread-safe.
+ */
 public final class EngineCounters {
 
   private final LongAdder bytes = new LongAdder();
@@ -32,27 +35,37 @@ public final class EngineCounters {
     batches.increment();
   }
 
-  /** @return bytes moved by completed slices */
+  /**
+   * @return bytes moved by completed slices
+   */
   public long bytes() {
     return bytes.sum();
   }
 
-  /** @return completed slices */
+  /**
+   * @return completed slices
+   */
   public long slices() {
     return slices.sum();
   }
 
-  /** @return slices resubmitted after a failure */
+  /**
+   * @return slices resubmitted after a failure
+   */
   public long retries() {
     return retries.sum();
   }
 
-  /** @return segment descriptors refreshed because a request did not fit the cached one */
+  /**
+   * @return segment descriptors refreshed because a request did not fit the cached one
+   */
   public long staleRefreshes() {
     return staleRefreshes.sum();
   }
 
-  /** @return batches submitted */
+  /**
+   * @return batches submitted
+   */
   public long batches() {
     return batches.sum();
   }
@@ -66,17 +79,42 @@ public final class EngineCounters {
    */
   public List<Meter> bindTo(MeterRegistry registry, String serverName) {
     return List.of(
-        bind(registry, "vte.engine.bytes", "bytes", "bytes moved by completed requests", serverName, bytes),
+        bind(
+            registry,
+            "vte.engine.bytes",
+            "bytes",
+            "bytes moved by completed requests",
+            serverName,
+            bytes),
         bind(registry, "vte.engine.slices", null, "slices completed", serverName, slices),
-        bind(registry, "vte.engine.retries", null, "slices retried on another rail after a failure", serverName, retries),
-        bind(registry, "vte.engine.segment.stale.refreshes", null,
-            "peer segment descriptors fetched again because a cached one was stale", serverName, staleRefreshes),
+        bind(
+            registry,
+            "vte.engine.retries",
+            null,
+            "slices retried on another rail after a failure",
+            serverName,
+            retries),
+        bind(
+            registry,
+            "vte.engine.segment.stale.refreshes",
+            null,
+            "peer segment descriptors fetched again because a cached one was stale",
+            serverName,
+            staleRefreshes),
         bind(registry, "vte.engine.batches", null, "batches submitted", serverName, batches));
   }
 
-  private static Meter bind(MeterRegistry registry, String name, String baseUnit, String description, String serverName,
+  private static Meter bind(
+      MeterRegistry registry,
+      String name,
+      String baseUnit,
+      String description,
+      String serverName,
       LongAdder adder) {
-    return FunctionCounter.builder(name, adder, LongAdder::sum).tag("engine", serverName).baseUnit(baseUnit)
-        .description(description).register(registry);
+    return FunctionCounter.builder(name, adder, LongAdder::sum)
+        .tag("engine", serverName)
+        .baseUnit(baseUnit)
+        .description(description)
+        .register(registry);
   }
 }

@@ -19,9 +19,10 @@ import java.util.Optional;
 import org.HdrHistogram.Histogram;
 
 /**
- * The engine's {@link EngineDiagnostics}: reads only what is thread-safe already (the counters' adders, the rail
- * selector's atomics, the owners' volatile metrics and single-writer recorders, the contexts' concurrent QP maps,
- * the device's port query), so any thread may call it and no owner is stopped or locked.
+ * The engine's {@link EngineDiagnostics}: reads only what is thread-safe already (the counters'
+ * adders, the rail selector's atomics, the owners' volatile metrics and single-writer recorders,
+ * the contexts' concurrent QP maps, the device's port query), so any thread may call it and no
+ * owner is stopped or locked.
  */
 final class EngineDiagnosticsImpl implements EngineDiagnostics {
 
@@ -44,8 +45,15 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
    * @param counters the engine counters
    * @param provider the verbs provider (soft verbs: its injector becomes the fault injector)
    */
-  EngineDiagnosticsImpl(String serverName, String segmentName, String metadataUri, MetadataStore metadata,
-      List<LocalContext> contexts, RailSelector rails, EngineCounters counters, VerbsProvider provider) {
+  EngineDiagnosticsImpl(
+      String serverName,
+      String segmentName,
+      String metadataUri,
+      MetadataStore metadata,
+      List<LocalContext> contexts,
+      RailSelector rails,
+      EngineCounters counters,
+      VerbsProvider provider) {
     this.serverName = serverName;
     this.segmentName = segmentName;
     this.metadataUri = metadataUri;
@@ -53,8 +61,10 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
     this.contexts = List.copyOf(contexts);
     this.rails = rails;
     this.counters = counters;
-    this.faults = provider instanceof SoftVerbsProvider soft
-        ? Optional.of(new SoftVerbsFaults(soft.faults())) : Optional.empty();
+    this.faults =
+        provider instanceof SoftVerbsProvider soft
+            ? Optional.of(new SoftVerbsFaults(soft.faults()))
+            : Optional.empty();
   }
 
   @Override
@@ -85,11 +95,25 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
     List<Integer> qps = ctx.liveQpNumbers();
     try {
       PortAttributes port = ctx.portAttributes();
-      return new DeviceStatus(ctx.deviceName(), ctx.localNicPath(), port.port(), port.state().name(), port.lid(),
-          port.gid().toString(), qps, null);
+      return new DeviceStatus(
+          ctx.deviceName(),
+          ctx.localNicPath(),
+          port.port(),
+          port.state().name(),
+          port.lid(),
+          port.gid().toString(),
+          qps,
+          null);
     } catch (RuntimeException e) {
-      return new DeviceStatus(ctx.deviceName(), ctx.localNicPath(), ctx.config().port(), DeviceStatus.ERROR, 0, "",
-          qps, String.valueOf(e.getMessage()));
+      return new DeviceStatus(
+          ctx.deviceName(),
+          ctx.localNicPath(),
+          ctx.config().port(),
+          DeviceStatus.ERROR,
+          0,
+          "",
+          qps,
+          String.valueOf(e.getMessage()));
     }
   }
 
@@ -100,7 +124,11 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
 
   @Override
   public TransferCounters counters() {
-    return new TransferCounters(counters.bytes(), counters.slices(), counters.retries(), counters.staleRefreshes(),
+    return new TransferCounters(
+        counters.bytes(),
+        counters.slices(),
+        counters.retries(),
+        counters.staleRefreshes(),
         counters.batches());
   }
 
@@ -135,8 +163,17 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
       }
     }
     boolean none = gaps == null || gaps.getTotalCount() == 0;
-    return new OwnerStats(alive, retired, evicted, active, passive, failed, stale, slicesFailed,
-        none ? 0 : gaps.getValueAtPercentile(99.9), none ? 0 : gaps.getMaxValue());
+    return new OwnerStats(
+        alive,
+        retired,
+        evicted,
+        active,
+        passive,
+        failed,
+        stale,
+        slicesFailed,
+        none ? 0 : gaps.getValueAtPercentile(99.9),
+        none ? 0 : gaps.getMaxValue());
   }
 
   @Override

@@ -18,8 +18,8 @@ import io.vte.handshake.proto.SegmentDescriptor;
 /**
  * Answers the engine's handshake service: Connect goes to the owner layer, GetSegment returns this
  * node's descriptor, Notify goes to the notification dispatcher. The server starts before the local
- * devices open (their NIC paths need its server name), so the parts are bound once ready; until then
- * Connect is refused with UNKNOWN_DEVICE and GetSegment with SEGMENT_NOT_FOUND.
+ * devices open (their NIC paths need its server name), so the parts are bound once ready; until
+ * then Connect is refused with UNKNOWN_DEVICE and GetSegment with SEGMENT_NOT_FOUND.
  */
 public final class EngineHandshakeHandler implements HandshakeHandler {
 
@@ -33,7 +33,9 @@ public final class EngineHandshakeHandler implements HandshakeHandler {
    * @param descriptor this node's descriptor
    * @param notifications incoming notification ordering
    */
-  public void bind(PassiveConnectHandler passive, LocalDescriptorBuilder descriptor,
+  public void bind(
+      PassiveConnectHandler passive,
+      LocalDescriptorBuilder descriptor,
       NotificationDispatcher notifications) {
     this.descriptor = descriptor;
     this.notifications = notifications;
@@ -49,9 +51,12 @@ public final class EngineHandshakeHandler implements HandshakeHandler {
   public Future<ConnectReply> connect(ConnectRequest request) {
     PassiveConnectHandler p = passive;
     if (closing || p == null) {
-      return Future.succeededFuture(ConnectReply.newBuilder()
-          .setStatus(closing ? ConnectStatus.SHUTTING_DOWN : ConnectStatus.UNKNOWN_DEVICE)
-          .setReason(closing ? "engine is closing" : "engine is starting: no device is open yet").build());
+      return Future.succeededFuture(
+          ConnectReply.newBuilder()
+              .setStatus(closing ? ConnectStatus.SHUTTING_DOWN : ConnectStatus.UNKNOWN_DEVICE)
+              .setReason(
+                  closing ? "engine is closing" : "engine is starting: no device is open yet")
+              .build());
     }
     return p.connect(request);
   }
@@ -60,13 +65,16 @@ public final class EngineHandshakeHandler implements HandshakeHandler {
   public Future<SegmentDescriptor> getSegment(GetSegmentRequest request) {
     LocalDescriptorBuilder d = descriptor;
     if (d == null) {
-      return Future.failedFuture(new VteException(ErrorCode.SEGMENT_NOT_FOUND, "engine is starting"));
+      return Future.failedFuture(
+          new VteException(ErrorCode.SEGMENT_NOT_FOUND, "engine is starting"));
     }
     String asked = request.getName();
     // p2p peers ask by server name; others may ask by the logical segment name.
     if (!asked.isEmpty() && !asked.equals(d.segmentName()) && !asked.equals(d.serverName())) {
-      return Future.failedFuture(new VteException(ErrorCode.SEGMENT_NOT_FOUND,
-          "this node serves segment '" + d.segmentName() + "', not '" + asked + "'"));
+      return Future.failedFuture(
+          new VteException(
+              ErrorCode.SEGMENT_NOT_FOUND,
+              "this node serves segment '" + d.segmentName() + "', not '" + asked + "'"));
     }
     return Future.succeededFuture(d.build());
   }
@@ -74,8 +82,16 @@ public final class EngineHandshakeHandler implements HandshakeHandler {
   @Override
   public Future<NotifyReply> notify(NotifyRequest request) {
     NotificationDispatcher n = notifications;
-    boolean accepted = n != null && !closing && n.accept(new Notification(request.getFrom(), request.getTopic(),
-        Buffer.buffer(request.getPayload().toByteArray()), request.getSequence()), request.getSenderEpoch());
+    boolean accepted =
+        n != null
+            && !closing
+            && n.accept(
+                new Notification(
+                    request.getFrom(),
+                    request.getTopic(),
+                    Buffer.buffer(request.getPayload().toByteArray()),
+                    request.getSequence()),
+                request.getSenderEpoch());
     return Future.succeededFuture(NotifyReply.newBuilder().setAccepted(accepted).build());
   }
 }

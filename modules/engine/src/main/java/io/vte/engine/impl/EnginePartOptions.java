@@ -8,9 +8,9 @@ import io.vte.handshake.HandshakeServerOptions;
 import io.vte.metadata.MetadataOptions;
 
 /**
- * The options of an engine's handshake server, handshake clients and metadata store, made from its typed
- * {@link EngineOptions} (nothing goes through JSON). The owners' come from
- * {@link io.vte.engine.impl.owner.OwnerConfig#from}, the verbs provider's from {@link ProviderConfig#of}.
+ * The options of an engine's handshake server, handshake clients and metadata store, made from its
+ * typed {@link EngineOptions} (nothing goes through JSON). The owners' come from {@link
+ * io.vte.engine.impl.owner.OwnerConfig#from}, the verbs provider's from {@link ProviderConfig#of}.
  */
 final class EnginePartOptions {
 
@@ -22,8 +22,11 @@ final class EnginePartOptions {
    * @throws VteException INVALID_CONFIGURATION naming a bad auth or TLS field
    */
   static HandshakeServerOptions handshakeServer(EngineOptions options) {
-    return new HandshakeServerOptions().setHost(options.getRpcHost()).setPort(options.getRpcPort())
-        .setAuth(auth(options)).setTls(options.getTls());
+    return new HandshakeServerOptions()
+        .setHost(options.getRpcHost())
+        .setPort(options.getRpcPort())
+        .setAuth(auth(options))
+        .setTls(options.getTls());
   }
 
   /**
@@ -32,21 +35,25 @@ final class EnginePartOptions {
    * @throws VteException INVALID_CONFIGURATION naming a bad auth or TLS field
    */
   static HandshakeClientOptions handshakeClient(EngineOptions options) {
-    return new HandshakeClientOptions().setDefaultDeadline(options.getHandshakeDeadline())
-        .setAuth(auth(options)).setTls(options.getTls());
+    return new HandshakeClientOptions()
+        .setDefaultDeadline(options.getHandshakeDeadline())
+        .setAuth(auth(options))
+        .setTls(options.getTls());
   }
 
   /**
    * @param options engine options
-   * @return the metadata store options their {@code metadata} object describes; the call deadline defaults
-   *     to the handshake deadline
+   * @return the metadata store options their {@code metadata} object describes; the call deadline
+   *     defaults to the handshake deadline
    * @throws VteException INVALID_CONFIGURATION naming the {@code metadata} option and the bad field
    */
   static MetadataOptions metadata(EngineOptions options) {
-    io.vte.api.MetadataOptions config = options.getMetadata() == null
-        ? new io.vte.api.MetadataOptions() : options.getMetadata();
+    io.vte.api.MetadataOptions config =
+        options.getMetadata() == null ? new io.vte.api.MetadataOptions() : options.getMetadata();
     MetadataOptions mo = MetadataOptions.from(config);
-    return config.getCallDeadline() == null ? mo.setCallDeadline(options.getHandshakeDeadline()) : mo;
+    return config.getCallDeadline() == null
+        ? mo.setCallDeadline(options.getHandshakeDeadline())
+        : mo;
   }
 
   private static HandshakeAuth auth(EngineOptions options) {

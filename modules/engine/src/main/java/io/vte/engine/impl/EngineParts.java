@@ -13,8 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The parts of an open engine, all present, built once by {@code TransferEngineImpl.open()}; {@link #close}
- * releases them in order.
+ * The parts of an open engine, all present, built once by {@code TransferEngineImpl.open()}; {@link
+ * #close} releases them in order.
  *
  * @param fabric the verbs provider, the handshake client and server, and the local devices
  * @param metadata the metadata store, started, holding this node's descriptor
@@ -28,13 +28,23 @@ import java.util.List;
  * @param meters the engine's meters and the registry they are in
  * @param diagnostics what the engine shows of itself
  */
-record EngineParts(Fabric fabric, MetadataStore metadata, MemoryRegistry memory, LocalDescriptorBuilder descriptor,
-    SegmentCache segments, RailSelector rails, TransferSubmitter submitter, NotificationDispatcher notifications,
-    NotificationSender notificationSender, Meters meters, EngineDiagnostics diagnostics) {
+record EngineParts(
+    Fabric fabric,
+    MetadataStore metadata,
+    MemoryRegistry memory,
+    LocalDescriptorBuilder descriptor,
+    SegmentCache segments,
+    RailSelector rails,
+    TransferSubmitter submitter,
+    NotificationDispatcher notifications,
+    NotificationSender notificationSender,
+    Meters meters,
+    EngineDiagnostics diagnostics) {
 
   /**
-   * Releases everything: fails what is submitted, stops notifications and removes the meters, withdraws the
-   * descriptor and closes the metadata store, drops the registrations and cached segments, then closes the fabric.
+   * Releases everything: fails what is submitted, stops notifications and removes the meters,
+   * withdraws the descriptor and closes the metadata store, drops the registrations and cached
+   * segments, then closes the fabric.
    *
    * @param segmentName the name the descriptor is published under
    * @return completes when everything is released, also when a step failed
@@ -43,25 +53,30 @@ record EngineParts(Fabric fabric, MetadataStore metadata, MemoryRegistry memory,
     submitter.close();
     notifications.close();
     meters.remove();
-    return Future.<Void>succeededFuture().transform(v -> metadata.unpublish(segmentName))
+    return Future.<Void>succeededFuture()
+        .transform(v -> metadata.unpublish(segmentName))
         .transform(v -> metadata.close())
-        .transform(v -> {
-          memory.clear();
-          segments.clear();
-          return fabric.close();
-        });
+        .transform(
+            v -> {
+              memory.clear();
+              segments.clear();
+              return fabric.close();
+            });
   }
 
   /**
-   * What opens first: the verbs provider, the handshake client pool and server, and one context per local device
-   * (their NIC paths need the server's name).
+   * What opens first: the verbs provider, the handshake client pool and server, and one context per
+   * local device (their NIC paths need the server's name).
    *
    * @param provider the verbs provider
    * @param clients the handshake client pool
    * @param server the handshake server
    * @param contexts the local contexts, by device index
    */
-  record Fabric(VerbsProvider provider, HandshakeClientPool clients, HandshakeServer server,
+  record Fabric(
+      VerbsProvider provider,
+      HandshakeClientPool clients,
+      HandshakeServer server,
       List<LocalContext> contexts) {
 
     /** Copies the contexts. */
@@ -70,19 +85,26 @@ record EngineParts(Fabric fabric, MetadataStore metadata, MemoryRegistry memory,
     }
 
     /**
-     * Stops the server, closes every context (each drains its owners), then the client pool and the provider.
+     * Stops the server, closes every context (each drains its owners), then the client pool and the
+     * provider.
      *
      * @return completes when everything is released, also when a step failed
      */
     Future<Void> close() {
-      return Future.<Void>succeededFuture().transform(v -> server.close()).transform(v -> {
-        List<Future<Void>> closes = new ArrayList<>();
-        contexts.forEach(c -> closes.add(c.close()));
-        return Future.join(closes).<Void>mapEmpty();
-      }).transform(v -> clients.close()).transform(v -> {
-        provider.close();
-        return Future.<Void>succeededFuture();
-      });
+      return Future.<Void>succeededFuture()
+          .transform(v -> server.close())
+          .transform(
+              v -> {
+                List<Future<Void>> closes = new ArrayList<>();
+                contexts.forEach(c -> closes.add(c.close()));
+                return Future.join(closes).<Void>mapEmpty();
+              })
+          .transform(v -> clients.close())
+          .transform(
+              v -> {
+                provider.close();
+                return Future.<Void>succeededFuture();
+              });
     }
   }
 

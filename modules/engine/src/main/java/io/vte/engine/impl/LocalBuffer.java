@@ -3,7 +3,9 @@ package io.vte.engine.impl;
 import io.vte.api.RegisteredBuffer;
 import io.vte.verbs.MemoryRegion;
 
-/** A registered buffer as the engine holds it: one memory region per local device, index-aligned. */
+/**
+ * A registered buffer as the engine holds it: one memory region per local device, index-aligned.
+ */
 public final class LocalBuffer implements RegisteredBuffer {
 
   private final long address;
@@ -39,17 +41,23 @@ public final class LocalBuffer implements RegisteredBuffer {
     return registered;
   }
 
-  /** @param deviceIndex local device index @return the local key there */
+  /**
+   * @param deviceIndex local device index @return the local key there
+   */
   public int lkey(int deviceIndex) {
     return regions[deviceIndex].lkey();
   }
 
-  /** @param deviceIndex local device index @return the remote key there */
+  /**
+   * @param deviceIndex local device index @return the remote key there
+   */
   public int rkey(int deviceIndex) {
     return regions[deviceIndex].rkey();
   }
 
-  /** @return number of devices it is registered on */
+  /**
+   * @return number of devices it is registered on
+   */
   public int deviceCount() {
     return regions.length;
   }

@@ -12,10 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 
 /**
- * Describes this node as a segment: its devices (GID, LID, MTU, port active) and its registered buffers
- * with their rkeys index-aligned with the devices. The version bumps on every change, and starts at this
- * incarnation's start time (microseconds), so that peers comparing versions take a restart's descriptors for
- * newer. Thread-safe.
+ * Describes this node as a segment: its devices (GID, LID, MTU, port active) and its registered
+ * buffers with their rkeys index-aligned with the devices. The version bumps on every change, and
+ * starts at this incarnation's start time (microseconds), so that peers comparing versions take a
+ * restart's descriptors for newer. Thread-safe.
  */
 public final class LocalDescriptorBuilder {
 
@@ -25,7 +25,11 @@ public final class LocalDescriptorBuilder {
   private final List<String> deviceNames;
   private final IntFunction<PortAttributes> ports;
   private final MemoryRegistry memory;
-  /** Starts at the wall clock in microseconds, so a restarted node's descriptors are newer than its old ones. */
+
+  /**
+   * Starts at the wall clock in microseconds, so a restarted node's descriptors are newer than its
+   * old ones.
+   */
   private final AtomicLong version = new AtomicLong(Math.max(1, System.currentTimeMillis() * 1000));
 
   /**
@@ -37,8 +41,12 @@ public final class LocalDescriptorBuilder {
    * @param ports the current port attributes of a device, by index
    * @param memory the registered buffers
    */
-  public LocalDescriptorBuilder(String serverName, String transport, List<String> deviceNames,
-      IntFunction<PortAttributes> ports, MemoryRegistry memory) {
+  public LocalDescriptorBuilder(
+      String serverName,
+      String transport,
+      List<String> deviceNames,
+      IntFunction<PortAttributes> ports,
+      MemoryRegistry memory) {
     this(serverName, serverName, transport, deviceNames, ports, memory);
   }
 
@@ -50,8 +58,13 @@ public final class LocalDescriptorBuilder {
    * @param ports the current port attributes of a device, by index
    * @param memory the registered buffers
    */
-  public LocalDescriptorBuilder(String segmentName, String serverName, String transport, List<String> deviceNames,
-      IntFunction<PortAttributes> ports, MemoryRegistry memory) {
+  public LocalDescriptorBuilder(
+      String segmentName,
+      String serverName,
+      String transport,
+      List<String> deviceNames,
+      IntFunction<PortAttributes> ports,
+      MemoryRegistry memory) {
     this.segmentName = segmentName;
     this.serverName = serverName;
     this.transport = transport;
@@ -60,12 +73,16 @@ public final class LocalDescriptorBuilder {
     this.memory = memory;
   }
 
-  /** @return the logical name the descriptor is published under */
+  /**
+   * @return the logical name the descriptor is published under
+   */
   public String segmentName() {
     return segmentName;
   }
 
-  /** @return the server name peers handshake with */
+  /**
+   * @return the server name peers handshake with
+   */
   public String serverName() {
     return serverName;
   }
@@ -75,15 +92,23 @@ public final class LocalDescriptorBuilder {
     version.incrementAndGet();
   }
 
-  /** @return the descriptor as of now */
+  /**
+   * @return the descriptor as of now
+   */
   public SegmentDescriptor build() {
-    SegmentDescriptor.Builder b = SegmentDescriptor.newBuilder().setName(segmentName).setServerName(serverName)
-        .setTransport(transport).setVersion(version.get());
+    SegmentDescriptor.Builder b =
+        SegmentDescriptor.newBuilder()
+            .setName(segmentName)
+            .setServerName(serverName)
+            .setTransport(transport)
+            .setVersion(version.get());
     for (int i = 0; i < deviceNames.size(); i++) {
       DeviceDesc.Builder d = DeviceDesc.newBuilder().setName(deviceNames.get(i));
       try {
         PortAttributes p = ports.apply(i);
-        d.setGid(ByteString.copyFrom(p.gid().toBytes())).setLid(p.lid()).setMtu(p.activeMtu())
+        d.setGid(ByteString.copyFrom(p.gid().toBytes()))
+            .setLid(p.lid())
+            .setMtu(p.activeMtu())
             .setActive(p.state() == PortState.ACTIVE);
       } catch (RuntimeException e) {
         d.setActive(false);
@@ -91,8 +116,12 @@ public final class LocalDescriptorBuilder {
       b.addDevices(d);
     }
     for (LocalBuffer buf : memory.snapshot()) {
-      BufferDesc.Builder d = BufferDesc.newBuilder().setLocation(buf.location()).setAddress(buf.address())
-          .setLength(buf.length()).setAccess(AccessFlags.ALL_REMOTE);
+      BufferDesc.Builder d =
+          BufferDesc.newBuilder()
+              .setLocation(buf.location())
+              .setAddress(buf.address())
+              .setLength(buf.length())
+              .setAccess(AccessFlags.ALL_REMOTE);
       for (int i = 0; i < buf.deviceCount(); i++) {
         d.addRkeys(buf.rkey(i));
       }

@@ -34,23 +34,26 @@ public final class MemoryRegistry {
    *
    * @param address start, non-zero
    * @param length bytes, positive
-   * @param location location tag, 1 to {@link HandshakeValidator#MAX_NAME_LENGTH} characters (peers reject a
-   *     descriptor with a longer one)
+   * @param location location tag, 1 to {@link HandshakeValidator#MAX_NAME_LENGTH} characters (peers
+   *     reject a descriptor with a longer one)
    * @return the buffer
-   * @throws VteException INVALID_ARGUMENT naming the bad value, OVERLAPPING_REGISTRATION naming both ranges
+   * @throws VteException INVALID_ARGUMENT naming the bad value, OVERLAPPING_REGISTRATION naming
+   *     both ranges
    */
   public LocalBuffer register(long address, long length, String location) {
     checkLocation(location);
     if (address == 0 || length <= 0 || address + length < address) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT,
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
           "cannot register address 0x" + Long.toHexString(address) + " length " + length);
     }
     LocalBuffer buffer;
     synchronized (this) {
       LocalBuffer overlap = overlapping(address, length);
       if (overlap != null) {
-        throw new VteException(ErrorCode.OVERLAPPING_REGISTRATION, "range 0x" + Long.toHexString(address)
-            + "+" + length + " overlaps " + overlap);
+        throw new VteException(
+            ErrorCode.OVERLAPPING_REGISTRATION,
+            "range 0x" + Long.toHexString(address) + "+" + length + " overlaps " + overlap);
       }
       MemoryRegion[] regions = new MemoryRegion[devices.deviceCount()];
       try {
@@ -74,12 +77,19 @@ public final class MemoryRegistry {
 
   /**
    * @param location a buffer's location tag
-   * @throws VteException INVALID_ARGUMENT unless it has 1 to {@link HandshakeValidator#MAX_NAME_LENGTH} characters
+   * @throws VteException INVALID_ARGUMENT unless it has 1 to {@link
+   *     HandshakeValidator#MAX_NAME_LENGTH} characters
    */
   static void checkLocation(String location) {
-    if (location == null || location.isEmpty() || location.length() > HandshakeValidator.MAX_NAME_LENGTH) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "location must be 1.." + HandshakeValidator.MAX_NAME_LENGTH
-          + " chars: " + (location == null ? "null" : "'" + HandshakeValidator.abbreviate(location) + "'"));
+    if (location == null
+        || location.isEmpty()
+        || location.length() > HandshakeValidator.MAX_NAME_LENGTH) {
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          "location must be 1.."
+              + HandshakeValidator.MAX_NAME_LENGTH
+              + " chars: "
+              + (location == null ? "null" : "'" + HandshakeValidator.abbreviate(location) + "'"));
     }
   }
 
@@ -91,8 +101,10 @@ public final class MemoryRegistry {
    */
   public void unregister(Object buffer) {
     synchronized (this) {
-      if (!(buffer instanceof LocalBuffer) || !buffers.remove(((LocalBuffer) buffer).address(), buffer)) {
-        throw new VteException(ErrorCode.NOT_REGISTERED, "not a buffer registered with this engine: " + buffer);
+      if (!(buffer instanceof LocalBuffer)
+          || !buffers.remove(((LocalBuffer) buffer).address(), buffer)) {
+        throw new VteException(
+            ErrorCode.NOT_REGISTERED, "not a buffer registered with this engine: " + buffer);
       }
       ((LocalBuffer) buffer).close(devices);
     }
@@ -121,7 +133,9 @@ public final class MemoryRegistry {
     return buffer instanceof LocalBuffer && buffers.get(((LocalBuffer) buffer).address()) == buffer;
   }
 
-  /** @return the registered buffers in address order */
+  /**
+   * @return the registered buffers in address order
+   */
   public List<LocalBuffer> snapshot() {
     return new ArrayList<>(buffers.values());
   }

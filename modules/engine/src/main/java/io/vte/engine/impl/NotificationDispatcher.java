@@ -11,16 +11,18 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Numbers outgoing notifications per peer and delivers incoming ones in sequence order per sender:
- * early arrivals wait for the gap to fill, at most {@code gapTimeout} and {@code maxPending} arrivals
- * (a sender's lost message must not stall it forever), after which delivery skips to the oldest waiting
- * one; duplicates and replays are rejected. Delivery runs on one context, in order. Thread-safe.
+ * early arrivals wait for the gap to fill, at most {@code gapTimeout} and {@code maxPending}
+ * arrivals (a sender's lost message must not stall it forever), after which delivery skips to the
+ * oldest waiting one; duplicates and replays are rejected. Delivery runs on one context, in order.
+ * Thread-safe.
  *
- * <p>Sequences count within a sender's epoch (its incarnation). The first message a receiver sees of an
- * epoch sets where its count starts: a sender restarted on the same address starts again at 1 with a
- * larger epoch and its receivers start over with it instead of refusing its first messages as replays;
- * a restarted receiver takes up a sender's count where it is instead of waiting for messages it will
- * never get. A message of an older epoch is a dead incarnation's and is refused. (A sender keeps one
- * notification in flight per peer, so the first one a receiver sees is the earliest still coming.)
+ * <p>Sequences count within a sender's epoch (its incarnation). The first message a receiver sees
+ * of an epoch sets where its count starts: a sender restarted on the same address starts again at 1
+ * with a larger epoch and its receivers start over with it instead of refusing its first messages
+ * as replays; a restarted receiver takes up a sender's count where it is instead of waiting for
+ * messages it will never get. A message of an older epoch is a dead incarnation's and is refused.
+ * (A sender keeps one notification in flight per peer, so the first one a receiver sees is the
+ * earliest still coming.)
  */
 public final class NotificationDispatcher {
 
@@ -43,27 +45,36 @@ public final class NotificationDispatcher {
    * @param context where the handler is called
    * @param maxPending early arrivals kept per sender
    * @param gapTimeoutMillis how long a gap may hold back later notifications, at least 1
-   * @param epoch this engine's incarnation, sent with every outgoing notification (see {@link #newEpoch()})
+   * @param epoch this engine's incarnation, sent with every outgoing notification (see {@link
+   *     #newEpoch()})
    */
-  public NotificationDispatcher(Context context, int maxPending, long gapTimeoutMillis, long epoch) {
+  public NotificationDispatcher(
+      Context context, int maxPending, long gapTimeoutMillis, long epoch) {
     this.context = context;
     this.maxPending = maxPending;
     this.gapTimeoutMillis = Math.max(1, gapTimeoutMillis);
     this.epoch = epoch;
   }
 
-  /** @return an epoch for an engine starting now: the wall clock in microseconds, so later starts are larger */
+  /**
+   * @return an epoch for an engine starting now: the wall clock in microseconds, so later starts
+   *     are larger
+   */
   public static long newEpoch() {
     Instant now = Instant.now();
     return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
   }
 
-  /** @return this engine's epoch, to send with {@link #nextSequence(String)} */
+  /**
+   * @return this engine's epoch, to send with {@link #nextSequence(String)}
+   */
   public long epoch() {
     return epoch;
   }
 
-  /** @param handler receives notifications; null drops them */
+  /**
+   * @param handler receives notifications; null drops them
+   */
   public void handler(Handler<Notification> handler) {
     this.handler = handler;
   }
@@ -79,8 +90,8 @@ public final class NotificationDispatcher {
   /**
    * @param n an incoming notification
    * @param senderEpoch the sender's epoch
-   * @return false when it is a duplicate or replay (sequence already delivered or waiting in this epoch),
-   *     or from an older epoch of its sender
+   * @return false when it is a duplicate or replay (sequence already delivered or waiting in this
+   *     epoch), or from an older epoch of its sender
    */
   public boolean accept(Notification n, long senderEpoch) {
     if (n.sequence() < 1) {
@@ -128,19 +139,27 @@ public final class NotificationDispatcher {
       in.gapTimer = -1;
     } else if (!in.early.isEmpty() && in.gapTimer < 0) {
       long waitingFor = in.expected;
-      in.gapTimer = context.owner().setTimer(gapTimeoutMillis, id -> {
-        synchronized (in) {
-          in.gapTimer = -1;
-          if (in.expected == waitingFor) {
-            skipGap(in);
-          }
-          drain(in);
-        }
-      });
+      in.gapTimer =
+          context
+              .owner()
+              .setTimer(
+                  gapTimeoutMillis,
+                  id -> {
+                    synchronized (in) {
+                      in.gapTimer = -1;
+                      if (in.expected == waitingFor) {
+                        skipGap(in);
+                      }
+                      drain(in);
+                    }
+                  });
     }
   }
 
-  /** A new sender epoch: what an old incarnation left waiting is dropped, counting starts at {@code first}. */
+  /**
+   * A new sender epoch: what an old incarnation left waiting is dropped, counting starts at {@code
+   * first}.
+   */
   private void restart(Inbound in, long senderEpoch, long first) {
     if (in.gapTimer >= 0) {
       context.owner().cancelTimer(in.gapTimer);
@@ -158,11 +177,12 @@ public final class NotificationDispatcher {
   }
 
   private void deliver(Notification n) {
-    context.runOnContext(v -> {
-      Handler<Notification> h = handler;
-      if (h != null) {
-        h.handle(n);
-      }
-    });
+    context.runOnContext(
+        v -> {
+          Handler<Notification> h = handler;
+          if (h != null) {
+            h.handle(n);
+          }
+        });
   }
 }

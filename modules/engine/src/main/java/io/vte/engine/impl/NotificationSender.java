@@ -13,9 +13,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Sends this engine's notifications: one in flight per peer, so that they arrive in the order sent (the receiver's
- * {@link NotificationDispatcher} re-orders as a safety net), each numbered by the dispatcher's per-peer sequence
- * and carrying its epoch. Thread-safe.
+ * Sends this engine's notifications: one in flight per peer, so that they arrive in the order sent
+ * (the receiver's {@link NotificationDispatcher} re-orders as a safety net), each numbered by the
+ * dispatcher's per-peer sequence and carrying its epoch. Thread-safe.
  */
 final class NotificationSender {
 
@@ -34,7 +34,10 @@ final class NotificationSender {
    * @param numbering numbers outgoing notifications per peer and knows this engine's epoch
    * @param deadline the deadline of each Notify call
    */
-  NotificationSender(HandshakeClientPool clients, String serverName, NotificationDispatcher numbering,
+  NotificationSender(
+      HandshakeClientPool clients,
+      String serverName,
+      NotificationDispatcher numbering,
       Duration deadline) {
     this.clients = clients;
     this.serverName = serverName;
@@ -45,14 +48,20 @@ final class NotificationSender {
   /**
    * @param topic the topic
    * @param payload the payload
-   * @throws VteException INVALID_ARGUMENT for a null topic, or a payload null or over {@value #MAX_PAYLOAD_BYTES}
-   *     bytes
+   * @throws VteException INVALID_ARGUMENT for a null topic, or a payload null or over {@value
+   *     #MAX_PAYLOAD_BYTES} bytes
    */
   static void check(String topic, Buffer payload) {
     if (payload == null || payload.length() > MAX_PAYLOAD_BYTES || topic == null) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "notification topic must be set and payload "
-          + "at most " + MAX_PAYLOAD_BYTES + " bytes, got topic " + topic + ", payload "
-          + (payload == null ? "null" : payload.length() + " bytes"));
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          "notification topic must be set and payload "
+              + "at most "
+              + MAX_PAYLOAD_BYTES
+              + " bytes, got topic "
+              + topic
+              + ", payload "
+              + (payload == null ? "null" : payload.length() + " bytes"));
     }
   }
 
@@ -66,22 +75,44 @@ final class NotificationSender {
    */
   Future<Void> send(String peer, String topic, byte[] payload) {
     Promise<Void> sent = Promise.promise();
-    tails.compute(peer, (k, tail) -> {
-      Future<Void> previous = tail == null ? Future.succeededFuture() : tail.transform(ar -> Future.succeededFuture());
-      Future<Void> next = previous.compose(v -> sendNow(peer, topic, payload));
-      next.onComplete(sent);
-      return next;
-    });
+    tails.compute(
+        peer,
+        (k, tail) -> {
+          Future<Void> previous =
+              tail == null
+                  ? Future.succeededFuture()
+                  : tail.transform(ar -> Future.succeededFuture());
+          Future<Void> next = previous.compose(v -> sendNow(peer, topic, payload));
+          next.onComplete(sent);
+          return next;
+        });
     return sent.future();
   }
 
   private Future<Void> sendNow(String peer, String topic, byte[] payload) {
-    NotifyRequest request = NotifyRequest.newBuilder().setFrom(serverName).setTopic(topic)
-        .setPayload(ByteString.copyFrom(payload)).setSequence(numbering.nextSequence(peer))
-        .setSenderEpoch(numbering.epoch()).build();
-    return clients.notify(peer, request, deadline).compose(reply -> reply.getAccepted()
-        ? Future.succeededFuture()
-        : Future.failedFuture(new VteException(ErrorCode.PROTOCOL_ERROR, "peer " + peer
-            + " refused notification " + request.getSequence() + " on topic '" + topic + "'")));
+    NotifyRequest request =
+        NotifyRequest.newBuilder()
+            .setFrom(serverName)
+            .setTopic(topic)
+            .setPayload(ByteString.copyFrom(payload))
+            .setSequence(numbering.nextSequence(peer))
+            .setSenderEpoch(numbering.epoch())
+            .build();
+    return clients
+        .notify(peer, request, deadline)
+        .compose(
+            reply ->
+                reply.getAccepted()
+                    ? Future.succeededFuture()
+                    : Future.failedFuture(
+                        new VteException(
+                            ErrorCode.PROTOCOL_ERROR,
+                            "peer "
+                                + peer
+                                + " refused notification "
+                                + request.getSequence()
+                                + " on topic '"
+                                + topic
+                                + "'")));
   }
 }

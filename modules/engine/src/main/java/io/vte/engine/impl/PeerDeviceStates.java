@@ -5,10 +5,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The peer's own word on its devices, asked for after a failure implicated one of them: a fresh descriptor of the
- * peer (the lookups of many failing slices are shared) is handed to rail selection, which holds down the devices
- * it describes as down. Retries to that peer wait for the answer, so that they keep off devices that died
- * together (a round trip on the control plane instead of another QP timeout). Thread-safe.
+ * The peer's own word on its devices, asked for after a failure implicated one of them: a fresh
+ * descriptor of the peer (the lookups of many failing slices are shared) is handed to rail
+ * selection, which holds down the devices it describes as down. Retries to that peer wait for the
+ * answer, so that they keep off devices that died together (a round trip on the control plane
+ * instead of another QP timeout). Thread-safe.
  */
 public final class PeerDeviceStates {
 
@@ -27,7 +28,8 @@ public final class PeerDeviceStates {
 
   /**
    * @param seg a segment one of whose devices a failure implicated
-   * @return completes (failed or not) once rail selection has the fresh descriptor or the lookup failed
+   * @return completes (failed or not) once rail selection has the fresh descriptor or the lookup
+   *     failed
    */
   Future<?> ask(PeerSegment seg) {
     Future<?> f = segments.refresh(segments.newest(seg)).onSuccess(rails::railsFor);

@@ -34,7 +34,9 @@ public final class PeerSegment implements SegmentHandle {
     rkeys = new int[descriptor.getBuffersCount()][];
     for (int i = 0; i < descriptor.getBuffersCount(); i++) {
       BufferDesc b = descriptor.getBuffers(i);
-      bufs.add(new SegmentBuffer(b.getLocation(), b.getAddress(), b.getLength(), List.copyOf(b.getRkeysList())));
+      bufs.add(
+          new SegmentBuffer(
+              b.getLocation(), b.getAddress(), b.getLength(), List.copyOf(b.getRkeysList())));
       rkeys[i] = new int[b.getRkeysCount()];
       for (int k = 0; k < rkeys[i].length; k++) {
         rkeys[i][k] = b.getRkeys(k);
@@ -69,7 +71,9 @@ public final class PeerSegment implements SegmentHandle {
     return buffers;
   }
 
-  /** @return the descriptor it was made from */
+  /**
+   * @return the descriptor it was made from
+   */
   public SegmentDescriptor descriptor() {
     return descriptor;
   }
@@ -108,7 +112,16 @@ public final class PeerSegment implements SegmentHandle {
 
   @Override
   public String toString() {
-    return "Segment[" + name + " @" + serverName() + " v" + version() + ", " + devices.size() + " devices, "
-        + buffers.size() + " buffers]";
+    return "Segment["
+        + name
+        + " @"
+        + serverName()
+        + " v"
+        + version()
+        + ", "
+        + devices.size()
+        + " devices, "
+        + buffers.size()
+        + " buffers]";
   }
 }

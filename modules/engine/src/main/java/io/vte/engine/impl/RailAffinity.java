@@ -11,12 +11,13 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Which peer devices each local device is wired to, as a rail-optimized fabric wires NIC i of every host to
- * switch i: a local device whose address lies in an IP subnet that holds some of the peer's devices prefers
- * those, because a host's other networks (a management NIC, another rail's subnet reached only through a
- * router, or not at all) may never carry its traffic. A local device with no known subnet, or whose subnet holds
- * none of the peer's devices (a routed fabric), prefers every peer device. {@link RailSelector} uses the other
- * rails only when no preferred one is usable. Immutable and thread-safe.
+ * Which peer devices each local device is wired to, as a rail-optimized fabric wires NIC i of every
+ * host to switch i: a local device whose address lies in an IP subnet that holds some of the peer's
+ * devices prefers those, because a host's other networks (a management NIC, another rail's subnet
+ * reached only through a router, or not at all) may never carry its traffic. A local device with no
+ * known subnet, or whose subnet holds none of the peer's devices (a routed fabric), prefers every
+ * peer device. {@link RailSelector} uses the other rails only when no preferred one is usable.
+ * Immutable and thread-safe.
  */
 public final class RailAffinity {
 
@@ -31,11 +32,13 @@ public final class RailAffinity {
   }
 
   /**
-   * Looks up the subnet of each local device's address among the host's interfaces. Reads kernel tables: call it
-   * on a worker, not on an event loop.
+   * Looks up the subnet of each local device's address among the host's interfaces. Reads kernel
+   * tables: call it on a worker, not on an event loop.
    *
-   * @param gids each local device's GID, by device index (an IPv4-mapped GID is the soft device's address)
-   * @return the affinity of those devices; a device whose address is on no interface has no known subnet
+   * @param gids each local device's GID, by device index (an IPv4-mapped GID is the soft device's
+   *     address)
+   * @return the affinity of those devices; a device whose address is on no interface has no known
+   *     subnet
    */
   public static RailAffinity ofLocalGids(List<Gid> gids) {
     List<Subnet> subnets = new ArrayList<>(gids.size());
@@ -46,8 +49,8 @@ public final class RailAffinity {
   }
 
   /**
-   * @param subnets each local device's subnet by device index, as {@code address/prefix} ({@code 198.18.0.1/24}),
-   *     or null where it is unknown
+   * @param subnets each local device's subnet by device index, as {@code address/prefix} ({@code
+   *     198.18.0.1/24}), or null where it is unknown
    * @return the affinity of devices with those subnets (for tests and for hosts described by hand)
    */
   public static RailAffinity ofSubnets(List<String> subnets) {
@@ -85,7 +88,8 @@ public final class RailAffinity {
     Subnet subnet = localDevice < local.length ? local[localDevice] : null;
     boolean anyInSubnet = false;
     for (int p = 0; p < preferred.length; p++) {
-      preferred[p] = subnet != null && subnet.contains(peerGids.get(p).toInetAddress().getAddress());
+      preferred[p] =
+          subnet != null && subnet.contains(peerGids.get(p).toInetAddress().getAddress());
       anyInSubnet |= preferred[p];
     }
     if (!anyInSubnet) {
@@ -100,7 +104,8 @@ public final class RailAffinity {
     static Subnet parse(String s) {
       int slash = s.indexOf('/');
       try {
-        return new Subnet(InetAddress.getByName(s.substring(0, slash)).getAddress(),
+        return new Subnet(
+            InetAddress.getByName(s.substring(0, slash)).getAddress(),
             Integer.parseInt(s.substring(slash + 1)));
       } catch (UnknownHostException | RuntimeException e) {
         throw new IllegalArgumentException("not address/prefix: " + s, e);

@@ -5,13 +5,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Error history of one rail, or of one device that several rails share: after {@code failuresToPause}
- * consecutive penalizing failures (or at once, see {@link #holdDown}) it is held down for a hold-down period.
- * Once that passes, a single probe may use it ({@link #tryUse}): everyone else keeps away until the probe
- * succeeds, which ends the hold-down, or fails, which starts a new one. A probe that never reports back (its
- * slice dropped unposted) is given up after a probe window, and the next selection probes again. It
- * keeps the cause of its last failure, so that a transfer that finds every rail held down can say why.
- * Thread-safe and lock-free: selections read two volatile fields when nothing is held down.
+ * Error history of one rail, or of one device that several rails share: after {@code
+ * failuresToPause} consecutive penalizing failures (or at once, see {@link #holdDown}) it is held
+ * down for a hold-down period. Once that passes, a single probe may use it ({@link #tryUse}):
+ * everyone else keeps away until the probe succeeds, which ends the hold-down, or fails, which
+ * starts a new one. A probe that never reports back (its slice dropped unposted) is given up after
+ * a probe window, and the next selection probes again. It keeps the cause of its last failure, so
+ * that a transfer that finds every rail held down can say why. Thread-safe and lock-free:
+ * selections read two volatile fields when nothing is held down.
  */
 final class RailHealth {
 
@@ -31,8 +32,8 @@ final class RailHealth {
   }
 
   /**
-   * Claims the use of it for one slice: always granted when not held down; past the end of a hold-down granted
-   * to one caller, the probe, whose outcome the others then wait for.
+   * Claims the use of it for one slice: always granted when not held down; past the end of a
+   * hold-down granted to one caller, the probe, whose outcome the others then wait for.
    *
    * @param now nanosecond clock
    * @param probeWindow how long the probe may take before another caller may probe
@@ -55,7 +56,9 @@ final class RailHealth {
     probing = true;
   }
 
-  /** A slice succeeded on it: clears the failure count and ends a hold-down that is being probed. */
+  /**
+   * A slice succeeded on it: clears the failure count and ends a hold-down that is being probed.
+   */
   void onSuccess() {
     if (failures.get() != 0) {
       failures.set(0);
@@ -67,7 +70,8 @@ final class RailHealth {
   }
 
   /**
-   * Counts one penalizing failure; the {@code failuresToPause}-th in a row (or a failed probe) holds it down.
+   * Counts one penalizing failure; the {@code failuresToPause}-th in a row (or a failed probe)
+   * holds it down.
    *
    * @param now nanosecond clock
    * @param failuresToPause consecutive failures that hold it down
@@ -101,17 +105,23 @@ final class RailHealth {
     lastCause = cause;
   }
 
-  /** @return true while held down (its end may have passed: then it is waiting for a probe) */
+  /**
+   * @return true while held down (its end may have passed: then it is waiting for a probe)
+   */
   boolean isHeld() {
     return held;
   }
 
-  /** @return when the last failure happened (meaningful only with a {@link #lastCause()}) */
+  /**
+   * @return when the last failure happened (meaningful only with a {@link #lastCause()})
+   */
   long lastFailureAt() {
     return lastFailureAt;
   }
 
-  /** @return the cause of the last failure, or null when there was none */
+  /**
+   * @return the cause of the last failure, or null when there was none
+   */
   VteException lastCause() {
     return lastCause;
   }

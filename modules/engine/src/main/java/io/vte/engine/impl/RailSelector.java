@@ -16,21 +16,23 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * Picks a rail (local device, peer device) for each slice among the healthy ones: the one where the slice is
- * expected to finish first, from the rail's backlog and its measured drain rate ({@link RailLoad}), so that each
- * rail gets slices in proportion to its speed and a slow rail does not hold requests back; ties go round-robin in
- * a fixed order, so equal rails share evenly and tests are deterministic. A rail is skipped while its local port
- * is down, while the peer describes its device as inactive, when the remote buffer has no key on the peer
- * device, while the rail is held down after repeated errors, and while the peer device it leads to is held
- * down ({@link RailHealth}). A failure that implicates the peer device (the QP gave up on it, RETRY_EXC, or
- * the peer answered DEVICE_DOWN) holds down every rail to that device at once, whichever local device they
- * start from, so that no other slice waits out a QP timeout on the same dead device; a local port that is
- * down takes every rail of the local device out at once ({@link #setLocalPortUp}) and is not blamed on the
- * peer. A hold-down ends with a single probe. A device the newest descriptor of the peer (by version) describes
- * as down is held down too, for the rails of every handle of that peer. Rails between devices wired to each
- * other ({@link RailAffinity}: the same subnet) are preferred; the others carry slices only while no preferred
- * rail is usable, so that a path the fabric never carries (a management NIC, a rail no router joins) gets no
- * slice while a wired one works. Thread-safe, lock-free.
+ * Picks a rail (local device, peer device) for each slice among the healthy ones: the one where the
+ * slice is expected to finish first, from the rail's backlog and its measured drain rate ({@link
+ * RailLoad}), so that each rail gets slices in proportion to its speed and a slow rail does not
+ * hold requests back; ties go round-robin in a fixed order, so equal rails share evenly and tests
+ * are deterministic. A rail is skipped while its local port is down, while the peer describes its
+ * device as inactive, when the remote buffer has no key on the peer device, while the rail is held
+ * down after repeated errors, and while the peer device it leads to is held down ({@link
+ * RailHealth}). A failure that implicates the peer device (the QP gave up on it, RETRY_EXC, or the
+ * peer answered DEVICE_DOWN) holds down every rail to that device at once, whichever local device
+ * they start from, so that no other slice waits out a QP timeout on the same dead device; a local
+ * port that is down takes every rail of the local device out at once ({@link #setLocalPortUp}) and
+ * is not blamed on the peer. A hold-down ends with a single probe. A device the newest descriptor
+ * of the peer (by version) describes as down is held down too, for the rails of every handle of
+ * that peer. Rails between devices wired to each other ({@link RailAffinity}: the same subnet) are
+ * preferred; the others carry slices only while no preferred rail is usable, so that a path the
+ * fabric never carries (a management NIC, a rail no router joins) gets no slice while a wired one
+ * works. Thread-safe, lock-free.
  */
 public final class RailSelector {
 
@@ -54,11 +56,16 @@ public final class RailSelector {
    * @param localDevices local device names, by index
    * @param failuresToPause consecutive penalizing failures that hold a rail down
    * @param holdDownNanos how long a held-down rail or peer device stays held down
-   * @param probeWindowNanos how long a probe may take before the next selection may probe again (at least
-   *     the time a QP takes to give up on a dead device, so that probes of one device never overlap)
+   * @param probeWindowNanos how long a probe may take before the next selection may probe again (at
+   *     least the time a QP takes to give up on a dead device, so that probes of one device never
+   *     overlap)
    * @param clock nanosecond clock ({@code System::nanoTime}, or a fake in tests)
    */
-  public RailSelector(List<String> localDevices, int failuresToPause, long holdDownNanos, long probeWindowNanos,
+  public RailSelector(
+      List<String> localDevices,
+      int failuresToPause,
+      long holdDownNanos,
+      long probeWindowNanos,
       LongSupplier clock) {
     this(localDevices, failuresToPause, holdDownNanos, probeWindowNanos, clock, RailAffinity.NONE);
   }
@@ -71,8 +78,13 @@ public final class RailSelector {
    * @param clock nanosecond clock
    * @param affinity which peer devices each local device is wired to
    */
-  public RailSelector(List<String> localDevices, int failuresToPause, long holdDownNanos, long probeWindowNanos,
-      LongSupplier clock, RailAffinity affinity) {
+  public RailSelector(
+      List<String> localDevices,
+      int failuresToPause,
+      long holdDownNanos,
+      long probeWindowNanos,
+      LongSupplier clock,
+      RailAffinity affinity) {
     this.affinity = affinity;
     this.localDevices = List.copyOf(localDevices);
     this.localPortDown = new AtomicIntegerArray(localDevices.size());
@@ -93,8 +105,8 @@ public final class RailSelector {
   }
 
   /**
-   * @return bytes of the slices routed to any rail and not yet ended (0 once every slice has ended: each slice is
-   *     released exactly once)
+   * @return bytes of the slices routed to any rail and not yet ended (0 once every slice has ended:
+   *     each slice is released exactly once)
    */
   public long outstandingBytes() {
     long sum = 0;
@@ -105,27 +117,38 @@ public final class RailSelector {
   }
 
   /**
-   * @return every rail selected for so far, with its health and backlog now (the atomics selection reads), in
-   *     local device, peer server and peer device order
+   * @return every rail selected for so far, with its health and backlog now (the atomics selection
+   *     reads), in local device, peer server and peer device order
    */
   public List<RailStatus> snapshot() {
     List<RailStatus> out = new ArrayList<>(health.size());
-    health.forEach((rail, railHealth) -> {
-      RailHealth device = peerDevices.get(rail.peerNicPath());
-      RailLoad load = loads.get(rail);
-      out.add(new RailStatus(rail.localDeviceName(), rail.peerServerName(), rail.peerDeviceName(),
-          localPortDown.get(rail.localDeviceIndex()) == 0, railHealth.isHeld(), device != null && device.isHeld(),
-          load == null ? 0 : load.outstanding(), railHealth.lastCause()));
-    });
-    out.sort(Comparator.comparingInt((RailStatus r) -> localDevices.indexOf(r.localDevice()))
-        .thenComparing(RailStatus::peerServer).thenComparing(RailStatus::peerDevice));
+    health.forEach(
+        (rail, railHealth) -> {
+          RailHealth device = peerDevices.get(rail.peerNicPath());
+          RailLoad load = loads.get(rail);
+          out.add(
+              new RailStatus(
+                  rail.localDeviceName(),
+                  rail.peerServerName(),
+                  rail.peerDeviceName(),
+                  localPortDown.get(rail.localDeviceIndex()) == 0,
+                  railHealth.isHeld(),
+                  device != null && device.isHeld(),
+                  load == null ? 0 : load.outstanding(),
+                  railHealth.lastCause()));
+        });
+    out.sort(
+        Comparator.comparingInt((RailStatus r) -> localDevices.indexOf(r.localDevice()))
+            .thenComparing(RailStatus::peerServer)
+            .thenComparing(RailStatus::peerDevice));
     return out;
   }
 
   /**
    * @param segment a peer segment
-   * @return its rails (rebuilt when the segment's descriptor changed; health is kept per rail and per peer
-   *     device; the devices a descriptor newer than any seen before describes as down are held down)
+   * @return its rails (rebuilt when the segment's descriptor changed; health is kept per rail and
+   *     per peer device; the devices a descriptor newer than any seen before describes as down are
+   *     held down)
    */
   public PeerRails railsFor(PeerSegment segment) {
     PeerRails current = peers.get(segment.serverName());
@@ -167,10 +190,16 @@ public final class RailSelector {
       for (int k = 0; k < n; k++) {
         int local = k % localDevices.size();
         int peer = (k / localDevices.size() + local) % remote;
-        rails[k] = new Rail(local, localDevices.get(local), segment.serverName(), segment.devices().get(peer).name());
+        rails[k] =
+            new Rail(
+                local,
+                localDevices.get(local),
+                segment.serverName(),
+                segment.devices().get(peer).name());
         remoteIndex[k] = peer;
         railHealth[k] = health.computeIfAbsent(rails[k], r -> new RailHealth());
-        deviceHealth[k] = peerDevices.computeIfAbsent(rails[k].peerNicPath(), p -> new RailHealth());
+        deviceHealth[k] =
+            peerDevices.computeIfAbsent(rails[k].peerNicPath(), p -> new RailHealth());
         load[k] = loads.computeIfAbsent(rails[k], r -> new RailLoad(RATE_WINDOW_NANOS));
         preferred[k] = wired[local][peer];
         other |= !preferred[k];
@@ -178,12 +207,16 @@ public final class RailSelector {
       anyOther = other;
     }
 
-    /** @return for each local device, the peer devices it prefers */
+    /**
+     * @return for each local device, the peer devices it prefers
+     */
     private boolean[][] wiring(PeerSegment segment) {
       List<Gid> peerGids = new ArrayList<>(segment.devices().size());
       for (int p = 0; p < segment.devices().size(); p++) {
-        byte[] gid = segment.descriptor().getDevicesCount() > p
-            ? segment.descriptor().getDevices(p).getGid().toByteArray() : new byte[0];
+        byte[] gid =
+            segment.descriptor().getDevicesCount() > p
+                ? segment.descriptor().getDevices(p).getGid().toByteArray()
+                : new byte[0];
         peerGids.add(gid.length == 16 ? Gid.fromBytes(gid) : Gid.ZERO);
       }
       boolean[][] wired = new boolean[localDevices.size()][];
@@ -194,20 +227,25 @@ public final class RailSelector {
     }
 
     /**
-     * Holds down every device this descriptor describes as inactive, unless a newer descriptor of the peer was
-     * seen already: the peer's word reaches the rails of older handles too, and ends with a probe like any
-     * hold-down.
+     * Holds down every device this descriptor describes as inactive, unless a newer descriptor of
+     * the peer was seen already: the peer's word reaches the rails of older handles too, and ends
+     * with a probe like any hold-down.
      */
     private void publishDeviceStates() {
-      AtomicLong seen = peerVersion.computeIfAbsent(segment.serverName(), p -> new AtomicLong(Long.MIN_VALUE));
+      AtomicLong seen =
+          peerVersion.computeIfAbsent(segment.serverName(), p -> new AtomicLong(Long.MIN_VALUE));
       long v = seen.get();
       while (segment.version() > v) {
         if (seen.compareAndSet(v, segment.version())) {
           long now = clock.getAsLong();
           for (int k = 0; k < rails.length; k++) {
             if (!segment.devices().get(remoteIndex[k]).active()) {
-              deviceHealth[k].holdDown(now, holdDownNanos, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
-                  segment + " describes " + rails[k].peerNicPath() + " as down"));
+              deviceHealth[k].holdDown(
+                  now,
+                  holdDownNanos,
+                  new VteException(
+                      ErrorCode.DEVICE_UNAVAILABLE,
+                      segment + " describes " + rails[k].peerNicPath() + " as down"));
             }
           }
           return;
@@ -216,21 +254,25 @@ public final class RailSelector {
       }
     }
 
-    /** @return the segment they were built for */
+    /**
+     * @return the segment they were built for
+     */
     public PeerSegment segment() {
       return segment;
     }
 
     /**
-     * Picks a rail for one slice and counts the slice into its backlog: {@link #release} must follow exactly once,
-     * when the slice ends or if it is never routed. A rail whose hold-down has ended gets the slice as its probe;
-     * otherwise the usable rail where the slice is expected to finish first wins, ties going round-robin.
+     * Picks a rail for one slice and counts the slice into its backlog: {@link #release} must
+     * follow exactly once, when the slice ends or if it is never routed. A rail whose hold-down has
+     * ended gets the slice as its probe; otherwise the usable rail where the slice is expected to
+     * finish first wins, ties going round-robin.
      *
      * @param bufferIndex index of the remote buffer in the segment
      * @param avoid a rail to skip unless it is the only usable one, or null
      * @param length the slice's bytes
-     * @return the chosen rail; when every eligible rail leads to a held-down peer device, the one held down
-     *     longest (a probe ahead of time, rather than failing the slice); null when there is none
+     * @return the chosen rail; when every eligible rail leads to a held-down peer device, the one
+     *     held down longest (a probe ahead of time, rather than failing the slice); null when there
+     *     is none
      */
     public Rail select(int bufferIndex, Rail avoid, int length) {
       int n = rails.length;
@@ -239,7 +281,8 @@ public final class RailSelector {
       }
       long now = clock.getAsLong();
       int start = Math.floorMod(cursor.getAndIncrement(), n);
-      // A rail can be held down between the look and the claim; each such loss takes one rail out, so n passes.
+      // A rail can be held down between the look and the claim; each such loss takes one rail out,
+      // so n passes.
       for (int pass = 0; pass < n; pass++) {
         int k = pick(bufferIndex, avoid, length, start, now, anyOther);
         if (k < 0 && anyOther) {
@@ -265,10 +308,11 @@ public final class RailSelector {
 
     /**
      * @param preferredOnly look at preferred rails only
-     * @return the rail to claim: a usable rail past its hold-down (the probe), else the one with the least expected
-     *     finish time, else {@code avoid} when usable; -1 when none is usable
+     * @return the rail to claim: a usable rail past its hold-down (the probe), else the one with
+     *     the least expected finish time, else {@code avoid} when usable; -1 when none is usable
      */
-    private int pick(int bufferIndex, Rail avoid, int length, int start, long now, boolean preferredOnly) {
+    private int pick(
+        int bufferIndex, Rail avoid, int length, int start, long now, boolean preferredOnly) {
       int n = rails.length;
       double fastest = 0;
       for (int k = 0; k < n; k++) {
@@ -282,7 +326,9 @@ public final class RailSelector {
       double bestFinish = 0;
       for (int i = 0; i < n; i++) {
         int k = (start + i) % n;
-        if ((preferredOnly && !preferred[k]) || !eligible(k, bufferIndex) || !railHealth[k].isUsable(now)
+        if ((preferredOnly && !preferred[k])
+            || !eligible(k, bufferIndex)
+            || !railHealth[k].isUsable(now)
             || !deviceHealth[k].isUsable(now)) {
           continue;
         }
@@ -293,7 +339,8 @@ public final class RailSelector {
         } else {
           double npb = load[k].currentNanosPerByte(now);
           // A rail never measured is taken to be as fast as the fastest, so that it gets measured.
-          double finish = (load[k].outstanding() + length) * (npb > 0 ? npb : fastest > 0 ? fastest : 1);
+          double finish =
+              (load[k].outstanding() + length) * (npb > 0 ? npb : fastest > 0 ? fastest : 1);
           if (best < 0 || finish < bestFinish) {
             best = k;
             bestFinish = finish;
@@ -304,15 +351,23 @@ public final class RailSelector {
     }
 
     private boolean claim(int k, long now) {
-      return railHealth[k].tryUse(now, probeWindowNanos) && deviceHealth[k].tryUse(now, probeWindowNanos);
+      return railHealth[k].tryUse(now, probeWindowNanos)
+          && deviceHealth[k].tryUse(now, probeWindowNanos);
     }
 
-    /** The eligible rail whose peer device has been held down longest, when only device hold-downs are left. */
+    /**
+     * The eligible rail whose peer device has been held down longest, when only device hold-downs
+     * are left.
+     */
     private Rail heldLongest(int bufferIndex, long now, boolean preferredOnly) {
       int best = -1;
       for (int k = 0; k < rails.length; k++) {
-        if ((!preferredOnly || preferred[k]) && eligible(k, bufferIndex) && railHealth[k].isUsable(now) && deviceHealth[k].isHeld()
-            && (best < 0 || deviceHealth[k].lastFailureAt() - deviceHealth[best].lastFailureAt() < 0)) {
+        if ((!preferredOnly || preferred[k])
+            && eligible(k, bufferIndex)
+            && railHealth[k].isUsable(now)
+            && deviceHealth[k].isHeld()
+            && (best < 0
+                || deviceHealth[k].lastFailureAt() - deviceHealth[best].lastFailureAt() < 0)) {
           best = k;
         }
       }
@@ -332,7 +387,8 @@ public final class RailSelector {
     }
 
     /**
-     * Takes an ended slice out of its rail's backlog: exactly once per {@link #select} that returned the rail.
+     * Takes an ended slice out of its rail's backlog: exactly once per {@link #select} that
+     * returned the rail.
      *
      * @param rail the rail the slice was given
      * @param length the slice's bytes
@@ -342,7 +398,9 @@ public final class RailSelector {
       load[indexOf(rail)].release(length, moved, clock.getAsLong());
     }
 
-    /** @param rail a rail whose slice completed */
+    /**
+     * @param rail a rail whose slice completed
+     */
     public void onSuccess(Rail rail) {
       int k = indexOf(rail);
       railHealth[k].onSuccess();
@@ -351,14 +409,14 @@ public final class RailSelector {
 
     /**
      * @param rail a rail whose slice failed
-     * @param status the {@link SliceStatus}; only penalizing ones count; one that implicates the peer device
-     *     holds down every rail to it at once, unless the local port is known down (then the local device is
-     *     to blame and its port state already keeps its rails out), and counts against the rail too, so that a
-     *     rail probed because nothing else was left is given up after repeated failures; RAIL_DOWN holds the rail
-     *     down at once
+     * @param status the {@link SliceStatus}; only penalizing ones count; one that implicates the
+     *     peer device holds down every rail to it at once, unless the local port is known down
+     *     (then the local device is to blame and its port state already keeps its rails out), and
+     *     counts against the rail too, so that a rail probed because nothing else was left is given
+     *     up after repeated failures; RAIL_DOWN holds the rail down at once
      * @param cause what the failure means for the transfer, kept for {@link #pausedCause()}
-     * @return true when the failure implicated the peer device (its other devices may have died too: the peer's
-     *     descriptor says which)
+     * @return true when the failure implicated the peer device (its other devices may have died
+     *     too: the peer's descriptor says which)
      */
     public boolean onFailure(Rail rail, int status, VteException cause) {
       if (!SliceStatus.penalizesRail(status)) {
@@ -373,11 +431,14 @@ public final class RailSelector {
         }
         deviceHealth[k].holdDown(now, holdDownNanos, cause);
       }
-      railHealth[k].onFailure(now, status == SliceStatus.RAIL_DOWN ? 1 : failuresToPause, holdDownNanos, cause);
+      railHealth[k].onFailure(
+          now, status == SliceStatus.RAIL_DOWN ? 1 : failuresToPause, holdDownNanos, cause);
       return peerDevice;
     }
 
-    /** @return the cause of the latest failure among the rails held down now, or null when none is */
+    /**
+     * @return the cause of the latest failure among the rails held down now, or null when none is
+     */
     public VteException pausedCause() {
       long now = clock.getAsLong();
       RailHealth latest = latestHeld(railHealth, latestHeld(deviceHealth, null, now), now);
@@ -387,13 +448,15 @@ public final class RailSelector {
     private boolean eligible(int k, int bufferIndex) {
       Rail r = rails[k];
       int peer = remoteIndex[k];
-      return localPortDown.get(r.localDeviceIndex()) == 0 && segment.devices().get(peer).active()
+      return localPortDown.get(r.localDeviceIndex()) == 0
+          && segment.devices().get(peer).active()
           && segment.hasRkey(bufferIndex, peer);
     }
 
     private static RailHealth latestHeld(RailHealth[] healths, RailHealth latest, long now) {
       for (RailHealth h : healths) {
-        if (h.lastCause() != null && !h.isUsable(now)
+        if (h.lastCause() != null
+            && !h.isUsable(now)
             && (latest == null || h.lastFailureAt() - latest.lastFailureAt() > 0)) {
           latest = h;
         }

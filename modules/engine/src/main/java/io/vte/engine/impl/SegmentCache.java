@@ -6,15 +6,15 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
-/**
- * Peer segments by name, looked up once and shared; failed lookups are not kept. Thread-safe.
- */
+/** Peer segments by name, looked up once and shared; failed lookups are not kept. Thread-safe. */
 public final class SegmentCache {
 
   private final Function<String, Future<SegmentDescriptor>> lookup;
   private final Map<String, Future<PeerSegment>> segments = new ConcurrentHashMap<>();
 
-  /** @param lookup the metadata lookup (p2p: GetSegment on the peer) */
+  /**
+   * @param lookup the metadata lookup (p2p: GetSegment on the peer)
+   */
   public SegmentCache(Function<String, Future<SegmentDescriptor>> lookup) {
     this.lookup = lookup;
   }
@@ -29,8 +29,8 @@ public final class SegmentCache {
 
   /**
    * @param seen a segment a caller holds
-   * @return the cached descriptor of the same name when it is newer than {@code seen} (by version), else
-   *     {@code seen}
+   * @return the cached descriptor of the same name when it is newer than {@code seen} (by version),
+   *     else {@code seen}
    */
   public PeerSegment newest(PeerSegment seen) {
     Future<PeerSegment> current = segments.get(seen.name());
@@ -41,25 +41,33 @@ public final class SegmentCache {
   }
 
   /**
-   * Looks the segment up again because {@code stale} lacks something a caller needs. Callers that find the
-   * same descriptor stale at the same time share one lookup: a lookup in flight is joined, and a cached
-   * descriptor newer than {@code stale} (by version) is returned as is. Otherwise a new lookup replaces the
-   * cached entry, so that re-opening the segment returns the fresh descriptor.
+   * Looks the segment up again because {@code stale} lacks something a caller needs. Callers that
+   * find the same descriptor stale at the same time share one lookup: a lookup in flight is joined,
+   * and a cached descriptor newer than {@code stale} (by version) is returned as is. Otherwise a
+   * new lookup replaces the cached entry, so that re-opening the segment returns the fresh
+   * descriptor.
    *
    * @param stale the segment found stale
    * @return the fresh segment
    */
   public Future<PeerSegment> refresh(PeerSegment stale) {
-    return forgetOnFailure(stale.name(), segments.compute(stale.name(), (name, current) -> {
-      if (current != null && (!current.isComplete()
-          || current.succeeded() && current.result().version() > stale.version())) {
-        return current;
-      }
-      return load(name);
-    }));
+    return forgetOnFailure(
+        stale.name(),
+        segments.compute(
+            stale.name(),
+            (name, current) -> {
+              if (current != null
+                  && (!current.isComplete()
+                      || current.succeeded() && current.result().version() > stale.version())) {
+                return current;
+              }
+              return load(name);
+            }));
   }
 
-  /** @param name a segment whose descriptor changed or vanished */
+  /**
+   * @param name a segment whose descriptor changed or vanished
+   */
   public void invalidate(String name) {
     segments.remove(name);
   }

@@ -6,9 +6,9 @@ import io.vte.verbs.WrOpcode;
  * One contiguous piece of a transfer request, posted as one signaled work request on one rail.
  *
  * <p>Filled by the engine layer (slicer and rail selector), handed to a {@link SliceRouter}, posted
- * and completed by the rail's owner, which reports through {@link SliceCallback#onSliceDone}. A slice is
- * touched by one thread at a time: the submitter until {@code submit}, then its owner until
- * {@code onSliceDone}, then the submitter again (which may change the rail and resubmit it).
+ * and completed by the rail's owner, which reports through {@link SliceCallback#onSliceDone}. A
+ * slice is touched by one thread at a time: the submitter until {@code submit}, then its owner
+ * until {@code onSliceDone}, then the submitter again (which may change the rail and resubmit it).
  */
 public final class Slice {
 
@@ -31,7 +31,13 @@ public final class Slice {
    * @param remoteAddress remote address of the slice
    * @param length bytes, positive
    */
-  public Slice(SliceCallback callback, int index, int opcode, long localAddress, long remoteAddress, int length) {
+  public Slice(
+      SliceCallback callback,
+      int index,
+      int opcode,
+      long localAddress,
+      long remoteAddress,
+      int length) {
     this.callback = callback;
     this.index = index;
     this.opcode = opcode;
@@ -54,58 +60,88 @@ public final class Slice {
     this.attempts++;
   }
 
-  /** @return the request it belongs to */
+  /**
+   * @return the request it belongs to
+   */
   public SliceCallback callback() {
     return callback;
   }
 
-  /** @return its index within the request */
+  /**
+   * @return its index within the request
+   */
   public int index() {
     return index;
   }
 
-  /** @return the work-request opcode */
+  /**
+   * @return the work-request opcode
+   */
   public int opcode() {
     return opcode;
   }
 
-  /** @return local address */
+  /**
+   * @return local address
+   */
   public long localAddress() {
     return localAddress;
   }
 
-  /** @return remote address */
+  /**
+   * @return remote address
+   */
   public long remoteAddress() {
     return remoteAddress;
   }
 
-  /** @return length in bytes */
+  /**
+   * @return length in bytes
+   */
   public int length() {
     return length;
   }
 
-  /** @return the current rail, null before the first {@link #assign} */
+  /**
+   * @return the current rail, null before the first {@link #assign}
+   */
   public Rail rail() {
     return rail;
   }
 
-  /** @return local key on the current rail */
+  /**
+   * @return local key on the current rail
+   */
   public int lkey() {
     return lkey;
   }
 
-  /** @return remote key on the current rail */
+  /**
+   * @return remote key on the current rail
+   */
   public int rkey() {
     return rkey;
   }
 
-  /** @return how many times it was assigned a rail */
+  /**
+   * @return how many times it was assigned a rail
+   */
   public int attempts() {
     return attempts;
   }
 
   @Override
   public String toString() {
-    return "Slice[" + index + " " + WrOpcode.name(opcode) + " " + length + "B via " + rail + " attempt " + attempts + "]";
+    return "Slice["
+        + index
+        + " "
+        + WrOpcode.name(opcode)
+        + " "
+        + length
+        + "B via "
+        + rail
+        + " attempt "
+        + attempts
+        + "]";
   }
 }

@@ -1,8 +1,8 @@
 package io.vte.engine.impl;
 
 /**
- * The request a slice belongs to, as the owner layer sees it. Implemented by the engine layer; called
- * by owners on their event loops, so implementations are thread-safe and never block.
+ * The request a slice belongs to, as the owner layer sees it. Implemented by the engine layer;
+ * called by owners on their event loops, so implementations are thread-safe and never block.
  */
 public interface SliceCallback {
 

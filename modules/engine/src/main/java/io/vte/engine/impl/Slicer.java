@@ -3,14 +3,16 @@ package io.vte.engine.impl;
 import java.util.List;
 
 /**
- * Cuts a request into slices of at most {@code sliceSize} bytes. A request lies inside one local and one
- * remote buffer (validated before), so no slice crosses a buffer boundary.
+ * Cuts a request into slices of at most {@code sliceSize} bytes. A request lies inside one local
+ * and one remote buffer (validated before), so no slice crosses a buffer boundary.
  */
 public final class Slicer {
 
   private final int sliceSize;
 
-  /** @param sliceSize bytes per slice, positive */
+  /**
+   * @param sliceSize bytes per slice, positive
+   */
   public Slicer(int sliceSize) {
     if (sliceSize <= 0) {
       throw new IllegalArgumentException("sliceSize must be > 0, got " + sliceSize);
@@ -40,7 +42,12 @@ public final class Slicer {
    * @param length bytes, positive
    * @param out receives the slices
    */
-  public void cut(SliceCallback callback, int opcode, long localAddress, long remoteAddress, long length,
+  public void cut(
+      SliceCallback callback,
+      int opcode,
+      long localAddress,
+      long remoteAddress,
+      long length,
       List<Slice> out) {
     int n = count(length);
     for (int i = 0; i < n; i++) {

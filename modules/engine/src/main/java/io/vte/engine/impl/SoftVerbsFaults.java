@@ -9,8 +9,9 @@ import io.vte.verbs.soft.SoftFaultInjector;
 import java.time.Duration;
 
 /**
- * The public {@link FaultInjector} of an engine on soft verbs: the soft-verbs injector of the engine's own
- * provider (port 1, the port the engine uses), with its errors as typed {@link VteException}s.
+ * The public {@link FaultInjector} of an engine on soft verbs: the soft-verbs injector of the
+ * engine's own provider (port 1, the port the engine uses), with its errors as typed {@link
+ * VteException}s.
  */
 final class SoftVerbsFaults implements FaultInjector {
 
@@ -40,7 +41,8 @@ final class SoftVerbsFaults implements FaultInjector {
   @Override
   public void delayFrames(String device, double fraction, Duration delay, long seed) {
     if (delay == null) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "frame delay of device '" + device + "' is null");
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT, "frame delay of device '" + device + "' is null");
     }
     run(device, () -> faults.delayFrames(device, fraction, delay.toNanos(), seed));
   }
@@ -69,8 +71,10 @@ final class SoftVerbsFaults implements FaultInjector {
     try {
       fault.run();
     } catch (VerbsException e) {
-      ErrorCode code = e.error() == VerbsError.NO_DEVICE || e.error() == VerbsError.INVALID_ARGUMENT
-          ? ErrorCode.INVALID_ARGUMENT : ErrorCode.DEVICE_UNAVAILABLE;
+      ErrorCode code =
+          e.error() == VerbsError.NO_DEVICE || e.error() == VerbsError.INVALID_ARGUMENT
+              ? ErrorCode.INVALID_ARGUMENT
+              : ErrorCode.DEVICE_UNAVAILABLE;
       throw new VteException(code, "fault on device '" + device + "': " + e.getMessage(), e);
     }
   }

@@ -53,10 +53,10 @@ import java.util.Map;
 
 /**
  * The engine: wires the verbs provider, the owner layer (one {@link LocalContext} per device), the
- * handshake service and client, the metadata store and the data path ({@link TransferSubmitter}) behind
- * the public {@link TransferEngine} API. {@link #open} builds them, in order, into one {@link EngineParts}
- * and releases what it opened when a step fails; {@link #close} releases everything through
- * {@link EngineParts#close}.
+ * handshake service and client, the metadata store and the data path ({@link TransferSubmitter})
+ * behind the public {@link TransferEngine} API. {@link #open} builds them, in order, into one
+ * {@link EngineParts} and releases what it opened when a step fails; {@link #close} releases
+ * everything through {@link EngineParts#close}.
  */
 public final class TransferEngineImpl implements TransferEngine {
 
@@ -65,8 +65,10 @@ public final class TransferEngineImpl implements TransferEngine {
   private final EngineHandshakeHandler handshakeHandler = new EngineHandshakeHandler();
   private final EngineCounters counters = new EngineCounters();
   private final BatchIdTable batchIds = new BatchIdTable();
+
   /** Set once by {@link #open}, before the first publish; null until then and when open failed. */
   private volatile EngineParts parts;
+
   private volatile boolean closed;
   private Future<Void> closing;
 
@@ -80,12 +82,16 @@ public final class TransferEngineImpl implements TransferEngine {
    *
    * @param vertx the Vert.x instance
    * @param options validated options
-   * @return the running engine, or a typed failure after everything opened so far was closed (by {@link #open})
+   * @return the running engine, or a typed failure after everything opened so far was closed (by
+   *     {@link #open})
    */
   public static Future<TransferEngine> start(Vertx vertx, EngineOptions options) {
     Future<EngineOptions> resolved;
-    if ("soft".equals(options.getTransport()) && options.getDevices() != null && options.getDevices().isEmpty()) {
-      // Listing the host's interfaces reads kernel tables: on a worker, never on the caller's event loop.
+    if ("soft".equals(options.getTransport())
+        && options.getDevices() != null
+        && options.getDevices().isEmpty()) {
+      // Listing the host's interfaces reads kernel tables: on a worker, never on the caller's event
+      // loop.
       resolved = vertx.executeBlocking(options::withHostDefaults, false);
     } else {
       try {
@@ -94,15 +100,17 @@ public final class TransferEngineImpl implements TransferEngine {
         return Future.failedFuture(e);
       }
     }
-    return resolved.compose(o -> {
-      TransferEngineImpl engine = new TransferEngineImpl(vertx, o);
-      return engine.open().<TransferEngine>map(engine);
-    });
+    return resolved.compose(
+        o -> {
+          TransferEngineImpl engine = new TransferEngineImpl(vertx, o);
+          return engine.open().<TransferEngine>map(engine);
+        });
   }
 
   /**
-   * Opens the engine's parts in order (the fabric, the metadata store, the data path), sets {@link #parts} and
-   * publishes this node's descriptor; when a step fails, releases what the steps before it opened.
+   * Opens the engine's parts in order (the fabric, the metadata store, the data path), sets {@link
+   * #parts} and publishes this node's descriptor; when a step fails, releases what the steps before
+   * it opened.
    */
   private Future<Void> open() {
     Future<EngineParts.Fabric> fabric;
@@ -114,29 +122,51 @@ public final class TransferEngineImpl implements TransferEngine {
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
-    return fabric.compose(f -> vertx.executeBlocking(() -> localAffinity(f.contexts()), false)
-        .recover(e -> Future.succeededFuture(RailAffinity.NONE)) // no interface table: no rail is preferred
-        .compose(affinity -> startMetadata(f.clients()).transform(started -> {
-      if (started.failed()) {
-        return f.close().transform(v -> Future.<Void>failedFuture(started.cause()));
-      }
-      MetadataStore metadata = started.result().store();
-      EngineParts opened;
-      try {
-        opened = wire(f, metadata, affinity);
-      } catch (RuntimeException e) {
-        return metadata.close().transform(v -> f.close()).transform(v -> Future.<Void>failedFuture(e));
-      }
-      parts = opened;
-      String name = segmentName();
-      // like the store's start, the first publish waits for a slow backend within the start deadline
-      return started.result().deadline().retry("first publish of segment '" + name + "'",
-          left -> metadata.publish(opened.descriptor().build()))
-          .recover(e -> {
-            handshakeHandler.closing();
-            return opened.close(name).transform(v -> Future.failedFuture(e));
-          });
-    })));
+    return fabric.compose(
+        f ->
+            vertx
+                .executeBlocking(() -> localAffinity(f.contexts()), false)
+                .recover(
+                    e ->
+                        Future.succeededFuture(
+                            RailAffinity.NONE)) // no interface table: no rail is preferred
+                .compose(
+                    affinity ->
+                        startMetadata(f.clients())
+                            .transform(
+                                started -> {
+                                  if (started.failed()) {
+                                    return f.close()
+                                        .transform(v -> Future.<Void>failedFuture(started.cause()));
+                                  }
+                                  MetadataStore metadata = started.result().store();
+                                  EngineParts opened;
+                                  try {
+                                    opened = wire(f, metadata, affinity);
+                                  } catch (RuntimeException e) {
+                                    return metadata
+                                        .close()
+                                        .transform(v -> f.close())
+                                        .transform(v -> Future.<Void>failedFuture(e));
+                                  }
+                                  parts = opened;
+                                  String name = segmentName();
+                                  // like the store's start, the first publish waits for a slow
+                                  // backend within the start deadline
+                                  return started
+                                      .result()
+                                      .deadline()
+                                      .retry(
+                                          "first publish of segment '" + name + "'",
+                                          left -> metadata.publish(opened.descriptor().build()))
+                                      .recover(
+                                          e -> {
+                                            handshakeHandler.closing();
+                                            return opened
+                                                .close(name)
+                                                .transform(v -> Future.failedFuture(e));
+                                          });
+                                })));
   }
 
   /**
@@ -150,36 +180,51 @@ public final class TransferEngineImpl implements TransferEngine {
     HandshakeClientPool clients;
     try {
       if (!provider.isAvailable()) {
-        throw new VteException(ErrorCode.DEVICE_UNAVAILABLE, "verbs provider '" + options.getTransport()
-            + "' is unavailable (" + provider.unavailabilityCause() + "); use transport 'soft' on hosts without RDMA");
+        throw new VteException(
+            ErrorCode.DEVICE_UNAVAILABLE,
+            "verbs provider '"
+                + options.getTransport()
+                + "' is unavailable ("
+                + provider.unavailabilityCause()
+                + "); use transport 'soft' on hosts without RDMA");
       }
       clients = HandshakeClientPool.create(vertx, EnginePartOptions.handshakeClient(options));
     } catch (RuntimeException e) {
       provider.close();
       throw e;
     }
-    return HandshakeServer.start(vertx, EnginePartOptions.handshakeServer(options), handshakeHandler)
-        .transform(started -> {
-          if (started.failed()) {
-            return clients.close().transform(v -> {
-              provider.close();
-              return Future.failedFuture(started.cause());
+    return HandshakeServer.start(
+            vertx, EnginePartOptions.handshakeServer(options), handshakeHandler)
+        .transform(
+            started -> {
+              if (started.failed()) {
+                return clients
+                    .close()
+                    .transform(
+                        v -> {
+                          provider.close();
+                          return Future.failedFuture(started.cause());
+                        });
+              }
+              HandshakeServer server = started.result();
+              List<LocalContext> contexts = new ArrayList<>();
+              return openContexts(
+                      provider, server, clients, ProviderConfig.deviceNames(options), contexts)
+                  .transform(
+                      ar -> {
+                        EngineParts.Fabric fabric =
+                            new EngineParts.Fabric(provider, clients, server, contexts);
+                        return ar.succeeded()
+                            ? Future.succeededFuture(fabric)
+                            : fabric.close().transform(v -> Future.failedFuture(ar.cause()));
+                      });
             });
-          }
-          HandshakeServer server = started.result();
-          List<LocalContext> contexts = new ArrayList<>();
-          return openContexts(provider, server, clients, ProviderConfig.deviceNames(options), contexts).transform(ar -> {
-            EngineParts.Fabric fabric = new EngineParts.Fabric(provider, clients, server, contexts);
-            return ar.succeeded() ? Future.succeededFuture(fabric)
-                : fabric.close().transform(v -> Future.failedFuture(ar.cause()));
-          });
-        });
   }
 
   /**
    * @return the verbs provider the options name, configured with their devices
-   * @throws VteException INVALID_CONFIGURATION naming {@code devices} when the provider refuses them (a host that
-   *     does not resolve, a device named twice)
+   * @throws VteException INVALID_CONFIGURATION naming {@code devices} when the provider refuses
+   *     them (a host that does not resolve, a device named twice)
    */
   private VerbsProvider createProvider() {
     Map<String, Object> config = ProviderConfig.of(options);
@@ -189,14 +234,23 @@ public final class TransferEngineImpl implements TransferEngine {
       if (e.error() != VerbsError.INVALID_ARGUMENT) {
         throw e;
       }
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "engine option 'devices' " + options.getDevices()
-          + " is invalid: " + e.getMessage(), e);
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION,
+          "engine option 'devices' " + options.getDevices() + " is invalid: " + e.getMessage(),
+          e);
     }
   }
 
-  /** Opens a context for each named device not yet in {@code contexts}, in order, adding each as it opens. */
-  private Future<Void> openContexts(VerbsProvider provider, HandshakeServer server, HandshakeClientPool clients,
-      List<String> names, List<LocalContext> contexts) {
+  /**
+   * Opens a context for each named device not yet in {@code contexts}, in order, adding each as it
+   * opens.
+   */
+  private Future<Void> openContexts(
+      VerbsProvider provider,
+      HandshakeServer server,
+      HandshakeClientPool clients,
+      List<String> names,
+      List<LocalContext> contexts) {
     int index = contexts.size();
     if (index == names.size()) {
       return Future.succeededFuture();
@@ -205,35 +259,47 @@ public final class TransferEngineImpl implements TransferEngine {
     try {
       device = provider.open(names.get(index));
     } catch (VerbsException e) {
-      return Future.failedFuture(new VteException(ErrorCode.DEVICE_UNAVAILABLE,
-          "cannot open device '" + names.get(index) + "': " + e.getMessage(), e));
+      return Future.failedFuture(
+          new VteException(
+              ErrorCode.DEVICE_UNAVAILABLE,
+              "cannot open device '" + names.get(index) + "': " + e.getMessage(),
+              e));
     }
-    return LocalContext.open(vertx, device, OwnerConfig.from(options), server.serverName(), clients::connect, NanoClock.SYSTEM)
-        .compose(ctx -> {
-          contexts.add(ctx);
-          return openContexts(provider, server, clients, names, contexts);
-        });
+    return LocalContext.open(
+            vertx,
+            device,
+            OwnerConfig.from(options),
+            server.serverName(),
+            clients::connect,
+            NanoClock.SYSTEM)
+        .compose(
+            ctx -> {
+              contexts.add(ctx);
+              return openContexts(provider, server, clients, names, contexts);
+            });
   }
 
   /**
    * @param options engine options
-   * @return how long a QP takes to give up on a peer that stopped answering: the encoded ACK timeout times the
-   *     QP retries
+   * @return how long a QP takes to give up on a peer that stopped answering: the encoded ACK
+   *     timeout times the QP retries
    */
   static Duration qpFailureTime(EngineOptions options) {
-    return Duration.ofNanos(Math.max(1, options.getQpRetryCount()) * (4096L << OwnerConfig.qpTimeoutExponent(options.getQpTimeout())));
+    return Duration.ofNanos(
+        Math.max(1, options.getQpRetryCount())
+            * (4096L << OwnerConfig.qpTimeoutExponent(options.getQpTimeout())));
   }
 
   /** A started metadata store and its start deadline, which the first publish shares. */
   private record StartedMetadata(MetadataStore store, StartDeadline deadline) {}
 
   /**
-   * Creates and starts the metadata store on a worker context of its own, so that its etcd calls, watch
-   * callbacks and timers never run on an owner's event loop.
+   * Creates and starts the metadata store on a worker context of its own, so that its etcd calls,
+   * watch callbacks and timers never run on an owner's event loop.
    *
    * @param clients fetches peers' descriptors (p2p)
-   * @return the started store, with the metadata start deadline begun before it started; a store that fails to
-   *     start is closed
+   * @return the started store, with the metadata start deadline begun before it started; a store
+   *     that fails to start is closed
    */
   private Future<StartedMetadata> startMetadata(HandshakeClientPool clients) {
     MetadataOptions mo;
@@ -244,57 +310,111 @@ public final class TransferEngineImpl implements TransferEngine {
     }
     ContextInternal metadataContext = ((VertxInternal) vertx).createWorkerContext();
     Promise<MetadataStore> created = Promise.promise();
-    metadataContext.runOnContext(v -> {
-      try {
-        created.complete(MetadataStores.create(vertx, options.getMetadataUri(), mo));
-      } catch (VteException e) {
-        created.fail(e);
-      }
-    });
+    metadataContext.runOnContext(
+        v -> {
+          try {
+            created.complete(MetadataStores.create(vertx, options.getMetadataUri(), mo));
+          } catch (VteException e) {
+            created.fail(e);
+          }
+        });
     StartDeadline startDeadline = StartDeadline.startingNow(vertx, mo.getStartDeadline());
-    return created.future().compose(store -> store.start().transform(ar -> ar.succeeded()
-        ? Future.succeededFuture(new StartedMetadata(store, startDeadline))
-        : store.close().transform(v -> Future.failedFuture(ar.cause()))));
+    return created
+        .future()
+        .compose(
+            store ->
+                store
+                    .start()
+                    .transform(
+                        ar ->
+                            ar.succeeded()
+                                ? Future.succeededFuture(new StartedMetadata(store, startDeadline))
+                                : store.close().transform(v -> Future.failedFuture(ar.cause()))));
   }
 
-  /** Which peer devices each local device is wired to: reads the host's interfaces, so on a worker. */
+  /**
+   * Which peer devices each local device is wired to: reads the host's interfaces, so on a worker.
+   */
   private static RailAffinity localAffinity(List<LocalContext> contexts) {
     List<Gid> gids = new ArrayList<>(contexts.size());
     contexts.forEach(c -> gids.add(c.portAttributes().gid()));
     return RailAffinity.ofLocalGids(gids);
   }
 
-  /** Builds the data path, notifications, meters and diagnostics over an open fabric and a started store. */
-  private EngineParts wire(EngineParts.Fabric fabric, MetadataStore metadata, RailAffinity affinity) {
+  /**
+   * Builds the data path, notifications, meters and diagnostics over an open fabric and a started
+   * store.
+   */
+  private EngineParts wire(
+      EngineParts.Fabric fabric, MetadataStore metadata, RailAffinity affinity) {
     List<LocalContext> contexts = fabric.contexts();
     String serverName = fabric.server().serverName();
     List<String> names = new ArrayList<>();
     contexts.forEach(c -> names.add(c.deviceName()));
-    MemoryRegistry memory = new MemoryRegistry(new ContextMemory(contexts), this::descriptorChanged);
-    LocalDescriptorBuilder descriptor = new LocalDescriptorBuilder(segmentName(serverName), serverName,
-        options.getTransport(), names, i -> contexts.get(i).portAttributes(), memory);
+    MemoryRegistry memory =
+        new MemoryRegistry(new ContextMemory(contexts), this::descriptorChanged);
+    LocalDescriptorBuilder descriptor =
+        new LocalDescriptorBuilder(
+            segmentName(serverName),
+            serverName,
+            options.getTransport(),
+            names,
+            i -> contexts.get(i).portAttributes(),
+            memory);
     SegmentCache segments = new SegmentCache(metadata::lookup);
     metadata.setInvalidationHandler(segments::invalidate);
     long holdDown = options.getRailHoldDown().toNanos();
-    RailSelector rails = new RailSelector(names, 3, holdDown, Math.max(holdDown, qpFailureTime(options).toNanos()),
-        System::nanoTime, affinity);
-    TransferSubmitter submitter = new TransferSubmitter(vertx, memory, segments, rails, new TransferTracker.Services(
-        new Slicer(options.getSliceSize()), new OwnerRouter(contexts), options.getRetryCount(), counters,
-        seg -> segments.invalidate(seg.name()), new PeerDeviceStates(segments, rails)));
-    NotificationDispatcher notifications = new NotificationDispatcher(vertx.getOrCreateContext(), 1024,
-        options.getHandshakeDeadline().toMillis(), NotificationDispatcher.newEpoch());
-    NotificationSender sender = new NotificationSender(fabric.clients(), serverName, notifications,
-        options.getHandshakeDeadline());
+    RailSelector rails =
+        new RailSelector(
+            names,
+            3,
+            holdDown,
+            Math.max(holdDown, qpFailureTime(options).toNanos()),
+            System::nanoTime,
+            affinity);
+    TransferSubmitter submitter =
+        new TransferSubmitter(
+            vertx,
+            memory,
+            segments,
+            rails,
+            new TransferTracker.Services(
+                new Slicer(options.getSliceSize()),
+                new OwnerRouter(contexts),
+                options.getRetryCount(),
+                counters,
+                seg -> segments.invalidate(seg.name()),
+                new PeerDeviceStates(segments, rails)));
+    NotificationDispatcher notifications =
+        new NotificationDispatcher(
+            vertx.getOrCreateContext(),
+            1024,
+            options.getHandshakeDeadline().toMillis(),
+            NotificationDispatcher.newEpoch());
+    NotificationSender sender =
+        new NotificationSender(
+            fabric.clients(), serverName, notifications, options.getHandshakeDeadline());
     for (int i = 0; i < contexts.size(); i++) {
       int index = i;
-      contexts.get(i).addPortListener((device, port, active) -> {
-        rails.setLocalPortUp(index, active);
-        descriptorChanged();
-      });
+      contexts
+          .get(i)
+          .addPortListener(
+              (device, port, active) -> {
+                rails.setLocalPortUp(index, active);
+                descriptorChanged();
+              });
     }
     handshakeHandler.bind(new PassiveConnectHandler(contexts), descriptor, notifications);
-    EngineDiagnostics diagnostics = new EngineDiagnosticsImpl(serverName, segmentName(serverName),
-        options.getMetadataUri(), metadata, contexts, rails, counters, fabric.provider());
+    EngineDiagnostics diagnostics =
+        new EngineDiagnosticsImpl(
+            serverName,
+            segmentName(serverName),
+            options.getMetadataUri(),
+            metadata,
+            contexts,
+            rails,
+            counters,
+            fabric.provider());
     EngineParts.Meters meters = EngineParts.Meters.NONE;
     MeterRegistry meterRegistry = BackendRegistries.getDefaultNow();
     if (meterRegistry != null) {
@@ -303,21 +423,37 @@ public final class TransferEngineImpl implements TransferEngine {
       list.addAll(metadataMeters(meterRegistry, serverName, metadata));
       meters = new EngineParts.Meters(meterRegistry, list);
     }
-    return new EngineParts(fabric, metadata, memory, descriptor, segments, rails, submitter, notifications, sender,
-        meters, diagnostics);
+    return new EngineParts(
+        fabric,
+        metadata,
+        memory,
+        descriptor,
+        segments,
+        rails,
+        submitter,
+        notifications,
+        sender,
+        meters,
+        diagnostics);
   }
 
   /**
-   * @return {@code vte.metadata.degraded} (1 while the backend is unreachable and cached descriptors are
-   *     served, else 0) and {@code vte.metadata.degradations} (times the store turned degraded)
+   * @return {@code vte.metadata.degraded} (1 while the backend is unreachable and cached
+   *     descriptors are served, else 0) and {@code vte.metadata.degradations} (times the store
+   *     turned degraded)
    */
-  static List<Meter> metadataMeters(MeterRegistry registry, String serverName, MetadataStore store) {
+  static List<Meter> metadataMeters(
+      MeterRegistry registry, String serverName, MetadataStore store) {
     return List.of(
-        Gauge.builder("vte.metadata.degraded", store, m -> m.isDegraded() ? 1 : 0).tag("engine", serverName)
-            .description("1 while the metadata backend is unreachable and cached descriptors are served")
+        Gauge.builder("vte.metadata.degraded", store, m -> m.isDegraded() ? 1 : 0)
+            .tag("engine", serverName)
+            .description(
+                "1 while the metadata backend is unreachable and cached descriptors are served")
             .register(registry),
         FunctionCounter.builder("vte.metadata.degradations", store, MetadataStore::degradedCount)
-            .tag("engine", serverName).description("times the metadata store turned degraded").register(registry));
+            .tag("engine", serverName)
+            .description("times the metadata store turned degraded")
+            .register(registry));
   }
 
   private void descriptorChanged() {
@@ -351,7 +487,9 @@ public final class TransferEngineImpl implements TransferEngine {
     return parts.fabric().server().serverName();
   }
 
-  /** @return the logical name this node's segment is published under (default: the server name) */
+  /**
+   * @return the logical name this node's segment is published under (default: the server name)
+   */
   public String segmentName() {
     return segmentName(serverName());
   }
@@ -360,27 +498,38 @@ public final class TransferEngineImpl implements TransferEngine {
     return options.getSegmentName() != null ? options.getSegmentName() : serverName;
   }
 
-  /** @return true while the metadata store serves cached descriptors because its backend is unreachable */
+  /**
+   * @return true while the metadata store serves cached descriptors because its backend is
+   *     unreachable
+   */
   public boolean metadataDegraded() {
     return parts.metadata().isDegraded();
   }
 
-  /** @return the engine-layer counters */
+  /**
+   * @return the engine-layer counters
+   */
   public EngineCounters counters() {
     return counters;
   }
 
-  /** @return bytes of slices routed to a rail and not yet ended (0 when nothing is in flight) */
+  /**
+   * @return bytes of slices routed to a rail and not yet ended (0 when nothing is in flight)
+   */
   public long railBacklogBytes() {
     return parts.rails().outstandingBytes();
   }
 
-  /** @return the verbs provider (soft verbs: its fault injector drives fault tests) */
+  /**
+   * @return the verbs provider (soft verbs: its fault injector drives fault tests)
+   */
   public VerbsProvider provider() {
     return parts.fabric().provider();
   }
 
-  /** @return the local contexts (one per device), for the engine's own tests */
+  /**
+   * @return the local contexts (one per device), for the engine's own tests
+   */
   public List<LocalContext> contexts() {
     return parts.fabric().contexts();
   }
@@ -393,8 +542,13 @@ public final class TransferEngineImpl implements TransferEngine {
   @Override
   public Future<RegisteredBuffer> register(ByteBuffer buffer, String location) {
     if (buffer == null || !buffer.isDirect()) {
-      return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT,
-          "memory must be off-heap: got " + (buffer == null ? "null" : "a heap ByteBuffer of " + buffer.capacity() + " bytes")));
+      return Future.failedFuture(
+          new VteException(
+              ErrorCode.INVALID_ARGUMENT,
+              "memory must be off-heap: got "
+                  + (buffer == null
+                      ? "null"
+                      : "a heap ByteBuffer of " + buffer.capacity() + " bytes")));
     }
     return register(DirectMemory.address(buffer), buffer.capacity(), location);
   }
@@ -414,13 +568,16 @@ public final class TransferEngineImpl implements TransferEngine {
       return closedFailure();
     }
     if (buffer == null) {
-      return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, "the buffer to unregister is null"));
+      return Future.failedFuture(
+          new VteException(ErrorCode.INVALID_ARGUMENT, "the buffer to unregister is null"));
     }
     MemoryRegistry memory = parts.memory();
-    return vertx.executeBlocking(() -> {
-      memory.unregister(buffer);
-      return null;
-    }, false);
+    return vertx.executeBlocking(
+        () -> {
+          memory.unregister(buffer);
+          return null;
+        },
+        false);
   }
 
   @Override
@@ -429,7 +586,8 @@ public final class TransferEngineImpl implements TransferEngine {
       return closedFailure();
     }
     if (name == null || name.isBlank()) {
-      return Future.failedFuture(new VteException(ErrorCode.INVALID_ARGUMENT, "segment name is blank: '" + name + "'"));
+      return Future.failedFuture(
+          new VteException(ErrorCode.INVALID_ARGUMENT, "segment name is blank: '" + name + "'"));
     }
     return parts.segments().open(name).map(s -> s);
   }

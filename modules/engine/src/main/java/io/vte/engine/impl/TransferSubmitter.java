@@ -15,10 +15,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Turns a list of requests into a running batch: validates everything up front (nothing is sent on bad
- * input), refreshes a segment once when a remote range is not in its cached descriptor, cuts requests
- * into slices with rails and routes them in one call. Keeps the batches in flight so that close can
- * settle them. Thread-safe.
+ * Turns a list of requests into a running batch: validates everything up front (nothing is sent on
+ * bad input), refreshes a segment once when a remote range is not in its cached descriptor, cuts
+ * requests into slices with rails and routes them in one call. Keeps the batches in flight so that
+ * close can settle them. Thread-safe.
  */
 public final class TransferSubmitter {
 
@@ -37,7 +37,11 @@ public final class TransferSubmitter {
    * @param railSelector rail choice
    * @param services slicer, router, retry count, counters
    */
-  public TransferSubmitter(Vertx vertx, MemoryRegistry memory, SegmentCache segments, RailSelector railSelector,
+  public TransferSubmitter(
+      Vertx vertx,
+      MemoryRegistry memory,
+      SegmentCache segments,
+      RailSelector railSelector,
       TransferTracker.Services services) {
     this.vertx = vertx;
     this.memory = memory;
@@ -71,35 +75,44 @@ public final class TransferSubmitter {
     if (closed) {
       batch.engineClosed();
     }
-    resolveRemote(requests).onComplete(ar -> {
-      if (ar.failed()) {
-        batch.reject(ar.cause() instanceof VteException ? (VteException) ar.cause()
-            : new VteException(ErrorCode.INTERNAL, "resolving segments failed", ar.cause()));
-        return;
-      }
-      Resolved resolved = ar.result();
-      TransferTracker[] trackers = new TransferTracker[requests.size()];
-      for (int i = 0; i < trackers.length; i++) {
-        PeerSegment seg = resolved.segments[i];
-        trackers[i] = new TransferTracker(services, batch, requests.get(i), locals[i],
-            railSelector.railsFor(seg), resolved.bufferIndex[i]);
-      }
-      int total = 0;
-      for (TransferRequest r : requests) {
-        total += services.slicer().count(r.length());
-      }
-      List<Slice> slices = new ArrayList<>(total);
-      batch.start(trackers, slices);
-      if (!slices.isEmpty()) {
-        services.router().submitAll(slices);
-      }
-    });
+    resolveRemote(requests)
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                batch.reject(
+                    ar.cause() instanceof VteException
+                        ? (VteException) ar.cause()
+                        : new VteException(
+                            ErrorCode.INTERNAL, "resolving segments failed", ar.cause()));
+                return;
+              }
+              Resolved resolved = ar.result();
+              TransferTracker[] trackers = new TransferTracker[requests.size()];
+              for (int i = 0; i < trackers.length; i++) {
+                PeerSegment seg = resolved.segments[i];
+                trackers[i] =
+                    new TransferTracker(
+                        services,
+                        batch,
+                        requests.get(i),
+                        locals[i],
+                        railSelector.railsFor(seg),
+                        resolved.bufferIndex[i]);
+              }
+              int total = 0;
+              for (TransferRequest r : requests) {
+                total += services.slicer().count(r.length());
+              }
+              List<Slice> slices = new ArrayList<>(total);
+              batch.start(trackers, slices);
+              if (!slices.isEmpty()) {
+                services.router().submitAll(slices);
+              }
+            });
     return batch;
   }
 
-  /**
-   * Stops accepting work and settles every batch in flight with ENGINE_CLOSED.
-   */
+  /** Stops accepting work and settles every batch in flight with ENGINE_CLOSED. */
   public void close() {
     closed = true;
     for (BatchTracker b : inFlight) {
@@ -107,7 +120,9 @@ public final class TransferSubmitter {
     }
   }
 
-  /** @return batches not yet settled */
+  /**
+   * @return batches not yet settled
+   */
   public int inFlight() {
     return inFlight.size();
   }
@@ -117,38 +132,62 @@ public final class TransferSubmitter {
       throw new VteException(ErrorCode.INVALID_ARGUMENT, "transfer options must not be null");
     }
     if (requests == null || requests.isEmpty()) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "a batch needs at least one request, got " + requests);
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT, "a batch needs at least one request, got " + requests);
     }
     LocalBuffer[] locals = new LocalBuffer[requests.size()];
     for (int i = 0; i < locals.length; i++) {
       TransferRequest r = requests.get(i);
       String which = "request " + i + ": ";
       if (r == null || r.opcode() == null || r.local() == null || r.segment() == null) {
-        throw new VteException(ErrorCode.INVALID_ARGUMENT, which + "opcode, local buffer and segment are required: " + r);
+        throw new VteException(
+            ErrorCode.INVALID_ARGUMENT,
+            which + "opcode, local buffer and segment are required: " + r);
       }
       if (r.length() <= 0) {
-        throw new VteException(ErrorCode.INVALID_ARGUMENT, which + "length must be positive, got " + r.length());
+        throw new VteException(
+            ErrorCode.INVALID_ARGUMENT, which + "length must be positive, got " + r.length());
       }
       if (!memory.owns(r.local())) {
-        throw new VteException(ErrorCode.NOT_REGISTERED, which + "local buffer at 0x"
-            + Long.toHexString(r.local().address()) + " is not registered with this engine");
+        throw new VteException(
+            ErrorCode.NOT_REGISTERED,
+            which
+                + "local buffer at 0x"
+                + Long.toHexString(r.local().address())
+                + " is not registered with this engine");
       }
       LocalBuffer local = (LocalBuffer) r.local();
       if (r.localOffset() < 0 || !local.contains(local.address() + r.localOffset(), r.length())) {
-        throw new VteException(ErrorCode.OUT_OF_RANGE, which + "local range offset " + r.localOffset() + " length "
-            + r.length() + " (address 0x" + Long.toHexString(local.address() + r.localOffset())
-            + ") is outside " + local);
+        throw new VteException(
+            ErrorCode.OUT_OF_RANGE,
+            which
+                + "local range offset "
+                + r.localOffset()
+                + " length "
+                + r.length()
+                + " (address 0x"
+                + Long.toHexString(local.address() + r.localOffset())
+                + ") is outside "
+                + local);
       }
       if (!(r.segment() instanceof PeerSegment)) {
-        throw new VteException(ErrorCode.INVALID_ARGUMENT, which + "the handle of segment " + describe(r.segment())
-            + " was not opened by a VTE engine (it is a " + r.segment().getClass().getName() + ")");
+        throw new VteException(
+            ErrorCode.INVALID_ARGUMENT,
+            which
+                + "the handle of segment "
+                + describe(r.segment())
+                + " was not opened by a VTE engine (it is a "
+                + r.segment().getClass().getName()
+                + ")");
       }
       locals[i] = local;
     }
     return locals;
   }
 
-  /** @return {@code 'name' (server host:port)} of a handle of unknown make, whose methods may throw */
+  /**
+   * @return {@code 'name' (server host:port)} of a handle of unknown make, whose methods may throw
+   */
   private static String describe(SegmentHandle handle) {
     try {
       return "'" + handle.name() + "' (server " + handle.serverName() + ")";
@@ -160,9 +199,10 @@ public final class TransferSubmitter {
   private record Resolved(PeerSegment[] segments, int[] bufferIndex) {}
 
   /**
-   * Finds each request's remote buffer. A range missing from the request's handle is looked for in the newest
-   * cached descriptor of its segment; missing there too, the segment is refreshed once (shared with concurrent
-   * callers) and only a miss against the refreshed descriptor fails, with OUT_OF_RANGE.
+   * Finds each request's remote buffer. A range missing from the request's handle is looked for in
+   * the newest cached descriptor of its segment; missing there too, the segment is refreshed once
+   * (shared with concurrent callers) and only a miss against the refreshed descriptor fails, with
+   * OUT_OF_RANGE.
    */
   private Future<Resolved> resolveRemote(List<TransferRequest> requests) {
     int n = requests.size();
@@ -186,26 +226,37 @@ public final class TransferSubmitter {
     if (refreshes.isEmpty()) {
       return Future.succeededFuture(new Resolved(segs, index));
     }
-    return Future.join(new ArrayList<>(refreshes.values())).transform(ignored -> {
-      for (int i = 0; i < n; i++) {
-        if (index[i] >= 0) {
-          continue;
-        }
-        TransferRequest r = requests.get(i);
-        Future<PeerSegment> fresh = refreshes.get(segs[i]);
-        if (fresh.failed()) {
-          return Future.failedFuture(fresh.cause());
-        }
-        PeerSegment seg = fresh.result();
-        int idx = seg.bufferIndexOf(r.remoteAddress(), r.length());
-        if (idx < 0) {
-          return Future.failedFuture(new VteException(ErrorCode.OUT_OF_RANGE, "request " + i + ": remote range 0x"
-              + Long.toHexString(r.remoteAddress()) + "+" + r.length() + " is outside every buffer of " + seg));
-        }
-        segs[i] = seg;
-        index[i] = idx;
-      }
-      return Future.succeededFuture(new Resolved(segs, index));
-    });
+    return Future.join(new ArrayList<>(refreshes.values()))
+        .transform(
+            ignored -> {
+              for (int i = 0; i < n; i++) {
+                if (index[i] >= 0) {
+                  continue;
+                }
+                TransferRequest r = requests.get(i);
+                Future<PeerSegment> fresh = refreshes.get(segs[i]);
+                if (fresh.failed()) {
+                  return Future.failedFuture(fresh.cause());
+                }
+                PeerSegment seg = fresh.result();
+                int idx = seg.bufferIndexOf(r.remoteAddress(), r.length());
+                if (idx < 0) {
+                  return Future.failedFuture(
+                      new VteException(
+                          ErrorCode.OUT_OF_RANGE,
+                          "request "
+                              + i
+                              + ": remote range 0x"
+                              + Long.toHexString(r.remoteAddress())
+                              + "+"
+                              + r.length()
+                              + " is outside every buffer of "
+                              + seg));
+                }
+                segs[i] = seg;
+                index[i] = idx;
+              }
+              return Future.succeededFuture(new Resolved(segs, index));
+            });
   }
 }

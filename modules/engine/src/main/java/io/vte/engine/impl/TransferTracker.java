@@ -17,8 +17,9 @@ import java.util.function.Consumer;
 
 /**
  * The state of one request in flight: counts its slices down atomically, retries a failed slice on
- * another rail up to {@code retryCount} times, and settles the request once (COMPLETED, FAILED with a
- * typed cause, CANCELED or TIMED_OUT). Called by owners on their event loops: lock-free, never blocks.
+ * another rail up to {@code retryCount} times, and settles the request once (COMPLETED, FAILED with
+ * a typed cause, CANCELED or TIMED_OUT). Called by owners on their event loops: lock-free, never
+ * blocks.
  */
 public final class TransferTracker implements SliceCallback {
 
@@ -29,11 +30,17 @@ public final class TransferTracker implements SliceCallback {
    * @param router hands slices to owners
    * @param retryCount retries per slice on another rail
    * @param counters engine counters
-   * @param onAccessDenied told of a segment whose keys the peer refused (its cached descriptor may be stale)
+   * @param onAccessDenied told of a segment whose keys the peer refused (its cached descriptor may
+   *     be stale)
    * @param peerDevices asked about the peer's devices after a failure implicated one of them
    */
-  public record Services(Slicer slicer, SliceRouter router, int retryCount, EngineCounters counters,
-      Consumer<PeerSegment> onAccessDenied, PeerDeviceStates peerDevices) {}
+  public record Services(
+      Slicer slicer,
+      SliceRouter router,
+      int retryCount,
+      EngineCounters counters,
+      Consumer<PeerSegment> onAccessDenied,
+      PeerDeviceStates peerDevices) {}
 
   /** Extra attempts of a slice whose endpoint was retired under it. */
   static final int RETIRED_ALLOWANCE = 8;
@@ -48,8 +55,13 @@ public final class TransferTracker implements SliceCallback {
   private final AtomicLong bytes = new AtomicLong();
   private final AtomicReference<RequestResult> result = new AtomicReference<>();
 
-  TransferTracker(Services services, BatchTracker batch, TransferRequest request, LocalBuffer local,
-      RailSelector.PeerRails rails, int remoteBuffer) {
+  TransferTracker(
+      Services services,
+      BatchTracker batch,
+      TransferRequest request,
+      LocalBuffer local,
+      RailSelector.PeerRails rails,
+      int remoteBuffer) {
     this.services = services;
     this.batch = batch;
     this.request = request;
@@ -59,16 +71,24 @@ public final class TransferTracker implements SliceCallback {
   }
 
   /**
-   * Cuts the request into slices with a rail each and appends them to {@code out}; settles the request
-   * (appending nothing) when a slice finds no usable rail: see {@link #noRail(VteException)}.
+   * Cuts the request into slices with a rail each and appends them to {@code out}; settles the
+   * request (appending nothing) when a slice finds no usable rail: see {@link
+   * #noRail(VteException)}.
    *
    * @param out receives the slices to route
    */
   void start(List<Slice> out) {
     int opcode = request.opcode() == TransferOpcode.READ ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE;
     int first = out.size();
-    services.slicer().cut(this, opcode, local.address() + request.localOffset(), request.remoteAddress(),
-        request.length(), out);
+    services
+        .slicer()
+        .cut(
+            this,
+            opcode,
+            local.address() + request.localOffset(),
+            request.remoteAddress(),
+            request.length(),
+            out);
     slicesLeft.set(out.size() - first);
     for (int i = first; i < out.size(); i++) {
       if (!assignRail(out.get(i), null)) {
@@ -95,8 +115,10 @@ public final class TransferTracker implements SliceCallback {
       return;
     }
     VteException failure = causeOf(slice, status, cause);
-    Future<?> deviceStates = rails.onFailure(slice.rail(), status, failure)
-        ? services.peerDevices().ask(rails.segment()) : services.peerDevices().pending(rails.segment());
+    Future<?> deviceStates =
+        rails.onFailure(slice.rail(), status, failure)
+            ? services.peerDevices().ask(rails.segment())
+            : services.peerDevices().pending(rails.segment());
     if (isAbandoned()) {
       return;
     }
@@ -141,25 +163,33 @@ public final class TransferTracker implements SliceCallback {
     }
   }
 
-  /** @return the final result, or null while running */
+  /**
+   * @return the final result, or null while running
+   */
   RequestResult result() {
     return result.get();
   }
 
-  /** @return bytes moved so far */
+  /**
+   * @return bytes moved so far
+   */
   long bytes() {
     return bytes.get();
   }
 
   /**
-   * A slice flushed because its endpoint was retired for someone else's failure, or turned back because
-   * its rail is down (locally, or the peer refused the handshake with DEVICE_DOWN/SHUTTING_DOWN), did
-   * nothing wrong: it gets {@link #RETIRED_ALLOWANCE} extra attempts on top of {@code retryCount} (still
-   * bounded; a down rail is held down at once, so each such attempt takes rails out of the choice).
+   * A slice flushed because its endpoint was retired for someone else's failure, or turned back
+   * because its rail is down (locally, or the peer refused the handshake with
+   * DEVICE_DOWN/SHUTTING_DOWN), did nothing wrong: it gets {@link #RETIRED_ALLOWANCE} extra
+   * attempts on top of {@code retryCount} (still bounded; a down rail is held down at once, so each
+   * such attempt takes rails out of the choice).
    */
   private int retryBudget(int status) {
-    return status == SliceStatus.ENDPOINT_RETIRED || status == SliceStatus.RAIL_DOWN
-        || status == SliceStatus.PEER_DEVICE_DOWN ? services.retryCount() + RETIRED_ALLOWANCE : services.retryCount();
+    return status == SliceStatus.ENDPOINT_RETIRED
+            || status == SliceStatus.RAIL_DOWN
+            || status == SliceStatus.PEER_DEVICE_DOWN
+        ? services.retryCount() + RETIRED_ALLOWANCE
+        : services.retryCount();
   }
 
   private boolean assignRail(Slice slice, Rail avoid) {
@@ -167,43 +197,68 @@ public final class TransferTracker implements SliceCallback {
     if (rail == null) {
       return false;
     }
-    slice.assign(rail, local.lkey(rail.localDeviceIndex()),
+    slice.assign(
+        rail,
+        local.lkey(rail.localDeviceIndex()),
         rails.segment().rkey(remoteBuffer, rails.remoteDeviceIndex(rail)));
     return true;
   }
 
   /**
    * @param lastFailure why the rails were given up, or null
-   * @return NO_RAIL when no failure explains it (ports down, peer devices inactive, no key), else the
-   *     failure's own code (e.g. PEER_UNREACHABLE for a dead peer): the rails are paused because of it
+   * @return NO_RAIL when no failure explains it (ports down, peer devices inactive, no key), else
+   *     the failure's own code (e.g. PEER_UNREACHABLE for a dead peer): the rails are paused
+   *     because of it
    */
   private VteException noRail(VteException lastFailure) {
-    String what = "no usable rail from " + local.deviceCount() + " local device(s) to " + rails.segment()
-        + " for remote address 0x" + Long.toHexString(request.remoteAddress());
+    String what =
+        "no usable rail from "
+            + local.deviceCount()
+            + " local device(s) to "
+            + rails.segment()
+            + " for remote address 0x"
+            + Long.toHexString(request.remoteAddress());
     if (lastFailure == null) {
       return new VteException(ErrorCode.NO_RAIL, what);
     }
-    return new VteException(lastFailure.code(), what + ": the rails are paused after failures, the last: "
-        + lastFailure.getMessage(), lastFailure);
+    return new VteException(
+        lastFailure.code(),
+        what + ": the rails are paused after failures, the last: " + lastFailure.getMessage(),
+        lastFailure);
   }
 
   private VteException causeOf(Slice slice, int status, Throwable cause) {
-    String where = request.opcode() + " of " + slice.length() + " B at remote 0x"
-        + Long.toHexString(slice.remoteAddress()) + " via " + slice.rail().localDeviceName() + "->"
-        + slice.rail().peerNicPath() + " after " + slice.attempts() + " attempt(s)";
+    String where =
+        request.opcode()
+            + " of "
+            + slice.length()
+            + " B at remote 0x"
+            + Long.toHexString(slice.remoteAddress())
+            + " via "
+            + slice.rail().localDeviceName()
+            + "->"
+            + slice.rail().peerNicPath()
+            + " after "
+            + slice.attempts()
+            + " attempt(s)";
     if (status == WcStatus.REM_ACCESS_ERR.code()) {
       services.onAccessDenied().accept(rails.segment());
-      return new VteException(ErrorCode.REMOTE_ACCESS_DENIED, "peer refused " + where
-          + " (its keys may have changed: open the segment again)", cause);
+      return new VteException(
+          ErrorCode.REMOTE_ACCESS_DENIED,
+          "peer refused " + where + " (its keys may have changed: open the segment again)",
+          cause);
     }
     if (status == SliceStatus.ENGINE_CLOSED) {
       return new VteException(ErrorCode.ENGINE_CLOSED, "engine closed during " + where, cause);
     }
     if (status == SliceStatus.HANDSHAKE_FAILED) {
-      ErrorCode code = cause instanceof VteException ? ((VteException) cause).code() : ErrorCode.PEER_UNREACHABLE;
+      ErrorCode code =
+          cause instanceof VteException
+              ? ((VteException) cause).code()
+              : ErrorCode.PEER_UNREACHABLE;
       return new VteException(code, "handshake failed for " + where, cause);
     }
-    return new VteException(ErrorCode.TRANSFER_FAILED,
-        where + ", last status " + SliceStatus.name(status), cause);
+    return new VteException(
+        ErrorCode.TRANSFER_FAILED, where + ", last status " + SliceStatus.name(status), cause);
   }
 }

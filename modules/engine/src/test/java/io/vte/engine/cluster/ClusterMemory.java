@@ -11,8 +11,8 @@ final class ClusterMemory {
   private ClusterMemory() {}
 
   /**
-   * Fills {@code length} bytes at {@code address} with the byte sequence of {@code seed}; a shorter fill is
-   * a prefix of a longer one.
+   * Fills {@code length} bytes at {@code address} with the byte sequence of {@code seed}; a shorter
+   * fill is a prefix of a longer one.
    */
   static void fill(long address, int length, long seed) {
     ByteBuffer b = DirectMemory.wrap(address, length);
@@ -26,14 +26,19 @@ final class ClusterMemory {
     }
   }
 
-  /** @return the CRC32C of {@code length} bytes at {@code address} */
+  /**
+   * @return the CRC32C of {@code length} bytes at {@code address}
+   */
   static long crc(long address, int length) {
     CRC32C crc = new CRC32C();
     crc.update(DirectMemory.wrap(address, length));
     return crc.getValue();
   }
 
-  /** @return the CRC32C of the bytes at {@code [offset, offset + length)} of the sequence of {@code seed} */
+  /**
+   * @return the CRC32C of the bytes at {@code [offset, offset + length)} of the sequence of {@code
+   *     seed}
+   */
   static long expectedCrc(long seed, int offset, int length) {
     long address = DirectMemory.allocate(offset + length);
     try {

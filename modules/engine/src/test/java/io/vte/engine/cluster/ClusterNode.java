@@ -13,7 +13,9 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-/** The parent's handle on one {@link ClusterNodeMain} child JVM: start, one command at a time, kill. */
+/**
+ * The parent's handle on one {@link ClusterNodeMain} child JVM: start, one command at a time, kill.
+ */
 final class ClusterNode implements AutoCloseable {
 
   private static final Duration REPLY_WAIT = Duration.ofSeconds(60);
@@ -30,27 +32,45 @@ final class ClusterNode implements AutoCloseable {
     this.seed = seed;
     this.process = process;
     this.commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String l = r.readLine(); l != null; l = r.readLine()) {
-          lines.add(l);
-        }
-      } catch (IOException ignored) {
-        // the process ended
-      }
-    }, "cluster-node-" + name);
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String l = r.readLine(); l != null; l = r.readLine()) {
+                  lines.add(l);
+                }
+              } catch (IOException ignored) {
+                // the process ended
+              }
+            },
+            "cluster-node-" + name);
     reader.setDaemon(true);
     reader.start();
   }
 
   /** Spawns a node; call {@link #awaitReady()} before sending commands. */
-  static ClusterNode spawn(String etcdUri, String prefix, String name, int slot, long seed, int ttlSeconds) {
+  static ClusterNode spawn(
+      String etcdUri, String prefix, String name, int slot, long seed, int ttlSeconds) {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     try {
-      Process p = new ProcessBuilder(java, "-Xmx192m", "-XX:TieredStopAtLevel=1", "-cp",
-          System.getProperty("java.class.path"), ClusterNodeMain.class.getName(), etcdUri, prefix, name,
-          Integer.toString(slot), Long.toString(seed), Integer.toString(ttlSeconds))
-          .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      Process p =
+          new ProcessBuilder(
+                  java,
+                  "-Xmx192m",
+                  "-XX:TieredStopAtLevel=1",
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  ClusterNodeMain.class.getName(),
+                  etcdUri,
+                  prefix,
+                  name,
+                  Integer.toString(slot),
+                  Long.toString(seed),
+                  Integer.toString(ttlSeconds))
+              .redirectError(ProcessBuilder.Redirect.INHERIT)
+              .start();
       return new ClusterNode(name, seed, p);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -93,14 +113,16 @@ final class ClusterNode implements AutoCloseable {
           return line;
         }
         if (line == null && !process.isAlive() && lines.isEmpty()) {
-          throw new AssertionError("node " + name + " exited with " + process.exitValue() + " before '" + prefix + "'");
+          throw new AssertionError(
+              "node " + name + " exited with " + process.exitValue() + " before '" + prefix + "'");
         }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError("interrupted", e);
     }
-    throw new AssertionError("node " + name + " said nothing starting with '" + prefix + "' within " + REPLY_WAIT);
+    throw new AssertionError(
+        "node " + name + " said nothing starting with '" + prefix + "' within " + REPLY_WAIT);
   }
 
   /** Asks the node to exit (EXIT, then SIGKILL if it lingers). */

@@ -15,11 +15,11 @@ import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
-import java.time.Duration;
 import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.EtcdServer;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,7 +42,8 @@ class EngineEtcdAuthTest {
     etcd.etcdctl("user", "add", "root:rootpw");
     etcd.etcdctl("user", "add", "vte:s3cret");
     etcd.etcdctl("role", "add", "vte-node");
-    etcd.etcdctl("role", "grant-permission", "vte-node", "--prefix=true", "readwrite", PREFIX + "/");
+    etcd.etcdctl(
+        "role", "grant-permission", "vte-node", "--prefix=true", "readwrite", PREFIX + "/");
     etcd.etcdctl("user", "grant-role", "vte", "vte-node");
     etcd.etcdctl("auth", "enable");
     engines = new EtcdEngines(etcd, PREFIX);
@@ -56,8 +57,12 @@ class EngineEtcdAuthTest {
 
   private EngineOptions options(String name, String password) {
     EngineOptions o = engines.options(name);
-    // etcd checks passwords with bcrypt: slow on a loaded 2-core machine, hence the generous deadline.
-    o.getMetadata().setEtcdUser("vte").setEtcdPassword(password).setCallDeadline(Duration.ofMillis(10_000));
+    // etcd checks passwords with bcrypt: slow on a loaded 2-core machine, hence the generous
+    // deadline.
+    o.getMetadata()
+        .setEtcdUser("vte")
+        .setEtcdPassword(password)
+        .setCallDeadline(Duration.ofMillis(10_000));
     return o;
   }
 
@@ -67,14 +72,24 @@ class EngineEtcdAuthTest {
     TransferEngineImpl b = engines.start(Vertx.vertx(), options("auth-b", "s3cret"));
     RegisteredBuffer local = engines.register(a, LENGTH, 1);
     RegisteredBuffer remote = engines.register(b, LENGTH, 2);
-    Await.until("b's buffer is published", WAIT,
+    Await.until(
+        "b's buffer is published",
+        WAIT,
         () -> Await.result(a.openSegment("auth-b"), WAIT).buffers().size() == 1);
     SegmentHandle peer = Await.result(a.openSegment("auth-b"), WAIT);
-    BatchResult read = Await.result(a.submit(List.of(TransferRequest.read(local, 0, peer, remote.address(), LENGTH)),
-        new TransferOptions()).result(), WAIT);
+    BatchResult read =
+        Await.result(
+            a.submit(
+                    List.of(TransferRequest.read(local, 0, peer, remote.address(), LENGTH)),
+                    new TransferOptions())
+                .result(),
+            WAIT);
     assertTrue(read.allCompleted(), read.toString());
-    assertEquals(ClusterMemory.expectedCrc(2, 0, LENGTH), ClusterMemory.crc(local.address(), LENGTH));
-    String stored = etcd.etcdctl("--user=root:rootpw", "get", PREFIX + "/segments/auth-b", "--print-value-only");
+    assertEquals(
+        ClusterMemory.expectedCrc(2, 0, LENGTH), ClusterMemory.crc(local.address(), LENGTH));
+    String stored =
+        etcd.etcdctl(
+            "--user=root:rootpw", "get", PREFIX + "/segments/auth-b", "--print-value-only");
     assertTrue(stored.contains(b.serverName()), "the descriptor names b's RPC address: " + stored);
   }
 
@@ -82,8 +97,10 @@ class EngineEtcdAuthTest {
   void aWrongPasswordFailsTheStartWithPermissionDenied() {
     Vertx vertx = Vertx.vertx();
     try {
-      VteException e = assertInstanceOf(VteException.class,
-          Await.failure(TransferEngine.create(vertx, options("intruder", "wrong")), WAIT));
+      VteException e =
+          assertInstanceOf(
+              VteException.class,
+              Await.failure(TransferEngine.create(vertx, options("intruder", "wrong")), WAIT));
       assertEquals(ErrorCode.PERMISSION_DENIED, e.code(), e.getMessage());
     } finally {
       Await.result(vertx.close(), WAIT);

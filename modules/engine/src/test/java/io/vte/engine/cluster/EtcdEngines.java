@@ -12,7 +12,9 @@ import io.vte.testkit.EtcdServer;
 import java.time.Duration;
 import java.util.List;
 
-/** In-process engines registered in one etcd under logical names, each on its own Vert.x instance. */
+/**
+ * In-process engines registered in one etcd under logical names, each on its own Vert.x instance.
+ */
 final class EtcdEngines implements AutoCloseable {
 
   static final Duration WAIT = Duration.ofSeconds(30);
@@ -26,12 +28,23 @@ final class EtcdEngines implements AutoCloseable {
     this.prefix = prefix;
   }
 
-  /** Options of an engine publishing as {@code name}: 3 s lease, 200 ms health checks, 3 s etcd calls. */
+  /**
+   * Options of an engine publishing as {@code name}: 3 s lease, 200 ms health checks, 3 s etcd
+   * calls.
+   */
   EngineOptions options(String name) {
-    return new EngineOptions().setDevices(List.of(name + "-d0@127.0.0.1")).setWorkersPerContext(1)
-        .setRpcHost("127.0.0.1").setMetadataUri(etcd.uri()).setSegmentName(name)
-        .setMetadata(new MetadataOptions().setClusterPrefix(prefix).setLeaseTtl(Duration.ofMillis(3000))
-            .setHealthCheckInterval(Duration.ofMillis(200)).setCallDeadline(Duration.ofMillis(3000)));
+    return new EngineOptions()
+        .setDevices(List.of(name + "-d0@127.0.0.1"))
+        .setWorkersPerContext(1)
+        .setRpcHost("127.0.0.1")
+        .setMetadataUri(etcd.uri())
+        .setSegmentName(name)
+        .setMetadata(
+            new MetadataOptions()
+                .setClusterPrefix(prefix)
+                .setLeaseTtl(Duration.ofMillis(3000))
+                .setHealthCheckInterval(Duration.ofMillis(200))
+                .setCallDeadline(Duration.ofMillis(3000)));
   }
 
   /** Starts an engine on a new Vert.x instance. */

@@ -21,7 +21,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** A handle kept by the user goes on refreshing itself with etcd metadata, buffer after buffer of the peer. */
+/**
+ * A handle kept by the user goes on refreshing itself with etcd metadata, buffer after buffer of
+ * the peer.
+ */
 @ExtendWith(BlockedThreadGuard.class)
 class EtcdStaleHandleTest {
 
@@ -57,21 +60,35 @@ class EtcdStaleHandleTest {
       write(a, kept, local, added);
     }
     long beyond = first.address() + (256L << 20);
-    Throwable e = Await.failure(a.submit(List.of(TransferRequest.write(local, 0, kept, beyond, LENGTH)),
-        new TransferOptions()).result(), WAIT);
+    Throwable e =
+        Await.failure(
+            a.submit(
+                    List.of(TransferRequest.write(local, 0, kept, beyond, LENGTH)),
+                    new TransferOptions())
+                .result(),
+            WAIT);
     assertEquals(ErrorCode.OUT_OF_RANGE, ((VteException) e).code(), e.toString());
     assertTrue(e.getMessage().contains(Long.toHexString(beyond)), e.getMessage());
   }
 
   private static void awaitBuffers(TransferEngineImpl a, int n) {
-    Await.until("the watch told the writer of buffer " + n, WAIT,
+    Await.until(
+        "the watch told the writer of buffer " + n,
+        WAIT,
         () -> Await.result(a.openSegment("store"), WAIT).buffers().size() == n);
   }
 
-  private static void write(TransferEngineImpl a, SegmentHandle handle, RegisteredBuffer local, RegisteredBuffer remote) {
-    BatchResult r = Await.result(a.submit(List.of(TransferRequest.write(local, 0, handle, remote.address(), LENGTH)),
-        new TransferOptions()).result(), WAIT);
+  private static void write(
+      TransferEngineImpl a, SegmentHandle handle, RegisteredBuffer local, RegisteredBuffer remote) {
+    BatchResult r =
+        Await.result(
+            a.submit(
+                    List.of(TransferRequest.write(local, 0, handle, remote.address(), LENGTH)),
+                    new TransferOptions())
+                .result(),
+            WAIT);
     assertTrue(r.allCompleted(), "write into " + remote + " through " + handle + ": " + r);
-    assertEquals(ClusterMemory.crc(local.address(), LENGTH), ClusterMemory.crc(remote.address(), LENGTH));
+    assertEquals(
+        ClusterMemory.crc(local.address(), LENGTH), ClusterMemory.crc(remote.address(), LENGTH));
   }
 }

@@ -33,7 +33,10 @@ class BatchIdTableTest {
   }
 
   private io.vertx.core.Future<Void> submit(long id, List<TransferRequest> requests) {
-    return table.submit(id, requests, r -> h.submitter.submit(r, new TransferOptions().setDeadline(Duration.ofSeconds(30))));
+    return table.submit(
+        id,
+        requests,
+        r -> h.submitter.submit(r, new TransferOptions().setDeadline(Duration.ofSeconds(30))));
   }
 
   @Test
@@ -47,8 +50,13 @@ class BatchIdTableTest {
     assertEquals(TaskState.WAITING, table.status(id, 2).state());
 
     h.router.hold();
-    Await.result(submit(id, List.of(TransferRequest.write(local, 0, seg, remote, 8L * SLICE),
-        TransferRequest.write(local, 8L * SLICE, seg, remote + 8L * SLICE, 8L * SLICE))), WAIT);
+    Await.result(
+        submit(
+            id,
+            List.of(
+                TransferRequest.write(local, 0, seg, remote, 8L * SLICE),
+                TransferRequest.write(local, 8L * SLICE, seg, remote + 8L * SLICE, 8L * SLICE))),
+        WAIT);
     assertEquals(TaskState.PENDING, table.batchStatus(id));
     assertEquals(TaskState.PENDING, table.status(id, 1).state());
     assertEquals(TaskState.WAITING, table.status(id, 2).state());
@@ -56,8 +64,15 @@ class BatchIdTableTest {
     assertEquals(ErrorCode.BATCH_BUSY, busy.code());
     assertTrue(busy.getMessage().contains("2 unfinished"), busy.getMessage());
 
-    VteException full = (VteException) Await.failure(submit(id, List.of(TransferRequest.write(local, 0, seg, remote, 1),
-        TransferRequest.write(local, 0, seg, remote, 1))), WAIT);
+    VteException full =
+        (VteException)
+            Await.failure(
+                submit(
+                    id,
+                    List.of(
+                        TransferRequest.write(local, 0, seg, remote, 1),
+                        TransferRequest.write(local, 0, seg, remote, 1))),
+                WAIT);
     assertEquals(ErrorCode.BATCH_BUSY, full.code());
 
     h.router.release();
@@ -68,17 +83,23 @@ class BatchIdTableTest {
 
     h.router.failRails(r -> true, WcStatus.REM_ACCESS_ERR.code());
     Await.result(submit(id, List.of(TransferRequest.write(local, 0, seg, remote, 1))), WAIT);
-    Await.untilEquals("third task fails", WAIT, TaskState.FAILED, () -> table.status(id, 2).state());
+    Await.untilEquals(
+        "third task fails", WAIT, TaskState.FAILED, () -> table.status(id, 2).state());
     assertEquals(ErrorCode.REMOTE_ACCESS_DENIED, table.status(id, 2).cause().code());
     assertEquals(TaskState.FAILED, table.batchStatus(id));
     table.free(id);
-    assertEquals(ErrorCode.INVALID_ARGUMENT, assertThrows(VteException.class, () -> table.batchStatus(id)).code());
+    assertEquals(
+        ErrorCode.INVALID_ARGUMENT,
+        assertThrows(VteException.class, () -> table.batchStatus(id)).code());
   }
 
   @Test
   void badIdsIndexesAndInputAreTyped() {
-    assertEquals(ErrorCode.INVALID_ARGUMENT, assertThrows(VteException.class, () -> table.allocate(0)).code());
-    assertEquals(ErrorCode.INVALID_ARGUMENT, assertThrows(VteException.class, () -> table.free(42)).code());
+    assertEquals(
+        ErrorCode.INVALID_ARGUMENT,
+        assertThrows(VteException.class, () -> table.allocate(0)).code());
+    assertEquals(
+        ErrorCode.INVALID_ARGUMENT, assertThrows(VteException.class, () -> table.free(42)).code());
     long id = table.allocate(1);
     VteException e = assertThrows(VteException.class, () -> table.status(id, 1));
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
@@ -86,7 +107,10 @@ class BatchIdTableTest {
     LocalBuffer local = h.register(SLICE, 1);
     long remote = h.peerBuffer(SLICE, 2);
     h.publish();
-    VteException bad = (VteException) Await.failure(submit(id, List.of(TransferRequest.write(local, 0, h.open(), remote, 0))), WAIT);
+    VteException bad =
+        (VteException)
+            Await.failure(
+                submit(id, List.of(TransferRequest.write(local, 0, h.open(), remote, 0))), WAIT);
     assertEquals(ErrorCode.INVALID_ARGUMENT, bad.code());
     assertEquals(TaskState.FAILED, table.status(id, 0).state());
     assertEquals(ErrorCode.INVALID_ARGUMENT, table.status(id, 0).cause().code());

@@ -22,8 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The engine data path (registry, segment cache, rail selector, submitter) over a {@link FakeSliceRouter},
- * with a fake clock and an in-process "peer" whose buffers are plain native allocations.
+ * The engine data path (registry, segment cache, rail selector, submitter) over a {@link
+ * FakeSliceRouter}, with a fake clock and an in-process "peer" whose buffers are plain native
+ * allocations.
  */
 final class DataPathHarness implements AutoCloseable {
 
@@ -39,8 +40,10 @@ final class DataPathHarness implements AutoCloseable {
   final EngineCounters counters = new EngineCounters();
   final Map<String, SegmentDescriptor> published = new ConcurrentHashMap<>();
   final AtomicLong lookups = new AtomicLong();
+
   /** When set, lookups answer only once it completes (a slow metadata store). */
   volatile Promise<Void> lookupGate;
+
   final SegmentCache segments;
   final TransferSubmitter submitter;
   private final List<Long> allocations = new ArrayList<>();
@@ -55,23 +58,42 @@ final class DataPathHarness implements AutoCloseable {
     for (int i = 0; i < localDevices; i++) {
       names.add("local" + i);
     }
-    rails = new RailSelector(names, 3, Duration.ofSeconds(2).toNanos(), Duration.ofSeconds(2).toNanos(), clock::get);
+    rails =
+        new RailSelector(
+            names, 3, Duration.ofSeconds(2).toNanos(), Duration.ofSeconds(2).toNanos(), clock::get);
     router = new FakeSliceRouter(vertx.getOrCreateContext());
     for (int i = 0; i < peerDevices; i++) {
-      this.peerDevices.add(DeviceDesc.newBuilder().setName("peer" + i).setActive(true).setLid(9000 + i).build());
+      this.peerDevices.add(
+          DeviceDesc.newBuilder().setName("peer" + i).setActive(true).setLid(9000 + i).build());
     }
-    segments = new SegmentCache(name -> {
-      lookups.incrementAndGet();
-      Promise<Void> gate = lookupGate;
-      return (gate == null ? Future.<Void>succeededFuture() : gate.future()).compose(v -> {
-        SegmentDescriptor d = published.get(name);
-        return d == null ? Future.failedFuture(new VteException(ErrorCode.SEGMENT_NOT_FOUND, "no segment " + name))
-            : Future.succeededFuture(d);
-      });
-    });
-    submitter = new TransferSubmitter(vertx, memory, segments, rails,
-        new TransferTracker.Services(new Slicer(sliceSize), router, retryCount, counters,
-            seg -> segments.invalidate(seg.name()), new PeerDeviceStates(segments, rails)));
+    segments =
+        new SegmentCache(
+            name -> {
+              lookups.incrementAndGet();
+              Promise<Void> gate = lookupGate;
+              return (gate == null ? Future.<Void>succeededFuture() : gate.future())
+                  .compose(
+                      v -> {
+                        SegmentDescriptor d = published.get(name);
+                        return d == null
+                            ? Future.failedFuture(
+                                new VteException(ErrorCode.SEGMENT_NOT_FOUND, "no segment " + name))
+                            : Future.succeededFuture(d);
+                      });
+            });
+    submitter =
+        new TransferSubmitter(
+            vertx,
+            memory,
+            segments,
+            rails,
+            new TransferTracker.Services(
+                new Slicer(sliceSize),
+                router,
+                retryCount,
+                counters,
+                seg -> segments.invalidate(seg.name()),
+                new PeerDeviceStates(segments, rails)));
     publish();
   }
 
@@ -106,7 +128,8 @@ final class DataPathHarness implements AutoCloseable {
   /** Adds a buffer to the peer (published with the next {@link #publish()}). */
   long peerBuffer(long length, long seed) {
     long address = allocate(length, seed);
-    BufferDesc.Builder b = BufferDesc.newBuilder().setLocation("cpu:0").setAddress(address).setLength(length);
+    BufferDesc.Builder b =
+        BufferDesc.newBuilder().setLocation("cpu:0").setAddress(address).setLength(length);
     for (int i = 0; i < peerDevices.size(); i++) {
       b.addRkeys(5000 + i);
     }
@@ -114,10 +137,15 @@ final class DataPathHarness implements AutoCloseable {
     return address;
   }
 
-  /** A registered local buffer, a published peer buffer of the same length, and the opened peer segment. */
+  /**
+   * A registered local buffer, a published peer buffer of the same length, and the opened peer
+   * segment.
+   */
   record Span(LocalBuffer local, long remote, PeerSegment seg) {
 
-    /** A WRITE of {@code length} bytes from {@code localOffset} to {@code remote + remoteOffset}. */
+    /**
+     * A WRITE of {@code length} bytes from {@code localOffset} to {@code remote + remoteOffset}.
+     */
     TransferRequest write(long localOffset, long remoteOffset, long length) {
       return TransferRequest.write(local, localOffset, seg, remote + remoteOffset, length);
     }
@@ -128,7 +156,10 @@ final class DataPathHarness implements AutoCloseable {
     }
   }
 
-  /** Registers {@code length} bytes locally (seed 1), adds as many to the peer (seed 2), publishes and opens it. */
+  /**
+   * Registers {@code length} bytes locally (seed 1), adds as many to the peer (seed 2), publishes
+   * and opens it.
+   */
   Span span(long length) {
     LocalBuffer local = register(length, 1);
     long remote = peerBuffer(length, 2);
@@ -141,8 +172,16 @@ final class DataPathHarness implements AutoCloseable {
   }
 
   void publish() {
-    published.put(PEER, SegmentDescriptor.newBuilder().setName(PEER).setServerName(PEER).setTransport("soft")
-        .addAllDevices(peerDevices).addAllBuffers(peerBuffers).setVersion(++version).build());
+    published.put(
+        PEER,
+        SegmentDescriptor.newBuilder()
+            .setName(PEER)
+            .setServerName(PEER)
+            .setTransport("soft")
+            .addAllDevices(peerDevices)
+            .addAllBuffers(peerBuffers)
+            .setVersion(++version)
+            .build());
   }
 
   PeerSegment open() {

@@ -52,7 +52,9 @@ class DataPathTest {
     BatchResult w = h.run(writes);
     assertTrue(w.allCompleted(), w.toString());
     assertEquals(total, w.bytes());
-    assertTrue(DataPathHarness.equal(span.local().address(), span.remote(), total), "remote equals local after WRITE");
+    assertTrue(
+        DataPathHarness.equal(span.local().address(), span.remote(), total),
+        "remote equals local after WRITE");
 
     DataPathHarness.fill(span.remote(), total, 3);
     List<TransferRequest> reads = new ArrayList<>();
@@ -63,7 +65,9 @@ class DataPathTest {
     }
     BatchResult r = h.run(reads);
     assertTrue(r.allCompleted(), r.toString());
-    assertTrue(DataPathHarness.equal(span.local().address(), span.remote(), total), "local equals remote after READ");
+    assertTrue(
+        DataPathHarness.equal(span.local().address(), span.remote(), total),
+        "local equals remote after READ");
     assertEquals(2 * total, h.counters.bytes());
   }
 
@@ -79,7 +83,8 @@ class DataPathTest {
   @Test
   void failingRailsFailOverAndDataStaysExact() {
     h = new DataPathHarness(4, 4, SLICE, 4);
-    h.router.failRails(r -> r.localDeviceIndex() == 1 || r.peerDeviceName().equals("peer2"),
+    h.router.failRails(
+        r -> r.localDeviceIndex() == 1 || r.peerDeviceName().equals("peer2"),
         WcStatus.RETRY_EXC_ERR.code());
     long size = 300L * SLICE + 77;
     LocalBuffer local = h.register(size, 11);
@@ -93,13 +98,20 @@ class DataPathTest {
       assertTrue(DataPathHarness.equal(local.address(), remote, size), "round " + round);
     }
     assertTrue(h.counters.retries() > 0, "failed slices were retried");
-    h.router.postedByRail.keySet().forEach(rail ->
-        assertTrue(rail.localDeviceIndex() != 1 && !rail.peerDeviceName().equals("peer2"), "posted on " + rail));
+    h.router
+        .postedByRail
+        .keySet()
+        .forEach(
+            rail ->
+                assertTrue(
+                    rail.localDeviceIndex() != 1 && !rail.peerDeviceName().equals("peer2"),
+                    "posted on " + rail));
   }
 
   @Test
   void retryExhaustionFailsWithTheLastVerbsStatus() {
-    RequestResult r = oneSliceOverFailingRails(2, 2, 3, WcStatus.RETRY_EXC_ERR.code(), TransferRequest::write);
+    RequestResult r =
+        oneSliceOverFailingRails(2, 2, 3, WcStatus.RETRY_EXC_ERR.code(), TransferRequest::write);
     assertEquals(RequestStatus.FAILED, r.status());
     // Either the retries ran out or every rail was paused first: both name the verbs status.
     assertEquals(ErrorCode.TRANSFER_FAILED, r.cause().code(), r.cause().toString());
@@ -110,27 +122,37 @@ class DataPathTest {
   @Test
   void exhaustedRetriesReportTransferFailedNamingTheStatus() {
     // A non-penalizing retryable status: the rail is never paused, so the retries run out.
-    RequestResult r = oneSliceOverFailingRails(1, 1, 2, WcStatus.WR_FLUSH_ERR.code(), TransferRequest::write);
+    RequestResult r =
+        oneSliceOverFailingRails(1, 1, 2, WcStatus.WR_FLUSH_ERR.code(), TransferRequest::write);
     assertEquals(ErrorCode.TRANSFER_FAILED, r.cause().code());
-    assertTrue(r.cause().getMessage().contains("WR_FLUSH_ERR") && r.cause().getMessage().contains("3 attempt(s)"),
+    assertTrue(
+        r.cause().getMessage().contains("WR_FLUSH_ERR")
+            && r.cause().getMessage().contains("3 attempt(s)"),
         r.cause().getMessage());
     assertEquals(3, h.router.routed.get(), "1 attempt + retryCount 2");
   }
 
   @Test
   void slicesFlushedByARetiredEndpointGetExtraAttempts() {
-    RequestResult r = oneSliceOverFailingRails(1, 1, 2, SliceStatus.ENDPOINT_RETIRED, TransferRequest::write);
+    RequestResult r =
+        oneSliceOverFailingRails(1, 1, 2, SliceStatus.ENDPOINT_RETIRED, TransferRequest::write);
     assertEquals(ErrorCode.TRANSFER_FAILED, r.cause().code());
     assertTrue(r.cause().getMessage().contains("ENDPOINT_RETIRED"), r.cause().getMessage());
-    assertEquals(3 + TransferTracker.RETIRED_ALLOWANCE, h.router.routed.get(), "bounded, but beyond retryCount");
+    assertEquals(
+        3 + TransferTracker.RETIRED_ALLOWANCE,
+        h.router.routed.get(),
+        "bounded, but beyond retryCount");
   }
 
   @Test
   void railDownSlicesMoveToTheHealthyRailsWithoutSpendingTheRetryBudget() {
-    // 8 rails, 7 of them down (a flapping NIC on both sides seen from every angle), retryCount 1: a slice may
+    // 8 rails, 7 of them down (a flapping NIC on both sides seen from every angle), retryCount 1: a
+    // slice may
     // meet RAIL_DOWN on several rails in a row and must still end on the healthy one.
     h = new DataPathHarness(2, 4, SLICE, 1);
-    h.router.failRails(r -> !(r.localDeviceIndex() == 0 && r.peerDeviceName().equals("peer3")), SliceStatus.RAIL_DOWN);
+    h.router.failRails(
+        r -> !(r.localDeviceIndex() == 0 && r.peerDeviceName().equals("peer3")),
+        SliceStatus.RAIL_DOWN);
     long size = 16L * SLICE;
     LocalBuffer local = h.register(size, 21);
     long remote = h.peerBuffer(size, 22);
@@ -138,16 +160,27 @@ class DataPathTest {
     BatchResult r = h.run(List.of(TransferRequest.write(local, 0, h.open(), remote, size)));
     assertTrue(r.allCompleted(), r.toString());
     assertTrue(DataPathHarness.equal(local.address(), remote, size));
-    assertTrue(h.router.routed.get() >= 16 + 7, "every down rail turned slices back: " + h.router.routed.get());
-    h.router.postedByRail.keySet().forEach(rail ->
-        assertTrue(rail.localDeviceIndex() == 0 && rail.peerDeviceName().equals("peer3"), "posted on " + rail));
+    assertTrue(
+        h.router.routed.get() >= 16 + 7,
+        "every down rail turned slices back: " + h.router.routed.get());
+    h.router
+        .postedByRail
+        .keySet()
+        .forEach(
+            rail ->
+                assertTrue(
+                    rail.localDeviceIndex() == 0 && rail.peerDeviceName().equals("peer3"),
+                    "posted on " + rail));
   }
 
   @Test
   void pausedRailsFailWithTheCauseThatPausedThem() {
-    RequestResult r = oneSliceOverFailingRails(1, 1, 10, WcStatus.RETRY_EXC_ERR.code(), TransferRequest::write);
+    RequestResult r =
+        oneSliceOverFailingRails(1, 1, 10, WcStatus.RETRY_EXC_ERR.code(), TransferRequest::write);
     assertEquals(ErrorCode.TRANSFER_FAILED, r.cause().code(), r.cause().toString());
-    assertTrue(r.cause().getMessage().contains("paused") && r.cause().getMessage().contains("RETRY_EXC_ERR"),
+    assertTrue(
+        r.cause().getMessage().contains("paused")
+            && r.cause().getMessage().contains("RETRY_EXC_ERR"),
         r.cause().getMessage());
     assertEquals(3, h.router.routed.get(), "the only rail is paused after 3 errors");
   }
@@ -168,18 +201,23 @@ class DataPathTest {
     assertEquals(routed, h.router.routed.get(), "every rail is paused: nothing was sent");
     h.clock.addAndGet(Duration.ofSeconds(3).toNanos());
     h.router.failRails(r -> false, 0);
-    assertTrue(h.run(List.of(span.write(0, 0, SLICE))).allCompleted(),
+    assertTrue(
+        h.run(List.of(span.write(0, 0, SLICE))).allCompleted(),
         "after the hold-down the rails are probed again");
   }
 
   @Test
   void remoteAccessErrorIsNotRetried() {
-    RequestResult r = oneSliceOverFailingRails(2, 2, 4, WcStatus.REM_ACCESS_ERR.code(), TransferRequest::read);
+    RequestResult r =
+        oneSliceOverFailingRails(2, 2, 4, WcStatus.REM_ACCESS_ERR.code(), TransferRequest::read);
     assertEquals(ErrorCode.REMOTE_ACCESS_DENIED, r.cause().code());
     assertEquals(1, h.router.routed.get());
     long lookups = h.lookups.get();
     h.open();
-    assertEquals(lookups + 1, h.lookups.get(), "the segment was dropped from the cache: reopening fetches fresh keys");
+    assertEquals(
+        lookups + 1,
+        h.lookups.get(),
+        "the segment was dropped from the cache: reopening fetches fresh keys");
   }
 
   @Test
@@ -187,8 +225,9 @@ class DataPathTest {
     h = new DataPathHarness(2, 2, SLICE, 4);
     DataPathHarness.Span span = h.span(64L * SLICE);
     h.router.hold();
-    BatchTracker batch = h.submit(List.of(span.write(0, 0, 64L * SLICE),
-        span.read(0, 0, SLICE)), Duration.ofMillis(200));
+    BatchTracker batch =
+        h.submit(
+            List.of(span.write(0, 0, 64L * SLICE), span.read(0, 0, SLICE)), Duration.ofMillis(200));
     BatchResult r = Await.result(batch.result(), WAIT);
     for (RequestResult rr : r.requests()) {
       assertEquals(RequestStatus.TIMED_OUT, rr.status());
@@ -206,8 +245,7 @@ class DataPathTest {
     DataPathHarness.Span span = h.span(32L * SLICE);
     for (int i = 0; i < 20; i++) {
       h.router.hold();
-      BatchTracker batch = h.submit(List.of(span.write(0, 0, 32L * SLICE)),
-          Duration.ofSeconds(30));
+      BatchTracker batch = h.submit(List.of(span.write(0, 0, 32L * SLICE)), Duration.ofSeconds(30));
       Await.result(batch.accepted(), WAIT);
       batch.cancel();
       h.router.mark();
@@ -229,18 +267,27 @@ class DataPathTest {
     PeerSegment stale = h.open();
     long later = h.peerBuffer(SLICE, 3);
     h.publish();
-    // The stale segment forces a refresh held by a slow store; cancel lands before the slices are cut.
+    // The stale segment forces a refresh held by a slow store; cancel lands before the slices are
+    // cut.
     h.lookupGate = io.vertx.core.Promise.promise();
-    BatchTracker batch = h.submit(List.of(TransferRequest.write(local, 0, stale, later, SLICE)), Duration.ofSeconds(30));
+    BatchTracker batch =
+        h.submit(
+            List.of(TransferRequest.write(local, 0, stale, later, SLICE)), Duration.ofSeconds(30));
     batch.cancel();
     h.lookupGate.complete();
-    assertEquals(RequestStatus.CANCELED, Await.result(batch.result(), WAIT).requests().get(0).status());
+    assertEquals(
+        RequestStatus.CANCELED, Await.result(batch.result(), WAIT).requests().get(0).status());
     assertEquals(0, h.router.routed.get());
-    assertTrue(DataPathHarness.equal(remote, remote, SLICE) && !DataPathHarness.equal(local.address(), later, SLICE),
+    assertTrue(
+        DataPathHarness.equal(remote, remote, SLICE)
+            && !DataPathHarness.equal(local.address(), later, SLICE),
         "nothing was written");
   }
 
-  /** A local buffer, a handle opened with one peer buffer, and a second peer buffer published after it. */
+  /**
+   * A local buffer, a handle opened with one peer buffer, and a second peer buffer published after
+   * it.
+   */
   private record StaleHandle(LocalBuffer local, PeerSegment kept, long added) {}
 
   private StaleHandle staleHandle(int localDevices) {
@@ -267,8 +314,16 @@ class DataPathTest {
     assertEquals(before + 1, h.lookups.get(), "one refresh");
     assertEquals(2, h.open().buffers().size(), "the cache holds the fresh descriptor");
 
-    VteException e = (VteException) Await.failure(h.submit(List.of(TransferRequest.write(local, 0, h.open(),
-        added + SLICE * 1000L, SLICE)), Duration.ofSeconds(5)).result(), WAIT);
+    VteException e =
+        (VteException)
+            Await.failure(
+                h.submit(
+                        List.of(
+                            TransferRequest.write(
+                                local, 0, h.open(), added + SLICE * 1000L, SLICE)),
+                        Duration.ofSeconds(5))
+                    .result(),
+                WAIT);
     assertEquals(ErrorCode.OUT_OF_RANGE, e.code());
     assertTrue(e.getMessage().contains(Long.toHexString(added + SLICE * 1000L)), e.getMessage());
     assertEquals(before + 2, h.lookups.get(), "refreshed once more, then gave up");
@@ -290,7 +345,10 @@ class DataPathTest {
       assertTrue(r.allCompleted(), "round " + round + ": " + r);
       assertTrue(DataPathHarness.equal(local.address(), added, SLICE), "round " + round);
       assertEquals(before + 1, h.lookups.get(), "round " + round + ": one lookup");
-      assertEquals(round + 1, h.open().buffers().size(), "round " + round + ": re-opening returns the fresh descriptor");
+      assertEquals(
+          round + 1,
+          h.open().buffers().size(),
+          "round " + round + ": re-opening returns the fresh descriptor");
     }
   }
 
@@ -308,16 +366,21 @@ class DataPathTest {
     List<BatchTracker> batches = java.util.Collections.synchronizedList(new ArrayList<>());
     List<Thread> threads = new ArrayList<>();
     for (int c = 0; c < callers; c++) {
-      Thread t = new Thread(() -> {
-        try {
-          barrier.await();
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-        for (int i = 0; i < perCaller; i++) {
-          batches.add(h.submit(List.of(TransferRequest.write(local, 0, kept, added, SLICE)), Duration.ofSeconds(30)));
-        }
-      });
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  barrier.await();
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+                for (int i = 0; i < perCaller; i++) {
+                  batches.add(
+                      h.submit(
+                          List.of(TransferRequest.write(local, 0, kept, added, SLICE)),
+                          Duration.ofSeconds(30)));
+                }
+              });
       t.start();
       threads.add(t);
     }
@@ -339,27 +402,46 @@ class DataPathTest {
     DataPathHarness.Span span = h.span(4L * SLICE);
     LocalBuffer gone = h.register(SLICE, 5);
     h.memory.unregister(gone);
-    LocalBuffer foreign = new MemoryRegistry(new FakeDeviceMemory(2), () -> {}).register(0x7000_0000L, SLICE, "x");
+    LocalBuffer foreign =
+        new MemoryRegistry(new FakeDeviceMemory(2), () -> {}).register(0x7000_0000L, SLICE, "x");
 
-    expect(ErrorCode.INVALID_ARGUMENT, "length must be positive, got 0",
-        span.write(0, 0, 0));
+    expect(ErrorCode.INVALID_ARGUMENT, "length must be positive, got 0", span.write(0, 0, 0));
     expect(ErrorCode.INVALID_ARGUMENT, "got -5", span.write(0, 0, -5));
-    expect(ErrorCode.NOT_REGISTERED, Long.toHexString(gone.address()), TransferRequest.write(gone, 0, span.seg(), span.remote(), 1));
-    expect(ErrorCode.NOT_REGISTERED, "70000000", TransferRequest.write(foreign, 0, span.seg(), span.remote(), 1));
-    expect(ErrorCode.OUT_OF_RANGE, Long.toHexString(span.local().address() + 4L * SLICE - 1),
+    expect(
+        ErrorCode.NOT_REGISTERED,
+        Long.toHexString(gone.address()),
+        TransferRequest.write(gone, 0, span.seg(), span.remote(), 1));
+    expect(
+        ErrorCode.NOT_REGISTERED,
+        "70000000",
+        TransferRequest.write(foreign, 0, span.seg(), span.remote(), 1));
+    expect(
+        ErrorCode.OUT_OF_RANGE,
+        Long.toHexString(span.local().address() + 4L * SLICE - 1),
         span.write(4L * SLICE - 1, 0, 2));
     expect(ErrorCode.OUT_OF_RANGE, "offset -1", span.write(-1, 0, 2));
-    expect(ErrorCode.OUT_OF_RANGE, Long.toHexString(span.remote() + 4L * SLICE),
+    expect(
+        ErrorCode.OUT_OF_RANGE,
+        Long.toHexString(span.remote() + 4L * SLICE),
         span.read(0, 4L * SLICE, 1));
     expect(ErrorCode.OUT_OF_RANGE, Long.toHexString(span.remote() - 1), span.read(0, -1, 16));
-    expect(ErrorCode.INVALID_ARGUMENT, "required", new TransferRequest(null, span.local(), 0, span.seg(), span.remote(), 1));
+    expect(
+        ErrorCode.INVALID_ARGUMENT,
+        "required",
+        new TransferRequest(null, span.local(), 0, span.seg(), span.remote(), 1));
     // one bad request in a batch stops the whole batch
-    VteException mixed = (VteException) Await.failure(h.submit(List.of(span.write(0, 0, 8),
-        span.write(0, 0, 0)), Duration.ofSeconds(5)).result(), WAIT);
+    VteException mixed =
+        (VteException)
+            Await.failure(
+                h.submit(List.of(span.write(0, 0, 8), span.write(0, 0, 0)), Duration.ofSeconds(5))
+                    .result(),
+                WAIT);
     assertTrue(mixed.getMessage().contains("request 1"), mixed.getMessage());
-    VteException empty = (VteException) Await.failure(h.submit(List.of(), Duration.ofSeconds(5)).result(), WAIT);
+    VteException empty =
+        (VteException) Await.failure(h.submit(List.of(), Duration.ofSeconds(5)).result(), WAIT);
     assertEquals(ErrorCode.INVALID_ARGUMENT, empty.code());
-    assertEquals(ErrorCode.SEGMENT_NOT_FOUND,
+    assertEquals(
+        ErrorCode.SEGMENT_NOT_FOUND,
         ((VteException) Await.failure(h.segments.open("10.9.9.9:1"), WAIT)).code());
     assertEquals(0, h.router.routed.get(), "nothing was sent");
 
@@ -395,18 +477,23 @@ class DataPathTest {
   }
 
   /**
-   * Runs one single-slice request over a fresh harness ({@code localDevices} x {@code peerDevices} rails, {@code
-   * retryCount}) in which every rail completes with {@code status}.
+   * Runs one single-slice request over a fresh harness ({@code localDevices} x {@code peerDevices}
+   * rails, {@code retryCount}) in which every rail completes with {@code status}.
    */
-  private RequestResult oneSliceOverFailingRails(int localDevices, int peerDevices, int retryCount, int status, Op op) {
+  private RequestResult oneSliceOverFailingRails(
+      int localDevices, int peerDevices, int retryCount, int status, Op op) {
     h = new DataPathHarness(localDevices, peerDevices, SLICE, retryCount);
     h.router.failRails(r -> true, status);
     DataPathHarness.Span span = h.span(SLICE);
-    return h.run(List.of(op.of(span.local(), 0, span.seg(), span.remote(), SLICE))).requests().get(0);
+    return h.run(List.of(op.of(span.local(), 0, span.seg(), span.remote(), SLICE)))
+        .requests()
+        .get(0);
   }
 
   private void expect(ErrorCode code, String named, TransferRequest request) {
-    VteException e = (VteException) Await.failure(h.submit(List.of(request), Duration.ofSeconds(5)).result(), WAIT);
+    VteException e =
+        (VteException)
+            Await.failure(h.submit(List.of(request), Duration.ofSeconds(5)).result(), WAIT);
     assertEquals(code, e.code(), e.getMessage());
     assertTrue(e.getMessage().contains(named), "'" + e.getMessage() + "' names " + named);
   }

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
 import io.vte.api.RegisteredBuffer;
@@ -43,9 +43,10 @@ class EngineCloseTest {
   }
 
   /**
-   * An engine owned by a verticle (created in start, closed in stop) when Vert.x itself closes: Vert.x
-   * stops the engine's owner verticles together with (or before) that verticle, so the owners must end the
-   * slices they hold themselves. Nothing may hang and every transfer must end, once.
+   * An engine owned by a verticle (created in start, closed in stop) when Vert.x itself closes:
+   * Vert.x stops the engine's owner verticles together with (or before) that verticle, so the
+   * owners must end the slices they hold themselves. Nothing may hang and every transfer must end,
+   * once.
    */
   @Test
   void vertxCloseWithTheEngineOpenInAVerticleEndsEveryTransfer() {
@@ -57,7 +58,8 @@ class EngineCloseTest {
       EngineVerticle host = new EngineVerticle();
       Await.result(va.deployVerticle(host), WAIT);
       TransferEngine a = host.engine;
-      TransferEngine b = Await.result(TransferEngine.create(vb, EngineFixture.options("vb", 2, 2)), WAIT);
+      TransferEngine b =
+          Await.result(TransferEngine.create(vb, EngineFixture.options("vb", 2, 2)), WAIT);
       List<Future<BatchResult>> results = twentyWrites(a, la, b, lb);
       Await.result(va.close(), WAIT);
       endedByClose(results);
@@ -75,7 +77,8 @@ class EngineCloseTest {
 
     @Override
     public Future<?> start() {
-      return TransferEngine.create(vertx, EngineFixture.options("va", 2, 2)).onSuccess(e -> engine = e);
+      return TransferEngine.create(vertx, EngineFixture.options("va", 2, 2))
+          .onSuccess(e -> engine = e);
     }
 
     @Override
@@ -90,8 +93,10 @@ class EngineCloseTest {
     long la = DirectMemory.allocate(SIZE);
     long lb = DirectMemory.allocate(SIZE);
     try {
-      TransferEngine a = Await.result(TransferEngine.create(va, EngineFixture.options("ca", 2, 2)), WAIT);
-      TransferEngine b = Await.result(TransferEngine.create(vb, EngineFixture.options("cb", 2, 2)), WAIT);
+      TransferEngine a =
+          Await.result(TransferEngine.create(va, EngineFixture.options("ca", 2, 2)), WAIT);
+      TransferEngine b =
+          Await.result(TransferEngine.create(vb, EngineFixture.options("cb", 2, 2)), WAIT);
       List<Future<BatchResult>> results = twentyWrites(a, la, b, lb);
       if (!closeMidStream) {
         results.forEach(f -> assertTrue(Await.result(f, WAIT).allCompleted()));
@@ -108,20 +113,30 @@ class EngineCloseTest {
     }
   }
 
-  /** Registers {@code la} on {@code a} and {@code lb} on {@code b}, then submits 20 WRITEs of all of it from a to b. */
-  private static List<Future<BatchResult>> twentyWrites(TransferEngine a, long la, TransferEngine b, long lb) {
+  /**
+   * Registers {@code la} on {@code a} and {@code lb} on {@code b}, then submits 20 WRITEs of all of
+   * it from a to b.
+   */
+  private static List<Future<BatchResult>> twentyWrites(
+      TransferEngine a, long la, TransferEngine b, long lb) {
     RegisteredBuffer local = Await.result(a.register(la, SIZE, "cpu:0"), WAIT);
     RegisteredBuffer remote = Await.result(b.register(lb, SIZE, "cpu:0"), WAIT);
     SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
     List<Future<BatchResult>> results = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
-      results.add(a.submit(List.of(TransferRequest.write(local, 0, seg, remote.address(), SIZE)),
-          new TransferOptions()).result());
+      results.add(
+          a.submit(
+                  List.of(TransferRequest.write(local, 0, seg, remote.address(), SIZE)),
+                  new TransferOptions())
+              .result());
     }
     return results;
   }
 
-  /** Asserts that every transfer ended, completed or failed with ENGINE_CLOSED; returns how many failed. */
+  /**
+   * Asserts that every transfer ended, completed or failed with ENGINE_CLOSED; returns how many
+   * failed.
+   */
   private static int endedByClose(List<Future<BatchResult>> results) {
     int closed = 0;
     for (Future<BatchResult> f : results) {

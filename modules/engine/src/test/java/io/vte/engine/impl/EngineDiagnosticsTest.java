@@ -28,8 +28,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * {@link TransferEngine#diagnostics()} through the public API only: names, metadata, devices, rails, counters,
- * owner figures, and the soft-verbs fault injector taking a port down and a QP into error.
+ * {@link TransferEngine#diagnostics()} through the public API only: names, metadata, devices,
+ * rails, counters, owner figures, and the soft-verbs fault injector taking a port down and a QP
+ * into error.
  */
 @ExtendWith(BlockedThreadGuard.class)
 class EngineDiagnosticsTest {
@@ -43,9 +44,16 @@ class EngineDiagnosticsTest {
     fx.close();
   }
 
-  private static void write(TransferEngine from, RegisteredBuffer local, SegmentHandle seg, RegisteredBuffer remote) {
-    assertTrue(Await.result(from.submit(List.of(TransferRequest.write(local, 0, seg, remote.address(), LENGTH)),
-        new TransferOptions().setDeadline(Duration.ofSeconds(20))).result(), WAIT).allCompleted());
+  private static void write(
+      TransferEngine from, RegisteredBuffer local, SegmentHandle seg, RegisteredBuffer remote) {
+    assertTrue(
+        Await.result(
+                from.submit(
+                        List.of(TransferRequest.write(local, 0, seg, remote.address(), LENGTH)),
+                        new TransferOptions().setDeadline(Duration.ofSeconds(20)))
+                    .result(),
+                WAIT)
+            .allCompleted());
   }
 
   @Test
@@ -74,7 +82,10 @@ class EngineDiagnosticsTest {
     RegisteredBuffer remote = fx.register(b, LENGTH, 2);
     SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
     write(a, local, seg, remote);
-    assertEquals(LENGTH, d.counters().bytes(), "the counters are live: the same diagnostics object reads them again");
+    assertEquals(
+        LENGTH,
+        d.counters().bytes(),
+        "the counters are live: the same diagnostics object reads them again");
     assertTrue(d.counters().slices() > 0 && d.counters().batches() == 1, d.counters().toString());
     List<RailStatus> rails = d.rails();
     assertEquals(4, rails.size(), "2 local x 2 peer devices: " + rails);
@@ -86,7 +97,9 @@ class EngineDiagnosticsTest {
     assertEquals(devices.get(0).name(), rails.get(0).localDevice(), "in local device order");
     OwnerStats owners = d.owners();
     assertTrue(owners.handshakesActive() > 0 && owners.endpointsAlive() > 0, owners.toString());
-    assertTrue(d.devices().stream().anyMatch(dev -> !dev.liveQpNumbers().isEmpty()), "connected endpoints own QPs");
+    assertTrue(
+        d.devices().stream().anyMatch(dev -> !dev.liveQpNumbers().isEmpty()),
+        "connected endpoints own QPs");
     assertTrue(b.diagnostics().owners().handshakesPassive() > 0, "the peer accepted");
   }
 
@@ -97,7 +110,9 @@ class EngineDiagnosticsTest {
     FaultInjector faults = a.diagnostics().faultInjector().orElseThrow();
     String first = a.diagnostics().devices().get(0).name();
     faults.portDown(first);
-    Await.until("port of " + first + " down in the diagnostics", WAIT,
+    Await.until(
+        "port of " + first + " down in the diagnostics",
+        WAIT,
         () -> !a.diagnostics().devices().get(0).active());
     assertEquals("DOWN", a.diagnostics().devices().get(0).portState());
     assertTrue(a.diagnostics().devices().get(1).active(), "the other device is untouched");
@@ -106,23 +121,39 @@ class EngineDiagnosticsTest {
     RegisteredBuffer remote = fx.register(b, LENGTH, 2);
     SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
     write(a, local, seg, remote);
-    Await.until("rails of " + first + " show its port down", WAIT, () -> a.diagnostics().rails().stream()
-        .filter(r -> r.localDevice().equals(first)).allMatch(r -> !r.localPortUp() && !r.usable()));
+    Await.until(
+        "rails of " + first + " show its port down",
+        WAIT,
+        () ->
+            a.diagnostics().rails().stream()
+                .filter(r -> r.localDevice().equals(first))
+                .allMatch(r -> !r.localPortUp() && !r.usable()));
     faults.portUp(first);
-    Await.until("port of " + first + " up again", WAIT, () -> a.diagnostics().devices().get(0).active()
-        && a.diagnostics().rails().stream().allMatch(RailStatus::localPortUp));
+    Await.until(
+        "port of " + first + " up again",
+        WAIT,
+        () ->
+            a.diagnostics().devices().get(0).active()
+                && a.diagnostics().rails().stream().allMatch(RailStatus::localPortUp));
 
-    DeviceStatus carrying = a.diagnostics().devices().stream().filter(dev -> !dev.liveQpNumbers().isEmpty())
-        .findFirst().orElseThrow();
+    DeviceStatus carrying =
+        a.diagnostics().devices().stream()
+            .filter(dev -> !dev.liveQpNumbers().isEmpty())
+            .findFirst()
+            .orElseThrow();
     long retired = a.diagnostics().owners().endpointsRetired();
     faults.failQp(carrying.name(), carrying.liveQpNumbers().get(0));
-    Await.until("the failed QP's endpoint retired", WAIT, () -> a.diagnostics().owners().endpointsRetired() > retired);
+    Await.until(
+        "the failed QP's endpoint retired",
+        WAIT,
+        () -> a.diagnostics().owners().endpointsRetired() > retired);
     write(a, local, seg, remote);
 
     VteException unknown = assertThrows(VteException.class, () -> faults.portDown("nosuchdevice"));
     assertEquals(ErrorCode.INVALID_ARGUMENT, unknown.code());
     assertTrue(unknown.getMessage().contains("nosuchdevice"), unknown.getMessage());
-    VteException badFraction = assertThrows(VteException.class, () -> faults.dropFrames(first, 1.5, 1));
+    VteException badFraction =
+        assertThrows(VteException.class, () -> faults.dropFrames(first, 1.5, 1));
     assertEquals(ErrorCode.INVALID_ARGUMENT, badFraction.code());
   }
 }

@@ -47,29 +47,45 @@ class EngineEndToEndTest {
     assertEquals(1, seg.buffers().size());
 
     long start = System.nanoTime();
-    BatchResult w = Await.result(a.submit(requests(true, local, seg, remote), new TransferOptions()).result(), WAIT);
+    BatchResult w =
+        Await.result(
+            a.submit(requests(true, local, seg, remote), new TransferOptions()).result(), WAIT);
     long writeNanos = System.nanoTime() - start;
     assertTrue(w.allCompleted(), w.toString());
     assertEquals(total, w.bytes());
-    assertEquals(-1, EngineFixture.mismatch(local.address(), remote.address(), total), "remote == local after WRITE");
+    assertEquals(
+        -1,
+        EngineFixture.mismatch(local.address(), remote.address(), total),
+        "remote == local after WRITE");
 
     EngineFixture.fill(remote.address(), total, 3);
     start = System.nanoTime();
-    BatchResult r = Await.result(a.submit(requests(false, local, seg, remote), new TransferOptions()).result(), WAIT);
+    BatchResult r =
+        Await.result(
+            a.submit(requests(false, local, seg, remote), new TransferOptions()).result(), WAIT);
     long readNanos = System.nanoTime() - start;
     assertTrue(r.allCompleted(), r.toString());
-    assertEquals(-1, EngineFixture.mismatch(local.address(), remote.address(), total), "local == remote after READ");
-    System.out.printf("workers %d: %d MiB WRITE %.2f GiB/s, READ %.2f GiB/s%n", workers, total >> 20,
-        total / (writeNanos / 1e9) / (1L << 30), total / (readNanos / 1e9) / (1L << 30));
+    assertEquals(
+        -1,
+        EngineFixture.mismatch(local.address(), remote.address(), total),
+        "local == remote after READ");
+    System.out.printf(
+        "workers %d: %d MiB WRITE %.2f GiB/s, READ %.2f GiB/s%n",
+        workers,
+        total >> 20,
+        total / (writeNanos / 1e9) / (1L << 30),
+        total / (readNanos / 1e9) / (1L << 30));
   }
 
-  private static List<TransferRequest> requests(boolean write, RegisteredBuffer local, SegmentHandle seg,
-      RegisteredBuffer remote) {
+  private static List<TransferRequest> requests(
+      boolean write, RegisteredBuffer local, SegmentHandle seg, RegisteredBuffer remote) {
     List<TransferRequest> list = new ArrayList<>();
     long off = 0;
     for (long s : SIZES) {
-      list.add(write ? TransferRequest.write(local, off, seg, remote.address() + off, s)
-          : TransferRequest.read(local, off, seg, remote.address() + off, s));
+      list.add(
+          write
+              ? TransferRequest.write(local, off, seg, remote.address() + off, s)
+              : TransferRequest.read(local, off, seg, remote.address() + off, s));
       off += s;
     }
     return list;

@@ -38,22 +38,28 @@ class EngineErrorCodesTest {
   private VteException creationFailure(List<String> devices) {
     Vertx vertx = Vertx.vertx();
     fx.vertxes.add(vertx);
-    return (VteException) Await.failure(TransferEngine.create(vertx, new EngineOptions().setDevices(devices)
-        .setRpcHost("127.0.0.1")), WAIT);
+    return (VteException)
+        Await.failure(
+            TransferEngine.create(
+                vertx, new EngineOptions().setDevices(devices).setRpcHost("127.0.0.1")),
+            WAIT);
   }
 
   @Test
   void aDeviceHostThatDoesNotResolveIsAConfigurationErrorNamingTheField() {
     VteException e = creationFailure(List.of("d0@127.0.0.1", "d1@no-such-host.invalid"));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code(), e.toString());
-    assertTrue(e.getMessage().contains("'devices'") && e.getMessage().contains("no-such-host.invalid"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("'devices'") && e.getMessage().contains("no-such-host.invalid"),
+        e.getMessage());
   }
 
   @Test
   void aDeviceNamedTwiceIsAConfigurationErrorNamingTheFieldAndTheName() {
     VteException e = creationFailure(List.of("twin@127.0.0.1", "twin@127.0.0.2"));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code(), e.toString());
-    assertTrue(e.getMessage().contains("'devices'") && e.getMessage().contains("'twin'"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("'devices'") && e.getMessage().contains("'twin'"), e.getMessage());
   }
 
   @Test
@@ -67,38 +73,45 @@ class EngineErrorCodesTest {
   void aForeignSegmentHandleIsRefusedByName() {
     TransferEngine a = fx.start(1, 1);
     RegisteredBuffer local = fx.register(a, 4096, 1);
-    SegmentHandle foreign = new SegmentHandle() {
-      @Override
-      public String name() {
-        return "lookalike";
-      }
+    SegmentHandle foreign =
+        new SegmentHandle() {
+          @Override
+          public String name() {
+            return "lookalike";
+          }
 
-      @Override
-      public String serverName() {
-        return "127.0.0.1:9";
-      }
+          @Override
+          public String serverName() {
+            return "127.0.0.1:9";
+          }
 
-      @Override
-      public long version() {
-        return 1;
-      }
+          @Override
+          public long version() {
+            return 1;
+          }
 
-      @Override
-      public List<SegmentDevice> devices() {
-        return List.of(new SegmentDevice("x", true));
-      }
+          @Override
+          public List<SegmentDevice> devices() {
+            return List.of(new SegmentDevice("x", true));
+          }
 
-      @Override
-      public List<SegmentBuffer> buffers() {
-        return List.of();
-      }
-    };
-    Future<?> result = a.submit(List.of(TransferRequest.write(local, 0, foreign, 0x1000, 64)), new TransferOptions())
-        .result();
+          @Override
+          public List<SegmentBuffer> buffers() {
+            return List.of();
+          }
+        };
+    Future<?> result =
+        a.submit(
+                List.of(TransferRequest.write(local, 0, foreign, 0x1000, 64)),
+                new TransferOptions())
+            .result();
     VteException e = (VteException) Await.failure(result, WAIT);
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
-    assertTrue(e.getMessage().contains("'lookalike'") && e.getMessage().contains("127.0.0.1:9"), e.getMessage());
-    assertFalse(e.getMessage().contains(Integer.toHexString(System.identityHashCode(foreign))),
+    assertTrue(
+        e.getMessage().contains("'lookalike'") && e.getMessage().contains("127.0.0.1:9"),
+        e.getMessage());
+    assertFalse(
+        e.getMessage().contains(Integer.toHexString(System.identityHashCode(foreign))),
         "no object identity: " + e.getMessage());
   }
 }

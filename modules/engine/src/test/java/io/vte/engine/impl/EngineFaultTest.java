@@ -24,7 +24,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** QP-fatal and port-down injected mid-stream with 4 devices: every request completes on the other rails. */
+/**
+ * QP-fatal and port-down injected mid-stream with 4 devices: every request completes on the other
+ * rails.
+ */
 @ExtendWith(BlockedThreadGuard.class)
 class EngineFaultTest {
 
@@ -38,7 +41,11 @@ class EngineFaultTest {
   }
 
   /** Two engines, a buffer on each, a's handle on b's segment. */
-  private record Pair(TransferEngineImpl a, TransferEngineImpl b, RegisteredBuffer local, RegisteredBuffer remote,
+  private record Pair(
+      TransferEngineImpl a,
+      TransferEngineImpl b,
+      RegisteredBuffer local,
+      RegisteredBuffer remote,
       SegmentHandle seg) {
     SoftVerbsProvider softA() {
       return (SoftVerbsProvider) a.provider();
@@ -52,13 +59,20 @@ class EngineFaultTest {
   private Pair pair(String prefixA, String prefixB) {
     TransferEngineImpl a = start(prefixA);
     TransferEngineImpl b = start(prefixB);
-    return new Pair(a, b, fx.register(a, CHUNK * CHUNKS, 1), fx.register(b, CHUNK * CHUNKS, 2),
+    return new Pair(
+        a,
+        b,
+        fx.register(a, CHUNK * CHUNKS, 1),
+        fx.register(b, CHUNK * CHUNKS, 2),
         Await.result(a.openSegment(b.serverName()), WAIT));
   }
 
   private TransferEngineImpl start(String prefix) {
-    EngineOptions o = EngineFixture.options(prefix, 4, 2).setQpTimeout(Duration.ofMillis(100)).setQpRetryCount(2)
-        .setHandshakeDeadline(Duration.ofSeconds(5));
+    EngineOptions o =
+        EngineFixture.options(prefix, 4, 2)
+            .setQpTimeout(Duration.ofMillis(100))
+            .setQpRetryCount(2)
+            .setHandshakeDeadline(Duration.ofSeconds(5));
     return fx.start(o);
   }
 
@@ -79,8 +93,13 @@ class EngineFaultTest {
       EngineFixture.fill(local.address(), CHUNK * CHUNKS, 100 + round);
       List<Future<BatchResult>> batches = new ArrayList<>();
       for (int c = 0; c < CHUNKS; c++) {
-        batches.add(a.submit(List.of(TransferRequest.write(local, c * CHUNK, seg, remote.address() + c * CHUNK, CHUNK)),
-            new TransferOptions().setDeadline(Duration.ofSeconds(60))).result());
+        batches.add(
+            a.submit(
+                    List.of(
+                        TransferRequest.write(
+                            local, c * CHUNK, seg, remote.address() + c * CHUNK, CHUNK)),
+                    new TransferOptions().setDeadline(Duration.ofSeconds(60)))
+                .result());
       }
       if (round == 2) {
         softA.faults().portDown("fad1", 1);
@@ -95,11 +114,19 @@ class EngineFaultTest {
         BatchResult r = Await.result(f, WAIT);
         assertTrue(r.allCompleted(), "round " + round + ": " + r);
       }
-      assertEquals(-1, EngineFixture.mismatch(local.address(), remote.address(), CHUNK * CHUNKS), "round " + round);
+      assertEquals(
+          -1,
+          EngineFixture.mismatch(local.address(), remote.address(), CHUNK * CHUNKS),
+          "round " + round);
     }
     assertTrue(qpFaults > 0, "at least one QP was failed mid-stream");
-    assertEquals(0, a.railBacklogBytes(), "every slice routed to a rail was released once, retries included");
-    assertTrue(a.counters().retries() > 0, "failed slices were retried on other rails: " + a.counters().retries());
+    assertEquals(
+        0,
+        a.railBacklogBytes(),
+        "every slice routed to a rail was released once, retries included");
+    assertTrue(
+        a.counters().retries() > 0,
+        "failed slices were retried on other rails: " + a.counters().retries());
     assertFalse(a.contexts().isEmpty());
   }
 
@@ -109,11 +136,20 @@ class EngineFaultTest {
     for (int round = 0; round < 6; round++) {
       List<TransferBatch> batches = new ArrayList<>();
       for (int c = 0; c < CHUNKS; c++) {
-        // Some deadlines expire while slices are queued or posted, one batch per round is canceled mid-flight.
+        // Some deadlines expire while slices are queued or posted, one batch per round is canceled
+        // mid-flight.
         Duration deadline = c % 3 == 0 ? Duration.ofMillis(1 + round) : Duration.ofSeconds(60);
-        batches.add(p.a().submit(List.of(TransferRequest.write(p.local(), c * CHUNK, p.seg(),
-            p.remote().address() + c * CHUNK, CHUNK)),
-            new TransferOptions().setDeadline(deadline)));
+        batches.add(
+            p.a()
+                .submit(
+                    List.of(
+                        TransferRequest.write(
+                            p.local(),
+                            c * CHUNK,
+                            p.seg(),
+                            p.remote().address() + c * CHUNK,
+                            CHUNK)),
+                    new TransferOptions().setDeadline(deadline)));
       }
       batches.get(1).cancel();
       if (round == 1) {

@@ -13,8 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Real engines over soft verbs for end-to-end tests, with fast fills and comparisons of native memory. Closes its
- * engines, then their Vert.x instances, then frees the memory it allocated.
+ * Real engines over soft verbs for end-to-end tests, with fast fills and comparisons of native
+ * memory. Closes its engines, then their Vert.x instances, then frees the memory it allocated.
  */
 public final class EngineFixture implements AutoCloseable {
 
@@ -30,7 +30,10 @@ public final class EngineFixture implements AutoCloseable {
     for (int i = 0; i < devices; i++) {
       specs.add(prefix + "d" + i + "@127.0.0.1");
     }
-    return new EngineOptions().setDevices(specs).setWorkersPerContext(workers).setRpcHost("127.0.0.1")
+    return new EngineOptions()
+        .setDevices(specs)
+        .setWorkersPerContext(workers)
+        .setRpcHost("127.0.0.1")
         .setRailHoldDown(Duration.ofMillis(500));
   }
 
@@ -48,7 +51,8 @@ public final class EngineFixture implements AutoCloseable {
     if (!vertxes.contains(vertx)) {
       vertxes.add(vertx);
     }
-    TransferEngineImpl engine = (TransferEngineImpl) Await.result(TransferEngine.create(vertx, options), WAIT);
+    TransferEngineImpl engine =
+        (TransferEngineImpl) Await.result(TransferEngine.create(vertx, options), WAIT);
     engines.add(engine);
     return engine;
   }
@@ -85,7 +89,9 @@ public final class EngineFixture implements AutoCloseable {
     }
   }
 
-  /** @return the offset of the first differing byte, or -1 when equal */
+  /**
+   * @return the offset of the first differing byte, or -1 when equal
+   */
   static long mismatch(long a, long b, long length) {
     for (long off = 0; off < length; off += Integer.MAX_VALUE) {
       int n = (int) Math.min(Integer.MAX_VALUE, length - off);

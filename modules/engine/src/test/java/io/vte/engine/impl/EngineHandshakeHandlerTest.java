@@ -42,30 +42,57 @@ class EngineHandshakeHandlerTest {
   private void bind(NotificationDispatcher n) {
     MemoryRegistry memory = new MemoryRegistry(new FakeDeviceMemory(1), () -> {});
     memory.register(0x1000, 64, "cpu:0");
-    handler.bind(new PassiveConnectHandler(List.of()), new LocalDescriptorBuilder("h:1", "soft", List.of("d0"),
-        i -> new PortAttributes(1, PortState.ACTIVE, 1024, 1, Gid.ZERO, 0, LinkLayer.values()[0]), memory), n);
+    handler.bind(
+        new PassiveConnectHandler(List.of()),
+        new LocalDescriptorBuilder(
+            "h:1",
+            "soft",
+            List.of("d0"),
+            i ->
+                new PortAttributes(
+                    1, PortState.ACTIVE, 1024, 1, Gid.ZERO, 0, LinkLayer.values()[0]),
+            memory),
+        n);
   }
 
   @Test
   void beforeBindingConnectIsRefusedAndSegmentsAreUnknown() {
-    assertEquals(ConnectStatus.UNKNOWN_DEVICE,
+    assertEquals(
+        ConnectStatus.UNKNOWN_DEVICE,
         Await.result(handler.connect(ConnectRequest.getDefaultInstance()), WAIT).getStatus());
-    assertEquals(ErrorCode.SEGMENT_NOT_FOUND,
-        ((VteException) Await.failure(handler.getSegment(GetSegmentRequest.getDefaultInstance()), WAIT)).code());
-    assertFalse(Await.result(handler.notify(NotifyRequest.getDefaultInstance()), WAIT).getAccepted());
+    assertEquals(
+        ErrorCode.SEGMENT_NOT_FOUND,
+        ((VteException)
+                Await.failure(handler.getSegment(GetSegmentRequest.getDefaultInstance()), WAIT))
+            .code());
+    assertFalse(
+        Await.result(handler.notify(NotifyRequest.getDefaultInstance()), WAIT).getAccepted());
   }
 
   @Test
   void servesItsOwnSegmentByEmptyNameOrServerName() {
     bind(new NotificationDispatcher(vertx.getOrCreateContext(), 16, 1000, 1));
-    assertEquals(1, Await.result(handler.getSegment(GetSegmentRequest.getDefaultInstance()), WAIT).getBuffersCount());
-    assertEquals("h:1", Await.result(handler.getSegment(GetSegmentRequest.newBuilder().setName("h:1").build()), WAIT)
-        .getServerName());
-    VteException e = (VteException) Await.failure(handler.getSegment(GetSegmentRequest.newBuilder().setName("other").build()), WAIT);
+    assertEquals(
+        1,
+        Await.result(handler.getSegment(GetSegmentRequest.getDefaultInstance()), WAIT)
+            .getBuffersCount());
+    assertEquals(
+        "h:1",
+        Await.result(
+                handler.getSegment(GetSegmentRequest.newBuilder().setName("h:1").build()), WAIT)
+            .getServerName());
+    VteException e =
+        (VteException)
+            Await.failure(
+                handler.getSegment(GetSegmentRequest.newBuilder().setName("other").build()), WAIT);
     assertEquals(ErrorCode.SEGMENT_NOT_FOUND, e.code());
     assertTrue(e.getMessage().contains("'other'"));
-    assertEquals(ConnectStatus.UNKNOWN_DEVICE, Await.result(handler.connect(ConnectRequest.newBuilder()
-        .setPeerNicPath("h:1@nope").build()), WAIT).getStatus());
+    assertEquals(
+        ConnectStatus.UNKNOWN_DEVICE,
+        Await.result(
+                handler.connect(ConnectRequest.newBuilder().setPeerNicPath("h:1@nope").build()),
+                WAIT)
+            .getStatus());
   }
 
   @Test
@@ -74,14 +101,22 @@ class EngineHandshakeHandlerTest {
     NotificationDispatcher n = new NotificationDispatcher(vertx.getOrCreateContext(), 16, 1000, 1);
     n.handler(got::add);
     bind(n);
-    NotifyRequest r = NotifyRequest.newBuilder().setFrom("p:2").setTopic("t").setSequence(1)
-        .setPayload(ByteString.copyFromUtf8("hi")).build();
+    NotifyRequest r =
+        NotifyRequest.newBuilder()
+            .setFrom("p:2")
+            .setTopic("t")
+            .setSequence(1)
+            .setPayload(ByteString.copyFromUtf8("hi"))
+            .build();
     assertTrue(Await.result(handler.notify(r), WAIT).getAccepted());
     assertFalse(Await.result(handler.notify(r), WAIT).getAccepted(), "a replay is refused");
     Await.untilEquals("delivered", WAIT, 1, got::size);
     assertEquals("hi", got.get(0).payload().toString());
     handler.closing();
-    assertFalse(Await.result(handler.notify(r.toBuilder().setSequence(2).build()), WAIT).getAccepted());
-    assertEquals(ConnectStatus.SHUTTING_DOWN, Await.result(handler.connect(ConnectRequest.getDefaultInstance()), WAIT).getStatus());
+    assertFalse(
+        Await.result(handler.notify(r.toBuilder().setSequence(2).build()), WAIT).getAccepted());
+    assertEquals(
+        ConnectStatus.SHUTTING_DOWN,
+        Await.result(handler.connect(ConnectRequest.getDefaultInstance()), WAIT).getStatus());
   }
 }

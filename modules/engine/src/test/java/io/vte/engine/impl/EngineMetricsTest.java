@@ -10,6 +10,8 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferEngine;
@@ -17,8 +19,6 @@ import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
-import io.vertx.micrometer.MicrometerMetricsFactory;
-import io.vertx.micrometer.MicrometerMetricsOptions;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,37 +38,84 @@ class EngineMetricsTest {
   @Test
   void countersAreExportedAndRemovedOnClose() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    Vertx vertx = Vertx.builder()
-        .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
-        .withMetrics(new MicrometerMetricsFactory(registry)).build();
+    Vertx vertx =
+        Vertx.builder()
+            .with(
+                new VertxOptions()
+                    .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
+            .withMetrics(new MicrometerMetricsFactory(registry))
+            .build();
     fx.vertxes.add(vertx);
-    TransferEngineImpl a = (TransferEngineImpl) Await.result(TransferEngine.create(vertx,
-        EngineFixture.options("m", 2, 1)), WAIT);
+    TransferEngineImpl a =
+        (TransferEngineImpl)
+            Await.result(TransferEngine.create(vertx, EngineFixture.options("m", 2, 1)), WAIT);
     fx.engines.add(a);
     TransferEngineImpl b = fx.start(2, 1);
     RegisteredBuffer local = fx.register(a, 1 << 20, 1);
     RegisteredBuffer remote = fx.register(b, 1 << 20, 2);
     SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
-    assertTrue(Await.result(a.submit(List.of(TransferRequest.write(local, 0, seg, remote.address(), 1 << 20)),
-        new TransferOptions()).result(), WAIT).allCompleted());
-    FunctionCounter bytes = registry.find("vte.engine.bytes").tag("engine", a.serverName()).functionCounter();
+    assertTrue(
+        Await.result(
+                a.submit(
+                        List.of(TransferRequest.write(local, 0, seg, remote.address(), 1 << 20)),
+                        new TransferOptions())
+                    .result(),
+                WAIT)
+            .allCompleted());
+    FunctionCounter bytes =
+        registry.find("vte.engine.bytes").tag("engine", a.serverName()).functionCounter();
     assertNotNull(bytes, "vte.engine.bytes is registered");
     assertEquals(1 << 20, (long) bytes.count());
-    assertEquals(16, (long) registry.find("vte.engine.slices").tag("engine", a.serverName()).functionCounter().count());
-    double handshakes = registry.find("vte.owner.handshakes.active").tag("engine", a.serverName()).functionCounters()
-        .stream().mapToDouble(FunctionCounter::count).sum();
+    assertEquals(
+        16,
+        (long)
+            registry
+                .find("vte.engine.slices")
+                .tag("engine", a.serverName())
+                .functionCounter()
+                .count());
+    double handshakes =
+        registry
+            .find("vte.owner.handshakes.active")
+            .tag("engine", a.serverName())
+            .functionCounters()
+            .stream()
+            .mapToDouble(FunctionCounter::count)
+            .sum();
     assertTrue(handshakes >= 1, "the first WRITE connected at least one endpoint: " + handshakes);
-    double accepted = registry.find("vte.owner.slices.accepted").tag("engine", a.serverName()).functionCounters()
-        .stream().mapToDouble(FunctionCounter::count).sum();
-    assertEquals(16, (long) accepted, "every slice was taken by an owner once (no retries on a healthy pair)");
-    assertNotNull(registry.find("vte.owner.handshakes.reasked").tag("engine", a.serverName()).functionCounter());
-    double alive = registry.find("vte.owner.endpoints.alive").tag("engine", a.serverName()).gauges().stream()
-        .mapToDouble(io.micrometer.core.instrument.Gauge::value).sum();
+    double accepted =
+        registry
+            .find("vte.owner.slices.accepted")
+            .tag("engine", a.serverName())
+            .functionCounters()
+            .stream()
+            .mapToDouble(FunctionCounter::count)
+            .sum();
+    assertEquals(
+        16,
+        (long) accepted,
+        "every slice was taken by an owner once (no retries on a healthy pair)");
+    assertNotNull(
+        registry
+            .find("vte.owner.handshakes.reasked")
+            .tag("engine", a.serverName())
+            .functionCounter());
+    double alive =
+        registry.find("vte.owner.endpoints.alive").tag("engine", a.serverName()).gauges().stream()
+            .mapToDouble(io.micrometer.core.instrument.Gauge::value)
+            .sum();
     assertTrue(alive >= 1, "endpoints alive: " + alive);
-    assertEquals(2, registry.find("vte.owner.cq.poll.gap.max").tag("engine", a.serverName()).gauges().size(),
+    assertEquals(
+        2,
+        registry.find("vte.owner.cq.poll.gap.max").tag("engine", a.serverName()).gauges().size(),
         "one gauge per owner: 2 devices x 1 owner");
     Await.result(a.close(), WAIT);
     assertNull(registry.find("vte.engine.bytes").tag("engine", a.serverName()).functionCounter());
-    assertTrue(registry.find("vte.owner.endpoints.alive").tag("engine", a.serverName()).gauges().isEmpty());
+    assertTrue(
+        registry
+            .find("vte.owner.endpoints.alive")
+            .tag("engine", a.serverName())
+            .gauges()
+            .isEmpty());
   }
 }

@@ -23,8 +23,16 @@ final class FakeDeviceMemory implements DeviceMemory {
   }
 
   @Override
-  public synchronized MemoryRegion register(int deviceIndex, long address, long length, int accessFlags) {
-    Region r = new Region(deviceIndex, address, length, accessFlags, nextKey.getAndIncrement(), new AtomicBoolean());
+  public synchronized MemoryRegion register(
+      int deviceIndex, long address, long length, int accessFlags) {
+    Region r =
+        new Region(
+            deviceIndex,
+            address,
+            length,
+            accessFlags,
+            nextKey.getAndIncrement(),
+            new AtomicBoolean());
     regions.add(r);
     return r;
   }
@@ -38,8 +46,12 @@ final class FakeDeviceMemory implements DeviceMemory {
     return regions.stream().filter(r -> !r.closed().get()).count();
   }
 
-  /** A region that only hands out keys (rkey = lkey + 1,000,000) and remembers whether it was closed. */
-  record Region(int device, long address, long length, int accessFlags, int lkey, AtomicBoolean closed)
+  /**
+   * A region that only hands out keys (rkey = lkey + 1,000,000) and remembers whether it was
+   * closed.
+   */
+  record Region(
+      int device, long address, long length, int accessFlags, int lkey, AtomicBoolean closed)
       implements MemoryRegion {
 
     @Override

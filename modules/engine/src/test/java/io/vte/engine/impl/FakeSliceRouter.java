@@ -20,8 +20,10 @@ final class FakeSliceRouter implements SliceRouter {
 
   private final Context context;
   private final List<Slice> held = new ArrayList<>();
+
   /** Confined to {@link #context}, like {@link #held}. */
   private boolean holding;
+
   private volatile Predicate<Rail> failing = r -> false;
   private volatile int failStatus;
   final AtomicInteger routed = new AtomicInteger();
@@ -43,8 +45,8 @@ final class FakeSliceRouter implements SliceRouter {
   }
 
   /**
-   * Queues slices from now on. Runs on the context, so it is ordered after an earlier {@link #release()}
-   * and before the slices of a later submit from the same thread.
+   * Queues slices from now on. Runs on the context, so it is ordered after an earlier {@link
+   * #release()} and before the slices of a later submit from the same thread.
    */
   void hold() {
     context.runOnContext(v -> holding = true);
@@ -52,12 +54,13 @@ final class FakeSliceRouter implements SliceRouter {
 
   /** Processes the held slices (abandoned ones are dropped unposted). */
   void release() {
-    context.runOnContext(v -> {
-      holding = false;
-      List<Slice> now = new ArrayList<>(held);
-      held.clear();
-      now.forEach(this::process);
-    });
+    context.runOnContext(
+        v -> {
+          holding = false;
+          List<Slice> now = new ArrayList<>(held);
+          held.clear();
+          now.forEach(this::process);
+        });
   }
 
   /** Counts posts from now on in {@link #postedAfterMark}. */
@@ -69,13 +72,14 @@ final class FakeSliceRouter implements SliceRouter {
   public void submit(Slice slice) {
     routed.incrementAndGet();
     routedByRail.computeIfAbsent(slice.rail(), r -> new AtomicInteger()).incrementAndGet();
-    context.runOnContext(v -> {
-      if (holding) {
-        held.add(slice);
-      } else {
-        process(slice);
-      }
-    });
+    context.runOnContext(
+        v -> {
+          if (holding) {
+            held.add(slice);
+          } else {
+            process(slice);
+          }
+        });
   }
 
   @Override

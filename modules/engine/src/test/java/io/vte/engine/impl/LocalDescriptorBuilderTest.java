@@ -21,16 +21,33 @@ class LocalDescriptorBuilderTest {
   @Test
   void aRestartedNodesDescriptorsAreNewerThanItsOldOnes() {
     MemoryRegistry memory = new MemoryRegistry(new FakeDeviceMemory(1), () -> {});
-    LocalDescriptorBuilder before = new LocalDescriptorBuilder("127.0.0.1:5000", "soft", List.of("d0"),
-        i -> { throw new IllegalStateException("no port"); }, memory);
+    LocalDescriptorBuilder before =
+        new LocalDescriptorBuilder(
+            "127.0.0.1:5000",
+            "soft",
+            List.of("d0"),
+            i -> {
+              throw new IllegalStateException("no port");
+            },
+            memory);
     for (int i = 0; i < 100; i++) {
       before.changed();
     }
     long old = before.build().getVersion();
     long startedAt = System.currentTimeMillis();
-    Await.until("the wall clock moved on", Duration.ofSeconds(5), () -> System.currentTimeMillis() > startedAt);
-    LocalDescriptorBuilder restarted = new LocalDescriptorBuilder("127.0.0.1:5000", "soft", List.of("d0"),
-        i -> { throw new IllegalStateException("no port"); }, memory);
+    Await.until(
+        "the wall clock moved on",
+        Duration.ofSeconds(5),
+        () -> System.currentTimeMillis() > startedAt);
+    LocalDescriptorBuilder restarted =
+        new LocalDescriptorBuilder(
+            "127.0.0.1:5000",
+            "soft",
+            List.of("d0"),
+            i -> {
+              throw new IllegalStateException("no port");
+            },
+            memory);
     assertTrue(restarted.build().getVersion() > old, restarted.build().getVersion() + " > " + old);
   }
 
@@ -42,12 +59,18 @@ class LocalDescriptorBuilderTest {
     AtomicBoolean dev1Up = new AtomicBoolean(true);
     Gid gid = Gid.fromInetAddress(InetAddress.getByName("127.0.0.2"));
     LinkLayer link = LinkLayer.values()[0];
-    holder[0] = new LocalDescriptorBuilder("127.0.0.1:5000", "soft", List.of("d0", "d1"), i -> {
-      if (i == 1 && !dev1Up.get()) {
-        throw new IllegalStateException("device gone");
-      }
-      return new PortAttributes(1, PortState.ACTIVE, 4096, 7000 + i, gid, 0, link);
-    }, memory);
+    holder[0] =
+        new LocalDescriptorBuilder(
+            "127.0.0.1:5000",
+            "soft",
+            List.of("d0", "d1"),
+            i -> {
+              if (i == 1 && !dev1Up.get()) {
+                throw new IllegalStateException("device gone");
+              }
+              return new PortAttributes(1, PortState.ACTIVE, 4096, 7000 + i, gid, 0, link);
+            },
+            memory);
     SegmentDescriptor v1 = holder[0].build();
     assertEquals("127.0.0.1:5000", v1.getName());
     assertEquals(2, v1.getDevicesCount());
@@ -64,6 +87,7 @@ class LocalDescriptorBuilderTest {
     assertEquals(gid, Gid.fromBytes(v2.getDevices(0).getGid().toByteArray()));
 
     dev1Up.set(false);
-    assertFalse(holder[0].build().getDevices(1).getActive(), "an unqueryable device is described inactive");
+    assertFalse(
+        holder[0].build().getDevices(1).getActive(), "an unqueryable device is described inactive");
   }
 }

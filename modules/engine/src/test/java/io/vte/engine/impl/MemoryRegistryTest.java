@@ -33,7 +33,10 @@ class MemoryRegistryTest {
   @Test
   void overlapsAreRejectedAndAdjacentRangesAccepted() {
     registry.register(0x10000, 0x1000, "a");
-    for (long[] r : new long[][] {{0x10000, 0x1000}, {0xF000, 0x1001}, {0x10FFF, 1}, {0x10800, 0x10}, {0xF000, 0x3000}}) {
+    for (long[] r :
+        new long[][] {
+          {0x10000, 0x1000}, {0xF000, 0x1001}, {0x10FFF, 1}, {0x10800, 0x10}, {0xF000, 0x3000}
+        }) {
       VteException e = assertThrows(VteException.class, () -> registry.register(r[0], r[1], "b"));
       assertEquals(ErrorCode.OVERLAPPING_REGISTRATION, e.code());
       assertTrue(e.getMessage().contains(Long.toHexString(r[0])), e.getMessage());
@@ -46,23 +49,35 @@ class MemoryRegistryTest {
 
   @Test
   void badArgumentsAreTyped() {
-    assertEquals(ErrorCode.INVALID_ARGUMENT, assertThrows(VteException.class, () -> registry.register(0, 10, "x")).code());
-    assertEquals(ErrorCode.INVALID_ARGUMENT, assertThrows(VteException.class, () -> registry.register(100, 0, "x")).code());
-    assertEquals(ErrorCode.INVALID_ARGUMENT,
-        assertThrows(VteException.class, () -> registry.register(Long.MAX_VALUE - 5, 10, "x")).code());
+    assertEquals(
+        ErrorCode.INVALID_ARGUMENT,
+        assertThrows(VteException.class, () -> registry.register(0, 10, "x")).code());
+    assertEquals(
+        ErrorCode.INVALID_ARGUMENT,
+        assertThrows(VteException.class, () -> registry.register(100, 0, "x")).code());
+    assertEquals(
+        ErrorCode.INVALID_ARGUMENT,
+        assertThrows(VteException.class, () -> registry.register(Long.MAX_VALUE - 5, 10, "x"))
+            .code());
   }
 
   @Test
   void locationMustHaveOneTo256Characters() {
     String tooLong = "x".repeat(257);
     for (String bad : new String[] {null, "", tooLong, "y".repeat(900_000)}) {
-      VteException e = assertThrows(VteException.class, () -> registry.register(0x30000, 0x1000, bad));
+      VteException e =
+          assertThrows(VteException.class, () -> registry.register(0x30000, 0x1000, bad));
       assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
       assertTrue(e.getMessage().contains("location"), e.getMessage());
-      assertTrue(e.getMessage().length() < 400, "the value is shortened in the message: " + e.getMessage().length());
+      assertTrue(
+          e.getMessage().length() < 400,
+          "the value is shortened in the message: " + e.getMessage().length());
     }
-    assertTrue(assertThrows(VteException.class, () -> registry.register(0x30000, 0x1000, tooLong)).getMessage()
-        .contains("257 chars"), "the message names the bad length");
+    assertTrue(
+        assertThrows(VteException.class, () -> registry.register(0x30000, 0x1000, tooLong))
+            .getMessage()
+            .contains("257 chars"),
+        "the message names the bad length");
     assertEquals(0, devices.openRegions(), "a rejected registration registers nothing");
     assertEquals(0, changes.get(), "and publishes nothing");
     assertEquals("z".repeat(256), registry.register(0x30000, 0x1000, "z".repeat(256)).location());
@@ -86,8 +101,12 @@ class MemoryRegistryTest {
     assertFalse(b.isRegistered());
     assertEquals(0, devices.openRegions());
     assertFalse(registry.owns(b));
-    assertEquals(ErrorCode.NOT_REGISTERED, assertThrows(VteException.class, () -> registry.unregister(b)).code());
-    assertEquals(ErrorCode.NOT_REGISTERED, assertThrows(VteException.class, () -> registry.unregister("x")).code());
+    assertEquals(
+        ErrorCode.NOT_REGISTERED,
+        assertThrows(VteException.class, () -> registry.unregister(b)).code());
+    assertEquals(
+        ErrorCode.NOT_REGISTERED,
+        assertThrows(VteException.class, () -> registry.unregister("x")).code());
     registry.register(0x20000, 0x1000, "again");
   }
 
@@ -101,17 +120,19 @@ class MemoryRegistryTest {
       Thread[] ts = new Thread[threads];
       for (int t = 0; t < threads; t++) {
         long start = 0x100000 + t * 0x800L;
-        ts[t] = new Thread(() -> {
-          try {
-            barrier.await();
-            r.register(start, 0x1000, "t");
-            wins.incrementAndGet();
-          } catch (VteException e) {
-            assertEquals(ErrorCode.OVERLAPPING_REGISTRATION, e.code());
-          } catch (Exception e) {
-            throw new AssertionError(e);
-          }
-        });
+        ts[t] =
+            new Thread(
+                () -> {
+                  try {
+                    barrier.await();
+                    r.register(start, 0x1000, "t");
+                    wins.incrementAndGet();
+                  } catch (VteException e) {
+                    assertEquals(ErrorCode.OVERLAPPING_REGISTRATION, e.code());
+                  } catch (Exception e) {
+                    throw new AssertionError(e);
+                  }
+                });
         ts[t].start();
       }
       for (Thread t : ts) {

@@ -25,7 +25,8 @@ class NotificationDispatcherTest {
 
   private final Vertx vertx = Vertx.vertx();
   private final List<Notification> got = new CopyOnWriteArrayList<>();
-  private final NotificationDispatcher dispatcher = new NotificationDispatcher(vertx.getOrCreateContext(), 1000, 60_000, 99);
+  private final NotificationDispatcher dispatcher =
+      new NotificationDispatcher(vertx.getOrCreateContext(), 1000, 60_000, 99);
 
   @AfterEach
   void close() {
@@ -78,19 +79,21 @@ class NotificationDispatcherTest {
     Thread[] threads = new Thread[senders];
     for (int t = 0; t < senders; t++) {
       String from = "s" + t;
-      threads[t] = new Thread(() -> {
-        try {
-          barrier.await();
-        } catch (Exception e) {
-          throw new AssertionError(e);
-        }
-        // After the first, pairs arrive swapped on purpose.
-        accept(dispatcher, n(from, 1));
-        for (long s = 2; s < 500; s += 2) {
-          accept(dispatcher, n(from, s + 1));
-          accept(dispatcher, n(from, s));
-        }
-      });
+      threads[t] =
+          new Thread(
+              () -> {
+                try {
+                  barrier.await();
+                } catch (Exception e) {
+                  throw new AssertionError(e);
+                }
+                // After the first, pairs arrive swapped on purpose.
+                accept(dispatcher, n(from, 1));
+                for (long s = 2; s < 500; s += 2) {
+                  accept(dispatcher, n(from, s + 1));
+                  accept(dispatcher, n(from, s));
+                }
+              });
       threads[t].start();
     }
     for (Thread t : threads) {
@@ -118,25 +121,29 @@ class NotificationDispatcherTest {
 
   @Test
   void aGapLongerThanTheWindowIsSkipped() {
-    NotificationDispatcher small = new NotificationDispatcher(vertx.getOrCreateContext(), 4, 60_000, 99);
+    NotificationDispatcher small =
+        new NotificationDispatcher(vertx.getOrCreateContext(), 4, 60_000, 99);
     small.handler(got::add);
     assertTrue(accept(small, n("a", 1)));
     for (long s = 3; s <= 7; s++) {
       assertTrue(accept(small, n("a", s)));
     }
     Await.untilEquals("delivered after skipping 2", Duration.ofSeconds(10), 6, got::size);
-    assertEquals(List.of(1L, 3L, 4L, 5L, 6L, 7L), got.stream().map(Notification::sequence).toList());
+    assertEquals(
+        List.of(1L, 3L, 4L, 5L, 6L, 7L), got.stream().map(Notification::sequence).toList());
     assertFalse(accept(small, n("a", 2)), "the skipped one is late now");
   }
 
   @Test
   void aGapIsSkippedAfterItsTimeout() {
-    NotificationDispatcher timed = new NotificationDispatcher(vertx.getOrCreateContext(), 1000, 100, 99);
+    NotificationDispatcher timed =
+        new NotificationDispatcher(vertx.getOrCreateContext(), 1000, 100, 99);
     timed.handler(got::add);
     assertTrue(accept(timed, n("a", 1)));
     assertTrue(accept(timed, n("a", 3)));
     assertTrue(accept(timed, n("a", 4)));
-    Await.untilEquals("1, then 3 and 4 after the gap timeout", Duration.ofSeconds(10), 3, got::size);
+    Await.untilEquals(
+        "1, then 3 and 4 after the gap timeout", Duration.ofSeconds(10), 3, got::size);
     assertEquals(List.of(1L, 3L, 4L), got.stream().map(Notification::sequence).toList());
     assertTrue(accept(timed, n("a", 5)));
     Await.untilEquals("5 follows at once", Duration.ofSeconds(10), 4, got::size);
@@ -153,7 +160,9 @@ class NotificationDispatcherTest {
     assertTrue(dispatcher.accept(n("a", 2), 20));
     assertFalse(dispatcher.accept(n("a", 3), 10), "a dead incarnation's late message");
     Await.untilEquals("both incarnations heard", Duration.ofSeconds(10), 4, got::size);
-    assertEquals(List.of(1L, 2L, 1L, 2L), got.stream().map(Notification::sequence).toList(),
+    assertEquals(
+        List.of(1L, 2L, 1L, 2L),
+        got.stream().map(Notification::sequence).toList(),
         "the old incarnation's waiting 4 was dropped, never delivered");
   }
 
@@ -171,7 +180,10 @@ class NotificationDispatcherTest {
   @Test
   void epochsAreLaterForLaterStarts() {
     long first = NotificationDispatcher.newEpoch();
-    Await.until("the clock moves on", Duration.ofSeconds(10), () -> NotificationDispatcher.newEpoch() > first);
+    Await.until(
+        "the clock moves on",
+        Duration.ofSeconds(10),
+        () -> NotificationDispatcher.newEpoch() > first);
     assertEquals(99, dispatcher.epoch());
   }
 

@@ -13,8 +13,8 @@ import java.util.zip.CRC32C;
 
 /**
  * A second engine process for {@link TwoProcessTest}: registers {@code <length>} bytes filled with
- * {@code <seed>}, prints {@code READY <server name> <address> <length>}, then answers {@code CRC} with
- * {@code CRC <crc32c of the buffer>} and {@code EXIT} by closing everything.
+ * {@code <seed>}, prints {@code READY <server name> <address> <length>}, then answers {@code CRC}
+ * with {@code CRC <crc32c of the buffer>} and {@code EXIT} by closing everything.
  */
 public final class PeerEngineMain {
 
@@ -29,13 +29,16 @@ public final class PeerEngineMain {
     long seed = Long.parseLong(args[1]);
     Duration wait = Duration.ofSeconds(60);
     Vertx vertx = Vertx.vertx();
-    TransferEngine engine = Await.result(TransferEngine.create(vertx, EngineFixture.options("peer", 2, 2)), wait);
+    TransferEngine engine =
+        Await.result(TransferEngine.create(vertx, EngineFixture.options("peer", 2, 2)), wait);
     long address = DirectMemory.allocate(length);
     EngineFixture.fill(address, length, seed);
     RegisteredBuffer buffer = Await.result(engine.register(address, length, "cpu:0"), wait);
-    System.out.println("READY " + engine.serverName() + " " + buffer.address() + " " + buffer.length());
+    System.out.println(
+        "READY " + engine.serverName() + " " + buffer.address() + " " + buffer.length());
     System.out.flush();
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     for (String line = in.readLine(); line != null; line = in.readLine()) {
       if (line.equals("CRC")) {
         System.out.println("CRC " + crc(address, length));

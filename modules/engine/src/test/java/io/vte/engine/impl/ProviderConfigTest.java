@@ -18,9 +18,15 @@ class ProviderConfigTest {
 
   @Test
   void softSpecsBecomeProviderDevices() {
-    EngineOptions o = new EngineOptions().setDevices(List.of("a", "b@127.0.0.2", "c@127.0.0.3:7001"));
-    assertEquals(Map.of("devices", List.of(Map.of("name", "a", "host", "127.0.0.1", "port", 0),
-        Map.of("name", "b", "host", "127.0.0.2", "port", 0), Map.of("name", "c", "host", "127.0.0.3", "port", 7001))),
+    EngineOptions o =
+        new EngineOptions().setDevices(List.of("a", "b@127.0.0.2", "c@127.0.0.3:7001"));
+    assertEquals(
+        Map.of(
+            "devices",
+            List.of(
+                Map.of("name", "a", "host", "127.0.0.1", "port", 0),
+                Map.of("name", "b", "host", "127.0.0.2", "port", 0),
+                Map.of("name", "c", "host", "127.0.0.3", "port", 7001))),
         ProviderConfig.of(o));
     assertEquals(List.of("a", "b", "c"), ProviderConfig.deviceNames(o));
   }
@@ -35,8 +41,10 @@ class ProviderConfigTest {
   @Test
   void malformedSpecsAreNamed() {
     for (String bad : new String[] {"@127.0.0.1", "x@", "x@h:99999", "x@h:port"}) {
-      VteException e = assertThrows(VteException.class,
-          () -> ProviderConfig.of(new EngineOptions().setDevices(List.of(bad))));
+      VteException e =
+          assertThrows(
+              VteException.class,
+              () -> ProviderConfig.of(new EngineOptions().setDevices(List.of(bad))));
       assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
       assertTrue(e.getMessage().contains("'" + bad + "'"), e.getMessage());
     }
@@ -44,7 +52,8 @@ class ProviderConfigTest {
 
   @Test
   void qpTimeoutIsEncodedAsThePowerOfTwoAbove() {
-    assertEquals(18, OwnerConfig.qpTimeoutExponent(Duration.ofSeconds(1)), "4.096 us x 2^18 = 1.07 s");
+    assertEquals(
+        18, OwnerConfig.qpTimeoutExponent(Duration.ofSeconds(1)), "4.096 us x 2^18 = 1.07 s");
     assertEquals(15, OwnerConfig.qpTimeoutExponent(Duration.ofMillis(100)));
     assertEquals(1, OwnerConfig.qpTimeoutExponent(Duration.ofNanos(1)));
     assertEquals(31, OwnerConfig.qpTimeoutExponent(Duration.ofDays(1)));

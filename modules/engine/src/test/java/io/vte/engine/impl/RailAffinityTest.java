@@ -17,7 +17,8 @@ class RailAffinityTest {
 
   @Test
   void aDeviceWhoseSubnetHoldsPeerDevicesPrefersExactlyThose() throws Exception {
-    RailAffinity a = RailAffinity.ofSubnets(Arrays.asList("198.18.0.1/24", "198.18.1.1/24", "198.19.0.1/24"));
+    RailAffinity a =
+        RailAffinity.ofSubnets(Arrays.asList("198.18.0.1/24", "198.18.1.1/24", "198.19.0.1/24"));
     List<Gid> peer = List.of(gid("198.18.0.2"), gid("198.18.1.2"), gid("198.19.0.2"));
     assertArrayEquals(new boolean[] {true, false, false}, a.preferred(0, peer));
     assertArrayEquals(new boolean[] {false, true, false}, a.preferred(1, peer));
@@ -27,7 +28,8 @@ class RailAffinityTest {
   @Test
   void prefixesThatEndInsideAByteCompareOnlyTheirBits() throws Exception {
     RailAffinity a = RailAffinity.ofSubnets(List.of("10.0.0.9/29"));
-    assertArrayEquals(new boolean[] {true, true, false},
+    assertArrayEquals(
+        new boolean[] {true, true, false},
         a.preferred(0, List.of(gid("10.0.0.8"), gid("10.0.0.15"), gid("10.0.0.16"))));
   }
 
@@ -36,7 +38,8 @@ class RailAffinityTest {
     RailAffinity a = RailAffinity.ofSubnets(Arrays.asList(null, "10.1.0.1/24"));
     List<Gid> peer = List.of(gid("10.2.0.2"), gid("10.3.0.2"));
     assertArrayEquals(new boolean[] {true, true}, a.preferred(0, peer), "no subnet known");
-    assertArrayEquals(new boolean[] {true, true}, a.preferred(1, peer), "a routed fabric: no peer in the subnet");
+    assertArrayEquals(
+        new boolean[] {true, true}, a.preferred(1, peer), "a routed fabric: no peer in the subnet");
     assertArrayEquals(new boolean[] {true, true}, RailAffinity.NONE.preferred(5, peer));
   }
 
@@ -49,6 +52,7 @@ class RailAffinityTest {
 
   @Test
   void aSubnetThatIsNotAddressSlashPrefixIsRefused() {
-    assertThrows(IllegalArgumentException.class, () -> RailAffinity.ofSubnets(List.of("198.18.0.1")));
+    assertThrows(
+        IllegalArgumentException.class, () -> RailAffinity.ofSubnets(List.of("198.18.0.1")));
   }
 }

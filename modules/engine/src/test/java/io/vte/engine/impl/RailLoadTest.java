@@ -9,13 +9,16 @@ class RailLoadTest {
 
   private static final int SLICE = 64 << 10;
   private static final long WINDOW = 1_000_000L;
+
   /** 10 ns per byte: one slice every 655 µs. */
   private static final long EVERY = SLICE * 10L;
 
   private final RailLoad load = new RailLoad(WINDOW);
   private long now = 1_000_000_000L;
 
-  /** Keeps {@code depth} slices outstanding, completing one every {@code every} ns, {@code n} times. */
+  /**
+   * Keeps {@code depth} slices outstanding, completing one every {@code every} ns, {@code n} times.
+   */
   private void steady(int depth, long every, int n) {
     while (load.outstanding() < (long) depth * SLICE) {
       load.acquire(SLICE, now);
@@ -82,8 +85,10 @@ class RailLoadTest {
     load.release(SLICE, true, now);
     assertTrue(load.currentNanosPerByte(now) > 500, "just idle: its estimate still counts");
     now += RailLoad.STALE_NANOS + 1;
-    assertEquals(0, load.currentNanosPerByte(now), "idle past stale: unknown, so selection tries it");
+    assertEquals(
+        0, load.currentNanosPerByte(now), "idle past stale: unknown, so selection tries it");
     steady(2, EVERY, 10);
-    assertEquals(10.0, load.nanosPerByte(), 0.5, "measured anew, not blended with the old slowness");
+    assertEquals(
+        10.0, load.nanosPerByte(), 0.5, "measured anew, not blended with the old slowness");
   }
 }

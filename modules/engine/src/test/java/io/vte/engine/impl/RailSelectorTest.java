@@ -27,11 +27,13 @@ import org.junit.jupiter.api.Test;
 
 class RailSelectorTest {
 
-  private static final VteException CAUSE = new VteException(ErrorCode.PEER_UNREACHABLE, "peer gone");
+  private static final VteException CAUSE =
+      new VteException(ErrorCode.PEER_UNREACHABLE, "peer gone");
   private static final long HOLD_DOWN = 2_000_000_000L;
   private static final int SLICE = 64 << 10;
   private final AtomicLong clock = new AtomicLong(5_000_000_000L);
-  private final RailSelector selector = new RailSelector(List.of("l0", "l1"), 3, HOLD_DOWN, HOLD_DOWN, clock::get);
+  private final RailSelector selector =
+      new RailSelector(List.of("l0", "l1"), 3, HOLD_DOWN, HOLD_DOWN, clock::get);
 
   private static PeerSegment segment(boolean... active) {
     SegmentDescriptor.Builder d = SegmentDescriptor.newBuilder().setName("p").setServerName("p:1");
@@ -58,7 +60,8 @@ class RailSelectorTest {
     assertEquals(Set.of(0, 1), locals);
     Rail a = pick(rails, null);
     Rail b = pick(rails, null);
-    assertNotEquals(a.localDeviceIndex(), b.localDeviceIndex(), "consecutive picks alternate local devices");
+    assertNotEquals(
+        a.localDeviceIndex(), b.localDeviceIndex(), "consecutive picks alternate local devices");
   }
 
   @Test
@@ -120,19 +123,24 @@ class RailSelectorTest {
   }
 
   /**
-   * Runs a closed loop on the fake clock: {@code inFlight} slices at all times, each rail completing its slices in
-   * order at {@code rates} bytes per 100 µs tick; ended slices are released and replaced by new selections.
+   * Runs a closed loop on the fake clock: {@code inFlight} slices at all times, each rail
+   * completing its slices in order at {@code rates} bytes per 100 µs tick; ended slices are
+   * released and replaced by new selections.
    *
    * @return slices selected per rail; every slice has ended when it returns
    */
-  private Map<Rail, Integer> drain(RailSelector.PeerRails rails, Map<Rail, Integer> rates, int inFlight, int ticks) {
+  private Map<Rail, Integer> drain(
+      RailSelector.PeerRails rails, Map<Rail, Integer> rates, int inFlight, int ticks) {
     Map<Rail, ArrayDeque<Integer>> queues = new HashMap<>();
     Map<Rail, Long> budget = new HashMap<>();
     Map<Rail, Integer> got = new HashMap<>();
-    rates.keySet().forEach(r -> {
-      queues.put(r, new ArrayDeque<>());
-      budget.put(r, 0L);
-    });
+    rates
+        .keySet()
+        .forEach(
+            r -> {
+              queues.put(r, new ArrayDeque<>());
+              budget.put(r, 0L);
+            });
     int queued = 0;
     for (int t = 0; t <= ticks; t++) {
       boolean last = t == ticks;
@@ -222,7 +230,8 @@ class RailSelectorTest {
     rails.onFailure(bad, WcStatus.RETRY_EXC_ERR.code(), CAUSE);
     for (int i = 0; i < 60; i++) {
       Rail r = pick(rails, bad);
-      assertNotEquals("r1", r.peerDeviceName(), "no rail from any local device leads to the dead r1: " + r);
+      assertNotEquals(
+          "r1", r.peerDeviceName(), "no rail from any local device leads to the dead r1: " + r);
     }
     assertSame(CAUSE, rails.pausedCause());
     RailSelector.PeerRails refreshed = selector.railsFor(segment(true, true, true));
@@ -236,7 +245,8 @@ class RailSelectorTest {
     clock.addAndGet(HOLD_DOWN);
     assertEquals(1, count(rails, "r1", 60));
     rails.onSuccess(lastPick);
-    assertEquals(20, count(rails, "r1", 60), "a successful probe ends the hold-down of every rail to r1");
+    assertEquals(
+        20, count(rails, "r1", 60), "a successful probe ends the hold-down of every rail to r1");
   }
 
   @Test
@@ -271,7 +281,10 @@ class RailSelectorTest {
     rails.onSuccess(lastPick);
     assertEquals(0, count(rails, "r0", 20), "r0 stays held down");
     clock.addAndGet(HOLD_DOWN);
-    assertEquals(1, count(rails, "r0", 20), "r0's hold-down ends with one probe; r1's ended with its success");
+    assertEquals(
+        1,
+        count(rails, "r0", 20),
+        "r0's hold-down ends with one probe; r1's ended with its success");
   }
 
   @Test
@@ -329,7 +342,10 @@ class RailSelectorTest {
     return c;
   }
 
-  /** Selects {@code n} times, counting the picks leading to peer device {@code peer} (the last one in lastPick). */
+  /**
+   * Selects {@code n} times, counting the picks leading to peer device {@code peer} (the last one
+   * in lastPick).
+   */
   private int count(RailSelector.PeerRails rails, String peer, int n) {
     int c = 0;
     for (int i = 0; i < n; i++) {
@@ -357,7 +373,11 @@ class RailSelectorTest {
     BufferDesc.Builder b = BufferDesc.newBuilder().setAddress(4096).setLength(4096);
     for (int i = 0; i < addresses.length; i++) {
       byte[] gid = Gid.fromInetAddress(InetAddress.getByName(addresses[i])).toBytes();
-      d.addDevices(DeviceDesc.newBuilder().setName("r" + i).setActive(true).setGid(ByteString.copyFrom(gid)));
+      d.addDevices(
+          DeviceDesc.newBuilder()
+              .setName("r" + i)
+              .setActive(true)
+              .setGid(ByteString.copyFrom(gid)));
       b.addRkeys(70 + i);
     }
     return new PeerSegment("p", d.addBuffers(b).build());
@@ -365,18 +385,28 @@ class RailSelectorTest {
 
   @Test
   void wiredRailsCarryEverySliceAndTheOthersOnlyWhileNoWiredOneIsUsable() throws Exception {
-    RailSelector wired = new RailSelector(List.of("l0", "l1"), 3, HOLD_DOWN, HOLD_DOWN, clock::get,
-        RailAffinity.ofSubnets(List.of("198.18.0.1/24", "198.19.0.1/24")));
+    RailSelector wired =
+        new RailSelector(
+            List.of("l0", "l1"),
+            3,
+            HOLD_DOWN,
+            HOLD_DOWN,
+            clock::get,
+            RailAffinity.ofSubnets(List.of("198.18.0.1/24", "198.19.0.1/24")));
     RailSelector.PeerRails rails = wired.railsFor(segmentAt("198.18.0.2", "198.19.0.2"));
     Rail l0r0 = railTo(rails, 0, "r0");
     Rail l1r1 = railTo(rails, 1, "r1");
-    assertEquals(Set.of(l0r0, l1r1), picks(rails), "each local device to the peer device of its subnet");
+    assertEquals(
+        Set.of(l0r0, l1r1), picks(rails), "each local device to the peer device of its subnet");
     wired.setLocalPortUp(0, false);
-    assertEquals(Set.of(l1r1), picks(rails), "l0's port is down: l1's wired rail alone, not l1 -> r0");
+    assertEquals(
+        Set.of(l1r1), picks(rails), "l0's port is down: l1's wired rail alone, not l1 -> r0");
     rails.onFailure(l1r1, SliceStatus.RAIL_DOWN, CAUSE);
-    assertEquals(Set.of(railTo(rails, 1, "r0")), picks(rails), "no wired rail usable: the other rail of l1");
+    assertEquals(
+        Set.of(railTo(rails, 1, "r0")), picks(rails), "no wired rail usable: the other rail of l1");
     wired.setLocalPortUp(0, true);
-    assertEquals(Set.of(l0r0), picks(rails), "a wired rail is usable again: the others get nothing");
+    assertEquals(
+        Set.of(l0r0), picks(rails), "a wired rail is usable again: the others get nothing");
   }
 
   private static Set<Rail> picks(RailSelector.PeerRails rails) {
@@ -390,7 +420,10 @@ class RailSelectorTest {
     return out;
   }
 
-  /** Selects a rail for one slice that ends at once without moving bytes (the rail's backlog stays 0). */
+  /**
+   * Selects a rail for one slice that ends at once without moving bytes (the rail's backlog stays
+   * 0).
+   */
   private static Rail pick(RailSelector.PeerRails rails, Rail avoid) {
     Rail r = rails.select(0, avoid, SLICE);
     if (r != null) {

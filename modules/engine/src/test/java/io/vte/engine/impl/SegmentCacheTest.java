@@ -19,14 +19,20 @@ class SegmentCacheTest {
 
   private static final Duration WAIT = Duration.ofSeconds(5);
   private final List<Promise<SegmentDescriptor>> lookups = new ArrayList<>();
-  private final SegmentCache cache = new SegmentCache(name -> {
-    Promise<SegmentDescriptor> p = Promise.promise();
-    lookups.add(p);
-    return p.future();
-  });
+  private final SegmentCache cache =
+      new SegmentCache(
+          name -> {
+            Promise<SegmentDescriptor> p = Promise.promise();
+            lookups.add(p);
+            return p.future();
+          });
 
   private static SegmentDescriptor d(long version) {
-    return SegmentDescriptor.newBuilder().setName("s").setServerName("h:1").setVersion(version).build();
+    return SegmentDescriptor.newBuilder()
+        .setName("s")
+        .setServerName("h:1")
+        .setVersion(version)
+        .build();
   }
 
   @Test
@@ -61,7 +67,10 @@ class SegmentCacheTest {
     PeerSegment v2 = Await.result(r1, WAIT);
     assertSame(v2, Await.result(r2, WAIT));
     assertEquals(2, v2.version());
-    assertSame(v2, Await.result(cache.refresh(v1), WAIT), "a refresh of an older segment returns the newer one");
+    assertSame(
+        v2,
+        Await.result(cache.refresh(v1), WAIT),
+        "a refresh of an older segment returns the newer one");
     assertEquals(2, lookups.size());
     assertNotSame(v1, v2);
     assertSame(v2, cache.newest(v1), "the newest cached descriptor, by version");
@@ -72,7 +81,8 @@ class SegmentCacheTest {
     lookups.get(2).complete(d(3));
     PeerSegment v3 = Await.result(r3, WAIT);
     assertEquals(3, v3.version());
-    assertSame(v3, Await.result(cache.refresh(v1), WAIT), "an older handle gets the newest descriptor");
+    assertSame(
+        v3, Await.result(cache.refresh(v1), WAIT), "an older handle gets the newest descriptor");
     assertSame(v3, Await.result(cache.open("s"), WAIT), "re-opening returns the newest descriptor");
     assertEquals(3, lookups.size());
     cache.invalidate("s");

@@ -10,15 +10,16 @@ import org.junit.jupiter.api.Test;
 
 class SlicerTest {
 
-  private static final SliceCallback NONE = new SliceCallback() {
-    @Override
-    public void onSliceDone(Slice slice, int status, Throwable cause) {}
+  private static final SliceCallback NONE =
+      new SliceCallback() {
+        @Override
+        public void onSliceDone(Slice slice, int status, Throwable cause) {}
 
-    @Override
-    public boolean isAbandoned() {
-      return false;
-    }
-  };
+        @Override
+        public boolean isAbandoned() {
+          return false;
+        }
+      };
 
   @Test
   void slicesAreContiguousBoundedAndCoverTheRequest() {

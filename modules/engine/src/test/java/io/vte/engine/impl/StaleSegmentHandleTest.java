@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A handle kept by the user goes on refreshing itself (p2p metadata, two engines over soft verbs): every new
- * buffer of the peer is reachable through the first handle, re-opening returns the freshest descriptor, and
- * only a range outside every buffer of a freshly fetched descriptor fails.
+ * A handle kept by the user goes on refreshing itself (p2p metadata, two engines over soft verbs):
+ * every new buffer of the peer is reachable through the first handle, re-opening returns the
+ * freshest descriptor, and only a range outside every buffer of a freshly fetched descriptor fails.
  */
 @ExtendWith(BlockedThreadGuard.class)
 class StaleSegmentHandleTest {
@@ -49,23 +49,39 @@ class StaleSegmentHandleTest {
 
     RegisteredBuffer b3 = fx.register(b, LENGTH, 4);
     writeThrough(a, kept, local, b3);
-    assertEquals(2, a.counters().staleRefreshes(), "the second refresh of the same handle fetched again");
+    assertEquals(
+        2, a.counters().staleRefreshes(), "the second refresh of the same handle fetched again");
     SegmentHandle reopened = Await.result(a.openSegment(b.serverName()), WAIT);
-    assertEquals(3, reopened.buffers().size(), "re-opening returns the fresh descriptor: " + reopened);
+    assertEquals(
+        3, reopened.buffers().size(), "re-opening returns the fresh descriptor: " + reopened);
     assertTrue(reopened.version() > kept.version(), reopened + " is newer than " + kept);
 
     long beyond = b3.address() + (64L << 20);
-    VteException e = (VteException) Await.failure(a.submit(List.of(TransferRequest.write(local, 0, kept, beyond,
-        LENGTH)), new TransferOptions()).result(), WAIT);
+    VteException e =
+        (VteException)
+            Await.failure(
+                a.submit(
+                        List.of(TransferRequest.write(local, 0, kept, beyond, LENGTH)),
+                        new TransferOptions())
+                    .result(),
+                WAIT);
     assertEquals(ErrorCode.OUT_OF_RANGE, e.code(), e.toString());
     assertTrue(e.getMessage().contains(Long.toHexString(beyond)), e.getMessage());
   }
 
-  private static void writeThrough(TransferEngineImpl a, SegmentHandle handle, RegisteredBuffer local,
-      RegisteredBuffer remote) {
-    BatchResult r = Await.result(a.submit(List.of(TransferRequest.write(local, 0, handle, remote.address(), LENGTH)),
-        new TransferOptions()).result(), WAIT);
+  private static void writeThrough(
+      TransferEngineImpl a, SegmentHandle handle, RegisteredBuffer local, RegisteredBuffer remote) {
+    BatchResult r =
+        Await.result(
+            a.submit(
+                    List.of(TransferRequest.write(local, 0, handle, remote.address(), LENGTH)),
+                    new TransferOptions())
+                .result(),
+            WAIT);
     assertTrue(r.allCompleted(), "write into " + remote + " through " + handle + ": " + r);
-    assertEquals(-1, EngineFixture.mismatch(local.address(), remote.address(), LENGTH), "byte-exact in " + remote);
+    assertEquals(
+        -1,
+        EngineFixture.mismatch(local.address(), remote.address(), LENGTH),
+        "byte-exact in " + remote);
   }
 }

@@ -48,17 +48,31 @@ class TwoProcessTest {
   @Test
   void readAndWriteBetweenTwoProcessesAreByteExact() throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    peer = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-        PeerEngineMain.class.getName(), Long.toString(LENGTH), "7").redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String l = r.readLine(); l != null; l = r.readLine()) {
-          lines.add(l);
-        }
-      } catch (Exception ignored) {
-        // the process ended
-      }
-    }, "peer-stdout");
+    peer =
+        new ProcessBuilder(
+                java,
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                PeerEngineMain.class.getName(),
+                Long.toString(LENGTH),
+                "7")
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String l = r.readLine(); l != null; l = r.readLine()) {
+                  lines.add(l);
+                }
+              } catch (Exception ignored) {
+                // the process ended
+              }
+            },
+            "peer-stdout");
     reader.setDaemon(true);
     reader.start();
     Writer toPeer = new OutputStreamWriter(peer.getOutputStream(), StandardCharsets.UTF_8);
@@ -73,12 +87,20 @@ class TwoProcessTest {
     SegmentHandle seg = Await.result(a.openSegment(server), WAIT);
     assertEquals(remoteAddress, seg.buffers().get(0).address());
 
-    BatchResult read = Await.result(a.submit(List.of(TransferRequest.read(local, 0, seg, remoteAddress, LENGTH)),
-        new TransferOptions()).result(), WAIT);
+    BatchResult read =
+        Await.result(
+            a.submit(
+                    List.of(TransferRequest.read(local, 0, seg, remoteAddress, LENGTH)),
+                    new TransferOptions())
+                .result(),
+            WAIT);
     assertTrue(read.allCompleted(), read.toString());
     long expected = fx.allocate(LENGTH);
     EngineFixture.fill(expected, LENGTH, 7);
-    assertEquals(-1, EngineFixture.mismatch(local.address(), expected, LENGTH), "READ brought the peer's bytes");
+    assertEquals(
+        -1,
+        EngineFixture.mismatch(local.address(), expected, LENGTH),
+        "READ brought the peer's bytes");
 
     EngineFixture.fill(local.address(), LENGTH, 8);
     List<TransferRequest> writes = new ArrayList<>();
@@ -89,7 +111,9 @@ class TwoProcessTest {
     assertTrue(write.allCompleted(), write.toString());
     toPeer.write("CRC\n");
     toPeer.flush();
-    assertEquals(PeerEngineMain.crc(local.address(), LENGTH), Long.parseLong(expect("CRC").split(" ")[1]),
+    assertEquals(
+        PeerEngineMain.crc(local.address(), LENGTH),
+        Long.parseLong(expect("CRC").split(" ")[1]),
         "the peer's memory equals what was written");
 
     toPeer.write("EXIT\n");

@@ -49,7 +49,8 @@ public final class AuthField {
   private static FieldDescriptor field(Message request) {
     FieldDescriptor field = request.getDescriptorForType().findFieldByNumber(NUMBER);
     if (field == null || field.getMessageType() != Auth.getDescriptor()) {
-      throw new IllegalArgumentException(request.getDescriptorForType().getName() + " has no auth field");
+      throw new IllegalArgumentException(
+          request.getDescriptorForType().getName() + " has no auth field");
     }
     return field;
   }

@@ -61,43 +61,62 @@ public final class HandshakeCalls {
     @SuppressWarnings("unchecked")
     Parser<Req> parser = (Parser<Req>) prototype.getParserForType();
     return request -> {
-      UnaryCall<Req, Resp> call = new UnaryCall<>(vertx, Vertx.currentContext(), request, active, maxMessageSize, maxCallMs);
+      UnaryCall<Req, Resp> call =
+          new UnaryCall<>(
+              vertx, Vertx.currentContext(), request, active, maxMessageSize, maxCallMs);
       request.exceptionHandler(failure -> call.abandon());
       request.response().exceptionHandler(failure -> call.abandon());
-      request.invalidMessageHandler(invalid -> {
-        if (invalid instanceof MessageSizeOverflowException overflow) {
-          call.fail(GrpcStatus.RESOURCE_EXHAUSTED, method + ": message of " + overflow.messageSize() + " bytes exceeds the limit");
-        } else {
-          call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": malformed message: " + invalid.getMessage());
-        }
-      });
-      request.endHandler(v -> {
-        if (!call.received()) {
-          call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": no request message");
-        }
-      });
-      request.messageHandler(message -> {
-        if (!call.firstMessage()) {
-          call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": more than one request message on a unary call");
-          return;
-        }
-        Req decoded = decode(method, message, prototype.getDescriptorForType(), parser, call);
-        if (decoded != null) {
-          serve(method, decoded, validate, handler, call);
-        }
-      });
+      request.invalidMessageHandler(
+          invalid -> {
+            if (invalid instanceof MessageSizeOverflowException overflow) {
+              call.fail(
+                  GrpcStatus.RESOURCE_EXHAUSTED,
+                  method + ": message of " + overflow.messageSize() + " bytes exceeds the limit");
+            } else {
+              call.fail(
+                  GrpcStatus.INVALID_ARGUMENT,
+                  method + ": malformed message: " + invalid.getMessage());
+            }
+          });
+      request.endHandler(
+          v -> {
+            if (!call.received()) {
+              call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": no request message");
+            }
+          });
+      request.messageHandler(
+          message -> {
+            if (!call.firstMessage()) {
+              call.fail(
+                  GrpcStatus.INVALID_ARGUMENT,
+                  method + ": more than one request message on a unary call");
+              return;
+            }
+            Req decoded = decode(method, message, prototype.getDescriptorForType(), parser, call);
+            if (decoded != null) {
+              serve(method, decoded, validate, handler, call);
+            }
+          });
     };
   }
 
   /** Decodes a protobuf request ourselves, so every malformed input gets a typed status. */
-  private static <Req> Req decode(String method, GrpcMessage message, Descriptor type, Parser<Req> parser,
+  private static <Req> Req decode(
+      String method,
+      GrpcMessage message,
+      Descriptor type,
+      Parser<Req> parser,
       UnaryCall<Req, ?> call) {
     if (!IDENTITY.equals(message.encoding())) {
-      call.fail(GrpcStatus.UNIMPLEMENTED, method + ": compressed messages are not supported: " + message.encoding());
+      call.fail(
+          GrpcStatus.UNIMPLEMENTED,
+          method + ": compressed messages are not supported: " + message.encoding());
       return null;
     }
     if (message.format() != WireFormat.PROTOBUF) {
-      call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": only the protobuf wire format is served, not " + message.format());
+      call.fail(
+          GrpcStatus.INVALID_ARGUMENT,
+          method + ": only the protobuf wire format is served, not " + message.format());
       return null;
     }
     byte[] bytes = message.payload().getBytes();
@@ -113,8 +132,12 @@ public final class HandshakeCalls {
     }
   }
 
-  private <Req extends Message, Resp> void serve(String method, Req message, Consumer<Req> validate,
-      Function<Req, Future<Resp>> handler, UnaryCall<Req, Resp> call) {
+  private <Req extends Message, Resp> void serve(
+      String method,
+      Req message,
+      Consumer<Req> validate,
+      Function<Req, Future<Resp>> handler,
+      UnaryCall<Req, Resp> call) {
     Future<Resp> reply;
     try {
       Req clean = AuthField.cleared(message);
@@ -137,7 +160,9 @@ public final class HandshakeCalls {
     }
   }
 
-  /** @return how many calls are waiting for their answer */
+  /**
+   * @return how many calls are waiting for their answer
+   */
   public int activeCalls() {
     return active.size();
   }

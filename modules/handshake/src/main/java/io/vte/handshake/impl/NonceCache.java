@@ -7,15 +7,17 @@ import java.util.Map;
 
 /**
  * Remembers the nonces of accepted auth tokens until their tokens go stale, so a token cannot be
- * replayed. Bounded: when full of live nonces it refuses new ones (fail closed) rather than forgetting.
- * Thread-safe.
+ * replayed. Bounded: when full of live nonces it refuses new ones (fail closed) rather than
+ * forgetting. Thread-safe.
  */
 public final class NonceCache {
 
   private final int capacity;
   private final LinkedHashMap<ByteString, Long> expiryByNonce = new LinkedHashMap<>();
 
-  /** @param capacity the most live nonces remembered */
+  /**
+   * @param capacity the most live nonces remembered
+   */
   public NonceCache(int capacity) {
     if (capacity < 1) {
       throw new IllegalArgumentException("capacity must be >= 1: " + capacity);
@@ -52,18 +54,23 @@ public final class NonceCache {
     return Outcome.FRESH;
   }
 
-  /** @return the most live nonces remembered */
+  /**
+   * @return the most live nonces remembered
+   */
   public int capacity() {
     return capacity;
   }
 
-  /** @return how many nonces are remembered */
+  /**
+   * @return how many nonces are remembered
+   */
   public synchronized int size() {
     return expiryByNonce.size();
   }
 
   private void evictExpired(long nowMs) {
-    // Insertion order approximates expiry order; one pass from the head stops at the first live entry,
+    // Insertion order approximates expiry order; one pass from the head stops at the first live
+    // entry,
     // then a full sweep runs only when the cache is at capacity.
     Iterator<Map.Entry<ByteString, Long>> it = expiryByNonce.entrySet().iterator();
     while (it.hasNext() && it.next().getValue() < nowMs) {

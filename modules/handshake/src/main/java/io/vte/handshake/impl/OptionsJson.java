@@ -8,9 +8,9 @@ import io.vte.handshake.HandshakeAuth;
 import java.time.Duration;
 
 /**
- * Shared parts of the server and client option files: the auth object
- * {@code {"keyId", "secretBase64", "skewMs", "acceptKeys": [{"keyId", "secretBase64"}, ...]}} (secrets are
- * read, never written back) and the message size limit.
+ * Shared parts of the server and client option files: the auth object {@code {"keyId",
+ * "secretBase64", "skewMs", "acceptKeys": [{"keyId", "secretBase64"}, ...]}} (secrets are read,
+ * never written back) and the message size limit.
  */
 public final class OptionsJson {
 
@@ -30,7 +30,8 @@ public final class OptionsJson {
     for (int i = 0; accepted != null && i < accepted.size(); i++) {
       String field = "auth.acceptKeys[" + i + "]";
       if (!(accepted.getValue(i) instanceof JsonObject key)) {
-        throw new VteException(ErrorCode.INVALID_CONFIGURATION, field + " must be an object {keyId, secretBase64}");
+        throw new VteException(
+            ErrorCode.INVALID_CONFIGURATION, field + " must be an object {keyId, secretBase64}");
       }
       auth = auth.withAcceptedKey(key.getString("keyId"), secret(key, field));
     }
@@ -52,7 +53,9 @@ public final class OptionsJson {
     }
     JsonArray accepted = new JsonArray();
     auth.acceptedKeyIds().stream().filter(id -> !id.equals(auth.keyId())).forEach(accepted::add);
-    return new JsonObject().put("keyId", auth.keyId()).put("skewMs", auth.skew().toMillis())
+    return new JsonObject()
+        .put("keyId", auth.keyId())
+        .put("skewMs", auth.skew().toMillis())
         .put("acceptKeyIds", accepted);
   }
 
@@ -63,7 +66,8 @@ public final class OptionsJson {
    */
   public static int checkMessageSize(String field, long value) {
     if (value < 1024 || value > 64L * 1024 * 1024) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, field + " must be 1 KiB..64 MiB: " + value);
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION, field + " must be 1 KiB..64 MiB: " + value);
     }
     return (int) value;
   }

@@ -12,7 +12,9 @@ import io.vte.api.VteException;
 import java.io.IOException;
 import javax.net.ssl.SSLException;
 
-/** Translates between VTE error codes and gRPC statuses, and client-side failures to typed errors. */
+/**
+ * Translates between VTE error codes and gRPC statuses, and client-side failures to typed errors.
+ */
 public final class StatusMapping {
 
   private StatusMapping() {}
@@ -47,7 +49,11 @@ public final class StatusMapping {
    * @return the typed error a client reports
    */
   public static VteException fromStatus(GrpcStatus status, String message, String call) {
-    String text = call + " failed with " + status.name() + (message == null || message.isEmpty() ? "" : ": " + message);
+    String text =
+        call
+            + " failed with "
+            + status.name()
+            + (message == null || message.isEmpty() ? "" : ": " + message);
     return new VteException(codeOf(status), text);
   }
 
@@ -97,16 +103,26 @@ public final class StatusMapping {
       return new VteException(codeOf(grpc.status()), call + " was reset: " + grpc.error(), failure);
     }
     if (failure instanceof StreamResetException reset) {
-      return new VteException(ErrorCode.PEER_UNREACHABLE, call + " was reset by the peer (code " + reset.getCode() + ")", failure);
+      return new VteException(
+          ErrorCode.PEER_UNREACHABLE,
+          call + " was reset by the peer (code " + reset.getCode() + ")",
+          failure);
     }
     if (failure instanceof InvalidMessageException || failure instanceof CodecException) {
-      return new VteException(ErrorCode.PROTOCOL_ERROR, call + " got a malformed reply: " + failure.getMessage(), failure);
+      return new VteException(
+          ErrorCode.PROTOCOL_ERROR,
+          call + " got a malformed reply: " + failure.getMessage(),
+          failure);
     }
     if (failure instanceof SSLException || failure.getCause() instanceof SSLException) {
-      return new VteException(ErrorCode.PEER_UNREACHABLE, call + " failed the TLS handshake: " + failure.getMessage(), failure);
+      return new VteException(
+          ErrorCode.PEER_UNREACHABLE,
+          call + " failed the TLS handshake: " + failure.getMessage(),
+          failure);
     }
     if (failure instanceof IOException || failure instanceof VertxException) {
-      return new VteException(ErrorCode.PEER_UNREACHABLE, call + " could not reach the peer: " + failure, failure);
+      return new VteException(
+          ErrorCode.PEER_UNREACHABLE, call + " could not reach the peer: " + failure, failure);
     }
     return new VteException(ErrorCode.INTERNAL, call + " failed: " + failure, failure);
   }

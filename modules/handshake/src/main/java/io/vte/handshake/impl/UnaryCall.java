@@ -29,8 +29,13 @@ final class UnaryCall<Req, Resp> {
   private final long deadlineTimer;
   private boolean received;
 
-  UnaryCall(Vertx vertx, Context context, GrpcServerRequest<Req, Resp> request, Set<UnaryCall<?, ?>> active,
-      int maxReplySize, long maxCallMs) {
+  UnaryCall(
+      Vertx vertx,
+      Context context,
+      GrpcServerRequest<Req, Resp> request,
+      Set<UnaryCall<?, ?>> active,
+      int maxReplySize,
+      long maxCallMs) {
     this.vertx = vertx;
     this.maxReplySize = maxReplySize;
     this.context = context;
@@ -39,11 +44,22 @@ final class UnaryCall<Req, Resp> {
     active.add(this);
     long callerMs = request.timeout();
     long timeoutMs = callerMs > 0 ? Math.min(callerMs, maxCallMs) : maxCallMs;
-    deadlineTimer = vertx.setTimer(timeoutMs, id -> fail(GrpcStatus.DEADLINE_EXCEEDED,
-        "no answer within " + timeoutMs + " ms (caller deadline " + (callerMs > 0 ? callerMs + " ms" : "none") + ")"));
+    deadlineTimer =
+        vertx.setTimer(
+            timeoutMs,
+            id ->
+                fail(
+                    GrpcStatus.DEADLINE_EXCEEDED,
+                    "no answer within "
+                        + timeoutMs
+                        + " ms (caller deadline "
+                        + (callerMs > 0 ? callerMs + " ms" : "none")
+                        + ")"));
   }
 
-  /** @return true the first time a message arrives, false for any further one */
+  /**
+   * @return true the first time a message arrives, false for any further one
+   */
   boolean firstMessage() {
     if (received) {
       return false;
@@ -52,7 +68,9 @@ final class UnaryCall<Req, Resp> {
     return true;
   }
 
-  /** @return whether a request message arrived */
+  /**
+   * @return whether a request message arrived
+   */
   boolean received() {
     return received;
   }
@@ -67,9 +85,14 @@ final class UnaryCall<Req, Resp> {
       failWith(outcome.cause());
     } else if (outcome.result() == null) {
       fail(GrpcStatus.INTERNAL, "the handler returned no reply");
-    } else if (outcome.result() instanceof MessageLite reply && reply.getSerializedSize() > maxReplySize) {
-      fail(GrpcStatus.INTERNAL, "the handler's reply of " + reply.getSerializedSize()
-          + " bytes exceeds maxMessageSize " + maxReplySize);
+    } else if (outcome.result() instanceof MessageLite reply
+        && reply.getSerializedSize() > maxReplySize) {
+      fail(
+          GrpcStatus.INTERNAL,
+          "the handler's reply of "
+              + reply.getSerializedSize()
+              + " bytes exceeds maxMessageSize "
+              + maxReplySize);
     } else if (finish()) {
       write(() -> request.response().end(outcome.result()));
     }

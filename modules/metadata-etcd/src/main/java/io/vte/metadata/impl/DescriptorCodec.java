@@ -10,13 +10,14 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Segment descriptors as stored in a metadata backend: protobuf JSON ({@link JsonFormat}), readable with
- * {@code etcdctl get}. Decoding checks what a peer relies on ({@link DescriptorValidator}) and names the source
- * of a bad descriptor.
+ * Segment descriptors as stored in a metadata backend: protobuf JSON ({@link JsonFormat}), readable
+ * with {@code etcdctl get}. Decoding checks what a peer relies on ({@link DescriptorValidator}) and
+ * names the source of a bad descriptor.
  */
 public final class DescriptorCodec {
 
-  private static final JsonFormat.Printer PRINTER = JsonFormat.printer().omittingInsignificantWhitespace();
+  private static final JsonFormat.Printer PRINTER =
+      JsonFormat.printer().omittingInsignificantWhitespace();
   // Unknown fields are accepted so that newer nodes may add some.
   private static final JsonFormat.Parser PARSER = JsonFormat.parser().ignoringUnknownFields();
 
@@ -30,7 +31,8 @@ public final class DescriptorCodec {
     try {
       return PRINTER.print(descriptor).getBytes(StandardCharsets.UTF_8);
     } catch (InvalidProtocolBufferException e) {
-      throw new VteException(ErrorCode.INTERNAL, "cannot print descriptor " + descriptor.getName(), e);
+      throw new VteException(
+          ErrorCode.INTERNAL, "cannot print descriptor " + descriptor.getName(), e);
     }
   }
 
@@ -46,8 +48,13 @@ public final class DescriptorCodec {
   public static SegmentDescriptor decode(String source, String expectedName, byte[] json) {
     String text;
     try {
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(json)).toString();
+      text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(java.nio.ByteBuffer.wrap(json))
+              .toString();
     } catch (CharacterCodingException e) {
       throw DescriptorValidator.bad(source, "not UTF-8 text");
     }
@@ -55,12 +62,14 @@ public final class DescriptorCodec {
     try {
       PARSER.merge(text, builder);
     } catch (InvalidProtocolBufferException | RuntimeException e) {
-      throw DescriptorValidator.bad(source, "not a segment descriptor in protobuf JSON (" + e.getMessage() + ")");
+      throw DescriptorValidator.bad(
+          source, "not a segment descriptor in protobuf JSON (" + e.getMessage() + ")");
     }
     SegmentDescriptor descriptor = builder.build();
     DescriptorValidator.validate(source, descriptor);
     if (!descriptor.getName().equals(expectedName)) {
-      throw DescriptorValidator.bad(source, "names segment '" + descriptor.getName() + "', expected '" + expectedName + "'");
+      throw DescriptorValidator.bad(
+          source, "names segment '" + descriptor.getName() + "', expected '" + expectedName + "'");
     }
     return descriptor;
   }

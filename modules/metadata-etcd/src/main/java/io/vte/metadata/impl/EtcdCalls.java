@@ -14,8 +14,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /**
- * Runs jetcd calls the Vert.x way: the result arrives on the store's context, within a deadline, and
- * failures become typed {@link VteException}s naming the call and the endpoints.
+ * Runs jetcd calls the Vert.x way: the result arrives on the store's context, within a deadline,
+ * and failures become typed {@link VteException}s naming the call and the endpoints.
  */
 final class EtcdCalls {
 
@@ -30,8 +30,8 @@ final class EtcdCalls {
   }
 
   /**
-   * Completes on the store's context with the call's result, or fails with {@code METADATA_UNAVAILABLE}
-   * when the deadline passes first (the call is then canceled).
+   * Completes on the store's context with the call's result, or fails with {@code
+   * METADATA_UNAVAILABLE} when the deadline passes first (the call is then canceled).
    *
    * @param what the call, for messages (e.g. {@code "get /vte/default/segments/a"})
    * @param call the jetcd call, already started
@@ -50,24 +50,36 @@ final class EtcdCalls {
   <T> Future<T> call(String what, CompletableFuture<T> call, Duration deadline) {
     long deadlineMs = Math.max(1, deadline.toMillis());
     Promise<T> promise = Promise.promise();
-    long timer = context.owner().setTimer(deadlineMs, id -> {
-      if (promise.tryFail(new VteException(ErrorCode.METADATA_UNAVAILABLE,
-          what + " timed out after " + deadlineMs + " ms against " + endpoints))) {
-        call.cancel(true);
-      }
-    });
-    call.whenComplete((result, failure) -> context.runOnContext(v -> {
-      context.owner().cancelTimer(timer);
-      if (failure == null) {
-        promise.tryComplete(result);
-      } else {
-        promise.tryFail(map(what, failure));
-      }
-    }));
+    long timer =
+        context
+            .owner()
+            .setTimer(
+                deadlineMs,
+                id -> {
+                  if (promise.tryFail(
+                      new VteException(
+                          ErrorCode.METADATA_UNAVAILABLE,
+                          what + " timed out after " + deadlineMs + " ms against " + endpoints))) {
+                    call.cancel(true);
+                  }
+                });
+    call.whenComplete(
+        (result, failure) ->
+            context.runOnContext(
+                v -> {
+                  context.owner().cancelTimer(timer);
+                  if (failure == null) {
+                    promise.tryComplete(result);
+                  } else {
+                    promise.tryFail(map(what, failure));
+                  }
+                }));
     return promise.future();
   }
 
-  /** @return the endpoints, for messages */
+  /**
+   * @return the endpoints, for messages
+   */
   String endpoints() {
     return endpoints;
   }
@@ -80,20 +92,24 @@ final class EtcdCalls {
    */
   VteException map(String what, Throwable failure) {
     Throwable t = failure;
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
       t = t.getCause();
     }
     if (t instanceof VteException vte) {
       return vte;
     }
     if (t instanceof CancellationException) {
-      return new VteException(ErrorCode.METADATA_UNAVAILABLE, what + " canceled against " + endpoints, t);
+      return new VteException(
+          ErrorCode.METADATA_UNAVAILABLE, what + " canceled against " + endpoints, t);
     }
     String message = String.valueOf(t.getMessage());
     if (isAuthFailure(t, message)) {
-      return new VteException(ErrorCode.PERMISSION_DENIED, what + " refused by " + endpoints + ": " + message, t);
+      return new VteException(
+          ErrorCode.PERMISSION_DENIED, what + " refused by " + endpoints + ": " + message, t);
     }
-    return new VteException(ErrorCode.METADATA_UNAVAILABLE, what + " failed against " + endpoints + ": " + message, t);
+    return new VteException(
+        ErrorCode.METADATA_UNAVAILABLE, what + " failed against " + endpoints + ": " + message, t);
   }
 
   private static boolean isAuthFailure(Throwable t, String message) {
@@ -105,8 +121,11 @@ final class EtcdCalls {
       }
     }
     Status.Code grpc = Status.fromThrowable(t).getCode();
-    return grpc == Status.Code.PERMISSION_DENIED || grpc == Status.Code.UNAUTHENTICATED
-        || message.contains("authentication failed") || message.contains("user name is empty")
-        || message.contains("invalid auth token") || message.contains("permission denied");
+    return grpc == Status.Code.PERMISSION_DENIED
+        || grpc == Status.Code.UNAUTHENTICATED
+        || message.contains("authentication failed")
+        || message.contains("user name is empty")
+        || message.contains("invalid auth token")
+        || message.contains("permission denied");
   }
 }

@@ -39,26 +39,33 @@ import java.util.function.Supplier;
 /**
  * Segment descriptors in a real etcd v3 cluster (jetcd).
  *
- * <p>Layout under the cluster prefix: {@code <prefix>/segments/<name>} holds a descriptor as protobuf
- * JSON and {@code <prefix>/nodes/<serverName>} the node's RPC address, both under the node's lease,
- * kept alive while the node lives, so a dead node's entries vanish after the lease TTL. A watch on
- * {@code <prefix>/segments/} keeps the lookup cache current and tells the invalidation handler.
+ * <p>Layout under the cluster prefix: {@code <prefix>/segments/<name>} holds a descriptor as
+ * protobuf JSON and {@code <prefix>/nodes/<serverName>} the node's RPC address, both under the
+ * node's lease, kept alive while the node lives, so a dead node's entries vanish after the lease
+ * TTL. A watch on {@code <prefix>/segments/} keeps the lookup cache current and tells the
+ * invalidation handler.
  *
- * <p>All state changes run on the store's own Vert.x context; jetcd's callbacks hop there. Answers hop
- * back to the caller's context. Every etcd call has the call deadline. A periodic probe refreshes the
- * lease (every {@code min(healthCheckInterval, TTL / 3)}; this is the keep-alive, on the store's own
- * timer rather than jetcd's, so jetcd starts no Vert.x instance of its own) and so detects a lost etcd
- * or lease: the store then turns degraded (cached lookups keep working,
- * uncached ones fail fast with {@code METADATA_UNAVAILABLE}); when etcd answers again it re-grants the
- * lease if it expired, re-publishes the local descriptors, re-creates a failed watch from the last seen
- * revision, and clears the degraded state. At start, a slow or unreachable etcd is tried again until the
- * start deadline ({@link MetadataOptions#getStartDeadline()}); only then does the start fail.
+ * <p>All state changes run on the store's own Vert.x context; jetcd's callbacks hop there. Answers
+ * hop back to the caller's context. Every etcd call has the call deadline. A periodic probe
+ * refreshes the lease (every {@code min(healthCheckInterval, TTL / 3)}; this is the keep-alive, on
+ * the store's own timer rather than jetcd's, so jetcd starts no Vert.x instance of its own) and so
+ * detects a lost etcd or lease: the store then turns degraded (cached lookups keep working,
+ * uncached ones fail fast with {@code METADATA_UNAVAILABLE}); when etcd answers again it re-grants
+ * the lease if it expired, re-publishes the local descriptors, re-creates a failed watch from the
+ * last seen revision, and clears the degraded state. At start, a slow or unreachable etcd is tried
+ * again until the start deadline ({@link MetadataOptions#getStartDeadline()}); only then does the
+ * start fail.
  */
 public final class EtcdMetadataStore implements MetadataStore {
 
   private static final System.Logger LOG = System.getLogger(EtcdMetadataStore.class.getName());
 
-  private enum State { NEW, STARTING, RUNNING, CLOSED }
+  private enum State {
+    NEW,
+    STARTING,
+    RUNNING,
+    CLOSED
+  }
 
   private final Vertx vertx;
   private final Context context;
@@ -107,42 +114,65 @@ public final class EtcdMetadataStore implements MetadataStore {
 
   @Override
   public Future<Void> start() {
-    return onContext(() -> {
-      if (state != State.NEW) {
-        return Future.failedFuture(new VteException(state == State.CLOSED ? ErrorCode.ENGINE_CLOSED
-            : ErrorCode.INVALID_ARGUMENT, "etcd metadata store for " + uri + " is " + state));
-      }
-      state = State.STARTING;
-      client = clientBuilder.build();
-      // A slow or paused etcd is waited for within the start deadline, each attempt within the call deadline.
-      StartDeadline deadline = StartDeadline.startingNow(vertx, options.getStartDeadline());
-      return deadline.retry("etcd start against " + uri.clientEndpoints(), this::startAttempt).compose(revision -> {
-        if (state != State.STARTING) {
-          return Future.failedFuture(closed());
-        }
-        lastRevision = revision;
-        startWatch(revision + 1);
-        state = State.RUNNING;
-        scheduleProbe();
-        return Future.<Void>succeededFuture();
-      }).recover(failure -> {
-        if (state == State.STARTING) {
-          state = State.CLOSED;
-          releaseClient();
-        }
-        VteException e = calls.map("start", failure);
-        ErrorCode code = e.code() == ErrorCode.PERMISSION_DENIED ? e.code() : ErrorCode.METADATA_UNAVAILABLE;
-        String why = code == ErrorCode.PERMISSION_DENIED ? "refused the credentials" : "unreachable";
-        return Future.failedFuture(new VteException(code, "etcd " + why + " at start, endpoints "
-            + uri.clientEndpoints() + ": " + e.getMessage(), e));
-      });
-    });
+    return onContext(
+        () -> {
+          if (state != State.NEW) {
+            return Future.failedFuture(
+                new VteException(
+                    state == State.CLOSED ? ErrorCode.ENGINE_CLOSED : ErrorCode.INVALID_ARGUMENT,
+                    "etcd metadata store for " + uri + " is " + state));
+          }
+          state = State.STARTING;
+          client = clientBuilder.build();
+          // A slow or paused etcd is waited for within the start deadline, each attempt within the
+          // call deadline.
+          StartDeadline deadline = StartDeadline.startingNow(vertx, options.getStartDeadline());
+          return deadline
+              .retry("etcd start against " + uri.clientEndpoints(), this::startAttempt)
+              .compose(
+                  revision -> {
+                    if (state != State.STARTING) {
+                      return Future.failedFuture(closed());
+                    }
+                    lastRevision = revision;
+                    startWatch(revision + 1);
+                    state = State.RUNNING;
+                    scheduleProbe();
+                    return Future.<Void>succeededFuture();
+                  })
+              .recover(
+                  failure -> {
+                    if (state == State.STARTING) {
+                      state = State.CLOSED;
+                      releaseClient();
+                    }
+                    VteException e = calls.map("start", failure);
+                    ErrorCode code =
+                        e.code() == ErrorCode.PERMISSION_DENIED
+                            ? e.code()
+                            : ErrorCode.METADATA_UNAVAILABLE;
+                    String why =
+                        code == ErrorCode.PERMISSION_DENIED
+                            ? "refused the credentials"
+                            : "unreachable";
+                    return Future.failedFuture(
+                        new VteException(
+                            code,
+                            "etcd "
+                                + why
+                                + " at start, endpoints "
+                                + uri.clientEndpoints()
+                                + ": "
+                                + e.getMessage(),
+                            e));
+                  });
+        });
   }
 
   /**
-   * One try at the start-up calls: reading the prefix first checks the credentials (etcd 3.4 grants leases
-   * to anyone) and gives the revision the watch starts after; then the lease. A lease granted by a try
-   * that timed out is never used and expires after its TTL.
+   * One try at the start-up calls: reading the prefix first checks the credentials (etcd 3.4 grants
+   * leases to anyone) and gives the revision the watch starts after; then the lease. A lease
+   * granted by a try that timed out is never used and expires after its TTL.
    *
    * @param left the time left of the start deadline
    * @return the revision of the read
@@ -151,11 +181,24 @@ public final class EtcdMetadataStore implements MetadataStore {
     if (state != State.STARTING) {
       return Future.failedFuture(closed());
     }
-    Duration deadline = left.compareTo(options.getCallDeadline()) < 0 ? left : options.getCallDeadline();
-    Future<Long> readable = calls.call("get " + segmentsPrefix, client.getKVClient().get(segmentsPrefixKey,
-        GetOption.builder().isPrefix(true).withCountOnly(true).build()), deadline).map(r -> r.getHeader().getRevision());
-    return readable.compose(revision -> state != State.STARTING ? Future.failedFuture(closed())
-        : grantLease(deadline).map(revision));
+    Duration deadline =
+        left.compareTo(options.getCallDeadline()) < 0 ? left : options.getCallDeadline();
+    Future<Long> readable =
+        calls
+            .call(
+                "get " + segmentsPrefix,
+                client
+                    .getKVClient()
+                    .get(
+                        segmentsPrefixKey,
+                        GetOption.builder().isPrefix(true).withCountOnly(true).build()),
+                deadline)
+            .map(r -> r.getHeader().getRevision());
+    return readable.compose(
+        revision ->
+            state != State.STARTING
+                ? Future.failedFuture(closed())
+                : grantLease(deadline).map(revision));
   }
 
   @Override
@@ -164,18 +207,25 @@ public final class EtcdMetadataStore implements MetadataStore {
     if (invalid != null) {
       return Future.failedFuture(invalid);
     }
-    return onContext(() -> {
-      if (state != State.RUNNING) {
-        return Future.failedFuture(notRunning());
-      }
-      local.put(descriptor);
-      pendingDeletes.remove(descriptor.getName());
-      if (degraded) {
-        return Future.failedFuture(new VteException(ErrorCode.METADATA_UNAVAILABLE, "etcd " + uri
-            + " unavailable: segment '" + descriptor.getName() + "' kept and published when it returns"));
-      }
-      return putDescriptor(descriptor).onFailure(this::enterDegraded);
-    });
+    return onContext(
+        () -> {
+          if (state != State.RUNNING) {
+            return Future.failedFuture(notRunning());
+          }
+          local.put(descriptor);
+          pendingDeletes.remove(descriptor.getName());
+          if (degraded) {
+            return Future.failedFuture(
+                new VteException(
+                    ErrorCode.METADATA_UNAVAILABLE,
+                    "etcd "
+                        + uri
+                        + " unavailable: segment '"
+                        + descriptor.getName()
+                        + "' kept and published when it returns"));
+          }
+          return putDescriptor(descriptor).onFailure(this::enterDegraded);
+        });
   }
 
   @Override
@@ -185,21 +235,30 @@ public final class EtcdMetadataStore implements MetadataStore {
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
-    return onContext(() -> {
-      if (state != State.RUNNING) {
-        return Future.failedFuture(notRunning());
-      }
-      local.remove(segmentName);
-      if (degraded) {
-        pendingDeletes.add(segmentName);
-        return Future.failedFuture(new VteException(ErrorCode.METADATA_UNAVAILABLE, "etcd " + uri
-            + " unavailable: segment '" + segmentName + "' is deleted when it returns"));
-      }
-      return deleteDescriptor(segmentName).onFailure(e -> {
-        pendingDeletes.add(segmentName);
-        enterDegraded(e);
-      });
-    });
+    return onContext(
+        () -> {
+          if (state != State.RUNNING) {
+            return Future.failedFuture(notRunning());
+          }
+          local.remove(segmentName);
+          if (degraded) {
+            pendingDeletes.add(segmentName);
+            return Future.failedFuture(
+                new VteException(
+                    ErrorCode.METADATA_UNAVAILABLE,
+                    "etcd "
+                        + uri
+                        + " unavailable: segment '"
+                        + segmentName
+                        + "' is deleted when it returns"));
+          }
+          return deleteDescriptor(segmentName)
+              .onFailure(
+                  e -> {
+                    pendingDeletes.add(segmentName);
+                    enterDegraded(e);
+                  });
+        });
   }
 
   @Override
@@ -217,8 +276,14 @@ public final class EtcdMetadataStore implements MetadataStore {
       return Future.succeededFuture(cached);
     }
     if (degraded) {
-      return Future.failedFuture(new VteException(ErrorCode.METADATA_UNAVAILABLE, "etcd " + uri
-          + " unavailable (degraded) and segment '" + segmentName + "' is not cached"));
+      return Future.failedFuture(
+          new VteException(
+              ErrorCode.METADATA_UNAVAILABLE,
+              "etcd "
+                  + uri
+                  + " unavailable (degraded) and segment '"
+                  + segmentName
+                  + "' is not cached"));
     }
     return onContext(() -> fetchOnce(segmentName));
   }
@@ -244,27 +309,31 @@ public final class EtcdMetadataStore implements MetadataStore {
   }
 
   /**
-   * Closes the store: stops the probe, the watch and the keep-alive, revokes the lease (so the node's
-   * entries vanish at once; best effort within the deadline) and releases the jetcd client.
+   * Closes the store: stops the probe, the watch and the keep-alive, revokes the lease (so the
+   * node's entries vanish at once; best effort within the deadline) and releases the jetcd client.
    */
   @Override
   public Future<Void> close() {
-    return onContext(() -> {
-      State was = state;
-      if (was == State.CLOSED) {
-        return Future.<Void>succeededFuture();
-      }
-      state = State.CLOSED;
-      if (probeTimer >= 0) {
-        vertx.cancelTimer(probeTimer);
-      }
-      stopWatch();
-      Future<Void> revoked = was == State.RUNNING && leaseId != 0
-          ? calls.call("revoke lease " + leaseId, client.getLeaseClient().revoke(leaseId)).<Void>mapEmpty()
-              .recover(e -> Future.succeededFuture())
-          : Future.succeededFuture();
-      return revoked.andThen(v -> releaseClient());
-    });
+    return onContext(
+        () -> {
+          State was = state;
+          if (was == State.CLOSED) {
+            return Future.<Void>succeededFuture();
+          }
+          state = State.CLOSED;
+          if (probeTimer >= 0) {
+            vertx.cancelTimer(probeTimer);
+          }
+          stopWatch();
+          Future<Void> revoked =
+              was == State.RUNNING && leaseId != 0
+                  ? calls
+                      .call("revoke lease " + leaseId, client.getLeaseClient().revoke(leaseId))
+                      .<Void>mapEmpty()
+                      .recover(e -> Future.succeededFuture())
+                  : Future.succeededFuture();
+          return revoked.andThen(v -> releaseClient());
+        });
   }
 
   // ---- etcd calls (all on the store's context) ----
@@ -286,19 +355,26 @@ public final class EtcdMetadataStore implements MetadataStore {
 
   private Future<SegmentDescriptor> fetch(String name) {
     String key = segmentsPrefix + name;
-    return calls.call("get " + key, client.getKVClient().get(bytes(key))).compose(response -> {
-      if (response.getKvs().isEmpty()) {
-        return Future.failedFuture(new VteException(ErrorCode.SEGMENT_NOT_FOUND, "segment '" + name
-            + "' not found at " + key + " in " + uri));
-      }
-      SegmentDescriptor descriptor = DescriptorCodec.decode(key, name, response.getKvs().get(0).getValue().getBytes());
-      cache.put(name, descriptor, response.getHeader().getRevision());
-      return Future.succeededFuture(descriptor);
-    }, failure -> {
-      VteException e = calls.map("get " + key, failure);
-      enterDegraded(e);
-      return Future.failedFuture(e);
-    });
+    return calls
+        .call("get " + key, client.getKVClient().get(bytes(key)))
+        .compose(
+            response -> {
+              if (response.getKvs().isEmpty()) {
+                return Future.failedFuture(
+                    new VteException(
+                        ErrorCode.SEGMENT_NOT_FOUND,
+                        "segment '" + name + "' not found at " + key + " in " + uri));
+              }
+              SegmentDescriptor descriptor =
+                  DescriptorCodec.decode(key, name, response.getKvs().get(0).getValue().getBytes());
+              cache.put(name, descriptor, response.getHeader().getRevision());
+              return Future.succeededFuture(descriptor);
+            },
+            failure -> {
+              VteException e = calls.map("get " + key, failure);
+              enterDegraded(e);
+              return Future.failedFuture(e);
+            });
   }
 
   private Future<Long> grantLease() {
@@ -307,10 +383,13 @@ public final class EtcdMetadataStore implements MetadataStore {
 
   private Future<Long> grantLease(Duration deadline) {
     long ttlSeconds = options.getLeaseTtl().getSeconds();
-    return calls.call("grant lease", client.getLeaseClient().grant(ttlSeconds), deadline).map(grant -> {
-      leaseId = grant.getID();
-      return grant.getHeader().getRevision();
-    });
+    return calls
+        .call("grant lease", client.getLeaseClient().grant(ttlSeconds), deadline)
+        .map(
+            grant -> {
+              leaseId = grant.getID();
+              return grant.getHeader().getRevision();
+            });
   }
 
   /**
@@ -320,30 +399,42 @@ public final class EtcdMetadataStore implements MetadataStore {
    */
   private Future<Boolean> keepAliveOnce() {
     long id = leaseId;
-    return calls.call("keep-alive lease " + Long.toHexString(id), client.getLeaseClient().keepAliveOnce(id))
+    return calls
+        .call("keep-alive lease " + Long.toHexString(id), client.getLeaseClient().keepAliveOnce(id))
         .map(response -> response.getTTL() > 0)
-        .recover(failure -> {
-          Throwable t = failure.getCause() == null ? failure : failure.getCause();
-          if (t instanceof EtcdException e && e.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.NOT_FOUND) {
-            return Future.succeededFuture(false);
-          }
-          return Future.failedFuture(failure);
-        });
+        .recover(
+            failure -> {
+              Throwable t = failure.getCause() == null ? failure : failure.getCause();
+              if (t instanceof EtcdException e
+                  && e.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.NOT_FOUND) {
+                return Future.succeededFuture(false);
+              }
+              return Future.failedFuture(failure);
+            });
   }
 
   private Future<Void> putDescriptor(SegmentDescriptor d) {
     String key = segmentsPrefix + d.getName();
     PutOption underLease = PutOption.builder().withLeaseId(leaseId).build();
     String nodeKey = options.getClusterPrefix() + "/nodes/" + d.getServerName();
-    return calls.call("put " + key, client.getKVClient().txn()
-        .Then(Op.put(bytes(key), ByteSequence.from(DescriptorCodec.encode(d)), underLease),
-            Op.put(bytes(nodeKey), bytes(d.getServerName()), underLease))
-        .commit()).mapEmpty();
+    return calls
+        .call(
+            "put " + key,
+            client
+                .getKVClient()
+                .txn()
+                .Then(
+                    Op.put(bytes(key), ByteSequence.from(DescriptorCodec.encode(d)), underLease),
+                    Op.put(bytes(nodeKey), bytes(d.getServerName()), underLease))
+                .commit())
+        .mapEmpty();
   }
 
   private Future<Void> deleteDescriptor(String name) {
     String key = segmentsPrefix + name;
-    return calls.call("delete " + key, client.getKVClient().delete(bytes(key), DeleteOption.DEFAULT)).mapEmpty();
+    return calls
+        .call("delete " + key, client.getKVClient().delete(bytes(key), DeleteOption.DEFAULT))
+        .mapEmpty();
   }
 
   // ---- watch ----
@@ -352,10 +443,20 @@ public final class EtcdMetadataStore implements MetadataStore {
     int generation = ++watchGeneration;
     watchLost = false;
     WatchOption option = WatchOption.builder().isPrefix(true).withRevision(fromRevision).build();
-    watcher = client.getWatchClient().watch(segmentsPrefixKey, option, Watch.listener(
-        response -> context.runOnContext(v -> onWatch(generation, response)),
-        failure -> context.runOnContext(v -> watchFailed(generation, failure)),
-        () -> context.runOnContext(v -> watchFailed(generation, new IllegalStateException("watch completed")))));
+    watcher =
+        client
+            .getWatchClient()
+            .watch(
+                segmentsPrefixKey,
+                option,
+                Watch.listener(
+                    response -> context.runOnContext(v -> onWatch(generation, response)),
+                    failure -> context.runOnContext(v -> watchFailed(generation, failure)),
+                    () ->
+                        context.runOnContext(
+                            v ->
+                                watchFailed(
+                                    generation, new IllegalStateException("watch completed")))));
   }
 
   private void stopWatch() {
@@ -395,18 +496,26 @@ public final class EtcdMetadataStore implements MetadataStore {
       return;
     }
     stopWatch();
-    Throwable cause = failure.getCause() instanceof CompactedException ? failure.getCause() : failure;
+    Throwable cause =
+        failure.getCause() instanceof CompactedException ? failure.getCause() : failure;
     if (cause instanceof CompactedException) {
       // History needed to catch up is gone: forget everything, tell everyone, watch from now.
-      LOG.log(System.Logger.Level.WARNING, "etcd watch on {0} compacted past revision {1}; dropping the cache",
-          segmentsPrefix, lastRevision + 1);
-      lastRevision = Math.max(lastRevision, ((CompactedException) cause).getCompactedRevision() - 1);
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "etcd watch on {0} compacted past revision {1}; dropping the cache",
+          segmentsPrefix,
+          lastRevision + 1);
+      lastRevision =
+          Math.max(lastRevision, ((CompactedException) cause).getCompactedRevision() - 1);
       List<String> names = new ArrayList<>(cache.names());
       cache.clear();
       names.forEach(this::invalidate);
     } else {
-      LOG.log(System.Logger.Level.WARNING, "etcd watch on {0} failed ({1}); re-created when etcd answers",
-          segmentsPrefix, failure.getMessage());
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "etcd watch on {0} failed ({1}); re-created when etcd answers",
+          segmentsPrefix,
+          failure.getMessage());
     }
     watchLost = true;
     probeNow();
@@ -427,11 +536,16 @@ public final class EtcdMetadataStore implements MetadataStore {
 
   private void scheduleProbe() {
     if (state == State.RUNNING) {
-      long interval = Math.min(options.getHealthCheckInterval().toMillis(), options.getLeaseTtl().toMillis() / 3);
-      probeTimer = vertx.setTimer(interval, id -> {
-        probeTimer = -1;
-        probe();
-      });
+      long interval =
+          Math.min(
+              options.getHealthCheckInterval().toMillis(), options.getLeaseTtl().toMillis() / 3);
+      probeTimer =
+          vertx.setTimer(
+              interval,
+              id -> {
+                probeTimer = -1;
+                probe();
+              });
     }
   }
 
@@ -444,8 +558,9 @@ public final class EtcdMetadataStore implements MetadataStore {
   }
 
   /**
-   * The duty cycle of the store's health: refresh the lease (this is the keep-alive); when etcd forgot
-   * it, grant a new one and re-publish; after an outage re-publish; re-create a failed watch.
+   * The duty cycle of the store's health: refresh the lease (this is the keep-alive); when etcd
+   * forgot it, grant a new one and re-publish; after an outage re-publish; re-create a failed
+   * watch.
    */
   private void probe() {
     if (state != State.RUNNING || probing) {
@@ -453,28 +568,33 @@ public final class EtcdMetadataStore implements MetadataStore {
     }
     probing = true;
     keepAliveOnce()
-        .compose(alive -> {
-          if (!alive) {
-            LOG.log(System.Logger.Level.WARNING, "etcd lease {0} expired or revoked; granting a new one",
-                Long.toHexString(leaseId));
-            return grantLease().compose(revision -> republish());
-          }
-          return degraded ? republish() : Future.<Void>succeededFuture();
-        })
-        .compose(v -> {
-          if (watchLost && state == State.RUNNING) {
-            startWatch(lastRevision + 1);
-          }
-          return Future.<Void>succeededFuture();
-        })
+        .compose(
+            alive -> {
+              if (!alive) {
+                LOG.log(
+                    System.Logger.Level.WARNING,
+                    "etcd lease {0} expired or revoked; granting a new one",
+                    Long.toHexString(leaseId));
+                return grantLease().compose(revision -> republish());
+              }
+              return degraded ? republish() : Future.<Void>succeededFuture();
+            })
+        .compose(
+            v -> {
+              if (watchLost && state == State.RUNNING) {
+                startWatch(lastRevision + 1);
+              }
+              return Future.<Void>succeededFuture();
+            })
         .onSuccess(v -> leaveDegraded())
         .onFailure(this::enterDegraded)
-        .onComplete(v -> {
-          probing = false;
-          if (probeTimer < 0) {
-            scheduleProbe();
-          }
-        });
+        .onComplete(
+            v -> {
+              probing = false;
+              if (probeTimer < 0) {
+                scheduleProbe();
+              }
+            });
   }
 
   private Future<Void> republish() {
@@ -497,15 +617,21 @@ public final class EtcdMetadataStore implements MetadataStore {
     }
     degraded = true;
     degradedCount++;
-    LOG.log(System.Logger.Level.WARNING, "etcd metadata store degraded, serving {0} cached descriptors: {1}",
-        cache.size(), cause.getMessage());
+    LOG.log(
+        System.Logger.Level.WARNING,
+        "etcd metadata store degraded, serving {0} cached descriptors: {1}",
+        cache.size(),
+        cause.getMessage());
   }
 
   private void leaveDegraded() {
     if (degraded && state == State.RUNNING) {
       degraded = false;
-      LOG.log(System.Logger.Level.INFO, "etcd metadata store recovered: lease {0}, watch from revision {1}",
-          Long.toHexString(leaseId), lastRevision + 1);
+      LOG.log(
+          System.Logger.Level.INFO,
+          "etcd metadata store recovered: lease {0}, watch from revision {1}",
+          Long.toHexString(leaseId),
+          lastRevision + 1);
     }
   }
 
@@ -519,12 +645,15 @@ public final class EtcdMetadataStore implements MetadataStore {
   }
 
   private VteException notRunning() {
-    return state == State.CLOSED ? closed() : new VteException(ErrorCode.METADATA_UNAVAILABLE,
-        "etcd metadata store for " + uri + " is not started");
+    return state == State.CLOSED
+        ? closed()
+        : new VteException(
+            ErrorCode.METADATA_UNAVAILABLE, "etcd metadata store for " + uri + " is not started");
   }
 
   private VteException closed() {
-    return new VteException(ErrorCode.ENGINE_CLOSED, "etcd metadata store for " + uri + " is closed");
+    return new VteException(
+        ErrorCode.ENGINE_CLOSED, "etcd metadata store for " + uri + " is closed");
   }
 
   /** Runs {@code action} on the store's context and answers on the caller's context. */
@@ -538,7 +667,8 @@ public final class EtcdMetadataStore implements MetadataStore {
       context.runOnContext(v -> safely(action).onComplete(promise));
       result = promise.future();
     }
-    return caller == null || caller == context ? result
+    return caller == null || caller == context
+        ? result
         : Future.fromCompletionStage(result.toCompletionStage(), caller);
   }
 
@@ -548,7 +678,8 @@ public final class EtcdMetadataStore implements MetadataStore {
     } catch (VteException e) {
       return Future.failedFuture(e);
     } catch (RuntimeException e) {
-      return Future.failedFuture(new VteException(ErrorCode.INTERNAL, "etcd metadata store: " + e, e));
+      return Future.failedFuture(
+          new VteException(ErrorCode.INTERNAL, "etcd metadata store: " + e, e));
     }
   }
 

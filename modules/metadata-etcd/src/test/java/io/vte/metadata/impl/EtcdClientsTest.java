@@ -37,32 +37,48 @@ class EtcdClientsTest {
 
   @Test
   void plainUriWithCredentialsAndDeadline() {
-    ClientBuilder b = EtcdClients.builder(MetadataUri.parse("etcd://127.0.0.1:2379,127.0.0.2:2379"),
-        new MetadataOptions().setEtcdUser("vte").setEtcdPassword("pw").setCallDeadline(Duration.ofMillis(750)));
+    ClientBuilder b =
+        EtcdClients.builder(
+            MetadataUri.parse("etcd://127.0.0.1:2379,127.0.0.2:2379"),
+            new MetadataOptions()
+                .setEtcdUser("vte")
+                .setEtcdPassword("pw")
+                .setCallDeadline(Duration.ofMillis(750)));
     assertEquals("vte", b.user().toString(StandardCharsets.UTF_8));
     assertEquals("pw", b.password().toString(StandardCharsets.UTF_8));
     assertEquals(Duration.ofMillis(750), b.connectTimeout());
-    assertTrue(b.target().contains("127.0.0.1:2379") && b.target().contains("127.0.0.2:2379"), b.target());
+    assertTrue(
+        b.target().contains("127.0.0.1:2379") && b.target().contains("127.0.0.2:2379"), b.target());
     assertNull(b.sslContext());
   }
 
-  /** jetcd refuses a retry policy whose longest duration is not above its first delay (500 ms by default). */
+  /**
+   * jetcd refuses a retry policy whose longest duration is not above its first delay (500 ms by
+   * default).
+   */
   @Test
   void callDeadlinesDownToOneMillisecondBuildAClient() {
     for (long ms : new long[] {1, 2, 400, 500, 3000}) {
-      ClientBuilder b = EtcdClients.builder(MetadataUri.parse("etcd://127.0.0.1:2379"),
-          new MetadataOptions().setCallDeadline(Duration.ofMillis(ms)));
+      ClientBuilder b =
+          EtcdClients.builder(
+              MetadataUri.parse("etcd://127.0.0.1:2379"),
+              new MetadataOptions().setCallDeadline(Duration.ofMillis(ms)));
       assertEquals(java.time.temporal.ChronoUnit.MILLIS, b.retryChronoUnit());
-      assertTrue(b.retryMaxDuration().toMillis() > b.retryDelay(), ms + " ms: " + b.retryMaxDuration() + " vs " + b.retryDelay());
+      assertTrue(
+          b.retryMaxDuration().toMillis() > b.retryDelay(),
+          ms + " ms: " + b.retryMaxDuration() + " vs " + b.retryDelay());
     }
   }
 
   @Test
   void tlsUriWithTrustAndClientCertificateBuildsAnSslContext() {
-    ClientBuilder b = EtcdClients.builder(MetadataUri.parse("etcds://127.0.0.1:2379"), new MetadataOptions()
-        .setTlsTrustPemPath(certs.caCert().toString())
-        .setTlsCertPemPath(certs.cert("client").toString())
-        .setTlsKeyPemPath(certs.key("client").toString()));
+    ClientBuilder b =
+        EtcdClients.builder(
+            MetadataUri.parse("etcds://127.0.0.1:2379"),
+            new MetadataOptions()
+                .setTlsTrustPemPath(certs.caCert().toString())
+                .setTlsCertPemPath(certs.cert("client").toString())
+                .setTlsKeyPemPath(certs.key("client").toString()));
     assertNotNull(b.sslContext());
     assertTrue(b.sslContext().isClient());
   }
@@ -70,18 +86,32 @@ class EtcdClientsTest {
   @Test
   void inconsistentOrUnusableSettingsAreConfigurationErrors() throws Exception {
     MetadataUri tls = MetadataUri.parse("etcds://127.0.0.1:2379");
-    assertInvalid("use etcds://", () -> EtcdClients.builder(MetadataUri.parse("etcd://h:1"),
-        new MetadataOptions().setTlsTrustPemPath(certs.caCert().toString())));
-    assertInvalid("etcdUser and etcdPassword", () -> EtcdClients.builder(tls,
-        new MetadataOptions().setEtcdUser("vte")));
-    assertInvalid("/nonexistent/ca.pem", () -> EtcdClients.builder(tls,
-        new MetadataOptions().setTlsTrustPemPath("/nonexistent/ca.pem")));
-    assertInvalid("tlsCertPemPath and tlsKeyPemPath", () -> EtcdClients.builder(tls,
-        new MetadataOptions().setTlsCertPemPath(certs.cert("client").toString())));
+    assertInvalid(
+        "use etcds://",
+        () ->
+            EtcdClients.builder(
+                MetadataUri.parse("etcd://h:1"),
+                new MetadataOptions().setTlsTrustPemPath(certs.caCert().toString())));
+    assertInvalid(
+        "etcdUser and etcdPassword",
+        () -> EtcdClients.builder(tls, new MetadataOptions().setEtcdUser("vte")));
+    assertInvalid(
+        "/nonexistent/ca.pem",
+        () ->
+            EtcdClients.builder(
+                tls, new MetadataOptions().setTlsTrustPemPath("/nonexistent/ca.pem")));
+    assertInvalid(
+        "tlsCertPemPath and tlsKeyPemPath",
+        () ->
+            EtcdClients.builder(
+                tls, new MetadataOptions().setTlsCertPemPath(certs.cert("client").toString())));
     Path garbage = certs.dir().resolve("garbage.pem");
-    Files.writeString(garbage, "-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n");
-    assertInvalid("not usable PEM", () -> EtcdClients.builder(tls,
-        new MetadataOptions().setTlsTrustPemPath(garbage.toString())));
+    Files.writeString(
+        garbage, "-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n");
+    assertInvalid(
+        "not usable PEM",
+        () ->
+            EtcdClients.builder(tls, new MetadataOptions().setTlsTrustPemPath(garbage.toString())));
   }
 
   private static void assertInvalid(String problem, Executable action) {

@@ -4,10 +4,10 @@ import io.vte.handshake.proto.SegmentDescriptor;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Cached descriptors, each with the store revision at which it was known to be current. An update only
- * replaces an entry seen at a lower revision, so a lookup answer that raced with a watch event cannot
- * bring back a stale or deleted descriptor. A deletion leaves a tombstone that remembers its revision.
- * Reads are safe from any thread.
+ * Cached descriptors, each with the store revision at which it was known to be current. An update
+ * only replaces an entry seen at a lower revision, so a lookup answer that raced with a watch event
+ * cannot bring back a stale or deleted descriptor. A deletion leaves a tombstone that remembers its
+ * revision. Reads are safe from any thread.
  */
 final class DescriptorCache {
 
@@ -34,7 +34,8 @@ final class DescriptorCache {
   }
 
   /**
-   * Records that {@code name} was deleted (or became unusable) at {@code revision} unless a newer fact is known.
+   * Records that {@code name} was deleted (or became unusable) at {@code revision} unless a newer
+   * fact is known.
    *
    * @return true when the entry changed
    */
@@ -42,7 +43,9 @@ final class DescriptorCache {
     return update(name, new Entry(null, revision));
   }
 
-  /** @return the names with an entry, deleted ones included */
+  /**
+   * @return the names with an entry, deleted ones included
+   */
   java.util.Set<String> names() {
     return java.util.Set.copyOf(entries.keySet());
   }
@@ -52,20 +55,24 @@ final class DescriptorCache {
     entries.clear();
   }
 
-  /** @return the number of live (non-deleted) descriptors */
+  /**
+   * @return the number of live (non-deleted) descriptors
+   */
   int size() {
     return (int) entries.values().stream().filter(e -> e.descriptor != null).count();
   }
 
   private boolean update(String name, Entry next) {
     boolean[] changed = new boolean[1];
-    entries.compute(name, (k, old) -> {
-      if (old == null || next.revision > old.revision) {
-        changed[0] = true;
-        return next;
-      }
-      return old;
-    });
+    entries.compute(
+        name,
+        (k, old) -> {
+          if (old == null || next.revision > old.revision) {
+            changed[0] = true;
+            return next;
+          }
+          return old;
+        });
     return changed[0];
   }
 }

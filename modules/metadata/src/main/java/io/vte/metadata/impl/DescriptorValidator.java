@@ -5,13 +5,17 @@ import io.vte.api.VteException;
 import io.vte.handshake.proto.BufferDesc;
 import io.vte.handshake.proto.SegmentDescriptor;
 
-/** Checks a segment descriptor from any source (a peer's GetSegment reply, a metadata backend, a publisher). */
+/**
+ * Checks a segment descriptor from any source (a peer's GetSegment reply, a metadata backend, a
+ * publisher).
+ */
 public final class DescriptorValidator {
 
   private DescriptorValidator() {}
 
   /**
-   * Checks the fields every peer relies on: a name, a server name, and one rkey per device for each buffer.
+   * Checks the fields every peer relies on: a name, a server name, and one rkey per device for each
+   * buffer.
    *
    * @param source where the descriptor came from, named in errors
    * @param descriptor the descriptor
@@ -30,8 +34,15 @@ public final class DescriptorValidator {
         throw bad(source, "buffer " + i + " has length 0");
       }
       if (b.getRkeysCount() != descriptor.getDevicesCount()) {
-        throw bad(source, "buffer " + i + " has " + b.getRkeysCount() + " rkeys for "
-            + descriptor.getDevicesCount() + " devices");
+        throw bad(
+            source,
+            "buffer "
+                + i
+                + " has "
+                + b.getRkeysCount()
+                + " rkeys for "
+                + descriptor.getDevicesCount()
+                + " devices");
       }
     }
   }
@@ -42,6 +53,7 @@ public final class DescriptorValidator {
    * @return a PROTOCOL_ERROR naming both
    */
   static VteException bad(String source, String why) {
-    return new VteException(ErrorCode.PROTOCOL_ERROR, "bad segment descriptor at " + source + ": " + why);
+    return new VteException(
+        ErrorCode.PROTOCOL_ERROR, "bad segment descriptor at " + source + ": " + why);
   }
 }

@@ -23,13 +23,17 @@ final class LocalSegments {
   /**
    * @param name a segment name to publish or look up
    * @return the name
-   * @throws VteException INVALID_ARGUMENT when it is null, empty, too long or holds control characters
+   * @throws VteException INVALID_ARGUMENT when it is null, empty, too long or holds control
+   *     characters
    */
   static String checkName(String name) {
-    if (name == null || name.isEmpty() || name.length() > MAX_NAME_LENGTH
+    if (name == null
+        || name.isEmpty()
+        || name.length() > MAX_NAME_LENGTH
         || name.chars().anyMatch(c -> c < ' ' || c == 0x7f)) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "segment name '" + name
-          + "': expected 1.." + MAX_NAME_LENGTH + " printable characters");
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          "segment name '" + name + "': expected 1.." + MAX_NAME_LENGTH + " printable characters");
     }
     return name;
   }

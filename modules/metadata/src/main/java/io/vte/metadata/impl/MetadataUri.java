@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A parsed metadata URI: {@code p2p} (also {@code p2p://}, or null/empty for the default) or
- * {@code etcd://host:port[,host:port...]} ({@code etcds://} for TLS). IPv6 hosts go in brackets.
+ * A parsed metadata URI: {@code p2p} (also {@code p2p://}, or null/empty for the default) or {@code
+ * etcd://host:port[,host:port...]} ({@code etcds://} for TLS). IPv6 hosts go in brackets.
  *
  * @param scheme {@code p2p}, {@code etcd} or {@code etcds}
  * @param hostPorts the etcd members as {@code host:port} (empty for p2p)
@@ -16,8 +16,10 @@ public record MetadataUri(String scheme, List<String> hostPorts) {
 
   /** The p2p scheme. */
   public static final String P2P = "p2p";
+
   /** The plain-text etcd scheme. */
   public static final String ETCD = "etcd";
+
   /** The TLS etcd scheme. */
   public static final String ETCDS = "etcds";
 
@@ -52,17 +54,24 @@ public record MetadataUri(String scheme, List<String> hostPorts) {
     return new MetadataUri(scheme, List.copyOf(hostPorts));
   }
 
-  /** @return true for {@code p2p} */
+  /**
+   * @return true for {@code p2p}
+   */
   public boolean isP2p() {
     return scheme.equals(P2P);
   }
 
-  /** @return true for {@code etcds} */
+  /**
+   * @return true for {@code etcds}
+   */
   public boolean isTls() {
     return scheme.equals(ETCDS);
   }
 
-  /** @return the endpoints as jetcd wants them: {@code http://host:port} or {@code https://host:port} */
+  /**
+   * @return the endpoints as jetcd wants them: {@code http://host:port} or {@code
+   *     https://host:port}
+   */
   public List<String> clientEndpoints() {
     String http = isTls() ? "https://" : "http://";
     return hostPorts.stream().map(hp -> http + hp).toList();
@@ -86,8 +95,12 @@ public record MetadataUri(String scheme, List<String> hostPorts) {
     String bare = bracketed ? host.substring(1, host.length() - 1) : host;
     for (int i = 0; i < bare.length(); i++) {
       char c = bare.charAt(i);
-      boolean ok = Character.isLetterOrDigit(c) && c < 0x80 || c == '.' || c == '-' || c == '_'
-          || (bracketed && c == ':');
+      boolean ok =
+          Character.isLetterOrDigit(c) && c < 0x80
+              || c == '.'
+              || c == '-'
+              || c == '_'
+              || (bracketed && c == ':');
       if (!ok) {
         throw invalid(uri, "bad character '" + c + "' in host of endpoint '" + member + "'");
       }
@@ -98,7 +111,8 @@ public record MetadataUri(String scheme, List<String> hostPorts) {
       port = Integer.parseInt(digits);
     }
     if (port < 1 || port > 65535) {
-      throw invalid(uri, "bad port '" + digits + "' in endpoint '" + member + "' (expected 1..65535)");
+      throw invalid(
+          uri, "bad port '" + digits + "' in endpoint '" + member + "' (expected 1..65535)");
     }
     return member;
   }

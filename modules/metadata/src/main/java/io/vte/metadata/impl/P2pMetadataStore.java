@@ -13,11 +13,11 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The embedded default: no metadata server. A segment's name is its node's server name {@code host:port};
- * a lookup asks that node's handshake service (GetSegment) within the call deadline, and {@link #publish}
- * only keeps the local descriptor for this node's own GetSegment handler ({@link #local}). There is no
- * invalidation source (the engine refreshes a descriptor when it finds it stale) and the store is never
- * degraded.
+ * The embedded default: no metadata server. A segment's name is its node's server name {@code
+ * host:port}; a lookup asks that node's handshake service (GetSegment) within the call deadline,
+ * and {@link #publish} only keeps the local descriptor for this node's own GetSegment handler
+ * ({@link #local}). There is no invalidation source (the engine refreshes a descriptor when it
+ * finds it stale) and the store is never degraded.
  */
 public final class P2pMetadataStore implements MetadataStore {
 
@@ -32,8 +32,10 @@ public final class P2pMetadataStore implements MetadataStore {
    */
   public P2pMetadataStore(MetadataOptions options) {
     if (options.getSegmentFetcher() == null) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "metadata URI 'p2p' needs a segment fetcher:"
-          + " set MetadataOptions.setSegmentFetcher(handshakeClientPool::getSegment)");
+      throw new VteException(
+          ErrorCode.INVALID_CONFIGURATION,
+          "metadata URI 'p2p' needs a segment fetcher:"
+              + " set MetadataOptions.setSegmentFetcher(handshakeClientPool::getSegment)");
     }
     this.fetcher = options.getSegmentFetcher();
     this.deadline = options.getCallDeadline();
@@ -72,9 +74,9 @@ public final class P2pMetadataStore implements MetadataStore {
    * Asks the node {@code segmentName} ({@code host:port}) for its descriptor.
    *
    * @param segmentName the peer's server name
-   * @return the validated descriptor; fails with the fetcher's typed error (PEER_UNREACHABLE, TIMED_OUT,
-   *     SEGMENT_NOT_FOUND, PERMISSION_DENIED, PROTOCOL_ERROR, INVALID_ARGUMENT for a bad server name) or
-   *     PROTOCOL_ERROR for a descriptor missing required fields
+   * @return the validated descriptor; fails with the fetcher's typed error (PEER_UNREACHABLE,
+   *     TIMED_OUT, SEGMENT_NOT_FOUND, PERMISSION_DENIED, PROTOCOL_ERROR, INVALID_ARGUMENT for a bad
+   *     server name) or PROTOCOL_ERROR for a descriptor missing required fields
    */
   @Override
   public Future<SegmentDescriptor> lookup(String segmentName) {
@@ -93,15 +95,21 @@ public final class P2pMetadataStore implements MetadataStore {
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
-    return reply.transform(ar -> {
-      if (ar.failed()) {
-        Throwable t = ar.cause();
-        return Future.failedFuture(t instanceof VteException ? t : new VteException(ErrorCode.PEER_UNREACHABLE,
-            "GetSegment on " + segmentName + " failed: " + t, t));
-      }
-      DescriptorValidator.validate("GetSegment reply of " + segmentName, ar.result());
-      return Future.succeededFuture(ar.result());
-    });
+    return reply.transform(
+        ar -> {
+          if (ar.failed()) {
+            Throwable t = ar.cause();
+            return Future.failedFuture(
+                t instanceof VteException
+                    ? t
+                    : new VteException(
+                        ErrorCode.PEER_UNREACHABLE,
+                        "GetSegment on " + segmentName + " failed: " + t,
+                        t));
+          }
+          DescriptorValidator.validate("GetSegment reply of " + segmentName, ar.result());
+          return Future.succeededFuture(ar.result());
+        });
   }
 
   @Override
@@ -109,17 +117,24 @@ public final class P2pMetadataStore implements MetadataStore {
     return local.get(segmentName);
   }
 
-  /** Does nothing: p2p has no source of invalidations; the engine refreshes stale descriptors itself. */
+  /**
+   * Does nothing: p2p has no source of invalidations; the engine refreshes stale descriptors
+   * itself.
+   */
   @Override
   public void setInvalidationHandler(Handler<String> handler) {}
 
-  /** @return false: there is no backend to lose */
+  /**
+   * @return false: there is no backend to lose
+   */
   @Override
   public boolean isDegraded() {
     return false;
   }
 
-  /** @return 0: there is no backend to lose */
+  /**
+   * @return 0: there is no backend to lose
+   */
   @Override
   public long degradedCount() {
     return 0;

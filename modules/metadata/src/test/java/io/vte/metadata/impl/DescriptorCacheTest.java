@@ -20,7 +20,8 @@ class DescriptorCacheTest {
     DescriptorCache cache = new DescriptorCache();
     assertTrue(cache.put("s", version(1), 10));
     assertTrue(cache.put("s", version(2), 12));
-    assertFalse(cache.put("s", version(1), 11), "a late lookup answer must not bring back version 1");
+    assertFalse(
+        cache.put("s", version(1), 11), "a late lookup answer must not bring back version 1");
     assertEquals(2, cache.get("s").getVersion());
     assertFalse(cache.put("s", version(3), 12), "same revision is not newer");
   }

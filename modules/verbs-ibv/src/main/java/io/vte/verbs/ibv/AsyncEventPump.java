@@ -6,8 +6,8 @@ import java.lang.System.Logger.Level;
 
 /**
  * Drains a device's async events: waits for the async fd, then reads events until EAGAIN. The shim
- * acknowledges each event exactly once, right after copying it out, so destroying the object it names never
- * waits on an unacknowledged event.
+ * acknowledges each event exactly once, right after copying it out, so destroying the object it
+ * names never waits on an unacknowledged event.
  */
 final class AsyncEventPump implements EventThread.Source {
 
@@ -30,7 +30,8 @@ final class AsyncEventPump implements EventThread.Source {
   public int pollOnce(int timeoutMillis) {
     int ready = IbvNative.awaitAsyncEvent(ctx, timeoutMillis);
     if (ready < 0) {
-      throw IbvErrors.fromErrno("poll", -ready, "async fd of device '" + context.deviceName() + "'");
+      throw IbvErrors.fromErrno(
+          "poll", -ready, "async fd of device '" + context.deviceName() + "'");
     }
     if (ready == 0) {
       return 0;
@@ -42,8 +43,13 @@ final class AsyncEventPump implements EventThread.Source {
       if (code >= 0 && code < AsyncEventType.values().length) {
         context.deliver(toEvent(AsyncEventType.of(code)));
       } else {
-        LOG.log(Level.WARNING, "ignoring async event type " + code + " (unknown to VTE) on '"
-            + context.deviceName() + "'; it was acknowledged");
+        LOG.log(
+            Level.WARNING,
+            "ignoring async event type "
+                + code
+                + " (unknown to VTE) on '"
+                + context.deviceName()
+                + "'; it was acknowledged");
       }
       handled++;
     }
@@ -55,7 +61,11 @@ final class AsyncEventPump implements EventThread.Source {
 
   private AsyncEvent toEvent(AsyncEventType type) {
     long cq = out[IbvNative.ASYNC_CQ];
-    return new AsyncEvent(type, context.deviceName(), (int) out[IbvNative.ASYNC_QP_NUM],
-        (int) out[IbvNative.ASYNC_PORT], cq == 0 ? null : context.cqByHandle(cq));
+    return new AsyncEvent(
+        type,
+        context.deviceName(),
+        (int) out[IbvNative.ASYNC_QP_NUM],
+        (int) out[IbvNative.ASYNC_PORT],
+        cq == 0 ? null : context.cqByHandle(cq));
   }
 }

@@ -1,8 +1,8 @@
 package io.vte.verbs.ibv;
 
 /**
- * Waits on a context's completion channel and hands each CQ event to its {@link IbvCompletionQueue}, which
- * calls its notification handler and acknowledges events in batches.
+ * Waits on a context's completion channel and hands each CQ event to its {@link
+ * IbvCompletionQueue}, which calls its notification handler and acknowledges events in batches.
  */
 final class CompletionChannelPump implements EventThread.Source {
 
@@ -26,7 +26,8 @@ final class CompletionChannelPump implements EventThread.Source {
     }
     IbvCompletionQueue target = context.cqByHandle(cq);
     if (target == null) {
-      // Cannot happen while the CQ exists (destroy waits for its events); ack so nothing waits forever.
+      // Cannot happen while the CQ exists (destroy waits for its events); ack so nothing waits
+      // forever.
       IbvNative.ackCqEvents(cq, 1);
     } else {
       target.onChannelEvent();

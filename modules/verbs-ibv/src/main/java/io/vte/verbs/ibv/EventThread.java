@@ -3,8 +3,9 @@ package io.vte.verbs.ibv;
 import java.lang.System.Logger.Level;
 
 /**
- * A daemon thread that runs one {@link Source} until closed. Each poll waits at most the poll period, so
- * {@link #close()} stops the thread within one period without signals or extra file descriptors.
+ * A daemon thread that runs one {@link Source} until closed. Each poll waits at most the poll
+ * period, so {@link #close()} stops the thread within one period without signals or extra file
+ * descriptors.
  */
 final class EventThread implements AutoCloseable {
 
@@ -50,12 +51,17 @@ final class EventThread implements AutoCloseable {
     }
   }
 
-  /** @return true while the thread runs */
+  /**
+   * @return true while the thread runs
+   */
   boolean isAlive() {
     return thread.isAlive();
   }
 
-  /** Stops the thread and waits for it to end. Idempotent; must not be called from the thread itself. */
+  /**
+   * Stops the thread and waits for it to end. Idempotent; must not be called from the thread
+   * itself.
+   */
   @Override
   public void close() {
     running = false;

@@ -11,9 +11,10 @@ import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An {@code ibv_cq} on its context's completion channel. Polling is one JNI call per batch. Channel events
- * are acknowledged {@value #ACK_BATCH} at a time ({@code ibv_ack_cq_events} takes a lock), and all pending
- * ones before the CQ is destroyed, since {@code ibv_destroy_cq} waits for every event to be acknowledged.
+ * An {@code ibv_cq} on its context's completion channel. Polling is one JNI call per batch. Channel
+ * events are acknowledged {@value #ACK_BATCH} at a time ({@code ibv_ack_cq_events} takes a lock),
+ * and all pending ones before the CQ is destroyed, since {@code ibv_destroy_cq} waits for every
+ * event to be acknowledged.
  */
 final class IbvCompletionQueue implements CompletionQueue {
 
@@ -42,7 +43,9 @@ final class IbvCompletionQueue implements CompletionQueue {
     this.capacity = capacity;
   }
 
-  /** @return the {@code ibv_cq*} */
+  /**
+   * @return the {@code ibv_cq*}
+   */
   long handle() {
     return handle.address();
   }
@@ -86,7 +89,10 @@ final class IbvCompletionQueue implements CompletionQueue {
     }
   }
 
-  /** Called by the channel thread for each event of this CQ: counts it for a batched ack, then notifies. */
+  /**
+   * Called by the channel thread for each event of this CQ: counts it for a batched ack, then
+   * notifies.
+   */
   void onChannelEvent() {
     synchronized (ackLock) {
       if (acksClosed) {
@@ -103,7 +109,10 @@ final class IbvCompletionQueue implements CompletionQueue {
       try {
         h.onCompletion(this);
       } catch (RuntimeException e) {
-        LOG.log(Level.WARNING, "completion handler of a CQ on '" + context.deviceName() + "' failed", e);
+        LOG.log(
+            Level.WARNING,
+            "completion handler of a CQ on '" + context.deviceName() + "' failed",
+            e);
       }
     }
   }
@@ -121,8 +130,8 @@ final class IbvCompletionQueue implements CompletionQueue {
   /**
    * Destroys the CQ. Idempotent.
    *
-   * @throws VerbsException {@link VerbsError#BUSY} while a QP still uses it (as {@code ibv_destroy_cq}
-   *     would); the CQ is then unchanged and may be closed after its QPs
+   * @throws VerbsException {@link VerbsError#BUSY} while a QP still uses it (as {@code
+   *     ibv_destroy_cq} would); the CQ is then unchanged and may be closed after its QPs
    */
   @Override
   public void close() {
@@ -132,8 +141,13 @@ final class IbvCompletionQueue implements CompletionQueue {
       }
       int users = queuePairs.get();
       if (users > 0) {
-        throw new VerbsException(VerbsError.BUSY, "a CQ of '" + context.deviceName() + "' is still used by "
-            + users + " QP(s); close them first");
+        throw new VerbsException(
+            VerbsError.BUSY,
+            "a CQ of '"
+                + context.deviceName()
+                + "' is still used by "
+                + users
+                + " QP(s); close them first");
       }
       acksClosed = true;
       if (unacked > 0) {

@@ -1,8 +1,8 @@
 package io.vte.verbs.ibv;
 
-import io.vte.verbs.Closeables;
 import io.vte.verbs.AsyncEvent;
 import io.vte.verbs.AsyncEventHandler;
+import io.vte.verbs.Closeables;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.ProtectionDomain;
@@ -17,9 +17,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * An opened RDMA device ({@code ibv_context}) with one completion channel shared by its CQs, a thread
- * waiting on that channel and a thread draining async events. Closing it stops both threads, then closes
- * protection domains (their QPs and MRs first), CQs, the channel and the device, in that order.
+ * An opened RDMA device ({@code ibv_context}) with one completion channel shared by its CQs, a
+ * thread waiting on that channel and a thread draining async events. Closing it stops both threads,
+ * then closes protection domains (their QPs and MRs first), CQs, the channel and the device, in
+ * that order.
  */
 final class IbvContext implements VerbsContext {
 
@@ -62,10 +63,16 @@ final class IbvContext implements VerbsContext {
     this.channel = ch;
     this.gidIndexByPort = new int[portCount + 1];
     Arrays.fill(gidIndexByPort, Integer.MIN_VALUE);
-    this.channelThread = new EventThread("vte-ibv-cq-" + deviceName, new CompletionChannelPump(this, channel),
-        settings.eventPollMillis());
-    this.asyncThread = new EventThread("vte-ibv-async-" + deviceName, new AsyncEventPump(this, ctx),
-        settings.eventPollMillis());
+    this.channelThread =
+        new EventThread(
+            "vte-ibv-cq-" + deviceName,
+            new CompletionChannelPump(this, channel),
+            settings.eventPollMillis());
+    this.asyncThread =
+        new EventThread(
+            "vte-ibv-async-" + deviceName,
+            new AsyncEventPump(this, ctx),
+            settings.eventPollMillis());
   }
 
   @Override
@@ -87,7 +94,8 @@ final class IbvContext implements VerbsContext {
   public PortAttributes queryPort(int port) {
     checkOpen();
     if (port < 1 || port > portCount) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT,
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
           "port " + port + " does not exist on '" + deviceName + "' (ports 1.." + portCount + ")");
     }
     PortAttributes attributes = IbvPorts.query(ctx, port, settings.gidIndex());
@@ -101,7 +109,8 @@ final class IbvContext implements VerbsContext {
    */
   int sourceGidIndex(int port) {
     if (port < 1 || port > portCount) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT,
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
           "port " + port + " does not exist on '" + deviceName + "' (ports 1.." + portCount + ")");
     }
     if (gidIndexByPort[port] == Integer.MIN_VALUE) {
@@ -110,7 +119,9 @@ final class IbvContext implements VerbsContext {
     return gidIndexByPort[port];
   }
 
-  /** @return the provider settings */
+  /**
+   * @return the provider settings
+   */
   IbvSettings settings() {
     return settings;
   }
@@ -127,7 +138,8 @@ final class IbvContext implements VerbsContext {
   public CompletionQueue createCq(int capacity) {
     checkOpen();
     if (capacity < 1) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "CQ capacity must be >= 1, got " + capacity);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "CQ capacity must be >= 1, got " + capacity);
     }
     long handle = IbvNative.createCq(ctx, capacity, channel);
     IbvCompletionQueue cq = new IbvCompletionQueue(this, handle, capacity);
@@ -140,7 +152,10 @@ final class IbvContext implements VerbsContext {
     this.asyncHandler = handler;
   }
 
-  /** @param event an event read by the async thread; handed to the handler, whose failures are logged */
+  /**
+   * @param event an event read by the async thread; handed to the handler, whose failures are
+   *     logged
+   */
   void deliver(AsyncEvent event) {
     AsyncEventHandler h = asyncHandler;
     if (h == null) {
@@ -153,17 +168,23 @@ final class IbvContext implements VerbsContext {
     }
   }
 
-  /** @param handle an {@code ibv_cq*} @return the CQ, or null when it is not (or no longer) open */
+  /**
+   * @param handle an {@code ibv_cq*} @return the CQ, or null when it is not (or no longer) open
+   */
   IbvCompletionQueue cqByHandle(long handle) {
     return cqs.get(handle);
   }
 
-  /** @param cq a destroyed CQ to forget */
+  /**
+   * @param cq a destroyed CQ to forget
+   */
   void forget(IbvCompletionQueue cq) {
     cqs.remove(cq.handle());
   }
 
-  /** @param pd a closed domain to forget */
+  /**
+   * @param pd a closed domain to forget
+   */
   void forget(IbvProtectionDomain pd) {
     pds.remove(pd);
   }

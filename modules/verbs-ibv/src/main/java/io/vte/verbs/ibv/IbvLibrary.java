@@ -10,8 +10,9 @@ import java.util.Locale;
 
 /**
  * Loads the JNI shim once per class loader and checks that it speaks this jar's contract: the same
- * {@link IbvNative#ABI_VERSION} and the same flat {@link WorkRequestBatch}/{@link WorkCompletionBatch}
- * layouts. {@link #failure()} says in plain words why the shim is unusable, and what to use instead.
+ * {@link IbvNative#ABI_VERSION} and the same flat {@link WorkRequestBatch}/{@link
+ * WorkCompletionBatch} layouts. {@link #failure()} says in plain words why the shim is unusable,
+ * and what to use instead.
  */
 final class IbvLibrary {
 
@@ -23,7 +24,9 @@ final class IbvLibrary {
 
   private IbvLibrary() {}
 
-  /** @return why the shim cannot be used, or null when it is loaded and compatible */
+  /**
+   * @return why the shim cannot be used, or null when it is loaded and compatible
+   */
   static VerbsException failure() {
     return FAILURE;
   }
@@ -32,29 +35,52 @@ final class IbvLibrary {
     String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
     String arch = System.getProperty("os.arch", "");
     if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
-      return new VerbsException(VerbsError.NOT_SUPPORTED,
-          "the ibverbs shim is built for linux/x86_64 only, this is " + os + "/" + arch + "; " + USE_SOFT);
+      return new VerbsException(
+          VerbsError.NOT_SUPPORTED,
+          "the ibverbs shim is built for linux/x86_64 only, this is "
+              + os
+              + "/"
+              + arch
+              + "; "
+              + USE_SOFT);
     }
     try {
       NativeLibraryLoader.load(IbvLibrary.class.getClassLoader(), RESOURCE);
     } catch (FileNotFoundException e) {
-      return new VerbsException(VerbsError.NOT_SUPPORTED, "the ibverbs JNI shim " + RESOURCE
-          + " is not in this jar: it was built where the verbs headers (/usr/include/infiniband/verbs.h from"
-          + " libibverbs-dev) were missing; install them and rebuild, or " + USE_SOFT, e);
+      return new VerbsException(
+          VerbsError.NOT_SUPPORTED,
+          "the ibverbs JNI shim "
+              + RESOURCE
+              + " is not in this jar: it was built where the verbs headers (/usr/include/infiniband/verbs.h from"
+              + " libibverbs-dev) were missing; install them and rebuild, or "
+              + USE_SOFT,
+          e);
     } catch (IOException e) {
-      return new VerbsException(VerbsError.IO_ERROR,
-          "could not extract the ibverbs JNI shim to a temporary directory: " + e + "; " + USE_SOFT, e);
+      return new VerbsException(
+          VerbsError.IO_ERROR,
+          "could not extract the ibverbs JNI shim to a temporary directory: " + e + "; " + USE_SOFT,
+          e);
     } catch (UnsatisfiedLinkError e) {
       String msg = String.valueOf(e.getMessage());
       if (msg.contains("libibverbs.so.1")) {
-        return new VerbsException(VerbsError.NOT_SUPPORTED, "libibverbs.so.1 is missing or unusable (install it:"
-            + " Debian/Ubuntu apt-get install libibverbs1, RHEL dnf install rdma-core): " + msg + "; " + USE_SOFT, e);
+        return new VerbsException(
+            VerbsError.NOT_SUPPORTED,
+            "libibverbs.so.1 is missing or unusable (install it:"
+                + " Debian/Ubuntu apt-get install libibverbs1, RHEL dnf install rdma-core): "
+                + msg
+                + "; "
+                + USE_SOFT,
+            e);
       }
-      return new VerbsException(VerbsError.NOT_SUPPORTED,
-          "the ibverbs JNI shim failed to load: " + msg + "; " + USE_SOFT, e);
+      return new VerbsException(
+          VerbsError.NOT_SUPPORTED,
+          "the ibverbs JNI shim failed to load: " + msg + "; " + USE_SOFT,
+          e);
     }
     String mismatch = checkContract(IbvNative.abiVersion(), IbvNative.layout());
-    return mismatch == null ? null : new VerbsException(VerbsError.NOT_SUPPORTED, mismatch + "; " + USE_SOFT);
+    return mismatch == null
+        ? null
+        : new VerbsException(VerbsError.NOT_SUPPORTED, mismatch + "; " + USE_SOFT);
   }
 
   /**
@@ -66,27 +92,64 @@ final class IbvLibrary {
    */
   static String checkContract(int abiVersion, int[] layout) {
     if (abiVersion != IbvNative.ABI_VERSION) {
-      return "the ibverbs shim speaks ABI " + abiVersion + " but this jar needs " + IbvNative.ABI_VERSION;
+      return "the ibverbs shim speaks ABI "
+          + abiVersion
+          + " but this jar needs "
+          + IbvNative.ABI_VERSION;
     }
-    String[] names = {"WorkRequestBatch.STRIDE", "WorkRequestBatch.OFF_WR_ID", "WorkRequestBatch.OFF_LOCAL_ADDR",
-        "WorkRequestBatch.OFF_REMOTE_ADDR", "WorkRequestBatch.OFF_LENGTH", "WorkRequestBatch.OFF_LKEY",
-        "WorkRequestBatch.OFF_RKEY", "WorkRequestBatch.OFF_IMM", "WorkRequestBatch.OFF_OPCODE",
-        "WorkRequestBatch.OFF_FLAGS", "WorkCompletionBatch.STRIDE", "WorkCompletionBatch.OFF_WR_ID",
-        "WorkCompletionBatch.OFF_BYTE_LEN", "WorkCompletionBatch.OFF_QP_NUM", "WorkCompletionBatch.OFF_STATUS",
-        "WorkCompletionBatch.OFF_OPCODE", "WorkCompletionBatch.OFF_VENDOR_ERR", "WorkCompletionBatch.OFF_IMM"};
-    int[] expected = {WorkRequestBatch.STRIDE, WorkRequestBatch.OFF_WR_ID, WorkRequestBatch.OFF_LOCAL_ADDR,
-        WorkRequestBatch.OFF_REMOTE_ADDR, WorkRequestBatch.OFF_LENGTH, WorkRequestBatch.OFF_LKEY,
-        WorkRequestBatch.OFF_RKEY, WorkRequestBatch.OFF_IMM, WorkRequestBatch.OFF_OPCODE,
-        WorkRequestBatch.OFF_FLAGS, WorkCompletionBatch.STRIDE, WorkCompletionBatch.OFF_WR_ID,
-        WorkCompletionBatch.OFF_BYTE_LEN, WorkCompletionBatch.OFF_QP_NUM, WorkCompletionBatch.OFF_STATUS,
-        WorkCompletionBatch.OFF_OPCODE, WorkCompletionBatch.OFF_VENDOR_ERR, WorkCompletionBatch.OFF_IMM};
+    String[] names = {
+      "WorkRequestBatch.STRIDE",
+      "WorkRequestBatch.OFF_WR_ID",
+      "WorkRequestBatch.OFF_LOCAL_ADDR",
+      "WorkRequestBatch.OFF_REMOTE_ADDR",
+      "WorkRequestBatch.OFF_LENGTH",
+      "WorkRequestBatch.OFF_LKEY",
+      "WorkRequestBatch.OFF_RKEY",
+      "WorkRequestBatch.OFF_IMM",
+      "WorkRequestBatch.OFF_OPCODE",
+      "WorkRequestBatch.OFF_FLAGS",
+      "WorkCompletionBatch.STRIDE",
+      "WorkCompletionBatch.OFF_WR_ID",
+      "WorkCompletionBatch.OFF_BYTE_LEN",
+      "WorkCompletionBatch.OFF_QP_NUM",
+      "WorkCompletionBatch.OFF_STATUS",
+      "WorkCompletionBatch.OFF_OPCODE",
+      "WorkCompletionBatch.OFF_VENDOR_ERR",
+      "WorkCompletionBatch.OFF_IMM"
+    };
+    int[] expected = {
+      WorkRequestBatch.STRIDE,
+      WorkRequestBatch.OFF_WR_ID,
+      WorkRequestBatch.OFF_LOCAL_ADDR,
+      WorkRequestBatch.OFF_REMOTE_ADDR,
+      WorkRequestBatch.OFF_LENGTH,
+      WorkRequestBatch.OFF_LKEY,
+      WorkRequestBatch.OFF_RKEY,
+      WorkRequestBatch.OFF_IMM,
+      WorkRequestBatch.OFF_OPCODE,
+      WorkRequestBatch.OFF_FLAGS,
+      WorkCompletionBatch.STRIDE,
+      WorkCompletionBatch.OFF_WR_ID,
+      WorkCompletionBatch.OFF_BYTE_LEN,
+      WorkCompletionBatch.OFF_QP_NUM,
+      WorkCompletionBatch.OFF_STATUS,
+      WorkCompletionBatch.OFF_OPCODE,
+      WorkCompletionBatch.OFF_VENDOR_ERR,
+      WorkCompletionBatch.OFF_IMM
+    };
     if (layout == null || layout.length != expected.length) {
-      return "the ibverbs shim reports " + (layout == null ? "no" : layout.length) + " layout values, expected "
+      return "the ibverbs shim reports "
+          + (layout == null ? "no" : layout.length)
+          + " layout values, expected "
           + expected.length;
     }
     for (int i = 0; i < expected.length; i++) {
       if (layout[i] != expected[i]) {
-        return "the ibverbs shim lays out " + names[i] + " as " + layout[i] + " but the Java side uses "
+        return "the ibverbs shim lays out "
+            + names[i]
+            + " as "
+            + layout[i]
+            + " but the Java side uses "
             + expected[i];
       }
     }

@@ -24,7 +24,13 @@ final class IbvMemoryRegion implements MemoryRegion {
    * @param rkey remote key
    * @param accessFlags granted access
    */
-  IbvMemoryRegion(IbvProtectionDomain pd, long mr, long address, long length, int lkey, int rkey,
+  IbvMemoryRegion(
+      IbvProtectionDomain pd,
+      long mr,
+      long address,
+      long length,
+      int lkey,
+      int rkey,
       int accessFlags) {
     this.pd = pd;
     this.mr = mr;

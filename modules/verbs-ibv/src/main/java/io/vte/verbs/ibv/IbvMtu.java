@@ -19,7 +19,8 @@ final class IbvMtu {
         return code;
       }
     }
-    throw new VerbsException(VerbsError.INVALID_ARGUMENT,
+    throw new VerbsException(
+        VerbsError.INVALID_ARGUMENT,
         "path MTU must be 256, 512, 1024, 2048 or 4096 bytes, got " + bytes);
   }
 

@@ -1,11 +1,11 @@
 package io.vte.verbs.ibv;
 
 /**
- * The JNI entry points of the native shim ({@code native/src}). Methods are bound with
- * {@code RegisterNatives} in the shim's {@code JNI_OnLoad}; handles are native pointers carried as longs.
+ * The JNI entry points of the native shim ({@code native/src}). Methods are bound with {@code
+ * RegisterNatives} in the shim's {@code JNI_OnLoad}; handles are native pointers carried as longs.
  *
- * <p>Control-plane calls throw {@link io.vte.verbs.VerbsException} built by
- * {@link IbvErrors#fromErrno(String, int, String)}; hot-path calls return negative {@code -errno} codes.
+ * <p>Control-plane calls throw {@link io.vte.verbs.VerbsException} built by {@link
+ * IbvErrors#fromErrno(String, int, String)}; hot-path calls return negative {@code -errno} codes.
  * Only {@link IbvLibrary} loads the shim; everything else goes through the {@code Ibv*} objects.
  */
 final class IbvNative {
@@ -15,31 +15,43 @@ final class IbvNative {
 
   /** {@link #queryPort} output: port state ({@code enum ibv_port_state}). */
   static final int PORT_STATE = 0;
+
   /** {@link #queryPort} output: active MTU ({@code enum ibv_mtu}, 1..5). */
   static final int PORT_ACTIVE_MTU = 1;
+
   /** {@link #queryPort} output: LID. */
   static final int PORT_LID = 2;
+
   /** {@link #queryPort} output: link layer ({@code IBV_LINK_LAYER_*}). */
   static final int PORT_LINK_LAYER = 3;
+
   /** {@link #queryPort} output: first 8 GID bytes, big-endian. */
   static final int PORT_GID_HI = 4;
+
   /** {@link #queryPort} output: last 8 GID bytes, big-endian. */
   static final int PORT_GID_LO = 5;
+
   /** {@link #queryPort} output: the selected GID index. */
   static final int PORT_GID_INDEX = 6;
+
   /** {@link #queryPort} output: GID table length. */
   static final int PORT_GID_TABLE_LEN = 7;
+
   /** {@link #queryPort} output: number of slots. */
   static final int PORT_OUT_LEN = 8;
 
   /** {@link #nextAsyncEvent} output: {@code enum ibv_event_type}. */
   static final int ASYNC_TYPE = 0;
+
   /** {@link #nextAsyncEvent} output: QP number for QP events, else -1. */
   static final int ASYNC_QP_NUM = 1;
+
   /** {@link #nextAsyncEvent} output: port for port events, else -1. */
   static final int ASYNC_PORT = 2;
+
   /** {@link #nextAsyncEvent} output: CQ handle for CQ events, else 0. */
   static final int ASYNC_CQ = 3;
+
   /** {@link #nextAsyncEvent} output: number of slots. */
   static final int ASYNC_OUT_LEN = 4;
 
@@ -48,25 +60,36 @@ final class IbvNative {
 
   private IbvNative() {}
 
-  /** @return the shim's {@link #ABI_VERSION} */
+  /**
+   * @return the shim's {@link #ABI_VERSION}
+   */
   static native int abiVersion();
 
   /**
-   * @return the shim's view of the flat layouts: {@code [wrStride, wr_id, local_addr, remote_addr, length,
-   *     lkey, rkey, imm, opcode, flags, wcStride, wr_id, byte_len, qp_num, status, opcode, vendor_err, imm]}
+   * @return the shim's view of the flat layouts: {@code [wrStride, wr_id, local_addr, remote_addr,
+   *     length, lkey, rkey, imm, opcode, flags, wcStride, wr_id, byte_len, qp_num, status, opcode,
+   *     vendor_err, imm]}
    */
   static native int[] layout();
 
-  /** @return names of the devices ({@code ibv_get_device_list}); throws when the list is NULL */
+  /**
+   * @return names of the devices ({@code ibv_get_device_list}); throws when the list is NULL
+   */
   static native String[] deviceNames();
 
-  /** @param name device name @return an {@code ibv_context*} with a non-blocking async fd */
+  /**
+   * @param name device name @return an {@code ibv_context*} with a non-blocking async fd
+   */
   static native long openDevice(String name);
 
-  /** @param ctx context @return physical port count ({@code ibv_query_device}) */
+  /**
+   * @param ctx context @return physical port count ({@code ibv_query_device})
+   */
   static native int portCount(long ctx);
 
-  /** @param ctx context to close ({@code ibv_close_device}) */
+  /**
+   * @param ctx context to close ({@code ibv_close_device})
+   */
   static native void closeDevice(long ctx);
 
   /**
@@ -79,10 +102,14 @@ final class IbvNative {
    */
   static native void queryPort(long ctx, int port, int gidIndex, long[] out);
 
-  /** @param ctx context @return an {@code ibv_pd*} */
+  /**
+   * @param ctx context @return an {@code ibv_pd*}
+   */
   static native long allocPd(long ctx);
 
-  /** @param pd domain to free */
+  /**
+   * @param pd domain to free
+   */
   static native void deallocPd(long pd);
 
   /**
@@ -95,13 +122,19 @@ final class IbvNative {
    */
   static native long regMr(long pd, long address, long length, int access, int[] keys);
 
-  /** @param mr region to deregister */
+  /**
+   * @param mr region to deregister
+   */
   static native void deregMr(long mr);
 
-  /** @param ctx context @return an {@code ibv_comp_channel*} with a non-blocking fd */
+  /**
+   * @param ctx context @return an {@code ibv_comp_channel*} with a non-blocking fd
+   */
   static native long createCompChannel(long ctx);
 
-  /** @param channel channel to destroy */
+  /**
+   * @param channel channel to destroy
+   */
   static native void destroyCompChannel(long channel);
 
   /**
@@ -109,11 +142,14 @@ final class IbvNative {
    *
    * @param channel channel
    * @param timeoutMs poll timeout
-   * @return the {@code ibv_cq*} that has an event (to be acked with {@link #ackCqEvents}), 0 on timeout
+   * @return the {@code ibv_cq*} that has an event (to be acked with {@link #ackCqEvents}), 0 on
+   *     timeout
    */
   static native long nextCqEvent(long channel, int timeoutMs);
 
-  /** @param cq CQ @param count events to acknowledge */
+  /**
+   * @param cq CQ @param count events to acknowledge
+   */
   static native void ackCqEvents(long cq, int count);
 
   /**
@@ -124,10 +160,14 @@ final class IbvNative {
    */
   static native long createCq(long ctx, int capacity, long channel);
 
-  /** @param cq CQ to destroy (all its events acked) */
+  /**
+   * @param cq CQ to destroy (all its events acked)
+   */
   static native void destroyCq(long cq);
 
-  /** @param cq CQ @return 0 or -errno of {@code ibv_req_notify_cq} */
+  /**
+   * @param cq CQ @return 0 or -errno of {@code ibv_req_notify_cq}
+   */
   static native int reqNotifyCq(long cq);
 
   /**
@@ -150,13 +190,17 @@ final class IbvNative {
    * @param qpNum out: {@code [qp_num]}
    * @return an {@code ibv_qp*}
    */
-  static native long createQp(long pd, long sendCq, long recvCq, int maxSendWr, int maxRecvWr,
-      int maxInline, int[] qpNum);
+  static native long createQp(
+      long pd, long sendCq, long recvCq, int maxSendWr, int maxRecvWr, int maxInline, int[] qpNum);
 
-  /** @param qp QP to destroy */
+  /**
+   * @param qp QP to destroy
+   */
   static native void destroyQp(long qp);
 
-  /** @param qp QP @param port port @param access remote access flags */
+  /**
+   * @param qp QP @param port port @param access remote access flags
+   */
   static native void modifyQpToInit(long qp, int port, int access);
 
   /**
@@ -172,8 +216,18 @@ final class IbvNative {
    * @param maxDestRdAtomic responder RDMA READ depth
    * @param minRnrTimer RNR NAK timer code
    */
-  static native void modifyQpToRtr(long qp, int port, int mtuEnum, int destQpNum, int destLid, long gidHi,
-      long gidLo, int sgidIndex, int rqPsn, int maxDestRdAtomic, int minRnrTimer);
+  static native void modifyQpToRtr(
+      long qp,
+      int port,
+      int mtuEnum,
+      int destQpNum,
+      int destLid,
+      long gidHi,
+      long gidLo,
+      int sgidIndex,
+      int rqPsn,
+      int maxDestRdAtomic,
+      int minRnrTimer);
 
   /**
    * @param qp QP
@@ -183,10 +237,12 @@ final class IbvNative {
    * @param rnrRetry RNR retries
    * @param maxRdAtomic initiator RDMA READ depth
    */
-  static native void modifyQpToRts(long qp, int sqPsn, int timeout, int retryCount, int rnrRetry,
-      int maxRdAtomic);
+  static native void modifyQpToRts(
+      long qp, int sqPsn, int timeout, int retryCount, int rnrRetry, int maxRdAtomic);
 
-  /** @param qp QP @param state {@code enum ibv_qp_state} (ERR or RESET) */
+  /**
+   * @param qp QP @param state {@code enum ibv_qp_state} (ERR or RESET)
+   */
   static native void modifyQpState(long qp, int state);
 
   /**

@@ -22,9 +22,15 @@ final class IbvPorts {
     long[] out = new long[IbvNative.PORT_OUT_LEN];
     IbvNative.queryPort(ctx, port, gidIndex, out);
     int linkLayer = (int) out[IbvNative.PORT_LINK_LAYER];
-    return new PortAttributes(port, PortState.of((int) out[IbvNative.PORT_STATE]),
-        IbvMtu.toBytes((int) out[IbvNative.PORT_ACTIVE_MTU]), (int) out[IbvNative.PORT_LID],
-        new Gid(out[IbvNative.PORT_GID_HI], out[IbvNative.PORT_GID_LO]), (int) out[IbvNative.PORT_GID_INDEX],
-        linkLayer >= 0 && linkLayer < LINK_LAYERS.length ? LINK_LAYERS[linkLayer] : LinkLayer.UNSPECIFIED);
+    return new PortAttributes(
+        port,
+        PortState.of((int) out[IbvNative.PORT_STATE]),
+        IbvMtu.toBytes((int) out[IbvNative.PORT_ACTIVE_MTU]),
+        (int) out[IbvNative.PORT_LID],
+        new Gid(out[IbvNative.PORT_GID_HI], out[IbvNative.PORT_GID_LO]),
+        (int) out[IbvNative.PORT_GID_INDEX],
+        linkLayer >= 0 && linkLayer < LINK_LAYERS.length
+            ? LINK_LAYERS[linkLayer]
+            : LinkLayer.UNSPECIFIED);
   }
 }

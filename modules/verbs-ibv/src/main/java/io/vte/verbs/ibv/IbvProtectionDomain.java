@@ -1,7 +1,7 @@
 package io.vte.verbs.ibv;
 
-import io.vte.verbs.Closeables;
 import io.vte.verbs.AccessFlags;
+import io.vte.verbs.Closeables;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
 import io.vte.verbs.ProtectionDomain;
@@ -14,7 +14,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** An {@code ibv_pd}: registers memory and creates RC QPs; closing it closes its QPs, then its MRs. */
+/**
+ * An {@code ibv_pd}: registers memory and creates RC QPs; closing it closes its QPs, then its MRs.
+ */
 final class IbvProtectionDomain implements ProtectionDomain {
 
   private final IbvContext context;
@@ -41,13 +43,15 @@ final class IbvProtectionDomain implements ProtectionDomain {
   public MemoryRegion registerMemory(long address, long length, int accessFlags) {
     checkOpen();
     if (address == 0 || length <= 0) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT,
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
           "cannot register address 0x" + Long.toHexString(address) + " length " + length);
     }
     AccessFlags.validate(accessFlags);
     int[] keys = new int[2];
     long mr = IbvNative.regMr(pd, address, length, accessFlags, keys);
-    IbvMemoryRegion region = new IbvMemoryRegion(this, mr, address, length, keys[0], keys[1], accessFlags);
+    IbvMemoryRegion region =
+        new IbvMemoryRegion(this, mr, address, length, keys[0], keys[1], accessFlags);
     mrs.add(region);
     return region;
   }
@@ -58,34 +62,54 @@ final class IbvProtectionDomain implements ProtectionDomain {
     IbvCompletionQueue send = ownCq(attributes.sendCq(), "send");
     IbvCompletionQueue recv = ownCq(attributes.recvCq(), "receive");
     int[] qpNum = new int[1];
-    long qp = IbvNative.createQp(pd, send.handle(), recv.handle(), attributes.maxSendWr(),
-        attributes.maxRecvWr(), attributes.maxInlineData(), qpNum);
+    long qp =
+        IbvNative.createQp(
+            pd,
+            send.handle(),
+            recv.handle(),
+            attributes.maxSendWr(),
+            attributes.maxRecvWr(),
+            attributes.maxInlineData(),
+            qpNum);
     IbvQueuePair pair = new IbvQueuePair(this, context, qp, qpNum[0], send, recv);
     qps.add(pair);
     return pair;
   }
 
   private IbvCompletionQueue ownCq(Object cq, String role) {
-    if (!(cq instanceof IbvCompletionQueue) || context.cqByHandle(((IbvCompletionQueue) cq).handle()) != cq) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT,
-          "the " + role + " CQ " + cq + " is not an open CQ of device '" + context.deviceName() + "'");
+    if (!(cq instanceof IbvCompletionQueue)
+        || context.cqByHandle(((IbvCompletionQueue) cq).handle()) != cq) {
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "the "
+              + role
+              + " CQ "
+              + cq
+              + " is not an open CQ of device '"
+              + context.deviceName()
+              + "'");
     }
     return (IbvCompletionQueue) cq;
   }
 
-  /** @param mr a deregistered region to forget */
+  /**
+   * @param mr a deregistered region to forget
+   */
   void forget(IbvMemoryRegion mr) {
     mrs.remove(mr);
   }
 
-  /** @param qp a destroyed QP to forget */
+  /**
+   * @param qp a destroyed QP to forget
+   */
   void forget(IbvQueuePair qp) {
     qps.remove(qp);
   }
 
   private void checkOpen() {
     if (closed.get()) {
-      throw new VerbsException(VerbsError.CLOSED, "protection domain of '" + context.deviceName() + "' is closed");
+      throw new VerbsException(
+          VerbsError.CLOSED, "protection domain of '" + context.deviceName() + "' is closed");
     }
   }
 

@@ -17,9 +17,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The {@code ibverbs} provider: real RDMA devices through the JNI shim over libibverbs.
  *
- * <p>Availability is decided once, at creation: the {@value #DISABLE_PROPERTY} kill switch, then loading the
- * shim (and libibverbs.so.1 with it), then listing devices. When any step fails, {@link #unavailabilityCause()}
- * says why in plain words and {@link #devices()} and {@link #open(String)} throw with the same message.
+ * <p>Availability is decided once, at creation: the {@value #DISABLE_PROPERTY} kill switch, then
+ * loading the shim (and libibverbs.so.1 with it), then listing devices. When any step fails, {@link
+ * #unavailabilityCause()} says why in plain words and {@link #devices()} and {@link #open(String)}
+ * throw with the same message.
  */
 public final class IbvProvider implements VerbsProvider {
 
@@ -31,7 +32,9 @@ public final class IbvProvider implements VerbsProvider {
   private final Set<IbvContext> contexts = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  /** @param settings provider settings */
+  /**
+   * @param settings provider settings
+   */
   public IbvProvider(IbvSettings settings) {
     this.settings = settings;
     this.cause = probe();
@@ -39,8 +42,11 @@ public final class IbvProvider implements VerbsProvider {
 
   private static VerbsException probe() {
     if (Boolean.getBoolean(DISABLE_PROPERTY)) {
-      return new VerbsException(VerbsError.NOT_SUPPORTED,
-          "the ibverbs provider is disabled by -D" + DISABLE_PROPERTY + "=true; use the 'soft' verbs provider");
+      return new VerbsException(
+          VerbsError.NOT_SUPPORTED,
+          "the ibverbs provider is disabled by -D"
+              + DISABLE_PROPERTY
+              + "=true; use the 'soft' verbs provider");
     }
     VerbsException loadFailure = IbvLibrary.failure();
     if (loadFailure != null) {
@@ -48,18 +54,25 @@ public final class IbvProvider implements VerbsProvider {
     }
     try {
       if (IbvNative.deviceNames().length == 0) {
-        return new VerbsException(VerbsError.NO_DEVICE, "no RDMA devices found (ibv_get_device_list returned"
-            + " an empty list: no RDMA NIC, or its driver is not loaded); use the 'soft' verbs provider");
+        return new VerbsException(
+            VerbsError.NO_DEVICE,
+            "no RDMA devices found (ibv_get_device_list returned"
+                + " an empty list: no RDMA NIC, or its driver is not loaded); use the 'soft' verbs provider");
       }
       return null;
     } catch (VerbsException e) {
       if (e.getMessage().contains("errno " + IbvErrors.ENOSYS + ")")) {
-        return new VerbsException(VerbsError.NOT_SUPPORTED, "the kernel has no RDMA devices"
-            + " (ibv_get_device_list: ENOSYS, errno 38: no RDMA subsystem or NIC on this host);"
-            + " use the 'soft' verbs provider, which runs everywhere", e);
+        return new VerbsException(
+            VerbsError.NOT_SUPPORTED,
+            "the kernel has no RDMA devices"
+                + " (ibv_get_device_list: ENOSYS, errno 38: no RDMA subsystem or NIC on this host);"
+                + " use the 'soft' verbs provider, which runs everywhere",
+            e);
       }
-      return new VerbsException(VerbsError.NO_DEVICE,
-          "RDMA devices cannot be listed (" + e.getMessage() + "); use the 'soft' verbs provider", e);
+      return new VerbsException(
+          VerbsError.NO_DEVICE,
+          "RDMA devices cannot be listed (" + e.getMessage() + "); use the 'soft' verbs provider",
+          e);
     }
   }
 
@@ -78,7 +91,9 @@ public final class IbvProvider implements VerbsProvider {
     return cause;
   }
 
-  /** @return the settings this provider was created with */
+  /**
+   * @return the settings this provider was created with
+   */
   public IbvSettings settings() {
     return settings;
   }
@@ -106,29 +121,38 @@ public final class IbvProvider implements VerbsProvider {
   public VerbsContext open(String deviceName) {
     checkUsable();
     if (!Arrays.asList(IbvNative.deviceNames()).contains(deviceName)) {
-      throw new VerbsException(VerbsError.NO_DEVICE, "no RDMA device named '" + deviceName + "'; devices: "
-          + Arrays.toString(IbvNative.deviceNames()));
+      throw new VerbsException(
+          VerbsError.NO_DEVICE,
+          "no RDMA device named '"
+              + deviceName
+              + "'; devices: "
+              + Arrays.toString(IbvNative.deviceNames()));
     }
     IbvContext ctx = new IbvContext(this, deviceName, settings);
     contexts.add(ctx);
     return ctx;
   }
 
-  /** @param ctx a closed context to forget */
+  /**
+   * @param ctx a closed context to forget
+   */
   void forget(IbvContext ctx) {
     contexts.remove(ctx);
   }
 
   private void checkUsable() {
     if (cause != null) {
-      throw new VerbsException(cause.error(), "the ibverbs provider is unavailable: " + reason(cause), cause);
+      throw new VerbsException(
+          cause.error(), "the ibverbs provider is unavailable: " + reason(cause), cause);
     }
     if (closed.get()) {
       throw new VerbsException(VerbsError.CLOSED, "the ibverbs provider is closed");
     }
   }
 
-  /** @return the message without the {@code ERROR: } prefix {@link VerbsException} puts in front */
+  /**
+   * @return the message without the {@code ERROR: } prefix {@link VerbsException} puts in front
+   */
   private static String reason(VerbsException e) {
     String prefix = e.error() + ": ";
     String msg = e.getMessage();

@@ -12,8 +12,8 @@ import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkRequestBatch;
 
 /**
- * An RC {@code ibv_qp}. Transitions are checked here (same contract as soft verbs) before the shim sets the
- * attribute mask of each one; posting is one JNI call per batch.
+ * An RC {@code ibv_qp}. Transitions are checked here (same contract as soft verbs) before the shim
+ * sets the attribute mask of each one; posting is one JNI call per batch.
  */
 final class IbvQueuePair implements QueuePair {
 
@@ -34,7 +34,12 @@ final class IbvQueuePair implements QueuePair {
    * @param sendCq its send CQ, which it keeps in use until closed
    * @param recvCq its receive CQ, likewise
    */
-  IbvQueuePair(IbvProtectionDomain pd, IbvContext context, long qp, int qpNum, IbvCompletionQueue sendCq,
+  IbvQueuePair(
+      IbvProtectionDomain pd,
+      IbvContext context,
+      long qp,
+      int qpNum,
+      IbvCompletionQueue sendCq,
       IbvCompletionQueue recvCq) {
     this.pd = pd;
     this.context = context;
@@ -62,8 +67,15 @@ final class IbvQueuePair implements QueuePair {
   public void toInit(int port, int accessFlags) {
     require(QpState.RESET, "INIT");
     if (port < 1 || port > context.portCount()) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "port " + port + " does not exist on '"
-          + context.deviceName() + "' (ports 1.." + context.portCount() + ")");
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "port "
+              + port
+              + " does not exist on '"
+              + context.deviceName()
+              + "' (ports 1.."
+              + context.portCount()
+              + ")");
     }
     AccessFlags.validate(accessFlags);
     IbvNative.modifyQpToInit(handle.address(), port, accessFlags);
@@ -76,16 +88,31 @@ final class IbvQueuePair implements QueuePair {
     require(QpState.INIT, "RTR");
     int mtu = IbvMtu.toCode(pathMtu);
     IbvSettings s = context.settings();
-    IbvNative.modifyQpToRtr(handle.address(), port, mtu, peer.qpNum(), peer.lid(), peer.gid().hi(),
-        peer.gid().lo(), context.sourceGidIndex(port), peer.psn(), s.maxRdAtomic(), s.minRnrTimer());
+    IbvNative.modifyQpToRtr(
+        handle.address(),
+        port,
+        mtu,
+        peer.qpNum(),
+        peer.lid(),
+        peer.gid().hi(),
+        peer.gid().lo(),
+        context.sourceGidIndex(port),
+        peer.psn(),
+        s.maxRdAtomic(),
+        s.minRnrTimer());
     state = QpState.RTR;
   }
 
   @Override
   public void toRts(RtsAttributes attributes) {
     require(QpState.RTR, "RTS");
-    IbvNative.modifyQpToRts(handle.address(), attributes.sqPsn(), attributes.timeout(), attributes.retryCount(),
-        attributes.rnrRetry(), context.settings().maxRdAtomic());
+    IbvNative.modifyQpToRts(
+        handle.address(),
+        attributes.sqPsn(),
+        attributes.timeout(),
+        attributes.retryCount(),
+        attributes.rnrRetry(),
+        context.settings().maxRdAtomic());
     state = QpState.RTS;
   }
 
@@ -130,7 +157,10 @@ final class IbvQueuePair implements QueuePair {
         return PostStatus.OK;
       }
       long address = DirectMemory.address(batch.buffer());
-      long r = send ? IbvNative.postSend(qp, address, batch.size()) : IbvNative.postRecv(qp, address, batch.size());
+      long r =
+          send
+              ? IbvNative.postSend(qp, address, batch.size())
+              : IbvNative.postRecv(qp, address, batch.size());
       if (r == 0) {
         batch.setBadIndex(-1);
         return PostStatus.OK;
@@ -146,7 +176,8 @@ final class IbvQueuePair implements QueuePair {
   private void require(QpState from, String to) {
     checkOpen();
     if (state != from) {
-      throw new VerbsException(VerbsError.INVALID_STATE,
+      throw new VerbsException(
+          VerbsError.INVALID_STATE,
           "QP " + qpNum + " cannot go " + state + " -> " + to + " (only from " + from + ")");
     }
   }

@@ -7,16 +7,19 @@ import java.util.Map;
 /**
  * Settings of the ibverbs provider, read from the factory's configuration map.
  *
- * @param gidIndex GID index to use on every port, or -1 to choose automatically (RoCE v2 / IPv4-mapped
- *     first, link-local last); key {@code gidIndex}
- * @param maxRdAtomic outstanding RDMA READs per QP as initiator and responder (1..16); key {@code maxRdAtomic}
+ * @param gidIndex GID index to use on every port, or -1 to choose automatically (RoCE v2 /
+ *     IPv4-mapped first, link-local last); key {@code gidIndex}
+ * @param maxRdAtomic outstanding RDMA READs per QP as initiator and responder (1..16); key {@code
+ *     maxRdAtomic}
  * @param minRnrTimer RNR NAK timer code given at RTR (0..31); key {@code minRnrTimer}
  * @param eventPollMillis how long the event threads wait per poll before checking for close; key
  *     {@code eventPollMillis}
  */
 public record IbvSettings(int gidIndex, int maxRdAtomic, int minRnrTimer, int eventPollMillis) {
 
-  /** The defaults: automatic GID, 16 outstanding READs, RNR timer 12 (0.64 ms), 100 ms event polls. */
+  /**
+   * The defaults: automatic GID, 16 outstanding READs, RNR timer 12 (0.64 ms), 100 ms event polls.
+   */
   public static final IbvSettings DEFAULTS = new IbvSettings(-1, 16, 12, 100);
 
   /** Validates ranges. */
@@ -55,13 +58,21 @@ public record IbvSettings(int gidIndex, int maxRdAtomic, int minRnrTimer, int ev
         // reported below with the key and value
       }
     }
-    throw new VerbsException(VerbsError.INVALID_ARGUMENT,
-        "ibverbs setting '" + key + "' must be an integer, got " + v.getClass().getSimpleName() + " '" + v + "'");
+    throw new VerbsException(
+        VerbsError.INVALID_ARGUMENT,
+        "ibverbs setting '"
+            + key
+            + "' must be an integer, got "
+            + v.getClass().getSimpleName()
+            + " '"
+            + v
+            + "'");
   }
 
   private static void check(String key, int value, int min, int max) {
     if (value < min || value > max) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT,
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
           "ibverbs setting '" + key + "' must be " + min + ".." + max + ", got " + value);
     }
   }

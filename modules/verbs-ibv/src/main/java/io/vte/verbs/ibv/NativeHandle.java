@@ -4,9 +4,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A native pointer that hot-path calls borrow and {@code close()} retires: after {@link #retire()} returns,
- * no borrower still uses the pointer, so the caller may free it. Borrowing costs two atomic operations and
- * never blocks; retiring waits only for calls already inside the native code (which never block).
+ * A native pointer that hot-path calls borrow and {@code close()} retires: after {@link #retire()}
+ * returns, no borrower still uses the pointer, so the caller may free it. Borrowing costs two
+ * atomic operations and never blocks; retiring waits only for calls already inside the native code
+ * (which never block).
  */
 final class NativeHandle {
 
@@ -14,12 +15,16 @@ final class NativeHandle {
   private final AtomicInteger borrowers = new AtomicInteger();
   private final AtomicBoolean retired = new AtomicBoolean();
 
-  /** @param address a non-zero native pointer */
+  /**
+   * @param address a non-zero native pointer
+   */
   NativeHandle(long address) {
     this.address = address;
   }
 
-  /** @return the pointer, to use until {@link #release()}; 0 when retired (do not release then) */
+  /**
+   * @return the pointer, to use until {@link #release()}; 0 when retired (do not release then)
+   */
   long borrow() {
     borrowers.incrementAndGet();
     if (retired.get()) {
@@ -34,12 +39,16 @@ final class NativeHandle {
     borrowers.decrementAndGet();
   }
 
-  /** @return the pointer, for control-plane calls made by the object's owner */
+  /**
+   * @return the pointer, for control-plane calls made by the object's owner
+   */
   long address() {
     return address;
   }
 
-  /** @return true once retired */
+  /**
+   * @return true once retired
+   */
   boolean isRetired() {
     return retired.get();
   }

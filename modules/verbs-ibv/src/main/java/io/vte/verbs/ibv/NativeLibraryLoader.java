@@ -7,8 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Loads a shared library packed in a jar: copies it to a fresh private temporary directory, loads it, then
- * deletes the copy and the directory (the mapping stays valid after unlinking on Linux), as Netty does.
+ * Loads a shared library packed in a jar: copies it to a fresh private temporary directory, loads
+ * it, then deletes the copy and the directory (the mapping stays valid after unlinking on Linux),
+ * as Netty does.
  */
 final class NativeLibraryLoader {
 

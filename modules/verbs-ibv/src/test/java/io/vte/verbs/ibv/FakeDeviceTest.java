@@ -21,7 +21,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Device listing, port attributes and GID selection through the shim, against the fake libibverbs. */
+/**
+ * Device listing, port attributes and GID selection through the shim, against the fake libibverbs.
+ */
 @Tag("fake")
 class FakeDeviceTest {
 
@@ -51,7 +53,8 @@ class FakeDeviceTest {
   }
 
   private static int selectedIndex(IbvSettings settings) {
-    try (IbvProvider p = new IbvProvider(settings); VerbsContext ctx = p.open("fake_mlx5_0")) {
+    try (IbvProvider p = new IbvProvider(settings);
+        VerbsContext ctx = p.open("fake_mlx5_0")) {
       return ctx.queryPort(1).gidIndex();
     }
   }
@@ -75,13 +78,19 @@ class FakeDeviceTest {
       assertEquals("fake_mlx5_1", devices.get(1).name());
       assertEquals("ibverbs", devices.get(1).provider());
       PortAttributes p1 = devices.get(0).ports().get(0);
-      assertEquals(new PortAttributes(1, PortState.ACTIVE, 4096, 7, Gid.fromBytes(MAPPED_A), 0, LinkLayer.ETHERNET), p1);
+      assertEquals(
+          new PortAttributes(
+              1, PortState.ACTIVE, 4096, 7, Gid.fromBytes(MAPPED_A), 0, LinkLayer.ETHERNET),
+          p1);
       PortAttributes p2 = devices.get(0).ports().get(1);
       assertEquals(PortState.DOWN, p2.state());
       assertEquals(1024, p2.activeMtu());
       assertEquals(LinkLayer.INFINIBAND, p2.linkLayer());
       assertEquals(2, devices.get(1).ports().size());
-      assertEquals(List.of(), FakeIbverbs.lines("ibv_create_comp_channel"), "listing starts no channel or thread");
+      assertEquals(
+          List.of(),
+          FakeIbverbs.lines("ibv_create_comp_channel"),
+          "listing starts no channel or thread");
       assertEquals(2, FakeIbverbs.lines("ibv_close_device").size());
     }
   }
@@ -97,7 +106,8 @@ class FakeDeviceTest {
     FakeIbverbs.setGid(1, 5, ZERO, FakeIbverbs.ROCE_V2);
     assertEquals(4, selectedIndex(IbvSettings.DEFAULTS), "RoCE v2 + IPv4-mapped wins");
     FakeIbverbs.setGid(1, 4, ZERO, FakeIbverbs.ROCE_V2);
-    assertEquals(3, selectedIndex(IbvSettings.DEFAULTS), "then RoCE v2 routable over RoCE v2 link-local");
+    assertEquals(
+        3, selectedIndex(IbvSettings.DEFAULTS), "then RoCE v2 routable over RoCE v2 link-local");
     FakeIbverbs.setGid(1, 3, ZERO, FakeIbverbs.ROCE_V2);
     assertEquals(1, selectedIndex(IbvSettings.DEFAULTS), "then any RoCE v2");
     FakeIbverbs.setGid(1, 1, ZERO, FakeIbverbs.ROCE_V2);
@@ -129,7 +139,8 @@ class FakeDeviceTest {
     try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
       assertFalse(p.isAvailable());
       assertTrue(p.unavailabilityCause().getMessage().contains("the kernel has no RDMA devices"));
-      assertEquals(VerbsError.NOT_SUPPORTED, assertThrows(VerbsException.class, p::devices).error());
+      assertEquals(
+          VerbsError.NOT_SUPPORTED, assertThrows(VerbsException.class, p::devices).error());
     }
     FakeIbverbs.setDeviceListErrno(0);
     FakeIbverbs.setDevices(new String[0], 1);

@@ -38,24 +38,33 @@ class FakeEventsTest {
   void close() {
     rig.close();
     FakeIbverbs.assertNothingLive();
-    assertEquals(0, FakeIbverbs.count("cq_destroyed_unacked"), "a CQ was destroyed with unacked events");
+    assertEquals(
+        0, FakeIbverbs.count("cq_destroyed_unacked"), "a CQ was destroyed with unacked events");
   }
 
   @Test
   void asyncEventsAreDrainedMappedAndEachAckedExactlyOnce() {
     ConcurrentLinkedQueue<AsyncEvent> seen = new ConcurrentLinkedQueue<>();
     rig.context.setAsyncEventHandler(seen::add);
-    AsyncEventType[] types = {AsyncEventType.QP_FATAL, AsyncEventType.PORT_ERR, AsyncEventType.PORT_ACTIVE,
-        AsyncEventType.CQ_ERR, AsyncEventType.DEVICE_FATAL, AsyncEventType.COMM_EST, AsyncEventType.GID_CHANGE};
+    AsyncEventType[] types = {
+      AsyncEventType.QP_FATAL,
+      AsyncEventType.PORT_ERR,
+      AsyncEventType.PORT_ACTIVE,
+      AsyncEventType.CQ_ERR,
+      AsyncEventType.DEVICE_FATAL,
+      AsyncEventType.COMM_EST,
+      AsyncEventType.GID_CHANGE
+    };
     int total = 350;
     List<AsyncEventType> pushed = new ArrayList<>();
     for (int i = 0; i < total; i++) {
       AsyncEventType t = types[i % types.length];
-      int arg = switch (t) {
-        case QP_FATAL, COMM_EST -> rig.qp.qpNum();
-        case CQ_ERR -> 0;
-        default -> 1;
-      };
+      int arg =
+          switch (t) {
+            case QP_FATAL, COMM_EST -> rig.qp.qpNum();
+            case CQ_ERR -> 0;
+            default -> 1;
+          };
       assertTrue(FakeIbverbs.pushAsyncEvent(t.code(), arg));
       pushed.add(t);
     }
@@ -93,12 +102,14 @@ class FakeEventsTest {
     for (int i = 0; i < 10; i++) {
       FakeIbverbs.pushAsyncEvent(AsyncEventType.PORT_ERR.code(), 1);
     }
-    Await.until("events acked with no handler", DEADLINE, () -> FakeIbverbs.count("async_acked") == 10);
+    Await.until(
+        "events acked with no handler", DEADLINE, () -> FakeIbverbs.count("async_acked") == 10);
     AtomicInteger calls = new AtomicInteger();
-    rig.context.setAsyncEventHandler(e -> {
-      calls.incrementAndGet();
-      throw new IllegalStateException("handler bug");
-    });
+    rig.context.setAsyncEventHandler(
+        e -> {
+          calls.incrementAndGet();
+          throw new IllegalStateException("handler bug");
+        });
     for (int i = 0; i < 5; i++) {
       FakeIbverbs.pushAsyncEvent(AsyncEventType.PORT_ACTIVE.code(), 1);
     }
@@ -124,12 +135,13 @@ class FakeEventsTest {
   void armedCqNotifiesOncePerCompletionAndAcksInBatches() {
     AtomicInteger notified = new AtomicInteger();
     List<CompletionQueue> sources = new ArrayList<>();
-    rig.cq.setNotificationHandler(cq -> {
-      synchronized (sources) {
-        sources.add(cq);
-      }
-      notified.incrementAndGet();
-    });
+    rig.cq.setNotificationHandler(
+        cq -> {
+          synchronized (sources) {
+            sources.add(cq);
+          }
+          notified.incrementAndGet();
+        });
     int rounds = 40;
     for (int i = 0; i < rounds; i++) {
       assertEquals(PostStatus.OK, rig.cq.requestNotify());
@@ -142,10 +154,13 @@ class FakeEventsTest {
     }
     assertEquals(rounds, FakeIbverbs.lines("ibv_req_notify_cq").size());
     List<String> acks = FakeIbverbs.lines("ibv_ack_cq_events");
-    assertEquals(List.of("ibv_ack_cq_events ordinal=0 n=16", "ibv_ack_cq_events ordinal=0 n=16"), acks);
+    assertEquals(
+        List.of("ibv_ack_cq_events ordinal=0 n=16", "ibv_ack_cq_events ordinal=0 n=16"), acks);
     rig.qp.close();
     rig.cq.close();
-    assertTrue(FakeIbverbs.log().contains("ibv_ack_cq_events ordinal=0 n=8\nibv_destroy_cq ordinal=0 unacked=0"),
+    assertTrue(
+        FakeIbverbs.log()
+            .contains("ibv_ack_cq_events ordinal=0 n=8\nibv_destroy_cq ordinal=0 unacked=0"),
         FakeIbverbs.log());
   }
 

@@ -6,18 +6,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Test-only control of the fake libibverbs ({@code native/test/fake_ibverbs.c}) that the {@code fake-ibverbs}
- * surefire execution puts first on {@code LD_LIBRARY_PATH}: scripts devices, ports, GIDs, failures,
- * completions and async events, and reads back the call log and live-object counts.
+ * Test-only control of the fake libibverbs ({@code native/test/fake_ibverbs.c}) that the {@code
+ * fake-ibverbs} surefire execution puts first on {@code LD_LIBRARY_PATH}: scripts devices, ports,
+ * GIDs, failures, completions and async events, and reads back the call log and live-object counts.
  */
 final class FakeIbverbs {
 
   /** {@code IBV_LINK_LAYER_ETHERNET}. */
   static final int LINK_ETHERNET = 2;
+
   /** {@code IBV_GID_TYPE_ROCE_V1}. */
   static final int ROCE_V1 = 1;
+
   /** {@code IBV_GID_TYPE_ROCE_V2}. */
   static final int ROCE_V2 = 2;
+
   /** {@code IBV_WC_WITH_IMM}. */
   static final int WC_WITH_IMM = 1 << 1;
 
@@ -31,22 +34,36 @@ final class FakeIbverbs {
 
   private FakeIbverbs() {}
 
-  /** Back to one device {@code fake_mlx5_0} with one ACTIVE RoCE port, an empty log and no scripts. */
+  /**
+   * Back to one device {@code fake_mlx5_0} with one ACTIVE RoCE port, an empty log and no scripts.
+   */
   static native void reset();
 
   static native void setDevices(String[] names, int portsPerDevice);
 
   static native void setDeviceListErrno(int errno);
 
-  static native void setPort(int port, int state, int mtuCode, int lid, int linkLayer, int gidTableLength);
+  static native void setPort(
+      int port, int state, int mtuCode, int lid, int linkLayer, int gidTableLength);
 
   static native void setGid(int port, int index, byte[] gid, int type);
 
-  /** The next call of {@code function} whose argument is {@code arg} (-1: any) fails with {@code errno}. */
+  /**
+   * The next call of {@code function} whose argument is {@code arg} (-1: any) fails with {@code
+   * errno}.
+   */
   static native void failNext(String function, int errno, int arg);
 
-  static native boolean pushCompletion(int cqOrdinal, long wrId, int status, int opcode, int byteLen, int qpNum,
-      int vendorErr, int imm, int wcFlags);
+  static native boolean pushCompletion(
+      int cqOrdinal,
+      long wrId,
+      int status,
+      int opcode,
+      int byteLen,
+      int qpNum,
+      int vendorErr,
+      int imm,
+      int wcFlags);
 
   static native boolean pushAsyncEvent(int type, int arg);
 
@@ -57,7 +74,9 @@ final class FakeIbverbs {
   /** Live objects of a kind (context, pd, mr, cq, channel, qp, device_list) or a named counter. */
   static native long count(String name);
 
-  /** @param prefix first word of a log line @return the matching lines, in order */
+  /**
+   * @param prefix first word of a log line @return the matching lines, in order
+   */
   static List<String> lines(String prefix) {
     List<String> out = new ArrayList<>();
     for (String line : log().split("\n")) {
@@ -68,7 +87,9 @@ final class FakeIbverbs {
     return out;
   }
 
-  /** @param line a log line @return its {@code key=value} fields */
+  /**
+   * @param line a log line @return its {@code key=value} fields
+   */
   static Map<String, String> fields(String line) {
     Map<String, String> out = new HashMap<>();
     for (String token : line.split(" ")) {

@@ -25,7 +25,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Every create matched by a destroy, in order, with no thread or fd left; close racing the hot path. */
+/**
+ * Every create matched by a destroy, in order, with no thread or fd left; close racing the hot
+ * path.
+ */
 @Tag("fake")
 class FakeLifecycleTest {
 
@@ -76,13 +79,17 @@ class FakeLifecycleTest {
         assertEquals(3, log.stream().filter(l -> l.startsWith("ibv_dereg_mr")).count());
         assertEquals(2, log.stream().filter(l -> l.startsWith("ibv_dealloc_pd")).count());
         assertEquals(2, log.stream().filter(l -> l.startsWith("ibv_destroy_cq")).count());
-        assertTrue(lastIndex(log, "ibv_destroy_qp") < firstIndex(log, "ibv_dereg_mr"), "QPs before MRs");
-        assertTrue(lastIndex(log, "ibv_dealloc_pd") < firstIndex(log, "ibv_destroy_cq"), "PDs before CQs");
+        assertTrue(
+            lastIndex(log, "ibv_destroy_qp") < firstIndex(log, "ibv_dereg_mr"), "QPs before MRs");
+        assertTrue(
+            lastIndex(log, "ibv_dealloc_pd") < firstIndex(log, "ibv_destroy_cq"), "PDs before CQs");
         assertTrue(lastIndex(log, "ibv_destroy_cq") < firstIndex(log, "ibv_destroy_comp_channel"));
-        assertTrue(firstIndex(log, "ibv_destroy_comp_channel") < firstIndex(log, "ibv_close_device"));
+        assertTrue(
+            firstIndex(log, "ibv_destroy_comp_channel") < firstIndex(log, "ibv_close_device"));
         assertEquals(log.size() - 1, firstIndex(log, "ibv_close_device"), "the device closes last");
-        VerbsException closed = org.junit.jupiter.api.Assertions.assertThrows(VerbsException.class,
-            rig.context::allocPd);
+        VerbsException closed =
+            org.junit.jupiter.api.Assertions.assertThrows(
+                VerbsException.class, rig.context::allocPd);
         assertEquals(VerbsError.CLOSED, closed.error());
       }
     } finally {
@@ -100,21 +107,23 @@ class FakeLifecycleTest {
         CyclicBarrier start = new CyclicBarrier(2);
         AtomicInteger lastStatus = new AtomicInteger(1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread poster = new Thread(() -> {
-          WorkRequestBatch batch = WorkRequestBatch.allocate(2);
-          batch.add(1, WrOpcode.RECV, WrFlags.NONE, 0x1000, 8, 1, 0, 0);
-          batch.add(2, WrOpcode.RECV, WrFlags.NONE, 0x1000, 8, 1, 0, 0);
-          try {
-            start.await();
-            int s;
-            while ((s = qp.postRecv(batch)) == PostStatus.OK) {
-              FakeIbverbs.clearLog();
-            }
-            lastStatus.set(s);
-          } catch (Throwable t) {
-            failure.set(t);
-          }
-        });
+        Thread poster =
+            new Thread(
+                () -> {
+                  WorkRequestBatch batch = WorkRequestBatch.allocate(2);
+                  batch.add(1, WrOpcode.RECV, WrFlags.NONE, 0x1000, 8, 1, 0, 0);
+                  batch.add(2, WrOpcode.RECV, WrFlags.NONE, 0x1000, 8, 1, 0, 0);
+                  try {
+                    start.await();
+                    int s;
+                    while ((s = qp.postRecv(batch)) == PostStatus.OK) {
+                      FakeIbverbs.clearLog();
+                    }
+                    lastStatus.set(s);
+                  } catch (Throwable t) {
+                    failure.set(t);
+                  }
+                });
         poster.start();
         start.await();
         qp.close();
@@ -134,19 +143,21 @@ class FakeLifecycleTest {
         CompletionQueue cq = rig.context.createCq(4);
         CyclicBarrier start = new CyclicBarrier(2);
         AtomicInteger lastStatus = new AtomicInteger(1);
-        Thread poller = new Thread(() -> {
-          WorkCompletionBatch out = WorkCompletionBatch.allocate(4);
-          try {
-            start.await();
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-          int s;
-          while ((s = cq.poll(out)) >= 0) {
-            Thread.onSpinWait();
-          }
-          lastStatus.set(s);
-        });
+        Thread poller =
+            new Thread(
+                () -> {
+                  WorkCompletionBatch out = WorkCompletionBatch.allocate(4);
+                  try {
+                    start.await();
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                  int s;
+                  while ((s = cq.poll(out)) >= 0) {
+                    Thread.onSpinWait();
+                  }
+                  lastStatus.set(s);
+                });
         poller.start();
         start.await();
         cq.close();
@@ -161,7 +172,8 @@ class FakeLifecycleTest {
   void aCqStillUsedByAQpRefusesToCloseAndStaysUsable() {
     try (FakeRig rig = new FakeRig()) {
       FakeIbverbs.clearLog();
-      VerbsException busy = org.junit.jupiter.api.Assertions.assertThrows(VerbsException.class, rig.cq::close);
+      VerbsException busy =
+          org.junit.jupiter.api.Assertions.assertThrows(VerbsException.class, rig.cq::close);
       assertEquals(VerbsError.BUSY, busy.error());
       assertTrue(busy.getMessage().contains("still used by 1 QP(s)"), busy.getMessage());
       assertEquals("", FakeIbverbs.log(), "nothing reached the driver");

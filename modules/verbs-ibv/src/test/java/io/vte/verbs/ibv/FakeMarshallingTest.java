@@ -16,7 +16,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Work requests and completions through the flat buffers, the shim and the fake's ibv_post_send/ibv_poll_cq. */
+/**
+ * Work requests and completions through the flat buffers, the shim and the fake's
+ * ibv_post_send/ibv_poll_cq.
+ */
 @Tag("fake")
 class FakeMarshallingTest {
 
@@ -41,18 +44,38 @@ class FakeMarshallingTest {
 
   @Test
   void everyFieldOfEverySendOpcodeReachesIbvSendWr() {
-    int[] opcodes = {WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.SEND, WrOpcode.SEND_WITH_IMM,
-        WrOpcode.RDMA_READ};
-    int[] flags = {WrFlags.SIGNALED, WrFlags.NONE, WrFlags.SIGNALED | WrFlags.SOLICITED,
-        WrFlags.FENCE | WrFlags.INLINE, WrFlags.SIGNALED | WrFlags.FENCE};
+    int[] opcodes = {
+      WrOpcode.RDMA_WRITE,
+      WrOpcode.RDMA_WRITE_WITH_IMM,
+      WrOpcode.SEND,
+      WrOpcode.SEND_WITH_IMM,
+      WrOpcode.RDMA_READ
+    };
+    int[] flags = {
+      WrFlags.SIGNALED,
+      WrFlags.NONE,
+      WrFlags.SIGNALED | WrFlags.SOLICITED,
+      WrFlags.FENCE | WrFlags.INLINE,
+      WrFlags.SIGNALED | WrFlags.FENCE
+    };
     WorkRequestBatch batch = WorkRequestBatch.allocate(8);
     for (int i = 0; i < opcodes.length; i++) {
-      batch.add(0xFEDCBA9876543210L + i, opcodes[i], flags[i], 0x7f00_0000_1000L + i, 0xFFFF_FFF0 + i, 0x8000_0001 + i,
-          0x5500_0000_2000L + i, 0x9000_0002 + i, 0xCAFE_0000 + i);
+      batch.add(
+          0xFEDCBA9876543210L + i,
+          opcodes[i],
+          flags[i],
+          0x7f00_0000_1000L + i,
+          0xFFFF_FFF0 + i,
+          0x8000_0001 + i,
+          0x5500_0000_2000L + i,
+          0x9000_0002 + i,
+          0xCAFE_0000 + i);
     }
     assertEquals(PostStatus.OK, rig.qp.postSend(batch));
     assertEquals(-1, batch.badIndex());
-    assertEquals(List.of("ibv_post_send qpn=" + rig.qp.qpNum() + " chain=5"), FakeIbverbs.lines("ibv_post_send"));
+    assertEquals(
+        List.of("ibv_post_send qpn=" + rig.qp.qpNum() + " chain=5"),
+        FakeIbverbs.lines("ibv_post_send"));
     List<String> wrs = FakeIbverbs.lines("post_send");
     assertEquals(5, wrs.size());
     for (int i = 0; i < wrs.size(); i++) {
@@ -66,7 +89,8 @@ class FakeMarshallingTest {
       assertEquals(Integer.toUnsignedString(0x8000_0001 + i), f.get("lkey"));
       assertEquals(hex(0x5500_0000_2000L + i), f.get("remote_addr"));
       assertEquals(Integer.toUnsignedString(0x9000_0002 + i), f.get("rkey"));
-      assertEquals("0x" + Integer.toHexString(0xCAFE_0000 + i), f.get("imm"), "imm_data in host order");
+      assertEquals(
+          "0x" + Integer.toHexString(0xCAFE_0000 + i), f.get("imm"), "imm_data in host order");
     }
   }
 
@@ -79,8 +103,11 @@ class FakeMarshallingTest {
     assertEquals(PostStatus.OK, rig.qp.postSend(batch));
     List<String> chains = FakeIbverbs.lines("ibv_post_send");
     assertEquals(3, chains.size(), chains.toString());
-    assertTrue(chains.get(0).endsWith("chain=64") && chains.get(1).endsWith("chain=64")
-        && chains.get(2).endsWith("chain=22"), chains.toString());
+    assertTrue(
+        chains.get(0).endsWith("chain=64")
+            && chains.get(1).endsWith("chain=64")
+            && chains.get(2).endsWith("chain=22"),
+        chains.toString());
     List<String> wrs = FakeIbverbs.lines("post_send");
     assertEquals(150, wrs.size());
     for (int i = 0; i < 150; i++) {
@@ -107,8 +134,11 @@ class FakeMarshallingTest {
     assertEquals(PostStatus.INVALID_STATE, rig.qp.postSend(batch));
     assertEquals(70, batch.badIndex(), "the bad index counts across chunks");
     assertEquals(70, FakeIbverbs.lines("post_send").size());
-    assertEquals(List.of(64, 6), FakeIbverbs.lines("ibv_post_send").stream()
-        .map(l -> Integer.parseInt(FakeIbverbs.fields(l).get("chain"))).toList());
+    assertEquals(
+        List.of(64, 6),
+        FakeIbverbs.lines("ibv_post_send").stream()
+            .map(l -> Integer.parseInt(FakeIbverbs.fields(l).get("chain")))
+            .toList());
   }
 
   @Test
@@ -134,7 +164,15 @@ class FakeMarshallingTest {
   void receivesCarryIdAddressLengthAndKey() {
     WorkRequestBatch batch = WorkRequestBatch.allocate(70);
     for (int i = 0; i < 70; i++) {
-      batch.add(0x8000_0000_0000_0000L | i, WrOpcode.RECV, WrFlags.NONE, 0x3000 + i * 64L, 64 + i, 0x77 + i, 0, 0);
+      batch.add(
+          0x8000_0000_0000_0000L | i,
+          WrOpcode.RECV,
+          WrFlags.NONE,
+          0x3000 + i * 64L,
+          64 + i,
+          0x77 + i,
+          0,
+          0);
     }
     assertEquals(PostStatus.OK, rig.qp.postRecv(batch));
     assertEquals(2, FakeIbverbs.lines("ibv_post_recv").size());
@@ -159,8 +197,17 @@ class FakeMarshallingTest {
     int[] opcodes = {0, 1, 2, 128, 129};
     for (int s = 0; s < statuses; s++) {
       boolean imm = s % 2 == 1;
-      assertTrue(FakeIbverbs.pushCompletion(0, 0xA000_0000_0000_0000L + s, s, opcodes[s % opcodes.length],
-          0xFFFF_0000 + s, rig.qp.qpNum(), 0x100 + s, 0xBEEF_0000 + s, imm ? FakeIbverbs.WC_WITH_IMM : 0));
+      assertTrue(
+          FakeIbverbs.pushCompletion(
+              0,
+              0xA000_0000_0000_0000L + s,
+              s,
+              opcodes[s % opcodes.length],
+              0xFFFF_0000 + s,
+              rig.qp.qpNum(),
+              0x100 + s,
+              0xBEEF_0000 + s,
+              imm ? FakeIbverbs.WC_WITH_IMM : 0));
     }
     WorkCompletionBatch out = WorkCompletionBatch.allocate(8);
     int seen = 0;
@@ -174,7 +221,10 @@ class FakeMarshallingTest {
         assertEquals(0xFFFF_0000 + seen, out.byteLen(i));
         assertEquals(rig.qp.qpNum(), out.qpNum(i));
         assertEquals(0x100 + seen, out.vendorErr(i));
-        assertEquals(seen % 2 == 1 ? 0xBEEF_0000 + seen : 0, out.immData(i), "imm only with IBV_WC_WITH_IMM");
+        assertEquals(
+            seen % 2 == 1 ? 0xBEEF_0000 + seen : 0,
+            out.immData(i),
+            "imm only with IBV_WC_WITH_IMM");
       }
     }
     assertEquals(0, n);

@@ -62,8 +62,10 @@ class FakeMemoryTest {
     long address = DirectMemory.allocate(4096);
     try {
       FakeIbverbs.failNext("ibv_reg_mr", 12, -1);
-      VerbsException e = assertThrows(VerbsException.class,
-          () -> rig.pd.registerMemory(address, 4096, AccessFlags.LOCAL_WRITE));
+      VerbsException e =
+          assertThrows(
+              VerbsException.class,
+              () -> rig.pd.registerMemory(address, 4096, AccessFlags.LOCAL_WRITE));
       assertEquals(VerbsError.NO_MEMORY, e.error());
       String msg = e.getMessage();
       assertTrue(msg.contains("ibv_reg_mr failed with ENOMEM (errno 12)"), msg);
@@ -79,14 +81,27 @@ class FakeMemoryTest {
   @Test
   void badArgumentsAreRejectedBeforeTheDriver() {
     FakeIbverbs.clearLog();
-    assertEquals(VerbsError.INVALID_ARGUMENT, assertThrows(VerbsException.class,
-        () -> rig.pd.registerMemory(ByteBuffer.allocate(64), AccessFlags.LOCAL_WRITE)).error());
-    assertEquals(VerbsError.INVALID_ARGUMENT, assertThrows(VerbsException.class,
-        () -> rig.pd.registerMemory(0, 64, AccessFlags.LOCAL_WRITE)).error());
-    assertEquals(VerbsError.INVALID_ARGUMENT, assertThrows(VerbsException.class,
-        () -> rig.pd.registerMemory(0x1000, 0, AccessFlags.LOCAL_WRITE)).error());
-    VerbsException flags = assertThrows(VerbsException.class,
-        () -> rig.pd.registerMemory(ByteBuffer.allocateDirect(64), 0x100));
+    assertEquals(
+        VerbsError.INVALID_ARGUMENT,
+        assertThrows(
+                VerbsException.class,
+                () -> rig.pd.registerMemory(ByteBuffer.allocate(64), AccessFlags.LOCAL_WRITE))
+            .error());
+    assertEquals(
+        VerbsError.INVALID_ARGUMENT,
+        assertThrows(
+                VerbsException.class, () -> rig.pd.registerMemory(0, 64, AccessFlags.LOCAL_WRITE))
+            .error());
+    assertEquals(
+        VerbsError.INVALID_ARGUMENT,
+        assertThrows(
+                VerbsException.class,
+                () -> rig.pd.registerMemory(0x1000, 0, AccessFlags.LOCAL_WRITE))
+            .error());
+    VerbsException flags =
+        assertThrows(
+            VerbsException.class,
+            () -> rig.pd.registerMemory(ByteBuffer.allocateDirect(64), 0x100));
     assertTrue(flags.getMessage().contains("0x100"), flags.getMessage());
     assertEquals("", FakeIbverbs.log());
   }
@@ -94,11 +109,14 @@ class FakeMemoryTest {
   @Test
   void pdAndCqFailuresAreTyped() {
     FakeIbverbs.failNext("ibv_alloc_pd", 12, -1);
-    assertEquals(VerbsError.NO_MEMORY, assertThrows(VerbsException.class, rig.context::allocPd).error());
+    assertEquals(
+        VerbsError.NO_MEMORY, assertThrows(VerbsException.class, rig.context::allocPd).error());
     FakeIbverbs.failNext("ibv_create_cq", 22, -1);
     VerbsException cq = assertThrows(VerbsException.class, () -> rig.context.createCq(1 << 22));
     assertEquals(VerbsError.INVALID_ARGUMENT, cq.error());
     assertTrue(cq.getMessage().contains("capacity 4194304"), cq.getMessage());
-    assertEquals(VerbsError.INVALID_ARGUMENT, assertThrows(VerbsException.class, () -> rig.context.createCq(0)).error());
+    assertEquals(
+        VerbsError.INVALID_ARGUMENT,
+        assertThrows(VerbsException.class, () -> rig.context.createCq(0)).error());
   }
 }

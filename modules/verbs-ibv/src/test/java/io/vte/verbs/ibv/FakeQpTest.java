@@ -23,7 +23,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** QP creation and the attribute mask and values of each transition, as ibv_modify_qp receives them. */
+/**
+ * QP creation and the attribute mask and values of each transition, as ibv_modify_qp receives them.
+ */
 @Tag("fake")
 class FakeQpTest {
 
@@ -93,7 +95,9 @@ class FakeQpTest {
 
     rig.qp.toRtr(FakeRig.PEER, 4096);
     Map<String, String> rtr = lastModify();
-    assertEquals(mask(STATE | AV | PATH_MTU | DEST_QPN | RQ_PSN | MAX_DEST_RD_ATOMIC | MIN_RNR_TIMER), rtr.get("mask"));
+    assertEquals(
+        mask(STATE | AV | PATH_MTU | DEST_QPN | RQ_PSN | MAX_DEST_RD_ATOMIC | MIN_RNR_TIMER),
+        rtr.get("mask"));
     assertEquals("2", rtr.get("state"));
     assertEquals("5", rtr.get("path_mtu"), "IBV_MTU_4096");
     assertEquals(String.valueOf(0x4242), rtr.get("dest_qpn"));
@@ -110,7 +114,8 @@ class FakeQpTest {
 
     rig.qp.toRts(new RtsAttributes(0x123456, 14, 6, 5));
     Map<String, String> rts = lastModify();
-    assertEquals(mask(STATE | SQ_PSN | TIMEOUT | RETRY_CNT | RNR_RETRY | MAX_QP_RD_ATOMIC), rts.get("mask"));
+    assertEquals(
+        mask(STATE | SQ_PSN | TIMEOUT | RETRY_CNT | RNR_RETRY | MAX_QP_RD_ATOMIC), rts.get("mask"));
     assertEquals("3", rts.get("state"));
     assertEquals(String.valueOf(0x123456), rts.get("sq_psn"));
     assertEquals("14", rts.get("timeout"));
@@ -120,7 +125,9 @@ class FakeQpTest {
     assertEquals(QpState.RTS, rig.qp.state());
 
     rig.qp.toError();
-    assertEquals(Map.of("qpn", String.valueOf(rig.qp.qpNum()), "mask", mask(STATE), "state", "6"), lastModify());
+    assertEquals(
+        Map.of("qpn", String.valueOf(rig.qp.qpNum()), "mask", mask(STATE), "state", "6"),
+        lastModify());
     assertEquals(QpState.ERR, rig.qp.state());
     rig.qp.toReset();
     assertEquals(mask(STATE), lastModify().get("mask"));
@@ -147,8 +154,18 @@ class FakeQpTest {
     String msg = e.getMessage();
     assertTrue(msg.contains("ibv_modify_qp failed with EINVAL (errno 22)"), msg);
     assertTrue(msg.contains("qp " + rig.qp.qpNum() + " INIT->RTR"), msg);
-    assertTrue(msg.contains("attr_mask 0x" + Integer.toHexString(
-        STATE | AV | PATH_MTU | DEST_QPN | RQ_PSN | MAX_DEST_RD_ATOMIC | MIN_RNR_TIMER)), msg);
+    assertTrue(
+        msg.contains(
+            "attr_mask 0x"
+                + Integer.toHexString(
+                    STATE
+                        | AV
+                        | PATH_MTU
+                        | DEST_QPN
+                        | RQ_PSN
+                        | MAX_DEST_RD_ATOMIC
+                        | MIN_RNR_TIMER)),
+        msg);
     assertEquals(QpState.INIT, rig.qp.state());
     rig.qp.toRtr(FakeRig.PEER, 1024);
     assertEquals(QpState.RTR, rig.qp.state());
@@ -157,10 +174,12 @@ class FakeQpTest {
   @Test
   void illegalTransitionsAndBadValuesNeverReachTheDriver() {
     FakeIbverbs.clearLog();
-    VerbsException rts = assertThrows(VerbsException.class, () -> rig.qp.toRts(new RtsAttributes(1, 14, 7, 7)));
+    VerbsException rts =
+        assertThrows(VerbsException.class, () -> rig.qp.toRts(new RtsAttributes(1, 14, 7, 7)));
     assertEquals(VerbsError.INVALID_STATE, rts.error());
     assertTrue(rts.getMessage().contains("RESET -> RTS"), rts.getMessage());
-    VerbsException port = assertThrows(VerbsException.class, () -> rig.qp.toInit(3, AccessFlags.LOCAL_WRITE));
+    VerbsException port =
+        assertThrows(VerbsException.class, () -> rig.qp.toInit(3, AccessFlags.LOCAL_WRITE));
     assertEquals(VerbsError.INVALID_ARGUMENT, port.error());
     assertThrows(VerbsException.class, () -> rig.qp.toInit(1, AccessFlags.REMOTE_WRITE));
     rig.qp.toInit(1, AccessFlags.LOCAL_WRITE);
@@ -190,8 +209,10 @@ class FakeQpTest {
   @Test
   void qpOnAForeignCqIsRejected() {
     try (FakeRig other = new FakeRig()) {
-      VerbsException e = assertThrows(VerbsException.class,
-          () -> rig.pd.createQp(new QpInitAttributes(other.cq, rig.cq, 1, 1, 0)));
+      VerbsException e =
+          assertThrows(
+              VerbsException.class,
+              () -> rig.pd.createQp(new QpInitAttributes(other.cq, rig.cq, 1, 1, 0)));
       assertEquals(VerbsError.INVALID_ARGUMENT, e.error());
       assertTrue(e.getMessage().contains("send CQ"), e.getMessage());
     }
@@ -200,8 +221,10 @@ class FakeQpTest {
   @Test
   void createFailureIsTyped() {
     FakeIbverbs.failNext("ibv_create_qp", 12, -1);
-    VerbsException e = assertThrows(VerbsException.class,
-        () -> rig.pd.createQp(new QpInitAttributes(rig.cq, rig.cq, 100000, 1, 0)));
+    VerbsException e =
+        assertThrows(
+            VerbsException.class,
+            () -> rig.pd.createQp(new QpInitAttributes(rig.cq, rig.cq, 100000, 1, 0)));
     assertEquals(VerbsError.NO_MEMORY, e.error());
     assertTrue(e.getMessage().contains("max_send_wr 100000"), e.getMessage());
   }

@@ -14,7 +14,8 @@ import io.vte.verbs.VerbsContext;
 final class FakeRig implements AutoCloseable {
 
   /** The peer every connected rig points at. */
-  static final QpPeer PEER = new QpPeer(0x4242, 17, new Gid(0x0102030405060708L, 0x1112131415161718L), 0x00abcd);
+  static final QpPeer PEER =
+      new QpPeer(0x4242, 17, new Gid(0x0102030405060708L, 0x1112131415161718L), 0x00abcd);
 
   final IbvProvider provider;
   final VerbsContext context;
@@ -31,7 +32,9 @@ final class FakeRig implements AutoCloseable {
     qp = pd.createQp(new QpInitAttributes(cq, cq, 32, 16, 64));
   }
 
-  /** @return this rig with its QP in RTS */
+  /**
+   * @return this rig with its QP in RTS
+   */
   FakeRig connected() {
     qp.toInit(1, AccessFlags.ALL_REMOTE);
     qp.toRtr(PEER, 1024);

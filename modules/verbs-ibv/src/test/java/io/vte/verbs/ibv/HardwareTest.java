@@ -37,10 +37,11 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Real RDMA NICs: {@code mvn -Phardware -pl modules/verbs-ibv test}. Skips with the provider's reason where no
- * device exists. WRITE/READ runs between the first two devices (or two QPs of one device when it has only one);
- * the port flap test needs {@code -Dvte.hardware.flapCommand="..."}, a shell command that takes the first
- * device's port 1 down and up again (e.g. {@code ip link set enp1s0f0 down; sleep 3; ip link set enp1s0f0 up}).
+ * Real RDMA NICs: {@code mvn -Phardware -pl modules/verbs-ibv test}. Skips with the provider's
+ * reason where no device exists. WRITE/READ runs between the first two devices (or two QPs of one
+ * device when it has only one); the port flap test needs {@code -Dvte.hardware.flapCommand="..."},
+ * a shell command that takes the first device's port 1 down and up again (e.g. {@code ip link set
+ * enp1s0f0 down; sleep 3; ip link set enp1s0f0 up}).
  */
 @Tag("hardware")
 class HardwareTest {
@@ -96,9 +97,11 @@ class HardwareTest {
     b.qp.toRts(new RtsAttributes(0x200, 14, 7, 7));
   }
 
-  private static void runOne(Side from, int opcode, long local, long remote, int length, MemoryRegion target) {
+  private static void runOne(
+      Side from, int opcode, long local, long remote, int length, MemoryRegion target) {
     WorkRequestBatch batch = WorkRequestBatch.allocate(1);
-    batch.add(opcode, opcode, WrFlags.SIGNALED, local, length, from.mr.lkey(), remote, target.rkey());
+    batch.add(
+        opcode, opcode, WrFlags.SIGNALED, local, length, from.mr.lkey(), remote, target.rkey());
     assertEquals(0, from.qp.postSend(batch));
     WorkCompletionBatch out = WorkCompletionBatch.allocate(4);
     Await.until("completion of " + WrOpcode.name(opcode), DEADLINE, () -> from.cq.poll(out) > 0);
@@ -112,8 +115,11 @@ class HardwareTest {
     try (VerbsProvider provider = availableProvider()) {
       List<DeviceInfo> devices = provider.devices();
       String second = devices.get(devices.size() > 1 ? 1 : 0).name();
-      assumeTrue(devices.get(0).ports().get(0).state() == PortState.ACTIVE, "port 1 of the first device is down");
-      try (Side a = new Side(provider, devices.get(0).name()); Side b = new Side(provider, second)) {
+      assumeTrue(
+          devices.get(0).ports().get(0).state() == PortState.ACTIVE,
+          "port 1 of the first device is down");
+      try (Side a = new Side(provider, devices.get(0).name());
+          Side b = new Side(provider, second)) {
         connect(a, b);
         int half = SIZE / 2;
         for (int i = 0; i < half; i++) {
@@ -122,11 +128,13 @@ class HardwareTest {
         DirectMemory.fill(b.memory, SIZE, (byte) 0);
         runOne(a, WrOpcode.RDMA_WRITE, a.memory, b.memory + half, half, b.mr);
         for (int i = 0; i < half; i++) {
-          assertEquals((byte) (i * 31 + 7), DirectMemory.getByte(b.memory + half + i), "WRITE byte " + i);
+          assertEquals(
+              (byte) (i * 31 + 7), DirectMemory.getByte(b.memory + half + i), "WRITE byte " + i);
         }
         runOne(a, WrOpcode.RDMA_READ, a.memory + half, b.memory + half, half, b.mr);
         for (int i = 0; i < half; i++) {
-          assertEquals((byte) (i * 31 + 7), DirectMemory.getByte(a.memory + half + i), "READ byte " + i);
+          assertEquals(
+              (byte) (i * 31 + 7), DirectMemory.getByte(a.memory + half + i), "READ byte " + i);
         }
       }
     }
@@ -137,18 +145,26 @@ class HardwareTest {
   void portFlapRaisesPortErrThenPortActive() throws Exception {
     String command = System.getProperty("vte.hardware.flapCommand");
     try (VerbsProvider provider = availableProvider()) {
-      assumeTrue(command != null, "set -Dvte.hardware.flapCommand to a command that flaps port 1 of the first device");
+      assumeTrue(
+          command != null,
+          "set -Dvte.hardware.flapCommand to a command that flaps port 1 of the first device");
       try (VerbsContext ctx = provider.open(provider.devices().get(0).name())) {
         ConcurrentLinkedQueue<AsyncEvent> events = new ConcurrentLinkedQueue<>();
         ctx.setAsyncEventHandler(events::add);
         Process flap = new ProcessBuilder("sh", "-c", command).inheritIO().start();
-        Await.until("PORT_ERR then PORT_ACTIVE on port 1", Duration.ofSeconds(120), () -> {
-          List<AsyncEventType> seen = events.stream().filter(e -> e.port() == 1).map(AsyncEvent::type).toList();
-          int err = seen.indexOf(AsyncEventType.PORT_ERR);
-          return err >= 0 && seen.subList(err, seen.size()).contains(AsyncEventType.PORT_ACTIVE);
-        });
+        Await.until(
+            "PORT_ERR then PORT_ACTIVE on port 1",
+            Duration.ofSeconds(120),
+            () -> {
+              List<AsyncEventType> seen =
+                  events.stream().filter(e -> e.port() == 1).map(AsyncEvent::type).toList();
+              int err = seen.indexOf(AsyncEventType.PORT_ERR);
+              return err >= 0
+                  && seen.subList(err, seen.size()).contains(AsyncEventType.PORT_ACTIVE);
+            });
         assertEquals(0, flap.waitFor(), "flap command exit status");
-        Await.until("port 1 ACTIVE again", DEADLINE, () -> ctx.queryPort(1).state() == PortState.ACTIVE);
+        Await.until(
+            "port 1 ACTIVE again", DEADLINE, () -> ctx.queryPort(1).state() == PortState.ACTIVE);
         assertTrue(events.stream().allMatch(e -> e.deviceName().equals(ctx.deviceName())));
       }
     }

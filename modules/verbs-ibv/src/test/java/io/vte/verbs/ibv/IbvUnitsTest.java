@@ -19,15 +19,35 @@ import org.junit.jupiter.api.Test;
 class IbvUnitsTest {
 
   private static int[] javaLayout() {
-    return new int[] {WorkRequestBatch.STRIDE, 0, 8, 16, 24, 28, 32, 36, 40, 41,
-        WorkCompletionBatch.STRIDE, 0, 8, 12, 16, 20, 24, 28};
+    return new int[] {
+      WorkRequestBatch.STRIDE,
+      0,
+      8,
+      16,
+      24,
+      28,
+      32,
+      36,
+      40,
+      41,
+      WorkCompletionBatch.STRIDE,
+      0,
+      8,
+      12,
+      16,
+      20,
+      24,
+      28
+    };
   }
 
   @Test
   void errnoBecomesTypedErrorNamingCallAndValue() {
     VerbsException e = IbvErrors.fromErrno("ibv_reg_mr", 12, "address 0x1000 length 4096");
     assertEquals(VerbsError.NO_MEMORY, e.error());
-    assertEquals("NO_MEMORY: ibv_reg_mr failed with ENOMEM (errno 12): address 0x1000 length 4096", e.getMessage());
+    assertEquals(
+        "NO_MEMORY: ibv_reg_mr failed with ENOMEM (errno 12): address 0x1000 length 4096",
+        e.getMessage());
     assertEquals(VerbsError.INVALID_ARGUMENT, IbvErrors.errorOf(22));
     assertEquals(VerbsError.NOT_SUPPORTED, IbvErrors.errorOf(38));
     assertEquals(VerbsError.NOT_SUPPORTED, IbvErrors.errorOf(95));
@@ -45,9 +65,11 @@ class IbvUnitsTest {
     int[] moved = javaLayout();
     moved[13] = 16;
     String msg = IbvLibrary.checkContract(IbvNative.ABI_VERSION, moved);
-    assertTrue(msg.contains("WorkCompletionBatch.OFF_QP_NUM as 16") && msg.contains("uses 12"), msg);
+    assertTrue(
+        msg.contains("WorkCompletionBatch.OFF_QP_NUM as 16") && msg.contains("uses 12"), msg);
     assertTrue(IbvLibrary.checkContract(IbvNative.ABI_VERSION + 1, javaLayout()).contains("ABI"));
-    assertTrue(IbvLibrary.checkContract(IbvNative.ABI_VERSION, new int[3]).contains("3 layout values"));
+    assertTrue(
+        IbvLibrary.checkContract(IbvNative.ABI_VERSION, new int[3]).contains("3 layout values"));
   }
 
   @Test
@@ -56,12 +78,16 @@ class IbvUnitsTest {
     assertEquals(3, s.gidIndex());
     assertEquals(8, s.maxRdAtomic());
     assertEquals(IbvSettings.DEFAULTS.minRnrTimer(), s.minRnrTimer());
-    VerbsException type = assertThrows(VerbsException.class, () -> IbvSettings.fromConfig(Map.of("gidIndex", "x")));
+    VerbsException type =
+        assertThrows(VerbsException.class, () -> IbvSettings.fromConfig(Map.of("gidIndex", "x")));
     assertEquals(VerbsError.INVALID_ARGUMENT, type.error());
-    assertTrue(type.getMessage().contains("'gidIndex'") && type.getMessage().contains("'x'"), type.getMessage());
-    VerbsException range = assertThrows(VerbsException.class,
-        () -> IbvSettings.fromConfig(Map.of("maxRdAtomic", 17)));
-    assertTrue(range.getMessage().contains("'maxRdAtomic' must be 1..16, got 17"), range.getMessage());
+    assertTrue(
+        type.getMessage().contains("'gidIndex'") && type.getMessage().contains("'x'"),
+        type.getMessage());
+    VerbsException range =
+        assertThrows(VerbsException.class, () -> IbvSettings.fromConfig(Map.of("maxRdAtomic", 17)));
+    assertTrue(
+        range.getMessage().contains("'maxRdAtomic' must be 1..16, got 17"), range.getMessage());
   }
 
   @Test
@@ -83,20 +109,22 @@ class IbvUnitsTest {
       CyclicBarrier start = new CyclicBarrier(2);
       AtomicBoolean retired = new AtomicBoolean();
       AtomicLong usedAfterRetire = new AtomicLong();
-      Thread user = new Thread(() -> {
-        try {
-          start.await();
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-        long p;
-        while ((p = h.borrow()) != 0) {
-          if (retired.get()) {
-            usedAfterRetire.incrementAndGet();
-          }
-          h.release();
-        }
-      });
+      Thread user =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+                long p;
+                while ((p = h.borrow()) != 0) {
+                  if (retired.get()) {
+                    usedAfterRetire.incrementAndGet();
+                  }
+                  h.release();
+                }
+              });
       user.start();
       start.await();
       assertEquals(0x1234, h.retire());

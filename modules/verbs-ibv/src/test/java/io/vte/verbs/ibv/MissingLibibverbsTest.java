@@ -16,10 +16,16 @@ class MissingLibibverbsTest {
 
   @Test
   void unusableLibibverbsIsNamedWithTheFix(@TempDir Path dir) throws Exception {
-    assumeTrue(getClass().getClassLoader().getResource(IbvLibrary.RESOURCE) != null, "the shim was not built here");
+    assumeTrue(
+        getClass().getClassLoader().getResource(IbvLibrary.RESOURCE) != null,
+        "the shim was not built here");
     Files.write(dir.resolve("libibverbs.so.1"), new byte[0]);
-    ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), PrintUnavailabilityCause.class.getName());
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            PrintUnavailabilityCause.class.getName());
     pb.environment().put("LD_LIBRARY_PATH", dir.toString());
     pb.redirectErrorStream(true);
     Process p = pb.start();

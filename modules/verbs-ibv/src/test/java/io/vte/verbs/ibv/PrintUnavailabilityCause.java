@@ -5,7 +5,9 @@ public final class PrintUnavailabilityCause {
 
   private PrintUnavailabilityCause() {}
 
-  /** @param args unused */
+  /**
+   * @param args unused
+   */
   public static void main(String[] args) {
     try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
       System.out.println(p.isAvailable() ? "available" : p.unavailabilityCause().getMessage());

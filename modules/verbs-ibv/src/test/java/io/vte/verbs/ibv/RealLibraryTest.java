@@ -16,7 +16,10 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The provider on this host's real libibverbs (or without the shim, where the headers were missing). */
+/**
+ * The provider on this host's real libibverbs (or without the shim, where the headers were
+ * missing).
+ */
 class RealLibraryTest {
 
   private static boolean shimPacked() {
@@ -53,12 +56,14 @@ class RealLibraryTest {
 
   @Test
   void missingShimIsReportedWithTheFix() {
-    assumeTrue(!shimPacked(), "the shim is packed here; this checks builds without the verbs headers");
+    assumeTrue(
+        !shimPacked(), "the shim is packed here; this checks builds without the verbs headers");
     try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
       assertFalse(p.isAvailable());
       String msg = p.unavailabilityCause().getMessage();
       assertTrue(msg.contains("is not in this jar") && msg.contains("libibverbs-dev"), msg);
-      assertEquals(VerbsError.NOT_SUPPORTED, assertThrows(VerbsException.class, p::devices).error());
+      assertEquals(
+          VerbsError.NOT_SUPPORTED, assertThrows(VerbsException.class, p::devices).error());
     }
   }
 

@@ -23,7 +23,8 @@ public record SoftDeviceConfig(String name, InetAddress host, int port) {
       throw new VerbsException(VerbsError.INVALID_ARGUMENT, "soft device " + name + " has no host");
     }
     if (port < 0 || port > 0xffff) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "soft device " + name + ": port out of range: " + port);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "soft device " + name + ": port out of range: " + port);
     }
   }
 
@@ -38,7 +39,8 @@ public record SoftDeviceConfig(String name, InetAddress host, int port) {
     try {
       return new SoftDeviceConfig(name, InetAddress.getByName(host), port);
     } catch (UnknownHostException e) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "soft device " + name + ": unknown host '" + host + "'", e);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "soft device " + name + ": unknown host '" + host + "'", e);
     }
   }
 }

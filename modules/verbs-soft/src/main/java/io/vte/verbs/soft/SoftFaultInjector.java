@@ -1,8 +1,9 @@
 package io.vte.verbs.soft;
 
 /**
- * Injects failures into the open devices of a {@link SoftVerbsProvider}, for tests and the CLI. Every
- * method names the device; an unknown or closed device is a {@code VerbsException} (NO_DEVICE).
+ * Injects failures into the open devices of a {@link SoftVerbsProvider}, for tests and the CLI.
+ * Every method names the device; an unknown or closed device is a {@code VerbsException}
+ * (NO_DEVICE).
  */
 public final class SoftFaultInjector {
 
@@ -13,8 +14,8 @@ public final class SoftFaultInjector {
   }
 
   /**
-   * Port down: all traffic through it stops (connections close, new ones are refused), PORT_ERR is raised;
-   * outstanding work requests time out as RETRY_EXC_ERR unless the port returns in time.
+   * Port down: all traffic through it stops (connections close, new ones are refused), PORT_ERR is
+   * raised; outstanding work requests time out as RETRY_EXC_ERR unless the port returns in time.
    *
    * @param device device name
    * @param port port number (1)
@@ -58,9 +59,9 @@ public final class SoftFaultInjector {
   }
 
   /**
-   * Drops exactly one frame: the {@code nth} request or response frame the device sends from now on (1 = the
-   * next one), replacing any drop or delay setting; every other frame goes through. For deterministic tests of
-   * what one lost frame does.
+   * Drops exactly one frame: the {@code nth} request or response frame the device sends from now on
+   * (1 = the next one), replacing any drop or delay setting; every other frame goes through. For
+   * deterministic tests of what one lost frame does.
    *
    * @param device device name
    * @param nth which frame to drop, counted from 1

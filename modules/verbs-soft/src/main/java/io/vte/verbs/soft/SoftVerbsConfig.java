@@ -11,24 +11,29 @@ import java.util.Set;
 /**
  * Settings of the soft verbs provider, read from the factory's configuration map.
  *
- * <p>Keys: {@code devices} (list of maps {@code {name, host, port}}; default {@code soft0..soft3} on
- * {@code 127.0.0.1..127.0.0.4}, port 0), {@code mtu} (active MTU reported, default 4096),
- * {@code maxMessageBytes} (largest message, default 1 GiB), {@code socketBufferBytes} (socket buffer
- * size, default 0 = the OS's auto-tuning), {@code nicSpinMicros} (how long a NIC thread keeps busy-polling
- * its sockets after traffic before it sleeps, default 0: lower latency for CPU). Each device runs one NIC
- * thread. Unknown keys are rejected.
+ * <p>Keys: {@code devices} (list of maps {@code {name, host, port}}; default {@code soft0..soft3}
+ * on {@code 127.0.0.1..127.0.0.4}, port 0), {@code mtu} (active MTU reported, default 4096), {@code
+ * maxMessageBytes} (largest message, default 1 GiB), {@code socketBufferBytes} (socket buffer size,
+ * default 0 = the OS's auto-tuning), {@code nicSpinMicros} (how long a NIC thread keeps
+ * busy-polling its sockets after traffic before it sleeps, default 0: lower latency for CPU). Each
+ * device runs one NIC thread. Unknown keys are rejected.
  *
  * @param devices the devices
  * @param mtu active MTU reported by every port
  * @param maxMessageBytes largest message a WR or a peer may carry
  * @param socketBufferBytes SO_SNDBUF/SO_RCVBUF of every connection, 0 for the OS default
- * @param nicSpinMicros microseconds a NIC thread busy-polls after traffic, 0 to always sleep in select
+ * @param nicSpinMicros microseconds a NIC thread busy-polls after traffic, 0 to always sleep in
+ *     select
  */
-public record SoftVerbsConfig(List<SoftDeviceConfig> devices, int mtu, long maxMessageBytes, int socketBufferBytes,
+public record SoftVerbsConfig(
+    List<SoftDeviceConfig> devices,
+    int mtu,
+    long maxMessageBytes,
+    int socketBufferBytes,
     int nicSpinMicros) {
 
-  private static final Set<String> KEYS = Set.of("devices", "mtu", "maxMessageBytes", "socketBufferBytes",
-      "nicSpinMicros");
+  private static final Set<String> KEYS =
+      Set.of("devices", "mtu", "maxMessageBytes", "socketBufferBytes", "nicSpinMicros");
 
   /** Validates and copies. */
   public SoftVerbsConfig {
@@ -36,24 +41,31 @@ public record SoftVerbsConfig(List<SoftDeviceConfig> devices, int mtu, long maxM
     Set<String> names = new HashSet<>();
     for (SoftDeviceConfig d : devices) {
       if (!names.add(d.name())) {
-        throw new VerbsException(VerbsError.INVALID_ARGUMENT, "duplicate soft device name '" + d.name() + "'");
+        throw new VerbsException(
+            VerbsError.INVALID_ARGUMENT, "duplicate soft device name '" + d.name() + "'");
       }
     }
     if (mtu < 256 || mtu > 4096 || Integer.bitCount(mtu) != 1) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "mtu must be 256..4096, a power of two, got " + mtu);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "mtu must be 256..4096, a power of two, got " + mtu);
     }
     if (maxMessageBytes < 1 || maxMessageBytes > Integer.MAX_VALUE) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "maxMessageBytes must be 1..2^31-1, got " + maxMessageBytes);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "maxMessageBytes must be 1..2^31-1, got " + maxMessageBytes);
     }
     if (nicSpinMicros < 0 || nicSpinMicros > 1_000_000) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "nicSpinMicros must be 0..1000000, got " + nicSpinMicros);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "nicSpinMicros must be 0..1000000, got " + nicSpinMicros);
     }
     if (socketBufferBytes < 0) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "socketBufferBytes must be >= 0, got " + socketBufferBytes);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "socketBufferBytes must be >= 0, got " + socketBufferBytes);
     }
   }
 
-  /** @return the default devices soft0..soft3 on 127.0.0.1..127.0.0.4 with ephemeral ports */
+  /**
+   * @return the default devices soft0..soft3 on 127.0.0.1..127.0.0.4 with ephemeral ports
+   */
   public static List<SoftDeviceConfig> defaultDevices() {
     List<SoftDeviceConfig> list = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
@@ -72,30 +84,39 @@ public record SoftVerbsConfig(List<SoftDeviceConfig> devices, int mtu, long maxM
   public static SoftVerbsConfig from(Map<String, Object> config) {
     for (String k : config.keySet()) {
       if (!KEYS.contains(k)) {
-        throw new VerbsException(VerbsError.INVALID_ARGUMENT, "unknown soft verbs setting '" + k + "'; known: " + KEYS);
+        throw new VerbsException(
+            VerbsError.INVALID_ARGUMENT, "unknown soft verbs setting '" + k + "'; known: " + KEYS);
       }
     }
-    List<SoftDeviceConfig> devices = config.containsKey("devices") ? devices(config.get("devices")) : defaultDevices();
-    return new SoftVerbsConfig(devices, (int) number(config, "mtu", 4096),
-        number(config, "maxMessageBytes", 1L << 30), (int) number(config, "socketBufferBytes", 0),
+    List<SoftDeviceConfig> devices =
+        config.containsKey("devices") ? devices(config.get("devices")) : defaultDevices();
+    return new SoftVerbsConfig(
+        devices,
+        (int) number(config, "mtu", 4096),
+        number(config, "maxMessageBytes", 1L << 30),
+        (int) number(config, "socketBufferBytes", 0),
         (int) number(config, "nicSpinMicros", 0));
   }
 
   private static List<SoftDeviceConfig> devices(Object value) {
     if (!(value instanceof List)) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "'devices' must be a list of {name, host, port}, got " + value);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "'devices' must be a list of {name, host, port}, got " + value);
     }
     List<SoftDeviceConfig> list = new ArrayList<>();
     for (Object o : (List<?>) value) {
       if (!(o instanceof Map)) {
-        throw new VerbsException(VerbsError.INVALID_ARGUMENT, "a device must be a map {name, host, port}, got " + o);
+        throw new VerbsException(
+            VerbsError.INVALID_ARGUMENT, "a device must be a map {name, host, port}, got " + o);
       }
       @SuppressWarnings("unchecked")
       Map<String, Object> m = (Map<String, Object>) o;
       Object name = m.get("name");
       Object host = m.getOrDefault("host", "127.0.0.1");
       if (!(name instanceof String) || !(host instanceof String)) {
-        throw new VerbsException(VerbsError.INVALID_ARGUMENT, "device name and host must be strings: " + m);
+        throw new VerbsException(
+            VerbsError.INVALID_ARGUMENT, "device name and host must be strings: " + m);
       }
       list.add(SoftDeviceConfig.of((String) name, (String) host, (int) number(m, "port", 0)));
     }
@@ -113,7 +134,8 @@ public record SoftVerbsConfig(List<SoftDeviceConfig> devices, int mtu, long maxM
     try {
       return Long.parseLong(v.toString().trim());
     } catch (NumberFormatException e) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "setting '" + key + "' must be a number, got '" + v + "'");
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "setting '" + key + "' must be a number, got '" + v + "'");
     }
   }
 }

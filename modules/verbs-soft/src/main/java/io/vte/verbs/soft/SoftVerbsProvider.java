@@ -16,9 +16,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Soft verbs: an RC HCA modelled in Java with TCP as its wire. Each configured device binds its address
- * when opened and runs its own NIC thread; devices in any process on any reachable host interoperate.
- * {@link #faults()} injects port, frame, device and QP failures.
+ * Soft verbs: an RC HCA modelled in Java with TCP as its wire. Each configured device binds its
+ * address when opened and runs its own NIC thread; devices in any process on any reachable host
+ * interoperate. {@link #faults()} injects port, frame, device and QP failures.
  */
 public final class SoftVerbsProvider implements VerbsProvider {
 
@@ -30,12 +30,16 @@ public final class SoftVerbsProvider implements VerbsProvider {
   private final SoftFaultInjector faults = new SoftFaultInjector(this);
   private boolean closed;
 
-  /** @param config validated settings */
+  /**
+   * @param config validated settings
+   */
   public SoftVerbsProvider(SoftVerbsConfig config) {
     this.config = config;
   }
 
-  /** @return the settings in use */
+  /**
+   * @return the settings in use
+   */
   public SoftVerbsConfig config() {
     return config;
   }
@@ -60,9 +64,17 @@ public final class SoftVerbsProvider implements VerbsProvider {
     List<DeviceInfo> list = new ArrayList<>();
     for (SoftDeviceConfig d : config.devices()) {
       SoftDevice dev = open.get(d.name());
-      PortAttributes port = dev != null ? dev.queryPort(SoftDevice.PORT)
-          : new PortAttributes(SoftDevice.PORT, PortState.ACTIVE, config.mtu(), d.port(),
-              Gid.fromInetAddress(d.host()), 0, LinkLayer.ETHERNET);
+      PortAttributes port =
+          dev != null
+              ? dev.queryPort(SoftDevice.PORT)
+              : new PortAttributes(
+                  SoftDevice.PORT,
+                  PortState.ACTIVE,
+                  config.mtu(),
+                  d.port(),
+                  Gid.fromInetAddress(d.host()),
+                  0,
+                  LinkLayer.ETHERNET);
       list.add(new DeviceInfo(d.name(), NAME, List.of(port)));
     }
     return list;
@@ -73,14 +85,32 @@ public final class SoftVerbsProvider implements VerbsProvider {
     if (closed) {
       throw new VerbsException(VerbsError.CLOSED, "soft verbs provider is closed");
     }
-    SoftDeviceConfig d = config.devices().stream().filter(c -> c.name().equals(deviceName)).findFirst()
-        .orElseThrow(() -> new VerbsException(VerbsError.NO_DEVICE, "no soft device '" + deviceName + "'; configured: "
-            + config.devices().stream().map(SoftDeviceConfig::name).toList()));
+    SoftDeviceConfig d =
+        config.devices().stream()
+            .filter(c -> c.name().equals(deviceName))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new VerbsException(
+                        VerbsError.NO_DEVICE,
+                        "no soft device '"
+                            + deviceName
+                            + "'; configured: "
+                            + config.devices().stream().map(SoftDeviceConfig::name).toList()));
     if (open.containsKey(deviceName)) {
-      throw new VerbsException(VerbsError.BUSY, "soft device " + deviceName + " is already open in this provider");
+      throw new VerbsException(
+          VerbsError.BUSY, "soft device " + deviceName + " is already open in this provider");
     }
-    SoftDevice dev = SoftDevice.open(d.name(), d.host(), d.port(), config.mtu(), config.maxMessageBytes(),
-        config.socketBufferBytes(), config.nicSpinMicros() * 1000L, () -> forget(deviceName));
+    SoftDevice dev =
+        SoftDevice.open(
+            d.name(),
+            d.host(),
+            d.port(),
+            config.mtu(),
+            config.maxMessageBytes(),
+            config.socketBufferBytes(),
+            config.nicSpinMicros() * 1000L,
+            () -> forget(deviceName));
     open.put(deviceName, dev);
     return dev;
   }
@@ -89,7 +119,9 @@ public final class SoftVerbsProvider implements VerbsProvider {
     open.remove(deviceName);
   }
 
-  /** @return the fault injector of this provider's open devices */
+  /**
+   * @return the fault injector of this provider's open devices
+   */
   public SoftFaultInjector faults() {
     return faults;
   }
@@ -97,7 +129,9 @@ public final class SoftVerbsProvider implements VerbsProvider {
   synchronized SoftDevice openDevice(String deviceName) {
     SoftDevice dev = open.get(deviceName);
     if (dev == null) {
-      throw new VerbsException(VerbsError.NO_DEVICE, "soft device '" + deviceName + "' is not open; open: " + open.keySet());
+      throw new VerbsException(
+          VerbsError.NO_DEVICE,
+          "soft device '" + deviceName + "' is not open; open: " + open.keySet());
     }
     return dev;
   }

@@ -4,7 +4,10 @@ import io.vte.verbs.VerbsProvider;
 import io.vte.verbs.VerbsProviderFactory;
 import java.util.Map;
 
-/** Creates the soft verbs provider ({@code soft}); configuration keys are described by {@link SoftVerbsConfig}. */
+/**
+ * Creates the soft verbs provider ({@code soft}); configuration keys are described by {@link
+ * SoftVerbsConfig}.
+ */
 public final class SoftVerbsProviderFactory implements VerbsProviderFactory {
 
   /** Creates the factory (ServiceLoader instantiates it). */

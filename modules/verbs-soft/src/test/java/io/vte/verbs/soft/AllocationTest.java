@@ -21,14 +21,25 @@ class AllocationTest {
 
   @Test
   void postAndPollAllocateAlmostNothingPerWorkRequest() {
-    com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    com.sun.management.ThreadMXBean mx =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(64);
       QueuePair a = f.pair(cq, 16, 4, 1, Fabric.LOADED).a();
-      MemoryRegion src = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
-      MemoryRegion dst = f.pd(1).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.ALL_REMOTE);
+      MemoryRegion src =
+          f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
+      MemoryRegion dst =
+          f.pd(1).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.ALL_REMOTE);
       WorkRequestBatch wr = WorkRequestBatch.allocate(1);
-      wr.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, src.address(), 8, src.lkey(), dst.address(), dst.rkey());
+      wr.add(
+          1,
+          WrOpcode.RDMA_WRITE,
+          WrFlags.SIGNALED,
+          src.address(),
+          8,
+          src.lkey(),
+          dst.address(),
+          dst.rkey());
       WorkCompletionBatch wcs = WorkCompletionBatch.allocate(16);
       long me = Thread.currentThread().getId();
       int ops = 3000;
@@ -46,14 +57,17 @@ class AllocationTest {
         }
         allocated = mx.getThreadAllocatedBytes(me) - before;
       }
-      // a hand-off to the NIC costs one queue node (24 B); the direct path (the usual one) costs nothing
-      assertTrue(allocated / ops <= 8, "bytes allocated per post+poll: " + allocated / (double) ops);
+      // a hand-off to the NIC costs one queue node (24 B); the direct path (the usual one) costs
+      // nothing
+      assertTrue(
+          allocated / ops <= 8, "bytes allocated per post+poll: " + allocated / (double) ops);
     }
   }
 
   @Test
   void eachNicThreadAllocatesAlmostNothingPerLargeFrame() {
-    com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    com.sun.management.ThreadMXBean mx =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(64);
       QueuePair a = f.pair(cq, 16, 4, 1, Fabric.LOADED).a();
@@ -62,16 +76,25 @@ class AllocationTest {
       MemoryRegion[] src = new MemoryRegion[2];
       MemoryRegion[] dst = new MemoryRegion[2];
       for (int i = 0; i < 2; i++) {
-        src[i] = f.pd(0).registerMemory(ByteBuffer.allocateDirect(size * 4), AccessFlags.LOCAL_WRITE);
-        dst[i] = f.pd(1).registerMemory(ByteBuffer.allocateDirect(size * 4), AccessFlags.ALL_REMOTE);
+        src[i] =
+            f.pd(0).registerMemory(ByteBuffer.allocateDirect(size * 4), AccessFlags.LOCAL_WRITE);
+        dst[i] =
+            f.pd(1).registerMemory(ByteBuffer.allocateDirect(size * 4), AccessFlags.ALL_REMOTE);
       }
       WorkRequestBatch wr = WorkRequestBatch.allocate(8);
       for (int i = 0; i < 8; i++) {
         MemoryRegion s = src[i % 2];
         MemoryRegion d = dst[(i / 2) % 2];
         long off = (long) size * (i / 2);
-        wr.add(i, i % 4 < 2 ? WrOpcode.RDMA_WRITE : WrOpcode.RDMA_READ, WrFlags.SIGNALED, s.address() + off, size,
-            s.lkey(), d.address() + off, d.rkey());
+        wr.add(
+            i,
+            i % 4 < 2 ? WrOpcode.RDMA_WRITE : WrOpcode.RDMA_READ,
+            WrFlags.SIGNALED,
+            s.address() + off,
+            size,
+            s.lkey(),
+            d.address() + off,
+            d.rkey());
       }
       WorkCompletionBatch wcs = WorkCompletionBatch.allocate(16);
       long nic0 = nicThread("soft0");
@@ -99,15 +122,24 @@ class AllocationTest {
         perFrame[0] = (mx.getThreadAllocatedBytes(nic0) - before0) / (double) frames;
         perFrame[1] = (mx.getThreadAllocatedBytes(nic1) - before1) / (double) frames;
       }
-      System.out.printf("NIC bytes allocated per 64 KiB frame: requester %.2f, responder %.2f%n", perFrame[0], perFrame[1]);
-      assertTrue(perFrame[0] < 32, "bytes allocated by the requester's NIC thread per 64 KiB frame: " + perFrame[0]);
-      assertTrue(perFrame[1] < 32, "bytes allocated by the responder's NIC thread per 64 KiB frame: " + perFrame[1]);
+      System.out.printf(
+          "NIC bytes allocated per 64 KiB frame: requester %.2f, responder %.2f%n",
+          perFrame[0], perFrame[1]);
+      assertTrue(
+          perFrame[0] < 32,
+          "bytes allocated by the requester's NIC thread per 64 KiB frame: " + perFrame[0]);
+      assertTrue(
+          perFrame[1] < 32,
+          "bytes allocated by the responder's NIC thread per 64 KiB frame: " + perFrame[1]);
     }
   }
 
   private static long nicThread(String device) {
-    long[] ids = Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().equals("vte-soft-nic-" + device)).mapToLong(Thread::getId).toArray();
+    long[] ids =
+        Thread.getAllStackTraces().keySet().stream()
+            .filter(t -> t.getName().equals("vte-soft-nic-" + device))
+            .mapToLong(Thread::getId)
+            .toArray();
     assertEquals(1, ids.length, "NIC threads of " + device);
     return ids[0];
   }

@@ -20,17 +20,41 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * A batch of posted WRs leaves in few gathering writes (many frames per {@code writev}: header runs, inline
- * payloads and payload windows interleaved): every byte still lands where its WR says, in order; a bad
- * frame in the middle of a run stops the run there; a source region closed under a run never leaks.
+ * A batch of posted WRs leaves in few gathering writes (many frames per {@code writev}: header
+ * runs, inline payloads and payload windows interleaved): every byte still lands where its WR says,
+ * in order; a bad frame in the middle of a run stops the run there; a source region closed under a
+ * run never leaks.
  */
 class CoalescedFramesTest {
 
   private static final Duration DEADLINE = Duration.ofSeconds(30);
   private static final int DEPTH = 128;
-  /** Sizes around every threshold of the send and receive paths: inline, copied, direct, gather limits. */
-  private static final int[] SIZES = {1, 7, 32, 64, 100, 2047, 2048, 2049, 8160, 8192, 8193, 16384, 16385,
-      65536, 65537, 200_000, 1 << 20, (1 << 20) + 3};
+
+  /**
+   * Sizes around every threshold of the send and receive paths: inline, copied, direct, gather
+   * limits.
+   */
+  private static final int[] SIZES = {
+    1,
+    7,
+    32,
+    64,
+    100,
+    2047,
+    2048,
+    2049,
+    8160,
+    8192,
+    8193,
+    16384,
+    16385,
+    65536,
+    65537,
+    200_000,
+    1 << 20,
+    (1 << 20) + 3
+  };
+
   private static final int REGION = 32 << 20;
 
   @Test
@@ -69,11 +93,25 @@ class CoalescedFramesTest {
           lengths[i] = len;
           reads[i] = random.nextInt(6) == 0; // READ responses break runs of ACKs
           if (reads[i]) {
-            wr.add(i, WrOpcode.RDMA_READ, WrFlags.SIGNALED, readback + at, len, back.lkey(), remote + at,
+            wr.add(
+                i,
+                WrOpcode.RDMA_READ,
+                WrFlags.SIGNALED,
+                readback + at,
+                len,
+                back.lkey(),
+                remote + at,
                 readable.rkey());
           } else {
-            wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED | (inline ? WrFlags.INLINE : 0), source + at, len,
-                src.lkey(), target + at, dst.rkey());
+            wr.add(
+                i,
+                WrOpcode.RDMA_WRITE,
+                WrFlags.SIGNALED | (inline ? WrFlags.INLINE : 0),
+                source + at,
+                len,
+                src.lkey(),
+                target + at,
+                dst.rkey());
           }
           at += len + random.nextInt(64); // gaps must stay untouched
         }
@@ -95,7 +133,8 @@ class CoalescedFramesTest {
   }
 
   @Test
-  void aBadRkeyInTheMiddleOfACoalescedRunFailsThatWriteFlushesTheRestAndLeavesTheirTargetsUntouched() {
+  void
+      aBadRkeyInTheMiddleOfACoalescedRunFailsThatWriteFlushesTheRestAndLeavesTheirTargetsUntouched() {
     int size = 64 * 1024;
     int n = 48;
     for (int bad : new int[] {1, 17, 30, 47}) {
@@ -113,20 +152,32 @@ class CoalescedFramesTest {
           WorkRequestBatch wr = WorkRequestBatch.allocate(n);
           for (int i = 0; i < n; i++) {
             long off = (long) size * i;
-            wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, source + off, size, src.lkey(), target + off,
+            wr.add(
+                i,
+                WrOpcode.RDMA_WRITE,
+                WrFlags.SIGNALED,
+                source + off,
+                size,
+                src.lkey(),
+                target + off,
                 i == bad ? dst.rkey() + 0x1000 : dst.rkey());
           }
           assertEquals(PostStatus.OK, a.postSend(wr));
           List<Fabric.Wc> wcs = Fabric.await(cq, n, DEADLINE);
           for (int i = 0; i < n; i++) {
-            WcStatus expected = i < bad ? WcStatus.SUCCESS
-                : i == bad ? WcStatus.REM_ACCESS_ERR : WcStatus.WR_FLUSH_ERR;
+            WcStatus expected =
+                i < bad
+                    ? WcStatus.SUCCESS
+                    : i == bad ? WcStatus.REM_ACCESS_ERR : WcStatus.WR_FLUSH_ERR;
             assertEquals(i, wcs.get(i).wrId());
             assertEquals(expected.code(), wcs.get(i).status(), "bad " + bad + ", wr " + i);
             byte want = i < bad ? (byte) 0x77 : 0;
             long off = (long) size * i;
             for (int k = 0; k < size; k += 509) {
-              assertEquals(want, DirectMemory.getByte(target + off + k), "bad " + bad + ", wr " + i + " byte " + k);
+              assertEquals(
+                  want,
+                  DirectMemory.getByte(target + off + k),
+                  "bad " + bad + ", wr " + i + " byte " + k);
             }
             assertEquals(want, DirectMemory.getByte(target + off + size - 1));
           }
@@ -140,10 +191,11 @@ class CoalescedFramesTest {
   }
 
   /**
-   * Rounds of 160 x 64 KiB WRITEs from four source regions, interleaved so every gathering write holds
-   * payloads of all four; once data lands, one source region is closed and its memory overwritten with a
-   * sentinel. No sentinel byte may ever reach the target, every WR completes (no hang), the first failure
-   * is the closed region's LOC_PROT_ERR and everything after it is flushed.
+   * Rounds of 160 x 64 KiB WRITEs from four source regions, interleaved so every gathering write
+   * holds payloads of all four; once data lands, one source region is closed and its memory
+   * overwritten with a sentinel. No sentinel byte may ever reach the target, every WR completes (no
+   * hang), the first failure is the closed region's LOC_PROT_ERR and everything after it is
+   * flushed.
    */
   @Test
   void aSourceRegionClosedUnderACoalescedRunNeverLeaksAndFailsCleanly() {
@@ -169,8 +221,15 @@ class CoalescedFramesTest {
         WorkRequestBatch wr = WorkRequestBatch.allocate(n);
         for (int i = 0; i < n; i++) {
           long off = (long) size * i;
-          wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, source[i % regions] + off, size, src[i % regions].lkey(),
-              target + off, dst.rkey());
+          wr.add(
+              i,
+              WrOpcode.RDMA_WRITE,
+              WrFlags.SIGNALED,
+              source[i % regions] + off,
+              size,
+              src[i % regions].lkey(),
+              target + off,
+              dst.rkey());
         }
         int victim = 1 + round % (regions - 1);
         assertEquals(PostStatus.OK, a.postSend(wr));
@@ -189,7 +248,10 @@ class CoalescedFramesTest {
           int status = wcs.get(i).status();
           if (i < firstFailure && status != WcStatus.SUCCESS.code()) {
             firstFailure = i;
-            assertEquals(victim, i % regions, "round " + round + ": first failure is wr " + i + " with " + WcStatus.of(status));
+            assertEquals(
+                victim,
+                i % regions,
+                "round " + round + ": first failure is wr " + i + " with " + WcStatus.of(status));
             assertEquals(WcStatus.LOC_PROT_ERR.code(), status, "round " + round + " wr " + i);
           } else if (i > firstFailure) {
             assertEquals(WcStatus.WR_FLUSH_ERR.code(), status, "round " + round + " wr " + i);
@@ -203,8 +265,12 @@ class CoalescedFramesTest {
           byte want = (byte) (i % regions + 1);
           for (int k = 0; k < size; k += 257) {
             byte got = DirectMemory.getByte(target + off + k);
-            assertTrue(got != sentinel, "round " + round + ": closed source memory reached wr " + i + " at " + k);
-            assertTrue(got == want || (got == 0 && i >= firstFailure), "round " + round + " wr " + i + " byte " + k);
+            assertTrue(
+                got != sentinel,
+                "round " + round + ": closed source memory reached wr " + i + " at " + k);
+            assertTrue(
+                got == want || (got == 0 && i >= firstFailure),
+                "round " + round + " wr " + i + " byte " + k);
           }
         }
         for (int r = 0; r < regions; r++) {
@@ -230,9 +296,19 @@ class CoalescedFramesTest {
     }
   }
 
-  /** Checks the WRs whose {@code reads} flag equals {@code read}: copied bytes equal, bytes between untouched. */
-  private static void assertLanded(long source, long target, long[] offsets, int[] lengths, boolean[] reads,
-      boolean read, int n, int round) {
+  /**
+   * Checks the WRs whose {@code reads} flag equals {@code read}: copied bytes equal, bytes between
+   * untouched.
+   */
+  private static void assertLanded(
+      long source,
+      long target,
+      long[] offsets,
+      int[] lengths,
+      boolean[] reads,
+      boolean read,
+      int n,
+      int round) {
     long end = 0;
     for (int i = 0; i < n; i++) {
       if (reads[i] != read) {
@@ -240,10 +316,16 @@ class CoalescedFramesTest {
       }
       long off = offsets[i];
       for (long gap = end; gap < off; gap++) {
-        assertEquals(0, DirectMemory.getByte(target + gap), "round " + round + ": gap byte at " + gap + " written");
+        assertEquals(
+            0,
+            DirectMemory.getByte(target + gap),
+            "round " + round + ": gap byte at " + gap + " written");
       }
-      int k = DirectMemory.wrap(source + off, lengths[i]).mismatch(DirectMemory.wrap(target + off, lengths[i]));
-      assertEquals(-1, k, "round " + round + ": wr " + i + " (" + lengths[i] + " B) differs at byte " + k);
+      int k =
+          DirectMemory.wrap(source + off, lengths[i])
+              .mismatch(DirectMemory.wrap(target + off, lengths[i]));
+      assertEquals(
+          -1, k, "round " + round + ": wr " + i + " (" + lengths[i] + " B) differs at byte " + k);
       end = off + lengths[i];
     }
   }

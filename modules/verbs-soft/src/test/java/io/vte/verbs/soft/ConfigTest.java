@@ -25,7 +25,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The provider's configuration: defaults, typed errors for bad settings, and the documented knobs. */
+/**
+ * The provider's configuration: defaults, typed errors for bad settings, and the documented knobs.
+ */
 class ConfigTest {
 
   @Test
@@ -33,29 +35,37 @@ class ConfigTest {
     try (VerbsProvider p = VerbsProviders.create("soft", Map.of())) {
       assertTrue(p.isAvailable());
       List<DeviceInfo> devices = p.devices();
-      assertEquals(List.of("soft0", "soft1", "soft2", "soft3"), devices.stream().map(DeviceInfo::name).toList());
-      assertEquals("127.0.0.3", devices.get(2).ports().get(0).gid().toInetAddress().getHostAddress());
+      assertEquals(
+          List.of("soft0", "soft1", "soft2", "soft3"),
+          devices.stream().map(DeviceInfo::name).toList());
+      assertEquals(
+          "127.0.0.3", devices.get(2).ports().get(0).gid().toInetAddress().getHostAddress());
       VerbsContext c = p.open("soft2");
       assertTrue(c.queryPort(1).lid() > 0, "opened: the LID is the bound TCP port");
-      assertEquals(VerbsError.BUSY, assertThrows(VerbsException.class, () -> p.open("soft2")).error());
-      assertEquals(VerbsError.NO_DEVICE, assertThrows(VerbsException.class, () -> p.open("mlx5_0")).error());
+      assertEquals(
+          VerbsError.BUSY, assertThrows(VerbsException.class, () -> p.open("soft2")).error());
+      assertEquals(
+          VerbsError.NO_DEVICE, assertThrows(VerbsException.class, () -> p.open("mlx5_0")).error());
     }
   }
 
   @Test
   void badSettingsAreTypedErrorsNamingTheValue() {
-    List<Map<String, Object>> bad = List.of(
-        Map.of("colour", "blue"),
-        Map.of("mtu", 1000),
-        Map.of("nicSpinMicros", -1),
-        Map.of("maxMessageBytes", "lots"),
-        Map.of("devices", "soft0"),
-        Map.of("devices", List.of(Map.of("name", "a", "host", "127.0.0.1", "port", 70000))),
-        Map.of("devices", List.of(Map.of("name", "a"), Map.of("name", "a"))));
+    List<Map<String, Object>> bad =
+        List.of(
+            Map.of("colour", "blue"),
+            Map.of("mtu", 1000),
+            Map.of("nicSpinMicros", -1),
+            Map.of("maxMessageBytes", "lots"),
+            Map.of("devices", "soft0"),
+            Map.of("devices", List.of(Map.of("name", "a", "host", "127.0.0.1", "port", 70000))),
+            Map.of("devices", List.of(Map.of("name", "a"), Map.of("name", "a"))));
     List<String> named = List.of("colour", "1000", "-1", "lots", "soft0", "70000", "'a'");
     for (int i = 0; i < bad.size(); i++) {
       Map<String, Object> config = bad.get(i);
-      VerbsException e = assertThrows(VerbsException.class, () -> VerbsProviders.create("soft", config), config.toString());
+      VerbsException e =
+          assertThrows(
+              VerbsException.class, () -> VerbsProviders.create("soft", config), config.toString());
       assertEquals(VerbsError.INVALID_ARGUMENT, e.error());
       assertTrue(e.getMessage().contains(named.get(i)), e.getMessage());
     }
@@ -63,8 +73,16 @@ class ConfigTest {
 
   @Test
   void aBusyPollingNicMovesDataCorrectly() {
-    try (VerbsProvider p = VerbsProviders.create("soft", Map.of("nicSpinMicros", 200, "devices", List.of(
-        Map.of("name", "x", "host", "127.0.0.1", "port", 0), Map.of("name", "y", "host", "127.0.0.1", "port", 0))))) {
+    try (VerbsProvider p =
+        VerbsProviders.create(
+            "soft",
+            Map.of(
+                "nicSpinMicros",
+                200,
+                "devices",
+                List.of(
+                    Map.of("name", "x", "host", "127.0.0.1", "port", 0),
+                    Map.of("name", "y", "host", "127.0.0.1", "port", 0))))) {
       VerbsContext x = p.open("x");
       VerbsContext y = p.open("y");
       CompletionQueue cq = x.createCq(64);
@@ -82,9 +100,18 @@ class ConfigTest {
       for (int i = 0; i < 200; i++) {
         src.putInt(0, i);
         wr.clear();
-        wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, ms.address(), 8 + i * 100, ms.lkey(), md.address(), md.rkey());
+        wr.add(
+            i,
+            WrOpcode.RDMA_WRITE,
+            WrFlags.SIGNALED,
+            ms.address(),
+            8 + i * 100,
+            ms.lkey(),
+            md.address(),
+            md.rkey());
         assertEquals(PostStatus.OK, a.postSend(wr));
-        assertEquals(WcStatus.SUCCESS.code(), Fabric.await(cq, 1, Duration.ofSeconds(20)).get(0).status());
+        assertEquals(
+            WcStatus.SUCCESS.code(), Fabric.await(cq, 1, Duration.ofSeconds(20)).get(0).status());
         assertEquals(i, dst.getInt(0));
       }
     }

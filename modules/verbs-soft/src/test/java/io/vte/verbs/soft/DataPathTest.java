@@ -80,10 +80,24 @@ class DataPathTest {
       int srcOff = rnd.nextInt(REGION - size + 1);
       int dstOff = rnd.nextInt(REGION - size + 1);
       wr.clear();
-      wr.add(size, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, mSrc.address() + srcOff, size, mSrc.lkey(),
-          mDst.address() + dstOff, mDst.rkey());
-      wr.add(-size, WrOpcode.RDMA_READ, WrFlags.SIGNALED, mBack.address() + dstOff, size, mBack.lkey(),
-          mDst.address() + dstOff, mDst.rkey());
+      wr.add(
+          size,
+          WrOpcode.RDMA_WRITE,
+          WrFlags.SIGNALED,
+          mSrc.address() + srcOff,
+          size,
+          mSrc.lkey(),
+          mDst.address() + dstOff,
+          mDst.rkey());
+      wr.add(
+          -size,
+          WrOpcode.RDMA_READ,
+          WrFlags.SIGNALED,
+          mBack.address() + dstOff,
+          size,
+          mBack.lkey(),
+          mDst.address() + dstOff,
+          mDst.rkey());
       assertEquals(PostStatus.OK, a.postSend(wr));
       List<Fabric.Wc> wcs = Fabric.await(cqA, 2, DEADLINE);
       assertEquals(WcStatus.SUCCESS.code(), wcs.get(0).status(), "write of " + size);
@@ -108,8 +122,15 @@ class DataPathTest {
       }
       wr.clear();
       for (int i = 0; i < 32; i++) {
-        wr.add(round * 100 + i, WrOpcode.RDMA_WRITE, i == 31 ? WrFlags.SIGNALED : WrFlags.NONE, mSrc.address(), 4096,
-            mSrc.lkey(), mDst.address() + 4096L * i, mDst.rkey());
+        wr.add(
+            round * 100 + i,
+            WrOpcode.RDMA_WRITE,
+            i == 31 ? WrFlags.SIGNALED : WrFlags.NONE,
+            mSrc.address(),
+            4096,
+            mSrc.lkey(),
+            mDst.address() + 4096L * i,
+            mDst.rkey());
       }
       assertEquals(PostStatus.OK, a.postSend(wr));
       List<Fabric.Wc> wcs = Fabric.await(cqA, 1, DEADLINE);
@@ -135,7 +156,16 @@ class DataPathTest {
     assertEquals(PostStatus.OK, b.postRecv(r));
     WorkRequestBatch s = WorkRequestBatch.allocate(2);
     s.add(1, WrOpcode.SEND, WrFlags.SIGNALED, mSrc.address(), 1000, mSrc.lkey(), 0, 0);
-    s.add(2, WrOpcode.SEND_WITH_IMM, WrFlags.SIGNALED | WrFlags.INLINE, mSrc.address() + 5000, 64, 0, 0, 0, 0xCAFE);
+    s.add(
+        2,
+        WrOpcode.SEND_WITH_IMM,
+        WrFlags.SIGNALED | WrFlags.INLINE,
+        mSrc.address() + 5000,
+        64,
+        0,
+        0,
+        0,
+        0xCAFE);
     assertEquals(PostStatus.OK, a.postSend(s));
     List<Fabric.Wc> sent = Fabric.await(cqA, 2, DEADLINE);
     assertEquals(WcOpcode.SEND, sent.get(0).opcode());
@@ -158,11 +188,21 @@ class DataPathTest {
     r.add(7, WrOpcode.RECV, 0, 0, 0, 0, 0, 0);
     assertEquals(PostStatus.OK, b.postRecv(r));
     WorkRequestBatch s = WorkRequestBatch.allocate(1);
-    s.add(3, WrOpcode.RDMA_WRITE_WITH_IMM, WrFlags.SIGNALED, mSrc.address(), 8192, mSrc.lkey(), mDst.address(),
-        mDst.rkey(), 77);
+    s.add(
+        3,
+        WrOpcode.RDMA_WRITE_WITH_IMM,
+        WrFlags.SIGNALED,
+        mSrc.address(),
+        8192,
+        mSrc.lkey(),
+        mDst.address(),
+        mDst.rkey(),
+        77);
     assertEquals(PostStatus.OK, a.postSend(s));
     assertEquals(WcStatus.SUCCESS.code(), Fabric.await(cqA, 1, DEADLINE).get(0).status());
-    assertEquals(new Fabric.Wc(7, 0, WcOpcode.RECV_RDMA_WITH_IMM, 8192, b.qpNum(), 77), Fabric.await(cqB, 1, DEADLINE).get(0));
+    assertEquals(
+        new Fabric.Wc(7, 0, WcOpcode.RECV_RDMA_WITH_IMM, 8192, b.qpNum(), 77),
+        Fabric.await(cqB, 1, DEADLINE).get(0));
     assertEquals(crc(src, 0, 8192), crc(dst, 0, 8192));
   }
 
@@ -176,9 +216,20 @@ class DataPathTest {
     for (int round = 0; round < 5; round++) {
       src.putLong(0, 1000 + round);
       wr.clear();
-      wr.add(round, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, ms.address(), 8, ms.lkey(), md.address(), md.rkey());
+      wr.add(
+          round,
+          WrOpcode.RDMA_WRITE,
+          WrFlags.SIGNALED,
+          ms.address(),
+          8,
+          ms.lkey(),
+          md.address(),
+          md.rkey());
       assertEquals(PostStatus.OK, a.postSend(wr));
-      assertEquals(WcStatus.SUCCESS.code(), Fabric.await(cqA, 1, DEADLINE).get(0).status(), "round " + round);
+      assertEquals(
+          WcStatus.SUCCESS.code(),
+          Fabric.await(cqA, 1, DEADLINE).get(0).status(),
+          "round " + round);
       assertEquals(1000 + round, dst.getLong(0));
       if (round % 2 == 0) {
         a.toError(); // an error first: its (empty) flush must not leak into the next connection
@@ -208,15 +259,26 @@ class DataPathTest {
       MemoryRegion ms = g.pd(0).registerMemory(src, AccessFlags.LOCAL_WRITE);
       MemoryRegion md = g.pd(1).registerMemory(dst, AccessFlags.ALL_REMOTE);
       WorkRequestBatch wr = WorkRequestBatch.allocate(1);
-      wr.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, ms.address(), 8, ms.lkey(), md.address(), md.rkey());
-      assertEquals(PostStatus.OK, x.postSend(wr)); // the peer QP is still in RESET: its NIC refuses the connection
+      wr.add(
+          1,
+          WrOpcode.RDMA_WRITE,
+          WrFlags.SIGNALED,
+          ms.address(),
+          8,
+          ms.lkey(),
+          md.address(),
+          md.rkey());
+      assertEquals(
+          PostStatus.OK,
+          x.postSend(wr)); // the peer QP is still in RESET: its NIC refuses the connection
       Fabric.assertQuiet(qa, Duration.ofMillis(30));
       long t0 = System.nanoTime();
       y.toInit(1, AccessFlags.ALL_REMOTE);
       y.toRtr(new io.vte.verbs.QpPeer(x.qpNum(), px.lid(), px.gid(), 0), 4096);
       assertEquals(WcStatus.SUCCESS.code(), Fabric.await(qa, 1, DEADLINE).get(0).status());
       long ms2 = (System.nanoTime() - t0) / 1_000_000;
-      org.junit.jupiter.api.Assertions.assertTrue(ms2 < 2000, "reconnected after " + ms2 + " ms, not after a timeout");
+      org.junit.jupiter.api.Assertions.assertTrue(
+          ms2 < 2000, "reconnected after " + ms2 + " ms, not after a timeout");
       assertEquals(42, dst.getLong(0));
     }
   }
@@ -228,7 +290,8 @@ class DataPathTest {
       CompletionQueue qb = g.ctx(1).createCq(8);
       QueuePair x = g.qp(0, qa, 4);
       QueuePair y = g.qp(1, qb, 4);
-      Fabric.connect(x, g.ctx(0), y, g.ctx(1), new RtsAttributes(0, 15, 2, 7)); // rnrRetry 7 = forever
+      Fabric.connect(
+          x, g.ctx(0), y, g.ctx(1), new RtsAttributes(0, 15, 2, 7)); // rnrRetry 7 = forever
       ByteBuffer buf = ByteBuffer.allocateDirect(64);
       buf.putLong(0, 0x1122334455667788L);
       MemoryRegion mx = g.pd(0).registerMemory(buf, AccessFlags.LOCAL_WRITE);
@@ -237,7 +300,8 @@ class DataPathTest {
       WorkRequestBatch s = WorkRequestBatch.allocate(1);
       s.add(1, WrOpcode.SEND, WrFlags.SIGNALED, mx.address(), 8, mx.lkey(), 0, 0);
       assertEquals(PostStatus.OK, x.postSend(s));
-      Fabric.assertQuiet(qa, Duration.ofMillis(400)); // RNR keeps it pending beyond timeout x retries
+      Fabric.assertQuiet(
+          qa, Duration.ofMillis(400)); // RNR keeps it pending beyond timeout x retries
       WorkRequestBatch r = WorkRequestBatch.allocate(1);
       r.add(2, WrOpcode.RECV, 0, my.address(), 64, my.lkey(), 0, 0);
       assertEquals(PostStatus.OK, y.postRecv(r));
@@ -262,9 +326,10 @@ class DataPathTest {
   }
 
   /**
-   * The requester finds a WR's local region closed while the SEND before it waits out RNR NAKs: every go-back
-   * resends the SEND (a stale local error once kept the go-back from sending anything, so the SEND timed out),
-   * and once a RECV is posted the SEND succeeds and the bad WR fails on its own.
+   * The requester finds a WR's local region closed while the SEND before it waits out RNR NAKs:
+   * every go-back resends the SEND (a stale local error once kept the go-back from sending
+   * anything, so the SEND timed out), and once a RECV is posted the SEND succeeds and the bad WR
+   * fails on its own.
    */
   @Test
   void aLocalErrorFoundBeforeAnRnrGoBackStillLetsTheEarlierSendCompleteOnceAReceiveIsPosted() {
@@ -273,14 +338,20 @@ class DataPathTest {
       CompletionQueue qb = g.ctx(1).createCq(8);
       QueuePair x = g.qp(0, qa, 4);
       QueuePair y = g.qp(1, qb, 4);
-      Fabric.connect(x, g.ctx(0), y, g.ctx(1), new RtsAttributes(0, 15, 2, 7)); // RNR forever; 3 x 134 ms timeout
+      Fabric.connect(
+          x,
+          g.ctx(0),
+          y,
+          g.ctx(1),
+          new RtsAttributes(0, 15, 2, 7)); // RNR forever; 3 x 134 ms timeout
       ByteBuffer buf = ByteBuffer.allocateDirect(64);
       buf.putLong(0, 0x0102030405060708L);
       MemoryRegion mx = g.pd(0).registerMemory(buf, AccessFlags.LOCAL_WRITE);
       ByteBuffer in = ByteBuffer.allocateDirect(64);
       MemoryRegion my = g.pd(1).registerMemory(in, AccessFlags.ALL_REMOTE);
       assertEquals(PostStatus.OK, x.postSend(sendThenClosedSource(g, mx, my)));
-      // longer than timeout x retries: only the resent SENDs (each RNR-NAKed) keep the requester alive
+      // longer than timeout x retries: only the resent SENDs (each RNR-NAKed) keep the requester
+      // alive
       Fabric.assertQuiet(qa, Duration.ofMillis(600));
       WorkRequestBatch r = WorkRequestBatch.allocate(1);
       r.add(9, WrOpcode.RECV, 0, my.address(), 64, my.lkey(), 0, 0);
@@ -294,7 +365,10 @@ class DataPathTest {
     }
   }
 
-  /** The same with one RNR retry: the resent SEND meets the second RNR NAK and fails with RNR_RETRY_EXC_ERR. */
+  /**
+   * The same with one RNR retry: the resent SEND meets the second RNR NAK and fails with
+   * RNR_RETRY_EXC_ERR.
+   */
   @Test
   void aLocalErrorFoundBeforeAnRnrGoBackLeavesTheEarlierSendToFailOnItsOwnRnrRetries() {
     try (Fabric g = new Fabric(2)) {
@@ -302,8 +376,10 @@ class DataPathTest {
       QueuePair x = g.qp(0, qa, 4);
       QueuePair y = g.qp(1, g.ctx(1).createCq(8), 4);
       Fabric.connect(x, g.ctx(0), y, g.ctx(1), new RtsAttributes(0, 19, 3, 1));
-      MemoryRegion mx = g.pd(0).registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
-      MemoryRegion my = g.pd(1).registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.ALL_REMOTE);
+      MemoryRegion mx =
+          g.pd(0).registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
+      MemoryRegion my =
+          g.pd(1).registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.ALL_REMOTE);
       assertEquals(PostStatus.OK, x.postSend(sendThenClosedSource(g, mx, my)));
       List<Fabric.Wc> wcs = Fabric.await(qa, 3, DEADLINE);
       assertEquals(WcStatus.RNR_RETRY_EXC_ERR.code(), wcs.get(0).status(), wcs.toString());
@@ -312,13 +388,26 @@ class DataPathTest {
     }
   }
 
-  /** A SEND (no RECV waits for it), an RDMA WRITE from a region closed before the post, another SEND. */
-  private static WorkRequestBatch sendThenClosedSource(Fabric g, MemoryRegion src, MemoryRegion dst) {
-    MemoryRegion gone = g.pd(0).registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
+  /**
+   * A SEND (no RECV waits for it), an RDMA WRITE from a region closed before the post, another
+   * SEND.
+   */
+  private static WorkRequestBatch sendThenClosedSource(
+      Fabric g, MemoryRegion src, MemoryRegion dst) {
+    MemoryRegion gone =
+        g.pd(0).registerMemory(ByteBuffer.allocateDirect(64), AccessFlags.LOCAL_WRITE);
     gone.close();
     WorkRequestBatch s = WorkRequestBatch.allocate(3);
     s.add(1, WrOpcode.SEND, WrFlags.SIGNALED, src.address(), 8, src.lkey(), 0, 0);
-    s.add(2, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, src.address(), 8, gone.lkey(), dst.address(), dst.rkey());
+    s.add(
+        2,
+        WrOpcode.RDMA_WRITE,
+        WrFlags.SIGNALED,
+        src.address(),
+        8,
+        gone.lkey(),
+        dst.address(),
+        dst.rkey());
     s.add(3, WrOpcode.SEND, WrFlags.SIGNALED, src.address(), 8, src.lkey(), 0, 0);
     return s;
   }

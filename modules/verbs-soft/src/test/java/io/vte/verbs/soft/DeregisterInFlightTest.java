@@ -21,10 +21,10 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * A memory region closed while a payload streams into or out of it: once {@code close()} returns, the
- * NIC no longer touches its memory (checked with a sentinel written right after close, and with memory
- * freed right after close), and the work request fails as on an HCA (REM_ACCESS_ERR for the remote
- * target, LOC_PROT_ERR for the local one) unless it had already finished.
+ * A memory region closed while a payload streams into or out of it: once {@code close()} returns,
+ * the NIC no longer touches its memory (checked with a sentinel written right after close, and with
+ * memory freed right after close), and the work request fails as on an HCA (REM_ACCESS_ERR for the
+ * remote target, LOC_PROT_ERR for the local one) unless it had already finished.
  */
 class DeregisterInFlightTest {
 
@@ -35,7 +35,10 @@ class DeregisterInFlightTest {
   private static final int MAX_ROUNDS = 20;
   private static final int MID_PAYLOAD_WANTED = 3;
 
-  /** Which region of a 64 MiB transfer a round closes: the target (written by the NIC) or the source (read). */
+  /**
+   * Which region of a 64 MiB transfer a round closes: the target (written by the NIC) or the source
+   * (read).
+   */
   private enum Closed {
     REMOTE_WRITE_TARGET(WrOpcode.RDMA_WRITE, true),
     LOCAL_READ_TARGET(WrOpcode.RDMA_READ, true),
@@ -51,7 +54,10 @@ class DeregisterInFlightTest {
     }
   }
 
-  /** A requester QP on device 0 and its responder on device 1, connected with the loaded-machine timeouts. */
+  /**
+   * A requester QP on device 0 and its responder on device 1, connected with the loaded-machine
+   * timeouts.
+   */
   private record BigPair(CompletionQueue cqA, CompletionQueue cqB, QueuePair a, QueuePair b) {
     static BigPair open(Fabric f) {
       CompletionQueue cqA = f.ctx(0).createCq(16);
@@ -71,17 +77,20 @@ class DeregisterInFlightTest {
   }
 
   @Test
-  void remoteWriteTargetClosedMidPayloadIsNotWrittenAfterCloseAndTheWriteFailsWithRemoteAccessError() {
+  void
+      remoteWriteTargetClosedMidPayloadIsNotWrittenAfterCloseAndTheWriteFailsWithRemoteAccessError() {
     assertMidPayloadClosesAreSafe(Closed.REMOTE_WRITE_TARGET, WcStatus.REM_ACCESS_ERR);
   }
 
   @Test
-  void localReadTargetClosedMidPayloadIsNotWrittenAfterCloseAndTheReadFailsWithLocalProtectionError() {
+  void
+      localReadTargetClosedMidPayloadIsNotWrittenAfterCloseAndTheReadFailsWithLocalProtectionError() {
     assertMidPayloadClosesAreSafe(Closed.LOCAL_READ_TARGET, WcStatus.LOC_PROT_ERR);
   }
 
   @Test
-  void localWriteSourceClosedMidPayloadIsNotReadAfterCloseAndTheWriteFailsWithLocalProtectionError() {
+  void
+      localWriteSourceClosedMidPayloadIsNotReadAfterCloseAndTheWriteFailsWithLocalProtectionError() {
     assertMidPayloadClosesAreSafe(Closed.LOCAL_WRITE_SOURCE, WcStatus.LOC_PROT_ERR);
   }
 
@@ -91,10 +100,11 @@ class DeregisterInFlightTest {
   }
 
   /**
-   * Rounds of one 64 MiB transfer between raw regions; as soon as the target's first byte changed, one of
-   * them is closed and overwritten with a sentinel. A closed target must keep the sentinel; a closed
-   * source's sentinel must never reach the target. The WR must end in {@code midPayloadStatus} (or SUCCESS
-   * when it beat the close), until {@link #MID_PAYLOAD_WANTED} rounds caught it mid-payload.
+   * Rounds of one 64 MiB transfer between raw regions; as soon as the target's first byte changed,
+   * one of them is closed and overwritten with a sentinel. A closed target must keep the sentinel;
+   * a closed source's sentinel must never reach the target. The WR must end in {@code
+   * midPayloadStatus} (or SUCCESS when it beat the close), until {@link #MID_PAYLOAD_WANTED} rounds
+   * caught it mid-payload.
    */
   private static void assertMidPayloadClosesAreSafe(Closed closed, WcStatus midPayloadStatus) {
     long source = DirectMemory.allocate(BIG);
@@ -113,9 +123,18 @@ class DeregisterInFlightTest {
         MemoryRegion dst = f.pd(1 - sourceDev).registerMemory(target, BIG, AccessFlags.ALL_REMOTE);
         WorkRequestBatch wr = WorkRequestBatch.allocate(1);
         if (write) {
-          wr.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, source, BIG, src.lkey(), target, dst.rkey());
+          wr.add(
+              1,
+              WrOpcode.RDMA_WRITE,
+              WrFlags.SIGNALED,
+              source,
+              BIG,
+              src.lkey(),
+              target,
+              dst.rkey());
         } else {
-          wr.add(1, WrOpcode.RDMA_READ, WrFlags.SIGNALED, target, BIG, dst.lkey(), source, src.rkey());
+          wr.add(
+              1, WrOpcode.RDMA_READ, WrFlags.SIGNALED, target, BIG, dst.lkey(), source, src.rkey());
         }
         assertEquals(PostStatus.OK, p.a().postSend(wr));
         awaitFirstByteLanded(target);
@@ -126,7 +145,8 @@ class DeregisterInFlightTest {
 
         List<Fabric.Wc> wcs = Fabric.await(p.cqA(), 1, DEADLINE);
         int status = wcs.get(0).status();
-        assertTrue(status == WcStatus.SUCCESS.code() || status == midPayloadStatus.code(),
+        assertTrue(
+            status == WcStatus.SUCCESS.code() || status == midPayloadStatus.code(),
             "round " + rounds + ": status " + WcStatus.of(status));
         if (status == midPayloadStatus.code()) {
           midPayload++;
@@ -139,7 +159,8 @@ class DeregisterInFlightTest {
         p.close();
         (closed.target ? src : dst).close();
       }
-      assertTrue(midPayload >= MID_PAYLOAD_WANTED,
+      assertTrue(
+          midPayload >= MID_PAYLOAD_WANTED,
           "only " + midPayload + " of " + rounds + " rounds closed the region mid-payload");
     } finally {
       DirectMemory.free(source);
@@ -148,11 +169,12 @@ class DeregisterInFlightTest {
   }
 
   /**
-   * The race the many-rounds test below met once in 50 READ rounds under load, made deterministic: a READ's
-   * source closes while its response streams (so the responder aborts that stream), and a second READ reaches
-   * the responder after the close (so it is refused and the responder QP goes to ERR). The refusal's NAK was
-   * queued behind the aborted stream and lost with it, and the responder in ERR refused the requester's
-   * reconnect: the READs ended in RETRY_EXC_ERR at the ACK timeout instead of REM_ACCESS_ERR.
+   * The race the many-rounds test below met once in 50 READ rounds under load, made deterministic:
+   * a READ's source closes while its response streams (so the responder aborts that stream), and a
+   * second READ reaches the responder after the close (so it is refused and the responder QP goes
+   * to ERR). The refusal's NAK was queued behind the aborted stream and lost with it, and the
+   * responder in ERR refused the requester's reconnect: the READs ended in RETRY_EXC_ERR at the ACK
+   * timeout instead of REM_ACCESS_ERR.
    */
   @Test
   void aReadRefusedWhileAnEarlierResponseAbortsStillEndsInRemoteAccessErrorNotAQpTimeout() {
@@ -166,22 +188,27 @@ class DeregisterInFlightTest {
         MemoryRegion src = f.pd(1).registerMemory(source, BIG, AccessFlags.ALL_REMOTE);
         MemoryRegion dst = f.pd(0).registerMemory(target, BIG, AccessFlags.ALL_REMOTE);
         WorkRequestBatch big = WorkRequestBatch.allocate(1);
-        big.add(1, WrOpcode.RDMA_READ, WrFlags.SIGNALED, target, BIG, dst.lkey(), source, src.rkey());
+        big.add(
+            1, WrOpcode.RDMA_READ, WrFlags.SIGNALED, target, BIG, dst.lkey(), source, src.rkey());
         assertEquals(PostStatus.OK, p.a().postSend(big));
         awaitFirstByteLanded(target);
         src.close();
         WorkRequestBatch late = WorkRequestBatch.allocate(1);
-        late.add(2, WrOpcode.RDMA_READ, WrFlags.SIGNALED, target, 4096, dst.lkey(), source, src.rkey());
+        late.add(
+            2, WrOpcode.RDMA_READ, WrFlags.SIGNALED, target, 4096, dst.lkey(), source, src.rkey());
         assertEquals(PostStatus.OK, p.a().postSend(late));
 
         List<Fabric.Wc> wcs = Fabric.await(p.cqA(), 2, DEADLINE);
         for (Fabric.Wc wc : wcs) {
           int status = wc.status();
-          assertTrue(status == WcStatus.SUCCESS.code() || status == WcStatus.REM_ACCESS_ERR.code()
-              || status == WcStatus.WR_FLUSH_ERR.code(), "round " + round + ": wr " + wc.wrId() + " status "
-              + WcStatus.of(status));
+          assertTrue(
+              status == WcStatus.SUCCESS.code()
+                  || status == WcStatus.REM_ACCESS_ERR.code()
+                  || status == WcStatus.WR_FLUSH_ERR.code(),
+              "round " + round + ": wr " + wc.wrId() + " status " + WcStatus.of(status));
         }
-        assertTrue(wcs.stream().anyMatch(wc -> wc.status() == WcStatus.REM_ACCESS_ERR.code()),
+        assertTrue(
+            wcs.stream().anyMatch(wc -> wc.status() == WcStatus.REM_ACCESS_ERR.code()),
             "round " + round + ": no REM_ACCESS_ERR in " + wcs);
         p.close();
         dst.close();
@@ -192,17 +219,22 @@ class DeregisterInFlightTest {
     }
   }
 
-  /** @throws AssertionError when a byte of the target came from a source closed before it was sent */
+  /**
+   * @throws AssertionError when a byte of the target came from a source closed before it was sent
+   */
   private static void assertNoSentinel(long target, int round) {
     ByteBuffer view = DirectMemory.wrap(target, BIG);
     for (int i = 0; i < BIG; i++) {
       if (view.get(i) == SENTINEL) {
-        throw new AssertionError("round " + round + ": source memory read after close returned, landed at offset " + i);
+        throw new AssertionError(
+            "round " + round + ": source memory read after close returned, landed at offset " + i);
       }
     }
   }
 
-  /** Spins (the transfer takes milliseconds) until the payload's first byte is in, or the deadline. */
+  /**
+   * Spins (the transfer takes milliseconds) until the payload's first byte is in, or the deadline.
+   */
   private static void awaitFirstByteLanded(long target) {
     long end = System.nanoTime() + DEADLINE.toNanos();
     while (DirectMemory.getByte(target) != PATTERN) {
@@ -219,14 +251,24 @@ class DeregisterInFlightTest {
     for (int i = 0; i < length; i += Long.BYTES) {
       long v = view.getLong(i);
       if (v != expected) {
-        throw new AssertionError("round " + round + ": memory at offset " + i + " changed after close returned: 0x"
-            + Long.toHexString(v));
+        throw new AssertionError(
+            "round "
+                + round
+                + ": memory at offset "
+                + i
+                + " changed after close returned: 0x"
+                + Long.toHexString(v));
       }
     }
   }
 
   /** Which region a racing round closes and frees. */
-  private enum Victim { REMOTE_WRITE_TARGET, REMOTE_READ_SOURCE, LOCAL_WRITE_SOURCE, LOCAL_READ_TARGET }
+  private enum Victim {
+    REMOTE_WRITE_TARGET,
+    REMOTE_READ_SOURCE,
+    LOCAL_WRITE_SOURCE,
+    LOCAL_READ_TARGET
+  }
 
   @Test
   void manyRoundsOfCloseRacingSmallFramesWithTheMemoryFreedRightAfterNeverCrashOrHang() {
@@ -234,8 +276,12 @@ class DeregisterInFlightTest {
     int wrs = 16;
     int[] sizes = {4096, 64 * 1024};
     int region = wrs * sizes[1];
-    Set<Integer> allowed = Set.of(WcStatus.SUCCESS.code(), WcStatus.REM_ACCESS_ERR.code(),
-        WcStatus.LOC_PROT_ERR.code(), WcStatus.WR_FLUSH_ERR.code());
+    Set<Integer> allowed =
+        Set.of(
+            WcStatus.SUCCESS.code(),
+            WcStatus.REM_ACCESS_ERR.code(),
+            WcStatus.LOC_PROT_ERR.code(),
+            WcStatus.WR_FLUSH_ERR.code());
     SplittableRandom random = new SplittableRandom(42);
     long stable = DirectMemory.allocate(region);
     int failedRounds = 0;
@@ -243,11 +289,13 @@ class DeregisterInFlightTest {
       DirectMemory.fill(stable, region, PATTERN);
       for (int round = 0; round < rounds; round++) {
         Victim victim = Victim.values()[round % Victim.values().length];
-        int victimDev = victim == Victim.REMOTE_WRITE_TARGET || victim == Victim.REMOTE_READ_SOURCE ? 1 : 0;
+        int victimDev =
+            victim == Victim.REMOTE_WRITE_TARGET || victim == Victim.REMOTE_READ_SOURCE ? 1 : 0;
         long raw = DirectMemory.allocate(region);
         DirectMemory.fill(raw, region, (byte) 0);
         MemoryRegion doomed = f.pd(victimDev).registerMemory(raw, region, AccessFlags.ALL_REMOTE);
-        MemoryRegion kept = f.pd(1 - victimDev).registerMemory(stable, region, AccessFlags.ALL_REMOTE);
+        MemoryRegion kept =
+            f.pd(1 - victimDev).registerMemory(stable, region, AccessFlags.ALL_REMOTE);
         CompletionQueue cqA = f.ctx(0).createCq(2 * wrs);
         CompletionQueue cqB = f.ctx(1).createCq(2 * wrs);
         QueuePair a = f.qp(0, cqA, wrs);
@@ -258,14 +306,46 @@ class DeregisterInFlightTest {
           int len = sizes[i % sizes.length];
           long off = (long) i * sizes[1];
           switch (victim) {
-            case REMOTE_WRITE_TARGET -> wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, stable + off, len, kept.lkey(),
-                raw + off, doomed.rkey());
-            case REMOTE_READ_SOURCE -> wr.add(i, WrOpcode.RDMA_READ, WrFlags.SIGNALED, stable + off, len, kept.lkey(),
-                raw + off, doomed.rkey());
-            case LOCAL_WRITE_SOURCE -> wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, raw + off, len, doomed.lkey(),
-                stable + off, kept.rkey());
-            default -> wr.add(i, WrOpcode.RDMA_READ, WrFlags.SIGNALED, raw + off, len, doomed.lkey(), stable + off,
-                kept.rkey());
+            case REMOTE_WRITE_TARGET ->
+                wr.add(
+                    i,
+                    WrOpcode.RDMA_WRITE,
+                    WrFlags.SIGNALED,
+                    stable + off,
+                    len,
+                    kept.lkey(),
+                    raw + off,
+                    doomed.rkey());
+            case REMOTE_READ_SOURCE ->
+                wr.add(
+                    i,
+                    WrOpcode.RDMA_READ,
+                    WrFlags.SIGNALED,
+                    stable + off,
+                    len,
+                    kept.lkey(),
+                    raw + off,
+                    doomed.rkey());
+            case LOCAL_WRITE_SOURCE ->
+                wr.add(
+                    i,
+                    WrOpcode.RDMA_WRITE,
+                    WrFlags.SIGNALED,
+                    raw + off,
+                    len,
+                    doomed.lkey(),
+                    stable + off,
+                    kept.rkey());
+            default ->
+                wr.add(
+                    i,
+                    WrOpcode.RDMA_READ,
+                    WrFlags.SIGNALED,
+                    raw + off,
+                    len,
+                    doomed.lkey(),
+                    stable + off,
+                    kept.rkey());
           }
         }
         assertEquals(PostStatus.OK, a.postSend(wr));
@@ -275,7 +355,8 @@ class DeregisterInFlightTest {
         }
         doomed.close();
         DirectMemory.free(raw);
-        // malloc often hands the freed block straight back: a late NIC write would show in the sentinel
+        // malloc often hands the freed block straight back: a late NIC write would show in the
+        // sentinel
         long reused = DirectMemory.allocate(region);
         DirectMemory.fill(reused, region, SENTINEL);
 
@@ -284,7 +365,8 @@ class DeregisterInFlightTest {
         DirectMemory.free(reused);
         boolean failed = false;
         for (Fabric.Wc wc : wcs) {
-          assertTrue(allowed.contains(wc.status()),
+          assertTrue(
+              allowed.contains(wc.status()),
               "round " + round + " (" + victim + "): status " + WcStatus.of(wc.status()));
           failed |= wc.status() != WcStatus.SUCCESS.code();
         }
@@ -300,7 +382,8 @@ class DeregisterInFlightTest {
     } finally {
       DirectMemory.free(stable);
     }
-    // the close must have landed before the end of the transfer in some rounds, or the race was not exercised
+    // the close must have landed before the end of the transfer in some rounds, or the race was not
+    // exercised
     assertTrue(failedRounds > 0, "no round saw its region closed in flight");
   }
 }

@@ -19,7 +19,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** Test helper: a soft provider with devices, PDs, CQs and connected QP pairs, plus completion waits. */
+/**
+ * Test helper: a soft provider with devices, PDs, CQs and connected QP pairs, plus completion
+ * waits.
+ */
 final class Fabric implements AutoCloseable {
 
   /** One polled completion. */
@@ -27,6 +30,7 @@ final class Fabric implements AutoCloseable {
 
   /** Short timeouts so failure tests finish fast: 4.096us * 2^15 = 134 ms, 2 retries. */
   static final RtsAttributes FAST = new RtsAttributes(0, 15, 2, 0);
+
   /** For tests that move a lot of data on a busy machine: 4.096 us x 2^19 = 2.1 s, 3 retries. */
   static final RtsAttributes LOADED = new RtsAttributes(0, 19, 3, 0);
 
@@ -59,16 +63,16 @@ final class Fabric implements AutoCloseable {
   }
 
   /**
-   * Creates a QP of {@code depth} on device 0 completing into {@code cq}, a responder QP (depth 8, own CQ of 16) on
-   * device 1, and connects them to RTS with {@code rts}.
+   * Creates a QP of {@code depth} on device 0 completing into {@code cq}, a responder QP (depth 8,
+   * own CQ of 16) on device 1, and connects them to RTS with {@code rts}.
    */
   QpPair pair(CompletionQueue cq, int depth, RtsAttributes rts) {
     return pair(cq, depth, 16, 8, rts);
   }
 
   /**
-   * As {@link #pair(CompletionQueue, int, RtsAttributes)}, with a responder QP of {@code peerDepth} and its own CQ of
-   * {@code peerCq}.
+   * As {@link #pair(CompletionQueue, int, RtsAttributes)}, with a responder QP of {@code peerDepth}
+   * and its own CQ of {@code peerCq}.
    */
   QpPair pair(CompletionQueue cq, int depth, int peerCq, int peerDepth, RtsAttributes rts) {
     QueuePair a = qp(0, cq, depth);
@@ -77,28 +81,50 @@ final class Fabric implements AutoCloseable {
     return new QpPair(a, b);
   }
 
-  /** Registers a fresh direct buffer of {@code size} bytes on device 0 as a local (source) region. */
+  /**
+   * Registers a fresh direct buffer of {@code size} bytes on device 0 as a local (source) region.
+   */
   MemoryRegion localMr(int size) {
     return pd(0).registerMemory(ByteBuffer.allocateDirect(size), AccessFlags.LOCAL_WRITE);
   }
 
-  /** Registers a fresh direct buffer of {@code size} bytes on device 1 as a remotely accessible (target) region. */
+  /**
+   * Registers a fresh direct buffer of {@code size} bytes on device 1 as a remotely accessible
+   * (target) region.
+   */
   MemoryRegion remoteMr(int size) {
     return pd(1).registerMemory(ByteBuffer.allocateDirect(size), AccessFlags.ALL_REMOTE);
   }
 
-  /** @return {@code n} signaled RDMA WRITEs (wr ids 0..n-1) of {@code size} bytes each from {@code src} to {@code dst} */
+  /**
+   * @return {@code n} signaled RDMA WRITEs (wr ids 0..n-1) of {@code size} bytes each from {@code
+   *     src} to {@code dst}
+   */
   static WorkRequestBatch writes(int n, MemoryRegion src, MemoryRegion dst, int size) {
     WorkRequestBatch wr = WorkRequestBatch.allocate(n);
     for (int i = 0; i < n; i++) {
-      wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, src.address(), size, src.lkey(), dst.address(), dst.rkey());
+      wr.add(
+          i,
+          WrOpcode.RDMA_WRITE,
+          WrFlags.SIGNALED,
+          src.address(),
+          size,
+          src.lkey(),
+          dst.address(),
+          dst.rkey());
     }
     return wr;
   }
 
   /** Connects two QPs to RTS with the given timeout settings. */
-  static void connect(QueuePair x, VerbsContext cx, QueuePair y, VerbsContext cy, RtsAttributes rts) {
-    QueuePairs.connectInProcess(x, cx, new RtsAttributes(200, rts.timeout(), rts.retryCount(), rts.rnrRetry()), y, cy,
+  static void connect(
+      QueuePair x, VerbsContext cx, QueuePair y, VerbsContext cy, RtsAttributes rts) {
+    QueuePairs.connectInProcess(
+        x,
+        cx,
+        new RtsAttributes(200, rts.timeout(), rts.retryCount(), rts.rnrRetry()),
+        y,
+        cy,
         new RtsAttributes(100, rts.timeout(), rts.retryCount(), rts.rnrRetry()));
   }
 
@@ -110,14 +136,17 @@ final class Fabric implements AutoCloseable {
     while (out.size() < n) {
       int k = cq.poll(b);
       if (k < 0) {
-        throw new AssertionError("poll returned " + k + " after " + out.size() + " completions: " + out);
+        throw new AssertionError(
+            "poll returned " + k + " after " + out.size() + " completions: " + out);
       }
       for (int i = 0; i < k; i++) {
-        out.add(new Wc(b.wrId(i), b.status(i), b.opcode(i), b.byteLen(i), b.qpNum(i), b.immData(i)));
+        out.add(
+            new Wc(b.wrId(i), b.status(i), b.opcode(i), b.byteLen(i), b.qpNum(i), b.immData(i)));
       }
       if (k == 0) {
         if (System.nanoTime() > end) {
-          throw new AssertionError("only " + out.size() + " of " + n + " completions after " + deadline + ": " + out);
+          throw new AssertionError(
+              "only " + out.size() + " of " + n + " completions after " + deadline + ": " + out);
         }
         java.util.concurrent.locks.LockSupport.parkNanos(50_000);
       }
@@ -132,7 +161,8 @@ final class Fabric implements AutoCloseable {
     while (System.nanoTime() < end) {
       int k = cq.poll(b);
       if (k != 0) {
-        throw new AssertionError("unexpected completion(s): " + k + " status " + (k > 0 ? b.status(0) : k));
+        throw new AssertionError(
+            "unexpected completion(s): " + k + " status " + (k > 0 ? b.status(0) : k));
       }
       java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
     }

@@ -62,7 +62,8 @@ class FailureTest {
       assertEquals(WcStatus.WR_FLUSH_ERR.code(), wcs.get(1).status());
       assertEquals(WcStatus.WR_FLUSH_ERR.code(), wcs.get(2).status());
       long expected = Fabric.FAST.timeoutNanos() * Fabric.FAST.retryCount() / 1_000_000;
-      assertTrue(ms >= expected - 5, "not before timeout x retries (" + expected + " ms), took " + ms);
+      assertTrue(
+          ms >= expected - 5, "not before timeout x retries (" + expected + " ms), took " + ms);
       assertEquals(QpState.ERR, a.state());
     }
   }
@@ -70,23 +71,29 @@ class FailureTest {
   @Test
   @SuppressWarnings("try") // the silent peer is closed early on purpose, to end its acceptor
   void aPeerThatAcceptsButNeverAnswersTimesOut() throws Exception {
-    try (Fabric f = new Fabric(1); ServerSocket silent = new ServerSocket()) {
+    try (Fabric f = new Fabric(1);
+        ServerSocket silent = new ServerSocket()) {
       silent.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
       List<Socket> accepted = new CopyOnWriteArrayList<>();
-      Thread acceptor = new Thread(() -> {
-        try {
-          while (true) {
-            accepted.add(silent.accept());
-          }
-        } catch (java.io.IOException closed) {
-          // test over
-        }
-      });
+      Thread acceptor =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    accepted.add(silent.accept());
+                  }
+                } catch (java.io.IOException closed) {
+                  // test over
+                }
+              });
       acceptor.start();
       CompletionQueue cq = f.ctx(0).createCq(16);
       QueuePair a = f.qp(0, cq, 8);
       a.toInit(1, AccessFlags.ALL_REMOTE);
-      a.toRtr(new QpPeer(77, silent.getLocalPort(), Gid.fromInetAddress(InetAddress.getLoopbackAddress()), 0), 4096);
+      a.toRtr(
+          new QpPeer(
+              77, silent.getLocalPort(), Gid.fromInetAddress(InetAddress.getLoopbackAddress()), 0),
+          4096);
       a.toRts(Fabric.FAST);
       MemoryRegion src = f.localMr(4096);
       WorkRequestBatch wr = WorkRequestBatch.allocate(2);
@@ -117,13 +124,17 @@ class FailureTest {
         QueuePair a = f.pair(cq, n, Fabric.FAST).a();
         MemoryRegion src = f.localMr(1 << 20);
         MemoryRegion dst = f.remoteMr(1 << 20);
-        // every request frame waits 50 ms before it leaves, so the 64 writes take ~3 s and the port surely
-        // goes down while most are still outstanding (unthrottled, all 64 MiB can land before it does)
+        // every request frame waits 50 ms before it leaves, so the 64 writes take ~3 s and the port
+        // surely
+        // goes down while most are still outstanding (unthrottled, all 64 MiB can land before it
+        // does)
         f.provider.faults().delayFrames("soft0", 1.0, Duration.ofMillis(50).toNanos(), round);
         assertEquals(PostStatus.OK, a.postSend(Fabric.writes(n, src, dst, 1 << 20)));
-        List<Fabric.Wc> all = new ArrayList<>(Fabric.await(cq, 1, DEADLINE)); // mid-stream: some went through
+        List<Fabric.Wc> all =
+            new ArrayList<>(Fabric.await(cq, 1, DEADLINE)); // mid-stream: some went through
         f.provider.faults().portDown("soft" + side, 1);
-        Await.untilEquals("port down", DEADLINE, PortState.DOWN, () -> f.ctx(side).queryPort(1).state());
+        Await.untilEquals(
+            "port down", DEADLINE, PortState.DOWN, () -> f.ctx(side).queryPort(1).state());
         Map<Long, Integer> seen = new HashMap<>();
         all.addAll(Fabric.await(cq, n - all.size(), DEADLINE));
         int errors = 0;
@@ -131,15 +142,24 @@ class FailureTest {
           assertEquals(null, seen.put(wc.wrId(), wc.status()), "completed twice: " + wc.wrId());
           if (wc.status() != WcStatus.SUCCESS.code()) {
             errors++;
-            assertTrue(wc.status() == WcStatus.RETRY_EXC_ERR.code() || wc.status() == WcStatus.WR_FLUSH_ERR.code(), wc.toString());
+            assertTrue(
+                wc.status() == WcStatus.RETRY_EXC_ERR.code()
+                    || wc.status() == WcStatus.WR_FLUSH_ERR.code(),
+                wc.toString());
           }
         }
         assertEquals(n, seen.size());
         assertTrue(errors > 0, "work outstanding at port down must fail");
         Fabric.assertQuiet(cq, Duration.ofMillis(50));
-        assertEquals(1, events.stream().filter(e -> e.type() == AsyncEventType.PORT_ERR).count(), events.toString());
+        assertEquals(
+            1,
+            events.stream().filter(e -> e.type() == AsyncEventType.PORT_ERR).count(),
+            events.toString());
         f.provider.faults().portUp("soft" + side, 1);
-        Await.until("PORT_ACTIVE raised", DEADLINE, () -> events.stream().anyMatch(e -> e.type() == AsyncEventType.PORT_ACTIVE));
+        Await.until(
+            "PORT_ACTIVE raised",
+            DEADLINE,
+            () -> events.stream().anyMatch(e -> e.type() == AsyncEventType.PORT_ACTIVE));
       }
     }
   }
@@ -182,8 +202,15 @@ class FailureTest {
       for (int round = 0; round < 10; round++) {
         wr.clear();
         for (int i = 0; i < 16; i++) {
-          wr.add(round * 16 + i, i % 3 == 0 ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE, WrFlags.SIGNALED,
-              src.address() + 4096L * i, 4096, src.lkey(), dst.address() + 4096L * i, dst.rkey());
+          wr.add(
+              round * 16 + i,
+              i % 3 == 0 ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE,
+              WrFlags.SIGNALED,
+              src.address() + 4096L * i,
+              4096,
+              src.lkey(),
+              dst.address() + 4096L * i,
+              dst.rkey());
         }
         assertEquals(PostStatus.OK, a.postSend(wr));
         for (Fabric.Wc wc : Fabric.await(cq, 16, DEADLINE)) {
@@ -201,7 +228,8 @@ class FailureTest {
     for (int lost : new int[] {1, 5, 31}) { // the first, a middle and the next-to-last request
       try (Fabric f = new Fabric(2)) {
         CompletionQueue cq = f.ctx(0).createCq(64);
-        QueuePair a = f.pair(cq, 32, new RtsAttributes(0, 24, 1, 0)).a(); // one 68 s timeout, no retry
+        QueuePair a =
+            f.pair(cq, 32, new RtsAttributes(0, 24, 1, 0)).a(); // one 68 s timeout, no retry
         ByteBuffer s = ByteBuffer.allocateDirect(32 * 4096);
         ByteBuffer d = ByteBuffer.allocateDirect(32 * 4096);
         for (int i = 0; i < s.capacity(); i++) {
@@ -212,17 +240,31 @@ class FailureTest {
         f.provider.faults().dropOneFrame("soft0", lost);
         WorkRequestBatch wr = WorkRequestBatch.allocate(32);
         for (int i = 0; i < 32; i++) {
-          wr.add(i, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, src.address() + 4096L * i, 4096, src.lkey(),
-              dst.address() + 4096L * i, dst.rkey());
+          wr.add(
+              i,
+              WrOpcode.RDMA_WRITE,
+              WrFlags.SIGNALED,
+              src.address() + 4096L * i,
+              4096,
+              src.lkey(),
+              dst.address() + 4096L * i,
+              dst.rkey());
         }
         assertEquals(PostStatus.OK, a.postSend(wr));
-        // only a NAK gets these done within the deadline: the ACK timeout would take 68 s, and then fail them
+        // only a NAK gets these done within the deadline: the ACK timeout would take 68 s, and then
+        // fail them
         List<Fabric.Wc> wcs = Fabric.await(cq, 32, DEADLINE);
         for (int i = 0; i < 32; i++) {
           assertEquals(i, wcs.get(i).wrId());
-          assertEquals(WcStatus.SUCCESS.code(), wcs.get(i).status(), "request " + lost + " lost: " + wcs.get(i));
+          assertEquals(
+              WcStatus.SUCCESS.code(),
+              wcs.get(i).status(),
+              "request " + lost + " lost: " + wcs.get(i));
         }
-        assertEquals(DataPathTest.crc(s, 0, s.capacity()), DataPathTest.crc(d, 0, d.capacity()), "request " + lost + " lost");
+        assertEquals(
+            DataPathTest.crc(s, 0, s.capacity()),
+            DataPathTest.crc(d, 0, d.capacity()),
+            "request " + lost + " lost");
         Fabric.assertQuiet(cq, Duration.ofMillis(20));
       }
     }
@@ -231,7 +273,8 @@ class FailureTest {
   @Test
   void theFrameToDropIsCountedFromOne() {
     try (Fabric f = new Fabric(1)) {
-      VerbsException e = assertThrows(VerbsException.class, () -> f.provider.faults().dropOneFrame("soft0", 0));
+      VerbsException e =
+          assertThrows(VerbsException.class, () -> f.provider.faults().dropOneFrame("soft0", 0));
       assertEquals(VerbsError.INVALID_ARGUMENT, e.error());
       assertTrue(e.getMessage().contains("got 0"), e.getMessage());
     }
@@ -241,20 +284,21 @@ class FailureTest {
   void aLostReadResponseIsResentOnTheSameConnectionWithoutAProtocolError() {
     Logger deviceLog = Logger.getLogger("io.vte.verbs.soft.impl.SoftDevice");
     List<String> warnings = new CopyOnWriteArrayList<>();
-    Handler recorder = new Handler() {
-      @Override
-      public void publish(LogRecord r) {
-        if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
-          warnings.add(new java.util.logging.SimpleFormatter().formatMessage(r));
-        }
-      }
+    Handler recorder =
+        new Handler() {
+          @Override
+          public void publish(LogRecord r) {
+            if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
+              warnings.add(new java.util.logging.SimpleFormatter().formatMessage(r));
+            }
+          }
 
-      @Override
-      public void flush() {}
+          @Override
+          public void flush() {}
 
-      @Override
-      public void close() {}
-    };
+          @Override
+          public void close() {}
+        };
     deviceLog.addHandler(recorder);
     try (Fabric f = new Fabric(2)) {
       CompletionQueue cq = f.ctx(0).createCq(64);
@@ -263,7 +307,9 @@ class FailureTest {
       ByteBuffer local = ByteBuffer.allocateDirect(16 * 4096);
       MemoryRegion src = f.pd(1).registerMemory(remote, AccessFlags.ALL_REMOTE);
       MemoryRegion dst = f.pd(0).registerMemory(local, AccessFlags.LOCAL_WRITE);
-      f.provider.faults().dropFrames("soft1", 0.2, 11); // the responder loses a fifth of its READ responses
+      f.provider
+          .faults()
+          .dropFrames("soft1", 0.2, 11); // the responder loses a fifth of its READ responses
       WorkRequestBatch wr = WorkRequestBatch.allocate(16);
       for (int round = 0; round < 20; round++) {
         for (int i = 0; i < remote.capacity(); i++) {
@@ -271,14 +317,23 @@ class FailureTest {
         }
         wr.clear();
         for (int i = 0; i < 16; i++) {
-          wr.add(round * 16 + i, WrOpcode.RDMA_READ, WrFlags.SIGNALED, dst.address() + 4096L * i, 4096, dst.lkey(),
-              src.address() + 4096L * i, src.rkey());
+          wr.add(
+              round * 16 + i,
+              WrOpcode.RDMA_READ,
+              WrFlags.SIGNALED,
+              dst.address() + 4096L * i,
+              4096,
+              dst.lkey(),
+              src.address() + 4096L * i,
+              src.rkey());
         }
         assertEquals(PostStatus.OK, a.postSend(wr));
         for (Fabric.Wc wc : Fabric.await(cq, 16, DEADLINE)) {
           assertEquals(WcStatus.SUCCESS.code(), wc.status(), "round " + round + ": " + wc);
         }
-        assertEquals(DataPathTest.crc(remote, 0, remote.capacity()), DataPathTest.crc(local, 0, local.capacity()),
+        assertEquals(
+            DataPathTest.crc(remote, 0, remote.capacity()),
+            DataPathTest.crc(local, 0, local.capacity()),
             "round " + round);
       }
       assertEquals(List.of(), warnings, "a lost response is a sequence gap, not a protocol error");
@@ -328,7 +383,8 @@ class FailureTest {
         Fabric.await(cq, 4, DEADLINE);
         assertEquals(expected, calls.size(), "four completions, one notification");
       }
-      assertTrue(calls.stream().allMatch(t -> t.startsWith("vte-soft-nic-soft0")), calls.toString());
+      assertTrue(
+          calls.stream().allMatch(t -> t.startsWith("vte-soft-nic-soft0")), calls.toString());
     }
   }
 
@@ -338,15 +394,18 @@ class FailureTest {
       CompletionQueue cq = f.ctx(0).createCq(16);
       QueuePair a = f.pair(cq, 8, Fabric.LOADED).a();
       List<Object> done = new CopyOnWriteArrayList<>();
-      f.ctx(0).setAsyncEventHandler(e -> {
-        // a handler that reacts with control-plane calls on the very thread that delivers events
-        if (e.type() == AsyncEventType.QP_FATAL) {
-          a.toReset();
-          a.close();
-        }
-        done.add(f.ctx(0).createCq(4));
-        done.add(f.ctx(0).queryPort(1));
-      });
+      f.ctx(0)
+          .setAsyncEventHandler(
+              e -> {
+                // a handler that reacts with control-plane calls on the very thread that delivers
+                // events
+                if (e.type() == AsyncEventType.QP_FATAL) {
+                  a.toReset();
+                  a.close();
+                }
+                done.add(f.ctx(0).createCq(4));
+                done.add(f.ctx(0).queryPort(1));
+              });
       f.provider.faults().forceQpError("soft0", a.qpNum());
       Await.untilEquals("handler ran to the end", DEADLINE, 2, done::size);
       f.provider.faults().portDown("soft0", 1);
@@ -364,9 +423,13 @@ class FailureTest {
       MemoryRegion src = f.localMr(4096);
       MemoryRegion dst = f.remoteMr(4096);
       assertEquals(PostStatus.OK, a.postSend(Fabric.writes(8, src, dst, 8)));
-      Await.until("CQ_ERR raised", DEADLINE, () -> events.stream().anyMatch(e -> e.type() == AsyncEventType.CQ_ERR));
+      Await.until(
+          "CQ_ERR raised",
+          DEADLINE,
+          () -> events.stream().anyMatch(e -> e.type() == AsyncEventType.CQ_ERR));
       Await.untilEquals("QP in ERR", DEADLINE, QpState.ERR, a::state);
-      AsyncEvent e = events.stream().filter(x -> x.type() == AsyncEventType.CQ_ERR).findFirst().orElseThrow();
+      AsyncEvent e =
+          events.stream().filter(x -> x.type() == AsyncEventType.CQ_ERR).findFirst().orElseThrow();
       assertEquals(tiny, e.cq());
       WorkCompletionBatch wcs = WorkCompletionBatch.allocate(16);
       assertEquals(4, tiny.poll(wcs), "the four that fit are still there");
@@ -382,10 +445,12 @@ class FailureTest {
     try (Fabric f = new Fabric(2)) {
       List<AsyncEvent> events = new CopyOnWriteArrayList<>();
       List<String> threads = new CopyOnWriteArrayList<>();
-      f.ctx(0).setAsyncEventHandler(e -> {
-        events.add(e);
-        threads.add(Thread.currentThread().getName());
-      });
+      f.ctx(0)
+          .setAsyncEventHandler(
+              e -> {
+                events.add(e);
+                threads.add(Thread.currentThread().getName());
+              });
       CompletionQueue cq = f.ctx(0).createCq(64);
       List<QueuePair> qps = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
@@ -403,17 +468,29 @@ class FailureTest {
       }
       f.provider.faults().killDevice("soft0");
       f.provider.faults().killDevice("soft0");
-      Await.until("DEVICE_FATAL", DEADLINE, () -> events.stream().anyMatch(e -> e.type() == AsyncEventType.DEVICE_FATAL));
-      Fabric.assertQuiet(f.ctx(1).createCq(1), Duration.ofMillis(50)); // let stragglers show up, if any
-      assertEquals(5, events.stream().filter(e -> e.type() == AsyncEventType.PORT_ERR).count(), events.toString());
+      Await.until(
+          "DEVICE_FATAL",
+          DEADLINE,
+          () -> events.stream().anyMatch(e -> e.type() == AsyncEventType.DEVICE_FATAL));
+      Fabric.assertQuiet(
+          f.ctx(1).createCq(1), Duration.ofMillis(50)); // let stragglers show up, if any
+      assertEquals(
+          5,
+          events.stream().filter(e -> e.type() == AsyncEventType.PORT_ERR).count(),
+          events.toString());
       assertEquals(5, events.stream().filter(e -> e.type() == AsyncEventType.PORT_ACTIVE).count());
       for (QueuePair qp : qps) {
-        assertEquals(1, events.stream().filter(e -> e.type() == AsyncEventType.QP_FATAL && e.qpNum() == qp.qpNum()).count());
+        assertEquals(
+            1,
+            events.stream()
+                .filter(e -> e.type() == AsyncEventType.QP_FATAL && e.qpNum() == qp.qpNum())
+                .count());
         assertEquals(QpState.ERR, qp.state());
       }
       assertEquals(1, events.stream().filter(e -> e.type() == AsyncEventType.DEVICE_FATAL).count());
       assertEquals(5 + 5 + 3 + 1, events.size());
-      assertTrue(threads.stream().allMatch(t -> t.startsWith("vte-soft-nic-soft0")), threads.toString());
+      assertTrue(
+          threads.stream().allMatch(t -> t.startsWith("vte-soft-nic-soft0")), threads.toString());
     }
   }
 
@@ -433,12 +510,19 @@ class FailureTest {
         byte[] junk = new byte[64 + rnd.nextInt(200)];
         rnd.nextBytes(junk);
         if (i % 2 == 0) {
-          junk[0] = 0x5E; // right magic, random rest: unknown opcodes, absurd lengths, bad QP numbers
+          junk[0] =
+              0x5E; // right magic, random rest: unknown opcodes, absurd lengths, bad QP numbers
         }
         if (i % 4 == 0) {
           ByteBuffer h = ByteBuffer.wrap(junk);
-          h.put(1, (byte) 1).putInt(4, b.qpNum()).putInt(12, a.qpNum()).putLong(16, 1); // a forged HELLO
-          h.put(32, (byte) 0x5E).put(33, (byte) 2).putInt(36, b.qpNum()).putInt(56, Integer.MAX_VALUE); // absurd WRITE
+          h.put(1, (byte) 1)
+              .putInt(4, b.qpNum())
+              .putInt(12, a.qpNum())
+              .putLong(16, 1); // a forged HELLO
+          h.put(32, (byte) 0x5E)
+              .put(33, (byte) 2)
+              .putInt(36, b.qpNum())
+              .putInt(56, Integer.MAX_VALUE); // absurd WRITE
         }
         try (Socket s = new Socket(InetAddress.getByName("127.0.0.2"), lid)) {
           OutputStream out = s.getOutputStream();

@@ -3,9 +3,9 @@ package io.vte.verbs.soft;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.testkit.Await;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.CompletionQueue;
-import io.vte.testkit.Await;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.Gid;
 import io.vte.verbs.MemoryRegion;
@@ -34,10 +34,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * A requester that posts before its peer QP is ready (the passive side of a handshake): the peer's refusal
- * of the HELLO is retried quickly, so the WR completes soon after the peer reaches RTR, not after a QP
- * timeout; a peer that never gets ready still ends in RETRY_EXC_ERR after timeout x retryCount. The
- * connection opens only once there is something to send.
+ * A requester that posts before its peer QP is ready (the passive side of a handshake): the peer's
+ * refusal of the HELLO is retried quickly, so the WR completes soon after the peer reaches RTR, not
+ * after a QP timeout; a peer that never gets ready still ends in RETRY_EXC_ERR after timeout x
+ * retryCount. The connection opens only once there is something to send.
  */
 class FirstConnectTest {
 
@@ -72,13 +72,25 @@ class FirstConnectTest {
         MemoryRegion ms = f.pd(0).registerMemory(src, AccessFlags.LOCAL_WRITE);
         MemoryRegion md = f.pd(1).registerMemory(dst, AccessFlags.ALL_REMOTE);
         WorkRequestBatch wr = WorkRequestBatch.allocate(1);
-        wr.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, ms.address(), 4096, ms.lkey(), md.address(), md.rkey());
+        wr.add(
+            1,
+            WrOpcode.RDMA_WRITE,
+            WrFlags.SIGNALED,
+            ms.address(),
+            4096,
+            ms.lkey(),
+            md.address(),
+            md.rkey());
         long t0 = System.nanoTime();
         assertEquals(PostStatus.OK, p.a.postSend(wr));
-        var rtr = timer.schedule(() -> {
-          p.b.toRtr(new QpPeer(p.a.qpNum(), p.portA.lid(), p.portA.gid(), 200), 4096);
-          return System.nanoTime();
-        }, LATE_RTR_MILLIS, TimeUnit.MILLISECONDS);
+        var rtr =
+            timer.schedule(
+                () -> {
+                  p.b.toRtr(new QpPeer(p.a.qpNum(), p.portA.lid(), p.portA.gid(), 200), 4096);
+                  return System.nanoTime();
+                },
+                LATE_RTR_MILLIS,
+                TimeUnit.MILLISECONDS);
         List<Fabric.Wc> wcs = Fabric.await(p.cqA, 1, DEADLINE);
         long done = System.nanoTime();
         assertEquals(WcStatus.SUCCESS.code(), wcs.get(0).status(), wcs.toString());
@@ -86,9 +98,18 @@ class FirstConnectTest {
         assertTrue(rtrAt - done < 0, "the WR completed only after the peer reached RTR");
         long ms2 = (done - t0) / 1_000_000;
         long half = Fabric.LOADED.timeoutNanos() / 2 / 1_000_000;
-        System.out.printf("late RTR round %d: WR completed %d ms after the post (RTR after %d ms)%n", round, ms2,
-            (rtrAt - t0) / 1_000_000);
-        assertTrue(ms2 < half, "round " + round + ": completed after " + ms2 + " ms, want < timeout/2 = " + half + " ms");
+        System.out.printf(
+            "late RTR round %d: WR completed %d ms after the post (RTR after %d ms)%n",
+            round, ms2, (rtrAt - t0) / 1_000_000);
+        assertTrue(
+            ms2 < half,
+            "round "
+                + round
+                + ": completed after "
+                + ms2
+                + " ms, want < timeout/2 = "
+                + half
+                + " ms");
         assertEquals(DataPathTest.crc(src, 0, 4096), DataPathTest.crc(dst, 0, 4096));
         assertEquals(QpState.RTS, p.a.state());
       }
@@ -102,12 +123,29 @@ class FirstConnectTest {
   void aPeerThatNeverReachesRtrEndsInRetryExceededAfterTimeoutTimesRetries() {
     try (Fabric f = new Fabric(2)) {
       Pair p = halfConnected(f, Fabric.FAST);
-      MemoryRegion ms = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
+      MemoryRegion ms =
+          f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
       ByteBuffer dst = ByteBuffer.allocateDirect(4096);
       MemoryRegion md = f.pd(1).registerMemory(dst, AccessFlags.ALL_REMOTE);
       WorkRequestBatch wr = WorkRequestBatch.allocate(2);
-      wr.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, ms.address(), 64, ms.lkey(), md.address(), md.rkey());
-      wr.add(2, WrOpcode.RDMA_READ, WrFlags.SIGNALED, ms.address(), 64, ms.lkey(), md.address(), md.rkey());
+      wr.add(
+          1,
+          WrOpcode.RDMA_WRITE,
+          WrFlags.SIGNALED,
+          ms.address(),
+          64,
+          ms.lkey(),
+          md.address(),
+          md.rkey());
+      wr.add(
+          2,
+          WrOpcode.RDMA_READ,
+          WrFlags.SIGNALED,
+          ms.address(),
+          64,
+          ms.lkey(),
+          md.address(),
+          md.rkey());
       long t0 = System.nanoTime();
       assertEquals(PostStatus.OK, p.a.postSend(wr));
       List<Fabric.Wc> wcs = Fabric.await(p.cqA, 2, DEADLINE);
@@ -115,7 +153,12 @@ class FirstConnectTest {
       assertEquals(WcStatus.RETRY_EXC_ERR.code(), wcs.get(0).status(), wcs.toString());
       assertEquals(WcStatus.WR_FLUSH_ERR.code(), wcs.get(1).status());
       long expected = Fabric.FAST.timeoutNanos() * Fabric.FAST.retryCount() / 1_000_000;
-      assertTrue(ms2 >= expected - 5, "refusals spend no retries: not before timeout x retries (" + expected + " ms), took " + ms2);
+      assertTrue(
+          ms2 >= expected - 5,
+          "refusals spend no retries: not before timeout x retries ("
+              + expected
+              + " ms), took "
+              + ms2);
       assertEquals(QpState.ERR, p.a.state());
       assertEquals(QpState.INIT, p.b.state());
       assertEquals(0L, dst.getLong(0), "nothing reached the peer's memory");
@@ -125,32 +168,42 @@ class FirstConnectTest {
   @Test
   @SuppressWarnings("try") // the peer is closed early on purpose, to end its acceptor
   void theRequesterConnectsOnlyOnceThereIsWorkToSend() throws Exception {
-    try (Fabric f = new Fabric(1); ServerSocket peer = new ServerSocket()) {
+    try (Fabric f = new Fabric(1);
+        ServerSocket peer = new ServerSocket()) {
       peer.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
       List<Socket> accepted = new CopyOnWriteArrayList<>();
-      Thread acceptor = new Thread(() -> {
-        try {
-          while (true) {
-            accepted.add(peer.accept());
-          }
-        } catch (IOException closed) {
-          // test over
-        }
-      }, "test-peer-acceptor");
+      Thread acceptor =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    accepted.add(peer.accept());
+                  }
+                } catch (IOException closed) {
+                  // test over
+                }
+              },
+              "test-peer-acceptor");
       acceptor.start();
       try {
         CompletionQueue cq = f.ctx(0).createCq(16);
         QueuePair a = f.qp(0, cq, 8);
         a.toInit(1, AccessFlags.ALL_REMOTE);
-        a.toRtr(new QpPeer(77, peer.getLocalPort(), Gid.fromInetAddress(InetAddress.getLoopbackAddress()), 0), 4096);
+        a.toRtr(
+            new QpPeer(
+                77, peer.getLocalPort(), Gid.fromInetAddress(InetAddress.getLoopbackAddress()), 0),
+            4096);
         a.toRts(Fabric.LOADED);
-        Fabric.assertQuiet(cq, Duration.ofMillis(200)); // time enough for an eager connect to show up
+        Fabric.assertQuiet(
+            cq, Duration.ofMillis(200)); // time enough for an eager connect to show up
         assertEquals(0, accepted.size(), "no connection while nothing is posted");
-        MemoryRegion ms = f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
+        MemoryRegion ms =
+            f.pd(0).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.LOCAL_WRITE);
         WorkRequestBatch wr = WorkRequestBatch.allocate(1);
         wr.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, ms.address(), 64, ms.lkey(), 0x1000, 5);
         assertEquals(PostStatus.OK, a.postSend(wr));
-        Await.until("the requester connects for its first WR", DEADLINE, () -> accepted.size() == 1);
+        Await.until(
+            "the requester connects for its first WR", DEADLINE, () -> accepted.size() == 1);
       } finally {
         peer.close();
         acceptor.join(5000);

@@ -25,18 +25,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * A soft device follows the link under its address, as a real NIC's port follows its cable: driven by a fake
- * {@link LinkProbe} whose answer the test flips, link down must close the port exactly as the fault injector's
- * port-down does (PORT_ERR once, port DOWN, outstanding work completed once each with an error, new connections
- * refused), link up must raise PORT_ACTIVE and carry traffic again, and the injector and the link must combine.
+ * A soft device follows the link under its address, as a real NIC's port follows its cable: driven
+ * by a fake {@link LinkProbe} whose answer the test flips, link down must close the port exactly as
+ * the fault injector's port-down does (PORT_ERR once, port DOWN, outstanding work completed once
+ * each with an error, new connections refused), link up must raise PORT_ACTIVE and carry traffic
+ * again, and the injector and the link must combine.
  */
 class LinkFollowTest {
 
@@ -45,8 +46,10 @@ class LinkFollowTest {
   /** A link the test sets up or down; counts polls and remembers the polling threads. */
   static final class FakeLink implements LinkProbe {
     volatile boolean up;
+
     /** Answers for the next polls, one each, before {@link #up} is answered again. */
     final Queue<Boolean> script = new ConcurrentLinkedQueue<>();
+
     final AtomicInteger polls = new AtomicInteger();
     final Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -68,13 +71,25 @@ class LinkFollowTest {
     final FakeLink[] links = {new FakeLink(true), new FakeLink(true)};
     final SoftDevice[] devs = new SoftDevice[2];
     final ProtectionDomain[] pds = new ProtectionDomain[2];
-    final List<List<AsyncEvent>> events = List.of(new CopyOnWriteArrayList<>(), new CopyOnWriteArrayList<>());
+    final List<List<AsyncEvent>> events =
+        List.of(new CopyOnWriteArrayList<>(), new CopyOnWriteArrayList<>());
 
     Pair() throws Exception {
       for (int i = 0; i < 2; i++) {
-        devs[i] = SoftDevice.open("lw" + i, InetAddress.getByName("127.0.0." + (i + 1)), 0, 4096, 1 << 30, 0, 0,
-            links[i], () -> { });
-        links[i].threads.clear(); // open reads the link once on the opening thread; after that only the NIC does
+        devs[i] =
+            SoftDevice.open(
+                "lw" + i,
+                InetAddress.getByName("127.0.0." + (i + 1)),
+                0,
+                4096,
+                1 << 30,
+                0,
+                0,
+                links[i],
+                () -> {});
+        links[i].threads
+            .clear(); // open reads the link once on the opening thread; after that only the NIC
+        // does
         devs[i].setAsyncEventHandler(events.get(i)::add);
         pds[i] = devs[i].allocPd();
       }
@@ -93,7 +108,8 @@ class LinkFollowTest {
     }
 
     void awaitPort(int side, PortState state) {
-      Await.untilEquals("port of lw" + side, DEADLINE, state, () -> devs[side].queryPort(1).state());
+      Await.untilEquals(
+          "port of lw" + side, DEADLINE, state, () -> devs[side].queryPort(1).state());
     }
 
     @Override
@@ -104,16 +120,20 @@ class LinkFollowTest {
   }
 
   @Test
-  void linkDownMidStreamClosesThePortAndFailsOutstandingWorkOnceAndLinkUpBringsItBack() throws Exception {
+  void linkDownMidStreamClosesThePortAndFailsOutstandingWorkOnceAndLinkUpBringsItBack()
+      throws Exception {
     for (int s = 0; s < 2; s++) { // the requester's link, then the responder's
       int side = s;
       try (Pair p = new Pair()) {
         int n = 64;
         CompletionQueue cq = p.devs[0].createCq(n);
         QueuePair a = p.connected(cq, n);
-        MemoryRegion src = p.pds[0].registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.LOCAL_WRITE);
-        MemoryRegion dst = p.pds[1].registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.ALL_REMOTE);
-        // every request frame waits 50 ms, so most of the 64 writes are outstanding when the link goes down
+        MemoryRegion src =
+            p.pds[0].registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.LOCAL_WRITE);
+        MemoryRegion dst =
+            p.pds[1].registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.ALL_REMOTE);
+        // every request frame waits 50 ms, so most of the 64 writes are outstanding when the link
+        // goes down
         p.devs[0].setFrameFaults(0, 1.0, Duration.ofMillis(50).toNanos(), side);
         assertEquals(PostStatus.OK, a.postSend(Fabric.writes(n, src, dst, 1 << 20)));
         List<Fabric.Wc> all = new ArrayList<>(Fabric.await(cq, 1, DEADLINE));
@@ -126,7 +146,9 @@ class LinkFollowTest {
           assertTrue(seen.add(wc.wrId()), "completed twice: " + wc.wrId());
           if (wc.status() != WcStatus.SUCCESS.code()) {
             errors++;
-            assertTrue(wc.status() == WcStatus.RETRY_EXC_ERR.code() || wc.status() == WcStatus.WR_FLUSH_ERR.code(),
+            assertTrue(
+                wc.status() == WcStatus.RETRY_EXC_ERR.code()
+                    || wc.status() == WcStatus.WR_FLUSH_ERR.code(),
                 wc.toString());
           }
         }
@@ -135,7 +157,10 @@ class LinkFollowTest {
         Fabric.assertQuiet(cq, Duration.ofMillis(100));
         assertEquals(1, p.count(side, AsyncEventType.PORT_ERR), p.events.get(side).toString());
         assertEquals(0, p.count(side, AsyncEventType.PORT_ACTIVE), p.events.get(side).toString());
-        assertEquals(PortState.ACTIVE, p.devs[1 - side].queryPort(1).state(), "the other device keeps its port");
+        assertEquals(
+            PortState.ACTIVE,
+            p.devs[1 - side].queryPort(1).state(),
+            "the other device keeps its port");
 
         // while down, a new connection gets nowhere: the write fails retry-exceeded
         p.devs[0].clearFrameFaults();
@@ -144,12 +169,18 @@ class LinkFollowTest {
         assertEquals(WcStatus.RETRY_EXC_ERR.code(), Fabric.await(cq2, 1, DEADLINE).get(0).status());
 
         p.links[side].up = true;
-        Await.until("PORT_ACTIVE on lw" + side, DEADLINE, () -> p.count(side, AsyncEventType.PORT_ACTIVE) == 1);
+        Await.until(
+            "PORT_ACTIVE on lw" + side,
+            DEADLINE,
+            () -> p.count(side, AsyncEventType.PORT_ACTIVE) == 1);
         assertEquals(PortState.ACTIVE, p.devs[side].queryPort(1).state());
         assertEquals(1, p.count(side, AsyncEventType.PORT_ERR));
         assertEquals(PostStatus.OK, p.connected(cq2, 8).postSend(Fabric.writes(1, src, dst, 8)));
         assertEquals(WcStatus.SUCCESS.code(), Fabric.await(cq2, 1, DEADLINE).get(0).status());
-        assertEquals(Set.of("vte-soft-nic-lw" + side), p.links[side].threads, "after open, polled by the NIC thread only");
+        assertEquals(
+            Set.of("vte-soft-nic-lw" + side),
+            p.links[side].threads,
+            "after open, polled by the NIC thread only");
       }
     }
   }
@@ -179,8 +210,13 @@ class LinkFollowTest {
       p.awaitPort(0, PortState.ACTIVE);
 
       Await.until("events delivered", DEADLINE, () -> p.events.get(0).size() == 4);
-      assertEquals(List.of(AsyncEventType.PORT_ERR, AsyncEventType.PORT_ACTIVE, AsyncEventType.PORT_ERR,
-          AsyncEventType.PORT_ACTIVE), p.events.get(0).stream().map(AsyncEvent::type).toList());
+      assertEquals(
+          List.of(
+              AsyncEventType.PORT_ERR,
+              AsyncEventType.PORT_ACTIVE,
+              AsyncEventType.PORT_ERR,
+              AsyncEventType.PORT_ACTIVE),
+          p.events.get(0).stream().map(AsyncEvent::type).toList());
       assertTrue(p.events.get(1).isEmpty(), p.events.get(1).toString());
     }
   }
@@ -204,16 +240,19 @@ class LinkFollowTest {
       assertEquals(PortState.DOWN, p.devs[0].queryPort(1).state());
       int pollsAtUp = link.polls.get();
       AtomicInteger pollsAtEvent = new AtomicInteger();
-      p.devs[0].setAsyncEventHandler(e -> {
-        p.events.get(0).add(e);
-        pollsAtEvent.compareAndSet(0, link.polls.get());
-      });
+      p.devs[0].setAsyncEventHandler(
+          e -> {
+            p.events.get(0).add(e);
+            pollsAtEvent.compareAndSet(0, link.polls.get());
+          });
       link.up = true;
       p.awaitPort(0, PortState.ACTIVE);
       Await.until("PORT_ACTIVE delivered", DEADLINE, () -> pollsAtEvent.get() > 0);
-      assertTrue(pollsAtEvent.get() - pollsAtUp >= SoftDevice.LINK_UP_POLLS,
+      assertTrue(
+          pollsAtEvent.get() - pollsAtUp >= SoftDevice.LINK_UP_POLLS,
           "PORT_ACTIVE after " + (pollsAtEvent.get() - pollsAtUp) + " polls up");
-      assertEquals(List.of(AsyncEventType.PORT_ERR, AsyncEventType.PORT_ACTIVE),
+      assertEquals(
+          List.of(AsyncEventType.PORT_ERR, AsyncEventType.PORT_ACTIVE),
           p.events.get(0).stream().map(AsyncEvent::type).toList());
     }
   }
@@ -222,8 +261,9 @@ class LinkFollowTest {
   void aDeviceOpenedOnADownLinkStartsDownAndComesUpWithTheLink() throws Exception {
     FakeLink link = new FakeLink(false);
     List<AsyncEvent> events = new CopyOnWriteArrayList<>();
-    SoftDevice d = SoftDevice.open("lw-late", InetAddress.getByName("127.0.0.3"), 0, 4096, 1 << 30, 0, 0, link,
-        () -> { });
+    SoftDevice d =
+        SoftDevice.open(
+            "lw-late", InetAddress.getByName("127.0.0.3"), 0, 4096, 1 << 30, 0, 0, link, () -> {});
     try {
       d.setAsyncEventHandler(events::add);
       assertEquals(PortState.DOWN, d.queryPort(1).state());

@@ -7,19 +7,24 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The soft device of {@link KernelLinkTest}, run in a JVM inside a network namespace: opens one device on the
- * address given, prints {@code READY <port state>}, then {@code EVENT <type> <port state>} for each async event
- * (from the NIC thread, as it is delivered), and answers {@code STATE} with {@code STATE <port state>}; exits at
- * end of input.
+ * The soft device of {@link KernelLinkTest}, run in a JVM inside a network namespace: opens one
+ * device on the address given, prints {@code READY <port state>}, then {@code EVENT <type> <port
+ * state>} for each async event (from the NIC thread, as it is delivered), and answers {@code STATE}
+ * with {@code STATE <port state>}; exits at end of input.
  */
 public final class LinkWatchMain {
 
   private LinkWatchMain() {}
 
-  /** @param args the device's address */
+  /**
+   * @param args the device's address
+   */
   public static void main(String[] args) throws Exception {
-    SoftVerbsProvider provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(
-        Map.of("devices", List.of(Map.of("name", "lw0", "host", args[0], "port", 0))));
+    SoftVerbsProvider provider =
+        (SoftVerbsProvider)
+            new SoftVerbsProviderFactory()
+                .create(
+                    Map.of("devices", List.of(Map.of("name", "lw0", "host", args[0], "port", 0))));
     VerbsContext ctx = provider.open("lw0");
     ctx.setAsyncEventHandler(e -> say("EVENT " + e.type() + " " + ctx.queryPort(1).state()));
     say("READY " + ctx.queryPort(1).state());

@@ -22,20 +22,28 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The far end of {@link TwoProcessTest}, run in its own JVM: one soft device on 127.0.0.2, one QP, one
- * region. Talks over stdin/stdout: prints {@code READY qpn lid psn addr rkey}; reads {@code PEER qpn lid ip psn}
- * (connect), {@code CRC off len} (prints the checksum of its region), {@code RECV n} (posts n receives and
- * prints each completion as {@code WC wrId status byteLen imm}), {@code EXIT}.
+ * The far end of {@link TwoProcessTest}, run in its own JVM: one soft device on 127.0.0.2, one QP,
+ * one region. Talks over stdin/stdout: prints {@code READY qpn lid psn addr rkey}; reads {@code
+ * PEER qpn lid ip psn} (connect), {@code CRC off len} (prints the checksum of its region), {@code
+ * RECV n} (posts n receives and prints each completion as {@code WC wrId status byteLen imm}),
+ * {@code EXIT}.
  */
 public final class PeerMain {
 
   private PeerMain() {}
 
-  /** @param args region size in bytes */
+  /**
+   * @param args region size in bytes
+   */
   public static void main(String[] args) throws Exception {
     int size = Integer.parseInt(args[0]);
-    SoftVerbsProvider provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(
-        Map.of("devices", List.of(Map.of("name", "peer0", "host", "127.0.0.2", "port", 0))));
+    SoftVerbsProvider provider =
+        (SoftVerbsProvider)
+            new SoftVerbsProviderFactory()
+                .create(
+                    Map.of(
+                        "devices",
+                        List.of(Map.of("name", "peer0", "host", "127.0.0.2", "port", 0))));
     VerbsContext ctx = provider.open("peer0");
     CompletionQueue cq = ctx.createCq(64);
     ProtectionDomain pd = ctx.allocPd();
@@ -43,7 +51,8 @@ public final class PeerMain {
     ByteBuffer mem = ByteBuffer.allocateDirect(size);
     MemoryRegion mr = pd.registerMemory(mem, AccessFlags.ALL_REMOTE);
     PortAttributes port = ctx.queryPort(1);
-    System.out.println("READY " + qp.qpNum() + " " + port.lid() + " 500 " + mr.address() + " " + mr.rkey());
+    System.out.println(
+        "READY " + qp.qpNum() + " " + port.lid() + " 500 " + mr.address() + " " + mr.rkey());
     System.out.flush();
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
     String line;
@@ -52,13 +61,19 @@ public final class PeerMain {
       switch (w[0]) {
         case "PEER":
           qp.toInit(1, AccessFlags.ALL_REMOTE);
-          qp.toRtr(new QpPeer(Integer.parseInt(w[1]), Integer.parseInt(w[2]),
-              Gid.fromInetAddress(InetAddress.getByName(w[3])), Integer.parseInt(w[4])), 4096);
+          qp.toRtr(
+              new QpPeer(
+                  Integer.parseInt(w[1]),
+                  Integer.parseInt(w[2]),
+                  Gid.fromInetAddress(InetAddress.getByName(w[3])),
+                  Integer.parseInt(w[4])),
+              4096);
           qp.toRts(new RtsAttributes(500, 18, 3, 7));
           System.out.println("CONNECTED");
           break;
         case "CRC":
-          System.out.println("CRC " + DataPathTest.crc(mem, Integer.parseInt(w[1]), Integer.parseInt(w[2])));
+          System.out.println(
+              "CRC " + DataPathTest.crc(mem, Integer.parseInt(w[1]), Integer.parseInt(w[2])));
           break;
         case "RECV":
           int n = Integer.parseInt(w[1]);
@@ -68,7 +83,8 @@ public final class PeerMain {
           }
           qp.postRecv(r);
           for (Fabric.Wc wc : Fabric.await(cq, n, Duration.ofSeconds(30))) {
-            System.out.println("WC " + wc.wrId() + " " + wc.status() + " " + wc.byteLen() + " " + wc.imm());
+            System.out.println(
+                "WC " + wc.wrId() + " " + wc.status() + " " + wc.byteLen() + " " + wc.imm());
           }
           break;
         case "EXIT":

@@ -30,7 +30,8 @@ class QpStateMachineTest {
 
   private static Fabric fabric;
   private static CompletionQueue cq;
-  private static final QpPeer PEER = new QpPeer(1, 1, Gid.fromInetAddress(InetAddress.getLoopbackAddress()), 0);
+  private static final QpPeer PEER =
+      new QpPeer(1, 1, Gid.fromInetAddress(InetAddress.getLoopbackAddress()), 0);
 
   @BeforeAll
   static void open() {
@@ -83,16 +84,21 @@ class QpStateMachineTest {
 
   private static boolean legal(QpState from, Move move) {
     switch (move) {
-      case INIT: return from == QpState.RESET || from == QpState.INIT;
-      case RTR: return from == QpState.INIT;
-      case RTS: return from == QpState.RTR;
-      default: return true; // any state -> ERR, any state -> RESET
+      case INIT:
+        return from == QpState.RESET || from == QpState.INIT;
+      case RTR:
+        return from == QpState.INIT;
+      case RTS:
+        return from == QpState.RTR;
+      default:
+        return true; // any state -> ERR, any state -> RESET
     }
   }
 
   @Test
   void everyTransitionFromEveryStateIsLegalOrRejectedAsIbverbsSays() {
-    List<QpState> states = List.of(QpState.RESET, QpState.INIT, QpState.RTR, QpState.RTS, QpState.ERR);
+    List<QpState> states =
+        List.of(QpState.RESET, QpState.INIT, QpState.RTR, QpState.RTS, QpState.ERR);
     int checked = 0;
     for (QpState from : states) {
       for (Move move : Move.values()) {
@@ -101,7 +107,9 @@ class QpStateMachineTest {
             move.apply.accept(qp);
             assertEquals(QpState.valueOf(move.name()), qp.state(), from + " -> " + move);
           } else {
-            VerbsException e = assertThrows(VerbsException.class, () -> move.apply.accept(qp), from + " -> " + move);
+            VerbsException e =
+                assertThrows(
+                    VerbsException.class, () -> move.apply.accept(qp), from + " -> " + move);
             assertEquals(VerbsError.INVALID_STATE, e.error());
             assertEquals(from, qp.state(), "a rejected transition leaves the state alone");
           }
@@ -121,7 +129,10 @@ class QpStateMachineTest {
         assertEquals(PostStatus.INVALID_STATE, qp.postSend(wr), "postSend in " + s);
         assertEquals(0, wr.badIndex());
         int recv = qp.postRecv(wr);
-        assertEquals(s == QpState.RESET ? PostStatus.INVALID_STATE : PostStatus.OK, recv, "postRecv in " + s);
+        assertEquals(
+            s == QpState.RESET ? PostStatus.INVALID_STATE : PostStatus.OK,
+            recv,
+            "postRecv in " + s);
       }
     }
   }
@@ -138,7 +149,8 @@ class QpStateMachineTest {
       assertEquals(PostStatus.OK, qp.postRecv(wr));
       List<Fabric.Wc> wcs = Fabric.await(cq, 3, Duration.ofSeconds(10));
       for (Fabric.Wc wc : wcs) {
-        assertEquals(WcStatus.WR_FLUSH_ERR.code(), wc.status(), "flushed even when unsignaled: " + wc);
+        assertEquals(
+            WcStatus.WR_FLUSH_ERR.code(), wc.status(), "flushed even when unsignaled: " + wc);
         assertEquals(qp.qpNum(), wc.qpNum());
       }
       assertEquals(List.of(1L, 2L, 3L), wcs.stream().map(Fabric.Wc::wrId).sorted().toList());
@@ -174,11 +186,14 @@ class QpStateMachineTest {
       assertEquals(true, mtu.getMessage().contains("1000"));
     }
     assertThrows(VerbsException.class, () -> fabric.ctx(0).createCq(0));
-    VerbsException closed = assertThrows(VerbsException.class, () -> {
-      QueuePair q = fabric.qp(0, cq, 1);
-      q.close();
-      q.toInit(1, 0);
-    });
+    VerbsException closed =
+        assertThrows(
+            VerbsException.class,
+            () -> {
+              QueuePair q = fabric.qp(0, cq, 1);
+              q.close();
+              q.toInit(1, 0);
+            });
     assertEquals(VerbsError.CLOSED, closed.error());
   }
 }

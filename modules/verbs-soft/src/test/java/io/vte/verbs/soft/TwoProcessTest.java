@@ -38,9 +38,18 @@ class TwoProcessTest {
   @Test
   @Timeout(120) // the peer's stdout is read with blocking reads
   void writeReadAndSendAcrossTwoJvmsThenTimeOutWhenThePeerProcessIsKilled() throws Exception {
-    String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-    Process peer = new ProcessBuilder(java, "-Xmx128m", "-cp", System.getProperty("java.class.path"),
-        PeerMain.class.getName(), Integer.toString(SIZE)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    String java =
+        System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+    Process peer =
+        new ProcessBuilder(
+                java,
+                "-Xmx128m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                PeerMain.class.getName(),
+                Integer.toString(SIZE))
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     try (Fabric f = new Fabric(1)) {
       BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream()));
       PrintWriter in = new PrintWriter(peer.getOutputStream(), true);
@@ -55,8 +64,12 @@ class TwoProcessTest {
       QueuePair qp = f.qp(0, cq, 16);
       PortAttributes port = f.ctx(0).queryPort(1);
       qp.toInit(1, AccessFlags.ALL_REMOTE);
-      qp.toRtr(new QpPeer(peerQpn, peerLid, Gid.fromInetAddress(InetAddress.getByName("127.0.0.2")), peerPsn), 4096);
-      qp.toRts(new RtsAttributes(900, 18, 3, 7)); // 1 s x 3: a cold peer JVM on a busy machine may stall
+      qp.toRtr(
+          new QpPeer(
+              peerQpn, peerLid, Gid.fromInetAddress(InetAddress.getByName("127.0.0.2")), peerPsn),
+          4096);
+      qp.toRts(
+          new RtsAttributes(900, 18, 3, 7)); // 1 s x 3: a cold peer JVM on a busy machine may stall
       in.println("PEER " + qp.qpNum() + " " + port.lid() + " 127.0.0.1 900");
       expect(out, "CONNECTED");
 
@@ -69,20 +82,41 @@ class TwoProcessTest {
       MemoryRegion ms = f.pd(0).registerMemory(src, AccessFlags.LOCAL_WRITE);
       MemoryRegion mb = f.pd(0).registerMemory(back, AccessFlags.LOCAL_WRITE);
       WorkRequestBatch wr = WorkRequestBatch.allocate(2);
-      wr.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, ms.address(), SIZE, ms.lkey(), peerAddr, peerRkey);
-      wr.add(2, WrOpcode.RDMA_READ, WrFlags.SIGNALED, mb.address() + 100, 5000, mb.lkey(), peerAddr + 100, peerRkey);
+      wr.add(
+          1,
+          WrOpcode.RDMA_WRITE,
+          WrFlags.SIGNALED,
+          ms.address(),
+          SIZE,
+          ms.lkey(),
+          peerAddr,
+          peerRkey);
+      wr.add(
+          2,
+          WrOpcode.RDMA_READ,
+          WrFlags.SIGNALED,
+          mb.address() + 100,
+          5000,
+          mb.lkey(),
+          peerAddr + 100,
+          peerRkey);
       assertEquals(PostStatus.OK, qp.postSend(wr));
       for (Fabric.Wc wc : Fabric.await(cq, 2, DEADLINE)) {
         assertEquals(WcStatus.SUCCESS.code(), wc.status(), wc.toString());
       }
       in.println("CRC 0 " + SIZE);
-      assertEquals(Long.toString(DataPathTest.crc(src, 0, SIZE)), expect(out, "CRC")[1], "peer memory matches");
-      assertEquals(DataPathTest.crc(src, 100, 5000), DataPathTest.crc(back, 100, 5000), "read back matches");
+      assertEquals(
+          Long.toString(DataPathTest.crc(src, 0, SIZE)),
+          expect(out, "CRC")[1],
+          "peer memory matches");
+      assertEquals(
+          DataPathTest.crc(src, 100, 5000), DataPathTest.crc(back, 100, 5000), "read back matches");
 
       in.println("RECV 2");
       wr.clear();
       wr.add(3, WrOpcode.SEND, WrFlags.SIGNALED, ms.address(), 300, ms.lkey(), 0, 0);
-      wr.add(4, WrOpcode.SEND_WITH_IMM, WrFlags.SIGNALED, ms.address(), 4096, ms.lkey(), 0, 0, 31337);
+      wr.add(
+          4, WrOpcode.SEND_WITH_IMM, WrFlags.SIGNALED, ms.address(), 4096, ms.lkey(), 0, 0, 31337);
       assertEquals(PostStatus.OK, qp.postSend(wr));
       for (Fabric.Wc wc : Fabric.await(cq, 2, DEADLINE)) {
         assertEquals(WcStatus.SUCCESS.code(), wc.status(), wc.toString());
@@ -93,7 +127,15 @@ class TwoProcessTest {
       peer.destroyForcibly();
       assertTrue(peer.waitFor(20, TimeUnit.SECONDS));
       wr.clear();
-      wr.add(5, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, ms.address(), 64, ms.lkey(), peerAddr, peerRkey);
+      wr.add(
+          5,
+          WrOpcode.RDMA_WRITE,
+          WrFlags.SIGNALED,
+          ms.address(),
+          64,
+          ms.lkey(),
+          peerAddr,
+          peerRkey);
       assertEquals(PostStatus.OK, qp.postSend(wr));
       assertEquals(WcStatus.RETRY_EXC_ERR.code(), Fabric.await(cq, 1, DEADLINE).get(0).status());
     } finally {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.CompletionQueue;
-import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.QueuePair;
@@ -40,8 +39,24 @@ class WriteReadTest {
       MemoryRegion mBack = f.pd(0).registerMemory(back, AccessFlags.LOCAL_WRITE);
       MemoryRegion mDst = f.pd(1).registerMemory(dst, AccessFlags.ALL_REMOTE);
       WorkRequestBatch wr = WorkRequestBatch.allocate(4);
-      wr.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, mSrc.address(), size, mSrc.lkey(), mDst.address(), mDst.rkey());
-      wr.add(2, WrOpcode.RDMA_READ, WrFlags.SIGNALED, mBack.address(), size, mBack.lkey(), mDst.address(), mDst.rkey());
+      wr.add(
+          1,
+          WrOpcode.RDMA_WRITE,
+          WrFlags.SIGNALED,
+          mSrc.address(),
+          size,
+          mSrc.lkey(),
+          mDst.address(),
+          mDst.rkey());
+      wr.add(
+          2,
+          WrOpcode.RDMA_READ,
+          WrFlags.SIGNALED,
+          mBack.address(),
+          size,
+          mBack.lkey(),
+          mDst.address(),
+          mDst.rkey());
       assertEquals(PostStatus.OK, a.postSend(wr));
       List<Fabric.Wc> wcs = Fabric.await(cqA, 2, DEADLINE);
       assertEquals(1, wcs.get(0).wrId());

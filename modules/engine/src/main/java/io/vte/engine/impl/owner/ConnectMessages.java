@@ -11,7 +11,9 @@ import io.vte.verbs.VerbsContext;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Builds and checks the Connect messages of one owner's side: its NIC path, port and endpoint QPs. */
+/**
+ * Builds and checks the Connect messages of one owner's side: its NIC path, port and endpoint QPs.
+ */
 final class ConnectMessages {
 
   /** Most QPs one endpoint may have (both sides). */
@@ -29,35 +31,61 @@ final class ConnectMessages {
     this.port = port;
   }
 
-  /** @return the attributes of the port in use, as of now */
+  /**
+   * @return the attributes of the port in use, as of now
+   */
   PortAttributes port() {
     return device.queryPort(port);
   }
 
-  /** @return the active request of {@code ep} to its peer NIC path */
+  /**
+   * @return the active request of {@code ep} to its peer NIC path
+   */
   ConnectRequest request(Endpoint ep) {
     PortAttributes attrs = port();
-    return ConnectRequest.newBuilder().setLocalNicPath(localNicPath.toString()).setPeerNicPath(ep.path.toString())
-        .setGid(ByteString.copyFrom(attrs.gid().toBytes())).setLid(attrs.lid()).setMtu(attrs.activeMtu())
-        .addAllQps(qpInfos(ep)).setGeneration(ep.generation).build();
+    return ConnectRequest.newBuilder()
+        .setLocalNicPath(localNicPath.toString())
+        .setPeerNicPath(ep.path.toString())
+        .setGid(ByteString.copyFrom(attrs.gid().toBytes()))
+        .setLid(attrs.lid())
+        .setMtu(attrs.activeMtu())
+        .addAllQps(qpInfos(ep))
+        .setGeneration(ep.generation)
+        .build();
   }
 
-  /** @return the ACCEPTED reply describing {@code ep} */
+  /**
+   * @return the ACCEPTED reply describing {@code ep}
+   */
   ConnectReply accepted(Endpoint ep) {
     PortAttributes attrs = port();
-    return ConnectReply.newBuilder().setStatus(ConnectStatus.ACCEPTED).setLocalNicPath(localNicPath.toString())
-        .setGid(ByteString.copyFrom(attrs.gid().toBytes())).setLid(attrs.lid()).setMtu(attrs.activeMtu())
-        .addAllQps(qpInfos(ep)).setGeneration(ep.generation).build();
+    return ConnectReply.newBuilder()
+        .setStatus(ConnectStatus.ACCEPTED)
+        .setLocalNicPath(localNicPath.toString())
+        .setGid(ByteString.copyFrom(attrs.gid().toBytes()))
+        .setLid(attrs.lid())
+        .setMtu(attrs.activeMtu())
+        .addAllQps(qpInfos(ep))
+        .setGeneration(ep.generation)
+        .build();
   }
 
-  /** @return a reject with {@code status} and a reason naming the problem */
+  /**
+   * @return a reject with {@code status} and a reason naming the problem
+   */
   ConnectReply reject(ConnectStatus status, String reason) {
     return reject(localNicPath, status, reason);
   }
 
-  /** @return a reject from {@code local} with {@code status} and a reason naming the problem */
+  /**
+   * @return a reject from {@code local} with {@code status} and a reason naming the problem
+   */
   static ConnectReply reject(NicPath local, ConnectStatus status, String reason) {
-    return ConnectReply.newBuilder().setStatus(status).setReason(reason).setLocalNicPath(local.toString()).build();
+    return ConnectReply.newBuilder()
+        .setStatus(status)
+        .setReason(reason)
+        .setLocalNicPath(local.toString())
+        .build();
   }
 
   private static List<QpInfo> qpInfos(Endpoint ep) {
@@ -68,7 +96,9 @@ final class ConnectMessages {
     return infos;
   }
 
-  /** @return what is wrong with a peer's request, naming the value, or null when it is usable */
+  /**
+   * @return what is wrong with a peer's request, naming the value, or null when it is usable
+   */
   static String validate(ConnectRequest request) {
     String badPath = NicPath.problem(request.getLocalNicPath());
     if (badPath != null) {
@@ -89,7 +119,9 @@ final class ConnectMessages {
     return null;
   }
 
-  /** @return true for an MTU ibverbs knows */
+  /**
+   * @return true for an MTU ibverbs knows
+   */
   static boolean validMtu(int mtu) {
     for (int valid : VALID_MTUS) {
       if (mtu == valid) {

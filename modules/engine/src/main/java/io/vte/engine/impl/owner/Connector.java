@@ -23,34 +23,42 @@ import java.util.List;
 
 /**
  * How one owner's endpoints get connected: the active open (a {@code Connect} sent through the
- * {@link HandshakeChannel}, whose Future's answer comes back to the owner as a command and is acted on only
- * if the same endpoint is still stored, under the same generation, still CONNECTING), the passive open (a
- * peer's request answered with our QPs), and simultaneous open, resolved without waiting: the side whose
- * local NIC path sorts lower keeps the active role, the other abandons its attempt (new generation) and
- * accepts passively; an endpoint told SIMULTANEOUS_OPEN asks again after a tenth of the handshake deadline
- * in case the peer's own attempt was lost. It also holds the handshake deadlines and the generation
- * counter.
+ * {@link HandshakeChannel}, whose Future's answer comes back to the owner as a command and is acted
+ * on only if the same endpoint is still stored, under the same generation, still CONNECTING), the
+ * passive open (a peer's request answered with our QPs), and simultaneous open, resolved without
+ * waiting: the side whose local NIC path sorts lower keeps the active role, the other abandons its
+ * attempt (new generation) and accepts passively; an endpoint told SIMULTANEOUS_OPEN asks again
+ * after a tenth of the handshake deadline in case the peer's own attempt was lost. It also holds
+ * the handshake deadlines and the generation counter.
  *
- * <p>Owner-confined like its {@link Owner}, which it calls back for what the owner keeps: room in the
- * store, QP creation and destruction, retiring, completing slices and marking endpoints ready to post.
- * Nothing here blocks.
+ * <p>Owner-confined like its {@link Owner}, which it calls back for what the owner keeps: room in
+ * the store, QP creation and destruction, retiring, completing slices and marking endpoints ready
+ * to post. Nothing here blocks.
  */
 final class Connector {
 
   /**
-   * Fraction of the handshake deadline an endpoint told SIMULTANEOUS_OPEN waits for the peer's own request
-   * before asking again: the peer's attempt may already have failed (its port went down, or we refused it
-   * while ours was down), and then no request is coming.
+   * Fraction of the handshake deadline an endpoint told SIMULTANEOUS_OPEN waits for the peer's own
+   * request before asking again: the peer's attempt may already have failed (its port went down, or
+   * we refused it while ours was down), and then no request is coming.
    */
   private static final int SIMULTANEOUS_OPEN_WAIT_DIVISOR = 10;
-  /** Device-name suffix of the store key of the passive side of a connection of this NIC to itself. */
+
+  /**
+   * Device-name suffix of the store key of the passive side of a connection of this NIC to itself.
+   */
   private static final String LOOPBACK_SUFFIX = "#loopback";
 
   private final Owner owner;
   private final OwnerConfig config;
   private final NicPath localNicPath;
-  /** Store key of the passive side of a connection of this NIC to itself (the active side has the path). */
+
+  /**
+   * Store key of the passive side of a connection of this NIC to itself (the active side has the
+   * path).
+   */
   private final NicPath loopbackKey;
+
   private final EndpointStore store;
   private final HandshakeChannel channel;
   private final NanoClock clock;
@@ -69,8 +77,15 @@ final class Connector {
    * @param clock monotonic clock (fake in tests)
    * @param metrics the owner's metrics
    */
-  Connector(Owner owner, OwnerConfig config, NicPath localNicPath, VerbsContext device, EndpointStore store,
-      HandshakeChannel channel, NanoClock clock, OwnerMetrics metrics) {
+  Connector(
+      Owner owner,
+      OwnerConfig config,
+      NicPath localNicPath,
+      VerbsContext device,
+      EndpointStore store,
+      HandshakeChannel channel,
+      NanoClock clock,
+      OwnerMetrics metrics) {
     this.owner = owner;
     this.config = config;
     this.localNicPath = localNicPath;
@@ -89,22 +104,38 @@ final class Connector {
   /**
    * Creates the endpoint to {@code path} and sends its connect request.
    *
-   * @param first the slice that needs it; completed HANDSHAKE_FAILED here when no endpoint can be made
+   * @param first the slice that needs it; completed HANDSHAKE_FAILED here when no endpoint can be
+   *     made
    * @return the CONNECTING endpoint, or null when none could be made
    */
   Endpoint startActive(NicPath path, Slice first) {
     if (!owner.makeRoom()) {
-      owner.complete(first, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.NO_RAIL,
-          "owner " + owner.index() + " of " + localNicPath + " has " + store.size()
-              + " endpoints, all busy; cannot connect to " + path));
+      owner.complete(
+          first,
+          SliceStatus.HANDSHAKE_FAILED,
+          new VteException(
+              ErrorCode.NO_RAIL,
+              "owner "
+                  + owner.index()
+                  + " of "
+                  + localNicPath
+                  + " has "
+                  + store.size()
+                  + " endpoints, all busy; cannot connect to "
+                  + path));
       return null;
     }
     Endpoint ep;
     try {
       ep = owner.createEndpoint(path, config.qpsPerEndpoint(), nextGeneration++);
     } catch (VerbsException e) {
-      owner.complete(first, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
-          "cannot create QPs on " + localNicPath + " for " + path + ": " + e.getMessage(), e));
+      owner.complete(
+          first,
+          SliceStatus.HANDSHAKE_FAILED,
+          new VteException(
+              ErrorCode.DEVICE_UNAVAILABLE,
+              "cannot create QPs on " + localNicPath + " for " + path + ": " + e.getMessage(),
+              e));
       return null;
     }
     ep.moveTo(EndpointState.CONNECTING);
@@ -117,7 +148,10 @@ final class Connector {
     return ep;
   }
 
-  /** Sends the connect request of {@code ep} under its current generation; the reply comes back as a command. */
+  /**
+   * Sends the connect request of {@code ep} under its current generation; the reply comes back as a
+   * command.
+   */
   private void sendRequest(Endpoint ep) {
     ep.reaskAtNanos = 0;
     ConnectRequest request = messages.request(ep);
@@ -133,9 +167,9 @@ final class Connector {
   }
 
   /**
-   * Asks again for an endpoint whose peer said SIMULTANEOUS_OPEN but whose own request never reached us.
-   * The new generation makes any late answer to the old request stale. The handshake deadline is not
-   * extended.
+   * Asks again for an endpoint whose peer said SIMULTANEOUS_OPEN but whose own request never
+   * reached us. The new generation makes any late answer to the old request stale. The handshake
+   * deadline is not extended.
    */
   private void reask(Endpoint ep) {
     ep.generation = nextGeneration++;
@@ -144,44 +178,72 @@ final class Connector {
   }
 
   /**
-   * Handles the reply (or failure) of an active handshake, if it still concerns the same endpoint: the same
-   * object still stored for its path, under the generation the request was sent with, still CONNECTING.
+   * Handles the reply (or failure) of an active handshake, if it still concerns the same endpoint:
+   * the same object still stored for its path, under the generation the request was sent with,
+   * still CONNECTING.
    */
   void onReply(Endpoint ep, long generation, ConnectReply reply, Throwable failure) {
-    if (store.get(ep.path) != ep || ep.generation != generation || ep.state() != EndpointState.CONNECTING) {
+    if (store.get(ep.path) != ep
+        || ep.generation != generation
+        || ep.state() != EndpointState.CONNECTING) {
       metrics.staleReplyDropped();
       return;
     }
     if (failure != null) {
-      fail(ep, SliceStatus.HANDSHAKE_FAILED, failure instanceof VteException ? failure
-          : new VteException(ErrorCode.PEER_UNREACHABLE, "handshake with " + ep.path + " failed: " + failure, failure));
+      fail(
+          ep,
+          SliceStatus.HANDSHAKE_FAILED,
+          failure instanceof VteException
+              ? failure
+              : new VteException(
+                  ErrorCode.PEER_UNREACHABLE,
+                  "handshake with " + ep.path + " failed: " + failure,
+                  failure));
       return;
     }
     ConnectStatus status = reply.getStatus();
     if (status == ConnectStatus.SIMULTANEOUS_OPEN) {
-      // The peer keeps the active role and its request should reach us and connect us passively; if it
+      // The peer keeps the active role and its request should reach us and connect us passively; if
+      // it
       // does not come soon (that attempt failed, or the peer holds a stale connection), ask again.
-      ep.reaskAtNanos = Math.min(ep.handshakeDeadlineNanos,
-          clock.nanoTime() + config.handshakeDeadline().toNanos() / SIMULTANEOUS_OPEN_WAIT_DIVISOR);
+      ep.reaskAtNanos =
+          Math.min(
+              ep.handshakeDeadlineNanos,
+              clock.nanoTime()
+                  + config.handshakeDeadline().toNanos() / SIMULTANEOUS_OPEN_WAIT_DIVISOR);
       return;
     }
     if (status == ConnectStatus.DEVICE_DOWN || status == ConnectStatus.SHUTTING_DOWN) {
-      // Nothing wrong with the slices: the device is down at the far end. PEER_DEVICE_DOWN moves them
+      // Nothing wrong with the slices: the device is down at the far end. PEER_DEVICE_DOWN moves
+      // them
       // elsewhere and keeps every rail to that device out of selection.
-      fail(ep, SliceStatus.PEER_DEVICE_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
-          ep.path + " refused the connection: " + status + " " + reply.getReason()));
+      fail(
+          ep,
+          SliceStatus.PEER_DEVICE_DOWN,
+          new VteException(
+              ErrorCode.DEVICE_UNAVAILABLE,
+              ep.path + " refused the connection: " + status + " " + reply.getReason()));
       return;
     }
     if (status != ConnectStatus.ACCEPTED) {
-      fail(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.HANDSHAKE_REJECTED,
-          ep.path + " rejected the connection: " + status + " " + reply.getReason()));
+      fail(
+          ep,
+          SliceStatus.HANDSHAKE_FAILED,
+          new VteException(
+              ErrorCode.HANDSHAKE_REJECTED,
+              ep.path + " rejected the connection: " + status + " " + reply.getReason()));
       return;
     }
     try {
       connectQps(ep, reply.getQpsList(), reply.getLid(), reply.getGid(), reply.getMtu());
     } catch (RuntimeException e) {
-      fail(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.PROTOCOL_ERROR,
-          "bad ACCEPTED reply from " + ep.path + ": " + e.getMessage(), e));
+      fail(
+          ep,
+          SliceStatus.HANDSHAKE_FAILED,
+          new VteException(
+              ErrorCode.PROTOCOL_ERROR,
+              "bad ACCEPTED reply from " + ep.path + ": " + e.getMessage(),
+              e));
       return;
     }
     ep.peerGeneration = reply.getGeneration();
@@ -209,8 +271,10 @@ final class Connector {
       if (existing.state() == EndpointState.CONNECTING) {
         if (localNicPath.compareTo(peer) < 0) {
           metrics.simultaneousOpen(true);
-          reply.complete(messages.reject(ConnectStatus.SIMULTANEOUS_OPEN,
-              localNicPath + " sorts lower than " + peer + " and keeps its active attempt"));
+          reply.complete(
+              messages.reject(
+                  ConnectStatus.SIMULTANEOUS_OPEN,
+                  localNicPath + " sorts lower than " + peer + " and keeps its active attempt"));
           return;
         }
         metrics.simultaneousOpen(false);
@@ -223,20 +287,38 @@ final class Connector {
         }
       } else if (request.getGeneration() <= existing.peerGeneration) {
         metrics.staleRequestRejected();
-        reply.complete(messages.reject(ConnectStatus.SIMULTANEOUS_OPEN, "request generation " + request.getGeneration()
-            + " is not newer than the connected peer generation " + existing.peerGeneration));
+        reply.complete(
+            messages.reject(
+                ConnectStatus.SIMULTANEOUS_OPEN,
+                "request generation "
+                    + request.getGeneration()
+                    + " is not newer than the connected peer generation "
+                    + existing.peerGeneration));
         return;
       }
-      // Replace: the peer reconnects with a newer generation. Queued slices move to the replacement.
+      // Replace: the peer reconnects with a newer generation. Queued slices move to the
+      // replacement.
       carried = new ArrayDeque<>(existing.pending);
       existing.pending.clear();
-      owner.retire(existing, SliceStatus.ENDPOINT_RETIRED, new VteException(ErrorCode.PEER_UNREACHABLE,
-          "endpoint to " + peer + " replaced by a newer connection from the peer"));
+      owner.retire(
+          existing,
+          SliceStatus.ENDPOINT_RETIRED,
+          new VteException(
+              ErrorCode.PEER_UNREACHABLE,
+              "endpoint to " + peer + " replaced by a newer connection from the peer"));
     }
     if (!owner.makeRoom()) {
       owner.failAll(carried, SliceStatus.ENDPOINT_RETIRED, null);
-      reply.complete(messages.reject(ConnectStatus.RESOURCE_EXHAUSTED,
-          "owner " + owner.index() + " of " + localNicPath + " has " + store.size() + " busy endpoints"));
+      reply.complete(
+          messages.reject(
+              ConnectStatus.RESOURCE_EXHAUSTED,
+              "owner "
+                  + owner.index()
+                  + " of "
+                  + localNicPath
+                  + " has "
+                  + store.size()
+                  + " busy endpoints"));
       return;
     }
     Endpoint ep;
@@ -244,7 +326,9 @@ final class Connector {
       ep = owner.createEndpoint(key, request.getQpsCount(), nextGeneration++);
     } catch (VerbsException e) {
       owner.failAll(carried, SliceStatus.ENDPOINT_RETIRED, null);
-      reply.complete(messages.reject(ConnectStatus.RESOURCE_EXHAUSTED, "cannot create QPs: " + e.getMessage()));
+      reply.complete(
+          messages.reject(
+              ConnectStatus.RESOURCE_EXHAUSTED, "cannot create QPs: " + e.getMessage()));
       return;
     }
     if (carried != null) {
@@ -273,7 +357,8 @@ final class Connector {
 
   private void connectQps(Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int mtu) {
     if (peerQps.size() != ep.qps.length) {
-      throw new VteException(ErrorCode.PROTOCOL_ERROR,
+      throw new VteException(
+          ErrorCode.PROTOCOL_ERROR,
           "peer sent " + peerQps.size() + " QPs for " + ep.qps.length + " of ours");
     }
     if (!ConnectMessages.validMtu(mtu)) {
@@ -284,7 +369,9 @@ final class Connector {
     for (int i = 0; i < ep.qps.length; i++) {
       QpInfo info = peerQps.get(i);
       ep.qps[i].toRtr(new QpPeer(info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff), pathMtu);
-      ep.qps[i].toRts(new RtsAttributes(ep.psns[i], config.qpTimeout(), config.qpRetryCount(), config.qpRnrRetry()));
+      ep.qps[i].toRts(
+          new RtsAttributes(
+              ep.psns[i], config.qpTimeout(), config.qpRetryCount(), config.qpRnrRetry()));
     }
   }
 
@@ -313,7 +400,8 @@ final class Connector {
   }
 
   /**
-   * Fails the handshakes past their deadline and asks again for those whose SIMULTANEOUS_OPEN wait is over.
+   * Fails the handshakes past their deadline and asks again for those whose SIMULTANEOUS_OPEN wait
+   * is over.
    *
    * @return how many it failed or re-sent
    */
@@ -327,8 +415,12 @@ final class Connector {
       Endpoint ep = connecting.get(i);
       if (now - ep.handshakeDeadlineNanos >= 0) {
         expired++;
-        fail(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.TIMED_OUT,
-            "no handshake answer from " + ep.path + " within " + config.handshakeDeadline()));
+        fail(
+            ep,
+            SliceStatus.HANDSHAKE_FAILED,
+            new VteException(
+                ErrorCode.TIMED_OUT,
+                "no handshake answer from " + ep.path + " within " + config.handshakeDeadline()));
       } else if (ep.reaskAtNanos != 0 && now - ep.reaskAtNanos >= 0) {
         expired++;
         reask(ep);
@@ -337,7 +429,9 @@ final class Connector {
     return expired;
   }
 
-  /** @return true while an active handshake waits for its answer */
+  /**
+   * @return true while an active handshake waits for its answer
+   */
   boolean hasHandshakesPending() {
     return !connecting.isEmpty();
   }

@@ -6,13 +6,15 @@ import io.vte.verbs.QueuePair;
 import java.util.ArrayDeque;
 
 /**
- * The connection of one owner to one peer NIC path: its QPs, the work requests it has in flight and the
- * slices waiting for it. Confined to its owner's event loop: no field is touched from another thread.
+ * The connection of one owner to one peer NIC path: its QPs, the work requests it has in flight and
+ * the slices waiting for it. Confined to its owner's event loop: no field is touched from another
+ * thread.
  */
 final class Endpoint {
 
   /** The peer NIC path: the endpoint's key in its owner's store. */
   final NicPath path;
+
   final QueuePair[] qps;
   final int[] psns;
   final int[] qpOutstanding;
@@ -25,8 +27,10 @@ final class Endpoint {
   boolean inReadyList;
   long handshakeStartNanos;
   long handshakeDeadlineNanos;
+
   /** When an active endpoint told SIMULTANEOUS_OPEN sends its request again; 0 when not waiting. */
   long reaskAtNanos;
+
   long flushDeadlineNanos;
   int retireStatus;
   Throwable retireCause;
@@ -39,7 +43,9 @@ final class Endpoint {
     this.qpOutstanding = new int[qps.length];
   }
 
-  /** @return where it is in its lifecycle */
+  /**
+   * @return where it is in its lifecycle
+   */
   EndpointState state() {
     return state;
   }
@@ -48,8 +54,8 @@ final class Endpoint {
    * The one way the state changes.
    *
    * @param next the new state
-   * @throws IllegalStateException naming the endpoint and both states when {@link EndpointState#canMoveTo}
-   *     forbids the move (a bug in the owner: nothing is changed)
+   * @throws IllegalStateException naming the endpoint and both states when {@link
+   *     EndpointState#canMoveTo} forbids the move (a bug in the owner: nothing is changed)
    */
   void moveTo(EndpointState next) {
     if (!state.canMoveTo(next)) {
@@ -58,19 +64,32 @@ final class Endpoint {
     state = next;
   }
 
-  /** @return true when it is connected with nothing in flight and nothing queued: safe to evict */
+  /**
+   * @return true when it is connected with nothing in flight and nothing queued: safe to evict
+   */
   boolean isIdle() {
     return state == EndpointState.CONNECTED && outstanding == 0 && pending.isEmpty();
   }
 
-  /** @return true once retired or failed */
+  /**
+   * @return true once retired or failed
+   */
   boolean isDead() {
     return state == EndpointState.RETIRED || state == EndpointState.FAILED;
   }
 
   @Override
   public String toString() {
-    return "Endpoint[" + path + " gen " + generation + " " + state + " outstanding " + outstanding
-        + " pending " + pending.size() + "]";
+    return "Endpoint["
+        + path
+        + " gen "
+        + generation
+        + " "
+        + state
+        + " outstanding "
+        + outstanding
+        + " pending "
+        + pending.size()
+        + "]";
   }
 }

@@ -3,8 +3,8 @@ package io.vte.engine.impl.owner;
 /**
  * Lifecycle of an endpoint. Active: {@code NEW -> CONNECTING -> CONNECTED -> RETIRED}; passive:
  * {@code NEW -> CONNECTED -> RETIRED}; a handshake that fails ends in {@code FAILED} (from NEW or
- * CONNECTING), and an endpoint still connecting can be retired (its port went down, a newer connection
- * replaced it). RETIRED and FAILED are final. {@link #canMoveTo} is the whole table.
+ * CONNECTING), and an endpoint still connecting can be retired (its port went down, a newer
+ * connection replaced it). RETIRED and FAILED are final. {@link #canMoveTo} is the whole table.
  */
 enum EndpointState {
   /** Created, QPs in INIT, no handshake yet. */
@@ -18,7 +18,9 @@ enum EndpointState {
   /** The handshake failed; nothing was ever posted. */
   FAILED;
 
-  /** @return true when an endpoint in this state may move to {@code next} */
+  /**
+   * @return true when an endpoint in this state may move to {@code next}
+   */
   boolean canMoveTo(EndpointState next) {
     return switch (this) {
       case NEW -> next == CONNECTING || next == CONNECTED || next == FAILED;

@@ -20,19 +20,23 @@ final class EndpointStore {
     this.byPath = new LinkedHashMap<>(Math.min(capacity, 1024) * 2, 0.75f, true);
   }
 
-  /** @return the endpoint for {@code path}, marking it recently used, or null */
+  /**
+   * @return the endpoint for {@code path}, marking it recently used, or null
+   */
   Endpoint get(NicPath path) {
     return byPath.get(path);
   }
 
-  /** Inserts or replaces the endpoint of its path. The caller made room first ({@link #isFull()}). */
+  /**
+   * Inserts or replaces the endpoint of its path. The caller made room first ({@link #isFull()}).
+   */
   void put(Endpoint endpoint) {
     byPath.put(endpoint.path, endpoint);
   }
 
   /**
-   * Removes {@code endpoint} if it still is the one stored for {@code path}; a newer endpoint of the same
-   * path is never removed through a stale reference.
+   * Removes {@code endpoint} if it still is the one stored for {@code path}; a newer endpoint of
+   * the same path is never removed through a stale reference.
    *
    * @return true when it was removed
    */
@@ -40,12 +44,16 @@ final class EndpointStore {
     return byPath.remove(path, endpoint);
   }
 
-  /** @return true when a new endpoint needs room first */
+  /**
+   * @return true when a new endpoint needs room first
+   */
   boolean isFull() {
     return byPath.size() >= capacity;
   }
 
-  /** @return the least recently used idle endpoint, or null when every endpoint is busy */
+  /**
+   * @return the least recently used idle endpoint, or null when every endpoint is busy
+   */
   Endpoint evictionCandidate() {
     Iterator<Endpoint> it = byPath.values().iterator();
     while (it.hasNext()) {
@@ -57,12 +65,16 @@ final class EndpointStore {
     return null;
   }
 
-  /** @return a copy of the endpoints, safe to iterate while retiring them */
+  /**
+   * @return a copy of the endpoints, safe to iterate while retiring them
+   */
   List<Endpoint> snapshot() {
     return new ArrayList<>(byPath.values());
   }
 
-  /** @return number of endpoints */
+  /**
+   * @return number of endpoints
+   */
   int size() {
     return byPath.size();
   }

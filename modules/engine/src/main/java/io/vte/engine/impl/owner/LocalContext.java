@@ -22,10 +22,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * One opened local device and its owners: the PD, {@code workersPerContext} owners each with its own CQ
- * and event loop, their {@link OwnerDirectory} (the one place that maps a rail, a peer NIC path or a QP
- * to its owner), memory registration, and the routing of the device's async events to the owners they
- * concern.
+ * One opened local device and its owners: the PD, {@code workersPerContext} owners each with its
+ * own CQ and event loop, their {@link OwnerDirectory} (the one place that maps a rail, a peer NIC
+ * path or a QP to its owner), memory registration, and the routing of the device's async events to
+ * the owners they concern.
  */
 public final class LocalContext {
 
@@ -38,11 +38,17 @@ public final class LocalContext {
   private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
   private final List<PortListener> portListeners = new CopyOnWriteArrayList<>();
   private final List<String> deployments = new ArrayList<>();
-  private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+  private final java.util.concurrent.atomic.AtomicBoolean released =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private Future<Void> closing;
 
-  private LocalContext(Vertx vertx, VerbsContext device, OwnerConfig config, String localServerName,
-      HandshakeChannel channel, NanoClock clock) {
+  private LocalContext(
+      Vertx vertx,
+      VerbsContext device,
+      OwnerConfig config,
+      String localServerName,
+      HandshakeChannel channel,
+      NanoClock clock) {
     this.vertx = vertx;
     this.device = device;
     this.config = config;
@@ -57,7 +63,8 @@ public final class LocalContext {
         cqs.add(cq);
         OwnerProxy proxy = new OwnerProxy(localNicPath);
         cq.setNotificationHandler(c -> proxy.wake());
-        owners.add(new Owner(i, config, localNicPath, device, pd, cq, channel, clock, proxy, owners));
+        owners.add(
+            new Owner(i, config, localNicPath, device, pd, cq, channel, clock, proxy, owners));
       }
     } catch (RuntimeException e) {
       pd.close();
@@ -68,8 +75,8 @@ public final class LocalContext {
   }
 
   /**
-   * Opens the owners of a device: allocates the PD and one CQ per owner and deploys one owner verticle
-   * per owner, each on its own event-loop context.
+   * Opens the owners of a device: allocates the PD and one CQ per owner and deploys one owner
+   * verticle per owner, each on its own event-loop context.
    *
    * @param vertx the Vert.x instance
    * @param device the opened device; closed by {@link #close()}
@@ -79,8 +86,13 @@ public final class LocalContext {
    * @param clock monotonic clock
    * @return the context once every owner runs
    */
-  public static Future<LocalContext> open(Vertx vertx, VerbsContext device, OwnerConfig config,
-      String localServerName, HandshakeChannel channel, NanoClock clock) {
+  public static Future<LocalContext> open(
+      Vertx vertx,
+      VerbsContext device,
+      OwnerConfig config,
+      String localServerName,
+      HandshakeChannel channel,
+      NanoClock clock) {
     LocalContext ctx;
     try {
       ctx = new LocalContext(vertx, device, config, localServerName, channel, clock);
@@ -89,47 +101,65 @@ public final class LocalContext {
     }
     List<Future<String>> deployed = new ArrayList<>();
     for (Owner owner : ctx.owners.all()) {
-      deployed.add(vertx.deployVerticle(new OwnerVerticle(owner, config)).onSuccess(id -> {
-        synchronized (ctx.deployments) {
-          ctx.deployments.add(id);
-        }
-      }));
+      deployed.add(
+          vertx
+              .deployVerticle(new OwnerVerticle(owner, config))
+              .onSuccess(
+                  id -> {
+                    synchronized (ctx.deployments) {
+                      ctx.deployments.add(id);
+                    }
+                  }));
     }
     // join, not all: every deployment settles before a failure closes the context.
-    return Future.join(deployed).transform(ar -> {
-      if (ar.succeeded()) {
-        return Future.succeededFuture(ctx);
-      }
-      return ctx.close().transform(ignored -> Future.failedFuture(ar.cause()));
-    });
+    return Future.join(deployed)
+        .transform(
+            ar -> {
+              if (ar.succeeded()) {
+                return Future.succeededFuture(ctx);
+              }
+              return ctx.close().transform(ignored -> Future.failedFuture(ar.cause()));
+            });
   }
 
-  /** @return the device name */
+  /**
+   * @return the device name
+   */
   public String deviceName() {
     return device.deviceName();
   }
 
-  /** @return {@code <local server>@<device>}, as the handshake messages carry it */
+  /**
+   * @return {@code <local server>@<device>}, as the handshake messages carry it
+   */
   public String localNicPath() {
     return localNicPath.toString();
   }
 
-  /** @return the underlying verbs device */
+  /**
+   * @return the underlying verbs device
+   */
   public VerbsContext device() {
     return device;
   }
 
-  /** @return the attributes of the port the owners use */
+  /**
+   * @return the attributes of the port the owners use
+   */
   public PortAttributes portAttributes() {
     return device.queryPort(config.port());
   }
 
-  /** @return the owner configuration */
+  /**
+   * @return the owner configuration
+   */
   public OwnerConfig config() {
     return config;
   }
 
-  /** @return the number of owners (the worker-count snapshot) */
+  /**
+   * @return the number of owners (the worker-count snapshot)
+   */
   public int ownerCount() {
     return config.workersPerContext();
   }
@@ -142,13 +172,16 @@ public final class LocalContext {
     return owners.owner(index).metrics();
   }
 
-  /** @return the number of QPs currently owned by this context's endpoints */
+  /**
+   * @return the number of QPs currently owned by this context's endpoints
+   */
   public int liveQpCount() {
     return owners.liveQpCount();
   }
 
   /**
-   * For fault injection and diagnostics: which QPs the endpoints of this context own right now. Thread-safe.
+   * For fault injection and diagnostics: which QPs the endpoints of this context own right now.
+   * Thread-safe.
    *
    * @return a snapshot of their QP numbers
    */
@@ -202,7 +235,9 @@ public final class LocalContext {
     }
   }
 
-  /** @param listener told of port down/up events of this device (for rail health) */
+  /**
+   * @param listener told of port down/up events of this device (for rail health)
+   */
   public void addPortListener(PortListener listener) {
     portListeners.add(listener);
   }
@@ -211,7 +246,10 @@ public final class LocalContext {
     return owners.owner(index);
   }
 
-  /** @return the owner of a rail's endpoint ({@link OwnerDirectory#ownerOf(Rail)}): every slice's route */
+  /**
+   * @return the owner of a rail's endpoint ({@link OwnerDirectory#ownerOf(Rail)}): every slice's
+   *     route
+   */
   Owner ownerOf(Rail rail) {
     return owners.ownerOf(rail);
   }
@@ -231,7 +269,8 @@ public final class LocalContext {
     Promise<ConnectReply> reply = Promise.promise();
     String from = request.getLocalNicPath();
     // A request naming no valid NIC path is refused by name by whichever owner gets it.
-    Owner owner = NicPath.problem(from) == null ? owners.ownerOf(NicPath.parse(from)) : owners.owner(0);
+    Owner owner =
+        NicPath.problem(from) == null ? owners.ownerOf(NicPath.parse(from)) : owners.owner(0);
     owner.proxy().passiveConnect(request, reply);
     return reply.future();
   }
@@ -240,20 +279,23 @@ public final class LocalContext {
     switch (event.type()) {
       case QP_FATAL:
       case QP_REQ_ERR:
-      case QP_ACCESS_ERR: {
-        Owner owner = owners.ownerOfQp(event.qpNum());
-        if (owner != null) {
-          owner.proxy().qpFatal(event.qpNum());
+      case QP_ACCESS_ERR:
+        {
+          Owner owner = owners.ownerOfQp(event.qpNum());
+          if (owner != null) {
+            owner.proxy().qpFatal(event.qpNum());
+          }
+          break;
         }
-        break;
-      }
       case PORT_ERR:
-        // Rail selection first: the slices the owners now fail with RAIL_DOWN must not be re-routed here.
+        // Rail selection first: the slices the owners now fail with RAIL_DOWN must not be re-routed
+        // here.
         notifyPort(event.port(), false);
         owners.all().forEach(o -> o.proxy().portDown(event.port()));
         break;
       case PORT_ACTIVE:
-        // Owners first: a slice routed here after selection sees the port up lands behind this command.
+        // Owners first: a slice routed here after selection sees the port up lands behind this
+        // command.
         owners.all().forEach(o -> o.proxy().portUp(event.port()));
         notifyPort(event.port(), true);
         break;
@@ -286,9 +328,10 @@ public final class LocalContext {
   }
 
   /**
-   * Closes the context: every owner retires its endpoints (their slices complete ENGINE_CLOSED or flush),
-   * waits until every work request is accounted for (bounded by the flush deadline), the owner verticles
-   * are undeployed, then QPs, MRs, PD, CQs and the device are destroyed, in that order. Idempotent.
+   * Closes the context: every owner retires its endpoints (their slices complete ENGINE_CLOSED or
+   * flush), waits until every work request is accounted for (bounded by the flush deadline), the
+   * owner verticles are undeployed, then QPs, MRs, PD, CQs and the device are destroyed, in that
+   * order. Idempotent.
    *
    * @return completes when everything is released
    */
@@ -306,21 +349,27 @@ public final class LocalContext {
         owner.proxy().close();
       }
     }
-    closing = Future.join(drained)
-        .transform(ignored -> undeployOwners())
-        .transform(ignored -> vertx.executeBlocking(() -> {
-          releaseVerbs();
-          return null;
-        }, false))
-        // Vert.x already closed: no worker is left, release on this thread.
-        .recover(failure -> {
-          if (released.get()) {
-            return Future.failedFuture(failure);
-          }
-          releaseVerbs();
-          return Future.succeededFuture();
-        })
-        .mapEmpty();
+    closing =
+        Future.join(drained)
+            .transform(ignored -> undeployOwners())
+            .transform(
+                ignored ->
+                    vertx.executeBlocking(
+                        () -> {
+                          releaseVerbs();
+                          return null;
+                        },
+                        false))
+            // Vert.x already closed: no worker is left, release on this thread.
+            .recover(
+                failure -> {
+                  if (released.get()) {
+                    return Future.failedFuture(failure);
+                  }
+                  releaseVerbs();
+                  return Future.succeededFuture();
+                })
+            .mapEmpty();
     return closing;
   }
 
@@ -332,12 +381,14 @@ public final class LocalContext {
       }
       deployments.clear();
     }
-    return Future.join(undeployed).transform(ignored -> {
-      for (Owner owner : owners.all()) {
-        owner.proxy().close();
-      }
-      return Future.succeededFuture();
-    });
+    return Future.join(undeployed)
+        .transform(
+            ignored -> {
+              for (Owner owner : owners.all()) {
+                owner.proxy().close();
+              }
+              return Future.succeededFuture();
+            });
   }
 
   private void releaseVerbs() {

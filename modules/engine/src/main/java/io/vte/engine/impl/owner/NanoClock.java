@@ -7,6 +7,8 @@ public interface NanoClock {
   /** The system monotonic clock. */
   NanoClock SYSTEM = System::nanoTime;
 
-  /** @return monotonic time in nanoseconds */
+  /**
+   * @return monotonic time in nanoseconds
+   */
   long nanoTime();
 }

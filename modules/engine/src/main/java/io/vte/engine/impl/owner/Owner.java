@@ -29,9 +29,9 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * One owner: a CQ, the endpoints whose peer NIC path hashes to it, and the duty cycle {@link #doWork()}
- * that drives them. Every method runs on the owner's thread (its event loop, or a test calling
- * {@code doWork()} directly); other threads reach it only through its {@link OwnerProxy}.
+ * One owner: a CQ, the endpoints whose peer NIC path hashes to it, and the duty cycle {@link
+ * #doWork()} that drives them. Every method runs on the owner's thread (its event loop, or a test
+ * calling {@code doWork()} directly); other threads reach it only through its {@link OwnerProxy}.
  *
  * <p>Work requests in flight are tracked in {@link WorkRequestSlots}, sized to the CQ: a slot is a
  * credit, so the owner never has more signaled work requests in flight than its CQ holds.
@@ -84,8 +84,16 @@ final class Owner {
    * @param proxy this owner's command queue
    * @param directory the context's owner directory, told of this owner's QPs (for QP async events)
    */
-  Owner(int index, OwnerConfig config, NicPath localNicPath, VerbsContext device, ProtectionDomain pd,
-      CompletionQueue cq, HandshakeChannel channel, NanoClock clock, OwnerProxy proxy,
+  Owner(
+      int index,
+      OwnerConfig config,
+      NicPath localNicPath,
+      VerbsContext device,
+      ProtectionDomain pd,
+      CompletionQueue cq,
+      HandshakeChannel channel,
+      NanoClock clock,
+      OwnerProxy proxy,
       OwnerDirectory directory) {
     this.index = index;
     this.config = config;
@@ -96,16 +104,19 @@ final class Owner {
     this.proxy = proxy;
     this.directory = directory;
     this.store = new EndpointStore(config.endpointStoreCapacity());
-    this.connector = new Connector(this, config, localNicPath, device, store, channel, clock, metrics);
+    this.connector =
+        new Connector(this, config, localNicPath, device, store, channel, clock, metrics);
     this.slots = new WorkRequestSlots(cq.capacity());
-    this.wrBatch = WorkRequestBatch.allocate(Math.min(config.pollBatchSize(), config.maxOutstandingPerQp()));
+    this.wrBatch =
+        WorkRequestBatch.allocate(Math.min(config.pollBatchSize(), config.maxOutstandingPerQp()));
     this.wcBatch = WorkCompletionBatch.allocate(config.pollBatchSize());
   }
 
   // ---------------------------------------------------------------- duty cycle
 
   /**
-   * One duty cycle: drain commands (bounded), poll the CQ, post what credits allow, check deadlines.
+   * One duty cycle: drain commands (bounded), poll the CQ, post what credits allow, check
+   * deadlines.
    *
    * @return how much was done (commands, completions, posts, expiries); 0 when idle
    */
@@ -121,7 +132,9 @@ final class Owner {
     return work;
   }
 
-  /** @return true while work requests are in flight or handshakes pending: keep polling eagerly */
+  /**
+   * @return true while work requests are in flight or handshakes pending: keep polling eagerly
+   */
   boolean hasWorkInFlight() {
     return slots.inFlight() > 0 || connector.hasHandshakesPending() || !retiring.isEmpty();
   }
@@ -158,8 +171,13 @@ final class Owner {
       return;
     }
     if (!portActive || cqBroken) {
-      complete(slice, SliceStatus.RAIL_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
-          (cqBroken ? "CQ of owner " + index + " is in error on " : "port down on ") + localNicPath));
+      complete(
+          slice,
+          SliceStatus.RAIL_DOWN,
+          new VteException(
+              ErrorCode.DEVICE_UNAVAILABLE,
+              (cqBroken ? "CQ of owner " + index + " is in error on " : "port down on ")
+                  + localNicPath));
       return;
     }
     NicPath path = slice.rail().peerNicPath();
@@ -228,13 +246,23 @@ final class Owner {
       int room = Math.min(share, config.maxOutstandingPerQp() - ep.qpOutstanding[q]);
       wrBatch.clear();
       Slice slice;
-      while (room > 0 && slots.hasFree() && !wrBatch.isFull() && (slice = ep.pending.pollFirst()) != null) {
+      while (room > 0
+          && slots.hasFree()
+          && !wrBatch.isFull()
+          && (slice = ep.pending.pollFirst()) != null) {
         if (slice.callback().isAbandoned()) {
           complete(slice, SliceStatus.ABANDONED, null);
           continue;
         }
-        wrBatch.add(slots.acquire(slice, ep, q), slice.opcode(), WrFlags.SIGNALED, slice.localAddress(), slice.length(),
-            slice.lkey(), slice.remoteAddress(), slice.rkey());
+        wrBatch.add(
+            slots.acquire(slice, ep, q),
+            slice.opcode(),
+            WrFlags.SIGNALED,
+            slice.localAddress(),
+            slice.length(),
+            slice.lkey(),
+            slice.remoteAddress(),
+            slice.rkey());
         room--;
       }
       int size = wrBatch.size();
@@ -249,8 +277,15 @@ final class Owner {
       posted += accepted;
       metrics.slicesPosted(accepted);
       if (rc != PostStatus.OK) {
-        VteException cause = new VteException(ErrorCode.TRANSFER_FAILED, "posting to QP " + qp.qpNum()
-            + " of " + ep.path + " failed: " + PostStatus.name(rc));
+        VteException cause =
+            new VteException(
+                ErrorCode.TRANSFER_FAILED,
+                "posting to QP "
+                    + qp.qpNum()
+                    + " of "
+                    + ep.path
+                    + " failed: "
+                    + PostStatus.name(rc));
         for (int i = accepted; i < size; i++) {
           int slot = slots.slotOf(wrBatch.wrId(i));
           Slice failed = slots.slice(slot);
@@ -264,7 +299,9 @@ final class Owner {
     return posted;
   }
 
-  /** Ends a slice: counted, its callback told once (a throwing callback is counted, not propagated). */
+  /**
+   * Ends a slice: counted, its callback told once (a throwing callback is counted, not propagated).
+   */
   void complete(Slice slice, int status, Throwable cause) {
     metrics.sliceEnded(status == SliceStatus.OK);
     try {
@@ -315,12 +352,19 @@ final class Owner {
       complete(slice, SliceStatus.OK, null);
     } else if (status == WcStatus.WR_FLUSH_ERR.code()) {
       boolean retired = ep.state() == EndpointState.RETIRED;
-      complete(slice, retired ? ep.retireStatus : SliceStatus.ENDPOINT_RETIRED, retired ? ep.retireCause : null);
+      complete(
+          slice,
+          retired ? ep.retireStatus : SliceStatus.ENDPOINT_RETIRED,
+          retired ? ep.retireCause : null);
       retire(ep, SliceStatus.ENDPOINT_RETIRED, null);
     } else {
       complete(slice, status, null);
-      retire(ep, SliceStatus.ENDPOINT_RETIRED, new VteException(ErrorCode.TRANSFER_FAILED,
-          "work completion " + WcStatus.of(status) + " on " + ep.path));
+      retire(
+          ep,
+          SliceStatus.ENDPOINT_RETIRED,
+          new VteException(
+              ErrorCode.TRANSFER_FAILED,
+              "work completion " + WcStatus.of(status) + " on " + ep.path));
     }
     if (ep.state() == EndpointState.RETIRED) {
       if (ep.outstanding == 0 && retiring.remove(ep)) {
@@ -333,15 +377,23 @@ final class Owner {
 
   // ---------------------------------------------------------------- passive handshake
 
-  /** Answers a peer's connect request: refused while this owner takes no connections, else the connector's. */
+  /**
+   * Answers a peer's connect request: refused while this owner takes no connections, else the
+   * connector's.
+   */
   void onPassiveConnect(ConnectRequest request, Promise<ConnectReply> reply) {
     if (closing) {
-      reply.complete(ConnectMessages.reject(localNicPath, ConnectStatus.SHUTTING_DOWN, localNicPath + " is closing"));
+      reply.complete(
+          ConnectMessages.reject(
+              localNicPath, ConnectStatus.SHUTTING_DOWN, localNicPath + " is closing"));
       return;
     }
     if (!portActive || cqBroken) {
-      reply.complete(ConnectMessages.reject(localNicPath, ConnectStatus.DEVICE_DOWN,
-          "port " + config.port() + " of " + localNicPath + " is down"));
+      reply.complete(
+          ConnectMessages.reject(
+              localNicPath,
+              ConnectStatus.DEVICE_DOWN,
+              "port " + config.port() + " of " + localNicPath + " is down"));
       return;
     }
     connector.onPassiveConnect(request, reply);
@@ -381,7 +433,10 @@ final class Owner {
 
   // ---------------------------------------------------------------- retire, faults, close
 
-  /** @return true when the store has room for one more endpoint, after evicting an idle one if needed */
+  /**
+   * @return true when the store has room for one more endpoint, after evicting an idle one if
+   *     needed
+   */
   boolean makeRoom() {
     if (!store.isFull()) {
       return true;
@@ -397,8 +452,9 @@ final class Owner {
 
   /**
    * Takes an endpoint out of service: QPs to ERR (in-flight work flushes and is completed with
-   * {@code status}), queued slices completed with {@code status}, removed from the store (only if it is
-   * still the stored one). Its QPs are destroyed once every flush is in, or at the flush deadline.
+   * {@code status}), queued slices completed with {@code status}, removed from the store (only if
+   * it is still the stored one). Its QPs are destroyed once every flush is in, or at the flush
+   * deadline.
    */
   void retire(Endpoint ep, int status, Throwable cause) {
     if (ep.isDead()) {
@@ -497,8 +553,11 @@ final class Owner {
     Endpoint ep = endpointsByQp.get(qpNum);
     metrics.qpFatal();
     if (ep != null) {
-      retire(ep, SliceStatus.ENDPOINT_RETIRED, new VteException(ErrorCode.TRANSFER_FAILED,
-          "QP " + qpNum + " of " + ep.path + " hit a fatal error"));
+      retire(
+          ep,
+          SliceStatus.ENDPOINT_RETIRED,
+          new VteException(
+              ErrorCode.TRANSFER_FAILED, "QP " + qpNum + " of " + ep.path + " hit a fatal error"));
     }
   }
 
@@ -508,8 +567,10 @@ final class Owner {
       return;
     }
     portActive = false;
-    retireAll(SliceStatus.RAIL_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE,
-        "port " + port + " of " + localNicPath + " went down"));
+    retireAll(
+        SliceStatus.RAIL_DOWN,
+        new VteException(
+            ErrorCode.DEVICE_UNAVAILABLE, "port " + port + " of " + localNicPath + " went down"));
   }
 
   /** A port came back: accept work again. */
@@ -522,24 +583,32 @@ final class Owner {
   /** The device died: retire everything and refuse new work. */
   void onDeviceFatal() {
     portActive = false;
-    retireAll(SliceStatus.RAIL_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE, localNicPath + " died"));
+    retireAll(
+        SliceStatus.RAIL_DOWN,
+        new VteException(ErrorCode.DEVICE_UNAVAILABLE, localNicPath + " died"));
   }
 
-  /** The CQ overflowed (credits make this impossible; counted, and the owner stops using the CQ). */
+  /**
+   * The CQ overflowed (credits make this impossible; counted, and the owner stops using the CQ).
+   */
   void onCqError() {
     if (cqBroken) {
       return;
     }
     cqBroken = true;
     metrics.cqError();
-    VteException cause = new VteException(ErrorCode.INTERNAL, "CQ of owner " + index + " of " + localNicPath
-        + " overflowed");
+    VteException cause =
+        new VteException(
+            ErrorCode.INTERNAL, "CQ of owner " + index + " of " + localNicPath + " overflowed");
     retireAll(SliceStatus.ENDPOINT_RETIRED, cause);
     // No flush will come from a CQ in error: account for everything now.
     flushAndDestroyRetiring();
   }
 
-  /** Completes every in-flight WR of the retiring endpoints now (no flush will come) and destroys them. */
+  /**
+   * Completes every in-flight WR of the retiring endpoints now (no flush will come) and destroys
+   * them.
+   */
   private void flushAndDestroyRetiring() {
     for (Endpoint ep : new ArrayList<>(retiring)) {
       forceFlush(ep);
@@ -565,9 +634,10 @@ final class Owner {
   }
 
   /**
-   * The owner's verticle is stopping although the owner was not closed first (e.g. {@code vertx.close()}
-   * while the engine is open): nothing will poll the CQ again, so every slice it holds, queued or posted,
-   * ends now with ENGINE_CLOSED, exactly once, and its retired QPs are destroyed.
+   * The owner's verticle is stopping although the owner was not closed first (e.g. {@code
+   * vertx.close()} while the engine is open): nothing will poll the CQ again, so every slice it
+   * holds, queued or posted, ends now with ENGINE_CLOSED, exactly once, and its retired QPs are
+   * destroyed.
    */
   void abandon() {
     if (closeCause == null) {
@@ -601,47 +671,65 @@ final class Owner {
 
   // ---------------------------------------------------------------- accessors
 
-  /** @return this owner's command queue */
+  /**
+   * @return this owner's command queue
+   */
   OwnerProxy proxy() {
     return proxy;
   }
 
-  /** @return this owner's CQ */
+  /**
+   * @return this owner's CQ
+   */
   CompletionQueue cq() {
     return cq;
   }
 
-  /** @return this owner's connector (handshake replies come back to it) */
+  /**
+   * @return this owner's connector (handshake replies come back to it)
+   */
   Connector connector() {
     return connector;
   }
 
-  /** @return this owner's metrics */
+  /**
+   * @return this owner's metrics
+   */
   OwnerMetrics metrics() {
     return metrics;
   }
 
-  /** @return owner index within its context */
+  /**
+   * @return owner index within its context
+   */
   int index() {
     return index;
   }
 
-  /** @return the stored endpoint for a peer NIC path, {@code <server>@<device>}, or null (tests) */
+  /**
+   * @return the stored endpoint for a peer NIC path, {@code <server>@<device>}, or null (tests)
+   */
   Endpoint endpoint(String path) {
     return store.get(NicPath.parse(path));
   }
 
-  /** @return number of stored endpoints */
+  /**
+   * @return number of stored endpoints
+   */
   int endpointCount() {
     return store.size();
   }
 
-  /** @return work requests in flight */
+  /**
+   * @return work requests in flight
+   */
   int outstanding() {
     return slots.inFlight();
   }
 
-  /** @return endpoints retired but still waiting for flushes */
+  /**
+   * @return endpoints retired but still waiting for flushes
+   */
   int retiringCount() {
     return retiring.size();
   }

@@ -7,11 +7,13 @@ import io.vte.api.VteException;
 import java.time.Duration;
 
 /**
- * How the owners of one local device are sized and timed. An engine's comes from its {@link EngineOptions}
- * through {@link #from}; the fields that are engine options take their defaults and ranges from
- * {@link EngineOptions#FIELDS}, the others (owner internals, not configurable) are the constants below.
+ * How the owners of one local device are sized and timed. An engine's comes from its {@link
+ * EngineOptions} through {@link #from}; the fields that are engine options take their defaults and
+ * ranges from {@link EngineOptions#FIELDS}, the others (owner internals, not configurable) are the
+ * constants below.
  *
- * @param workersPerContext owners (each with its own CQ and event loop) per local device, at least 1
+ * @param workersPerContext owners (each with its own CQ and event loop) per local device, at least
+ *     1
  * @param cqSize capacity of each owner's CQ: the owner's credit of signaled work requests in flight
  * @param maxOutstandingPerQp send-queue depth of each QP: work requests in flight per QP
  * @param qpsPerEndpoint QPs per endpoint; slices are spread over them
@@ -28,35 +30,55 @@ import java.time.Duration;
  * @param flushDeadline how long a retired endpoint waits for the flushed completions of its work
  *     requests before the owner accounts for them itself
  */
-public record OwnerConfig(int workersPerContext, int cqSize, int maxOutstandingPerQp, int qpsPerEndpoint,
-    Duration handshakeDeadline, int endpointStoreCapacity, int port, int qpTimeout, int qpRetryCount,
-    int qpRnrRetry, int pollBatchSize, int commandDrainLimit, Duration idleBackoffMin,
-    Duration idleBackoffMax, Duration flushDeadline) {
+public record OwnerConfig(
+    int workersPerContext,
+    int cqSize,
+    int maxOutstandingPerQp,
+    int qpsPerEndpoint,
+    Duration handshakeDeadline,
+    int endpointStoreCapacity,
+    int port,
+    int qpTimeout,
+    int qpRetryCount,
+    int qpRnrRetry,
+    int pollBatchSize,
+    int commandDrainLimit,
+    Duration idleBackoffMin,
+    Duration idleBackoffMax,
+    Duration flushDeadline) {
 
   private static final String ENGINE_OPTION = "engine option";
 
   /** QPs per endpoint of an engine's owners. */
   public static final int QPS_PER_ENDPOINT = 1;
+
   /** The device port an engine's owners use. */
   public static final int PORT = 1;
+
   /** Receiver-not-ready retries of an engine's QPs. */
   public static final int QP_RNR_RETRY = 7;
+
   /** Completions polled per CQ poll. */
   public static final int POLL_BATCH_SIZE = 64;
+
   /** Commands an owner takes per duty cycle. */
   public static final int COMMAND_DRAIN_LIMIT = 256;
+
   /** Shortest sleep of an idle owner. */
   public static final Duration IDLE_BACKOFF_MIN = Duration.ofMillis(1);
+
   /** Longest sleep of an idle owner. */
   public static final Duration IDLE_BACKOFF_MAX = Duration.ofMillis(20);
+
   /** How long a retired endpoint waits for its flushed completions. */
   public static final Duration FLUSH_DEADLINE = Duration.ofSeconds(2);
 
   /**
-   * Validates every field; a bad one is an {@link ErrorCode#INVALID_CONFIGURATION} naming it. The fields that are
-   * engine options are checked against {@link EngineOptions#FIELDS}' ranges ({@code endpointStoreCapacity} as
-   * {@code endpointCacheSize}); {@code maxOutstandingPerQp} only needs to be positive here: that it stays within
-   * {@code cqSize} is the engine's rule, an owner's CQ credits hold either way.
+   * Validates every field; a bad one is an {@link ErrorCode#INVALID_CONFIGURATION} naming it. The
+   * fields that are engine options are checked against {@link EngineOptions#FIELDS}' ranges ({@code
+   * endpointStoreCapacity} as {@code endpointCacheSize}); {@code maxOutstandingPerQp} only needs to
+   * be positive here: that it stays within {@code cqSize} is the engine's rule, an owner's CQ
+   * credits hold either way.
    */
   public OwnerConfig {
     OptionFields<EngineOptions> engine = EngineOptions.FIELDS;
@@ -76,10 +98,16 @@ public record OwnerConfig(int workersPerContext, int cqSize, int maxOutstandingP
     positive("idleBackoffMin", idleBackoffMin);
     positive("idleBackoffMax", idleBackoffMax);
     if (idleBackoffMin.toMillis() < 1) {
-      throw invalid("idleBackoffMin must be >= 1 ms (Vert.x timer resolution), got " + idleBackoffMin);
+      throw invalid(
+          "idleBackoffMin must be >= 1 ms (Vert.x timer resolution), got " + idleBackoffMin);
     }
     if (idleBackoffMax.compareTo(idleBackoffMin) < 0) {
-      throw invalid("idleBackoffMax (" + idleBackoffMax + ") must be >= idleBackoffMin (" + idleBackoffMin + ")");
+      throw invalid(
+          "idleBackoffMax ("
+              + idleBackoffMax
+              + ") must be >= idleBackoffMin ("
+              + idleBackoffMin
+              + ")");
     }
     positive("flushDeadline", flushDeadline);
   }
@@ -88,15 +116,28 @@ public record OwnerConfig(int workersPerContext, int cqSize, int maxOutstandingP
    * The one place an engine's owner configuration is made.
    *
    * @param options engine options
-   * @return the owner configuration they describe, with this class's constants for the owner internals
+   * @return the owner configuration they describe, with this class's constants for the owner
+   *     internals
    * @throws VteException INVALID_CONFIGURATION naming the first bad engine option
    */
   public static OwnerConfig from(EngineOptions options) {
     options.validate();
-    return new OwnerConfig(options.getWorkersPerContext(), options.getCqSize(), options.getMaxOutstandingPerQp(),
-        QPS_PER_ENDPOINT, options.getHandshakeDeadline(), options.getEndpointCacheSize(), PORT,
-        qpTimeoutExponent(options.getQpTimeout()), options.getQpRetryCount(), QP_RNR_RETRY, POLL_BATCH_SIZE,
-        COMMAND_DRAIN_LIMIT, IDLE_BACKOFF_MIN, IDLE_BACKOFF_MAX, FLUSH_DEADLINE);
+    return new OwnerConfig(
+        options.getWorkersPerContext(),
+        options.getCqSize(),
+        options.getMaxOutstandingPerQp(),
+        QPS_PER_ENDPOINT,
+        options.getHandshakeDeadline(),
+        options.getEndpointCacheSize(),
+        PORT,
+        qpTimeoutExponent(options.getQpTimeout()),
+        options.getQpRetryCount(),
+        QP_RNR_RETRY,
+        POLL_BATCH_SIZE,
+        COMMAND_DRAIN_LIMIT,
+        IDLE_BACKOFF_MIN,
+        IDLE_BACKOFF_MAX,
+        FLUSH_DEADLINE);
   }
 
   /**
@@ -111,46 +152,136 @@ public record OwnerConfig(int workersPerContext, int cqSize, int maxOutstandingP
     return Math.min(31, Math.max(1, t));
   }
 
-  /** @param n workers per context @return a copy with it */
+  /**
+   * @param n workers per context @return a copy with it
+   */
   public OwnerConfig withWorkersPerContext(int n) {
-    return new OwnerConfig(n, cqSize, maxOutstandingPerQp, qpsPerEndpoint, handshakeDeadline,
-        endpointStoreCapacity, port, qpTimeout, qpRetryCount, qpRnrRetry, pollBatchSize, commandDrainLimit,
-        idleBackoffMin, idleBackoffMax, flushDeadline);
+    return new OwnerConfig(
+        n,
+        cqSize,
+        maxOutstandingPerQp,
+        qpsPerEndpoint,
+        handshakeDeadline,
+        endpointStoreCapacity,
+        port,
+        qpTimeout,
+        qpRetryCount,
+        qpRnrRetry,
+        pollBatchSize,
+        commandDrainLimit,
+        idleBackoffMin,
+        idleBackoffMax,
+        flushDeadline);
   }
 
-  /** @param size CQ capacity @param perQp send-queue depth @return a copy with them */
+  /**
+   * @param size CQ capacity @param perQp send-queue depth @return a copy with them
+   */
   public OwnerConfig withQueueSizes(int size, int perQp) {
-    return new OwnerConfig(workersPerContext, size, perQp, qpsPerEndpoint, handshakeDeadline,
-        endpointStoreCapacity, port, qpTimeout, qpRetryCount, qpRnrRetry, pollBatchSize, commandDrainLimit,
-        idleBackoffMin, idleBackoffMax, flushDeadline);
+    return new OwnerConfig(
+        workersPerContext,
+        size,
+        perQp,
+        qpsPerEndpoint,
+        handshakeDeadline,
+        endpointStoreCapacity,
+        port,
+        qpTimeout,
+        qpRetryCount,
+        qpRnrRetry,
+        pollBatchSize,
+        commandDrainLimit,
+        idleBackoffMin,
+        idleBackoffMax,
+        flushDeadline);
   }
 
-  /** @param n QPs per endpoint @return a copy with it */
+  /**
+   * @param n QPs per endpoint @return a copy with it
+   */
   public OwnerConfig withQpsPerEndpoint(int n) {
-    return new OwnerConfig(workersPerContext, cqSize, maxOutstandingPerQp, n, handshakeDeadline,
-        endpointStoreCapacity, port, qpTimeout, qpRetryCount, qpRnrRetry, pollBatchSize, commandDrainLimit,
-        idleBackoffMin, idleBackoffMax, flushDeadline);
+    return new OwnerConfig(
+        workersPerContext,
+        cqSize,
+        maxOutstandingPerQp,
+        n,
+        handshakeDeadline,
+        endpointStoreCapacity,
+        port,
+        qpTimeout,
+        qpRetryCount,
+        qpRnrRetry,
+        pollBatchSize,
+        commandDrainLimit,
+        idleBackoffMin,
+        idleBackoffMax,
+        flushDeadline);
   }
 
-  /** @param deadline handshake deadline @return a copy with it */
+  /**
+   * @param deadline handshake deadline @return a copy with it
+   */
   public OwnerConfig withHandshakeDeadline(Duration deadline) {
-    return new OwnerConfig(workersPerContext, cqSize, maxOutstandingPerQp, qpsPerEndpoint, deadline,
-        endpointStoreCapacity, port, qpTimeout, qpRetryCount, qpRnrRetry, pollBatchSize, commandDrainLimit,
-        idleBackoffMin, idleBackoffMax, flushDeadline);
+    return new OwnerConfig(
+        workersPerContext,
+        cqSize,
+        maxOutstandingPerQp,
+        qpsPerEndpoint,
+        deadline,
+        endpointStoreCapacity,
+        port,
+        qpTimeout,
+        qpRetryCount,
+        qpRnrRetry,
+        pollBatchSize,
+        commandDrainLimit,
+        idleBackoffMin,
+        idleBackoffMax,
+        flushDeadline);
   }
 
-  /** @param capacity endpoints per owner @return a copy with it */
+  /**
+   * @param capacity endpoints per owner @return a copy with it
+   */
   public OwnerConfig withEndpointStoreCapacity(int capacity) {
-    return new OwnerConfig(workersPerContext, cqSize, maxOutstandingPerQp, qpsPerEndpoint, handshakeDeadline,
-        capacity, port, qpTimeout, qpRetryCount, qpRnrRetry, pollBatchSize, commandDrainLimit,
-        idleBackoffMin, idleBackoffMax, flushDeadline);
+    return new OwnerConfig(
+        workersPerContext,
+        cqSize,
+        maxOutstandingPerQp,
+        qpsPerEndpoint,
+        handshakeDeadline,
+        capacity,
+        port,
+        qpTimeout,
+        qpRetryCount,
+        qpRnrRetry,
+        pollBatchSize,
+        commandDrainLimit,
+        idleBackoffMin,
+        idleBackoffMax,
+        flushDeadline);
   }
 
-  /** @param deadline flush deadline of retired endpoints @return a copy with it */
+  /**
+   * @param deadline flush deadline of retired endpoints @return a copy with it
+   */
   public OwnerConfig withFlushDeadline(Duration deadline) {
-    return new OwnerConfig(workersPerContext, cqSize, maxOutstandingPerQp, qpsPerEndpoint, handshakeDeadline,
-        endpointStoreCapacity, port, qpTimeout, qpRetryCount, qpRnrRetry, pollBatchSize, commandDrainLimit,
-        idleBackoffMin, idleBackoffMax, deadline);
+    return new OwnerConfig(
+        workersPerContext,
+        cqSize,
+        maxOutstandingPerQp,
+        qpsPerEndpoint,
+        handshakeDeadline,
+        endpointStoreCapacity,
+        port,
+        qpTimeout,
+        qpRetryCount,
+        qpRnrRetry,
+        pollBatchSize,
+        commandDrainLimit,
+        idleBackoffMin,
+        idleBackoffMax,
+        deadline);
   }
 
   private static void atLeast(String name, int value, int min) {

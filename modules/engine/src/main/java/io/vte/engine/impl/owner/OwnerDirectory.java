@@ -8,10 +8,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Which owner of one local device runs what: the endpoints of a peer NIC path (so a rail's slices and a
- * peer's connect requests) and the async events of a QP. Every route to an owner goes through here, so
- * a slice submitted alone, a slice submitted in a batch and a passive connect from the same peer NIC
- * path land on the same owner. Thread-safe: the owners are fixed once added; the QP map is concurrent.
+ * Which owner of one local device runs what: the endpoints of a peer NIC path (so a rail's slices
+ * and a peer's connect requests) and the async events of a QP. Every route to an owner goes through
+ * here, so a slice submitted alone, a slice submitted in a batch and a passive connect from the
+ * same peer NIC path land on the same owner. Thread-safe: the owners are fixed once added; the QP
+ * map is concurrent.
  */
 final class OwnerDirectory {
 
@@ -19,7 +20,9 @@ final class OwnerDirectory {
   private final List<Owner> all;
   private final Map<Integer, Owner> byQp = new ConcurrentHashMap<>();
 
-  /** @param count the number of owners (the worker-count snapshot), at least 1 */
+  /**
+   * @param count the number of owners (the worker-count snapshot), at least 1
+   */
   OwnerDirectory(int count) {
     this.owners = new Owner[count];
     this.all = Arrays.asList(owners);
@@ -30,17 +33,24 @@ final class OwnerDirectory {
     owners[owner.index()] = owner;
   }
 
-  /** @return the owner of the endpoints to {@code peer} */
+  /**
+   * @return the owner of the endpoints to {@code peer}
+   */
   Owner ownerOf(NicPath peer) {
     return owners[peer.ownerIndex(owners.length)];
   }
 
-  /** @return the owner of the endpoint a rail's slices use */
+  /**
+   * @return the owner of the endpoint a rail's slices use
+   */
   Owner ownerOf(Rail rail) {
     return ownerOf(rail.peerNicPath());
   }
 
-  /** @return the owner of the endpoint that holds QP {@code qpNum}, or null when no live endpoint does */
+  /**
+   * @return the owner of the endpoint that holds QP {@code qpNum}, or null when no live endpoint
+   *     does
+   */
   Owner ownerOfQp(int qpNum) {
     return byQp.get(qpNum);
   }
@@ -55,22 +65,30 @@ final class OwnerDirectory {
     byQp.remove(qpNum, owner);
   }
 
-  /** @return the number of live QPs of the owners */
+  /**
+   * @return the number of live QPs of the owners
+   */
   int liveQpCount() {
     return byQp.size();
   }
 
-  /** @return a snapshot of the live QP numbers */
+  /**
+   * @return a snapshot of the live QP numbers
+   */
   List<Integer> liveQpNumbers() {
     return List.copyOf(byQp.keySet());
   }
 
-  /** @return the owner of index {@code index} */
+  /**
+   * @return the owner of index {@code index}
+   */
   Owner owner(int index) {
     return owners[index];
   }
 
-  /** @return every owner, by index */
+  /**
+   * @return every owner, by index
+   */
   List<Owner> all() {
     return all;
   }

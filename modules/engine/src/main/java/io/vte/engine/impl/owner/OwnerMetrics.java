@@ -5,8 +5,9 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
 
 /**
- * Counters and gauges of one owner. Written only by the owner's thread (single writer, volatile so any
- * thread reads a recent value); histograms are recorded allocation-free and read as cumulative copies.
+ * Counters and gauges of one owner. Written only by the owner's thread (single writer, volatile so
+ * any thread reads a recent value); histograms are recorded allocation-free and read as cumulative
+ * copies.
  */
 public final class OwnerMetrics {
 
@@ -33,8 +34,10 @@ public final class OwnerMetrics {
   private volatile long strayCompletions;
   private volatile long callbackErrors;
   private volatile long maxPollGapNanos;
-  private final SingleWriterRecorder pollGapRecorder = new SingleWriterRecorder(1, MAX_RECORDED_NANOS, 3);
-  private final SingleWriterRecorder handshakeRecorder = new SingleWriterRecorder(1, MAX_RECORDED_NANOS, 3);
+  private final SingleWriterRecorder pollGapRecorder =
+      new SingleWriterRecorder(1, MAX_RECORDED_NANOS, 3);
+  private final SingleWriterRecorder handshakeRecorder =
+      new SingleWriterRecorder(1, MAX_RECORDED_NANOS, 3);
   private final Histogram pollGaps = new Histogram(1, MAX_RECORDED_NANOS, 3);
   private final Histogram handshakeLatencies = new Histogram(1, MAX_RECORDED_NANOS, 3);
 
@@ -137,120 +140,166 @@ public final class OwnerMetrics {
   }
 
   /**
-   * @return slices the owner took from its queue; equals {@link #slicesCompleted()} + {@link #slicesFailed()}
-   *     plus the slices still queued on endpoints or in flight (every accepted slice ends exactly once)
+   * @return slices the owner took from its queue; equals {@link #slicesCompleted()} + {@link
+   *     #slicesFailed()} plus the slices still queued on endpoints or in flight (every accepted
+   *     slice ends exactly once)
    */
   public long slicesAccepted() {
     return slicesAccepted;
   }
 
-  /** @return active handshakes sent again after a SIMULTANEOUS_OPEN answer whose peer request never came */
+  /**
+   * @return active handshakes sent again after a SIMULTANEOUS_OPEN answer whose peer request never
+   *     came
+   */
   public long handshakesReasked() {
     return handshakesReasked;
   }
 
-  /** @return slices handed to the provider */
+  /**
+   * @return slices handed to the provider
+   */
   public long slicesPosted() {
     return slicesPosted;
   }
 
-  /** @return slices completed with OK */
+  /**
+   * @return slices completed with OK
+   */
   public long slicesCompleted() {
     return slicesCompleted;
   }
 
-  /** @return slices completed with any other status */
+  /**
+   * @return slices completed with any other status
+   */
   public long slicesFailed() {
     return slicesFailed;
   }
 
-  /** @return active handshakes started */
+  /**
+   * @return active handshakes started
+   */
   public long handshakesActive() {
     return handshakesActive;
   }
 
-  /** @return passive handshakes accepted */
+  /**
+   * @return passive handshakes accepted
+   */
   public long handshakesPassive() {
     return handshakesPassive;
   }
 
-  /** @return active handshakes that failed (reject, error or deadline) */
+  /**
+   * @return active handshakes that failed (reject, error or deadline)
+   */
   public long handshakesFailed() {
     return handshakesFailed;
   }
 
-  /** @return handshake replies dropped because their endpoint was replaced or retired meanwhile */
+  /**
+   * @return handshake replies dropped because their endpoint was replaced or retired meanwhile
+   */
   public long staleRepliesDropped() {
     return staleRepliesDropped;
   }
 
-  /** @return passive requests rejected because an endpoint with a newer peer generation exists */
+  /**
+   * @return passive requests rejected because an endpoint with a newer peer generation exists
+   */
   public long staleRequestsRejected() {
     return staleRequestsRejected;
   }
 
-  /** @return simultaneous opens where this side kept the active role */
+  /**
+   * @return simultaneous opens where this side kept the active role
+   */
   public long simultaneousOpensKept() {
     return simultaneousOpensKept;
   }
 
-  /** @return simultaneous opens where this side gave up its attempt and accepted */
+  /**
+   * @return simultaneous opens where this side gave up its attempt and accepted
+   */
   public long simultaneousOpensYielded() {
     return simultaneousOpensYielded;
   }
 
-  /** @return endpoints currently in the store */
+  /**
+   * @return endpoints currently in the store
+   */
   public long endpointsAlive() {
     return endpointsAlive;
   }
 
-  /** @return endpoints retired */
+  /**
+   * @return endpoints retired
+   */
   public long endpointsRetired() {
     return endpointsRetired;
   }
 
-  /** @return idle endpoints evicted to make room */
+  /**
+   * @return idle endpoints evicted to make room
+   */
   public long endpointsEvicted() {
     return endpointsEvicted;
   }
 
-  /** @return QP fatal events handled */
+  /**
+   * @return QP fatal events handled
+   */
   public long qpFatalEvents() {
     return qpFatalEvents;
   }
 
-  /** @return CQ errors (overflow): must stay 0, credits make it impossible */
+  /**
+   * @return CQ errors (overflow): must stay 0, credits make it impossible
+   */
   public long cqErrors() {
     return cqErrors;
   }
 
-  /** @return work requests accounted by the owner because no flushed completion came by the deadline */
+  /**
+   * @return work requests accounted by the owner because no flushed completion came by the deadline
+   */
   public long forcedFlushes() {
     return forcedFlushes;
   }
 
-  /** @return completions that matched no work request in flight (dropped) */
+  /**
+   * @return completions that matched no work request in flight (dropped)
+   */
   public long strayCompletions() {
     return strayCompletions;
   }
 
-  /** @return slice callbacks that threw */
+  /**
+   * @return slice callbacks that threw
+   */
   public long callbackErrors() {
     return callbackErrors;
   }
 
-  /** @return the longest time between two CQ polls while work was in flight, in nanoseconds */
+  /**
+   * @return the longest time between two CQ polls while work was in flight, in nanoseconds
+   */
   public long maxPollGapNanos() {
     return maxPollGapNanos;
   }
 
-  /** @return a copy of all CQ poll gaps recorded so far, in nanoseconds */
+  /**
+   * @return a copy of all CQ poll gaps recorded so far, in nanoseconds
+   */
   public synchronized Histogram pollGapHistogram() {
     pollGaps.add(pollGapRecorder.getIntervalHistogram());
     return pollGaps.copy();
   }
 
-  /** @return a copy of all successful active handshake latencies so far, in nanoseconds */
+  /**
+   * @return a copy of all successful active handshake latencies so far, in nanoseconds
+   */
   public synchronized Histogram handshakeLatencyHistogram() {
     handshakeLatencies.add(handshakeRecorder.getIntervalHistogram());
     return handshakeLatencies.copy();

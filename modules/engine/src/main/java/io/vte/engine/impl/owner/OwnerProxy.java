@@ -14,11 +14,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The cross-thread side of an owner: a lock-free command queue (slices and {@link OwnerCommand}s) and
- * one wake-up per batch, guarded by a "wake pending" flag the owner clears at the start of each cycle.
- * Other threads call its typed methods (a slice, a QP or port event, a passive connect, close); each
- * runs on the owner's thread in queue order. After {@link #close()} anything offered is completed at
- * once ({@code ENGINE_CLOSED} / answered SHUTTING_DOWN).
+ * The cross-thread side of an owner: a lock-free command queue (slices and {@link OwnerCommand}s)
+ * and one wake-up per batch, guarded by a "wake pending" flag the owner clears at the start of each
+ * cycle. Other threads call its typed methods (a slice, a QP or port event, a passive connect,
+ * close); each runs on the owner's thread in queue order. After {@link #close()} anything offered
+ * is completed at once ({@code ENGINE_CLOSED} / answered SHUTTING_DOWN).
  */
 final class OwnerProxy {
 
@@ -32,7 +32,9 @@ final class OwnerProxy {
   private volatile boolean bound;
   private volatile boolean closed;
 
-  /** @param localNicPath the owner's own NIC path, named in answers given once it is closed */
+  /**
+   * @param localNicPath the owner's own NIC path, named in answers given once it is closed
+   */
   OwnerProxy(NicPath localNicPath) {
     this.localNicPath = localNicPath;
   }
@@ -43,7 +45,9 @@ final class OwnerProxy {
     this.bound = true;
   }
 
-  /** @return true once a verticle drives the owner */
+  /**
+   * @return true once a verticle drives the owner
+   */
   boolean isBound() {
     return bound;
   }
@@ -67,7 +71,9 @@ final class OwnerProxy {
     execute(owner -> owner.onQpFatal(qpNum));
   }
 
-  /** Port {@code port} went down: the owner retires its endpoints and refuses work until it is back. */
+  /**
+   * Port {@code port} went down: the owner retires its endpoints and refuses work until it is back.
+   */
   void portDown(int port) {
     execute(owner -> owner.onPortDown(port));
   }
@@ -88,21 +94,25 @@ final class OwnerProxy {
   }
 
   /**
-   * A peer's connect request for an endpoint of this owner; {@code reply} gets the answer, SHUTTING_DOWN
-   * when the owner is closed first.
+   * A peer's connect request for an endpoint of this owner; {@code reply} gets the answer,
+   * SHUTTING_DOWN when the owner is closed first.
    */
   void passiveConnect(ConnectRequest request, Promise<ConnectReply> reply) {
     execute(new PassiveConnect(request, reply, localNicPath));
   }
 
-  /** The answer (or failure) of an active handshake of {@code endpoint} sent under {@code generation}. */
+  /**
+   * The answer (or failure) of an active handshake of {@code endpoint} sent under {@code
+   * generation}.
+   */
   void handshakeReply(Endpoint endpoint, long generation, AsyncResult<ConnectReply> reply) {
-    execute(owner -> owner.connector().onReply(endpoint, generation, reply.result(), reply.cause()));
+    execute(
+        owner -> owner.connector().onReply(endpoint, generation, reply.result(), reply.cause()));
   }
 
   /**
-   * Begins closing the owner; {@code done} completes once every work request is accounted for (at once
-   * when the owner is closed first).
+   * Begins closing the owner; {@code done} completes once every work request is accounted for (at
+   * once when the owner is closed first).
    */
   void beginClose(Promise<Void> done) {
     execute(new BeginClose(done));
@@ -138,17 +148,24 @@ final class OwnerProxy {
     wakePending.set(false);
   }
 
-  /** @return the next queued item (a {@link Slice} or an {@link OwnerCommand}), or null. Owner only. */
+  /**
+   * @return the next queued item (a {@link Slice} or an {@link OwnerCommand}), or null. Owner only.
+   */
   Object poll() {
     return queue.poll();
   }
 
-  /** @return true when nothing is queued */
+  /**
+   * @return true when nothing is queued
+   */
   boolean isEmpty() {
     return queue.isEmpty();
   }
 
-  /** Stops the owner's intake: everything queued now or later completes with ENGINE_CLOSED or aborts. */
+  /**
+   * Stops the owner's intake: everything queued now or later completes with ENGINE_CLOSED or
+   * aborts.
+   */
   void close() {
     closed = true;
     drainClosed();
@@ -176,7 +193,8 @@ final class OwnerProxy {
 
     @Override
     public void abort() {
-      reply.tryComplete(ConnectMessages.reject(local, ConnectStatus.SHUTTING_DOWN, local + " is closed"));
+      reply.tryComplete(
+          ConnectMessages.reject(local, ConnectStatus.SHUTTING_DOWN, local + " is closed"));
     }
   }
 

@@ -7,15 +7,17 @@ import io.vte.engine.impl.SliceRouter;
 import java.util.List;
 
 /**
- * Routes slices to owners: the rail's local device index picks the {@link LocalContext}, the peer NIC
- * path picks its owner. {@link #submitAll} queues a whole batch and wakes each owner concerned once.
+ * Routes slices to owners: the rail's local device index picks the {@link LocalContext}, the peer
+ * NIC path picks its owner. {@link #submitAll} queues a whole batch and wakes each owner concerned
+ * once.
  */
 public final class OwnerRouter implements SliceRouter {
 
   private final LocalContext[] contexts;
 
   /**
-   * @param contexts the local contexts, index-aligned with {@link io.vte.engine.impl.Rail#localDeviceIndex()}
+   * @param contexts the local contexts, index-aligned with {@link
+   *     io.vte.engine.impl.Rail#localDeviceIndex()}
    */
   public OwnerRouter(List<LocalContext> contexts) {
     this.contexts = contexts.toArray(new LocalContext[0]);
@@ -24,8 +26,8 @@ public final class OwnerRouter implements SliceRouter {
   /**
    * {@inheritDoc}
    *
-   * @throws VteException INVALID_ARGUMENT when the slice has no rail or names no local device of this
-   *     engine (nothing is queued)
+   * @throws VteException INVALID_ARGUMENT when the slice has no rail or names no local device of
+   *     this engine (nothing is queued)
    */
   @Override
   public void submit(Slice slice) {
@@ -61,7 +63,10 @@ public final class OwnerRouter implements SliceRouter {
     }
   }
 
-  /** The one route of a slice: its rail's local device picks the context, whose directory picks the owner. */
+  /**
+   * The one route of a slice: its rail's local device picks the context, whose directory picks the
+   * owner.
+   */
   private OwnerProxy proxyOf(Slice slice) {
     return contextOf(slice).ownerOf(slice.rail()).proxy();
   }
@@ -72,8 +77,14 @@ public final class OwnerRouter implements SliceRouter {
     }
     int device = slice.rail().localDeviceIndex();
     if (device < 0 || device >= contexts.length) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "rail names local device index " + device
-          + ", this engine has " + contexts.length + " device(s): " + slice.rail());
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          "rail names local device index "
+              + device
+              + ", this engine has "
+              + contexts.length
+              + " device(s): "
+              + slice.rail());
     }
     return contexts[device];
   }

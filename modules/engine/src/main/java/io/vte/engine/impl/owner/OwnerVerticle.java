@@ -7,12 +7,16 @@ import io.vertx.core.VerticleBase;
 /**
  * Schedules one {@link Owner}'s duty cycle on the event-loop context it is deployed on, for life.
  * Never blocks: while there is work it re-runs itself with {@code runOnContext} hops (other events
- * interleave); when idle it arms the CQ, polls once more, and sleeps on a timer with growing back-off,
- * woken early by a CQ notification or a new command (both go through the proxy's single wake flag).
+ * interleave); when idle it arms the CQ, polls once more, and sleeps on a timer with growing
+ * back-off, woken early by a CQ notification or a new command (both go through the proxy's single
+ * wake flag).
  */
 final class OwnerVerticle extends VerticleBase {
 
-  /** Empty cycles with work in flight before the owner parks on a CQ notification instead of spinning. */
+  /**
+   * Empty cycles with work in flight before the owner parks on a CQ notification instead of
+   * spinning.
+   */
   private static final int SPIN_CYCLES = 8;
 
   private final Owner owner;

@@ -3,10 +3,11 @@ package io.vte.engine.impl.owner;
 import io.vte.engine.impl.Slice;
 
 /**
- * The owner's CQ credit as a table of slots, one per signaled work request in flight, sized to the CQ:
- * when no slot is free nothing more is posted, so the CQ cannot overflow. A work-request id is
- * {@code (slot sequence << 32) | slot}; the sequence bumps on every release, so a completion for a slot
- * already accounted for (a forced flush) is recognised as stale. Owner-confined, allocation-free.
+ * The owner's CQ credit as a table of slots, one per signaled work request in flight, sized to the
+ * CQ: when no slot is free nothing more is posted, so the CQ cannot overflow. A work-request id is
+ * {@code (slot sequence << 32) | slot}; the sequence bumps on every release, so a completion for a
+ * slot already accounted for (a forced flush) is recognised as stale. Owner-confined,
+ * allocation-free.
  */
 final class WorkRequestSlots {
 
@@ -29,17 +30,23 @@ final class WorkRequestSlots {
     freeCount = capacity;
   }
 
-  /** @return true when another work request may be posted */
+  /**
+   * @return true when another work request may be posted
+   */
   boolean hasFree() {
     return freeCount > 0;
   }
 
-  /** @return work requests in flight */
+  /**
+   * @return work requests in flight
+   */
   int inFlight() {
     return slices.length - freeCount;
   }
 
-  /** @return the number of slots (the CQ capacity) */
+  /**
+   * @return the number of slots (the CQ capacity)
+   */
   int capacity() {
     return slices.length;
   }
@@ -63,7 +70,10 @@ final class WorkRequestSlots {
    */
   int slotOf(long wrId) {
     int slot = (int) wrId;
-    if (slot < 0 || slot >= slices.length || slices[slot] == null || sequences[slot] != (int) (wrId >>> 32)) {
+    if (slot < 0
+        || slot >= slices.length
+        || slices[slot] == null
+        || sequences[slot] != (int) (wrId >>> 32)) {
       return -1;
     }
     return slot;

@@ -17,13 +17,17 @@ import io.vte.verbs.QpState;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The owner's connector, driven through its owner as the engine drives it (fake verbs, channel, clock). */
+/**
+ * The owner's connector, driven through its owner as the engine drives it (fake verbs, channel,
+ * clock).
+ */
 class ConnectorTest {
 
   /**
-   * The simultaneous-open loser accepts the winner's request on its own CONNECTING endpoint; when its QPs
-   * cannot be connected, the endpoint ends the one way a failed handshake ends: counted, FAILED, out of the
-   * store, its slices HANDSHAKE_FAILED, its QPs destroyed, and the peer told INVALID_REQUEST.
+   * The simultaneous-open loser accepts the winner's request on its own CONNECTING endpoint; when
+   * its QPs cannot be connected, the endpoint ends the one way a failed handshake ends: counted,
+   * FAILED, out of the store, its slices HANDSHAKE_FAILED, its QPs destroyed, and the peer told
+   * INVALID_REQUEST.
    */
   @Test
   void aPassiveOpenThatCannotConnectItsQpsFailsTheEndpointAndCountsIt() {
@@ -39,7 +43,8 @@ class ConnectorTest {
     assertTrue(reply.getReason().contains("cannot connect to a:1@d0"), reply.getReason());
     assertEquals(EndpointState.FAILED, ep.state());
     assertNull(h.owner.endpoint("a:1@d0"));
-    assertEquals(1, h.owner.metrics().handshakesFailed(), "a passive failure is a failed handshake too");
+    assertEquals(
+        1, h.owner.metrics().handshakesFailed(), "a passive failure is a failed handshake too");
     for (Slice s : slices) {
       assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(s));
       assertEquals(ErrorCode.PROTOCOL_ERROR, ((VteException) rec.causes.get(s)).code());
@@ -54,7 +59,10 @@ class ConnectorTest {
     assertEquals(0, rec.duplicates);
   }
 
-  /** The higher NIC path yields to the lower one, whichever side asks first; the lower one keeps its attempt. */
+  /**
+   * The higher NIC path yields to the lower one, whichever side asks first; the lower one keeps its
+   * attempt.
+   */
   @Test
   void simultaneousOpenIsDecidedByTheOrderOfTheNicPaths() {
     OwnerHarness lower = new OwnerHarness("a:1", OwnerHarness.config());
@@ -72,7 +80,8 @@ class ConnectorTest {
     long before = higherEp.generation;
     ConnectReply toLower = higher.passive(lower.channel.last().request());
     assertEquals(ConnectStatus.ACCEPTED, toLower.getStatus());
-    assertSame(higherEp, higher.owner.endpoint("a:1@d0"), "the higher path accepts on the same endpoint");
+    assertSame(
+        higherEp, higher.owner.endpoint("a:1@d0"), "the higher path accepts on the same endpoint");
     assertEquals(EndpointState.CONNECTED, higherEp.state());
     assertTrue(higherEp.generation > before, "its own attempt's answer becomes stale");
     lower.channel.last().reply().complete(toLower);
@@ -82,7 +91,10 @@ class ConnectorTest {
     assertEquals(1, higher.owner.metrics().simultaneousOpensYielded());
   }
 
-  /** An answer that lands after its endpoint was retired (port down) is dropped: no move out of RETIRED. */
+  /**
+   * An answer that lands after its endpoint was retired (port down) is dropped: no move out of
+   * RETIRED.
+   */
   @Test
   void aReplyForARetiredEndpointIsDropped() {
     OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());

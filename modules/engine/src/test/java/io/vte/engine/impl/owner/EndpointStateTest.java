@@ -19,12 +19,13 @@ import org.junit.jupiter.api.Test;
 class EndpointStateTest {
 
   /** The lifecycle as ARCHITECTURE.md describes it: every allowed move, and only those. */
-  private static final Map<EndpointState, Set<EndpointState>> ALLOWED = Map.of(
-      NEW, EnumSet.of(CONNECTING, CONNECTED, FAILED),
-      CONNECTING, EnumSet.of(CONNECTED, FAILED, RETIRED),
-      CONNECTED, EnumSet.of(RETIRED),
-      RETIRED, EnumSet.noneOf(EndpointState.class),
-      FAILED, EnumSet.noneOf(EndpointState.class));
+  private static final Map<EndpointState, Set<EndpointState>> ALLOWED =
+      Map.of(
+          NEW, EnumSet.of(CONNECTING, CONNECTED, FAILED),
+          CONNECTING, EnumSet.of(CONNECTED, FAILED, RETIRED),
+          CONNECTED, EnumSet.of(RETIRED),
+          RETIRED, EnumSet.noneOf(EndpointState.class),
+          FAILED, EnumSet.noneOf(EndpointState.class));
 
   @Test
   void transitionTableIsExactlyTheLifecycle() {
@@ -44,8 +45,11 @@ class EndpointStateTest {
           ep.moveTo(to);
           assertEquals(to, ep.state());
         } else {
-          IllegalStateException e = assertThrows(IllegalStateException.class, () -> ep.moveTo(to), from + " -> " + to);
-          assertTrue(e.getMessage().contains("from " + from + " to " + to) && e.getMessage().contains("p:1@d0"),
+          IllegalStateException e =
+              assertThrows(IllegalStateException.class, () -> ep.moveTo(to), from + " -> " + to);
+          assertTrue(
+              e.getMessage().contains("from " + from + " to " + to)
+                  && e.getMessage().contains("p:1@d0"),
               e.getMessage());
           assertEquals(from, ep.state(), "a refused move changes nothing");
         }
@@ -57,7 +61,7 @@ class EndpointStateTest {
   private static Endpoint endpointIn(EndpointState state) {
     Endpoint ep = new Endpoint(NicPath.of("p:1", "d0"), 1, new QueuePair[0], new int[0]);
     switch (state) {
-      case NEW -> { }
+      case NEW -> {}
       case CONNECTING -> ep.moveTo(CONNECTING);
       case CONNECTED -> ep.moveTo(CONNECTED);
       case RETIRED -> {

@@ -26,7 +26,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Single-threaded fakes of the verbs SPI: the test plays the NIC by completing posted work requests. */
+/**
+ * Single-threaded fakes of the verbs SPI: the test plays the NIC by completing posted work
+ * requests.
+ */
 final class FakeVerbs {
 
   private static final AtomicInteger QP_NUMS = new AtomicInteger(100);
@@ -77,10 +80,15 @@ final class FakeVerbs {
     final String name;
     final List<Qp> qps = new java.util.concurrent.CopyOnWriteArrayList<>();
     final List<Cq> cqs = new java.util.concurrent.CopyOnWriteArrayList<>();
-    /** When set, the "NIC" completes every WR successfully as it is posted (on the poster's thread). */
+
+    /**
+     * When set, the "NIC" completes every WR successfully as it is posted (on the poster's thread).
+     */
     volatile boolean autoComplete;
+
     /** When cleared, QPs keep no record of posted WRs (allocation measurements). */
     volatile boolean recordPosted = true;
+
     PortState portState = PortState.ACTIVE;
     volatile AsyncEventHandler events;
     volatile boolean closed;
@@ -109,7 +117,8 @@ final class FakeVerbs {
       if (port != 1) {
         throw new VerbsException(VerbsError.INVALID_ARGUMENT, "no port " + port);
       }
-      return new PortAttributes(1, portState, 4096, 7000, new Gid(0, 0xffff7f000001L), 0, LinkLayer.ETHERNET);
+      return new PortAttributes(
+          1, portState, 4096, 7000, new Gid(0, 0xffff7f000001L), 0, LinkLayer.ETHERNET);
     }
 
     @Override
@@ -134,7 +143,9 @@ final class FakeVerbs {
       closed = true;
     }
 
-    /** @return QPs not yet destroyed */
+    /**
+     * @return QPs not yet destroyed
+     */
     List<Qp> liveQps() {
       List<Qp> live = new ArrayList<>();
       for (Qp qp : qps) {
@@ -203,8 +214,10 @@ final class FakeVerbs {
     final int capacity;
     final LongRing wrIds = new LongRing();
     final LongRing statusAndQp = new LongRing();
+
     /** When set, the next poll reports an overflow, as a CQ in error does. */
     boolean inError;
+
     int unpolled;
     int maxUnpolled;
     boolean overflowed;
@@ -327,7 +340,8 @@ final class FakeVerbs {
 
     private void expect(QpState s) {
       if (closed || state != s) {
-        throw new VerbsException(VerbsError.INVALID_STATE, "QP " + qpNum + " in " + state + ", expected " + s);
+        throw new VerbsException(
+            VerbsError.INVALID_STATE, "QP " + qpNum + " in " + state + ", expected " + s);
       }
     }
 
@@ -378,7 +392,9 @@ final class FakeVerbs {
       return PostStatus.INVALID_STATE;
     }
 
-    /** The NIC completes the oldest {@code n} outstanding WRs with {@code status}; @return how many */
+    /**
+     * The NIC completes the oldest {@code n} outstanding WRs with {@code status}; @return how many
+     */
     int complete(int n, WcStatus status) {
       int done = 0;
       while (done < n && !outstanding.isEmpty()) {

@@ -4,8 +4,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Measures how late a plain thread wakes from 1 ms parks: the scheduling stalls the machine itself
- * imposes (load from other processes, GC). Lets poll-gap assertions tell an owner that stalls from a
- * machine that stalls everyone.
+ * imposes (load from other processes, GC). Lets poll-gap assertions tell an owner that stalls from
+ * a machine that stalls everyone.
  */
 final class JitterProbe implements AutoCloseable {
 
@@ -32,7 +32,9 @@ final class JitterProbe implements AutoCloseable {
     }
   }
 
-  /** @return the longest oversleep seen so far, in nanoseconds */
+  /**
+   * @return the longest oversleep seen so far, in nanoseconds
+   */
   long maxLateNanos() {
     return maxLateNanos;
   }

@@ -10,23 +10,49 @@ import io.vte.api.VteException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** {@link OwnerConfig} is made from {@link EngineOptions} and has no defaults or ranges of its own for them. */
+/**
+ * {@link OwnerConfig} is made from {@link EngineOptions} and has no defaults or ranges of its own
+ * for them.
+ */
 class OwnerConfigTest {
 
   @Test
   void fromTheDefaultEngineOptionsIsTheDocumentedDefault() {
-    // conf/README.md: workersPerContext 2, cqSize 4096, maxOutstandingPerQp 32, handshakeDeadlineMs 5000,
-    // endpointCacheSize 256, qpTimeoutMs 1000 (ibverbs exponent 18: 4.096 us x 2^18 = 1.07 s), qpRetryCount 7
-    OwnerConfig expected = new OwnerConfig(2, 4096, 32, 1, Duration.ofSeconds(5), 256, 1, 18, 7, 7, 64, 256,
-        Duration.ofMillis(1), Duration.ofMillis(20), Duration.ofSeconds(2));
+    // conf/README.md: workersPerContext 2, cqSize 4096, maxOutstandingPerQp 32, handshakeDeadlineMs
+    // 5000,
+    // endpointCacheSize 256, qpTimeoutMs 1000 (ibverbs exponent 18: 4.096 us x 2^18 = 1.07 s),
+    // qpRetryCount 7
+    OwnerConfig expected =
+        new OwnerConfig(
+            2,
+            4096,
+            32,
+            1,
+            Duration.ofSeconds(5),
+            256,
+            1,
+            18,
+            7,
+            7,
+            64,
+            256,
+            Duration.ofMillis(1),
+            Duration.ofMillis(20),
+            Duration.ofSeconds(2));
     assertEquals(expected, OwnerConfig.from(new EngineOptions()));
   }
 
   @Test
   void everyEngineOptionReachesTheOwners() {
-    EngineOptions o = new EngineOptions().setWorkersPerContext(3).setCqSize(128).setMaxOutstandingPerQp(16)
-        .setHandshakeDeadline(Duration.ofMillis(700)).setEndpointCacheSize(9).setQpTimeout(Duration.ofMillis(100))
-        .setQpRetryCount(2);
+    EngineOptions o =
+        new EngineOptions()
+            .setWorkersPerContext(3)
+            .setCqSize(128)
+            .setMaxOutstandingPerQp(16)
+            .setHandshakeDeadline(Duration.ofMillis(700))
+            .setEndpointCacheSize(9)
+            .setQpTimeout(Duration.ofMillis(100))
+            .setQpRetryCount(2);
     OwnerConfig c = OwnerConfig.from(o);
     assertEquals(3, c.workersPerContext());
     assertEquals(128, c.cqSize());
@@ -42,12 +68,14 @@ class OwnerConfigTest {
     OwnerConfig c = OwnerConfig.from(new EngineOptions());
     assertNamed("workersPerContext", () -> c.withWorkersPerContext(65));
     assertNamed("maxOutstandingPerQp", () -> c.withQueueSizes(64, 0));
-    assertNamed("maxOutstandingPerQp", () -> OwnerConfig.from(new EngineOptions().setCqSize(64)
-        .setMaxOutstandingPerQp(65)));
+    assertNamed(
+        "maxOutstandingPerQp",
+        () -> OwnerConfig.from(new EngineOptions().setCqSize(64).setMaxOutstandingPerQp(65)));
     assertNamed("cqSize", () -> c.withQueueSizes((1 << 22) + 1, 32));
     assertNamed("handshakeDeadlineMs", () -> c.withHandshakeDeadline(Duration.ZERO));
     assertNamed("endpointCacheSize", () -> c.withEndpointStoreCapacity(0));
-    assertNamed("workersPerContext", () -> OwnerConfig.from(new EngineOptions().setWorkersPerContext(0)));
+    assertNamed(
+        "workersPerContext", () -> OwnerConfig.from(new EngineOptions().setWorkersPerContext(0)));
   }
 
   private static void assertNamed(String field, Runnable make) {

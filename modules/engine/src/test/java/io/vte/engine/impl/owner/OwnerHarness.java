@@ -19,7 +19,9 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** One owner over fake verbs, a fake handshake channel and a fake clock, driven by calling doWork(). */
+/**
+ * One owner over fake verbs, a fake handshake channel and a fake clock, driven by calling doWork().
+ */
 final class OwnerHarness {
 
   final String server;
@@ -39,7 +41,8 @@ final class OwnerHarness {
     NicPath local = NicPath.of(server, "d0");
     this.proxy = new OwnerProxy(local);
     proxy.bind(() -> wakes++);
-    owner = new Owner(0, config, local, device, device.allocPd(), cq, channel, clock, proxy, directory);
+    owner =
+        new Owner(0, config, local, device, device.allocPd(), cq, channel, clock, proxy, directory);
     directory.add(owner);
   }
 
@@ -59,7 +62,9 @@ final class OwnerHarness {
   }
 
   Slice slice(SliceCallback recorder, String peerServer, int index) {
-    Slice s = new Slice(recorder, index, WrOpcode.RDMA_WRITE, 0x1000L + index * 64L, 0x9000L + index * 64L, 64);
+    Slice s =
+        new Slice(
+            recorder, index, WrOpcode.RDMA_WRITE, 0x1000L + index * 64L, 0x9000L + index * 64L, 64);
     s.assign(new Rail(0, "d0", peerServer, "d0"), 11, 22);
     return s;
   }
@@ -115,7 +120,8 @@ final class OwnerHarness {
     boolean autoAccept;
 
     @Override
-    public Future<ConnectReply> connect(String serverName, ConnectRequest request, Duration deadline) {
+    public Future<ConnectReply> connect(
+        String serverName, ConnectRequest request, Duration deadline) {
       Call call = new Call(serverName, request, Promise.promise());
       calls.add(call);
       if (autoAccept) {
@@ -134,9 +140,14 @@ final class OwnerHarness {
 
   /** An ACCEPTED reply from a fake peer with fake QP numbers. */
   static ConnectReply acceptAs(ConnectRequest request, long generation) {
-    ConnectReply.Builder b = ConnectReply.newBuilder().setStatus(ConnectStatus.ACCEPTED)
-        .setLocalNicPath(request.getPeerNicPath()).setGid(ByteString.copyFrom(new Gid(0, 0xffff7f000002L).toBytes()))
-        .setLid(7001).setMtu(4096).setGeneration(generation);
+    ConnectReply.Builder b =
+        ConnectReply.newBuilder()
+            .setStatus(ConnectStatus.ACCEPTED)
+            .setLocalNicPath(request.getPeerNicPath())
+            .setGid(ByteString.copyFrom(new Gid(0, 0xffff7f000002L).toBytes()))
+            .setLid(7001)
+            .setMtu(4096)
+            .setGeneration(generation);
     for (int i = 0; i < request.getQpsCount(); i++) {
       b.addQps(QpInfo.newBuilder().setQpNum(5000 + i).setPsn(77 + i));
     }

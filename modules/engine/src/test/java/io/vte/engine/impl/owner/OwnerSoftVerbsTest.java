@@ -26,7 +26,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Owners over soft verbs between two nodes in one JVM, with a minimal engine layer that checks bytes. */
+/**
+ * Owners over soft verbs between two nodes in one JVM, with a minimal engine layer that checks
+ * bytes.
+ */
 @ExtendWith(BlockedThreadGuard.class)
 class OwnerSoftVerbsTest {
 
@@ -39,8 +42,11 @@ class OwnerSoftVerbsTest {
 
   private void start(int devices, OwnerConfig config, int memoryBytes) {
     // Blocked-thread warnings carry the blocked stack (after 1 s), so a failure says where.
-    vertx = Vertx.vertx(new io.vertx.core.VertxOptions().setWarningExceptionTime(1)
-        .setWarningExceptionTimeUnit(java.util.concurrent.TimeUnit.SECONDS));
+    vertx =
+        Vertx.vertx(
+            new io.vertx.core.VertxOptions()
+                .setWarningExceptionTime(1)
+                .setWarningExceptionTimeUnit(java.util.concurrent.TimeUnit.SECONDS));
     a = SoftNode.start(vertx, "a", devices, config, memoryBytes);
     b = SoftNode.start(vertx, "b", devices, config, memoryBytes);
   }
@@ -71,20 +77,34 @@ class OwnerSoftVerbsTest {
     return n.memory.duplicate().position(offset).limit(offset + length).slice();
   }
 
-  /** Slices {@code [offset, offset+length)} of both memories into 64 KiB pieces spread over every rail. */
+  /**
+   * Slices {@code [offset, offset+length)} of both memories into 64 KiB pieces spread over every
+   * rail.
+   */
   private static List<Slice> slices(Transfer t, int opcode, int offset, int length, int slice) {
     List<Slice> list = new ArrayList<>();
     int devices = t.local.contexts.size();
     for (int off = 0, i = 0; off < length; off += slice, i++) {
       int len = Math.min(slice, length - off);
-      list.add(t.local.slice(t, i, opcode, offset + off, t.peer, offset + off, len, i % devices,
-          (i / devices) % t.peer.contexts.size()));
+      list.add(
+          t.local.slice(
+              t,
+              i,
+              opcode,
+              offset + off,
+              t.peer,
+              offset + off,
+              len,
+              i % devices,
+              (i / devices) % t.peer.contexts.size()));
     }
     return list;
   }
 
   private static void await(Transfer t, int count) {
-    Await.until("slices finished (" + t.finished() + "/" + count + ", failures " + t.failures.peek() + ")", WAIT,
+    Await.until(
+        "slices finished (" + t.finished() + "/" + count + ", failures " + t.failures.peek() + ")",
+        WAIT,
         () -> t.finished() >= count);
     assertEquals(count, t.finished());
   }
@@ -92,7 +112,10 @@ class OwnerSoftVerbsTest {
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 4})
   void byteExactWriteAndReadThroughOwners(int workers) {
-    start(4, OwnerTestConfig.defaults().withWorkersPerContext(workers).withQueueSizes(256, 64), 8 << 20);
+    start(
+        4,
+        OwnerTestConfig.defaults().withWorkersPerContext(workers).withQueueSizes(256, 64),
+        8 << 20);
     int half = 4 << 20;
     fill(a, 0, half, workers);
     Transfer write = new Transfer(a, b);
@@ -129,7 +152,17 @@ class OwnerSoftVerbsTest {
     List<Slice> list = new ArrayList<>();
     for (int i = 0; i < 16; i++) {
       int remoteDevice = i % 2;
-      list.add(a.slice(self, i, WrOpcode.RDMA_WRITE, i * SLICE, a, (1 << 20) + i * SLICE, SLICE, 0, remoteDevice));
+      list.add(
+          a.slice(
+              self,
+              i,
+              WrOpcode.RDMA_WRITE,
+              i * SLICE,
+              a,
+              (1 << 20) + i * SLICE,
+              SLICE,
+              0,
+              remoteDevice));
     }
     self.submitAll(list);
     await(self, 16);
@@ -177,7 +210,8 @@ class OwnerSoftVerbsTest {
       a.openDevice(0);
       b.openDevice(0);
     }
-    System.out.println("soft verbs simultaneous open: " + collisions + " collisions resolved in 200 iterations");
+    System.out.println(
+        "soft verbs simultaneous open: " + collisions + " collisions resolved in 200 iterations");
     assertTrue(collisions > 0, "the barrier produced real simultaneous opens");
   }
 
@@ -204,7 +238,8 @@ class OwnerSoftVerbsTest {
       List<Slice> deadSlices = new ArrayList<>();
       for (int i = 0; i < 50; i++) {
         Slice s = new Slice(deadRec, i, WrOpcode.RDMA_WRITE, a.base, 0x1000, 64);
-        s.assign(new io.vte.engine.impl.Rail(0, a.device(0), dead, "x" + i), a.regions.get(0).lkey(), 1);
+        s.assign(
+            new io.vte.engine.impl.Rail(0, a.device(0), dead, "x" + i), a.regions.get(0).lkey(), 1);
         deadSlices.add(s);
       }
       a.router().submitAll(deadSlices);
@@ -223,34 +258,54 @@ class OwnerSoftVerbsTest {
       }
       long elapsedMs = (System.nanoTime() - start) / 1_000_000;
       assertEquals(50, deadRec.count(SliceStatus.HANDSHAKE_FAILED));
-      assertTrue(elapsedMs >= 900, "dead handshakes failed at the deadline, not before: " + elapsedMs + " ms");
-      assertTrue(liveDuring >= 64, "live transfers kept completing while handshakes hung: " + liveDuring);
+      assertTrue(
+          elapsedMs >= 900,
+          "dead handshakes failed at the deadline, not before: " + elapsedMs + " ms");
+      assertTrue(
+          liveDuring >= 64, "live transfers kept completing while handshakes hung: " + liveDuring);
       OwnerMetrics m = a.contexts.get(0).ownerMetrics(0);
       Histogram gaps = m.pollGapHistogram();
-      System.out.printf("soft verbs, 50 dead handshakes: %d live 64 KiB slices in %d ms (%d rounds), CQ poll gap"
-          + " max %.3f ms p99.9 %.3f ms p99 %.3f ms p50 %.4f ms (%d samples); machine stall max %.3f ms%n",
-          liveDuring, elapsedMs, rounds, m.maxPollGapNanos() / 1e6, gaps.getValueAtPercentile(99.9) / 1e6,
-          gaps.getValueAtPercentile(99) / 1e6, gaps.getValueAtPercentile(50) / 1e6, gaps.getTotalCount(),
+      System.out.printf(
+          "soft verbs, 50 dead handshakes: %d live 64 KiB slices in %d ms (%d rounds), CQ poll gap"
+              + " max %.3f ms p99.9 %.3f ms p99 %.3f ms p50 %.4f ms (%d samples); machine stall max %.3f ms%n",
+          liveDuring,
+          elapsedMs,
+          rounds,
+          m.maxPollGapNanos() / 1e6,
+          gaps.getValueAtPercentile(99.9) / 1e6,
+          gaps.getValueAtPercentile(99) / 1e6,
+          gaps.getValueAtPercentile(50) / 1e6,
+          gaps.getTotalCount(),
           machine.maxLateNanos() / 1e6);
       assertPollGapBounded(m.maxPollGapNanos(), gaps, machine);
     }
   }
 
   /**
-   * The owner's longest CQ poll gap stays under 50 ms beyond what the machine itself stalled every thread
-   * (a shared 2-core host under load can deschedule any thread); the 99.9th percentile stays under 50 ms.
+   * The owner's longest CQ poll gap stays under 50 ms beyond what the machine itself stalled every
+   * thread (a shared 2-core host under load can deschedule any thread); the 99.9th percentile stays
+   * under 50 ms.
    */
   static void assertPollGapBounded(long maxGapNanos, Histogram gaps, JitterProbe machine) {
     long allowance = 50_000_000L + machine.maxLateNanos();
-    assertTrue(maxGapNanos < allowance, "max CQ poll gap " + maxGapNanos / 1e6 + " ms, machine stalls "
-        + machine.maxLateNanos() / 1e6 + " ms");
-    assertTrue(gaps.getValueAtPercentile(99.9) < 50_000_000L,
+    assertTrue(
+        maxGapNanos < allowance,
+        "max CQ poll gap "
+            + maxGapNanos / 1e6
+            + " ms, machine stalls "
+            + machine.maxLateNanos() / 1e6
+            + " ms");
+    assertTrue(
+        gaps.getValueAtPercentile(99.9) < 50_000_000L,
         "p99.9 CQ poll gap " + gaps.getValueAtPercentile(99.9) / 1e6 + " ms");
   }
 
   @Test
   void qpFatalAndPortDownMidStreamEveryRequestCompletes() {
-    start(4, OwnerTestConfig.defaults().withQueueSizes(256, 64).withFlushDeadline(Duration.ofSeconds(2)), 16 << 20);
+    start(
+        4,
+        OwnerTestConfig.defaults().withQueueSizes(256, 64).withFlushDeadline(Duration.ofSeconds(2)),
+        16 << 20);
     int total = 16 << 20;
     fill(a, 0, total, 7);
     Transfer t = new Transfer(a, b);
@@ -258,19 +313,24 @@ class OwnerSoftVerbsTest {
     t.submitAll(all.subList(0, 64));
     await(t, 64);
     assertEquals(16, a.endpointsAlive());
-    // A QP fatal on a0's endpoint to b0, mid-stream. While a0 drops every frame it sends nothing it posts can
-    // complete, so the QP dies under slices in flight (the requester would retransmit them once drops stop).
+    // A QP fatal on a0's endpoint to b0, mid-stream. While a0 drops every frame it sends nothing it
+    // posts can
+    // complete, so the QP dies under slices in flight (the requester would retransmit them once
+    // drops stop).
     a.provider.faults().dropFrames(a.device(0), 1.0, 1);
     t.submitAll(all.subList(64, 160));
     String path = b.serverName() + "@" + b.device(0);
-    Integer victimQp = OwnerVerticleTest.onOwner(a.contexts.get(0).ownerOf(a.rail(0, b, 0)), o -> {
-      Endpoint victim = o.endpoint(path);
-      if (victim == null) {
-        return null;
-      }
-      a.provider.faults().forceQpError(a.device(0), victim.qps[0].qpNum());
-      return victim.qps[0].qpNum();
-    });
+    Integer victimQp =
+        OwnerVerticleTest.onOwner(
+            a.contexts.get(0).ownerOf(a.rail(0, b, 0)),
+            o -> {
+              Endpoint victim = o.endpoint(path);
+              if (victim == null) {
+                return null;
+              }
+              a.provider.faults().forceQpError(a.device(0), victim.qps[0].qpNum());
+              return victim.qps[0].qpNum();
+            });
     assertNotNull(victimQp, "a0 has an endpoint to " + path);
     a.provider.faults().clearFrameFaults(a.device(0));
     await(t, 160);
@@ -278,38 +338,52 @@ class OwnerSoftVerbsTest {
     // Port down on a1, mid-stream the same way; then back up.
     a.provider.faults().dropFrames(a.device(1), 1.0, 2);
     t.submitAll(all.subList(160, all.size()));
-    OwnerVerticleTest.onOwner(a.contexts.get(1).ownerOf(a.rail(1, b, 1)), o -> {
-      a.provider.faults().portDown(a.device(1), 1);
-      return null;
-    });
+    OwnerVerticleTest.onOwner(
+        a.contexts.get(1).ownerOf(a.rail(1, b, 1)),
+        o -> {
+          a.provider.faults().portDown(a.device(1), 1);
+          return null;
+        });
     a.provider.faults().clearFrameFaults(a.device(1));
     await(t, all.size());
-    assertEquals(all.size(), t.ok.get(), "every slice completed on the remaining rails: " + t.failures);
+    assertEquals(
+        all.size(), t.ok.get(), "every slice completed on the remaining rails: " + t.failures);
     assertEquals(t.submits.get(), t.ends.get(), "every submission ended exactly once");
-    assertEquals(-1, view(a, 0, total).mismatch(view(b, 0, total)), "first differing byte after the faults");
+    assertEquals(
+        -1, view(a, 0, total).mismatch(view(b, 0, total)), "first differing byte after the faults");
     assertTrue(retriesAfterQpFatal > 0, "the QP fatal hit slices in flight");
     assertTrue(t.retries.get() > retriesAfterQpFatal, "the port down hit slices in flight");
     assertTrue(a.contexts.get(1).liveQpCount() == 0, "port down retired every endpoint of a1");
     a.provider.faults().portUp(a.device(1), 1);
-    Await.until("a1 accepts work again", WAIT, () -> {
-      Transfer probe = new Transfer(a, b);
-      probe.retry = false;
-      List<Slice> probes = new ArrayList<>();
-      for (int r = 0; r < 4; r++) {
-        probes.add(a.slice(probe, r, WrOpcode.RDMA_WRITE, 0, b, 0, 64, 1, r));
-      }
-      probe.submitAll(probes);
-      Await.until("probe ends", WAIT, () -> probe.finished() == 4);
-      return probe.ok.get() == 4;
-    });
+    Await.until(
+        "a1 accepts work again",
+        WAIT,
+        () -> {
+          Transfer probe = new Transfer(a, b);
+          probe.retry = false;
+          List<Slice> probes = new ArrayList<>();
+          for (int r = 0; r < 4; r++) {
+            probes.add(a.slice(probe, r, WrOpcode.RDMA_WRITE, 0, b, 0, 64, 1, r));
+          }
+          probe.submitAll(probes);
+          Await.until("probe ends", WAIT, () -> probe.finished() == 4);
+          return probe.ok.get() == 4;
+        });
     Transfer again = new Transfer(a, b);
     List<Slice> round = slices(again, WrOpcode.RDMA_WRITE, 0, 64 * SLICE, SLICE);
     again.submitAll(round);
     await(again, round.size());
     assertEquals(round.size(), again.ok.get(), "failures: " + again.failures);
-    Await.until("endpoints back to baseline (16), now " + a.endpointsAlive(), WAIT, () -> a.endpointsAlive() == 16);
-    System.out.println("faults mid-stream: " + t.retries.get() + " retries, "
-        + a.contexts.get(0).ownerMetrics(0).qpFatalEvents() + " QP-fatal events on a0 owner 0");
+    Await.until(
+        "endpoints back to baseline (16), now " + a.endpointsAlive(),
+        WAIT,
+        () -> a.endpointsAlive() == 16);
+    System.out.println(
+        "faults mid-stream: "
+            + t.retries.get()
+            + " retries, "
+            + a.contexts.get(0).ownerMetrics(0).qpFatalEvents()
+            + " QP-fatal events on a0 owner 0");
   }
 
   @Test
@@ -333,7 +407,8 @@ class OwnerSoftVerbsTest {
     assertEquals(0, t.failed.get(), "failures: " + t.failures);
     assertEquals(t.submits.get(), t.ok.get() + t.closed.get());
     assertTrue(t.closed.get() > 0, "work was still in flight at close");
-    System.out.println("close with work in flight: " + t.ok.get() + " OK, " + t.closed.get() + " ENGINE_CLOSED");
+    System.out.println(
+        "close with work in flight: " + t.ok.get() + " OK, " + t.closed.get() + " ENGINE_CLOSED");
     Await.result(b.close(), WAIT);
     a = null;
     b = null;

@@ -32,7 +32,8 @@ class OwnerTest {
 
   @Test
   void tinyCqNeverOverflowsUnderAThousandSlices() {
-    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config().withQueueSizes(16, 64).withQpsPerEndpoint(2));
+    OwnerHarness h =
+        OwnerHarness.accepting(OwnerHarness.config().withQueueSizes(16, 64).withQpsPerEndpoint(2));
     Recorder rec = new Recorder();
     int total = 0;
     for (int peer = 0; peer < 4; peer++) {
@@ -53,14 +54,17 @@ class OwnerTest {
     assertEquals(0, h.owner.metrics().cqErrors());
     for (FakeVerbs.Qp qp : h.device.liveQps()) {
       assertTrue(qp.maxOutstanding <= 64);
-      assertTrue(qp.posted.stream().allMatch(wr -> (wr[3] & WrFlags.SIGNALED) != 0), "every WR is signaled");
+      assertTrue(
+          qp.posted.stream().allMatch(wr -> (wr[3] & WrFlags.SIGNALED) != 0),
+          "every WR is signaled");
     }
     assertEquals(8, h.device.liveQps().size(), "4 endpoints x 2 QPs");
   }
 
   @Test
   void qpDepthLimitsEachQpAndSlicesSpreadOverQps() {
-    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config().withQueueSizes(1024, 8).withQpsPerEndpoint(4));
+    OwnerHarness h =
+        OwnerHarness.accepting(OwnerHarness.config().withQueueSizes(1024, 8).withQpsPerEndpoint(4));
     Recorder rec = new Recorder();
     h.submit(rec, "b:1", 100);
     h.run();
@@ -173,7 +177,8 @@ class OwnerTest {
     OwnerHarness.Call call = a.channel.last();
     Endpoint ep = a.owner.endpoint("a:1@d0");
     long generation = ep.generation;
-    // The peer (lower path) connects to us: we yield, bump the generation and accept on the same QPs.
+    // The peer (lower path) connects to us: we yield, bump the generation and accept on the same
+    // QPs.
     ConnectReply accepted = a.passive(requestFrom("a:1@d0", "b:1@d0", 1, 42));
     assertEquals(ConnectStatus.ACCEPTED, accepted.getStatus());
     assertTrue(ep.generation > generation);
@@ -186,11 +191,11 @@ class OwnerTest {
   }
 
   /**
-   * Issue 3/7 (scenario 2 stall): our port flaps while the peer's own request is in flight. We refuse that
-   * request (DEVICE_DOWN), the port comes back, new slices start an attempt, and the peer, whose attempt is
-   * still pending when ours arrives, answers SIMULTANEOUS_OPEN. Its request already came and went, so none
-   * will reach us: the owner must ask again well before the handshake deadline, and every slice must end
-   * exactly once, OK.
+   * Issue 3/7 (scenario 2 stall): our port flaps while the peer's own request is in flight. We
+   * refuse that request (DEVICE_DOWN), the port comes back, new slices start an attempt, and the
+   * peer, whose attempt is still pending when ours arrives, answers SIMULTANEOUS_OPEN. Its request
+   * already came and went, so none will reach us: the owner must ask again well before the
+   * handshake deadline, and every slice must end exactly once, OK.
    */
   @Test
   void portFlapLeavesASimultaneousOpenWithNoPeerRequestAndTheOwnerAsksAgain() {
@@ -199,7 +204,9 @@ class OwnerTest {
       Recorder rec = new Recorder();
       h.proxy.execute(o -> o.onPortDown(1));
       h.run();
-      assertEquals(ConnectStatus.DEVICE_DOWN, h.passive(requestFrom("b:1@d0", "z:1@d0", 1, 10 + round)).getStatus());
+      assertEquals(
+          ConnectStatus.DEVICE_DOWN,
+          h.passive(requestFrom("b:1@d0", "z:1@d0", 1, 10 + round)).getStatus());
       h.proxy.execute(o -> o.onPortUp(1));
       List<Slice> slices = h.submit(rec, "b:1", 8);
       h.run();
@@ -207,25 +214,39 @@ class OwnerTest {
       Endpoint ep = h.owner.endpoint("b:1@d0");
       assertEquals(EndpointState.CONNECTING, ep.state());
       OwnerHarness.Call first = h.channel.last();
-      first.reply().complete(ConnectReply.newBuilder().setStatus(ConnectStatus.SIMULTANEOUS_OPEN)
-          .setLocalNicPath("b:1@d0").setReason("b keeps its attempt").build());
+      first
+          .reply()
+          .complete(
+              ConnectReply.newBuilder()
+                  .setStatus(ConnectStatus.SIMULTANEOUS_OPEN)
+                  .setLocalNicPath("b:1@d0")
+                  .setReason("b keeps its attempt")
+                  .build());
       h.run();
       assertEquals(1, h.channel.calls.size(), "first it waits for the peer's request");
       h.clock.advance(Duration.ofMillis(500));
       h.run();
-      assertEquals(2, h.channel.calls.size(), "no request came within a tenth of the deadline: it asks again");
+      assertEquals(
+          2,
+          h.channel.calls.size(),
+          "no request came within a tenth of the deadline: it asks again");
       OwnerHarness.Call second = h.channel.last();
-      assertTrue(second.request().getGeneration() > first.request().getGeneration(), "with a newer generation");
+      assertTrue(
+          second.request().getGeneration() > first.request().getGeneration(),
+          "with a newer generation");
       assertEquals(1, h.owner.metrics().handshakesReasked());
       second.reply().complete(OwnerHarness.acceptAs(second.request(), 20 + round));
       h.run();
       assertEquals(EndpointState.CONNECTED, ep.state());
       h.device.completeAll(WcStatus.SUCCESS);
       h.run();
-      assertEquals(8, rec.count(SliceStatus.OK), "every slice completes, none waits for the deadline");
+      assertEquals(
+          8, rec.count(SliceStatus.OK), "every slice completes, none waits for the deadline");
       assertEquals(0, rec.duplicates);
-      assertEquals(h.owner.metrics().slicesAccepted(), h.owner.metrics().slicesCompleted()
-          + h.owner.metrics().slicesFailed(), "every accepted slice ended");
+      assertEquals(
+          h.owner.metrics().slicesAccepted(),
+          h.owner.metrics().slicesCompleted() + h.owner.metrics().slicesFailed(),
+          "every accepted slice ended");
       assertEquals(SliceStatus.OK, rec.status.get(slices.get(7)));
     }
   }
@@ -239,31 +260,52 @@ class OwnerTest {
     // The peer keeps answering SIMULTANEOUS_OPEN and never connects: bounded by the 5 s deadline.
     for (int i = 0; i < 20 && rec.completed() == 0; i++) {
       int calls = h.channel.calls.size();
-      h.channel.last().reply().complete(ConnectReply.newBuilder().setStatus(ConnectStatus.SIMULTANEOUS_OPEN)
-          .setLocalNicPath("b:1@d0").build());
+      h.channel
+          .last()
+          .reply()
+          .complete(
+              ConnectReply.newBuilder()
+                  .setStatus(ConnectStatus.SIMULTANEOUS_OPEN)
+                  .setLocalNicPath("b:1@d0")
+                  .build());
       h.run();
       h.clock.advance(Duration.ofMillis(500));
       h.run();
       assertTrue(h.channel.calls.size() <= calls + 1, "at most one new request per wait");
     }
-    assertEquals(3, rec.count(SliceStatus.HANDSHAKE_FAILED), "the deadline still bounds the attempt");
-    assertEquals(ErrorCode.TIMED_OUT, ((VteException) rec.causes.values().iterator().next()).code());
-    assertTrue(h.channel.calls.size() >= 9 && h.channel.calls.size() <= 10, "asked every 500 ms: " + h.channel.calls.size());
+    assertEquals(
+        3, rec.count(SliceStatus.HANDSHAKE_FAILED), "the deadline still bounds the attempt");
+    assertEquals(
+        ErrorCode.TIMED_OUT, ((VteException) rec.causes.values().iterator().next()).code());
+    assertTrue(
+        h.channel.calls.size() >= 9 && h.channel.calls.size() <= 10,
+        "asked every 500 ms: " + h.channel.calls.size());
     assertEquals(0, h.owner.endpointCount());
     assertTrue(h.device.liveQps().isEmpty());
   }
 
   @Test
   void peerDeviceDownOrShuttingDownAnswerEndsSlicesPeerDeviceDown() {
-    for (ConnectStatus refusal : new ConnectStatus[] {ConnectStatus.DEVICE_DOWN, ConnectStatus.SHUTTING_DOWN}) {
+    for (ConnectStatus refusal :
+        new ConnectStatus[] {ConnectStatus.DEVICE_DOWN, ConnectStatus.SHUTTING_DOWN}) {
       OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
       Recorder rec = new Recorder();
       h.submit(rec, "b:1", 4);
       h.run();
-      h.channel.last().reply().complete(ConnectReply.newBuilder().setStatus(refusal)
-          .setLocalNicPath("b:1@d0").setReason("port 1 of b:1@d0 is down").build());
+      h.channel
+          .last()
+          .reply()
+          .complete(
+              ConnectReply.newBuilder()
+                  .setStatus(refusal)
+                  .setLocalNicPath("b:1@d0")
+                  .setReason("port 1 of b:1@d0 is down")
+                  .build());
       h.run();
-      assertEquals(4, rec.count(SliceStatus.PEER_DEVICE_DOWN), refusal + ": the slices move to another rail, not a failure");
+      assertEquals(
+          4,
+          rec.count(SliceStatus.PEER_DEVICE_DOWN),
+          refusal + ": the slices move to another rail, not a failure");
       VteException cause = (VteException) rec.causes.values().iterator().next();
       assertEquals(ErrorCode.DEVICE_UNAVAILABLE, cause.code());
       assertTrue(cause.getMessage().contains(refusal.name()), cause.getMessage());
@@ -295,7 +337,8 @@ class OwnerTest {
       OwnerHarness.Call fromHigher = higher.channel.last();
       if (lowerReceivesFirst) {
         ConnectReply r1 = lower.passive(fromHigher.request());
-        assertEquals(ConnectStatus.SIMULTANEOUS_OPEN, r1.getStatus(), "the lower side keeps its attempt");
+        assertEquals(
+            ConnectStatus.SIMULTANEOUS_OPEN, r1.getStatus(), "the lower side keeps its attempt");
         fromHigher.reply().complete(r1);
         higher.run();
         ConnectReply r2 = higher.passive(fromLower.request());
@@ -308,7 +351,8 @@ class OwnerTest {
         fromLower.reply().complete(r2);
         lower.run();
         ConnectReply r1 = lower.passive(fromHigher.request());
-        assertEquals(ConnectStatus.SIMULTANEOUS_OPEN, r1.getStatus(), "an old request does not replace");
+        assertEquals(
+            ConnectStatus.SIMULTANEOUS_OPEN, r1.getStatus(), "an old request does not replace");
         fromHigher.reply().complete(r1);
         higher.run();
         assertEquals(1, higher.owner.metrics().staleRepliesDropped());
@@ -356,7 +400,10 @@ class OwnerTest {
       h.run();
       h.device.completeAll(WcStatus.SUCCESS);
       h.run();
-      assertEquals(liveSubmitted, live.count(SliceStatus.OK), "live endpoint kept completing at step " + step);
+      assertEquals(
+          liveSubmitted,
+          live.count(SliceStatus.OK),
+          "live endpoint kept completing at step " + step);
       assertEquals(0, dead.completed(), "dead-peer slices still wait before the deadline");
     }
     h.clock.advance(Duration.ofMillis(100));
@@ -375,8 +422,14 @@ class OwnerTest {
     Recorder rec = new Recorder();
     Slice s = h.submit(rec, "b:1", 1).get(0);
     h.run();
-    h.channel.last().reply().complete(ConnectReply.newBuilder().setStatus(ConnectStatus.UNKNOWN_DEVICE)
-        .setReason("no device d0").build());
+    h.channel
+        .last()
+        .reply()
+        .complete(
+            ConnectReply.newBuilder()
+                .setStatus(ConnectStatus.UNKNOWN_DEVICE)
+                .setReason("no device d0")
+                .build());
     h.run();
     assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(s));
     VteException cause = (VteException) rec.causes.get(s);
@@ -386,7 +439,10 @@ class OwnerTest {
 
     Slice t = h.submit(rec, "c:1", 1).get(0);
     h.run();
-    h.channel.last().reply().fail(new VteException(ErrorCode.PEER_UNREACHABLE, "connection refused c:1"));
+    h.channel
+        .last()
+        .reply()
+        .fail(new VteException(ErrorCode.PEER_UNREACHABLE, "connection refused c:1"));
     h.run();
     assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(t));
     assertEquals(ErrorCode.PEER_UNREACHABLE, ((VteException) rec.causes.get(t)).code());
@@ -394,7 +450,8 @@ class OwnerTest {
 
   @Test
   void qpFatalAccountsForEveryWorkRequestExactlyOnce() {
-    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config().withQueueSizes(256, 32).withQpsPerEndpoint(2));
+    OwnerHarness h =
+        OwnerHarness.accepting(OwnerHarness.config().withQueueSizes(256, 32).withQpsPerEndpoint(2));
     Recorder rec = new Recorder();
     h.submit(rec, "b:1", 100);
     h.run();
@@ -406,8 +463,14 @@ class OwnerTest {
     assertEquals(100, rec.completed(), "every slice accounted for");
     assertEquals(0, rec.duplicates);
     assertEquals(10, rec.count(SliceStatus.OK), "completed before the fault");
-    assertEquals(90, rec.count(SliceStatus.ENDPOINT_RETIRED), "flushed (on both QPs) and queued slices are ENDPOINT_RETIRED");
-    assertEquals(74, h.device.qps.stream().mapToInt(q -> q.posted.size()).sum(), "64 + 10 reposted as credits freed");
+    assertEquals(
+        90,
+        rec.count(SliceStatus.ENDPOINT_RETIRED),
+        "flushed (on both QPs) and queued slices are ENDPOINT_RETIRED");
+    assertEquals(
+        74,
+        h.device.qps.stream().mapToInt(q -> q.posted.size()).sum(),
+        "64 + 10 reposted as credits freed");
     assertTrue(h.device.liveQps().isEmpty());
     assertEquals(0, h.owner.outstanding());
     assertEquals(1, h.owner.metrics().qpFatalEvents());
@@ -446,7 +509,8 @@ class OwnerTest {
     assertEquals(0, rec.duplicates);
     int ok = rec.count(SliceStatus.OK);
     assertTrue(ok >= 4, "completed before the port went down: " + ok);
-    assertEquals(60 - ok, rec.count(SliceStatus.RAIL_DOWN), "in-flight and queued slices are RAIL_DOWN");
+    assertEquals(
+        60 - ok, rec.count(SliceStatus.RAIL_DOWN), "in-flight and queued slices are RAIL_DOWN");
     assertTrue(h.device.liveQps().isEmpty());
     Slice during = h.submit(rec, "b:1", 1).get(0);
     h.run();
@@ -464,7 +528,8 @@ class OwnerTest {
 
   @Test
   void providerThatNeverFlushesIsAccountedAtTheFlushDeadline() {
-    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config().withFlushDeadline(Duration.ofSeconds(1)));
+    OwnerHarness h =
+        OwnerHarness.accepting(OwnerHarness.config().withFlushDeadline(Duration.ofSeconds(1)));
     Recorder rec = new Recorder();
     h.submit(rec, "b:1", 10);
     h.run();
@@ -502,7 +567,9 @@ class OwnerTest {
     h.run();
     assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(refused));
     assertEquals(ErrorCode.NO_RAIL, ((VteException) rec.causes.get(refused)).code());
-    assertEquals(ConnectStatus.RESOURCE_EXHAUSTED, h.passive(requestFrom("q:1@d0", "a:1@d0", 1, 1)).getStatus());
+    assertEquals(
+        ConnectStatus.RESOURCE_EXHAUSTED,
+        h.passive(requestFrom("q:1@d0", "a:1@d0", 1, 1)).getStatus());
     assertNotNull(h.owner.endpoint("busy:1@d0"));
     assertNotNull(h.owner.endpoint("connecting:1@d0"));
 
@@ -549,34 +616,43 @@ class OwnerTest {
     Endpoint ep = h.owner.endpoint("b:1@d0");
     h.submit(rec, "b:1", 4);
     h.run();
-    assertEquals(ConnectStatus.SIMULTANEOUS_OPEN, h.passive(requestFrom("b:1@d0", "a:1@d0", 2, 10)).getStatus());
+    assertEquals(
+        ConnectStatus.SIMULTANEOUS_OPEN,
+        h.passive(requestFrom("b:1@d0", "a:1@d0", 2, 10)).getStatus());
     assertSame(ep, h.owner.endpoint("b:1@d0"));
     ConnectReply newer = h.passive(requestFrom("b:1@d0", "a:1@d0", 2, 11));
     assertEquals(ConnectStatus.ACCEPTED, newer.getStatus());
     assertNotSame(ep, h.owner.endpoint("b:1@d0"));
     assertTrue(newer.getGeneration() > first.getGeneration());
     h.run();
-    assertEquals(4, rec.count(SliceStatus.ENDPOINT_RETIRED), "in-flight WRs of the replaced endpoint flushed");
+    assertEquals(
+        4,
+        rec.count(SliceStatus.ENDPOINT_RETIRED),
+        "in-flight WRs of the replaced endpoint flushed");
     assertEquals(2, h.device.liveQps().size());
   }
 
   @Test
   void invalidAndClosingPassiveRequestsAreRejectedByName() {
     OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
-    ConnectRequest badGid = requestFrom("b:1@d0", "a:1@d0", 1, 1).toBuilder()
-        .setGid(com.google.protobuf.ByteString.copyFrom(new byte[3])).build();
+    ConnectRequest badGid =
+        requestFrom("b:1@d0", "a:1@d0", 1, 1).toBuilder()
+            .setGid(com.google.protobuf.ByteString.copyFrom(new byte[3]))
+            .build();
     ConnectReply r = h.passive(badGid);
     assertEquals(ConnectStatus.INVALID_REQUEST, r.getStatus());
     assertTrue(r.getReason().contains("gid"), r.getReason());
     ConnectReply noQps = h.passive(requestFrom("b:1@d0", "a:1@d0", 0, 1));
     assertEquals(ConnectStatus.INVALID_REQUEST, noQps.getStatus());
     assertTrue(noQps.getReason().contains("qps"), noQps.getReason());
-    ConnectReply badMtu = h.passive(requestFrom("b:1@d0", "a:1@d0", 1, 1).toBuilder().setMtu(1000).build());
+    ConnectReply badMtu =
+        h.passive(requestFrom("b:1@d0", "a:1@d0", 1, 1).toBuilder().setMtu(1000).build());
     assertTrue(badMtu.getReason().contains("1000"), badMtu.getReason());
     assertEquals(0, h.owner.endpointCount());
 
     h.owner.beginClose(Promise.promise());
-    assertEquals(ConnectStatus.SHUTTING_DOWN, h.passive(requestFrom("b:1@d0", "a:1@d0", 1, 1)).getStatus());
+    assertEquals(
+        ConnectStatus.SHUTTING_DOWN, h.passive(requestFrom("b:1@d0", "a:1@d0", 1, 1)).getStatus());
   }
 
   @Test
@@ -620,7 +696,8 @@ class OwnerTest {
     Slice refused = h.submit(rec, "b:1", 1).get(0);
     h.run();
     assertEquals(SliceStatus.POST_FAILED, rec.status.get(refused));
-    assertTrue(rec.causes.get(refused).getMessage().contains(PostStatus.name(PostStatus.INVALID_STATE)));
+    assertTrue(
+        rec.causes.get(refused).getMessage().contains(PostStatus.name(PostStatus.INVALID_STATE)));
     assertEquals(2, rec.completed());
     assertEquals(0, rec.duplicates);
   }
@@ -643,10 +720,13 @@ class OwnerTest {
 
   @Test
   void ownerConfigRejectsZeroWorkersByName() {
-    VteException e = org.junit.jupiter.api.Assertions.assertThrows(VteException.class,
-        () -> OwnerTestConfig.defaults().withWorkersPerContext(0));
+    VteException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            VteException.class, () -> OwnerTestConfig.defaults().withWorkersPerContext(0));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
-    assertTrue(e.getMessage().contains("workersPerContext") && e.getMessage().contains("0"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("workersPerContext") && e.getMessage().contains("0"),
+        e.getMessage());
   }
 
   @Test
@@ -661,7 +741,8 @@ class OwnerTest {
     for (int c : counts) {
       assertTrue(c > 700, "owners get a fair share: " + java.util.Arrays.toString(counts));
     }
-    assertEquals(NicPath.parse("host:1@mlx5_0").ownerIndex(7), NicPath.of("host:1", "mlx5_0").ownerIndex(7));
+    assertEquals(
+        NicPath.parse("host:1@mlx5_0").ownerIndex(7), NicPath.of("host:1", "mlx5_0").ownerIndex(7));
   }
 
   @Test
@@ -673,7 +754,10 @@ class OwnerTest {
     h.run();
     h.cq.inError = true;
     h.run();
-    assertEquals(20, rec.count(SliceStatus.ENDPOINT_RETIRED), "every WR accounted for although no flush can come");
+    assertEquals(
+        20,
+        rec.count(SliceStatus.ENDPOINT_RETIRED),
+        "every WR accounted for although no flush can come");
     assertEquals(0, rec.duplicates);
     assertEquals(1, h.owner.metrics().cqErrors());
     assertEquals(0, h.owner.outstanding());
@@ -700,26 +784,29 @@ class OwnerTest {
   @Test
   void steadyStateAllocationPerSliceIsSmall() {
     java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-    org.junit.jupiter.api.Assumptions.assumeTrue(mx instanceof com.sun.management.ThreadMXBean,
-        "needs per-thread allocation counters");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        mx instanceof com.sun.management.ThreadMXBean, "needs per-thread allocation counters");
     com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
-    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config().withQueueSizes(1024, 256).withQpsPerEndpoint(2));
+    OwnerHarness h =
+        OwnerHarness.accepting(
+            OwnerHarness.config().withQueueSizes(1024, 256).withQpsPerEndpoint(2));
     h.device.autoComplete = true;
     h.device.recordPosted = false;
     long[] done = new long[1];
-    io.vte.engine.impl.SliceCallback counting = new io.vte.engine.impl.SliceCallback() {
-      @Override
-      public void onSliceDone(Slice slice, int st, Throwable cause) {
-        if (st == SliceStatus.OK) {
-          done[0]++;
-        }
-      }
+    io.vte.engine.impl.SliceCallback counting =
+        new io.vte.engine.impl.SliceCallback() {
+          @Override
+          public void onSliceDone(Slice slice, int st, Throwable cause) {
+            if (st == SliceStatus.OK) {
+              done[0]++;
+            }
+          }
 
-      @Override
-      public boolean isAbandoned() {
-        return false;
-      }
-    };
+          @Override
+          public boolean isAbandoned() {
+            return false;
+          }
+        };
     Slice[] slices = new Slice[256];
     for (int i = 0; i < slices.length; i++) {
       slices[i] = h.slice(counting, "b:1", i);
@@ -741,7 +828,9 @@ class OwnerTest {
     }
     assertEquals((long) rounds * slices.length, done[0], "every slice completed OK");
     double perSlice = (double) bytes / measured;
-    System.out.printf("owner layer steady-state allocation: %.1f bytes per slice (queue node included)%n", perSlice);
+    System.out.printf(
+        "owner layer steady-state allocation: %.1f bytes per slice (queue node included)%n",
+        perSlice);
     assertTrue(perSlice <= 64, "owner allocates " + perSlice + " bytes per slice");
   }
 
@@ -761,20 +850,30 @@ class OwnerTest {
     Recorder rec = new Recorder();
     OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
     Slice badIndex = h.slice(rec, "b:1", 0);
-    VteException e = org.junit.jupiter.api.Assertions.assertThrows(VteException.class, () -> router.submit(badIndex));
+    VteException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            VteException.class, () -> router.submit(badIndex));
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
     assertTrue(e.getMessage().contains("local device index 0"), e.getMessage());
     Slice noRail = new Slice(rec, 1, io.vte.verbs.WrOpcode.RDMA_READ, 1, 2, 3);
-    VteException e2 = org.junit.jupiter.api.Assertions.assertThrows(VteException.class,
-        () -> router.submitAll(List.of(noRail)));
+    VteException e2 =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            VteException.class, () -> router.submitAll(List.of(noRail)));
     assertTrue(e2.getMessage().contains("no rail"), e2.getMessage());
     assertEquals(0, rec.completed(), "nothing was queued or completed");
   }
 
   static ConnectRequest requestFrom(String from, String to, int qps, long generation) {
-    ConnectRequest.Builder b = ConnectRequest.newBuilder().setLocalNicPath(from).setPeerNicPath(to)
-        .setGid(com.google.protobuf.ByteString.copyFrom(new io.vte.verbs.Gid(0, 0xffff7f000009L).toBytes()))
-        .setLid(9000).setMtu(4096).setGeneration(generation);
+    ConnectRequest.Builder b =
+        ConnectRequest.newBuilder()
+            .setLocalNicPath(from)
+            .setPeerNicPath(to)
+            .setGid(
+                com.google.protobuf.ByteString.copyFrom(
+                    new io.vte.verbs.Gid(0, 0xffff7f000009L).toBytes()))
+            .setLid(9000)
+            .setMtu(4096)
+            .setGeneration(generation);
     for (int i = 0; i < qps; i++) {
       b.addQps(io.vte.handshake.proto.QpInfo.newBuilder().setQpNum(9000 + i).setPsn(5 + i));
     }

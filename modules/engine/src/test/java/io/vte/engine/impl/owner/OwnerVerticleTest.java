@@ -29,8 +29,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Owners deployed as verticles with the real handshake service, over fake devices whose "NIC" completes
- * work requests as they are posted (or never): scheduling, routing, passive connects and close.
+ * Owners deployed as verticles with the real handshake service, over fake devices whose "NIC"
+ * completes work requests as they are posted (or never): scheduling, routing, passive connects and
+ * close.
  */
 @ExtendWith(BlockedThreadGuard.class)
 class OwnerVerticleTest {
@@ -43,8 +44,11 @@ class OwnerVerticleTest {
 
   @BeforeEach
   void setUp() {
-    vertx = Vertx.vertx(new io.vertx.core.VertxOptions().setWarningExceptionTime(1)
-        .setWarningExceptionTimeUnit(java.util.concurrent.TimeUnit.SECONDS));
+    vertx =
+        Vertx.vertx(
+            new io.vertx.core.VertxOptions()
+                .setWarningExceptionTime(1)
+                .setWarningExceptionTimeUnit(java.util.concurrent.TimeUnit.SECONDS));
     a = Await.result(TestNode.start(vertx), WAIT);
     b = Await.result(TestNode.start(vertx), WAIT);
   }
@@ -71,7 +75,8 @@ class OwnerVerticleTest {
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 4})
   void slicesCompleteThroughOwnersAndEachEndpointLivesOnItsOwner(int workers) {
-    OwnerConfig config = OwnerTestConfig.defaults().withWorkersPerContext(workers).withQueueSizes(64, 16);
+    OwnerConfig config =
+        OwnerTestConfig.defaults().withWorkersPerContext(workers).withQueueSizes(64, 16);
     LocalContext local = Await.result(a.addDevice(autoDevice("d0"), config), WAIT);
     for (int d = 0; d < 4; d++) {
       Await.result(b.addDevice(autoDevice("r" + d), config), WAIT);
@@ -93,7 +98,8 @@ class OwnerVerticleTest {
     for (int d = 0; d < 4; d++) {
       String path = b.serverName() + "@r" + d;
       int expected = NicPath.parse(path).ownerIndex(workers);
-      assertNotNull(onOwner(local.owner(expected), o -> o.endpoint(path)),
+      assertNotNull(
+          onOwner(local.owner(expected), o -> o.endpoint(path)),
           "endpoint of " + path + " on owner " + expected);
     }
     for (int i = 0; i < workers; i++) {
@@ -119,7 +125,8 @@ class OwnerVerticleTest {
       tb.start();
       ta.join();
       tb.join();
-      Await.until("both first transfers complete (iteration " + i + ")", WAIT, () -> rec.completed() == 2);
+      Await.until(
+          "both first transfers complete (iteration " + i + ")", WAIT, () -> rec.completed() == 2);
       assertEquals(2, rec.count(SliceStatus.OK), "iteration " + i);
       Endpoint ea = onOwner(ca.owner(0), o -> o.endpoint(b.serverName() + "@" + dev));
       Endpoint eb = onOwner(cb.owner(0), o -> o.endpoint(a.serverName() + "@" + dev));
@@ -127,18 +134,29 @@ class OwnerVerticleTest {
       assertEquals(1, cb.ownerMetrics(0).endpointsAlive(), "iteration " + i);
       assertEquals(EndpointState.CONNECTED, ea.state());
       assertEquals(EndpointState.CONNECTED, eb.state());
-      assertEquals(((FakeVerbs.Qp) eb.qps[0]).qpNum, ((FakeVerbs.Qp) ea.qps[0]).peer.qpNum(), "iteration " + i);
-      assertEquals(((FakeVerbs.Qp) ea.qps[0]).qpNum, ((FakeVerbs.Qp) eb.qps[0]).peer.qpNum(), "iteration " + i);
-      collisions += ca.ownerMetrics(0).simultaneousOpensKept() + ca.ownerMetrics(0).simultaneousOpensYielded()
-          + cb.ownerMetrics(0).simultaneousOpensKept() + cb.ownerMetrics(0).simultaneousOpensYielded();
+      assertEquals(
+          ((FakeVerbs.Qp) eb.qps[0]).qpNum,
+          ((FakeVerbs.Qp) ea.qps[0]).peer.qpNum(),
+          "iteration " + i);
+      assertEquals(
+          ((FakeVerbs.Qp) ea.qps[0]).qpNum,
+          ((FakeVerbs.Qp) eb.qps[0]).peer.qpNum(),
+          "iteration " + i);
+      collisions +=
+          ca.ownerMetrics(0).simultaneousOpensKept()
+              + ca.ownerMetrics(0).simultaneousOpensYielded()
+              + cb.ownerMetrics(0).simultaneousOpensKept()
+              + cb.ownerMetrics(0).simultaneousOpensYielded();
       Await.result(a.removeDevice(ca), WAIT);
       Await.result(b.removeDevice(cb), WAIT);
     }
-    System.out.println("simultaneous open: " + collisions + " collisions resolved in 200 iterations");
+    System.out.println(
+        "simultaneous open: " + collisions + " collisions resolved in 200 iterations");
     assertTrue(collisions > 0, "the barrier produced real simultaneous opens");
   }
 
-  private static void submitAfter(CyclicBarrier barrier, LocalContext ctx, Recorder rec, String peer, String dev) {
+  private static void submitAfter(
+      CyclicBarrier barrier, LocalContext ctx, Recorder rec, String peer, String dev) {
     try {
       barrier.await();
     } catch (Exception e) {
@@ -158,13 +176,17 @@ class OwnerVerticleTest {
       Recorder live = new Recorder();
       Recorder deadRec = new Recorder();
       Rail liveRail = new Rail(0, "d0", b.serverName(), "d0");
-      // Connect the live endpoint first; a cold JVM on a loaded host may need more than one 1 s attempt.
-      Await.until("live endpoint connected", WAIT, () -> {
-        Recorder warm = new Recorder();
-        local.submit(slice(warm, liveRail, 0));
-        Await.until("warm-up slice ends", WAIT, () -> warm.completed() == 1);
-        return warm.count(SliceStatus.OK) == 1;
-      });
+      // Connect the live endpoint first; a cold JVM on a loaded host may need more than one 1 s
+      // attempt.
+      Await.until(
+          "live endpoint connected",
+          WAIT,
+          () -> {
+            Recorder warm = new Recorder();
+            local.submit(slice(warm, liveRail, 0));
+            Await.until("warm-up slice ends", WAIT, () -> warm.completed() == 1);
+            return warm.count(SliceStatus.OK) == 1;
+          });
       long start = System.nanoTime();
       for (int i = 0; i < 50; i++) {
         local.submit(slice(deadRec, new Rail(0, "d0", dead, "x" + i), i));
@@ -176,22 +198,33 @@ class OwnerVerticleTest {
           local.submit(slice(live, liveRail, submitted++));
         }
         int target = submitted;
-        Await.until("live batch completes", Duration.ofSeconds(5), () -> live.completed() == target);
+        Await.until(
+            "live batch completes", Duration.ofSeconds(5), () -> live.completed() == target);
         if (deadRec.completed() == 0) {
           liveDuringHandshakes = live.completed();
         }
       }
       long elapsedMs = (System.nanoTime() - start) / 1_000_000;
       assertEquals(50, deadRec.count(SliceStatus.HANDSHAKE_FAILED));
-      assertTrue(elapsedMs >= 900, "dead handshakes failed at the deadline, not before: " + elapsedMs + " ms");
-      assertTrue(liveDuringHandshakes > 100, "live transfers kept completing: " + liveDuringHandshakes);
-      assertEquals(submitted, live.count(SliceStatus.OK), () -> "non-OK live slices: " + nonOk(live));
+      assertTrue(
+          elapsedMs >= 900,
+          "dead handshakes failed at the deadline, not before: " + elapsedMs + " ms");
+      assertTrue(
+          liveDuringHandshakes > 100, "live transfers kept completing: " + liveDuringHandshakes);
+      assertEquals(
+          submitted, live.count(SliceStatus.OK), () -> "non-OK live slices: " + nonOk(live));
       org.HdrHistogram.Histogram gaps = local.ownerMetrics(0).pollGapHistogram();
-      System.out.printf("fake fabric, 50 dead handshakes: %d live slices meanwhile, poll gap max %.3f ms p99.9 %.3f ms"
-          + " p50 %.3f ms, dead failed after %d ms; machine stall max %.3f ms%n", liveDuringHandshakes,
-          gaps.getMaxValue() / 1e6, gaps.getValueAtPercentile(99.9) / 1e6, gaps.getValueAtPercentile(50) / 1e6,
-          elapsedMs, machine.maxLateNanos() / 1e6);
-      OwnerSoftVerbsTest.assertPollGapBounded(local.ownerMetrics(0).maxPollGapNanos(), gaps, machine);
+      System.out.printf(
+          "fake fabric, 50 dead handshakes: %d live slices meanwhile, poll gap max %.3f ms p99.9 %.3f ms"
+              + " p50 %.3f ms, dead failed after %d ms; machine stall max %.3f ms%n",
+          liveDuringHandshakes,
+          gaps.getMaxValue() / 1e6,
+          gaps.getValueAtPercentile(99.9) / 1e6,
+          gaps.getValueAtPercentile(50) / 1e6,
+          elapsedMs,
+          machine.maxLateNanos() / 1e6);
+      OwnerSoftVerbsTest.assertPollGapBounded(
+          local.ownerMetrics(0).maxPollGapNanos(), gaps, machine);
       assertNull(onOwner(local.owner(0), o -> o.endpoint(dead + "@x0")));
     }
   }
@@ -202,8 +235,11 @@ class OwnerVerticleTest {
     Vertx own = Vertx.vertx();
     TestNode c = Await.result(TestNode.start(own), WAIT);
     TestNode d = Await.result(TestNode.start(own), WAIT);
-    OwnerConfig config = OwnerTestConfig.defaults().withWorkersPerContext(2).withQueueSizes(64, 32)
-        .withFlushDeadline(Duration.ofSeconds(1));
+    OwnerConfig config =
+        OwnerTestConfig.defaults()
+            .withWorkersPerContext(2)
+            .withQueueSizes(64, 32)
+            .withFlushDeadline(Duration.ofSeconds(1));
     FakeVerbs.Device stuck = new FakeVerbs.Device("d0");
     LocalContext local = Await.result(c.addDevice(stuck, config), WAIT);
     Await.result(d.addDevice(autoDevice("d0"), config), WAIT);
@@ -213,9 +249,12 @@ class OwnerVerticleTest {
         local.submit(slice(rec, new Rail(0, "d0", d.serverName(), "d0"), i));
       }
       for (int i = 0; i < 10; i++) {
-        local.submit(slice(rec, new Rail(0, "d0", "127.0.0.1:" + silent.getLocalPort(), "x" + i), i));
+        local.submit(
+            slice(rec, new Rail(0, "d0", "127.0.0.1:" + silent.getLocalPort(), "x" + i), i));
       }
-      Await.until("posted up to the QP depth", WAIT,
+      Await.until(
+          "posted up to the QP depth",
+          WAIT,
           () -> stuck.qps.stream().mapToInt(q -> q.posted.size()).sum() == 32);
       Await.result(c.close(), WAIT);
       Await.result(d.close(), WAIT);
@@ -229,7 +268,8 @@ class OwnerVerticleTest {
     assertEquals(0, local.liveQpCount());
     Slice late = slice(rec, new Rail(0, "d0", d.serverName(), "d0"), 999);
     local.submit(late);
-    assertEquals(SliceStatus.ENGINE_CLOSED, rec.status.get(late), "a slice after close completes at once");
+    assertEquals(
+        SliceStatus.ENGINE_CLOSED, rec.status.get(late), "a slice after close completes at once");
     Await.result(own.close(), WAIT);
     ResourceSnapshot.assertNoLeaksSince(before, Duration.ofSeconds(10));
   }
@@ -244,33 +284,49 @@ class OwnerVerticleTest {
     }
     List<String> portEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
     Recorder rec = new Recorder();
-    // Rail selection hears port-down before any owner fails a slice with RAIL_DOWN (else a retry could pick
+    // Rail selection hears port-down before any owner fails a slice with RAIL_DOWN (else a retry
+    // could pick
     // another rail of the same down device).
-    local.addPortListener((dev, port, active) -> portEvents.add(dev + ":" + port + ":" + active
-        + (active ? "" : " after " + rec.count(SliceStatus.RAIL_DOWN) + " RAIL_DOWN")));
+    local.addPortListener(
+        (dev, port, active) ->
+            portEvents.add(
+                dev
+                    + ":"
+                    + port
+                    + ":"
+                    + active
+                    + (active ? "" : " after " + rec.count(SliceStatus.RAIL_DOWN) + " RAIL_DOWN")));
     for (int d = 0; d < 4; d++) {
       for (int i = 0; i < 4; i++) {
         local.submit(slice(rec, new Rail(0, "d0", b.serverName(), "r" + d), i));
       }
     }
-    Await.until("16 WRs posted", WAIT, () -> stuck.qps.stream().mapToInt(q -> q.posted.size()).sum() == 16);
+    Await.until(
+        "16 WRs posted", WAIT, () -> stuck.qps.stream().mapToInt(q -> q.posted.size()).sum() == 16);
     // QP fatal: only that endpoint retires, on its owner.
     String path0 = b.serverName() + "@r0";
-    Endpoint victim = onOwner(local.ownerOf(new Rail(0, "d0", b.serverName(), "r0")), o -> o.endpoint(path0));
-    stuck.events.onEvent(io.vte.verbs.AsyncEvent.qp("d0", io.vte.verbs.AsyncEventType.QP_FATAL, victim.qps[0].qpNum()));
-    Await.until("the victim's 4 slices flushed", WAIT, () -> rec.count(SliceStatus.ENDPOINT_RETIRED) == 4);
+    Endpoint victim =
+        onOwner(local.ownerOf(new Rail(0, "d0", b.serverName(), "r0")), o -> o.endpoint(path0));
+    stuck.events.onEvent(
+        io.vte.verbs.AsyncEvent.qp(
+            "d0", io.vte.verbs.AsyncEventType.QP_FATAL, victim.qps[0].qpNum()));
+    Await.until(
+        "the victim's 4 slices flushed", WAIT, () -> rec.count(SliceStatus.ENDPOINT_RETIRED) == 4);
     assertEquals(3, local.liveQpCount(), "the other endpoints keep their QPs");
     // Port down: every owner retires its endpoints; the listener hears it.
-    stuck.events.onEvent(io.vte.verbs.AsyncEvent.port("d0", io.vte.verbs.AsyncEventType.PORT_ERR, 1));
+    stuck.events.onEvent(
+        io.vte.verbs.AsyncEvent.port("d0", io.vte.verbs.AsyncEventType.PORT_ERR, 1));
     Await.until("all slices ended", WAIT, () -> rec.completed() == 16);
     assertEquals(12, rec.count(SliceStatus.RAIL_DOWN));
     assertEquals(List.of("d0:1:false after 0 RAIL_DOWN"), portEvents);
     assertEquals(0, local.liveQpCount());
-    stuck.events.onEvent(io.vte.verbs.AsyncEvent.port("d0", io.vte.verbs.AsyncEventType.PORT_ACTIVE, 1));
+    stuck.events.onEvent(
+        io.vte.verbs.AsyncEvent.port("d0", io.vte.verbs.AsyncEventType.PORT_ACTIVE, 1));
     Await.until("port-up heard", WAIT, () -> portEvents.size() == 2);
     // CQ error: only the owner of that CQ counts it.
     FakeVerbs.Cq second = stuck.cqs.get(1);
-    stuck.events.onEvent(new io.vte.verbs.AsyncEvent(io.vte.verbs.AsyncEventType.CQ_ERR, "d0", -1, -1, second));
+    stuck.events.onEvent(
+        new io.vte.verbs.AsyncEvent(io.vte.verbs.AsyncEventType.CQ_ERR, "d0", -1, -1, second));
     Await.until("CQ error handled by owner 1", WAIT, () -> local.ownerMetrics(1).cqErrors() == 1);
     assertEquals(0, local.ownerMetrics(0).cqErrors());
   }
@@ -280,9 +336,16 @@ class OwnerVerticleTest {
     Vertx closed = Vertx.vertx();
     Await.result(closed.close(), WAIT);
     FakeVerbs.Device device = new FakeVerbs.Device("d0");
-    Throwable failure = Await.failure(LocalContext.open(closed, device, OwnerTestConfig.defaults().withWorkersPerContext(2),
-        "127.0.0.1:1", (server, request, deadline) -> io.vertx.core.Future.failedFuture("unused"), NanoClock.SYSTEM),
-        WAIT);
+    Throwable failure =
+        Await.failure(
+            LocalContext.open(
+                closed,
+                device,
+                OwnerTestConfig.defaults().withWorkersPerContext(2),
+                "127.0.0.1:1",
+                (server, request, deadline) -> io.vertx.core.Future.failedFuture("unused"),
+                NanoClock.SYSTEM),
+            WAIT);
     assertNotNull(failure);
     assertTrue(device.closed, "the device was released");
     assertTrue(device.cqs.stream().allMatch(q -> q.closed), "its CQs were released");
@@ -291,11 +354,17 @@ class OwnerVerticleTest {
   private static String nonOk(Recorder rec) {
     synchronized (rec) {
       StringBuilder sb = new StringBuilder();
-      rec.status.forEach((s, st) -> {
-        if (st != SliceStatus.OK) {
-          sb.append(s).append(' ').append(SliceStatus.name(st)).append(' ').append(rec.causes.get(s)).append("; ");
-        }
-      });
+      rec.status.forEach(
+          (s, st) -> {
+            if (st != SliceStatus.OK) {
+              sb.append(s)
+                  .append(' ')
+                  .append(SliceStatus.name(st))
+                  .append(' ')
+                  .append(rec.causes.get(s))
+                  .append("; ");
+            }
+          });
       return sb.toString();
     }
   }

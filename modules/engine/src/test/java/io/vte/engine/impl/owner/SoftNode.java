@@ -20,7 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A node over soft verbs playing the engine layer: a soft provider with its own devices, one local
- * context per device, one direct buffer registered on every device, and slice building with real keys.
+ * context per device, one direct buffer registered on every device, and slice building with real
+ * keys.
  */
 final class SoftNode {
 
@@ -37,7 +38,12 @@ final class SoftNode {
   private final Map<String, Rail> rails = new ConcurrentHashMap<>();
   private OwnerRouter router;
 
-  private SoftNode(String prefix, SoftVerbsProvider provider, TestNode node, OwnerConfig config, int memoryBytes) {
+  private SoftNode(
+      String prefix,
+      SoftVerbsProvider provider,
+      TestNode node,
+      OwnerConfig config,
+      int memoryBytes) {
     this.prefix = prefix;
     this.config = config;
     this.provider = provider;
@@ -47,12 +53,14 @@ final class SoftNode {
   }
 
   /** Starts a node with {@code devices} soft devices named {@code prefix0..}, all on 127.0.0.1. */
-  static SoftNode start(Vertx vertx, String prefix, int devices, OwnerConfig config, int memoryBytes) {
+  static SoftNode start(
+      Vertx vertx, String prefix, int devices, OwnerConfig config, int memoryBytes) {
     List<Map<String, Object>> list = new ArrayList<>();
     for (int i = 0; i < devices; i++) {
       list.add(Map.of("name", prefix + i, "host", "127.0.0.1", "port", 0));
     }
-    SoftVerbsProvider provider = (SoftVerbsProvider) VerbsProviders.create("soft", Map.of("devices", list));
+    SoftVerbsProvider provider =
+        (SoftVerbsProvider) VerbsProviders.create("soft", Map.of("devices", list));
     TestNode node = Await.result(TestNode.start(vertx), WAIT);
     SoftNode n = new SoftNode(prefix, provider, node, config, memoryBytes);
     for (int i = 0; i < devices; i++) {
@@ -76,7 +84,9 @@ final class SoftNode {
     Await.result(node.removeDevice(contexts.get(i)), WAIT);
   }
 
-  /** @return endpoints alive over every owner of every context */
+  /**
+   * @return endpoints alive over every owner of every context
+   */
   long endpointsAlive() {
     long n = 0;
     for (LocalContext ctx : contexts) {
@@ -101,13 +111,23 @@ final class SoftNode {
 
   Rail rail(int local, SoftNode peer, int remote) {
     String key = local + ">" + peer.serverName() + "@" + remote;
-    return rails.computeIfAbsent(key, k -> new Rail(local, device(local), peer.serverName(), peer.device(remote)));
+    return rails.computeIfAbsent(
+        key, k -> new Rail(local, device(local), peer.serverName(), peer.device(remote)));
   }
 
   /** A slice between this node's memory and {@code peer}'s, over rail (local, remote). */
-  Slice slice(SliceCallback callback, int index, int opcode, long localOffset, SoftNode peer, long remoteOffset,
-      int length, int local, int remote) {
-    Slice s = new Slice(callback, index, opcode, base + localOffset, peer.base + remoteOffset, length);
+  Slice slice(
+      SliceCallback callback,
+      int index,
+      int opcode,
+      long localOffset,
+      SoftNode peer,
+      long remoteOffset,
+      int length,
+      int local,
+      int remote) {
+    Slice s =
+        new Slice(callback, index, opcode, base + localOffset, peer.base + remoteOffset, length);
     s.assign(rail(local, peer, remote), regions.get(local).lkey(), peer.regions.get(remote).rkey());
     return s;
   }

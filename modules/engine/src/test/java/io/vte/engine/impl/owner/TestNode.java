@@ -40,10 +40,11 @@ final class TestNode implements HandshakeHandler {
     TestNode node = new TestNode(vertx);
     node.pool = HandshakeClientPool.create(vertx, new HandshakeClientOptions());
     return HandshakeServer.start(vertx, new HandshakeServerOptions().setPort(0), node)
-        .map(s -> {
-          node.server = s;
-          return node;
-        });
+        .map(
+            s -> {
+              node.server = s;
+              return node;
+            });
   }
 
   String serverName() {
@@ -52,10 +53,11 @@ final class TestNode implements HandshakeHandler {
 
   Future<LocalContext> addDevice(VerbsContext device, OwnerConfig config) {
     return LocalContext.open(vertx, device, config, serverName(), pool::connect, NanoClock.SYSTEM)
-        .onSuccess(ctx -> {
-          contexts.add(ctx);
-          passive = new PassiveConnectHandler(new ArrayList<>(contexts));
-        });
+        .onSuccess(
+            ctx -> {
+              contexts.add(ctx);
+              passive = new PassiveConnectHandler(new ArrayList<>(contexts));
+            });
   }
 
   Future<Void> removeDevice(LocalContext ctx) {
@@ -71,7 +73,8 @@ final class TestNode implements HandshakeHandler {
 
   @Override
   public Future<SegmentDescriptor> getSegment(GetSegmentRequest request) {
-    return Future.failedFuture(new VteException(ErrorCode.SEGMENT_NOT_FOUND, "test node has no segments"));
+    return Future.failedFuture(
+        new VteException(ErrorCode.SEGMENT_NOT_FOUND, "test node has no segments"));
   }
 
   @Override
@@ -85,6 +88,8 @@ final class TestNode implements HandshakeHandler {
       closing.add(ctx.close());
     }
     contexts.clear();
-    return Future.join(closing).transform(ignored -> pool.close()).transform(ignored -> server.close());
+    return Future.join(closing)
+        .transform(ignored -> pool.close())
+        .transform(ignored -> server.close());
   }
 }

@@ -9,8 +9,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The engine layer's part in owner integration tests: submits slices, retries retryable failures on the
- * next rail (rotating local and remote device), and counts every end so "exactly once" can be checked.
+ * The engine layer's part in owner integration tests: submits slices, retries retryable failures on
+ * the next rail (rotating local and remote device), and counts every end so "exactly once" can be
+ * checked.
  */
 final class Transfer implements SliceCallback {
 
@@ -50,7 +51,10 @@ final class Transfer implements SliceCallback {
     }
     if (retry && SliceStatus.isRetryable(status) && slice.attempts() < MAX_ATTEMPTS) {
       int a = slice.attempts();
-      local.reassign(slice, peer, (slice.rail().localDeviceIndex() + 1) % local.contexts.size(),
+      local.reassign(
+          slice,
+          peer,
+          (slice.rail().localDeviceIndex() + 1) % local.contexts.size(),
           (a / local.contexts.size()) % peer.contexts.size());
       retries.incrementAndGet();
       submits.incrementAndGet();
@@ -66,7 +70,9 @@ final class Transfer implements SliceCallback {
     return false;
   }
 
-  /** @return slices that reached a final state (OK, failed or closed) */
+  /**
+   * @return slices that reached a final state (OK, failed or closed)
+   */
   int finished() {
     return ok.get() + failed.get() + closed.get();
   }

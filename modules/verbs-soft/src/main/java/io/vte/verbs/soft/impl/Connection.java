@@ -7,13 +7,15 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
 /**
- * One TCP connection of the soft NIC, driven by its NIC thread: wires a {@link FrameReader} (frames in) and a
- * {@link FrameWriter} (frames out, through the device's {@link FaultyWire}) to the socket, its selection key
- * and the {@link Handler} that gives the frames their meaning (requester, responder, or HELLO acceptor).
+ * One TCP connection of the soft NIC, driven by its NIC thread: wires a {@link FrameReader} (frames
+ * in) and a {@link FrameWriter} (frames out, through the device's {@link FaultyWire}) to the
+ * socket, its selection key and the {@link Handler} that gives the frames their meaning (requester,
+ * responder, or HELLO acceptor).
  *
- * <p>When a region closes under a frame, a payload coming in is read on and discarded (the handler hears
- * that it was lost), and a payload going out cannot be completed, so the connection is aborted: the peer
- * sees a lost stream and the requester starts over, meeting the closed region in its checks.
+ * <p>When a region closes under a frame, a payload coming in is read on and discarded (the handler
+ * hears that it was lost), and a payload going out cannot be completed, so the connection is
+ * aborted: the peer sees a lost stream and the requester starts over, meeting the closed region in
+ * its checks.
  */
 final class Connection implements FrameReader.Receiver {
 
@@ -31,27 +33,33 @@ final class Connection implements FrameReader.Receiver {
     /**
      * The current frame's payload has been read.
      *
-     * @param intact false when its target region closed while it streamed in: the rest was discarded
+     * @param intact false when its target region closed while it streamed in: the rest was
+     *     discarded
      */
     void onPayloadDone(Connection c, FrameHeader h, boolean intact);
 
     /**
-     * Tells, without acting on it, where the payload of a frame further on in a batch would land if every
-     * frame before it succeeds: lets one read fill several payloads. Must agree with what
+     * Tells, without acting on it, where the payload of a frame further on in a batch would land if
+     * every frame before it succeeds: lets one read fill several payloads. Must agree with what
      * {@link #onHeader} will decide for that frame in the same state.
      *
      * @param ahead how many frames after the current one {@code h} is (1 = the next)
-     * @return the region that would take {@code h}'s payload at {@code h.raddr}, or null when that cannot be
-     *     told now (the frame is then handled on its own)
+     * @return the region that would take {@code h}'s payload at {@code h.raddr}, or null when that
+     *     cannot be told now (the frame is then handled on its own)
      */
     default SoftMr previewWrite(Connection c, FrameHeader h, int ahead) {
       return null;
     }
 
-    /** @return true when the handler can take another frame now (else reading pauses) */
+    /**
+     * @return true when the handler can take another frame now (else reading pauses)
+     */
     boolean canReceive();
 
-    /** Appends frames with {@link #append} until it has nothing more or {@code append} returns false. */
+    /**
+     * Appends frames with {@link #append} until it has nothing more or {@code append} returns
+     * false.
+     */
     void fillTx(Connection c);
 
     /** The connection closed (by either side, or by an error). */
@@ -69,8 +77,10 @@ final class Connection implements FrameReader.Receiver {
   private final SelectionKey key;
   private final FrameReader reader;
   private final FrameWriter writer = new FrameWriter();
+
   /** What the handler's frames go through: the device's injected faults, then {@link #writer}. */
   private final FaultyWire wire;
+
   private Handler handler;
   private boolean connected;
   private boolean closed;
@@ -85,7 +95,8 @@ final class Connection implements FrameReader.Receiver {
     this.connected = connected;
     this.interest = ops;
     this.reader = new FrameReader(channel, this);
-    this.wire = new FaultyWire(writer, nic.device().frameFaults(), System::nanoTime, nic::wantTimerAt);
+    this.wire =
+        new FaultyWire(writer, nic.device().frameFaults(), System::nanoTime, nic::wantTimerAt);
     this.key = channel.register(nic.selector(), ops, this);
   }
 
@@ -96,17 +107,20 @@ final class Connection implements FrameReader.Receiver {
   }
 
   /**
-   * Starts a non-blocking connect from {@code local} (port 0) to {@code remote} (NIC thread). The caller
-   * calls {@link #pumpTx()} once it has stored the connection (the connect may already be complete).
+   * Starts a non-blocking connect from {@code local} (port 0) to {@code remote} (NIC thread). The
+   * caller calls {@link #pumpTx()} once it has stored the connection (the connect may already be
+   * complete).
    */
-  static Connection connect(Nic nic, InetSocketAddress local, InetSocketAddress remote, Handler handler)
+  static Connection connect(
+      Nic nic, InetSocketAddress local, InetSocketAddress remote, Handler handler)
       throws IOException {
     SocketChannel ch = SocketChannel.open();
     try {
       configure(ch, nic.socketBufferBytes());
       ch.bind(local);
       boolean done = ch.connect(remote);
-      return new Connection(nic, ch, handler, done, done ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT);
+      return new Connection(
+          nic, ch, handler, done, done ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT);
     } catch (IOException | RuntimeException e) {
       ch.close();
       throw e;
@@ -135,10 +149,11 @@ final class Connection implements FrameReader.Receiver {
   }
 
   /**
-   * Closes the connection from outside its own dispatch (NIC thread: port down, device death, shutdown), under
-   * its handler's lock like {@link #onSelected}: a poster may be inside {@link #pumpTx()} on this connection
-   * (the requester's fast path), and closing under it would clear the gather while its source regions are held,
-   * so they would never be released and their {@code MemoryRegion.close()} would wait forever.
+   * Closes the connection from outside its own dispatch (NIC thread: port down, device death,
+   * shutdown), under its handler's lock like {@link #onSelected}: a poster may be inside {@link
+   * #pumpTx()} on this connection (the requester's fast path), and closing under it would clear the
+   * gather while its source regions are held, so they would never be released and their {@code
+   * MemoryRegion.close()} would wait forever.
    */
   void closeFromNic() {
     Handler h = handler;
@@ -172,7 +187,8 @@ final class Connection implements FrameReader.Receiver {
       if (!closed && !readPaused && (readyOps & SelectionKey.OP_READ) != 0) {
         onReadable();
       }
-      // frames just read may have produced responses or freed send credits: send in the same wake-up
+      // frames just read may have produced responses or freed send credits: send in the same
+      // wake-up
       if (!closed) {
         pumpTx();
       }
@@ -234,7 +250,10 @@ final class Connection implements FrameReader.Receiver {
     setInterest(interest & ~SelectionKey.OP_READ);
   }
 
-  /** Resumes reading after {@link Handler#canReceive()} said no, processing buffered frames (NIC thread). */
+  /**
+   * Resumes reading after {@link Handler#canReceive()} said no, processing buffered frames (NIC
+   * thread).
+   */
   void resumeReading() {
     if (readPaused && !closed) {
       readPaused = false;
@@ -251,37 +270,51 @@ final class Connection implements FrameReader.Receiver {
   // ---- send ----
 
   /**
-   * Appends one frame (NIC thread, from {@link Handler#fillTx}), through the device's injected faults.
-   * Frames queue up in one gathering write until it is full; nothing is written before {@code fillTx}
-   * returns.
+   * Appends one frame (NIC thread, from {@link Handler#fillTx}), through the device's injected
+   * faults. Frames queue up in one gathering write until it is full; nothing is written before
+   * {@code fillTx} returns.
    *
    * @param payloadAddress source of the payload (ignored when {@code payloadLength} is 0)
    * @param payloadLength payload bytes that follow the header
    * @param region the registered region that holds the payload, or null
-   * @return false when there is no room now (the handler is asked again once the write drains or a held
-   *     frame's time has come), or when {@code region} is closed (the connection then aborts)
+   * @return false when there is no room now (the handler is asked again once the write drains or a
+   *     held frame's time has come), or when {@code region} is closed (the connection then aborts)
    */
-  boolean append(int opcode, int status, int qpn, int seq, int rkey, long raddr, int length, int imm,
-      long payloadAddress, int payloadLength, SoftMr region) {
-    return wire.append(opcode, status, qpn, seq, rkey, raddr, length, imm, payloadAddress, payloadLength, region);
+  boolean append(
+      int opcode,
+      int status,
+      int qpn,
+      int seq,
+      int rkey,
+      long raddr,
+      int length,
+      int imm,
+      long payloadAddress,
+      int payloadLength,
+      SoftMr region) {
+    return wire.append(
+        opcode, status, qpn, seq, rkey, raddr, length, imm, payloadAddress, payloadLength, region);
   }
 
-  /** @return true while a written frame still has bytes waiting for the socket */
+  /**
+   * @return true while a written frame still has bytes waiting for the socket
+   */
   boolean hasPendingTx() {
     return writer.isDraining();
   }
 
   /**
-   * @return true when a posting thread (holding the handler's lock) may write on this connection now: it is
-   *     connected, nothing waits for the socket, and no injected fault (NIC-thread state) is in force
+   * @return true when a posting thread (holding the handler's lock) may write on this connection
+   *     now: it is connected, nothing waits for the socket, and no injected fault (NIC-thread
+   *     state) is in force
    */
   boolean acceptsPosterWrites() {
     return isConnected() && !writer.isDraining() && wire.isQuiet();
   }
 
   /**
-   * Timer check (NIC thread, under the handler's lock): sends again once a frame held by an injected delay
-   * may go.
+   * Timer check (NIC thread, under the handler's lock): sends again once a frame held by an
+   * injected delay may go.
    *
    * @return the next time this connection wants a check, or {@code Long.MAX_VALUE}
    */
@@ -293,8 +326,9 @@ final class Connection implements FrameReader.Receiver {
   }
 
   /**
-   * Writes what the handler has to send until the socket is full. NIC thread, or a posting thread that
-   * holds the handler's lock (the write is non-blocking; what does not fit is left to the NIC).
+   * Writes what the handler has to send until the socket is full. NIC thread, or a posting thread
+   * that holds the handler's lock (the write is non-blocking; what does not fit is left to the
+   * NIC).
    */
   void pumpTx() {
     try {

@@ -4,15 +4,16 @@ import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 /**
- * The injected frame faults of a device ({@link FrameFaults}) applied to what one connection sends: a
- * decorator of its {@link FrameSink}, so the requester and responder only send and never ask about faults.
- * A dropped frame is taken and never written (the sender counts it sent, as a packet lost on the wire). A
- * delayed request frame holds the connection's requests (it and every one behind it) until its time has
- * come and {@link #releaseIfDue} is called from the timer, then goes without being picked for a delay
- * again. HELLO frames are never touched; responses may be dropped, not delayed.
+ * The injected frame faults of a device ({@link FrameFaults}) applied to what one connection sends:
+ * a decorator of its {@link FrameSink}, so the requester and responder only send and never ask
+ * about faults. A dropped frame is taken and never written (the sender counts it sent, as a packet
+ * lost on the wire). A delayed request frame holds the connection's requests (it and every one
+ * behind it) until its time has come and {@link #releaseIfDue} is called from the timer, then goes
+ * without being picked for a delay again. HELLO frames are never touched; responses may be dropped,
+ * not delayed.
  *
- * <p>Consulted on the NIC thread only: while faults are in force ({@link #isQuiet()} false), posting
- * threads leave the sending to the NIC.
+ * <p>Consulted on the NIC thread only: while faults are in force ({@link #isQuiet()} false),
+ * posting threads leave the sending to the NIC.
  */
 final class FaultyWire implements FrameSink {
 
@@ -22,6 +23,7 @@ final class FaultyWire implements FrameSink {
   private final LongConsumer wakeAt;
   private boolean holding;
   private long holdUntil;
+
   /** The request frame that waited out a hold goes next without being picked for a delay again. */
   private boolean released;
 
@@ -39,10 +41,31 @@ final class FaultyWire implements FrameSink {
   }
 
   @Override
-  public boolean append(int opcode, int status, int qpn, int seq, int rkey, long raddr, int length, int imm,
-      long payloadAddress, int payloadLength, SoftMr region) {
+  public boolean append(
+      int opcode,
+      int status,
+      int qpn,
+      int seq,
+      int rkey,
+      long raddr,
+      int length,
+      int imm,
+      long payloadAddress,
+      int payloadLength,
+      SoftMr region) {
     if (opcode == FrameHeader.HELLO) {
-      return wire.append(opcode, status, qpn, seq, rkey, raddr, length, imm, payloadAddress, payloadLength, region);
+      return wire.append(
+          opcode,
+          status,
+          qpn,
+          seq,
+          rkey,
+          raddr,
+          length,
+          imm,
+          payloadAddress,
+          payloadLength,
+          region);
     }
     boolean request = FrameHeader.isRequest(opcode);
     if (request) {
@@ -60,7 +83,18 @@ final class FaultyWire implements FrameSink {
       }
     }
     if (!faults.drop()
-        && !wire.append(opcode, status, qpn, seq, rkey, raddr, length, imm, payloadAddress, payloadLength, region)) {
+        && !wire.append(
+            opcode,
+            status,
+            qpn,
+            seq,
+            rkey,
+            raddr,
+            length,
+            imm,
+            payloadAddress,
+            payloadLength,
+            region)) {
       return false;
     }
     if (request) {
@@ -83,12 +117,17 @@ final class FaultyWire implements FrameSink {
     return true;
   }
 
-  /** @return when the hold in force ends, or {@code Long.MAX_VALUE} when none is */
+  /**
+   * @return when the hold in force ends, or {@code Long.MAX_VALUE} when none is
+   */
   long holdUntil() {
     return holding ? holdUntil : Long.MAX_VALUE;
   }
 
-  /** @return true when no fault is configured and no frame is held: a posting thread may send (under the handler's lock) */
+  /**
+   * @return true when no fault is configured and no frame is held: a posting thread may send (under
+   *     the handler's lock)
+   */
   boolean isQuiet() {
     return !holding && !faults.active();
   }

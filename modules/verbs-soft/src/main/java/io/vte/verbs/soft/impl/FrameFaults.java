@@ -3,19 +3,21 @@ package io.vte.verbs.soft.impl;
 import java.util.SplittableRandom;
 
 /**
- * Injected frame faults of one device: drop or delay a fraction of the frames it sends, decided by a
- * seeded generator so a run is reproducible, or drop exactly the n-th request or response frame it sends.
- * Configured from any thread; consulted on the NIC thread.
+ * Injected frame faults of one device: drop or delay a fraction of the frames it sends, decided by
+ * a seeded generator so a run is reproducible, or drop exactly the n-th request or response frame
+ * it sends. Configured from any thread; consulted on the NIC thread.
  */
 final class FrameFaults {
 
-  private record Settings(double dropFraction, double delayFraction, long delayNanos, long seed, long dropNth) {}
+  private record Settings(
+      double dropFraction, double delayFraction, long delayNanos, long seed, long dropNth) {}
 
   private static final Settings NONE = new Settings(0, 0, 0, 0, 0);
 
   private volatile Settings settings = NONE;
   private Settings seen = NONE;
   private SplittableRandom random = new SplittableRandom(0);
+
   /** Frames asked about since the settings changed, for {@code dropNth}. */
   private long frames;
 
@@ -33,12 +35,16 @@ final class FrameFaults {
     settings = NONE;
   }
 
-  /** @return true when frames may be dropped or delayed (any thread) */
+  /**
+   * @return true when frames may be dropped or delayed (any thread)
+   */
   boolean active() {
     return settings != NONE;
   }
 
-  /** @return true when the next frame should be dropped (NIC thread) */
+  /**
+   * @return true when the next frame should be dropped (NIC thread)
+   */
   boolean drop() {
     Settings s = settings;
     SplittableRandom r = sync(s); // also restarts the frame count when the settings changed
@@ -48,7 +54,9 @@ final class FrameFaults {
     return s.dropFraction > 0 && r.nextDouble() < s.dropFraction;
   }
 
-  /** @return how long to hold the next frame, 0 for not at all (NIC thread) */
+  /**
+   * @return how long to hold the next frame, 0 for not at all (NIC thread)
+   */
   long delayNanos() {
     Settings s = settings;
     return s.delayFraction > 0 && sync(s).nextDouble() < s.delayFraction ? s.delayNanos : 0;

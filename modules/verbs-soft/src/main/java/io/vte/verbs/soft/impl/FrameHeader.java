@@ -3,50 +3,67 @@ package io.vte.verbs.soft.impl;
 import java.nio.ByteBuffer;
 
 /**
- * The fixed 32-byte header that starts every soft-verbs frame on the wire, as a reusable mutable holder
- * (one per connection, so decoding allocates nothing).
+ * The fixed 32-byte header that starts every soft-verbs frame on the wire, as a reusable mutable
+ * holder (one per connection, so decoding allocates nothing).
  *
- * <p>Layout, big-endian: {@code magic u8 @0}, {@code opcode u8 @1}, {@code status u16 @2},
- * {@code qpn u32 @4} (destination QP), {@code seq u32 @8}, {@code rkey u32 @12}, {@code raddr u64 @16},
+ * <p>Layout, big-endian: {@code magic u8 @0}, {@code opcode u8 @1}, {@code status u16 @2}, {@code
+ * qpn u32 @4} (destination QP), {@code seq u32 @8}, {@code rkey u32 @12}, {@code raddr u64 @16},
  * {@code length u32 @24} (payload bytes that follow), {@code imm u32 @28}.
  */
 final class FrameHeader {
 
   /** Header size in bytes. */
   static final int SIZE = 32;
+
   /** First byte of every frame; anything else is a protocol error. */
   static final byte MAGIC = (byte) 0x5E;
+
   /** Protocol version carried by HELLO in {@code raddr}. */
   static final long VERSION = 2;
 
   /** Requester opens a connection to a QP: qpn = target QP, rkey = source QP, raddr = version. */
   static final int HELLO = 1;
+
   /** RDMA WRITE request; payload follows. */
   static final int WRITE = 2;
+
   /** RDMA WRITE with immediate; payload follows; consumes a RECV. */
   static final int WRITE_IMM = 3;
+
   /** SEND request; payload follows; consumes a RECV. */
   static final int SEND = 4;
+
   /** SEND with immediate; payload follows; consumes a RECV. */
   static final int SEND_IMM = 5;
+
   /** RDMA READ request; no payload. */
   static final int READ_REQ = 6;
+
   /**
-   * Announces a batch: {@code length} bytes of frames (headers, each followed by its payload when that is
-   * at most 16 KiB) follow, then the larger payloads of those frames, in order, back to back.
+   * Announces a batch: {@code length} bytes of frames (headers, each followed by its payload when
+   * that is at most 16 KiB) follow, then the larger payloads of those frames, in order, back to
+   * back.
    */
   static final int BATCH = 7;
+
   /** Positive acknowledgement of request {@code seq}. */
   static final int ACK = 16;
-  /** Negative acknowledgement of request {@code seq}; {@code status} is a WcStatus code or {@link #RNR}. */
+
+  /**
+   * Negative acknowledgement of request {@code seq}; {@code status} is a WcStatus code or {@link
+   * #RNR}.
+   */
   static final int NAK = 17;
+
   /** Response to READ_REQ {@code seq}; payload follows. */
   static final int READ_RESP = 18;
+
   /** NAK status meaning receiver-not-ready (no RECV posted). */
   static final int RNR = 0xffff;
+
   /**
-   * NAK status meaning a request arrived out of sequence (one before it was lost): {@code seq} is the request
-   * the responder expects next, and the requester resends from there.
+   * NAK status meaning a request arrived out of sequence (one before it was lost): {@code seq} is
+   * the request the responder expects next, and the requester resends from there.
    */
   static final int SEQ_ERR = 0xfffe;
 
@@ -80,8 +97,16 @@ final class FrameHeader {
   }
 
   /** Encodes a header at the buffer's position and advances it. */
-  static void encode(ByteBuffer buf, int opcode, int status, int qpn, int seq, int rkey, long raddr,
-      int length, int imm) {
+  static void encode(
+      ByteBuffer buf,
+      int opcode,
+      int status,
+      int qpn,
+      int seq,
+      int rkey,
+      long raddr,
+      int length,
+      int imm) {
     int at = buf.position();
     buf.put(at, MAGIC);
     buf.put(at + 1, (byte) opcode);
@@ -95,17 +120,31 @@ final class FrameHeader {
     buf.position(at + SIZE);
   }
 
-  /** @return the header's opcode, destination QP, sequence and length, for logs and test messages */
+  /**
+   * @return the header's opcode, destination QP, sequence and length, for logs and test messages
+   */
   String describe() {
-    return "frame[op=" + opcode + " qpn=" + qpn + " seq=" + seq + " len=" + (length & 0xffffffffL) + "]";
+    return "frame[op="
+        + opcode
+        + " qpn="
+        + qpn
+        + " seq="
+        + seq
+        + " len="
+        + (length & 0xffffffffL)
+        + "]";
   }
 
-  /** @return true for the opcodes a requester sends after its HELLO */
+  /**
+   * @return true for the opcodes a requester sends after its HELLO
+   */
   static boolean isRequest(int opcode) {
     return requestHasPayload(opcode) || opcode == READ_REQ;
   }
 
-  /** @return true for request opcodes that carry a payload */
+  /**
+   * @return true for request opcodes that carry a payload
+   */
   static boolean requestHasPayload(int opcode) {
     return opcode == WRITE || opcode == WRITE_IMM || opcode == SEND || opcode == SEND_IMM;
   }

@@ -6,30 +6,33 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ScatteringByteChannel;
 
 /**
- * The receive side of one connection: turns the byte stream into frames for its {@link Receiver}. Headers
- * come into a small staging buffer; a payload is copied from there, or read straight from the channel into
- * its target memory; the block of a {@link FrameHeader#BATCH} is read whole, its headers handed over one by
- * one, its small payloads copied out of it, and the read that ends one large payload also fills the next
- * ones the receiver vouches for ({@link Receiver#previewWrite}), so a run of WRITEs costs few reads.
+ * The receive side of one connection: turns the byte stream into frames for its {@link Receiver}.
+ * Headers come into a small staging buffer; a payload is copied from there, or read straight from
+ * the channel into its target memory; the block of a {@link FrameHeader#BATCH} is read whole, its
+ * headers handed over one by one, its small payloads copied out of it, and the read that ends one
+ * large payload also fills the next ones the receiver vouches for ({@link Receiver#previewWrite}),
+ * so a run of WRITEs costs few reads.
  *
- * <p>A state machine over {@link State}, one method per state; {@link #read()} runs it until the channel
- * has nothing more for now, the receiver cannot take a frame, the stream ends, or a frame is malformed
- * ({@link FrameError}). Every access to a registered region's memory (one read or one copy) is bracketed by
- * {@link SoftMr#acquire()} and {@link SoftMr#release()}; when the region closes under a payload, the rest
- * of that payload is read on and discarded (the receiver hears it was lost). Steady state allocates
- * nothing. NIC thread only (or a test's thread).
+ * <p>A state machine over {@link State}, one method per state; {@link #read()} runs it until the
+ * channel has nothing more for now, the receiver cannot take a frame, the stream ends, or a frame
+ * is malformed ({@link FrameError}). Every access to a registered region's memory (one read or one
+ * copy) is bracketed by {@link SoftMr#acquire()} and {@link SoftMr#release()}; when the region
+ * closes under a payload, the rest of that payload is read on and discarded (the receiver hears it
+ * was lost). Steady state allocates nothing. NIC thread only (or a test's thread).
  */
 final class FrameReader {
 
   /** What {@link #onHeader} and {@link #onPayloadDone} mean: the frames' consumer. */
   interface Receiver {
 
-    /** @return true when another frame can be taken now (else reading pauses) */
+    /**
+     * @return true when another frame can be taken now (else reading pauses)
+     */
     boolean canReceive();
 
     /**
-     * A header arrived. A frame with a payload must call {@link #expectPayload(long, int, SoftMr)} (address
-     * 0 discards it).
+     * A header arrived. A frame with a payload must call {@link #expectPayload(long, int, SoftMr)}
+     * (address 0 discards it).
      *
      * @return false on a protocol error ({@link FrameError#REJECTED})
      */
@@ -38,17 +41,18 @@ final class FrameReader {
     /**
      * The current frame's payload has been read.
      *
-     * @param intact false when its target region closed while it streamed in: the rest was discarded
+     * @param intact false when its target region closed while it streamed in: the rest was
+     *     discarded
      */
     void onPayloadDone(FrameHeader h, boolean intact);
 
     /**
-     * Tells, without acting on it, where the payload of a frame further on in a batch would land if every
-     * frame before it succeeds.
+     * Tells, without acting on it, where the payload of a frame further on in a batch would land if
+     * every frame before it succeeds.
      *
      * @param ahead how many frames after the current one {@code h} is (1 = the next)
-     * @return the region that would take {@code h}'s payload at {@code h.raddr}, or null when that cannot
-     *     be told now (the frame is then handled on its own)
+     * @return the region that would take {@code h}'s payload at {@code h.raddr}, or null when that
+     *     cannot be told now (the frame is then handled on its own)
      */
     SoftMr previewWrite(FrameHeader h, int ahead);
   }
@@ -82,18 +86,23 @@ final class FrameReader {
   }
 
   /**
-   * Receive staging: small, so that a read that brings in a header pulls little payload along (that part
-   * is copied); the rest of a large payload is read straight into the target memory.
+   * Receive staging: small, so that a read that brings in a header pulls little payload along (that
+   * part is copied); the rest of a large payload is read straight into the target memory.
    */
   static final int RX_BYTES = 8 * 1024;
+
   /** Largest batch block: the sender's staging size. */
   static final int BLOCK_BYTES = FrameWriter.TX_BYTES;
+
   /** Most later payloads of a batch filled by the read that ends the current one. */
   private static final int MAX_CHAIN = 16;
+
   private static final int DIRECT_READ_MIN = 2 * 1024;
+
   /**
-   * Channel reads per {@link #read()}: then the responses so far go out (ACKs flow while a long stream
-   * comes in) and other connections get their turn; level-triggered selection brings the NIC back.
+   * Channel reads per {@link #read()}: then the responses so far go out (ACKs flow while a long
+   * stream comes in) and other connections get their turn; level-triggered selection brings the NIC
+   * back.
    */
   private static final int READS_PER_WAKEUP = 16;
 
@@ -102,10 +111,13 @@ final class FrameReader {
   private State state = State.HEADER;
   private boolean closed;
   private FrameError error;
+
   /** Set by a state method that ends the current {@link #read()}. */
   private Outcome outcome;
+
   /** Channel reads in the current {@link #read()}. */
   private int reads;
+
   /** False once a short read drained the channel: the read that would return 0 is skipped. */
   private boolean channelMayHaveMore;
 
@@ -115,34 +127,53 @@ final class FrameReader {
   private int rxConsumed;
   private long payloadAddress;
   private long payloadRemaining;
+
   /** Holds the target region (and so its memory) reachable while the payload streams into it. */
   private SoftMr payloadRegion;
-  /** The target region closed under the current payload: its remaining bytes are being discarded. */
+
+  /**
+   * The target region closed under the current payload: its remaining bytes are being discarded.
+   */
   private boolean payloadLost;
+
   private ByteBuffer payloadView;
   private final NativeWindow rxWindow = new NativeWindow();
 
-  /** The block of a batch being handled: its headers and small payloads (large payloads follow it). */
+  /**
+   * The block of a batch being handled: its headers and small payloads (large payloads follow it).
+   */
   private final ByteBuffer block = ByteBuffer.allocateDirect(BLOCK_BYTES);
+
   private final long blockAddress = DirectMemory.address(block);
+
   /** [rest of the block, {@link #rx}]. */
   private final ByteBuffer[] blockScatter = {block, rx};
+
   /** Headers come from {@link #block}, at {@link #blockPos}, up to {@link #blockLimit}. */
   private boolean inBatch;
+
   private int blockPos;
   private int blockLimit;
+
   /** Where in {@link #block} the current header was, or -1 when it came from the stream. */
   private int headerAt = -1;
+
   private final FrameHeader peek = new FrameHeader();
+
   /**
    * The read that ends the current payload: [rest of it, later payloads of the batch as far as
    * {@link Receiver#previewWrite} vouches for them, {@link #rx}].
    */
   private final ByteBuffer[] scatter = new ByteBuffer[MAX_CHAIN + 2];
+
   private final NativeWindow[] chainWindows = new NativeWindow[MAX_CHAIN];
   private final SoftMr[] chainRegion = new SoftMr[MAX_CHAIN];
-  /** Later payloads that already received bytes: target, header position in the block, bytes landed. */
+
+  /**
+   * Later payloads that already received bytes: target, header position in the block, bytes landed.
+   */
   private final long[] chainAddress = new long[MAX_CHAIN];
+
   private final int[] chainHeaderAt = new int[MAX_CHAIN];
   private final int[] chainLanded = new int[MAX_CHAIN];
   private int chainHead;
@@ -156,12 +187,17 @@ final class FrameReader {
     }
   }
 
-  /** @return the state the next {@link #read()} resumes in */
+  /**
+   * @return the state the next {@link #read()} resumes in
+   */
   State state() {
     return state;
   }
 
-  /** @return the malformed frame that made {@link #read()} return {@link Outcome#PROTOCOL_ERROR}, or null */
+  /**
+   * @return the malformed frame that made {@link #read()} return {@link Outcome#PROTOCOL_ERROR}, or
+   *     null
+   */
   FrameError error() {
     return error;
   }
@@ -169,8 +205,8 @@ final class FrameReader {
   /**
    * Reads and hands over frames until there is nothing more to do for now.
    *
-   * @return why it stopped; after {@link Outcome#END_OF_STREAM} or {@link Outcome#PROTOCOL_ERROR} the
-   *     owner closes the reader
+   * @return why it stopped; after {@link Outcome#END_OF_STREAM} or {@link Outcome#PROTOCOL_ERROR}
+   *     the owner closes the reader
    */
   Outcome read() throws IOException {
     reads = 0;
@@ -206,7 +242,8 @@ final class FrameReader {
     payloadAddress = address;
     payloadRemaining = len;
     if (chainHead < chainCount && chainHeaderAt[chainHead] == headerAt) {
-      // the payload's head came with the read that ended an earlier one, into the previewed target (the
+      // the payload's head came with the read that ended an earlier one, into the previewed target
+      // (the
       // entry is dropped once the receiver has its header: it may call this more than once)
       int landed = chainLanded[chainHead];
       long previewed = chainAddress[chainHead];
@@ -219,7 +256,10 @@ final class FrameReader {
     }
   }
 
-  /** Stops reading for good and lets go of the current payload's target (the channel is its owner's). */
+  /**
+   * Stops reading for good and lets go of the current payload's target (the channel is its
+   * owner's).
+   */
   void close() {
     closed = true;
     payloadView = null;
@@ -244,7 +284,8 @@ final class FrameReader {
       return;
     }
     if (inBatch) {
-      if (blockLimit - blockPos < FrameHeader.SIZE || !header.decode(block, blockPos)
+      if (blockLimit - blockPos < FrameHeader.SIZE
+          || !header.decode(block, blockPos)
           || header.opcode == FrameHeader.BATCH) {
         fail(FrameError.badFrameInBatch());
         return;
@@ -324,7 +365,10 @@ final class FrameReader {
 
   private void readDirect() throws IOException {
     if (!channelMayHaveMore || reads++ == READS_PER_WAKEUP) {
-      outcome = Outcome.WAIT; // drained (a read now would return nothing), or time to send the responses so far
+      outcome =
+          Outcome
+              .WAIT; // drained (a read now would return nothing), or time to send the responses so
+      // far
       return;
     }
     SoftMr region = payloadRegion;
@@ -332,7 +376,8 @@ final class FrameReader {
       losePayload(payloadView.remaining());
       return;
     }
-    // rx is empty here: one read takes the rest of the payload, the later payloads of the batch that can be
+    // rx is empty here: one read takes the rest of the payload, the later payloads of the batch
+    // that can be
     // told now, and what follows them (the next headers)
     int chained = 0;
     long n;
@@ -402,7 +447,8 @@ final class FrameReader {
   /** Reads more of the stream into {@link #rx}, keeping what is not consumed yet. */
   private void fillRx() throws IOException {
     if (!channelMayHaveMore || reads++ == READS_PER_WAKEUP) {
-      outcome = Outcome.WAIT; // level-triggered: the selector calls again while bytes wait in the channel
+      outcome =
+          Outcome.WAIT; // level-triggered: the selector calls again while bytes wait in the channel
       return;
     }
     if (rxConsumed == rx.position()) {
@@ -423,7 +469,8 @@ final class FrameReader {
       outcome = Outcome.WAIT;
       return;
     }
-    channelMayHaveMore = n == space; // a short read drained the channel: skip the read that would return 0
+    channelMayHaveMore =
+        n == space; // a short read drained the channel: skip the read that would return 0
   }
 
   private void fail(FrameError e) {
@@ -432,8 +479,8 @@ final class FrameReader {
   }
 
   /**
-   * Adds to {@link #scatter} (from index 1) the large payloads of the frames that follow the current one in
-   * the batch, as long as the receiver vouches for them; holds each one's region.
+   * Adds to {@link #scatter} (from index 1) the large payloads of the frames that follow the
+   * current one in the batch, as long as the receiver vouches for them; holds each one's region.
    *
    * @return how many were added
    */
@@ -447,7 +494,10 @@ final class FrameReader {
       if (region == null) {
         break;
       }
-      if (len <= FrameWriter.SMALL_PAYLOAD) { // it travels in the block: nothing to read, but later frames depend on it
+      if (len
+          <= FrameWriter
+              .SMALL_PAYLOAD) { // it travels in the block: nothing to read, but later frames depend
+        // on it
         at += FrameHeader.SIZE + (int) len;
         ahead++;
         continue;
@@ -483,7 +533,8 @@ final class FrameReader {
   /**
    * Copies {@code n} bytes under {@code region}'s guard.
    *
-   * @param region the registered region that holds {@code src} or {@code dst}, or null when neither is one
+   * @param region the registered region that holds {@code src} or {@code dst}, or null when neither
+   *     is one
    * @return false, having copied nothing, when the region is closed
    */
   static boolean copy(SoftMr region, long src, long dst, int n) {
@@ -500,7 +551,10 @@ final class FrameReader {
     return true;
   }
 
-  /** The target region closed: the payload's {@code remaining} bytes go nowhere, the stream stays in sync. */
+  /**
+   * The target region closed: the payload's {@code remaining} bytes go nowhere, the stream stays in
+   * sync.
+   */
   private void losePayload(long remaining) {
     payloadLost = true;
     payloadRegion = null;

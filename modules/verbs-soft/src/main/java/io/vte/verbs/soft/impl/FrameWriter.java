@@ -6,49 +6,63 @@ import java.nio.ByteBuffer;
 import java.nio.channels.GatheringByteChannel;
 
 /**
- * The send side of one connection: frames go out many per gathering write. Headers and small payloads are
- * staged in a send buffer; large payloads are written straight from their memory through reusable
- * windows. When some frames have large payloads the write is a {@link FrameHeader#BATCH}: its header, a
- * block of the frames' headers (small payloads inline), then the large payloads back to back, so the
- * receiver knows every header before the payloads arrive.
+ * The send side of one connection: frames go out many per gathering write. Headers and small
+ * payloads are staged in a send buffer; large payloads are written straight from their memory
+ * through reusable windows. When some frames have large payloads the write is a {@link
+ * FrameHeader#BATCH}: its header, a block of the frames' headers (small payloads inline), then the
+ * large payloads back to back, so the receiver knows every header before the payloads arrive.
  *
- * <p>A cycle: {@link #append} frames, {@link #seal()}, {@link #write} until {@link #drained()}, then
- * {@link #reset()}. Every access to a registered region's memory (one copy, or one write with every source
- * region in it) is bracketed by {@link SoftMr#acquire()} and {@link SoftMr#release()}; a payload whose
- * region closed cannot be sent whole, so the caller aborts the connection. Steady state allocates nothing.
- * NIC thread, or a posting thread that holds the connection's handler lock.
+ * <p>A cycle: {@link #append} frames, {@link #seal()}, {@link #write} until {@link #drained()},
+ * then {@link #reset()}. Every access to a registered region's memory (one copy, or one write with
+ * every source region in it) is bracketed by {@link SoftMr#acquire()} and {@link SoftMr#release()};
+ * a payload whose region closed cannot be sent whole, so the caller aborts the connection. Steady
+ * state allocates nothing. NIC thread, or a posting thread that holds the connection's handler
+ * lock.
  */
 final class FrameWriter implements FrameSink {
 
   /** Staging for outgoing headers and small payloads. */
   static final int TX_BYTES = 64 * 1024;
+
   /** Payloads up to this size travel inside the batch block, right after their header. */
   static final int SMALL_PAYLOAD = 16 * 1024;
+
   /** Most entries in one gathering write: the batch block, then payload windows. */
   private static final int MAX_IOV = 64;
+
   /** Large-payload bytes after which a gathering write takes no further frame. */
   private static final long GATHER_BYTES = 1024 * 1024;
 
   private final ByteBuffer tx = ByteBuffer.allocateDirect(TX_BYTES);
   private final long txAddress = DirectMemory.address(tx);
+
   /**
-   * The gathering write being built or drained: {@link #tx} (a BATCH header, then the frames' headers and
-   * small payloads), then windows over the large payloads, so many frames leave in one {@code writev}.
+   * The gathering write being built or drained: {@link #tx} (a BATCH header, then the frames'
+   * headers and small payloads), then windows over the large payloads, so many frames leave in one
+   * {@code writev}.
    */
   private final ByteBuffer[] gather = new ByteBuffer[MAX_IOV];
+
   /** The source region of each large-payload entry of {@link #gather} (null for {@link #tx}). */
   private final SoftMr[] gatherRegion = new SoftMr[MAX_IOV];
+
   /** The view of {@link #tx} in {@link #gather}. */
   private final ByteBuffer txRun = tx.duplicate();
+
   private final NativeWindow[] payloadWindows = new NativeWindow[MAX_IOV - 1];
   private int gatherCount;
+
   /** First entry of {@link #gather} not fully written yet (while draining). */
   private int gatherFirst;
+
   private int windowCount;
+
   /** Large-payload bytes in {@link #gather}: appends stop at {@link #GATHER_BYTES}. */
   private long gatherPayloadBytes;
+
   /** A small payload's source region closed during {@link #append}: the connection aborts. */
   private boolean sourceLost;
+
   private boolean draining;
 
   FrameWriter() {
@@ -61,13 +75,26 @@ final class FrameWriter implements FrameSink {
   /**
    * Appends one frame to the write being built; nothing is written before {@link #seal()}.
    *
-   * @return false when there is no room now (or the write is draining), or when {@code region} is closed
-   *     ({@link #sourceLost()} then says so)
+   * @return false when there is no room now (or the write is draining), or when {@code region} is
+   *     closed ({@link #sourceLost()} then says so)
    */
   @Override
-  public boolean append(int opcode, int status, int qpn, int seq, int rkey, long raddr, int length, int imm,
-      long payloadAddress, int payloadLength, SoftMr region) {
-    if (draining || sourceLost || tx.remaining() < FrameHeader.SIZE || gatherPayloadBytes >= GATHER_BYTES) {
+  public boolean append(
+      int opcode,
+      int status,
+      int qpn,
+      int seq,
+      int rkey,
+      long raddr,
+      int length,
+      int imm,
+      long payloadAddress,
+      int payloadLength,
+      SoftMr region) {
+    if (draining
+        || sourceLost
+        || tx.remaining() < FrameHeader.SIZE
+        || gatherPayloadBytes >= GATHER_BYTES) {
       return false;
     }
     if (payloadLength <= SMALL_PAYLOAD) {
@@ -75,7 +102,8 @@ final class FrameWriter implements FrameSink {
         return false;
       }
       int payloadAt = tx.position() + FrameHeader.SIZE;
-      if (payloadLength > 0 && !FrameReader.copy(region, payloadAddress, txAddress + payloadAt, payloadLength)) {
+      if (payloadLength > 0
+          && !FrameReader.copy(region, payloadAddress, txAddress + payloadAt, payloadLength)) {
         sourceLost = true;
         return false;
       }
@@ -94,14 +122,18 @@ final class FrameWriter implements FrameSink {
     return true;
   }
 
-  /** @return true when a small payload's region closed during {@link #append}: the frame cannot go whole */
+  /**
+   * @return true when a small payload's region closed during {@link #append}: the frame cannot go
+   *     whole
+   */
   boolean sourceLost() {
     return sourceLost;
   }
 
   /**
-   * Ends the write being built: puts {@link #tx} in front of the payload windows, as is when there are
-   * none, else announced by a BATCH header. From here until {@link #reset()} the writer is draining.
+   * Ends the write being built: puts {@link #tx} in front of the payload windows, as is when there
+   * are none, else announced by a BATCH header. From here until {@link #reset()} the writer is
+   * draining.
    *
    * @return false when nothing was appended (the writer stays open for appends)
    */
@@ -125,14 +157,16 @@ final class FrameWriter implements FrameSink {
     return true;
   }
 
-  /** @return true from {@link #seal()} to {@link #reset()}: a sealed write still has bytes to go */
+  /**
+   * @return true from {@link #seal()} to {@link #reset()}: a sealed write still has bytes to go
+   */
   boolean isDraining() {
     return draining;
   }
 
   /**
-   * One gathering write of what is left of the sealed write, with every source region in it held for the
-   * call.
+   * One gathering write of what is left of the sealed write, with every source region in it held
+   * for the call.
    *
    * @return false, having written nothing, when one of those regions is closed
    */
@@ -167,12 +201,17 @@ final class FrameWriter implements FrameSink {
     return open;
   }
 
-  /** @return true when the sealed write has gone out whole */
+  /**
+   * @return true when the sealed write has gone out whole
+   */
   boolean drained() {
     return gatherFirst >= gatherCount;
   }
 
-  /** Forgets the write (sent, or abandoned at close) and its regions: the writer takes appends again. */
+  /**
+   * Forgets the write (sent, or abandoned at close) and its regions: the writer takes appends
+   * again.
+   */
   void reset() {
     for (int i = 0; i < gatherCount; i++) {
       gather[i] = null;

@@ -1,9 +1,9 @@
 package io.vte.verbs.soft.impl;
 
 /**
- * Handler of a freshly accepted connection: the first frame must be a HELLO naming an existing QP in
- * RTR/RTS whose peer is the sender; the connection is then handed to that QP's {@link Responder}.
- * Anything else closes the connection. Stateless: one per device.
+ * Handler of a freshly accepted connection: the first frame must be a HELLO naming an existing QP
+ * in RTR/RTS whose peer is the sender; the connection is then handed to that QP's {@link
+ * Responder}. Anything else closes the connection. Stateless: one per device.
  */
 final class HelloAcceptor implements Connection.Handler {
 

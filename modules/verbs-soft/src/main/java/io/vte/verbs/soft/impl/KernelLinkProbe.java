@@ -5,13 +5,13 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 
 /**
- * The kernel's view of the link under an address, in the network namespace of this process: up when the
- * interface carrying the address is administratively up and has carrier ({@link NetworkInterface#isUp()}, the
- * interface flags IFF_UP and IFF_RUNNING, one ioctl) and the address is still on it. Finding the interface that
- * carries the address enumerates every interface (about 0.1 ms), so that is done only every
- * {@link #RESOLVE_EVERY} polls and whenever the interface looks down or gone; the polls between only read the
- * flags of the interface found last. So a link going down is seen at the next poll, an address removed or moved
- * within {@code RESOLVE_EVERY} polls.
+ * The kernel's view of the link under an address, in the network namespace of this process: up when
+ * the interface carrying the address is administratively up and has carrier ({@link
+ * NetworkInterface#isUp()}, the interface flags IFF_UP and IFF_RUNNING, one ioctl) and the address
+ * is still on it. Finding the interface that carries the address enumerates every interface (about
+ * 0.1 ms), so that is done only every {@link #RESOLVE_EVERY} polls and whenever the interface looks
+ * down or gone; the polls between only read the flags of the interface found last. So a link going
+ * down is seen at the next poll, an address removed or moved within {@code RESOLVE_EVERY} polls.
  */
 final class KernelLinkProbe implements LinkProbe {
 
@@ -35,7 +35,8 @@ final class KernelLinkProbe implements LinkProbe {
     if (flagsUp()) {
       return true;
     }
-    // down, or the interface went away or was renamed: look again so a moved address is found at once
+    // down, or the interface went away or was renamed: look again so a moved address is found at
+    // once
     resolve();
     return flagsUp();
   }
@@ -60,6 +61,8 @@ final class KernelLinkProbe implements LinkProbe {
   @Override
   public String toString() {
     NetworkInterface i = iface;
-    return "kernel link of " + address.getHostAddress() + (i == null ? " (on no interface)" : " on " + i.getName());
+    return "kernel link of "
+        + address.getHostAddress()
+        + (i == null ? " (on no interface)" : " on " + i.getName());
   }
 }

@@ -4,8 +4,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Maps 32-bit keys (MR lkeys/rkeys, QP numbers) to objects without allocation on lookup. A key is
- * {@code slot << 8 | tag}, where the random tag makes a stale or guessed key miss after a slot is reused.
- * Writers synchronize; readers see a volatile snapshot of the slot array.
+ * {@code slot << 8 | tag}, where the random tag makes a stale or guessed key miss after a slot is
+ * reused. Writers synchronize; readers see a volatile snapshot of the slot array.
  *
  * @param <T> the value type
  */
@@ -17,7 +17,9 @@ final class KeyTable<T> {
   private int next;
   private final java.util.ArrayDeque<Integer> free = new java.util.ArrayDeque<>();
 
-  /** @param maxSlots upper bound on live entries (keys stay below {@code maxSlots << 8}) */
+  /**
+   * @param maxSlots upper bound on live entries (keys stay below {@code maxSlots << 8})
+   */
   KeyTable(int maxSlots) {
     this.maxSlots = maxSlots;
   }

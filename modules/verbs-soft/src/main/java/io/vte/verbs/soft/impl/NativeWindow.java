@@ -4,9 +4,9 @@ import io.vte.verbs.DirectMemory;
 import java.nio.ByteBuffer;
 
 /**
- * One reusable ByteBuffer view of native memory for socket reads and writes: every frame re-points it
- * with {@link DirectMemory#retarget}, so steady-state frame I/O allocates nothing. One per connection
- * direction; NIC thread (or the lock holder of the connection's handler) only.
+ * One reusable ByteBuffer view of native memory for socket reads and writes: every frame re-points
+ * it with {@link DirectMemory#retarget}, so steady-state frame I/O allocates nothing. One per
+ * connection direction; NIC thread (or the lock holder of the connection's handler) only.
  */
 final class NativeWindow {
 

@@ -11,14 +11,18 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The soft HCA's engine: one thread per device running a selector loop. It accepts connections,
- * moves frames, runs scheduled QPs and commands handed over by other threads (non-blocking hand-off with
- * one wake-up only when it sleeps), checks QP timers, polls the link under the device's address every
- * {@link #LINK_POLL_NANOS}, and delivers async events outside any lock.
+ * moves frames, runs scheduled QPs and commands handed over by other threads (non-blocking hand-off
+ * with one wake-up only when it sleeps), checks QP timers, polls the link under the device's
+ * address every {@link #LINK_POLL_NANOS}, and delivers async events outside any lock.
  */
 final class Nic implements Runnable {
 
   private static final long MAX_TIMER_GAP_NANOS = 100_000_000L;
-  /** How often the link under the device's address is read (when it has one, see {@link LinkProbe#watches()}). */
+
+  /**
+   * How often the link under the device's address is read (when it has one, see {@link
+   * LinkProbe#watches()}).
+   */
   static final long LINK_POLL_NANOS = 50_000_000L;
 
   private final SoftDevice device;
@@ -34,10 +38,12 @@ final class Nic implements Runnable {
 
   private volatile boolean sleeping;
   private volatile boolean stopping;
-  private final java.util.concurrent.atomic.AtomicLong nextTimer = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong nextTimer =
+      new java.util.concurrent.atomic.AtomicLong();
   private volatile long plannedWake;
 
-  Nic(SoftDevice device, InetSocketAddress bind, int socketBufferBytes, long spinNanos) throws IOException {
+  Nic(SoftDevice device, InetSocketAddress bind, int socketBufferBytes, long spinNanos)
+      throws IOException {
     this.device = device;
     this.socketBufferBytes = socketBufferBytes;
     this.spinNanos = spinNanos;
@@ -77,7 +83,9 @@ final class Nic implements Runnable {
     return socketBufferBytes;
   }
 
-  /** @return the TCP port the device listens on (its LID) */
+  /**
+   * @return the TCP port the device listens on (its LID)
+   */
   int listenPort() {
     return server.socket().getLocalPort();
   }
@@ -108,8 +116,8 @@ final class Nic implements Runnable {
   }
 
   /**
-   * Asks for a timer check no later than {@code when} (any thread). From another thread the NIC is woken
-   * only when it would otherwise check much too late.
+   * Asks for a timer check no later than {@code when} (any thread). From another thread the NIC is
+   * woken only when it would otherwise check much too late.
    */
   void wantTimerAt(long when) {
     long cur;
@@ -190,7 +198,9 @@ final class Nic implements Runnable {
     }
   }
 
-  /** @return how many items it handled */
+  /**
+   * @return how many items it handled
+   */
   private int drainInbox() {
     long now = System.nanoTime();
     Object o;

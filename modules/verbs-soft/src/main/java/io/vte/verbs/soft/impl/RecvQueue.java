@@ -3,7 +3,9 @@ package io.vte.verbs.soft.impl;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.WorkRequestBatch;
 
-/** A QP's preallocated receive ring: posters append under the QP's lock, the NIC thread consumes. */
+/**
+ * A QP's preallocated receive ring: posters append under the QP's lock, the NIC thread consumes.
+ */
 final class RecvQueue {
 
   final int capacity;
@@ -22,7 +24,9 @@ final class RecvQueue {
     lkey = new int[capacity];
   }
 
-  /** @return {@link PostStatus#OK} or {@link PostStatus#QUEUE_FULL} (caller holds the QP lock) */
+  /**
+   * @return {@link PostStatus#OK} or {@link PostStatus#QUEUE_FULL} (caller holds the QP lock)
+   */
   int add(WorkRequestBatch batch) {
     long p = posted;
     int n = batch.size();

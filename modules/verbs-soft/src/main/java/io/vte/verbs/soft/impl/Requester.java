@@ -13,13 +13,14 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The send half of a QP: transmits the send queue in order over the QP's outbound connection, matches
- * ACK/NAK/READ responses, retransmits (go-back-N) on timeout or RNR, and completes work requests.
- * Sequence number of send-queue index {@code i} is {@code seqBase + i}.
+ * The send half of a QP: transmits the send queue in order over the QP's outbound connection,
+ * matches ACK/NAK/READ responses, retransmits (go-back-N) on timeout or RNR, and completes work
+ * requests. Sequence number of send-queue index {@code i} is {@code seqBase + i}.
  *
- * <p>Its state is guarded by {@link #lock}: the NIC thread holds it while it works on this requester; a
- * posting thread may take it with {@code tryLock} to write new requests itself when the wire is idle
- * ({@link #postFast()}), saving the NIC a wake-up. Only the NIC thread produces completions.
+ * <p>Its state is guarded by {@link #lock}: the NIC thread holds it while it works on this
+ * requester; a posting thread may take it with {@code tryLock} to write new requests itself when
+ * the wire is idle ({@link #postFast()}), saving the NIC a wake-up. Only the NIC thread produces
+ * completions.
  */
 final class Requester implements Connection.Handler {
 
@@ -35,8 +36,13 @@ final class Requester implements Connection.Handler {
   private Connection conn;
   private boolean helloSent;
   private long sent;
-  /** One past the highest index ever transmitted; after a rewind, responses up to it are still valid. */
+
+  /**
+   * One past the highest index ever transmitted; after a rewind, responses up to it are still
+   * valid.
+   */
   private long transmitted;
+
   private long acked;
   private int seqBase;
   private int seenRts = 0;
@@ -50,9 +56,13 @@ final class Requester implements Connection.Handler {
   private int localError;
   private long reconnectDelay = MIN_RECONNECT_NANOS;
   private boolean discardingResponse;
+
   /** The READ response being read has no open local region to land in: its payload is discarded. */
   private boolean readTargetLost;
-  /** The head index last resent because its READ response went missing, or -1: one go-back per loss. */
+
+  /**
+   * The head index last resent because its READ response went missing, or -1: one go-back per loss.
+   */
   private long resentForGap = -1;
 
   Requester(SoftQp qp) {
@@ -71,8 +81,8 @@ final class Requester implements Connection.Handler {
   }
 
   /**
-   * Poster thread, after new WRs entered the send queue: sends them right away when the connection is up
-   * and idle; otherwise (or for whatever is left) hands the QP to the NIC. Never blocks.
+   * Poster thread, after new WRs entered the send queue: sends them right away when the connection
+   * is up and idle; otherwise (or for whatever is left) hands the QP to the NIC. Never blocks.
    */
   void postFast() {
     boolean handOff = true;
@@ -80,8 +90,13 @@ final class Requester implements Connection.Handler {
     if (!lock.isHeldByCurrentThread() && lock.tryLock()) {
       try {
         Connection c = conn;
-        if (c != null && c.acceptsPosterWrites() && qp.state() == QpState.RTS && !holding && localError == 0
-            && seenRts == qp.rtsGeneration() && seenReset == qp.resetGeneration()) {
+        if (c != null
+            && c.acceptsPosterWrites()
+            && qp.state() == QpState.RTS
+            && !holding
+            && localError == 0
+            && seenRts == qp.rtsGeneration()
+            && seenReset == qp.resetGeneration()) {
           if (!deadlineArmed && acked < sq.posted()) {
             armDeadline(System.nanoTime());
           }
@@ -155,8 +170,9 @@ final class Requester implements Connection.Handler {
   }
 
   /**
-   * Sends what waits, opening the connection first if needed. The connection opens lazily, when there is
-   * work: a HELLO sent at RTS time would often reach a peer QP still in INIT and be refused.
+   * Sends what waits, opening the connection first if needed. The connection opens lazily, when
+   * there is work: a HELLO sent at RTS time would often reach a peer QP still in INIT and be
+   * refused.
    */
   private void transmit() {
     if (conn == null) {
@@ -222,8 +238,12 @@ final class Requester implements Connection.Handler {
     }
     QpPeer peer = qp.peer();
     try {
-      conn = Connection.connect(qp.device.nic(), qp.device.localBindAddress(),
-          new InetSocketAddress(peer.gid().toInetAddress(), peer.lid()), this);
+      conn =
+          Connection.connect(
+              qp.device.nic(),
+              qp.device.localBindAddress(),
+              new InetSocketAddress(peer.gid().toInetAddress(), peer.lid()),
+              this);
       conn.pumpTx();
     } catch (IOException | RuntimeException e) {
       qp.device.logConnectionFailure(null, e);
@@ -249,7 +269,18 @@ final class Requester implements Connection.Handler {
     }
     QpPeer peer = qp.peer();
     if (!helloSent) {
-      if (!c.append(FrameHeader.HELLO, 0, peer.qpNum(), 0, qp.qpNum(), FrameHeader.VERSION, 0, 0, 0, 0, null)) {
+      if (!c.append(
+          FrameHeader.HELLO,
+          0,
+          peer.qpNum(),
+          0,
+          qp.qpNum(),
+          FrameHeader.VERSION,
+          0,
+          0,
+          0,
+          0,
+          null)) {
         return;
       }
       helloSent = true;
@@ -264,7 +295,8 @@ final class Requester implements Connection.Handler {
       int op = sq.opcode[s];
       int len = sq.length[s];
       boolean local = len > 0 && !sq.isInline(s);
-      SoftMr mr = local ? device.mr(sq.lkey[s]) : null; // looked up once: it guards the payload's memory
+      SoftMr mr =
+          local ? device.mr(sq.lkey[s]) : null; // looked up once: it guards the payload's memory
       int status = checkLocal(op, len, local, mr, sq.localAddress[s]);
       if (status != 0) {
         localError = status;
@@ -274,8 +306,18 @@ final class Requester implements Connection.Handler {
         return;
       }
       boolean read = op == WrOpcode.RDMA_READ;
-      if (!c.append(frameOpcode(op), 0, peer.qpNum(), seqOf(sent), sq.rkey[s], sq.remoteAddress[s], len,
-          sq.imm[s], read ? 0 : sq.localAddress[s], read ? 0 : len, mr)) {
+      if (!c.append(
+          frameOpcode(op),
+          0,
+          peer.qpNum(),
+          seqOf(sent),
+          sq.rkey[s],
+          sq.remoteAddress[s],
+          len,
+          sq.imm[s],
+          read ? 0 : sq.localAddress[s],
+          read ? 0 : len,
+          mr)) {
         return;
       }
       sent++;
@@ -304,11 +346,16 @@ final class Requester implements Connection.Handler {
 
   private static int frameOpcode(int op) {
     switch (op) {
-      case WrOpcode.RDMA_WRITE: return FrameHeader.WRITE;
-      case WrOpcode.RDMA_WRITE_WITH_IMM: return FrameHeader.WRITE_IMM;
-      case WrOpcode.SEND: return FrameHeader.SEND;
-      case WrOpcode.SEND_WITH_IMM: return FrameHeader.SEND_IMM;
-      default: return FrameHeader.READ_REQ;
+      case WrOpcode.RDMA_WRITE:
+        return FrameHeader.WRITE;
+      case WrOpcode.RDMA_WRITE_WITH_IMM:
+        return FrameHeader.WRITE_IMM;
+      case WrOpcode.SEND:
+        return FrameHeader.SEND;
+      case WrOpcode.SEND_WITH_IMM:
+        return FrameHeader.SEND_IMM;
+      default:
+        return FrameHeader.READ_REQ;
     }
   }
 
@@ -316,7 +363,9 @@ final class Requester implements Connection.Handler {
     return seqBase + (int) index;
   }
 
-  /** @return the send-queue index a sequence number names, relative to {@link #acked} */
+  /**
+   * @return the send-queue index a sequence number names, relative to {@link #acked}
+   */
   private long indexOf(int seq) {
     return acked + (seq - seqOf(acked));
   }
@@ -384,7 +433,8 @@ final class Requester implements Connection.Handler {
         }
         long target = sq.localAddress[s];
         SoftMr mr = qp.device.mr(sq.lkey[s]);
-        if (h.length != 0 && (mr == null || !mr.permits(qp.pd, AccessFlags.LOCAL_WRITE, target, h.length))) {
+        if (h.length != 0
+            && (mr == null || !mr.permits(qp.pd, AccessFlags.LOCAL_WRITE, target, h.length))) {
           readTargetLost = true; // deregistered since the READ went out
           c.expectPayload(0, h.length, null);
         } else {
@@ -411,11 +461,12 @@ final class Requester implements Connection.Handler {
   }
 
   /**
-   * A response to a later request arrived while the READ at the head still waits for its own: the responder
-   * answers in order, so that READ's response was lost. As an RC requester does on a sequence gap in its
-   * responses, go back to the READ and resend from there, once per loss (if the resent READ's response is lost
-   * too, the ACK timeout goes back again). This response is discarded, and so are the rest of the old stream's
-   * until the head's arrives: the responder answers the resent requests again.
+   * A response to a later request arrived while the READ at the head still waits for its own: the
+   * responder answers in order, so that READ's response was lost. As an RC requester does on a
+   * sequence gap in its responses, go back to the READ and resend from there, once per loss (if the
+   * resent READ's response is lost too, the ACK timeout goes back again). This response is
+   * discarded, and so are the rest of the old stream's until the head's arrives: the responder
+   * answers the resent requests again.
    */
   private boolean onMissingReadResponse(Connection c, FrameHeader h) {
     if (h.opcode == FrameHeader.READ_RESP) {
@@ -430,7 +481,10 @@ final class Requester implements Connection.Handler {
     return true;
   }
 
-  /** Responses arrive in order: a response for {@code idx} implies success of the non-READs before it. */
+  /**
+   * Responses arrive in order: a response for {@code idx} implies success of the non-READs before
+   * it.
+   */
   private boolean completeUpTo(long idx) {
     while (acked < idx) {
       if (sq.opcode[(int) (acked % sq.capacity)] == WrOpcode.RDMA_READ) {
@@ -464,8 +518,9 @@ final class Requester implements Connection.Handler {
   }
 
   /**
-   * The responder lost a request: it names the one it expects, now the head. Go back and resend from it at
-   * once, as an RC requester does on a sequence-error NAK; the responder NAKs a gap once, so this cannot loop.
+   * The responder lost a request: it names the one it expects, now the head. Go back and resend
+   * from it at once, as an RC requester does on a sequence-error NAK; the responder NAKs a gap
+   * once, so this cannot loop.
    */
   private void onSequenceNak(boolean progressed) {
     if (progressed) {
@@ -486,10 +541,14 @@ final class Requester implements Connection.Handler {
     failLocalIfDrained();
   }
 
-  /** Back-off cap: {@link #MAX_RECONNECT_NANOS}, or the QP timeout when that is shorter (and set). */
+  /**
+   * Back-off cap: {@link #MAX_RECONNECT_NANOS}, or the QP timeout when that is shorter (and set).
+   */
   private long maxReconnectDelay() {
     long timeout = qp.rts().timeoutNanos();
-    return timeout > 0 ? Math.max(MIN_RECONNECT_NANOS, Math.min(MAX_RECONNECT_NANOS, timeout)) : MAX_RECONNECT_NANOS;
+    return timeout > 0
+        ? Math.max(MIN_RECONNECT_NANOS, Math.min(MAX_RECONNECT_NANOS, timeout))
+        : MAX_RECONNECT_NANOS;
   }
 
   private void resetRetries() {
@@ -508,7 +567,8 @@ final class Requester implements Connection.Handler {
 
   private void rewind() {
     sent = acked;
-    localError = 0; // it names a WR at or after acked: fillTx checks that WR again when it resends up to it
+    localError =
+        0; // it names a WR at or after acked: fillTx checks that WR again when it resends up to it
   }
 
   @Override
@@ -520,8 +580,10 @@ final class Requester implements Connection.Handler {
         helloSent = false;
         rewind(); // frames in the lost stream are resent on the next connection
         if (acked < sq.posted() && qp.state() == QpState.RTS && !holding) {
-          // work is waiting (e.g. the peer refused the HELLO, not yet RTR): try again soon, backing off. A
-          // refusal is not a lost frame: it spends no retry; a peer never ready still hits the ACK deadline.
+          // work is waiting (e.g. the peer refused the HELLO, not yet RTR): try again soon, backing
+          // off. A
+          // refusal is not a lost frame: it spends no retry; a peer never ready still hits the ACK
+          // deadline.
           holding = true;
           resumeAt = System.nanoTime() + reconnectDelay;
           reconnectDelay = Math.min(reconnectDelay * 2, maxReconnectDelay());

@@ -8,12 +8,12 @@ import io.vte.verbs.WcOpcode;
 import io.vte.verbs.WcStatus;
 
 /**
- * The receive half of a QP, run by the NIC thread on the QP's inbound connection: executes requests in
- * sequence order, checks every remote access (rkey, PD, bounds, permission) before touching memory,
- * consumes RECVs for SEND and WRITE_WITH_IMM, and queues ACK/NAK/READ_RESP responses. Out-of-order frames
- * (a gap after a drop or an RNR NAK) are discarded until the requester goes back, and the first of a gap is
- * answered with a sequence-error NAK naming the request expected; duplicates are re-acked (READs
- * re-executed), as an RC responder does.
+ * The receive half of a QP, run by the NIC thread on the QP's inbound connection: executes requests
+ * in sequence order, checks every remote access (rkey, PD, bounds, permission) before touching
+ * memory, consumes RECVs for SEND and WRITE_WITH_IMM, and queues ACK/NAK/READ_RESP responses.
+ * Out-of-order frames (a gap after a drop or an RNR NAK) are discarded until the requester goes
+ * back, and the first of a gap is answered with a sequence-error NAK naming the request expected;
+ * duplicates are re-acked (READs re-executed), as an RC responder does.
  */
 final class Responder implements Connection.Handler {
 
@@ -30,13 +30,17 @@ final class Responder implements Connection.Handler {
   private int seenReset;
   private int action;
   private long recvIndex;
+
   /** A sequence-error NAK went out for the gap before {@link #gapNakAt}: one NAK per gap. */
   private boolean gapNaked;
+
   private int gapNakAt;
+
   /**
-   * This QP went to ERR refusing a remote access. Its NAK can be lost with the stream (cut when an earlier READ
-   * response's source closed under it), so a requester that reconnects is still let in and answered, up to the
-   * refused request, as before the error: it then gets REM_ACCESS_ERR, not an ACK timeout.
+   * This QP went to ERR refusing a remote access. Its NAK can be lost with the stream (cut when an
+   * earlier READ response's source closed under it), so a requester that reconnects is still let in
+   * and answered, up to the refused request, as before the error: it then gets REM_ACCESS_ERR, not
+   * an ACK timeout.
    */
   private boolean refusedAccess;
 
@@ -62,12 +66,16 @@ final class Responder implements Connection.Handler {
     c.setHandler(this);
   }
 
-  /** @return true when a HELLO from {@code srcQpn} may connect to this QP */
+  /**
+   * @return true when a HELLO from {@code srcQpn} may connect to this QP
+   */
   boolean accepts(int srcQpn) {
     QpState s = qp.state();
     QpPeer peer = qp.peer();
-    return !qp.isClosed() && (s == QpState.RTR || s == QpState.RTS || (s == QpState.ERR && refusedAccess))
-        && peer != null && peer.qpNum() == srcQpn;
+    return !qp.isClosed()
+        && (s == QpState.RTR || s == QpState.RTS || (s == QpState.ERR && refusedAccess))
+        && peer != null
+        && peer.qpNum() == srcQpn;
   }
 
   void service() {
@@ -81,7 +89,8 @@ final class Responder implements Connection.Handler {
       closeConnection();
     }
     if (qp.state() == QpState.ERR) {
-      // the inbound connection stays until the requester closes it, so a queued NAK still reaches it
+      // the inbound connection stays until the requester closes it, so a queued NAK still reaches
+      // it
       RecvQueue rq = qp.rq;
       long posted = rq.posted();
       for (long i = rq.consumed(); i < posted; i++) {
@@ -108,16 +117,24 @@ final class Responder implements Connection.Handler {
     return responses.hasRoom();
   }
 
-  /** A plain WRITE that {@link #onHeader} would execute once the {@code ahead} frames before it succeeded. */
+  /**
+   * A plain WRITE that {@link #onHeader} would execute once the {@code ahead} frames before it
+   * succeeded.
+   */
   @Override
   public SoftMr previewWrite(Connection c, FrameHeader h, int ahead) {
     QpState s = qp.state();
-    if (c != conn || h.opcode != FrameHeader.WRITE || h.qpn != qp.qpNum() || h.seq - expected != ahead
+    if (c != conn
+        || h.opcode != FrameHeader.WRITE
+        || h.qpn != qp.qpNum()
+        || h.seq - expected != ahead
         || (s != QpState.RTR && s != QpState.RTS)) {
       return null;
     }
     long len = h.length & 0xffffffffL;
-    return len > qp.device.maxMessageBytes() ? null : remoteAccess(AccessFlags.REMOTE_WRITE, h.rkey, h.raddr, len);
+    return len > qp.device.maxMessageBytes()
+        ? null
+        : remoteAccess(AccessFlags.REMOTE_WRITE, h.rkey, h.raddr, len);
   }
 
   @Override
@@ -146,7 +163,8 @@ final class Responder implements Connection.Handler {
       return true; // a QP in ERR/RESET silently drops requests
     }
     if (diff > 0) {
-      // a gap: a request was lost. Name the expected one once, so the requester goes back now rather than at
+      // a gap: a request was lost. Name the expected one once, so the requester goes back now
+      // rather than at
       // its ACK timeout; the rest of the gap is discarded until the resent requests arrive
       if (!gapNaked || gapNakAt != expected) {
         gapNaked = true;
@@ -216,7 +234,8 @@ final class Responder implements Connection.Handler {
     long len = h.length & 0xffffffffL;
     SoftMr source = remoteAccess(AccessFlags.REMOTE_READ, h.rkey, h.raddr, len);
     if (source == null) {
-      // a repeated READ meets a region closed since (its response was cut off): refused as a new one would be
+      // a repeated READ meets a region closed since (its response was cut off): refused as a new
+      // one would be
       refuseAccess(h.seq);
       return;
     }
@@ -243,7 +262,10 @@ final class Responder implements Connection.Handler {
     }
     if (a == DO_WRITE_IMM || a == DO_SEND) {
       boolean imm = a == DO_WRITE_IMM || h.opcode == FrameHeader.SEND_IMM;
-      completeRecv(WcStatus.SUCCESS, a == DO_WRITE_IMM ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, h.length,
+      completeRecv(
+          WcStatus.SUCCESS,
+          a == DO_WRITE_IMM ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV,
+          h.length,
           imm ? h.imm : 0);
     }
     expected++;
@@ -263,7 +285,9 @@ final class Responder implements Connection.Handler {
     return qp.rq.consumed() < qp.rq.posted();
   }
 
-  /** @return the region the access may use, or null when the rkey, PD, bounds or permission say no */
+  /**
+   * @return the region the access may use, or null when the rkey, PD, bounds or permission say no
+   */
   private SoftMr remoteAccess(int needed, int rkey, long raddr, long len) {
     if ((qp.accessFlags() & needed) != needed) {
       return null;
@@ -272,14 +296,20 @@ final class Responder implements Connection.Handler {
     return mr != null && mr.permits(qp.pd, needed, raddr, len) ? mr : null;
   }
 
-  /** The RECV cannot take the SEND: it completes in error, the requester gets a NAK, this QP goes to ERR. */
+  /**
+   * The RECV cannot take the SEND: it completes in error, the requester gets a NAK, this QP goes to
+   * ERR.
+   */
   private void failRecv(int seq, WcStatus recvStatus, WcStatus nakStatus) {
     completeRecv(recvStatus, WcOpcode.RECV, 0, 0);
     nak(seq, nakStatus);
     enterError(nakStatus == WcStatus.REM_INV_REQ_ERR ? AsyncEventType.QP_REQ_ERR : null);
   }
 
-  /** A remote access violation: NAK the requester, and this QP goes to ERR with QP_ACCESS_ERR, as an RC HCA does. */
+  /**
+   * A remote access violation: NAK the requester, and this QP goes to ERR with QP_ACCESS_ERR, as an
+   * RC HCA does.
+   */
   private void refuseAccess(int seq) {
     refusedAccess = true;
     nak(seq, WcStatus.REM_ACCESS_ERR);
@@ -315,8 +345,18 @@ final class Responder implements Connection.Handler {
     while (!responses.isEmpty()) {
       int op = responses.headOpcode();
       int len = op == FrameHeader.READ_RESP ? responses.headLength() : 0;
-      if (!c.append(op, responses.headStatus(), qp.peer().qpNum(), responses.headSeq(), 0, 0, len, 0,
-          responses.headAddress(), len, responses.headRegion())) {
+      if (!c.append(
+          op,
+          responses.headStatus(),
+          qp.peer().qpNum(),
+          responses.headSeq(),
+          0,
+          0,
+          len,
+          0,
+          responses.headAddress(),
+          len,
+          responses.headRegion())) {
         return;
       }
       responses.pop();

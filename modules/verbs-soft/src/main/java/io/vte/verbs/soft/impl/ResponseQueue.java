@@ -1,8 +1,9 @@
 package io.vte.verbs.soft.impl;
 
 /**
- * Responses a responder still has to send (ACK, NAK, READ_RESP), in order. Bounded: when it is full the
- * responder stops reading requests, which back-pressures the requester through TCP. NIC thread only.
+ * Responses a responder still has to send (ACK, NAK, READ_RESP), in order. Bounded: when it is full
+ * the responder stops reading requests, which back-pressures the requester through TCP. NIC thread
+ * only.
  */
 final class ResponseQueue {
 
@@ -37,8 +38,9 @@ final class ResponseQueue {
   }
 
   /**
-   * Folds an ACK of {@code sequence} into the newest queued response when that is an ACK of an earlier
-   * request: an ACK acknowledges every request before it, so the requester learns the same from one frame.
+   * Folds an ACK of {@code sequence} into the newest queued response when that is an ACK of an
+   * earlier request: an ACK acknowledges every request before it, so the requester learns the same
+   * from one frame.
    *
    * @return true when folded (nothing to add)
    */

@@ -7,8 +7,9 @@ import io.vte.verbs.WrFlags;
 import io.vte.verbs.WrOpcode;
 
 /**
- * A QP's preallocated send ring. Posters append under the QP's lock ({@link #add}); the NIC thread reads
- * entries and retires them by advancing {@link #retire}. Indices only grow; a slot is {@code index % capacity}.
+ * A QP's preallocated send ring. Posters append under the QP's lock ({@link #add}); the NIC thread
+ * reads entries and retires them by advancing {@link #retire}. Indices only grow; a slot is {@code
+ * index % capacity}.
  */
 final class SendQueue {
 
@@ -43,9 +44,11 @@ final class SendQueue {
   }
 
   /**
-   * Copies a batch into the ring (caller holds the QP lock). Stops at the first WR it cannot accept.
+   * Copies a batch into the ring (caller holds the QP lock). Stops at the first WR it cannot
+   * accept.
    *
-   * @return {@link PostStatus#OK}, {@link PostStatus#QUEUE_FULL} or {@link PostStatus#INVALID_STATE}
+   * @return {@link PostStatus#OK}, {@link PostStatus#QUEUE_FULL} or {@link
+   *     PostStatus#INVALID_STATE}
    */
   int add(WorkRequestBatch batch) {
     long p = posted;

@@ -8,8 +8,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A fixed-capacity completion ring. The device's NIC thread is the only producer; one consumer polls.
- * Indices are published with release/acquire ordering so neither side takes a lock.
+ * A fixed-capacity completion ring. The device's NIC thread is the only producer; one consumer
+ * polls. Indices are published with release/acquire ordering so neither side takes a lock.
  */
 final class SoftCq implements CompletionQueue {
 
@@ -51,7 +51,8 @@ final class SoftCq implements CompletionQueue {
   /**
    * Adds a completion (NIC thread only).
    *
-   * @return false when the CQ is closed, in error, or just overflowed (the caller raises CQ_ERR once)
+   * @return false when the CQ is closed, in error, or just overflowed (the caller raises CQ_ERR
+   *     once)
    */
   boolean add(long wrId, int status, int opcode, int byteLen, int qpNum, int imm) {
     if (closed || overflowed) {

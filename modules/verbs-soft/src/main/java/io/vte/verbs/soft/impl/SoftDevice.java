@@ -1,16 +1,15 @@
 package io.vte.verbs.soft.impl;
 
-import io.vte.verbs.Closeables;
 import io.vte.verbs.AsyncEvent;
 import io.vte.verbs.AsyncEventHandler;
 import io.vte.verbs.AsyncEventType;
+import io.vte.verbs.Closeables;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.Gid;
 import io.vte.verbs.LinkLayer;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PortState;
 import io.vte.verbs.ProtectionDomain;
-import io.vte.verbs.QpState;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
@@ -25,13 +24,15 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * An opened soft device: one port bound to a TCP address (GID = IPv4-mapped address, LID = listen port),
- * its MR and QP key tables, its NIC thread and its async events. Public only so the provider and the
- * fault injector in {@code io.vte.verbs.soft} can reach it; applications use {@link VerbsContext}.
+ * An opened soft device: one port bound to a TCP address (GID = IPv4-mapped address, LID = listen
+ * port), its MR and QP key tables, its NIC thread and its async events. Public only so the provider
+ * and the fault injector in {@code io.vte.verbs.soft} can reach it; applications use {@link
+ * VerbsContext}.
  */
 public final class SoftDevice implements VerbsContext {
 
   private static final System.Logger LOG = System.getLogger(SoftDevice.class.getName());
+
   /** Soft devices have exactly one port. */
   public static final int PORT = 1;
 
@@ -52,14 +53,19 @@ public final class SoftDevice implements VerbsContext {
   private final LinkProbe link;
   private volatile AsyncEventHandler eventHandler;
   private volatile PortState portState;
+
   /** Polls in a row that saw the link up before it counts as up again (see {@link #pollLink()}). */
   public static final int LINK_UP_POLLS = 4;
+
   /** What the kernel says of the link under the address, settled (NIC thread after open). */
   private boolean linkUp;
+
   /** Polls in a row that saw the link up (NIC thread). */
   private int upPolls;
+
   /** False while the fault injector holds the port down (NIC thread). */
   private boolean injectorUp = true;
+
   private volatile boolean dead;
   private volatile boolean closed;
 
@@ -77,15 +83,31 @@ public final class SoftDevice implements VerbsContext {
    * @return the open device
    * @throws VerbsException {@link VerbsError#IO_ERROR} naming the address when binding fails
    */
-  public static SoftDevice open(String name, InetAddress host, int port, int mtu, long maxMessageBytes,
-      int socketBufferBytes, long spinNanos, Runnable onClose) {
-    return open(name, host, port, mtu, maxMessageBytes, socketBufferBytes, spinNanos, LinkProbe.forAddress(host),
+  public static SoftDevice open(
+      String name,
+      InetAddress host,
+      int port,
+      int mtu,
+      long maxMessageBytes,
+      int socketBufferBytes,
+      long spinNanos,
+      Runnable onClose) {
+    return open(
+        name,
+        host,
+        port,
+        mtu,
+        maxMessageBytes,
+        socketBufferBytes,
+        spinNanos,
+        LinkProbe.forAddress(host),
         onClose);
   }
 
   /**
-   * Opens a device: binds its listener and starts its NIC thread. The port starts ACTIVE when {@code link} says
-   * up, else DOWN; from then on the NIC thread follows the link (PORT_ERR on down, PORT_ACTIVE on up).
+   * Opens a device: binds its listener and starts its NIC thread. The port starts ACTIVE when
+   * {@code link} says up, else DOWN; from then on the NIC thread follows the link (PORT_ERR on
+   * down, PORT_ACTIVE on up).
    *
    * @param name device name
    * @param host bind address (its GID)
@@ -99,18 +121,45 @@ public final class SoftDevice implements VerbsContext {
    * @return the open device
    * @throws VerbsException {@link VerbsError#IO_ERROR} naming the address when binding fails
    */
-  public static SoftDevice open(String name, InetAddress host, int port, int mtu, long maxMessageBytes,
-      int socketBufferBytes, long spinNanos, LinkProbe link, Runnable onClose) {
+  public static SoftDevice open(
+      String name,
+      InetAddress host,
+      int port,
+      int mtu,
+      long maxMessageBytes,
+      int socketBufferBytes,
+      long spinNanos,
+      LinkProbe link,
+      Runnable onClose) {
     try {
-      return new SoftDevice(name, host, port, mtu, maxMessageBytes, socketBufferBytes, spinNanos, link, onClose);
+      return new SoftDevice(
+          name, host, port, mtu, maxMessageBytes, socketBufferBytes, spinNanos, link, onClose);
     } catch (IOException e) {
-      throw new VerbsException(VerbsError.IO_ERROR,
-          "cannot bind soft device " + name + " to " + host.getHostAddress() + ":" + port + ": " + e.getMessage(), e);
+      throw new VerbsException(
+          VerbsError.IO_ERROR,
+          "cannot bind soft device "
+              + name
+              + " to "
+              + host.getHostAddress()
+              + ":"
+              + port
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 
-  private SoftDevice(String name, InetAddress host, int port, int mtu, long maxMessageBytes,
-      int socketBufferBytes, long spinNanos, LinkProbe link, Runnable onClose) throws IOException {
+  private SoftDevice(
+      String name,
+      InetAddress host,
+      int port,
+      int mtu,
+      long maxMessageBytes,
+      int socketBufferBytes,
+      long spinNanos,
+      LinkProbe link,
+      Runnable onClose)
+      throws IOException {
     this.name = name;
     this.link = link;
     this.linkUp = link.isUp();
@@ -158,7 +207,8 @@ public final class SoftDevice implements VerbsContext {
   public synchronized CompletionQueue createCq(int capacity) {
     requireUsable();
     if (capacity < 1 || capacity > 1 << 22) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "CQ capacity must be 1..4194304, got " + capacity);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "CQ capacity must be 1..4194304, got " + capacity);
     }
     SoftCq cq = new SoftCq(this, capacity);
     cqs.add(cq);
@@ -173,31 +223,34 @@ public final class SoftDevice implements VerbsContext {
   // ---- fault injection (any thread) ----
 
   /**
-   * Takes the port down (the fault injector): every connection through it closes, new ones are refused, PORT_ERR
-   * is raised. The port stays down until {@link #portUp(int)}, whatever the link does.
+   * Takes the port down (the fault injector): every connection through it closes, new ones are
+   * refused, PORT_ERR is raised. The port stays down until {@link #portUp(int)}, whatever the link
+   * does.
    *
    * @param port the port number (1)
    */
   public void portDown(int port) {
     requirePort(port);
-    nic.execute(() -> {
-      injectorUp = false;
-      followPort();
-    });
+    nic.execute(
+        () -> {
+          injectorUp = false;
+          followPort();
+        });
   }
 
   /**
-   * Lets the port come back (the fault injector): it is ACTIVE again, with PORT_ACTIVE raised, once the kernel
-   * link is up too.
+   * Lets the port come back (the fault injector): it is ACTIVE again, with PORT_ACTIVE raised, once
+   * the kernel link is up too.
    *
    * @param port the port number (1)
    */
   public void portUp(int port) {
     requirePort(port);
-    nic.execute(() -> {
-      injectorUp = true;
-      followPort();
-    });
+    nic.execute(
+        () -> {
+          injectorUp = true;
+          followPort();
+        });
   }
 
   /**
@@ -208,22 +261,33 @@ public final class SoftDevice implements VerbsContext {
    * @param delayNanos how long a held frame (and those behind it on its connection) waits
    * @param seed seed of the generator that picks the frames
    */
-  public void setFrameFaults(double dropFraction, double delayFraction, long delayNanos, long seed) {
-    if (!(dropFraction >= 0 && dropFraction <= 1) || !(delayFraction >= 0 && delayFraction <= 1) || delayNanos < 0) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "fault fractions must be 0..1 and the delay >= 0, got drop="
-          + dropFraction + " delay=" + delayFraction + " delayNanos=" + delayNanos);
+  public void setFrameFaults(
+      double dropFraction, double delayFraction, long delayNanos, long seed) {
+    if (!(dropFraction >= 0 && dropFraction <= 1)
+        || !(delayFraction >= 0 && delayFraction <= 1)
+        || delayNanos < 0) {
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "fault fractions must be 0..1 and the delay >= 0, got drop="
+              + dropFraction
+              + " delay="
+              + delayFraction
+              + " delayNanos="
+              + delayNanos);
     }
     frameFaults.set(dropFraction, delayFraction, delayNanos, seed);
   }
 
   /**
-   * Drops exactly one of the request and response frames this device sends: the {@code nth} from now on.
+   * Drops exactly one of the request and response frames this device sends: the {@code nth} from
+   * now on.
    *
    * @param nth 1 for the next frame, 2 for the one after, ...
    */
   public void dropOneFrame(long nth) {
     if (nth < 1) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "the frame to drop is counted from 1, got " + nth);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "the frame to drop is counted from 1, got " + nth);
     }
     frameFaults.dropOne(nth);
   }
@@ -235,19 +299,20 @@ public final class SoftDevice implements VerbsContext {
 
   /** Kills the device: port down for good, every QP to ERR (flushing), DEVICE_FATAL raised. */
   public void kill() {
-    nic.execute(() -> {
-      if (dead) {
-        return;
-      }
-      dead = true;
-      portState = PortState.DOWN;
-      nic.closeAllConnections();
-      for (SoftQp qp : liveQps()) {
-        qp.enterError();
-        nic.schedule(qp);
-      }
-      raise(new AsyncEvent(AsyncEventType.DEVICE_FATAL, name, -1, -1, null));
-    });
+    nic.execute(
+        () -> {
+          if (dead) {
+            return;
+          }
+          dead = true;
+          portState = PortState.DOWN;
+          nic.closeAllConnections();
+          for (SoftQp qp : liveQps()) {
+            qp.enterError();
+            nic.schedule(qp);
+          }
+          raise(new AsyncEvent(AsyncEventType.DEVICE_FATAL, name, -1, -1, null));
+        });
   }
 
   /**
@@ -261,25 +326,29 @@ public final class SoftDevice implements VerbsContext {
     if (qp == null) {
       throw new VerbsException(VerbsError.INVALID_ARGUMENT, "no QP " + qpNum + " on " + name);
     }
-    nic.execute(() -> {
-      if (qp.enterError()) {
-        nic.schedule(qp);
-        raise(AsyncEvent.qp(name, AsyncEventType.QP_FATAL, qpNum));
-      }
-    });
+    nic.execute(
+        () -> {
+          if (qp.enterError()) {
+            nic.schedule(qp);
+            raise(AsyncEvent.qp(name, AsyncEventType.QP_FATAL, qpNum));
+          }
+        });
   }
 
   // ---- internals ----
 
-  /** @return whether the NIC thread has a link to poll */
+  /**
+   * @return whether the NIC thread has a link to poll
+   */
   boolean watchesLink() {
     return link.watches();
   }
 
   /**
-   * NIC thread: reads the link and follows it. Down counts at once; up only once the link has been seen up at
-   * {@link #LINK_UP_POLLS} polls in a row (as a NIC's port turns ACTIVE only after link training), so a link whose
-   * addresses and routes are still being restored right after it came up is not announced yet.
+   * NIC thread: reads the link and follows it. Down counts at once; up only once the link has been
+   * seen up at {@link #LINK_UP_POLLS} polls in a row (as a NIC's port turns ACTIVE only after link
+   * training), so a link whose addresses and routes are still being restored right after it came up
+   * is not announced yet.
    */
   void pollLink() {
     boolean up;
@@ -299,9 +368,9 @@ public final class SoftDevice implements VerbsContext {
   }
 
   /**
-   * NIC thread: the port is ACTIVE exactly when the link is up, the fault injector does not hold it down and the
-   * device lives. Going down closes every connection and raises PORT_ERR; coming up raises PORT_ACTIVE and lets
-   * every QP send again.
+   * NIC thread: the port is ACTIVE exactly when the link is up, the fault injector does not hold it
+   * down and the device lives. Going down closes every connection and raises PORT_ERR; coming up
+   * raises PORT_ACTIVE and lets every QP send again.
    */
   private void followPort() {
     boolean active = linkUp && injectorUp && !dead;
@@ -316,7 +385,9 @@ public final class SoftDevice implements VerbsContext {
     }
   }
 
-  /** NIC thread, as it dies of an unexpected error: the device is dead, as after {@link #kill()}. */
+  /**
+   * NIC thread, as it dies of an unexpected error: the device is dead, as after {@link #kill()}.
+   */
   void onNicDeath() {
     if (!dead && !closed) {
       dead = true;
@@ -374,7 +445,8 @@ public final class SoftDevice implements VerbsContext {
 
   void requireOwnCq(CompletionQueue cq) {
     if (!(cq instanceof SoftCq) || ((SoftCq) cq).device() != this) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "CQ " + cq + " does not belong to device " + name);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "CQ " + cq + " does not belong to device " + name);
     }
   }
 
@@ -383,13 +455,16 @@ public final class SoftDevice implements VerbsContext {
       throw new VerbsException(VerbsError.CLOSED, "device " + name + " is closed");
     }
     if (dead) {
-      throw new VerbsException(VerbsError.IO_ERROR, "device " + name + " is dead (DEVICE_FATAL); close it");
+      throw new VerbsException(
+          VerbsError.IO_ERROR, "device " + name + " is dead (DEVICE_FATAL); close it");
     }
   }
 
   private void requirePort(int port) {
     if (port != PORT) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "port " + port + " does not exist on " + name + " (ports: 1)");
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "port " + port + " does not exist on " + name + " (ports: 1)");
     }
   }
 
@@ -411,7 +486,10 @@ public final class SoftDevice implements VerbsContext {
     }
   }
 
-  /** NIC thread: a QP of this device hit an error the HCA reports asynchronously (e.g. QP_ACCESS_ERR). */
+  /**
+   * NIC thread: a QP of this device hit an error the HCA reports asynchronously (e.g.
+   * QP_ACCESS_ERR).
+   */
   void raiseQpEvent(AsyncEventType type, int qpNum) {
     raise(AsyncEvent.qp(name, type, qpNum));
   }
@@ -472,12 +550,21 @@ public final class SoftDevice implements VerbsContext {
   }
 
   void logRefusedHello(int qpn, int srcQpn) {
-    LOG.log(Level.DEBUG, () -> name + ": refused a connection to QP " + qpn + " from QP " + srcQpn
-        + " (unknown, or not in RTR/RTS with that peer)");
+    LOG.log(
+        Level.DEBUG,
+        () ->
+            name
+                + ": refused a connection to QP "
+                + qpn
+                + " from QP "
+                + srcQpn
+                + " (unknown, or not in RTR/RTS with that peer)");
   }
 
   void logProtocolError(Connection c, String what) {
-    LOG.log(Level.WARNING, () -> name + ": protocol error on " + c + ": " + what + "; connection closed");
+    LOG.log(
+        Level.WARNING,
+        () -> name + ": protocol error on " + c + ": " + what + "; connection closed");
   }
 
   void logHandlerFailure(String what, Throwable e) {

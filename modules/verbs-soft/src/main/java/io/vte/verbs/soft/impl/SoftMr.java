@@ -5,12 +5,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A registered region of native memory; its lkey and rkey are the same key in the device's MR table.
+ * A registered region of native memory; its lkey and rkey are the same key in the device's MR
+ * table.
  *
- * <p>NIC threads touch the memory only between {@link #acquire()} and {@link #release()} (one socket call
- * or one copy at a time); {@link #close()} refuses new acquires and waits for the ones in progress, so once
- * it returns nothing reads or writes the memory any more and the owner may free it, as after
- * {@code ibv_dereg_mr}.
+ * <p>NIC threads touch the memory only between {@link #acquire()} and {@link #release()} (one
+ * socket call or one copy at a time); {@link #close()} refuses new acquires and waits for the ones
+ * in progress, so once it returns nothing reads or writes the memory any more and the owner may
+ * free it, as after {@code ibv_dereg_mr}.
  */
 final class SoftMr implements MemoryRegion {
 
@@ -24,8 +25,10 @@ final class SoftMr implements MemoryRegion {
   private final long length;
   private final int access;
   private final int key;
+
   /** Keeps a registered ByteBuffer reachable: the NIC writes into its memory by address. */
   private volatile Object owner;
+
   /** {@link #CLOSED} bit plus the number of memory accesses in progress. */
   private final AtomicInteger state = new AtomicInteger();
 
@@ -81,15 +84,16 @@ final class SoftMr implements MemoryRegion {
   }
 
   /**
-   * @return true when the region is open, belongs to {@code domain}, grants {@code needed} and covers
-   *     the range
+   * @return true when the region is open, belongs to {@code domain}, grants {@code needed} and
+   *     covers the range
    */
   boolean permits(SoftPd domain, int needed, long addr, long len) {
     return state.get() >= 0 && pd == domain && (access & needed) == needed && covers(addr, len);
   }
 
   /**
-   * Starts one access to the memory (NIC thread); pairs with {@link #release()} when it returned true.
+   * Starts one access to the memory (NIC thread); pairs with {@link #release()} when it returned
+   * true.
    *
    * @return false when the region is closed: the memory must not be touched
    */
@@ -107,8 +111,8 @@ final class SoftMr implements MemoryRegion {
   }
 
   /**
-   * Deregisters the region: new accesses fail, and this returns only once the accesses in progress (each a
-   * single non-blocking socket call or copy) have ended.
+   * Deregisters the region: new accesses fail, and this returns only once the accesses in progress
+   * (each a single non-blocking socket call or copy) have ended.
    */
   @Override
   public void close() {
@@ -130,6 +134,12 @@ final class SoftMr implements MemoryRegion {
 
   @Override
   public String toString() {
-    return "MR[key=0x" + Integer.toHexString(key) + " addr=0x" + Long.toHexString(address) + " len=" + length + "]";
+    return "MR[key=0x"
+        + Integer.toHexString(key)
+        + " addr=0x"
+        + Long.toHexString(address)
+        + " len="
+        + length
+        + "]";
   }
 }

@@ -1,7 +1,7 @@
 package io.vte.verbs.soft.impl;
 
-import io.vte.verbs.Closeables;
 import io.vte.verbs.AccessFlags;
+import io.vte.verbs.Closeables;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
 import io.vte.verbs.ProtectionDomain;
@@ -15,7 +15,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
-/** A protection domain: registers regions in the device's key table and creates QPs; closes both. */
+/**
+ * A protection domain: registers regions in the device's key table and creates QPs; closes both.
+ */
 final class SoftPd implements ProtectionDomain {
 
   private final SoftDevice device;
@@ -40,19 +42,27 @@ final class SoftPd implements ProtectionDomain {
     return register(address, length, accessFlags, null);
   }
 
-  /** @param owner the buffer the memory belongs to, kept reachable while registered (null for raw memory) */
-  private synchronized MemoryRegion register(long address, long length, int accessFlags, Object owner) {
+  /**
+   * @param owner the buffer the memory belongs to, kept reachable while registered (null for raw
+   *     memory)
+   */
+  private synchronized MemoryRegion register(
+      long address, long length, int accessFlags, Object owner) {
     requireOpen();
     if (address == 0) {
       throw new VerbsException(VerbsError.INVALID_ARGUMENT, "cannot register address 0");
     }
     if (length <= 0 || Long.compareUnsigned(address + length, address) < 0) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "bad region length " + length + " at 0x" + Long.toHexString(address));
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "bad region length " + length + " at 0x" + Long.toHexString(address));
     }
     AccessFlags.validate(accessFlags);
-    SoftMr mr = device.mrTable().add(key -> new SoftMr(this, address, length, accessFlags, key, owner));
+    SoftMr mr =
+        device.mrTable().add(key -> new SoftMr(this, address, length, accessFlags, key, owner));
     if (mr == null) {
-      throw new VerbsException(VerbsError.NO_MEMORY, "too many memory regions on " + device.deviceName());
+      throw new VerbsException(
+          VerbsError.NO_MEMORY, "too many memory regions on " + device.deviceName());
     }
     mrs.add(mr);
     return mr;
@@ -66,9 +76,14 @@ final class SoftPd implements ProtectionDomain {
     }
     device.requireOwnCq(attributes.sendCq());
     device.requireOwnCq(attributes.recvCq());
-    if (attributes.maxSendWr() > 1 << 16 || attributes.maxRecvWr() > 1 << 16 || attributes.maxInlineData() > 4096) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "QP limits exceeded (maxSendWr, maxRecvWr <= 65536, "
-          + "maxInlineData <= 4096): " + attributes);
+    if (attributes.maxSendWr() > 1 << 16
+        || attributes.maxRecvWr() > 1 << 16
+        || attributes.maxInlineData() > 4096) {
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "QP limits exceeded (maxSendWr, maxRecvWr <= 65536, "
+              + "maxInlineData <= 4096): "
+              + attributes);
     }
     SoftQp qp = device.qpTable().add(qpn -> new SoftQp(device, this, attributes, qpn));
     if (qp == null) {

@@ -13,9 +13,9 @@ import io.vte.verbs.WorkRequestBatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * An RC queue pair: the state machine and the post side (any thread, under this object's lock, no I/O).
- * The NIC thread runs its two halves, {@link Requester} (send queue) and {@link Responder} (inbound
- * requests), and learns about control-plane changes through generation counters.
+ * An RC queue pair: the state machine and the post side (any thread, under this object's lock, no
+ * I/O). The NIC thread runs its two halves, {@link Requester} (send queue) and {@link Responder}
+ * (inbound requests), and learns about control-plane changes through generation counters.
  */
 final class SoftQp implements QueuePair {
 
@@ -27,8 +27,10 @@ final class SoftQp implements QueuePair {
   final RecvQueue rq;
   final Requester requester;
   final Responder responder;
+
   /** Set while the QP waits in the NIC's inbox, so posting enqueues it at most once. */
   final AtomicBoolean scheduled = new AtomicBoolean();
+
   private final int qpn;
   private volatile QpState state = QpState.RESET;
   private volatile boolean closed;
@@ -36,13 +38,18 @@ final class SoftQp implements QueuePair {
   private volatile QpPeer peer;
   private volatile RtsAttributes rts;
   private volatile int pathMtu;
+
   /** Bumped by toRtr; the responder resets its expected sequence when it sees a new value. */
   private volatile int rtrGeneration;
+
   /** Bumped by toRts; the requester re-bases its sequence numbers when it sees a new value. */
   private volatile int rtsGeneration;
+
   private volatile long rtsSendIndex;
+
   /** Bumped by toReset; the NIC discards queued work up to the marks below. */
   private volatile int resetGeneration;
+
   private volatile long resetSendMark;
   private volatile long resetRecvMark;
 
@@ -115,7 +122,9 @@ final class SoftQp implements QueuePair {
       throw illegal("INIT");
     }
     if (port < 1 || port > device.portCount()) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "port " + port + " does not exist on " + device.deviceName());
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "port " + port + " does not exist on " + device.deviceName());
     }
     AccessFlags.validate(accessFlags);
     this.accessFlags = accessFlags;
@@ -132,10 +141,13 @@ final class SoftQp implements QueuePair {
       throw new VerbsException(VerbsError.INVALID_ARGUMENT, "peer is null");
     }
     if (pathMtu < 256 || pathMtu > 4096 || Integer.bitCount(pathMtu) != 1) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "path MTU must be 256..4096 and a power of two, got " + pathMtu);
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "path MTU must be 256..4096 and a power of two, got " + pathMtu);
     }
     if (!peer.gid().isIpv4Mapped() && peer.gid().toInetAddress().isAnyLocalAddress()) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "peer GID " + peer.gid() + " is not an address");
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "peer GID " + peer.gid() + " is not an address");
     }
     this.peer = peer;
     this.pathMtu = pathMtu;
@@ -265,7 +277,8 @@ final class SoftQp implements QueuePair {
   }
 
   private VerbsException illegal(String target) {
-    return new VerbsException(VerbsError.INVALID_STATE, "QP " + qpn + ": illegal transition " + state + " -> " + target);
+    return new VerbsException(
+        VerbsError.INVALID_STATE, "QP " + qpn + ": illegal transition " + state + " -> " + target);
   }
 
   @Override

@@ -9,10 +9,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fault decorator of a connection's frames on its own, over a recording sink and a hand-moved clock:
- * what it drops, what it holds and for how long, what it never touches (HELLO), and that the generator is
- * drawn exactly as often as before the checks moved out of the requester and responder (so a seed picks
- * the same frames).
+ * The fault decorator of a connection's frames on its own, over a recording sink and a hand-moved
+ * clock: what it drops, what it holds and for how long, what it never touches (HELLO), and that the
+ * generator is drawn exactly as often as before the checks moved out of the requester and responder
+ * (so a seed picks the same frames).
  */
 class FaultyWireTest {
 
@@ -44,7 +44,8 @@ class FaultyWireTest {
     assertTrue(send(FrameHeader.HELLO, 0));
     assertTrue(send(FrameHeader.WRITE, 1));
     assertTrue(send(FrameHeader.READ_REQ, 2));
-    assertTrue(send(FrameHeader.WRITE, 3), "a dropped frame counts as sent: it is lost on the wire");
+    assertTrue(
+        send(FrameHeader.WRITE, 3), "a dropped frame counts as sent: it is lost on the wire");
     assertTrue(send(FrameHeader.READ_RESP, 4));
     assertTrue(send(FrameHeader.NAK, 5));
     assertEquals(List.of(0, 1, 2, 4, 5), sink.seqs);
@@ -64,7 +65,8 @@ class FaultyWireTest {
       }
     }
     assertEquals(expected, sink.seqs);
-    assertTrue(expected.size() > 200 && expected.size() < 360, "kept " + expected.size() + " of 400");
+    assertTrue(
+        expected.size() > 200 && expected.size() < 360, "kept " + expected.size() + " of 400");
   }
 
   @Test
@@ -110,7 +112,8 @@ class FaultyWireTest {
     faults.dropOne(2);
     sink.room = false;
     assertFalse(send(FrameHeader.WRITE, 1), "no room: the sender keeps the frame");
-    assertTrue(send(FrameHeader.WRITE, 1), "its second attempt is the 2nd frame asked about: dropped");
+    assertTrue(
+        send(FrameHeader.WRITE, 1), "its second attempt is the 2nd frame asked about: dropped");
     sink.room = true;
     assertTrue(send(FrameHeader.WRITE, 2));
     assertEquals(List.of(2), sink.seqs);
@@ -130,14 +133,26 @@ class FaultyWireTest {
     return wire.append(opcode, 0, 7, seq, 0, 0, 0, 0, 0, 0, null);
   }
 
-  /** Records the sequence numbers of the frames it takes; refuses them while {@link #room} is false. */
+  /**
+   * Records the sequence numbers of the frames it takes; refuses them while {@link #room} is false.
+   */
   private static final class Sink implements FrameSink {
     final List<Integer> seqs = new ArrayList<>();
     boolean room = true;
 
     @Override
-    public boolean append(int opcode, int status, int qpn, int seq, int rkey, long raddr, int length, int imm,
-        long payloadAddress, int payloadLength, SoftMr region) {
+    public boolean append(
+        int opcode,
+        int status,
+        int qpn,
+        int seq,
+        int rkey,
+        long raddr,
+        int length,
+        int imm,
+        long payloadAddress,
+        int payloadLength,
+        SoftMr region) {
       if (!room) {
         return false;
       }

@@ -23,10 +23,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The frame reader's states driven directly over a channel that hands out the stream in chosen chunks (one
- * byte, odd sizes, random sizes): headers, copied, inline and direct payloads, batch blocks and chained
- * payload reads resume at any cut, and every malformed frame ends the read with the typed error (and the
- * log message) the connection reported before the reader was split out of it.
+ * The frame reader's states driven directly over a channel that hands out the stream in chosen
+ * chunks (one byte, odd sizes, random sizes): headers, copied, inline and direct payloads, batch
+ * blocks and chained payload reads resume at any cut, and every malformed frame ends the read with
+ * the typed error (and the log message) the connection reported before the reader was split out of
+ * it.
  */
 class FrameReaderTest {
 
@@ -68,7 +69,8 @@ class FrameReaderTest {
 
   @Test
   void smallFramesStraddlingTheEndOfTheStagingBufferResumeAtEveryChunkSize() throws Exception {
-    int[] sizes = new int[700]; // 700 frames of 32 + 0..60 bytes: headers cut by the staging buffer's end
+    int[] sizes =
+        new int[700]; // 700 frames of 32 + 0..60 bytes: headers cut by the staging buffer's end
     for (int i = 0; i < sizes.length; i++) {
       sizes[i] = (i * 37) % 61;
     }
@@ -98,7 +100,11 @@ class FrameReaderTest {
         at += sizes[i] + 64;
       }
       DirectMemory.fill(target, TARGET_BYTES, (byte) 0);
-      Result r = run(s.bytes(), new ChunkedChannel(rnd.split(), 1 + rnd.nextInt(9000)), new Recorder(null));
+      Result r =
+          run(
+              s.bytes(),
+              new ChunkedChannel(rnd.split(), 1 + rnd.nextInt(9000)),
+              new Recorder(null));
       assertEquals(FrameReader.Outcome.WAIT, r.outcome);
       r.recorder.assertFrames(sizes.length, "round " + round);
       assertLanded(sizes, pattern, "round " + round);
@@ -148,7 +154,8 @@ class FrameReaderTest {
     rec.assertFrames(sizes.length, "one offer");
     assertLanded(sizes, (byte) 5, "one offer");
     assertTrue(rec.previews >= 3, "previews " + rec.previews);
-    assertTrue(ch.reads <= 4, "the batch took " + ch.reads + " reads"); // block, then one scattering read
+    assertTrue(
+        ch.reads <= 4, "the batch took " + ch.reads + " reads"); // block, then one scattering read
   }
 
   @Test
@@ -163,12 +170,34 @@ class FrameReaderTest {
     Recorder rec = new Recorder(null);
     FrameReader reader = rec.attach(ch);
     Set<FrameReader.State> seen = EnumSet.noneOf(FrameReader.State.class);
-    int[] stops = {10, 32, 500, 1032, 1064, 1064 + 3000, 1064 + 50_000, 1064 + 50_032, 1064 + 50_040,
-        1064 + 50_032 + 2 * 32 + 100, 1064 + 50_032 + 2 * 32 + 100 + 5, bytes.length};
-    FrameReader.State[] expected = {FrameReader.State.HEADER, FrameReader.State.PAYLOAD,
-        FrameReader.State.PAYLOAD, FrameReader.State.HEADER, FrameReader.State.DIRECT, FrameReader.State.DIRECT,
-        FrameReader.State.HEADER, FrameReader.State.BLOCK, FrameReader.State.BLOCK, FrameReader.State.DIRECT,
-        FrameReader.State.DIRECT, FrameReader.State.HEADER};
+    int[] stops = {
+      10,
+      32,
+      500,
+      1032,
+      1064,
+      1064 + 3000,
+      1064 + 50_000,
+      1064 + 50_032,
+      1064 + 50_040,
+      1064 + 50_032 + 2 * 32 + 100,
+      1064 + 50_032 + 2 * 32 + 100 + 5,
+      bytes.length
+    };
+    FrameReader.State[] expected = {
+      FrameReader.State.HEADER,
+      FrameReader.State.PAYLOAD,
+      FrameReader.State.PAYLOAD,
+      FrameReader.State.HEADER,
+      FrameReader.State.DIRECT,
+      FrameReader.State.DIRECT,
+      FrameReader.State.HEADER,
+      FrameReader.State.BLOCK,
+      FrameReader.State.BLOCK,
+      FrameReader.State.DIRECT,
+      FrameReader.State.DIRECT,
+      FrameReader.State.HEADER
+    };
     int offered = 0;
     for (int i = 0; i < stops.length; i++) {
       ch.offer(bytes, stops[i]);
@@ -179,10 +208,16 @@ class FrameReaderTest {
       assertEquals(expected[i], reader.state(), "after " + offered + " bytes");
       seen.add(reader.state());
     }
-    assertEquals(EnumSet.of(FrameReader.State.HEADER, FrameReader.State.PAYLOAD, FrameReader.State.DIRECT,
-        FrameReader.State.BLOCK), seen);
+    assertEquals(
+        EnumSet.of(
+            FrameReader.State.HEADER,
+            FrameReader.State.PAYLOAD,
+            FrameReader.State.DIRECT,
+            FrameReader.State.BLOCK),
+        seen);
     rec.assertFrames(4, "states");
-    // the small payload of the batch went through INLINE_PAYLOAD without stopping there: it was in the block
+    // the small payload of the batch went through INLINE_PAYLOAD without stopping there: it was in
+    // the block
     assertPattern(target + 60_000, 100, (byte) 3, "inline");
     assertPattern(target + 70_000, 20_000, (byte) 4, "after the block");
   }
@@ -190,22 +225,38 @@ class FrameReaderTest {
   @Test
   void badHeadersGiveTheirTypedErrors() throws Exception {
     assertError(new Stream().raw(junkHeader((byte) 0x00)), FrameError.Kind.BAD_MAGIC, "bad magic");
-    assertError(new Stream().header(FrameHeader.BATCH, 0, 0, 16), FrameError.Kind.BAD_BATCH_LENGTH,
+    assertError(
+        new Stream().header(FrameHeader.BATCH, 0, 0, 16),
+        FrameError.Kind.BAD_BATCH_LENGTH,
         "batch of 16 bytes");
-    assertError(new Stream().header(FrameHeader.BATCH, 0, 0, FrameWriter.TX_BYTES + 1),
-        FrameError.Kind.BAD_BATCH_LENGTH, "batch of " + (FrameWriter.TX_BYTES + 1) + " bytes");
-    assertError(new Stream().header(FrameHeader.BATCH, 0, 0, -1), FrameError.Kind.BAD_BATCH_LENGTH,
+    assertError(
+        new Stream().header(FrameHeader.BATCH, 0, 0, FrameWriter.TX_BYTES + 1),
+        FrameError.Kind.BAD_BATCH_LENGTH,
+        "batch of " + (FrameWriter.TX_BYTES + 1) + " bytes");
+    assertError(
+        new Stream().header(FrameHeader.BATCH, 0, 0, -1),
+        FrameError.Kind.BAD_BATCH_LENGTH,
         "batch of 4294967295 bytes");
-    // a block whose frame has a bad magic, a BATCH inside a block, a block that ends inside a header
-    Stream badInBlock = new Stream().header(FrameHeader.BATCH, 0, 0, 32).raw(junkHeader((byte) 0x11));
+    // a block whose frame has a bad magic, a BATCH inside a block, a block that ends inside a
+    // header
+    Stream badInBlock =
+        new Stream().header(FrameHeader.BATCH, 0, 0, 32).raw(junkHeader((byte) 0x11));
     assertError(badInBlock, FrameError.Kind.BAD_FRAME_IN_BATCH, "bad frame in batch");
-    Stream nested = new Stream().header(FrameHeader.BATCH, 0, 0, 32).header(FrameHeader.BATCH, 0, 0, 32);
+    Stream nested =
+        new Stream().header(FrameHeader.BATCH, 0, 0, 32).header(FrameHeader.BATCH, 0, 0, 32);
     assertError(nested, FrameError.Kind.BAD_FRAME_IN_BATCH, "bad frame in batch");
-    Stream cut = new Stream().header(FrameHeader.BATCH, 0, 0, 40).header(FrameHeader.READ_REQ, 0, 0, 8).raw(new byte[8]);
+    Stream cut =
+        new Stream()
+            .header(FrameHeader.BATCH, 0, 0, 40)
+            .header(FrameHeader.READ_REQ, 0, 0, 8)
+            .raw(new byte[8]);
     assertError(cut, FrameError.Kind.BAD_FRAME_IN_BATCH, "bad frame in batch");
     // a small payload announced longer than what is left of its block
-    Stream beyond = new Stream().header(FrameHeader.BATCH, 0, 0, 32 + 50).header(FrameHeader.WRITE, 0, target, 100)
-        .raw(new byte[50]);
+    Stream beyond =
+        new Stream()
+            .header(FrameHeader.BATCH, 0, 0, 32 + 50)
+            .header(FrameHeader.WRITE, 0, target, 100)
+            .raw(new byte[50]);
     assertError(beyond, FrameError.Kind.PAYLOAD_BEYOND_BATCH, "payload beyond its batch");
     // the receiver refuses the header
     Stream refused = new Stream().header(FrameHeader.NAK, 9, 0, 0);
@@ -242,7 +293,8 @@ class FrameReaderTest {
     s.frame(FrameHeader.WRITE, 1, target + 4096, 50_000, (byte) 2);
     s.batch(2, new int[] {100, 20_000}, new long[] {target + 60_000, target + 70_000}, (byte) 3);
     byte[] bytes = s.bytes();
-    for (int end : new int[] {0, 10, 500, 1064 + 3000, 1064 + 50_040, bytes.length - 10, bytes.length}) {
+    for (int end :
+        new int[] {0, 10, 500, 1064 + 3000, 1064 + 50_040, bytes.length - 10, bytes.length}) {
       ChunkedChannel ch = new ChunkedChannel(997);
       ch.offer(bytes, end);
       ch.eof = true;
@@ -285,9 +337,11 @@ class FrameReaderTest {
 
   @Test
   void aTargetRegionClosedUnderAPayloadLosesOnlyThatPayload() throws Exception {
-    try (SoftVerbsProvider provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of())) {
+    try (SoftVerbsProvider provider =
+        (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of())) {
       ProtectionDomain pd = provider.open("soft0").allocPd();
-      for (int size : new int[] {1000, 50_000}) { // copied from staging, read straight from the channel
+      for (int size :
+          new int[] {1000, 50_000}) { // copied from staging, read straight from the channel
         SoftMr closing = (SoftMr) pd.registerMemory(target, 64 * 1024, AccessFlags.ALL_REMOTE);
         Stream s = new Stream();
         s.frame(FrameHeader.WRITE, 0, target, size, (byte) 1);
@@ -306,7 +360,8 @@ class FrameReaderTest {
         assertEquals(List.of(0, 1), rec.done);
         assertEquals(List.of(false, true), rec.intact, "size " + size);
         assertPattern(next, 3000, (byte) 2, "the frame after the lost payload, size " + size);
-        assertEquals(0, DirectMemory.getByte(target + 600), "nothing landed after the region closed");
+        assertEquals(
+            0, DirectMemory.getByte(target + 600), "nothing landed after the region closed");
       }
     }
   }
@@ -340,13 +395,19 @@ class FrameReaderTest {
     return landing;
   }
 
-  /** Frame {@code i} wrote {@code pattern + i} over exactly its size, and nothing in the 64 bytes after. */
+  /**
+   * Frame {@code i} wrote {@code pattern + i} over exactly its size, and nothing in the 64 bytes
+   * after.
+   */
   private void assertLanded(int[] sizes, byte pattern, String what) {
     long[] landing = landing(sizes);
     for (int i = 0; i < sizes.length; i++) {
       assertPattern(landing[i], sizes[i], (byte) (pattern + i), what + ": frame " + i);
       for (int k = 0; k < 64; k++) {
-        assertEquals(0, DirectMemory.getByte(landing[i] + sizes[i] + k), what + ": frame " + i + " wrote past its end");
+        assertEquals(
+            0,
+            DirectMemory.getByte(landing[i] + sizes[i] + k),
+            what + ": frame " + i + " wrote past its end");
       }
     }
   }
@@ -361,7 +422,10 @@ class FrameReaderTest {
 
   private record Result(FrameReader reader, Recorder recorder, FrameReader.Outcome outcome) {}
 
-  /** Offers the whole stream and reads until the reader stops for another reason than a spent wake-up. */
+  /**
+   * Offers the whole stream and reads until the reader stops for another reason than a spent
+   * wake-up.
+   */
   private static Result run(byte[] bytes, ChunkedChannel ch, Recorder rec) {
     FrameReader reader = rec.attach(ch);
     ch.offer(bytes, bytes.length);
@@ -403,7 +467,10 @@ class FrameReaderTest {
       return this;
     }
 
-    /** A BATCH of WRITEs numbered from {@code firstSeq}: small payloads (<= 16 KiB) in the block, large ones after. */
+    /**
+     * A BATCH of WRITEs numbered from {@code firstSeq}: small payloads (<= 16 KiB) in the block,
+     * large ones after.
+     */
     Stream batch(int firstSeq, int[] sizes, long[] landing, byte pattern) {
       int block = 0;
       for (int size : sizes) {
@@ -438,14 +505,17 @@ class FrameReaderTest {
   }
 
   /**
-   * Plays the responder: WRITEs land at their raddr (in order of sequence, each seen once), other requests
-   * have no payload; NAKs are refused. Optionally vouches for later WRITEs of a batch with one region.
+   * Plays the responder: WRITEs land at their raddr (in order of sequence, each seen once), other
+   * requests have no payload; NAKs are refused. Optionally vouches for later WRITEs of a batch with
+   * one region.
    */
   private static final class Recorder implements FrameReader.Receiver {
     final SoftMr preview;
     private FrameReader reader;
+
     /** Guards the target of frame 0 only. */
     SoftMr region;
+
     int room = Integer.MAX_VALUE;
     int previews;
     final List<Integer> headers = new ArrayList<>();
@@ -457,7 +527,9 @@ class FrameReaderTest {
       this.preview = preview;
     }
 
-    /** @return a reader of {@code ch} that hands its frames to this recorder */
+    /**
+     * @return a reader of {@code ch} that hands its frames to this recorder
+     */
     FrameReader attach(ChunkedChannel ch) {
       reader = new FrameReader(ch, this);
       return reader;
@@ -511,7 +583,10 @@ class FrameReaderTest {
     }
   }
 
-  /** A channel that gives out what was offered, at most {@code chunk} bytes a read (or random sizes). */
+  /**
+   * A channel that gives out what was offered, at most {@code chunk} bytes a read (or random
+   * sizes).
+   */
   private static final class ChunkedChannel implements ScatteringByteChannel {
     private final SplittableRandom random;
     private final int chunk;

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** ACK folding: only into an unsent ACK of an earlier request, never across a NAK or a READ response. */
+/**
+ * ACK folding: only into an unsent ACK of an earlier request, never across a NAK or a READ
+ * response.
+ */
 class ResponseQueueTest {
 
   @Test
@@ -29,8 +32,13 @@ class ResponseQueueTest {
     assertTrue(q.foldAck(Integer.MIN_VALUE));
 
     int[][] expected = {
-        {FrameHeader.ACK, 5}, {FrameHeader.ACK, 3}, {FrameHeader.READ_RESP, 6}, {FrameHeader.ACK, 7},
-        {FrameHeader.NAK, 8}, {FrameHeader.ACK, Integer.MIN_VALUE}};
+      {FrameHeader.ACK, 5},
+      {FrameHeader.ACK, 3},
+      {FrameHeader.READ_RESP, 6},
+      {FrameHeader.ACK, 7},
+      {FrameHeader.NAK, 8},
+      {FrameHeader.ACK, Integer.MIN_VALUE}
+    };
     for (int[] e : expected) {
       assertFalse(q.isEmpty());
       assertEquals(e[0], q.headOpcode());

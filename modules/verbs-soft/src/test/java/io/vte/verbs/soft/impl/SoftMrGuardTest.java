@@ -17,7 +17,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The region's in-use guard: close() refuses new accesses and returns only after those in progress ended. */
+/**
+ * The region's in-use guard: close() refuses new accesses and returns only after those in progress
+ * ended.
+ */
 class SoftMrGuardTest {
 
   private static final Duration DEADLINE = Duration.ofSeconds(20);
@@ -26,17 +29,21 @@ class SoftMrGuardTest {
   @Test
   void closeWaitsForTheAccessInProgressAndRefusesNewOnes() throws Exception {
     long memory = DirectMemory.allocate(LENGTH);
-    try (SoftVerbsProvider provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of())) {
+    try (SoftVerbsProvider provider =
+        (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of())) {
       VerbsContext ctx = provider.open("soft0");
       ProtectionDomain pd = ctx.allocPd();
       SoftMr mr = (SoftMr) pd.registerMemory(memory, LENGTH, AccessFlags.ALL_REMOTE);
       SoftPd softPd = (SoftPd) pd;
       assertTrue(mr.acquire());
       AtomicBoolean closed = new AtomicBoolean();
-      Thread closer = new Thread(() -> {
-        mr.close();
-        closed.set(true);
-      }, "mr-closer");
+      Thread closer =
+          new Thread(
+              () -> {
+                mr.close();
+                closed.set(true);
+              },
+              "mr-closer");
       closer.start();
       // parked in its wait loop: past the closed mark, still waiting for the access
       Await.until("closer waits", DEADLINE, () -> closer.getState() == Thread.State.TIMED_WAITING);
@@ -55,22 +62,26 @@ class SoftMrGuardTest {
   @Test
   void racingAccessesNeverOverlapTheReturnOfClose() throws Exception {
     long memory = DirectMemory.allocate(LENGTH);
-    try (SoftVerbsProvider provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of())) {
+    try (SoftVerbsProvider provider =
+        (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of())) {
       ProtectionDomain pd = provider.open("soft0").allocPd();
       AtomicInteger lateAccesses = new AtomicInteger();
       for (int round = 0; round < 500; round++) {
         SoftMr mr = (SoftMr) pd.registerMemory(memory, LENGTH, AccessFlags.ALL_REMOTE);
         AtomicBoolean closeReturned = new AtomicBoolean();
         CyclicBarrier start = new CyclicBarrier(2);
-        Thread user = new Thread(() -> {
-          await(start);
-          while (mr.acquire()) {
-            if (closeReturned.get()) {
-              lateAccesses.incrementAndGet();
-            }
-            mr.release();
-          }
-        }, "mr-user");
+        Thread user =
+            new Thread(
+                () -> {
+                  await(start);
+                  while (mr.acquire()) {
+                    if (closeReturned.get()) {
+                      lateAccesses.incrementAndGet();
+                    }
+                    mr.release();
+                  }
+                },
+                "mr-user");
         user.start();
         await(start);
         mr.close();
@@ -78,7 +89,9 @@ class SoftMrGuardTest {
         user.join(DEADLINE.toMillis());
         assertFalse(user.isAlive(), "round " + round + ": acquire() kept succeeding after close()");
       }
-      assertTrue(lateAccesses.get() == 0, lateAccesses.get() + " accesses were in progress after close() returned");
+      assertTrue(
+          lateAccesses.get() == 0,
+          lateAccesses.get() + " accesses were in progress after close() returned");
     } finally {
       DirectMemory.free(memory);
     }

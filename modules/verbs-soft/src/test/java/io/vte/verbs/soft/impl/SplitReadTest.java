@@ -16,8 +16,8 @@ import io.vte.verbs.QueuePair;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.SoftVerbsProviderFactory;
-import java.io.IOException;
 import java.io.DataInputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -27,10 +27,11 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * The responder's receive path with the stream cut at chosen offsets: a raw socket plays the requester and
- * sends a run of WRITE frames (a direct-read payload, a copied one, a direct one longer than the receive
- * buffer) in two parts, waiting until the first part has been consumed before it sends the second. Frame
- * headers, payloads and the scattering read that ends a payload must all resume at any cut.
+ * The responder's receive path with the stream cut at chosen offsets: a raw socket plays the
+ * requester and sends a run of WRITE frames (a direct-read payload, a copied one, a direct one
+ * longer than the receive buffer) in two parts, waiting until the first part has been consumed
+ * before it sends the second. Frame headers, payloads and the scattering read that ends a payload
+ * must all resume at any cut.
  */
 class SplitReadTest {
 
@@ -59,7 +60,8 @@ class SplitReadTest {
         length += FrameHeader.SIZE + PAYLOADS[i];
         at += PAYLOADS[i] + 64;
       }
-      TreeSet<Integer> cuts = cutsNear(length, 40, 72, 53, frameStart); // each header and the payload end before it
+      TreeSet<Integer> cuts =
+          cutsNear(length, 40, 72, 53, frameStart); // each header and the payload end before it
       cuts.add(length - 1);
       int seq = PSN;
       int round = 0;
@@ -69,7 +71,16 @@ class SplitReadTest {
         DirectMemory.fill(target, TARGET_BYTES, (byte) 0);
         ByteBuffer stream = ByteBuffer.allocate(length);
         for (int i = 0; i < PAYLOADS.length; i++) {
-          FrameHeader.encode(stream, FrameHeader.WRITE, 0, qp.qpNum(), seq + i, mr.rkey(), landing[i], PAYLOADS[i], 0);
+          FrameHeader.encode(
+              stream,
+              FrameHeader.WRITE,
+              0,
+              qp.qpNum(),
+              seq + i,
+              mr.rkey(),
+              landing[i],
+              PAYLOADS[i],
+              0);
           for (int k = 0; k < PAYLOADS[i]; k++) {
             stream.put((byte) (pattern + i));
           }
@@ -86,13 +97,17 @@ class SplitReadTest {
   }
 
   /**
-   * A BATCH (header, block of frame headers with one small payload inline, then the large payloads back to
-   * back) followed by a plain frame, cut at every offset around the block and each payload boundary: the
-   * block, the chained payload reads and the way back to plain frames all resume at any cut.
+   * A BATCH (header, block of frame headers with one small payload inline, then the large payloads
+   * back to back) followed by a plain frame, cut at every offset around the block and each payload
+   * boundary: the block, the chained payload reads and the way back to plain frames all resume at
+   * any cut.
    */
   @Test
-  void aBatchCutAtEveryOffsetAroundItsBlockAndPayloadBoundariesLandsWholeAndIsAcked() throws Exception {
-    int[] sizes = {20_000, 100, 17_000, 30_000, 50}; // the last one travels as a plain frame after the batch
+  void aBatchCutAtEveryOffsetAroundItsBlockAndPayloadBoundariesLandsWholeAndIsAcked()
+      throws Exception {
+    int[] sizes = {
+      20_000, 100, 17_000, 30_000, 50
+    }; // the last one travels as a plain frame after the batch
     int batched = sizes.length - 1;
     try (RawRequester r = new RawRequester(TARGET_BYTES * 2)) {
       long target = r.target;
@@ -151,7 +166,16 @@ class SplitReadTest {
           if (i == batched) {
             stream.position(payloadAt[i] - FrameHeader.SIZE);
           }
-          FrameHeader.encode(stream, FrameHeader.WRITE, 0, qp.qpNum(), seq + i, mr.rkey(), landing[i], sizes[i], 0);
+          FrameHeader.encode(
+              stream,
+              FrameHeader.WRITE,
+              0,
+              qp.qpNum(),
+              seq + i,
+              mr.rkey(),
+              landing[i],
+              sizes[i],
+              0);
           int keep = stream.position();
           for (int k = 0; k < sizes[i]; k++) {
             stream.put(payloadAt[i] + k, (byte) (pattern + i));
@@ -163,7 +187,10 @@ class SplitReadTest {
           if (cut > payloadAt[i] && cut <= payloadAt[i] + sizes[i] && sizes[i] > 16 * 1024) {
             long last = landing[i] + (cut - payloadAt[i] - 1);
             byte want = (byte) (pattern + i);
-            Await.until("byte " + (cut - 1) + " landed", DEADLINE, () -> DirectMemory.getByte(last) == want);
+            Await.until(
+                "byte " + (cut - 1) + " landed",
+                DEADLINE,
+                () -> DirectMemory.getByte(last) == want);
           }
         }
         out.write(stream.array(), cut, length - cut);
@@ -177,15 +204,16 @@ class SplitReadTest {
   }
 
   /**
-   * Waits until the responder has consumed the first {@code cut} bytes, where that is observable: inside a
-   * payload the byte before the cut has landed; right after a payload its ACK came back. Inside a header
-   * nothing shows, so the cut simply stands there while the second part is written.
+   * Waits until the responder has consumed the first {@code cut} bytes, where that is observable:
+   * inside a payload the byte before the cut has landed; right after a payload its ACK came back.
+   * Inside a header nothing shows, so the cut simply stands there while the second part is written.
    */
   /**
-   * @return every offset from {@code before} bytes ahead of an edge to {@code after} bytes past it, and every
-   *     {@code stride}-th offset from 1, all inside (0, length)
+   * @return every offset from {@code before} bytes ahead of an edge to {@code after} bytes past it,
+   *     and every {@code stride}-th offset from 1, all inside (0, length)
    */
-  private static TreeSet<Integer> cutsNear(int length, int before, int after, int stride, int... edges) {
+  private static TreeSet<Integer> cutsNear(
+      int length, int before, int after, int stride, int... edges) {
     TreeSet<Integer> cuts = new TreeSet<>();
     for (int edge : edges) {
       for (int c = Math.max(1, edge - before); c <= edge + after && c < length; c++) {
@@ -198,14 +226,16 @@ class SplitReadTest {
     return cuts;
   }
 
-  private static void awaitConsumed(int cut, int[] frameStart, long[] landing, byte pattern, DataInputStream in,
-      int seq) throws Exception {
+  private static void awaitConsumed(
+      int cut, int[] frameStart, long[] landing, byte pattern, DataInputStream in, int seq)
+      throws Exception {
     for (int i = PAYLOADS.length - 1; i >= 0; i--) {
       int payloadAt = frameStart[i] + FrameHeader.SIZE;
       if (cut > payloadAt && cut < payloadAt + PAYLOADS[i]) {
         long last = landing[i] + (cut - payloadAt - 1);
         byte want = (byte) (pattern + i);
-        Await.until("byte " + (cut - 1) + " landed", DEADLINE, () -> DirectMemory.getByte(last) == want);
+        Await.until(
+            "byte " + (cut - 1) + " landed", DEADLINE, () -> DirectMemory.getByte(last) == want);
         return;
       }
       if (cut >= payloadAt + PAYLOADS[i]) {
@@ -221,7 +251,8 @@ class SplitReadTest {
   }
 
   /** Reads responses until an ACK of {@code seq} or later, up to {@code lastSent}. */
-  private static void awaitAck(DataInputStream in, int seq, int lastSent, String what) throws Exception {
+  private static void awaitAck(DataInputStream in, int seq, int lastSent, String what)
+      throws Exception {
     byte[] frame = new byte[FrameHeader.SIZE];
     FrameHeader h = new FrameHeader();
     while (true) {
@@ -237,25 +268,28 @@ class SplitReadTest {
   }
 
   /**
-   * Asserts that frame {@code i} wrote {@code pattern + i} over exactly {@code sizes[i]} bytes at {@code landing[i]}
-   * and left the 64 bytes after it zero.
+   * Asserts that frame {@code i} wrote {@code pattern + i} over exactly {@code sizes[i]} bytes at
+   * {@code landing[i]} and left the 64 bytes after it zero.
    */
   private static void assertLanded(long[] landing, int[] sizes, byte pattern, int cut) {
     for (int i = 0; i < sizes.length; i++) {
       ByteBuffer landed = DirectMemory.wrap(landing[i], sizes[i] + 64);
       for (int k = 0; k < sizes[i]; k++) {
-        assertEquals((byte) (pattern + i), landed.get(k), "cut " + cut + ": frame " + i + " byte " + k);
+        assertEquals(
+            (byte) (pattern + i), landed.get(k), "cut " + cut + ": frame " + i + " byte " + k);
       }
       for (int k = sizes[i]; k < sizes[i] + 64; k++) {
-        assertEquals(0, landed.get(k), "cut " + cut + ": frame " + i + " wrote past its end at " + k);
+        assertEquals(
+            0, landed.get(k), "cut " + cut + ": frame " + i + " wrote past its end at " + k);
       }
     }
   }
 
   /**
-   * A soft device with one QP in RTR (peer {@code FAKE_QPN}, first PSN {@code PSN}), a remotely writable region over
-   * fresh native memory, and a raw socket to its port that has sent the HELLO: the test plays the requester.
-   * Closes the socket, the QP, the region, the provider, then frees the memory.
+   * A soft device with one QP in RTR (peer {@code FAKE_QPN}, first PSN {@code PSN}), a remotely
+   * writable region over fresh native memory, and a raw socket to its port that has sent the HELLO:
+   * the test plays the requester. Closes the socket, the QP, the region, the provider, then frees
+   * the memory.
    */
   private static final class RawRequester implements AutoCloseable {
     final long target;
@@ -285,7 +319,8 @@ class SplitReadTest {
           out = socket.getOutputStream();
           in = new DataInputStream(socket.getInputStream());
           ByteBuffer hello = ByteBuffer.allocate(FrameHeader.SIZE);
-          FrameHeader.encode(hello, FrameHeader.HELLO, 0, qp.qpNum(), 0, FAKE_QPN, FrameHeader.VERSION, 0, 0);
+          FrameHeader.encode(
+              hello, FrameHeader.HELLO, 0, qp.qpNum(), 0, FAKE_QPN, FrameHeader.VERSION, 0, 0);
           out.write(hello.array());
         } catch (Exception | Error e) {
           socket.close();
