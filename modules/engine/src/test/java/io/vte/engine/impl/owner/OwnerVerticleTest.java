@@ -312,6 +312,9 @@ class OwnerVerticleTest {
             "d0", io.vte.verbs.AsyncEventType.QP_FATAL, victim.qps[0].qpNum()));
     Await.until(
         "the victim's 4 slices flushed", WAIT, () -> rec.count(SliceStatus.ENDPOINT_RETIRED) == 4);
+    // the owner reports the flushed slices and destroys the victim's QP in one task: await the
+    // count
+    Await.until("the victim's QP destroyed", WAIT, () -> local.liveQpCount() <= 3);
     assertEquals(3, local.liveQpCount(), "the other endpoints keep their QPs");
     // Port down: every owner retires its endpoints; the listener hears it.
     stuck.events.onEvent(
