@@ -46,27 +46,31 @@ public final class DefaultEnginesMain {
    */
   static Future<BatchResult> writeOnce(
       Vertx vertx, ByteBuffer directBuffer, String peer, long remoteAddress, long length) {
-    return TransferEngine.create(
-            vertx, new EngineOptions()) // soft verbs on this host's NICs, p2p metadata
+    // soft verbs on this host's NICs, p2p metadata
+    return TransferEngine.create(vertx, new EngineOptions())
         .compose(
             engine ->
-                engine
-                    .register(directBuffer, "cpu:0") // off-heap memory, on every device
-                    .compose(
-                        local ->
-                            engine
-                                .openSegment(peer) // the peer's server name, e.g. 10.0.0.2:40001
-                                .compose(
-                                    seg ->
-                                        engine
-                                            .submit(
-                                                List.of(
-                                                    TransferRequest.write(
-                                                        local, 0, seg, remoteAddress, length)),
-                                                new TransferOptions()
-                                                    .setDeadline(Duration.ofSeconds(5)))
-                                            .result()))
-                    .eventually(engine::close));
+                write(engine, directBuffer, peer, remoteAddress, length).eventually(engine::close));
+  }
+
+  static Future<BatchResult> write(
+      TransferEngine engine,
+      ByteBuffer directBuffer,
+      String peer,
+      long remoteAddress,
+      long length) {
+    // off-heap memory, registered on every device
+    Future<RegisteredBuffer> local = engine.register(directBuffer, "cpu:0");
+    // the peer's server name, e.g. 10.0.0.2:40001
+    Future<SegmentHandle> segment = engine.openSegment(peer);
+    return Future.all(local, segment)
+        .compose(
+            both -> {
+              TransferRequest write =
+                  TransferRequest.write(local.result(), 0, segment.result(), remoteAddress, length);
+              TransferOptions options = new TransferOptions().setDeadline(Duration.ofSeconds(5));
+              return engine.submit(List.of(write), options).result();
+            });
   }
 
   // README:library-example:end
