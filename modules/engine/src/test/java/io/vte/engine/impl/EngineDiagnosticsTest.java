@@ -21,8 +21,12 @@ import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -155,5 +159,41 @@ class EngineDiagnosticsTest {
     VteException badFraction =
         assertThrows(VteException.class, () -> faults.dropFrames(first, 1.5, 1));
     assertEquals(ErrorCode.INVALID_ARGUMENT, badFraction.code());
+  }
+
+  /**
+   * The README's diagnostics example, run as printed: its block is the code between the markers
+   * below, and it takes the engine's first device down through the fault injector.
+   */
+  @Test
+  void theReadmeDiagnosticsExampleRunsAsPrinted() throws Exception {
+    TransferEngine engine = fx.start(2, 1);
+    // README:diagnostics-example:begin
+    EngineDiagnostics d = engine.diagnostics();
+    System.out.println(d.segmentName() + " " + d.devices() + " retries " + d.counters().retries());
+    // empty on ibverbs
+    d.faultInjector().ifPresent(faults -> faults.portDown(d.devices().get(0).name()));
+    // README:diagnostics-example:end
+    String device = d.devices().get(0).name();
+    Await.until(
+        "the example's port-down shows",
+        WAIT,
+        () -> !engine.diagnostics().devices().get(0).active());
+    assertEquals(device, engine.diagnostics().devices().get(0).name());
+    String src =
+        Files.readString(Path.of("src/test/java/io/vte/engine/impl/EngineDiagnosticsTest.java"));
+    String begin = "// README:diagnostics-example:begin\n";
+    int from = src.indexOf(begin) + begin.length();
+    String example =
+        src.substring(from, src.indexOf("    // README:diagnostics-example:end", from))
+            .lines()
+            .map(l -> l.replaceFirst("^    ", ""))
+            .reduce("", (x, y) -> x + y + "\n");
+    String readme = Files.readString(Path.of("../../README.md"));
+    int at = readme.indexOf("**Diagnostics and faults.**");
+    assertTrue(at >= 0, "README has the diagnostics paragraph");
+    Matcher m = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL).matcher(readme);
+    assertTrue(m.find(at), "a java block after it");
+    assertEquals(example, m.group(1), "README's diagnostics block is this test's example");
   }
 }
