@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
@@ -126,47 +127,47 @@ public final class TransferEngineImpl implements TransferEngine {
         f ->
             vertx
                 .executeBlocking(() -> localAffinity(f.contexts()), false)
-                .recover(
-                    e ->
-                        Future.succeededFuture(
-                            RailAffinity.NONE)) // no interface table: no rail is preferred
+                // no interface table: no rail is preferred
+                .recover(e -> Future.succeededFuture(RailAffinity.NONE))
                 .compose(
                     affinity ->
                         startMetadata(f.clients())
-                            .transform(
-                                started -> {
-                                  if (started.failed()) {
-                                    return f.close()
-                                        .transform(v -> Future.<Void>failedFuture(started.cause()));
-                                  }
-                                  MetadataStore metadata = started.result().store();
-                                  EngineParts opened;
-                                  try {
-                                    opened = wire(f, metadata, affinity);
-                                  } catch (RuntimeException e) {
-                                    return metadata
-                                        .close()
-                                        .transform(v -> f.close())
-                                        .transform(v -> Future.<Void>failedFuture(e));
-                                  }
-                                  parts = opened;
-                                  String name = segmentName();
-                                  // like the store's start, the first publish waits for a slow
-                                  // backend within the start deadline
-                                  return started
-                                      .result()
-                                      .deadline()
-                                      .retry(
-                                          "first publish of segment '" + name + "'",
-                                          left -> metadata.publish(opened.descriptor().build()))
-                                      .recover(
-                                          e -> {
-                                            handshakeHandler.closing();
-                                            return opened
-                                                .close(name)
-                                                .transform(v -> Future.failedFuture(e));
-                                          });
-                                })));
+                            .transform(started -> openOn(f, affinity, started))));
+  }
+
+  /**
+   * Wires the data path over an open fabric and a started (or failed) store, then publishes this
+   * node's descriptor; a failure releases what was opened.
+   */
+  private Future<Void> openOn(
+      EngineParts.Fabric f, RailAffinity affinity, AsyncResult<StartedMetadata> started) {
+    if (started.failed()) {
+      return f.close().transform(v -> Future.<Void>failedFuture(started.cause()));
+    }
+    MetadataStore metadata = started.result().store();
+    EngineParts opened;
+    try {
+      opened = wire(f, metadata, affinity);
+    } catch (RuntimeException e) {
+      return metadata
+          .close()
+          .transform(v -> f.close())
+          .transform(v -> Future.<Void>failedFuture(e));
+    }
+    parts = opened;
+    String name = segmentName();
+    // like the store's start, the first publish waits for a slow backend within the start deadline
+    return started
+        .result()
+        .deadline()
+        .retry(
+            "first publish of segment '" + name + "'",
+            left -> metadata.publish(opened.descriptor().build()))
+        .recover(
+            e -> {
+              handshakeHandler.closing();
+              return opened.close(name).transform(v -> Future.failedFuture(e));
+            });
   }
 
   /**
