@@ -1,5 +1,6 @@
 package io.vte.it;
 
+import io.vte.testkit.TimingTargets;
 import java.util.List;
 
 /**
@@ -7,7 +8,8 @@ import java.util.List;
  * its correctness (no failed transfer, byte-exact data, no leak) first and at once, then {@link
  * #require} its targets; a missed target makes {@link #retryOnceOnMiss} run the whole scenario once
  * more, and only a second miss fails the test. Both tries stay in the summary (the missed one
- * marked MISSED, each with its try number).
+ * marked MISSED, each with its try number). The retry rule itself is the suite's one rule, {@link
+ * TimingTargets}.
  */
 final class WallClockTargets {
 
@@ -43,28 +45,24 @@ final class WallClockTargets {
   }
 
   /**
-   * Runs {@code scenario}; when it misses a wall-clock target, runs it once more.
+   * Runs {@code scenario} under {@link TimingTargets#retryOnce}, each try numbered in the summary.
    *
    * @param scenario one try
-   * @throws Exception the scenario's failure, or a {@link Missed} naming what both tries missed
+   * @throws Exception the scenario's failure, or a {@link TimingTargets.MissedTwice} naming what
+   *     both tries missed
    */
   static void retryOnceOnMiss(Scenario scenario) throws Exception {
-    ReliabilityReport.startTry(1);
-    try {
-      scenario.run();
-    } catch (Missed first) {
-      ReliabilityReport.tryMissed();
-      System.out.println("[reliability] " + first.getMessage() + "; trying the scenario once more");
-      ReliabilityReport.startTry(2);
-      try {
-        scenario.run();
-      } catch (Missed second) {
-        throw new Missed(
-            "missed on both tries; try 1: "
-                + first.getMessage()
-                + "; try 2: "
-                + second.getMessage());
-      }
-    }
+    TimingTargets.retryOnce(
+        "the scenario",
+        tryNumber -> {
+          ReliabilityReport.startTry(tryNumber);
+          try {
+            scenario.run();
+            return List.of();
+          } catch (Missed missed) {
+            ReliabilityReport.tryMissed();
+            return List.of(missed.getMessage());
+          }
+        });
   }
 }

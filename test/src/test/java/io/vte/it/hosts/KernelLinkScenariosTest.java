@@ -12,6 +12,7 @@ import io.vte.it.ReliabilityReport;
 import io.vte.it.RemoteLoad;
 import io.vte.it.ScenarioFigures;
 import io.vte.testkit.Await;
+import io.vte.testkit.TimingTargets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,14 +104,14 @@ class KernelLinkScenariosTest {
 
   @Test
   void senderNicDownAt5sUpAt12s() throws Exception {
-    RetryOnce.timing(
+    TimingTargets.retryOnce(
         "kernel sender NIC down",
         attempt -> nicDownAndUp("1a kernel sender NIC down 5-12 s", 0, attempt));
   }
 
   @Test
   void receiverNicDownAt5sUpAt12s() throws Exception {
-    RetryOnce.timing(
+    TimingTargets.retryOnce(
         "kernel receiver NIC down",
         attempt -> nicDownAndUp("1b kernel receiver NIC down 5-12 s", 1, attempt));
   }
@@ -118,7 +119,7 @@ class KernelLinkScenariosTest {
   @Tag("soak")
   @RepeatedTest(5)
   void senderNicDownAt5sUpAt12sRepeated() throws Exception {
-    RetryOnce.timing(
+    TimingTargets.retryOnce(
         "kernel sender NIC down",
         attempt -> nicDownAndUp("1a soak kernel sender NIC down", 0, attempt));
   }
@@ -126,7 +127,7 @@ class KernelLinkScenariosTest {
   @Tag("soak")
   @RepeatedTest(5)
   void receiverNicDownAt5sUpAt12sRepeated() throws Exception {
-    RetryOnce.timing(
+    TimingTargets.retryOnce(
         "kernel receiver NIC down",
         attempt -> nicDownAndUp("1b soak kernel receiver NIC down", 1, attempt));
   }
@@ -298,7 +299,7 @@ class KernelLinkScenariosTest {
    */
   @Test
   void slowRailDoesNotHoldBatchesBack() throws Exception {
-    RetryOnce.timing(
+    TimingTargets.retryOnce(
         "kernel tbf slow rail",
         attempt -> {
           for (int i = 0; i < RAILS; i++) {

@@ -12,6 +12,7 @@ import io.vte.it.NodeProcess;
 import io.vte.it.ReliabilityReport;
 import io.vte.it.RemoteLoad;
 import io.vte.it.ScenarioFigures;
+import io.vte.testkit.TimingTargets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,7 +74,7 @@ class SilentHostTest {
 
   @Test
   void blackholedPeerFailsTypedWhileOthersKeepTheirThroughput() throws Exception {
-    RetryOnce.timing("kernel silent host", this::silentHost);
+    TimingTargets.retryOnce("kernel silent host", this::silentHost);
   }
 
   private List<String> silentHost(int attempt) throws Exception {

@@ -12,6 +12,7 @@ import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
+import io.vte.testkit.TimingTargets;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -112,10 +113,12 @@ class PortFlapFailoverTest {
    * fresh engines, and only a second miss fails, as in the reliability suite.
    */
   private void runWithinBound(Scenario s) throws Exception {
-    if (run(s) > 0) {
-      System.out.println("port flaps: latency bound missed on try 1 of 2, trying once more");
-      assertEquals(0, run(s), "latency bound missed on both tries");
-    }
+    TimingTargets.retryOnce(
+        "port flaps",
+        tryNumber -> {
+          long late = run(s);
+          return late == 0 ? List.of() : List.of(late + " requests over the latency bound");
+        });
   }
 
   /**
