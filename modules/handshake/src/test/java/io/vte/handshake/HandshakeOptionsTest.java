@@ -93,7 +93,7 @@ class HandshakeOptionsTest {
             HandshakeServerOptions.fromJson(
                 new JsonObject()
                     .put("auth", auth.copy().put("acceptKeys", new JsonArray().add("old")))),
-        "auth.acceptKeys[0] must be an object");
+        "auth option 'acceptKeys[0]' has the wrong type: expected an object, got \"old\"");
     assertBad(
         () ->
             HandshakeServerOptions.fromJson(

@@ -2,15 +2,15 @@ package io.vte.handshake.impl;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vte.api.AuthOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.HandshakeAuth;
-import java.time.Duration;
 
 /**
- * Shared parts of the server and client option files: the auth object {@code {"keyId",
- * "secretBase64", "skewMs", "acceptKeys": [{"keyId", "secretBase64"}, ...]}} (secrets are read,
- * never written back) and the message size limit.
+ * Shared parts of the server and client option files: the auth object (read as the engine's {@link
+ * AuthOptions}, so both spell and check it the same way; secrets are read, never written back) and
+ * the message size limit.
  */
 public final class OptionsJson {
 
@@ -22,25 +22,7 @@ public final class OptionsJson {
    * @throws VteException INVALID_CONFIGURATION naming the bad field
    */
   public static HandshakeAuth authFromJson(JsonObject json) {
-    if (json == null) {
-      return null;
-    }
-    HandshakeAuth auth = HandshakeAuth.sharedSecret(json.getString("keyId"), secret(json, "auth"));
-    JsonArray accepted = json.getJsonArray("acceptKeys");
-    for (int i = 0; accepted != null && i < accepted.size(); i++) {
-      String field = "auth.acceptKeys[" + i + "]";
-      if (!(accepted.getValue(i) instanceof JsonObject key)) {
-        throw new VteException(
-            ErrorCode.INVALID_CONFIGURATION, field + " must be an object {keyId, secretBase64}");
-      }
-      auth = auth.withAcceptedKey(key.getString("keyId"), secret(key, field));
-    }
-    Long skewMs = json.getLong("skewMs");
-    return skewMs == null ? auth : auth.withSkew(Duration.ofMillis(skewMs));
-  }
-
-  private static byte[] secret(JsonObject key, String field) {
-    return HandshakeAuth.decodeSecret(field, key.getString("secretBase64"));
+    return json == null ? null : HandshakeAuth.from(AuthOptions.fromJson(json));
   }
 
   /**
