@@ -32,7 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * answers the descriptor that was published, and prints what it costs: publish rate, watch fan-out
  * delay (publish start to a watcher's invalidation), lookup latency uncached (a node that just
  * started, as {@code openSegment} of a new peer does) and cached (a watcher), and etcd's key count.
- * The default suite runs 500 segments and 8 watchers; {@code -Psoak} adds 10,000 and 32.
+ * The default suite runs 500 segments and 8 watchers; {@code -Psoak} runs 10,000 and 32 instead.
  */
 @ExtendWith(BlockedThreadGuard.class)
 class EtcdScaleTest {
