@@ -1,9 +1,9 @@
 package io.vte.engine.impl;
 
-import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
 import io.vte.api.RequestResult;
@@ -14,22 +14,26 @@ import io.vte.api.TransferBatch;
 import io.vte.api.VteException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Consumer;
 
 /**
  * A submitted batch: its requests' trackers, its deadline timer and its result, completed once
- * every request is settled (on the submitter's context). Cancel, deadline and engine close settle
- * the unfinished requests at once; their queued slices are then dropped unposted by the owners.
+ * every request is settled (on the submitter's context: inline when the last request settles on
+ * that context's thread, else with one task to it). Cancel, deadline and engine close settle the
+ * unfinished requests at once; their queued slices are then dropped unposted by the owners.
  */
 public final class BatchTracker implements TransferBatch {
 
+  private static final AtomicIntegerFieldUpdater<BatchTracker> UNSETTLED =
+      AtomicIntegerFieldUpdater.newUpdater(BatchTracker.class, "unsettled");
+
   private final Vertx vertx;
-  private final Context context;
+  private final ContextInternal context;
   private final Promise<BatchResult> promise = Promise.promise();
   private final Promise<Void> accepted = Promise.promise();
   private final Consumer<BatchTracker> onDone;
-  private final AtomicInteger unsettled = new AtomicInteger();
+  private volatile int unsettled;
   private volatile TransferTracker[] trackers;
   private volatile RequestStatus endedEarly;
   private volatile VteException endedEarlyCause;
@@ -38,7 +42,7 @@ public final class BatchTracker implements TransferBatch {
 
   BatchTracker(Vertx vertx, Consumer<BatchTracker> onDone) {
     this.vertx = vertx;
-    this.context = vertx.getOrCreateContext();
+    this.context = (ContextInternal) vertx.getOrCreateContext();
     this.onDone = onDone;
   }
 
@@ -101,7 +105,7 @@ public final class BatchTracker implements TransferBatch {
    * @param out receives the slices to route (nothing when the batch already ended)
    */
   void start(TransferTracker[] all, List<Slice> out) {
-    unsettled.set(all.length);
+    unsettled = all.length;
     trackers = all;
     accepted.tryComplete();
     RequestStatus early = endedEarly;
@@ -115,16 +119,31 @@ public final class BatchTracker implements TransferBatch {
   }
 
   void requestSettled() {
-    if (unsettled.decrementAndGet() == 0) {
-      cancelTimer();
-      List<RequestResult> results = new ArrayList<>(trackers.length);
-      for (TransferTracker t : trackers) {
-        results.add(t.result());
+    if (UNSETTLED.decrementAndGet(this) == 0) {
+      TransferTracker[] all = trackers;
+      List<RequestResult> results;
+      if (all.length == 1) {
+        results = List.of(all[0].result());
+      } else {
+        results = new ArrayList<>(all.length);
+        for (TransferTracker t : all) {
+          results.add(t.result());
+        }
       }
       BatchResult result = new BatchResult(results);
-      context.runOnContext(v -> promise.tryComplete(result));
       onDone.accept(this);
+      if (context.inThread()) {
+        context.dispatch(result, this::complete);
+      } else {
+        context.runOnContext(v -> complete(result));
+      }
     }
+  }
+
+  /** On the submitter's context: the timer is cancelled on its own thread, then the result. */
+  private void complete(BatchResult result) {
+    cancelTimer();
+    promise.tryComplete(result);
   }
 
   /**

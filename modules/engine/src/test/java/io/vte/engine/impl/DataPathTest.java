@@ -4,6 +4,7 @@ import static io.vte.engine.impl.DataPathHarness.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
 import io.vte.api.RequestResult;
@@ -16,6 +17,8 @@ import io.vte.verbs.WcStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -69,6 +72,30 @@ class DataPathTest {
         DataPathHarness.equal(span.local().address(), span.remote(), total),
         "local equals remote after READ");
     assertEquals(2 * total, h.counters.bytes());
+  }
+
+  @Test
+  void aBatchSubmittedOnTheCompletingThreadCompletesInlineWithoutAHop() throws Exception {
+    h = new DataPathHarness(1, 1, SLICE, 4);
+    DataPathHarness.Span span = h.span(SLICE);
+    CompletableFuture<Boolean> inline = new CompletableFuture<>();
+    CompletableFuture<Boolean> onSubmitter = new CompletableFuture<>();
+    h.router
+        .context()
+        .runOnContext(
+            v ->
+                h.submit(List.of(span.write(0, 0, 4096)), WAIT)
+                    .result()
+                    .onComplete(
+                        ar -> {
+                          onSubmitter.complete(Vertx.currentContext() == h.router.context());
+                          inline.complete(ar.succeeded() && h.router.reporting());
+                        }));
+    assertTrue(
+        inline.get(WAIT.toMillis(), TimeUnit.MILLISECONDS),
+        "the result completes inside the slice's completion, with no task in between");
+    assertTrue(
+        onSubmitter.get(WAIT.toMillis(), TimeUnit.MILLISECONDS), "on the submitter's context");
   }
 
   @Test
