@@ -118,7 +118,13 @@ public final class BatchTracker implements TransferBatch {
     }
   }
 
-  void requestSettled() {
+  /**
+   * Counts one request settled; the last completes the batch.
+   *
+   * @param inlineAllowed the caller is an owner reporting a slice's success: on the submitter's
+   *     thread the result may complete at once, without a task hop
+   */
+  void requestSettled(boolean inlineAllowed) {
     if (UNSETTLED.decrementAndGet(this) == 0) {
       TransferTracker[] all = trackers;
       List<RequestResult> results;
@@ -132,7 +138,7 @@ public final class BatchTracker implements TransferBatch {
       }
       BatchResult result = new BatchResult(results);
       onDone.accept(this);
-      if (context.inThread()) {
+      if (inlineAllowed && context.inThread()) {
         context.dispatch(result, this::complete);
       } else {
         context.runOnContext(v -> complete(result));

@@ -118,7 +118,9 @@ public final class TransferTracker implements SliceCallback {
       BYTES.addAndGet(this, slice.length());
       services.counters().sliceDone(slice.length());
       if (SLICES_LEFT.decrementAndGet(this) == 0) {
-        settle(RequestStatus.COMPLETED, null);
+        // Only a slice's success may complete the batch inline: it never happens inside submit(),
+        // cancel() or a failure path, where an inline callback that submits again would recurse.
+        settle(RequestStatus.COMPLETED, null, true);
       }
       return;
     }
@@ -166,8 +168,12 @@ public final class TransferTracker implements SliceCallback {
    * @param cause typed cause, null for COMPLETED
    */
   void settle(RequestStatus status, VteException cause) {
+    settle(status, cause, false);
+  }
+
+  private void settle(RequestStatus status, VteException cause, boolean inlineAllowed) {
     if (RESULT.compareAndSet(this, null, new RequestResult(status, bytes, cause))) {
-      batch.requestSettled();
+      batch.requestSettled(inlineAllowed);
     }
   }
 

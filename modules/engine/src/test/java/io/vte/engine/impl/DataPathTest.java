@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -96,6 +97,42 @@ class DataPathTest {
         "the result completes inside the slice's completion, with no task in between");
     assertTrue(
         onSubmitter.get(WAIT.toMillis(), TimeUnit.MILLISECONDS), "on the submitter's context");
+  }
+
+  @Test
+  void batchesThatFailInsideSubmitCompleteLaterSoACallbackLoopDoesNotRecurse() throws Exception {
+    h = new DataPathHarness(1, 1, SLICE, 4);
+    DataPathHarness.Span span = h.span(SLICE);
+    h.rails.setLocalPortUp(0, false);
+    int rounds = 20_000;
+    AtomicInteger failed = new AtomicInteger();
+    AtomicInteger depth = new AtomicInteger();
+    AtomicInteger deepest = new AtomicInteger();
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Runnable[] next = new Runnable[1];
+    next[0] =
+        () -> {
+          deepest.accumulateAndGet(depth.incrementAndGet(), Math::max);
+          h.submit(List.of(span.write(0, 0, 4096)), WAIT)
+              .result()
+              .onComplete(
+                  ar -> {
+                    if (ar.succeeded()
+                        && ar.result().requests().get(0).cause().code() == ErrorCode.NO_RAIL) {
+                      failed.incrementAndGet();
+                    }
+                    if (failed.get() == rounds) {
+                      done.complete(null);
+                    } else {
+                      next[0].run();
+                    }
+                  });
+          depth.decrementAndGet();
+        };
+    h.router.context().runOnContext(v -> next[0].run());
+    done.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    assertEquals(rounds, failed.get());
+    assertEquals(1, deepest.get(), "each callback runs after the submit that failed returned");
   }
 
   @Test
