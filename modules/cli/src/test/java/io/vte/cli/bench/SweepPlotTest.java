@@ -17,9 +17,9 @@ class SweepPlotTest {
   void bothSeriesAppearInTheirColours(@TempDir Path dir) throws Exception {
     List<SweepRow> rows =
         List.of(
-            new SweepRow(4096, 8, 0.1, 20000, 50, 200, 0, 0),
-            new SweepRow(1 << 20, 8, 2.0, 2000, 400, 900, 0, 0),
-            new SweepRow(64 << 20, 4, 3.0, 40, 9000, 30000, 0, 0));
+            new SweepRow(4096, 1, 8, 0.1, 20000, 50, 200, 0, 0),
+            new SweepRow(1 << 20, 1, 8, 2.0, 2000, 400, 900, 0, 0),
+            new SweepRow(64 << 20, 1, 4, 3.0, 40, 9000, 30000, 0, 0));
     Path png = dir.resolve("p.png");
     SweepPlot.write(rows, "test", png);
     BufferedImage img = ImageIO.read(png.toFile());
