@@ -28,7 +28,6 @@ public final class BatchTracker implements TransferBatch {
   private static final AtomicIntegerFieldUpdater<BatchTracker> UNSETTLED =
       AtomicIntegerFieldUpdater.newUpdater(BatchTracker.class, "unsettled");
 
-  private final Vertx vertx;
   private final ContextInternal context;
   private final Promise<BatchResult> promise = Promise.promise();
   private final Promise<Void> accepted = Promise.promise();
@@ -37,11 +36,11 @@ public final class BatchTracker implements TransferBatch {
   private volatile TransferTracker[] trackers;
   private volatile RequestStatus endedEarly;
   private volatile VteException endedEarlyCause;
-  private volatile long timerId = -1;
+  private volatile long deadlineNanos;
+  private volatile long deadlineMillis = -1;
   private volatile VteException rejected;
 
   BatchTracker(Vertx vertx, Consumer<BatchTracker> onDone) {
-    this.vertx = vertx;
     this.context = (ContextInternal) vertx.getOrCreateContext();
     this.onDone = onDone;
   }
@@ -67,7 +66,7 @@ public final class BatchTracker implements TransferBatch {
   }
 
   /** Settles every unfinished request with TIMED_OUT. */
-  void expire(long deadlineMillis) {
+  private void expire(long deadlineMillis) {
     end(
         RequestStatus.TIMED_OUT,
         new VteException(
@@ -81,8 +80,22 @@ public final class BatchTracker implements TransferBatch {
         new VteException(ErrorCode.ENGINE_CLOSED, "engine closed with the request in flight"));
   }
 
+  /** Starts the deadline: {@link #expireIfDue} expires the batch once it passed. */
   void armDeadline(long deadlineMillis) {
-    timerId = vertx.setTimer(Math.max(1, deadlineMillis), id -> expire(deadlineMillis));
+    this.deadlineNanos = System.nanoTime() + Math.max(1, deadlineMillis) * 1_000_000L;
+    this.deadlineMillis = deadlineMillis;
+  }
+
+  /**
+   * Expires the batch, once, when its deadline passed.
+   *
+   * @param nowNanos {@link System#nanoTime()}
+   */
+  void expireIfDue(long nowNanos) {
+    long ms = deadlineMillis;
+    if (ms >= 0 && nowNanos - deadlineNanos >= 0 && endedEarly == null) {
+      expire(ms);
+    }
   }
 
   /**
@@ -92,7 +105,6 @@ public final class BatchTracker implements TransferBatch {
    */
   void reject(VteException cause) {
     rejected = cause;
-    cancelTimer();
     accepted.tryFail(cause);
     context.runOnContext(v -> promise.tryFail(cause));
     onDone.accept(this);
@@ -146,9 +158,7 @@ public final class BatchTracker implements TransferBatch {
     }
   }
 
-  /** On the submitter's context: the timer is cancelled on its own thread, then the result. */
   private void complete(BatchResult result) {
-    cancelTimer();
     promise.tryComplete(result);
   }
 
@@ -182,13 +192,6 @@ public final class BatchTracker implements TransferBatch {
       for (TransferTracker t : all) {
         t.settle(status, cause);
       }
-    }
-  }
-
-  private void cancelTimer() {
-    long id = timerId;
-    if (id >= 0) {
-      vertx.cancelTimer(id);
     }
   }
 }

@@ -28,6 +28,7 @@ public final class TransferSubmitter {
   private final RailSelector railSelector;
   private final TransferTracker.Services services;
   private final Set<BatchTracker> inFlight = ConcurrentHashMap.newKeySet();
+  private final DeadlineSweeper deadlines;
   private volatile boolean closed;
 
   /**
@@ -48,6 +49,7 @@ public final class TransferSubmitter {
     this.segments = segments;
     this.railSelector = railSelector;
     this.services = services;
+    this.deadlines = new DeadlineSweeper(vertx, inFlight);
   }
 
   /**
@@ -72,6 +74,7 @@ public final class TransferSubmitter {
     services.counters().batchSubmitted();
     long deadline = options.getDeadline().toMillis();
     batch.armDeadline(deadline);
+    deadlines.batchAdded();
     if (closed) {
       batch.engineClosed();
     }
@@ -122,9 +125,17 @@ public final class TransferSubmitter {
   /** Stops accepting work and settles every batch in flight with ENGINE_CLOSED. */
   public void close() {
     closed = true;
+    deadlines.close();
     for (BatchTracker b : inFlight) {
       b.engineClosed();
     }
+  }
+
+  /**
+   * @return true while the deadline sweep runs (it stops once no batch is in flight)
+   */
+  boolean deadlineSweepArmed() {
+    return deadlines.isArmed();
   }
 
   /**
