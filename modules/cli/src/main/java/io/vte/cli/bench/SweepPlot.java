@@ -136,7 +136,7 @@ public final class SweepPlot {
       SweepRow last = series.get(series.size() - 1);
       g.setColor(THROUGHPUT);
       g.drawString(
-          "batch " + last.batchSize(),
+          "batch " + series.get(0).batchSize(),
           (int) xOf.applyAsDouble(last) - 60,
           (int) (TOP + ph - last.gibPerSecond() / yMax * ph) - 8);
     }
@@ -144,12 +144,14 @@ public final class SweepPlot {
   }
 
   /**
-   * @return the rows cut where the batch size changes, each run a series
+   * @return the rows cut where the block size starts again from small, each run a series (one batch
+   *     size asked for; the sweep shrinks the batch of its largest blocks, so that is not the cut)
    */
-  private static List<List<SweepRow>> bySeries(List<SweepRow> rows) {
+  static List<List<SweepRow>> bySeries(List<SweepRow> rows) {
     List<List<SweepRow>> out = new java.util.ArrayList<>();
     for (SweepRow r : rows) {
-      if (out.isEmpty() || out.get(out.size() - 1).get(0).batchSize() != r.batchSize()) {
+      List<SweepRow> last = out.isEmpty() ? null : out.get(out.size() - 1);
+      if (last == null || r.blockSize() <= last.get(last.size() - 1).blockSize()) {
         out.add(new java.util.ArrayList<>());
       }
       out.get(out.size() - 1).add(r);
