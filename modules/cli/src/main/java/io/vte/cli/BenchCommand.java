@@ -1,5 +1,6 @@
 package io.vte.cli;
 
+import io.vertx.core.json.JsonObject;
 import io.vte.cli.bench.BenchInitiator;
 import io.vte.cli.bench.BenchInitiatorCommand;
 import io.vte.cli.bench.BenchReport;
@@ -11,7 +12,9 @@ import io.vte.cli.bench.FaultScheduler;
 import io.vte.cli.bench.FaultStep;
 import io.vte.cli.bench.InitiatorSession;
 import io.vte.cli.bench.LoadFlags;
+import io.vte.cli.bench.LoadGenerator;
 import io.vte.cli.bench.NioStreamBench;
+import io.vte.cli.bench.SingleRequestRun;
 import io.vte.cli.bench.Sweep;
 import io.vte.cli.bench.SweepRow;
 import java.io.PrintWriter;
@@ -40,7 +43,8 @@ import picocli.CommandLine.Spec;
     subcommands = {BenchTargetCommand.class, BenchInitiatorCommand.class},
     description = {
       "Two engines in one JVM over soft verbs (default: 4 MiB WRITEs for 10 s, 8 in flight): throughput,",
-      "ops/s, latency percentiles, failures by cause. Two processes: 'vte bench target' and",
+      "ops/s, latency percentiles, failures by cause; then ops/s and latency of single requests (batch",
+      "size 1, one in flight) of the same size. Two processes: 'vte bench target' and",
       "'vte bench initiator --target host:port'."
     })
 public final class BenchCommand implements Callable<Integer> {
@@ -77,6 +81,13 @@ public final class BenchCommand implements Callable<Integer> {
   private String sweepSizes;
 
   @Option(
+      names = "--sweep-batches",
+      defaultValue = Sweep.DEFAULT_BATCHES,
+      description =
+          "Batch sizes of the sweep, each run at every block size (default ${DEFAULT-VALUE}).")
+  private String sweepBatches;
+
+  @Option(
       names = "--sweep-duration",
       defaultValue = "2",
       description =
@@ -92,6 +103,10 @@ public final class BenchCommand implements Callable<Integer> {
   /** Creates the command (picocli instantiates it). */
   public BenchCommand() {}
 
+  private LoadGenerator.Plan singleRequestPlan() {
+    return new LoadGenerator.Plan(load.opcode(), load.blockSize(), 1, 1, 1, load.plan().verify());
+  }
+
   @Override
   public Integer call() throws Exception {
     List<String> srcSpecs = engineFlags.embeddedSpecs("src");
@@ -99,11 +114,13 @@ public final class BenchCommand implements Callable<Integer> {
     List<String> srcNames = EngineFlags.names(srcSpecs);
     List<String> dstNames = EngineFlags.names(dstSpecs);
     List<Integer> sizes;
+    List<Integer> batches;
     List<FaultStep> faults;
     try {
       engineFlags.validate();
       load.validate();
       sizes = SweepRow.parseSizes(sweepSizes);
+      batches = SweepRow.parseBatches(sweepBatches);
       if (!(sweepDuration > 0 && sweepDuration <= 600)) {
         throw new IllegalArgumentException(
             "--sweep-duration must be > 0 and <= 600, got " + sweepDuration);
@@ -130,7 +147,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
     PrintWriter stdout = spec.commandLine().getOut();
     PrintWriter progress = !load.progress() ? null : spec.commandLine().getErr();
-    long region = sweep ? Sweep.region(sizes, load) : load.region();
+    long region = sweep ? Sweep.region(sizes, batches, load) : load.region();
     try (BenchTarget target =
             ExitCodes.starting(
                 () -> BenchTarget.start(engineFlags.engineOptions(dstSpecs), region));
@@ -153,6 +170,7 @@ public final class BenchCommand implements Callable<Integer> {
             Sweep.run(
                 session,
                 sizes,
+                batches,
                 load,
                 Duration.ofNanos((long) (sweepDuration * 1e9)),
                 out,
@@ -195,14 +213,35 @@ public final class BenchCommand implements Callable<Integer> {
               progress,
               System.console() != null);
       double baselineGibs = baseline ? baselineSum[0] / windows : Double.NaN;
-      new BenchReport(
+      // Next to the configured run: one request per batch, one in flight (unless that was the run).
+      SingleRequestRun single =
+          !faults.isEmpty() || load.plan().equals(singleRequestPlan())
+              ? null
+              : SingleRequestRun.measure(session, load, baseline);
+      BenchReport report =
+          new BenchReport(
               "embedded",
               srcNames.size(),
               engineFlags.workers(),
               engineFlags.sliceSize(),
-              baselineGibs)
-          .print(stdout, r, load.json());
-      return r.exitCode();
+              baselineGibs);
+      if (load.json()) {
+        JsonObject json = report.json(r);
+        if (single != null) {
+          json.put("batch1", single.json());
+        }
+        stdout.println(json.encode());
+        stdout.flush();
+      } else {
+        report.print(stdout, r, false);
+        if (single != null) {
+          single.print(stdout);
+          stdout.flush();
+        }
+      }
+      return single != null && single.result().exitCode() != ExitCodes.OK
+          ? single.result().exitCode()
+          : r.exitCode();
     }
   }
 }

@@ -98,7 +98,7 @@ public final class VerbsBenchCommand implements Callable<Integer> {
     Histogram base = new Histogram(3);
     Histogram lat = new Histogram(3);
     for (int r = 0; r <= rounds; r++) {
-      Histogram b = TcpPingPongBench.run(slice);
+      Histogram b = TcpPingPongBench.run(slice, 64, false);
       Histogram l = SoftLatencyBench.run(slice, nicSpinMicros);
       if (r > 0) {
         base.add(b);

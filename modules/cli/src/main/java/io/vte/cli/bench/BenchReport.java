@@ -51,6 +51,7 @@ public record BenchReport(
             .put("slice_size", sliceSize)
             .put("duration_s", round(r.nanos() / 1e9))
             .put("alloc_bytes_per_64k_slice", round(r.allocationPer64KiB()))
+            .put("alloc_bytes_per_request", round(SingleRequestRun.allocationPerRequest(r)))
             .put("faults", new JsonArray(r.faults()))
             .put("stalled", r.stalled())
             .put("longest_gap_s", round(r.longestGapNanos() / 1e9))
@@ -123,8 +124,9 @@ public record BenchReport(
         "allocation",
         String.format(
             Locale.ROOT,
-            "%.1f B per 64 KiB moved (whole JVM, all threads)",
-            r.allocationPer64KiB()));
+            "%.1f B per 64 KiB moved, %.1f B per request (whole JVM, all threads)",
+            r.allocationPer64KiB(),
+            SingleRequestRun.allocationPerRequest(r)));
     for (String f : r.faults()) {
       row(out, "fault", f);
     }

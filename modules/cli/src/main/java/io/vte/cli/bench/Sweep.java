@@ -11,9 +11,10 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * {@code vte bench --sweep}: one short run per block size on the same pair of engines, then a table
- * on stdout, {@code sweep.csv} and {@code sweep.png} in the output directory. The depth shrinks for
- * large blocks so the region stays within {@link #REGION} bytes.
+ * {@code vte bench --sweep}: one short run per batch size and block size on the same pair of
+ * engines (every block size at batch size 1, then at 32, by default), then a table on stdout,
+ * {@code sweep.csv} and {@code sweep.png} in the output directory. The depth, then the batch size,
+ * shrink for large blocks so the region stays within {@link #REGION} bytes.
  */
 public final class Sweep {
 
@@ -23,30 +24,52 @@ public final class Sweep {
   /** The default sizes: powers of 4 from 4 KiB to 64 MiB. */
   public static final String DEFAULT_SIZES = "4K,16K,64K,256K,1M,4M,16M,64M";
 
+  /** The default batch sizes: single requests, and 32 per batch. */
+  public static final String DEFAULT_BATCHES = "1,32";
+
   private static final Duration WARMUP_BETWEEN_SIZES = Duration.ofMillis(300);
 
   private Sweep() {}
 
   /**
    * @param blockSize bytes per request
+   * @param batchSize requests per batch asked for
+   * @param load the load flags
+   * @return the requests per batch for this size: {@code batchSize}, fewer when one batch per
+   *     thread would exceed {@link #REGION}
+   */
+  public static int batchFor(int blockSize, int batchSize, LoadFlags load) {
+    long perRequest = (long) load.threads * blockSize;
+    return (int) Math.max(1, Math.min(batchSize, REGION / perRequest));
+  }
+
+  /**
+   * @param blockSize bytes per request
+   * @param batchSize requests per batch asked for
    * @param load the load flags
    * @return the batches in flight per thread for this size
    */
-  public static int depthFor(int blockSize, LoadFlags load) {
-    long perDepth = (long) load.threads * load.batchSize * blockSize;
+  public static int depthFor(int blockSize, int batchSize, LoadFlags load) {
+    long perDepth = (long) load.threads * batchFor(blockSize, batchSize, load) * blockSize;
     return (int) Math.max(1, Math.min(load.depth, REGION / perDepth));
   }
 
   /**
    * @param sizes the sweep's block sizes
+   * @param batches the sweep's batch sizes
    * @param load the load flags
-   * @return the largest region any size covers
+   * @return the largest region any row covers
    */
-  public static long region(List<Integer> sizes, LoadFlags load) {
-    return sizes.stream()
-        .mapToLong(s -> (long) depthFor(s, load) * load.threads * load.batchSize * s)
-        .max()
-        .orElse(1);
+  public static long region(List<Integer> sizes, List<Integer> batches, LoadFlags load) {
+    long max = 1;
+    for (int b : batches) {
+      for (int s : sizes) {
+        max =
+            Math.max(
+                max, (long) depthFor(s, b, load) * load.threads * batchFor(s, b, load) * (long) s);
+      }
+    }
+    return max;
   }
 
   /**
@@ -55,17 +78,19 @@ public final class Sweep {
    * @param session the initiator session (covering at least {@link #REGION} or the largest size's
    *     region)
    * @param sizes block sizes
-   * @param load load flags (operation, batch, threads, depth cap, warm-up, verify)
+   * @param batches batch sizes: every block size is run at each
+   * @param load load flags (operation, threads, depth cap, warm-up, verify)
    * @param perSize measured time per size
    * @param outDir where sweep.csv and sweep.png go (created)
    * @param title the plot title
    * @param progress where progress lines go, or null
-   * @return one row per size
+   * @return one row per batch size and block size, batch-major
    * @throws Exception when a run or a file write fails
    */
   public static List<SweepRow> run(
       InitiatorSession session,
       List<Integer> sizes,
+      List<Integer> batches,
       LoadFlags load,
       Duration perSize,
       Path outDir,
@@ -73,21 +98,30 @@ public final class Sweep {
       PrintWriter progress)
       throws Exception {
     List<SweepRow> rows = new ArrayList<>();
-    for (int size : sizes) {
-      LoadGenerator.Plan plan =
-          new LoadGenerator.Plan(
-              load.opcode(), size, load.batchSize, depthFor(size, load), load.threads, load.verify);
-      Duration warm = rows.isEmpty() ? load.warmupTime() : WARMUP_BETWEEN_SIZES;
-      BenchResult r = session.measure(plan, warm, perSize, List.of(), null, false);
-      rows.add(SweepRow.of(r));
-      if (progress != null) {
-        progress.printf(
-            Locale.ROOT,
-            "sweep %s: %.3f GiB/s, p99 %.1f us%n",
-            SweepRow.label(size),
-            r.gibPerSecond(),
-            r.latencyMicros(99));
-        progress.flush();
+    for (int batch : batches) {
+      for (int size : sizes) {
+        LoadGenerator.Plan plan =
+            new LoadGenerator.Plan(
+                load.opcode(),
+                size,
+                batchFor(size, batch, load),
+                depthFor(size, batch, load),
+                load.threads,
+                load.verify);
+        Duration warm = rows.isEmpty() ? load.warmupTime() : WARMUP_BETWEEN_SIZES;
+        BenchResult r = session.measure(plan, warm, perSize, List.of(), null, false);
+        rows.add(SweepRow.of(r));
+        if (progress != null) {
+          progress.printf(
+              Locale.ROOT,
+              "sweep %s x %d: %.3f GiB/s, %.1f ops/s, p99 %.1f us%n",
+              SweepRow.label(size),
+              plan.batchSize(),
+              r.gibPerSecond(),
+              r.opsPerSecond(),
+              r.latencyMicros(99));
+          progress.flush();
+        }
       }
     }
     Files.createDirectories(outDir);
@@ -109,8 +143,9 @@ public final class Sweep {
   public static void printTable(PrintWriter out, List<SweepRow> rows, Path outDir) {
     out.printf(
         Locale.ROOT,
-        "%10s %6s %12s %12s %12s %12s %8s%n",
+        "%10s %6s %6s %12s %12s %12s %12s %8s%n",
         "block",
+        "batch",
         "depth",
         "GiB/s",
         "ops/s",
@@ -120,8 +155,9 @@ public final class Sweep {
     for (SweepRow r : rows) {
       out.printf(
           Locale.ROOT,
-          "%10s %6d %12.3f %12.1f %12.1f %12.1f %8d%n",
+          "%10s %6d %6d %12.3f %12.1f %12.1f %12.1f %8d%n",
           SweepRow.label(r.blockSize()),
+          r.batchSize(),
           r.depth(),
           r.gibPerSecond(),
           r.opsPerSecond(),
@@ -133,8 +169,9 @@ public final class Sweep {
       if (r.stalled()) {
         out.printf(
             Locale.ROOT,
-            "STALLED at %s: no request completed for %.1f s (a stall is %d s or more)%n",
+            "STALLED at %s%s: no request completed for %.1f s (a stall is %d s or more)%n",
             SweepRow.label(r.blockSize()),
+            r.batchSize() == 1 ? "" : " x " + r.batchSize(),
             r.longestGapNanos() / 1e9,
             BenchResult.STALL_NANOS / 1_000_000_000L);
       }
@@ -154,6 +191,7 @@ public final class Sweep {
       a.add(
           new JsonObject()
               .put("block_size", r.blockSize())
+              .put("batch_size", r.batchSize())
               .put("depth", r.depth())
               .put("throughput_gib_s", r.gibPerSecond())
               .put("ops_per_s", r.opsPerSecond())

@@ -118,20 +118,45 @@ public final class SweepPlot {
     vertical(g, "throughput (GiB/s)", 22, TOP + ph / 2, THROUGHPUT);
     vertical(g, "p99 batch latency (us, log scale)", W - 18, TOP + ph / 2, LATENCY);
     ToDoubleFunction<SweepRow> xOf = r -> LEFT + (log2(r.blockSize()) - xMin) / (xMax - xMin) * pw;
-    series(g, rows, xOf, r -> TOP + ph - r.gibPerSecond() / yMax * ph, THROUGHPUT, false);
-    series(
-        g,
-        rows,
-        xOf,
-        r ->
-            TOP
-                + ph
-                - (Math.log10(Math.max(1, r.p99Micros())) - latMinDecade)
-                    / (latMaxDecade - latMinDecade)
-                    * ph,
-        LATENCY,
-        true);
+    // One pair of lines per batch size: rows come batch-major, a series per batch size.
+    for (List<SweepRow> series : bySeries(rows)) {
+      series(g, series, xOf, r -> TOP + ph - r.gibPerSecond() / yMax * ph, THROUGHPUT, false);
+      series(
+          g,
+          series,
+          xOf,
+          r ->
+              TOP
+                  + ph
+                  - (Math.log10(Math.max(1, r.p99Micros())) - latMinDecade)
+                      / (latMaxDecade - latMinDecade)
+                      * ph,
+          LATENCY,
+          true);
+      SweepRow last = series.get(series.size() - 1);
+      g.setColor(THROUGHPUT);
+      g.drawString(
+          "batch " + series.get(0).batchSize(),
+          (int) xOf.applyAsDouble(last) - 60,
+          (int) (TOP + ph - last.gibPerSecond() / yMax * ph) - 8);
+    }
     legend(g, LEFT + 14, TOP + 14);
+  }
+
+  /**
+   * @return the rows cut where the block size starts again from small, each run a series (one batch
+   *     size asked for; the sweep shrinks the batch of its largest blocks, so that is not the cut)
+   */
+  static List<List<SweepRow>> bySeries(List<SweepRow> rows) {
+    List<List<SweepRow>> out = new java.util.ArrayList<>();
+    for (SweepRow r : rows) {
+      List<SweepRow> last = out.isEmpty() ? null : out.get(out.size() - 1);
+      if (last == null || r.blockSize() <= last.get(last.size() - 1).blockSize()) {
+        out.add(new java.util.ArrayList<>());
+      }
+      out.get(out.size() - 1).add(r);
+    }
+    return out;
   }
 
   private static void series(

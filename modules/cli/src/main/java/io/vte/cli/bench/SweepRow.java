@@ -8,7 +8,8 @@ import java.util.Locale;
  * One block size of a sweep.
  *
  * @param blockSize bytes per request
- * @param depth batches in flight per thread used for this size
+ * @param batchSize requests per batch used for this row
+ * @param depth batches in flight per thread used for this row
  * @param gibPerSecond throughput
  * @param opsPerSecond requests per second
  * @param p50Micros median batch latency
@@ -19,6 +20,7 @@ import java.util.Locale;
  */
 public record SweepRow(
     int blockSize,
+    int batchSize,
     int depth,
     double gibPerSecond,
     double opsPerSecond,
@@ -29,7 +31,7 @@ public record SweepRow(
 
   /** The CSV header line. */
   public static final String CSV_HEADER =
-      "block_size,depth,throughput_gib_s,ops_per_s,p50_us,p99_us,failed";
+      "block_size,batch_size,depth,throughput_gib_s,ops_per_s,p50_us,p99_us,failed";
 
   /**
    * @param r a measured run
@@ -38,6 +40,7 @@ public record SweepRow(
   public static SweepRow of(BenchResult r) {
     return new SweepRow(
         r.blockSize(),
+        r.batchSize(),
         r.depth(),
         r.gibPerSecond(),
         r.opsPerSecond(),
@@ -61,8 +64,9 @@ public record SweepRow(
   public String csv() {
     return String.format(
         Locale.ROOT,
-        "%d,%d,%.4f,%.1f,%.1f,%.1f,%d",
+        "%d,%d,%d,%.4f,%.1f,%.1f,%.1f,%d",
         blockSize,
+        batchSize,
         depth,
         gibPerSecond,
         opsPerSecond,
@@ -80,10 +84,36 @@ public record SweepRow(
    * @throws IllegalArgumentException naming the bad size
    */
   public static List<Integer> parseSizes(String text) {
-    return java.util.Arrays.stream(text.split(",", -1))
-        .map(String::trim)
-        .map(SweepRow::parseSize)
-        .toList();
+    return parseList(text, SweepRow::parseSize);
+  }
+
+  /**
+   * Parses {@code --sweep-batches}: a comma list of batch sizes 1..1024.
+   *
+   * @param text e.g. {@code 1,32}
+   * @return the batch sizes, in the given order
+   * @throws IllegalArgumentException naming the bad value
+   */
+  public static List<Integer> parseBatches(String text) {
+    return parseList(text, SweepRow::parseBatch);
+  }
+
+  private static List<Integer> parseList(
+      String text, java.util.function.Function<String, Integer> one) {
+    return java.util.Arrays.stream(text.split(",", -1)).map(String::trim).map(one).toList();
+  }
+
+  private static int parseBatch(String s) {
+    int v;
+    try {
+      v = Integer.parseInt(s);
+    } catch (NumberFormatException e) {
+      v = 0;
+    }
+    if (v < 1 || v > 1024) {
+      throw new IllegalArgumentException("--sweep-batches: '" + s + "' must be 1..1024");
+    }
+    return v;
   }
 
   private static int parseSize(String s) {

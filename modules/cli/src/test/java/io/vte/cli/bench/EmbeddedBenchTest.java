@@ -92,6 +92,15 @@ class EmbeddedBenchTest {
     assertEquals(262144, json.getInteger("size"));
     assertEquals(2, json.getInteger("threads"));
     assertTrue(json.getDouble("alloc_bytes_per_64k_slice") > 0, json.encode());
+    assertEquals(
+        json.getDouble("alloc_bytes_per_64k_slice") * 4,
+        json.getDouble("alloc_bytes_per_request"),
+        0.01,
+        "a 256 KiB request moves four 64 KiB: " + json);
+    JsonObject single = json.getJsonObject("batch1");
+    assertTrue(
+        single.getDouble("ops_per_s") > 0 && single.getDouble("p50_us") > 0, single.encode());
+    assertEquals(true, single.getBoolean("verified"), "single requests are checked too: " + single);
     ResourceSnapshot.assertNoLeaksSince(before, Duration.ofSeconds(20));
   }
 
@@ -123,6 +132,15 @@ class EmbeddedBenchTest {
         json.getDouble("duration_s"),
         0.25,
         "the engine's windows add up to --duration: " + json);
+    JsonObject single = json.getJsonObject("batch1");
+    assertTrue(
+        single.getDouble("tcp_blocking_p50_us") > 0 && single.getDouble("tcp_busy_poll_p50_us") > 0,
+        "both TCP ping-pongs of the same size measured: " + single);
+    assertEquals(
+        single.getDouble("p50_us") / single.getDouble("tcp_busy_poll_p50_us"),
+        single.getDouble("p50_vs_tcp_busy_poll"),
+        0.01,
+        single.encode());
   }
 
   @Test
@@ -143,16 +161,19 @@ class EmbeddedBenchTest {
             "--no-progress");
     assertEquals(0, r.exit(), r.err());
     JsonArray rows = onlyJsonLine(r).getJsonArray("sweep");
-    assertEquals(2, rows.size());
+    assertEquals(4, rows.size(), "each size at batch size 1, then at 32: " + rows);
     List<String> csv = Files.readAllLines(dir.resolve("sweep.csv"));
     assertEquals(SweepRow.CSV_HEADER, csv.get(0));
-    assertEquals(3, csv.size(), csv.toString());
-    assertTrue(
-        csv.get(1).startsWith("65536,8,") && csv.get(2).startsWith("1048576,8,"), csv.toString());
-    for (String line : csv.subList(1, 3)) {
+    assertEquals(5, csv.size(), csv.toString());
+    // block_size,batch_size,depth: 32 x 1 MiB x 8 fits the 256 MiB region
+    List<String> prefixes = List.of("65536,1,8,", "1048576,1,8,", "65536,32,8,", "1048576,32,8,");
+    for (int i = 0; i < prefixes.size(); i++) {
+      assertTrue(csv.get(i + 1).startsWith(prefixes.get(i)), prefixes.get(i) + " in " + csv);
+    }
+    for (String line : csv.subList(1, 5)) {
       String[] f = line.split(",");
-      assertTrue(Double.parseDouble(f[2]) > 0 && Double.parseDouble(f[5]) > 0, line);
-      assertEquals("0", f[6], line);
+      assertTrue(Double.parseDouble(f[3]) > 0 && Double.parseDouble(f[6]) > 0, line);
+      assertEquals("0", f[7], line);
     }
     BufferedImage png = ImageIO.read(dir.resolve("sweep.png").toFile());
     assertEquals(960, png.getWidth());

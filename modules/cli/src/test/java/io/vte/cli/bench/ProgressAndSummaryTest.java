@@ -136,8 +136,8 @@ class ProgressAndSummaryTest {
   void theSweepTableNamesTheSizeThatStalled() {
     List<SweepRow> rows =
         List.of(
-            new SweepRow(4096, 8, 0.1, 20000, 50, 200, 0, 4_000_000_000L),
-            new SweepRow(1 << 20, 8, 0.01, 20, 400, 900, 0, 6_500_000_000L));
+            new SweepRow(4096, 1, 8, 0.1, 20000, 50, 200, 0, 4_000_000_000L),
+            new SweepRow(1 << 20, 1, 8, 0.01, 20, 400, 900, 0, 6_500_000_000L));
     StringWriter out = new StringWriter();
     Sweep.printTable(new PrintWriter(out), rows, java.nio.file.Path.of("bench-out"));
     List<String> stalls = out.toString().lines().filter(l -> l.startsWith("STALLED")).toList();

@@ -14,12 +14,25 @@ import org.junit.jupiter.api.io.TempDir;
 class SweepPlotTest {
 
   @Test
+  void aBatchSizeShrunkForTheLargestBlocksStaysOneSeries() {
+    List<SweepRow> rows =
+        List.of(
+            new SweepRow(4096, 1, 8, 0.1, 20000, 50, 200, 0, 0),
+            new SweepRow(64 << 20, 1, 4, 1.0, 20, 9000, 30000, 0, 0),
+            new SweepRow(4096, 32, 8, 0.7, 180000, 900, 5000, 0, 0),
+            new SweepRow(16 << 20, 16, 1, 1.4, 90, 90000, 200000, 0, 0),
+            new SweepRow(64 << 20, 4, 1, 1.9, 30, 120000, 200000, 0, 0));
+    List<List<SweepRow>> series = SweepPlot.bySeries(rows);
+    assertEquals(List.of(rows.subList(0, 2), rows.subList(2, 5)), series);
+  }
+
+  @Test
   void bothSeriesAppearInTheirColours(@TempDir Path dir) throws Exception {
     List<SweepRow> rows =
         List.of(
-            new SweepRow(4096, 8, 0.1, 20000, 50, 200, 0, 0),
-            new SweepRow(1 << 20, 8, 2.0, 2000, 400, 900, 0, 0),
-            new SweepRow(64 << 20, 4, 3.0, 40, 9000, 30000, 0, 0));
+            new SweepRow(4096, 1, 8, 0.1, 20000, 50, 200, 0, 0),
+            new SweepRow(1 << 20, 1, 8, 2.0, 2000, 400, 900, 0, 0),
+            new SweepRow(64 << 20, 1, 4, 3.0, 40, 9000, 30000, 0, 0));
     Path png = dir.resolve("p.png");
     SweepPlot.write(rows, "test", png);
     BufferedImage img = ImageIO.read(png.toFile());

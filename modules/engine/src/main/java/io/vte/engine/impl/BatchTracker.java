@@ -1,9 +1,9 @@
 package io.vte.engine.impl;
 
-import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
 import io.vte.api.RequestResult;
@@ -14,31 +14,34 @@ import io.vte.api.TransferBatch;
 import io.vte.api.VteException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Consumer;
 
 /**
  * A submitted batch: its requests' trackers, its deadline timer and its result, completed once
- * every request is settled (on the submitter's context). Cancel, deadline and engine close settle
- * the unfinished requests at once; their queued slices are then dropped unposted by the owners.
+ * every request is settled (on the submitter's context: inline when the last request settles on
+ * that context's thread, else with one task to it). Cancel, deadline and engine close settle the
+ * unfinished requests at once; their queued slices are then dropped unposted by the owners.
  */
 public final class BatchTracker implements TransferBatch {
 
-  private final Vertx vertx;
-  private final Context context;
+  private static final AtomicIntegerFieldUpdater<BatchTracker> UNSETTLED =
+      AtomicIntegerFieldUpdater.newUpdater(BatchTracker.class, "unsettled");
+
+  private final ContextInternal context;
   private final Promise<BatchResult> promise = Promise.promise();
   private final Promise<Void> accepted = Promise.promise();
   private final Consumer<BatchTracker> onDone;
-  private final AtomicInteger unsettled = new AtomicInteger();
+  private volatile int unsettled;
   private volatile TransferTracker[] trackers;
   private volatile RequestStatus endedEarly;
   private volatile VteException endedEarlyCause;
-  private volatile long timerId = -1;
+  private volatile long deadlineNanos;
+  private volatile long deadlineMillis = -1;
   private volatile VteException rejected;
 
   BatchTracker(Vertx vertx, Consumer<BatchTracker> onDone) {
-    this.vertx = vertx;
-    this.context = vertx.getOrCreateContext();
+    this.context = (ContextInternal) vertx.getOrCreateContext();
     this.onDone = onDone;
   }
 
@@ -63,7 +66,7 @@ public final class BatchTracker implements TransferBatch {
   }
 
   /** Settles every unfinished request with TIMED_OUT. */
-  void expire(long deadlineMillis) {
+  private void expire(long deadlineMillis) {
     end(
         RequestStatus.TIMED_OUT,
         new VteException(
@@ -77,8 +80,22 @@ public final class BatchTracker implements TransferBatch {
         new VteException(ErrorCode.ENGINE_CLOSED, "engine closed with the request in flight"));
   }
 
+  /** Starts the deadline: {@link #expireIfDue} expires the batch once it passed. */
   void armDeadline(long deadlineMillis) {
-    timerId = vertx.setTimer(Math.max(1, deadlineMillis), id -> expire(deadlineMillis));
+    this.deadlineNanos = System.nanoTime() + Math.max(1, deadlineMillis) * 1_000_000L;
+    this.deadlineMillis = deadlineMillis;
+  }
+
+  /**
+   * Expires the batch, once, when its deadline passed.
+   *
+   * @param nowNanos {@link System#nanoTime()}
+   */
+  void expireIfDue(long nowNanos) {
+    long ms = deadlineMillis;
+    if (ms >= 0 && nowNanos - deadlineNanos >= 0 && endedEarly == null) {
+      expire(ms);
+    }
   }
 
   /**
@@ -88,7 +105,6 @@ public final class BatchTracker implements TransferBatch {
    */
   void reject(VteException cause) {
     rejected = cause;
-    cancelTimer();
     accepted.tryFail(cause);
     context.runOnContext(v -> promise.tryFail(cause));
     onDone.accept(this);
@@ -101,7 +117,7 @@ public final class BatchTracker implements TransferBatch {
    * @param out receives the slices to route (nothing when the batch already ended)
    */
   void start(TransferTracker[] all, List<Slice> out) {
-    unsettled.set(all.length);
+    unsettled = all.length;
     trackers = all;
     accepted.tryComplete();
     RequestStatus early = endedEarly;
@@ -114,17 +130,36 @@ public final class BatchTracker implements TransferBatch {
     }
   }
 
-  void requestSettled() {
-    if (unsettled.decrementAndGet() == 0) {
-      cancelTimer();
-      List<RequestResult> results = new ArrayList<>(trackers.length);
-      for (TransferTracker t : trackers) {
-        results.add(t.result());
+  /**
+   * Counts one request settled; the last completes the batch.
+   *
+   * @param inlineAllowed the caller is an owner reporting a slice's success: on the submitter's
+   *     thread the result may complete at once, without a task hop
+   */
+  void requestSettled(boolean inlineAllowed) {
+    if (UNSETTLED.decrementAndGet(this) == 0) {
+      TransferTracker[] all = trackers;
+      List<RequestResult> results;
+      if (all.length == 1) {
+        results = List.of(all[0].result());
+      } else {
+        results = new ArrayList<>(all.length);
+        for (TransferTracker t : all) {
+          results.add(t.result());
+        }
       }
       BatchResult result = new BatchResult(results);
-      context.runOnContext(v -> promise.tryComplete(result));
       onDone.accept(this);
+      if (inlineAllowed && context.inThread()) {
+        context.dispatch(result, this::complete);
+      } else {
+        context.runOnContext(v -> complete(result));
+      }
     }
+  }
+
+  private void complete(BatchResult result) {
+    promise.tryComplete(result);
   }
 
   /**
@@ -157,13 +192,6 @@ public final class BatchTracker implements TransferBatch {
       for (TransferTracker t : all) {
         t.settle(status, cause);
       }
-    }
-  }
-
-  private void cancelTimer() {
-    long id = timerId;
-    if (id >= 0) {
-      vertx.cancelTimer(id);
     }
   }
 }

@@ -12,9 +12,12 @@ public final class LocalBuffer implements RegisteredBuffer {
   private final long length;
   private final String location;
   private final MemoryRegion[] regions;
+  private final MemoryRegistry registry;
   private volatile boolean registered = true;
 
-  LocalBuffer(long address, long length, String location, MemoryRegion[] regions) {
+  LocalBuffer(
+      long address, long length, String location, MemoryRegion[] regions, MemoryRegistry registry) {
+    this.registry = registry;
     this.address = address;
     this.length = length;
     this.location = location;
@@ -39,6 +42,14 @@ public final class LocalBuffer implements RegisteredBuffer {
   @Override
   public boolean isRegistered() {
     return registered;
+  }
+
+  /**
+   * @param r a registry
+   * @return true while this buffer is registered in {@code r} (a map-free check for the hot path)
+   */
+  boolean isRegisteredIn(MemoryRegistry r) {
+    return registry == r && registered;
   }
 
   /**

@@ -68,7 +68,7 @@ public final class MemoryRegistry {
         }
         throw e;
       }
-      buffer = new LocalBuffer(address, length, location, regions);
+      buffer = new LocalBuffer(address, length, location, regions, this);
       buffers.put(address, buffer);
     }
     onChange.run();
@@ -130,7 +130,7 @@ public final class MemoryRegistry {
    * @return true when it is currently registered here
    */
   public boolean owns(Object buffer) {
-    return buffer instanceof LocalBuffer && buffers.get(((LocalBuffer) buffer).address()) == buffer;
+    return buffer instanceof LocalBuffer local && local.isRegisteredIn(this);
   }
 
   /**

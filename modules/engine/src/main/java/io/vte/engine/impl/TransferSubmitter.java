@@ -28,6 +28,7 @@ public final class TransferSubmitter {
   private final RailSelector railSelector;
   private final TransferTracker.Services services;
   private final Set<BatchTracker> inFlight = ConcurrentHashMap.newKeySet();
+  private final DeadlineSweeper deadlines;
   private volatile boolean closed;
 
   /**
@@ -48,6 +49,7 @@ public final class TransferSubmitter {
     this.segments = segments;
     this.railSelector = railSelector;
     this.services = services;
+    this.deadlines = new DeadlineSweeper(vertx, inFlight);
   }
 
   /**
@@ -72,10 +74,16 @@ public final class TransferSubmitter {
     services.counters().batchSubmitted();
     long deadline = options.getDeadline().toMillis();
     batch.armDeadline(deadline);
+    deadlines.batchAdded();
     if (closed) {
       batch.engineClosed();
     }
-    resolveRemote(requests)
+    Resolved cached = resolveCached(requests);
+    if (cached.complete()) {
+      start(batch, requests, locals, cached);
+      return batch;
+    }
+    resolveRemote(requests, cached)
         .onComplete(
             ar -> {
               if (ar.failed()) {
@@ -86,38 +94,48 @@ public final class TransferSubmitter {
                             ErrorCode.INTERNAL, "resolving segments failed", ar.cause()));
                 return;
               }
-              Resolved resolved = ar.result();
-              TransferTracker[] trackers = new TransferTracker[requests.size()];
-              for (int i = 0; i < trackers.length; i++) {
-                PeerSegment seg = resolved.segments[i];
-                trackers[i] =
-                    new TransferTracker(
-                        services,
-                        batch,
-                        requests.get(i),
-                        locals[i],
-                        railSelector.railsFor(seg),
-                        resolved.bufferIndex[i]);
-              }
-              int total = 0;
-              for (TransferRequest r : requests) {
-                total += services.slicer().count(r.length());
-              }
-              List<Slice> slices = new ArrayList<>(total);
-              batch.start(trackers, slices);
-              if (!slices.isEmpty()) {
-                services.router().submitAll(slices);
-              }
+              start(batch, requests, locals, ar.result());
             });
     return batch;
+  }
+
+  /** Makes the requests' trackers, cuts their slices and routes them. */
+  private void start(
+      BatchTracker batch, List<TransferRequest> requests, LocalBuffer[] locals, Resolved resolved) {
+    int n = requests.size();
+    TransferTracker[] trackers = new TransferTracker[n];
+    int total = 0;
+    for (int i = 0; i < n; i++) {
+      TransferRequest r = requests.get(i);
+      PeerSegment seg = resolved.segments[i];
+      trackers[i] =
+          new TransferTracker(
+              services, batch, r, locals[i], railSelector.railsFor(seg), resolved.bufferIndex[i]);
+      total += services.slicer().count(r.length());
+    }
+    List<Slice> slices = new ArrayList<>(total);
+    batch.start(trackers, slices);
+    if (slices.size() == 1) {
+      services.router().submit(slices.get(0));
+    } else if (!slices.isEmpty()) {
+      services.router().submitAll(slices);
+    }
   }
 
   /** Stops accepting work and settles every batch in flight with ENGINE_CLOSED. */
   public void close() {
     closed = true;
+    deadlines.close();
     for (BatchTracker b : inFlight) {
       b.engineClosed();
     }
+  }
+
+  /**
+   * @return true while the deadline sweep runs (it stops once no batch is in flight)
+   */
+  boolean deadlineSweepArmed() {
+    return deadlines.isArmed();
   }
 
   /**
@@ -138,20 +156,19 @@ public final class TransferSubmitter {
     LocalBuffer[] locals = new LocalBuffer[requests.size()];
     for (int i = 0; i < locals.length; i++) {
       TransferRequest r = requests.get(i);
-      String which = "request " + i + ": ";
       if (r == null || r.opcode() == null || r.local() == null || r.segment() == null) {
         throw new VteException(
             ErrorCode.INVALID_ARGUMENT,
-            which + "opcode, local buffer and segment are required: " + r);
+            which(i) + "opcode, local buffer and segment are required: " + r);
       }
       if (r.length() <= 0) {
         throw new VteException(
-            ErrorCode.INVALID_ARGUMENT, which + "length must be positive, got " + r.length());
+            ErrorCode.INVALID_ARGUMENT, which(i) + "length must be positive, got " + r.length());
       }
       if (!memory.owns(r.local())) {
         throw new VteException(
             ErrorCode.NOT_REGISTERED,
-            which
+            which(i)
                 + "local buffer at 0x"
                 + Long.toHexString(r.local().address())
                 + " is not registered with this engine");
@@ -160,7 +177,7 @@ public final class TransferSubmitter {
       if (r.localOffset() < 0 || !local.contains(local.address() + r.localOffset(), r.length())) {
         throw new VteException(
             ErrorCode.OUT_OF_RANGE,
-            which
+            which(i)
                 + "local range offset "
                 + r.localOffset()
                 + " length "
@@ -173,7 +190,7 @@ public final class TransferSubmitter {
       if (!(r.segment() instanceof PeerSegment)) {
         throw new VteException(
             ErrorCode.INVALID_ARGUMENT,
-            which
+            which(i)
                 + "the handle of segment "
                 + describe(r.segment())
                 + " was not opened by a VTE engine (it is a "
@@ -183,6 +200,10 @@ public final class TransferSubmitter {
       locals[i] = local;
     }
     return locals;
+  }
+
+  private static String which(int index) {
+    return "request " + index + ": ";
   }
 
   /**
@@ -196,35 +217,50 @@ public final class TransferSubmitter {
     }
   }
 
-  private record Resolved(PeerSegment[] segments, int[] bufferIndex) {}
+  /**
+   * Each request's segment and remote buffer index; an index is negative where the range is in
+   * neither the request's handle nor the newest cached descriptor of its segment.
+   */
+  private record Resolved(PeerSegment[] segments, int[] bufferIndex, boolean complete) {}
 
   /**
-   * Finds each request's remote buffer. A range missing from the request's handle is looked for in
-   * the newest cached descriptor of its segment; missing there too, the segment is refreshed once
-   * (shared with concurrent callers) and only a miss against the refreshed descriptor fails, with
-   * OUT_OF_RANGE.
+   * Finds each request's remote buffer in its handle or, missing there, in the newest cached
+   * descriptor of its segment (another request may have fetched it already): no Future and no map,
+   * the common case.
    */
-  private Future<Resolved> resolveRemote(List<TransferRequest> requests) {
+  private Resolved resolveCached(List<TransferRequest> requests) {
     int n = requests.size();
     PeerSegment[] segs = new PeerSegment[n];
     int[] index = new int[n];
-    Map<PeerSegment, Future<PeerSegment>> refreshes = new IdentityHashMap<>();
+    boolean complete = true;
     for (int i = 0; i < n; i++) {
       TransferRequest r = requests.get(i);
       segs[i] = (PeerSegment) r.segment();
       index[i] = segs[i].bufferIndexOf(r.remoteAddress(), r.length());
       if (index[i] < 0) {
-        // A newer descriptor another request already fetched may hold the range: no lookup then.
         segs[i] = segments.newest(segs[i]);
         index[i] = segs[i].bufferIndexOf(r.remoteAddress(), r.length());
+        complete &= index[i] >= 0;
       }
+    }
+    return new Resolved(segs, index, complete);
+  }
+
+  /**
+   * Resolves the ranges {@link #resolveCached} missed: each segment concerned is refreshed once
+   * (shared with concurrent callers) and only a miss against the refreshed descriptor fails, with
+   * OUT_OF_RANGE.
+   */
+  private Future<Resolved> resolveRemote(List<TransferRequest> requests, Resolved cached) {
+    int n = requests.size();
+    PeerSegment[] segs = cached.segments();
+    int[] index = cached.bufferIndex();
+    Map<PeerSegment, Future<PeerSegment>> refreshes = new IdentityHashMap<>();
+    for (int i = 0; i < n; i++) {
       if (index[i] < 0 && !refreshes.containsKey(segs[i])) {
         services.counters().staleRefresh();
         refreshes.put(segs[i], segments.refresh(segs[i]));
       }
-    }
-    if (refreshes.isEmpty()) {
-      return Future.succeededFuture(new Resolved(segs, index));
     }
     return Future.join(new ArrayList<>(refreshes.values()))
         .transform(
@@ -256,7 +292,7 @@ public final class TransferSubmitter {
                 segs[i] = seg;
                 index[i] = idx;
               }
-              return Future.succeededFuture(new Resolved(segs, index));
+              return Future.succeededFuture(new Resolved(segs, index, true));
             });
   }
 }

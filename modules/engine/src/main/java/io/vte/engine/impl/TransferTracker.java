@@ -10,9 +10,9 @@ import io.vte.api.VteException;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WrOpcode;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Consumer;
 
 /**
@@ -51,9 +51,17 @@ public final class TransferTracker implements SliceCallback {
   private final LocalBuffer local;
   private final RailSelector.PeerRails rails;
   private final int remoteBuffer;
-  private final AtomicInteger slicesLeft = new AtomicInteger();
-  private final AtomicLong bytes = new AtomicLong();
-  private final AtomicReference<RequestResult> result = new AtomicReference<>();
+  // Field updaters rather than atomic objects: three allocations less per request.
+  private static final AtomicIntegerFieldUpdater<TransferTracker> SLICES_LEFT =
+      AtomicIntegerFieldUpdater.newUpdater(TransferTracker.class, "slicesLeft");
+  private static final AtomicLongFieldUpdater<TransferTracker> BYTES =
+      AtomicLongFieldUpdater.newUpdater(TransferTracker.class, "bytes");
+  private static final AtomicReferenceFieldUpdater<TransferTracker, RequestResult> RESULT =
+      AtomicReferenceFieldUpdater.newUpdater(TransferTracker.class, RequestResult.class, "result");
+
+  private volatile int slicesLeft;
+  private volatile long bytes;
+  private volatile RequestResult result;
 
   TransferTracker(
       Services services,
@@ -89,7 +97,7 @@ public final class TransferTracker implements SliceCallback {
             request.remoteAddress(),
             request.length(),
             out);
-    slicesLeft.set(out.size() - first);
+    slicesLeft = out.size() - first;
     for (int i = first; i < out.size(); i++) {
       if (!assignRail(out.get(i), null)) {
         for (int j = first; j < i; j++) {
@@ -107,10 +115,12 @@ public final class TransferTracker implements SliceCallback {
     rails.release(slice.rail(), slice.length(), status == SliceStatus.OK);
     if (status == SliceStatus.OK) {
       rails.onSuccess(slice.rail());
-      bytes.addAndGet(slice.length());
+      BYTES.addAndGet(this, slice.length());
       services.counters().sliceDone(slice.length());
-      if (slicesLeft.decrementAndGet() == 0) {
-        settle(RequestStatus.COMPLETED, null);
+      if (SLICES_LEFT.decrementAndGet(this) == 0) {
+        // Only a slice's success may complete the batch inline: it never happens inside submit(),
+        // cancel() or a failure path, where an inline callback that submits again would recurse.
+        settle(RequestStatus.COMPLETED, null, true);
       }
       return;
     }
@@ -148,7 +158,7 @@ public final class TransferTracker implements SliceCallback {
 
   @Override
   public boolean isAbandoned() {
-    return result.get() != null;
+    return result != null;
   }
 
   /**
@@ -158,8 +168,12 @@ public final class TransferTracker implements SliceCallback {
    * @param cause typed cause, null for COMPLETED
    */
   void settle(RequestStatus status, VteException cause) {
-    if (result.compareAndSet(null, new RequestResult(status, bytes.get(), cause))) {
-      batch.requestSettled();
+    settle(status, cause, false);
+  }
+
+  private void settle(RequestStatus status, VteException cause, boolean inlineAllowed) {
+    if (RESULT.compareAndSet(this, null, new RequestResult(status, bytes, cause))) {
+      batch.requestSettled(inlineAllowed);
     }
   }
 
@@ -167,14 +181,14 @@ public final class TransferTracker implements SliceCallback {
    * @return the final result, or null while running
    */
   RequestResult result() {
-    return result.get();
+    return result;
   }
 
   /**
    * @return bytes moved so far
    */
   long bytes() {
-    return bytes.get();
+    return bytes;
   }
 
   /**

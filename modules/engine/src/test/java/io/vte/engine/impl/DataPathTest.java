@@ -4,6 +4,7 @@ import static io.vte.engine.impl.DataPathHarness.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
 import io.vte.api.RequestResult;
@@ -16,6 +17,9 @@ import io.vte.verbs.WcStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -69,6 +73,109 @@ class DataPathTest {
         DataPathHarness.equal(span.local().address(), span.remote(), total),
         "local equals remote after READ");
     assertEquals(2 * total, h.counters.bytes());
+  }
+
+  @Test
+  void aBatchSubmittedOnTheCompletingThreadCompletesInlineWithoutAHop() throws Exception {
+    h = new DataPathHarness(1, 1, SLICE, 4);
+    DataPathHarness.Span span = h.span(SLICE);
+    CompletableFuture<Boolean> inline = new CompletableFuture<>();
+    CompletableFuture<Boolean> onSubmitter = new CompletableFuture<>();
+    h.router
+        .context()
+        .runOnContext(
+            v ->
+                h.submit(List.of(span.write(0, 0, 4096)), WAIT)
+                    .result()
+                    .onComplete(
+                        ar -> {
+                          onSubmitter.complete(Vertx.currentContext() == h.router.context());
+                          inline.complete(ar.succeeded() && h.router.reporting());
+                        }));
+    assertTrue(
+        inline.get(WAIT.toMillis(), TimeUnit.MILLISECONDS),
+        "the result completes inside the slice's completion, with no task in between");
+    assertTrue(
+        onSubmitter.get(WAIT.toMillis(), TimeUnit.MILLISECONDS), "on the submitter's context");
+  }
+
+  @Test
+  void batchesThatFailInsideSubmitCompleteLaterSoACallbackLoopDoesNotRecurse() throws Exception {
+    h = new DataPathHarness(1, 1, SLICE, 4);
+    DataPathHarness.Span span = h.span(SLICE);
+    h.rails.setLocalPortUp(0, false);
+    int rounds = 20_000;
+    AtomicInteger failed = new AtomicInteger();
+    AtomicInteger depth = new AtomicInteger();
+    AtomicInteger deepest = new AtomicInteger();
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Runnable[] next = new Runnable[1];
+    next[0] =
+        () -> {
+          deepest.accumulateAndGet(depth.incrementAndGet(), Math::max);
+          h.submit(List.of(span.write(0, 0, 4096)), WAIT)
+              .result()
+              .onComplete(
+                  ar -> {
+                    if (ar.succeeded()
+                        && ar.result().requests().get(0).cause().code() == ErrorCode.NO_RAIL) {
+                      failed.incrementAndGet();
+                    }
+                    if (failed.get() == rounds) {
+                      done.complete(null);
+                    } else {
+                      next[0].run();
+                    }
+                  });
+          depth.decrementAndGet();
+        };
+    h.router.context().runOnContext(v -> next[0].run());
+    done.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    assertEquals(rounds, failed.get());
+    assertEquals(1, deepest.get(), "each callback runs after the submit that failed returned");
+  }
+
+  /** Deadlines need no timer per batch: one sweep runs while batches are in flight, then stops. */
+  @Test
+  void theDeadlineSweepStopsWhenNothingIsInFlightAndRestartsForTheNextBatch() {
+    h = new DataPathHarness(1, 1, SLICE, 4);
+    DataPathHarness.Span span = h.span(SLICE);
+    h.router.hold();
+    for (int round = 0; round < 3; round++) {
+      long start = System.nanoTime();
+      BatchResult r =
+          Await.result(
+              h.submit(List.of(span.write(0, 0, 4096)), Duration.ofMillis(100)).result(), WAIT);
+      long tookMs = (System.nanoTime() - start) / 1_000_000;
+      assertEquals(RequestStatus.TIMED_OUT, r.requests().get(0).status(), "round " + round);
+      assertTrue(tookMs >= 100, "not before the deadline: " + tookMs + " ms");
+      Await.until(
+          "the sweep stops once nothing is in flight",
+          WAIT,
+          () -> !h.submitter.deadlineSweepArmed());
+    }
+  }
+
+  @Test
+  void ofManyBatchesInFlightOnlyTheDueOnesExpire() {
+    h = new DataPathHarness(1, 1, SLICE, 4);
+    DataPathHarness.Span span = h.span(SLICE);
+    h.router.hold();
+    BatchTracker late = h.submit(List.of(span.write(0, 0, 4096)), Duration.ofSeconds(30));
+    List<BatchTracker> soon =
+        java.util.stream.IntStream.range(0, 200)
+            .mapToObj(i -> h.submit(List.of(span.write(0, 0, 4096)), Duration.ofMillis(50)))
+            .toList();
+    for (BatchTracker b : soon) {
+      assertEquals(
+          RequestStatus.TIMED_OUT, Await.result(b.result(), WAIT).requests().get(0).status());
+    }
+    assertTrue(!late.result().isComplete(), "a batch with a later deadline is still running");
+    assertTrue(h.submitter.deadlineSweepArmed(), "it is in flight, so the sweep goes on");
+    h.router.release();
+    assertEquals(
+        RequestStatus.COMPLETED, Await.result(late.result(), WAIT).requests().get(0).status());
+    Await.until("then the sweep stops", WAIT, () -> !h.submitter.deadlineSweepArmed());
   }
 
   @Test

@@ -34,6 +34,9 @@ final class FakeSliceRouter implements SliceRouter {
   final Map<Rail, AtomicInteger> postedByRail = new ConcurrentHashMap<>();
   private volatile boolean marked;
 
+  /** True while a successful slice's completion is being reported (on {@link #context}). */
+  private boolean reporting;
+
   FakeSliceRouter(Context context) {
     this.context = context;
   }
@@ -107,6 +110,25 @@ final class FakeSliceRouter implements SliceRouter {
     } else {
       DirectMemory.copy(slice.remoteAddress(), slice.localAddress(), slice.length());
     }
-    slice.callback().onSliceDone(slice, SliceStatus.OK, null);
+    reporting = true;
+    try {
+      slice.callback().onSliceDone(slice, SliceStatus.OK, null);
+    } finally {
+      reporting = false;
+    }
+  }
+
+  /**
+   * @return the context slices are "posted" and completed on
+   */
+  Context context() {
+    return context;
+  }
+
+  /**
+   * @return true when called from inside the report of a slice's success (on {@link #context})
+   */
+  boolean reporting() {
+    return reporting;
   }
 }

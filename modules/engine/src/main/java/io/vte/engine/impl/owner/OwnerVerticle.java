@@ -3,6 +3,7 @@ package io.vte.engine.impl.owner;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.internal.ContextInternal;
 
 /**
  * Schedules one {@link Owner}'s duty cycle on the event-loop context it is deployed on, for life.
@@ -24,6 +25,8 @@ final class OwnerVerticle extends VerticleBase {
   private final long backoffMinMs;
   private final long backoffMaxMs;
   private final Handler<Void> cycle = v -> cycle();
+  // What runOnContext(cycle) does, made once: a hop to the next cycle allocates nothing.
+  private final Runnable cycleTask = () -> ((ContextInternal) context).dispatch(cycle);
   private final Handler<Long> timerFired = id -> onTimer();
   private long timerId = -1;
   private long backoffMs;
@@ -40,7 +43,7 @@ final class OwnerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    proxy.bind(() -> context.runOnContext(cycle));
+    proxy.bind(this::schedule);
     proxy.clearWake();
     proxy.wake();
     return Future.succeededFuture();
@@ -85,8 +88,12 @@ final class OwnerVerticle extends VerticleBase {
 
   private void hop() {
     if (proxy.claimWake()) {
-      context.runOnContext(cycle);
+      schedule();
     }
+  }
+
+  private void schedule() {
+    ((ContextInternal) context).executor().execute(cycleTask);
   }
 
   private void onTimer() {
