@@ -72,7 +72,21 @@ final class IbvProtectionDomain implements ProtectionDomain {
     checkOpen();
     IbvCompletionQueue send = ownCq(attributes.sendCq(), "send");
     IbvCompletionQueue recv = ownCq(attributes.recvCq(), "receive");
-    int[] qpNum = new int[1];
+    int limit = context.caps().maxQpWr();
+    if (attributes.maxSendWr() > limit || attributes.maxRecvWr() > limit) {
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "queue depths maxSendWr="
+              + attributes.maxSendWr()
+              + " maxRecvWr="
+              + attributes.maxRecvWr()
+              + " exceed max_qp_wr "
+              + limit
+              + " of '"
+              + context.deviceName()
+              + "'");
+    }
+    int[] qpNum = new int[4];
     long qp =
         IbvNative.createQp(
             pd,

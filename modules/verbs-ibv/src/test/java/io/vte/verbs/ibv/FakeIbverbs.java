@@ -12,6 +12,9 @@ import java.util.Map;
  */
 final class FakeIbverbs {
 
+  /** {@code IBV_LINK_LAYER_INFINIBAND}. */
+  static final int LINK_INFINIBAND = 1;
+
   /** {@code IBV_LINK_LAYER_ETHERNET}. */
   static final int LINK_ETHERNET = 2;
 
@@ -52,7 +55,33 @@ final class FakeIbverbs {
    * The next call of {@code function} whose argument is {@code arg} (-1: any) fails with {@code
    * errno}.
    */
-  static native void failNext(String function, int errno, int arg);
+  static void failNext(String function, int errno, int arg) {
+    failNextAfter(function, errno, arg, 0);
+  }
+
+  /** As {@link #failNext}, after {@code skip} matching calls succeed. */
+  static native void failNextAfter(String function, int errno, int arg, int skip);
+
+  /** Devices report {@code <root>/<name>} as their sysfs path (gid_attrs are read from there). */
+  static native void setSysfsRoot(String root);
+
+  /** The device limits {@code ibv_query_device} reports and the fake enforces. */
+  static native void setCaps(
+      int maxQpWr,
+      int maxCqe,
+      int maxQpRdAtom,
+      int maxQpInitRdAtom,
+      int maxInlineData,
+      int compVectors);
+
+  /**
+   * On: posted work requests are only logged (no queueing, no data, no completions), for tests of
+   * the marshalling alone.
+   */
+  static native void recordOnly(boolean on);
+
+  /** Sets a port's state; a change raises PORT_ACTIVE or PORT_ERR on every open context. */
+  static native void setPortState(int port, int state);
 
   static native boolean pushCompletion(
       int cqOrdinal,
@@ -99,6 +128,13 @@ final class FakeIbverbs {
       }
     }
     return out;
+  }
+
+  /**
+   * @return the "refused" lines: calls the fake turned down, each naming the rule
+   */
+  static List<String> refusals() {
+    return lines("refused");
   }
 
   /** Fails unless every object the fake handed out was destroyed. */

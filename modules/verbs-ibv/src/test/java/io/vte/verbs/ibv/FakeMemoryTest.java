@@ -147,9 +147,9 @@ class FakeMemoryTest {
     assertEquals(
         VerbsError.NO_MEMORY, assertThrows(VerbsException.class, rig.context::allocPd).error());
     FakeIbverbs.failNext("ibv_create_cq", 22, -1);
-    VerbsException cq = assertThrows(VerbsException.class, () -> rig.context.createCq(1 << 22));
+    VerbsException cq = assertThrows(VerbsException.class, () -> rig.context.createCq(1 << 21));
     assertEquals(VerbsError.INVALID_ARGUMENT, cq.error());
-    assertTrue(cq.getMessage().contains("capacity 4194304"), cq.getMessage());
+    assertTrue(cq.getMessage().contains("capacity 2097152"), cq.getMessage());
     assertEquals(
         VerbsError.INVALID_ARGUMENT,
         assertThrows(VerbsException.class, () -> rig.context.createCq(0)).error());
