@@ -2,13 +2,12 @@ package io.vte.verbs.ibv;
 
 import java.lang.System.Logger.Level;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * A daemon thread that runs one {@link Source} until closed. Each poll waits at most the poll
  * period, so {@link #close()} stops the thread within one period without signals or extra file
- * descriptors. A poll that throws is logged and counted; the thread goes on.
+ * descriptors. A poll that throws is logged; the thread goes on.
  */
 final class EventThread implements AutoCloseable {
 
@@ -27,7 +26,6 @@ final class EventThread implements AutoCloseable {
   private final Thread thread;
   private final Source source;
   private final int pollMillis;
-  private final AtomicLong failures = new AtomicLong();
   private volatile boolean running = true;
 
   /**
@@ -52,18 +50,10 @@ final class EventThread implements AutoCloseable {
       } catch (RuntimeException e) {
         // One failed poll must not end every CQ wake-up and port, QP and device event of the
         // device: log it, wait one period (so a persistent failure does not spin) and go on.
-        failures.incrementAndGet();
         LOG.log(Level.ERROR, thread.getName() + " poll failed, continuing: " + e.getMessage(), e);
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pollMillis));
       }
     }
-  }
-
-  /**
-   * @return polls that threw since the thread started
-   */
-  long failures() {
-    return failures.get();
   }
 
   /**
