@@ -112,7 +112,7 @@ static struct {
 	char sysfs_root[IBV_SYSFS_PATH_MAX - IBV_SYSFS_NAME_MAX - 2];
 	int device_count, list_errno, port_count, record_only, max_inline, comp_vectors;
 	struct ibv_device_attr caps;
-	struct fake_port ports[MAX_PORTS + 1];
+	struct fake_port ports[MAX_DEVICES][MAX_PORTS + 1]; /* by device index, then port */
 	struct ibv_device devices[MAX_DEVICES];
 	struct fail_rule fails[MAX_FAILS];
 	int live[K_COUNT];
@@ -194,19 +194,21 @@ static void reset_state(void)
 	snprintf(st.names[0], IBV_SYSFS_NAME_MAX, "fake_mlx5_0");
 	snprintf(st.sysfs_root, sizeof(st.sysfs_root), "/sys/class/infiniband");
 	st.port_count = 1;
-	for (int p = 1; p <= MAX_PORTS; p++) {
-		st.ports[p].attr.state = IBV_PORT_ACTIVE;
-		st.ports[p].attr.max_mtu = IBV_MTU_4096;
-		st.ports[p].attr.active_mtu = IBV_MTU_1024;
-		st.ports[p].attr.lid = (uint16_t)p;
-		st.ports[p].attr.link_layer = IBV_LINK_LAYER_ETHERNET;
-		st.ports[p].attr.gid_tbl_len = 1;
-		st.ports[p].attr.pkey_tbl_len = 1;
-		st.ports[p].gids[0].raw[0] = 0xfe;
-		st.ports[p].gids[0].raw[1] = 0x80;
-		st.ports[p].gids[0].raw[15] = (uint8_t)p;
-		st.ports[p].gid_types[0] = IBV_GID_TYPE_ROCE_V1;
-	}
+	for (int d = 0; d < MAX_DEVICES; d++)
+		for (int p = 1; p <= MAX_PORTS; p++) {
+			struct fake_port *fp = &st.ports[d][p];
+			fp->attr.state = IBV_PORT_ACTIVE;
+			fp->attr.max_mtu = IBV_MTU_4096;
+			fp->attr.active_mtu = IBV_MTU_1024;
+			fp->attr.lid = (uint16_t)p;
+			fp->attr.link_layer = IBV_LINK_LAYER_ETHERNET;
+			fp->attr.gid_tbl_len = 1;
+			fp->attr.pkey_tbl_len = 1;
+			fp->gids[0].raw[0] = 0xfe;
+			fp->gids[0].raw[1] = 0x80;
+			fp->gids[0].raw[15] = (uint8_t)p;
+			fp->gid_types[0] = IBV_GID_TYPE_ROCE_V1;
+		}
 	/* A ConnectX-5's limits, give or take. */
 	st.caps.max_qp_wr = 32768;
 	st.caps.max_sge = 30;
@@ -233,6 +235,12 @@ static uint32_t round_pow2(uint32_t v)
 }
 
 /* ---- devices and ports ---- */
+
+/* A port of the device a context was opened on. */
+static struct fake_port *port_of(struct ibv_context *ctx, int port)
+{
+	return &st.ports[ctx->device - st.devices][port];
+}
 
 struct ibv_device **ibv_get_device_list(int *num_devices)
 {
@@ -355,22 +363,21 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num, struct _compat
 	if (rc == 0 && (port_num < 1 || port_num > st.port_count))
 		rc = EINVAL;
 	if (rc == 0)
-		memcpy(out, &st.ports[port_num].attr, sizeof(struct ibv_port_attr));
+		memcpy(out, &port_of(context, port_num)->attr, sizeof(struct ibv_port_attr));
 	pthread_mutex_unlock(&lock);
 	return rc;
 }
 
 int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
 {
-	(void)context;
 	pthread_mutex_lock(&lock);
 	log_line("ibv_query_gid port=%u index=%d", port_num, index);
 	int rc = 0;
 	if (port_num < 1 || port_num > st.port_count || index < 0 || index >= MAX_GIDS
-	    || index >= st.ports[port_num].attr.gid_tbl_len)
+	    || index >= port_of(context, port_num)->attr.gid_tbl_len)
 		rc = -1;
 	else
-		*gid = st.ports[port_num].gids[index];
+		*gid = port_of(context, port_num)->gids[index];
 	pthread_mutex_unlock(&lock);
 	return rc;
 }
@@ -379,21 +386,20 @@ int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, unio
 int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
 		      struct ibv_gid_entry *entry, uint32_t flags, size_t entry_size)
 {
-	(void)context;
 	(void)flags;
 	if (entry_size < sizeof(*entry))
 		return EINVAL;
 	pthread_mutex_lock(&lock);
 	int rc = 0;
 	if (port_num < 1 || port_num > (uint32_t)st.port_count || gid_index >= MAX_GIDS
-	    || (int)gid_index >= st.ports[port_num].attr.gid_tbl_len) {
+	    || (int)gid_index >= port_of(context, port_num)->attr.gid_tbl_len) {
 		rc = EINVAL;
 	} else {
 		memset(entry, 0, sizeof(*entry));
-		entry->gid = st.ports[port_num].gids[gid_index];
+		entry->gid = port_of(context, port_num)->gids[gid_index];
 		entry->gid_index = gid_index;
 		entry->port_num = port_num;
-		entry->gid_type = (uint32_t)st.ports[port_num].gid_types[gid_index];
+		entry->gid_type = (uint32_t)port_of(context, port_num)->gid_types[gid_index];
 	}
 	pthread_mutex_unlock(&lock);
 	return rc;
@@ -876,11 +882,11 @@ static struct transition rc_transition(enum ibv_qp_state cur, enum ibv_qp_state 
 	return t;
 }
 
-static int gid_index_usable(int port, int index)
+static int gid_index_usable(const struct fake_port *fp, int index)
 {
 	static const union ibv_gid zero;
-	return index >= 0 && index < st.ports[port].attr.gid_tbl_len && index < MAX_GIDS
-		&& memcmp(st.ports[port].gids[index].raw, zero.raw, 16) != 0;
+	return index >= 0 && index < fp->attr.gid_tbl_len && index < MAX_GIDS
+		&& memcmp(fp->gids[index].raw, zero.raw, 16) != 0;
 }
 
 /* The value checks of a valid transition with a valid mask; 0 or the errno, with a "refused" line. */
@@ -892,7 +898,8 @@ static int check_values(struct fake_qp *q, enum ibv_qp_state next, const struct 
 			return refuse(EINVAL, "ibv_modify_qp qpn=%u: port %u does not exist", qpn, a->port_num);
 	}
 	int port = (mask & IBV_QP_PORT) ? a->port_num : q->port;
-	if ((mask & IBV_QP_PKEY_INDEX) && a->pkey_index >= st.ports[port].attr.pkey_tbl_len)
+	struct fake_port *fp = port_of(q->qp.context, port);
+	if ((mask & IBV_QP_PKEY_INDEX) && a->pkey_index >= fp->attr.pkey_tbl_len)
 		return refuse(EINVAL, "ibv_modify_qp qpn=%u: pkey_index %u beyond the P_Key table", qpn, a->pkey_index);
 	if ((mask & IBV_QP_ACCESS_FLAGS)
 	    && (a->qp_access_flags & ~(unsigned int)(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE
@@ -900,7 +907,7 @@ static int check_values(struct fake_qp *q, enum ibv_qp_state next, const struct 
 		return refuse(EINVAL, "ibv_modify_qp qpn=%u: qp_access_flags 0x%x", qpn, a->qp_access_flags);
 	if (next != IBV_QPS_RTR && next != IBV_QPS_RTS)
 		return 0;
-	const struct ibv_port_attr *pa = &st.ports[port].attr;
+	const struct ibv_port_attr *pa = &fp->attr;
 	if (mask & IBV_QP_PATH_MTU) {
 		if (a->path_mtu < IBV_MTU_256 || a->path_mtu > IBV_MTU_4096)
 			return refuse(EINVAL, "ibv_modify_qp qpn=%u: path_mtu %d", qpn, a->path_mtu);
@@ -942,7 +949,7 @@ static int check_values(struct fake_qp *q, enum ibv_qp_state next, const struct 
 			return refuse(EINVAL, "ibv_modify_qp qpn=%u: InfiniBand port %d needs a non-zero DLID", qpn,
 				      port);
 		}
-		if (ah->is_global && !gid_index_usable(port, ah->grh.sgid_index))
+		if (ah->is_global && !gid_index_usable(fp, ah->grh.sgid_index))
 			return refuse(EINVAL, "ibv_modify_qp qpn=%u: sgid_index %u names no GID of port %d (table %d)",
 				      qpn, ah->grh.sgid_index, port, pa->gid_tbl_len);
 	}
@@ -1055,7 +1062,7 @@ static struct fake_qp *find_qp(uint32_t qpn)
 /* Whether the requester's address vector reaches `peer`'s port: the DGID (RoCE) or the DLID (IB). */
 static int av_reaches(const struct fake_qp *q, const struct fake_qp *peer)
 {
-	const struct fake_port *pp = &st.ports[peer->port];
+	const struct fake_port *pp = port_of(peer->qp.context, peer->port);
 	const struct ibv_ah_attr *ah = &q->attr.ah_attr;
 	if (pp->attr.link_layer != IBV_LINK_LAYER_ETHERNET)
 		return ah->dlid == pp->attr.lid;
@@ -1120,13 +1127,13 @@ static enum ibv_wc_status execute(struct fake_qp *q, struct ibv_send_wr *wr)
 {
 	uint64_t len = sge_total(wr);
 	int inl = (wr->send_flags & IBV_SEND_INLINE) != 0;
-	if (st.ports[q->port].attr.state != IBV_PORT_ACTIVE)
+	if (port_of(q->qp.context, q->port)->attr.state != IBV_PORT_ACTIVE)
 		return IBV_WC_RETRY_EXC_ERR;
 	if (!inl && local_sges_ok(q, wr->sg_list, wr->num_sge, wr->opcode == IBV_WR_RDMA_READ) != 0)
 		return IBV_WC_LOC_PROT_ERR;
 	struct fake_qp *peer = find_qp(q->attr.dest_qp_num);
 	if (peer == NULL || (peer->qp.state != IBV_QPS_RTR && peer->qp.state != IBV_QPS_RTS)
-	    || peer->attr.dest_qp_num != q->qp.qp_num || st.ports[peer->port].attr.state != IBV_PORT_ACTIVE
+	    || peer->attr.dest_qp_num != q->qp.qp_num || port_of(peer->qp.context, peer->port)->attr.state != IBV_PORT_ACTIVE
 	    || !av_reaches(q, peer))
 		return IBV_WC_RETRY_EXC_ERR; /* nobody answers: the transport retries run out */
 	switch (wr->opcode) {
@@ -1379,32 +1386,40 @@ JNIEXPORT void JNICALL CONTROL(setPort)(JNIEnv *env, jclass cls, jint port, jint
 	(void)env;
 	(void)cls;
 	pthread_mutex_lock(&lock);
-	struct ibv_port_attr *a = &st.ports[port].attr;
-	a->state = (enum ibv_port_state)state;
-	a->active_mtu = (enum ibv_mtu)mtu;
-	a->lid = (uint16_t)lid;
-	a->link_layer = (uint8_t)link_layer;
-	a->gid_tbl_len = gid_table_len > MAX_GIDS ? MAX_GIDS : gid_table_len;
+	for (int d = 0; d < MAX_DEVICES; d++) {
+		struct ibv_port_attr *a = &st.ports[d][port].attr;
+		a->state = (enum ibv_port_state)state;
+		a->active_mtu = (enum ibv_mtu)mtu;
+		a->lid = (uint16_t)lid;
+		a->link_layer = (uint8_t)link_layer;
+		a->gid_tbl_len = gid_table_len > MAX_GIDS ? MAX_GIDS : gid_table_len;
+	}
 	pthread_mutex_unlock(&lock);
 }
 
-/* Sets a port's state and, when it changes, raises PORT_ACTIVE or PORT_ERR on every open context. */
-JNIEXPORT void JNICALL CONTROL(setPortState)(JNIEnv *env, jclass cls, jint port, jint state)
+/* Sets a port's state on one device (-1: every device); a change raises PORT_ACTIVE or PORT_ERR on the
+ * contexts open on that device. */
+JNIEXPORT void JNICALL CONTROL(setDevicePortState)(JNIEnv *env, jclass cls, jint device, jint port, jint state)
 {
 	(void)env;
 	(void)cls;
 	pthread_mutex_lock(&lock);
-	struct ibv_port_attr *a = &st.ports[port].attr;
-	int was_active = a->state == IBV_PORT_ACTIVE;
-	a->state = (enum ibv_port_state)state;
-	int active = a->state == IBV_PORT_ACTIVE;
-	if (was_active != active) {
+	for (int d = 0; d < MAX_DEVICES; d++) {
+		if (device >= 0 && d != device)
+			continue;
+		struct ibv_port_attr *a = &st.ports[d][port].attr;
+		int was_active = a->state == IBV_PORT_ACTIVE;
+		a->state = (enum ibv_port_state)state;
+		int active = a->state == IBV_PORT_ACTIVE;
+		if (was_active == active)
+			continue;
 		struct ibv_async_event e = { .event_type = active ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR };
 		e.element.port_num = port;
 		for (int i = 0; i < MAX_OBJECTS; i++)
-			queue_async(st.ctxs[i], &e);
+			if (st.ctxs[i] != NULL && st.ctxs[i]->ctx.device == &st.devices[d])
+				queue_async(st.ctxs[i], &e);
 	}
-	log_line("port %d state=%d", port, state);
+	log_line("port %d of device %d state=%d", port, device, state);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -1412,8 +1427,10 @@ JNIEXPORT void JNICALL CONTROL(setGid)(JNIEnv *env, jclass cls, jint port, jint 
 {
 	(void)cls;
 	pthread_mutex_lock(&lock);
-	(*env)->GetByteArrayRegion(env, gid, 0, 16, (jbyte *)st.ports[port].gids[index].raw);
-	st.ports[port].gid_types[index] = type;
+	for (int d = 0; d < MAX_DEVICES; d++) {
+		(*env)->GetByteArrayRegion(env, gid, 0, 16, (jbyte *)st.ports[d][port].gids[index].raw);
+		st.ports[d][port].gid_types[index] = type;
+	}
 	pthread_mutex_unlock(&lock);
 }
 
