@@ -9,7 +9,7 @@ package io.vte.verbs.ibv;
  * @param maxCqe largest CQ ({@code max_cqe})
  * @param maxQpRdAtom RDMA READs a QP answers at once ({@code max_qp_rd_atom})
  * @param maxQpInitRdAtom RDMA READs a QP issues at once ({@code max_qp_init_rd_atom})
- * @param maxMrSize largest memory region ({@code max_mr_size})
+ * @param maxMrSize largest memory region ({@code max_mr_size}, unsigned)
  * @param maxQp QPs per device ({@code max_qp})
  * @param maxCq CQs per device ({@code max_cq})
  * @param compVectors completion vectors of the context ({@code num_comp_vectors})
@@ -59,7 +59,7 @@ public record IbvDeviceCaps(
         + " max_qp_init_rd_atom="
         + maxQpInitRdAtom
         + " max_mr_size="
-        + maxMrSize
+        + Long.toUnsignedString(maxMrSize)
         + " max_qp="
         + maxQp
         + " max_cq="
