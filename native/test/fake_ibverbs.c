@@ -658,6 +658,18 @@ static void queue_async(struct fake_ctx *ctx, const struct ibv_async_event *e)
 		ctx->async_count--;
 }
 
+/* Queues one event of an armed CQ on its channel and disarms it (lock held). */
+static void wake_channel(struct fake_cq *f)
+{
+	if (f->armed && f->cq.channel != NULL) {
+		struct fake_channel *c = (struct fake_channel *)f->cq.channel;
+		f->armed = 0;
+		c->pending[(c->head + c->count++) % MAX_QUEUE] = f;
+		if (write(c->write_fd, "c", 1) != 1)
+			c->count--;
+	}
+}
+
 /* Adds a completion (lock held); wakes the channel if armed; a full CQ overflows into CQ_ERR. */
 static int cq_push(struct fake_cq *f, const struct ibv_wc *wc)
 {
@@ -672,13 +684,7 @@ static int cq_push(struct fake_cq *f, const struct ibv_wc *wc)
 		return -1;
 	}
 	f->queue[(f->head + f->count++) % MAX_QUEUE] = *wc;
-	if (f->armed && f->cq.channel != NULL) {
-		struct fake_channel *c = (struct fake_channel *)f->cq.channel;
-		f->armed = 0;
-		c->pending[(c->head + c->count++) % MAX_QUEUE] = f;
-		if (write(c->write_fd, "c", 1) != 1)
-			c->count--;
-	}
+	wake_channel(f);
 	return 0;
 }
 
@@ -709,17 +715,9 @@ static int fake_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	pthread_mutex_lock(&lock);
 	log_line("ibv_req_notify_cq ordinal=%d solicited_only=%d", f->ordinal, solicited_only);
 	int rc = scripted_failure("ibv_req_notify_cq", f->ordinal);
-	if (rc == 0) {
+	/* As on a real CQ: the arm is for the next completion; those already queued raise no event. */
+	if (rc == 0)
 		f->armed = 1;
-		/* Completions already queued wake the channel at once, as a real CQ's arm does. */
-		if (f->count > 0 && f->cq.channel != NULL) {
-			struct fake_channel *c = (struct fake_channel *)f->cq.channel;
-			f->armed = 0;
-			c->pending[(c->head + c->count++) % MAX_QUEUE] = f;
-			if (write(c->write_fd, "c", 1) != 1)
-				c->count--;
-		}
-	}
 	pthread_mutex_unlock(&lock);
 	return rc;
 }
@@ -1478,13 +1476,7 @@ JNIEXPORT jboolean JNICALL CONTROL(pushCompletion)(JNIEnv *env, jclass cls, jint
 	wc.wc_flags = (unsigned int)wc_flags;
 	/* Scripted completions ignore the CQ's size: tests use them to fill batches beyond it. */
 	f->queue[(f->head + f->count++) % MAX_QUEUE] = wc;
-	if (f->armed && f->cq.channel != NULL) {
-		struct fake_channel *c = (struct fake_channel *)f->cq.channel;
-		f->armed = 0;
-		c->pending[(c->head + c->count++) % MAX_QUEUE] = f;
-		if (write(c->write_fd, "c", 1) != 1)
-			c->count--;
-	}
+	wake_channel(f);
 	pthread_mutex_unlock(&lock);
 	return JNI_TRUE;
 }

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.testkit.Await;
+import io.vte.testkit.GcAwait;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -55,13 +55,7 @@ class MemoryRegistryTest {
   }
 
   private static void collectUntilCleared(WeakReference<?> ref) {
-    Await.until(
-        "the garbage collector clears " + ref,
-        Duration.ofSeconds(20),
-        () -> {
-          System.gc();
-          return ref.get() == null;
-        });
+    GcAwait.untilCleared(ref, Duration.ofSeconds(20));
   }
 
   @Test

@@ -1,5 +1,8 @@
 package io.vte.verbs.ibv;
 
+import io.vte.verbs.Gid;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -137,6 +140,18 @@ public final class FakeIbverbs {
       }
     }
     return out;
+  }
+
+  /**
+   * @param address an IP literal
+   * @return its GID (IPv4-mapped for IPv4), as the 16 bytes {@link #setGid} takes
+   */
+  public static byte[] gid(String address) {
+    try {
+      return Gid.fromInetAddress(InetAddress.getByName(address)).toBytes();
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException(e);
+    }
   }
 
   /**

@@ -16,7 +16,6 @@ import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkRequestBatch;
 import io.vte.verbs.WrFlags;
 import io.vte.verbs.WrOpcode;
-import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -66,11 +65,7 @@ class FakeKernelRulesTest {
   }
 
   private static Gid gid(String address) {
-    try {
-      return Gid.fromInetAddress(InetAddress.getByName(address));
-    } catch (java.net.UnknownHostException e) {
-      throw new IllegalArgumentException(e);
-    }
+    return Gid.fromBytes(FakeIbverbs.gid(address));
   }
 
   /** Opens a raw context, PD, CQ and QP (RESET). */

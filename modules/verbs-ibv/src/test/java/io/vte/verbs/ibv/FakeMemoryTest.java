@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.vte.testkit.Await;
+import io.vte.testkit.GcAwait;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
@@ -83,13 +83,7 @@ class FakeMemoryTest {
   }
 
   private static void collectUntilCleared(WeakReference<?> ref) {
-    Await.until(
-        "the garbage collector clears " + ref,
-        Duration.ofSeconds(20),
-        () -> {
-          System.gc();
-          return ref.get() == null;
-        });
+    GcAwait.untilCleared(ref, Duration.ofSeconds(20));
   }
 
   @Test

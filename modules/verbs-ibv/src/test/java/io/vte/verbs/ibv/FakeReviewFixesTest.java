@@ -13,11 +13,9 @@ import io.vte.verbs.PortState;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.QpInitAttributes;
 import io.vte.verbs.QpState;
-import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkCompletionBatch;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,8 +30,8 @@ import org.junit.jupiter.api.Test;
 @Tag("fake")
 class FakeReviewFixesTest {
 
-  private static final byte[] MAPPED_7 = gid("::ffff:10.0.0.7");
-  private static final byte[] MAPPED_8 = gid("::ffff:10.0.0.8");
+  private static final byte[] MAPPED_7 = FakeIbverbs.gid("::ffff:10.0.0.7");
+  private static final byte[] MAPPED_8 = FakeIbverbs.gid("::ffff:10.0.0.8");
 
   @BeforeEach
   void reset() {
@@ -43,14 +41,6 @@ class FakeReviewFixesTest {
   @AfterEach
   void nothingLeft() {
     FakeIbverbs.assertNothingLive();
-  }
-
-  private static byte[] gid(String address) {
-    try {
-      return Gid.fromInetAddress(InetAddress.getByName(address)).toBytes();
-    } catch (java.net.UnknownHostException e) {
-      throw new IllegalArgumentException(e);
-    }
   }
 
   private static IbvSettings with(Map<String, Object> config) {
@@ -102,21 +92,16 @@ class FakeReviewFixesTest {
     FakeIbverbs.setPort(1, PortState.ACTIVE.code(), 3, 1, FakeIbverbs.LINK_ETHERNET, 2);
     FakeIbverbs.setGid(1, 0, MAPPED_7, FakeIbverbs.ROCE_V1);
     FakeIbverbs.setGid(1, 1, MAPPED_8, FakeIbverbs.ROCE_V2);
-    assertEquals(0, chosen(with(Map.of("gidAddress", "10.0.0.7"))));
-    assertEquals(1, chosen(with(Map.of("gidType", "roce-v2"))));
-    assertEquals(0, chosen(with(Map.of("gidType", "roce-v1"))));
+    assertEquals(0, FakeDeviceTest.selectedIndex(with(Map.of("gidAddress", "10.0.0.7"))));
+    assertEquals(1, FakeDeviceTest.selectedIndex(with(Map.of("gidType", "roce-v2"))));
+    assertEquals(0, FakeDeviceTest.selectedIndex(with(Map.of("gidType", "roce-v1"))));
     VerbsException e =
-        assertThrows(VerbsException.class, () -> chosen(with(Map.of("gidAddress", "10.9.9.9"))));
+        assertThrows(
+            VerbsException.class,
+            () -> FakeDeviceTest.selectedIndex(with(Map.of("gidAddress", "10.9.9.9"))));
     assertEquals(VerbsError.INVALID_ARGUMENT, e.error());
     assertTrue(e.getMessage().contains("matching gidAddress=10.9.9.9"), e.getMessage());
     assertThrows(VerbsException.class, () -> with(Map.of("gidType", "v3")));
-  }
-
-  private static int chosen(IbvSettings settings) {
-    try (IbvProvider p = new IbvProvider(settings);
-        VerbsContext ctx = p.open("fake_mlx5_0")) {
-      return ctx.queryPort(1).gidIndex();
-    }
   }
 
   @Test

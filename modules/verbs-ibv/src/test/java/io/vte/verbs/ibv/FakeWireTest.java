@@ -66,6 +66,17 @@ class FakeWireTest {
     return pair.a.postSend(batch);
   }
 
+  /** Posts a valid signaled 64-byte WRITE from src to dst. */
+  private void writeFirst64Bytes() {
+    post(
+        WrOpcode.RDMA_WRITE,
+        DirectMemory.address(src),
+        64,
+        srcMr.lkey(),
+        DirectMemory.address(dst),
+        dstMr.rkey());
+  }
+
   private static int onlyStatus(WorkCompletionBatch wc) {
     assertEquals(1, wc.count(), "one completion");
     return wc.status(0);
@@ -155,13 +166,7 @@ class FakeWireTest {
   @Test
   void aDestroyedPeerQpIsRetryExcErr() {
     pair.b.close();
-    post(
-        WrOpcode.RDMA_WRITE,
-        DirectMemory.address(src),
-        64,
-        srcMr.lkey(),
-        DirectMemory.address(dst),
-        dstMr.rkey());
+    writeFirst64Bytes();
     assertEquals(WcStatus.RETRY_EXC_ERR.ordinal(), onlyStatus(FakePair.poll(pair.cqA)));
   }
 
@@ -174,13 +179,7 @@ class FakeWireTest {
         "PORT_ERR delivered",
         Duration.ofSeconds(10),
         () -> events.stream().anyMatch(e -> e.type() == AsyncEventType.PORT_ERR && e.port() == 1));
-    post(
-        WrOpcode.RDMA_WRITE,
-        DirectMemory.address(src),
-        64,
-        srcMr.lkey(),
-        DirectMemory.address(dst),
-        dstMr.rkey());
+    writeFirst64Bytes();
     assertEquals(WcStatus.RETRY_EXC_ERR.ordinal(), onlyStatus(FakePair.poll(pair.cqA)));
     FakeIbverbs.setPortState(1, PortState.ACTIVE.code());
     Await.until(

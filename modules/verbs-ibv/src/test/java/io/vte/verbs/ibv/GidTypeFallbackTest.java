@@ -1,13 +1,10 @@
 package io.vte.verbs.ibv;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,21 +17,11 @@ import org.junit.jupiter.api.io.TempDir;
 class GidTypeFallbackTest {
 
   private static String run(Path library, Path sysfs) throws Exception {
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Dvte.ibv.fake.library=" + library,
-            "-cp",
-            System.getProperty("java.class.path"),
-            PrintGidTable.class.getName(),
-            sysfs.toString());
-    pb.environment().put("LD_LIBRARY_PATH", library.getParent().toString());
-    pb.redirectErrorStream(true);
-    Process p = pb.start();
-    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "forked JVM did not finish");
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertEquals(0, p.exitValue(), out);
-    return out;
+    return ForkedJvm.run(
+        library.getParent(),
+        List.of("-Dvte.ibv.fake.library=" + library),
+        PrintGidTable.class,
+        sysfs.toString());
   }
 
   private static Path sysfs(Path dir) throws Exception {

@@ -1,12 +1,10 @@
 package io.vte.verbs.ibv;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,21 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 class LibraryDirectoryTest {
 
   private static String run(Path libraryDir) throws Exception {
-    Path fake = Path.of(System.getProperty("vte.ibv.fake.library"));
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-D" + NativeLibraryLoader.DIRECTORY_PROPERTY + "=" + libraryDir,
-            "-cp",
-            System.getProperty("java.class.path"),
-            PrintUnavailabilityCause.class.getName());
-    pb.environment().put("LD_LIBRARY_PATH", fake.getParent().toString());
-    pb.redirectErrorStream(true);
-    Process p = pb.start();
-    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "forked JVM did not finish");
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertEquals(0, p.exitValue(), out);
-    return out;
+    return ForkedJvm.run(
+        Path.of(System.getProperty("vte.ibv.fake.library")).getParent(),
+        List.of("-D" + NativeLibraryLoader.DIRECTORY_PROPERTY + "=" + libraryDir),
+        PrintUnavailabilityCause.class);
   }
 
   @Test
