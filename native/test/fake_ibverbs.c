@@ -50,6 +50,7 @@ struct fake_port {
 	struct ibv_port_attr attr;
 	union ibv_gid gids[MAX_GIDS];
 	int gid_types[MAX_GIDS];
+	int gid_ifindex[MAX_GIDS]; /* netdev of each GID, as ibv_query_gid_ex reports it */
 };
 
 struct fake_cq {
@@ -400,6 +401,7 @@ int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t g
 		entry->gid_index = gid_index;
 		entry->port_num = port_num;
 		entry->gid_type = (uint32_t)port_of(context, port_num)->gid_types[gid_index];
+		entry->ndev_ifindex = (uint32_t)port_of(context, port_num)->gid_ifindex[gid_index];
 	}
 	pthread_mutex_unlock(&lock);
 	return rc;
@@ -1429,6 +1431,16 @@ JNIEXPORT void JNICALL CONTROL(setGid)(JNIEnv *env, jclass cls, jint port, jint 
 		(*env)->GetByteArrayRegion(env, gid, 0, 16, (jbyte *)st.ports[d][port].gids[index].raw);
 		st.ports[d][port].gid_types[index] = type;
 	}
+	pthread_mutex_unlock(&lock);
+}
+
+JNIEXPORT void JNICALL CONTROL(setGidIfindex)(JNIEnv *env, jclass cls, jint port, jint index, jint ifindex)
+{
+	(void)env;
+	(void)cls;
+	pthread_mutex_lock(&lock);
+	for (int d = 0; d < MAX_DEVICES; d++)
+		st.ports[d][port].gid_ifindex[index] = ifindex;
 	pthread_mutex_unlock(&lock);
 }
 

@@ -63,6 +63,9 @@ public final class FakeIbverbs {
     failNextAfter(function, errno, arg, 0);
   }
 
+  /** The ifindex of the netdev {@code ibv_query_gid_ex} reports for a GID entry (0: none). */
+  public static native void setGidIfindex(int port, int index, int ifindex);
+
   /** As {@link #failNext}, after {@code skip} matching calls succeed. */
   public static native void failNextAfter(String function, int errno, int arg, int skip);
 

@@ -16,6 +16,7 @@ import io.vte.verbs.QpState;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkCompletionBatch;
+import java.net.NetworkInterface;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -102,6 +103,23 @@ class FakeReviewFixesTest {
     assertEquals(VerbsError.INVALID_ARGUMENT, e.error());
     assertTrue(e.getMessage().contains("matching gidAddress=10.9.9.9"), e.getMessage());
     assertThrows(VerbsException.class, () -> with(Map.of("gidType", "v3")));
+  }
+
+  @Test
+  void theGidIsChosenByNetdev() throws Exception {
+    FakeIbverbs.setPort(1, PortState.ACTIVE.code(), 3, 1, FakeIbverbs.LINK_ETHERNET, 2);
+    FakeIbverbs.setGid(1, 0, MAPPED_7, FakeIbverbs.ROCE_V2);
+    FakeIbverbs.setGid(1, 1, MAPPED_8, FakeIbverbs.ROCE_V2);
+    int lo = NetworkInterface.getByName("lo").getIndex();
+    FakeIbverbs.setGidIfindex(1, 0, lo + 1000);
+    FakeIbverbs.setGidIfindex(1, 1, lo);
+    assertEquals(0, FakeDeviceTest.selectedIndex(IbvSettings.DEFAULTS), "lowest index on ties");
+    assertEquals(1, FakeDeviceTest.selectedIndex(with(Map.of("gidNetdev", "lo"))));
+    VerbsException e =
+        assertThrows(
+            VerbsException.class,
+            () -> FakeDeviceTest.selectedIndex(with(Map.of("gidNetdev", "vte-none0"))));
+    assertTrue(e.getMessage().contains("no netdev named 'vte-none0'"), e.getMessage());
   }
 
   @Test
