@@ -61,12 +61,20 @@ struct fake_cq {
 	unsigned int events_delivered, events_acked;
 };
 
+/* An extended context, as every mlx5 context is: the shim's inline ibv_query_port takes vctx.query_port. */
 struct fake_ctx {
-	struct ibv_context ctx;
+	struct verbs_context vctx; /* its last field is the struct ibv_context handed out */
 	int async_write_fd;
 	struct ibv_async_event async_queue[MAX_QUEUE];
 	int async_head, async_count;
 };
+
+#define CTX(f) ((f)->vctx.context)
+
+static struct fake_ctx *fake_ctx_of(struct ibv_context *ctx)
+{
+	return (struct fake_ctx *)((uint8_t *)ctx - offsetof(struct fake_ctx, vctx.context));
+}
 
 struct fake_channel {
 	struct ibv_comp_channel ch;
@@ -290,6 +298,8 @@ int ibv_fork_init(void)
 	return 0;
 }
 
+static int fake_query_port_ex(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *attr,
+			      size_t attr_len);
 static int fake_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 static int fake_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
@@ -304,14 +314,17 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	int fds[2];
 	if (err == 0 && pipe2(fds, O_CLOEXEC) == 0) {
 		f = calloc(1, sizeof(*f));
-		f->ctx.device = device;
-		f->ctx.async_fd = fds[0];
+		CTX(f).device = device;
+		CTX(f).async_fd = fds[0];
 		f->async_write_fd = fds[1];
-		f->ctx.num_comp_vectors = st.comp_vectors;
-		f->ctx.ops.poll_cq = fake_poll_cq;
-		f->ctx.ops.req_notify_cq = fake_req_notify_cq;
-		f->ctx.ops.post_send = fake_post_send;
-		f->ctx.ops.post_recv = fake_post_recv;
+		CTX(f).num_comp_vectors = st.comp_vectors;
+		CTX(f).ops.poll_cq = fake_poll_cq;
+		CTX(f).ops.req_notify_cq = fake_req_notify_cq;
+		CTX(f).ops.post_send = fake_post_send;
+		CTX(f).ops.post_recv = fake_post_recv;
+		CTX(f).abi_compat = __VERBS_ABI_IS_EXTENDED;
+		f->vctx.sz = sizeof(f->vctx);
+		f->vctx.query_port = fake_query_port_ex;
 		st.live[K_CONTEXT]++;
 		st.last_ctx = f;
 		for (int i = 0; i < MAX_OBJECTS; i++)
@@ -323,15 +336,15 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		errno = err;
 	}
 	pthread_mutex_unlock(&lock);
-	return f == NULL ? NULL : &f->ctx;
+	return f == NULL ? NULL : &CTX(f);
 }
 
 int ibv_close_device(struct ibv_context *context)
 {
-	struct fake_ctx *f = (struct fake_ctx *)context;
+	struct fake_ctx *f = fake_ctx_of(context);
 	pthread_mutex_lock(&lock);
 	log_line("ibv_close_device name=%s", context->device->name);
-	close(f->ctx.async_fd);
+	close(CTX(f).async_fd);
 	close(f->async_write_fd);
 	if (st.last_ctx == f)
 		st.last_ctx = NULL;
@@ -354,19 +367,32 @@ int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *attr)
 	return 0;
 }
 
-/* The shim passes a full struct ibv_port_attr through the compat entry point (non-extended context). */
-int ibv_query_port(struct ibv_context *context, uint8_t port_num, struct _compat_ibv_port_attr *out)
+static int query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *out, const char *path)
 {
-	(void)context;
 	pthread_mutex_lock(&lock);
-	log_line("ibv_query_port port=%u", port_num);
+	log_line("ibv_query_port port=%u path=%s", port_num, path);
 	int rc = scripted_failure("ibv_query_port", port_num);
 	if (rc == 0 && (port_num < 1 || port_num > st.port_count))
 		rc = EINVAL;
 	if (rc == 0)
-		memcpy(out, &port_of(context, port_num)->attr, sizeof(struct ibv_port_attr));
+		*out = port_of(context, port_num)->attr;
 	pthread_mutex_unlock(&lock);
 	return rc;
+}
+
+/* The extended context's op, which rdma-core's inline ibv_query_port calls on an mlx5 context. */
+static int fake_query_port_ex(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *attr,
+			      size_t attr_len)
+{
+	if (attr_len < sizeof(*attr))
+		return EINVAL;
+	return query_port(context, port_num, attr, "extended");
+}
+
+/* The compat entry point, for callers that see a non-extended context. */
+int ibv_query_port(struct ibv_context *context, uint8_t port_num, struct _compat_ibv_port_attr *out)
+{
+	return query_port(context, port_num, (struct ibv_port_attr *)out, "compat");
 }
 
 int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
@@ -679,7 +705,7 @@ static int cq_push(struct fake_cq *f, const struct ibv_wc *wc)
 		if (!f->overflowed) {
 			struct ibv_async_event e = { .event_type = IBV_EVENT_CQ_ERR };
 			e.element.cq = &f->cq;
-			queue_async((struct fake_ctx *)f->cq.context, &e);
+			queue_async(fake_ctx_of(f->cq.context), &e);
 		}
 		f->overflowed = 1;
 		refuse(ENOSPC, "completion on CQ %d: overrun (cqe %d)", f->ordinal, f->cq.cqe);
@@ -1275,7 +1301,7 @@ static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_
 
 int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
-	struct fake_ctx *f = (struct fake_ctx *)context;
+	struct fake_ctx *f = fake_ctx_of(context);
 	char b;
 	pthread_mutex_lock(&lock);
 	int rc = scripted_failure("ibv_get_async_event", -1);
@@ -1416,7 +1442,7 @@ JNIEXPORT void JNICALL CONTROL(setDevicePortState)(JNIEnv *env, jclass cls, jint
 		struct ibv_async_event e = { .event_type = active ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR };
 		e.element.port_num = port;
 		for (int i = 0; i < MAX_OBJECTS; i++)
-			if (st.ctxs[i] != NULL && st.ctxs[i]->ctx.device == &st.devices[d])
+			if (st.ctxs[i] != NULL && CTX(st.ctxs[i]).device == &st.devices[d])
 				queue_async(st.ctxs[i], &e);
 	}
 	log_line("port %d of device %d state=%d", port, device, state);
@@ -1510,13 +1536,13 @@ JNIEXPORT jboolean JNICALL CONTROL(pushAsyncEvent)(JNIEnv *env, jclass cls, jint
 	case IBV_EVENT_QP_LAST_WQE_REACHED: {
 		struct fake_qp *q = find_qp((uint32_t)arg);
 		e.element.qp = q == NULL ? NULL : &q->qp;
-		target = q == NULL ? NULL : (struct fake_ctx *)q->qp.context;
+		target = q == NULL ? NULL : fake_ctx_of(q->qp.context);
 		ok = q != NULL;
 		break;
 	}
 	case IBV_EVENT_CQ_ERR:
 		e.element.cq = arg >= 0 && arg < st.cq_count && st.cqs[arg] != NULL ? &st.cqs[arg]->cq : NULL;
-		target = e.element.cq == NULL ? NULL : (struct fake_ctx *)e.element.cq->context;
+		target = e.element.cq == NULL ? NULL : fake_ctx_of(e.element.cq->context);
 		ok = e.element.cq != NULL;
 		break;
 	default:

@@ -58,6 +58,9 @@ class FakeReviewFixesTest {
       }
       assertEquals(List.of(), FakeIbverbs.lines("ibv_query_gid"), "no GID scan per handshake");
       assertEquals(3, FakeIbverbs.lines("ibv_query_port").size());
+      assertTrue(
+          FakeIbverbs.lines("ibv_query_port").stream().allMatch(l -> l.endsWith("path=extended")),
+          "the shim queries ports through the extended context op, as on mlx5");
       FakeIbverbs.setGid(1, 0, MAPPED_7, FakeIbverbs.ROCE_V2);
       assertTrue(FakeIbverbs.pushAsyncEvent(AsyncEventType.GID_CHANGE.code(), 1));
       Await.until(
