@@ -64,13 +64,20 @@ static void ack_cq_events(JNIEnv *env, jclass cls, jlong cq, jint count)
 	ibv_ack_cq_events(VTE_PTR(cq), (unsigned int)count);
 }
 
-static jlong create_cq(JNIEnv *env, jclass cls, jlong ctx, jint capacity, jlong channel)
+/* out: [cqe] as the device granted it (at least capacity). */
+static jlong create_cq(JNIEnv *env, jclass cls, jlong ctx, jint capacity, jlong channel, jint comp_vector,
+		       jintArray jout)
 {
 	(void)cls;
 	errno = 0;
-	struct ibv_cq *cq = ibv_create_cq(VTE_PTR(ctx), capacity, NULL, VTE_PTR(channel), 0);
-	if (cq == NULL)
-		vte_throw(env, "ibv_create_cq", errno ? errno : ENOMEM, "capacity %d", capacity);
+	struct ibv_cq *cq = ibv_create_cq(VTE_PTR(ctx), capacity, NULL, VTE_PTR(channel), comp_vector);
+	if (cq == NULL) {
+		vte_throw(env, "ibv_create_cq", errno ? errno : ENOMEM, "capacity %d comp_vector %d", capacity,
+			comp_vector);
+		return 0;
+	}
+	const jint cqe = cq->cqe;
+	(*env)->SetIntArrayRegion(env, jout, 0, 1, &cqe);
 	return VTE_HANDLE(cq);
 }
 
@@ -95,7 +102,7 @@ static const JNINativeMethod methods[] = {
 	{ "destroyCompChannel", "(J)V", (void *)destroy_comp_channel },
 	{ "nextCqEvent", "(JI)J", (void *)next_cq_event },
 	{ "ackCqEvents", "(JI)V", (void *)ack_cq_events },
-	{ "createCq", "(JIJ)J", (void *)create_cq },
+	{ "createCq", "(JIJI[I)J", (void *)create_cq },
 	{ "destroyCq", "(J)V", (void *)destroy_cq },
 	{ "reqNotifyCq", "(J)I", (void *)req_notify_cq },
 };

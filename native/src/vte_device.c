@@ -1,6 +1,9 @@
-/* Devices and ports: list, open/close, port attributes, GID table and GID index selection. */
+/* Devices and ports: list, open/close, device limits, port attributes and the GID table. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <net/if.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "vte_ibv.h"
@@ -72,20 +75,6 @@ out:
 	return VTE_HANDLE(ctx);
 }
 
-static jint port_count(JNIEnv *env, jclass cls, jlong handle)
-{
-	struct ibv_device_attr attr;
-	(void)cls;
-
-	int rc = ibv_query_device(VTE_PTR(handle), &attr);
-	if (rc != 0) {
-		vte_throw(env, "ibv_query_device", rc, "device '%s'",
-			ibv_get_device_name(((struct ibv_context *)VTE_PTR(handle))->device));
-		return -1;
-	}
-	return attr.phys_port_cnt;
-}
-
 static void close_device(JNIEnv *env, jclass cls, jlong handle)
 {
 	(void)cls;
@@ -95,39 +84,70 @@ static void close_device(JNIEnv *env, jclass cls, jlong handle)
 			(unsigned long long)handle);
 }
 
-static int is_zero(const union ibv_gid *gid)
-{
-	static const union ibv_gid zero;
-	return memcmp(gid->raw, zero.raw, sizeof(zero.raw)) == 0;
-}
-
-static int is_ipv4_mapped(const union ibv_gid *gid)
-{
-	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	return memcmp(gid->raw, prefix, sizeof(prefix)) == 0;
-}
-
-static int is_link_local(const union ibv_gid *gid)
-{
-	return gid->raw[0] == 0xfe && (gid->raw[1] & 0xc0) == 0x80;
-}
-
 /*
- * Higher is better: RoCE v2 first, then IPv4-mapped, then other routable GIDs; link-local GIDs last
- * (they do not route across subnets).
+ * _ibv_query_gid_ex exists from rdma-core 32 (IBVERBS_1.11). It is looked up at run time so the shim
+ * also loads on older rdma-core, where the GID type comes from sysfs (gid_attrs/types) instead.
  */
-static int gid_score(const union ibv_gid *gid, int type)
+typedef int (*query_gid_ex_fn)(struct ibv_context *, uint32_t, uint32_t, struct ibv_gid_entry *, uint32_t,
+			       size_t);
+static query_gid_ex_fn query_gid_ex;
+
+int vte_resolve_optional(void)
 {
-	int score = type == IBV_GID_TYPE_ROCE_V2 ? 4 : 0;
-	if (is_ipv4_mapped(gid))
-		return score + 2;
-	return score + (is_link_local(gid) ? 0 : 1);
+	void *lib = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (lib == NULL)
+		return 0;
+	query_gid_ex = (query_gid_ex_fn)dlvsym(lib, "_ibv_query_gid_ex", "IBVERBS_1.11");
+	dlclose(lib); /* still loaded: the shim links against it */
+	return 0;
 }
 
-static int gid_type(struct ibv_context *ctx, int port, int index)
+static jboolean has_query_gid_ex(JNIEnv *env, jclass cls)
+{
+	(void)env;
+	(void)cls;
+	return query_gid_ex != NULL ? JNI_TRUE : JNI_FALSE;
+}
+
+/* Reads one line of <ibdev_path>/ports/<port>/gid_attrs/<what>/<index> into buf; 0 or -1. */
+static int read_gid_attr(struct ibv_context *ctx, int port, int index, const char *what, char *buf, size_t len)
+{
+	char path[IBV_SYSFS_PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/ports/%d/gid_attrs/%s/%d", ctx->device->ibdev_path, port, what, index);
+	FILE *f = fopen(path, "re");
+	if (f == NULL)
+		return -1;
+	char *line = fgets(buf, (int)len, f);
+	fclose(f);
+	if (line == NULL)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* GID type and netdev ifindex of one entry: from ibv_query_gid_ex, else from sysfs; -1/0 when unknown. */
+static void gid_attrs(struct ibv_context *ctx, int port, int index, int ethernet, jlong *type, jlong *ifindex)
 {
 	struct ibv_gid_entry entry;
-	return ibv_query_gid_ex(ctx, port, index, &entry, 0) == 0 ? (int)entry.gid_type : GID_UNKNOWN_TYPE;
+	char buf[64];
+
+	*type = GID_UNKNOWN_TYPE;
+	*ifindex = 0;
+	if (query_gid_ex != NULL) {
+		if (query_gid_ex(ctx, (uint32_t)port, (uint32_t)index, &entry, 0, sizeof(entry)) == 0) {
+			*type = entry.gid_type;
+			*ifindex = entry.ndev_ifindex;
+		}
+		return;
+	}
+	if (read_gid_attr(ctx, port, index, "types", buf, sizeof(buf)) == 0) {
+		if (strcmp(buf, "RoCE v2") == 0)
+			*type = IBV_GID_TYPE_ROCE_V2;
+		else if (strcmp(buf, "IB/RoCE v1") == 0)
+			*type = ethernet ? IBV_GID_TYPE_ROCE_V1 : IBV_GID_TYPE_IB;
+	}
+	if (read_gid_attr(ctx, port, index, "ndevs", buf, sizeof(buf)) == 0)
+		*ifindex = if_nametoindex(buf);
 }
 
 static jlong gid_half(const union ibv_gid *gid, int from)
@@ -138,41 +158,10 @@ static jlong gid_half(const union ibv_gid *gid, int from)
 	return (jlong)v;
 }
 
-/* Picks the GID: `wanted` >= 0 must name a non-empty entry; -1 picks the best scored one (lowest index on ties). */
-static int select_gid(JNIEnv *env, struct ibv_context *ctx, int port, int table_len, int wanted,
-		      union ibv_gid *out)
-{
-	if (wanted >= 0) {
-		if (wanted >= table_len || ibv_query_gid(ctx, port, wanted, out) != 0 || is_zero(out)) {
-			vte_throw(env, "ibv_query_gid", EINVAL,
-				"GID index %d of port %d is out of range or empty (table has %d entries)",
-				wanted, port, table_len);
-			return -2;
-		}
-		return wanted;
-	}
-	int best = -1, best_score = -1;
-	for (int i = 0; i < table_len; i++) {
-		union ibv_gid gid;
-		if (ibv_query_gid(ctx, port, i, &gid) != 0 || is_zero(&gid))
-			continue;
-		int score = gid_score(&gid, gid_type(ctx, port, i));
-		if (score > best_score) {
-			best = i;
-			best_score = score;
-			*out = gid;
-		}
-	}
-	if (best < 0)
-		memset(out, 0, sizeof(*out));
-	return best;
-}
-
-static void query_port(JNIEnv *env, jclass cls, jlong handle, jint port, jint wanted, jlongArray jout)
+static void query_port(JNIEnv *env, jclass cls, jlong handle, jint port, jlongArray jout)
 {
 	struct ibv_context *ctx = VTE_PTR(handle);
 	struct ibv_port_attr attr;
-	union ibv_gid gid;
 	(void)cls;
 
 	if (port < 1 || port > 255) {
@@ -184,30 +173,93 @@ static void query_port(JNIEnv *env, jclass cls, jlong handle, jint port, jint wa
 		vte_throw(env, "ibv_query_port", rc, "port %d of '%s'", port, ibv_get_device_name(ctx->device));
 		return;
 	}
-	int index = select_gid(env, ctx, port, attr.gid_tbl_len, wanted, &gid);
-	if (index == -2)
-		return;
 	jlong out[io_vte_verbs_ibv_IbvNative_PORT_OUT_LEN];
 	out[io_vte_verbs_ibv_IbvNative_PORT_STATE] = attr.state;
 	out[io_vte_verbs_ibv_IbvNative_PORT_ACTIVE_MTU] = attr.active_mtu;
+	out[io_vte_verbs_ibv_IbvNative_PORT_MAX_MTU] = attr.max_mtu;
 	out[io_vte_verbs_ibv_IbvNative_PORT_LID] = attr.lid;
 	out[io_vte_verbs_ibv_IbvNative_PORT_LINK_LAYER] = attr.link_layer;
-	out[io_vte_verbs_ibv_IbvNative_PORT_GID_HI] = gid_half(&gid, 0);
-	out[io_vte_verbs_ibv_IbvNative_PORT_GID_LO] = gid_half(&gid, 8);
-	out[io_vte_verbs_ibv_IbvNative_PORT_GID_INDEX] = index;
 	out[io_vte_verbs_ibv_IbvNative_PORT_GID_TABLE_LEN] = attr.gid_tbl_len;
 	(*env)->SetLongArrayRegion(env, jout, 0, io_vte_verbs_ibv_IbvNative_PORT_OUT_LEN, out);
+}
+
+/*
+ * Reads GID entries [0, count) of a port, GID_SLOTS longs each: the GID's halves, its type and its
+ * netdev's ifindex. An empty or unreadable entry reads as a zero GID.
+ */
+static void query_gids(JNIEnv *env, jclass cls, jlong handle, jint port, jint link_layer, jint count,
+		       jlongArray jout)
+{
+	struct ibv_context *ctx = VTE_PTR(handle);
+	(void)cls;
+
+	jlong *out = (*env)->GetLongArrayElements(env, jout, NULL);
+	if (out == NULL)
+		return;
+	for (int i = 0; i < count; i++) {
+		union ibv_gid gid;
+		jlong *e = out + (size_t)i * io_vte_verbs_ibv_IbvNative_GID_SLOTS;
+		memset(e, 0, sizeof(jlong) * io_vte_verbs_ibv_IbvNative_GID_SLOTS);
+		e[io_vte_verbs_ibv_IbvNative_GID_TYPE] = GID_UNKNOWN_TYPE;
+		if (ibv_query_gid(ctx, (uint8_t)port, i, &gid) != 0)
+			continue;
+		e[io_vte_verbs_ibv_IbvNative_GID_HI] = gid_half(&gid, 0);
+		e[io_vte_verbs_ibv_IbvNative_GID_LO] = gid_half(&gid, 8);
+		if (e[0] != 0 || e[1] != 0)
+			gid_attrs(ctx, port, i, link_layer == IBV_LINK_LAYER_ETHERNET,
+				  &e[io_vte_verbs_ibv_IbvNative_GID_TYPE], &e[io_vte_verbs_ibv_IbvNative_GID_IFINDEX]);
+	}
+	(*env)->ReleaseLongArrayElements(env, jout, out, 0);
+}
+
+/* The device's limits VTE checks its options against (DEVICE_* slots). */
+static void query_device(JNIEnv *env, jclass cls, jlong handle, jlongArray jout)
+{
+	struct ibv_context *ctx = VTE_PTR(handle);
+	struct ibv_device_attr attr;
+	(void)cls;
+
+	int rc = ibv_query_device(ctx, &attr);
+	if (rc != 0) {
+		vte_throw(env, "ibv_query_device", rc, "device '%s'", ibv_get_device_name(ctx->device));
+		return;
+	}
+	jlong out[io_vte_verbs_ibv_IbvNative_DEVICE_OUT_LEN];
+	out[io_vte_verbs_ibv_IbvNative_DEVICE_PORTS] = attr.phys_port_cnt;
+	out[io_vte_verbs_ibv_IbvNative_DEVICE_MAX_QP_WR] = attr.max_qp_wr;
+	out[io_vte_verbs_ibv_IbvNative_DEVICE_MAX_SGE] = attr.max_sge;
+	out[io_vte_verbs_ibv_IbvNative_DEVICE_MAX_CQE] = attr.max_cqe;
+	out[io_vte_verbs_ibv_IbvNative_DEVICE_MAX_QP_RD_ATOM] = attr.max_qp_rd_atom;
+	out[io_vte_verbs_ibv_IbvNative_DEVICE_MAX_QP_INIT_RD_ATOM] = attr.max_qp_init_rd_atom;
+	out[io_vte_verbs_ibv_IbvNative_DEVICE_MAX_MR_SIZE] = (jlong)attr.max_mr_size;
+	out[io_vte_verbs_ibv_IbvNative_DEVICE_MAX_QP] = attr.max_qp;
+	out[io_vte_verbs_ibv_IbvNative_DEVICE_MAX_CQ] = attr.max_cq;
+	out[io_vte_verbs_ibv_IbvNative_DEVICE_COMP_VECTORS] = ctx->num_comp_vectors;
+	(*env)->SetLongArrayRegion(env, jout, 0, io_vte_verbs_ibv_IbvNative_DEVICE_OUT_LEN, out);
+}
+
+/* ibv_fork_init: makes registered memory safe across fork(); must come before other verbs calls. */
+static jint fork_init(JNIEnv *env, jclass cls)
+{
+	(void)env;
+	(void)cls;
+	return ibv_fork_init();
 }
 
 static const JNINativeMethod methods[] = {
 	{ "deviceNames", "()[Ljava/lang/String;", (void *)device_names },
 	{ "openDevice", "(Ljava/lang/String;)J", (void *)open_device },
-	{ "portCount", "(J)I", (void *)port_count },
 	{ "closeDevice", "(J)V", (void *)close_device },
-	{ "queryPort", "(JII[J)V", (void *)query_port },
+	{ "queryPort", "(JI[J)V", (void *)query_port },
+	{ "queryGids", "(JIII[J)V", (void *)query_gids },
+	{ "queryDevice", "(J[J)V", (void *)query_device },
+	{ "hasQueryGidEx", "()Z", (void *)has_query_gid_ex },
+	{ "forkInit", "()I", (void *)fork_init },
 };
 
 int vte_register_device(JNIEnv *env, jclass cls)
 {
+	if (vte_resolve_optional() != 0)
+		return -1;
 	return (*env)->RegisterNatives(env, cls, methods, VTE_COUNT(methods));
 }

@@ -12,7 +12,7 @@
 
 #include "io_vte_verbs_ibv_IbvNative.h"
 
-#define VTE_IBV_ABI_VERSION 1
+#define VTE_IBV_ABI_VERSION 2
 #define VTE_NATIVE_CLASS "io/vte/verbs/ibv/IbvNative"
 
 /* One entry of io.vte.verbs.WorkRequestBatch (48-byte stride, native order). */
@@ -52,6 +52,7 @@ void vte_throw(JNIEnv *env, const char *call, int err, const char *fmt, ...)
 int vte_errors_init(JNIEnv *env);
 
 int vte_register_device(JNIEnv *env, jclass cls);
+int vte_resolve_optional(void);
 int vte_register_pd_mr(JNIEnv *env, jclass cls);
 int vte_register_cq(JNIEnv *env, jclass cls);
 int vte_register_qp(JNIEnv *env, jclass cls);

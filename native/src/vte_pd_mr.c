@@ -1,5 +1,8 @@
 /* Protection domains and memory regions. */
 #define _GNU_SOURCE
+#include <stdio.h>
+#include <sys/resource.h>
+
 #include "vte_ibv.h"
 
 static jlong alloc_pd(JNIEnv *env, jclass cls, jlong ctx)
@@ -27,8 +30,20 @@ static jlong reg_mr(JNIEnv *env, jclass cls, jlong pd, jlong address, jlong leng
 	errno = 0;
 	struct ibv_mr *mr = ibv_reg_mr(VTE_PTR(pd), VTE_PTR(address), (size_t)length, (unsigned int)access);
 	if (mr == NULL) {
-		vte_throw(env, "ibv_reg_mr", errno ? errno : ENOMEM, "address 0x%llx length %lld access 0x%x",
-			(unsigned long long)address, (long long)length, (unsigned int)access);
+		int err = errno ? errno : ENOMEM;
+		struct rlimit lim;
+		char memlock[160] = "";
+		if (err == ENOMEM && getrlimit(RLIMIT_MEMLOCK, &lim) == 0) {
+			if (lim.rlim_cur == RLIM_INFINITY)
+				snprintf(memlock, sizeof(memlock), " (RLIMIT_MEMLOCK is unlimited: the NIC is out of"
+					" translation resources)");
+			else
+				snprintf(memlock, sizeof(memlock), "; RLIMIT_MEMLOCK is %llu bytes: raise it"
+					" (ulimit -l, limits.conf memlock, systemd LimitMEMLOCK)",
+					(unsigned long long)lim.rlim_cur);
+		}
+		vte_throw(env, "ibv_reg_mr", err, "address 0x%llx length %lld access 0x%x%s",
+			(unsigned long long)address, (long long)length, (unsigned int)access, memlock);
 		return 0;
 	}
 	const jint keys[2] = { (jint)mr->lkey, (jint)mr->rkey };

@@ -117,8 +117,11 @@ static jint poll_cq(JNIEnv *env, jclass cls, jlong handle, jlong address, jint m
 	while (total < max) {
 		int want = max - total < CHUNK ? max - total : CHUNK;
 		int n = ibv_poll_cq(cq, want, wcs);
-		if (n < 0)
-			return total > 0 ? total : (n == -1 ? -EIO : n);
+		if (n < 0) {
+			/* The completions already copied out stay valid: report them with the error. */
+			int err = n == -1 ? EIO : -n;
+			return -(jint)(((uint32_t)total << io_vte_verbs_ibv_IbvNative_POLL_COUNT_SHIFT) | (uint32_t)err);
+		}
 		for (int i = 0; i < n; i++) {
 			const struct ibv_wc *wc = &wcs[i];
 			struct vte_wc *o = &out[total + i];

@@ -4,8 +4,9 @@
 
 #include "vte_ibv.h"
 
+/* Creates an RC QP; out: [qp_num, max_send_wr, max_recv_wr, max_inline_data] as the device granted them. */
 static jlong create_qp(JNIEnv *env, jclass cls, jlong pd, jlong send_cq, jlong recv_cq, jint max_send_wr,
-		       jint max_recv_wr, jint max_inline, jintArray jqp_num)
+		       jint max_recv_wr, jint max_inline, jintArray jout)
 {
 	struct ibv_qp_init_attr attr;
 	(void)cls;
@@ -27,8 +28,9 @@ static jlong create_qp(JNIEnv *env, jclass cls, jlong pd, jlong send_cq, jlong r
 			"max_send_wr %d max_recv_wr %d max_inline_data %d", max_send_wr, max_recv_wr, max_inline);
 		return 0;
 	}
-	const jint num = (jint)qp->qp_num;
-	(*env)->SetIntArrayRegion(env, jqp_num, 0, 1, &num);
+	const jint out[4] = { (jint)qp->qp_num, (jint)attr.cap.max_send_wr, (jint)attr.cap.max_recv_wr,
+		(jint)attr.cap.max_inline_data };
+	(*env)->SetIntArrayRegion(env, jout, 0, 4, out);
 	return VTE_HANDLE(qp);
 }
 
@@ -70,9 +72,13 @@ static void gid_from_halves(union ibv_gid *gid, jlong hi, jlong lo)
 	}
 }
 
+/*
+ * INIT->RTR. The address vector: the peer's LID, and a GRH (peer GID, local sgid_index, traffic class)
+ * when `global` is set: the Java side sets it from the local link layer (always on RoCE).
+ */
 static void to_rtr(JNIEnv *env, jclass cls, jlong qp, jint port, jint mtu, jint dest_qp_num, jint dest_lid,
-		   jlong gid_hi, jlong gid_lo, jint sgid_index, jint rq_psn, jint max_dest_rd_atomic,
-		   jint min_rnr_timer)
+		   jboolean global, jlong gid_hi, jlong gid_lo, jint sgid_index, jint traffic_class,
+		   jint service_level, jint rq_psn, jint max_dest_rd_atomic, jint min_rnr_timer)
 {
 	struct ibv_qp_attr attr;
 	(void)cls;
@@ -85,13 +91,14 @@ static void to_rtr(JNIEnv *env, jclass cls, jlong qp, jint port, jint mtu, jint 
 	attr.max_dest_rd_atomic = (uint8_t)max_dest_rd_atomic;
 	attr.min_rnr_timer = (uint8_t)min_rnr_timer;
 	attr.ah_attr.dlid = (uint16_t)dest_lid;
-	attr.ah_attr.sl = 0;
+	attr.ah_attr.sl = (uint8_t)service_level;
 	attr.ah_attr.port_num = (uint8_t)port;
-	if (gid_hi != 0 || gid_lo != 0) {
+	if (global) {
 		attr.ah_attr.is_global = 1;
 		gid_from_halves(&attr.ah_attr.grh.dgid, gid_hi, gid_lo);
-		attr.ah_attr.grh.sgid_index = (uint8_t)(sgid_index < 0 ? 0 : sgid_index);
+		attr.ah_attr.grh.sgid_index = (uint8_t)sgid_index;
 		attr.ah_attr.grh.hop_limit = 64;
+		attr.ah_attr.grh.traffic_class = (uint8_t)traffic_class;
 	}
 	modify(env, qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN
 		| IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, "INIT->RTR");
@@ -128,7 +135,7 @@ static const JNINativeMethod methods[] = {
 	{ "createQp", "(JJJIII[I)J", (void *)create_qp },
 	{ "destroyQp", "(J)V", (void *)destroy_qp },
 	{ "modifyQpToInit", "(JII)V", (void *)to_init },
-	{ "modifyQpToRtr", "(JIIIIJJIIII)V", (void *)to_rtr },
+	{ "modifyQpToRtr", "(JIIIIZJJIIIIII)V", (void *)to_rtr },
 	{ "modifyQpToRts", "(JIIIII)V", (void *)to_rts },
 	{ "modifyQpState", "(JI)V", (void *)to_state },
 };

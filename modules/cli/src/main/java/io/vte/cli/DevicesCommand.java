@@ -9,6 +9,7 @@ import io.vte.verbs.DeviceInfo;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.VerbsProvider;
 import io.vte.verbs.VerbsProviders;
+import io.vte.verbs.ibv.IbvProvider;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -20,7 +21,8 @@ import picocli.CommandLine.Spec;
  * {@code vte devices}: the soft devices chosen from this host's interfaces when none are configured
  * (name, address, interface, and why: which interfaces were skipped), then the devices of every
  * verbs provider on the class path (the soft provider with that choice, and ibverbs when present,
- * or why it is unavailable), with each port's state, MTU, GID and LID.
+ * or why it is unavailable), with each port's state, MTU, GID and LID; for RDMA devices also the
+ * device limits, link layer, GID table with types, and why a port is unusable.
  */
 @Command(
     name = "devices",
@@ -78,6 +80,9 @@ public final class DevicesCommand implements Callable<Integer> {
                 p.activeMtu(),
                 p.gid(),
                 p.lid() == 0 ? "0 (ephemeral until opened)" : Integer.toString(p.lid()));
+          }
+          if (provider instanceof IbvProvider ibv) {
+            IbvDeviceDetails.lines(ibv.describe(d.name())).forEach(out::println);
           }
         }
       }

@@ -14,6 +14,7 @@ public final class LocalBuffer implements RegisteredBuffer {
   private final MemoryRegion[] regions;
   private final MemoryRegistry registry;
   private volatile boolean registered = true;
+  private volatile Object owner;
 
   LocalBuffer(
       long address, long length, String location, MemoryRegion[] regions, MemoryRegistry registry) {
@@ -82,8 +83,17 @@ public final class LocalBuffer implements RegisteredBuffer {
     return start >= address && bytes >= 0 && start - address <= length - bytes;
   }
 
+  /**
+   * @param memory the object that owns this buffer's memory (a direct ByteBuffer), kept reachable
+   *     until {@link #close(DeviceMemory)}
+   */
+  void holdUntilClosed(Object memory) {
+    owner = memory;
+  }
+
   void close(DeviceMemory devices) {
     registered = false;
+    owner = null;
     for (int i = 0; i < regions.length; i++) {
       devices.deregister(i, regions[i]);
     }

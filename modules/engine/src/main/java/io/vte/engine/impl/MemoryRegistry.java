@@ -4,7 +4,10 @@ import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.HandshakeValidator;
 import io.vte.verbs.AccessFlags;
+import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
+import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +76,25 @@ public final class MemoryRegistry {
     }
     onChange.run();
     return buffer;
+  }
+
+  /**
+   * Registers a direct buffer's whole capacity on every device and holds the buffer until it is
+   * deregistered, so the garbage collector cannot free memory a NIC may still write.
+   *
+   * @param memory a direct buffer
+   * @param location location tag, as {@link #register(long, long, String)}
+   * @return the registered buffer
+   * @throws VteException as {@link #register(long, long, String)}
+   */
+  public LocalBuffer register(ByteBuffer memory, String location) {
+    try {
+      LocalBuffer buffer = register(DirectMemory.address(memory), memory.capacity(), location);
+      buffer.holdUntilClosed(memory);
+      return buffer;
+    } finally {
+      Reference.reachabilityFence(memory);
+    }
   }
 
   /**

@@ -38,7 +38,6 @@ import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.MetadataStore;
 import io.vte.metadata.MetadataStores;
 import io.vte.metadata.StartDeadline;
-import io.vte.verbs.DirectMemory;
 import io.vte.verbs.Gid;
 import io.vte.verbs.MemoryRegion;
 import io.vte.verbs.VerbsContext;
@@ -551,7 +550,11 @@ public final class TransferEngineImpl implements TransferEngine {
                       ? "null"
                       : "a heap ByteBuffer of " + buffer.capacity() + " bytes")));
     }
-    return register(DirectMemory.address(buffer), buffer.capacity(), location);
+    if (closed) {
+      return closedFailure();
+    }
+    MemoryRegistry memory = parts.memory();
+    return vertx.executeBlocking(() -> memory.register(buffer, location), false);
   }
 
   @Override

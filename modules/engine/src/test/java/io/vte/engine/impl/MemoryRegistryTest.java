@@ -3,6 +3,7 @@ package io.vte.engine.impl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,6 +11,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.testkit.GcAwait;
+import java.lang.ref.WeakReference;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -28,6 +35,27 @@ class MemoryRegistryTest {
     assertNotEquals(b.rkey(1), b.rkey(2));
     assertEquals(3, devices.openRegions());
     assertEquals(1, changes.get());
+  }
+
+  @Test
+  void aRegisteredByteBufferIsHeldUntilUnregistered() {
+    List<WeakReference<ByteBuffer>> dropped = new ArrayList<>();
+    LocalBuffer b = registerAndDrop(dropped);
+    WeakReference<Object> control = new WeakReference<>(ByteBuffer.allocateDirect(4096));
+    collectUntilCleared(control);
+    assertNotNull(dropped.get(0).get(), "the GC freed a registered buffer");
+    registry.unregister(b);
+    collectUntilCleared(dropped.get(0));
+  }
+
+  private LocalBuffer registerAndDrop(List<WeakReference<ByteBuffer>> out) {
+    ByteBuffer memory = ByteBuffer.allocateDirect(4096);
+    out.add(new WeakReference<>(memory));
+    return registry.register(memory, "cpu:0");
+  }
+
+  private static void collectUntilCleared(WeakReference<?> ref) {
+    GcAwait.untilCleared(ref, Duration.ofSeconds(20));
   }
 
   @Test

@@ -1,11 +1,13 @@
 package io.vte.verbs.ibv;
 
 import java.lang.System.Logger.Level;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A daemon thread that runs one {@link Source} until closed. Each poll waits at most the poll
  * period, so {@link #close()} stops the thread within one period without signals or extra file
- * descriptors.
+ * descriptors. A poll that throws is logged; the thread goes on.
  */
 final class EventThread implements AutoCloseable {
 
@@ -42,12 +44,15 @@ final class EventThread implements AutoCloseable {
   }
 
   private void run() {
-    try {
-      while (running) {
+    while (running) {
+      try {
         source.pollOnce(pollMillis);
+      } catch (RuntimeException e) {
+        // One failed poll must not end every CQ wake-up and port, QP and device event of the
+        // device: log it, wait one period (so a persistent failure does not spin) and go on.
+        LOG.log(Level.ERROR, thread.getName() + " poll failed, continuing: " + e.getMessage(), e);
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pollMillis));
       }
-    } catch (RuntimeException e) {
-      LOG.log(Level.ERROR, thread.getName() + " stopped: " + e.getMessage(), e);
     }
   }
 

@@ -31,6 +31,7 @@ final class IbvCompletionQueue implements CompletionQueue {
   private boolean acksClosed;
   private final AtomicInteger queuePairs = new AtomicInteger();
   private volatile CompletionNotificationHandler handler;
+  private boolean failedAfterPartialPoll;
 
   /**
    * @param context owning context
@@ -63,9 +64,34 @@ final class IbvCompletionQueue implements CompletionQueue {
       return PostStatus.CLOSED;
     }
     try {
+      if (failedAfterPartialPoll) {
+        out.setCount(0);
+        return PostStatus.CQ_ERROR;
+      }
       int n = IbvNative.pollCq(cq, DirectMemory.address(out.buffer()), out.capacity());
-      out.setCount(Math.max(n, 0));
-      return n < 0 ? PostStatus.CQ_ERROR : n;
+      if (n >= 0) {
+        out.setCount(n);
+        return n;
+      }
+      // ibv_poll_cq failed after earlier chunks were copied out: hand those over now and report
+      // the error on the next poll, so neither is lost.
+      int written = (-n) >>> IbvNative.POLL_COUNT_SHIFT;
+      int errno = (-n) & ((1 << IbvNative.POLL_COUNT_SHIFT) - 1);
+      LOG.log(
+          Level.ERROR,
+          "ibv_poll_cq on a CQ of '"
+              + context.deviceName()
+              + "' failed with "
+              + IbvErrors.errnoName(errno)
+              + " after "
+              + written
+              + " completion(s)");
+      out.setCount(written);
+      if (written == 0) {
+        return PostStatus.CQ_ERROR;
+      }
+      failedAfterPartialPoll = true;
+      return written;
     } finally {
       handle.release();
     }
@@ -83,7 +109,21 @@ final class IbvCompletionQueue implements CompletionQueue {
       return PostStatus.CLOSED;
     }
     try {
-      return IbvNative.reqNotifyCq(cq);
+      int rc = IbvNative.reqNotifyCq(cq);
+      if (rc != 0) {
+        // Without the arm no event ever comes: the CQ's owner would wait forever. It is told now.
+        LOG.log(
+            Level.ERROR,
+            "ibv_req_notify_cq on a CQ of '"
+                + context.deviceName()
+                + "' failed with "
+                + IbvErrors.errnoName(-rc)
+                + " (errno "
+                + -rc
+                + "): its completions will not wake its owner");
+        return PostStatus.CQ_ERROR;
+      }
+      return 0;
     } finally {
       handle.release();
     }

@@ -2,19 +2,22 @@ package io.vte.verbs.ibv;
 
 import io.vte.verbs.AsyncEvent;
 import io.vte.verbs.AsyncEventHandler;
+import io.vte.verbs.AsyncEventType;
 import io.vte.verbs.Closeables;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.PortAttributes;
+import io.vte.verbs.PortState;
 import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import java.lang.System.Logger.Level;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * An opened RDMA device ({@code ibv_context}) with one completion channel shared by its CQs, a
@@ -31,7 +34,11 @@ final class IbvContext implements VerbsContext {
   private final IbvSettings settings;
   private final long ctx;
   private final int portCount;
-  private final int[] gidIndexByPort;
+  private final IbvDeviceCaps caps;
+  private final IbvGidSelector gidSelector;
+  private final AtomicReferenceArray<IbvPortInfo> ports;
+  private final AtomicReferenceArray<IbvGidEntry> sourceGids;
+  private final AtomicInteger cqsCreated = new AtomicInteger();
   private final long channel;
   private final Set<IbvProtectionDomain> pds = ConcurrentHashMap.newKeySet();
   private final Map<Long, IbvCompletionQueue> cqs = new ConcurrentHashMap<>();
@@ -54,15 +61,17 @@ final class IbvContext implements VerbsContext {
     this.ctx = IbvNative.openDevice(deviceName);
     long ch = 0;
     try {
-      this.portCount = IbvNative.portCount(ctx);
+      this.caps = IbvDeviceCaps.query(ctx);
+      this.portCount = caps.ports();
       ch = IbvNative.createCompChannel(ctx);
     } catch (RuntimeException e) {
       IbvNative.closeDevice(ctx);
       throw e;
     }
     this.channel = ch;
-    this.gidIndexByPort = new int[portCount + 1];
-    Arrays.fill(gidIndexByPort, Integer.MIN_VALUE);
+    this.gidSelector = new IbvGidSelector(settings);
+    this.ports = new AtomicReferenceArray<>(portCount + 1);
+    this.sourceGids = new AtomicReferenceArray<>(portCount + 1);
     this.channelThread =
         new EventThread(
             "vte-ibv-cq-" + deviceName,
@@ -90,33 +99,107 @@ final class IbvContext implements VerbsContext {
     return portCount;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One {@code ibv_query_port}; the GID table is read once and cached (re-read on {@code
+   * GID_CHANGE}), so this is cheap enough for a handshake on an event loop.
+   *
+   * @throws VerbsException when the port has no usable GID, or is an active InfiniBand port with
+   *     LID 0 (no subnet manager)
+   */
   @Override
   public PortAttributes queryPort(int port) {
     checkOpen();
+    checkPort(port);
+    IbvPortInfo info = refreshedPort(port);
+    IbvGidEntry gid = gidSelector.select(deviceName, info);
+    if (!info.isRoce() && info.state() == PortState.ACTIVE && info.lid() == 0) {
+      throw new VerbsException(
+          VerbsError.NO_DEVICE,
+          "InfiniBand port "
+              + port
+              + " of '"
+              + deviceName
+              + "' is active with LID 0: no subnet manager has assigned it a LID (start opensm"
+              + " or the switch's SM)");
+    }
+    sourceGids.set(port, gid);
+    return new PortAttributes(
+        port, info.state(), info.activeMtu(), info.lid(), gid.gid(), gid.index(), info.linkLayer());
+  }
+
+  private void checkPort(int port) {
     if (port < 1 || port > portCount) {
       throw new VerbsException(
           VerbsError.INVALID_ARGUMENT,
           "port " + port + " does not exist on '" + deviceName + "' (ports 1.." + portCount + ")");
     }
-    PortAttributes attributes = IbvPorts.query(ctx, port, settings.gidIndex());
-    gidIndexByPort[port] = attributes.gidIndex();
-    return attributes;
   }
 
   /**
    * @param port a port number
-   * @return the GID index QPs on that port use as source GID (queried on first use)
+   * @return the port's cached attributes and GID table (read on first use)
    */
-  int sourceGidIndex(int port) {
-    if (port < 1 || port > portCount) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT,
-          "port " + port + " does not exist on '" + deviceName + "' (ports 1.." + portCount + ")");
+  IbvPortInfo portInfo(int port) {
+    checkPort(port);
+    IbvPortInfo info = ports.get(port);
+    if (info == null) {
+      info = IbvPortInfo.query(ctx, port);
+      ports.compareAndSet(port, null, info);
     }
-    if (gidIndexByPort[port] == Integer.MIN_VALUE) {
+    return ports.get(port);
+  }
+
+  private IbvPortInfo refreshedPort(int port) {
+    IbvPortInfo cached = ports.get(port);
+    if (cached == null) {
+      return portInfo(port);
+    }
+    IbvPortInfo fresh = cached.requery(ctx);
+    return ports.accumulateAndGet(port, fresh, (current, f) -> f.withGids(current.gids()));
+  }
+
+  /** Re-reads a port's GID table (after {@code IBV_EVENT_GID_CHANGE}; runs on the async thread). */
+  private void refreshGids(int port) {
+    if (port >= 1 && port <= portCount) {
+      ports.set(port, IbvPortInfo.query(ctx, port));
+      sourceGids.set(port, null);
+    }
+  }
+
+  /**
+   * @param port a port number
+   * @return the GID entry QPs on that port use as source GID (chosen on first use)
+   */
+  IbvGidEntry sourceGid(int port) {
+    IbvGidEntry gid = sourceGids.get(port);
+    if (gid == null) {
       queryPort(port);
+      gid = sourceGids.get(port);
     }
-    return gidIndexByPort[port];
+    return gid;
+  }
+
+  /**
+   * @return the device's limits, queried at open
+   */
+  IbvDeviceCaps caps() {
+    return caps;
+  }
+
+  /**
+   * @return RDMA READs a QP may issue: the setting, lowered to {@code max_qp_init_rd_atom}
+   */
+  int initiatorRdAtomic() {
+    return Math.min(settings.maxRdAtomic(), caps.maxQpInitRdAtom());
+  }
+
+  /**
+   * @return RDMA READs a QP answers at once: the setting, lowered to {@code max_qp_rd_atom}
+   */
+  int responderRdAtomic() {
+    return Math.min(settings.maxRdAtomic(), caps.maxQpRdAtom());
   }
 
   /**
@@ -137,11 +220,19 @@ final class IbvContext implements VerbsContext {
   @Override
   public CompletionQueue createCq(int capacity) {
     checkOpen();
-    if (capacity < 1) {
+    if (capacity < 1 || capacity > caps.maxCqe()) {
       throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT, "CQ capacity must be >= 1, got " + capacity);
+          VerbsError.INVALID_ARGUMENT,
+          "CQ capacity must be 1..max_cqe "
+              + caps.maxCqe()
+              + " of '"
+              + deviceName
+              + "', got "
+              + capacity);
     }
-    long handle = IbvNative.createCq(ctx, capacity, channel);
+    // Spread CQs over the completion vectors (interrupts, hence cores) instead of all on vector 0.
+    int vector = Math.floorMod(cqsCreated.getAndIncrement(), caps.compVectors());
+    long handle = IbvNative.createCq(ctx, capacity, channel, vector, new int[1]);
     IbvCompletionQueue cq = new IbvCompletionQueue(this, handle, capacity);
     cqs.put(handle, cq);
     return cq;
@@ -153,10 +244,13 @@ final class IbvContext implements VerbsContext {
   }
 
   /**
-   * @param event an event read by the async thread; handed to the handler, whose failures are
-   *     logged
+   * @param event an event read by the async thread: a GID change re-reads that port's GID table
+   *     first; then it is handed to the handler, whose failures are logged
    */
   void deliver(AsyncEvent event) {
+    if (event.type() == AsyncEventType.GID_CHANGE) {
+      refreshGids(event.port());
+    }
     AsyncEventHandler h = asyncHandler;
     if (h == null) {
       return;

@@ -6,7 +6,9 @@ import io.vte.verbs.WorkCompletionBatch;
 import io.vte.verbs.WorkRequestBatch;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.lang.System.Logger.Level;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Loads the JNI shim once per class loader and checks that it speaks this jar's contract: the same
@@ -22,7 +24,29 @@ final class IbvLibrary {
   private static final String USE_SOFT = "use the 'soft' verbs provider instead";
   private static final VerbsException FAILURE = load();
 
+  private static final System.Logger LOG = System.getLogger(IbvLibrary.class.getName());
+  private static final AtomicBoolean FORK_INIT = new AtomicBoolean();
+
   private IbvLibrary() {}
+
+  /**
+   * Calls {@code ibv_fork_init} once per class loader, before the first other verbs call; a failure
+   * is logged (registered memory is then unsafe in a forked child, nothing else changes).
+   */
+  static void forkInit() {
+    if (FORK_INIT.compareAndSet(false, true)) {
+      int rc = IbvNative.forkInit();
+      if (rc != 0) {
+        LOG.log(
+            Level.WARNING,
+            "ibv_fork_init failed with "
+                + IbvErrors.errnoName(rc)
+                + " (errno "
+                + rc
+                + "): memory registered by VTE is not protected across fork()");
+      }
+    }
+  }
 
   /**
    * @return why the shim cannot be used, or null when it is loaded and compatible
@@ -58,7 +82,12 @@ final class IbvLibrary {
     } catch (IOException e) {
       return new VerbsException(
           VerbsError.IO_ERROR,
-          "could not extract the ibverbs JNI shim to a temporary directory: " + e + "; " + USE_SOFT,
+          "could not extract the ibverbs JNI shim to a temporary directory: "
+              + e
+              + " (choose an executable directory with -D"
+              + NativeLibraryLoader.DIRECTORY_PROPERTY
+              + "=<dir>); "
+              + USE_SOFT,
           e);
     } catch (UnsatisfiedLinkError e) {
       String msg = String.valueOf(e.getMessage());
@@ -69,6 +98,19 @@ final class IbvLibrary {
                 + " Debian/Ubuntu apt-get install libibverbs1, RHEL dnf install rdma-core): "
                 + msg
                 + "; "
+                + USE_SOFT,
+            e);
+      }
+      if (msg.contains("failed to map segment") || msg.contains("operation not permitted")) {
+        return new VerbsException(
+            VerbsError.NOT_SUPPORTED,
+            "the ibverbs JNI shim cannot be mapped executable from "
+                + NativeLibraryLoader.directory()
+                + " (mounted noexec?): "
+                + msg
+                + "; choose another directory with -D"
+                + NativeLibraryLoader.DIRECTORY_PROPERTY
+                + "=<dir>, or "
                 + USE_SOFT,
             e);
       }

@@ -1,9 +1,14 @@
 package io.vte.verbs.ibv;
 
 import io.vte.verbs.MemoryRegion;
+import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** An {@code ibv_mr} over memory the caller keeps alive until {@link #close()}. */
+/**
+ * An {@code ibv_mr}. A region over a {@link ByteBuffer} holds the buffer until {@link #close()}, so
+ * the garbage collector cannot free memory the NIC may still write; a region over a raw address
+ * relies on the caller to keep the memory alive until then.
+ */
 final class IbvMemoryRegion implements MemoryRegion {
 
   private final IbvProtectionDomain pd;
@@ -14,6 +19,7 @@ final class IbvMemoryRegion implements MemoryRegion {
   private final int rkey;
   private final int accessFlags;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile ByteBuffer owner;
 
   /**
    * @param pd owning domain
@@ -23,6 +29,7 @@ final class IbvMemoryRegion implements MemoryRegion {
    * @param lkey local key
    * @param rkey remote key
    * @param accessFlags granted access
+   * @param owner the buffer the region covers, held until deregistration; null for a raw address
    */
   IbvMemoryRegion(
       IbvProtectionDomain pd,
@@ -31,7 +38,8 @@ final class IbvMemoryRegion implements MemoryRegion {
       long length,
       int lkey,
       int rkey,
-      int accessFlags) {
+      int accessFlags,
+      ByteBuffer owner) {
     this.pd = pd;
     this.mr = mr;
     this.address = address;
@@ -39,6 +47,7 @@ final class IbvMemoryRegion implements MemoryRegion {
     this.lkey = lkey;
     this.rkey = rkey;
     this.accessFlags = accessFlags;
+    this.owner = owner;
   }
 
   @Override
@@ -71,6 +80,7 @@ final class IbvMemoryRegion implements MemoryRegion {
     if (closed.compareAndSet(false, true)) {
       IbvNative.deregMr(mr);
       pd.forget(this);
+      owner = null;
     }
   }
 }

@@ -11,7 +11,7 @@ package io.vte.verbs.ibv;
 final class IbvNative {
 
   /** Version of the Java/C contract; the shim reports its own from {@link #abiVersion()}. */
-  static final int ABI_VERSION = 1;
+  static final int ABI_VERSION = 2;
 
   /** {@link #queryPort} output: port state ({@code enum ibv_port_state}). */
   static final int PORT_STATE = 0;
@@ -19,26 +19,70 @@ final class IbvNative {
   /** {@link #queryPort} output: active MTU ({@code enum ibv_mtu}, 1..5). */
   static final int PORT_ACTIVE_MTU = 1;
 
-  /** {@link #queryPort} output: LID. */
-  static final int PORT_LID = 2;
+  /** {@link #queryPort} output: largest MTU the port supports ({@code enum ibv_mtu}). */
+  static final int PORT_MAX_MTU = 2;
+
+  /** {@link #queryPort} output: LID (0 on an InfiniBand port without a subnet manager). */
+  static final int PORT_LID = 3;
 
   /** {@link #queryPort} output: link layer ({@code IBV_LINK_LAYER_*}). */
-  static final int PORT_LINK_LAYER = 3;
-
-  /** {@link #queryPort} output: first 8 GID bytes, big-endian. */
-  static final int PORT_GID_HI = 4;
-
-  /** {@link #queryPort} output: last 8 GID bytes, big-endian. */
-  static final int PORT_GID_LO = 5;
-
-  /** {@link #queryPort} output: the selected GID index. */
-  static final int PORT_GID_INDEX = 6;
+  static final int PORT_LINK_LAYER = 4;
 
   /** {@link #queryPort} output: GID table length. */
-  static final int PORT_GID_TABLE_LEN = 7;
+  static final int PORT_GID_TABLE_LEN = 5;
 
   /** {@link #queryPort} output: number of slots. */
-  static final int PORT_OUT_LEN = 8;
+  static final int PORT_OUT_LEN = 6;
+
+  /** {@link #queryGids} entry: first 8 GID bytes, big-endian (0 with GID_LO 0: empty entry). */
+  static final int GID_HI = 0;
+
+  /** {@link #queryGids} entry: last 8 GID bytes, big-endian. */
+  static final int GID_LO = 1;
+
+  /**
+   * {@link #queryGids} entry: {@code enum ibv_gid_type} (0 IB, 1 RoCE v1, 2 RoCE v2), -1 unknown.
+   */
+  static final int GID_TYPE = 2;
+
+  /** {@link #queryGids} entry: ifindex of the GID's netdev, 0 when none or unknown. */
+  static final int GID_IFINDEX = 3;
+
+  /** {@link #queryGids}: longs per entry. */
+  static final int GID_SLOTS = 4;
+
+  /** {@link #queryDevice} output: phys_port_cnt. */
+  static final int DEVICE_PORTS = 0;
+
+  /** {@link #queryDevice} output: max_qp_wr. */
+  static final int DEVICE_MAX_QP_WR = 1;
+
+  /** {@link #queryDevice} output: max_sge. */
+  static final int DEVICE_MAX_SGE = 2;
+
+  /** {@link #queryDevice} output: max_cqe. */
+  static final int DEVICE_MAX_CQE = 3;
+
+  /** {@link #queryDevice} output: max_qp_rd_atom (RDMA READs a QP answers at once). */
+  static final int DEVICE_MAX_QP_RD_ATOM = 4;
+
+  /** {@link #queryDevice} output: max_qp_init_rd_atom (RDMA READs a QP issues at once). */
+  static final int DEVICE_MAX_QP_INIT_RD_ATOM = 5;
+
+  /** {@link #queryDevice} output: max_mr_size. */
+  static final int DEVICE_MAX_MR_SIZE = 6;
+
+  /** {@link #queryDevice} output: max_qp. */
+  static final int DEVICE_MAX_QP = 7;
+
+  /** {@link #queryDevice} output: max_cq. */
+  static final int DEVICE_MAX_CQ = 8;
+
+  /** {@link #queryDevice} output: the context's num_comp_vectors. */
+  static final int DEVICE_COMP_VECTORS = 9;
+
+  /** {@link #queryDevice} output: number of slots. */
+  static final int DEVICE_OUT_LEN = 10;
 
   /** {@link #nextAsyncEvent} output: {@code enum ibv_event_type}. */
   static final int ASYNC_TYPE = 0;
@@ -57,6 +101,12 @@ final class IbvNative {
 
   /** {@link #postSend}/{@link #postRecv} result: bits of the bad index above the errno. */
   static final int POST_BAD_INDEX_SHIFT = 16;
+
+  /**
+   * {@link #pollCq} error result: bits of the count of completions written before the error, above
+   * the errno.
+   */
+  static final int POLL_COUNT_SHIFT = 12;
 
   private IbvNative() {}
 
@@ -83,9 +133,10 @@ final class IbvNative {
   static native long openDevice(String name);
 
   /**
-   * @param ctx context @return physical port count ({@code ibv_query_device})
+   * @param ctx context
+   * @param out {@link #DEVICE_OUT_LEN} slots of {@code ibv_query_device}
    */
-  static native int portCount(long ctx);
+  static native void queryDevice(long ctx, long[] out);
 
   /**
    * @param ctx context to close ({@code ibv_close_device})
@@ -93,14 +144,33 @@ final class IbvNative {
   static native void closeDevice(long ctx);
 
   /**
-   * Queries a port and chooses its GID.
+   * @param ctx context
+   * @param port port number
+   * @param out {@link #PORT_OUT_LEN} slots of {@code ibv_query_port}
+   */
+  static native void queryPort(long ctx, int port, long[] out);
+
+  /**
+   * Reads a port's GID table.
    *
    * @param ctx context
    * @param port port number
-   * @param gidIndex explicit GID index, or -1 to prefer RoCE v2 / IPv4-mapped over link-local
-   * @param out {@link #PORT_OUT_LEN} slots
+   * @param linkLayer the port's link layer (decides what a sysfs "IB/RoCE v1" type means)
+   * @param count entries to read, from index 0
+   * @param out {@code count * GID_SLOTS} longs
    */
-  static native void queryPort(long ctx, int port, int gidIndex, long[] out);
+  static native void queryGids(long ctx, int port, int linkLayer, int count, long[] out);
+
+  /**
+   * @return true when libibverbs has {@code _ibv_query_gid_ex} (rdma-core 32 or later); otherwise
+   *     GID types and netdevs come from sysfs
+   */
+  static native boolean hasQueryGidEx();
+
+  /**
+   * @return {@code ibv_fork_init()}: 0, or an errno
+   */
+  static native int forkInit();
 
   /**
    * @param ctx context @return an {@code ibv_pd*}
@@ -156,9 +226,11 @@ final class IbvNative {
    * @param ctx context
    * @param capacity entries
    * @param channel completion channel, or 0
+   * @param compVector completion vector (interrupt) the CQ's events use, 0..comp vectors - 1
+   * @param cqe out: {@code [cqe]} as granted
    * @return an {@code ibv_cq*}
    */
-  static native long createCq(long ctx, int capacity, long channel);
+  static native long createCq(long ctx, int capacity, long channel, int compVector, int[] cqe);
 
   /**
    * @param cq CQ to destroy (all its events acked)
@@ -176,7 +248,7 @@ final class IbvNative {
    * @param cq CQ
    * @param wcAddress buffer address
    * @param max entries that fit
-   * @return completions written, or -errno
+   * @return completions written, or {@code -((written << POLL_COUNT_SHIFT) | errno)}
    */
   static native int pollCq(long cq, long wcAddress, int max);
 
@@ -187,11 +259,11 @@ final class IbvNative {
    * @param maxSendWr send depth
    * @param maxRecvWr receive depth
    * @param maxInline inline bytes
-   * @param qpNum out: {@code [qp_num]}
+   * @param out out: {@code [qp_num, max_send_wr, max_recv_wr, max_inline_data]} as granted
    * @return an {@code ibv_qp*}
    */
   static native long createQp(
-      long pd, long sendCq, long recvCq, int maxSendWr, int maxRecvWr, int maxInline, int[] qpNum);
+      long pd, long sendCq, long recvCq, int maxSendWr, int maxRecvWr, int maxInline, int[] out);
 
   /**
    * @param qp QP to destroy
@@ -209,9 +281,12 @@ final class IbvNative {
    * @param mtuEnum {@code enum ibv_mtu}
    * @param destQpNum peer QP number
    * @param destLid peer LID
+   * @param global whether the address vector has a GRH (always on RoCE)
    * @param gidHi peer GID, first 8 bytes
    * @param gidLo peer GID, last 8 bytes
-   * @param sgidIndex local GID index (GRH used when the peer GID is non-zero)
+   * @param sgidIndex local GID index of the GRH
+   * @param trafficClass GRH traffic class (DSCP and ECN bits)
+   * @param serviceLevel service level (InfiniBand SL; on RoCE the priority)
    * @param rqPsn expected receive PSN
    * @param maxDestRdAtomic responder RDMA READ depth
    * @param minRnrTimer RNR NAK timer code
@@ -222,9 +297,12 @@ final class IbvNative {
       int mtuEnum,
       int destQpNum,
       int destLid,
+      boolean global,
       long gidHi,
       long gidLo,
       int sgidIndex,
+      int trafficClass,
+      int serviceLevel,
       int rqPsn,
       int maxDestRdAtomic,
       int minRnrTimer);

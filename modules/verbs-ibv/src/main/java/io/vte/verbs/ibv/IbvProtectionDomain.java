@@ -9,6 +9,7 @@ import io.vte.verbs.QpInitAttributes;
 import io.vte.verbs.QueuePair;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,11 +37,21 @@ final class IbvProtectionDomain implements ProtectionDomain {
 
   @Override
   public MemoryRegion registerMemory(ByteBuffer buffer, int accessFlags) {
-    return registerMemory(DirectMemory.address(buffer), buffer.capacity(), accessFlags);
+    try {
+      return register(DirectMemory.address(buffer), buffer.capacity(), accessFlags, buffer);
+    } finally {
+      // The NIC may DMA into the buffer as soon as ibv_reg_mr returns: it must not be freed before
+      // the region holds it.
+      Reference.reachabilityFence(buffer);
+    }
   }
 
   @Override
   public MemoryRegion registerMemory(long address, long length, int accessFlags) {
+    return register(address, length, accessFlags, null);
+  }
+
+  private MemoryRegion register(long address, long length, int accessFlags, ByteBuffer owner) {
     checkOpen();
     if (address == 0 || length <= 0) {
       throw new VerbsException(
@@ -51,7 +62,7 @@ final class IbvProtectionDomain implements ProtectionDomain {
     int[] keys = new int[2];
     long mr = IbvNative.regMr(pd, address, length, accessFlags, keys);
     IbvMemoryRegion region =
-        new IbvMemoryRegion(this, mr, address, length, keys[0], keys[1], accessFlags);
+        new IbvMemoryRegion(this, mr, address, length, keys[0], keys[1], accessFlags, owner);
     mrs.add(region);
     return region;
   }
@@ -61,7 +72,21 @@ final class IbvProtectionDomain implements ProtectionDomain {
     checkOpen();
     IbvCompletionQueue send = ownCq(attributes.sendCq(), "send");
     IbvCompletionQueue recv = ownCq(attributes.recvCq(), "receive");
-    int[] qpNum = new int[1];
+    int limit = context.caps().maxQpWr();
+    if (attributes.maxSendWr() > limit || attributes.maxRecvWr() > limit) {
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "queue depths maxSendWr="
+              + attributes.maxSendWr()
+              + " maxRecvWr="
+              + attributes.maxRecvWr()
+              + " exceed max_qp_wr "
+              + limit
+              + " of '"
+              + context.deviceName()
+              + "'");
+    }
+    int[] qpNum = new int[4];
     long qp =
         IbvNative.createQp(
             pd,

@@ -2,6 +2,7 @@ package io.vte.verbs.ibv;
 
 import io.vte.verbs.Closeables;
 import io.vte.verbs.DeviceInfo;
+import io.vte.verbs.Gid;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
@@ -37,10 +38,10 @@ public final class IbvProvider implements VerbsProvider {
    */
   public IbvProvider(IbvSettings settings) {
     this.settings = settings;
-    this.cause = probe();
+    this.cause = probe(settings);
   }
 
-  private static VerbsException probe() {
+  private static VerbsException probe(IbvSettings settings) {
     if (Boolean.getBoolean(DISABLE_PROPERTY)) {
       return new VerbsException(
           VerbsError.NOT_SUPPORTED,
@@ -51,6 +52,9 @@ public final class IbvProvider implements VerbsProvider {
     VerbsException loadFailure = IbvLibrary.failure();
     if (loadFailure != null) {
       return loadFailure;
+    }
+    if (settings.forkInit()) {
+      IbvLibrary.forkInit();
     }
     try {
       if (IbvNative.deviceNames().length == 0) {
@@ -103,18 +107,52 @@ public final class IbvProvider implements VerbsProvider {
     checkUsable();
     List<DeviceInfo> out = new ArrayList<>();
     for (String name : IbvNative.deviceNames()) {
-      long ctx = IbvNative.openDevice(name);
-      try {
-        List<PortAttributes> ports = new ArrayList<>();
-        for (int p = 1, n = IbvNative.portCount(ctx); p <= n; p++) {
-          ports.add(IbvPorts.query(ctx, p, settings.gidIndex()));
-        }
-        out.add(new DeviceInfo(name, name(), ports));
-      } finally {
-        IbvNative.closeDevice(ctx);
-      }
+      out.add(describe(name).info());
     }
     return out;
+  }
+
+  /**
+   * Reads a device without opening a context for it (no channel, no thread): its limits, and each
+   * port with its whole GID table and the GID VTE would choose.
+   *
+   * @param name a device name from {@link #devices()}
+   * @return the report
+   */
+  public IbvDeviceReport describe(String name) {
+    checkUsable();
+    IbvGidSelector selector = new IbvGidSelector(settings);
+    long ctx = IbvNative.openDevice(name);
+    try {
+      IbvDeviceCaps caps = IbvDeviceCaps.query(ctx);
+      List<IbvPortInfo> ports = new ArrayList<>();
+      List<String> problems = new ArrayList<>();
+      List<PortAttributes> attributes = new ArrayList<>();
+      for (int p = 1; p <= caps.ports(); p++) {
+        IbvPortInfo info = IbvPortInfo.query(ctx, p);
+        ports.add(info);
+        Gid gid = Gid.ZERO;
+        int index = -1;
+        try {
+          IbvGidEntry chosen = selector.select(name, info);
+          gid = chosen.gid();
+          index = chosen.index();
+        } catch (VerbsException e) {
+          problems.add(e.getMessage());
+        }
+        attributes.add(
+            new PortAttributes(
+                p, info.state(), info.activeMtu(), info.lid(), gid, index, info.linkLayer()));
+      }
+      return new IbvDeviceReport(
+          new DeviceInfo(name, name(), attributes),
+          caps,
+          ports,
+          problems,
+          IbvNative.hasQueryGidEx());
+    } finally {
+      IbvNative.closeDevice(ctx);
+    }
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.vte.verbs.ibv;
 
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.DirectMemory;
+import io.vte.verbs.Gid;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.QpPeer;
 import io.vte.verbs.QpState;
@@ -83,10 +84,62 @@ final class IbvQueuePair implements QueuePair {
     state = QpState.INIT;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The address vector follows the local link layer: on RoCE a GRH with the port's source GID
+   * index (and the configured traffic class) is mandatory and the peer must have sent a GID; on
+   * InfiniBand the peer's LID must be non-zero. The path MTU may not exceed the port's active MTU.
+   */
   @Override
   public void toRtr(QpPeer peer, int pathMtu) {
     require(QpState.INIT, "RTR");
     int mtu = IbvMtu.toCode(pathMtu);
+    IbvPortInfo info = context.portInfo(port);
+    IbvGidEntry source = context.sourceGid(port);
+    boolean global;
+    if (info.isRoce()) {
+      if (peer.gid().equals(Gid.ZERO)) {
+        throw new VerbsException(
+            VerbsError.INVALID_ARGUMENT,
+            "QP "
+                + qpNum
+                + ": RoCE port "
+                + port
+                + " of '"
+                + context.deviceName()
+                + "' needs a GRH, but the peer sent no GID");
+      }
+      global = true;
+    } else {
+      if (peer.lid() == 0) {
+        throw new VerbsException(
+            VerbsError.INVALID_ARGUMENT,
+            "QP "
+                + qpNum
+                + ": InfiniBand port "
+                + port
+                + " of '"
+                + context.deviceName()
+                + "' needs the peer's LID, but the peer sent LID 0 (no subnet manager on its side?)");
+      }
+      global = !peer.gid().equals(Gid.ZERO);
+    }
+    if (pathMtu > info.activeMtu()) {
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "QP "
+              + qpNum
+              + ": path MTU "
+              + pathMtu
+              + " exceeds the active MTU "
+              + info.activeMtu()
+              + " of port "
+              + port
+              + " of '"
+              + context.deviceName()
+              + "'");
+    }
     IbvSettings s = context.settings();
     IbvNative.modifyQpToRtr(
         handle.address(),
@@ -94,11 +147,14 @@ final class IbvQueuePair implements QueuePair {
         mtu,
         peer.qpNum(),
         peer.lid(),
+        global,
         peer.gid().hi(),
         peer.gid().lo(),
-        context.sourceGidIndex(port),
+        source.index(),
+        s.trafficClass(),
+        s.serviceLevel(),
         peer.psn(),
-        s.maxRdAtomic(),
+        context.responderRdAtomic(),
         s.minRnrTimer());
     state = QpState.RTR;
   }
@@ -112,7 +168,7 @@ final class IbvQueuePair implements QueuePair {
         attributes.timeout(),
         attributes.retryCount(),
         attributes.rnrRetry(),
-        context.settings().maxRdAtomic());
+        context.initiatorRdAtomic());
     state = QpState.RTS;
   }
 

@@ -9,16 +9,39 @@ import java.util.Map;
  *
  * @param gidIndex GID index to use on every port, or -1 to choose automatically (RoCE v2 /
  *     IPv4-mapped first, link-local last); key {@code gidIndex}
- * @param maxRdAtomic outstanding RDMA READs per QP as initiator and responder (1..16); key {@code
- *     maxRdAtomic}
+ * @param maxRdAtomic outstanding RDMA READs per QP as initiator and responder (1..16), lowered to
+ *     the device's {@code max_qp_init_rd_atom}/{@code max_qp_rd_atom}; key {@code maxRdAtomic}
  * @param minRnrTimer RNR NAK timer code given at RTR (0..31); key {@code minRnrTimer}
  * @param eventPollMillis how long the event threads wait per poll before checking for close; key
  *     {@code eventPollMillis}
+ * @param gidNetdev only GIDs of this netdev (e.g. {@code eth2}), or null for any; key {@code
+ *     gidNetdev}
+ * @param gidAddress only the GID of this IP address (a literal), or null for any; key {@code
+ *     gidAddress}
+ * @param gidType only GIDs of this type ({@link IbvGidType#UNKNOWN} for any); key {@code gidType}:
+ *     {@code auto}, {@code roce-v1}, {@code roce-v2} or {@code ib}
+ * @param trafficClass GRH traffic class of every QP (0..255: DSCP in the upper 6 bits, e.g. 106 for
+ *     DSCP 26 with ECN); key {@code trafficClass}
+ * @param serviceLevel service level of every QP (0..15; on RoCE the 802.1p priority of a lossless
+ *     class); key {@code serviceLevel}
+ * @param forkInit call {@code ibv_fork_init} before any other verbs call, so registered memory
+ *     survives the JVM forking a child; key {@code forkInit}
  */
-public record IbvSettings(int gidIndex, int maxRdAtomic, int minRnrTimer, int eventPollMillis) {
+public record IbvSettings(
+    int gidIndex,
+    int maxRdAtomic,
+    int minRnrTimer,
+    int eventPollMillis,
+    String gidNetdev,
+    String gidAddress,
+    IbvGidType gidType,
+    int trafficClass,
+    int serviceLevel,
+    boolean forkInit) {
 
   /**
-   * The defaults: automatic GID, 16 outstanding READs, RNR timer 12 (0.64 ms), 100 ms event polls.
+   * The defaults: automatic GID of any netdev, address and type, 16 outstanding READs, RNR timer 12
+   * (0.64 ms), 100 ms event polls, traffic class 0, service level 0, fork-safe.
    */
   public static final IbvSettings DEFAULTS = new IbvSettings(-1, 16, 12, 100);
 
@@ -28,6 +51,38 @@ public record IbvSettings(int gidIndex, int maxRdAtomic, int minRnrTimer, int ev
     check("maxRdAtomic", maxRdAtomic, 1, 16);
     check("minRnrTimer", minRnrTimer, 0, 31);
     check("eventPollMillis", eventPollMillis, 1, 10_000);
+    check("trafficClass", trafficClass, 0, 255);
+    check("serviceLevel", serviceLevel, 0, 15);
+    if (gidType == null) {
+      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "ibverbs setting 'gidType' is null");
+    }
+    if (gidAddress != null && !gidAddress.matches("[0-9A-Fa-f:.]+")) {
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "ibverbs setting 'gidAddress' must be an IP address literal, got '" + gidAddress + "'");
+    }
+  }
+
+  /**
+   * The defaults with these four values.
+   *
+   * @param gidIndex as {@link #gidIndex()}
+   * @param maxRdAtomic as {@link #maxRdAtomic()}
+   * @param minRnrTimer as {@link #minRnrTimer()}
+   * @param eventPollMillis as {@link #eventPollMillis()}
+   */
+  public IbvSettings(int gidIndex, int maxRdAtomic, int minRnrTimer, int eventPollMillis) {
+    this(
+        gidIndex,
+        maxRdAtomic,
+        minRnrTimer,
+        eventPollMillis,
+        null,
+        null,
+        IbvGidType.UNKNOWN,
+        0,
+        0,
+        true);
   }
 
   /**
@@ -40,7 +95,32 @@ public record IbvSettings(int gidIndex, int maxRdAtomic, int minRnrTimer, int ev
         intOf(config, "gidIndex", DEFAULTS.gidIndex),
         intOf(config, "maxRdAtomic", DEFAULTS.maxRdAtomic),
         intOf(config, "minRnrTimer", DEFAULTS.minRnrTimer),
-        intOf(config, "eventPollMillis", DEFAULTS.eventPollMillis));
+        intOf(config, "eventPollMillis", DEFAULTS.eventPollMillis),
+        stringOf(config, "gidNetdev"),
+        stringOf(config, "gidAddress"),
+        gidTypeOf(config),
+        intOf(config, "trafficClass", DEFAULTS.trafficClass),
+        intOf(config, "serviceLevel", DEFAULTS.serviceLevel),
+        !"false".equals(String.valueOf(config.getOrDefault("forkInit", "true")).trim()));
+  }
+
+  private static String stringOf(Map<String, Object> config, String key) {
+    Object v = config.get(key);
+    return v == null || v.toString().isBlank() ? null : v.toString().trim();
+  }
+
+  private static IbvGidType gidTypeOf(Map<String, Object> config) {
+    String text = stringOf(config, "gidType");
+    if (text == null) {
+      return IbvGidType.UNKNOWN;
+    }
+    IbvGidType type = IbvGidType.parse(text);
+    if (type == null) {
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "ibverbs setting 'gidType' must be auto, roce-v1, roce-v2 or ib, got '" + text + "'");
+    }
+    return type;
   }
 
   private static int intOf(Map<String, Object> config, String key, int fallback) {

@@ -7,13 +7,25 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Loads a shared library packed in a jar: copies it to a fresh private temporary directory, loads
- * it, then deletes the copy and the directory (the mapping stays valid after unlinking on Linux),
- * as Netty does.
+ * Loads a shared library packed in a jar: copies it to a fresh private directory under {@code
+ * java.io.tmpdir} (or under {@value #DIRECTORY_PROPERTY}, for hosts whose /tmp is mounted noexec),
+ * loads it, then deletes the copy and the directory (the mapping stays valid after unlinking on
+ * Linux), as Netty does.
  */
 final class NativeLibraryLoader {
 
+  /** System property naming the directory the library is unpacked under. */
+  static final String DIRECTORY_PROPERTY = "vte.ibverbs.libraryDir";
+
   private NativeLibraryLoader() {}
+
+  /**
+   * @return the directory the library is unpacked under
+   */
+  static Path directory() {
+    String dir = System.getProperty(DIRECTORY_PROPERTY);
+    return Path.of(dir != null && !dir.isBlank() ? dir : System.getProperty("java.io.tmpdir"));
+  }
 
   /**
    * @param loader class loader that sees the resource
@@ -29,7 +41,7 @@ final class NativeLibraryLoader {
       if (in == null) {
         throw new FileNotFoundException(resource);
       }
-      dir = Files.createTempDirectory("vte-native-");
+      dir = Files.createTempDirectory(Files.createDirectories(directory()), "vte-native-");
       file = dir.resolve(resource.substring(resource.lastIndexOf('/') + 1));
       Files.copy(in, file);
       System.load(file.toAbsolutePath().toString());

@@ -14,7 +14,6 @@ import io.vte.verbs.PortState;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
-import java.net.InetAddress;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,11 +26,11 @@ import org.junit.jupiter.api.Test;
 @Tag("fake")
 class FakeDeviceTest {
 
-  private static final byte[] LINK_LOCAL = gid("fe80::1");
-  private static final byte[] LINK_LOCAL_2 = gid("fe80::2");
-  private static final byte[] MAPPED_A = gid("::ffff:10.0.0.7");
-  private static final byte[] MAPPED_B = gid("::ffff:10.0.0.8");
-  private static final byte[] GLOBAL_V6 = gid("2001:db8::5");
+  private static final byte[] LINK_LOCAL = FakeIbverbs.gid("fe80::1");
+  private static final byte[] LINK_LOCAL_2 = FakeIbverbs.gid("fe80::2");
+  private static final byte[] MAPPED_A = FakeIbverbs.gid("::ffff:10.0.0.7");
+  private static final byte[] MAPPED_B = FakeIbverbs.gid("::ffff:10.0.0.8");
+  private static final byte[] GLOBAL_V6 = FakeIbverbs.gid("2001:db8::5");
   private static final byte[] ZERO = new byte[16];
 
   @BeforeEach
@@ -44,15 +43,8 @@ class FakeDeviceTest {
     FakeIbverbs.assertNothingLive();
   }
 
-  private static byte[] gid(String address) {
-    try {
-      return Gid.fromInetAddress(InetAddress.getByName(address)).toBytes();
-    } catch (java.net.UnknownHostException e) {
-      throw new IllegalArgumentException(e);
-    }
-  }
-
-  private static int selectedIndex(IbvSettings settings) {
+  /** The GID index a fresh provider with these settings chooses on port 1 of fake_mlx5_0. */
+  static int selectedIndex(IbvSettings settings) {
     try (IbvProvider p = new IbvProvider(settings);
         VerbsContext ctx = p.open("fake_mlx5_0")) {
       return ctx.queryPort(1).gidIndex();

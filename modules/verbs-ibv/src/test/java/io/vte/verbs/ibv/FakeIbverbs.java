@@ -1,5 +1,8 @@
 package io.vte.verbs.ibv;
 
+import io.vte.verbs.Gid;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -9,20 +12,24 @@ import java.util.Map;
  * Test-only control of the fake libibverbs ({@code native/test/fake_ibverbs.c}) that the {@code
  * fake-ibverbs} surefire execution puts first on {@code LD_LIBRARY_PATH}: scripts devices, ports,
  * GIDs, failures, completions and async events, and reads back the call log and live-object counts.
+ * Public for the engine's tests over the fake (the module's test jar).
  */
-final class FakeIbverbs {
+public final class FakeIbverbs {
+
+  /** {@code IBV_LINK_LAYER_INFINIBAND}. */
+  public static final int LINK_INFINIBAND = 1;
 
   /** {@code IBV_LINK_LAYER_ETHERNET}. */
-  static final int LINK_ETHERNET = 2;
+  public static final int LINK_ETHERNET = 2;
 
   /** {@code IBV_GID_TYPE_ROCE_V1}. */
-  static final int ROCE_V1 = 1;
+  public static final int ROCE_V1 = 1;
 
   /** {@code IBV_GID_TYPE_ROCE_V2}. */
-  static final int ROCE_V2 = 2;
+  public static final int ROCE_V2 = 2;
 
   /** {@code IBV_WC_WITH_IMM}. */
-  static final int WC_WITH_IMM = 1 << 1;
+  public static final int WC_WITH_IMM = 1 << 1;
 
   static {
     String path = System.getProperty("vte.ibv.fake.library");
@@ -37,24 +44,61 @@ final class FakeIbverbs {
   /**
    * Back to one device {@code fake_mlx5_0} with one ACTIVE RoCE port, an empty log and no scripts.
    */
-  static native void reset();
+  public static native void reset();
 
-  static native void setDevices(String[] names, int portsPerDevice);
+  public static native void setDevices(String[] names, int portsPerDevice);
 
-  static native void setDeviceListErrno(int errno);
+  public static native void setDeviceListErrno(int errno);
 
-  static native void setPort(
+  public static native void setPort(
       int port, int state, int mtuCode, int lid, int linkLayer, int gidTableLength);
 
-  static native void setGid(int port, int index, byte[] gid, int type);
+  public static native void setGid(int port, int index, byte[] gid, int type);
 
   /**
    * The next call of {@code function} whose argument is {@code arg} (-1: any) fails with {@code
    * errno}.
    */
-  static native void failNext(String function, int errno, int arg);
+  public static void failNext(String function, int errno, int arg) {
+    failNextAfter(function, errno, arg, 0);
+  }
 
-  static native boolean pushCompletion(
+  /** The ifindex of the netdev {@code ibv_query_gid_ex} reports for a GID entry (0: none). */
+  public static native void setGidIfindex(int port, int index, int ifindex);
+
+  /** As {@link #failNext}, after {@code skip} matching calls succeed. */
+  public static native void failNextAfter(String function, int errno, int arg, int skip);
+
+  /** Devices report {@code <root>/<name>} as their sysfs path (gid_attrs are read from there). */
+  public static native void setSysfsRoot(String root);
+
+  /** The device limits {@code ibv_query_device} reports and the fake enforces. */
+  public static native void setCaps(
+      int maxQpWr,
+      int maxCqe,
+      int maxQpRdAtom,
+      int maxQpInitRdAtom,
+      int maxInlineData,
+      int compVectors);
+
+  /**
+   * On: posted work requests are only logged (no queueing, no data, no completions), for tests of
+   * the marshalling alone.
+   */
+  public static native void recordOnly(boolean on);
+
+  /** Sets a port's state on every device; a change raises PORT_ACTIVE or PORT_ERR. */
+  public static void setPortState(int port, int state) {
+    setDevicePortState(-1, port, state);
+  }
+
+  /**
+   * Sets a port's state on the device listed {@code device}-th (-1: all); a change raises
+   * PORT_ACTIVE or PORT_ERR on the contexts open on it.
+   */
+  public static native void setDevicePortState(int device, int port, int state);
+
+  public static native boolean pushCompletion(
       int cqOrdinal,
       long wrId,
       int status,
@@ -65,19 +109,19 @@ final class FakeIbverbs {
       int imm,
       int wcFlags);
 
-  static native boolean pushAsyncEvent(int type, int arg);
+  public static native boolean pushAsyncEvent(int type, int arg);
 
-  static native String log();
+  public static native String log();
 
-  static native void clearLog();
+  public static native void clearLog();
 
   /** Live objects of a kind (context, pd, mr, cq, channel, qp, device_list) or a named counter. */
-  static native long count(String name);
+  public static native long count(String name);
 
   /**
    * @param prefix first word of a log line @return the matching lines, in order
    */
-  static List<String> lines(String prefix) {
+  public static List<String> lines(String prefix) {
     List<String> out = new ArrayList<>();
     for (String line : log().split("\n")) {
       if (line.equals(prefix) || line.startsWith(prefix + " ")) {
@@ -90,7 +134,7 @@ final class FakeIbverbs {
   /**
    * @param line a log line @return its {@code key=value} fields
    */
-  static Map<String, String> fields(String line) {
+  public static Map<String, String> fields(String line) {
     Map<String, String> out = new HashMap<>();
     for (String token : line.split(" ")) {
       int eq = token.indexOf('=');
@@ -101,8 +145,27 @@ final class FakeIbverbs {
     return out;
   }
 
+  /**
+   * @param address an IP literal
+   * @return its GID (IPv4-mapped for IPv4), as the 16 bytes {@link #setGid} takes
+   */
+  public static byte[] gid(String address) {
+    try {
+      return Gid.fromInetAddress(InetAddress.getByName(address)).toBytes();
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException(e);
+    }
+  }
+
+  /**
+   * @return the "refused" lines: calls the fake turned down, each naming the rule
+   */
+  public static List<String> refusals() {
+    return lines("refused");
+  }
+
   /** Fails unless every object the fake handed out was destroyed. */
-  static void assertNothingLive() {
+  public static void assertNothingLive() {
     for (String kind : new String[] {"context", "pd", "mr", "cq", "channel", "qp", "device_list"}) {
       long live = count(kind);
       if (live != 0) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.Gid;
+import io.vte.verbs.PortState;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.QpInitAttributes;
 import io.vte.verbs.QpPeer;
@@ -84,6 +85,7 @@ class FakeQpTest {
 
   @Test
   void eachTransitionSetsExactlyItsMaskAndValues() {
+    FakeIbverbs.setPort(1, PortState.ACTIVE.code(), 5, 1, FakeIbverbs.LINK_ETHERNET, 1);
     rig.qp.toInit(1, AccessFlags.ALL_REMOTE);
     Map<String, String> init = lastModify();
     assertEquals(mask(STATE | PKEY_INDEX | PORT | ACCESS_FLAGS), init.get("mask"));
@@ -136,7 +138,8 @@ class FakeQpTest {
   }
 
   @Test
-  void peerWithoutGidConnectsByLidWithoutGrh() {
+  void peerWithoutGidConnectsByLidWithoutGrhOnInfiniBand() {
+    FakeIbverbs.setPort(1, PortState.ACTIVE.code(), 3, 5, FakeIbverbs.LINK_INFINIBAND, 1);
     rig.qp.toInit(1, AccessFlags.LOCAL_WRITE);
     rig.qp.toRtr(new QpPeer(9, 3, Gid.ZERO, 1), 256);
     Map<String, String> rtr = lastModify();
@@ -224,8 +227,8 @@ class FakeQpTest {
     VerbsException e =
         assertThrows(
             VerbsException.class,
-            () -> rig.pd.createQp(new QpInitAttributes(rig.cq, rig.cq, 100000, 1, 0)));
+            () -> rig.pd.createQp(new QpInitAttributes(rig.cq, rig.cq, 20000, 1, 0)));
     assertEquals(VerbsError.NO_MEMORY, e.error());
-    assertTrue(e.getMessage().contains("max_send_wr 100000"), e.getMessage());
+    assertTrue(e.getMessage().contains("max_send_wr 20000"), e.getMessage());
   }
 }

@@ -49,6 +49,7 @@ final class ConnectMessages {
         .setGid(ByteString.copyFrom(attrs.gid().toBytes()))
         .setLid(attrs.lid())
         .setMtu(attrs.activeMtu())
+        .setLinkLayer(attrs.linkLayer().ordinal())
         .addAllQps(qpInfos(ep))
         .setGeneration(ep.generation)
         .build();
@@ -65,6 +66,7 @@ final class ConnectMessages {
         .setGid(ByteString.copyFrom(attrs.gid().toBytes()))
         .setLid(attrs.lid())
         .setMtu(attrs.activeMtu())
+        .setLinkLayer(attrs.linkLayer().ordinal())
         .addAllQps(qpInfos(ep))
         .setGeneration(ep.generation)
         .build();

@@ -235,7 +235,13 @@ final class Connector {
       return;
     }
     try {
-      connectQps(ep, reply.getQpsList(), reply.getLid(), reply.getGid(), reply.getMtu());
+      connectQps(
+          ep,
+          reply.getQpsList(),
+          reply.getLid(),
+          reply.getGid(),
+          PathAgreement.pathMtu(
+              messages.port(), reply.getLinkLayer(), reply.getMtu(), reply.getLocalNicPath()));
     } catch (RuntimeException e) {
       fail(
           ep,
@@ -341,7 +347,16 @@ final class Connector {
 
   private void acceptOn(Endpoint ep, ConnectRequest request, Promise<ConnectReply> reply) {
     try {
-      connectQps(ep, request.getQpsList(), request.getLid(), request.getGid(), request.getMtu());
+      connectQps(
+          ep,
+          request.getQpsList(),
+          request.getLid(),
+          request.getGid(),
+          PathAgreement.pathMtu(
+              messages.port(),
+              request.getLinkLayer(),
+              request.getMtu(),
+              request.getLocalNicPath()));
     } catch (RuntimeException e) {
       String reason = "cannot connect to " + request.getLocalNicPath() + ": " + e.getMessage();
       fail(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.PROTOCOL_ERROR, reason, e));
@@ -355,17 +370,13 @@ final class Connector {
 
   // ---------------------------------------------------------------- both sides
 
-  private void connectQps(Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int mtu) {
+  private void connectQps(Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int pathMtu) {
     if (peerQps.size() != ep.qps.length) {
       throw new VteException(
           ErrorCode.PROTOCOL_ERROR,
           "peer sent " + peerQps.size() + " QPs for " + ep.qps.length + " of ours");
     }
-    if (!ConnectMessages.validMtu(mtu)) {
-      throw new VteException(ErrorCode.PROTOCOL_ERROR, "invalid peer mtu " + mtu);
-    }
     Gid peerGid = Gid.fromBytes(gid.toByteArray());
-    int pathMtu = Math.min(mtu, messages.port().activeMtu());
     for (int i = 0; i < ep.qps.length; i++) {
       QpInfo info = peerQps.get(i);
       ep.qps[i].toRtr(new QpPeer(info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff), pathMtu);

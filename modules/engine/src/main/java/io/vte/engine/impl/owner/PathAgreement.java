@@ -1,0 +1,67 @@
+package io.vte.engine.impl.owner;
+
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.verbs.LinkLayer;
+import io.vte.verbs.PortAttributes;
+import java.lang.System.Logger.Level;
+
+/**
+ * What both ends of a connection must agree on before their QPs go to RTR: the link layer (RoCE
+ * cannot talk to InfiniBand) and the path MTU (the smaller active MTU; a difference is reported,
+ * since a fabric with mixed MTUs is usually misconfigured).
+ */
+final class PathAgreement {
+
+  private static final System.Logger LOG = System.getLogger(PathAgreement.class.getName());
+  private static final LinkLayer[] LINK_LAYERS = LinkLayer.values();
+
+  private PathAgreement() {}
+
+  /**
+   * @param local this side's port
+   * @param peerLinkLayer the peer port's link layer code (0: not sent by an older peer)
+   * @param peerMtu the peer port's active MTU in bytes
+   * @param peerPath the peer's NIC path, for messages
+   * @return the path MTU both sides use
+   * @throws VteException PROTOCOL_ERROR naming both sides on an invalid MTU or a link layer
+   *     mismatch
+   */
+  static int pathMtu(PortAttributes local, int peerLinkLayer, int peerMtu, String peerPath) {
+    if (!ConnectMessages.validMtu(peerMtu)) {
+      throw new VteException(ErrorCode.PROTOCOL_ERROR, "invalid peer mtu " + peerMtu);
+    }
+    LinkLayer peer =
+        peerLinkLayer > 0 && peerLinkLayer < LINK_LAYERS.length
+            ? LINK_LAYERS[peerLinkLayer]
+            : LinkLayer.UNSPECIFIED;
+    if (peer != LinkLayer.UNSPECIFIED
+        && local.linkLayer() != LinkLayer.UNSPECIFIED
+        && peer != local.linkLayer()) {
+      throw new VteException(
+          ErrorCode.PROTOCOL_ERROR,
+          "link layer mismatch: port "
+              + local.port()
+              + " here is "
+              + local.linkLayer()
+              + ", "
+              + peerPath
+              + " is "
+              + peer
+              + " (RoCE and InfiniBand ports cannot connect)");
+    }
+    if (peerMtu != local.activeMtu()) {
+      LOG.log(
+          Level.WARNING,
+          "MTU mismatch with "
+              + peerPath
+              + ": active MTU "
+              + local.activeMtu()
+              + " here, "
+              + peerMtu
+              + " there; using "
+              + Math.min(peerMtu, local.activeMtu()));
+    }
+    return Math.min(peerMtu, local.activeMtu());
+  }
+}

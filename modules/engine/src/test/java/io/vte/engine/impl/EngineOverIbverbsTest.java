@@ -1,0 +1,113 @@
+package io.vte.engine.impl;
+
+import static io.vte.engine.impl.EngineFixture.WAIT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vte.api.BatchResult;
+import io.vte.api.EngineOptions;
+import io.vte.api.RegisteredBuffer;
+import io.vte.api.SegmentHandle;
+import io.vte.api.TransferOptions;
+import io.vte.api.TransferRequest;
+import io.vte.testkit.Await;
+import io.vte.testkit.BlockedThreadGuard;
+import io.vte.verbs.PortState;
+import io.vte.verbs.ibv.FakeIbverbs;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The engine over the ibverbs JNI provider and the fake libibverbs (which checks every verbs call
+ * against the kernel's rules and moves the bytes between the QPs of this process): two engines of
+ * two devices each, data path and failover around a port that goes down.
+ */
+@Tag("fake")
+@ExtendWith(BlockedThreadGuard.class)
+class EngineOverIbverbsTest {
+
+  private static final String[] DEVICES = {"fake_mlx5_0", "fake_mlx5_1"};
+  private static final int BLOCK = 4 << 20;
+
+  @BeforeEach
+  void fakeWithTwoDevices() {
+    FakeIbverbs.reset();
+    FakeIbverbs.setDevices(DEVICES, 1);
+  }
+
+  @AfterEach
+  void nothingLeft() {
+    FakeIbverbs.assertNothingLive();
+  }
+
+  private static EngineOptions options() {
+    return new EngineOptions()
+        .setTransport("ibverbs")
+        .setDevices(List.of(DEVICES))
+        .setWorkersPerContext(2)
+        .setRpcHost("127.0.0.1")
+        .setRailHoldDown(Duration.ofMillis(200));
+  }
+
+  private static BatchResult run(TransferEngineImpl engine, TransferRequest request) {
+    return Await.result(
+        engine
+            .submit(List.of(request), new TransferOptions().setDeadline(Duration.ofSeconds(30)))
+            .result(),
+        WAIT);
+  }
+
+  @Test
+  void writesAndReadsAreByteExactAcrossBothRails() {
+    try (EngineFixture fx = new EngineFixture()) {
+      TransferEngineImpl a = fx.start(options());
+      TransferEngineImpl b = fx.start(options());
+      assertEquals("ibverbs", a.provider().name());
+      RegisteredBuffer source = fx.register(a, 4L * BLOCK, 1);
+      RegisteredBuffer back = fx.register(a, 4L * BLOCK, 2);
+      RegisteredBuffer target = fx.register(b, 4L * BLOCK, 3);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      BatchResult w = run(a, TransferRequest.write(source, 0, seg, target.address(), 4L * BLOCK));
+      assertTrue(w.allCompleted(), w.toString());
+      assertEquals(-1, EngineFixture.mismatch(source.address(), target.address(), 4L * BLOCK));
+      BatchResult r = run(a, TransferRequest.read(back, 0, seg, target.address(), 4L * BLOCK));
+      assertTrue(r.allCompleted(), r.toString());
+      assertEquals(-1, EngineFixture.mismatch(source.address(), back.address(), 4L * BLOCK));
+      assertTrue(FakeIbverbs.count("bytes_moved") >= 8L * BLOCK, "the fake moved the bytes");
+      assertTrue(
+          FakeIbverbs.lines("ibv_post_send").stream().anyMatch(l -> l.contains("qpn=")),
+          "work went through ibv_post_send");
+      assertEquals(List.of(), FakeIbverbs.refusals(), "no call broke a verbs rule");
+    }
+  }
+
+  @Test
+  void aPortThatGoesDownFailsOverToTheOtherRailWithoutAFailedRequest() {
+    try (EngineFixture fx = new EngineFixture()) {
+      TransferEngineImpl a = fx.start(options());
+      TransferEngineImpl b = fx.start(options());
+      RegisteredBuffer source = fx.register(a, BLOCK, 11);
+      RegisteredBuffer target = fx.register(b, 3L * BLOCK, 12);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      for (int round = 0; round < 30; round++) {
+        if (round == 10) {
+          FakeIbverbs.setDevicePortState(0, 1, PortState.DOWN.code());
+        }
+        if (round == 20) {
+          FakeIbverbs.setDevicePortState(0, 1, PortState.ACTIVE.code());
+        }
+        long at = target.address() + (long) (round % 3) * BLOCK;
+        BatchResult w = run(a, TransferRequest.write(source, 0, seg, at, BLOCK));
+        assertTrue(w.allCompleted(), "round " + round + ": " + w);
+        assertEquals(-1, EngineFixture.mismatch(source.address(), at, BLOCK), "round " + round);
+      }
+      assertEquals(
+          1, FakeIbverbs.lines("port 1 of device 0 state=1").size(), "the port went down once");
+    }
+  }
+}

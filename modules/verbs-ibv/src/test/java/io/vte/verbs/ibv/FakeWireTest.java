@@ -1,0 +1,213 @@
+package io.vte.verbs.ibv;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vte.testkit.Await;
+import io.vte.verbs.AccessFlags;
+import io.vte.verbs.AsyncEvent;
+import io.vte.verbs.AsyncEventType;
+import io.vte.verbs.DirectMemory;
+import io.vte.verbs.MemoryRegion;
+import io.vte.verbs.PortState;
+import io.vte.verbs.PostStatus;
+import io.vte.verbs.WcOpcode;
+import io.vte.verbs.WcStatus;
+import io.vte.verbs.WorkCompletionBatch;
+import io.vte.verbs.WorkRequestBatch;
+import io.vte.verbs.WrFlags;
+import io.vte.verbs.WrOpcode;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * RC semantics of the fake's wire, through the provider: data moves only when keys, bounds, access
+ * and the peer allow it, and every completion (success, error, flush) comes from the fake.
+ */
+@Tag("fake")
+class FakeWireTest {
+
+  private static final int SIZE = 64 * 1024;
+
+  private FakePair pair;
+  private ByteBuffer src;
+  private ByteBuffer dst;
+  private MemoryRegion srcMr;
+  private MemoryRegion dstMr;
+
+  @BeforeEach
+  void open() {
+    FakeIbverbs.reset();
+    pair = new FakePair(IbvSettings.DEFAULTS);
+    src = ByteBuffer.allocateDirect(SIZE);
+    dst = ByteBuffer.allocateDirect(SIZE);
+    for (int i = 0; i < SIZE; i++) {
+      src.put(i, (byte) (i * 31 + 7));
+    }
+    srcMr = pair.pd.registerMemory(src, AccessFlags.ALL_REMOTE);
+    dstMr = pair.pd.registerMemory(dst, AccessFlags.ALL_REMOTE);
+  }
+
+  @AfterEach
+  void close() {
+    pair.close();
+    FakeIbverbs.assertNothingLive();
+  }
+
+  private int post(int opcode, long local, int length, int lkey, long remote, int rkey) {
+    WorkRequestBatch batch = WorkRequestBatch.allocate(1);
+    batch.add(42, opcode, WrFlags.SIGNALED, local, length, lkey, remote, rkey);
+    return pair.a.postSend(batch);
+  }
+
+  /** Posts a valid signaled 64-byte WRITE from src to dst. */
+  private void writeFirst64Bytes() {
+    post(
+        WrOpcode.RDMA_WRITE,
+        DirectMemory.address(src),
+        64,
+        srcMr.lkey(),
+        DirectMemory.address(dst),
+        dstMr.rkey());
+  }
+
+  private static int onlyStatus(WorkCompletionBatch wc) {
+    assertEquals(1, wc.count(), "one completion");
+    return wc.status(0);
+  }
+
+  @Test
+  void writeThenReadMoveEveryByteAndCompleteFromTheFake() {
+    long s = DirectMemory.address(src);
+    long d = DirectMemory.address(dst);
+    assertEquals(
+        PostStatus.OK, post(WrOpcode.RDMA_WRITE, s, SIZE / 2, srcMr.lkey(), d, dstMr.rkey()));
+    WorkCompletionBatch wc = FakePair.poll(pair.cqA);
+    assertEquals(WcStatus.SUCCESS.ordinal(), onlyStatus(wc));
+    assertEquals(WcOpcode.RDMA_WRITE, wc.opcode(0));
+    assertEquals(42, wc.wrId(0));
+    for (int i = 0; i < SIZE / 2; i++) {
+      assertEquals(src.get(i), dst.get(i), "byte " + i);
+    }
+    assertEquals(0, dst.get(SIZE / 2 + 1), "nothing beyond the length");
+    // READ the written half back into the upper half of src's region.
+    assertEquals(
+        PostStatus.OK,
+        post(WrOpcode.RDMA_READ, s + SIZE / 2, SIZE / 2, srcMr.lkey(), d, dstMr.rkey()));
+    wc = FakePair.poll(pair.cqA);
+    assertEquals(WcStatus.SUCCESS.ordinal(), onlyStatus(wc));
+    assertEquals(WcOpcode.RDMA_READ, wc.opcode(0));
+    assertEquals(SIZE / 2, wc.byteLen(0));
+    for (int i = 0; i < SIZE / 2; i++) {
+      assertEquals(src.get(i), src.get(SIZE / 2 + i), "byte " + i + " read back");
+    }
+    assertEquals(SIZE, FakeIbverbs.count("bytes_moved"));
+  }
+
+  @Test
+  void badRkeyBoundsOrAccessIsRemAccessErrThenEverythingFlushes() {
+    long s = DirectMemory.address(src);
+    long d = DirectMemory.address(dst);
+    post(WrOpcode.RDMA_WRITE, s, 64, srcMr.lkey(), d, dstMr.rkey() + 100);
+    assertEquals(WcStatus.REM_ACCESS_ERR.ordinal(), onlyStatus(FakePair.poll(pair.cqA)));
+    assertEquals(0, dst.get(0), "no byte moved");
+    post(WrOpcode.RDMA_WRITE, s, 64, srcMr.lkey(), d, dstMr.rkey());
+    assertEquals(
+        WcStatus.WR_FLUSH_ERR.ordinal(),
+        onlyStatus(FakePair.poll(pair.cqA)),
+        "the QP is in ERR: later work is flushed, not executed");
+    assertEquals(0, FakeIbverbs.count("bytes_moved"));
+  }
+
+  @Test
+  void outOfBoundsAndMissingRemoteAccessAreRemAccessErr() {
+    long s = DirectMemory.address(src);
+    long d = DirectMemory.address(dst);
+    post(WrOpcode.RDMA_WRITE, s, 64, srcMr.lkey(), d + SIZE - 32, dstMr.rkey());
+    assertEquals(WcStatus.REM_ACCESS_ERR.ordinal(), onlyStatus(FakePair.poll(pair.cqA)));
+    try (FakePair fresh = new FakePair(IbvSettings.DEFAULTS)) {
+      ByteBuffer readOnly = ByteBuffer.allocateDirect(4096);
+      MemoryRegion ro =
+          fresh.pd.registerMemory(readOnly, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ);
+      MemoryRegion local = fresh.pd.registerMemory(src, AccessFlags.LOCAL_WRITE);
+      WorkRequestBatch batch = WorkRequestBatch.allocate(1);
+      batch.add(
+          7,
+          WrOpcode.RDMA_WRITE,
+          WrFlags.SIGNALED,
+          s,
+          64,
+          local.lkey(),
+          DirectMemory.address(readOnly),
+          ro.rkey());
+      fresh.a.postSend(batch);
+      assertEquals(WcStatus.REM_ACCESS_ERR.ordinal(), onlyStatus(FakePair.poll(fresh.cqA)));
+    }
+  }
+
+  @Test
+  void badLkeyIsLocProtErr() {
+    post(
+        WrOpcode.RDMA_WRITE,
+        DirectMemory.address(src),
+        64,
+        srcMr.lkey() + 100,
+        DirectMemory.address(dst),
+        dstMr.rkey());
+    assertEquals(WcStatus.LOC_PROT_ERR.ordinal(), onlyStatus(FakePair.poll(pair.cqA)));
+  }
+
+  @Test
+  void aDestroyedPeerQpIsRetryExcErr() {
+    pair.b.close();
+    writeFirst64Bytes();
+    assertEquals(WcStatus.RETRY_EXC_ERR.ordinal(), onlyStatus(FakePair.poll(pair.cqA)));
+  }
+
+  @Test
+  void aDownPortRaisesPortErrAndFailsTrafficUntilItIsActiveAgain() {
+    List<AsyncEvent> events = new CopyOnWriteArrayList<>();
+    pair.context.setAsyncEventHandler(events::add);
+    FakeIbverbs.setPortState(1, PortState.DOWN.code());
+    Await.until(
+        "PORT_ERR delivered",
+        Duration.ofSeconds(10),
+        () -> events.stream().anyMatch(e -> e.type() == AsyncEventType.PORT_ERR && e.port() == 1));
+    writeFirst64Bytes();
+    assertEquals(WcStatus.RETRY_EXC_ERR.ordinal(), onlyStatus(FakePair.poll(pair.cqA)));
+    FakeIbverbs.setPortState(1, PortState.ACTIVE.code());
+    Await.until(
+        "PORT_ACTIVE delivered",
+        Duration.ofSeconds(10),
+        () -> events.stream().anyMatch(e -> e.type() == AsyncEventType.PORT_ACTIVE));
+    assertEquals(PortState.ACTIVE, pair.context.queryPort(1).state());
+  }
+
+  @Test
+  void sendLandsInAPostedReceiveAndErrFlushesTheRest() {
+    long s = DirectMemory.address(src);
+    long d = DirectMemory.address(dst);
+    WorkRequestBatch recv = WorkRequestBatch.allocate(2);
+    recv.add(1, WrOpcode.RECV, WrFlags.NONE, d, 128, dstMr.lkey(), 0, 0);
+    recv.add(2, WrOpcode.RECV, WrFlags.NONE, d + 128, 128, dstMr.lkey(), 0, 0);
+    assertEquals(PostStatus.OK, pair.b.postRecv(recv));
+    assertEquals(PostStatus.OK, post(WrOpcode.SEND, s, 100, srcMr.lkey(), 0, 0));
+    assertEquals(WcStatus.SUCCESS.ordinal(), onlyStatus(FakePair.poll(pair.cqA)));
+    WorkCompletionBatch received = FakePair.poll(pair.cqB);
+    assertEquals(WcStatus.SUCCESS.ordinal(), onlyStatus(received));
+    assertEquals(WcOpcode.RECV, received.opcode(0));
+    assertEquals(100, received.byteLen(0));
+    assertEquals(src.get(99), dst.get(99));
+    pair.b.toError();
+    WorkCompletionBatch flushed = FakePair.poll(pair.cqB);
+    assertEquals(WcStatus.WR_FLUSH_ERR.ordinal(), onlyStatus(flushed));
+    assertEquals(2, flushed.wrId(0));
+    assertTrue(FakeIbverbs.refusals().isEmpty(), FakeIbverbs.refusals().toString());
+  }
+}
