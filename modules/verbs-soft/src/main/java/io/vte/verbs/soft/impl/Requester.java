@@ -425,6 +425,14 @@ final class Requester implements Connection.Handler {
       }
       return true;
     }
+    if (h.opcode == FrameHeader.NAK && h.status == FrameHeader.NO_QP) {
+      // the peer QP is gone (destroyed): nothing sent here can ever be answered
+      if (acked < sq.posted()) {
+        completeHead(WcStatus.REM_ABORT_ERR.code());
+      }
+      fail();
+      return true;
+    }
     long idx = indexOf(h.seq);
     if (idx >= transmitted) {
       return false; // a response to something never sent

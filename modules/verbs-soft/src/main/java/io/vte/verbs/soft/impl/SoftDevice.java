@@ -442,6 +442,14 @@ public final class SoftDevice implements VerbsContext {
     idleConnectionNanos = Math.max(0, nanos);
   }
 
+  /**
+   * @return this device's TCP connections open now (each QP's outbound one, and inbound ones from
+   *     peer requesters)
+   */
+  public int openConnections() {
+    return nic.openConnections();
+  }
+
   long idleConnectionNanos() {
     return idleConnectionNanos;
   }
