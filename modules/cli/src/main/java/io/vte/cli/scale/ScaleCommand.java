@@ -88,6 +88,13 @@ public final class ScaleCommand implements Callable<Integer> {
   private String metadata;
 
   @Option(
+      names = "--storm",
+      description =
+          "End each run with a reconnect storm: every host restarts its engine at once on the same"
+              + " addresses and ports; time to full mesh, handshakes, retries, failures after.")
+  private boolean storm;
+
+  @Option(
       names = "--out",
       defaultValue = "scale-out",
       description = "Directory for scale.md and scale.png (default ${DEFAULT-VALUE}).")
@@ -133,23 +140,41 @@ public final class ScaleCommand implements Callable<Integer> {
             Duration.ofMillis(idleMs),
             metadata);
     // the JVM's one-time costs (classes, the first gRPC server and client, Netty's pools) go here
-    new ScaleRun(settings, 2).run();
+    new ScaleRun(settings, 2, false).run();
     List<ScaleRow> rows = new ArrayList<>();
+    List<StormRow> storms = new ArrayList<>();
+    List<String> causes = new ArrayList<>();
     w.println(ScaleRow.HEADER);
     w.flush();
     for (int h : hosts.stream().sorted().toList()) {
-      ScaleRow row = new ScaleRun(settings, h).run();
+      ScaleRun run = new ScaleRun(settings, h, storm);
+      ScaleRow row = run.run();
       rows.add(row);
+      if (run.storm() != null) {
+        storms.add(run.storm());
+      }
       w.println(row.markdown());
+      if (!run.failureCauses().isEmpty()) {
+        causes.add(h + " hosts: " + run.failureCauses());
+        spec.commandLine()
+            .getErr()
+            .println(h + " hosts, failures by cause: " + run.failureCauses());
+      }
       w.flush();
     }
-    String report = ScaleReport.markdown(rows, settings);
+    String report = ScaleReport.markdown(rows, storms, settings);
+    if (!causes.isEmpty()) {
+      report += "\nfailures by cause (first message of each): " + String.join("; ", causes) + "\n";
+    }
     Files.createDirectories(out);
     Files.writeString(out.resolve("scale.md"), report);
     ScalePlot.write(rows, out.resolve("scale.png"));
     w.println();
     w.print(report);
     w.printf("wrote %s and %s%n", out.resolve("scale.md"), out.resolve("scale.png"));
-    return rows.stream().allMatch(r -> r.failed() == 0) ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+    boolean clean =
+        rows.stream().allMatch(r -> r.failed() == 0)
+            && storms.stream().allMatch(r -> r.failedAfter() == 0);
+    return clean ? ExitCodes.OK : ExitCodes.RUN_FAILED;
   }
 }

@@ -10,10 +10,11 @@ final class ScaleReport {
 
   /**
    * @param rows the runs, sorted by hosts
+   * @param storms their reconnect storms (empty when none ran)
    * @param s their settings
    * @return the report
    */
-  static String markdown(List<ScaleRow> rows, ScaleSettings s) {
+  static String markdown(List<ScaleRow> rows, List<StormRow> storms, ScaleSettings s) {
     StringBuilder b = new StringBuilder();
     b.append(
         String.format(
@@ -55,6 +56,14 @@ final class ScaleReport {
                 fits.get(4).perPeer() / endpointsPerPeer,
                 fits.get(5).perPeer() / endpointsPerPeer,
                 fits.get(6).perPeer() / endpointsPerPeer));
+      }
+    }
+    if (!storms.isEmpty()) {
+      b.append("\nreconnect storm (every host restarts its engine at once)\n\n")
+          .append(StormRow.HEADER)
+          .append('\n');
+      for (StormRow r : storms) {
+        b.append(r.markdown()).append('\n');
       }
     }
     return b.toString();

@@ -42,10 +42,43 @@ final class ScaleRun {
 
   private final ScaleSettings settings;
   private final int hosts;
+  private final boolean storm;
+  private StormRow stormRow;
+  private Vertx vertx;
 
-  ScaleRun(ScaleSettings settings, int hosts) {
+  /** First message of each failure cause (its error code), for the report. */
+  private final java.util.concurrent.ConcurrentHashMap<String, String> causes =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * @param settings the knobs
+   * @param hosts how many hosts
+   * @param storm whether to end with a reconnect storm ({@link #storm()})
+   */
+  ScaleRun(ScaleSettings settings, int hosts, boolean storm) {
     this.settings = settings;
     this.hosts = hosts;
+    this.storm = storm;
+  }
+
+  /**
+   * @return the first message of each cause of a failed transfer, by error code
+   */
+  java.util.Map<String, String> failureCauses() {
+    return new java.util.TreeMap<>(causes);
+  }
+
+  private void noteFailure(Throwable t) {
+    String code =
+        t instanceof io.vte.api.VteException v ? v.code().name() : t.getClass().getSimpleName();
+    causes.putIfAbsent(code, String.valueOf(t.getMessage()));
+  }
+
+  /**
+   * @return the reconnect storm's figures, or null when the run had none
+   */
+  StormRow storm() {
+    return stormRow;
   }
 
   /**
@@ -57,6 +90,7 @@ final class ScaleRun {
   ScaleRow run() throws Exception {
     String prefix = "/vte/scale-" + hosts + "-" + System.currentTimeMillis();
     Vertx vertx = Vertx.vertx();
+    this.vertx = vertx;
     List<TransferEngine> engines = new ArrayList<>();
     // the registered memory stays reachable until the engines are closed (a GC would free it)
     List<ByteBuffer> memory = new ArrayList<>();
@@ -65,7 +99,7 @@ final class ScaleRun {
       for (int h = 0; h < hosts; h++) {
         engines.add(
             Blocking.await(
-                TransferEngine.create(vertx, options(h, prefix)), DEADLINE, "engine " + h));
+                TransferEngine.create(vertx, options(h, prefix, null)), DEADLINE, "engine " + h));
       }
       int size = settings.requestBytes();
       List<RegisteredBuffer> buffers = new ArrayList<>();
@@ -95,6 +129,9 @@ final class ScaleRun {
       // the connections close after idleConnectionMs; the NIC checks every 100 ms
       LockSupport.parkNanos(settings.idle().toNanos() + TimeUnit.MILLISECONDS.toNanos(1500));
       Snapshot idle = Snapshot.take();
+      if (storm) {
+        stormRow = restartAll(vertx, engines, buffers, memory, prefix);
+      }
       return new ScaleRow(
           hosts,
           settings.nics(),
@@ -122,10 +159,23 @@ final class ScaleRun {
     }
   }
 
-  private EngineOptions options(int host, String prefix) {
+  /**
+   * @param ports the ports of the engine this one replaces (its devices' then its RPC port), or
+   *     null for any free ones
+   */
+  private EngineOptions options(int host, String prefix, int[] ports) {
     List<String> devices = new ArrayList<>();
     for (int n = 0; n < settings.nics(); n++) {
-      devices.add("h" + host + "n" + n + "@127.0." + (host + 1) + "." + (n + 1));
+      devices.add(
+          "h"
+              + host
+              + "n"
+              + n
+              + "@127.0."
+              + (host + 1)
+              + "."
+              + (n + 1)
+              + (ports == null ? "" : ":" + ports[n]));
     }
     EngineOptions o =
         new EngineOptions()
@@ -133,11 +183,96 @@ final class ScaleRun {
             .setWorkersPerContext(settings.workers())
             .setRpcHost("127.0." + (host + 1) + ".1")
             .setIdleConnection(settings.idle())
-            .setMetadataUri(settings.metadataUri());
+            .setMetadataUri(settings.metadataUri())
+            .setRpcPort(ports == null ? 0 : ports[settings.nics()]);
     if (!"p2p".equals(settings.metadataUri())) {
       o.setSegmentName("host-" + host).setMetadata(new MetadataOptions().setClusterPrefix(prefix));
     }
     return o;
+  }
+
+  /**
+   * The reconnect storm: every engine closes and a new one starts on the same addresses and ports,
+   * all at the same moment; then every host opens every peer's segment and writes to it, and the
+   * all-to-all window runs again on the new engines.
+   */
+  private StormRow restartAll(
+      Vertx vertx,
+      List<TransferEngine> engines,
+      List<RegisteredBuffer> buffers,
+      List<ByteBuffer> memory,
+      String prefix)
+      throws Exception {
+    List<int[]> ports = new ArrayList<>();
+    for (TransferEngine e : engines) {
+      int[] p = new int[settings.nics() + 1];
+      for (int n = 0; n < settings.nics(); n++) {
+        p[n] = e.diagnostics().devices().get(n).lid();
+      }
+      String server = e.serverName();
+      p[settings.nics()] = Integer.parseInt(server.substring(server.lastIndexOf(':') + 1));
+      ports.add(p);
+    }
+    long start = System.nanoTime();
+    List<Future<Void>> closing = new ArrayList<>();
+    for (TransferEngine e : engines) {
+      closing.add(e.close());
+    }
+    for (Future<Void> f : closing) {
+      Blocking.awaitClosed(f, DEADLINE, "engine close");
+    }
+    engines.clear();
+    buffers.clear();
+    List<Future<TransferEngine>> starting = new ArrayList<>();
+    for (int h = 0; h < hosts; h++) {
+      starting.add(TransferEngine.create(vertx, options(h, prefix, ports.get(h))));
+    }
+    for (Future<TransferEngine> f : starting) {
+      engines.add(Blocking.await(f, DEADLINE, "restarted engine"));
+    }
+    for (int h = 0; h < hosts; h++) {
+      buffers.add(
+          Blocking.await(engines.get(h).register(memory.get(h), "cpu:0"), DEADLINE, "register"));
+    }
+    SegmentHandle[][] segs = new SegmentHandle[hosts][hosts];
+    AtomicLong failedInMesh = new AtomicLong();
+    firstTransfers(
+        engines, buffers, segs, new Histogram(1, TimeUnit.MINUTES.toNanos(2), 3), failedInMesh);
+    double meshMillis = (System.nanoTime() - start) / 1e6;
+    AtomicLong failedAfter = new AtomicLong();
+    steady(engines, buffers, segs, failedAfter);
+    long handshakes = 0;
+    long handshakesFailed = 0;
+    long retries = 0;
+    for (TransferEngine e : engines) {
+      handshakes += e.diagnostics().owners().handshakesActive();
+      handshakesFailed += e.diagnostics().owners().handshakesFailed();
+      retries += e.diagnostics().counters().retries();
+    }
+    return new StormRow(
+        hosts,
+        meshMillis,
+        handshakes,
+        handshakesFailed,
+        retries,
+        failedInMesh.get(),
+        failedAfter.get());
+  }
+
+  /**
+   * Opens a peer's segment once its descriptor lists the peer's buffer: through etcd a registration
+   * is published asynchronously, so a peer opening right after it may read the descriptor from
+   * before it (asked again every 20 ms until the deadline).
+   */
+  private Future<SegmentHandle> openWithBuffer(TransferEngine e, String name, long deadline) {
+    return e.openSegment(name)
+        .compose(
+            seg ->
+                !seg.buffers().isEmpty() || System.nanoTime() - deadline >= 0
+                    ? Future.succeededFuture(seg)
+                    : vertx
+                        .timer(20, TimeUnit.MILLISECONDS)
+                        .compose(t -> openWithBuffer(e, name, deadline)));
   }
 
   private String segmentOf(List<TransferEngine> engines, int host) {
@@ -163,7 +298,7 @@ final class ScaleRun {
         int to = j;
         long t0 = System.nanoTime();
         TransferEngine e = engines.get(i);
-        e.openSegment(segmentOf(engines, j))
+        openWithBuffer(e, segmentOf(engines, j), System.nanoTime() + DEADLINE.toNanos())
             .compose(
                 seg -> {
                   segs[from][to] = seg;
@@ -171,8 +306,12 @@ final class ScaleRun {
                 })
             .onComplete(
                 ar -> {
-                  if (ar.failed() || !ar.result().allCompleted()) {
+                  if (ar.failed()) {
                     failed.incrementAndGet();
+                    noteFailure(ar.cause());
+                  } else if (!ar.result().allCompleted()) {
+                    failed.incrementAndGet();
+                    noteFailure(ar.result().requests().get(0).cause());
                   }
                   synchronized (first) {
                     first.recordValue(
@@ -240,12 +379,16 @@ final class ScaleRun {
         ar -> {
           if (ar.succeeded()) {
             bytes.addAndGet(ar.result().bytes());
-            failed.addAndGet(
-                ar.result().requests().stream()
-                    .filter(r -> r.status() != RequestStatus.COMPLETED)
-                    .count());
+            for (io.vte.api.RequestResult r : ar.result().requests()) {
+              if (r.status() != RequestStatus.COMPLETED) {
+                failed.incrementAndGet();
+                noteFailure(
+                    r.cause() != null ? r.cause() : new IllegalStateException(r.status().name()));
+              }
+            }
           } else {
             failed.addAndGet(batch.size());
+            noteFailure(ar.cause());
           }
           loop(e, buffers, segs, from, last, end, bytes, failed, done);
         });
