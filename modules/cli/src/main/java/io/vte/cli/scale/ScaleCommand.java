@@ -95,6 +95,26 @@ public final class ScaleCommand implements Callable<Integer> {
   private boolean storm;
 
   @Option(
+      names = "--segments",
+      defaultValue = "0",
+      description =
+          "Instead of the host runs: publish this many segments into etcd (--metadata etcd://...),"
+              + " watched by --watchers watchers, then time --lookups cold lookups by name.")
+  private int segments;
+
+  @Option(
+      names = "--watchers",
+      defaultValue = "32",
+      description = "Watchers of the prefix with --segments (default ${DEFAULT-VALUE}).")
+  private int watchers;
+
+  @Option(
+      names = "--lookups",
+      defaultValue = "1000",
+      description = "Random lookups with --segments (default ${DEFAULT-VALUE}).")
+  private int lookups;
+
+  @Option(
       names = "--out",
       defaultValue = "scale-out",
       description = "Directory for scale.md and scale.png (default ${DEFAULT-VALUE}).")
@@ -129,6 +149,18 @@ public final class ScaleCommand implements Callable<Integer> {
               batch,
               window,
               idleMs));
+    }
+    if (segments > 0) {
+      if ("p2p".equals(metadata) || watchers < 1 || lookups < 1) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--segments needs --metadata etcd://host:port, --watchers >= 1 and --lookups >= 1");
+      }
+      String table = MetadataScale.run(metadata, segments, watchers, lookups);
+      Files.createDirectories(out);
+      Files.writeString(out.resolve("metadata.md"), table);
+      w.print(table);
+      return ExitCodes.OK;
     }
     ScaleSettings settings =
         new ScaleSettings(
