@@ -180,7 +180,16 @@ public final class EngineOptions {
                   7,
                   EngineOptions::getQpRetryCount,
                   EngineOptions::setQpRetryCount)
-              .check(n -> n >= 0 && n <= 7, "0..7"));
+              .check(n -> n >= 0 && n <= 7, "0..7"),
+          field(
+                  "idleConnectionMs",
+                  OptionFields.MILLIS,
+                  Duration.ofSeconds(60),
+                  EngineOptions::getIdleConnection,
+                  EngineOptions::setIdleConnection)
+              .check(
+                  d -> d != null && !d.isNegative() && d.compareTo(Duration.ofDays(1)) <= 0,
+                  "0..86400000 (0 = never)"));
 
   /** JSON keys, in {@link #toJson()} order. */
   public static final Set<String> KEYS = FIELDS.names();
@@ -202,6 +211,7 @@ public final class EngineOptions {
   private AuthOptions auth;
   private TlsOptions tls;
   private Duration railHoldDown;
+  private Duration idleConnection;
   private Duration qpTimeout;
   private int qpRetryCount;
 
@@ -424,6 +434,23 @@ public final class EngineOptions {
    */
   public EngineOptions setEndpointCacheSize(int endpointCacheSize) {
     this.endpointCacheSize = endpointCacheSize;
+    return this;
+  }
+
+  /**
+   * @return how long a soft-verbs QP connection may carry nothing before it is closed (its socket
+   *     and buffers freed; the next transfer reopens it), zero for never
+   */
+  public Duration getIdleConnection() {
+    return idleConnection;
+  }
+
+  /**
+   * @param idleConnection idle time after which a soft-verbs QP connection closes, zero for never
+   * @return this
+   */
+  public EngineOptions setIdleConnection(Duration idleConnection) {
+    this.idleConnection = idleConnection;
     return this;
   }
 

@@ -64,7 +64,8 @@ class EngineOptionsJsonTest {
                 .setRequireClientCert(true))
         .setRailHoldDown(Duration.ofMillis(250))
         .setQpTimeout(Duration.ofMillis(40))
-        .setQpRetryCount(3);
+        .setQpRetryCount(3)
+        .setIdleConnection(Duration.ofMillis(1500));
   }
 
   @Test

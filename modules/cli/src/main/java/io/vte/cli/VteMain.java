@@ -1,5 +1,6 @@
 package io.vte.cli;
 
+import io.vte.cli.scale.ScaleCommand;
 import java.io.PrintWriter;
 import java.util.List;
 import picocli.CommandLine;
@@ -33,6 +34,7 @@ public final class VteMain implements Runnable {
           BenchCommand.class,
           ServeCommand.class,
           LinksCommand.class,
+          ScaleCommand.class,
           CommandLine.HelpCommand.class);
 
   /** Creates the root command (picocli instantiates it). */

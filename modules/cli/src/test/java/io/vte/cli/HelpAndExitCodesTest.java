@@ -27,7 +27,7 @@ class HelpAndExitCodesTest {
     CliRun help = CliRun.of("help");
     assertEquals(0, help.exit(), help.err());
     assertEquals(root.out(), help.out());
-    for (String command : List.of("bench", "serve", "links", "devices", "verbs-bench")) {
+    for (String command : List.of("bench", "serve", "links", "devices", "verbs-bench", "scale")) {
       CliRun own = CliRun.of(command, "--help");
       CliRun viaHelp = CliRun.of("help", command);
       assertEquals(0, viaHelp.exit(), viaHelp.err());
@@ -97,6 +97,7 @@ class HelpAndExitCodesTest {
             new String[] {"links", "--target", "h:1", "--timeout-ms", "0"},
             new String[] {"devices", "--verbose"},
             new String[] {"verbs-bench", "--size", "0"},
+            new String[] {"scale", "--hosts", "1"},
             new String[] {"no-such-command"})) {
       CliRun r = CliRun.of(args);
       assertEquals(ExitCodes.USAGE, r.exit(), String.join(" ", args) + ": " + r.err());

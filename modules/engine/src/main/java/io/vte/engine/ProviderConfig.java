@@ -34,7 +34,7 @@ public final class ProviderConfig {
     for (String spec : options.getDevices()) {
       devices.add(softDevice(spec));
     }
-    return Map.of("devices", devices);
+    return Map.of("devices", devices, "idleConnectionMs", options.getIdleConnection().toMillis());
   }
 
   /**

@@ -26,9 +26,18 @@ class ProviderConfigTest {
             List.of(
                 Map.of("name", "a", "host", "127.0.0.1", "port", 0),
                 Map.of("name", "b", "host", "127.0.0.2", "port", 0),
-                Map.of("name", "c", "host", "127.0.0.3", "port", 7001))),
+                Map.of("name", "c", "host", "127.0.0.3", "port", 7001)),
+            "idleConnectionMs",
+            60_000L),
         ProviderConfig.of(o));
     assertEquals(List.of("a", "b", "c"), ProviderConfig.deviceNames(o));
+  }
+
+  @Test
+  void theIdleConnectionTimeGoesToTheSoftProvider() {
+    EngineOptions o = new EngineOptions().setIdleConnection(Duration.ofMillis(250));
+    assertEquals(250L, ProviderConfig.of(o).get("idleConnectionMs"));
+    assertEquals(0L, ProviderConfig.of(o.setIdleConnection(Duration.ZERO)).get("idleConnectionMs"));
   }
 
   @Test

@@ -15,7 +15,9 @@ import java.util.Set;
  * on {@code 127.0.0.1..127.0.0.4}, port 0), {@code mtu} (active MTU reported, default 4096), {@code
  * maxMessageBytes} (largest message, default 1 GiB), {@code socketBufferBytes} (socket buffer size,
  * default 0 = the OS's auto-tuning), {@code nicSpinMicros} (how long a NIC thread keeps
- * busy-polling its sockets after traffic before it sleeps, default 0: lower latency for CPU). Each
+ * busy-polling its sockets after traffic before it sleeps, default 0: lower latency for CPU),
+ * {@code idleConnectionMs} (a QP's connection that carried nothing for this long is closed, freeing
+ * its socket and buffers; the next work request opens a new one; default 60000, 0 = never). Each
  * device runs one NIC thread. Unknown keys are rejected.
  *
  * @param devices the devices
@@ -24,16 +26,27 @@ import java.util.Set;
  * @param socketBufferBytes SO_SNDBUF/SO_RCVBUF of every connection, 0 for the OS default
  * @param nicSpinMicros microseconds a NIC thread busy-polls after traffic, 0 to always sleep in
  *     select
+ * @param idleConnectionMs milliseconds after which an idle QP connection is closed, 0 for never
  */
 public record SoftVerbsConfig(
     List<SoftDeviceConfig> devices,
     int mtu,
     long maxMessageBytes,
     int socketBufferBytes,
-    int nicSpinMicros) {
+    int nicSpinMicros,
+    long idleConnectionMs) {
+
+  /** Default of {@code idleConnectionMs}. */
+  public static final long DEFAULT_IDLE_CONNECTION_MS = 60_000;
 
   private static final Set<String> KEYS =
-      Set.of("devices", "mtu", "maxMessageBytes", "socketBufferBytes", "nicSpinMicros");
+      Set.of(
+          "devices",
+          "mtu",
+          "maxMessageBytes",
+          "socketBufferBytes",
+          "nicSpinMicros",
+          "idleConnectionMs");
 
   /** Validates and copies. */
   public SoftVerbsConfig {
@@ -56,6 +69,11 @@ public record SoftVerbsConfig(
     if (nicSpinMicros < 0 || nicSpinMicros > 1_000_000) {
       throw new VerbsException(
           VerbsError.INVALID_ARGUMENT, "nicSpinMicros must be 0..1000000, got " + nicSpinMicros);
+    }
+    if (idleConnectionMs < 0 || idleConnectionMs > 86_400_000L) {
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "idleConnectionMs must be 0..86400000 (0 = never), got " + idleConnectionMs);
     }
     if (socketBufferBytes < 0) {
       throw new VerbsException(
@@ -95,7 +113,8 @@ public record SoftVerbsConfig(
         (int) number(config, "mtu", 4096),
         number(config, "maxMessageBytes", 1L << 30),
         (int) number(config, "socketBufferBytes", 0),
-        (int) number(config, "nicSpinMicros", 0));
+        (int) number(config, "nicSpinMicros", 0),
+        number(config, "idleConnectionMs", DEFAULT_IDLE_CONNECTION_MS));
   }
 
   private static List<SoftDeviceConfig> devices(Object value) {

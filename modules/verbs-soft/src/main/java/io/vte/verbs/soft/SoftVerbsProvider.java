@@ -111,6 +111,7 @@ public final class SoftVerbsProvider implements VerbsProvider {
             config.socketBufferBytes(),
             config.nicSpinMicros() * 1000L,
             () -> forget(deviceName));
+    dev.setIdleConnectionTimeout(config.idleConnectionMs() * 1_000_000L);
     open.put(deviceName, dev);
     return dev;
   }

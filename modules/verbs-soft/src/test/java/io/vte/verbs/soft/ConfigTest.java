@@ -59,8 +59,9 @@ class ConfigTest {
             Map.of("maxMessageBytes", "lots"),
             Map.of("devices", "soft0"),
             Map.of("devices", List.of(Map.of("name", "a", "host", "127.0.0.1", "port", 70000))),
-            Map.of("devices", List.of(Map.of("name", "a"), Map.of("name", "a"))));
-    List<String> named = List.of("colour", "1000", "-1", "lots", "soft0", "70000", "'a'");
+            Map.of("devices", List.of(Map.of("name", "a"), Map.of("name", "a"))),
+            Map.of("idleConnectionMs", -5));
+    List<String> named = List.of("colour", "1000", "-1", "lots", "soft0", "70000", "'a'", "-5");
     for (int i = 0; i < bad.size(); i++) {
       Map<String, Object> config = bad.get(i);
       VerbsException e =

@@ -42,7 +42,12 @@ final class Fabric implements AutoCloseable {
   final List<ProtectionDomain> pds = new ArrayList<>();
 
   Fabric(int devices) {
-    provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of());
+    this(devices, Map.of());
+  }
+
+  /** A fabric of {@code devices} devices on a provider made with {@code config}. */
+  Fabric(int devices, Map<String, Object> config) {
+    provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(config);
     for (int i = 0; i < devices; i++) {
       VerbsContext c = provider.open("soft" + i);
       contexts.add(c);

@@ -104,27 +104,11 @@ final class Connector {
   /**
    * Creates the endpoint to {@code path} and sends its connect request.
    *
-   * @param first the slice that needs it; completed HANDSHAKE_FAILED here when no endpoint can be
-   *     made
+   * @param first the slice that needs it; completed HANDSHAKE_FAILED here when no QPs can be made
    * @return the CONNECTING endpoint, or null when none could be made
    */
   Endpoint startActive(NicPath path, Slice first) {
-    if (!owner.makeRoom()) {
-      owner.complete(
-          first,
-          SliceStatus.HANDSHAKE_FAILED,
-          new VteException(
-              ErrorCode.NO_RAIL,
-              "owner "
-                  + owner.index()
-                  + " of "
-                  + localNicPath
-                  + " has "
-                  + store.size()
-                  + " endpoints, all busy; cannot connect to "
-                  + path));
-      return null;
-    }
+    owner.makeRoom();
     Endpoint ep;
     try {
       ep = owner.createEndpoint(path, config.qpsPerEndpoint(), nextGeneration++);
@@ -313,20 +297,7 @@ final class Connector {
               ErrorCode.PEER_UNREACHABLE,
               "endpoint to " + peer + " replaced by a newer connection from the peer"));
     }
-    if (!owner.makeRoom()) {
-      owner.failAll(carried, SliceStatus.ENDPOINT_RETIRED, null);
-      reply.complete(
-          messages.reject(
-              ConnectStatus.RESOURCE_EXHAUSTED,
-              "owner "
-                  + owner.index()
-                  + " of "
-                  + localNicPath
-                  + " has "
-                  + store.size()
-                  + " busy endpoints"));
-      return;
-    }
+    owner.makeRoom();
     Endpoint ep;
     try {
       ep = owner.createEndpoint(key, request.getQpsCount(), nextGeneration++);

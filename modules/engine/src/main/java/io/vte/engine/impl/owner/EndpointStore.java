@@ -8,7 +8,9 @@ import java.util.List;
 
 /**
  * One owner's endpoints by peer NIC path, bounded, least recently used first for eviction. Eviction
- * only ever picks an idle endpoint (connected, nothing in flight, nothing queued). Owner-confined.
+ * only ever picks an idle endpoint (connected, nothing in flight, nothing queued); while every
+ * endpoint is busy the owner stores more than the capacity and trims back as they go idle.
+ * Owner-confined.
  */
 final class EndpointStore {
 
@@ -49,6 +51,14 @@ final class EndpointStore {
    */
   boolean isFull() {
     return byPath.size() >= capacity;
+  }
+
+  /**
+   * @return true when more endpoints are stored than the capacity (every one was busy when the last
+   *     ones came)
+   */
+  boolean isOverCapacity() {
+    return byPath.size() > capacity;
   }
 
   /**

@@ -357,6 +357,15 @@ final class Owner {
           retired ? ep.retireStatus : SliceStatus.ENDPOINT_RETIRED,
           retired ? ep.retireCause : null);
       retire(ep, SliceStatus.ENDPOINT_RETIRED, null);
+    } else if (status == WcStatus.REM_ABORT_ERR.code()) {
+      // The peer's QP is gone (it evicted or closed its end): nothing wrong with the slice, which
+      // goes again on a fresh endpoint, as a flushed one does.
+      VteException cause =
+          new VteException(
+              ErrorCode.PEER_UNREACHABLE,
+              "the peer closed its end of " + ep.path + "; reconnecting");
+      complete(slice, SliceStatus.ENDPOINT_RETIRED, cause);
+      retire(ep, SliceStatus.ENDPOINT_RETIRED, cause);
     } else {
       complete(slice, status, null);
       retire(
@@ -372,6 +381,8 @@ final class Owner {
       }
     } else if (ep.state() == EndpointState.CONNECTED && !ep.pending.isEmpty()) {
       markReady(ep);
+    } else if (store.isOverCapacity() && ep.isIdle()) {
+      trimIdle();
     }
   }
 
@@ -434,20 +445,35 @@ final class Owner {
   // ---------------------------------------------------------------- retire, faults, close
 
   /**
-   * @return true when the store has room for one more endpoint, after evicting an idle one if
-   *     needed
+   * Makes room in a full store for one more endpoint by evicting the least recently used idle one.
+   * When every endpoint is busy none is evicted and the store goes over its capacity for now (a
+   * busy endpoint has work queued or in flight, so their number is bounded by the owner's work): no
+   * request fails for want of room, and {@link #trimIdle()} brings the store back down as they go
+   * idle.
    */
-  boolean makeRoom() {
+  void makeRoom() {
     if (!store.isFull()) {
-      return true;
+      return;
     }
     Endpoint victim = store.evictionCandidate();
     if (victim == null) {
-      return false;
+      metrics.endpointStoreOverflow();
+      return;
     }
+    evict(victim);
+  }
+
+  /** Evicts idle endpoints, least recently used first, while the store is over its capacity. */
+  private void trimIdle() {
+    Endpoint victim;
+    while (store.isOverCapacity() && (victim = store.evictionCandidate()) != null) {
+      evict(victim);
+    }
+  }
+
+  private void evict(Endpoint victim) {
     metrics.endpointEvicted();
     retire(victim, SliceStatus.ENDPOINT_RETIRED, null);
-    return true;
   }
 
   /**

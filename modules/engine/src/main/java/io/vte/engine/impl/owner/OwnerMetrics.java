@@ -28,6 +28,7 @@ public final class OwnerMetrics {
   private volatile long endpointsAlive;
   private volatile long endpointsRetired;
   private volatile long endpointsEvicted;
+  private volatile long endpointStoreOverflows;
   private volatile long qpFatalEvents;
   private volatile long cqErrors;
   private volatile long forcedFlushes;
@@ -106,6 +107,10 @@ public final class OwnerMetrics {
 
   void endpointEvicted() {
     endpointsEvicted++;
+  }
+
+  void endpointStoreOverflow() {
+    endpointStoreOverflows++;
   }
 
   void qpFatal() {
@@ -245,6 +250,13 @@ public final class OwnerMetrics {
    */
   public long endpointsEvicted() {
     return endpointsEvicted;
+  }
+
+  /**
+   * @return endpoints admitted over the store's capacity because every stored one was busy
+   */
+  public long endpointStoreOverflows() {
+    return endpointStoreOverflows;
   }
 
   /**

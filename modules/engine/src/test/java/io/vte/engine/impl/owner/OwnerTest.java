@@ -553,7 +553,7 @@ class OwnerTest {
   }
 
   @Test
-  void evictionNeverTakesABusyEndpoint() {
+  void aStoreFullOfBusyEndpointsAdmitsMoreAndEvictsOnlyIdleOnesAsTheyGoIdle() {
     OwnerConfig config = OwnerHarness.config().withEndpointStoreCapacity(2);
     OwnerHarness h = new OwnerHarness("a:1", config);
     Recorder rec = new Recorder();
@@ -563,25 +563,46 @@ class OwnerTest {
     h.run();
     h.submit(rec, "connecting:1", 1);
     h.run();
-    Slice refused = h.submit(rec, "third:1", 1).get(0);
+    // every stored endpoint is busy: the third is admitted over the capacity, not refused
+    Slice admitted = h.submit(rec, "third:1", 1).get(0);
     h.run();
-    assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(refused));
-    assertEquals(ErrorCode.NO_RAIL, ((VteException) rec.causes.get(refused)).code());
+    assertNull(rec.status.get(admitted), "the slice waits for its handshake instead of failing");
+    assertNotNull(h.owner.endpoint("third:1@d0"));
     assertEquals(
-        ConnectStatus.RESOURCE_EXHAUSTED,
-        h.passive(requestFrom("q:1@d0", "a:1@d0", 1, 1)).getStatus());
-    assertNotNull(h.owner.endpoint("busy:1@d0"));
-    assertNotNull(h.owner.endpoint("connecting:1@d0"));
+        ConnectStatus.ACCEPTED, h.passive(requestFrom("q:1@d0", "a:1@d0", 1, 1)).getStatus());
+    assertEquals(4, h.owner.endpointCount());
+    assertEquals(2, h.owner.metrics().endpointStoreOverflows());
+    assertEquals(0, h.owner.metrics().endpointsEvicted());
 
     h.device.completeAll(WcStatus.SUCCESS);
     h.run();
-    Slice admitted = h.submit(rec, "third:1", 1).get(0);
-    h.run();
+    // busy went idle: back towards the capacity, idle ones only, least recently used first
     assertNull(h.owner.endpoint("busy:1@d0"), "the now idle endpoint was evicted");
+    assertNull(h.owner.endpoint("q:1@d0"), "the idle passive endpoint was evicted");
     assertNotNull(h.owner.endpoint("connecting:1@d0"), "the connecting endpoint was kept");
-    assertNotNull(h.owner.endpoint("third:1@d0"));
-    assertNull(rec.status.get(admitted));
-    assertEquals(1, h.owner.metrics().endpointsEvicted());
+    assertNotNull(h.owner.endpoint("third:1@d0"), "the connecting endpoint was kept");
+    assertEquals(2, h.owner.metrics().endpointsEvicted());
+    assertEquals(2, h.owner.endpointCount());
+    assertEquals(3, rec.count(SliceStatus.OK));
+    assertEquals(0, rec.duplicates);
+  }
+
+  @Test
+  void aPeerWhoseQpIsGoneRetiresTheEndpointAndItsSlicesGoAgainAsFlushed() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    h.submit(rec, "b:1", 2);
+    h.run();
+    h.channel.last().reply().complete(OwnerHarness.acceptAs(h.channel.last().request(), 1));
+    h.run();
+    h.device.completeAll(WcStatus.REM_ABORT_ERR);
+    h.run();
+    // not the slice's fault nor the rail's: ENDPOINT_RETIRED (retried with the extra allowance)
+    assertEquals(2, rec.count(SliceStatus.ENDPOINT_RETIRED));
+    assertEquals(
+        ErrorCode.PEER_UNREACHABLE, ((VteException) rec.causes.values().iterator().next()).code());
+    assertNull(h.owner.endpoint("b:1@d0"), "the endpoint was retired: the next slice reconnects");
+    assertEquals(0, rec.duplicates);
   }
 
   @Test

@@ -98,6 +98,7 @@ final class Connection implements FrameReader.Receiver {
     this.wire =
         new FaultyWire(writer, nic.device().frameFaults(), System::nanoTime, nic::wantTimerAt);
     this.key = channel.register(nic.selector(), ops, this);
+    nic.connectionsChanged(1);
   }
 
   /** Wraps an accepted channel (NIC thread). */
@@ -373,6 +374,7 @@ final class Connection implements FrameReader.Receiver {
       return;
     }
     closed = true;
+    nic.connectionsChanged(-1);
     key.cancel();
     try {
       channel.close();

@@ -67,6 +67,13 @@ final class FrameHeader {
    */
   static final int SEQ_ERR = 0xfffe;
 
+  /**
+   * NAK status of a HELLO refused because the QP it names does not exist (destroyed, e.g. its
+   * endpoint was evicted or closed idle): {@code qpn} is the requester's QP. The requester fails at
+   * once with {@code REM_ABORT_ERR} instead of retrying until its ACK timeout runs out.
+   */
+  static final int NO_QP = 0xfffd;
+
   int opcode;
   int status;
   int qpn;

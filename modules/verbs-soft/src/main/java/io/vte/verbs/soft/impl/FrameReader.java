@@ -94,6 +94,9 @@ final class FrameReader {
   /** Largest batch block: the sender's staging size. */
   static final int BLOCK_BYTES = FrameWriter.TX_BYTES;
 
+  /** Smallest block buffer, allocated at the first batch (a connection without one holds none). */
+  private static final int BLOCK_INITIAL_BYTES = 4 * 1024;
+
   /** Most later payloads of a batch filled by the read that ends the current one. */
   private static final int MAX_CHAIN = 16;
 
@@ -142,9 +145,9 @@ final class FrameReader {
   /**
    * The block of a batch being handled: its headers and small payloads (large payloads follow it).
    */
-  private final ByteBuffer block = ByteBuffer.allocateDirect(BLOCK_BYTES);
+  private ByteBuffer block = ByteBuffer.allocateDirect(0);
 
-  private final long blockAddress = DirectMemory.address(block);
+  private long blockAddress = DirectMemory.address(block);
 
   /** [rest of the block, {@link #rx}]. */
   private final ByteBuffer[] blockScatter = {block, rx};
@@ -300,10 +303,11 @@ final class FrameReader {
       rxConsumed += FrameHeader.SIZE;
       headerAt = -1;
       if (header.opcode == FrameHeader.BATCH) {
-        if (header.length < FrameHeader.SIZE || header.length > block.capacity()) {
+        if (header.length < FrameHeader.SIZE || header.length > BLOCK_BYTES) {
           fail(FrameError.badBatchLength(header.length));
           return;
         }
+        ensureBlock(header.length);
         block.clear().limit(header.length);
         chainHead = 0;
         chainCount = 0;
@@ -440,6 +444,30 @@ final class FrameReader {
       blockLimit = block.limit();
       state = State.HEADER;
     }
+  }
+
+  /**
+   * Grows {@link #block} to hold {@code length} bytes (a power of two, at most {@link
+   * #BLOCK_BYTES}): a connection holds a block buffer only once batches come, sized to them. Only
+   * between batches (nothing of the old block is still in use).
+   */
+  private void ensureBlock(int length) {
+    if (block.capacity() >= length) {
+      return;
+    }
+    int capacity =
+        Math.min(
+            BLOCK_BYTES, Math.max(BLOCK_INITIAL_BYTES, Integer.highestOneBit(length - 1) << 1));
+    block = ByteBuffer.allocateDirect(capacity);
+    blockAddress = DirectMemory.address(block);
+    blockScatter[0] = block;
+  }
+
+  /**
+   * @return bytes of direct memory this reader holds now (the staging buffer and the block)
+   */
+  int bufferCapacity() {
+    return rx.capacity() + block.capacity();
   }
 
   // ---- shared steps ----

@@ -21,8 +21,15 @@ import java.nio.channels.GatheringByteChannel;
  */
 final class FrameWriter implements FrameSink {
 
-  /** Staging for outgoing headers and small payloads. */
+  /** Largest staging for outgoing headers and small payloads: the send buffer grows up to it. */
   static final int TX_BYTES = 64 * 1024;
+
+  /**
+   * Staging a connection starts with: enough for a HELLO, ACKs and a few small frames, so an idle
+   * or lightly used connection holds little memory; a write that needs more doubles it (up to
+   * {@link #TX_BYTES}), once, for the connection's life.
+   */
+  static final int TX_INITIAL_BYTES = 4 * 1024;
 
   /** Payloads up to this size travel inside the batch block, right after their header. */
   static final int SMALL_PAYLOAD = 16 * 1024;
@@ -33,8 +40,8 @@ final class FrameWriter implements FrameSink {
   /** Large-payload bytes after which a gathering write takes no further frame. */
   private static final long GATHER_BYTES = 1024 * 1024;
 
-  private final ByteBuffer tx = ByteBuffer.allocateDirect(TX_BYTES);
-  private final long txAddress = DirectMemory.address(tx);
+  private ByteBuffer tx = ByteBuffer.allocateDirect(TX_INITIAL_BYTES);
+  private long txAddress = DirectMemory.address(tx);
 
   /**
    * The gathering write being built or drained: {@link #tx} (a BATCH header, then the frames'
@@ -47,7 +54,7 @@ final class FrameWriter implements FrameSink {
   private final SoftMr[] gatherRegion = new SoftMr[MAX_IOV];
 
   /** The view of {@link #tx} in {@link #gather}. */
-  private final ByteBuffer txRun = tx.duplicate();
+  private ByteBuffer txRun = tx.duplicate();
 
   private final NativeWindow[] payloadWindows = new NativeWindow[MAX_IOV - 1];
   private int gatherCount;
@@ -93,12 +100,12 @@ final class FrameWriter implements FrameSink {
       SoftMr region) {
     if (draining
         || sourceLost
-        || tx.remaining() < FrameHeader.SIZE
+        || !hasRoom(FrameHeader.SIZE)
         || gatherPayloadBytes >= GATHER_BYTES) {
       return false;
     }
     if (payloadLength <= SMALL_PAYLOAD) {
-      if (tx.remaining() < FrameHeader.SIZE + payloadLength) {
+      if (!hasRoom(FrameHeader.SIZE + payloadLength)) {
         return false;
       }
       int payloadAt = tx.position() + FrameHeader.SIZE;
@@ -120,6 +127,35 @@ final class FrameWriter implements FrameSink {
     windowCount++;
     gatherPayloadBytes += payloadLength;
     return true;
+  }
+
+  /**
+   * @return true when {@link #tx} has {@code bytes} free, after growing it (not while draining)
+   */
+  private boolean hasRoom(int bytes) {
+    if (tx.remaining() >= bytes) {
+      return true;
+    }
+    int used = tx.position();
+    if (tx.capacity() == TX_BYTES || used + bytes > TX_BYTES) {
+      return false;
+    }
+    int capacity = Math.min(TX_BYTES, Integer.highestOneBit(used + bytes - 1) << 1);
+    ByteBuffer grown = ByteBuffer.allocateDirect(capacity);
+    long grownAddress = DirectMemory.address(grown);
+    DirectMemory.copy(txAddress, grownAddress, used);
+    grown.position(used);
+    tx = grown;
+    txAddress = grownAddress;
+    txRun = grown.duplicate();
+    return true;
+  }
+
+  /**
+   * @return bytes of staging this writer holds now (it grows on demand)
+   */
+  int stagingCapacity() {
+    return tx.capacity();
   }
 
   /**

@@ -3,7 +3,8 @@ package io.vte.verbs.soft.impl;
 /**
  * Handler of a freshly accepted connection: the first frame must be a HELLO naming an existing QP
  * in RTR/RTS whose peer is the sender; the connection is then handed to that QP's {@link
- * Responder}. Anything else closes the connection. Stateless: one per device.
+ * Responder}. Anything else closes the connection; a HELLO naming a QP that does not exist is
+ * answered first with a {@link FrameHeader#NO_QP} NAK. Stateless: one per device.
  */
 final class HelloAcceptor implements Connection.Handler {
 
@@ -19,7 +20,15 @@ final class HelloAcceptor implements Connection.Handler {
       return false;
     }
     SoftQp qp = device.qp(h.qpn);
-    if (qp == null || !qp.responder.accepts(h.rkey)) {
+    if (qp == null) {
+      // no such QP: it will never accept, so say so (a QP not yet ready is refused quietly below)
+      device.logRefusedHello(h.qpn, h.rkey);
+      c.append(FrameHeader.NAK, FrameHeader.NO_QP, h.rkey, 0, 0, 0, 0, 0, 0, 0, null);
+      c.pumpTx();
+      c.close();
+      return true;
+    }
+    if (!qp.responder.accepts(h.rkey)) {
       // no such QP, or not (yet) ready for this peer: refuse quietly, as an HCA drops such packets
       device.logRefusedHello(h.qpn, h.rkey);
       c.close();

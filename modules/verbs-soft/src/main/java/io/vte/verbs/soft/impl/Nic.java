@@ -42,6 +42,10 @@ final class Nic implements Runnable {
       new java.util.concurrent.atomic.AtomicLong();
   private volatile long plannedWake;
 
+  /** Connections of this device open now (any role), for diagnostics. */
+  private final java.util.concurrent.atomic.AtomicInteger openConnections =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   Nic(SoftDevice device, InetSocketAddress bind, int socketBufferBytes, long spinNanos)
       throws IOException {
     this.device = device;
@@ -77,6 +81,18 @@ final class Nic implements Runnable {
 
   Selector selector() {
     return selector;
+  }
+
+  /** Counts a connection opened ({@code +1}) or closed ({@code -1}). */
+  void connectionsChanged(int delta) {
+    openConnections.addAndGet(delta);
+  }
+
+  /**
+   * @return connections of this device open now
+   */
+  int openConnections() {
+    return openConnections.get();
   }
 
   int socketBufferBytes() {

@@ -65,6 +65,12 @@ final class Requester implements Connection.Handler {
    */
   private long resentForGap = -1;
 
+  /** {@link SendQueue#posted()} at the last timer check: idle time counts from its last change. */
+  private long idleCheckPosted = -1;
+
+  /** When the timer check first saw {@link #idleCheckPosted}. */
+  private long idleSince;
+
   Requester(SoftQp qp) {
     this.qp = qp;
     this.sq = qp.sq;
@@ -202,7 +208,7 @@ final class Requester implements Connection.Handler {
     if (qp.isClosed() || qp.state() != QpState.RTS) {
       return Long.MAX_VALUE;
     }
-    long next = Long.MAX_VALUE;
+    long next = closeIfIdle(now);
     if (holding) {
       if (now - resumeAt >= 0) {
         holding = false;
@@ -230,6 +236,34 @@ final class Requester implements Connection.Handler {
       next = Math.min(next, ackDeadline);
     }
     return next;
+  }
+
+  /**
+   * Closes the connection once nothing was posted for the device's idle time and everything posted
+   * is answered (its buffers and socket go; the next post reconnects). Counted from the timer
+   * checks, so posting pays nothing for it.
+   *
+   * @return when to check again, or {@code Long.MAX_VALUE}
+   */
+  private long closeIfIdle(long now) {
+    long idle = qp.device.idleConnectionNanos();
+    long posted = sq.posted();
+    if (posted != idleCheckPosted) {
+      idleCheckPosted = posted;
+      idleSince = now;
+    }
+    if (idle == 0 || conn == null) {
+      return Long.MAX_VALUE;
+    }
+    if (acked < posted || holding || conn.hasPendingTx()) {
+      idleSince = now;
+      return Long.MAX_VALUE;
+    }
+    if (now - idleSince >= idle) {
+      closeConnection();
+      return Long.MAX_VALUE;
+    }
+    return idleSince + idle;
   }
 
   private void connect() {
@@ -389,6 +423,14 @@ final class Requester implements Connection.Handler {
         discardingResponse = true;
         c.expectPayload(0, h.length, null);
       }
+      return true;
+    }
+    if (h.opcode == FrameHeader.NAK && h.status == FrameHeader.NO_QP) {
+      // the peer QP is gone (destroyed): nothing sent here can ever be answered
+      if (acked < sq.posted()) {
+        completeHead(WcStatus.REM_ABORT_ERR.code());
+      }
+      fail();
       return true;
     }
     long idx = indexOf(h.seq);

@@ -40,6 +40,10 @@ public final class SoftDevice implements VerbsContext {
   private final InetSocketAddress localBind;
   private final int mtu;
   private final long maxMessageBytes;
+
+  /** A QP connection idle this long is closed by its requester; 0 = never. */
+  private volatile long idleConnectionNanos;
+
   private final Nic nic;
   private final Gid gid;
   private final int lid;
@@ -425,6 +429,29 @@ public final class SoftDevice implements VerbsContext {
 
   long maxMessageBytes() {
     return maxMessageBytes;
+  }
+
+  /**
+   * Sets how long a QP's connection may carry nothing before its requester closes it (its socket
+   * and buffers freed; the next work request opens a new one, which the peer's responder accepts as
+   * any reconnect).
+   *
+   * @param nanos the idle time, 0 for never
+   */
+  public void setIdleConnectionTimeout(long nanos) {
+    idleConnectionNanos = Math.max(0, nanos);
+  }
+
+  /**
+   * @return this device's TCP connections open now (each QP's outbound one, and inbound ones from
+   *     peer requesters)
+   */
+  public int openConnections() {
+    return nic.openConnections();
+  }
+
+  long idleConnectionNanos() {
+    return idleConnectionNanos;
   }
 
   PortState portState() {

@@ -1,0 +1,212 @@
+package io.vte.cli.scale;
+
+import io.vte.cli.ExitCodes;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code vte scale}: the cost of a growing cluster. For each host count, that many engines ("hosts"
+ * with their own loopback addresses and soft devices, in this JVM) open each other's segments and
+ * write to each other all at once, then all-to-all small batches for a window, then go idle; the
+ * per-host endpoints, QPs, sockets, direct and heap memory, threads, first-transfer latency,
+ * handshake rate, etcd keys and watch events and throughput go into a table ({@code scale.md}), a
+ * PNG of the growth curves ({@code scale.png}) and a per-peer fit projected to 1,000 and 10,000
+ * nodes.
+ */
+@Command(
+    name = "scale",
+    mixinStandardHelpOptions = true,
+    header = "Measure what each host costs as the cluster grows.",
+    description = {
+      "Runs H engines in this JVM (each a host with --nics soft devices on 127.0.<h>.<n>) for each H",
+      "of --hosts: first transfers to every peer at once, all-to-all small batches for --window,",
+      "then idle. A first 2-host run warms the JVM up and is not reported. Writes scale.md (table,",
+      "fit, projection) and scale.png under --out."
+    })
+public final class ScaleCommand implements Callable<Integer> {
+
+  @Spec private CommandSpec spec;
+
+  @Option(
+      names = "--hosts",
+      defaultValue = "2,4,8,16",
+      split = ",",
+      description = "Host counts, one run each (default ${DEFAULT-VALUE}).")
+  private List<Integer> hosts;
+
+  @Option(
+      names = "--nics",
+      defaultValue = "2",
+      description = "Soft devices per host (default ${DEFAULT-VALUE}).")
+  private int nics;
+
+  @Option(
+      names = "--workers",
+      defaultValue = "1",
+      description = "Owners per device (default ${DEFAULT-VALUE}).")
+  private int workers;
+
+  @Option(
+      names = "--size",
+      defaultValue = "4096",
+      description = "Bytes per request (default ${DEFAULT-VALUE}).")
+  private int size;
+
+  @Option(
+      names = "--batch",
+      defaultValue = "4",
+      description = "Requests per batch in the all-to-all window (default ${DEFAULT-VALUE}).")
+  private int batch;
+
+  @Option(
+      names = "--window",
+      defaultValue = "3",
+      description = "Seconds of all-to-all traffic (default ${DEFAULT-VALUE}).")
+  private double window;
+
+  @Option(
+      names = "--idle-ms",
+      defaultValue = "2000",
+      description = "The engines' idleConnectionMs (default ${DEFAULT-VALUE}).")
+  private long idleMs;
+
+  @Option(
+      names = "--metadata",
+      defaultValue = "p2p",
+      description = "p2p or etcd://host:port (default ${DEFAULT-VALUE}).")
+  private String metadata;
+
+  @Option(
+      names = "--storm",
+      description =
+          "End each run with a reconnect storm: every host restarts its engine at once on the same"
+              + " addresses and ports; time to full mesh, handshakes, retries, failures after.")
+  private boolean storm;
+
+  @Option(
+      names = "--segments",
+      defaultValue = "0",
+      description =
+          "Instead of the host runs: publish this many segments into etcd (--metadata etcd://...),"
+              + " watched by --watchers watchers, then time --lookups cold lookups by name.")
+  private int segments;
+
+  @Option(
+      names = "--watchers",
+      defaultValue = "32",
+      description = "Watchers of the prefix with --segments (default ${DEFAULT-VALUE}).")
+  private int watchers;
+
+  @Option(
+      names = "--lookups",
+      defaultValue = "1000",
+      description = "Random lookups with --segments (default ${DEFAULT-VALUE}).")
+  private int lookups;
+
+  @Option(
+      names = "--out",
+      defaultValue = "scale-out",
+      description = "Directory for scale.md and scale.png (default ${DEFAULT-VALUE}).")
+  private Path out;
+
+  /** Creates the command (picocli instantiates it). */
+  public ScaleCommand() {}
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter w = spec.commandLine().getOut();
+    if (hosts.isEmpty()
+        || hosts.stream().anyMatch(h -> h < 2 || h > 250)
+        || nics < 1
+        || nics > 16
+        || workers < 1
+        || size < 1
+        || batch < 1
+        || !(window > 0 && window <= 600)
+        || idleMs < 0) {
+      throw new ParameterException(
+          spec.commandLine(),
+          String.format(
+              Locale.ROOT,
+              "bad settings: --hosts 2..250 each (got %s), --nics 1..16 (%d), --workers >= 1 (%d),"
+                  + " --size >= 1 (%d), --batch >= 1 (%d), --window 0..600 s (%s), --idle-ms >= 0"
+                  + " (%d)",
+              hosts,
+              nics,
+              workers,
+              size,
+              batch,
+              window,
+              idleMs));
+    }
+    if (segments > 0) {
+      if ("p2p".equals(metadata) || watchers < 1 || lookups < 1) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--segments needs --metadata etcd://host:port, --watchers >= 1 and --lookups >= 1");
+      }
+      String table = MetadataScale.run(metadata, segments, watchers, lookups);
+      Files.createDirectories(out);
+      Files.writeString(out.resolve("metadata.md"), table);
+      w.print(table);
+      return ExitCodes.OK;
+    }
+    ScaleSettings settings =
+        new ScaleSettings(
+            nics,
+            workers,
+            size,
+            batch,
+            Duration.ofMillis(Math.round(window * 1000)),
+            Duration.ofMillis(idleMs),
+            metadata);
+    // the JVM's one-time costs (classes, the first gRPC server and client, Netty's pools) go here
+    new ScaleRun(settings, 2, false).run();
+    List<ScaleRow> rows = new ArrayList<>();
+    List<StormRow> storms = new ArrayList<>();
+    List<String> causes = new ArrayList<>();
+    w.println(ScaleRow.HEADER);
+    w.flush();
+    for (int h : hosts.stream().sorted().toList()) {
+      ScaleRun run = new ScaleRun(settings, h, storm);
+      ScaleRow row = run.run();
+      rows.add(row);
+      if (run.storm() != null) {
+        storms.add(run.storm());
+      }
+      w.println(row.markdown());
+      if (!run.failureCauses().isEmpty()) {
+        causes.add(h + " hosts: " + run.failureCauses());
+        spec.commandLine()
+            .getErr()
+            .println(h + " hosts, failures by cause: " + run.failureCauses());
+      }
+      w.flush();
+    }
+    String report = ScaleReport.markdown(rows, storms, settings);
+    if (!causes.isEmpty()) {
+      report += "\nfailures by cause (first message of each): " + String.join("; ", causes) + "\n";
+    }
+    Files.createDirectories(out);
+    Files.writeString(out.resolve("scale.md"), report);
+    ScalePlot.write(rows, out.resolve("scale.png"));
+    w.println();
+    w.print(report);
+    w.printf("wrote %s and %s%n", out.resolve("scale.md"), out.resolve("scale.png"));
+    boolean clean =
+        rows.stream().allMatch(r -> r.failed() == 0)
+            && storms.stream().allMatch(r -> r.failedAfter() == 0);
+    return clean ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+  }
+}

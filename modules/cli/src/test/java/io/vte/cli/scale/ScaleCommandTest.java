@@ -1,0 +1,60 @@
+package io.vte.cli.scale;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vte.cli.CliRun;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code vte scale} on a small sweep, and the per-peer fit it reports. */
+class ScaleCommandTest {
+
+  @Test
+  void aSmallSweepWritesTheTableThePlotAndTheFitWithNoFailedTransfer(@TempDir Path out)
+      throws Exception {
+    CliRun r =
+        CliRun.of(
+            "scale",
+            "--hosts",
+            "2,3",
+            "--window",
+            "0.5",
+            "--idle-ms",
+            "1500",
+            "--out",
+            out.toString());
+    assertEquals(0, r.exit(), r.out() + r.err());
+    String md = Files.readString(out.resolve("scale.md"));
+    List<String> rows = md.lines().filter(l -> l.matches("\\| [23] \\| 2 \\|.*")).toList();
+    assertEquals(2, rows.size(), md);
+    for (String row : rows) {
+      String[] cells = row.split("\\|");
+      assertEquals("0", cells[cells.length - 1].trim(), "failed transfers: " + row);
+      double busy = Double.parseDouble(cells[5].trim());
+      double idle = Double.parseDouble(cells[6].trim());
+      assertTrue(idle < busy, "idle connections closed: " + row + "\n" + md);
+    }
+    assertTrue(md.contains("at 1,000 nodes"), md);
+    byte[] png = Files.readAllBytes(out.resolve("scale.png"));
+    assertEquals((byte) 0x89, png[0]);
+    assertEquals('P', png[1]);
+  }
+
+  @Test
+  void theFitIsTheLeastSquaresLineInThePeers() {
+    List<ScaleRow> rows =
+        List.of(row(2, 10), row(3, 20), row(5, 40)); // 10 per peer, base 0: y = 10 (h - 1)
+    ScaleFit f = ScaleFit.of("endpoints", "count", rows, ScaleRow::endpoints);
+    assertEquals(10, f.perPeer(), 1e-9);
+    assertEquals(0, f.base(), 1e-9);
+    assertEquals(9_990, f.at(1_000), 1e-6);
+  }
+
+  private static ScaleRow row(int hosts, double endpoints) {
+    return new ScaleRow(hosts, 2, endpoints, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, 0, 0);
+  }
+}
