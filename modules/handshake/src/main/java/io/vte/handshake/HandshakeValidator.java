@@ -12,6 +12,7 @@ import io.vte.handshake.proto.GetSegmentRequest;
 import io.vte.handshake.proto.NotifyRequest;
 import io.vte.handshake.proto.QpInfo;
 import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.handshake.proto.SharedMemoryDesc;
 import java.util.List;
 
 /**
@@ -168,6 +169,25 @@ public final class HandshakeValidator {
             code,
             field + ".rkeys has " + buffer.getRkeysCount() + " keys for " + devices + " devices");
       }
+      if (buffer.hasShm()) {
+        sharedMemory(code, field + ".shm", buffer.getShm());
+      }
+    }
+  }
+
+  /** Length of {@code SharedMemoryDesc.nonce}. */
+  public static final int SHM_NONCE_LENGTH = 16;
+
+  private static void sharedMemory(ErrorCode code, String field, SharedMemoryDesc shm) {
+    if (shm.getPath().isEmpty() || !shm.getPath().startsWith("/")) {
+      throw fail(
+          code, field + ".path must be an absolute path: '" + abbreviate(shm.getPath()) + "'");
+    }
+    maxLength(code, field + ".path", shm.getPath());
+    maxLength(code, field + ".boot_id", shm.getBootId());
+    if (shm.getNonce().size() != SHM_NONCE_LENGTH) {
+      throw fail(
+          code, field + ".nonce must be " + SHM_NONCE_LENGTH + " bytes: " + shm.getNonce().size());
     }
   }
 

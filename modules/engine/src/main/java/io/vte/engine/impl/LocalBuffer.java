@@ -1,7 +1,12 @@
 package io.vte.engine.impl;
 
+import io.vte.api.ErrorCode;
 import io.vte.api.RegisteredBuffer;
+import io.vte.api.VteException;
+import io.vte.engine.impl.shm.SharedMemoryFile;
+import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
+import java.nio.ByteBuffer;
 
 /**
  * A registered buffer as the engine holds it: one memory region per local device, index-aligned.
@@ -12,13 +17,43 @@ public final class LocalBuffer implements RegisteredBuffer {
   private final long length;
   private final String location;
   private final MemoryRegion[] regions;
+
+  /** The file same-host peers map, when the engine allocated the buffer; else null. */
+  private final SharedMemoryFile sharedMemory;
+
   private volatile boolean registered = true;
 
-  LocalBuffer(long address, long length, String location, MemoryRegion[] regions) {
+  LocalBuffer(
+      long address,
+      long length,
+      String location,
+      MemoryRegion[] regions,
+      SharedMemoryFile sharedMemory) {
     this.address = address;
     this.length = length;
     this.location = location;
     this.regions = regions;
+    this.sharedMemory = sharedMemory;
+  }
+
+  @Override
+  public ByteBuffer byteBuffer() {
+    if (sharedMemory != null) {
+      return sharedMemory.byteBuffer();
+    }
+    if (length > Integer.MAX_VALUE) {
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          this + " is longer than a ByteBuffer can be (" + Integer.MAX_VALUE + " bytes)");
+    }
+    return DirectMemory.wrap(address, (int) length);
+  }
+
+  /**
+   * @return the shared-memory file holding the buffer (allocated by the engine), or null
+   */
+  public SharedMemoryFile sharedMemory() {
+    return sharedMemory;
   }
 
   @Override
@@ -71,10 +106,22 @@ public final class LocalBuffer implements RegisteredBuffer {
     return start >= address && bytes >= 0 && start - address <= length - bytes;
   }
 
+  /**
+   * Revokes same-host peers' access (waiting for a copy in progress), then deregisters the regions.
+   *
+   * @throws VteException TIMED_OUT when a peer's copy did not leave the shared memory in time (the
+   *     regions are deregistered all the same)
+   */
   void close(DeviceMemory devices) {
     registered = false;
-    for (int i = 0; i < regions.length; i++) {
-      devices.deregister(i, regions[i]);
+    try {
+      if (sharedMemory != null) {
+        sharedMemory.revoke();
+      }
+    } finally {
+      for (int i = 0; i < regions.length; i++) {
+        devices.deregister(i, regions[i]);
+      }
     }
   }
 
