@@ -81,7 +81,7 @@ public record BenchReport(
             .put("workers", workers)
             .put("slice_size", sliceSize)
             .put("duration_s", round(r.nanos() / 1e9))
-            .put("alloc_bytes_per_64k_slice", round(r.allocationPer64KiB()))
+            .put("alloc_bytes_per_64k_moved", round(r.allocationPer64KiB()))
             .put("faults", new JsonArray(r.faults()))
             .put("stalled", r.stalled())
             .put("longest_gap_s", round(r.longestGapNanos() / 1e9))
@@ -160,7 +160,7 @@ public record BenchReport(
         "allocation",
         String.format(
             Locale.ROOT,
-            "%.1f B per 64 KiB moved (whole JVM, all threads)",
+            "%.1f B per 64 KiB moved (whole JVM, all threads, ended ones included)",
             r.allocationPer64KiB()));
     for (String f : r.faults()) {
       row(out, "fault", f);

@@ -22,12 +22,21 @@ public final class BenchTarget implements AutoCloseable {
   private final long memory;
 
   private final long length;
+  private final long address;
 
-  private BenchTarget(Vertx vertx, TransferEngine engine, long memory, long length) {
+  private BenchTarget(Vertx vertx, TransferEngine engine, long memory, long address, long length) {
     this.vertx = vertx;
     this.engine = engine;
     this.memory = memory;
+    this.address = address;
     this.length = length;
+  }
+
+  /**
+   * @return the buffer's native address
+   */
+  public long address() {
+    return address;
   }
 
   /**
@@ -64,13 +73,13 @@ public final class BenchTarget implements AutoCloseable {
         RegisteredBuffer buffer =
             Blocking.await(engine.allocate(bufferBytes, "cpu:0"), WAIT, "allocating shared memory");
         DataPattern.fill(buffer.address(), bufferBytes, DataPattern.TARGET_SEED);
-        return new BenchTarget(vertx, engine, 0, bufferBytes);
+        return new BenchTarget(vertx, engine, 0, buffer.address(), bufferBytes);
       }
       memory = DirectMemory.allocate(bufferBytes);
       DataPattern.fill(memory, bufferBytes, DataPattern.TARGET_SEED);
       RegisteredBuffer ignored =
           Blocking.await(engine.register(memory, bufferBytes, "cpu:0"), WAIT, "registering memory");
-      return new BenchTarget(vertx, engine, memory, bufferBytes);
+      return new BenchTarget(vertx, engine, memory, memory, bufferBytes);
     } catch (Exception e) {
       if (engine != null) {
         Blocking.await(engine.close(), WAIT, "closing the engine");

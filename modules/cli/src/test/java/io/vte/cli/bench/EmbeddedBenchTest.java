@@ -91,7 +91,7 @@ class EmbeddedBenchTest {
         lat.encode());
     assertEquals(262144, json.getInteger("size"));
     assertEquals(2, json.getInteger("threads"));
-    assertTrue(json.getDouble("alloc_bytes_per_64k_slice") > 0, json.encode());
+    assertTrue(json.getDouble("alloc_bytes_per_64k_moved") > 0, json.encode());
     ResourceSnapshot.assertNoLeaksSince(before, Duration.ofSeconds(20));
   }
 
