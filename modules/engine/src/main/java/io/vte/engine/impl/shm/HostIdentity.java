@@ -46,7 +46,7 @@ public record HostIdentity(String bootId, long uid, long pid) {
   /**
    * @return true when this identity can prove a same-host peer (a boot id and a user id are known)
    */
-  boolean isKnown() {
+  public boolean isKnown() {
     return !bootId.isEmpty() && uid >= 0;
   }
 }
