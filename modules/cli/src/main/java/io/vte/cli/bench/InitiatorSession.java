@@ -202,10 +202,35 @@ public final class InitiatorSession implements AutoCloseable {
     Boolean verified = r.verified();
     String detail = r.verifyDetail();
     if (checkWrites) {
-      detail = writeMismatch;
+      detail = writeMismatch == null ? restoreSourcePattern(plan.region()) : writeMismatch;
       verified = detail == null;
     }
     return r.with(verified, detail, allocated, faultLog, measure.toNanos());
+  }
+
+  /**
+   * Writes the plain source pattern over the remote region again (not measured), so that a READ run
+   * on this target afterwards finds the pattern an initiator's WRITE leaves, as before the windows
+   * wrote their own.
+   *
+   * @return null, or why the target could not be restored
+   */
+  private String restoreSourcePattern(long bytes) throws Exception {
+    DataPattern.fill(localMemory, bytes, DataPattern.SOURCE_SEED);
+    List<TransferRequest> writes = new ArrayList<>();
+    for (long off = 0; off < bytes; off += READ_BACK_CHUNK) {
+      writes.add(
+          TransferRequest.write(
+              local, off, segment, remoteBase + off, Math.min(READ_BACK_CHUNK, bytes - off)));
+    }
+    io.vte.api.BatchResult done =
+        Blocking.await(
+            engine.submit(writes, new TransferOptions().setDeadline(WAIT)).result(),
+            WAIT.plusSeconds(5),
+            "restoring the target's source pattern");
+    return done.allCompleted()
+        ? null
+        : "restoring the target's source pattern after the run failed: " + done.requests();
   }
 
   /** Reads the remote region back into fresh memory and compares it with the local source. */

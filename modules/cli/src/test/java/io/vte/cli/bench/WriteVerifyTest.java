@@ -7,6 +7,7 @@ import io.vte.api.EngineOptions;
 import io.vte.api.TransferOpcode;
 import io.vte.testkit.BlockedThreadGuard;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -30,23 +31,36 @@ class WriteVerifyTest {
         InitiatorSession session =
             InitiatorSession.open(
                 initiator.vertx(), initiator.engine(), target.serverName(), plan.region())) {
+      // before the second window the target holds what the first window wrote
+      List<Long> warmUpPatternAt = new ArrayList<>();
+      Runnable beforeWindow =
+          () -> {
+            long off = plan.region() - plan.blockSize();
+            warmUpPatternAt.add(
+                DataPattern.firstMismatch(
+                    target.address() + off, off, plan.blockSize(), DataPattern.SOURCE_SEED));
+          };
       BenchResult r =
           session.measure(
               plan,
               Duration.ofMillis(200),
               Duration.ofMillis(400),
               2,
-              () -> {},
+              beforeWindow,
               List.of(),
               null,
               false);
       assertEquals(Boolean.TRUE, r.verified(), r.verifyDetail());
+      assertEquals(-1L, warmUpPatternAt.get(0), "the warm-up wrote the plain source pattern");
+      assertTrue(
+          warmUpPatternAt.get(1) >= 0,
+          "the first window wrote a pattern of its own: " + warmUpPatternAt);
       for (long off = 0; off < plan.region(); off += plan.blockSize()) {
-        assertTrue(
+        assertEquals(
+            -1L,
             DataPattern.firstMismatch(
-                    target.address() + off, off, plan.blockSize(), DataPattern.SOURCE_SEED)
-                >= 0,
-            "block at " + off + " holds the warm-up's pattern, not a measured window's");
+                target.address() + off, off, plan.blockSize(), DataPattern.SOURCE_SEED),
+            "after the run the target holds the source pattern again (for a READ run), at " + off);
       }
     }
   }

@@ -8,9 +8,6 @@ import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.testkit.Await;
 import io.vte.verbs.DirectMemory;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
@@ -62,16 +59,7 @@ public final class SharedMemoryPeerMain {
     System.out.println(
         "READY " + engine.serverName() + " " + buffer.address() + " " + buffer.length());
     System.out.flush();
-    BufferedReader in =
-        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    for (String line = in.readLine(); line != null; line = in.readLine()) {
-      if (line.equals("CRC")) {
-        System.out.println("CRC " + PeerEngineMain.crc(buffer.address(), length));
-        System.out.flush();
-      } else if (line.equals("EXIT")) {
-        break;
-      }
-    }
+    PeerEngineMain.answer(buffer.address(), length);
     Await.result(engine.close(), wait);
     Await.result(vertx.close(), wait);
     System.out.println("BYE");

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.AuthOptions;
 import io.vte.api.BatchResult;
+import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.RailStatus;
 import io.vte.api.RegisteredBuffer;
@@ -56,6 +57,27 @@ class SharedMemoryRailTest {
     return Path.of(d.getShm().getPath());
   }
 
+  /** An owner with one allocated buffer and a requester with a registered one and the segment. */
+  private record Pair(
+      TransferEngineImpl owner,
+      TransferEngineImpl requester,
+      RegisteredBuffer remote,
+      RegisteredBuffer local,
+      SegmentHandle seg) {}
+
+  private Pair pair(EngineOptions requesterOptions, int length, long seed) {
+    TransferEngineImpl owner = fx.start(1, 1);
+    TransferEngineImpl requester = fx.start(requesterOptions);
+    RegisteredBuffer remote = Await.result(owner.allocate(length, "cpu:0"), WAIT);
+    RegisteredBuffer local = fx.register(requester, length, seed);
+    SegmentHandle seg = Await.result(requester.openSegment(owner.serverName()), WAIT);
+    return new Pair(owner, requester, remote, local, seg);
+  }
+
+  private Pair pair(int length, long seed) {
+    return pair(EngineFixture.options("req" + seed, 1, 1), length, seed);
+  }
+
   private BatchResult run(TransferEngineImpl engine, TransferRequest request) {
     return Await.result(engine.submit(List.of(request), new TransferOptions()).result(), WAIT);
   }
@@ -81,11 +103,7 @@ class SharedMemoryRailTest {
 
   @Test
   void writesAndReadsAtRandomSizesAndOffsetsAreByteExactThroughTheRail() {
-    TransferEngineImpl owner = fx.start(1, 1);
-    TransferEngineImpl requester = fx.start(1, 1);
-    RegisteredBuffer remote = Await.result(owner.allocate(LENGTH, "cpu:0"), WAIT);
-    RegisteredBuffer local = fx.register(requester, LENGTH, 3);
-    SegmentHandle seg = Await.result(requester.openSegment(owner.serverName()), WAIT);
+    Pair p = pair(LENGTH, 3);
     long expected = fx.allocate(LENGTH);
     Random random = new Random(42);
     long moved = 0;
@@ -93,32 +111,36 @@ class SharedMemoryRailTest {
       int len = 1 + random.nextInt(random.nextBoolean() ? 4096 : 3 << 20);
       long localOffset = random.nextInt(LENGTH - len + 1);
       long remoteOffset = random.nextInt(LENGTH - len + 1);
-      EngineFixture.fill(local.address() + localOffset, len, i);
+      EngineFixture.fill(p.local().address() + localOffset, len, i);
       BatchResult w =
           run(
-              requester,
-              TransferRequest.write(local, localOffset, seg, remote.address() + remoteOffset, len));
+              p.requester(),
+              TransferRequest.write(
+                  p.local(), localOffset, p.seg(), p.remote().address() + remoteOffset, len));
       assertTrue(w.allCompleted(), w.toString());
       EngineFixture.fill(expected, len, i);
       assertEquals(
           -1,
-          EngineFixture.mismatch(remote.address() + remoteOffset, expected, len),
+          EngineFixture.mismatch(p.remote().address() + remoteOffset, expected, len),
           "WRITE " + i + " of " + len + " B at " + remoteOffset);
-      DirectMemory.fill(local.address() + localOffset, len, (byte) 0);
+      DirectMemory.fill(p.local().address() + localOffset, len, (byte) 0);
       BatchResult r =
           run(
-              requester,
-              TransferRequest.read(local, localOffset, seg, remote.address() + remoteOffset, len));
+              p.requester(),
+              TransferRequest.read(
+                  p.local(), localOffset, p.seg(), p.remote().address() + remoteOffset, len));
       assertTrue(r.allCompleted(), r.toString());
       assertEquals(
           -1,
-          EngineFixture.mismatch(local.address() + localOffset, expected, len),
+          EngineFixture.mismatch(p.local().address() + localOffset, expected, len),
           "READ " + i + " of " + len + " B at " + remoteOffset);
       moved += 2L * len;
     }
     assertEquals(
-        moved, requester.sharedMemoryRail().copiedBytes(), "every byte took the same-host rail");
-    List<RailStatus> links = requester.diagnostics().rails();
+        moved,
+        p.requester().sharedMemoryRail().copiedBytes(),
+        "every byte took the same-host rail");
+    List<RailStatus> links = p.requester().diagnostics().rails();
     assertTrue(
         links.stream().anyMatch(l -> l.localDevice().equals("shm") && !l.heldDown()),
         "the rail is listed: " + links);
@@ -126,23 +148,22 @@ class SharedMemoryRailTest {
 
   @Test
   void afterUnregisterNoPeerWritesAndThePeerIsDenied() {
-    TransferEngineImpl owner = fx.start(1, 1);
-    TransferEngineImpl requester = fx.start(1, 1);
-    RegisteredBuffer remote = Await.result(owner.allocate(LENGTH, "cpu:0"), WAIT);
-    ByteBuffer ownerView = remote.byteBuffer();
-    RegisteredBuffer local = fx.register(requester, LENGTH, 1);
-    SegmentHandle seg = Await.result(requester.openSegment(owner.serverName()), WAIT);
+    Pair p = pair(LENGTH, 1);
+    ByteBuffer ownerView = p.remote().byteBuffer();
     List<TransferBatch> batches = new ArrayList<>();
-    // writes keep coming from another thread while the owner unregisters
+    // writes keep coming from another thread while the p.owner() unregisters
     Thread writer =
         new Thread(
             () -> {
               for (int i = 0; i < 400; i++) {
-                EngineFixture.fill(local.address(), 1 << 20, 100 + i);
+                EngineFixture.fill(p.local().address(), 1 << 20, 100 + i);
                 TransferBatch b =
-                    requester.submit(
-                        List.of(TransferRequest.write(local, 0, seg, remote.address(), LENGTH)),
-                        new TransferOptions());
+                    p.requester()
+                        .submit(
+                            List.of(
+                                TransferRequest.write(
+                                    p.local(), 0, p.seg(), p.remote().address(), LENGTH)),
+                            new TransferOptions());
                 synchronized (batches) {
                   batches.add(b);
                 }
@@ -156,8 +177,10 @@ class SharedMemoryRailTest {
             "writer");
     writer.start();
     Await.until(
-        "the writer is copying", WAIT, () -> requester.sharedMemoryRail().copiedBytes() > LENGTH);
-    Await.result(owner.unregister(remote), WAIT);
+        "the writer is copying",
+        WAIT,
+        () -> p.requester().sharedMemoryRail().copiedBytes() > LENGTH);
+    Await.result(p.owner().unregister(p.remote()), WAIT);
     ByteBuffer snapshot = ByteBuffer.allocateDirect(LENGTH).put(ownerView.duplicate()).flip();
     Await.until("the writer ends", WAIT, () -> !writer.isAlive());
     int denied = 0;
@@ -169,7 +192,7 @@ class SharedMemoryRailTest {
           assertEquals(
               ErrorCode.REMOTE_ACCESS_DENIED,
               r.requests().get(0).cause().code(),
-              r + " rails " + requester.diagnostics().rails());
+              r + " rails " + p.requester().diagnostics().rails());
           denied++;
         }
       }
@@ -181,49 +204,48 @@ class SharedMemoryRailTest {
 
   @Test
   void aPeerOfAnotherUserIsRefusedTheRailAndUsesTheNetwork() throws Exception {
-    TransferEngineImpl owner = fx.start(1, 1);
-    TransferEngineImpl requester = fx.start(1, 1);
-    RegisteredBuffer remote = Await.result(owner.allocate(1 << 20, "cpu:0"), WAIT);
-    RegisteredBuffer local = fx.register(requester, 1 << 20, 5);
-    SegmentHandle seg = Await.result(requester.openSegment(owner.serverName()), WAIT);
-    Path file = pathOf(seg);
+    Pair p = pair(1 << 20, 5);
+    Path file = pathOf(p.seg());
     // what another user's file looks like to this process: not its own
     Files.setAttribute(file, "unix:uid", 4242);
-    BatchResult w = run(requester, TransferRequest.write(local, 0, seg, remote.address(), 1 << 20));
+    BatchResult w =
+        run(
+            p.requester(),
+            TransferRequest.write(p.local(), 0, p.seg(), p.remote().address(), 1 << 20));
     assertTrue(w.allCompleted(), "the network rails carried it: " + w);
-    assertEquals(0, requester.sharedMemoryRail().copiedBytes());
-    assertEquals(-1, EngineFixture.mismatch(local.address(), remote.address(), 1 << 20));
-    assertHeldWith(requester, ErrorCode.PERMISSION_DENIED);
+    assertEquals(0, p.requester().sharedMemoryRail().copiedBytes());
+    assertEquals(-1, EngineFixture.mismatch(p.local().address(), p.remote().address(), 1 << 20));
+    assertHeldWith(p.requester(), ErrorCode.PERMISSION_DENIED);
   }
 
   @Test
   void aRemovedFileIsRefusedAndTheNetworkCarriesTheTransfer() throws Exception {
-    TransferEngineImpl owner = fx.start(1, 1);
-    TransferEngineImpl requester = fx.start(1, 1);
-    RegisteredBuffer remote = Await.result(owner.allocate(1 << 20, "cpu:0"), WAIT);
-    RegisteredBuffer local = fx.register(requester, 1 << 20, 6);
-    SegmentHandle seg = Await.result(requester.openSegment(owner.serverName()), WAIT);
-    Files.delete(pathOf(seg));
-    BatchResult r = run(requester, TransferRequest.read(local, 0, seg, remote.address(), 1 << 20));
+    Pair p = pair(1 << 20, 6);
+    Files.delete(pathOf(p.seg()));
+    BatchResult r =
+        run(
+            p.requester(),
+            TransferRequest.read(p.local(), 0, p.seg(), p.remote().address(), 1 << 20));
     assertTrue(r.allCompleted(), r.toString());
-    assertEquals(0, requester.sharedMemoryRail().copiedBytes());
-    assertHeldWith(requester, ErrorCode.TRANSFER_FAILED);
+    assertEquals(0, p.requester().sharedMemoryRail().copiedBytes());
+    assertHeldWith(p.requester(), ErrorCode.TRANSFER_FAILED);
   }
 
   @Test
   void aFileTruncatedUnderTheRailIsATypedErrorNotACrash() throws Exception {
-    TransferEngineImpl owner = fx.start(1, 1);
-    TransferEngineImpl requester = fx.start(EngineFixture.options("trunc", 1, 1).setRetryCount(0));
-    RegisteredBuffer remote = Await.result(owner.allocate(LENGTH, "cpu:0"), WAIT);
-    RegisteredBuffer local = fx.register(requester, LENGTH, 7);
-    SegmentHandle seg = Await.result(requester.openSegment(owner.serverName()), WAIT);
+    Pair p = pair(EngineFixture.options("trunc", 1, 1).setRetryCount(0), LENGTH, 7);
     assertTrue(
-        run(requester, TransferRequest.write(local, 0, seg, remote.address(), LENGTH))
+        run(
+                p.requester(),
+                TransferRequest.write(p.local(), 0, p.seg(), p.remote().address(), LENGTH))
             .allCompleted());
-    try (FileChannel f = FileChannel.open(pathOf(seg), StandardOpenOption.WRITE)) {
+    try (FileChannel f = FileChannel.open(pathOf(p.seg()), StandardOpenOption.WRITE)) {
       f.truncate(0);
     }
-    BatchResult r = run(requester, TransferRequest.read(local, 0, seg, remote.address(), LENGTH));
+    BatchResult r =
+        run(
+            p.requester(),
+            TransferRequest.read(p.local(), 0, p.seg(), p.remote().address(), LENGTH));
     assertEquals(RequestStatus.FAILED, r.requests().get(0).status(), r.toString());
     VteException cause = r.requests().get(0).cause();
     assertEquals(ErrorCode.TRANSFER_FAILED, cause.code(), cause.toString());

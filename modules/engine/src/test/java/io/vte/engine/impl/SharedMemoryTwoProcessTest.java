@@ -18,11 +18,6 @@ import io.vte.handshake.proto.BufferDesc;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.verbs.DirectMemory;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,8 +25,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -43,57 +36,22 @@ class SharedMemoryTwoProcessTest {
 
   private static final long LENGTH = (16L << 20) + 4096;
   private final EngineFixture fx = new EngineFixture();
-  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-  private Process peer;
-  private Writer toPeer;
+  private PeerProcess peer;
 
   @AfterEach
   void close() throws Exception {
     fx.close();
     if (peer != null) {
-      peer.destroyForcibly();
-      assertTrue(peer.waitFor(30, TimeUnit.SECONDS), "peer process exits");
+      peer.end();
     }
   }
 
   private void startPeer(String... args) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx256m");
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(SharedMemoryPeerMain.class.getName());
-    command.addAll(List.of(args));
-    peer = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader r =
-                  new BufferedReader(
-                      new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String l = r.readLine(); l != null; l = r.readLine()) {
-                  lines.add(l);
-                }
-              } catch (Exception ignored) {
-                // the process ended
-              }
-            },
-            "shm-peer-stdout");
-    reader.setDaemon(true);
-    reader.start();
-    toPeer = new OutputStreamWriter(peer.getOutputStream(), StandardCharsets.UTF_8);
+    peer = new PeerProcess(SharedMemoryPeerMain.class, args);
   }
 
   private String expect(String prefix) throws InterruptedException {
-    long end = System.nanoTime() + WAIT.toNanos();
-    while (System.nanoTime() < end) {
-      String line = lines.poll(end - System.nanoTime(), TimeUnit.NANOSECONDS);
-      assertNotNull(line, "peer said nothing starting with " + prefix);
-      if (line.startsWith(prefix)) {
-        return line;
-      }
-    }
-    throw new AssertionError("no '" + prefix + "' from the peer within " + WAIT);
+    return peer.expect(prefix, WAIT);
   }
 
   private static BatchResult run(TransferEngineImpl engine, TransferRequest request) {
@@ -133,15 +91,13 @@ class SharedMemoryTwoProcessTest {
           "READ " + i + " of " + len + " B at " + readOffset);
       moved += 2L * len;
     }
-    toPeer.write("CRC\n");
-    toPeer.flush();
+    peer.send("CRC");
     assertEquals(
         PeerEngineMain.crc(mirror, LENGTH),
         Long.parseLong(expect("CRC").split(" ")[1]),
         "the peer's memory holds exactly what was written");
     assertEquals(moved, a.sharedMemoryRail().copiedBytes(), "every byte took the same-host rail");
-    toPeer.write("EXIT\n");
-    toPeer.flush();
+    peer.send("EXIT");
     expect("BYE");
   }
 
@@ -164,8 +120,8 @@ class SharedMemoryTwoProcessTest {
               List.of(TransferRequest.write(local, 0, seg, remote, LENGTH)),
               new TransferOptions()));
     }
-    peer.destroyForcibly();
-    assertTrue(peer.waitFor(30, TimeUnit.SECONDS));
+    peer.process().destroyForcibly();
+    assertTrue(peer.process().waitFor(30, TimeUnit.SECONDS));
     RequestResult failed = null;
     for (int i = 0; i < 100 && failed == null; i++) {
       BatchResult r = run(a, TransferRequest.write(local, 0, seg, remote, LENGTH));
@@ -193,8 +149,8 @@ class SharedMemoryTwoProcessTest {
     RegisteredBuffer buffer = Await.result(owner.allocate(LENGTH, "cpu:0"), WAIT);
     startPeer("writer", owner.serverName(), Long.toString(buffer.address()), Long.toString(LENGTH));
     expect("COPYING");
-    peer.destroyForcibly();
-    assertTrue(peer.waitFor(30, TimeUnit.SECONDS));
+    peer.process().destroyForcibly();
+    assertTrue(peer.process().waitFor(30, TimeUnit.SECONDS));
     long start = System.nanoTime();
     Await.result(owner.unregister(buffer), WAIT);
     assertTrue(

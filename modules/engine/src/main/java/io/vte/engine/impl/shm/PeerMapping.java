@@ -117,30 +117,20 @@ final class PeerMapping {
       mapped.checkHeader(shm.getNonce().toByteArray());
       return mapped;
     } catch (IOException | UnsupportedOperationException e) {
-      close(channel);
+      SharedMemoryFile.closeQuietly(channel);
       throw new VteException(ErrorCode.TRANSFER_FAILED, "cannot map " + where + ": " + e, e);
     } catch (InternalError e) {
-      close(channel);
+      SharedMemoryFile.closeQuietly(channel);
       throw new VteException(ErrorCode.TRANSFER_FAILED, where + " faulted: truncated?", e);
     } catch (VteException e) {
-      close(channel);
+      SharedMemoryFile.closeQuietly(channel);
       throw e;
-    }
-  }
-
-  private static void close(FileChannel channel) {
-    try {
-      if (channel != null) {
-        channel.close();
-      }
-    } catch (IOException e) {
-      // the descriptor is released whatever the error
     }
   }
 
   /** Closes the file; call only once no copy uses this mapping (the mapping itself stays). */
   void close() {
-    close(channel);
+    SharedMemoryFile.closeQuietly(channel);
   }
 
   private void checkHeader(byte[] nonce) {

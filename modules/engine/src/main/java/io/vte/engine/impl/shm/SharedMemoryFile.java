@@ -193,7 +193,8 @@ public final class SharedMemoryFile {
     }
   }
 
-  private static void closeQuietly(FileChannel channel) {
+  /** Closes a channel, if any; the descriptor is released whatever the error. */
+  static void closeQuietly(FileChannel channel) {
     try {
       if (channel != null) {
         channel.close();
