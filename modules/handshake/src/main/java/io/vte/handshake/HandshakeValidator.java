@@ -44,6 +44,9 @@ public final class HandshakeValidator {
   /** Most devices or buffers in a segment descriptor. */
   public static final int MAX_SEGMENT_ENTRIES = 65_536;
 
+  /** Length of {@code SharedMemoryDesc.nonce}. */
+  public static final int SHM_NONCE_LENGTH = 16;
+
   private static final int ABBREVIATE_AT = 64;
 
   private HandshakeValidator() {}
@@ -174,9 +177,6 @@ public final class HandshakeValidator {
       }
     }
   }
-
-  /** Length of {@code SharedMemoryDesc.nonce}. */
-  public static final int SHM_NONCE_LENGTH = 16;
 
   private static void sharedMemory(ErrorCode code, String field, SharedMemoryDesc shm) {
     if (shm.getPath().isEmpty() || !shm.getPath().startsWith("/")) {

@@ -2,6 +2,7 @@ package io.vte.engine.impl.shm;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.handshake.HandshakeValidator;
 import io.vte.verbs.DirectMemory;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -71,7 +72,7 @@ public final class SharedMemoryFile {
           ErrorCode.INVALID_ARGUMENT,
           "shared memory length must be 1.." + MAX_LENGTH + " bytes, got " + length);
     }
-    byte[] nonce = new byte[16];
+    byte[] nonce = new byte[HandshakeValidator.SHM_NONCE_LENGTH];
     RANDOM.nextBytes(nonce);
     Path path =
         directory.resolve(PREFIX + owner.pid() + "-" + HexFormat.of().formatHex(nonce, 0, 8));
