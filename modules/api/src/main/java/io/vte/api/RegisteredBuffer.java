@@ -25,4 +25,12 @@ public interface RegisteredBuffer {
    * @return true until the buffer is unregistered or its engine closed
    */
   boolean isRegistered();
+
+  /**
+   * @return a new direct buffer over this memory (position 0, capacity {@link #length()}); for
+   *     memory from {@link TransferEngine#allocate} it keeps the memory mapped while it is
+   *     reachable, for registered memory its owner keeps it alive
+   * @throws VteException INVALID_ARGUMENT when the memory is longer than a ByteBuffer can be
+   */
+  java.nio.ByteBuffer byteBuffer();
 }

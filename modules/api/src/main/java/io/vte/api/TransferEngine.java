@@ -72,6 +72,22 @@ public interface TransferEngine {
   Future<RegisteredBuffer> register(long address, long length, String location);
 
   /**
+   * Allocates memory that same-host peers can map, and registers it on every device. The memory is
+   * a shared-memory file this engine creates (mode 0600, under {@code /dev/shm}), zero-filled; a
+   * peer on the same host running as the same user copies into and out of it directly (the
+   * same-host rail, one copy and no socket), every other peer over the network rails as usual.
+   * {@link #unregister} (or close) revokes every peer's access, waiting for a copy in progress, and
+   * removes the file; the memory stays readable here while the buffer is reachable. Reach the
+   * memory through {@link RegisteredBuffer#byteBuffer()}.
+   *
+   * @param size bytes, 1 to 2^31 - 4097
+   * @param location location tag, as for {@link #register(ByteBuffer, String)}
+   * @return the registered buffer; INVALID_ARGUMENT naming a bad size or location,
+   *     DEVICE_UNAVAILABLE when the file cannot be made, ENGINE_CLOSED after close
+   */
+  Future<RegisteredBuffer> allocate(long size, String location);
+
+  /**
    * Deregisters a buffer on every device; afterwards nothing is written to that memory.
    *
    * @param buffer a buffer of this engine

@@ -1,6 +1,7 @@
 package io.vte.cli;
 
 import io.vertx.core.json.JsonObject;
+import io.vte.cli.bench.BaselineWindows;
 import io.vte.cli.bench.BenchInitiator;
 import io.vte.cli.bench.BenchInitiatorCommand;
 import io.vte.cli.bench.BenchReport;
@@ -13,7 +14,6 @@ import io.vte.cli.bench.FaultStep;
 import io.vte.cli.bench.InitiatorSession;
 import io.vte.cli.bench.LoadFlags;
 import io.vte.cli.bench.LoadGenerator;
-import io.vte.cli.bench.NioStreamBench;
 import io.vte.cli.bench.SingleRequestRun;
 import io.vte.cli.bench.Sweep;
 import io.vte.cli.bench.SweepRow;
@@ -68,6 +68,14 @@ public final class BenchCommand implements Callable<Integer> {
             + "of half its length."
       })
   private boolean baseline;
+
+  @Option(
+      names = "--shared-memory",
+      description = {
+        "The target's buffer is engine-allocated shared memory (TransferEngine.allocate): the",
+        "engines, on one host, move bytes over the same-host rail."
+      })
+  private boolean sharedMemory;
 
   @Option(
       names = "--sweep",
@@ -150,7 +158,8 @@ public final class BenchCommand implements Callable<Integer> {
     long region = sweep ? Sweep.region(sizes, batches, load) : load.region();
     try (BenchTarget target =
             ExitCodes.starting(
-                () -> BenchTarget.start(engineFlags.engineOptions(dstSpecs), region));
+                () ->
+                    BenchTarget.start(engineFlags.engineOptions(dstSpecs), region, sharedMemory));
         BenchInitiator initiator =
             ExitCodes.starting(() -> BenchInitiator.start(engineFlags.engineOptions(srcSpecs)));
         InitiatorSession session =
@@ -197,11 +206,9 @@ public final class BenchCommand implements Callable<Integer> {
       // during the run weighs on both sides of the ratio alike.
       int windows = baseline ? BASELINE_ROUNDS : 1;
       Duration slice = load.measure().dividedBy(2L * windows);
-      double[] baselineSum = {0};
-      Runnable beforeWindow =
-          !baseline
-              ? () -> {}
-              : () -> baselineSum[0] += NioStreamBench.run(slice, load.blockSize());
+      BaselineWindows baselines =
+          new BaselineWindows(initiator.engine(), slice, load.blockSize(), load.region());
+      Runnable beforeWindow = !baseline ? () -> {} : baselines::beforeWindow;
       BenchResult r =
           session.measure(
               load.plan(),
@@ -212,7 +219,6 @@ public final class BenchCommand implements Callable<Integer> {
               schedulers,
               progress,
               System.console() != null);
-      double baselineGibs = baseline ? baselineSum[0] / windows : Double.NaN;
       // Next to the configured run: one request per batch, one in flight (unless that was the run).
       SingleRequestRun single =
           !faults.isEmpty() || load.plan().equals(singleRequestPlan())
@@ -224,7 +230,7 @@ public final class BenchCommand implements Callable<Integer> {
               srcNames.size(),
               engineFlags.workers(),
               engineFlags.sliceSize(),
-              baselineGibs);
+              baselines.result());
       if (load.json()) {
         JsonObject json = report.json(r);
         if (single != null) {

@@ -5,6 +5,7 @@ import io.vte.api.DefaultSoftDevices.Choice;
 import io.vte.api.DefaultSoftDevices.Device;
 import io.vte.api.EngineOptions;
 import io.vte.engine.ProviderConfig;
+import io.vte.engine.SameHostRail;
 import io.vte.verbs.DeviceInfo;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.VerbsProvider;
@@ -87,6 +88,7 @@ public final class DevicesCommand implements Callable<Integer> {
         }
       }
     }
+    out.printf("%-10s %-8s %s%n", "same-host", "shm", SameHostRail.describe());
     out.flush();
     return 0;
   }

@@ -8,6 +8,7 @@ import io.vte.api.BatchResult;
 import io.vte.api.DeviceStatus;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
+import io.vte.api.RailStatus;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
@@ -139,10 +140,21 @@ public final class LinksCommand implements Callable<Integer> {
     report.put("localDevices", localJson).put("remoteDevices", remoteJson);
     JsonArray rails = new JsonArray();
     int failed = 0;
+    // the same-host rail would carry every probe to shared memory: the network rails are probed
+    // on another buffer
     SegmentBuffer remoteBuffer =
-        segment.buffers().stream().filter(b -> b.length() >= bytes).findFirst().orElse(null);
+        segment.buffers().stream()
+            .filter(b -> b.length() >= bytes && !b.isSharedMemory())
+            .findFirst()
+            .orElse(null);
+    SegmentBuffer shared =
+        segment.buffers().stream()
+            .filter(b -> b.length() >= bytes && b.isSharedMemory())
+            .findFirst()
+            .orElse(null);
     ByteBuffer memory = ByteBuffer.allocateDirect(bytes);
-    RegisteredBuffer local = remoteBuffer == null ? null : await(engine.register(memory, "cpu:0"));
+    RegisteredBuffer local =
+        remoteBuffer == null && shared == null ? null : await(engine.register(memory, "cpu:0"));
     int n = locals.size() * remotes.size();
     JsonObject[] first = new JsonObject[n];
     // two rounds: the first connects each rail's endpoint, the second measures a warm transfer
@@ -153,7 +165,12 @@ public final class LinksCommand implements Callable<Integer> {
           remoteBuffer == null
               ? new JsonObject()
                   .put("status", "untested")
-                  .put("cause", "the peer has no registered buffer of " + bytes + " bytes")
+                  .put(
+                      "cause",
+                      "the peer has no registered buffer of "
+                          + bytes
+                          + " bytes"
+                          + (shared == null ? "" : " outside shared memory"))
               : probeOnce(engine, local, segment, remoteBuffer.address());
       if (k < n) {
         first[k] = probe;
@@ -170,10 +187,44 @@ public final class LinksCommand implements Callable<Integer> {
       }
       rails.add(rail);
     }
+    if (shared != null) {
+      JsonObject rail = sameHostProbe(engine, local, segment, shared);
+      if (!"ok".equals(rail.getString("status"))) {
+        failed++;
+      }
+      rails.add(rail);
+    }
     if (local != null) {
       await(engine.unregister(local));
     }
     return report.put("rails", rails).put("failed", failed);
+  }
+
+  /**
+   * Probes the same-host rail with two READs of a shared-memory buffer (the first maps it); the
+   * rail's own status says whether it carried them or gave them to the network rails.
+   */
+  private JsonObject sameHostProbe(
+      TransferEngine engine, RegisteredBuffer local, SegmentHandle segment, SegmentBuffer shared)
+      throws Exception {
+    JsonObject first = probeOnce(engine, local, segment, shared.address());
+    JsonObject probe = probeOnce(engine, local, segment, shared.address());
+    JsonObject rail =
+        new JsonObject()
+            .put("local", "shm")
+            .put("remote", "shm:" + shared.sharedMemoryPath())
+            .mergeIn("ok".equals(first.getString("status")) ? probe : first)
+            .put("latencyUs", probe.getDouble("latencyUs"))
+            .put("firstUs", first.getDouble("latencyUs"));
+    for (RailStatus s : engine.diagnostics().rails()) {
+      if (s.localDevice().equals("shm") && s.heldDown()) {
+        rail.put("status", "failed").put("cause", "same-host rail refused: " + s.lastFailure());
+        if (s.lastFailure() != null) {
+          rail.put("code", s.lastFailure().code().name());
+        }
+      }
+    }
+    return rail;
   }
 
   private JsonObject probeOnce(

@@ -12,6 +12,7 @@ import io.vte.handshake.proto.GetSegmentRequest;
 import io.vte.handshake.proto.NotifyRequest;
 import io.vte.handshake.proto.QpInfo;
 import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.handshake.proto.SharedMemoryDesc;
 import java.util.List;
 
 /**
@@ -42,6 +43,9 @@ public final class HandshakeValidator {
 
   /** Most devices or buffers in a segment descriptor. */
   public static final int MAX_SEGMENT_ENTRIES = 65_536;
+
+  /** Length of {@code SharedMemoryDesc.nonce}. */
+  public static final int SHM_NONCE_LENGTH = 16;
 
   private static final int ABBREVIATE_AT = 64;
 
@@ -168,6 +172,22 @@ public final class HandshakeValidator {
             code,
             field + ".rkeys has " + buffer.getRkeysCount() + " keys for " + devices + " devices");
       }
+      if (buffer.hasShm()) {
+        sharedMemory(code, field + ".shm", buffer.getShm());
+      }
+    }
+  }
+
+  private static void sharedMemory(ErrorCode code, String field, SharedMemoryDesc shm) {
+    if (shm.getPath().isEmpty() || !shm.getPath().startsWith("/")) {
+      throw fail(
+          code, field + ".path must be an absolute path: '" + abbreviate(shm.getPath()) + "'");
+    }
+    maxLength(code, field + ".path", shm.getPath());
+    maxLength(code, field + ".boot_id", shm.getBootId());
+    if (shm.getNonce().size() != SHM_NONCE_LENGTH) {
+      throw fail(
+          code, field + ".nonce must be " + SHM_NONCE_LENGTH + " bytes: " + shm.getNonce().size());
     }
   }
 

@@ -25,6 +25,9 @@ import picocli.CommandLine.Spec;
     })
 public final class BenchInitiatorCommand implements Callable<Integer> {
 
+  /** Windows of a run measured against the baselines (each after its baseline slice). */
+  private static final int BASELINE_WINDOWS = 5;
+
   @Spec private CommandSpec spec;
 
   @Mixin private EngineFlags engineFlags;
@@ -38,6 +41,14 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
       description =
           "The target's server name host:port as it printed it (p2p), or its segment name (etcd).")
   private String target;
+
+  @Option(
+      names = "--baseline",
+      description = {
+        "Also measure, in this process between five windows of the run, raw NIO loopback streaming",
+        "over as many connections as the engine opened, and a one-thread memcpy of the block size."
+      })
+  private boolean baseline;
 
   /** Creates the command (picocli instantiates it). */
   public BenchInitiatorCommand() {}
@@ -75,16 +86,29 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
               ? List.of()
               : List.of(
                   FaultScheduler.forEngine(initiator.engine(), faults, EngineFlags.names(specs)));
+      int windows = baseline && schedulers.isEmpty() ? BASELINE_WINDOWS : 1;
+      BaselineWindows baselines =
+          new BaselineWindows(
+              initiator.engine(),
+              load.measure().dividedBy(2L * windows),
+              load.blockSize(),
+              load.region());
       BenchResult r =
           session.measure(
               load.plan(),
               load.warmupTime(),
               load.measure(),
+              windows,
+              baseline && schedulers.isEmpty() ? baselines::beforeWindow : () -> {},
               schedulers,
               load.progress() ? spec.commandLine().getErr() : null,
               System.console() != null);
       new BenchReport(
-              "initiator", specs.size(), engineFlags.workers(), engineFlags.sliceSize(), Double.NaN)
+              "initiator",
+              specs.size(),
+              engineFlags.workers(),
+              engineFlags.sliceSize(),
+              baselines.result())
           .print(spec.commandLine().getOut(), r, load.json());
       return r.exitCode();
     }

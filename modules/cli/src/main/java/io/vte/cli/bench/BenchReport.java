@@ -12,10 +12,41 @@ import java.util.Locale;
  * @param devices device count per engine
  * @param workers owners per device
  * @param sliceSize engine slice size
- * @param baselineGibs raw NIO loopback GiB/s measured in the same command, or NaN
+ * @param baselines the baselines measured in the same command ({@link Baselines#NONE} for none)
  */
 public record BenchReport(
-    String mode, int devices, int workers, int sliceSize, double baselineGibs) {
+    String mode, int devices, int workers, int sliceSize, Baselines baselines) {
+
+  /**
+   * What a run is compared with, measured in the same command between its windows.
+   *
+   * @param nioGibs raw NIO loopback streaming GiB/s over {@code nioStreams} connections, or NaN
+   * @param nioStreams connections of the NIO baseline: as many as the engine opened
+   * @param memcpyGibs one thread copying the block size between two native buffers, GiB/s, or NaN
+   */
+  public record Baselines(double nioGibs, int nioStreams, double memcpyGibs) {
+
+    /** No baseline measured. */
+    public static final Baselines NONE = new Baselines(Double.NaN, 0, Double.NaN);
+  }
+
+  /**
+   * @param mode {@code embedded} or {@code initiator}
+   * @param devices device count per engine
+   * @param workers owners per device
+   * @param sliceSize engine slice size
+   * @param baselineGibs raw NIO loopback GiB/s over one stream, or NaN
+   */
+  public BenchReport(String mode, int devices, int workers, int sliceSize, double baselineGibs) {
+    this(mode, devices, workers, sliceSize, new Baselines(baselineGibs, 1, Double.NaN));
+  }
+
+  /**
+   * @return the NIO baseline GiB/s, or NaN
+   */
+  public double baselineGibs() {
+    return baselines.nioGibs();
+  }
 
   private static final double[] PERCENTILES = {50, 90, 99, 99.9};
 
@@ -50,7 +81,7 @@ public record BenchReport(
             .put("workers", workers)
             .put("slice_size", sliceSize)
             .put("duration_s", round(r.nanos() / 1e9))
-            .put("alloc_bytes_per_64k_slice", round(r.allocationPer64KiB()))
+            .put("alloc_bytes_per_64k_moved", round(r.allocationPer64KiB()))
             .put("alloc_bytes_per_request", round(SingleRequestRun.allocationPerRequest(r)))
             .put("faults", new JsonArray(r.faults()))
             .put("stalled", r.stalled())
@@ -59,9 +90,15 @@ public record BenchReport(
     if (r.verifyDetail() != null) {
       json.put("verify_detail", r.verifyDetail());
     }
+    double baselineGibs = baselines.nioGibs();
     if (!Double.isNaN(baselineGibs)) {
       json.put("baseline_gib_s", round(baselineGibs))
+          .put("baseline_streams", baselines.nioStreams())
           .put("ratio", Math.round(r.gibPerSecond() / baselineGibs * 1000) / 1000.0);
+    }
+    if (!Double.isNaN(baselines.memcpyGibs())) {
+      json.put("memcpy_gib_s", round(baselines.memcpyGibs()))
+          .put("memcpy_ratio", round(r.gibPerSecond() / baselines.memcpyGibs()));
     }
     return json;
   }
@@ -124,7 +161,8 @@ public record BenchReport(
         "allocation",
         String.format(
             Locale.ROOT,
-            "%.1f B per 64 KiB moved, %.1f B per request (whole JVM, all threads)",
+            "%.1f B per 64 KiB moved, %.1f B per request (whole JVM, all threads, ended ones"
+                + " included)",
             r.allocationPer64KiB(),
             SingleRequestRun.allocationPerRequest(r)));
     for (String f : r.faults()) {
@@ -150,15 +188,38 @@ public record BenchReport(
               r.nanos() / 1e9,
               r.plannedNanos() / 1e9));
     }
+    double baselineGibs = baselines.nioGibs();
     if (!Double.isNaN(baselineGibs)) {
       row(
           out,
           "baseline",
-          String.format(Locale.ROOT, "%.3f GiB/s (raw Java NIO loopback stream)", baselineGibs));
+          String.format(
+              Locale.ROOT,
+              "%.3f GiB/s (raw Java NIO loopback, %d stream%s: the engine's connections)",
+              baselineGibs,
+              baselines.nioStreams(),
+              baselines.nioStreams() == 1 ? "" : "s"));
       row(
           out,
           "ratio",
           String.format(Locale.ROOT, "%.3f (target >= 0.85)", r.gibPerSecond() / baselineGibs));
+    }
+    if (!Double.isNaN(baselines.memcpyGibs())) {
+      row(
+          out,
+          "memcpy",
+          String.format(
+              Locale.ROOT,
+              "%.3f GiB/s (one thread copying %d B blocks over the run's region, buffer to buffer)",
+              baselines.memcpyGibs(),
+              r.blockSize()));
+      row(
+          out,
+          "memcpy ratio",
+          String.format(
+              Locale.ROOT,
+              "%.3f (same-host rail target >= 0.6)",
+              r.gibPerSecond() / baselines.memcpyGibs()));
     }
     out.flush();
   }

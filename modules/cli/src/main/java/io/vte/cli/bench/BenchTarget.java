@@ -17,14 +17,26 @@ public final class BenchTarget implements AutoCloseable {
 
   private final Vertx vertx;
   private final TransferEngine engine;
-  private final long memory;
-  private final long length;
 
-  private BenchTarget(Vertx vertx, TransferEngine engine, long memory, long length) {
+  /** Native memory this class allocated, 0 when the engine allocated the buffer. */
+  private final long memory;
+
+  private final long length;
+  private final long address;
+
+  private BenchTarget(Vertx vertx, TransferEngine engine, long memory, long address, long length) {
     this.vertx = vertx;
     this.engine = engine;
     this.memory = memory;
+    this.address = address;
     this.length = length;
+  }
+
+  /**
+   * @return the buffer's native address
+   */
+  public long address() {
+    return address;
   }
 
   /**
@@ -36,16 +48,38 @@ public final class BenchTarget implements AutoCloseable {
    * @throws Exception the engine's typed error (e.g. the RPC port in use)
    */
   public static BenchTarget start(EngineOptions options, long bufferBytes) throws Exception {
+    return start(options, bufferBytes, false);
+  }
+
+  /**
+   * Starts the engine and registers the buffer, or has the engine allocate it in shared memory; on
+   * failure everything started is closed again.
+   *
+   * @param options engine options
+   * @param bufferBytes the buffer size
+   * @param sharedMemory true: the buffer is {@link TransferEngine#allocate}d, so same-host
+   *     initiators copy over the same-host rail
+   * @return the running target
+   * @throws Exception the engine's typed error
+   */
+  public static BenchTarget start(EngineOptions options, long bufferBytes, boolean sharedMemory)
+      throws Exception {
     Vertx vertx = Vertx.vertx();
     TransferEngine engine = null;
     long memory = 0;
     try {
       engine = Blocking.await(TransferEngine.create(vertx, options), WAIT, "starting the engine");
+      if (sharedMemory) {
+        RegisteredBuffer buffer =
+            Blocking.await(engine.allocate(bufferBytes, "cpu:0"), WAIT, "allocating shared memory");
+        DataPattern.fill(buffer.address(), bufferBytes, DataPattern.TARGET_SEED);
+        return new BenchTarget(vertx, engine, 0, buffer.address(), bufferBytes);
+      }
       memory = DirectMemory.allocate(bufferBytes);
       DataPattern.fill(memory, bufferBytes, DataPattern.TARGET_SEED);
       RegisteredBuffer ignored =
           Blocking.await(engine.register(memory, bufferBytes, "cpu:0"), WAIT, "registering memory");
-      return new BenchTarget(vertx, engine, memory, bufferBytes);
+      return new BenchTarget(vertx, engine, memory, memory, bufferBytes);
     } catch (Exception e) {
       if (engine != null) {
         Blocking.await(engine.close(), WAIT, "closing the engine");
@@ -86,7 +120,9 @@ public final class BenchTarget implements AutoCloseable {
       Blocking.awaitClosed(engine.close(), WAIT, "closing the engine");
       Blocking.awaitClosed(vertx.close(), WAIT, "closing Vert.x");
     } finally {
-      DirectMemory.free(memory);
+      if (memory != 0) {
+        DirectMemory.free(memory);
+      }
     }
   }
 }

@@ -66,6 +66,14 @@ public final class BenchTargetCommand implements Callable<Integer> {
       description = "Bytes of the registered buffer, e.g. 64M (default ${DEFAULT-VALUE}).")
   private long bufferSize;
 
+  @Option(
+      names = "--shared-memory",
+      description = {
+        "Allocate the buffer in shared memory (TransferEngine.allocate): initiators on this host",
+        "running as this user copy over the same-host rail."
+      })
+  private boolean sharedMemory;
+
   @Option(names = "--json", description = "Announce the server name as one JSON object.")
   private boolean json;
 
@@ -110,7 +118,8 @@ public final class BenchTargetCommand implements Callable<Integer> {
                             .setRpcHost(host)
                             .setRpcPort(port)
                             .setSegmentName(segmentName),
-                        bufferSize))) {
+                        bufferSize,
+                        sharedMemory))) {
       PrintWriter out = spec.commandLine().getOut();
       String segment = segmentName == null ? target.serverName() : segmentName;
       if (json) {

@@ -63,17 +63,16 @@ public final class Blocking {
   }
 
   /**
-   * @return bytes allocated so far by every live thread of this JVM (HotSpot counters), or -1
+   * @return bytes allocated so far by every thread of this JVM, ended threads included (HotSpot
+   *     counters), or -1
    */
   public static long allocatedBytes() {
     java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
     if (!(mx instanceof com.sun.management.ThreadMXBean hs)) {
       return -1;
     }
-    long sum = 0;
-    for (long a : hs.getThreadAllocatedBytes(mx.getAllThreadIds())) {
-      sum += Math.max(0, a);
-    }
-    return sum;
+    // counts the threads that ended too (a sum over live threads would drop their bytes)
+    long total = hs.getTotalThreadAllocatedBytes();
+    return total < 0 ? -1 : total;
   }
 }

@@ -34,6 +34,10 @@ public final class InitiatorSession implements AutoCloseable {
   private final long remoteBase;
   private final long region;
   private final long localMemory;
+
+  /** Source patterns written so far: each measured WRITE window gets a new one. */
+  private long writeRounds;
+
   private final RegisteredBuffer local;
 
   private InitiatorSession(
@@ -122,8 +126,10 @@ public final class InitiatorSession implements AutoCloseable {
 
   /**
    * Warms up, then measures in {@code windows} equal windows with a pause for {@code beforeWindow}
-   * before each (the load drains, then restarts after it), then verifies. The result adds the
-   * windows up; allocation counts only what the windows allocated.
+   * before each (the load drains, then restarts after it), then verifies: a WRITE run writes a
+   * source pattern no earlier window wrote in each window and reads the target back after it, so
+   * {@code verified} proves the measured windows wrote. The result adds the windows up; allocation
+   * counts only what the windows allocated.
    *
    * @param plan the load
    * @param warmup warm-up time (not measured)
@@ -156,6 +162,8 @@ public final class InitiatorSession implements AutoCloseable {
       Blocking.await(load.run(warmup), warmup.plus(WAIT), "the warm-up");
     }
     Duration window = measure.dividedBy(windows);
+    boolean checkWrites = plan.verify() && plan.opcode() == TransferOpcode.WRITE;
+    String writeMismatch = null;
     List<BenchResult> parts = new ArrayList<>();
     long allocated = 0;
     try (ProgressLine line =
@@ -168,12 +176,22 @@ public final class InitiatorSession implements AutoCloseable {
       faults.forEach(FaultScheduler::start);
       for (int w = 0; w < windows; w++) {
         beforeWindow.run();
+        if (checkWrites) {
+          // a pattern no earlier run wrote: the read-back proves this window wrote every block
+          DataPattern.fill(localMemory, plan.region(), DataPattern.SOURCE_SEED + ++writeRounds);
+        }
         long allocBefore = Blocking.allocatedBytes();
         parts.add(Blocking.await(load.run(window), window.plus(WAIT), "the measured run"));
         allocated =
             allocBefore < 0 || allocated < 0
                 ? -1
                 : allocated + Blocking.allocatedBytes() - allocBefore;
+        if (checkWrites && writeMismatch == null) {
+          String mismatch = readBackMismatch(plan.region());
+          if (mismatch != null) {
+            writeMismatch = "window " + (w + 1) + " of " + windows + ": " + mismatch;
+          }
+        }
       }
     } finally {
       faults.forEach(FaultScheduler::close);
@@ -183,11 +201,36 @@ public final class InitiatorSession implements AutoCloseable {
     faults.forEach(f -> faultLog.addAll(f.log()));
     Boolean verified = r.verified();
     String detail = r.verifyDetail();
-    if (plan.verify() && plan.opcode() == TransferOpcode.WRITE) {
-      detail = readBackMismatch(plan.region());
+    if (checkWrites) {
+      detail = writeMismatch == null ? restoreSourcePattern(plan.region()) : writeMismatch;
       verified = detail == null;
     }
     return r.with(verified, detail, allocated, faultLog, measure.toNanos());
+  }
+
+  /**
+   * Writes the plain source pattern over the remote region again (not measured), so that a READ run
+   * on this target afterwards finds the pattern an initiator's WRITE leaves, as before the windows
+   * wrote their own.
+   *
+   * @return null, or why the target could not be restored
+   */
+  private String restoreSourcePattern(long bytes) throws Exception {
+    DataPattern.fill(localMemory, bytes, DataPattern.SOURCE_SEED);
+    List<TransferRequest> writes = new ArrayList<>();
+    for (long off = 0; off < bytes; off += READ_BACK_CHUNK) {
+      writes.add(
+          TransferRequest.write(
+              local, off, segment, remoteBase + off, Math.min(READ_BACK_CHUNK, bytes - off)));
+    }
+    io.vte.api.BatchResult done =
+        Blocking.await(
+            engine.submit(writes, new TransferOptions().setDeadline(WAIT)).result(),
+            WAIT.plusSeconds(5),
+            "restoring the target's source pattern");
+    return done.allCompleted()
+        ? null
+        : "restoring the target's source pattern after the run failed: " + done.requests();
   }
 
   /** Reads the remote region back into fresh memory and compares it with the local source. */

@@ -19,6 +19,52 @@ public final class NioStreamBench {
   private NioStreamBench() {}
 
   /**
+   * Streams over {@code streams} connections at once, each with its writer and reader thread: the
+   * baseline for an engine that opens that many connections.
+   *
+   * @param duration how long to measure (after a short warm-up)
+   * @param size bytes per write
+   * @param streams connections, at least 1
+   * @return GiB/s of all streams together
+   */
+  public static double run(Duration duration, int size, int streams) {
+    if (streams <= 1) {
+      return run(duration, size);
+    }
+    double[] each = new double[streams];
+    Thread[] readers = new Thread[streams];
+    RuntimeException[] failure = new RuntimeException[1];
+    for (int i = 0; i < streams; i++) {
+      int index = i;
+      readers[i] =
+          new Thread(
+              () -> {
+                try {
+                  each[index] = run(duration, size);
+                } catch (RuntimeException e) {
+                  failure[0] = e;
+                }
+              },
+              "vte-bench-nio-reader-" + i);
+      readers[i].start();
+    }
+    double sum = 0;
+    for (int i = 0; i < streams; i++) {
+      try {
+        readers[i].join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while the NIO baseline ran", e);
+      }
+      sum += each[i];
+    }
+    if (failure[0] != null) {
+      throw failure[0];
+    }
+    return sum;
+  }
+
+  /**
    * @param duration how long to measure (after a short warm-up)
    * @param size bytes per write
    * @return GiB/s

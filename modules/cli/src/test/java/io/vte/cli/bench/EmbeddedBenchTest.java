@@ -91,9 +91,9 @@ class EmbeddedBenchTest {
         lat.encode());
     assertEquals(262144, json.getInteger("size"));
     assertEquals(2, json.getInteger("threads"));
-    assertTrue(json.getDouble("alloc_bytes_per_64k_slice") > 0, json.encode());
+    assertTrue(json.getDouble("alloc_bytes_per_64k_moved") > 0, json.encode());
     assertEquals(
-        json.getDouble("alloc_bytes_per_64k_slice") * 4,
+        json.getDouble("alloc_bytes_per_64k_moved") * 4,
         json.getDouble("alloc_bytes_per_request"),
         0.01,
         "a 256 KiB request moves four 64 KiB: " + json);

@@ -9,6 +9,7 @@ import io.vte.api.RailStatus;
 import io.vte.api.TransferCounters;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.owner.OwnerMetrics;
+import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.metadata.MetadataStore;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.VerbsProvider;
@@ -34,6 +35,7 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
   private final RailSelector rails;
   private final EngineCounters counters;
   private final Optional<FaultInjector> faults;
+  private final SharedMemoryRail sharedMemory;
 
   /**
    * @param serverName the handshake server name
@@ -53,7 +55,9 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
       List<LocalContext> contexts,
       RailSelector rails,
       EngineCounters counters,
-      VerbsProvider provider) {
+      VerbsProvider provider,
+      SharedMemoryRail sharedMemory) {
+    this.sharedMemory = sharedMemory;
     this.serverName = serverName;
     this.segmentName = segmentName;
     this.metadataUri = metadataUri;
@@ -119,7 +123,9 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
 
   @Override
   public List<RailStatus> rails() {
-    return rails.snapshot();
+    List<RailStatus> all = rails.snapshot();
+    all.addAll(sharedMemory.snapshot());
+    return all;
   }
 
   @Override

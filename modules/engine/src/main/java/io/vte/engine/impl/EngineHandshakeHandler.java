@@ -76,7 +76,7 @@ public final class EngineHandshakeHandler implements HandshakeHandler {
               ErrorCode.SEGMENT_NOT_FOUND,
               "this node serves segment '" + d.segmentName() + "', not '" + asked + "'"));
     }
-    return Future.succeededFuture(d.build());
+    return Future.succeededFuture(d.buildForPeer());
   }
 
   @Override

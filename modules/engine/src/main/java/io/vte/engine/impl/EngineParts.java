@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vte.api.EngineDiagnostics;
 import io.vte.engine.impl.owner.LocalContext;
+import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.HandshakeServer;
 import io.vte.metadata.MetadataStore;
@@ -39,7 +40,8 @@ record EngineParts(
     NotificationDispatcher notifications,
     NotificationSender notificationSender,
     Meters meters,
-    EngineDiagnostics diagnostics) {
+    EngineDiagnostics diagnostics,
+    SharedMemoryRail sharedMemory) {
 
   /**
    * Releases everything: fails what is submitted, stops notifications and removes the meters,
@@ -53,7 +55,8 @@ record EngineParts(
     submitter.close();
     notifications.close();
     meters.remove();
-    return Future.<Void>succeededFuture()
+    return sharedMemory
+        .close()
         .transform(v -> metadata.unpublish(segmentName))
         .transform(v -> metadata.close())
         .transform(

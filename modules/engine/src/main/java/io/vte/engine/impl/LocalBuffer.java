@@ -1,7 +1,12 @@
 package io.vte.engine.impl;
 
+import io.vte.api.ErrorCode;
 import io.vte.api.RegisteredBuffer;
+import io.vte.api.VteException;
+import io.vte.engine.impl.shm.SharedMemoryFile;
+import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
+import java.nio.ByteBuffer;
 
 /**
  * A registered buffer as the engine holds it: one memory region per local device, index-aligned.
@@ -13,16 +18,46 @@ public final class LocalBuffer implements RegisteredBuffer {
   private final String location;
   private final MemoryRegion[] regions;
   private final MemoryRegistry registry;
+
+  /** The file same-host peers map, when the engine allocated the buffer; else null. */
+  private final SharedMemoryFile sharedMemory;
+
   private volatile boolean registered = true;
   private volatile Object owner;
 
   LocalBuffer(
-      long address, long length, String location, MemoryRegion[] regions, MemoryRegistry registry) {
+      long address,
+      long length,
+      String location,
+      MemoryRegion[] regions,
+      MemoryRegistry registry,
+      SharedMemoryFile sharedMemory) {
     this.registry = registry;
     this.address = address;
     this.length = length;
     this.location = location;
     this.regions = regions;
+    this.sharedMemory = sharedMemory;
+  }
+
+  @Override
+  public ByteBuffer byteBuffer() {
+    if (sharedMemory != null) {
+      return sharedMemory.byteBuffer();
+    }
+    if (length > Integer.MAX_VALUE) {
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          this + " is longer than a ByteBuffer can be (" + Integer.MAX_VALUE + " bytes)");
+    }
+    return DirectMemory.wrap(address, (int) length);
+  }
+
+  /**
+   * @return the shared-memory file holding the buffer (allocated by the engine), or null
+   */
+  public SharedMemoryFile sharedMemory() {
+    return sharedMemory;
   }
 
   @Override
@@ -91,11 +126,24 @@ public final class LocalBuffer implements RegisteredBuffer {
     owner = memory;
   }
 
+  /**
+   * Revokes same-host peers' access (waiting for a copy in progress), then deregisters the regions
+   * and lets go of the memory's owner.
+   *
+   * @throws VteException TIMED_OUT when a peer's copy did not leave the shared memory in time (the
+   *     regions are deregistered all the same)
+   */
   void close(DeviceMemory devices) {
     registered = false;
-    owner = null;
-    for (int i = 0; i < regions.length; i++) {
-      devices.deregister(i, regions[i]);
+    try {
+      if (sharedMemory != null) {
+        sharedMemory.revoke();
+      }
+    } finally {
+      for (int i = 0; i < regions.length; i++) {
+        devices.deregister(i, regions[i]);
+      }
+      owner = null;
     }
   }
 

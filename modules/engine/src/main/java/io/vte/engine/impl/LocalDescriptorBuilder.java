@@ -1,9 +1,12 @@
 package io.vte.engine.impl;
 
 import com.google.protobuf.ByteString;
+import io.vte.engine.impl.shm.HostIdentity;
+import io.vte.engine.impl.shm.SharedMemoryFile;
 import io.vte.handshake.proto.BufferDesc;
 import io.vte.handshake.proto.DeviceDesc;
 import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.handshake.proto.SharedMemoryDesc;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PortState;
@@ -25,6 +28,12 @@ public final class LocalDescriptorBuilder {
   private final List<String> deviceNames;
   private final IntFunction<PortAttributes> ports;
   private final MemoryRegistry memory;
+
+  /** This host and user, for the shared-memory buffers' descriptions; null: describe none. */
+  private volatile HostIdentity host;
+
+  /** False: the published descriptor leaves shared memory out (only GetSegment callers see it). */
+  private volatile boolean publishSharedMemory = true;
 
   /**
    * Starts at the wall clock in microseconds, so a restarted node's descriptors are newer than its
@@ -93,9 +102,33 @@ public final class LocalDescriptorBuilder {
   }
 
   /**
-   * @return the descriptor as of now
+   * Describes the buffers the engine allocated in shared memory as such from now on.
+   *
+   * @param host this host and user
+   * @param inPublished false to leave them out of the descriptor published to the metadata store
+   *     (with auth on, only peers that called GetSegment authenticated learn them)
+   */
+  public void describeSharedMemory(HostIdentity host, boolean inPublished) {
+    this.publishSharedMemory = inPublished;
+    this.host = host;
+  }
+
+  /**
+   * @return the descriptor as of now, to publish to the metadata store
    */
   public SegmentDescriptor build() {
+    return build(publishSharedMemory);
+  }
+
+  /**
+   * @return the descriptor as of now, for a peer that called GetSegment (authenticated when auth is
+   *     on): with shared memory described
+   */
+  public SegmentDescriptor buildForPeer() {
+    return build(true);
+  }
+
+  private SegmentDescriptor build(boolean withSharedMemory) {
     SegmentDescriptor.Builder b =
         SegmentDescriptor.newBuilder()
             .setName(segmentName)
@@ -124,6 +157,17 @@ public final class LocalDescriptorBuilder {
               .setAccess(AccessFlags.ALL_REMOTE);
       for (int i = 0; i < buf.deviceCount(); i++) {
         d.addRkeys(buf.rkey(i));
+      }
+      HostIdentity h = host;
+      SharedMemoryFile file = buf.sharedMemory();
+      if (withSharedMemory && h != null && file != null) {
+        d.setShm(
+            SharedMemoryDesc.newBuilder()
+                .setPath(file.path().toString())
+                .setNonce(ByteString.copyFrom(file.nonce()))
+                .setBootId(h.bootId())
+                .setUid((int) h.uid())
+                .setDataOffset(SharedMemoryFile.DATA_OFFSET));
       }
       b.addBuffers(d);
     }

@@ -2,6 +2,7 @@ package io.vte.engine.impl;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.engine.impl.shm.SharedMemoryFile;
 import io.vte.handshake.HandshakeValidator;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.DirectMemory;
@@ -44,6 +45,24 @@ public final class MemoryRegistry {
    *     both ranges
    */
   public LocalBuffer register(long address, long length, String location) {
+    return register(address, length, location, null);
+  }
+
+  /**
+   * Registers a shared-memory buffer on every device; unregistering it revokes peers' access to the
+   * file and removes it.
+   *
+   * @param file the buffer's file, which this registry owns from now on
+   * @param location location tag (see {@link #register(long, long, String)})
+   * @return the buffer
+   * @throws VteException as {@link #register(long, long, String)}
+   */
+  public LocalBuffer register(SharedMemoryFile file, String location) {
+    return register(file.address(), file.length(), location, file);
+  }
+
+  private LocalBuffer register(
+      long address, long length, String location, SharedMemoryFile sharedMemory) {
     checkLocation(location);
     if (address == 0 || length <= 0 || address + length < address) {
       throw new VteException(
@@ -71,7 +90,7 @@ public final class MemoryRegistry {
         }
         throw e;
       }
-      buffer = new LocalBuffer(address, length, location, regions, this);
+      buffer = new LocalBuffer(address, length, location, regions, this, sharedMemory);
       buffers.put(address, buffer);
     }
     onChange.run();
@@ -166,7 +185,11 @@ public final class MemoryRegistry {
   public void clear() {
     synchronized (this) {
       for (LocalBuffer b : buffers.values()) {
-        b.close(devices);
+        try {
+          b.close(devices);
+        } catch (VteException e) {
+          // a peer still copying after the revocation wait: its regions are gone all the same
+        }
       }
       buffers.clear();
     }

@@ -36,7 +36,11 @@ public final class PeerSegment implements SegmentHandle {
       BufferDesc b = descriptor.getBuffers(i);
       bufs.add(
           new SegmentBuffer(
-              b.getLocation(), b.getAddress(), b.getLength(), List.copyOf(b.getRkeysList())));
+              b.getLocation(),
+              b.getAddress(),
+              b.getLength(),
+              List.copyOf(b.getRkeysList()),
+              b.hasShm() ? b.getShm().getPath() : ""));
       rkeys[i] = new int[b.getRkeysCount()];
       for (int k = 0; k < rkeys[i].length; k++) {
         rkeys[i][k] = b.getRkeys(k);

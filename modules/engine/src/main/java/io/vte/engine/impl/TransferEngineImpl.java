@@ -32,6 +32,9 @@ import io.vte.engine.impl.owner.NanoClock;
 import io.vte.engine.impl.owner.OwnerConfig;
 import io.vte.engine.impl.owner.OwnerRouter;
 import io.vte.engine.impl.owner.PassiveConnectHandler;
+import io.vte.engine.impl.shm.HostIdentity;
+import io.vte.engine.impl.shm.SharedMemoryFile;
+import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.HandshakeServer;
 import io.vte.metadata.MetadataOptions;
@@ -46,6 +49,7 @@ import io.vte.verbs.VerbsException;
 import io.vte.verbs.VerbsProvider;
 import io.vte.verbs.VerbsProviders;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,6 +63,17 @@ import java.util.Map;
  * everything through {@link EngineParts#close}.
  */
 public final class TransferEngineImpl implements TransferEngine {
+
+  /** This host, user and process, as same-host peers prove them (read once: /proc files). */
+  private static final HostIdentity HOST = HostIdentity.current();
+
+  /** Copier threads of the shared-memory rail (started at its first slice). */
+  static final int SHARED_MEMORY_COPIERS =
+      Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
+
+  /** Where {@link #allocate} creates its files. */
+  private static final Path SHARED_MEMORY_DIRECTORY =
+      Path.of(System.getProperty("vte.shm.dir", "/dev/shm"));
 
   private final Vertx vertx;
   private final EngineOptions options;
@@ -361,6 +376,13 @@ public final class TransferEngineImpl implements TransferEngine {
             names,
             i -> contexts.get(i).portAttributes(),
             memory);
+    descriptor.describeSharedMemory(HOST, options.getAuth() == null);
+    SharedMemoryRail sharedMemory =
+        new SharedMemoryRail(
+            HOST,
+            options.getRailHoldDown().toNanos(),
+            SHARED_MEMORY_COPIERS,
+            "vte-shm-copy-" + serverName + "-");
     SegmentCache segments = new SegmentCache(metadata::lookup);
     metadata.setInvalidationHandler(segments::invalidate);
     long holdDown = options.getRailHoldDown().toNanos();
@@ -380,11 +402,12 @@ public final class TransferEngineImpl implements TransferEngine {
             rails,
             new TransferTracker.Services(
                 new Slicer(options.getSliceSize()),
-                new OwnerRouter(contexts),
+                new SharedMemoryRouter(new OwnerRouter(contexts), sharedMemory),
                 options.getRetryCount(),
                 counters,
                 seg -> segments.invalidate(seg.name()),
-                new PeerDeviceStates(segments, rails)));
+                new PeerDeviceStates(segments, rails),
+                sharedMemory));
     NotificationDispatcher notifications =
         new NotificationDispatcher(
             vertx.getOrCreateContext(),
@@ -414,7 +437,8 @@ public final class TransferEngineImpl implements TransferEngine {
             contexts,
             rails,
             counters,
-            fabric.provider());
+            fabric.provider(),
+            sharedMemory);
     EngineParts.Meters meters = EngineParts.Meters.NONE;
     MeterRegistry meterRegistry = BackendRegistries.getDefaultNow();
     if (meterRegistry != null) {
@@ -434,7 +458,8 @@ public final class TransferEngineImpl implements TransferEngine {
         notifications,
         sender,
         meters,
-        diagnostics);
+        diagnostics,
+        sharedMemory);
   }
 
   /**
@@ -528,6 +553,20 @@ public final class TransferEngineImpl implements TransferEngine {
   }
 
   /**
+   * @return the descriptor as this node publishes it to the metadata store now
+   */
+  public io.vte.handshake.proto.SegmentDescriptor descriptorForStore() {
+    return parts.descriptor().build();
+  }
+
+  /**
+   * @return the same-host shared-memory rail
+   */
+  public SharedMemoryRail sharedMemoryRail() {
+    return parts.sharedMemory();
+  }
+
+  /**
    * @return the local contexts (one per device), for the engine's own tests
    */
   public List<LocalContext> contexts() {
@@ -564,6 +603,27 @@ public final class TransferEngineImpl implements TransferEngine {
     }
     MemoryRegistry memory = parts.memory();
     return vertx.executeBlocking(() -> memory.register(address, length, location), false);
+  }
+
+  @Override
+  public Future<RegisteredBuffer> allocate(long size, String location) {
+    if (closed) {
+      return closedFailure();
+    }
+    MemoryRegistry memory = parts.memory();
+    return vertx.executeBlocking(
+        () -> {
+          MemoryRegistry.checkLocation(location);
+          SharedMemoryFile.removeOrphans(SHARED_MEMORY_DIRECTORY, HOST.uid());
+          SharedMemoryFile file = SharedMemoryFile.create(SHARED_MEMORY_DIRECTORY, size, HOST);
+          try {
+            return memory.register(file, location);
+          } catch (RuntimeException e) {
+            file.revoke();
+            throw e;
+          }
+        },
+        false);
   }
 
   @Override

@@ -7,6 +7,7 @@ import io.vte.api.RequestStatus;
 import io.vte.api.TransferOpcode;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WrOpcode;
 import java.util.List;
@@ -33,6 +34,7 @@ public final class TransferTracker implements SliceCallback {
    * @param onAccessDenied told of a segment whose keys the peer refused (its cached descriptor may
    *     be stale)
    * @param peerDevices asked about the peer's devices after a failure implicated one of them
+   * @param sharedMemory the same-host rail, tried first for a peer's shared memory; null for none
    */
   public record Services(
       Slicer slicer,
@@ -40,7 +42,20 @@ public final class TransferTracker implements SliceCallback {
       int retryCount,
       EngineCounters counters,
       Consumer<PeerSegment> onAccessDenied,
-      PeerDeviceStates peerDevices) {}
+      PeerDeviceStates peerDevices,
+      SharedMemoryRail sharedMemory) {
+
+    /** Services without a shared-memory rail. */
+    public Services(
+        Slicer slicer,
+        SliceRouter router,
+        int retryCount,
+        EngineCounters counters,
+        Consumer<PeerSegment> onAccessDenied,
+        PeerDeviceStates peerDevices) {
+      this(slicer, router, retryCount, counters, onAccessDenied, peerDevices, null);
+    }
+  }
 
   /** Extra attempts of a slice whose endpoint was retired under it. */
   static final int RETIRED_ALLOWANCE = 8;
@@ -51,6 +66,10 @@ public final class TransferTracker implements SliceCallback {
   private final LocalBuffer local;
   private final RailSelector.PeerRails rails;
   private final int remoteBuffer;
+
+  /** The same-host rail to the remote buffer, null when it does not apply. */
+  private final SharedMemoryRail.Target sharedMemory;
+
   // Field updaters rather than atomic objects: three allocations less per request.
   private static final AtomicIntegerFieldUpdater<TransferTracker> SLICES_LEFT =
       AtomicIntegerFieldUpdater.newUpdater(TransferTracker.class, "slicesLeft");
@@ -76,6 +95,10 @@ public final class TransferTracker implements SliceCallback {
     this.local = local;
     this.rails = rails;
     this.remoteBuffer = remoteBuffer;
+    this.sharedMemory =
+        services.sharedMemory() == null
+            ? null
+            : services.sharedMemory().target(rails.segment(), remoteBuffer);
   }
 
   /**
@@ -101,7 +124,12 @@ public final class TransferTracker implements SliceCallback {
     for (int i = first; i < out.size(); i++) {
       if (!assignRail(out.get(i), null)) {
         for (int j = first; j < i; j++) {
-          rails.release(out.get(j).rail(), out.get(j).length(), false);
+          Slice unrouted = out.get(j);
+          if (SharedMemoryRail.carries(unrouted.rail())) {
+            sharedMemory.unassign(unrouted);
+          } else {
+            rails.release(unrouted.rail(), unrouted.length(), false);
+          }
         }
         out.subList(first, out.size()).clear();
         settle(RequestStatus.FAILED, noRail(rails.pausedCause()));
@@ -112,9 +140,14 @@ public final class TransferTracker implements SliceCallback {
 
   @Override
   public void onSliceDone(Slice slice, int status, Throwable cause) {
-    rails.release(slice.rail(), slice.length(), status == SliceStatus.OK);
+    boolean network = !SharedMemoryRail.carries(slice.rail());
+    if (network) {
+      rails.release(slice.rail(), slice.length(), status == SliceStatus.OK);
+    }
     if (status == SliceStatus.OK) {
-      rails.onSuccess(slice.rail());
+      if (network) {
+        rails.onSuccess(slice.rail());
+      }
       BYTES.addAndGet(this, slice.length());
       services.counters().sliceDone(slice.length());
       if (SLICES_LEFT.decrementAndGet(this) == 0) {
@@ -126,9 +159,11 @@ public final class TransferTracker implements SliceCallback {
     }
     VteException failure = causeOf(slice, status, cause);
     Future<?> deviceStates =
-        rails.onFailure(slice.rail(), status, failure)
-            ? services.peerDevices().ask(rails.segment())
-            : services.peerDevices().pending(rails.segment());
+        !network
+            ? null
+            : rails.onFailure(slice.rail(), status, failure)
+                ? services.peerDevices().ask(rails.segment())
+                : services.peerDevices().pending(rails.segment());
     if (isAbandoned()) {
       return;
     }
@@ -207,6 +242,10 @@ public final class TransferTracker implements SliceCallback {
   }
 
   private boolean assignRail(Slice slice, Rail avoid) {
+    if (sharedMemory != null && avoid != sharedMemory.rail() && sharedMemory.usable()) {
+      sharedMemory.assign(slice);
+      return true;
+    }
     Rail rail = rails.select(remoteBuffer, avoid, slice.length());
     if (rail == null) {
       return false;
@@ -264,6 +303,10 @@ public final class TransferTracker implements SliceCallback {
     }
     if (status == SliceStatus.ENGINE_CLOSED) {
       return new VteException(ErrorCode.ENGINE_CLOSED, "engine closed during " + where, cause);
+    }
+    if (SharedMemoryRail.carries(slice.rail()) && cause instanceof VteException) {
+      VteException e = (VteException) cause;
+      return new VteException(e.code(), where + ": " + e.getMessage(), e);
     }
     if (status == SliceStatus.HANDSHAKE_FAILED) {
       ErrorCode code =

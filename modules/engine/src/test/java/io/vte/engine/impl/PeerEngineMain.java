@@ -6,6 +6,7 @@ import io.vte.api.TransferEngine;
 import io.vte.testkit.Await;
 import io.vte.verbs.DirectMemory;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -37,6 +38,19 @@ public final class PeerEngineMain {
     System.out.println(
         "READY " + engine.serverName() + " " + buffer.address() + " " + buffer.length());
     System.out.flush();
+    answer(address, length);
+    Await.result(engine.close(), wait);
+    Await.result(vertx.close(), wait);
+    DirectMemory.free(address);
+    System.out.println("BYE");
+    System.out.flush();
+  }
+
+  /**
+   * Answers {@code CRC} lines on stdin with the CRC of the memory until {@code EXIT} or the end of
+   * stdin.
+   */
+  static void answer(long address, long length) throws IOException {
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     for (String line = in.readLine(); line != null; line = in.readLine()) {
@@ -47,11 +61,6 @@ public final class PeerEngineMain {
         break;
       }
     }
-    Await.result(engine.close(), wait);
-    Await.result(vertx.close(), wait);
-    DirectMemory.free(address);
-    System.out.println("BYE");
-    System.out.flush();
   }
 
   static long crc(long address, long length) {

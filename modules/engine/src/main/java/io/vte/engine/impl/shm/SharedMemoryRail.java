@@ -1,0 +1,403 @@
+package io.vte.engine.impl.shm;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vte.api.ErrorCode;
+import io.vte.api.RailStatus;
+import io.vte.api.VteException;
+import io.vte.engine.impl.PeerSegment;
+import io.vte.engine.impl.Rail;
+import io.vte.engine.impl.Slice;
+import io.vte.engine.impl.SliceCallback;
+import io.vte.engine.impl.SliceStatus;
+import io.vte.handshake.proto.BufferDesc;
+import io.vte.handshake.proto.SharedMemoryDesc;
+import io.vte.verbs.WcStatus;
+import io.vte.verbs.WrOpcode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The same-host rail: slices whose remote buffer is a same-host peer's shared memory are copied by
+ * this engine's copier threads straight between the local buffer and the peer's mapped file, one
+ * copy and no socket. A buffer is a {@link Target}: it is offered only when the peer's descriptor
+ * describes it as shared memory of this host (boot id) and this user, mapped at its first slice
+ * ({@link PeerMapping#attach}, which proves the peer shares the file), and held down for the rail
+ * hold-down after a failure (the slice then moves to the network rails). Copies run on the copier
+ * threads, never on an owner's event loop; a slice's rkey on this rail is its target's id.
+ * Thread-safe.
+ */
+public final class SharedMemoryRail {
+
+  /** The local device index of every shared-memory rail: no verbs device carries it. */
+  public static final int DEVICE_INDEX = -1;
+
+  /** The device name both ends of a shared-memory rail show. */
+  public static final String DEVICE = "shm";
+
+  private static final Slice STOP = new Slice(null, -1, WrOpcode.RDMA_WRITE, 0, 0, 0);
+
+  private final HostIdentity self;
+  private final long holdDownNanos;
+  private final int threadCount;
+  private final String threadPrefix;
+  private final Map<String, Target> targets = new ConcurrentHashMap<>();
+  private final Map<String, Rail> rails = new ConcurrentHashMap<>();
+  private final LinkedBlockingQueue<Slice> queue = new LinkedBlockingQueue<>();
+  private final AtomicLong copied = new AtomicLong();
+  private final Queue<PeerMapping> retired = new ConcurrentLinkedQueue<>();
+  private volatile Target[] byId = new Target[16];
+  private int nextId;
+  private final Promise<Void> stopped = Promise.promise();
+  private final AtomicInteger running = new AtomicInteger();
+  private List<Thread> threads;
+  private volatile boolean closed;
+
+  /**
+   * @param self this process
+   * @param holdDownNanos how long a buffer whose copy failed is left to the network rails
+   * @param threadCount copier threads (started at the first slice)
+   * @param threadPrefix name prefix of the copier threads
+   */
+  public SharedMemoryRail(
+      HostIdentity self, long holdDownNanos, int threadCount, String threadPrefix) {
+    this.self = self;
+    this.holdDownNanos = holdDownNanos;
+    this.threadCount = threadCount;
+    this.threadPrefix = threadPrefix;
+  }
+
+  /**
+   * @param segment a peer segment
+   * @param bufferIndex one of its buffers
+   * @return the buffer as a target of this rail, or null when the rail does not apply to it (not
+   *     shared memory, another host or another user, as the descriptor says)
+   */
+  public Target target(PeerSegment segment, int bufferIndex) {
+    BufferDesc buffer = segment.descriptor().getBuffers(bufferIndex);
+    if (closed || !buffer.hasShm()) {
+      return null;
+    }
+    SharedMemoryDesc shm = buffer.getShm();
+    if (!self.isKnown()
+        || !self.bootId().equals(shm.getBootId())
+        || Integer.toUnsignedLong(shm.getUid()) != self.uid()) {
+      return null;
+    }
+    Target t = targets.get(shm.getPath());
+    if (t != null && t.matches(buffer)) {
+      return t;
+    }
+    return register(segment.serverName(), buffer);
+  }
+
+  private synchronized Target register(String server, BufferDesc buffer) {
+    Target existing = targets.get(buffer.getShm().getPath());
+    if (existing != null && existing.matches(buffer)) {
+      return existing;
+    }
+    Rail rail = rails.computeIfAbsent(server, s -> new Rail(DEVICE_INDEX, DEVICE, s, DEVICE));
+    Target t = new Target(nextId++, rail, buffer);
+    Target[] table = byId;
+    if (t.id >= table.length) {
+      table = java.util.Arrays.copyOf(table, table.length * 2);
+    }
+    table[t.id] = t;
+    byId = table;
+    targets.put(buffer.getShm().getPath(), t);
+    return t;
+  }
+
+  /**
+   * @param rail a rail
+   * @return true when it is a shared-memory rail
+   */
+  public static boolean carries(Rail rail) {
+    return rail.localDeviceIndex() == DEVICE_INDEX;
+  }
+
+  /**
+   * Queues a slice assigned to a target's rail ({@link Target#assign}) for a copier thread.
+   *
+   * @param slice the slice
+   */
+  public void submit(Slice slice) {
+    startThreads();
+    if (closed) {
+      slice.callback().onSliceDone(slice, SliceStatus.ENGINE_CLOSED, null);
+      return;
+    }
+    queue.add(slice);
+    if (closed && queue.remove(slice)) {
+      // queued behind the copier threads' stop: no thread takes it
+      slice.callback().onSliceDone(slice, SliceStatus.ENGINE_CLOSED, null);
+    }
+  }
+
+  /**
+   * @return bytes copied by this rail so far
+   */
+  public long copiedBytes() {
+    return copied.get();
+  }
+
+  /**
+   * @return one status per peer buffer this rail was offered, like the network rails' statuses
+   */
+  public List<RailStatus> snapshot() {
+    List<RailStatus> out = new ArrayList<>();
+    long now = System.nanoTime();
+    for (Target t : targets.values()) {
+      out.add(
+          new RailStatus(
+              DEVICE,
+              t.rail.peerServerName(),
+              DEVICE + ":" + t.path(),
+              true,
+              !t.usable(now) || t.revoked != null,
+              false,
+              t.outstanding.get(),
+              t.lastCause));
+    }
+    return out;
+  }
+
+  /**
+   * Stops the copier threads: each ends after the copy it is in; the slices queued before end
+   * ENGINE_CLOSED. Does not block.
+   *
+   * @return completes when every copier thread has ended
+   */
+  public Future<Void> close() {
+    synchronized (this) {
+      closed = true;
+      if (threads != null) {
+        threads.forEach(t -> queue.add(STOP));
+      } else {
+        stopped.tryComplete();
+      }
+    }
+    targets.clear();
+    return stopped.future().onSuccess(v -> closeMappings());
+  }
+
+  /** Closes every mapped peer file (the copier threads have ended). */
+  private void closeMappings() {
+    for (Target t : byId) {
+      PeerMapping m = t == null ? null : t.mapping;
+      if (m != null) {
+        m.close();
+      }
+    }
+    retired.forEach(PeerMapping::close);
+    retired.clear();
+  }
+
+  private void startThreads() {
+    if (threads != null) {
+      return;
+    }
+    synchronized (this) {
+      if (threads != null || closed) {
+        return;
+      }
+      List<Thread> started = new ArrayList<>(threadCount);
+      running.set(threadCount);
+      for (int i = 0; i < threadCount; i++) {
+        Thread t = new Thread(this::copyLoop, threadPrefix + i);
+        t.setDaemon(true);
+        started.add(t);
+      }
+      threads = started;
+      started.forEach(Thread::start);
+    }
+  }
+
+  private void copyLoop() {
+    try {
+      while (true) {
+        Slice slice = queue.take();
+        if (slice == STOP) {
+          return;
+        }
+        try {
+          copyOne(slice);
+        } catch (InternalError e) {
+          // a fault of a copy reported late by HotSpot: that copy already ended as FAULT
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      if (running.decrementAndGet() == 0) {
+        stopped.tryComplete();
+      }
+    }
+  }
+
+  private void copyOne(Slice slice) {
+    SliceCallback callback = slice.callback();
+    Target target = byId[slice.rkey()];
+    target.outstanding.addAndGet(-slice.length());
+    if (closed) {
+      callback.onSliceDone(slice, SliceStatus.ENGINE_CLOSED, null);
+      return;
+    }
+    if (callback.isAbandoned()) {
+      callback.onSliceDone(slice, SliceStatus.ABANDONED, null);
+      return;
+    }
+    if (target.revoked != null) {
+      callback.onSliceDone(slice, WcStatus.REM_ACCESS_ERR.code(), target.revoked);
+      return;
+    }
+    int status;
+    VteException cause = null;
+    try {
+      PeerMapping mapping = target.mapping();
+      PeerMapping.Outcome outcome =
+          mapping.copy(
+              slice.opcode() == WrOpcode.RDMA_READ,
+              slice.localAddress(),
+              slice.remoteAddress(),
+              slice.length());
+      if (outcome == PeerMapping.Outcome.OK) {
+        copied.addAndGet(slice.length());
+        status = SliceStatus.OK;
+      } else if (outcome == PeerMapping.Outcome.REVOKED) {
+        cause =
+            new VteException(ErrorCode.REMOTE_ACCESS_DENIED, "the peer revoked " + mapping.path());
+        target.revoke(cause);
+        status = WcStatus.REM_ACCESS_ERR.code();
+      } else {
+        cause = failure(outcome, mapping);
+        target.holdDown(holdDownNanos, cause);
+        status = WcStatus.GENERAL_ERR.code();
+      }
+    } catch (VteException e) {
+      // the peer's buffer cannot be mapped: the network rails carry it for a while
+      target.holdDown(holdDownNanos, e);
+      cause = e;
+      status = WcStatus.GENERAL_ERR.code();
+    }
+    callback.onSliceDone(slice, status, cause);
+  }
+
+  private static VteException failure(PeerMapping.Outcome outcome, PeerMapping mapping) {
+    switch (outcome) {
+      case OWNER_DEAD:
+        return new VteException(
+            ErrorCode.PEER_UNREACHABLE, "the owner of " + mapping.path() + " is gone");
+      default:
+        return new VteException(
+            ErrorCode.TRANSFER_FAILED,
+            "shared memory " + mapping.path() + " faulted (the file was truncated under the rail)");
+    }
+  }
+
+  /** A same-host peer's shared-memory buffer, as this rail's destination. */
+  public final class Target {
+
+    private final int id;
+    private final Rail rail;
+    private final BufferDesc buffer;
+    private final AtomicLong outstanding = new AtomicLong();
+    private volatile PeerMapping mapping;
+    private volatile long heldUntil = System.nanoTime();
+    private volatile VteException lastCause;
+
+    /** Set once the owner revoked the buffer: every later slice is denied at once. */
+    private volatile VteException revoked;
+
+    private Target(int id, Rail rail, BufferDesc buffer) {
+      this.id = id;
+      this.rail = rail;
+      this.buffer = buffer;
+    }
+
+    private boolean matches(BufferDesc other) {
+      return buffer.getAddress() == other.getAddress()
+          && buffer.getLength() == other.getLength()
+          && buffer.getShm().getNonce().equals(other.getShm().getNonce());
+    }
+
+    private String path() {
+      return buffer.getShm().getPath();
+    }
+
+    /**
+     * @return the rail slices to this buffer take
+     */
+    public Rail rail() {
+      return rail;
+    }
+
+    /**
+     * @return true unless a failure holds the buffer down now
+     */
+    public boolean usable() {
+      return !closed && usable(System.nanoTime());
+    }
+
+    private boolean usable(long now) {
+      return now - heldUntil >= 0;
+    }
+
+    /**
+     * Gives a slice this target's rail, its key the target's id.
+     *
+     * @param slice the slice
+     */
+    public void assign(Slice slice) {
+      outstanding.addAndGet(slice.length());
+      slice.assign(rail, 0, id);
+    }
+
+    /**
+     * Takes back a slice given this rail by {@link #assign} that is not routed after all.
+     *
+     * @param slice the slice
+     */
+    public void unassign(Slice slice) {
+      outstanding.addAndGet(-slice.length());
+    }
+
+    private void revoke(VteException cause) {
+      revoked = cause;
+      holdDown(0, cause);
+    }
+
+    private void holdDown(long nanos, VteException cause) {
+      lastCause = cause;
+      heldUntil = System.nanoTime() + nanos;
+      PeerMapping old = mapping;
+      mapping = null;
+      if (old != null) {
+        // another copier thread may still copy through it: closed with the rail
+        retired.add(old);
+      }
+    }
+
+    /** The mapping, attached at the first use after a hold-down (on a copier thread). */
+    private PeerMapping mapping() {
+      PeerMapping m = mapping;
+      if (m == null) {
+        synchronized (this) {
+          m = mapping;
+          if (m == null) {
+            m = PeerMapping.attach(buffer.getShm(), buffer.getAddress(), buffer.getLength(), self);
+            mapping = m;
+          }
+        }
+      }
+      return m;
+    }
+  }
+}
