@@ -15,6 +15,7 @@ import io.vte.handshake.proto.GetSegmentRequest;
 import io.vte.handshake.proto.NotifyRequest;
 import io.vte.handshake.proto.QpInfo;
 import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.handshake.proto.SharedMemoryDesc;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -239,6 +240,41 @@ class HandshakeValidatorTest {
             .build();
     e = assertThrows(VteException.class, () -> HandshakeValidator.validateReply(badGid));
     assertTrue(e.getMessage().contains("devices[0].gid must be 16 bytes"), e.getMessage());
+  }
+
+  @Test
+  void sharedMemoryDescriptionsAreChecked() {
+    SegmentDescriptor plain = Fixtures.segment("127.0.0.1:1");
+    SharedMemoryDesc shm =
+        SharedMemoryDesc.newBuilder()
+            .setPath("/dev/shm/vte-1-2")
+            .setNonce(ByteString.copyFrom(new byte[16]))
+            .setBootId("b")
+            .setUid(1000)
+            .setDataOffset(4096)
+            .build();
+    HandshakeValidator.validateReply(withShm(plain, shm));
+    for (Object[] bad :
+        new Object[][] {
+          {shm.toBuilder().setPath("dev/shm/x"), "buffers[0].shm.path must be an absolute path"},
+          {shm.toBuilder().setPath(""), "buffers[0].shm.path must be an absolute path: ''"},
+          {shm.toBuilder().setPath("/" + "p".repeat(300)), "buffers[0].shm.path must be <="},
+          {shm.toBuilder().setBootId(LONG), "buffers[0].shm.boot_id must be <="},
+          {
+            shm.toBuilder().setNonce(ByteString.copyFrom(new byte[15])),
+            "buffers[0].shm.nonce must be 16 bytes: 15"
+          },
+          {shm.toBuilder().clearNonce(), "buffers[0].shm.nonce must be 16 bytes: 0"},
+        }) {
+      SegmentDescriptor d = withShm(plain, ((SharedMemoryDesc.Builder) bad[0]).build());
+      VteException e = assertThrows(VteException.class, () -> HandshakeValidator.validateReply(d));
+      assertEquals(ErrorCode.PROTOCOL_ERROR, e.code());
+      assertTrue(e.getMessage().contains((String) bad[1]), e.getMessage());
+    }
+  }
+
+  private static SegmentDescriptor withShm(SegmentDescriptor d, SharedMemoryDesc shm) {
+    return d.toBuilder().setBuffers(0, d.getBuffers(0).toBuilder().setShm(shm)).build();
   }
 
   @ParameterizedTest
