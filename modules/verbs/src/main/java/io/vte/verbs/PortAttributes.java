@@ -13,6 +13,7 @@ package io.vte.verbs;
  * @param gid global identifier chosen for this port (soft verbs: IPv4-mapped bind address)
  * @param gidIndex index of {@code gid} in the port's GID table
  * @param linkLayer link layer
+ * @param gidType the type of {@code gid} (soft verbs: {@link GidType#UNSPECIFIED})
  */
 public record PortAttributes(
     int port,
@@ -21,4 +22,28 @@ public record PortAttributes(
     int lid,
     Gid gid,
     int gidIndex,
-    LinkLayer linkLayer) {}
+    LinkLayer linkLayer,
+    GidType gidType) {
+
+  /**
+   * A port whose GID type is not known.
+   *
+   * @param port port number, from 1
+   * @param state port state
+   * @param activeMtu active MTU in bytes
+   * @param lid local identifier
+   * @param gid global identifier
+   * @param gidIndex index of {@code gid}
+   * @param linkLayer link layer
+   */
+  public PortAttributes(
+      int port,
+      PortState state,
+      int activeMtu,
+      int lid,
+      Gid gid,
+      int gidIndex,
+      LinkLayer linkLayer) {
+    this(port, state, activeMtu, lid, gid, gidIndex, linkLayer, GidType.UNSPECIFIED);
+  }
+}

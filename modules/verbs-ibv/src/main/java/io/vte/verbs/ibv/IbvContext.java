@@ -126,7 +126,14 @@ final class IbvContext implements VerbsContext {
     }
     sourceGids.set(port, gid);
     return new PortAttributes(
-        port, info.state(), info.activeMtu(), info.lid(), gid.gid(), gid.index(), info.linkLayer());
+        port,
+        info.state(),
+        info.activeMtu(),
+        info.lid(),
+        gid.gid(),
+        gid.index(),
+        info.linkLayer(),
+        gid.type().neutral());
   }
 
   private void checkPort(int port) {

@@ -1,5 +1,7 @@
 package io.vte.verbs.ibv;
 
+import io.vte.verbs.GidType;
+
 /** The type of a GID table entry ({@code enum ibv_gid_type}), or UNKNOWN when it cannot be read. */
 public enum IbvGidType {
   /** An InfiniBand GID (0). */
@@ -38,5 +40,17 @@ public enum IbvGidType {
       default:
         return null;
     }
+  }
+
+  /**
+   * @return the engine-neutral type the handshake exchanges
+   */
+  GidType neutral() {
+    return switch (this) {
+      case IB -> GidType.IB;
+      case ROCE_V1 -> GidType.ROCE_V1;
+      case ROCE_V2 -> GidType.ROCE_V2;
+      case UNKNOWN -> GidType.UNSPECIFIED;
+    };
   }
 }

@@ -9,10 +9,12 @@ import io.vte.verbs.AsyncEvent;
 import io.vte.verbs.AsyncEventType;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.Gid;
+import io.vte.verbs.GidType;
 import io.vte.verbs.PortState;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.QpInitAttributes;
 import io.vte.verbs.QpState;
+import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkCompletionBatch;
@@ -106,6 +108,20 @@ class FakeReviewFixesTest {
     assertEquals(VerbsError.INVALID_ARGUMENT, e.error());
     assertTrue(e.getMessage().contains("matching gidAddress=10.9.9.9"), e.getMessage());
     assertThrows(VerbsException.class, () -> with(Map.of("gidType", "v3")));
+  }
+
+  @Test
+  void thePortReportsTheTypeOfTheGidItChoseSoTheHandshakeCanCompareIt() {
+    FakeIbverbs.setPort(1, PortState.ACTIVE.code(), 3, 1, FakeIbverbs.LINK_ETHERNET, 2);
+    FakeIbverbs.setGid(1, 0, MAPPED_7, FakeIbverbs.ROCE_V1);
+    FakeIbverbs.setGid(1, 1, MAPPED_8, FakeIbverbs.ROCE_V2);
+    for (Map.Entry<String, GidType> c :
+        Map.of("roce-v1", GidType.ROCE_V1, "roce-v2", GidType.ROCE_V2).entrySet()) {
+      try (IbvProvider p = new IbvProvider(with(Map.of("gidType", c.getKey())));
+          VerbsContext ctx = p.open("fake_mlx5_0")) {
+        assertEquals(c.getValue(), ctx.queryPort(1).gidType(), c.getKey());
+      }
+    }
   }
 
   @Test

@@ -50,6 +50,7 @@ final class ConnectMessages {
         .setLid(attrs.lid())
         .setMtu(attrs.activeMtu())
         .setLinkLayer(attrs.linkLayer().ordinal())
+        .setGidType(attrs.gidType().ordinal())
         .addAllQps(qpInfos(ep))
         .setGeneration(ep.generation)
         .build();
@@ -67,6 +68,7 @@ final class ConnectMessages {
         .setLid(attrs.lid())
         .setMtu(attrs.activeMtu())
         .setLinkLayer(attrs.linkLayer().ordinal())
+        .setGidType(attrs.gidType().ordinal())
         .addAllQps(qpInfos(ep))
         .setGeneration(ep.generation)
         .build();

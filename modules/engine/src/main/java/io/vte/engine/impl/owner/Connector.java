@@ -219,6 +219,8 @@ final class Connector {
       return;
     }
     try {
+      PathAgreement.requireSameGidType(
+          messages.port(), reply.getGidType(), reply.getLocalNicPath());
       connectQps(
           ep,
           reply.getQpsList(),
@@ -318,6 +320,8 @@ final class Connector {
 
   private void acceptOn(Endpoint ep, ConnectRequest request, Promise<ConnectReply> reply) {
     try {
+      PathAgreement.requireSameGidType(
+          messages.port(), request.getGidType(), request.getLocalNicPath());
       connectQps(
           ep,
           request.getQpsList(),

@@ -2,14 +2,16 @@ package io.vte.engine.impl.owner;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.verbs.GidType;
 import io.vte.verbs.LinkLayer;
 import io.vte.verbs.PortAttributes;
 import java.lang.System.Logger.Level;
 
 /**
  * What both ends of a connection must agree on before their QPs go to RTR: the link layer (RoCE
- * cannot talk to InfiniBand) and the path MTU (the smaller active MTU; a difference is reported,
- * since a fabric with mixed MTUs is usually misconfigured).
+ * cannot talk to InfiniBand), the GID type (a RoCE v1 GID cannot talk to a RoCE v2 one) and the
+ * path MTU (the smaller active MTU; a difference is reported, since a fabric with mixed MTUs is
+ * usually misconfigured).
  */
 final class PathAgreement {
 
@@ -63,5 +65,32 @@ final class PathAgreement {
               + Math.min(peerMtu, local.activeMtu()));
     }
     return Math.min(peerMtu, local.activeMtu());
+  }
+
+  /**
+   * @param local this side's port
+   * @param peerGidType the peer GID's type code (0: not known, e.g. soft verbs or an older peer)
+   * @param peerPath the peer's NIC path, for messages
+   * @throws VteException PROTOCOL_ERROR naming both sides when both types are known and differ
+   */
+  static void requireSameGidType(PortAttributes local, int peerGidType, String peerPath) {
+    GidType peer = GidType.of(peerGidType);
+    if (peer != GidType.UNSPECIFIED
+        && local.gidType() != GidType.UNSPECIFIED
+        && peer != local.gidType()) {
+      throw new VteException(
+          ErrorCode.PROTOCOL_ERROR,
+          "GID type mismatch: port "
+              + local.port()
+              + " here uses a "
+              + local.gidType()
+              + " GID (index "
+              + local.gidIndex()
+              + "), "
+              + peerPath
+              + " a "
+              + peer
+              + " one; choose GIDs of one type on both sides (ibverbs gidType or gidIndex)");
+    }
   }
 }
