@@ -83,6 +83,7 @@ final class Owner {
    * @param clock monotonic clock (fake in tests)
    * @param proxy this owner's command queue
    * @param directory the context's owner directory, told of this owner's QPs (for QP async events)
+   * @param backoff when a refused handshake is tried again
    */
   Owner(
       int index,
@@ -94,7 +95,8 @@ final class Owner {
       HandshakeChannel channel,
       NanoClock clock,
       OwnerProxy proxy,
-      OwnerDirectory directory) {
+      OwnerDirectory directory,
+      HandshakeBackoff backoff) {
     this.index = index;
     this.config = config;
     this.localNicPath = localNicPath;
@@ -105,7 +107,7 @@ final class Owner {
     this.directory = directory;
     this.store = new EndpointStore(config.endpointStoreCapacity());
     this.connector =
-        new Connector(this, config, localNicPath, device, store, channel, clock, metrics);
+        new Connector(this, config, localNicPath, device, store, channel, clock, metrics, backoff);
     this.slots = new WorkRequestSlots(cq.capacity());
     this.wrBatch =
         WorkRequestBatch.allocate(Math.min(config.pollBatchSize(), config.maxOutstandingPerQp()));

@@ -21,6 +21,9 @@ public final class OwnerMetrics {
   private volatile long handshakesPassive;
   private volatile long handshakesFailed;
   private volatile long handshakesReasked;
+  private volatile long handshakeAttempts;
+  private volatile long handshakeRetries;
+  private volatile long handshakeBackoffNanos;
   private volatile long staleRepliesDropped;
   private volatile long staleRequestsRejected;
   private volatile long simultaneousOpensKept;
@@ -51,6 +54,18 @@ public final class OwnerMetrics {
 
   void handshakeReasked() {
     handshakesReasked++;
+  }
+
+  void handshakeAttempted() {
+    handshakeAttempts++;
+  }
+
+  void handshakeRetried() {
+    handshakeRetries++;
+  }
+
+  void handshakeBackedOff(long waitNanos) {
+    handshakeBackoffNanos += waitNanos;
   }
 
   void slicesPosted(int n) {
@@ -159,6 +174,28 @@ public final class OwnerMetrics {
    */
   public long handshakesReasked() {
     return handshakesReasked;
+  }
+
+  /**
+   * @return connect requests sent by active handshakes: first attempts, retries after a backoff
+   *     wait and re-asks after SIMULTANEOUS_OPEN
+   */
+  public long handshakeAttempts() {
+    return handshakeAttempts;
+  }
+
+  /**
+   * @return connect requests sent again after a refused attempt and a backoff wait
+   */
+  public long handshakeRetries() {
+    return handshakeRetries;
+  }
+
+  /**
+   * @return total backoff wait scheduled before those retries, in nanoseconds
+   */
+  public long handshakeBackoffNanos() {
+    return handshakeBackoffNanos;
   }
 
   /**

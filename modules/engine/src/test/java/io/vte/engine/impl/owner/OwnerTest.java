@@ -418,7 +418,16 @@ class OwnerTest {
 
   @Test
   void rejectedHandshakeFailsItsSlicesWithTheReason() {
-    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    // A single attempt: retries of a refused connect are HandshakeRetryTest's.
+    OwnerHarness h =
+        new OwnerHarness(
+            "a:1",
+            OwnerHarness.config(),
+            new HandshakeBackoff(
+                HandshakeBackoff.FIRST_WAIT,
+                HandshakeBackoff.MAX_WAIT,
+                1,
+                new java.util.SplittableRandom()));
     Recorder rec = new Recorder();
     Slice s = h.submit(rec, "b:1", 1).get(0);
     h.run();
