@@ -52,6 +52,10 @@ final class OwnerMeters {
               "active handshakes sent again after a SIMULTANEOUS_OPEN answer whose peer request never came",
               OwnerMetrics::handshakesReasked),
           new Counter(
+              "vte.owner.endpoints.idle.retired",
+              "endpoints retired because no transfer used them for idleEndpointMs",
+              OwnerMetrics::endpointsIdleRetired),
+          new Counter(
               "vte.owner.handshakes.attempts",
               "connect requests sent by active handshakes (first attempts, retries, re-asks)",
               OwnerMetrics::handshakeAttempts),

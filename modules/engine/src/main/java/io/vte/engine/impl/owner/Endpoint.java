@@ -38,6 +38,10 @@ final class Endpoint {
   long retryAtNanos;
 
   long flushDeadlineNanos;
+
+  /** When a slice was last queued on it or completed on it (idle retire). */
+  long lastUsedNanos;
+
   int retireStatus;
   Throwable retireCause;
 

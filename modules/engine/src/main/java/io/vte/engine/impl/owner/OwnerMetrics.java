@@ -31,6 +31,7 @@ public final class OwnerMetrics {
   private volatile long endpointsAlive;
   private volatile long endpointsRetired;
   private volatile long endpointsEvicted;
+  private volatile long endpointsIdleRetired;
   private volatile long endpointStoreOverflows;
   private volatile long qpFatalEvents;
   private volatile long cqErrors;
@@ -54,6 +55,10 @@ public final class OwnerMetrics {
 
   void handshakeReasked() {
     handshakesReasked++;
+  }
+
+  void endpointIdleRetired() {
+    endpointsIdleRetired++;
   }
 
   void handshakeAttempted() {
@@ -174,6 +179,13 @@ public final class OwnerMetrics {
    */
   public long handshakesReasked() {
     return handshakesReasked;
+  }
+
+  /**
+   * @return endpoints retired because no slice used them for {@code idleEndpointMs}
+   */
+  public long endpointsIdleRetired() {
+    return endpointsIdleRetired;
   }
 
   /**

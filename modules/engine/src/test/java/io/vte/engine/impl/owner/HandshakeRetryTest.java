@@ -42,6 +42,12 @@ class HandshakeRetryTest {
     call.reply().fail(new VteException(ErrorCode.PEER_UNREACHABLE, "connection refused b:1"));
   }
 
+  /** The slice failed its handshake with the peer's own failure, PEER_UNREACHABLE. */
+  private static void assertFailedUnreachable(Recorder rec, Slice s) {
+    assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(s));
+    assertEquals(ErrorCode.PEER_UNREACHABLE, ((VteException) rec.causes.get(s)).code());
+  }
+
   @Test
   void aPeerThatRefusesNTimesThenAcceptsIsConnectedAfterNGrowingWaits() {
     int refusals = 4;
@@ -108,8 +114,7 @@ class HandshakeRetryTest {
       h.run();
     }
     assertEquals(3, h.channel.calls.size(), "no fourth attempt");
-    assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(s));
-    assertEquals(ErrorCode.PEER_UNREACHABLE, ((VteException) rec.causes.get(s)).code());
+    assertFailedUnreachable(rec, s);
     assertNull(h.owner.endpoint("b:1@d0"));
     assertTrue(h.device.liveQps().isEmpty());
     assertEquals(2, h.owner.metrics().handshakeRetries());
@@ -130,8 +135,7 @@ class HandshakeRetryTest {
     assertEquals(2, h.channel.calls.size());
     refuse(h.channel.last());
     h.run();
-    assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(s), "failed without waiting");
-    assertEquals(ErrorCode.PEER_UNREACHABLE, ((VteException) rec.causes.get(s)).code());
+    assertFailedUnreachable(rec, s);
     assertEquals(1, h.owner.metrics().handshakeRetries());
   }
 
