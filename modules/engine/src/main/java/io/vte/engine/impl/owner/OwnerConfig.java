@@ -295,30 +295,6 @@ public record OwnerConfig(
         idleEndpoint);
   }
 
-  /**
-   * @param idle unused time after which an endpoint is retired, zero for never @return a copy with
-   *     it
-   */
-  public OwnerConfig withIdleEndpoint(Duration idle) {
-    return new OwnerConfig(
-        workersPerContext,
-        cqSize,
-        maxOutstandingPerQp,
-        qpsPerEndpoint,
-        handshakeDeadline,
-        endpointStoreCapacity,
-        port,
-        qpTimeout,
-        qpRetryCount,
-        qpRnrRetry,
-        pollBatchSize,
-        commandDrainLimit,
-        idleBackoffMin,
-        idleBackoffMax,
-        flushDeadline,
-        idle);
-  }
-
   private static void atLeast(String name, int value, int min) {
     if (value < min) {
       throw invalid(name + " must be >= " + min + ", got " + value);

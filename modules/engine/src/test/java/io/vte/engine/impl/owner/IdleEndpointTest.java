@@ -21,7 +21,9 @@ class IdleEndpointTest {
   private static final Duration IDLE = Duration.ofSeconds(1);
 
   private static OwnerHarness harness(Duration idle) {
-    return OwnerHarness.accepting(OwnerHarness.config().withIdleEndpoint(idle));
+    return OwnerHarness.accepting(
+        OwnerConfig.from(OwnerTestConfig.options().setIdleEndpoint(idle))
+            .withHandshakeDeadline(Duration.ofSeconds(5)));
   }
 
   /** Submits {@code n} slices to {@code peer} and completes them all; @return the endpoint. */

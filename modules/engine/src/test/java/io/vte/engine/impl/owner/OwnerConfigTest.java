@@ -77,7 +77,9 @@ class OwnerConfigTest {
     assertNamed("cqSize", () -> c.withQueueSizes((1 << 22) + 1, 32));
     assertNamed("handshakeDeadlineMs", () -> c.withHandshakeDeadline(Duration.ZERO));
     assertNamed("endpointCacheSize", () -> c.withEndpointStoreCapacity(0));
-    assertNamed("idleEndpointMs", () -> c.withIdleEndpoint(Duration.ofMillis(-1)));
+    assertNamed(
+        "idleEndpointMs",
+        () -> OwnerConfig.from(new EngineOptions().setIdleEndpoint(Duration.ofMillis(-1))));
     assertNamed(
         "workersPerContext", () -> OwnerConfig.from(new EngineOptions().setWorkersPerContext(0)));
   }
