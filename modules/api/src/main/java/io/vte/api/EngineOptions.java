@@ -189,6 +189,15 @@ public final class EngineOptions {
                   EngineOptions::setIdleConnection)
               .check(
                   d -> d != null && !d.isNegative() && d.compareTo(Duration.ofDays(1)) <= 0,
+                  "0..86400000 (0 = never)"),
+          field(
+                  "idleEndpointMs",
+                  OptionFields.MILLIS,
+                  Duration.ofMinutes(5),
+                  EngineOptions::getIdleEndpoint,
+                  EngineOptions::setIdleEndpoint)
+              .check(
+                  d -> d != null && !d.isNegative() && d.compareTo(Duration.ofDays(1)) <= 0,
                   "0..86400000 (0 = never)"));
 
   /** JSON keys, in {@link #toJson()} order. */
@@ -212,6 +221,7 @@ public final class EngineOptions {
   private TlsOptions tls;
   private Duration railHoldDown;
   private Duration idleConnection;
+  private Duration idleEndpoint;
   private Duration qpTimeout;
   private int qpRetryCount;
 
@@ -451,6 +461,23 @@ public final class EngineOptions {
    */
   public EngineOptions setIdleConnection(Duration idleConnection) {
     this.idleConnection = idleConnection;
+    return this;
+  }
+
+  /**
+   * @return how long an endpoint may go unused before its owner retires it (QPs destroyed, store
+   *     slot freed; the next transfer to that peer device connects again), zero for never
+   */
+  public Duration getIdleEndpoint() {
+    return idleEndpoint;
+  }
+
+  /**
+   * @param idleEndpoint unused time after which an endpoint is retired, zero for never
+   * @return this
+   */
+  public EngineOptions setIdleEndpoint(Duration idleEndpoint) {
+    this.idleEndpoint = idleEndpoint;
     return this;
   }
 

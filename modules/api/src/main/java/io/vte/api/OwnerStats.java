@@ -10,6 +10,10 @@ package io.vte.api;
  * @param handshakesActive active handshakes started
  * @param handshakesPassive passive handshakes accepted
  * @param handshakesFailed active handshakes that failed
+ * @param handshakeAttempts connect requests the active handshakes sent (first attempts, retries and
+ *     re-asks after a simultaneous open)
+ * @param handshakeRetries connect requests sent again after a refused attempt and a backoff wait
+ * @param handshakeBackoffNanos total backoff wait scheduled before those retries
  * @param staleRepliesDropped handshake replies dropped because their endpoint had moved on
  * @param slicesFailed slices that completed in error
  * @param pollGapP999Nanos 99.9th percentile of the time between two CQ polls while work was in
@@ -23,6 +27,9 @@ public record OwnerStats(
     long handshakesActive,
     long handshakesPassive,
     long handshakesFailed,
+    long handshakeAttempts,
+    long handshakeRetries,
+    long handshakeBackoffNanos,
     long staleRepliesDropped,
     long slicesFailed,
     long pollGapP999Nanos,

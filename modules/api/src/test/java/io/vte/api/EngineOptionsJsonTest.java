@@ -65,7 +65,8 @@ class EngineOptionsJsonTest {
         .setRailHoldDown(Duration.ofMillis(250))
         .setQpTimeout(Duration.ofMillis(40))
         .setQpRetryCount(3)
-        .setIdleConnection(Duration.ofMillis(1500));
+        .setIdleConnection(Duration.ofMillis(1500))
+        .setIdleEndpoint(Duration.ofMillis(2500));
   }
 
   @Test

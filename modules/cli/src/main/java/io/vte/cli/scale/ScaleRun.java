@@ -5,6 +5,7 @@ import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
 import io.vte.api.EngineOptions;
 import io.vte.api.MetadataOptions;
+import io.vte.api.OwnerStats;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
@@ -243,10 +244,15 @@ final class ScaleRun {
     steady(engines, buffers, segs, failedAfter);
     long handshakes = 0;
     long handshakesFailed = 0;
+    long handshakeRetries = 0;
+    long backoffNanos = 0;
     long retries = 0;
     for (TransferEngine e : engines) {
-      handshakes += e.diagnostics().owners().handshakesActive();
-      handshakesFailed += e.diagnostics().owners().handshakesFailed();
+      OwnerStats owners = e.diagnostics().owners();
+      handshakes += owners.handshakesActive();
+      handshakesFailed += owners.handshakesFailed();
+      handshakeRetries += owners.handshakeRetries();
+      backoffNanos += owners.handshakeBackoffNanos();
       retries += e.diagnostics().counters().retries();
     }
     return new StormRow(
@@ -254,6 +260,8 @@ final class ScaleRun {
         meshMillis,
         handshakes,
         handshakesFailed,
+        handshakeRetries,
+        backoffNanos / 1e6,
         retries,
         failedInMesh.get(),
         failedAfter.get());

@@ -10,6 +10,8 @@ import java.util.Locale;
  * @param meshMillis from the restart's start until every host had written to every peer
  * @param handshakes handshakes the new engines started (all hosts)
  * @param handshakesFailed of those, the ones that failed
+ * @param handshakeRetries connect requests sent again after a refused attempt and a backoff wait
+ * @param backoffMillis total backoff wait before those retries (all hosts)
  * @param retries slices resubmitted after a failure (all hosts)
  * @param failedInMesh first transfers after the restart that failed
  * @param failedAfter transfers of the all-to-all window after the mesh that failed (must be 0)
@@ -19,14 +21,17 @@ record StormRow(
     double meshMillis,
     long handshakes,
     long handshakesFailed,
+    long handshakeRetries,
+    double backoffMillis,
     long retries,
     long failedInMesh,
     long failedAfter) {
 
   /** The table's header, markdown. */
   static final String HEADER =
-      "| hosts | restart to full mesh ms | handshakes | failed handshakes | slice retries | failed"
-          + " first transfers | failed after |\n|---|---|---|---|---|---|---|";
+      "| hosts | restart to full mesh ms | handshakes | failed handshakes | handshake retries |"
+          + " backoff ms | slice retries | failed first transfers | failed after |\n"
+          + "|---|---|---|---|---|---|---|---|---|";
 
   /**
    * @return this row as a markdown table line
@@ -34,11 +39,13 @@ record StormRow(
   String markdown() {
     return String.format(
         Locale.ROOT,
-        "| %d | %.0f | %d | %d | %d | %d | %d |",
+        "| %d | %.0f | %d | %d | %d | %.0f | %d | %d | %d |",
         hosts,
         meshMillis,
         handshakes,
         handshakesFailed,
+        handshakeRetries,
+        backoffMillis,
         retries,
         failedInMesh,
         failedAfter);

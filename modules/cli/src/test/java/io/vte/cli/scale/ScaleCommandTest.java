@@ -44,6 +44,42 @@ class ScaleCommandTest {
     assertEquals('P', png[1]);
   }
 
+  /**
+   * The storm table has the handshake retry counts and the backoff of each storm, and no transfer
+   * failed after the mesh was back.
+   */
+  @Test
+  void aStormReportsItsHandshakeRetriesAndBackoff(@TempDir Path out) throws Exception {
+    CliRun r =
+        CliRun.of(
+            "scale",
+            "--hosts",
+            "2",
+            "--window",
+            "0.3",
+            "--idle-ms",
+            "300",
+            "--storm",
+            "--out",
+            out.toString());
+    assertEquals(0, r.exit(), r.out() + r.err());
+    String md = Files.readString(out.resolve("scale.md"));
+    String storm = md.substring(md.indexOf("reconnect storm"));
+    List<String> header = storm.lines().filter(l -> l.startsWith("| hosts")).toList();
+    assertEquals(1, header.size(), md);
+    List<String> columns = List.of(header.get(0).split("\\|")).stream().map(String::trim).toList();
+    int retries = columns.indexOf("handshake retries");
+    int backoff = columns.indexOf("backoff ms");
+    assertTrue(retries > 0 && backoff > 0, header.get(0));
+    List<String> rows = storm.lines().filter(l -> l.startsWith("| 2 |")).toList();
+    assertEquals(1, rows.size(), md);
+    String[] cells = rows.get(0).split("\\|");
+    assertEquals(columns.size(), cells.length, rows.get(0));
+    assertTrue(Long.parseLong(cells[retries].trim()) >= 0, rows.get(0));
+    assertTrue(Double.parseDouble(cells[backoff].trim()) >= 0, rows.get(0));
+    assertEquals("0", cells[cells.length - 1].trim(), "failed after the storm: " + rows.get(0));
+  }
+
   @Test
   void theFitIsTheLeastSquaresLineInThePeers() {
     List<ScaleRow> rows =

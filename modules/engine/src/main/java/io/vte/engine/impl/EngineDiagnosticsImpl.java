@@ -146,6 +146,9 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
     long active = 0;
     long passive = 0;
     long failed = 0;
+    long attempts = 0;
+    long retries = 0;
+    long backoffNanos = 0;
     long stale = 0;
     long slicesFailed = 0;
     Histogram gaps = null;
@@ -158,6 +161,9 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
         active += m.handshakesActive();
         passive += m.handshakesPassive();
         failed += m.handshakesFailed();
+        attempts += m.handshakeAttempts();
+        retries += m.handshakeRetries();
+        backoffNanos += m.handshakeBackoffNanos();
         stale += m.staleRepliesDropped();
         slicesFailed += m.slicesFailed();
         Histogram h = m.pollGapHistogram();
@@ -176,6 +182,9 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
         active,
         passive,
         failed,
+        attempts,
+        retries,
+        backoffNanos,
         stale,
         slicesFailed,
         none ? 0 : gaps.getValueAtPercentile(99.9),

@@ -52,6 +52,22 @@ final class OwnerMeters {
               "active handshakes sent again after a SIMULTANEOUS_OPEN answer whose peer request never came",
               OwnerMetrics::handshakesReasked),
           new Counter(
+              "vte.owner.endpoints.idle.retired",
+              "endpoints retired because no transfer used them for idleEndpointMs",
+              OwnerMetrics::endpointsIdleRetired),
+          new Counter(
+              "vte.owner.handshakes.attempts",
+              "connect requests sent by active handshakes (first attempts, retries, re-asks)",
+              OwnerMetrics::handshakeAttempts),
+          new Counter(
+              "vte.owner.handshakes.retries",
+              "connect requests sent again after a refused attempt and a backoff wait",
+              OwnerMetrics::handshakeRetries),
+          new Counter(
+              "vte.owner.handshakes.backoff.nanos",
+              "total backoff wait scheduled before handshake retries, in nanoseconds",
+              OwnerMetrics::handshakeBackoffNanos),
+          new Counter(
               "vte.owner.stale.replies.dropped",
               "handshake replies dropped because their endpoint was replaced or retired meanwhile",
               OwnerMetrics::staleRepliesDropped),

@@ -17,6 +17,7 @@ import io.vte.verbs.QpPeer;
 import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,8 +29,11 @@ import java.util.List;
  * passive open (a peer's request answered with our QPs), and simultaneous open, resolved without
  * waiting: the side whose local NIC path sorts lower keeps the active role, the other abandons its
  * attempt (new generation) and accepts passively; an endpoint told SIMULTANEOUS_OPEN asks again
- * after a tenth of the handshake deadline in case the peer's own attempt was lost. It also holds
- * the handshake deadlines and the generation counter.
+ * after a tenth of the handshake deadline in case the peer's own attempt was lost. An active
+ * attempt the peer could not take (unreachable: its engine is restarting; or RESOURCE_EXHAUSTED) is
+ * tried again after a {@link HandshakeBackoff} wait, within the attempt bound and the handshake
+ * deadline, before its slices fail. It also holds the handshake deadlines and the generation
+ * counter.
  *
  * <p>Owner-confined like its {@link Owner}, which it calls back for what the owner keeps: room in
  * the store, QP creation and destruction, retiring, completing slices and marking endpoints ready
@@ -64,6 +68,7 @@ final class Connector {
   private final NanoClock clock;
   private final OwnerMetrics metrics;
   private final ConnectMessages messages;
+  private final HandshakeBackoff backoff;
   private final List<Endpoint> connecting = new ArrayList<>();
   private long nextGeneration;
 
@@ -76,6 +81,7 @@ final class Connector {
    * @param channel sends active handshakes
    * @param clock monotonic clock (fake in tests)
    * @param metrics the owner's metrics
+   * @param backoff when a refused handshake is tried again
    */
   Connector(
       Owner owner,
@@ -85,7 +91,8 @@ final class Connector {
       EndpointStore store,
       HandshakeChannel channel,
       NanoClock clock,
-      OwnerMetrics metrics) {
+      OwnerMetrics metrics,
+      HandshakeBackoff backoff) {
     this.owner = owner;
     this.config = config;
     this.localNicPath = localNicPath;
@@ -95,6 +102,7 @@ final class Connector {
     this.clock = clock;
     this.metrics = metrics;
     this.messages = new ConnectMessages(localNicPath, device, config.port());
+    this.backoff = backoff;
     // Seeded from the wall clock so a restarted node's generations are newer than its old ones.
     this.nextGeneration = System.currentTimeMillis() << 16;
   }
@@ -138,11 +146,16 @@ final class Connector {
    */
   private void sendRequest(Endpoint ep) {
     ep.reaskAtNanos = 0;
+    ep.retryAtNanos = 0;
+    ep.handshakeAttempts++;
+    metrics.handshakeAttempted();
     ConnectRequest request = messages.request(ep);
     long generation = ep.generation;
+    // A retry or re-ask gets what is left of the endpoint's deadline, not a fresh one.
+    Duration left = Duration.ofNanos(Math.max(1, ep.handshakeDeadlineNanos - clock.nanoTime()));
     Future<ConnectReply> reply;
     try {
-      reply = channel.connect(ep.path.server(), request, config.handshakeDeadline());
+      reply = channel.connect(ep.path.server(), request, left);
     } catch (RuntimeException e) {
       reply = Future.failedFuture(e);
     }
@@ -162,6 +175,42 @@ final class Connector {
   }
 
   /**
+   * Tries a refused endpoint again once its backoff wait is over, under a new generation (a late
+   * answer to an earlier attempt is stale). The handshake deadline is not extended.
+   */
+  private void retry(Endpoint ep) {
+    ep.generation = nextGeneration++;
+    metrics.handshakeRetried();
+    sendRequest(ep);
+  }
+
+  /**
+   * Schedules the next attempt of a refused active endpoint, if the backoff allows one that starts
+   * before the handshake deadline.
+   *
+   * @return true when scheduled (the endpoint stays CONNECTING with its slices queued)
+   */
+  private boolean backOff(Endpoint ep) {
+    long wait = backoff.waitNanos(ep.handshakeAttempts);
+    long now = clock.nanoTime();
+    if (wait < 0 || now + wait - ep.handshakeDeadlineNanos >= 0) {
+      return false;
+    }
+    ep.retryAtNanos = now + wait;
+    metrics.handshakeBackedOff(wait);
+    return true;
+  }
+
+  /**
+   * @return true for a failure a later attempt may not meet: the peer was unreachable (its engine
+   *     restarting, its handshake server not yet listening), not a deadline, a closed engine or a
+   *     bad request
+   */
+  private static boolean isTransient(Throwable failure) {
+    return !(failure instanceof VteException vte) || vte.code() == ErrorCode.PEER_UNREACHABLE;
+  }
+
+  /**
    * Handles the reply (or failure) of an active handshake, if it still concerns the same endpoint:
    * the same object still stored for its path, under the generation the request was sent with,
    * still CONNECTING.
@@ -174,6 +223,9 @@ final class Connector {
       return;
     }
     if (failure != null) {
+      if (isTransient(failure) && backOff(ep)) {
+        return;
+      }
       fail(
           ep,
           SliceStatus.HANDSHAKE_FAILED,
@@ -207,6 +259,10 @@ final class Connector {
           new VteException(
               ErrorCode.DEVICE_UNAVAILABLE,
               ep.path + " refused the connection: " + status + " " + reply.getReason()));
+      return;
+    }
+    if (status == ConnectStatus.RESOURCE_EXHAUSTED && backOff(ep)) {
+      // The peer had no QP to spare now; it may have after its idle endpoints are evicted.
       return;
     }
     if (status != ConnectStatus.ACCEPTED) {
@@ -386,8 +442,8 @@ final class Connector {
   }
 
   /**
-   * Fails the handshakes past their deadline and asks again for those whose SIMULTANEOUS_OPEN wait
-   * is over.
+   * Fails the handshakes past their deadline and asks again for those whose SIMULTANEOUS_OPEN or
+   * backoff wait is over.
    *
    * @return how many it failed or re-sent
    */
@@ -410,6 +466,9 @@ final class Connector {
       } else if (ep.reaskAtNanos != 0 && now - ep.reaskAtNanos >= 0) {
         expired++;
         reask(ep);
+      } else if (ep.retryAtNanos != 0 && now - ep.retryAtNanos >= 0) {
+        expired++;
+        retry(ep);
       }
     }
     return expired;

@@ -31,7 +31,17 @@ final class Endpoint {
   /** When an active endpoint told SIMULTANEOUS_OPEN sends its request again; 0 when not waiting. */
   long reaskAtNanos;
 
+  /** Connect requests sent for this endpoint (first, retries and re-asks). */
+  int handshakeAttempts;
+
+  /** When a refused active endpoint sends its request again after backing off; 0 when not. */
+  long retryAtNanos;
+
   long flushDeadlineNanos;
+
+  /** When a slice was last queued on it or completed on it (idle retire). */
+  long lastUsedNanos;
+
   int retireStatus;
   Throwable retireCause;
 

@@ -64,7 +64,18 @@ public final class LocalContext {
         OwnerProxy proxy = new OwnerProxy(localNicPath);
         cq.setNotificationHandler(c -> proxy.wake());
         owners.add(
-            new Owner(i, config, localNicPath, device, pd, cq, channel, clock, proxy, owners));
+            new Owner(
+                i,
+                config,
+                localNicPath,
+                device,
+                pd,
+                cq,
+                channel,
+                clock,
+                proxy,
+                owners,
+                HandshakeBackoff.standard()));
       }
     } catch (RuntimeException e) {
       pd.close();

@@ -44,6 +44,12 @@ final class Owner {
   /** Most QPs one endpoint may have (both sides). */
   static final int MAX_QPS_PER_ENDPOINT = ConnectMessages.MAX_QPS_PER_ENDPOINT;
 
+  /**
+   * Checks for unused endpoints per {@code idleEndpoint}: one is retired between 1 and 1.25 times
+   * that after its last use.
+   */
+  private static final int IDLE_CHECKS_PER_PERIOD = 4;
+
   private final int index;
   private final OwnerConfig config;
   private final NicPath localNicPath;
@@ -72,6 +78,14 @@ final class Owner {
   private Promise<Void> closePromise;
   private long lastPollNanos = -1;
 
+  /** The clock at the start of the current duty cycle. */
+  private long cycleNanos;
+
+  /** Endpoint unused time before retiring, 0 for never; and when the next check is due. */
+  private final long idleEndpointNanos;
+
+  private long nextIdleCheckNanos;
+
   /**
    * @param index owner index within its context
    * @param config sizes and timings
@@ -83,6 +97,7 @@ final class Owner {
    * @param clock monotonic clock (fake in tests)
    * @param proxy this owner's command queue
    * @param directory the context's owner directory, told of this owner's QPs (for QP async events)
+   * @param backoff when a refused handshake is tried again
    */
   Owner(
       int index,
@@ -94,7 +109,8 @@ final class Owner {
       HandshakeChannel channel,
       NanoClock clock,
       OwnerProxy proxy,
-      OwnerDirectory directory) {
+      OwnerDirectory directory,
+      HandshakeBackoff backoff) {
     this.index = index;
     this.config = config;
     this.localNicPath = localNicPath;
@@ -105,11 +121,14 @@ final class Owner {
     this.directory = directory;
     this.store = new EndpointStore(config.endpointStoreCapacity());
     this.connector =
-        new Connector(this, config, localNicPath, device, store, channel, clock, metrics);
+        new Connector(this, config, localNicPath, device, store, channel, clock, metrics, backoff);
     this.slots = new WorkRequestSlots(cq.capacity());
     this.wrBatch =
         WorkRequestBatch.allocate(Math.min(config.pollBatchSize(), config.maxOutstandingPerQp()));
     this.wcBatch = WorkCompletionBatch.allocate(config.pollBatchSize());
+    this.idleEndpointNanos = config.idleEndpoint().toNanos();
+    this.cycleNanos = clock.nanoTime();
+    this.nextIdleCheckNanos = cycleNanos + idleEndpointNanos / IDLE_CHECKS_PER_PERIOD;
   }
 
   // ---------------------------------------------------------------- duty cycle
@@ -121,10 +140,12 @@ final class Owner {
    * @return how much was done (commands, completions, posts, expiries); 0 when idle
    */
   int doWork() {
+    cycleNanos = clock.nanoTime();
     int work = drainCommands();
     work += pollCompletions();
     work += postReady();
     work += checkDeadlines();
+    work += retireUnused();
     if (closing) {
       completeCloseIfDrained();
     }
@@ -189,6 +210,7 @@ final class Owner {
       }
     }
     ep.pending.add(slice);
+    ep.lastUsedNanos = cycleNanos;
     if (ep.state() == EndpointState.CONNECTED) {
       markReady(ep);
     }
@@ -348,6 +370,7 @@ final class Owner {
     slots.release(slot);
     ep.qpOutstanding[q]--;
     ep.outstanding--;
+    ep.lastUsedNanos = cycleNanos;
     if (status == WcStatus.SUCCESS.code()) {
       complete(slice, SliceStatus.OK, null);
     } else if (status == WcStatus.WR_FLUSH_ERR.code()) {
@@ -435,6 +458,7 @@ final class Owner {
       throw e;
     }
     Endpoint ep = new Endpoint(path, generation, qps, psns);
+    ep.lastUsedNanos = clock.nanoTime();
     for (QueuePair qp : qps) {
       endpointsByQp.put(qp.qpNum(), ep);
       directory.qpCreated(qp.qpNum(), this);
@@ -469,6 +493,29 @@ final class Owner {
     while (store.isOverCapacity() && (victim = store.evictionCandidate()) != null) {
       evict(victim);
     }
+  }
+
+  /**
+   * Retires the idle endpoints no slice used for {@code idleEndpoint} (checked a few times per
+   * period): their QPs are destroyed and their store slots freed; the next slice to that peer
+   * device connects again.
+   *
+   * @return how many it retired
+   */
+  private int retireUnused() {
+    if (idleEndpointNanos == 0 || cycleNanos - nextIdleCheckNanos < 0) {
+      return 0;
+    }
+    nextIdleCheckNanos = cycleNanos + idleEndpointNanos / IDLE_CHECKS_PER_PERIOD;
+    int retired = 0;
+    for (Endpoint ep : store.snapshot()) {
+      if (ep.isIdle() && cycleNanos - ep.lastUsedNanos >= idleEndpointNanos) {
+        metrics.endpointIdleRetired();
+        retire(ep, SliceStatus.ENDPOINT_RETIRED, null);
+        retired++;
+      }
+    }
+    return retired;
   }
 
   private void evict(Endpoint victim) {

@@ -29,6 +29,8 @@ import java.time.Duration;
  * @param idleBackoffMax longest sleep of an idle owner; bounds how late a deadline is noticed
  * @param flushDeadline how long a retired endpoint waits for the flushed completions of its work
  *     requests before the owner accounts for them itself
+ * @param idleEndpoint how long an endpoint may go unused before the owner retires it, zero for
+ *     never
  */
 public record OwnerConfig(
     int workersPerContext,
@@ -45,7 +47,8 @@ public record OwnerConfig(
     int commandDrainLimit,
     Duration idleBackoffMin,
     Duration idleBackoffMax,
-    Duration flushDeadline) {
+    Duration flushDeadline,
+    Duration idleEndpoint) {
 
   private static final String ENGINE_OPTION = "engine option";
 
@@ -110,6 +113,7 @@ public record OwnerConfig(
               + ")");
     }
     positive("flushDeadline", flushDeadline);
+    engine.require("idleEndpointMs", idleEndpoint, ENGINE_OPTION);
   }
 
   /**
@@ -137,7 +141,8 @@ public record OwnerConfig(
         COMMAND_DRAIN_LIMIT,
         IDLE_BACKOFF_MIN,
         IDLE_BACKOFF_MAX,
-        FLUSH_DEADLINE);
+        FLUSH_DEADLINE,
+        options.getIdleEndpoint());
   }
 
   /**
@@ -171,7 +176,8 @@ public record OwnerConfig(
         commandDrainLimit,
         idleBackoffMin,
         idleBackoffMax,
-        flushDeadline);
+        flushDeadline,
+        idleEndpoint);
   }
 
   /**
@@ -193,7 +199,8 @@ public record OwnerConfig(
         commandDrainLimit,
         idleBackoffMin,
         idleBackoffMax,
-        flushDeadline);
+        flushDeadline,
+        idleEndpoint);
   }
 
   /**
@@ -215,7 +222,8 @@ public record OwnerConfig(
         commandDrainLimit,
         idleBackoffMin,
         idleBackoffMax,
-        flushDeadline);
+        flushDeadline,
+        idleEndpoint);
   }
 
   /**
@@ -237,7 +245,8 @@ public record OwnerConfig(
         commandDrainLimit,
         idleBackoffMin,
         idleBackoffMax,
-        flushDeadline);
+        flushDeadline,
+        idleEndpoint);
   }
 
   /**
@@ -259,7 +268,8 @@ public record OwnerConfig(
         commandDrainLimit,
         idleBackoffMin,
         idleBackoffMax,
-        flushDeadline);
+        flushDeadline,
+        idleEndpoint);
   }
 
   /**
@@ -281,7 +291,8 @@ public record OwnerConfig(
         commandDrainLimit,
         idleBackoffMin,
         idleBackoffMax,
-        deadline);
+        deadline,
+        idleEndpoint);
   }
 
   private static void atLeast(String name, int value, int min) {

@@ -21,6 +21,9 @@ public final class OwnerMetrics {
   private volatile long handshakesPassive;
   private volatile long handshakesFailed;
   private volatile long handshakesReasked;
+  private volatile long handshakeAttempts;
+  private volatile long handshakeRetries;
+  private volatile long handshakeBackoffNanos;
   private volatile long staleRepliesDropped;
   private volatile long staleRequestsRejected;
   private volatile long simultaneousOpensKept;
@@ -28,6 +31,7 @@ public final class OwnerMetrics {
   private volatile long endpointsAlive;
   private volatile long endpointsRetired;
   private volatile long endpointsEvicted;
+  private volatile long endpointsIdleRetired;
   private volatile long endpointStoreOverflows;
   private volatile long qpFatalEvents;
   private volatile long cqErrors;
@@ -51,6 +55,22 @@ public final class OwnerMetrics {
 
   void handshakeReasked() {
     handshakesReasked++;
+  }
+
+  void endpointIdleRetired() {
+    endpointsIdleRetired++;
+  }
+
+  void handshakeAttempted() {
+    handshakeAttempts++;
+  }
+
+  void handshakeRetried() {
+    handshakeRetries++;
+  }
+
+  void handshakeBackedOff(long waitNanos) {
+    handshakeBackoffNanos += waitNanos;
   }
 
   void slicesPosted(int n) {
@@ -159,6 +179,35 @@ public final class OwnerMetrics {
    */
   public long handshakesReasked() {
     return handshakesReasked;
+  }
+
+  /**
+   * @return endpoints retired because no slice used them for {@code idleEndpointMs}
+   */
+  public long endpointsIdleRetired() {
+    return endpointsIdleRetired;
+  }
+
+  /**
+   * @return connect requests sent by active handshakes: first attempts, retries after a backoff
+   *     wait and re-asks after SIMULTANEOUS_OPEN
+   */
+  public long handshakeAttempts() {
+    return handshakeAttempts;
+  }
+
+  /**
+   * @return connect requests sent again after a refused attempt and a backoff wait
+   */
+  public long handshakeRetries() {
+    return handshakeRetries;
+  }
+
+  /**
+   * @return total backoff wait scheduled before those retries, in nanoseconds
+   */
+  public long handshakeBackoffNanos() {
+    return handshakeBackoffNanos;
   }
 
   /**

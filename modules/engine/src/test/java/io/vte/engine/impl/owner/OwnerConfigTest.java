@@ -38,7 +38,8 @@ class OwnerConfigTest {
             256,
             Duration.ofMillis(1),
             Duration.ofMillis(20),
-            Duration.ofSeconds(2));
+            Duration.ofSeconds(2),
+            Duration.ofMinutes(5));
     assertEquals(expected, OwnerConfig.from(new EngineOptions()));
   }
 
@@ -52,7 +53,8 @@ class OwnerConfigTest {
             .setHandshakeDeadline(Duration.ofMillis(700))
             .setEndpointCacheSize(9)
             .setQpTimeout(Duration.ofMillis(100))
-            .setQpRetryCount(2);
+            .setQpRetryCount(2)
+            .setIdleEndpoint(Duration.ofMillis(1234));
     OwnerConfig c = OwnerConfig.from(o);
     assertEquals(3, c.workersPerContext());
     assertEquals(128, c.cqSize());
@@ -61,6 +63,7 @@ class OwnerConfigTest {
     assertEquals(9, c.endpointStoreCapacity());
     assertEquals(15, c.qpTimeout());
     assertEquals(2, c.qpRetryCount());
+    assertEquals(Duration.ofMillis(1234), c.idleEndpoint());
   }
 
   @Test
@@ -74,6 +77,9 @@ class OwnerConfigTest {
     assertNamed("cqSize", () -> c.withQueueSizes((1 << 22) + 1, 32));
     assertNamed("handshakeDeadlineMs", () -> c.withHandshakeDeadline(Duration.ZERO));
     assertNamed("endpointCacheSize", () -> c.withEndpointStoreCapacity(0));
+    assertNamed(
+        "idleEndpointMs",
+        () -> OwnerConfig.from(new EngineOptions().setIdleEndpoint(Duration.ofMillis(-1))));
     assertNamed(
         "workersPerContext", () -> OwnerConfig.from(new EngineOptions().setWorkersPerContext(0)));
   }

@@ -35,6 +35,11 @@ final class OwnerHarness {
   int wakes;
 
   OwnerHarness(String server, OwnerConfig config) {
+    this(server, config, HandshakeBackoff.standard());
+  }
+
+  /** An owner whose refused handshakes are retried on {@code backoff}'s schedule. */
+  OwnerHarness(String server, OwnerConfig config, HandshakeBackoff backoff) {
     this.server = server;
     this.device = new FakeVerbs.Device("d0");
     this.cq = (FakeVerbs.Cq) device.createCq(config.cqSize());
@@ -42,7 +47,18 @@ final class OwnerHarness {
     this.proxy = new OwnerProxy(local);
     proxy.bind(() -> wakes++);
     owner =
-        new Owner(0, config, local, device, device.allocPd(), cq, channel, clock, proxy, directory);
+        new Owner(
+            0,
+            config,
+            local,
+            device,
+            device.allocPd(),
+            cq,
+            channel,
+            clock,
+            proxy,
+            directory,
+            backoff);
     directory.add(owner);
   }
 

@@ -25,6 +25,7 @@ import io.vte.verbs.WrFlags;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** The owner's duty cycle over fake verbs, a fake handshake channel and a fake clock. */
@@ -418,7 +419,13 @@ class OwnerTest {
 
   @Test
   void rejectedHandshakeFailsItsSlicesWithTheReason() {
-    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config());
+    // A single attempt: retries of a refused connect are HandshakeRetryTest's.
+    OwnerHarness h =
+        new OwnerHarness(
+            "a:1",
+            OwnerHarness.config(),
+            new HandshakeBackoff(
+                HandshakeBackoff.FIRST_WAIT, HandshakeBackoff.MAX_WAIT, 1, new SplittableRandom()));
     Recorder rec = new Recorder();
     Slice s = h.submit(rec, "b:1", 1).get(0);
     h.run();

@@ -17,11 +17,17 @@ final class OwnerTestConfig {
    *     queues and wait for QP timeouts)
    */
   static OwnerConfig defaults() {
-    return OwnerConfig.from(
-        new EngineOptions()
-            .setWorkersPerContext(1)
-            .setMaxOutstandingPerQp(256)
-            .setEndpointCacheSize(1024)
-            .setQpTimeout(Duration.ofNanos(4096L << 14)));
+    return OwnerConfig.from(options());
+  }
+
+  /**
+   * @return the engine options {@link #defaults()} is made from, to change before making one
+   */
+  static EngineOptions options() {
+    return new EngineOptions()
+        .setWorkersPerContext(1)
+        .setMaxOutstandingPerQp(256)
+        .setEndpointCacheSize(1024)
+        .setQpTimeout(Duration.ofNanos(4096L << 14));
   }
 }
