@@ -1,11 +1,8 @@
 package io.vte.testkit;
 
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,24 +80,15 @@ public class ChildJvm implements AutoCloseable {
   }
 
   private void pump(InputStream in, List<String> lines, String name) {
-    Thread t =
-        new Thread(
-            () -> {
-              try (BufferedReader r =
-                  new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                  synchronized (lines) {
-                    lines.add(line);
-                  }
-                }
-              } catch (IOException e) {
-                // the child went away: what was read stays
+    pumps.add(
+        LinePump.start(
+            in,
+            line -> {
+              synchronized (lines) {
+                lines.add(line);
               }
             },
-            "child-" + process.pid() + "-" + name);
-    t.setDaemon(true);
-    t.start();
-    pumps.add(t);
+            "child-" + process.pid() + "-" + name));
   }
 
   /**

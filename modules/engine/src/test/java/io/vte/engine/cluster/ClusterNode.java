@@ -1,8 +1,7 @@
 package io.vte.engine.cluster;
 
-import java.io.BufferedReader;
+import io.vte.testkit.LinePump;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -32,22 +31,7 @@ final class ClusterNode implements AutoCloseable {
     this.seed = seed;
     this.process = process;
     this.commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader r =
-                  new BufferedReader(
-                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String l = r.readLine(); l != null; l = r.readLine()) {
-                  lines.add(l);
-                }
-              } catch (IOException ignored) {
-                // the process ended
-              }
-            },
-            "cluster-node-" + name);
-    reader.setDaemon(true);
-    reader.start();
+    LinePump.start(process.getInputStream(), lines::add, "cluster-node-" + name);
   }
 
   /** Spawns a node; call {@link #awaitReady()} before sending commands. */

@@ -3,9 +3,8 @@ package io.vte.engine.impl;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
+import io.vte.testkit.LinePump;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -40,22 +39,7 @@ final class PeerProcess {
     command.add(mainClass.getName());
     command.addAll(List.of(args));
     process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader r =
-                  new BufferedReader(
-                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String l = r.readLine(); l != null; l = r.readLine()) {
-                  lines.add(l);
-                }
-              } catch (IOException ignored) {
-                // the process ended
-              }
-            },
-            "peer-stdout");
-    reader.setDaemon(true);
-    reader.start();
+    LinePump.start(process.getInputStream(), lines::add, "peer-stdout");
     stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
   }
 
