@@ -3,6 +3,7 @@ package io.vte.engine.impl;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vte.api.EngineDiagnostics;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.shm.SharedMemoryRail;
@@ -48,10 +49,12 @@ record EngineParts(
    * withdraws the descriptor and closes the metadata store, drops the registrations and cached
    * segments, then closes the fabric.
    *
+   * @param vertx runs the release of the registrations on a worker: revoking shared memory waits
+   *     for peers' copies in progress (up to 5 s), which must not happen on an event loop
    * @param segmentName the name the descriptor is published under
    * @return completes when everything is released, also when a step failed
    */
-  Future<Void> close(String segmentName) {
+  Future<Void> close(Vertx vertx, String segmentName) {
     submitter.close();
     notifications.close();
     meters.remove();
@@ -59,12 +62,14 @@ record EngineParts(
         .close()
         .transform(v -> metadata.unpublish(segmentName))
         .transform(v -> metadata.close())
-        .transform(
-            v -> {
-              memory.clear();
-              segments.clear();
-              return fabric.close();
-            });
+        .transform(v -> vertx.executeBlocking(this::clearRegistrations, false))
+        .transform(v -> fabric.close());
+  }
+
+  private Void clearRegistrations() {
+    memory.clear();
+    segments.clear();
+    return null;
   }
 
   /**

@@ -180,7 +180,7 @@ public final class TransferEngineImpl implements TransferEngine {
         .recover(
             e -> {
               handshakeHandler.closing();
-              return opened.close(name).transform(v -> Future.failedFuture(e));
+              return opened.close(vertx, name).transform(v -> Future.failedFuture(e));
             });
   }
 
@@ -720,7 +720,7 @@ public final class TransferEngineImpl implements TransferEngine {
     handshakeHandler.closing();
     EngineParts p = parts;
     // without parts, open failed and released what it had opened
-    closing = p == null ? Future.succeededFuture() : p.close(segmentName());
+    closing = p == null ? Future.succeededFuture() : p.close(vertx, segmentName());
     return closing;
   }
 

@@ -76,7 +76,8 @@ final class CopierLocks {
 
   /**
    * Waits until no copier holds the buffer (call after marking it revoked): this JVM's copiers
-   * first, then every other process's.
+   * first, then every other process's (fcntl locks cannot be waited on with a deadline, so it
+   * re-tries every millisecond). Blocks up to the deadline: call on a worker, never an event loop.
    *
    * @param path the file
    * @param channel the owner's open channel on the file
