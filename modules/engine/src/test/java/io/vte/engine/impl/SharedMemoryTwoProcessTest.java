@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
+import io.vte.api.MetadataOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
@@ -106,8 +107,13 @@ class SharedMemoryTwoProcessTest {
     startPeer("owner", Long.toString(LENGTH), "12");
     String[] ready = expect("READY").split(" ");
     long remote = Long.parseLong(ready[2]);
+    // A short handshake deadline makes the writes after the kill fail fast; the first GetSegment
+    // to the child JVM, still cold, keeps a deadline that holds on a loaded machine.
     TransferEngineImpl a =
-        fx.start(EngineFixture.options("killed", 1, 1).setHandshakeDeadline(Duration.ofSeconds(2)));
+        fx.start(
+            EngineFixture.options("killed", 1, 1)
+                .setHandshakeDeadline(Duration.ofSeconds(2))
+                .setMetadata(new MetadataOptions().setCallDeadline(WAIT)));
     RegisteredBuffer local = fx.register(a, LENGTH, 98);
     SegmentHandle seg = Await.result(a.openSegment(ready[1]), WAIT);
     BufferDesc desc = ((PeerSegment) seg).descriptor().getBuffers(0);
