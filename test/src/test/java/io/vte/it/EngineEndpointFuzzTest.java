@@ -118,11 +118,9 @@ class EngineEndpointFuzzTest {
     Map<String, Integer> outcomes = new TreeMap<>();
     List<String> bad = new ArrayList<>();
     Vertx fuzzer = Vertx.vertx();
-    int stalls;
     try (RawGrpc grpc = new RawGrpc(fuzzer, target.serverName(), null)) {
       SplittableRandom random = new SplittableRandom(SEED);
       run(GRPC_CASES, i -> grpcCase(grpc, random.split(), i), outcomes, bad);
-      stalls = grpc.stalls();
       NetClient tcp = fuzzer.createNetClient(new NetClientOptions().setConnectTimeout(5000));
       run(TCP_CASES, i -> tcpCase(tcp, random.split(), i), outcomes, bad);
     } finally {
@@ -136,7 +134,7 @@ class EngineEndpointFuzzTest {
             Double.NaN,
             Double.NaN,
             Double.NaN,
-            outcomes + ", client stream stalls re-sent: " + stalls));
+            outcomes.toString()));
     assertTrue(
         bad.isEmpty(),
         bad.size() + " untyped outcomes, first: " + bad.subList(0, Math.min(5, bad.size())));

@@ -26,6 +26,7 @@ import io.vte.handshake.proto.NotifyRequest;
 import io.vte.handshake.proto.QpInfo;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
+import io.vte.testkit.OnEventLoop;
 import io.vte.testkit.ResourceSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -212,7 +213,9 @@ class HandshakeFuzzTest {
       List<Future<String>> batch = new ArrayList<>();
       for (int i = first; i < Math.min(cases, first + BATCH); i++) {
         int index = i;
-        batch.add(runCase.apply(i).map(outcome -> index + ":" + outcome));
+        batch.add(
+            OnEventLoop.call(fuzzVertx, () -> runCase.apply(index))
+                .map(outcome -> index + ":" + outcome));
       }
       for (Future<String> result : batch) {
         String outcome = Await.result(result, WAIT);

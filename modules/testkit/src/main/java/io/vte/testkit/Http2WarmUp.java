@@ -45,10 +45,13 @@ final class Http2WarmUp {
                   .setProtocolVersion(HttpVersion.HTTP_2)
                   .setHttp2ClearTextUpgrade(false));
       Await.result(
-          client
-              .request(HttpMethod.GET, server.actualPort(), "127.0.0.1", "/")
-              .compose(request -> request.send())
-              .compose(response -> response.body()),
+          OnEventLoop.call(
+              vertx,
+              () ->
+                  client
+                      .request(HttpMethod.GET, server.actualPort(), "127.0.0.1", "/")
+                      .compose(request -> request.send())
+                      .compose(response -> response.body())),
           WAIT);
       Await.result(client.close(), WAIT);
       Await.result(server.close(), WAIT);

@@ -56,7 +56,7 @@ class HealthMetadataTest {
         Await.until(
             "/health/ready 200 after start",
             WAIT,
-            () -> NodeHttp.get(http, port, "/health/ready").status() == 200);
+            () -> NodeHttp.get(vertx, http, port, "/health/ready").status() == 200);
         etcd.pause();
         Await.until(
             "health DOWN with metadata degraded",
@@ -64,19 +64,19 @@ class HealthMetadataTest {
             () ->
                 "degraded".equals(node.health().getString("metadata"))
                     && "DOWN".equals(node.health().getString("status")));
-        NodeHttp ready = NodeHttp.get(http, port, "/health/ready");
+        NodeHttp ready = NodeHttp.get(vertx, http, port, "/health/ready");
         assertEquals(503, ready.status(), ready.body());
         assertEquals("DOWN", ready.check("metadata"));
         assertEquals("UP", ready.check("devices"));
-        assertEquals(503, NodeHttp.get(http, port, "/health").status());
-        NodeHttp live = NodeHttp.get(http, port, "/health/live");
+        assertEquals(503, NodeHttp.get(vertx, http, port, "/health").status());
+        NodeHttp live = NodeHttp.get(vertx, http, port, "/health/live");
         assertEquals(200, live.status(), "alive while etcd is degraded: " + live.body());
         etcd.resume();
         Await.until(
             "health UP after etcd resumed",
             WAIT,
             () -> "UP".equals(node.health().getString("status")));
-        assertEquals(200, NodeHttp.get(http, port, "/health/ready").status());
+        assertEquals(200, NodeHttp.get(vertx, http, port, "/health/ready").status());
         Await.result(http.close(), WAIT);
         Await.result(vertx.undeploy(id), WAIT);
       } finally {

@@ -40,17 +40,17 @@ class NodeRouterTest {
             WAIT);
     HttpClient http = vertx.createHttpClient();
     int port = server.actualPort();
-    NodeHttp live = NodeHttp.get(http, port, "/health/live");
+    NodeHttp live = NodeHttp.get(vertx, http, port, "/health/live");
     assertEquals(503, live.status(), live.body());
     assertEquals("DOWN", live.check("engine"));
-    NodeHttp ready = NodeHttp.get(http, port, "/health/ready");
+    NodeHttp ready = NodeHttp.get(vertx, http, port, "/health/ready");
     assertEquals(503, ready.status(), ready.body());
     assertEquals("DOWN", ready.check("devices"));
-    assertEquals(503, NodeHttp.get(http, port, "/health").status());
-    NodeHttp metrics = NodeHttp.get(http, port, "/metrics");
+    assertEquals(503, NodeHttp.get(vertx, http, port, "/health").status());
+    NodeHttp metrics = NodeHttp.get(vertx, http, port, "/metrics");
     assertEquals(503, metrics.status());
     assertTrue(metrics.body().contains("no Prometheus registry"), metrics.body());
-    assertEquals(404, NodeHttp.get(http, port, "/health/other").status());
+    assertEquals(404, NodeHttp.get(vertx, http, port, "/health/other").status());
     int post =
         Await.result(
             http.request(HttpMethod.POST, port, "127.0.0.1", "/health")

@@ -354,7 +354,7 @@ class TransferEngineVerticleTest {
 
     HttpClient http = vertx.createHttpClient();
     int port = nodeA.httpPort();
-    String metricsText = NodeHttp.get(http, port, "/metrics").body();
+    String metricsText = NodeHttp.get(vertx, http, port, "/metrics").body();
     for (String meter :
         List.of(
             "vte_engine_bytes_total",
@@ -375,11 +375,11 @@ class TransferEngineVerticleTest {
         "bytes counter should show the 1 MiB written");
     assertEveryVteMeterHasHelpInBaseUnits(metricsText);
 
-    NodeHttp up = NodeHttp.get(http, port, "/health");
+    NodeHttp up = NodeHttp.get(vertx, http, port, "/health");
     assertEquals(200, up.status());
     assertEquals("UP", up.json().getString("status"));
-    assertEquals(200, NodeHttp.get(http, port, "/health/live").status());
-    NodeHttp ready = NodeHttp.get(http, port, "/health/ready");
+    assertEquals(200, NodeHttp.get(vertx, http, port, "/health/live").status());
+    NodeHttp ready = NodeHttp.get(vertx, http, port, "/health/ready");
     assertEquals(200, ready.status(), ready.body());
     assertEquals(
         List.of("UP", "UP", "UP"),
@@ -392,16 +392,16 @@ class TransferEngineVerticleTest {
         Await.value(
             "health 503 after port down",
             WAIT,
-            () -> NodeHttp.get(http, port, "/health"),
+            () -> NodeHttp.get(vertx, http, port, "/health"),
             reply -> reply.status() == 503);
     JsonObject h = down.json();
     assertEquals("DOWN", h.getString("status"));
     // a port down: not ready, still alive (a liveness probe must not restart the node)
-    NodeHttp notReady = NodeHttp.get(http, port, "/health/ready");
+    NodeHttp notReady = NodeHttp.get(vertx, http, port, "/health/ready");
     assertEquals(503, notReady.status(), notReady.body());
     assertEquals("DOWN", notReady.check("devices"));
     assertEquals("UP", notReady.check("metadata"));
-    NodeHttp live = NodeHttp.get(http, port, "/health/live");
+    NodeHttp live = NodeHttp.get(vertx, http, port, "/health/live");
     assertEquals(200, live.status(), live.body());
     assertEquals("UP", live.check("engine"));
     assertEquals(
@@ -412,9 +412,9 @@ class TransferEngineVerticleTest {
     Await.until(
         "health UP again after port up",
         WAIT,
-        () -> NodeHttp.get(http, port, "/health").status() == 200);
-    assertEquals(200, NodeHttp.get(http, port, "/health/ready").status());
-    assertEquals(404, NodeHttp.get(http, port, "/nothing").status());
+        () -> NodeHttp.get(vertx, http, port, "/health").status() == 200);
+    assertEquals(200, NodeHttp.get(vertx, http, port, "/health/ready").status());
+    assertEquals(404, NodeHttp.get(vertx, http, port, "/nothing").status());
     Await.result(http.close(), WAIT);
   }
 

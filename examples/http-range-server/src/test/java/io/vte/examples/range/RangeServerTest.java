@@ -13,6 +13,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
+import io.vte.testkit.OnEventLoop;
 import io.vte.vertx.TransferEngineClient;
 import io.vte.vertx.TransferEngineVerticle;
 import java.time.Duration;
@@ -92,9 +93,12 @@ class RangeServerTest {
   }
 
   private Future<Reply> get(String uri) {
-    return http.request(HttpMethod.GET, port, "127.0.0.1", uri)
-        .compose(req -> req.send())
-        .compose(resp -> resp.body().map(body -> new Reply(resp.statusCode(), body)));
+    return OnEventLoop.call(
+        vertx,
+        () ->
+            http.request(HttpMethod.GET, port, "127.0.0.1", uri)
+                .compose(req -> req.send())
+                .compose(resp -> resp.body().map(body -> new Reply(resp.statusCode(), body))));
   }
 
   private void assertRange(Reply r, long offset, int length) {
