@@ -190,20 +190,32 @@ public final class HandshakeClientPool {
     Context caller = Vertx.currentContext();
     Promise<Resp> promise = Promise.promise();
     String what = method + " to " + serverName;
-    try {
-      Objects.requireNonNull(request, "request");
-      dispatch(
-          address(serverName),
-          what,
-          serviceMethod,
-          request,
-          deadlineMs(deadline),
-          validateReply,
-          promise);
-    } catch (VteException e) {
-      promise.tryFail(e);
-    } catch (NullPointerException e) {
-      promise.tryFail(new VteException(ErrorCode.INVALID_ARGUMENT, what + ": " + e.getMessage()));
+    Runnable send =
+        () -> {
+          try {
+            Objects.requireNonNull(request, "request");
+            dispatch(
+                address(serverName),
+                what,
+                serviceMethod,
+                request,
+                deadlineMs(deadline),
+                validateReply,
+                promise);
+          } catch (VteException e) {
+            promise.tryFail(e);
+          } catch (NullPointerException e) {
+            promise.tryFail(
+                new VteException(ErrorCode.INVALID_ARGUMENT, what + ": " + e.getMessage()));
+          }
+        };
+    // The call's steps must run on an event loop: driven from another thread, Vert.x 5.0.7 can drop
+    // the end of a response that ended before the continuation asked for it
+    // (eclipse-vertx/vert.x#6038), and the call would only end at its deadline.
+    if (Context.isOnVertxThread()) {
+      send.run();
+    } else {
+      vertx.runOnContext(v -> send.run());
     }
     return onCaller(caller, promise.future());
   }
