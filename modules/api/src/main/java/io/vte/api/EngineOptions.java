@@ -54,6 +54,20 @@ public final class EngineOptions {
                   o ->
                       "non-blank devices (empty: soft devices chosen from the host's interfaces; ibverbs needs device names)"),
           field(
+                  "fallbackDevices",
+                  OptionFields.STRING_LIST,
+                  List.of(),
+                  EngineOptions::getFallbackDevices,
+                  EngineOptions::setFallbackDevices)
+              .check(
+                  (o, d) ->
+                      d != null
+                          && !d.contains(null)
+                          && d.stream().noneMatch(String::isBlank)
+                          && (d.isEmpty() || "ibverbs".equals(o.transport)),
+                  o ->
+                      "non-blank soft device specs name[@host[:port]], only with transport ibverbs (empty: none)"),
+          field(
                   "workersPerContext",
                   OptionFields.INT,
                   2,
@@ -205,6 +219,7 @@ public final class EngineOptions {
 
   private String transport;
   private List<String> devices;
+  private List<String> fallbackDevices;
   private int workersPerContext;
   private int sliceSize;
   private int retryCount;
@@ -354,6 +369,25 @@ public final class EngineOptions {
    */
   public EngineOptions setDevices(List<String> devices) {
     this.devices = devices == null ? null : new ArrayList<>(devices);
+    return this;
+  }
+
+  /**
+   * @return soft-verbs device specs ({@code name[@host[:port]]}) an ibverbs engine opens beside its
+   *     {@link #getDevices() devices}, as a fallback: their rails to a peer carry slices only while
+   *     no ibverbs rail to that peer is usable (every RDMA port down or held down), and the slices
+   *     move back once one is; empty (the default) opens none
+   */
+  public List<String> getFallbackDevices() {
+    return fallbackDevices;
+  }
+
+  /**
+   * @param fallbackDevices soft-verbs device specs {@code name[@host[:port]]} opened beside the
+   *     ibverbs devices; non-empty only with transport {@code ibverbs} @return this
+   */
+  public EngineOptions setFallbackDevices(List<String> fallbackDevices) {
+    this.fallbackDevices = fallbackDevices == null ? null : new ArrayList<>(fallbackDevices);
     return this;
   }
 

@@ -85,6 +85,21 @@ class EngineOptionsTest {
   }
 
   @Test
+  void fallbackDevicesAreSoftSpecsBesideIbverbsOnly() {
+    EngineOptions ibv = new EngineOptions().setTransport("ibverbs").setDevices(List.of("mlx5_0"));
+    assertEquals(List.of(), ibv.getFallbackDevices());
+    ibv.setFallbackDevices(List.of("tcp0@10.0.0.1")).validate();
+    assertBad("fallbackDevices", new EngineOptions().setFallbackDevices(List.of("tcp0")));
+    assertBad("fallbackDevices", new EngineOptions(ibv).setFallbackDevices(List.of(" ")));
+    assertBad("fallbackDevices", new EngineOptions(ibv).setFallbackDevices(null));
+    VteException e =
+        assertThrows(
+            VteException.class,
+            () -> new EngineOptions().setFallbackDevices(List.of("tcp9")).validate());
+    assertTrue(e.getMessage().contains("tcp9"), e.getMessage());
+  }
+
+  @Test
   void segmentNameDefaultsToNullAndRejectsBlanksAndControls() {
     assertEquals(null, new EngineOptions().getSegmentName());
     assertTrue(
