@@ -68,6 +68,12 @@ public final class EngineOptions {
                   o ->
                       "non-blank soft device specs name[@host[:port]], only with transport ibverbs (empty: none)"),
           field(
+              "ibverbs",
+              OptionFields.object(IbverbsOptions.FIELDS, IbverbsOptions::new),
+              null,
+              EngineOptions::getIbverbs,
+              EngineOptions::setIbverbs),
+          field(
                   "workersPerContext",
                   OptionFields.INT,
                   2,
@@ -220,6 +226,7 @@ public final class EngineOptions {
   private String transport;
   private List<String> devices;
   private List<String> fallbackDevices;
+  private IbverbsOptions ibverbs;
   private int workersPerContext;
   private int sliceSize;
   private int retryCount;
@@ -388,6 +395,23 @@ public final class EngineOptions {
    */
   public EngineOptions setFallbackDevices(List<String> fallbackDevices) {
     this.fallbackDevices = fallbackDevices == null ? null : new ArrayList<>(fallbackDevices);
+    return this;
+  }
+
+  /**
+   * @return how the ibverbs devices choose their GID and mark their traffic (GRH traffic class,
+   *     service level); null (the default): the provider's defaults
+   */
+  public IbverbsOptions getIbverbs() {
+    return ibverbs;
+  }
+
+  /**
+   * @param ibverbs the ibverbs devices' GID choice, traffic class and service level; null for the
+   *     provider's defaults @return this
+   */
+  public EngineOptions setIbverbs(IbverbsOptions ibverbs) {
+    this.ibverbs = ibverbs;
     return this;
   }
 

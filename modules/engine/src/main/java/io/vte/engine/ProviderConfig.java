@@ -26,14 +26,15 @@ public final class ProviderConfig {
 
   /**
    * @param options engine options
-   * @return the configuration map of the provider {@code transport} names
+   * @return the configuration map of the provider {@code transport} names (ibverbs: the settings of
+   *     {@link EngineOptions#getIbverbs()})
    * @throws VteException INVALID_CONFIGURATION naming a malformed soft device spec or a device
    *     named twice
    */
   public static Map<String, Object> of(EngineOptions options) {
     requireDistinctNames(options);
     if (!"soft".equals(options.getTransport())) {
-      return Map.of();
+      return options.getIbverbs() == null ? Map.of() : options.getIbverbs().providerSettings();
     }
     return soft(options.getDevices(), options);
   }

@@ -271,9 +271,11 @@ public final class TransferEngineImpl implements TransferEngine {
       throw new VteException(
           ErrorCode.INVALID_CONFIGURATION,
           "engine option "
-              + (transport.equals(options.getTransport())
-                  ? "'devices' " + options.getDevices()
-                  : "'fallbackDevices' " + options.getFallbackDevices())
+              + (!transport.equals(options.getTransport())
+                  ? "'fallbackDevices' " + options.getFallbackDevices()
+                  : options.getIbverbs() != null && "ibverbs".equals(transport)
+                      ? "'ibverbs' " + options.getIbverbs().toJson().encode()
+                      : "'devices' " + options.getDevices())
               + " is invalid: "
               + e.getMessage(),
           e);

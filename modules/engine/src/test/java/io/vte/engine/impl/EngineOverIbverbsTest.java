@@ -2,16 +2,20 @@ package io.vte.engine.impl;
 
 import static io.vte.engine.impl.EngineFixture.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Future;
 import io.vte.api.BatchResult;
 import io.vte.api.EngineOptions;
+import io.vte.api.ErrorCode;
+import io.vte.api.IbverbsOptions;
 import io.vte.api.RailStatus;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
+import io.vte.api.VteException;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.verbs.PortState;
@@ -35,6 +39,8 @@ class EngineOverIbverbsTest {
 
   private static final String[] DEVICES = {"fake_mlx5_0", "fake_mlx5_1"};
   private static final int BLOCK = 4 << 20;
+  private static final int MTU_1024 = 3;
+  private static final int MTU_4096 = 5;
 
   @BeforeEach
   void fakeWithTwoDevices() {
@@ -165,6 +171,76 @@ class EngineOverIbverbsTest {
               .allMatch(r -> !r.localPortUp()),
           "device 0 stayed down: the one port up carried them");
       assertEquals(List.of(), FakeIbverbs.refusals(), "no call broke a verbs rule");
+    }
+  }
+
+  @Test
+  void theIbverbsOptionsReachEveryQpTheEngineConnects() {
+    EngineOptions marked =
+        options().setIbverbs(new IbverbsOptions().setTrafficClass(106).setServiceLevel(3));
+    try (EngineFixture fx = new EngineFixture()) {
+      TransferEngineImpl a = fx.start(marked);
+      TransferEngineImpl b = fx.start(marked);
+      RegisteredBuffer source = fx.register(a, BLOCK, 31);
+      RegisteredBuffer target = fx.register(b, 4L * BLOCK, 32);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      writeRounds(a, source, seg, target, 2);
+      List<String> rtr =
+          FakeIbverbs.lines("ibv_modify_qp").stream()
+              .filter(l -> l.contains(" traffic_class="))
+              .toList();
+      assertTrue(rtr.size() >= 2, "QPs went to RTR with an address vector: " + rtr);
+      for (String line : rtr) {
+        assertEquals("106", FakeIbverbs.fields(line).get("traffic_class"), line);
+        assertEquals("3", FakeIbverbs.fields(line).get("sl"), line);
+      }
+    }
+  }
+
+  @Test
+  void devicesWhoseGidTypesDifferAreRefusedNamingBothSides() {
+    FakeIbverbs.setDeviceGid(1, 1, 0, FakeIbverbs.gid("fe80::1"), FakeIbverbs.ROCE_V2);
+    try (EngineFixture fx = new EngineFixture()) {
+      TransferEngineImpl a = fx.start(options().setDevices(List.of(DEVICES[0])));
+      TransferEngineImpl b = fx.start(options().setDevices(List.of(DEVICES[1])));
+      RegisteredBuffer source = fx.register(a, BLOCK, 41);
+      RegisteredBuffer target = fx.register(b, BLOCK, 42);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      BatchResult w = run(a, TransferRequest.write(source, 0, seg, target.address(), BLOCK));
+      assertFalse(w.allCompleted(), w.toString());
+      VteException cause = w.requests().get(0).cause();
+      assertEquals(ErrorCode.HANDSHAKE_REJECTED, cause.code(), cause.toString());
+      assertTrue(
+          cause.getMessage().contains("GID type mismatch")
+              && cause.getMessage().contains("ROCE_V1")
+              && cause.getMessage().contains("ROCE_V2")
+              && cause.getMessage().contains(DEVICES[0])
+              && cause.getMessage().contains(DEVICES[1]),
+          cause.getMessage());
+      assertEquals(List.of(), FakeIbverbs.refusals(), "refused before any QP reached RTR");
+    }
+  }
+
+  @Test
+  void thePathMtuIsTheSmallerActiveMtuOfBothSides() {
+    FakeIbverbs.setDevicePort(
+        1, 1, PortState.ACTIVE.code(), MTU_4096, 1, FakeIbverbs.LINK_ETHERNET, 1);
+    try (EngineFixture fx = new EngineFixture()) {
+      TransferEngineImpl a = fx.start(options().setDevices(List.of(DEVICES[0])));
+      TransferEngineImpl b = fx.start(options().setDevices(List.of(DEVICES[1])));
+      RegisteredBuffer source = fx.register(a, BLOCK, 51);
+      RegisteredBuffer target = fx.register(b, 4L * BLOCK, 52);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      writeRounds(a, source, seg, target, 1);
+      List<String> rtr =
+          FakeIbverbs.lines("ibv_modify_qp").stream()
+              .filter(l -> l.contains(" path_mtu="))
+              .toList();
+      assertTrue(rtr.size() >= 2, "both sides' QPs went to RTR: " + rtr);
+      for (String line : rtr) {
+        assertEquals(
+            String.valueOf(MTU_1024), FakeIbverbs.fields(line).get("path_mtu"), "1024: " + line);
+      }
     }
   }
 
