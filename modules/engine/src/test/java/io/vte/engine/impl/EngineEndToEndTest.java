@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.BatchResult;
+import io.vte.api.EngineOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
@@ -19,23 +20,35 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Two engines in one JVM over soft verbs with 4 devices each: byte-exact READ and WRITE. */
+/**
+ * Two engines in one JVM with 4 devices each: byte-exact READ and WRITE; over soft verbs here, over
+ * the ibverbs provider and the fake libibverbs in {@link EngineEndToEndOverIbverbsTest}.
+ */
 @ExtendWith(BlockedThreadGuard.class)
 class EngineEndToEndTest {
 
   private static final long[] SIZES = {1, 4095, 65536, 65537, (1 << 20) + 3, 16L << 20, 256L << 20};
   private final EngineFixture fx = new EngineFixture();
+  private int engines;
 
   @AfterEach
   void close() {
     fx.close();
   }
 
+  /**
+   * @param workers owner verticles per device
+   * @return the options of the next engine: 4 soft devices of their own
+   */
+  EngineOptions options(int workers) {
+    return EngineFixture.options("e" + engines++, 4, workers);
+  }
+
   @ParameterizedTest(name = "workersPerContext {0}")
   @ValueSource(ints = {1, 2, 4})
   void byteExactWriteAndReadFromOneByteTo256MiB(int workers) {
-    TransferEngineImpl a = fx.start(4, workers);
-    TransferEngineImpl b = fx.start(4, workers);
+    TransferEngineImpl a = fx.start(options(workers));
+    TransferEngineImpl b = fx.start(options(workers));
     long total = 0;
     for (long s : SIZES) {
       total += s;

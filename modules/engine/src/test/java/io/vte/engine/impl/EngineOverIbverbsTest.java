@@ -22,6 +22,7 @@ import io.vte.verbs.PortState;
 import io.vte.verbs.ibv.FakeIbverbs;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -185,14 +186,9 @@ class EngineOverIbverbsTest {
       RegisteredBuffer target = fx.register(b, 4L * BLOCK, 32);
       SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
       writeRounds(a, source, seg, target, 2);
-      List<String> rtr =
-          FakeIbverbs.lines("ibv_modify_qp").stream()
-              .filter(l -> l.contains(" traffic_class="))
-              .toList();
-      assertTrue(rtr.size() >= 2, "QPs went to RTR with an address vector: " + rtr);
-      for (String line : rtr) {
-        assertEquals("106", FakeIbverbs.fields(line).get("traffic_class"), line);
-        assertEquals("3", FakeIbverbs.fields(line).get("sl"), line);
+      for (Map<String, String> rtr : rtrAttributes("traffic_class")) {
+        assertEquals("106", rtr.get("traffic_class"), rtr.toString());
+        assertEquals("3", rtr.get("sl"), rtr.toString());
       }
     }
   }
@@ -232,16 +228,24 @@ class EngineOverIbverbsTest {
       RegisteredBuffer target = fx.register(b, 4L * BLOCK, 52);
       SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
       writeRounds(a, source, seg, target, 1);
-      List<String> rtr =
-          FakeIbverbs.lines("ibv_modify_qp").stream()
-              .filter(l -> l.contains(" path_mtu="))
-              .toList();
-      assertTrue(rtr.size() >= 2, "both sides' QPs went to RTR: " + rtr);
-      for (String line : rtr) {
-        assertEquals(
-            String.valueOf(MTU_1024), FakeIbverbs.fields(line).get("path_mtu"), "1024: " + line);
+      for (Map<String, String> rtr : rtrAttributes("path_mtu")) {
+        assertEquals(String.valueOf(MTU_1024), rtr.get("path_mtu"), "1024: " + rtr);
       }
     }
+  }
+
+  /**
+   * @return the attributes of every ibv_modify_qp the fake logged with {@code field} (the RTR
+   *     transitions), at least one per side
+   */
+  private static List<Map<String, String>> rtrAttributes(String field) {
+    List<Map<String, String>> rtr =
+        FakeIbverbs.lines("ibv_modify_qp").stream()
+            .filter(l -> l.contains(" " + field + "="))
+            .map(FakeIbverbs::fields)
+            .toList();
+    assertTrue(rtr.size() >= 2, "both sides' QPs went to RTR with " + field + ": " + rtr);
+    return rtr;
   }
 
   /** WRITEs BLOCK bytes {@code rounds} times, each to another block of the target, checked. */
