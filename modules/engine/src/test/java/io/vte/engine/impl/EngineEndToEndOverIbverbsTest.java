@@ -1,6 +1,7 @@
 package io.vte.engine.impl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.EngineOptions;
 import io.vte.verbs.ibv.FakeIbverbs;
@@ -40,6 +41,8 @@ class EngineEndToEndOverIbverbsTest extends EngineEndToEndTest {
   @AfterEach
   void close() {
     super.close();
+    assertTrue(
+        FakeIbverbs.count("bytes_moved") >= 2 * totalBytes(), "the fake's QPs moved the bytes");
     assertEquals(List.of(), FakeIbverbs.refusals(), "no call broke a verbs rule");
     FakeIbverbs.assertNothingLive();
   }

@@ -49,10 +49,7 @@ class EngineEndToEndTest {
   void byteExactWriteAndReadFromOneByteTo256MiB(int workers) {
     TransferEngineImpl a = fx.start(options(workers));
     TransferEngineImpl b = fx.start(options(workers));
-    long total = 0;
-    for (long s : SIZES) {
-      total += s;
-    }
+    long total = totalBytes();
     RegisteredBuffer local = fx.register(a, total, 1);
     RegisteredBuffer remote = fx.register(b, total, 2);
     SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
@@ -88,6 +85,17 @@ class EngineEndToEndTest {
         total >> 20,
         total / (writeNanos / 1e9) / (1L << 30),
         total / (readNanos / 1e9) / (1L << 30));
+  }
+
+  /**
+   * @return bytes of one batch: the sum of the request sizes
+   */
+  static long totalBytes() {
+    long total = 0;
+    for (long s : SIZES) {
+      total += s;
+    }
+    return total;
   }
 
   private static List<TransferRequest> requests(
