@@ -46,11 +46,7 @@ public final class EngineOptions {
                   EngineOptions::getDevices,
                   EngineOptions::setDevices)
               .check(
-                  (o, d) ->
-                      d != null
-                          && !d.contains(null)
-                          && d.stream().noneMatch(String::isBlank)
-                          && (!d.isEmpty() || !"ibverbs".equals(o.transport)),
+                  (o, d) -> nonBlank(d) && (!d.isEmpty() || !"ibverbs".equals(o.transport)),
                   o ->
                       "non-blank devices (empty: soft devices chosen from the host's interfaces; ibverbs needs device names)"),
           field(
@@ -60,11 +56,7 @@ public final class EngineOptions {
                   EngineOptions::getFallbackDevices,
                   EngineOptions::setFallbackDevices)
               .check(
-                  (o, d) ->
-                      d != null
-                          && !d.contains(null)
-                          && d.stream().noneMatch(String::isBlank)
-                          && (d.isEmpty() || "ibverbs".equals(o.transport)),
+                  (o, d) -> nonBlank(d) && (d.isEmpty() || "ibverbs".equals(o.transport)),
                   o ->
                       "non-blank soft device specs name[@host[:port]], only with transport ibverbs (empty: none)"),
           field(
@@ -298,6 +290,10 @@ public final class EngineOptions {
         || (uri != null
             && (uri.startsWith("etcd://") || uri.startsWith("etcds://"))
             && uri.indexOf("://") + 3 < uri.length());
+  }
+
+  private static boolean nonBlank(List<String> names) {
+    return names != null && !names.contains(null) && names.stream().noneMatch(String::isBlank);
   }
 
   private static boolean positive(Duration d) {
