@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.BatchResult;
-import io.vte.api.EngineOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
@@ -28,8 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class EngineEndToEndTest {
 
   private static final long[] SIZES = {1, 4095, 65536, 65537, (1 << 20) + 3, 16L << 20, 256L << 20};
-  private final EngineFixture fx = new EngineFixture();
-  private int engines;
+  private final EngineFixture fx = fixture();
 
   @AfterEach
   void close() {
@@ -37,18 +35,17 @@ class EngineEndToEndTest {
   }
 
   /**
-   * @param workers owner verticles per device
-   * @return the options of the next engine: 4 soft devices of their own
+   * @return where the engines run: soft verbs
    */
-  EngineOptions options(int workers) {
-    return EngineFixture.options("e" + engines++, 4, workers);
+  EngineFixture fixture() {
+    return new EngineFixture();
   }
 
   @ParameterizedTest(name = "workersPerContext {0}")
   @ValueSource(ints = {1, 2, 4})
   void byteExactWriteAndReadFromOneByteTo256MiB(int workers) {
-    TransferEngineImpl a = fx.start(options(workers));
-    TransferEngineImpl b = fx.start(options(workers));
+    TransferEngineImpl a = fx.start(4, workers);
+    TransferEngineImpl b = fx.start(4, workers);
     long total = totalBytes();
     RegisteredBuffer local = fx.register(a, total, 1);
     RegisteredBuffer remote = fx.register(b, total, 2);
