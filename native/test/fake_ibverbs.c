@@ -1406,13 +1406,16 @@ JNIEXPORT void JNICALL CONTROL(recordOnly)(JNIEnv *env, jclass cls, jboolean on)
 	pthread_mutex_unlock(&lock);
 }
 
-JNIEXPORT void JNICALL CONTROL(setPort)(JNIEnv *env, jclass cls, jint port, jint state, jint mtu, jint lid,
-					jint link_layer, jint gid_table_len)
+/* Sets a port's attributes on one device (-1: every device); no event is raised. */
+JNIEXPORT void JNICALL CONTROL(setDevicePort)(JNIEnv *env, jclass cls, jint device, jint port, jint state, jint mtu,
+					      jint lid, jint link_layer, jint gid_table_len)
 {
 	(void)env;
 	(void)cls;
 	pthread_mutex_lock(&lock);
 	for (int d = 0; d < MAX_DEVICES; d++) {
+		if (device >= 0 && d != device)
+			continue;
 		struct ibv_port_attr *a = &st.ports[d][port].attr;
 		a->state = (enum ibv_port_state)state;
 		a->active_mtu = (enum ibv_mtu)mtu;
@@ -1449,11 +1452,15 @@ JNIEXPORT void JNICALL CONTROL(setDevicePortState)(JNIEnv *env, jclass cls, jint
 	pthread_mutex_unlock(&lock);
 }
 
-JNIEXPORT void JNICALL CONTROL(setGid)(JNIEnv *env, jclass cls, jint port, jint index, jbyteArray gid, jint type)
+/* Sets a GID table entry and its type on one device (-1: every device). */
+JNIEXPORT void JNICALL CONTROL(setDeviceGid)(JNIEnv *env, jclass cls, jint device, jint port, jint index,
+					     jbyteArray gid, jint type)
 {
 	(void)cls;
 	pthread_mutex_lock(&lock);
 	for (int d = 0; d < MAX_DEVICES; d++) {
+		if (device >= 0 && d != device)
+			continue;
 		(*env)->GetByteArrayRegion(env, gid, 0, 16, (jbyte *)st.ports[d][port].gids[index].raw);
 		st.ports[d][port].gid_types[index] = type;
 	}

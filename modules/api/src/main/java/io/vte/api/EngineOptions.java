@@ -46,13 +46,25 @@ public final class EngineOptions {
                   EngineOptions::getDevices,
                   EngineOptions::setDevices)
               .check(
-                  (o, d) ->
-                      d != null
-                          && !d.contains(null)
-                          && d.stream().noneMatch(String::isBlank)
-                          && (!d.isEmpty() || !"ibverbs".equals(o.transport)),
+                  (o, d) -> nonBlank(d) && (!d.isEmpty() || !"ibverbs".equals(o.transport)),
                   o ->
                       "non-blank devices (empty: soft devices chosen from the host's interfaces; ibverbs needs device names)"),
+          field(
+                  "fallbackDevices",
+                  OptionFields.STRING_LIST,
+                  List.of(),
+                  EngineOptions::getFallbackDevices,
+                  EngineOptions::setFallbackDevices)
+              .check(
+                  (o, d) -> nonBlank(d) && (d.isEmpty() || "ibverbs".equals(o.transport)),
+                  o ->
+                      "non-blank soft device specs name[@host[:port]], only with transport ibverbs (empty: none)"),
+          field(
+              "ibverbs",
+              OptionFields.object(IbverbsOptions.FIELDS, IbverbsOptions::new),
+              null,
+              EngineOptions::getIbverbs,
+              EngineOptions::setIbverbs),
           field(
                   "workersPerContext",
                   OptionFields.INT,
@@ -205,6 +217,8 @@ public final class EngineOptions {
 
   private String transport;
   private List<String> devices;
+  private List<String> fallbackDevices;
+  private IbverbsOptions ibverbs;
   private int workersPerContext;
   private int sliceSize;
   private int retryCount;
@@ -276,6 +290,10 @@ public final class EngineOptions {
         || (uri != null
             && (uri.startsWith("etcd://") || uri.startsWith("etcds://"))
             && uri.indexOf("://") + 3 < uri.length());
+  }
+
+  private static boolean nonBlank(List<String> names) {
+    return names != null && !names.contains(null) && names.stream().noneMatch(String::isBlank);
   }
 
   private static boolean positive(Duration d) {
@@ -354,6 +372,42 @@ public final class EngineOptions {
    */
   public EngineOptions setDevices(List<String> devices) {
     this.devices = devices == null ? null : new ArrayList<>(devices);
+    return this;
+  }
+
+  /**
+   * @return soft-verbs device specs ({@code name[@host[:port]]}) an ibverbs engine opens beside its
+   *     {@link #getDevices() devices}, as a fallback: their rails to a peer carry slices only while
+   *     no ibverbs rail to that peer is usable (every RDMA port down or held down), and the slices
+   *     move back once one is; empty (the default) opens none
+   */
+  public List<String> getFallbackDevices() {
+    return fallbackDevices;
+  }
+
+  /**
+   * @param fallbackDevices soft-verbs device specs {@code name[@host[:port]]} opened beside the
+   *     ibverbs devices; non-empty only with transport {@code ibverbs} @return this
+   */
+  public EngineOptions setFallbackDevices(List<String> fallbackDevices) {
+    this.fallbackDevices = fallbackDevices == null ? null : new ArrayList<>(fallbackDevices);
+    return this;
+  }
+
+  /**
+   * @return how the ibverbs devices choose their GID and mark their traffic (GRH traffic class,
+   *     service level); null (the default): the provider's defaults
+   */
+  public IbverbsOptions getIbverbs() {
+    return ibverbs;
+  }
+
+  /**
+   * @param ibverbs the ibverbs devices' GID choice, traffic class and service level; null for the
+   *     provider's defaults @return this
+   */
+  public EngineOptions setIbverbs(IbverbsOptions ibverbs) {
+    this.ibverbs = ibverbs;
     return this;
   }
 

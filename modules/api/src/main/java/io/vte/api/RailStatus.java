@@ -10,6 +10,8 @@ package io.vte.api;
  * @param heldDown true while the rail is held down after repeated failures (until a probe succeeds)
  * @param peerDeviceHeldDown true while the peer device is held down (no rail to it is used)
  * @param backlogBytes bytes of slices routed to the rail and not yet ended
+ * @param movedBytes bytes of the slices the rail completed since the engine started (where slices
+ *     went: a failover to other rails shows as this count standing still)
  * @param lastFailure the rail's latest failure, null when it has none
  */
 public record RailStatus(
@@ -20,6 +22,7 @@ public record RailStatus(
     boolean heldDown,
     boolean peerDeviceHeldDown,
     long backlogBytes,
+    long movedBytes,
     VteException lastFailure) {
 
   /**

@@ -24,6 +24,7 @@ class EngineOptionsJsonTest {
     return new EngineOptions()
         .setTransport("ibverbs")
         .setDevices(List.of("mlx5_0", "mlx5_1"))
+        .setFallbackDevices(List.of("tcp0@10.0.0.1"))
         .setWorkersPerContext(3)
         .setSliceSize(8192)
         .setRetryCount(5)
@@ -62,6 +63,14 @@ class EngineOptionsJsonTest {
                 .setTrustPath("/trust.pem")
                 .setVerifyHost(false)
                 .setRequireClientCert(true))
+        .setIbverbs(
+            new IbverbsOptions()
+                .setGidIndex(3)
+                .setGidNetdev("eth2")
+                .setGidAddress("10.0.0.1")
+                .setGidType("roce-v2")
+                .setTrafficClass(106)
+                .setServiceLevel(3))
         .setRailHoldDown(Duration.ofMillis(250))
         .setQpTimeout(Duration.ofMillis(40))
         .setQpRetryCount(3)
@@ -77,6 +86,7 @@ class EngineOptionsJsonTest {
     assertEquals(MetadataOptions.FIELDS.names(), json.getJsonObject("metadata").fieldNames());
     assertEquals(AuthOptions.FIELDS.names(), json.getJsonObject("auth").fieldNames());
     assertEquals(TlsOptions.FIELDS.names(), json.getJsonObject("tls").fieldNames());
+    assertEquals(IbverbsOptions.FIELDS.names(), json.getJsonObject("ibverbs").fieldNames());
     EngineOptions back = EngineOptions.fromJson(json);
     assertEquals(full, back);
     assertEquals(json, back.toJson());

@@ -33,7 +33,8 @@ class EngineOptionsTest {
         .setAuth(new AuthOptions().setKeyId("k1").setSecretBase64("c2VjcmV0LXNlY3JldC0xMjM0"))
         .setRailHoldDown(Duration.ofMillis(1500))
         .setQpTimeout(Duration.ofMillis(300))
-        .setQpRetryCount(3);
+        .setQpRetryCount(3)
+        .setIbverbs(new IbverbsOptions().setServiceLevel(5));
   }
 
   @Test
@@ -82,6 +83,60 @@ class EngineOptionsTest {
             () -> EngineOptions.fromJson(sample().toJson().put("metadata", "etcd")));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains("'metadata'"), e.getMessage());
+  }
+
+  @Test
+  void ibverbsOptionsAreRangeCheckedAndBecomeProviderSettings() {
+    EngineOptions o =
+        EngineOptions.fromJson(
+            sample()
+                .toJson()
+                .put(
+                    "ibverbs",
+                    new JsonObject()
+                        .put("gidType", "roce-v2")
+                        .put("gidNetdev", "eth2")
+                        .put("trafficClass", 106)
+                        .put("serviceLevel", 3)));
+    assertEquals(
+        "{gidIndex=-1, gidNetdev=eth2, gidType=roce-v2, trafficClass=106, serviceLevel=3}",
+        o.getIbverbs().providerSettings().toString());
+    String[][] bad = {
+      {"trafficClass", "256"}, {"serviceLevel", "16"}, {"gidIndex", "-2"}, {"gidIndex", "256"}
+    };
+    for (String[] b : bad) {
+      VteException e =
+          assertThrows(
+              VteException.class,
+              () ->
+                  EngineOptions.fromJson(
+                      sample()
+                          .toJson()
+                          .put("ibverbs", new JsonObject().put(b[0], Integer.parseInt(b[1])))));
+      assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+      assertTrue(
+          e.getMessage().contains("'ibverbs." + b[0] + "'") && e.getMessage().contains(b[1]),
+          e.getMessage());
+    }
+    assertBad("ibverbs.gidType", sample().setIbverbs(new IbverbsOptions().setGidType("v2")));
+    assertBad(
+        "ibverbs.gidAddress", sample().setIbverbs(new IbverbsOptions().setGidAddress("host")));
+    assertBadJson("ibverbs.tc", new JsonObject().put("ibverbs", new JsonObject().put("tc", 1)));
+  }
+
+  @Test
+  void fallbackDevicesAreSoftSpecsBesideIbverbsOnly() {
+    EngineOptions ibv = new EngineOptions().setTransport("ibverbs").setDevices(List.of("mlx5_0"));
+    assertEquals(List.of(), ibv.getFallbackDevices());
+    ibv.setFallbackDevices(List.of("tcp0@10.0.0.1")).validate();
+    assertBad("fallbackDevices", new EngineOptions().setFallbackDevices(List.of("tcp0")));
+    assertBad("fallbackDevices", new EngineOptions(ibv).setFallbackDevices(List.of(" ")));
+    assertBad("fallbackDevices", new EngineOptions(ibv).setFallbackDevices(null));
+    VteException e =
+        assertThrows(
+            VteException.class,
+            () -> new EngineOptions().setFallbackDevices(List.of("tcp9")).validate());
+    assertTrue(e.getMessage().contains("tcp9"), e.getMessage());
   }
 
   @Test

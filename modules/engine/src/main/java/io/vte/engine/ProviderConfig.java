@@ -11,27 +11,48 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Turns the engine's device list (with its host defaults filled in, {@link
- * EngineOptions#withHostDefaults()}) into the verbs provider's configuration. Soft verbs devices
- * are {@link SoftDeviceSpec}s; ibverbs devices are plain device names opened as they are.
+ * Turns the engine's device lists (with their host defaults filled in, {@link
+ * EngineOptions#withHostDefaults()}) into the verbs providers' configurations. The {@code devices}
+ * belong to the provider {@code transport} names; an ibverbs engine's {@code fallbackDevices} to a
+ * second provider, soft verbs, and come after them in device-index order. Soft verbs devices are
+ * {@link SoftDeviceSpec}s; ibverbs devices are plain device names opened as they are.
  */
 public final class ProviderConfig {
 
   private ProviderConfig() {}
 
+  /** The provider of the fallback devices. */
+  public static final String FALLBACK_TRANSPORT = "soft";
+
   /**
    * @param options engine options
-   * @return the provider configuration map
+   * @return the configuration map of the provider {@code transport} names (ibverbs: the settings of
+   *     {@link EngineOptions#getIbverbs()})
    * @throws VteException INVALID_CONFIGURATION naming a malformed soft device spec or a device
    *     named twice
    */
   public static Map<String, Object> of(EngineOptions options) {
     requireDistinctNames(options);
     if (!"soft".equals(options.getTransport())) {
-      return Map.of();
+      return options.getIbverbs() == null ? Map.of() : options.getIbverbs().providerSettings();
     }
+    return soft(options.getDevices(), options);
+  }
+
+  /**
+   * @param options engine options
+   * @return the soft verbs configuration of the fallback devices, empty when there are none
+   * @throws VteException INVALID_CONFIGURATION naming a malformed soft device spec
+   */
+  public static Map<String, Object> fallbackOf(EngineOptions options) {
+    return options.getFallbackDevices().isEmpty()
+        ? Map.of()
+        : soft(options.getFallbackDevices(), options);
+  }
+
+  private static Map<String, Object> soft(List<String> specs, EngineOptions options) {
     List<Object> devices = new ArrayList<>();
-    for (String spec : options.getDevices()) {
+    for (String spec : specs) {
       devices.add(softDevice(spec));
     }
     return Map.of("devices", devices, "idleConnectionMs", options.getIdleConnection().toMillis());
@@ -39,24 +60,45 @@ public final class ProviderConfig {
 
   /**
    * @param options engine options
-   * @return the device names to open, in device-index order
+   * @return the device names to open, in device-index order: {@code devices}, then {@code
+   *     fallbackDevices}
    */
   public static List<String> deviceNames(EngineOptions options) {
     List<String> names = new ArrayList<>();
-    for (String spec : options.getDevices()) {
+    for (String spec : allDevices(options)) {
       names.add(SoftDeviceSpec.nameOf(spec));
     }
     return names;
   }
 
+  /**
+   * @param options engine options
+   * @return each device's provider name, in device-index order
+   */
+  public static List<String> transports(EngineOptions options) {
+    List<String> transports = new ArrayList<>();
+    options.getDevices().forEach(d -> transports.add(options.getTransport()));
+    options.getFallbackDevices().forEach(d -> transports.add(FALLBACK_TRANSPORT));
+    return transports;
+  }
+
+  private static List<String> allDevices(EngineOptions options) {
+    List<String> all = new ArrayList<>(options.getDevices());
+    all.addAll(options.getFallbackDevices());
+    return all;
+  }
+
   private static void requireDistinctNames(EngineOptions options) {
     Set<String> seen = new HashSet<>();
-    for (String spec : options.getDevices()) {
+    for (String spec : allDevices(options)) {
       String name = SoftDeviceSpec.nameOf(spec);
       if (!seen.add(name)) {
         throw new VteException(
             ErrorCode.INVALID_CONFIGURATION,
-            "engine option 'devices' names device '" + name + "' twice: " + options.getDevices());
+            "engine options 'devices' and 'fallbackDevices' name device '"
+                + name
+                + "' twice: "
+                + allDevices(options));
       }
     }
   }

@@ -151,6 +151,7 @@ public final class HandshakeValidator {
         throw fail(code, field + ".name must not be empty");
       }
       maxLength(code, field + ".name", device.getName());
+      maxLength(code, field + ".transport", device.getTransport());
       port(code, field + ".", device.getGid(), device.getLid(), device.getMtu());
     }
     for (int i = 0; i < descriptor.getBuffersCount(); i++) {

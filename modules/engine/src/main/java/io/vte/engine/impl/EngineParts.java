@@ -76,13 +76,15 @@ record EngineParts(
    * What opens first: the verbs provider, the handshake client pool and server, and one context per
    * local device (their NIC paths need the server's name).
    *
-   * @param provider the verbs provider
+   * @param provider the verbs provider of {@code devices}
+   * @param fallback the soft verbs provider of {@code fallbackDevices}, null when there are none
    * @param clients the handshake client pool
    * @param server the handshake server
    * @param contexts the local contexts, by device index
    */
   record Fabric(
       VerbsProvider provider,
+      VerbsProvider fallback,
       HandshakeClientPool clients,
       HandshakeServer server,
       List<LocalContext> contexts) {
@@ -94,7 +96,7 @@ record EngineParts(
 
     /**
      * Stops the server, closes every context (each drains its owners), then the client pool and the
-     * provider.
+     * providers.
      *
      * @return completes when everything is released, also when a step failed
      */
@@ -111,6 +113,9 @@ record EngineParts(
           .transform(
               v -> {
                 provider.close();
+                if (fallback != null) {
+                  fallback.close();
+                }
                 return Future.<Void>succeededFuture();
               });
     }

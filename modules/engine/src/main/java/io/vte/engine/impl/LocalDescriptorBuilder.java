@@ -10,6 +10,7 @@ import io.vte.handshake.proto.SharedMemoryDesc;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PortState;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
@@ -25,6 +26,7 @@ public final class LocalDescriptorBuilder {
   private final String segmentName;
   private final String serverName;
   private final String transport;
+  private final List<String> deviceTransports;
   private final List<String> deviceNames;
   private final IntFunction<PortAttributes> ports;
   private final MemoryRegistry memory;
@@ -56,13 +58,22 @@ public final class LocalDescriptorBuilder {
       List<String> deviceNames,
       IntFunction<PortAttributes> ports,
       MemoryRegistry memory) {
-    this(serverName, serverName, transport, deviceNames, ports, memory);
+    this(
+        serverName,
+        serverName,
+        transport,
+        Collections.nCopies(deviceNames.size(), transport),
+        deviceNames,
+        ports,
+        memory);
   }
 
   /**
    * @param segmentName the logical name the descriptor is published under
    * @param serverName this node's server name (the RPC address peers handshake with)
-   * @param transport {@code soft} or {@code ibverbs}
+   * @param transport {@code soft} or {@code ibverbs}: the engine's transport
+   * @param deviceTransports each device's provider, by index (an ibverbs engine's fallback devices
+   *     are {@code soft})
    * @param deviceNames local device names, by index
    * @param ports the current port attributes of a device, by index
    * @param memory the registered buffers
@@ -71,12 +82,14 @@ public final class LocalDescriptorBuilder {
       String segmentName,
       String serverName,
       String transport,
+      List<String> deviceTransports,
       List<String> deviceNames,
       IntFunction<PortAttributes> ports,
       MemoryRegistry memory) {
     this.segmentName = segmentName;
     this.serverName = serverName;
     this.transport = transport;
+    this.deviceTransports = List.copyOf(deviceTransports);
     this.deviceNames = List.copyOf(deviceNames);
     this.ports = ports;
     this.memory = memory;
@@ -136,7 +149,8 @@ public final class LocalDescriptorBuilder {
             .setTransport(transport)
             .setVersion(version.get());
     for (int i = 0; i < deviceNames.size(); i++) {
-      DeviceDesc.Builder d = DeviceDesc.newBuilder().setName(deviceNames.get(i));
+      DeviceDesc.Builder d =
+          DeviceDesc.newBuilder().setName(deviceNames.get(i)).setTransport(deviceTransports.get(i));
       try {
         PortAttributes p = ports.apply(i);
         d.setGid(ByteString.copyFrom(p.gid().toBytes()))

@@ -30,6 +30,7 @@ final class RailLoad {
 
   private final long windowNanos;
   private final AtomicLong outstanding = new AtomicLong();
+  private final AtomicLong moved = new AtomicLong();
 
   /** When the rail last went from idle to busy (its next completion starts the clock). */
   private volatile long busySince;
@@ -79,6 +80,7 @@ final class RailLoad {
     if (!moved) {
       return;
     }
+    this.moved.addAndGet(bytes);
     if (busySince - since > 0) {
       if (busySince - since > STALE_NANOS) {
         // Idle that long, it is measured afresh.
@@ -106,6 +108,13 @@ final class RailLoad {
    */
   long outstanding() {
     return outstanding.get();
+  }
+
+  /**
+   * @return bytes of the slices the rail completed so far
+   */
+  long moved() {
+    return moved.get();
   }
 
   /**

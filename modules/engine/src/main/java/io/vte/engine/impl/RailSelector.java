@@ -6,6 +6,7 @@ import io.vte.api.VteException;
 import io.vte.handshake.NicPath;
 import io.vte.verbs.Gid;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -32,12 +33,25 @@ import java.util.function.LongSupplier;
  * that peer. Rails between devices wired to each other ({@link RailAffinity}: the same subnet) are
  * preferred; the others carry slices only while no preferred rail is usable, so that a path the
  * fabric never carries (a management NIC, a rail no router joins) gets no slice while a wired one
- * works. Thread-safe, lock-free.
+ * works. In an engine of two providers, rails run only between devices of one provider (a soft
+ * device reaches only a peer's soft devices), and the rails of the local fallback devices (soft
+ * verbs beside ibverbs) carry slices only while no rail of the other provider to the peer is
+ * usable: slices fail over from RDMA to TCP and move back when an RDMA rail is usable again.
+ * Thread-safe, lock-free.
  */
 public final class RailSelector {
 
   /** Busy time one rate sample of a rail spans. */
   static final long RATE_WINDOW_NANOS = 5_000_000L;
+
+  /** The provider whose devices are fallbacks beside another provider's. */
+  private static final String FALLBACK = "soft";
+
+  /** Rank added to a rail of a fallback device: above every rail of the other provider. */
+  private static final int FALLBACK_RANK = 2;
+
+  /** Rank added to a rail between devices not wired to each other ({@link RailAffinity}). */
+  private static final int UNWIRED_RANK = 1;
 
   private final List<String> localDevices;
   private final AtomicIntegerArray localPortDown;
@@ -46,6 +60,13 @@ public final class RailSelector {
   private final long probeWindowNanos;
   private final LongSupplier clock;
   private final RailAffinity affinity;
+
+  /** Each local device's provider, by index; empty: any (rails to every peer device). */
+  private final List<String> localTransports;
+
+  /** Whether a local device is a fallback device: soft verbs beside devices of another provider. */
+  private final boolean[] fallback;
+
   private final Map<Rail, RailHealth> health = new ConcurrentHashMap<>();
   private final Map<Rail, RailLoad> loads = new ConcurrentHashMap<>();
   private final Map<NicPath, RailHealth> peerDevices = new ConcurrentHashMap<>();
@@ -85,7 +106,41 @@ public final class RailSelector {
       long probeWindowNanos,
       LongSupplier clock,
       RailAffinity affinity) {
+    this(
+        localDevices,
+        Collections.nCopies(localDevices.size(), ""),
+        failuresToPause,
+        holdDownNanos,
+        probeWindowNanos,
+        clock,
+        affinity);
+  }
+
+  /**
+   * @param localDevices local device names, by index
+   * @param localTransports each local device's provider ({@code soft}, {@code ibverbs}), by index;
+   *     soft devices beside devices of another provider are fallback devices
+   * @param failuresToPause consecutive penalizing failures that hold a rail down
+   * @param holdDownNanos how long a held-down rail or peer device stays held down
+   * @param probeWindowNanos how long a probe may take before the next selection may probe again
+   * @param clock nanosecond clock
+   * @param affinity which peer devices each local device is wired to
+   */
+  public RailSelector(
+      List<String> localDevices,
+      List<String> localTransports,
+      int failuresToPause,
+      long holdDownNanos,
+      long probeWindowNanos,
+      LongSupplier clock,
+      RailAffinity affinity) {
     this.affinity = affinity;
+    this.localTransports = List.copyOf(localTransports);
+    boolean mixed = localTransports.stream().anyMatch(t -> !FALLBACK.equals(t));
+    this.fallback = new boolean[localTransports.size()];
+    for (int i = 0; i < fallback.length; i++) {
+      fallback[i] = mixed && FALLBACK.equals(localTransports.get(i));
+    }
     this.localDevices = List.copyOf(localDevices);
     this.localPortDown = new AtomicIntegerArray(localDevices.size());
     this.failuresToPause = Math.max(1, failuresToPause);
@@ -135,6 +190,7 @@ public final class RailSelector {
                   railHealth.isHeld(),
                   device != null && device.isHeld(),
                   load == null ? 0 : load.outstanding(),
+                  load == null ? 0 : load.moved(),
                   railHealth.lastCause()));
         });
     out.sort(
@@ -170,26 +226,42 @@ public final class RailSelector {
     private final RailHealth[] railHealth;
     private final RailHealth[] deviceHealth;
     private final RailLoad[] load;
-    private final boolean[] preferred;
-    private final boolean anyOther;
+
+    /**
+     * Each rail's rank: 0 for the best (wired, not a fallback); a rail carries slices only while no
+     * rail of a lower rank is usable.
+     */
+    private final int[] rank;
+
+    /** The ranks the rails have, ascending. */
+    private final int[] tiers;
+
     private final AtomicInteger cursor = new AtomicInteger();
 
     private PeerRails(PeerSegment segment) {
       this.segment = segment;
       int remote = segment.devices().size();
-      int n = localDevices.size() * remote;
+      List<int[]> pairs = new ArrayList<>(localDevices.size() * remote);
+      // Interleave local devices so consecutive picks change both ends of the rail.
+      for (int k = 0; k < localDevices.size() * remote; k++) {
+        int local = k % localDevices.size();
+        int peer = (k / localDevices.size() + local) % remote;
+        if (sameProvider(localTransports.get(local), peerTransport(segment, peer))) {
+          pairs.add(new int[] {local, peer});
+        }
+      }
+      int n = pairs.size();
       rails = new Rail[n];
       remoteIndex = new int[n];
       railHealth = new RailHealth[n];
       deviceHealth = new RailHealth[n];
       load = new RailLoad[n];
-      preferred = new boolean[n];
+      rank = new int[n];
       boolean[][] wired = wiring(segment);
-      boolean other = false;
-      // Interleave local devices so consecutive picks change both ends of the rail.
+      boolean[] present = new boolean[FALLBACK_RANK + UNWIRED_RANK + 1];
       for (int k = 0; k < n; k++) {
-        int local = k % localDevices.size();
-        int peer = (k / localDevices.size() + local) % remote;
+        int local = pairs.get(k)[0];
+        int peer = pairs.get(k)[1];
         rails[k] =
             new Rail(
                 local,
@@ -201,10 +273,37 @@ public final class RailSelector {
         deviceHealth[k] =
             peerDevices.computeIfAbsent(rails[k].peerNicPath(), p -> new RailHealth());
         load[k] = loads.computeIfAbsent(rails[k], r -> new RailLoad(RATE_WINDOW_NANOS));
-        preferred[k] = wired[local][peer];
-        other |= !preferred[k];
+        rank[k] = (fallback[local] ? FALLBACK_RANK : 0) + (wired[local][peer] ? 0 : UNWIRED_RANK);
+        present[rank[k]] = true;
       }
-      anyOther = other;
+      int count = 0;
+      for (boolean p : present) {
+        count += p ? 1 : 0;
+      }
+      tiers = new int[count];
+      for (int r = 0, t = 0; r < present.length; r++) {
+        if (present[r]) {
+          tiers[t++] = r;
+        }
+      }
+    }
+
+    /**
+     * @return the provider of the peer's device: the device's own word, else the segment's (older
+     *     peers name only that)
+     */
+    private static String peerTransport(PeerSegment segment, int peer) {
+      if (segment.descriptor().getDevicesCount() > peer) {
+        String own = segment.descriptor().getDevices(peer).getTransport();
+        if (!own.isEmpty()) {
+          return own;
+        }
+      }
+      return segment.descriptor().getTransport();
+    }
+
+    private static boolean sameProvider(String local, String peer) {
+      return local.isEmpty() || peer.isEmpty() || local.equals(peer);
     }
 
     /**
@@ -284,9 +383,9 @@ public final class RailSelector {
       // A rail can be held down between the look and the claim; each such loss takes one rail out,
       // so n passes.
       for (int pass = 0; pass < n; pass++) {
-        int k = pick(bufferIndex, avoid, length, start, now, anyOther);
-        if (k < 0 && anyOther) {
-          k = pick(bufferIndex, avoid, length, start, now, false);
+        int k = -1;
+        for (int t = 0; t < tiers.length && k < 0; t++) {
+          k = pick(bufferIndex, avoid, length, start, now, tiers[t]);
         }
         if (k < 0) {
           break;
@@ -296,9 +395,9 @@ public final class RailSelector {
           return rails[k];
         }
       }
-      Rail rail = heldLongest(bufferIndex, now, anyOther);
-      if (rail == null && anyOther) {
-        rail = heldLongest(bufferIndex, now, false);
+      Rail rail = null;
+      for (int t = 0; t < tiers.length && rail == null; t++) {
+        rail = heldLongest(bufferIndex, now, tiers[t]);
       }
       if (rail != null) {
         load[indexOf(rail)].acquire(length, now);
@@ -307,12 +406,11 @@ public final class RailSelector {
     }
 
     /**
-     * @param preferredOnly look at preferred rails only
+     * @param maxRank look at rails of this rank or a lower one only
      * @return the rail to claim: a usable rail past its hold-down (the probe), else the one with
      *     the least expected finish time, else {@code avoid} when usable; -1 when none is usable
      */
-    private int pick(
-        int bufferIndex, Rail avoid, int length, int start, long now, boolean preferredOnly) {
+    private int pick(int bufferIndex, Rail avoid, int length, int start, long now, int maxRank) {
       int n = rails.length;
       double fastest = 0;
       for (int k = 0; k < n; k++) {
@@ -326,7 +424,7 @@ public final class RailSelector {
       double bestFinish = 0;
       for (int i = 0; i < n; i++) {
         int k = (start + i) % n;
-        if ((preferredOnly && !preferred[k])
+        if (rank[k] > maxRank
             || !eligible(k, bufferIndex)
             || !railHealth[k].isUsable(now)
             || !deviceHealth[k].isUsable(now)) {
@@ -359,10 +457,10 @@ public final class RailSelector {
      * The eligible rail whose peer device has been held down longest, when only device hold-downs
      * are left.
      */
-    private Rail heldLongest(int bufferIndex, long now, boolean preferredOnly) {
+    private Rail heldLongest(int bufferIndex, long now, int maxRank) {
       int best = -1;
       for (int k = 0; k < rails.length; k++) {
-        if ((!preferredOnly || preferred[k])
+        if (rank[k] <= maxRank
             && eligible(k, bufferIndex)
             && railHealth[k].isUsable(now)
             && deviceHealth[k].isHeld()

@@ -54,6 +54,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 
 /**
  * The engine: wires the verbs provider, the owner layer (one {@link LocalContext} per device), the
@@ -191,7 +192,8 @@ public final class TransferEngineImpl implements TransferEngine {
    * @throws VteException INVALID_CONFIGURATION or DEVICE_UNAVAILABLE before anything was opened
    */
   private Future<EngineParts.Fabric> openFabric() {
-    VerbsProvider provider = createProvider();
+    VerbsProvider provider = createProvider(options.getTransport(), ProviderConfig.of(options));
+    VerbsProvider fallback = null;
     HandshakeClientPool clients;
     try {
       if (!provider.isAvailable()) {
@@ -203,11 +205,19 @@ public final class TransferEngineImpl implements TransferEngine {
                 + provider.unavailabilityCause()
                 + "); use transport 'soft' on hosts without RDMA");
       }
+      if (!options.getFallbackDevices().isEmpty()) {
+        fallback =
+            createProvider(ProviderConfig.FALLBACK_TRANSPORT, ProviderConfig.fallbackOf(options));
+      }
       clients = HandshakeClientPool.create(vertx, EnginePartOptions.handshakeClient(options));
     } catch (RuntimeException e) {
       provider.close();
+      if (fallback != null) {
+        fallback.close();
+      }
       throw e;
     }
+    VerbsProvider fallbackProvider = fallback;
     return HandshakeServer.start(
             vertx, EnginePartOptions.handshakeServer(options), handshakeHandler)
         .transform(
@@ -218,17 +228,25 @@ public final class TransferEngineImpl implements TransferEngine {
                     .transform(
                         v -> {
                           provider.close();
+                          if (fallbackProvider != null) {
+                            fallbackProvider.close();
+                          }
                           return Future.failedFuture(started.cause());
                         });
               }
               HandshakeServer server = started.result();
               List<LocalContext> contexts = new ArrayList<>();
               return openContexts(
-                      provider, server, clients, ProviderConfig.deviceNames(options), contexts)
+                      index -> index < options.getDevices().size() ? provider : fallbackProvider,
+                      server,
+                      clients,
+                      ProviderConfig.deviceNames(options),
+                      contexts)
                   .transform(
                       ar -> {
                         EngineParts.Fabric fabric =
-                            new EngineParts.Fabric(provider, clients, server, contexts);
+                            new EngineParts.Fabric(
+                                provider, fallbackProvider, clients, server, contexts);
                         return ar.succeeded()
                             ? Future.succeededFuture(fabric)
                             : fabric.close().transform(v -> Future.failedFuture(ar.cause()));
@@ -237,31 +255,39 @@ public final class TransferEngineImpl implements TransferEngine {
   }
 
   /**
-   * @return the verbs provider the options name, configured with their devices
-   * @throws VteException INVALID_CONFIGURATION naming {@code devices} when the provider refuses
-   *     them (a host that does not resolve, a device named twice)
+   * @param transport the provider's name
+   * @param config its configuration ({@link ProviderConfig})
+   * @return the verbs provider, configured with its devices
+   * @throws VteException INVALID_CONFIGURATION naming the devices when the provider refuses them (a
+   *     host that does not resolve, a device named twice)
    */
-  private VerbsProvider createProvider() {
-    Map<String, Object> config = ProviderConfig.of(options);
+  private VerbsProvider createProvider(String transport, Map<String, Object> config) {
     try {
-      return VerbsProviders.create(options.getTransport(), config);
+      return VerbsProviders.create(transport, config);
     } catch (VerbsException e) {
       if (e.error() != VerbsError.INVALID_ARGUMENT) {
         throw e;
       }
       throw new VteException(
           ErrorCode.INVALID_CONFIGURATION,
-          "engine option 'devices' " + options.getDevices() + " is invalid: " + e.getMessage(),
+          "engine option "
+              + (!transport.equals(options.getTransport())
+                  ? "'fallbackDevices' " + options.getFallbackDevices()
+                  : options.getIbverbs() != null && "ibverbs".equals(transport)
+                      ? "'ibverbs' " + options.getIbverbs().toJson().encode()
+                      : "'devices' " + options.getDevices())
+              + " is invalid: "
+              + e.getMessage(),
           e);
     }
   }
 
   /**
    * Opens a context for each named device not yet in {@code contexts}, in order, adding each as it
-   * opens.
+   * opens, each with the provider of its device index.
    */
   private Future<Void> openContexts(
-      VerbsProvider provider,
+      IntFunction<VerbsProvider> provider,
       HandshakeServer server,
       HandshakeClientPool clients,
       List<String> names,
@@ -272,7 +298,7 @@ public final class TransferEngineImpl implements TransferEngine {
     }
     VerbsContext device;
     try {
-      device = provider.open(names.get(index));
+      device = provider.apply(index).open(names.get(index));
     } catch (VerbsException e) {
       return Future.failedFuture(
           new VteException(
@@ -373,6 +399,7 @@ public final class TransferEngineImpl implements TransferEngine {
             segmentName(serverName),
             serverName,
             options.getTransport(),
+            ProviderConfig.transports(options),
             names,
             i -> contexts.get(i).portAttributes(),
             memory);
@@ -389,6 +416,7 @@ public final class TransferEngineImpl implements TransferEngine {
     RailSelector rails =
         new RailSelector(
             names,
+            ProviderConfig.transports(options),
             3,
             holdDown,
             Math.max(holdDown, qpFailureTime(options).toNanos()),

@@ -313,7 +313,12 @@ public final class TransferTracker implements SliceCallback {
           cause instanceof VteException
               ? ((VteException) cause).code()
               : ErrorCode.PEER_UNREACHABLE;
-      return new VteException(code, "handshake failed for " + where, cause);
+      return new VteException(
+          code,
+          "handshake failed for "
+              + where
+              + (cause == null || cause.getMessage() == null ? "" : ": " + cause.getMessage()),
+          cause);
     }
     return new VteException(
         ErrorCode.TRANSFER_FAILED, where + ", last status " + SliceStatus.name(status), cause);

@@ -19,16 +19,26 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Two engines in one JVM over soft verbs with 4 devices each: byte-exact READ and WRITE. */
+/**
+ * Two engines in one JVM with 4 devices each: byte-exact READ and WRITE; over soft verbs here, over
+ * the ibverbs provider and the fake libibverbs in {@link EngineEndToEndOverIbverbsTest}.
+ */
 @ExtendWith(BlockedThreadGuard.class)
 class EngineEndToEndTest {
 
   private static final long[] SIZES = {1, 4095, 65536, 65537, (1 << 20) + 3, 16L << 20, 256L << 20};
-  private final EngineFixture fx = new EngineFixture();
+  private final EngineFixture fx = fixture();
 
   @AfterEach
   void close() {
     fx.close();
+  }
+
+  /**
+   * @return where the engines run: soft verbs
+   */
+  EngineFixture fixture() {
+    return new EngineFixture();
   }
 
   @ParameterizedTest(name = "workersPerContext {0}")
@@ -36,10 +46,7 @@ class EngineEndToEndTest {
   void byteExactWriteAndReadFromOneByteTo256MiB(int workers) {
     TransferEngineImpl a = fx.start(4, workers);
     TransferEngineImpl b = fx.start(4, workers);
-    long total = 0;
-    for (long s : SIZES) {
-      total += s;
-    }
+    long total = totalBytes();
     RegisteredBuffer local = fx.register(a, total, 1);
     RegisteredBuffer remote = fx.register(b, total, 2);
     SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
@@ -75,6 +82,17 @@ class EngineEndToEndTest {
         total >> 20,
         total / (writeNanos / 1e9) / (1L << 30),
         total / (readNanos / 1e9) / (1L << 30));
+  }
+
+  /**
+   * @return bytes of one batch: the sum of the request sizes
+   */
+  static long totalBytes() {
+    long total = 0;
+    for (long s : SIZES) {
+      total += s;
+    }
+    return total;
   }
 
   private static List<TransferRequest> requests(

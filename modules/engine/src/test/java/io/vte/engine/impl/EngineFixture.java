@@ -15,8 +15,10 @@ import java.util.List;
 /**
  * Real engines over soft verbs for end-to-end tests, with fast fills and comparisons of native
  * memory. Closes its engines, then their Vert.x instances, then frees the memory it allocated.
+ * {@link FakeIbverbsFixture} starts the same engines over the ibverbs provider and the fake
+ * libibverbs.
  */
-public final class EngineFixture implements AutoCloseable {
+public class EngineFixture implements AutoCloseable {
 
   static final Duration WAIT = Duration.ofSeconds(60);
 
@@ -39,7 +41,16 @@ public final class EngineFixture implements AutoCloseable {
 
   /** Starts an engine on its own Vert.x instance, through the public factory. */
   TransferEngineImpl start(int devices, int workers) {
-    return start(options("e" + (next++), devices, workers));
+    return start(engineOptions(devices, workers));
+  }
+
+  /**
+   * @param devices devices of the engine
+   * @param workers owner verticles per device
+   * @return the options {@link #start(int, int)} starts an engine with: soft devices of its own
+   */
+  EngineOptions engineOptions(int devices, int workers) {
+    return options("e" + (next++), devices, workers);
   }
 
   TransferEngineImpl start(EngineOptions options) {

@@ -2,20 +2,27 @@ package io.vte.engine.impl;
 
 import static io.vte.engine.impl.EngineFixture.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.Future;
 import io.vte.api.BatchResult;
 import io.vte.api.EngineOptions;
+import io.vte.api.ErrorCode;
+import io.vte.api.IbverbsOptions;
+import io.vte.api.RailStatus;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
+import io.vte.api.VteException;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.verbs.PortState;
 import io.vte.verbs.ibv.FakeIbverbs;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -33,6 +40,8 @@ class EngineOverIbverbsTest {
 
   private static final String[] DEVICES = {"fake_mlx5_0", "fake_mlx5_1"};
   private static final int BLOCK = 4 << 20;
+  private static final int MTU_1024 = 3;
+  private static final int MTU_4096 = 5;
 
   @BeforeEach
   void fakeWithTwoDevices() {
@@ -109,5 +118,167 @@ class EngineOverIbverbsTest {
       assertEquals(
           1, FakeIbverbs.lines("port 1 of device 0 state=1").size(), "the port went down once");
     }
+  }
+
+  @Test
+  void everyRdmaPortDownFailsOverToTheSoftRailsAndMovesBackWhenOneIsUp() {
+    EngineOptions mixed = options().setFallbackDevices(List.of("tcp0@127.0.0.1"));
+    try (EngineFixture fx = new EngineFixture()) {
+      TransferEngineImpl a = fx.start(mixed);
+      TransferEngineImpl b = fx.start(mixed);
+      assertEquals(
+          List.of("fake_mlx5_0", "fake_mlx5_1", "tcp0"),
+          a.diagnostics().devices().stream().map(d -> d.name()).toList());
+      RegisteredBuffer source = fx.register(a, 4L * BLOCK, 21);
+      RegisteredBuffer target = fx.register(b, 4L * BLOCK, 22);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+
+      long[] start = moved(a, b);
+      writeRounds(a, source, seg, target, 4);
+      long[] allUp = moved(a, b);
+      assertTrue(allUp[0] - start[0] >= 4L * BLOCK, "RDMA rails carried the slices");
+      assertEquals(0, allUp[1] - start[1], "no slice on a soft rail while RDMA rails are usable");
+
+      // Every RDMA port goes down while a 16 MiB WRITE is in flight.
+      Future<BatchResult> inFlight =
+          a.submit(
+                  List.of(TransferRequest.write(source, 0, seg, target.address(), 4L * BLOCK)),
+                  new TransferOptions().setDeadline(Duration.ofSeconds(30)))
+              .result();
+      FakeIbverbs.setPortState(1, PortState.DOWN.code());
+      BatchResult w = Await.result(inFlight, WAIT);
+      assertTrue(w.allCompleted(), w.toString());
+      assertEquals(-1, EngineFixture.mismatch(source.address(), target.address(), 4L * BLOCK));
+      Await.until("every RDMA port is seen down", WAIT, () -> rdmaPortsUp(a, false));
+      long[] down = moved(a, b);
+      writeRounds(a, source, seg, target, 4);
+      long[] afterDown = moved(a, b);
+      assertEquals(0, afterDown[0] - down[0], "no slice on an RDMA rail while every port is down");
+      assertEquals(4L * BLOCK, afterDown[1] - down[1], "the soft rails carried every slice");
+
+      FakeIbverbs.setDevicePortState(1, 1, PortState.ACTIVE.code());
+      Await.until(
+          "slices move back to the RDMA rail",
+          WAIT,
+          () -> {
+            long[] before = moved(a, b);
+            writeRounds(a, source, seg, target, 1);
+            long[] after = moved(a, b);
+            return after[1] == before[1] && after[0] - before[0] == BLOCK;
+          });
+      assertTrue(
+          a.diagnostics().rails().stream()
+              .filter(r -> r.localDevice().equals("fake_mlx5_0"))
+              .allMatch(r -> !r.localPortUp()),
+          "device 0 stayed down: the one port up carried them");
+      assertEquals(List.of(), FakeIbverbs.refusals(), "no call broke a verbs rule");
+    }
+  }
+
+  @Test
+  void theIbverbsOptionsReachEveryQpTheEngineConnects() {
+    EngineOptions marked =
+        options().setIbverbs(new IbverbsOptions().setTrafficClass(106).setServiceLevel(3));
+    try (EngineFixture fx = new EngineFixture()) {
+      TransferEngineImpl a = fx.start(marked);
+      TransferEngineImpl b = fx.start(marked);
+      RegisteredBuffer source = fx.register(a, BLOCK, 31);
+      RegisteredBuffer target = fx.register(b, 4L * BLOCK, 32);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      writeRounds(a, source, seg, target, 2);
+      for (Map<String, String> rtr : rtrAttributes("traffic_class")) {
+        assertEquals("106", rtr.get("traffic_class"), rtr.toString());
+        assertEquals("3", rtr.get("sl"), rtr.toString());
+      }
+    }
+  }
+
+  @Test
+  void devicesWhoseGidTypesDifferAreRefusedNamingBothSides() {
+    FakeIbverbs.setDeviceGid(1, 1, 0, FakeIbverbs.gid("fe80::1"), FakeIbverbs.ROCE_V2);
+    try (EngineFixture fx = new EngineFixture()) {
+      TransferEngineImpl a = fx.start(options().setDevices(List.of(DEVICES[0])));
+      TransferEngineImpl b = fx.start(options().setDevices(List.of(DEVICES[1])));
+      RegisteredBuffer source = fx.register(a, BLOCK, 41);
+      RegisteredBuffer target = fx.register(b, BLOCK, 42);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      BatchResult w = run(a, TransferRequest.write(source, 0, seg, target.address(), BLOCK));
+      assertFalse(w.allCompleted(), w.toString());
+      VteException cause = w.requests().get(0).cause();
+      assertEquals(ErrorCode.HANDSHAKE_REJECTED, cause.code(), cause.toString());
+      assertTrue(
+          cause.getMessage().contains("GID type mismatch")
+              && cause.getMessage().contains("ROCE_V1")
+              && cause.getMessage().contains("ROCE_V2")
+              && cause.getMessage().contains(DEVICES[0])
+              && cause.getMessage().contains(DEVICES[1]),
+          cause.getMessage());
+      assertEquals(List.of(), FakeIbverbs.refusals(), "refused before any QP reached RTR");
+    }
+  }
+
+  @Test
+  void thePathMtuIsTheSmallerActiveMtuOfBothSides() {
+    FakeIbverbs.setDevicePort(
+        1, 1, PortState.ACTIVE.code(), MTU_4096, 1, FakeIbverbs.LINK_ETHERNET, 1);
+    try (EngineFixture fx = new EngineFixture()) {
+      TransferEngineImpl a = fx.start(options().setDevices(List.of(DEVICES[0])));
+      TransferEngineImpl b = fx.start(options().setDevices(List.of(DEVICES[1])));
+      RegisteredBuffer source = fx.register(a, BLOCK, 51);
+      RegisteredBuffer target = fx.register(b, 4L * BLOCK, 52);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      writeRounds(a, source, seg, target, 1);
+      for (Map<String, String> rtr : rtrAttributes("path_mtu")) {
+        assertEquals(String.valueOf(MTU_1024), rtr.get("path_mtu"), "1024: " + rtr);
+      }
+    }
+  }
+
+  /**
+   * @return the attributes of every ibv_modify_qp the fake logged with {@code field} (the RTR
+   *     transitions), at least one per side
+   */
+  private static List<Map<String, String>> rtrAttributes(String field) {
+    List<Map<String, String>> rtr =
+        FakeIbverbs.lines("ibv_modify_qp").stream()
+            .filter(l -> l.contains(" " + field + "="))
+            .map(FakeIbverbs::fields)
+            .toList();
+    assertTrue(rtr.size() >= 2, "both sides' QPs went to RTR with " + field + ": " + rtr);
+    return rtr;
+  }
+
+  /** WRITEs BLOCK bytes {@code rounds} times, each to another block of the target, checked. */
+  private static void writeRounds(
+      TransferEngineImpl a,
+      RegisteredBuffer source,
+      SegmentHandle seg,
+      RegisteredBuffer target,
+      int rounds) {
+    for (int round = 0; round < rounds; round++) {
+      long at = target.address() + (long) (round % 4) * BLOCK;
+      BatchResult w = run(a, TransferRequest.write(source, 0, seg, at, BLOCK));
+      assertTrue(w.allCompleted(), "round " + round + ": " + w);
+      assertEquals(-1, EngineFixture.mismatch(source.address(), at, BLOCK), "round " + round);
+    }
+  }
+
+  /**
+   * @return bytes a's rails to b moved so far: {RDMA rails, soft rails}
+   */
+  private static long[] moved(TransferEngineImpl a, TransferEngineImpl b) {
+    long[] moved = new long[2];
+    for (RailStatus r : a.diagnostics().rails()) {
+      if (r.peerServer().equals(b.serverName())) {
+        moved[r.localDevice().startsWith("fake_mlx5") ? 0 : 1] += r.movedBytes();
+      }
+    }
+    return moved;
+  }
+
+  private static boolean rdmaPortsUp(TransferEngineImpl a, boolean up) {
+    return a.diagnostics().rails().stream()
+        .filter(r -> r.localDevice().startsWith("fake_mlx5"))
+        .allMatch(r -> r.localPortUp() == up);
   }
 }

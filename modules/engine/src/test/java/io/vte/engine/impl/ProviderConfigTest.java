@@ -48,6 +48,44 @@ class ProviderConfigTest {
   }
 
   @Test
+  void fallbackDevicesAreSoftDevicesAfterTheIbverbsOnes() {
+    EngineOptions o =
+        new EngineOptions()
+            .setTransport("ibverbs")
+            .setDevices(List.of("mlx5_0", "mlx5_1"))
+            .setFallbackDevices(List.of("tcp0@127.0.0.2:7001"));
+    assertEquals(Map.of(), ProviderConfig.of(o));
+    assertEquals(
+        Map.of(
+            "devices",
+            List.of(Map.of("name", "tcp0", "host", "127.0.0.2", "port", 7001)),
+            "idleConnectionMs",
+            60_000L),
+        ProviderConfig.fallbackOf(o));
+    assertEquals(List.of("mlx5_0", "mlx5_1", "tcp0"), ProviderConfig.deviceNames(o));
+    assertEquals(List.of("ibverbs", "ibverbs", "soft"), ProviderConfig.transports(o));
+    assertEquals(Map.of(), ProviderConfig.fallbackOf(o.setFallbackDevices(List.of())));
+  }
+
+  @Test
+  void aFallbackDeviceNamedLikeAnIbverbsOneOrMalformedIsNamed() {
+    EngineOptions o =
+        new EngineOptions()
+            .setTransport("ibverbs")
+            .setDevices(List.of("mlx5_0"))
+            .setFallbackDevices(List.of("mlx5_0@127.0.0.1"));
+    VteException twice = assertThrows(VteException.class, () -> ProviderConfig.of(o));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, twice.code());
+    assertTrue(twice.getMessage().contains("'mlx5_0' twice"), twice.getMessage());
+    VteException bad =
+        assertThrows(
+            VteException.class,
+            () -> ProviderConfig.fallbackOf(o.setFallbackDevices(List.of("x@h:port"))));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, bad.code());
+    assertTrue(bad.getMessage().contains("'x@h:port'"), bad.getMessage());
+  }
+
+  @Test
   void malformedSpecsAreNamed() {
     for (String bad : new String[] {"@127.0.0.1", "x@", "x@h:99999", "x@h:port"}) {
       VteException e =

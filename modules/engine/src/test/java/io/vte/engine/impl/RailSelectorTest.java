@@ -424,6 +424,53 @@ class RailSelectorTest {
    * Selects a rail for one slice that ends at once without moving bytes (the rail's backlog stays
    * 0).
    */
+  @Test
+  void fallbackRailsCarrySlicesOnlyWhileNoRdmaRailIsUsable() {
+    RailSelector mixed =
+        new RailSelector(
+            List.of("ib0", "ib1", "tcp0"),
+            List.of("ibverbs", "ibverbs", "soft"),
+            3,
+            HOLD_DOWN,
+            HOLD_DOWN,
+            clock::get,
+            RailAffinity.NONE);
+    SegmentDescriptor.Builder d =
+        SegmentDescriptor.newBuilder().setName("p").setServerName("p:1").setTransport("ibverbs");
+    BufferDesc.Builder b = BufferDesc.newBuilder().setAddress(4096).setLength(4096);
+    String[][] peer = {{"pib0", "ibverbs"}, {"pib1", ""}, {"ptcp0", "soft"}};
+    for (int i = 0; i < peer.length; i++) {
+      d.addDevices(
+          DeviceDesc.newBuilder().setName(peer[i][0]).setTransport(peer[i][1]).setActive(true));
+      b.addRkeys(70 + i);
+    }
+    RailSelector.PeerRails rails = mixed.railsFor(new PeerSegment("p", d.addBuffers(b).build()));
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < 40; i++) {
+      Rail r = pick(rails, null);
+      seen.add(r.localDeviceName() + ">" + r.peerDeviceName());
+    }
+    assertEquals(
+        Set.of("ib0>pib0", "ib0>pib1", "ib1>pib0", "ib1>pib1"),
+        seen,
+        "RDMA rails only (a device without a transport is the segment's)");
+    mixed.setLocalPortUp(0, false);
+    assertEquals("ib1", pick(rails, null).localDeviceName(), "one RDMA device left");
+    mixed.setLocalPortUp(1, false);
+    for (int i = 0; i < 10; i++) {
+      Rail r = pick(rails, null);
+      assertEquals("tcp0>ptcp0", r.localDeviceName() + ">" + r.peerDeviceName(), "fallback");
+    }
+    mixed.setLocalPortUp(0, true);
+    for (int i = 0; i < 10; i++) {
+      assertEquals("ib0", pick(rails, null).localDeviceName(), "back on RDMA");
+    }
+    assertEquals(
+        5,
+        mixed.snapshot().size(),
+        "no rail between devices of two providers: " + mixed.snapshot());
+  }
+
   private static Rail pick(RailSelector.PeerRails rails, Rail avoid) {
     Rail r = rails.select(0, avoid, SLICE);
     if (r != null) {

@@ -27,11 +27,19 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class StaleSegmentHandleTest {
 
   private static final int LENGTH = (1 << 20) + 77;
-  private final EngineFixture fx = new EngineFixture();
+  private final EngineFixture fx = fixture();
 
   @AfterEach
   void close() {
     fx.close();
+  }
+
+  /**
+   * @return where the engines run: soft verbs ({@link StaleSegmentHandleOverIbverbsTest}: the fake
+   *     libibverbs)
+   */
+  EngineFixture fixture() {
+    return new EngineFixture();
   }
 
   @Test

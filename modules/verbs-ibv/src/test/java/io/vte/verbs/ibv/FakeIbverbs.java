@@ -50,10 +50,23 @@ public final class FakeIbverbs {
 
   public static native void setDeviceListErrno(int errno);
 
-  public static native void setPort(
-      int port, int state, int mtuCode, int lid, int linkLayer, int gidTableLength);
+  /** Sets a port's attributes on every device (no event). */
+  public static void setPort(
+      int port, int state, int mtuCode, int lid, int linkLayer, int gidTableLength) {
+    setDevicePort(-1, port, state, mtuCode, lid, linkLayer, gidTableLength);
+  }
 
-  public static native void setGid(int port, int index, byte[] gid, int type);
+  /** Sets a port's attributes on the device listed {@code device}-th (-1: all); no event. */
+  public static native void setDevicePort(
+      int device, int port, int state, int mtuCode, int lid, int linkLayer, int gidTableLength);
+
+  /** Sets a GID table entry and its type on every device. */
+  public static void setGid(int port, int index, byte[] gid, int type) {
+    setDeviceGid(-1, port, index, gid, type);
+  }
+
+  /** Sets a GID table entry and its type on the device listed {@code device}-th (-1: all). */
+  public static native void setDeviceGid(int device, int port, int index, byte[] gid, int type);
 
   /**
    * The next call of {@code function} whose argument is {@code arg} (-1: any) fails with {@code

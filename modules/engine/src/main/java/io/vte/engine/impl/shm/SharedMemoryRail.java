@@ -164,6 +164,7 @@ public final class SharedMemoryRail {
               !t.usable(now) || t.revoked != null,
               false,
               t.outstanding.get(),
+              t.copied.get(),
               t.lastCause));
     }
     return out;
@@ -270,6 +271,7 @@ public final class SharedMemoryRail {
               slice.length());
       if (outcome == PeerMapping.Outcome.OK) {
         copied.addAndGet(slice.length());
+        target.copied.addAndGet(slice.length());
         status = SliceStatus.OK;
       } else if (outcome == PeerMapping.Outcome.REVOKED) {
         cause =
@@ -309,6 +311,7 @@ public final class SharedMemoryRail {
     private final Rail rail;
     private final BufferDesc buffer;
     private final AtomicLong outstanding = new AtomicLong();
+    private final AtomicLong copied = new AtomicLong();
     private volatile PeerMapping mapping;
     private volatile long heldUntil = System.nanoTime();
     private volatile VteException lastCause;

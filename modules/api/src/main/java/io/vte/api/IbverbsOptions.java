@@ -1,0 +1,222 @@
+package io.vte.api;
+
+import io.vertx.core.json.JsonObject;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * How an ibverbs engine addresses its RDMA ports; JSON {@code {"gidIndex", "gidNetdev",
+ * "gidAddress", "gidType", "trafficClass", "serviceLevel"}}, nested as the engine option {@code
+ * ibverbs}. The engine hands them to the ibverbs provider as its settings of the same names: the
+ * source GID (by index, or the GID of a netdev or an IP address, of a type), and the GRH traffic
+ * class and service level of every QP (lossless RoCE classes). Soft verbs devices ignore them.
+ */
+public final class IbverbsOptions {
+
+  /** The GID types {@code gidType} accepts. */
+  public static final Set<String> GID_TYPES = Set.of("auto", "roce-v1", "roce-v2", "ib");
+
+  /** What a field is called in error messages. */
+  private static final String LABEL = "ibverbs option";
+
+  /** The fields: JSON names, kinds, defaults, ranges. */
+  public static final OptionFields<IbverbsOptions> FIELDS =
+      OptionFields.of(
+          OptionFields.field(
+                  "gidIndex",
+                  OptionFields.INT,
+                  -1,
+                  IbverbsOptions::getGidIndex,
+                  IbverbsOptions::setGidIndex)
+              .check(n -> n >= -1 && n <= 255, "-1..255 (-1: automatic)"),
+          OptionFields.field(
+                  "gidNetdev",
+                  OptionFields.STRING,
+                  null,
+                  IbverbsOptions::getGidNetdev,
+                  IbverbsOptions::setGidNetdev)
+              .check(n -> n == null || !n.isBlank(), "a netdev name such as eth2 (unset: any)"),
+          OptionFields.field(
+                  "gidAddress",
+                  OptionFields.STRING,
+                  null,
+                  IbverbsOptions::getGidAddress,
+                  IbverbsOptions::setGidAddress)
+              .check(
+                  a -> a == null || a.matches("[0-9A-Fa-f:.]+"),
+                  "an IP address literal (unset: any)"),
+          OptionFields.field(
+                  "gidType",
+                  OptionFields.STRING,
+                  "auto",
+                  IbverbsOptions::getGidType,
+                  IbverbsOptions::setGidType)
+              .check(GID_TYPES::contains, "auto, roce-v1, roce-v2 or ib"),
+          OptionFields.field(
+                  "trafficClass",
+                  OptionFields.INT,
+                  0,
+                  IbverbsOptions::getTrafficClass,
+                  IbverbsOptions::setTrafficClass)
+              .check(n -> n >= 0 && n <= 255, "0..255 (DSCP << 2 | ECN)"),
+          OptionFields.field(
+                  "serviceLevel",
+                  OptionFields.INT,
+                  0,
+                  IbverbsOptions::getServiceLevel,
+                  IbverbsOptions::setServiceLevel)
+              .check(n -> n >= 0 && n <= 15, "0..15"));
+
+  private int gidIndex;
+  private String gidNetdev;
+  private String gidAddress;
+  private String gidType;
+  private int trafficClass;
+  private int serviceLevel;
+
+  /** Creates options with the defaults: automatic GID of any type, class 0, level 0. */
+  public IbverbsOptions() {
+    FIELDS.applyDefaults(this);
+  }
+
+  /**
+   * @param json the ibverbs options
+   * @return them, types checked (ranges by {@link #validate()})
+   * @throws VteException INVALID_CONFIGURATION naming an unknown key or a value of the wrong type
+   */
+  public static IbverbsOptions fromJson(JsonObject json) {
+    IbverbsOptions o = new IbverbsOptions();
+    FIELDS.read(json, o, LABEL, "");
+    return o;
+  }
+
+  /**
+   * @return the options as JSON
+   */
+  public JsonObject toJson() {
+    return FIELDS.toJson(this);
+  }
+
+  /**
+   * @return this
+   * @throws VteException INVALID_CONFIGURATION naming the first bad field and its value
+   */
+  public IbverbsOptions validate() {
+    FIELDS.validate(this, LABEL, "");
+    return this;
+  }
+
+  /**
+   * @return the ibverbs provider's settings of these options (unset strings left out)
+   */
+  public Map<String, Object> providerSettings() {
+    Map<String, Object> settings = new LinkedHashMap<>();
+    settings.put("gidIndex", gidIndex);
+    if (gidNetdev != null) {
+      settings.put("gidNetdev", gidNetdev);
+    }
+    if (gidAddress != null) {
+      settings.put("gidAddress", gidAddress);
+    }
+    settings.put("gidType", gidType);
+    settings.put("trafficClass", trafficClass);
+    settings.put("serviceLevel", serviceLevel);
+    return settings;
+  }
+
+  /**
+   * @return the GID index every port uses, -1 to choose automatically
+   */
+  public int getGidIndex() {
+    return gidIndex;
+  }
+
+  /**
+   * @param gidIndex GID index, -1..255 (-1: automatic) @return this
+   */
+  public IbverbsOptions setGidIndex(int gidIndex) {
+    this.gidIndex = gidIndex;
+    return this;
+  }
+
+  /**
+   * @return only GIDs of this netdev are chosen, null for any
+   */
+  public String getGidNetdev() {
+    return gidNetdev;
+  }
+
+  /**
+   * @param gidNetdev a netdev name such as {@code eth2}, or null for any @return this
+   */
+  public IbverbsOptions setGidNetdev(String gidNetdev) {
+    this.gidNetdev = gidNetdev;
+    return this;
+  }
+
+  /**
+   * @return only the GID of this IP address is chosen, null for any
+   */
+  public String getGidAddress() {
+    return gidAddress;
+  }
+
+  /**
+   * @param gidAddress an IP address literal, or null for any @return this
+   */
+  public IbverbsOptions setGidAddress(String gidAddress) {
+    this.gidAddress = gidAddress;
+    return this;
+  }
+
+  /**
+   * @return the GID type chosen: {@code auto}, {@code roce-v1}, {@code roce-v2} or {@code ib}
+   */
+  public String getGidType() {
+    return gidType;
+  }
+
+  /**
+   * @param gidType {@code auto}, {@code roce-v1}, {@code roce-v2} or {@code ib} @return this
+   */
+  public IbverbsOptions setGidType(String gidType) {
+    this.gidType = gidType;
+    return this;
+  }
+
+  /**
+   * @return GRH traffic class of every QP
+   */
+  public int getTrafficClass() {
+    return trafficClass;
+  }
+
+  /**
+   * @param trafficClass GRH traffic class, 0..255 (DSCP in the upper 6 bits) @return this
+   */
+  public IbverbsOptions setTrafficClass(int trafficClass) {
+    this.trafficClass = trafficClass;
+    return this;
+  }
+
+  /**
+   * @return service level of every QP
+   */
+  public int getServiceLevel() {
+    return serviceLevel;
+  }
+
+  /**
+   * @param serviceLevel service level, 0..15 (on RoCE the priority) @return this
+   */
+  public IbverbsOptions setServiceLevel(int serviceLevel) {
+    this.serviceLevel = serviceLevel;
+    return this;
+  }
+
+  @Override
+  public String toString() {
+    return "IbverbsOptions" + toJson().encode();
+  }
+}
