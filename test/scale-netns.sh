@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The scale benchmark with every host a process in its own network namespace (root only).
+#
+#   test/scale-netns.sh [vte scale options...]      e.g. --hosts 8,16,32 --out scale-netns
+#
+# Makes max(--hosts) hosts with 2 rail NICs each (test/hosts.sh up, prefix VTE_NETNS_PREFIX, default
+# vte-scale), starts etcd in the service namespace on 198.19.0.254:2379, runs
+# `vte scale --netns PREFIX --metadata etcd://198.19.0.254:2379 ...` there at nice 19 (each host's JVM
+# runs at nice 19 too), then removes the namespaces and etcd.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export VTE_NETNS_PREFIX="${VTE_NETNS_PREFIX:-vte-scale}"
+P="$VTE_NETNS_PREFIX"
+hosts=""
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  [ "${args[$i]}" != --hosts ] || hosts="${args[$((i + 1))]}"
+done
+[ -n "$hosts" ] || { hosts=8,16,32; args+=(--hosts "$hosts"); }
+max=$(tr ',' '\n' <<<"$hosts" | sort -n | tail -1)
+data=$(mktemp -d)
+cleanup() {
+  [ -z "${etcd_pid:-}" ] || kill "$etcd_pid" 2>/dev/null || true
+  bash "$here/hosts.sh" down
+  rm -rf "$data"
+}
+trap cleanup EXIT
+bash "$here/hosts.sh" up "$max" 2 >/dev/null
+ip netns exec "$P-svc" nice -n 19 etcd --name scale --data-dir "$data" \
+  --listen-client-urls http://198.19.0.254:2379 --advertise-client-urls http://198.19.0.254:2379 \
+  --listen-peer-urls http://198.19.0.254:2380 --initial-advertise-peer-urls http://198.19.0.254:2380 \
+  --initial-cluster scale=http://198.19.0.254:2380 >"$data/etcd.log" 2>&1 &
+etcd_pid=$!
+for _ in $(seq 100); do
+  ip netns exec "$P-svc" bash -c 'echo > /dev/tcp/198.19.0.254/2379' 2>/dev/null && break
+  sleep 0.2
+done
+ip netns exec "$P-svc" nice -n 19 "$here/../vte" scale --netns "$P" \
+  --metadata etcd://198.19.0.254:2379 "${args[@]}"
