@@ -6,9 +6,13 @@
 # Makes max(--hosts) hosts with 2 rail NICs each (test/hosts.sh up, prefix VTE_NETNS_PREFIX, default
 # vte-scale), starts etcd in the service namespace on 198.19.0.254:2379, runs
 # `vte scale --netns PREFIX --metadata etcd://198.19.0.254:2379 ...` there at nice 19 (each host's JVM
-# runs at nice 19 too), then removes the namespaces and etcd.
+# runs at nice 19 too), then removes the namespaces and etcd. The CLI jar is VTE_JAR (default
+# modules/cli/target/vte.jar, built by `./vte` or mvn install); every host's JVM runs from it, so it must not be
+# rebuilt while this runs.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+jar="${VTE_JAR:-$here/../modules/cli/target/vte.jar}"
+[ -f "$jar" ] || { echo "scale-netns.sh: no CLI jar at $jar: run ./vte --help (it builds it) first" >&2; exit 1; }
 export VTE_NETNS_PREFIX="${VTE_NETNS_PREFIX:-vte-scale}"
 P="$VTE_NETNS_PREFIX"
 hosts=""
@@ -35,5 +39,5 @@ for _ in $(seq 100); do
   ip netns exec "$P-svc" bash -c 'echo > /dev/tcp/198.19.0.254/2379' 2>/dev/null && break
   sleep 0.2
 done
-ip netns exec "$P-svc" nice -n 19 "$here/../vte" scale --netns "$P" \
+ip netns exec "$P-svc" nice -n 19 java -Xmx256m -jar "$jar" scale --netns "$P" \
   --metadata etcd://198.19.0.254:2379 "${args[@]}"

@@ -137,6 +137,10 @@ final class NetnsScaleRun {
           bytes * 1e9 / settings.window().toNanos() / (1 << 20) / hosts,
           failed);
     } finally {
+      // all at once: a host left waiting for its peers' quit would hold the others' close up
+      for (Node n : nodes) {
+        n.send("quit");
+      }
       for (Node n : nodes) {
         n.quit();
       }
@@ -338,6 +342,7 @@ final class NetnsScaleRun {
       process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
     }
 
+    /** Asks it to quit (once more, harmless) and waits for it, killing it after 30 s. */
     void quit() {
       in.println("quit");
       in.close();
