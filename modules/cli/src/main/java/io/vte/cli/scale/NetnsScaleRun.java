@@ -215,13 +215,14 @@ final class NetnsScaleRun {
     List<long[]> out = new ArrayList<>();
     for (int h = 0; h < nodes.size(); h++) {
       String[] words = nodes.get(h).await(answer == null ? command : answer, end, h);
-      long[] numbers = new long[words.length - 1];
-      for (int i = 1; i < words.length && words[i].matches("-?\\d+"); i++) {
-        numbers[i - 1] = Long.parseLong(words[i]);
-      }
+      // the numbers, then (first, window) the failure causes
       int firstCause = 1;
       while (firstCause < words.length && words[firstCause].matches("-?\\d+")) {
         firstCause++;
+      }
+      long[] numbers = new long[firstCause - 1];
+      for (int i = 1; i < firstCause; i++) {
+        numbers[i - 1] = Long.parseLong(words[i]);
       }
       if (firstCause < words.length && !words[firstCause].equals("{}")) {
         causes.put(

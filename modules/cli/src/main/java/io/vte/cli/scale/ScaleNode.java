@@ -130,7 +130,16 @@ public final class ScaleNode {
       }
       args.put(a.substring(0, eq), a.substring(eq + 1));
     }
-    ScaleNode node = new ScaleNode(args);
+    ScaleNode node;
+    try {
+      node = new ScaleNode(args);
+    } catch (Exception e) {
+      // the JVM would stay up on Vert.x's threads with no engine: say why and end it
+      System.out.println("vte-scale error " + String.valueOf(e.getMessage()).replace('\n', ' '));
+      e.printStackTrace();
+      System.exit(1);
+      return;
+    }
     System.out.println("vte-scale ready");
     if (Boolean.parseBoolean(args.get("firstOnReady"))) {
       System.out.println("vte-scale " + node.first());
