@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
  * per-host endpoints, QPs, sockets, direct and heap memory, threads, first-transfer latency,
  * handshake rate, etcd keys and watch events and throughput go into a table ({@code scale.md}), a
  * PNG of the growth curves ({@code scale.png}) and a per-peer fit projected to 1,000 and 10,000
- * nodes.
+ * nodes. With {@code --netns} every host is a JVM of its own in a network namespace instead ({@link
+ * NetnsScaleRun}).
  */
 @Command(
     name = "scale",
@@ -32,7 +33,8 @@ import picocli.CommandLine.Spec;
       "Runs H engines in this JVM (each a host with --nics soft devices on 127.0.<h>.<n>) for each H",
       "of --hosts: first transfers to every peer at once, all-to-all small batches for --window,",
       "then idle. A first 2-host run warms the JVM up and is not reported. Writes scale.md (table,",
-      "fit, projection) and scale.png under --out."
+      "fit, projection) and scale.png under --out. With --netns, every host is a JVM of its own in a",
+      "network namespace (test/scale-netns.sh sets them up)."
     })
 public final class ScaleCommand implements Callable<Integer> {
 
