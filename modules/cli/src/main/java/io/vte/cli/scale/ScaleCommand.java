@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
  * per-host endpoints, QPs, sockets, direct and heap memory, threads, first-transfer latency,
  * handshake rate, etcd keys and watch events and throughput go into a table ({@code scale.md}), a
  * PNG of the growth curves ({@code scale.png}) and a per-peer fit projected to 1,000 and 10,000
- * nodes.
+ * nodes. With {@code --netns} every host is a JVM of its own in a network namespace instead ({@link
+ * NetnsScaleRun}).
  */
 @Command(
     name = "scale",
@@ -32,7 +33,8 @@ import picocli.CommandLine.Spec;
       "Runs H engines in this JVM (each a host with --nics soft devices on 127.0.<h>.<n>) for each H",
       "of --hosts: first transfers to every peer at once, all-to-all small batches for --window,",
       "then idle. A first 2-host run warms the JVM up and is not reported. Writes scale.md (table,",
-      "fit, projection) and scale.png under --out."
+      "fit, projection) and scale.png under --out. With --netns, every host is a JVM of its own in a",
+      "network namespace (test/scale-netns.sh sets them up)."
     })
 public final class ScaleCommand implements Callable<Integer> {
 
@@ -91,7 +93,8 @@ public final class ScaleCommand implements Callable<Integer> {
       names = "--storm",
       description =
           "End each run with a reconnect storm: every host restarts its engine at once on the same"
-              + " addresses and ports; time to full mesh, handshakes, retries, failures after.")
+              + " addresses and ports (with --netns: every host's JVM is killed and started again,"
+              + " staggered by --stagger-ms); time to full mesh, handshakes, retries, failures after.")
   private boolean storm;
 
   @Option(
@@ -113,6 +116,24 @@ public final class ScaleCommand implements Callable<Integer> {
       defaultValue = "1000",
       description = "Random lookups with --segments (default ${DEFAULT-VALUE}).")
   private int lookups;
+
+  @Option(
+      names = "--netns",
+      description =
+          "Every host a process in its own network namespace: host h is a JVM (heap "
+              + NetnsScaleRun.NODE_HEAP
+              + ", nice 19) in <PREFIX>-h<h> as test/hosts.sh up makes it (rail NIC i 198.18.<i>.<h+1>,"
+              + " management NIC 198.19.0.<h+1>). Needs --metadata etcd://...; run it in"
+              + " <PREFIX>-svc. Each host's figures are its own process's.")
+  private String netns;
+
+  @Option(
+      names = "--stagger-ms",
+      defaultValue = "100",
+      description =
+          "With --netns --storm: host h's JVM starts again h x this many ms after all were killed"
+              + " (default ${DEFAULT-VALUE}).")
+  private long staggerMs;
 
   @Option(
       names = "--out",
@@ -150,6 +171,15 @@ public final class ScaleCommand implements Callable<Integer> {
               window,
               idleMs));
     }
+    if (netns != null && !metadata.startsWith("etcd://")) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--netns " + netns + " needs --metadata etcd://host:port, got " + metadata);
+    }
+    if (staggerMs < 0) {
+      throw new ParameterException(
+          spec.commandLine(), "--stagger-ms must be >= 0, got " + staggerMs);
+    }
     if (segments > 0) {
       if ("p2p".equals(metadata) || watchers < 1 || lookups < 1) {
         throw new ParameterException(
@@ -171,30 +201,66 @@ public final class ScaleCommand implements Callable<Integer> {
             Duration.ofMillis(Math.round(window * 1000)),
             Duration.ofMillis(idleMs),
             metadata);
-    // the JVM's one-time costs (classes, the first gRPC server and client, Netty's pools) go here
-    new ScaleRun(settings, 2, false).run();
+    if (netns == null) {
+      // the JVM's one-time costs (classes, the first gRPC server and client, Netty's pools) go here
+      new ScaleRun(settings, 2, false).run();
+    }
     List<ScaleRow> rows = new ArrayList<>();
     List<StormRow> storms = new ArrayList<>();
     List<String> causes = new ArrayList<>();
     w.println(ScaleRow.HEADER);
     w.flush();
     for (int h : hosts.stream().sorted().toList()) {
-      ScaleRun run = new ScaleRun(settings, h, storm);
-      ScaleRow row = run.run();
-      rows.add(row);
-      if (run.storm() != null) {
-        storms.add(run.storm());
+      ScaleRow row;
+      java.util.Map<String, String> failures;
+      if (netns == null) {
+        ScaleRun run = new ScaleRun(settings, h, storm);
+        row = run.run();
+        if (run.storm() != null) {
+          storms.add(run.storm());
+        }
+        failures = run.failureCauses();
+      } else {
+        NetnsScaleRun run =
+            new NetnsScaleRun(
+                settings,
+                h,
+                netns,
+                out.resolve("logs-" + h),
+                storm ? Duration.ofMillis(staggerMs) : null);
+        row = run.run();
+        if (run.storm() != null) {
+          storms.add(run.storm());
+        }
+        failures = run.failureCauses();
       }
+      rows.add(row);
       w.println(row.markdown());
-      if (!run.failureCauses().isEmpty()) {
-        causes.add(h + " hosts: " + run.failureCauses());
-        spec.commandLine()
-            .getErr()
-            .println(h + " hosts, failures by cause: " + run.failureCauses());
+      if (!failures.isEmpty()) {
+        causes.add(h + " hosts: " + failures);
+        spec.commandLine().getErr().println(h + " hosts, failures by cause: " + failures);
       }
       w.flush();
     }
-    String report = ScaleReport.markdown(rows, storms, settings);
+    String report =
+        (netns == null
+                ? "hosts: engines in one JVM on loopback addresses\n"
+                : "hosts: one JVM each ("
+                    + NetnsScaleRun.NODE_HEAP
+                    + ", nice 19) in network namespaces "
+                    + netns
+                    + "-h<h>, veth rail NICs\n")
+            + ScaleReport.markdown(
+                rows,
+                storms,
+                settings,
+                netns == null
+                    ? "every host restarts its engine at once"
+                    : "staggered crash restarts: every host's JVM killed at once, host h started again"
+                        + " h x "
+                        + staggerMs
+                        + " ms later on the same addresses and ports, writing to every peer as soon"
+                        + " as it is up; each handshake is tried at most 8 times, with backoff");
     if (!causes.isEmpty()) {
       report += "\nfailures by cause (first message of each): " + String.join("; ", causes) + "\n";
     }

@@ -12,9 +12,11 @@ final class ScaleReport {
    * @param rows the runs, sorted by hosts
    * @param storms their reconnect storms (empty when none ran)
    * @param s their settings
+   * @param stormKind how the storms restarted the hosts
    * @return the report
    */
-  static String markdown(List<ScaleRow> rows, List<StormRow> storms, ScaleSettings s) {
+  static String markdown(
+      List<ScaleRow> rows, List<StormRow> storms, ScaleSettings s, String stormKind) {
     StringBuilder b = new StringBuilder();
     b.append(
         String.format(
@@ -59,9 +61,7 @@ final class ScaleReport {
       }
     }
     if (!storms.isEmpty()) {
-      b.append("\nreconnect storm (every host restarts its engine at once)\n\n")
-          .append(StormRow.HEADER)
-          .append('\n');
+      b.append("\nreconnect storm (" + stormKind + ")\n\n").append(StormRow.HEADER).append('\n');
       for (StormRow r : storms) {
         b.append(r.markdown()).append('\n');
       }

@@ -2,24 +2,14 @@ package io.vte.cli.scale;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vte.api.BatchResult;
 import io.vte.api.EngineOptions;
 import io.vte.api.MetadataOptions;
 import io.vte.api.OwnerStats;
 import io.vte.api.RegisteredBuffer;
-import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferEngine;
-import io.vte.api.TransferOptions;
-import io.vte.api.TransferRequest;
 import io.vte.cli.bench.Blocking;
-import java.io.File;
-import java.io.IOException;
-import java.lang.management.BufferPoolMXBean;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -47,9 +38,10 @@ final class ScaleRun {
   private StormRow stormRow;
   private Vertx vertx;
 
-  /** First message of each failure cause (its error code), for the report. */
-  private final java.util.concurrent.ConcurrentHashMap<String, String> causes =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  /** Each engine's traffic, replaced with the engines after a storm; their failure causes kept. */
+  private final List<HostTraffic> traffic = new ArrayList<>();
+
+  private final java.util.TreeMap<String, String> causes = new java.util.TreeMap<>();
 
   /**
    * @param settings the knobs
@@ -66,13 +58,20 @@ final class ScaleRun {
    * @return the first message of each cause of a failed transfer, by error code
    */
   java.util.Map<String, String> failureCauses() {
-    return new java.util.TreeMap<>(causes);
+    java.util.TreeMap<String, String> all = new java.util.TreeMap<>(causes);
+    for (HostTraffic t : traffic) {
+      t.failureCauses().forEach(all::putIfAbsent);
+    }
+    return all;
   }
 
-  private void noteFailure(Throwable t) {
-    String code =
-        t instanceof io.vte.api.VteException v ? v.code().name() : t.getClass().getSimpleName();
-    causes.putIfAbsent(code, String.valueOf(t.getMessage()));
+  /** The traffic of {@code engines} with {@code buffers}, keeping the causes seen so far. */
+  private void trafficOf(List<TransferEngine> engines, List<RegisteredBuffer> buffers) {
+    causes.putAll(failureCauses());
+    traffic.clear();
+    for (int h = 0; h < hosts; h++) {
+      traffic.add(new HostTraffic(vertx, engines.get(h), buffers.get(h), h, hosts, settings));
+    }
   }
 
   /**
@@ -96,7 +95,7 @@ final class ScaleRun {
     // the registered memory stays reachable until the engines are closed (a GC would free it)
     List<ByteBuffer> memory = new ArrayList<>();
     try (EtcdCounter etcd = EtcdCounter.open(settings.metadataUri(), prefix)) {
-      Snapshot base = Snapshot.take();
+      JvmSnapshot base = JvmSnapshot.take();
       for (int h = 0; h < hosts; h++) {
         engines.add(
             Blocking.await(
@@ -109,18 +108,19 @@ final class ScaleRun {
         memory.add(b);
         buffers.add(Blocking.await(e.register(b, "cpu:0"), DEADLINE, "register"));
       }
+      trafficOf(engines, buffers);
       SegmentHandle[][] segs = new SegmentHandle[hosts][hosts];
       Histogram first = new Histogram(1, TimeUnit.MINUTES.toNanos(2), 3);
       AtomicLong failed = new AtomicLong();
       long stormStart = System.nanoTime();
-      firstTransfers(engines, buffers, segs, first, failed);
+      firstTransfers(engines, segs, first, failed);
       double stormSeconds = (System.nanoTime() - stormStart) / 1e9;
       long handshakes = 0;
       for (TransferEngine e : engines) {
         handshakes += e.diagnostics().owners().handshakesActive();
       }
-      long bytes = steady(engines, buffers, segs, failed);
-      Snapshot busy = Snapshot.take();
+      long bytes = steady(segs, failed);
+      JvmSnapshot busy = JvmSnapshot.take();
       double endpoints = 0;
       double qps = 0;
       for (TransferEngine e : engines) {
@@ -129,7 +129,7 @@ final class ScaleRun {
       }
       // the connections close after idleConnectionMs; the NIC checks every 100 ms
       LockSupport.parkNanos(settings.idle().toNanos() + TimeUnit.MILLISECONDS.toNanos(1500));
-      Snapshot idle = Snapshot.take();
+      JvmSnapshot idle = JvmSnapshot.take();
       if (storm) {
         stormRow = restartAll(vertx, engines, buffers, memory, prefix);
       }
@@ -138,12 +138,12 @@ final class ScaleRun {
           settings.nics(),
           endpoints / hosts,
           qps / hosts,
-          (busy.sockets - base.sockets) / (double) hosts,
-          (idle.sockets - base.sockets) / (double) hosts,
-          (busy.direct - base.direct) / (double) hosts,
-          (idle.direct - base.direct) / (double) hosts,
-          (busy.heap - base.heap) / (double) hosts,
-          (busy.threads - base.threads) / (double) hosts,
+          (busy.sockets() - base.sockets()) / (double) hosts,
+          (idle.sockets() - base.sockets()) / (double) hosts,
+          (busy.direct() - base.direct()) / (double) hosts,
+          (idle.direct() - base.direct()) / (double) hosts,
+          (busy.heap() - base.heap()) / (double) hosts,
+          (busy.threads() - base.threads()) / (double) hosts,
           first.getValueAtPercentile(50) / 1000.0,
           first.getValueAtPercentile(99) / 1000.0,
           handshakes / stormSeconds,
@@ -235,13 +235,13 @@ final class ScaleRun {
       buffers.add(
           Blocking.await(engines.get(h).register(memory.get(h), "cpu:0"), DEADLINE, "register"));
     }
+    trafficOf(engines, buffers);
     SegmentHandle[][] segs = new SegmentHandle[hosts][hosts];
     AtomicLong failedInMesh = new AtomicLong();
-    firstTransfers(
-        engines, buffers, segs, new Histogram(1, TimeUnit.MINUTES.toNanos(2), 3), failedInMesh);
+    firstTransfers(engines, segs, new Histogram(1, TimeUnit.MINUTES.toNanos(2), 3), failedInMesh);
     double meshMillis = (System.nanoTime() - start) / 1e6;
     AtomicLong failedAfter = new AtomicLong();
-    steady(engines, buffers, segs, failedAfter);
+    steady(segs, failedAfter);
     long handshakes = 0;
     long handshakesFailed = 0;
     long handshakeRetries = 0;
@@ -267,66 +267,27 @@ final class ScaleRun {
         failedAfter.get());
   }
 
-  /**
-   * Opens a peer's segment once its descriptor lists the peer's buffer: through etcd a registration
-   * is published asynchronously, so a peer opening right after it may read the descriptor from
-   * before it (asked again every 20 ms until the deadline).
-   */
-  private Future<SegmentHandle> openWithBuffer(TransferEngine e, String name, long deadline) {
-    return e.openSegment(name)
-        .compose(
-            seg ->
-                !seg.buffers().isEmpty() || System.nanoTime() - deadline >= 0
-                    ? Future.succeededFuture(seg)
-                    : vertx
-                        .timer(20, TimeUnit.MILLISECONDS)
-                        .compose(t -> openWithBuffer(e, name, deadline)));
-  }
-
   private String segmentOf(List<TransferEngine> engines, int host) {
     return "p2p".equals(settings.metadataUri()) ? engines.get(host).serverName() : "host-" + host;
   }
 
   /** Every host opens every peer's segment and writes once to it, all at the same moment. */
   private void firstTransfers(
-      List<TransferEngine> engines,
-      List<RegisteredBuffer> buffers,
-      SegmentHandle[][] segs,
-      Histogram first,
-      AtomicLong failed)
+      List<TransferEngine> engines, SegmentHandle[][] segs, Histogram first, AtomicLong failed)
       throws InterruptedException {
-    int pairs = hosts * (hosts - 1);
-    CountDownLatch done = new CountDownLatch(pairs);
+    CountDownLatch done = new CountDownLatch(hosts * (hosts - 1));
+    long deadline = System.nanoTime() + DEADLINE.toNanos();
+    LongConsumer latency =
+        ns -> {
+          synchronized (first) {
+            first.recordValue(Math.min(first.getHighestTrackableValue(), ns));
+          }
+        };
     for (int i = 0; i < hosts; i++) {
       for (int j = 0; j < hosts; j++) {
-        if (i == j) {
-          continue;
+        if (i != j) {
+          traffic.get(i).first(j, segmentOf(engines, j), deadline, segs[i], latency, failed, done);
         }
-        int from = i;
-        int to = j;
-        long t0 = System.nanoTime();
-        TransferEngine e = engines.get(i);
-        openWithBuffer(e, segmentOf(engines, j), System.nanoTime() + DEADLINE.toNanos())
-            .compose(
-                seg -> {
-                  segs[from][to] = seg;
-                  return e.submit(List.of(write(buffers, from, to, seg)), options()).result();
-                })
-            .onComplete(
-                ar -> {
-                  if (ar.failed()) {
-                    failed.incrementAndGet();
-                    noteFailure(ar.cause());
-                  } else if (!ar.result().allCompleted()) {
-                    failed.incrementAndGet();
-                    noteFailure(ar.result().requests().get(0).cause());
-                  }
-                  synchronized (first) {
-                    first.recordValue(
-                        Math.min(first.getHighestTrackableValue(), System.nanoTime() - t0));
-                  }
-                  done.countDown();
-                });
       }
     }
     if (!done.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)) {
@@ -335,119 +296,20 @@ final class ScaleRun {
   }
 
   /**
-   * All-to-all small batches for the window: each host keeps one batch in flight, its requests
-   * going round-robin to every peer.
+   * All-to-all small batches for the window, every host at once ({@link HostTraffic#window}).
    *
    * @return bytes moved
    */
-  private long steady(
-      List<TransferEngine> engines,
-      List<RegisteredBuffer> buffers,
-      SegmentHandle[][] segs,
-      AtomicLong failed)
-      throws InterruptedException {
+  private long steady(SegmentHandle[][] segs, AtomicLong failed) throws InterruptedException {
     long end = System.nanoTime() + settings.window().toNanos();
     AtomicLong bytes = new AtomicLong();
     CountDownLatch done = new CountDownLatch(hosts);
     for (int i = 0; i < hosts; i++) {
-      loop(engines.get(i), buffers, segs, i, 0, end, bytes, failed, done);
+      traffic.get(i).window(segs[i], end, bytes, failed, done);
     }
     if (!done.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)) {
       throw new IllegalStateException("the all-to-all window did not end");
     }
     return bytes.get();
-  }
-
-  private void loop(
-      TransferEngine e,
-      List<RegisteredBuffer> buffers,
-      SegmentHandle[][] segs,
-      int from,
-      int next,
-      long end,
-      AtomicLong bytes,
-      AtomicLong failed,
-      CountDownLatch done) {
-    if (System.nanoTime() - end >= 0 || hosts < 2) {
-      done.countDown();
-      return;
-    }
-    List<TransferRequest> batch = new ArrayList<>();
-    int to = next;
-    for (int k = 0; k < settings.batch(); k++) {
-      to = (to + 1) % hosts;
-      if (to == from) {
-        to = (to + 1) % hosts;
-      }
-      batch.add(write(buffers, from, to, segs[from][to]));
-    }
-    int last = to;
-    Future<BatchResult> f = e.submit(batch, options()).result();
-    f.onComplete(
-        ar -> {
-          if (ar.succeeded()) {
-            bytes.addAndGet(ar.result().bytes());
-            for (io.vte.api.RequestResult r : ar.result().requests()) {
-              if (r.status() != RequestStatus.COMPLETED) {
-                failed.incrementAndGet();
-                noteFailure(
-                    r.cause() != null ? r.cause() : new IllegalStateException(r.status().name()));
-              }
-            }
-          } else {
-            failed.addAndGet(batch.size());
-            noteFailure(ar.cause());
-          }
-          loop(e, buffers, segs, from, last, end, bytes, failed, done);
-        });
-  }
-
-  private TransferRequest write(
-      List<RegisteredBuffer> buffers, int from, int to, SegmentHandle seg) {
-    int size = settings.requestBytes();
-    RegisteredBuffer remote = buffers.get(to);
-    return TransferRequest.write(
-        buffers.get(from), 0, seg, remote.address() + (long) size * from, size);
-  }
-
-  private static TransferOptions options() {
-    return new TransferOptions().setDeadline(Duration.ofSeconds(60));
-  }
-
-  /** JVM-wide figures at one moment (after a GC). */
-  private record Snapshot(long direct, long heap, long threads, long sockets) {
-
-    static Snapshot take() {
-      System.gc();
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(300)); // cleaners free direct buffers
-      System.gc();
-      long direct = 0;
-      for (BufferPoolMXBean p : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
-        if (p.getName().equals("direct")) {
-          direct = p.getMemoryUsed();
-        }
-      }
-      long netty = io.netty.util.internal.PlatformDependent.usedDirectMemory();
-      return new Snapshot(
-          direct + Math.max(0, netty),
-          ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(),
-          ManagementFactory.getThreadMXBean().getThreadCount(),
-          countSockets());
-    }
-
-    private static long countSockets() {
-      File[] fds = new File("/proc/self/fd").listFiles();
-      long n = 0;
-      for (File fd : fds == null ? new File[0] : fds) {
-        try {
-          if (Files.readSymbolicLink(Path.of(fd.getPath())).toString().startsWith("socket:")) {
-            n++;
-          }
-        } catch (IOException e) {
-          // closed while listed
-        }
-      }
-      return n;
-    }
   }
 }
