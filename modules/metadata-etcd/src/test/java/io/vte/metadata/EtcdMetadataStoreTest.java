@@ -10,6 +10,7 @@ import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.metadata.impl.EtcdMetadataStore;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.EtcdServer;
@@ -92,6 +93,27 @@ class EtcdMetadataStoreTest {
             .etcdctl(
                 "get", options.getClusterPrefix() + "/nodes/127.0.0.1:7001", "--print-value-only");
     assertEquals("127.0.0.1:7001", node.trim());
+  }
+
+  @Test
+  void aFreshLookupReadsEtcdPastAHeldWatchAndTheHeldEventsDoNotBringBackTheOldDescriptor() {
+    MetadataStore a = stores.started(options);
+    MetadataStore b = stores.started(options);
+    SegmentDescriptor v1 =
+        EtcdStores.publishAndLookUp(b, a, Descriptors.sample("grows", "127.0.0.1:7011", 1, 1));
+    EtcdMetadataStore held = (EtcdMetadataStore) a;
+    Await.result(held.holdWatchEvents(true), WAIT);
+    SegmentDescriptor v2 = Descriptors.sample("grows", "127.0.0.1:7011", 2, 2);
+    Await.result(b.publish(v2), WAIT);
+    assertEquals(v1, Await.result(a.lookup("grows"), WAIT), "the held watch leaves it stale");
+    assertEquals(v2, Await.result(a.lookupFresh("grows"), WAIT), "read from etcd");
+    assertEquals(v2, Await.result(a.lookup("grows"), WAIT), "the fresh read updated the cache");
+    Await.result(held.holdWatchEvents(false), WAIT);
+    assertEquals(v2, Await.result(a.lookup("grows"), WAIT), "the held events were older");
+    assertTrue(failsWith(a.lookupFresh("absent"), ErrorCode.SEGMENT_NOT_FOUND));
+    assertTrue(failsWith(a.lookupFresh("bad\nname"), ErrorCode.INVALID_ARGUMENT));
+    Await.result(a.close(), WAIT);
+    assertTrue(failsWith(a.lookupFresh("grows"), ErrorCode.ENGINE_CLOSED));
   }
 
   @Test

@@ -48,6 +48,18 @@ public interface MetadataStore {
   Future<SegmentDescriptor> lookup(String segmentName);
 
   /**
+   * Looks up a segment in the backend itself, bypassing any cache (etcd: a read of the key, whose
+   * answer also updates the watch-fed cache; p2p, which caches nothing: the same as {@link
+   * #lookup}). For a caller that holds a descriptor which does not admit a request, to learn
+   * whether a newer one was published that the cache has not seen yet.
+   *
+   * @param segmentName the segment name
+   * @return the descriptor as the backend holds it now; fails as {@link #lookup} does, and with
+   *     {@code METADATA_UNAVAILABLE} while the backend is unreachable (degraded)
+   */
+  Future<SegmentDescriptor> lookupFresh(String segmentName);
+
+  /**
    * Sets the handler told the name of a segment whose descriptor changed or vanished, so caches can
    * drop it. Called on a Vert.x context; must not block.
    *

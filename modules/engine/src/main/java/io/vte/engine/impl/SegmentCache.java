@@ -6,17 +6,26 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
-/** Peer segments by name, looked up once and shared; failed lookups are not kept. Thread-safe. */
+/**
+ * Peer segments by name, looked up once and shared; failed lookups are not kept. A refresh reads
+ * the backend itself (not the metadata store's own cache, which a slow watch may leave behind).
+ * Thread-safe.
+ */
 public final class SegmentCache {
 
   private final Function<String, Future<SegmentDescriptor>> lookup;
+  private final Function<String, Future<SegmentDescriptor>> lookupFresh;
   private final Map<String, Future<PeerSegment>> segments = new ConcurrentHashMap<>();
 
   /**
-   * @param lookup the metadata lookup (p2p: GetSegment on the peer)
+   * @param lookup the metadata lookup (p2p: GetSegment on the peer; etcd: the watch-fed cache)
+   * @param lookupFresh the lookup that bypasses any cache of the store, for {@link #refresh}
    */
-  public SegmentCache(Function<String, Future<SegmentDescriptor>> lookup) {
+  public SegmentCache(
+      Function<String, Future<SegmentDescriptor>> lookup,
+      Function<String, Future<SegmentDescriptor>> lookupFresh) {
     this.lookup = lookup;
+    this.lookupFresh = lookupFresh;
   }
 
   /**
@@ -24,7 +33,7 @@ public final class SegmentCache {
    * @return the cached segment, or a lookup shared by concurrent callers
    */
   public Future<PeerSegment> open(String name) {
-    return forgetOnFailure(name, segments.computeIfAbsent(name, this::load));
+    return forgetOnFailure(name, segments.computeIfAbsent(name, n -> load(n, lookup)));
   }
 
   /**
@@ -44,8 +53,8 @@ public final class SegmentCache {
    * Looks the segment up again because {@code stale} lacks something a caller needs. Callers that
    * find the same descriptor stale at the same time share one lookup: a lookup in flight is joined,
    * and a cached descriptor newer than {@code stale} (by version) is returned as is. Otherwise a
-   * new lookup replaces the cached entry, so that re-opening the segment returns the fresh
-   * descriptor.
+   * new lookup in the backend itself (bypassing the store's cache) replaces the cached entry, so
+   * that re-opening the segment returns the fresh descriptor.
    *
    * @param stale the segment found stale
    * @return the fresh segment
@@ -61,7 +70,7 @@ public final class SegmentCache {
                       || current.succeeded() && current.result().version() > stale.version())) {
                 return current;
               }
-              return load(name);
+              return load(name, lookupFresh);
             }));
   }
 
@@ -77,8 +86,9 @@ public final class SegmentCache {
     segments.clear();
   }
 
-  private Future<PeerSegment> load(String name) {
-    return lookup.apply(name).map(d -> new PeerSegment(name, d));
+  private static Future<PeerSegment> load(
+      String name, Function<String, Future<SegmentDescriptor>> from) {
+    return from.apply(name).map(d -> new PeerSegment(name, d));
   }
 
   private Future<PeerSegment> forgetOnFailure(String name, Future<PeerSegment> f) {

@@ -410,7 +410,7 @@ public final class TransferEngineImpl implements TransferEngine {
             options.getRailHoldDown().toNanos(),
             SHARED_MEMORY_COPIERS,
             "vte-shm-copy-" + serverName + "-");
-    SegmentCache segments = new SegmentCache(metadata::lookup);
+    SegmentCache segments = new SegmentCache(metadata::lookup, metadata::lookupFresh);
     metadata.setInvalidationHandler(segments::invalidate);
     long holdDown = options.getRailHoldDown().toNanos();
     RailSelector rails =
@@ -433,7 +433,7 @@ public final class TransferEngineImpl implements TransferEngine {
                 new SharedMemoryRouter(new OwnerRouter(contexts), sharedMemory),
                 options.getRetryCount(),
                 counters,
-                seg -> segments.invalidate(seg.name()),
+                segments::refresh,
                 new PeerDeviceStates(segments, rails),
                 sharedMemory));
     NotificationDispatcher notifications =
@@ -557,6 +557,13 @@ public final class TransferEngineImpl implements TransferEngine {
    */
   public boolean metadataDegraded() {
     return parts.metadata().isDegraded();
+  }
+
+  /**
+   * @return the engine's metadata store, started (for diagnostics and tests)
+   */
+  public MetadataStore metadataStore() {
+    return parts.metadata();
   }
 
   /**

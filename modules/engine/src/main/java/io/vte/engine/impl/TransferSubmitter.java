@@ -248,8 +248,9 @@ public final class TransferSubmitter {
 
   /**
    * Resolves the ranges {@link #resolveCached} missed: each segment concerned is refreshed once
-   * (shared with concurrent callers) and only a miss against the refreshed descriptor fails, with
-   * OUT_OF_RANGE.
+   * (shared with concurrent callers) from the metadata backend itself, bypassing its cache, and
+   * only a miss against the refreshed descriptor fails, with OUT_OF_RANGE; so does a miss whose
+   * refresh failed (with the refresh's failure as cause), against the descriptor the caller held.
    */
   private Future<Resolved> resolveRemote(List<TransferRequest> requests, Resolved cached) {
     int n = requests.size();
@@ -271,28 +272,37 @@ public final class TransferSubmitter {
                 }
                 TransferRequest r = requests.get(i);
                 Future<PeerSegment> fresh = refreshes.get(segs[i]);
-                if (fresh.failed()) {
-                  return Future.failedFuture(fresh.cause());
-                }
-                PeerSegment seg = fresh.result();
+                PeerSegment seg = fresh.failed() ? segs[i] : fresh.result();
                 int idx = seg.bufferIndexOf(r.remoteAddress(), r.length());
                 if (idx < 0) {
-                  return Future.failedFuture(
-                      new VteException(
-                          ErrorCode.OUT_OF_RANGE,
-                          "request "
-                              + i
-                              + ": remote range 0x"
-                              + Long.toHexString(r.remoteAddress())
-                              + "+"
-                              + r.length()
-                              + " is outside every buffer of "
-                              + seg));
+                  return Future.failedFuture(outOfRange(i, r, seg, fresh.cause()));
                 }
                 segs[i] = seg;
                 index[i] = idx;
               }
               return Future.succeededFuture(new Resolved(segs, index, true));
             });
+  }
+
+  /**
+   * @param refreshFailure why the segment could not be fetched again, or null
+   */
+  private static VteException outOfRange(
+      int index, TransferRequest r, PeerSegment seg, Throwable refreshFailure) {
+    String message =
+        "request "
+            + index
+            + ": remote range 0x"
+            + Long.toHexString(r.remoteAddress())
+            + "+"
+            + r.length()
+            + " is outside every buffer of "
+            + seg;
+    return refreshFailure == null
+        ? new VteException(ErrorCode.OUT_OF_RANGE, message)
+        : new VteException(
+            ErrorCode.OUT_OF_RANGE,
+            message + " (fetching it again failed: " + refreshFailure.getMessage() + ")",
+            refreshFailure);
   }
 }

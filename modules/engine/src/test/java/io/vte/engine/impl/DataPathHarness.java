@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * The engine data path (registry, segment cache, rail selector, submitter) over a {@link
@@ -66,21 +67,22 @@ final class DataPathHarness implements AutoCloseable {
       this.peerDevices.add(
           DeviceDesc.newBuilder().setName("peer" + i).setActive(true).setLid(9000 + i).build());
     }
-    segments =
-        new SegmentCache(
-            name -> {
-              lookups.incrementAndGet();
-              Promise<Void> gate = lookupGate;
-              return (gate == null ? Future.<Void>succeededFuture() : gate.future())
-                  .compose(
-                      v -> {
-                        SegmentDescriptor d = published.get(name);
-                        return d == null
-                            ? Future.failedFuture(
-                                new VteException(ErrorCode.SEGMENT_NOT_FOUND, "no segment " + name))
-                            : Future.succeededFuture(d);
-                      });
-            });
+    // The harness's store has no cache of its own: a fresh lookup is a lookup.
+    Function<String, Future<SegmentDescriptor>> lookup =
+        name -> {
+          lookups.incrementAndGet();
+          Promise<Void> gate = lookupGate;
+          return (gate == null ? Future.<Void>succeededFuture() : gate.future())
+              .compose(
+                  v -> {
+                    SegmentDescriptor d = published.get(name);
+                    return d == null
+                        ? Future.failedFuture(
+                            new VteException(ErrorCode.SEGMENT_NOT_FOUND, "no segment " + name))
+                        : Future.succeededFuture(d);
+                  });
+        };
+    segments = new SegmentCache(lookup, lookup);
     submitter =
         new TransferSubmitter(
             vertx,

@@ -91,6 +91,7 @@ public final class EtcdMetadataStore implements MetadataStore {
   private Watch.Watcher watcher;
   private int watchGeneration;
   private boolean watchLost;
+  private List<Runnable> heldWatchEvents;
   private long lastRevision;
   private long probeTimer = -1;
   private boolean probing;
@@ -263,29 +264,73 @@ public final class EtcdMetadataStore implements MetadataStore {
 
   @Override
   public Future<SegmentDescriptor> lookup(String segmentName) {
-    try {
-      LocalSegments.checkName(segmentName);
-    } catch (VteException e) {
-      return Future.failedFuture(e);
-    }
-    if (state != State.RUNNING) {
-      return Future.failedFuture(notRunning());
+    VteException refused = refuseLookup(segmentName);
+    if (refused != null) {
+      return Future.failedFuture(refused);
     }
     SegmentDescriptor cached = cache.get(segmentName);
     if (cached != null) {
       return Future.succeededFuture(cached);
     }
     if (degraded) {
-      return Future.failedFuture(
-          new VteException(
-              ErrorCode.METADATA_UNAVAILABLE,
-              "etcd "
-                  + uri
-                  + " unavailable (degraded) and segment '"
-                  + segmentName
-                  + "' is not cached"));
+      return Future.failedFuture(degradedError(segmentName, "is not cached"));
     }
     return onContext(() -> fetchOnce(segmentName));
+  }
+
+  /** Reads the key from etcd even when the watch-fed cache holds the segment. */
+  @Override
+  public Future<SegmentDescriptor> lookupFresh(String segmentName) {
+    VteException refused = refuseLookup(segmentName);
+    if (refused != null) {
+      return Future.failedFuture(refused);
+    }
+    if (degraded) {
+      return Future.failedFuture(degradedError(segmentName, "cannot be read again"));
+    }
+    return onContext(() -> fetch(segmentName));
+  }
+
+  /**
+   * Holds back the watch's events while {@code hold} is true (the cache then goes stale as a slow
+   * watch would leave it) and delivers the held events in order when released. For tests of the
+   * stale-descriptor window.
+   *
+   * @param hold true to hold events, false to deliver the held ones and stop holding
+   * @return completes once the store's context applied the change
+   */
+  public Future<Void> holdWatchEvents(boolean hold) {
+    return onContext(
+        () -> {
+          if (hold) {
+            if (heldWatchEvents == null) {
+              heldWatchEvents = new ArrayList<>();
+            }
+          } else if (heldWatchEvents != null) {
+            List<Runnable> held = heldWatchEvents;
+            heldWatchEvents = null;
+            held.forEach(Runnable::run);
+          }
+          return Future.<Void>succeededFuture();
+        });
+  }
+
+  /**
+   * @return why a lookup of {@code segmentName} cannot be answered at all, or null
+   */
+  private VteException refuseLookup(String segmentName) {
+    try {
+      LocalSegments.checkName(segmentName);
+    } catch (VteException e) {
+      return e;
+    }
+    return state != State.RUNNING ? notRunning() : null;
+  }
+
+  private VteException degradedError(String segmentName, String why) {
+    return new VteException(
+        ErrorCode.METADATA_UNAVAILABLE,
+        "etcd " + uri + " unavailable (degraded) and segment '" + segmentName + "' " + why);
   }
 
   @Override
@@ -469,6 +514,10 @@ public final class EtcdMetadataStore implements MetadataStore {
 
   private void onWatch(int generation, WatchResponse response) {
     if (generation != watchGeneration) {
+      return;
+    }
+    if (heldWatchEvents != null) {
+      heldWatchEvents.add(() -> onWatch(generation, response));
       return;
     }
     for (WatchEvent event : response.getEvents()) {

@@ -70,6 +70,12 @@ public final class P2pMetadataStore implements MetadataStore {
     return Future.succeededFuture();
   }
 
+  /** The p2p store caches nothing: every lookup asks the peer. */
+  @Override
+  public Future<SegmentDescriptor> lookupFresh(String segmentName) {
+    return lookup(segmentName);
+  }
+
   /**
    * Asks the node {@code segmentName} ({@code host:port}) for its descriptor.
    *
