@@ -32,6 +32,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class EtcdStaleWindowTest {
 
   private static final int LENGTH = (1 << 20) + 3;
+  private static final int BUFFERS = 5;
 
   private EtcdServer etcd;
   private EtcdEngines engines;
@@ -61,30 +62,47 @@ class EtcdStaleWindowTest {
     EtcdMetadataStore store = (EtcdMetadataStore) a.metadataStore();
     Await.result(store.holdWatchEvents(true), WAIT);
     try {
-      RegisteredBuffer added = engines.register(b, LENGTH, 9);
+      RegisteredBuffer added = null;
+      for (int n = 2; n <= BUFFERS; n++) {
+        added = engines.register(b, LENGTH, 7 + n);
+        awaitInEtcd(b, n);
+        SegmentHandle opened = Await.result(a.openSegment("store"), WAIT);
+        assertEquals(n - 1, opened.buffers().size(), "the held watch leaves the writer stale");
+        long refreshes = a.counters().staleRefreshes();
+
+        BatchResult r = write(a, local, opened, added.address());
+        assertTrue(r.allCompleted(), "write into " + added + " through " + opened + ": " + r);
+        assertEquals(
+            ClusterMemory.crc(local.address(), LENGTH),
+            ClusterMemory.crc(added.address(), LENGTH),
+            "buffer " + n);
+        assertEquals(refreshes + 1, a.counters().staleRefreshes(), "one read of etcd");
+        assertEquals(
+            n,
+            Await.result(a.openSegment("store"), WAIT).buffers().size(),
+            "re-opening returns the descriptor read from etcd");
+      }
+
       SegmentHandle opened = Await.result(a.openSegment("store"), WAIT);
-      assertEquals(1, opened.buffers().size(), "the held watch leaves the writer's cache stale");
       long refreshes = a.counters().staleRefreshes();
-
-      BatchResult r = write(a, local, opened, added.address());
-      assertTrue(r.allCompleted(), "write into " + added + " through " + opened + ": " + r);
-      assertEquals(
-          ClusterMemory.crc(local.address(), LENGTH), ClusterMemory.crc(added.address(), LENGTH));
-      assertEquals(refreshes + 1, a.counters().staleRefreshes(), "one read of etcd");
-      assertEquals(
-          2,
-          Await.result(a.openSegment("store"), WAIT).buffers().size(),
-          "re-opening returns the descriptor read from etcd");
-
       long beyond = added.address() + (256L << 20);
       Throwable e = Await.failure(submit(a, local, opened, beyond), WAIT);
       assertEquals(ErrorCode.OUT_OF_RANGE, ((VteException) e).code(), e.toString());
       assertTrue(e.getMessage().contains(Long.toHexString(beyond)), e.getMessage());
-      assertTrue(e.getMessage().contains("2 buffers"), "checked the fresh descriptor: " + e);
-      assertEquals(refreshes + 2, a.counters().staleRefreshes(), "read etcd once, then gave up");
+      assertTrue(
+          e.getMessage().contains(BUFFERS + " buffers"), "checked the fresh descriptor: " + e);
+      assertEquals(refreshes + 1, a.counters().staleRefreshes(), "read etcd once, then gave up");
     } finally {
       Await.result(store.holdWatchEvents(false), WAIT);
     }
+  }
+
+  /** Waits until etcd holds {@code n} buffers of the store (register() does not wait for it). */
+  private static void awaitInEtcd(TransferEngineImpl b, int n) {
+    Await.until(
+        "etcd holds the store's buffer " + n,
+        WAIT,
+        () -> Await.result(b.metadataStore().lookupFresh("store"), WAIT).getBuffersCount() == n);
   }
 
   private static io.vertx.core.Future<BatchResult> submit(
