@@ -215,7 +215,7 @@ class SharedMemoryRailTest {
     assertTrue(w.allCompleted(), "the network rails carried it: " + w);
     assertEquals(0, p.requester().sharedMemoryRail().copiedBytes());
     assertEquals(-1, EngineFixture.mismatch(p.local().address(), p.remote().address(), 1 << 20));
-    assertHeldWith(p.requester(), ErrorCode.PERMISSION_DENIED);
+    assertRefusedWith(p.requester(), ErrorCode.PERMISSION_DENIED);
   }
 
   @Test
@@ -228,7 +228,7 @@ class SharedMemoryRailTest {
             TransferRequest.read(p.local(), 0, p.seg(), p.remote().address(), 1 << 20));
     assertTrue(r.allCompleted(), r.toString());
     assertEquals(0, p.requester().sharedMemoryRail().copiedBytes());
-    assertHeldWith(p.requester(), ErrorCode.TRANSFER_FAILED);
+    assertRefusedWith(p.requester(), ErrorCode.TRANSFER_FAILED);
   }
 
   @Test
@@ -272,13 +272,17 @@ class SharedMemoryRailTest {
         "the descriptor published to the store leaves shared memory out");
   }
 
-  private static void assertHeldWith(TransferEngineImpl engine, ErrorCode code) {
+  /**
+   * The rail's last failure; not whether it is still held down: the hold-down (500 ms here) can end
+   * while the network rails carry the transfer on a loaded machine.
+   */
+  private static void assertRefusedWith(TransferEngineImpl engine, ErrorCode code) {
     List<RailStatus> shm = new ArrayList<>();
     engine.diagnostics().rails().stream()
         .filter(l -> l.localDevice().equals("shm"))
         .forEach(shm::add);
     assertEquals(1, shm.size(), shm.toString());
-    assertTrue(shm.get(0).heldDown(), shm.toString());
+    assertNotNull(shm.get(0).lastFailure(), shm.toString());
     assertEquals(code, shm.get(0).lastFailure().code(), shm.toString());
   }
 }

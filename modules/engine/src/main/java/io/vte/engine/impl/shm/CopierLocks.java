@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -23,23 +24,30 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 final class CopierLocks {
 
   private static final Map<String, ReentrantReadWriteLock> IN_THIS_JVM = new ConcurrentHashMap<>();
-  private static final AtomicInteger NEXT_BYTE = new AtomicInteger();
+  private static final AtomicInteger NEXT_HINT = new AtomicInteger();
 
-  /** Each copier thread's own lock byte (distinct in this JVM: record locks may not overlap). */
-  private static final ThreadLocal<Integer> BYTE =
-      ThreadLocal.withInitial(
-          () ->
-              SharedMemoryHeader.LOCKS_AT + NEXT_BYTE.getAndIncrement() % SharedMemoryHeader.LOCKS);
+  /**
+   * Which lock bytes a hold of this JVM uses now: record locks of one JVM may not overlap, so two
+   * holds never share a byte (a byte per thread would repeat after {@code LOCKS} threads).
+   */
+  private static final AtomicIntegerArray BYTE_IN_USE =
+      new AtomicIntegerArray(SharedMemoryHeader.LOCKS);
+
+  /** Where a copier thread starts looking for a free byte: its own, unless another holds it. */
+  private static final ThreadLocal<Integer> HINT =
+      ThreadLocal.withInitial(() -> NEXT_HINT.getAndIncrement() % SharedMemoryHeader.LOCKS);
 
   private CopierLocks() {}
 
   /** A copier's hold on a buffer; {@link #close} releases it. */
   static final class Hold implements AutoCloseable {
     private final ReentrantReadWriteLock.ReadLock jvm;
+    private final int slot;
     private final FileLock record;
 
-    private Hold(ReentrantReadWriteLock.ReadLock jvm, FileLock record) {
+    private Hold(ReentrantReadWriteLock.ReadLock jvm, int slot, FileLock record) {
       this.jvm = jvm;
+      this.slot = slot;
       this.record = record;
     }
 
@@ -50,6 +58,7 @@ final class CopierLocks {
       } catch (IOException e) {
         // the channel closed: its record locks are gone with it
       } finally {
+        BYTE_IN_USE.set(slot, 0);
         jvm.unlock();
       }
     }
@@ -60,18 +69,43 @@ final class CopierLocks {
    *
    * @param path the file
    * @param channel the copier's open channel on the file
-   * @return the hold
+   * @return the hold, or null when an owner in this JVM is revoking the buffer now
    * @throws IOException when the record lock cannot be taken (the file is gone)
    */
   static Hold copier(String path, FileChannel channel) throws IOException {
     ReentrantReadWriteLock.ReadLock jvm = lockOf(path).readLock();
     jvm.lock();
+    int slot = takeSlot();
     try {
-      return new Hold(jvm, channel.lock(BYTE.get(), 1, true));
+      return new Hold(jvm, slot, channel.lock(SharedMemoryHeader.LOCKS_AT + slot, 1, true));
+    } catch (OverlappingFileLockException e) {
+      // This JVM's owner holds the whole lock area: it marked the buffer revoked first. (Its lock
+      // of the path was replaced while this copier waited on the old one.)
+      release(jvm, slot);
+      return null;
     } catch (IOException | RuntimeException e) {
-      jvm.unlock();
+      release(jvm, slot);
       throw e;
     }
+  }
+
+  private static int takeSlot() {
+    int hint = HINT.get();
+    while (true) {
+      for (int i = 0; i < SharedMemoryHeader.LOCKS; i++) {
+        int slot = (hint + i) % SharedMemoryHeader.LOCKS;
+        if (BYTE_IN_USE.compareAndSet(slot, 0, 1)) {
+          return slot;
+        }
+      }
+      // more holds at once than lock bytes: one ends within a copy
+      Thread.onSpinWait();
+    }
+  }
+
+  private static void release(ReentrantReadWriteLock.ReadLock jvm, int slot) {
+    BYTE_IN_USE.set(slot, 0);
+    jvm.unlock();
   }
 
   /**

@@ -180,6 +180,9 @@ final class PeerMapping {
       // the record lock needs the file open: closed by the engine's close
       return Outcome.FAULT;
     }
+    if (hold == null) {
+      return Outcome.REVOKED;
+    }
     try {
       if (!header.isOpen()) {
         return Outcome.REVOKED;
