@@ -29,7 +29,14 @@ class ThreeProcessClusterTest {
 
   private static final String PREFIX = "/vte/three";
   private static final int TTL_SECONDS = 3;
-  private static final Duration EXPIRY_MARGIN = Duration.ofSeconds(3);
+
+  /**
+   * The last keep-alive may land just before the kill, etcd's lessor finds expired leases on a 500
+   * ms tick and revokes them through a raft proposal, and every poll spawns an etcdctl: 6.1 s from
+   * kill to vanish was measured on a loaded CI machine with a 3 s TTL.
+   */
+  private static final Duration EXPIRY_MARGIN = Duration.ofSeconds(5);
+
   private static final int SLOT = (1 << 20) + 12345;
   private static final List<String> NAMES = List.of("node-a", "node-b", "node-c");
 
@@ -91,7 +98,7 @@ class ThreeProcessClusterTest {
     Duration expiry = Duration.ofSeconds(TTL_SECONDS).plus(EXPIRY_MARGIN);
     Await.until(
         "node-c's entries vanish within the lease TTL + margin",
-        expiry.plusSeconds(2),
+        expiry,
         () ->
             etcd.etcdctl("get", PREFIX + "/", "--prefix", "--keys-only")
                 .lines()
@@ -103,9 +110,6 @@ class ThreeProcessClusterTest {
             + " ms (TTL "
             + TTL_SECONDS
             + " s)");
-    assertTrue(
-        gone.compareTo(expiry) <= 0,
-        "entries vanished after " + gone + ", TTL " + TTL_SECONDS + " s");
 
     for (ClusterNode n : List.of(a, b)) {
       Await.until(
