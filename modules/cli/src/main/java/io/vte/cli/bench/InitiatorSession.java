@@ -173,12 +173,15 @@ public final class InitiatorSession implements AutoCloseable {
       if (line != null) {
         faults.forEach(f -> f.onStep(line::fault));
       }
-      faults.forEach(FaultScheduler::start);
       for (int w = 0; w < windows; w++) {
         beforeWindow.run();
         if (checkWrites) {
           // a pattern no earlier run wrote: the read-back proves this window wrote every block
           DataPattern.fill(localMemory, plan.region(), DataPattern.SOURCE_SEED + ++writeRounds);
+        }
+        if (w == 0) {
+          // fault times count from the first slice posted, not from before a slow fill
+          faults.forEach(FaultScheduler::start);
         }
         long allocBefore = Blocking.allocatedBytes();
         parts.add(Blocking.await(load.run(window), window.plus(WAIT), "the measured run"));

@@ -29,13 +29,11 @@ class ProgressAndSummaryTest {
 
   @Test
   void faultsRetriesAndDownDevicesShowInTheProgressAndAStallInTheTable() {
-    // src1's QPs fatal: the slices in flight on them are retried on src0 (the engine's retries);
-    // then src1's port
-    // down, then src0's too: nothing moves for over 5 s, a stall. Every fault falls half-way
-    // between two of the
-    // 1 s progress ticks and src1 is down alone for 2 s, so two ticks land in that window however
-    // late a loaded
-    // machine prints them or applies a fault
+    // src1's QPs fatal twice (fault times count from the first slice posted): the slices in
+    // flight on them are retried on src0 (the engine's retries); then src1's port down, then
+    // src0's too: nothing moves for over 5 s, a stall. Every port fault falls half-way between two
+    // of the 1 s progress ticks and src1 is down alone for 2 s, so two ticks land in that window
+    // however late a loaded machine prints them or applies a fault
     CliRun r =
         CliRun.of(
             "bench",
@@ -48,12 +46,13 @@ class ProgressAndSummaryTest {
             "--handshake-timeout",
             "30",
             "--inject",
-            "qp-fatal:src1@0.5s,port-down:src1@1.5s,port-down:src0@3.5s,port-up:src0@9.5s,port-up:src1@9.5s");
+            "qp-fatal:src1@0.5s,qp-fatal:src1@0.9s,port-down:src1@1.5s,port-down:src0@3.5s,port-up:src0@9.5s,port-up:src1@9.5s");
     assertEquals(1, r.exit(), r.err() + r.out());
     List<String> err = r.err().lines().toList();
     for (String step :
         List.of(
             "qp-fatal:src1@0.500s applied to ",
+            "qp-fatal:src1@0.900s applied to ",
             "port-down:src1@1.500s applied",
             "port-down:src0@3.500s applied",
             "port-up:src0@9.500s applied")) {
