@@ -1,5 +1,6 @@
 package io.vte.engine.impl.shm;
 
+import io.vertx.core.Context;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -120,6 +121,10 @@ final class CopierLocks {
    */
   static boolean awaitNoCopier(String path, FileChannel channel, long deadlineNanos)
       throws IOException, InterruptedException {
+    if (Context.isOnEventLoopThread()) {
+      throw new IllegalStateException(
+          "waiting for the copiers of " + path + " blocks: call on a worker, not an event loop");
+    }
     ReentrantReadWriteLock.WriteLock jvm = lockOf(path).writeLock();
     if (!jvm.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
       return false;
