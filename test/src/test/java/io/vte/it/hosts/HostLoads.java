@@ -30,11 +30,22 @@ final class HostLoads {
    * @return a load target: that engine's server and buffer, {@value #SLOTS} slots
    */
   static JsonObject target(NodeProcess node, int engine, int chunk) {
+    return target(node, engine, chunk, SLOTS);
+  }
+
+  /**
+   * @param node the receiving node
+   * @param engine its engine index
+   * @param chunk bytes per request
+   * @param slots requests in flight; slots x chunk must fit the node's buffer
+   * @return a load target: that engine's server and buffer
+   */
+  static JsonObject target(NodeProcess node, int engine, int chunk, int slots) {
     JsonObject ready = node.ready(engine);
     return new JsonObject()
         .put("server", ready.getString("server"))
         .put("address", ready.getLong("address"))
-        .put("slots", SLOTS)
+        .put("slots", slots)
         .put("chunk", chunk);
   }
 
