@@ -7,6 +7,7 @@ package io.vte.api;
  * @param slices completed slices
  * @param retries slices resubmitted after a failure (to another rail or the same one)
  * @param staleRefreshes peer descriptors fetched again because a request did not fit the cached one
+ *     (its range was missing, or the peer refused its keys)
  * @param batches batches submitted
  */
 public record TransferCounters(

@@ -50,7 +50,10 @@ public interface TransferEngine {
   String serverName();
 
   /**
-   * Registers a direct buffer (from index 0 to its capacity) on every local device.
+   * Registers a direct buffer (from index 0 to its capacity) on every local device. The returned
+   * future completes once this node's descriptor listing the buffer is in the metadata store (etcd:
+   * put), so a peer told about the buffer then finds it; when the backend is away the registration
+   * completes anyway and the store publishes the descriptor when the backend returns.
    *
    * @param buffer a direct buffer
    * @param location a location tag, e.g. {@code cpu:0}: 1 to 256 characters (peers refuse longer
@@ -61,7 +64,8 @@ public interface TransferEngine {
   Future<RegisteredBuffer> register(ByteBuffer buffer, String location);
 
   /**
-   * Registers native memory the caller owns on every local device.
+   * Registers native memory the caller owns on every local device; completes after the publish, as
+   * {@link #register(ByteBuffer, String)}.
    *
    * @param address start address, non-zero
    * @param length bytes, positive
@@ -88,7 +92,8 @@ public interface TransferEngine {
   Future<RegisteredBuffer> allocate(long size, String location);
 
   /**
-   * Deregisters a buffer on every device; afterwards nothing is written to that memory.
+   * Deregisters a buffer on every device; afterwards nothing is written to that memory. Completes
+   * after the descriptor without the buffer is published, as {@link #register(ByteBuffer, String)}.
    *
    * @param buffer a buffer of this engine
    * @return completes when deregistered; fails with INVALID_ARGUMENT for null, NOT_REGISTERED for a

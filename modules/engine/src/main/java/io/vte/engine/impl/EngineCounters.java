@@ -57,7 +57,8 @@ public final class EngineCounters {
   }
 
   /**
-   * @return segment descriptors refreshed because a request did not fit the cached one
+   * @return segment descriptors refreshed because a request did not fit the cached one: its range
+   *     was missing, or the peer refused its keys
    */
   public long staleRefreshes() {
     return staleRefreshes.sum();

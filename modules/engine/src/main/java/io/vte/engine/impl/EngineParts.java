@@ -22,6 +22,7 @@ import java.util.List;
  * @param metadata the metadata store, started, holding this node's descriptor
  * @param memory registered memory
  * @param descriptor this node's segment descriptor
+ * @param publisher puts the descriptor into the metadata store after changes
  * @param segments the peer segments opened so far
  * @param rails rail selection and health
  * @param submitter the data path's front door
@@ -35,6 +36,7 @@ record EngineParts(
     MetadataStore metadata,
     MemoryRegistry memory,
     LocalDescriptorBuilder descriptor,
+    DescriptorPublisher publisher,
     SegmentCache segments,
     RailSelector rails,
     TransferSubmitter submitter,
@@ -45,9 +47,9 @@ record EngineParts(
     SharedMemoryRail sharedMemory) {
 
   /**
-   * Releases everything: fails what is submitted, stops notifications and removes the meters,
-   * withdraws the descriptor and closes the metadata store, drops the registrations and cached
-   * segments, then closes the fabric.
+   * Releases everything: fails what is submitted, stops notifications and removes the meters, stops
+   * publishing, withdraws the descriptor and closes the metadata store, drops the registrations and
+   * cached segments, then closes the fabric.
    *
    * @param vertx runs the release of the registrations on a worker: revoking shared memory waits
    *     for peers' copies in progress (up to 5 s), which must not happen on an event loop
@@ -60,6 +62,7 @@ record EngineParts(
     meters.remove();
     return sharedMemory
         .close()
+        .transform(v -> publisher.close())
         .transform(v -> metadata.unpublish(segmentName))
         .transform(v -> metadata.close())
         .transform(v -> vertx.executeBlocking(this::clearRegistrations, false))

@@ -115,6 +115,14 @@ public final class LocalDescriptorBuilder {
   }
 
   /**
+   * @return the version of the newest change: a descriptor built from now on has at least this
+   *     version and every change up to it
+   */
+  public long version() {
+    return version.get();
+  }
+
+  /**
    * Describes the buffers the engine allocated in shared memory as such from now on.
    *
    * @param host this host and user

@@ -21,4 +21,17 @@ public interface SliceRouter {
    * @param slices the slices
    */
   void submitAll(List<Slice> slices);
+
+  /**
+   * Routes {@code slices}: one with {@link #submit}, several with {@link #submitAll}.
+   *
+   * @param slices the slices, possibly none
+   */
+  default void route(List<Slice> slices) {
+    if (slices.size() == 1) {
+      submit(slices.get(0));
+    } else if (!slices.isEmpty()) {
+      submitAll(slices);
+    }
+  }
 }

@@ -175,9 +175,7 @@ public final class TransferEngineImpl implements TransferEngine {
     return started
         .result()
         .deadline()
-        .retry(
-            "first publish of segment '" + name + "'",
-            left -> metadata.publish(opened.descriptor().build()))
+        .retry("first publish of segment '" + name + "'", left -> opened.publisher().published())
         .recover(
             e -> {
               handshakeHandler.closing();
@@ -404,6 +402,9 @@ public final class TransferEngineImpl implements TransferEngine {
             i -> contexts.get(i).portAttributes(),
             memory);
     descriptor.describeSharedMemory(HOST, options.getAuth() == null);
+    DescriptorPublisher publisher =
+        new DescriptorPublisher(
+            vertx.getOrCreateContext(), descriptor::version, descriptor::build, metadata::publish);
     SharedMemoryRail sharedMemory =
         new SharedMemoryRail(
             HOST,
@@ -434,6 +435,7 @@ public final class TransferEngineImpl implements TransferEngine {
                 options.getRetryCount(),
                 counters,
                 segments::refresh,
+                rails::railsFor,
                 new PeerDeviceStates(segments, rails),
                 sharedMemory));
     NotificationDispatcher notifications =
@@ -480,6 +482,7 @@ public final class TransferEngineImpl implements TransferEngine {
         metadata,
         memory,
         descriptor,
+        publisher,
         segments,
         rails,
         submitter,
@@ -513,8 +516,18 @@ public final class TransferEngineImpl implements TransferEngine {
     EngineParts p = parts;
     if (p != null && !closed) {
       p.descriptor().changed();
-      p.metadata().publish(p.descriptor().build());
+      p.publisher().changed();
     }
+  }
+
+  /**
+   * @return completes with {@code value} once a descriptor with the change just made is in the
+   *     metadata store, so a peer reading it finds the change; also when that put failed (the
+   *     backend is away: the store keeps the descriptor and publishes it when the backend returns,
+   *     and the change itself stands)
+   */
+  private <T> Future<T> whenPublished(T value) {
+    return parts.publisher().published().transform(ar -> Future.succeededFuture(value));
   }
 
   /** Registers memory on every opened context, by device index. */
@@ -628,7 +641,9 @@ public final class TransferEngineImpl implements TransferEngine {
       return closedFailure();
     }
     MemoryRegistry memory = parts.memory();
-    return vertx.executeBlocking(() -> memory.register(buffer, location), false);
+    return vertx
+        .executeBlocking(() -> memory.register(buffer, location), false)
+        .compose(this::whenPublished);
   }
 
   @Override
@@ -637,7 +652,9 @@ public final class TransferEngineImpl implements TransferEngine {
       return closedFailure();
     }
     MemoryRegistry memory = parts.memory();
-    return vertx.executeBlocking(() -> memory.register(address, length, location), false);
+    return vertx
+        .executeBlocking(() -> memory.register(address, length, location), false)
+        .compose(this::whenPublished);
   }
 
   @Override
@@ -646,19 +663,21 @@ public final class TransferEngineImpl implements TransferEngine {
       return closedFailure();
     }
     MemoryRegistry memory = parts.memory();
-    return vertx.executeBlocking(
-        () -> {
-          MemoryRegistry.checkLocation(location);
-          SharedMemoryFile.removeOrphans(SHARED_MEMORY_DIRECTORY, HOST.uid());
-          SharedMemoryFile file = SharedMemoryFile.create(SHARED_MEMORY_DIRECTORY, size, HOST);
-          try {
-            return memory.register(file, location);
-          } catch (RuntimeException e) {
-            file.revoke();
-            throw e;
-          }
-        },
-        false);
+    return vertx
+        .executeBlocking(
+            () -> {
+              MemoryRegistry.checkLocation(location);
+              SharedMemoryFile.removeOrphans(SHARED_MEMORY_DIRECTORY, HOST.uid());
+              SharedMemoryFile file = SharedMemoryFile.create(SHARED_MEMORY_DIRECTORY, size, HOST);
+              try {
+                return memory.register(file, location);
+              } catch (RuntimeException e) {
+                file.revoke();
+                throw e;
+              }
+            },
+            false)
+        .compose(this::whenPublished);
   }
 
   @Override
@@ -671,12 +690,14 @@ public final class TransferEngineImpl implements TransferEngine {
           new VteException(ErrorCode.INVALID_ARGUMENT, "the buffer to unregister is null"));
     }
     MemoryRegistry memory = parts.memory();
-    return vertx.executeBlocking(
-        () -> {
-          memory.unregister(buffer);
-          return null;
-        },
-        false);
+    return vertx
+        .<Void>executeBlocking(
+            () -> {
+              memory.unregister(buffer);
+              return null;
+            },
+            false)
+        .compose(this::whenPublished);
   }
 
   @Override

@@ -115,11 +115,7 @@ public final class TransferSubmitter {
     }
     List<Slice> slices = new ArrayList<>(total);
     batch.start(trackers, slices);
-    if (slices.size() == 1) {
-      services.router().submit(slices.get(0));
-    } else if (!slices.isEmpty()) {
-      services.router().submitAll(slices);
-    }
+    services.router().route(slices);
   }
 
   /** Stops accepting work and settles every batch in flight with ENGINE_CLOSED. */

@@ -10,11 +10,12 @@ import io.vte.api.VteException;
 import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WrOpcode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
-import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The state of one request in flight: counts its slices down atomically, retries a failed slice on
@@ -31,8 +32,10 @@ public final class TransferTracker implements SliceCallback {
    * @param router hands slices to owners
    * @param retryCount retries per slice on another rail
    * @param counters engine counters
-   * @param onAccessDenied told of a segment whose keys the peer refused (its cached descriptor may
-   *     be stale)
+   * @param freshSegment asked for the newest descriptor of a segment whose keys the peer refused
+   *     (the peer may have restarted or re-registered the buffer): a newer cached one, else one
+   *     read from the metadata backend
+   * @param railsFor the rails to a segment, for a request redirected to a fresher descriptor
    * @param peerDevices asked about the peer's devices after a failure implicated one of them
    * @param sharedMemory the same-host rail, tried first for a peer's shared memory; null for none
    */
@@ -41,7 +44,8 @@ public final class TransferTracker implements SliceCallback {
       SliceRouter router,
       int retryCount,
       EngineCounters counters,
-      Consumer<PeerSegment> onAccessDenied,
+      Function<PeerSegment, Future<PeerSegment>> freshSegment,
+      Function<PeerSegment, RailSelector.PeerRails> railsFor,
       PeerDeviceStates peerDevices,
       SharedMemoryRail sharedMemory) {
 
@@ -51,9 +55,10 @@ public final class TransferTracker implements SliceCallback {
         SliceRouter router,
         int retryCount,
         EngineCounters counters,
-        Consumer<PeerSegment> onAccessDenied,
+        Function<PeerSegment, Future<PeerSegment>> freshSegment,
+        Function<PeerSegment, RailSelector.PeerRails> railsFor,
         PeerDeviceStates peerDevices) {
-      this(slicer, router, retryCount, counters, onAccessDenied, peerDevices, null);
+      this(slicer, router, retryCount, counters, freshSegment, railsFor, peerDevices, null);
     }
   }
 
@@ -70,6 +75,12 @@ public final class TransferTracker implements SliceCallback {
   /** The same-host rail to the remote buffer, null when it does not apply. */
   private final SharedMemoryRail.Target sharedMemory;
 
+  /**
+   * The tracker this one replaces after the peer refused its keys, null for a request's first: it
+   * settles that one instead of the batch.
+   */
+  private final TransferTracker replaced;
+
   // Field updaters rather than atomic objects: three allocations less per request.
   private static final AtomicIntegerFieldUpdater<TransferTracker> SLICES_LEFT =
       AtomicIntegerFieldUpdater.newUpdater(TransferTracker.class, "slicesLeft");
@@ -78,9 +89,15 @@ public final class TransferTracker implements SliceCallback {
   private static final AtomicReferenceFieldUpdater<TransferTracker, RequestResult> RESULT =
       AtomicReferenceFieldUpdater.newUpdater(TransferTracker.class, RequestResult.class, "result");
 
+  private static final AtomicIntegerFieldUpdater<TransferTracker> REDIRECTED =
+      AtomicIntegerFieldUpdater.newUpdater(TransferTracker.class, "redirected");
+
   private volatile int slicesLeft;
   private volatile long bytes;
   private volatile RequestResult result;
+
+  /** 1 once the request moved to a fresher descriptor: this tracker's slices are abandoned. */
+  private volatile int redirected;
 
   TransferTracker(
       Services services,
@@ -89,6 +106,18 @@ public final class TransferTracker implements SliceCallback {
       LocalBuffer local,
       RailSelector.PeerRails rails,
       int remoteBuffer) {
+    this(services, batch, request, local, rails, remoteBuffer, null);
+  }
+
+  private TransferTracker(
+      Services services,
+      BatchTracker batch,
+      TransferRequest request,
+      LocalBuffer local,
+      RailSelector.PeerRails rails,
+      int remoteBuffer,
+      TransferTracker replaced) {
+    this.replaced = replaced;
     this.services = services;
     this.batch = batch;
     this.request = request;
@@ -167,6 +196,12 @@ public final class TransferTracker implements SliceCallback {
     if (isAbandoned()) {
       return;
     }
+    if (status == WcStatus.REM_ACCESS_ERR.code()
+        && replaced == null
+        && REDIRECTED.compareAndSet(this, 0, 1)) {
+      redirect(failure);
+      return;
+    }
     if (SliceStatus.isRetryable(status) && slice.attempts() <= retryBudget(status)) {
       if (deviceStates != null && !deviceStates.isComplete()) {
         deviceStates.onComplete(ar -> retry(slice, failure));
@@ -191,9 +226,51 @@ public final class TransferTracker implements SliceCallback {
     }
   }
 
+  /**
+   * The peer refused this request's keys: it may have restarted or registered the buffer again
+   * since the descriptor was read. Runs the whole request once more against the newest descriptor
+   * (a newer cached one, else one read from the metadata backend) when that one is newer and holds
+   * the range, within the same batch and deadline; otherwise the refusal stands. The slices still
+   * in flight are abandoned.
+   */
+  private void redirect(VteException denied) {
+    PeerSegment old = rails.segment();
+    services.counters().staleRefresh();
+    services
+        .freshSegment()
+        .apply(old)
+        .onComplete(
+            ar -> {
+              if (result != null) {
+                return;
+              }
+              PeerSegment fresh = ar.succeeded() ? ar.result() : null;
+              int index =
+                  fresh == null || fresh.version() <= old.version()
+                      ? -1
+                      : fresh.bufferIndexOf(request.remoteAddress(), request.length());
+              if (index < 0) {
+                settle(RequestStatus.FAILED, denied);
+                return;
+              }
+              TransferTracker next =
+                  new TransferTracker(
+                      services,
+                      batch,
+                      request,
+                      local,
+                      services.railsFor().apply(fresh),
+                      index,
+                      this);
+              List<Slice> slices = new ArrayList<>(services.slicer().count(request.length()));
+              next.start(slices);
+              services.router().route(slices);
+            });
+  }
+
   @Override
   public boolean isAbandoned() {
-    return result != null;
+    return result != null || redirected != 0 || replaced != null && replaced.result != null;
   }
 
   /**
@@ -207,7 +284,19 @@ public final class TransferTracker implements SliceCallback {
   }
 
   private void settle(RequestStatus status, VteException cause, boolean inlineAllowed) {
-    if (RESULT.compareAndSet(this, null, new RequestResult(status, bytes, cause))) {
+    RequestResult settled = new RequestResult(status, bytes, cause);
+    if (RESULT.compareAndSet(this, null, settled)) {
+      if (replaced != null) {
+        replaced.settleWith(settled, inlineAllowed);
+      } else {
+        batch.requestSettled(inlineAllowed);
+      }
+    }
+  }
+
+  /** Settles a redirected request with its replacement's result. */
+  private void settleWith(RequestResult settled, boolean inlineAllowed) {
+    if (RESULT.compareAndSet(this, null, settled)) {
       batch.requestSettled(inlineAllowed);
     }
   }
@@ -295,7 +384,6 @@ public final class TransferTracker implements SliceCallback {
             + slice.attempts()
             + " attempt(s)";
     if (status == WcStatus.REM_ACCESS_ERR.code()) {
-      services.onAccessDenied().accept(rails.segment());
       return new VteException(
           ErrorCode.REMOTE_ACCESS_DENIED,
           "peer refused " + where + " (its keys may have changed: open the segment again)",

@@ -94,7 +94,8 @@ final class DataPathHarness implements AutoCloseable {
                 router,
                 retryCount,
                 counters,
-                seg -> segments.invalidate(seg.name()),
+                segments::refresh,
+                rails::railsFor,
                 new PeerDeviceStates(segments, rails)));
     publish();
   }

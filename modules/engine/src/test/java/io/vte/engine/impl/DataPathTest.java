@@ -314,17 +314,20 @@ class DataPathTest {
   }
 
   @Test
-  void remoteAccessErrorIsNotRetried() {
-    RequestResult r =
-        oneSliceOverFailingRails(2, 2, 4, WcStatus.REM_ACCESS_ERR.code(), TransferRequest::read);
-    assertEquals(ErrorCode.REMOTE_ACCESS_DENIED, r.cause().code());
-    assertEquals(1, h.router.routed.get());
+  void remoteAccessErrorIsNotRetriedOnAnotherRailAndStandsWhenTheDescriptorIsNotNewer() {
+    h = new DataPathHarness(2, 2, SLICE, 4);
+    h.router.failRails(r -> true, WcStatus.REM_ACCESS_ERR.code());
+    DataPathHarness.Span span = h.span(SLICE);
     long lookups = h.lookups.get();
+    RequestResult r =
+        h.run(List.of(TransferRequest.read(span.local(), 0, span.seg(), span.remote(), SLICE)))
+            .requests()
+            .get(0);
+    assertEquals(ErrorCode.REMOTE_ACCESS_DENIED, r.cause().code());
+    assertEquals(1, h.router.routed.get(), "not sent again: the fresh descriptor is no newer");
+    assertEquals(lookups + 1, h.lookups.get(), "the refusal read the descriptor fresh, once");
     h.open();
-    assertEquals(
-        lookups + 1,
-        h.lookups.get(),
-        "the segment was dropped from the cache: reopening fetches fresh keys");
+    assertEquals(lookups + 1, h.lookups.get(), "re-opening returns the descriptor read then");
   }
 
   @Test

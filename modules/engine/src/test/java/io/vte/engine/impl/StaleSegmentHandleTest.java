@@ -2,6 +2,7 @@ package io.vte.engine.impl;
 
 import static io.vte.engine.impl.EngineFixture.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.BatchResult;
@@ -75,6 +76,45 @@ class StaleSegmentHandleTest {
                 WAIT);
     assertEquals(ErrorCode.OUT_OF_RANGE, e.code(), e.toString());
     assertTrue(e.getMessage().contains(Long.toHexString(beyond)), e.getMessage());
+  }
+
+  @Test
+  void aWriteWithKeysThePeerReplacedGoesThroughItsNewDescriptorOnce() {
+    TransferEngineImpl a = fx.start(2, 1);
+    TransferEngineImpl b = fx.start(2, 1);
+    RegisteredBuffer local = fx.register(a, LENGTH, 5);
+    RegisteredBuffer first = fx.register(b, LENGTH, 6);
+    SegmentHandle kept = Await.result(a.openSegment(b.serverName()), WAIT);
+    writeThrough(a, kept, local, first);
+
+    // the same memory registered again: same range, new keys, newer descriptor
+    Await.result(b.unregister(first), WAIT);
+    RegisteredBuffer again =
+        Await.result(b.register(first.address(), first.length(), "cpu:0"), WAIT);
+    assertNotEquals(
+        ((LocalBuffer) first).rkey(0),
+        ((LocalBuffer) again).rkey(0),
+        "the new registration has new keys");
+    long refreshes = a.counters().staleRefreshes();
+    long retries = a.counters().retries();
+    EngineFixture.fill(local.address(), LENGTH, 7);
+    writeThrough(a, kept, local, again);
+    assertEquals(
+        refreshes + 1,
+        a.counters().staleRefreshes(),
+        "the refused request read the new descriptor once and ran again on its keys");
+    assertEquals(retries, a.counters().retries(), "no slice retried on another rail");
+
+    // memory the peer no longer registers: the refusal stands, after one fresh read
+    Await.result(b.unregister(again), WAIT);
+    BatchResult r =
+        Await.result(
+            a.submit(
+                    List.of(TransferRequest.write(local, 0, kept, first.address(), LENGTH)),
+                    new TransferOptions())
+                .result(),
+            WAIT);
+    assertEquals(ErrorCode.REMOTE_ACCESS_DENIED, r.requests().get(0).cause().code(), r.toString());
   }
 
   private static void writeThrough(
