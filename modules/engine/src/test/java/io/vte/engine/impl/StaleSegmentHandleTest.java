@@ -45,12 +45,11 @@ class StaleSegmentHandleTest {
 
   @Test
   void aKeptHandleRefreshesOnEveryNewBufferOfThePeer() {
-    TransferEngineImpl a = fx.start(2, 1);
-    TransferEngineImpl b = fx.start(2, 1);
-    RegisteredBuffer local = fx.register(a, LENGTH, 1);
-    RegisteredBuffer b1 = fx.register(b, LENGTH, 2);
-    SegmentHandle kept = Await.result(a.openSegment(b.serverName()), WAIT);
-    writeThrough(a, kept, local, b1);
+    Pair p = pairWithAKeptHandle(1);
+    TransferEngineImpl a = p.a();
+    TransferEngineImpl b = p.b();
+    RegisteredBuffer local = p.local();
+    SegmentHandle kept = p.kept();
 
     RegisteredBuffer b2 = fx.register(b, LENGTH, 3);
     writeThrough(a, kept, local, b2);
@@ -80,12 +79,12 @@ class StaleSegmentHandleTest {
 
   @Test
   void aWriteWithKeysThePeerReplacedGoesThroughItsNewDescriptorOnce() {
-    TransferEngineImpl a = fx.start(2, 1);
-    TransferEngineImpl b = fx.start(2, 1);
-    RegisteredBuffer local = fx.register(a, LENGTH, 5);
-    RegisteredBuffer first = fx.register(b, LENGTH, 6);
-    SegmentHandle kept = Await.result(a.openSegment(b.serverName()), WAIT);
-    writeThrough(a, kept, local, first);
+    Pair p = pairWithAKeptHandle(5);
+    TransferEngineImpl a = p.a();
+    TransferEngineImpl b = p.b();
+    RegisteredBuffer local = p.local();
+    RegisteredBuffer first = p.remote();
+    SegmentHandle kept = p.kept();
 
     // the same memory registered again: same range, new keys, newer descriptor
     Await.result(b.unregister(first), WAIT);
@@ -115,6 +114,24 @@ class StaleSegmentHandleTest {
                 .result(),
             WAIT);
     assertEquals(ErrorCode.REMOTE_ACCESS_DENIED, r.requests().get(0).cause().code(), r.toString());
+  }
+
+  /** Two engines, a buffer on each, and a handle of b's segment that a write went through. */
+  private record Pair(
+      TransferEngineImpl a,
+      TransferEngineImpl b,
+      RegisteredBuffer local,
+      RegisteredBuffer remote,
+      SegmentHandle kept) {}
+
+  private Pair pairWithAKeptHandle(long seed) {
+    TransferEngineImpl a = fx.start(2, 1);
+    TransferEngineImpl b = fx.start(2, 1);
+    RegisteredBuffer local = fx.register(a, LENGTH, seed);
+    RegisteredBuffer remote = fx.register(b, LENGTH, seed + 1);
+    SegmentHandle kept = Await.result(a.openSegment(b.serverName()), WAIT);
+    writeThrough(a, kept, local, remote);
+    return new Pair(a, b, local, remote, kept);
   }
 
   private static void writeThrough(
