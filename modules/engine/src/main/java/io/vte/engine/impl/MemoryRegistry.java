@@ -138,7 +138,9 @@ public final class MemoryRegistry {
    * Deregisters a buffer: its regions close, so later remote accesses to it fail on this side.
    *
    * @param buffer the buffer
-   * @throws VteException NOT_REGISTERED when it is not (or no longer) registered here
+   * @throws VteException NOT_REGISTERED when it is not (or no longer) registered here; TIMED_OUT
+   *     when a peer still copies in its shared memory after 5 s (it is deregistered and revoked all
+   *     the same)
    */
   public void unregister(Object buffer) {
     synchronized (this) {
@@ -147,9 +149,13 @@ public final class MemoryRegistry {
         throw new VteException(
             ErrorCode.NOT_REGISTERED, "not a buffer registered with this engine: " + buffer);
       }
-      ((LocalBuffer) buffer).close(devices);
+      try {
+        ((LocalBuffer) buffer).close(devices);
+      } finally {
+        // gone from the registry even when revoking a shared-memory buffer timed out
+        onChange.run();
+      }
     }
-    onChange.run();
   }
 
   /**
