@@ -31,6 +31,11 @@ final class SharedMemoryRouter implements SliceRouter {
   }
 
   @Override
+  public boolean ownerRunsHere(Rail rail) {
+    return owners.ownerRunsHere(rail);
+  }
+
+  @Override
   public void submitAll(List<Slice> slices) {
     List<Slice> network = null;
     for (int i = 0, n = slices.size(); i < n; i++) {

@@ -23,6 +23,15 @@ public interface SliceRouter {
   void submitAll(List<Slice> slices);
 
   /**
+   * @param rail a rail of this engine
+   * @return true when the calling thread is the thread of the owner the rail's slices go to (no
+   *     thread to wake for them); false when unknown
+   */
+  default boolean ownerRunsHere(Rail rail) {
+    return false;
+  }
+
+  /**
    * Routes {@code slices}: one with {@link #submit}, several with {@link #submitAll}.
    *
    * @param slices the slices, possibly none

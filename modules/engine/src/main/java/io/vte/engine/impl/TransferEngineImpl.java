@@ -423,6 +423,8 @@ public final class TransferEngineImpl implements TransferEngine {
             Math.max(holdDown, qpFailureTime(options).toNanos()),
             System::nanoTime,
             affinity);
+    OwnerRouter owners = new OwnerRouter(contexts);
+    rails.preferOwnersOnTheCallingThread(owners::ownerRunsHere);
     TransferSubmitter submitter =
         new TransferSubmitter(
             vertx,
@@ -431,7 +433,7 @@ public final class TransferEngineImpl implements TransferEngine {
             rails,
             new TransferTracker.Services(
                 new Slicer(options.getSliceSize()),
-                new SharedMemoryRouter(new OwnerRouter(contexts), sharedMemory),
+                new SharedMemoryRouter(owners, sharedMemory),
                 options.getRetryCount(),
                 counters,
                 segments::refresh,

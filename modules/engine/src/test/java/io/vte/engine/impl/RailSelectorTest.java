@@ -358,6 +358,32 @@ class RailSelectorTest {
     return c;
   }
 
+  @Test
+  void aRailWhoseOwnerRunsHereTakesSmallSlicesUntilItsBacklogIsLongerThanTheSlack() {
+    RailSelector.PeerRails rails = selector.railsFor(segment(true));
+    Rail here = railTo(rails, 1, "r0");
+    Rail other = railTo(rails, 0, "r0");
+    selector.preferOwnersOnTheCallingThread(r -> r == here);
+    int small = 4096;
+    // unmeasured rails: a byte counts as a nanosecond, so the slack is LOCAL_OWNER_NANOS bytes
+    long fit = RailSelector.LOCAL_OWNER_NANOS / small + 1;
+    for (int i = 0; i < fit; i++) {
+      assertEquals(here, rails.select(0, null, small), "slice " + i + " stays on this thread");
+    }
+    assertEquals(other, rails.select(0, null, small), "a backlog past the slack spreads");
+    for (int i = 0; i < fit; i++) {
+      rails.release(here, small, false);
+    }
+    rails.release(other, small, false);
+    assertEquals(here, pick(rails, null), "an empty backlog brings it back");
+    assertEquals(other, pick(rails, here), "a retry that avoids it goes elsewhere");
+
+    selector.preferOwnersOnTheCallingThread(r -> false);
+    Rail a = pick(rails, null);
+    Rail b = pick(rails, null);
+    assertNotEquals(a, b, "no owner here: round-robin as before");
+  }
+
   private static Rail railTo(RailSelector.PeerRails rails, int local, String peer) {
     for (int i = 0; i < 100; i++) {
       Rail r = pick(rails, null);

@@ -29,6 +29,7 @@ final class OwnerProxy {
   private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean wakePending = new AtomicBoolean();
   private volatile Runnable waker = () -> {};
+  private volatile Thread thread;
   private volatile boolean bound;
   private volatile boolean closed;
 
@@ -39,10 +40,22 @@ final class OwnerProxy {
     this.localNicPath = localNicPath;
   }
 
-  /** Sets what schedules the owner's next cycle (the verticle). */
+  /**
+   * Sets what schedules the owner's next cycle (the verticle); called on the owner's event loop,
+   * which this proxy remembers as the owner's thread.
+   */
   void bind(Runnable waker) {
     this.waker = waker;
+    this.thread = Thread.currentThread();
     this.bound = true;
+  }
+
+  /**
+   * @return true when the calling thread is the owner's event loop: a slice queued from here is
+   *     posted by the owner's next cycle on this thread, without waking another thread
+   */
+  boolean runsHere() {
+    return thread == Thread.currentThread();
   }
 
   /**

@@ -2,6 +2,7 @@ package io.vte.engine.impl.owner;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.engine.impl.Rail;
 import io.vte.engine.impl.Slice;
 import io.vte.engine.impl.SliceRouter;
 import java.util.List;
@@ -61,6 +62,14 @@ public final class OwnerRouter implements SliceRouter {
     for (int i = 0; i < count; i++) {
       touched[i].wake();
     }
+  }
+
+  @Override
+  public boolean ownerRunsHere(Rail rail) {
+    int device = rail.localDeviceIndex();
+    return device >= 0
+        && device < contexts.length
+        && contexts[device].ownerOf(rail).proxy().runsHere();
   }
 
   /**

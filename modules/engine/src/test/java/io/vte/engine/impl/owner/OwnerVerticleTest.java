@@ -1,6 +1,7 @@
 package io.vte.engine.impl.owner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -107,6 +108,33 @@ class OwnerVerticleTest {
       assertEquals(0, local.ownerMetrics(i).cqErrors());
     }
     assertEquals(4, endpoints, "one endpoint per peer NIC path");
+  }
+
+  @Test
+  void theRouterTellsARailsOwnerThreadFromEveryOtherThread() {
+    LocalContext local =
+        Await.result(
+            a.addDevice(autoDevice("d0"), OwnerTestConfig.defaults().withWorkersPerContext(2)),
+            WAIT);
+    OwnerRouter router = new OwnerRouter(List.of(local));
+    int checked = 0;
+    for (int d = 0; d < 8; d++) {
+      Rail rail = new Rail(0, "d0", b.serverName(), "r" + d);
+      int index = NicPath.parse(b.serverName() + "@r" + d).ownerIndex(2);
+      for (int o = 0; o < 2; o++) {
+        boolean expected = o == index;
+        assertEquals(
+            expected,
+            onOwner(local.owner(o), x -> router.ownerRunsHere(rail)),
+            rail + " seen from owner " + o + " (its owner is " + index + ")");
+        checked++;
+      }
+      assertFalse(router.ownerRunsHere(rail), "the test thread runs no owner");
+      assertFalse(
+          router.ownerRunsHere(new Rail(3, "d3", b.serverName(), "r" + d)),
+          "no such local device: false, not a throw");
+    }
+    assertEquals(16, checked);
   }
 
   @Test
