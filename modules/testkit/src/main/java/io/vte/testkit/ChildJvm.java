@@ -142,7 +142,13 @@ public class ChildJvm implements AutoCloseable {
   public int exitCode(Duration deadline) throws InterruptedException {
     if (!process.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
       process.destroyForcibly();
-      throw new AssertionError("the child did not exit within " + deadline + "; stderr: " + err());
+      throw new AssertionError(
+          "the child did not exit within "
+              + deadline
+              + "; stdout: "
+              + out()
+              + "; stderr: "
+              + err());
     }
     for (Thread t : pumps) {
       t.join(10_000);

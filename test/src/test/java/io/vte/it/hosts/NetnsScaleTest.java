@@ -8,7 +8,6 @@ import io.vte.testkit.EtcdServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -24,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NetnsScaleTest {
 
-  private static final Duration RUN_DEADLINE = Duration.ofSeconds(150);
+  /** A hang bound, not a target: about 50 s on an idle machine, twice that beside a CPU hog. */
+  private static final Duration RUN_DEADLINE = Duration.ofSeconds(300);
 
   @Test
   void hostsAsProcessesReportConsistentFiguresAndAFitThatMatchesTheTable(@TempDir Path out)
@@ -34,8 +34,9 @@ class NetnsScaleTest {
             EtcdServer.startIn(hosts.services().launcher(), hosts.services().mgmt().address())) {
       String ns = hosts.host(0).namespace();
       String prefix = ns.substring(0, ns.length() - "-h0".length());
-      List<String> launcher = new ArrayList<>(hosts.services().launcher());
-      launcher.addAll(List.of("nice", "-n", "19"));
+      // at the suite's own priority: at nice 19 beside a CPU hog the host JVMs starved (no exit
+      // within the deadline, or a window that moved nothing)
+      List<String> launcher = hosts.services().launcher();
       List<String> args =
           List.of(
               "scale",
