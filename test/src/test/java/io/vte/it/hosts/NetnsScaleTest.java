@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NetnsScaleTest {
 
-  /** A hang bound, not a target: about 50 s on an idle machine, twice that beside a CPU hog. */
+  /** A hang bound, not a target: 30-50 s on an idle machine. */
   private static final Duration RUN_DEADLINE = Duration.ofSeconds(300);
 
   @Test
