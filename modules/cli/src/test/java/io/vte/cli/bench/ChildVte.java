@@ -1,7 +1,12 @@
 package io.vte.cli.bench;
 
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import io.vertx.core.json.JsonObject;
 import io.vte.testkit.ChildJvm;
 import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -12,5 +17,36 @@ final class ChildVte extends ChildJvm {
 
   ChildVte(String... args) throws IOException {
     super(List.of(), "io.vte.cli.VteMain", List.of(args));
+  }
+
+  /**
+   * @param bufferBytes the target's buffer
+   * @param extra more flags
+   * @return {@code vte bench target --devices 2 --json --buffer-size bufferBytes extra...}, started
+   */
+  static ChildVte benchTarget(long bufferBytes, String... extra) throws IOException {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "bench",
+                "target",
+                "--devices",
+                "2",
+                "--json",
+                "--buffer-size",
+                String.valueOf(bufferBytes)));
+    args.addAll(List.of(extra));
+    return new ChildVte(args.toArray(String[]::new));
+  }
+
+  /**
+   * @param deadline how long the target may take to start
+   * @return the JSON line a {@code --json} target announces itself with; fails naming its stderr
+   *     when none comes in time
+   */
+  JsonObject announce(Duration deadline) throws InterruptedException {
+    String line = firstLine(deadline);
+    assertNotNull(line, "target stderr: " + err());
+    return new JsonObject(line);
   }
 }

@@ -1,7 +1,6 @@
 package io.vte.cli.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
@@ -28,19 +27,8 @@ class LinksOverSharedMemoryTest {
 
   @Test
   void linksProbesTheSameHostRailAndSaysWhyTheNetworkRailsAreUntested() throws Exception {
-    try (ChildVte target =
-        new ChildVte(
-            "bench",
-            "target",
-            "--devices",
-            "2",
-            "--json",
-            "--buffer-size",
-            "1048576",
-            "--shared-memory")) {
-      String announce = target.firstLine(START);
-      assertNotNull(announce, "target stderr: " + target.err());
-      String server = new JsonObject(announce).getString("server_name");
+    try (ChildVte target = ChildVte.benchTarget(1 << 20, "--shared-memory")) {
+      String server = target.announce(START).getString("server_name");
       Path probe = dir.resolve("probe.json");
       Files.writeString(probe, "{\"devices\": [\"lk0@127.0.0.1\"], \"workersPerContext\": 1}");
 

@@ -59,22 +59,10 @@ class TwoProcessBenchTest {
 
   @Test
   void writeAndReadBetweenTwoProcessesAreVerifiedAndTheTargetStopsOnSigterm() throws Exception {
-    try (ChildVte target =
-        new ChildVte(
-            "bench",
-            "target",
-            "--devices",
-            "2",
-            "--json",
-            "--buffer-size",
-            "67108864",
-            "--handshake-timeout",
-            "30")) {
-      String announce = target.firstLine(START);
-      assertNotNull(announce, "target stderr: " + target.err());
-      JsonObject a = new JsonObject(announce);
+    try (ChildVte target = ChildVte.benchTarget(67108864, "--handshake-timeout", "30")) {
+      JsonObject a = target.announce(START);
       String name = a.getString("server_name");
-      assertTrue(name.matches("127\\.0\\.0\\.1:\\d+"), announce);
+      assertTrue(name.matches("127\\.0\\.0\\.1:\\d+"), a.encode());
       assertEquals(67108864L, a.getLong("buffer_bytes"));
 
       JsonObject write = initiator(name, "--operation", "write");
@@ -135,9 +123,8 @@ class TwoProcessBenchTest {
 
   @Test
   void sigintEndsTheTargetWithExitCode0() throws Exception {
-    try (ChildVte target =
-        new ChildVte("bench", "target", "--devices", "2", "--json", "--buffer-size", "1048576")) {
-      assertNotNull(target.firstLine(START), "target stderr: " + target.err());
+    try (ChildVte target = ChildVte.benchTarget(1048576)) {
+      target.announce(START);
       target.interrupt();
       assertEquals(0, target.exitCode(Duration.ofSeconds(30)), target.err().toString());
     }
@@ -147,23 +134,16 @@ class TwoProcessBenchTest {
   void aTargetNamedWithSegmentNameIsFoundThroughEtcdForWriteAndRead() throws Exception {
     try (EtcdServer etcd = EtcdServer.start();
         ChildVte target =
-            new ChildVte(
-                "bench",
-                "target",
-                "--devices",
-                "2",
-                "--json",
-                "--buffer-size",
-                "16777216",
+            ChildVte.benchTarget(
+                16777216,
                 "--segment-name",
                 "bench-etcd",
                 "--metadata",
                 etcd.uri(),
                 "--handshake-timeout",
                 "30")) {
-      String announce = target.firstLine(START);
-      assertNotNull(announce, "target stderr: " + target.err());
-      assertEquals("bench-etcd", new JsonObject(announce).getString("segment_name"));
+      JsonObject announce = target.announce(START);
+      assertEquals("bench-etcd", announce.getString("segment_name"));
       for (String op : List.of("write", "read")) {
         JsonObject r = initiator("bench-etcd", "--metadata", etcd.uri(), "--operation", op);
         assertEquals(0L, r.getLong("failed"), r.encode());
