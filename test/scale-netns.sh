@@ -6,7 +6,7 @@
 # Makes max(--hosts) hosts with 2 rail NICs each (test/hosts.sh up, prefix VTE_NETNS_PREFIX, default
 # vte-scale), starts etcd in the service namespace on 198.19.0.254:2379, runs
 # `vte scale --netns PREFIX --metadata etcd://198.19.0.254:2379 ...` there at nice 19 (each host's JVM
-# runs at nice 19 too), then removes the namespaces and etcd. The CLI jar is VTE_JAR (default
+# inherits it), then removes the namespaces and etcd. The CLI jar is VTE_JAR (default
 # modules/cli/target/vte.jar, built by `./vte` or mvn install); every host's JVM runs from it, so it must not be
 # rebuilt while this runs.
 set -euo pipefail

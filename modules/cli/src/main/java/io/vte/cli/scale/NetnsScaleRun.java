@@ -238,14 +238,13 @@ final class NetnsScaleRun {
     for (int i = 0; i < settings.nics(); i++) {
       devices.add("h" + h + "n" + i + "@198.18." + i + "." + (h + 1) + ":" + (RPC_PORT + 1 + i));
     }
+    // at this process's priority: hosts niced below it starved beside any other load (a restarted
+    // host's JVM needed over 30 s to reach etcd beside a CPU hog)
     return List.of(
         "ip",
         "netns",
         "exec",
         netns + "-h" + h,
-        "nice",
-        "-n",
-        "19",
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         NODE_HEAP,
         "-XX:+UseSerialGC",

@@ -122,7 +122,7 @@ public final class ScaleCommand implements Callable<Integer> {
       description =
           "Every host a process in its own network namespace: host h is a JVM (heap "
               + NetnsScaleRun.NODE_HEAP
-              + ", nice 19) in <PREFIX>-h<h> as test/hosts.sh up makes it (rail NIC i 198.18.<i>.<h+1>,"
+              + ", at this process's priority) in <PREFIX>-h<h> as test/hosts.sh up makes it (rail NIC i 198.18.<i>.<h+1>,"
               + " management NIC 198.19.0.<h+1>). Needs --metadata etcd://...; run it in"
               + " <PREFIX>-svc. Each host's figures are its own process's.")
   private String netns;
@@ -247,7 +247,7 @@ public final class ScaleCommand implements Callable<Integer> {
                 ? "hosts: engines in one JVM on loopback addresses\n"
                 : "hosts: one JVM each ("
                     + NetnsScaleRun.NODE_HEAP
-                    + ", nice 19) in network namespaces "
+                    + ") in network namespaces "
                     + netns
                     + "-h<h>, veth rail NICs\n")
             + ScaleReport.markdown(
