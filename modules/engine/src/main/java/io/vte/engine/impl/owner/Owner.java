@@ -160,9 +160,17 @@ final class Owner {
     return slots.inFlight() > 0 || connector.hasHandshakesPending() || !retiring.isEmpty();
   }
 
-  /** Arms the CQ for one notification before the owner sleeps. */
+  /**
+   * Arms the CQ for one notification before the owner sleeps. A CQ that cannot be armed would never
+   * wake the owner again: it is a CQ in error.
+   */
   void armCompletionNotification() {
-    cq.requestNotify();
+    if (cqBroken) {
+      return;
+    }
+    if (cq.requestNotify() == PostStatus.CQ_ERROR) {
+      onCqError("could not be armed for notification");
+    }
   }
 
   private int drainCommands() {
@@ -347,7 +355,7 @@ final class Owner {
     int n = cq.poll(wcBatch);
     if (n < 0) {
       if (n == PostStatus.CQ_ERROR) {
-        onCqError();
+        onCqError("overflowed");
         return 1;
       }
       return 0;
@@ -662,9 +670,12 @@ final class Owner {
   }
 
   /**
-   * The CQ overflowed (credits make this impossible; counted, and the owner stops using the CQ).
+   * The CQ is in error: it overflowed (credits make this impossible) or could not be armed.
+   * Counted, and the owner stops using the CQ.
+   *
+   * @param what what the CQ did, for the cause
    */
-  void onCqError() {
+  void onCqError(String what) {
     if (cqBroken) {
       return;
     }
@@ -672,7 +683,7 @@ final class Owner {
     metrics.cqError();
     VteException cause =
         new VteException(
-            ErrorCode.INTERNAL, "CQ of owner " + index + " of " + localNicPath + " overflowed");
+            ErrorCode.INTERNAL, "CQ of owner " + index + " of " + localNicPath + " " + what);
     retireAll(SliceStatus.ENDPOINT_RETIRED, cause);
     // No flush will come from a CQ in error: account for everything now.
     flushAndDestroyRetiring();

@@ -96,9 +96,9 @@ final class OwnerProxy {
     execute(owner -> owner.onPortUp(port));
   }
 
-  /** The owner's CQ is in error. */
+  /** The device reported the owner's CQ in error (IBV_EVENT_CQ_ERR). */
   void cqError() {
-    execute(Owner::onCqError);
+    execute(owner -> owner.onCqError("is in error (device event)"));
   }
 
   /** The device died. */

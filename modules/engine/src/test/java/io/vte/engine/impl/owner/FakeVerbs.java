@@ -222,6 +222,10 @@ final class FakeVerbs {
     int maxUnpolled;
     boolean overflowed;
     int notifyRequests;
+
+    /** When set, requests for notification fail as a CQ in error does. */
+    boolean armFails;
+
     boolean armed;
     CompletionNotificationHandler handler;
     volatile boolean closed;
@@ -275,6 +279,9 @@ final class FakeVerbs {
     @Override
     public int requestNotify() {
       notifyRequests++;
+      if (armFails) {
+        return PostStatus.CQ_ERROR;
+      }
       armed = true;
       return PostStatus.OK;
     }

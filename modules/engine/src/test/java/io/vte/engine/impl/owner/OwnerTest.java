@@ -796,6 +796,32 @@ class OwnerTest {
   }
 
   @Test
+  void aCqThatCannotBeArmedIsACqErrorAndTakesNoMoreWork() {
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
+    Recorder rec = new Recorder();
+    h.submit(rec, "b:1", 10);
+    h.run();
+    h.owner.armCompletionNotification();
+    assertEquals(0, h.owner.metrics().cqErrors(), "an armed CQ is no error");
+    h.cq.armFails = true;
+    h.owner.armCompletionNotification();
+    assertEquals(1, h.owner.metrics().cqErrors(), "the owner would never be woken again");
+    assertEquals(10, rec.count(SliceStatus.ENDPOINT_RETIRED), "every WR accounted for");
+    assertTrue(
+        rec.causes.values().stream()
+            .allMatch(c -> c.getMessage().contains("could not be armed for notification")),
+        String.valueOf(rec.causes.values()));
+    assertEquals(0, h.owner.outstanding());
+    assertTrue(h.device.liveQps().isEmpty());
+    Slice after = h.submit(rec, "b:1", 1).get(0);
+    h.run();
+    assertEquals(SliceStatus.RAIL_DOWN, rec.status.get(after));
+    assertTrue(
+        rec.causes.get(after).getMessage().contains("is in error"),
+        rec.causes.get(after).getMessage());
+  }
+
+  @Test
   void deviceFatalRetiresEveryEndpointWithRailDown() {
     OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
     Recorder rec = new Recorder();
