@@ -1568,6 +1568,25 @@ JNIEXPORT jboolean JNICALL CONTROL(pushAsyncEvent)(JNIEnv *env, jclass cls, jint
 	return ok ? JNI_TRUE : JNI_FALSE;
 }
 
+/* A QP-fatal error, as a NIC raises one: the QP moves to ERR (its receives are flushed, later sends complete
+ * WR_FLUSH_ERR) and its context gets IBV_EVENT_QP_FATAL. False when no QP has that number. */
+JNIEXPORT jboolean JNICALL CONTROL(failQp)(JNIEnv *env, jclass cls, jint qpn)
+{
+	(void)env;
+	(void)cls;
+	pthread_mutex_lock(&lock);
+	struct fake_qp *q = find_qp((uint32_t)qpn);
+	if (q != NULL) {
+		to_error(q);
+		struct ibv_async_event e = { .event_type = IBV_EVENT_QP_FATAL };
+		e.element.qp = &q->qp;
+		queue_async(fake_ctx_of(q->qp.context), &e);
+		log_line("qp_fatal qpn=%u", q->qp.qp_num);
+	}
+	pthread_mutex_unlock(&lock);
+	return q != NULL ? JNI_TRUE : JNI_FALSE;
+}
+
 JNIEXPORT jstring JNICALL CONTROL(log)(JNIEnv *env, jclass cls)
 {
 	(void)cls;

@@ -13,10 +13,8 @@ import io.vte.api.SegmentHandle;
 import io.vte.api.TransferBatch;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
-import io.vte.engine.impl.owner.LocalContext;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
-import io.vte.verbs.soft.SoftVerbsProvider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,18 +24,25 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * QP-fatal and port-down injected mid-stream with 4 devices: every request completes on the other
- * rails.
+ * rails. {@link EngineFaultOverIbverbsTest} runs the same faults through the fake libibverbs.
  */
 @ExtendWith(BlockedThreadGuard.class)
 class EngineFaultTest {
 
   private static final long CHUNK = 4L << 20;
   private static final int CHUNKS = 8;
-  private final EngineFixture fx = new EngineFixture();
+  private final EngineFixture fx = fixture();
 
   @AfterEach
   void close() {
     fx.close();
+  }
+
+  /**
+   * @return the engines' fixture: soft verbs here
+   */
+  EngineFixture fixture() {
+    return new EngineFixture();
   }
 
   /** Two engines, a buffer on each, a's handle on b's segment. */
@@ -46,19 +51,11 @@ class EngineFaultTest {
       TransferEngineImpl b,
       RegisteredBuffer local,
       RegisteredBuffer remote,
-      SegmentHandle seg) {
-    SoftVerbsProvider softA() {
-      return (SoftVerbsProvider) a.provider();
-    }
+      SegmentHandle seg) {}
 
-    SoftVerbsProvider softB() {
-      return (SoftVerbsProvider) b.provider();
-    }
-  }
-
-  private Pair pair(String prefixA, String prefixB) {
-    TransferEngineImpl a = start(prefixA);
-    TransferEngineImpl b = start(prefixB);
+  private Pair pair() {
+    TransferEngineImpl a = start();
+    TransferEngineImpl b = start();
     return new Pair(
         a,
         b,
@@ -67,9 +64,9 @@ class EngineFaultTest {
         Await.result(a.openSegment(b.serverName()), WAIT));
   }
 
-  private TransferEngineImpl start(String prefix) {
+  private TransferEngineImpl start() {
     EngineOptions o =
-        EngineFixture.options(prefix, 4, 2)
+        fx.engineOptions(4, 2)
             .setQpTimeout(Duration.ofMillis(100))
             .setQpRetryCount(2)
             .setHandshakeDeadline(Duration.ofSeconds(5));
@@ -78,14 +75,12 @@ class EngineFaultTest {
 
   @Test
   void qpFatalAndPortDownMidStreamLoseNothing() {
-    Pair p = pair("fa", "fb");
+    Pair p = pair();
     TransferEngineImpl a = p.a();
     TransferEngineImpl b = p.b();
     RegisteredBuffer local = p.local();
     RegisteredBuffer remote = p.remote();
     SegmentHandle seg = p.seg();
-    SoftVerbsProvider softA = p.softA();
-    SoftVerbsProvider softB = p.softB();
 
     int rounds = 12;
     int qpFaults = 0;
@@ -102,13 +97,13 @@ class EngineFaultTest {
                 .result());
       }
       if (round == 2) {
-        softA.faults().portDown("fad1", 1);
+        fx.portDown(a, 1);
       }
       if (round >= 4 && round % 2 == 0) {
-        qpFaults += killOneQp(b, softB, "fbd" + (round / 2 % 4));
+        qpFaults += fx.failOneQp(b, round / 2 % 4);
       }
       if (round == 8) {
-        softA.faults().portUp("fad1", 1);
+        fx.portUp(a, 1);
       }
       for (Future<BatchResult> f : batches) {
         BatchResult r = Await.result(f, WAIT);
@@ -132,7 +127,7 @@ class EngineFaultTest {
 
   @Test
   void canceledTimedOutAndFailedSlicesLeaveNoRailBacklog() {
-    Pair p = pair("fc", "fd");
+    Pair p = pair();
     for (int round = 0; round < 6; round++) {
       List<TransferBatch> batches = new ArrayList<>();
       for (int c = 0; c < CHUNKS; c++) {
@@ -153,13 +148,13 @@ class EngineFaultTest {
       }
       batches.get(1).cancel();
       if (round == 1) {
-        p.softA().faults().portDown("fcd2", 1);
+        fx.portDown(p.a(), 2);
       }
       if (round >= 2) {
-        killOneQp(p.b(), p.softB(), "fdd" + round % 4);
+        fx.failOneQp(p.b(), round % 4);
       }
       if (round == 4) {
-        p.softA().faults().portUp("fcd2", 1);
+        fx.portUp(p.a(), 2);
       }
       for (TransferBatch batch : batches) {
         Await.result(batch.result(), WAIT);
@@ -167,18 +162,5 @@ class EngineFaultTest {
       // Abandoned slices end when their owner drops or completes them, after their batch settled.
       Await.untilEquals("no rail backlog after round " + round, WAIT, 0L, p.a()::railBacklogBytes);
     }
-  }
-
-  /** Forces one live QP of a device into ERR (QP_FATAL). */
-  private static int killOneQp(TransferEngineImpl engine, SoftVerbsProvider soft, String device) {
-    for (LocalContext ctx : engine.contexts()) {
-      if (ctx.deviceName().equals(device)) {
-        for (int qpNum : ctx.liveQpNumbers()) {
-          soft.faults().forceQpError(device, qpNum);
-          return 1;
-        }
-      }
-    }
-    return 0;
   }
 }

@@ -4,8 +4,10 @@ import io.vertx.core.Vertx;
 import io.vte.api.EngineOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.TransferEngine;
+import io.vte.engine.impl.owner.LocalContext;
 import io.vte.testkit.Await;
 import io.vte.verbs.DirectMemory;
+import io.vte.verbs.soft.SoftVerbsProvider;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -112,6 +114,46 @@ public class EngineFixture implements AutoCloseable {
       }
     }
     return -1;
+  }
+
+  /**
+   * Takes port 1 of the engine's {@code device}-th device down, as a link failure does: over soft
+   * verbs that engine's device only ({@link FakeIbverbsFixture}: the fake device, for every engine
+   * that opened it).
+   */
+  void portDown(TransferEngineImpl engine, int device) {
+    soft(engine).faults().portDown(context(engine, device).deviceName(), 1);
+  }
+
+  /** Brings port 1 of the engine's {@code device}-th device up again. */
+  void portUp(TransferEngineImpl engine, int device) {
+    soft(engine).faults().portUp(context(engine, device).deviceName(), 1);
+  }
+
+  /** Moves QP {@code qpNum} of the engine's {@code device}-th device to ERR (QP-fatal). */
+  void failQp(TransferEngineImpl engine, int device, int qpNum) {
+    soft(engine).faults().forceQpError(context(engine, device).deviceName(), qpNum);
+  }
+
+  /**
+   * Fails the first live QP of the engine's {@code device}-th device ({@link #failQp}).
+   *
+   * @return 1 when a QP was failed, 0 when the device had none live
+   */
+  final int failOneQp(TransferEngineImpl engine, int device) {
+    for (int qpNum : context(engine, device).liveQpNumbers()) {
+      failQp(engine, device, qpNum);
+      return 1;
+    }
+    return 0;
+  }
+
+  static LocalContext context(TransferEngineImpl engine, int device) {
+    return engine.contexts().get(device);
+  }
+
+  private static SoftVerbsProvider soft(TransferEngineImpl engine) {
+    return (SoftVerbsProvider) engine.provider();
   }
 
   @Override

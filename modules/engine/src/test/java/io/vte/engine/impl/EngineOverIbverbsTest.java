@@ -103,11 +103,16 @@ class EngineOverIbverbsTest {
       RegisteredBuffer source = fx.register(a, BLOCK, 11);
       RegisteredBuffer target = fx.register(b, 3L * BLOCK, 12);
       SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      long[] atDown = null;
       for (int round = 0; round < 30; round++) {
         if (round == 10) {
+          atDown = movedByDevice(a, b);
           FakeIbverbs.setDevicePortState(0, 1, PortState.DOWN.code());
         }
         if (round == 20) {
+          long[] atUp = movedByDevice(a, b);
+          assertEquals(0, atUp[0] - atDown[0], "nothing completed on the down port");
+          assertEquals(10L * BLOCK, atUp[1] - atDown[1], "the other rail carried every slice");
           FakeIbverbs.setDevicePortState(0, 1, PortState.ACTIVE.code());
         }
         long at = target.address() + (long) (round % 3) * BLOCK;
@@ -271,6 +276,19 @@ class EngineOverIbverbsTest {
     for (RailStatus r : a.diagnostics().rails()) {
       if (r.peerServer().equals(b.serverName())) {
         moved[r.localDevice().startsWith("fake_mlx5") ? 0 : 1] += r.movedBytes();
+      }
+    }
+    return moved;
+  }
+
+  /**
+   * @return bytes a's rails to b moved so far, by a's device: {fake_mlx5_0, fake_mlx5_1}
+   */
+  private static long[] movedByDevice(TransferEngineImpl a, TransferEngineImpl b) {
+    long[] moved = new long[DEVICES.length];
+    for (RailStatus r : a.diagnostics().rails()) {
+      if (r.peerServer().equals(b.serverName())) {
+        moved[List.of(DEVICES).indexOf(r.localDevice())] += r.movedBytes();
       }
     }
     return moved;

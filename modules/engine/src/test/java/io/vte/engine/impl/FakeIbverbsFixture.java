@@ -1,8 +1,10 @@
 package io.vte.engine.impl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.EngineOptions;
+import io.vte.verbs.PortState;
 import io.vte.verbs.ibv.FakeIbverbs;
 import java.time.Duration;
 import java.util.List;
@@ -33,6 +35,22 @@ final class FakeIbverbsFixture extends EngineFixture {
         .setWorkersPerContext(workers)
         .setRpcHost("127.0.0.1")
         .setRailHoldDown(Duration.ofMillis(500));
+  }
+
+  /** The fake's port state is the device's: the port goes down for every engine that opened it. */
+  @Override
+  void portDown(TransferEngineImpl engine, int device) {
+    FakeIbverbs.setDevicePortState(device, 1, PortState.DOWN.code());
+  }
+
+  @Override
+  void portUp(TransferEngineImpl engine, int device) {
+    FakeIbverbs.setDevicePortState(device, 1, PortState.ACTIVE.code());
+  }
+
+  @Override
+  void failQp(TransferEngineImpl engine, int device, int qpNum) {
+    assertTrue(FakeIbverbs.failQp(qpNum), "the fake has QP " + qpNum);
   }
 
   @Override

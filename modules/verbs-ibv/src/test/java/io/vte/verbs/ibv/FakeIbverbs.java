@@ -124,6 +124,14 @@ public final class FakeIbverbs {
 
   public static native boolean pushAsyncEvent(int type, int arg);
 
+  /**
+   * A QP-fatal error as a NIC raises one: QP {@code qpNum} moves to ERR (later sends complete
+   * {@code WR_FLUSH_ERR}) and its context gets {@code IBV_EVENT_QP_FATAL}.
+   *
+   * @return false when no QP has that number
+   */
+  public static native boolean failQp(int qpNum);
+
   public static native String log();
 
   public static native void clearLog();
