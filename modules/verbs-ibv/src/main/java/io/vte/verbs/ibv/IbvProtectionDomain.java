@@ -96,7 +96,9 @@ final class IbvProtectionDomain implements ProtectionDomain {
             attributes.maxRecvWr(),
             attributes.maxInlineData(),
             qpNum);
-    IbvQueuePair pair = new IbvQueuePair(this, context, qp, qpNum[0], send, recv);
+    // qpNum[1..3]: the granted depths (at least those asked for) and inline size, which posts keep
+    // to
+    IbvQueuePair pair = new IbvQueuePair(this, context, qp, qpNum[0], qpNum[3], send, recv);
     qps.add(pair);
     return pair;
   }

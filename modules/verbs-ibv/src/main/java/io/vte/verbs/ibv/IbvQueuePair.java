@@ -11,6 +11,7 @@ import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkRequestBatch;
+import io.vte.verbs.WrFlags;
 
 /**
  * An RC {@code ibv_qp}. Transitions are checked here (same contract as soft verbs) before the shim
@@ -22,6 +23,7 @@ final class IbvQueuePair implements QueuePair {
   private final IbvContext context;
   private final NativeHandle handle;
   private final int qpNum;
+  private final int maxInlineData;
   private final IbvCompletionQueue sendCq;
   private final IbvCompletionQueue recvCq;
   private volatile QpState state = QpState.RESET;
@@ -32,6 +34,7 @@ final class IbvQueuePair implements QueuePair {
    * @param context owning context
    * @param qp the {@code ibv_qp*}
    * @param qpNum its number
+   * @param maxInlineData the inline size {@code ibv_create_qp} granted (may exceed the request)
    * @param sendCq its send CQ, which it keeps in use until closed
    * @param recvCq its receive CQ, likewise
    */
@@ -40,12 +43,14 @@ final class IbvQueuePair implements QueuePair {
       IbvContext context,
       long qp,
       int qpNum,
+      int maxInlineData,
       IbvCompletionQueue sendCq,
       IbvCompletionQueue recvCq) {
     this.pd = pd;
     this.context = context;
     this.handle = new NativeHandle(qp);
     this.qpNum = qpNum;
+    this.maxInlineData = maxInlineData;
     this.sendCq = sendCq;
     this.recvCq = recvCq;
     sendCq.attach();
@@ -57,6 +62,13 @@ final class IbvQueuePair implements QueuePair {
   @Override
   public int qpNum() {
     return qpNum;
+  }
+
+  /**
+   * @return the largest payload this QP posts inline, as {@code ibv_create_qp} granted it
+   */
+  int maxInlineData() {
+    return maxInlineData;
   }
 
   @Override
@@ -212,14 +224,21 @@ final class IbvQueuePair implements QueuePair {
         batch.setBadIndex(-1);
         return PostStatus.OK;
       }
+      // An inline payload above the granted size is refused here, as a driver that checks would
+      // (EINVAL): one that does not would read past the WQE. The work requests before it are
+      // posted.
+      int tooLong = send ? firstInlineAboveGranted(batch) : -1;
+      int count = tooLong >= 0 ? tooLong : batch.size();
       long address = DirectMemory.address(batch.buffer());
       long r =
-          send
-              ? IbvNative.postSend(qp, address, batch.size())
-              : IbvNative.postRecv(qp, address, batch.size());
+          count == 0
+              ? 0
+              : send
+                  ? IbvNative.postSend(qp, address, count)
+                  : IbvNative.postRecv(qp, address, count);
       if (r == 0) {
-        batch.setBadIndex(-1);
-        return PostStatus.OK;
+        batch.setBadIndex(tooLong);
+        return tooLong >= 0 ? PostStatus.INVALID_STATE : PostStatus.OK;
       }
       long v = -r;
       batch.setBadIndex((int) (v >>> IbvNative.POST_BAD_INDEX_SHIFT));
@@ -242,6 +261,20 @@ final class IbvQueuePair implements QueuePair {
     if (handle.isRetired()) {
       throw new VerbsException(VerbsError.CLOSED, "QP " + qpNum + " is closed");
     }
+  }
+
+  /**
+   * @return the index of the first work request flagged inline whose payload exceeds the granted
+   *     inline size, or -1
+   */
+  private int firstInlineAboveGranted(WorkRequestBatch batch) {
+    for (int i = 0; i < batch.size(); i++) {
+      if ((batch.flags(i) & WrFlags.INLINE) != 0
+          && Integer.toUnsignedLong(batch.length(i)) > maxInlineData) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   @Override

@@ -59,6 +59,11 @@ class FakeMarshallingTest {
       WrFlags.FENCE | WrFlags.INLINE,
       WrFlags.SIGNALED | WrFlags.FENCE
     };
+    // lengths above 2^31 (unsigned), but an inline payload within the rig QP's granted 64 bytes
+    int[] lengths = new int[opcodes.length];
+    for (int i = 0; i < opcodes.length; i++) {
+      lengths[i] = (flags[i] & WrFlags.INLINE) != 0 ? 48 + i : 0xFFFF_FFF0 + i;
+    }
     WorkRequestBatch batch = WorkRequestBatch.allocate(8);
     for (int i = 0; i < opcodes.length; i++) {
       batch.add(
@@ -66,7 +71,7 @@ class FakeMarshallingTest {
           opcodes[i],
           flags[i],
           0x7f00_0000_1000L + i,
-          0xFFFF_FFF0 + i,
+          lengths[i],
           0x8000_0001 + i,
           0x5500_0000_2000L + i,
           0x9000_0002 + i,
@@ -86,7 +91,7 @@ class FakeMarshallingTest {
       assertEquals(hex(flags[i]), f.get("flags"), "ibv_send_flags");
       assertEquals("1", f.get("num_sge"));
       assertEquals(hex(0x7f00_0000_1000L + i), f.get("addr"));
-      assertEquals(Integer.toUnsignedString(0xFFFF_FFF0 + i), f.get("length"));
+      assertEquals(Integer.toUnsignedString(lengths[i]), f.get("length"));
       assertEquals(Integer.toUnsignedString(0x8000_0001 + i), f.get("lkey"));
       assertEquals(hex(0x5500_0000_2000L + i), f.get("remote_addr"));
       assertEquals(Integer.toUnsignedString(0x9000_0002 + i), f.get("rkey"));

@@ -11,6 +11,8 @@ import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
 import io.vte.verbs.PortState;
 import io.vte.verbs.PostStatus;
+import io.vte.verbs.QpInitAttributes;
+import io.vte.verbs.QueuePair;
 import io.vte.verbs.WcOpcode;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WorkCompletionBatch;
@@ -149,6 +151,34 @@ class FakeWireTest {
       fresh.a.postSend(batch);
       assertEquals(WcStatus.REM_ACCESS_ERR.ordinal(), onlyStatus(FakePair.poll(fresh.cqA)));
     }
+  }
+
+  @Test
+  void anInlinePayloadAboveTheGrantedSizeIsRefusedBeforeTheDriverAndTheWorkBeforeItIsPosted() {
+    QueuePair wide = pair.pd.createQp(new QpInitAttributes(pair.cqB, pair.cqB, 4, 1, 64));
+    assertEquals(64, ((IbvQueuePair) wide).maxInlineData(), "the inline size the fake granted");
+    assertEquals(0, ((IbvQueuePair) pair.a).maxInlineData());
+    long s = DirectMemory.address(src);
+    long d = DirectMemory.address(dst);
+    WorkRequestBatch batch = WorkRequestBatch.allocate(2);
+    batch.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, s, 64, srcMr.lkey(), d, dstMr.rkey());
+    batch.add(
+        2,
+        WrOpcode.RDMA_WRITE,
+        WrFlags.SIGNALED | WrFlags.INLINE,
+        s + 64,
+        16,
+        srcMr.lkey(),
+        d + 64,
+        dstMr.rkey());
+    assertEquals(PostStatus.INVALID_STATE, pair.a.postSend(batch));
+    assertEquals(1, batch.badIndex(), "the inline WRITE, above the granted 0 bytes");
+    WorkCompletionBatch wc = FakePair.poll(pair.cqA);
+    assertEquals(WcStatus.SUCCESS.ordinal(), onlyStatus(wc), "the WRITE before it was posted");
+    assertEquals(1, wc.wrId(0));
+    assertEquals(64, FakeIbverbs.count("bytes_moved"));
+    assertEquals(List.of(), FakeIbverbs.refusals(), "the driver never saw it");
+    wide.close();
   }
 
   @Test
