@@ -23,6 +23,10 @@ import io.vte.verbs.ibv.FakeIbverbs;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -231,11 +235,36 @@ class EngineOverIbverbsTest {
       TransferEngineImpl b = fx.start(options().setDevices(List.of(DEVICES[1])));
       RegisteredBuffer source = fx.register(a, BLOCK, 51);
       RegisteredBuffer target = fx.register(b, 4L * BLOCK, 52);
-      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
-      writeRounds(a, source, seg, target, 1);
+      Logger log = Logger.getLogger("io.vte.engine.impl.owner.PathAgreement");
+      List<String> warnings = new CopyOnWriteArrayList<>();
+      Handler capture =
+          new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+              if (r.getLevel() == java.util.logging.Level.WARNING) {
+                warnings.add(r.getMessage());
+              }
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+          };
+      log.addHandler(capture);
+      try {
+        SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+        writeRounds(a, source, seg, target, 1);
+      } finally {
+        log.removeHandler(capture);
+      }
       for (Map<String, String> rtr : rtrAttributes("path_mtu")) {
         assertEquals(String.valueOf(MTU_1024), rtr.get("path_mtu"), "1024: " + rtr);
       }
+      assertTrue(
+          warnings.stream().anyMatch(w -> w.contains("MTU mismatch") && w.contains("using 1024")),
+          "the mismatch is reported: " + warnings);
     }
   }
 
