@@ -30,6 +30,14 @@ public interface VerbsContext extends AutoCloseable {
   PortAttributes queryPort(int port);
 
   /**
+   * @return the largest queues this device creates ({@link QueueLimits#UNBOUNDED} unless the
+   *     provider knows of a limit)
+   */
+  default QueueLimits queueLimits() {
+    return QueueLimits.UNBOUNDED;
+  }
+
+  /**
    * @return a new protection domain
    */
   ProtectionDomain allocPd();

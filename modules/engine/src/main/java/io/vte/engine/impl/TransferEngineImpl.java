@@ -304,13 +304,14 @@ public final class TransferEngineImpl implements TransferEngine {
               "cannot open device '" + names.get(index) + "': " + e.getMessage(),
               e));
     }
+    OwnerConfig config = OwnerConfig.from(options);
+    VteException tooLarge = config.aboveLimits(device.queueLimits(), names.get(index));
+    if (tooLarge != null) {
+      device.close();
+      return Future.failedFuture(tooLarge);
+    }
     return LocalContext.open(
-            vertx,
-            device,
-            OwnerConfig.from(options),
-            server.serverName(),
-            clients::connect,
-            NanoClock.SYSTEM)
+            vertx, device, config, server.serverName(), clients::connect, NanoClock.SYSTEM)
         .compose(
             ctx -> {
               contexts.add(ctx);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
@@ -13,6 +14,7 @@ import io.vte.api.IbverbsOptions;
 import io.vte.api.RailStatus;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
+import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
@@ -223,6 +225,46 @@ class EngineOverIbverbsTest {
               && cause.getMessage().contains(DEVICES[1]),
           cause.getMessage());
       assertEquals(List.of(), FakeIbverbs.refusals(), "refused before any QP reached RTR");
+    }
+  }
+
+  @Test
+  void optionsAboveTheDeviceCapsFailAtStartNamingTheOptionAndTheLimit() {
+    FakeIbverbs.setCaps(64, 256, 16, 16, 256, 2);
+    Vertx vertx = Vertx.vertx();
+    try {
+      VteException cq =
+          (VteException)
+              Await.failure(TransferEngine.create(vertx, options().setCqSize(512)), WAIT);
+      assertEquals(ErrorCode.INVALID_CONFIGURATION, cq.code());
+      assertEquals(
+          "engine option 'cqSize' 512 is above max_cqe 256 of device 'fake_mlx5_0'",
+          cq.getMessage().substring(cq.getMessage().indexOf("engine option")));
+      VteException qp =
+          (VteException)
+              Await.failure(
+                  TransferEngine.create(
+                      vertx, options().setCqSize(256).setMaxOutstandingPerQp(128)),
+                  WAIT);
+      assertEquals(ErrorCode.INVALID_CONFIGURATION, qp.code());
+      assertTrue(
+          qp.getMessage()
+              .contains(
+                  "engine option 'maxOutstandingPerQp' 128 is above max_qp_wr 64 of device"
+                      + " 'fake_mlx5_0'"),
+          qp.getMessage());
+    } finally {
+      Await.result(vertx.close(), WAIT);
+    }
+    FakeIbverbs.assertNothingLive();
+    try (EngineFixture fx = new EngineFixture()) {
+      TransferEngineImpl a = fx.start(options().setCqSize(256).setMaxOutstandingPerQp(64));
+      TransferEngineImpl b = fx.start(options().setCqSize(256).setMaxOutstandingPerQp(64));
+      RegisteredBuffer source = fx.register(a, BLOCK, 61);
+      RegisteredBuffer target = fx.register(b, 4L * BLOCK, 62);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      writeRounds(a, source, seg, target, 2);
+      assertEquals(List.of(), FakeIbverbs.refusals(), "queues at the limits are legal");
     }
   }
 

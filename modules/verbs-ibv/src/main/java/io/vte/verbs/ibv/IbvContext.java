@@ -8,6 +8,7 @@ import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PortState;
 import io.vte.verbs.ProtectionDomain;
+import io.vte.verbs.QueueLimits;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
@@ -193,6 +194,11 @@ final class IbvContext implements VerbsContext {
    */
   IbvDeviceCaps caps() {
     return caps;
+  }
+
+  @Override
+  public QueueLimits queueLimits() {
+    return new QueueLimits(caps.maxQpWr(), caps.maxCqe());
   }
 
   /**

@@ -4,6 +4,7 @@ import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.OptionFields;
 import io.vte.api.VteException;
+import io.vte.verbs.QueueLimits;
 import java.time.Duration;
 
 /**
@@ -143,6 +144,40 @@ public record OwnerConfig(
         IDLE_BACKOFF_MAX,
         FLUSH_DEADLINE,
         options.getIdleEndpoint());
+  }
+
+  /**
+   * @param limits the device's largest queues
+   * @param device its name
+   * @return INVALID_CONFIGURATION naming the first engine option above a limit and the limit, or
+   *     null when the owners' queues fit the device
+   */
+  public VteException aboveLimits(QueueLimits limits, String device) {
+    if (cqSize > limits.maxCqe()) {
+      return aboveLimit("cqSize", cqSize, "max_cqe", limits.maxCqe(), device);
+    }
+    if (maxOutstandingPerQp > limits.maxQpWr()) {
+      return aboveLimit(
+          "maxOutstandingPerQp", maxOutstandingPerQp, "max_qp_wr", limits.maxQpWr(), device);
+    }
+    return null;
+  }
+
+  private static VteException aboveLimit(
+      String option, int value, String limit, int max, String device) {
+    return new VteException(
+        ErrorCode.INVALID_CONFIGURATION,
+        "engine option '"
+            + option
+            + "' "
+            + value
+            + " is above "
+            + limit
+            + " "
+            + max
+            + " of device '"
+            + device
+            + "'");
   }
 
   /**
