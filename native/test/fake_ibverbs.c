@@ -115,6 +115,7 @@ struct fail_rule {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static long fork_inits; /* survives reset: ibv_fork_init runs once per process */
+static long lists_before_fork_init; /* device lists before the first ibv_fork_init (too late after) */
 static pthread_cond_t acked = PTHREAD_COND_INITIALIZER;
 static struct {
 	char names[MAX_DEVICES][IBV_SYSFS_NAME_MAX];
@@ -255,6 +256,8 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 {
 	pthread_mutex_lock(&lock);
 	log_line("ibv_get_device_list");
+	if (fork_inits == 0)
+		lists_before_fork_init++;
 	struct ibv_device **list = NULL;
 	if (st.list_errno != 0) {
 		errno = st.list_errno;
@@ -649,6 +652,14 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void 
 {
 	struct fake_channel *c = (struct fake_channel *)channel;
 	char b;
+	pthread_mutex_lock(&lock);
+	int rc = scripted_failure("ibv_get_cq_event", -1);
+	pthread_mutex_unlock(&lock);
+	if (rc != 0) {
+		/* a failed read leaves the event queued, as a real channel does */
+		errno = rc;
+		return -1;
+	}
 	if (read(c->ch.fd, &b, 1) != 1)
 		return -1;
 	pthread_mutex_lock(&lock);
@@ -1637,6 +1648,8 @@ JNIEXPORT jlong JNICALL CONTROL(count)(JNIEnv *env, jclass cls, jstring jname)
 		v = st.refusals;
 	else if (strcmp(name, "fork_inits") == 0)
 		v = fork_inits;
+	else if (strcmp(name, "lists_before_fork_init") == 0)
+		v = lists_before_fork_init;
 	pthread_mutex_unlock(&lock);
 	(*env)->ReleaseStringUTFChars(env, jname, name);
 	return v;

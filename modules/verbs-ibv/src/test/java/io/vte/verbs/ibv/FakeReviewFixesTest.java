@@ -19,11 +19,13 @@ import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkCompletionBatch;
 import java.net.NetworkInterface;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -204,6 +206,24 @@ class FakeReviewFixesTest {
   }
 
   @Test
+  void theCompletionChannelThreadSurvivesAFailedRead() {
+    try (FakeRig rig = new FakeRig()) {
+      AtomicInteger wakeUps = new AtomicInteger();
+      rig.cq.setNotificationHandler(cq -> wakeUps.incrementAndGet());
+      FakeIbverbs.failNext("ibv_get_cq_event", 5, -1);
+      assertEquals(0, rig.cq.requestNotify());
+      assertTrue(FakeIbverbs.pushCompletion(0, 1, 0, 1, 8, rig.qp.qpNum(), 0, 0, 0));
+      Await.until(
+          "the wake-up is delivered after the failed read",
+          Duration.ofSeconds(10),
+          () -> wakeUps.get() == 1);
+      assertEquals(0, rig.cq.requestNotify());
+      assertTrue(FakeIbverbs.pushCompletion(0, 2, 0, 1, 8, rig.qp.qpNum(), 0, 0, 0));
+      Await.until("and the next one", Duration.ofSeconds(10), () -> wakeUps.get() == 2);
+    }
+  }
+
+  @Test
   void aFailedRequestForNotificationIsACqError() {
     try (FakeRig rig = new FakeRig()) {
       FakeIbverbs.failNext("ibv_req_notify_cq", 22, 0);
@@ -242,11 +262,16 @@ class FakeReviewFixesTest {
   }
 
   @Test
-  void forkInitRunsBeforeTheFirstDeviceList() {
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
-      assertTrue(p.isAvailable());
-      assertEquals(1, FakeIbverbs.count("fork_inits"), "once per process");
-    }
+  void forkInitRunsOnceBeforeTheFirstDeviceList() throws Exception {
+    // in a fresh process: ibv_fork_init must come before any other verbs call of the process
+    String library = System.getProperty("vte.ibv.fake.library");
+    List<String> fake = List.of("-Dvte.ibv.fake.library=" + library);
+    Path dir = Path.of(library).getParent();
+    String out = ForkedJvm.run(dir, fake, PrintForkInitOrder.class);
+    assertTrue(out.lines().toList().contains("fork_inits=1 lists_before_fork_init=0"), out);
+    // the fake notices a device list that came first
+    out = ForkedJvm.run(dir, fake, PrintForkInitOrder.class, "list-first");
+    assertTrue(out.lines().toList().contains("fork_inits=1 lists_before_fork_init=1"), out);
   }
 
   @Test
