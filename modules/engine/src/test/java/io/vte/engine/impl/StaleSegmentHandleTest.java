@@ -95,14 +95,15 @@ class StaleSegmentHandleTest {
         ((LocalBuffer) again).rkey(0),
         "the new registration has new keys");
     long refreshes = a.counters().staleRefreshes();
-    long retries = a.counters().retries();
     EngineFixture.fill(local.address(), LENGTH, 7);
     writeThrough(a, kept, local, again);
+    // Slice retries are not counted here: the refusal takes its endpoint down, and a slice of the
+    // second run routed to it before it is gone ends ENDPOINT_RETIRED and is retried on another
+    // rail, as the machine's load makes it (seen: none in most runs, 4-6 in 1 of 4 under load).
     assertEquals(
         refreshes + 1,
         a.counters().staleRefreshes(),
         "the refused request read the new descriptor once and ran again on its keys");
-    assertEquals(retries, a.counters().retries(), "no slice retried on another rail");
 
     // memory the peer no longer registers: the refusal stands, after one fresh read
     Await.result(b.unregister(again), WAIT);
