@@ -787,7 +787,11 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	if (err == 0 && cap->max_inline_data > (uint32_t)st.max_inline)
 		err = refuse(EINVAL, "ibv_create_qp: max_inline_data %u above the device's %d", cap->max_inline_data,
 			     st.max_inline);
-	if (err != 0 || st.qp_count == MAX_OBJECTS) {
+	/* a destroyed QP's slot is reused: endpoints that reconnect for a long time never run out */
+	int slot = 0;
+	while (slot < st.qp_count && st.qps[slot] != NULL)
+		slot++;
+	if (err != 0 || slot == MAX_OBJECTS) {
 		errno = err != 0 ? err : ENOMEM;
 	} else {
 		qp = calloc(1, sizeof(*qp));
@@ -808,7 +812,9 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		((struct fake_cq *)attr->send_cq)->users++;
 		((struct fake_cq *)attr->recv_cq)->users++;
 		((struct fake_pd *)pd)->users++;
-		st.qps[st.qp_count++] = qp;
+		st.qps[slot] = qp;
+		if (slot == st.qp_count)
+			st.qp_count++;
 		st.live[K_QP]++;
 	}
 	pthread_mutex_unlock(&lock);
