@@ -121,6 +121,9 @@ static struct {
 	char names[MAX_DEVICES][IBV_SYSFS_NAME_MAX];
 	char sysfs_root[IBV_SYSFS_PATH_MAX - IBV_SYSFS_NAME_MAX - 2];
 	int device_count, list_errno, port_count, record_only, max_inline, comp_vectors;
+	/* portDownAfterSends: that many more send WRs on the device (-1: any), then its port goes down */
+	long down_after_sends;
+	int down_after_device, down_after_port;
 	struct ibv_device_attr caps;
 	struct fake_port ports[MAX_DEVICES][MAX_PORTS + 1]; /* by device index, then port */
 	struct ibv_device devices[MAX_DEVICES];
@@ -1231,6 +1234,40 @@ static enum ibv_wc_status execute(struct fake_qp *q, struct ibv_send_wr *wr)
 	}
 }
 
+/* Sets a port's state on one device (-1: every device); a change raises PORT_ACTIVE or PORT_ERR on the
+ * contexts open on that device (lock held). */
+static void set_port_state(int device, int port, int state)
+{
+	for (int d = 0; d < MAX_DEVICES; d++) {
+		if (device >= 0 && d != device)
+			continue;
+		struct ibv_port_attr *a = &st.ports[d][port].attr;
+		int was_active = a->state == IBV_PORT_ACTIVE;
+		a->state = (enum ibv_port_state)state;
+		int active = a->state == IBV_PORT_ACTIVE;
+		if (was_active == active)
+			continue;
+		struct ibv_async_event e = { .event_type = active ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR };
+		e.element.port_num = port;
+		for (int i = 0; i < MAX_OBJECTS; i++)
+			if (st.ctxs[i] != NULL && CTX(st.ctxs[i]).device == &st.devices[d])
+				queue_async(st.ctxs[i], &e);
+	}
+	log_line("port %d of device %d state=%d", port, device, state);
+}
+
+/* Counts a send WR towards portDownAfterSends (lock held). */
+static void count_send(struct ibv_qp *qp)
+{
+	if (st.down_after_sends <= 0)
+		return;
+	int d = (int)(CTX(fake_ctx_of(qp->context)).device - st.devices);
+	if (st.down_after_device >= 0 && d != st.down_after_device)
+		return;
+	if (--st.down_after_sends == 0)
+		set_port_state(st.down_after_device, st.down_after_port, IBV_PORT_DOWN);
+}
+
 static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	struct fake_qp *q = (struct fake_qp *)qp;
@@ -1262,6 +1299,7 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 		if (st.record_only)
 			continue;
 		enum ibv_wc_status status = qp->state == IBV_QPS_ERR ? IBV_WC_WR_FLUSH_ERR : execute(q, wr);
+		count_send(qp);
 		if (status != IBV_WC_SUCCESS && status != IBV_WC_WR_FLUSH_ERR) {
 			log_line("wc qpn=%u wr_id=%llu status=%s", qp->qp_num, (unsigned long long)wr->wr_id,
 				 status_name(status));
@@ -1450,22 +1488,20 @@ JNIEXPORT void JNICALL CONTROL(setDevicePortState)(JNIEnv *env, jclass cls, jint
 	(void)env;
 	(void)cls;
 	pthread_mutex_lock(&lock);
-	for (int d = 0; d < MAX_DEVICES; d++) {
-		if (device >= 0 && d != device)
-			continue;
-		struct ibv_port_attr *a = &st.ports[d][port].attr;
-		int was_active = a->state == IBV_PORT_ACTIVE;
-		a->state = (enum ibv_port_state)state;
-		int active = a->state == IBV_PORT_ACTIVE;
-		if (was_active == active)
-			continue;
-		struct ibv_async_event e = { .event_type = active ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR };
-		e.element.port_num = port;
-		for (int i = 0; i < MAX_OBJECTS; i++)
-			if (st.ctxs[i] != NULL && CTX(st.ctxs[i]).device == &st.devices[d])
-				queue_async(st.ctxs[i], &e);
-	}
-	log_line("port %d of device %d state=%d", port, device, state);
+	set_port_state(device, port, state);
+	pthread_mutex_unlock(&lock);
+}
+
+/* After `sends` more send work requests on a device (-1: on any), its port `port` goes down (-1: every
+ * device's), raising PORT_ERR: the WRs after it meet a down port, deterministically mid-transfer. */
+JNIEXPORT void JNICALL CONTROL(portDownAfterSends)(JNIEnv *env, jclass cls, jint device, jint port, jlong sends)
+{
+	(void)env;
+	(void)cls;
+	pthread_mutex_lock(&lock);
+	st.down_after_device = device;
+	st.down_after_port = port;
+	st.down_after_sends = sends;
 	pthread_mutex_unlock(&lock);
 }
 

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
 import io.vte.api.EngineOptions;
@@ -150,18 +149,21 @@ class EngineOverIbverbsTest {
       assertTrue(allUp[0] - start[0] >= 4L * BLOCK, "RDMA rails carried the slices");
       assertEquals(0, allUp[1] - start[1], "no slice on a soft rail while RDMA rails are usable");
 
-      // Every RDMA port goes down while a 16 MiB WRITE is in flight.
-      Future<BatchResult> inFlight =
-          a.submit(
-                  List.of(TransferRequest.write(source, 0, seg, target.address(), 4L * BLOCK)),
-                  new TransferOptions().setDeadline(Duration.ofSeconds(30)))
-              .result();
-      FakeIbverbs.setPortState(1, PortState.DOWN.code());
-      BatchResult w = Await.result(inFlight, WAIT);
+      // Every RDMA port goes down in the middle of a 16 MiB WRITE: after 64 of its slices.
+      FakeIbverbs.portDownAfterSends(-1, 1, 64);
+      BatchResult w = run(a, TransferRequest.write(source, 0, seg, target.address(), 4L * BLOCK));
       assertTrue(w.allCompleted(), w.toString());
       assertEquals(-1, EngineFixture.mismatch(source.address(), target.address(), 4L * BLOCK));
-      Await.until("every RDMA port is seen down", WAIT, () -> rdmaPortsUp(a, false));
       long[] down = moved(a, b);
+      assertTrue(
+          down[0] - allUp[0] > 0 && down[1] - allUp[1] > 0,
+          "the WRITE was split: RDMA rails before the ports went down, soft rails after: "
+              + (down[0] - allUp[0])
+              + " / "
+              + (down[1] - allUp[1]));
+      assertEquals(4L * BLOCK, down[0] - allUp[0] + down[1] - allUp[1], "every byte once");
+      Await.until("every RDMA port is seen down", WAIT, () -> rdmaPortsUp(a, false));
+      down = moved(a, b);
       writeRounds(a, source, seg, target, 4);
       long[] afterDown = moved(a, b);
       assertEquals(0, afterDown[0] - down[0], "no slice on an RDMA rail while every port is down");

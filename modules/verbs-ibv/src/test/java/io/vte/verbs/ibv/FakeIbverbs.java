@@ -111,6 +111,13 @@ public final class FakeIbverbs {
    */
   public static native void setDevicePortState(int device, int port, int state);
 
+  /**
+   * After {@code sends} more send work requests on the device listed {@code device}-th (-1: on
+   * any), port {@code port} of that device (-1: of every device) goes down, raising PORT_ERR: the
+   * work requests after it meet a down port, deterministically mid-transfer.
+   */
+  public static native void portDownAfterSends(int device, int port, long sends);
+
   public static native boolean pushCompletion(
       int cqOrdinal,
       long wrId,
