@@ -132,6 +132,7 @@ public final class HandshakeValidator {
     maxLength(code, "segment name", descriptor.getName());
     maxLength(code, "segment server_name", descriptor.getServerName());
     maxLength(code, "segment transport", descriptor.getTransport());
+    maxLength(code, "segment shm_boot_id", descriptor.getShmBootId());
     int devices = descriptor.getDevicesCount();
     if (devices > MAX_SEGMENT_ENTRIES || descriptor.getBuffersCount() > MAX_SEGMENT_ENTRIES) {
       throw fail(

@@ -271,6 +271,12 @@ class HandshakeValidatorTest {
       assertEquals(ErrorCode.PROTOCOL_ERROR, e.code());
       assertTrue(e.getMessage().contains((String) bad[1]), e.getMessage());
     }
+    HandshakeValidator.validateReply(plain.toBuilder().setShmBootId("b").setShmUid(1000).build());
+    VteException e =
+        assertThrows(
+            VteException.class,
+            () -> HandshakeValidator.validateReply(plain.toBuilder().setShmBootId(LONG).build()));
+    assertTrue(e.getMessage().contains("segment shm_boot_id must be <="), e.getMessage());
   }
 
   private static SegmentDescriptor withShm(SegmentDescriptor d, SharedMemoryDesc shm) {

@@ -127,7 +127,8 @@ public final class LocalDescriptorBuilder {
    *
    * @param host this host and user
    * @param inPublished false to leave them out of the descriptor published to the metadata store
-   *     (with auth on, only peers that called GetSegment authenticated learn them)
+   *     (with auth on, only peers that called GetSegment authenticated learn them): it then names
+   *     this host and user instead, so that such a peer knows to ask
    */
   public void describeSharedMemory(HostIdentity host, boolean inPublished) {
     this.publishSharedMemory = inPublished;
@@ -182,6 +183,9 @@ public final class LocalDescriptorBuilder {
       }
       HostIdentity h = host;
       SharedMemoryFile file = buf.sharedMemory();
+      if (!withSharedMemory && h != null && file != null) {
+        b.setShmBootId(h.bootId()).setShmUid((int) h.uid());
+      }
       if (withSharedMemory && h != null && file != null) {
         d.setShm(
             SharedMemoryDesc.newBuilder()

@@ -34,6 +34,7 @@ import io.vte.engine.impl.owner.OwnerRouter;
 import io.vte.engine.impl.owner.PassiveConnectHandler;
 import io.vte.engine.impl.shm.HostIdentity;
 import io.vte.engine.impl.shm.SharedMemoryFile;
+import io.vte.engine.impl.shm.SharedMemoryLookup;
 import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.HandshakeServer;
@@ -412,7 +413,13 @@ public final class TransferEngineImpl implements TransferEngine {
             options.getRailHoldDown().toNanos(),
             SHARED_MEMORY_COPIERS,
             "vte-shm-copy-" + serverName + "-");
-    SegmentCache segments = new SegmentCache(metadata::lookup, metadata::lookupFresh);
+    SharedMemoryLookup sharedMemoryLookup =
+        new SharedMemoryLookup(
+            HOST, (server, request) -> fabric.clients().getSegment(server, request, null));
+    SegmentCache segments =
+        new SegmentCache(
+            sharedMemoryLookup.around(metadata::lookup),
+            sharedMemoryLookup.around(metadata::lookupFresh));
     metadata.setInvalidationHandler(segments::invalidate);
     long holdDown = options.getRailHoldDown().toNanos();
     RailSelector rails =
