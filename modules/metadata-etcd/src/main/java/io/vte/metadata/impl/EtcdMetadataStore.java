@@ -88,6 +88,10 @@ public final class EtcdMetadataStore implements MetadataStore {
 
   private Client client;
   private long leaseId;
+
+  /** A new lease being granted after etcd forgot {@link #leaseId}; shared by all who need it. */
+  private Future<Long> renewing;
+
   private Watch.Watcher watcher;
   private int watchGeneration;
   private boolean watchLost;
@@ -448,19 +452,72 @@ public final class EtcdMetadataStore implements MetadataStore {
         .call("keep-alive lease " + Long.toHexString(id), client.getLeaseClient().keepAliveOnce(id))
         .map(response -> response.getTTL() > 0)
         .recover(
-            failure -> {
-              Throwable t = failure.getCause() == null ? failure : failure.getCause();
-              if (t instanceof EtcdException e
-                  && e.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.NOT_FOUND) {
-                return Future.succeededFuture(false);
-              }
-              return Future.failedFuture(failure);
-            });
+            failure ->
+                leaseNotFound(failure)
+                    ? Future.succeededFuture(false)
+                    : Future.failedFuture(failure));
   }
 
+  /**
+   * @param failure a failed call
+   * @return true when etcd answered that the lease does not exist (expired or revoked)
+   */
+  private static boolean leaseNotFound(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof EtcdException e
+          && e.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.NOT_FOUND) {
+        return true;
+      }
+      if (t instanceof io.grpc.StatusRuntimeException e
+          && e.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Grants a new lease in place of {@code lost}, which etcd no longer knows: once, however many
+   * puts and probes find it gone at the same time (a second lease would leave the keys put under it
+   * to expire, unrefreshed).
+   *
+   * @param lost the lease found gone
+   * @return completes once {@link #leaseId} is a lease etcd knows (at once when it already changed)
+   */
+  private Future<Long> renewLease(long lost) {
+    if (leaseId != lost) {
+      return Future.succeededFuture(leaseId);
+    }
+    if (renewing == null) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "etcd lease {0} expired or revoked; granting a new one",
+          Long.toHexString(lost));
+      Future<Long> grant = grantLease();
+      renewing = grant;
+      grant.onComplete(ar -> renewing = null);
+    }
+    return renewing;
+  }
+
+  /**
+   * Puts the descriptor under the node's lease; when etcd forgot the lease since it was granted (a
+   * node stalled longer than the TTL, before its first put or between keep-alives), under a new
+   * one.
+   */
   private Future<Void> putDescriptor(SegmentDescriptor d) {
+    long lease = leaseId;
+    return putDescriptor(d, lease)
+        .recover(
+            failure ->
+                leaseNotFound(failure)
+                    ? renewLease(lease).compose(v -> putDescriptor(d, leaseId))
+                    : Future.failedFuture(failure));
+  }
+
+  private Future<Void> putDescriptor(SegmentDescriptor d, long lease) {
     String key = segmentsPrefix + d.getName();
-    PutOption underLease = PutOption.builder().withLeaseId(leaseId).build();
+    PutOption underLease = PutOption.builder().withLeaseId(lease).build();
     String nodeKey = options.getClusterPrefix() + "/nodes/" + d.getServerName();
     return calls
         .call(
@@ -620,11 +677,7 @@ public final class EtcdMetadataStore implements MetadataStore {
         .compose(
             alive -> {
               if (!alive) {
-                LOG.log(
-                    System.Logger.Level.WARNING,
-                    "etcd lease {0} expired or revoked; granting a new one",
-                    Long.toHexString(leaseId));
-                return grantLease().compose(revision -> republish());
+                return renewLease(leaseId).compose(v -> republish());
               }
               return degraded ? republish() : Future.<Void>succeededFuture();
             })
