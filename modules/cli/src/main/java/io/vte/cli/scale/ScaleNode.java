@@ -84,7 +84,13 @@ public final class ScaleNode {
             .setIdleConnection(settings.idle())
             .setMetadataUri(settings.metadataUri())
             .setSegmentName("host-" + host)
-            .setMetadata(new MetadataOptions().setClusterPrefix(args.get("prefix")));
+            // 32 host JVMs starting at once on 2 cores need more than the default 30 s to reach
+            // etcd:
+            // a host waits for it as long as for anything else of its start
+            .setMetadata(
+                new MetadataOptions()
+                    .setClusterPrefix(args.get("prefix"))
+                    .setStartDeadline(DEADLINE));
     engine = Blocking.await(TransferEngine.create(vertx, o), DEADLINE, "engine");
     memory = ByteBuffer.allocateDirect(settings.requestBytes() * hosts * 2);
     RegisteredBuffer local = Blocking.await(engine.register(memory, "cpu:0"), DEADLINE, "register");
