@@ -125,14 +125,6 @@ public class EngineFixture implements AutoCloseable {
     soft(engine).faults().portDown(context(engine, device).deviceName(), 1);
   }
 
-  /**
-   * @return true when a port taken down is down for every engine ({@link FakeIbverbsFixture}),
-   *     false when each engine has devices of its own
-   */
-  boolean portsSharedByEngines() {
-    return false;
-  }
-
   /** Brings port 1 of the engine's {@code device}-th device up again. */
   void portUp(TransferEngineImpl engine, int device) {
     soft(engine).faults().portUp(context(engine, device).deviceName(), 1);

@@ -44,11 +44,6 @@ final class FakeIbverbsFixture extends EngineFixture {
   }
 
   @Override
-  boolean portsSharedByEngines() {
-    return true;
-  }
-
-  @Override
   void portUp(TransferEngineImpl engine, int device) {
     FakeIbverbs.setDevicePortState(device, 1, PortState.ACTIVE.code());
   }

@@ -31,17 +31,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Failover around dead devices (issue 11 item 4): three engines in a full mesh, 3 devices each
- * ({@link PortFlapFailoverOverIbverbsTest}: the fake libibverbs' devices), each engine writing
- * single 4 MiB requests to the other two, one after another, while seeded random port flaps
- * (soft-verbs fault injector) take devices down and up, always leaving every engine at least one
- * device up. Each request's latency must stay within twice the QP failure time (QP timeout x QP
- * retries) plus the time of the transfer itself, measured undisturbed in the same run: a request
- * may meet one QP timeout on the device that died under it and one more on a device that dies later
- * or is being probed, never a chain of timeouts on other rails to the same dead device. Ports
- * change at most about once per QP failure time: each death nobody has seen yet can cost a request
- * in flight one timeout, so faster flaps would make any bound a matter of how many deaths fit into
- * one request.
+ * Failover around dead devices (issue 11 item 4): three engines in a full mesh, 3 devices each,
+ * each engine writing single 4 MiB requests to the other two, one after another, while seeded
+ * random port flaps (soft-verbs fault injector) take devices down and up, always leaving every
+ * engine at least one device up. Each request's latency must stay within twice the QP failure time
+ * (QP timeout x QP retries) plus the time of the transfer itself, measured undisturbed in the same
+ * run: a request may meet one QP timeout on the device that died under it and one more on a device
+ * that dies later or is being probed, never a chain of timeouts on other rails to the same dead
+ * device. Ports change at most about once per QP failure time: each death nobody has seen yet can
+ * cost a request in flight one timeout, so faster flaps would make any bound a matter of how many
+ * deaths fit into one request.
  */
 @ExtendWith(BlockedThreadGuard.class)
 class PortFlapFailoverTest {
@@ -242,8 +241,7 @@ class PortFlapFailoverTest {
             flapsDone.countDown();
             return;
           }
-          // where one port serves every engine (the fake's devices), its state is kept once
-          int e = fx.portsSharedByEngines() ? 0 : random.nextInt(ENGINES);
+          int e = random.nextInt(ENGINES);
           int d = random.nextInt(DEVICES);
           int up = 0;
           for (boolean x : down[e]) {
