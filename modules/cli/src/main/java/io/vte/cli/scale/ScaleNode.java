@@ -85,8 +85,7 @@ public final class ScaleNode {
             .setMetadataUri(settings.metadataUri())
             .setSegmentName("host-" + host)
             // 32 host JVMs starting at once on 2 cores need more than the default 30 s to reach
-            // etcd:
-            // a host waits for it as long as for anything else of its start
+            // etcd: a host waits for it as long as for the rest of its start
             .setMetadata(
                 new MetadataOptions()
                     .setClusterPrefix(args.get("prefix"))

@@ -171,6 +171,8 @@ public final class LocalDescriptorBuilder {
       }
       b.addDevices(d);
     }
+    HostIdentity h = host;
+    boolean sharedMemoryLeftOut = false;
     for (LocalBuffer buf : memory.snapshot()) {
       BufferDesc.Builder d =
           BufferDesc.newBuilder()
@@ -181,12 +183,8 @@ public final class LocalDescriptorBuilder {
       for (int i = 0; i < buf.deviceCount(); i++) {
         d.addRkeys(buf.rkey(i));
       }
-      HostIdentity h = host;
       SharedMemoryFile file = buf.sharedMemory();
-      if (!withSharedMemory && h != null && file != null) {
-        b.setShmBootId(h.bootId()).setShmUid((int) h.uid());
-      }
-      if (withSharedMemory && h != null && file != null) {
+      if (h != null && file != null && withSharedMemory) {
         d.setShm(
             SharedMemoryDesc.newBuilder()
                 .setPath(file.path().toString())
@@ -194,8 +192,14 @@ public final class LocalDescriptorBuilder {
                 .setBootId(h.bootId())
                 .setUid((int) h.uid())
                 .setDataOffset(SharedMemoryFile.DATA_OFFSET));
+      } else if (h != null && file != null) {
+        sharedMemoryLeftOut = true;
       }
       b.addBuffers(d);
+    }
+    if (sharedMemoryLeftOut) {
+      // names this host and user instead, so that such a peer knows to ask GetSegment
+      b.setShmBootId(h.bootId()).setShmUid((int) h.uid());
     }
     return b.build();
   }
