@@ -130,20 +130,26 @@ public class EngineFixture implements AutoCloseable {
     soft(engine).faults().portUp(context(engine, device).deviceName(), 1);
   }
 
-  /** Moves QP {@code qpNum} of the engine's {@code device}-th device to ERR (QP-fatal). */
-  void failQp(TransferEngineImpl engine, int device, int qpNum) {
+  /**
+   * Moves QP {@code qpNum} of the engine's {@code device}-th device to ERR (QP-fatal).
+   *
+   * @return false when the QP was found gone (retired since it was listed); soft verbs: true
+   */
+  boolean failQp(TransferEngineImpl engine, int device, int qpNum) {
     soft(engine).faults().forceQpError(context(engine, device).deviceName(), qpNum);
+    return true;
   }
 
   /**
    * Fails the first live QP of the engine's {@code device}-th device ({@link #failQp}).
    *
-   * @return 1 when a QP was failed, 0 when the device had none live
+   * @return 1 when a QP was failed, 0 when the device had none live (or they all went first)
    */
   final int failOneQp(TransferEngineImpl engine, int device) {
     for (int qpNum : context(engine, device).liveQpNumbers()) {
-      failQp(engine, device, qpNum);
-      return 1;
+      if (failQp(engine, device, qpNum)) {
+        return 1;
+      }
     }
     return 0;
   }
