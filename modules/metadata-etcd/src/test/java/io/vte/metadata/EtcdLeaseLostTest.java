@@ -38,10 +38,10 @@ class EtcdLeaseLostTest {
                 .setClusterPrefix("/vte/lost")
                 .setLeaseTtl(Duration.ofSeconds(60))
                 .setHealthCheckInterval(Duration.ofSeconds(60)));
-    Set<String> before = leases();
+    Set<Long> before = leases();
     assertEquals(1, before.size(), before.toString());
-    for (String lease : before) {
-      stores.etcd().etcdctl("lease", "revoke", lease);
+    for (long lease : before) {
+      stores.etcd().etcdctl("lease", "revoke", Long.toHexString(lease));
     }
     assertEquals(Set.of(), leases());
 
@@ -51,7 +51,7 @@ class EtcdLeaseLostTest {
             store.publish(Descriptors.sample("b", "127.0.0.1:7302", 1, 1)));
     Await.result(Future.all(puts), WAIT);
 
-    Set<String> after = leases();
+    Set<Long> after = leases();
     assertEquals(1, after.size(), "one new lease for both puts: " + after);
     assertNotEquals(before, after);
     JsonArray kvs =
@@ -60,17 +60,17 @@ class EtcdLeaseLostTest {
             .getJsonArray("kvs");
     assertEquals(2, kvs.size(), kvs.encode());
     for (int i = 0; i < kvs.size(); i++) {
-      String lease = Long.toHexString(kvs.getJsonObject(i).getLong("lease"));
+      long lease = kvs.getJsonObject(i).getLong("lease");
       assertTrue(after.contains(lease), "key under the live lease " + after + ": " + kvs.encode());
     }
   }
 
-  /** The leases etcd knows, in hex. */
-  private Set<String> leases() {
-    Set<String> out = new HashSet<>();
+  /** The leases etcd knows (etcdctl lists them in zero-padded hex). */
+  private Set<Long> leases() {
+    Set<Long> out = new HashSet<>();
     for (String line : stores.etcd().etcdctl("lease", "list").lines().toList()) {
       if (line.matches("[0-9a-f]+")) {
-        out.add(line);
+        out.add(Long.parseUnsignedLong(line, 16));
       }
     }
     return out;
