@@ -185,7 +185,8 @@ final class PeerMapping {
     }
     try {
       if (!header.isOpen()) {
-        return Outcome.REVOKED;
+        // a truncated page can read as zero before its fault arrives: not a revoke then
+        return truncated() ? Outcome.FAULT : Outcome.REVOKED;
       }
       long peer = dataAddress + (remote - remoteAddress);
       if (read) {
@@ -200,6 +201,14 @@ final class PeerMapping {
     } finally {
       hold.close();
       Reference.reachabilityFence(mapping);
+    }
+  }
+
+  private boolean truncated() {
+    try {
+      return channel.size() < SharedMemoryHeader.SIZE + length;
+    } catch (IOException e) {
+      return true;
     }
   }
 

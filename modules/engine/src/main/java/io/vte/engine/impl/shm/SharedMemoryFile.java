@@ -172,10 +172,15 @@ public final class SharedMemoryFile {
   public void revoke() {
     boolean done;
     try {
-      header.revoke();
-      done =
-          CopierLocks.awaitNoCopier(
-              path.toString(), channel, System.nanoTime() + REVOKE_WAIT_NANOS);
+      if (channel.size() < SharedMemoryHeader.SIZE + length) {
+        // truncated under its mapping: writing the header would fault; every peer's copy faults now
+        done = true;
+      } else {
+        header.revoke();
+        done =
+            CopierLocks.awaitNoCopier(
+                path.toString(), channel, System.nanoTime() + REVOKE_WAIT_NANOS);
+      }
     } catch (InternalError e) {
       // the file was truncated under its mapping: every peer's copy faults now
       done = true;
