@@ -51,6 +51,13 @@ final class RailHealth {
     return true;
   }
 
+  /**
+   * @return true while held down and a probe of it is in flight (its outcome not yet reported)
+   */
+  boolean isProbing() {
+    return held && probing;
+  }
+
   /** Uses it although it is held down, because nothing else is left: counts as a probe. */
   void forceProbe() {
     probing = true;

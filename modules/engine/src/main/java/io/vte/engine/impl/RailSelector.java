@@ -29,16 +29,16 @@ import java.util.function.Predicate;
  * peer answered DEVICE_DOWN) holds down every rail to that device at once, whichever local device
  * they start from, so that no other slice waits out a QP timeout on the same dead device; a local
  * port that is down takes every rail of the local device out at once ({@link #setLocalPortUp}) and
- * is not blamed on the peer. A hold-down ends with a single probe. A device the newest descriptor
- * of the peer (by version) describes as down is held down too, for the rails of every handle of
- * that peer. Rails between devices wired to each other ({@link RailAffinity}: the same subnet) are
- * preferred; the others carry slices only while no preferred rail is usable, so that a path the
- * fabric never carries (a management NIC, a rail no router joins) gets no slice while a wired one
- * works. In an engine of two providers, rails run only between devices of one provider (a soft
- * device reaches only a peer's soft devices), and the rails of the local fallback devices (soft
- * verbs beside ibverbs) carry slices only while no rail of the other provider to the peer is
- * usable: slices fail over from RDMA to TCP and move back when an RDMA rail is usable again.
- * Thread-safe, lock-free.
+ * is not blamed on the peer. A hold-down ends with a single probe, which the other slices join only
+ * while it is on the last rail left. A device the newest descriptor of the peer (by version)
+ * describes as down is held down too, for the rails of every handle of that peer. Rails between
+ * devices wired to each other ({@link RailAffinity}: the same subnet) are preferred; the others
+ * carry slices only while no preferred rail is usable, so that a path the fabric never carries (a
+ * management NIC, a rail no router joins) gets no slice while a wired one works. In an engine of
+ * two providers, rails run only between devices of one provider (a soft device reaches only a
+ * peer's soft devices), and the rails of the local fallback devices (soft verbs beside ibverbs)
+ * carry slices only while no rail of the other provider to the peer is usable: slices fail over
+ * from RDMA to TCP and move back when an RDMA rail is usable again. Thread-safe, lock-free.
  */
 public final class RailSelector {
 
@@ -391,9 +391,9 @@ public final class RailSelector {
      * @param bufferIndex index of the remote buffer in the segment
      * @param avoid a rail to skip unless it is the only usable one, or null
      * @param length the slice's bytes
-     * @return the chosen rail; when every eligible rail leads to a held-down peer device, the one
-     *     held down longest (a probe ahead of time, rather than failing the slice); null when there
-     *     is none
+     * @return the chosen rail; when every eligible rail leads to a held-down peer device or is
+     *     being probed, the one held down longest (a probe ahead of time, or a slice joining the
+     *     probe in flight, rather than failing the slice); null when there is none
      */
     public Rail select(int bufferIndex, Rail avoid, int length) {
       int n = rails.length;
@@ -489,15 +489,19 @@ public final class RailSelector {
 
     /**
      * The eligible rail whose peer device has been held down longest, when only device hold-downs
-     * are left.
+     * and probes in flight are left. A rail being probed takes the slice too: while the probe of
+     * the only rail left is in flight, the other slices join it rather than fail their requests
+     * (they fail over like the probe if it fails); a rail held down and not being probed is kept
+     * out.
      */
     private Rail heldLongest(int bufferIndex, long now, int maxRank) {
       int best = -1;
       for (int k = 0; k < rails.length; k++) {
+        boolean probing = railHealth[k].isProbing();
         if (rank[k] <= maxRank
             && eligible(k, bufferIndex)
-            && railHealth[k].isUsable(now)
-            && deviceHealth[k].isHeld()
+            && (railHealth[k].isUsable(now) || probing)
+            && (deviceHealth[k].isHeld() || probing)
             && (best < 0
                 || deviceHealth[k].lastFailureAt() - deviceHealth[best].lastFailureAt() < 0)) {
           best = k;
@@ -506,7 +510,9 @@ public final class RailSelector {
       if (best < 0) {
         return null;
       }
-      deviceHealth[best].forceProbe();
+      if (deviceHealth[best].isHeld()) {
+        deviceHealth[best].forceProbe();
+      }
       return rails[best];
     }
 

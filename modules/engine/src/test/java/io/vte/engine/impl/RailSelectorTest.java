@@ -301,6 +301,29 @@ class RailSelectorTest {
   }
 
   @Test
+  void whileTheOnlyRailIsProbedTheOtherSlicesJoinTheProbeRatherThanFail() {
+    RailSelector.PeerRails rails = selector.railsFor(segment(true));
+    selector.setLocalPortUp(1, false);
+    Rail only = pick(rails, null);
+    rails.onFailure(only, WcStatus.RETRY_EXC_ERR.code(), CAUSE);
+    rails.onFailure(only, WcStatus.RETRY_EXC_ERR.code(), CAUSE);
+    rails.onFailure(only, WcStatus.RETRY_EXC_ERR.code(), CAUSE);
+    assertNull(pick(rails, null), "held down by its own failures and not probed: no rail");
+    clock.addAndGet(HOLD_DOWN);
+    assertEquals(only, pick(rails, null), "the hold-down ended: the probe");
+    for (int i = 0; i < 20; i++) {
+      assertEquals(only, pick(rails, null), "slice " + i + " joins the probe in flight");
+    }
+    rails.onFailure(only, WcStatus.RETRY_EXC_ERR.code(), CAUSE);
+    assertNull(pick(rails, null), "the probe failed: held down again, nothing to join");
+    assertSame(CAUSE, rails.pausedCause());
+    clock.addAndGet(HOLD_DOWN);
+    assertEquals(only, pick(rails, null), "probed again");
+    rails.onSuccess(only);
+    assertEquals(20, count(rails, only, 20), "the probe succeeded: the rail is back");
+  }
+
+  @Test
   void nonPenalizingFailuresDoNotPauseAndRailDownPausesAtOnce() {
     RailSelector.PeerRails rails = selector.railsFor(segment(true));
     Rail r = pick(rails, null);
