@@ -13,6 +13,8 @@ import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Real engines over soft verbs for end-to-end tests, with fast fills and comparisons of native
@@ -26,7 +28,7 @@ public class EngineFixture implements AutoCloseable {
 
   final List<Vertx> vertxes = new ArrayList<>();
   final List<TransferEngineImpl> engines = new ArrayList<>();
-  private final List<Long> allocations = new ArrayList<>();
+  private final Queue<Long> allocations = new ConcurrentLinkedQueue<>();
   private int next;
 
   static EngineOptions options(String prefix, int devices, int workers) {
@@ -70,7 +72,7 @@ public class EngineFixture implements AutoCloseable {
     return engine;
   }
 
-  /** Allocates {@code length} bytes of native memory, freed on close. */
+  /** Allocates {@code length} bytes of native memory, freed on close; safe from any thread. */
   public long allocate(long length) {
     long address = DirectMemory.allocate(length);
     allocations.add(address);
