@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * Turns a list of requests into a running batch: validates everything up front (nothing is sent on
@@ -28,6 +29,7 @@ public final class TransferSubmitter {
   private final RailSelector railSelector;
   private final TransferTracker.Services services;
   private final Set<BatchTracker> inFlight = ConcurrentHashMap.newKeySet();
+  private final Consumer<BatchTracker> settled = inFlight::remove;
   private final DeadlineSweeper deadlines;
   private volatile boolean closed;
 
@@ -58,7 +60,7 @@ public final class TransferSubmitter {
    * @return the batch (its result fails up front for bad input or a closed engine)
    */
   public BatchTracker submit(List<TransferRequest> requests, TransferOptions options) {
-    BatchTracker batch = new BatchTracker(vertx, inFlight::remove);
+    BatchTracker batch = new BatchTracker(vertx, settled);
     if (closed) {
       batch.reject(new VteException(ErrorCode.ENGINE_CLOSED, "engine is closed"));
       return batch;
