@@ -50,11 +50,21 @@ class VteMainTest {
             "lat_p50_us",
             "lat_p99_us",
             "baseline_p50_us",
-            "baseline_p99_us")) {
+            "baseline_p99_us",
+            "blocking_p50_us",
+            "blocking_p99_us")) {
       assertTrue(json.getDouble(field) > 0, field + " in " + json);
     }
     assertEquals(
         json.getDouble("soft_gib_s") / json.getDouble("nio_gib_s"), json.getDouble("ratio"), 0.01);
+    assertEquals(
+        "busy-polling", json.getString("baseline"), "like for like: the CQ is busy-polled");
+    assertEquals(
+        8, json.getInteger("baseline_size"), "the baseline's messages are the WRITE's size");
+    assertEquals(
+        json.getDouble("lat_p50_us") / json.getDouble("baseline_p50_us"),
+        json.getDouble("lat_ratio_p50"),
+        0.01);
     assertEquals(2, json.getInteger("rounds"), json.encode());
     assertEquals(
         2,

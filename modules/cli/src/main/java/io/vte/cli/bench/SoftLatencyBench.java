@@ -13,7 +13,8 @@ import org.HdrHistogram.Histogram;
  */
 public final class SoftLatencyBench {
 
-  private static final int MESSAGE = 8;
+  /** Bytes per WRITE, and per message of its ping-pong baseline. */
+  public static final int MESSAGE = 8;
 
   private SoftLatencyBench() {}
 
