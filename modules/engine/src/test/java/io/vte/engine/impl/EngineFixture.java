@@ -86,7 +86,7 @@ public class EngineFixture implements AutoCloseable {
   }
 
   /** Fills with a seeded xorshift sequence, 8 bytes at a time. */
-  static void fill(long address, long length, long seed) {
+  public static void fill(long address, long length, long seed) {
     long x = seed * 0x9E3779B97F4A7C15L + 1;
     for (long off = 0; off < length; off += Integer.MAX_VALUE & ~7) {
       int n = (int) Math.min(Integer.MAX_VALUE & ~7, length - off);
@@ -107,7 +107,7 @@ public class EngineFixture implements AutoCloseable {
   /**
    * @return the offset of the first differing byte, or -1 when equal
    */
-  static long mismatch(long a, long b, long length) {
+  public static long mismatch(long a, long b, long length) {
     for (long off = 0; off < length; off += Integer.MAX_VALUE) {
       int n = (int) Math.min(Integer.MAX_VALUE, length - off);
       int m = DirectMemory.wrap(a + off, n).mismatch(DirectMemory.wrap(b + off, n));

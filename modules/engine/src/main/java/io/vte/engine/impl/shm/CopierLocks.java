@@ -152,7 +152,11 @@ final class CopierLocks {
     }
   }
 
-  private static ReentrantReadWriteLock lockOf(String path) {
+  /**
+   * @return this JVM's lock of {@code path}: copiers take its read lock, a revoking owner its write
+   *     lock (a test holds that to stall the copiers deterministically)
+   */
+  static ReentrantReadWriteLock lockOf(String path) {
     return IN_THIS_JVM.computeIfAbsent(path, p -> new ReentrantReadWriteLock());
   }
 }
