@@ -1,6 +1,8 @@
 package io.vte.cli;
 
 import io.vertx.core.json.JsonObject;
+import io.vte.api.RailStatus;
+import io.vte.api.TransferEngine;
 import io.vte.cli.bench.BaselineWindows;
 import io.vte.cli.bench.BenchInitiator;
 import io.vte.cli.bench.BenchInitiatorCommand;
@@ -22,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -170,7 +173,7 @@ public final class BenchCommand implements Callable<Integer> {
       if (sweep) {
         String title =
             String.format(
-                java.util.Locale.ROOT,
+                Locale.ROOT,
                 "vte bench --sweep: %s, %s devices x %d owners, soft verbs",
                 load.opcode(),
                 srcNames.size(),
@@ -231,23 +234,41 @@ public final class BenchCommand implements Callable<Integer> {
               engineFlags.workers(),
               engineFlags.sliceSize(),
               baselines.result());
+      long sameHost = sameHostBytes(initiator.engine());
       if (load.json()) {
         JsonObject json = report.json(r);
         if (single != null) {
           json.put("batch1", single.json());
         }
+        json.put("same_host_bytes", sameHost);
         stdout.println(json.encode());
         stdout.flush();
       } else {
         report.print(stdout, r, false);
         if (single != null) {
           single.print(stdout);
-          stdout.flush();
         }
+        if (sharedMemory) {
+          stdout.printf(
+              Locale.ROOT,
+              "  same-host rail %d bytes copied (warm-up and single requests included)%n",
+              sameHost);
+        }
+        stdout.flush();
       }
       return single != null && single.result().exitCode() != ExitCodes.OK
           ? single.result().exitCode()
           : r.exitCode();
     }
+  }
+
+  /**
+   * @return bytes the engine's same-host rail moved (all its rails to {@code shm}), 0 without it
+   */
+  private static long sameHostBytes(TransferEngine engine) {
+    return engine.diagnostics().rails().stream()
+        .filter(rail -> rail.localDevice().equals("shm"))
+        .mapToLong(RailStatus::movedBytes)
+        .sum();
   }
 }

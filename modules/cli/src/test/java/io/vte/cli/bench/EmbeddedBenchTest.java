@@ -132,6 +132,17 @@ class EmbeddedBenchTest {
         json.getDouble("duration_s"),
         0.25,
         "the engine's windows add up to --duration: " + json);
+    assertTrue(json.getDouble("memcpy_gib_s") > 0, json.encode());
+    assertEquals(
+        json.getDouble("throughput_gib_s") / json.getDouble("memcpy_gib_s"),
+        json.getDouble("memcpy_ratio"),
+        0.01,
+        json.encode());
+    int streams = json.getInteger("baseline_streams");
+    assertTrue(
+        streams >= 1 && streams <= 4,
+        "as many NIO streams as the engine's live QPs (2 devices x 2 owners at most): " + json);
+    assertEquals(0L, json.getLong("same_host_bytes"), "no same-host rail without allocate");
     JsonObject single = json.getJsonObject("batch1");
     assertTrue(
         single.getDouble("tcp_blocking_p50_us") > 0 && single.getDouble("tcp_busy_poll_p50_us") > 0,
@@ -141,6 +152,33 @@ class EmbeddedBenchTest {
         single.getDouble("p50_vs_tcp_busy_poll"),
         0.01,
         single.encode());
+  }
+
+  @Test
+  void withSharedMemoryTheSameHostRailCarriesTheRunAndTheDataIsExact() {
+    for (String operation : List.of("write", "read")) {
+      CliRun r =
+          CliRun.of(
+              "bench",
+              "--shared-memory",
+              "--operation",
+              operation,
+              "--block-size",
+              "1048576",
+              "--duration",
+              "1",
+              "--warmup",
+              "0.3",
+              "--json",
+              "--no-progress");
+      assertEquals(0, r.exit(), r.err());
+      JsonObject json = onlyJsonLine(r);
+      assertEquals(true, json.getBoolean("verified"), operation + ": " + json);
+      assertEquals(0, json.getLong("failed"), json.encode());
+      assertTrue(
+          json.getLong("same_host_bytes") >= json.getLong("ops") * 1048576L,
+          operation + ": every measured request took the same-host rail: " + json);
+    }
   }
 
   @Test
