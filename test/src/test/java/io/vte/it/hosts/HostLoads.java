@@ -113,7 +113,9 @@ final class HostLoads {
 
   /**
    * Short undisturbed runs until one is clean and every sender path has its endpoint on both ends
-   * (a cold node on a loaded machine may need more than one handshake deadline).
+   * (a cold node on a loaded machine may need more than one handshake deadline). At least that
+   * many, not exactly: when a scenario runs a second time on the same nodes, the peer's ends of
+   * endpoints the first try's faults retired stay until {@code idleEndpointMs} retires them too.
    *
    * @param sender the sending node
    * @param engine its engine index
@@ -151,10 +153,10 @@ final class HostLoads {
                           List.of()));
               boolean clean = r.stream().allMatch(l -> l.failures() == 0);
               counts[0] = stats(sender, engine).endpointsAlive();
-              boolean all = counts[0] == paths * targets.size();
+              boolean all = counts[0] >= paths * targets.size();
               for (int i = 0; i < receivers.size(); i++) {
                 counts[i + 1] = stats(receivers.get(i), receiverEngines.get(i)).endpointsAlive();
-                all &= counts[i + 1] == paths;
+                all &= counts[i + 1] >= paths;
               }
               last[0] =
                   (clean ? "clean" : r.get(0).failureSummary())
