@@ -10,7 +10,7 @@ import io.vertx.core.internal.ContextInternal;
  * Never blocks: while there is work it re-runs itself with {@code runOnContext} hops (other events
  * interleave); when idle it arms the CQ, polls once more, and sleeps on a timer with growing
  * back-off, woken early by a CQ notification or a new command (both go through the proxy's single
- * wake flag). The timer outlives the wake-ups that beat it ({@link ParkTimer}).
+ * wake flag).
  */
 final class OwnerVerticle extends VerticleBase {
 
@@ -27,7 +27,8 @@ final class OwnerVerticle extends VerticleBase {
   private final Handler<Void> cycle = v -> cycle();
   // What runOnContext(cycle) does, made once: a hop to the next cycle allocates nothing.
   private final Runnable cycleTask = () -> ((ContextInternal) context).dispatch(cycle);
-  private ParkTimer parkTimer;
+  private final Handler<Long> timerFired = id -> onTimer();
+  private long timerId = -1;
   private long backoffMs;
   private int emptyCycles;
   private boolean stopped;
@@ -42,7 +43,6 @@ final class OwnerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    parkTimer = new ParkTimer(timers(), System::nanoTime, this::onTimer);
     proxy.bind(this::schedule);
     proxy.clearWake();
     proxy.wake();
@@ -52,7 +52,7 @@ final class OwnerVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     stopped = true;
-    parkTimer.cancel();
+    cancelTimer();
     // Normally the owner was closed and drained first; when Vert.x itself closes, it was not.
     proxy.close();
     owner.abandon();
@@ -64,6 +64,7 @@ final class OwnerVerticle extends VerticleBase {
       return;
     }
     proxy.clearWake();
+    cancelTimer();
     if (owner.doWork() > 0) {
       emptyCycles = 0;
       backoffMs = backoffMinMs;
@@ -82,7 +83,7 @@ final class OwnerVerticle extends VerticleBase {
     }
     long delay = owner.hasWorkInFlight() ? backoffMinMs : backoffMs;
     backoffMs = Math.min(backoffMs * 2, backoffMaxMs);
-    parkTimer.wakeWithin(delay);
+    timerId = vertx.setTimer(delay, timerFired);
   }
 
   private void hop() {
@@ -96,22 +97,16 @@ final class OwnerVerticle extends VerticleBase {
   }
 
   private void onTimer() {
+    timerId = -1;
     if (proxy.claimWake()) {
       cycle();
     }
   }
 
-  private ParkTimer.Timers timers() {
-    return new ParkTimer.Timers() {
-      @Override
-      public long set(long delayMs, Handler<Long> fired) {
-        return vertx.setTimer(delayMs, fired);
-      }
-
-      @Override
-      public boolean cancel(long id) {
-        return vertx.cancelTimer(id);
-      }
-    };
+  private void cancelTimer() {
+    if (timerId >= 0) {
+      vertx.cancelTimer(timerId);
+      timerId = -1;
+    }
   }
 }
