@@ -12,6 +12,7 @@ import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
@@ -106,38 +107,15 @@ class EmbeddedBenchTest {
 
   @Test
   void baselineAlternatesWithTheEngineAndTheDataIsCheckedByDefault() {
-    CliRun r =
-        CliRun.of(
-            "bench",
-            "--baseline",
-            "--block-size",
-            "1048576",
-            "--duration",
-            "1",
-            "--warmup",
-            "0.3",
-            "--json",
-            "--no-progress");
-    assertEquals(0, r.exit(), r.err());
-    JsonObject json = onlyJsonLine(r);
+    JsonObject json = oneSecondOfMebibyteBlocks("--baseline");
     assertEquals(true, json.getBoolean("verified"), "checked without --verify: " + json);
-    assertTrue(json.getDouble("baseline_gib_s") > 0, json.encode());
-    assertEquals(
-        json.getDouble("throughput_gib_s") / json.getDouble("baseline_gib_s"),
-        json.getDouble("ratio"),
-        0.01,
-        json.encode());
+    assertRatioOfThroughputTo(json, "baseline_gib_s", "ratio");
     assertEquals(
         1.0,
         json.getDouble("duration_s"),
         0.25,
         "the engine's windows add up to --duration: " + json);
-    assertTrue(json.getDouble("memcpy_gib_s") > 0, json.encode());
-    assertEquals(
-        json.getDouble("throughput_gib_s") / json.getDouble("memcpy_gib_s"),
-        json.getDouble("memcpy_ratio"),
-        0.01,
-        json.encode());
+    assertRatioOfThroughputTo(json, "memcpy_gib_s", "memcpy_ratio");
     int streams = json.getInteger("baseline_streams");
     assertTrue(
         streams >= 1 && streams <= 4,
@@ -157,28 +135,42 @@ class EmbeddedBenchTest {
   @Test
   void withSharedMemoryTheSameHostRailCarriesTheRunAndTheDataIsExact() {
     for (String operation : List.of("write", "read")) {
-      CliRun r =
-          CliRun.of(
-              "bench",
-              "--shared-memory",
-              "--operation",
-              operation,
-              "--block-size",
-              "1048576",
-              "--duration",
-              "1",
-              "--warmup",
-              "0.3",
-              "--json",
-              "--no-progress");
-      assertEquals(0, r.exit(), r.err());
-      JsonObject json = onlyJsonLine(r);
+      JsonObject json = oneSecondOfMebibyteBlocks("--shared-memory", "--operation", operation);
       assertEquals(true, json.getBoolean("verified"), operation + ": " + json);
       assertEquals(0, json.getLong("failed"), json.encode());
       assertTrue(
           json.getLong("same_host_bytes") >= json.getLong("ops") * 1048576L,
           operation + ": every measured request took the same-host rail: " + json);
     }
+  }
+
+  /** The baseline {@code field} was measured and {@code ratio} is the throughput over it. */
+  private static void assertRatioOfThroughputTo(JsonObject json, String field, String ratio) {
+    assertTrue(json.getDouble(field) > 0, field + " in " + json);
+    assertEquals(
+        json.getDouble("throughput_gib_s") / json.getDouble(field),
+        json.getDouble(ratio),
+        0.01,
+        json.encode());
+  }
+
+  /** Runs {@code vte bench} for 1 s of 1 MiB blocks with {@code flags}; its JSON, exit status 0. */
+  private static JsonObject oneSecondOfMebibyteBlocks(String... flags) {
+    List<String> args = new ArrayList<>(List.of(flags));
+    args.addAll(
+        List.of(
+            "--block-size",
+            "1048576",
+            "--duration",
+            "1",
+            "--warmup",
+            "0.3",
+            "--json",
+            "--no-progress"));
+    args.add(0, "bench");
+    CliRun r = CliRun.of(args.toArray(String[]::new));
+    assertEquals(0, r.exit(), r.err());
+    return onlyJsonLine(r);
   }
 
   @Test
