@@ -11,7 +11,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
@@ -82,13 +81,6 @@ public final class RailSelector {
   private final Map<Rail, RailHealth> health = new ConcurrentHashMap<>();
   private final Map<Rail, RailLoad> loads = new ConcurrentHashMap<>();
   private final Map<NicPath, RailHealth> peerDevices = new ConcurrentHashMap<>();
-
-  /**
-   * Whether the newest descriptor seen of each peer device's segment calls it active: the rails of
-   * an older descriptor (a request in flight keeps the ones it started with) go by it too.
-   */
-  private final Map<NicPath, AtomicBoolean> peerDeviceActive = new ConcurrentHashMap<>();
-
   private final Map<String, AtomicLong> peerVersion = new ConcurrentHashMap<>();
   private final Map<String, PeerRails> peers = new ConcurrentHashMap<>();
 
@@ -255,7 +247,6 @@ public final class RailSelector {
     private final int[] remoteIndex;
     private final RailHealth[] railHealth;
     private final RailHealth[] deviceHealth;
-    private final AtomicBoolean[] peerActive;
     private final RailLoad[] load;
 
     /**
@@ -286,7 +277,6 @@ public final class RailSelector {
       remoteIndex = new int[n];
       railHealth = new RailHealth[n];
       deviceHealth = new RailHealth[n];
-      peerActive = new AtomicBoolean[n];
       load = new RailLoad[n];
       rank = new int[n];
       boolean[][] wired = wiring(segment);
@@ -304,10 +294,6 @@ public final class RailSelector {
         railHealth[k] = health.computeIfAbsent(rails[k], r -> new RailHealth());
         deviceHealth[k] =
             peerDevices.computeIfAbsent(rails[k].peerNicPath(), p -> new RailHealth());
-        boolean active = segment.devices().get(peer).active();
-        peerActive[k] =
-            peerDeviceActive.computeIfAbsent(
-                rails[k].peerNicPath(), p -> new AtomicBoolean(active));
         load[k] = loads.computeIfAbsent(rails[k], r -> new RailLoad(RATE_WINDOW_NANOS));
         rank[k] = (fallback[local] ? FALLBACK_RANK : 0) + (wired[local][peer] ? 0 : UNWIRED_RANK);
         present[rank[k]] = true;
@@ -374,9 +360,7 @@ public final class RailSelector {
         if (seen.compareAndSet(v, segment.version())) {
           long now = clock.getAsLong();
           for (int k = 0; k < rails.length; k++) {
-            boolean active = segment.devices().get(remoteIndex[k]).active();
-            peerActive[k].set(active);
-            if (!active) {
+            if (!segment.devices().get(remoteIndex[k]).active()) {
               deviceHealth[k].holdDown(
                   now,
                   holdDownNanos,
@@ -603,7 +587,7 @@ public final class RailSelector {
       Rail r = rails[k];
       int peer = remoteIndex[k];
       return localPortDown.get(r.localDeviceIndex()) == 0
-          && peerActive[k].get()
+          && segment.devices().get(peer).active()
           && segment.hasRkey(bufferIndex, peer);
     }
 

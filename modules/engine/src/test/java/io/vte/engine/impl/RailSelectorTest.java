@@ -36,12 +36,7 @@ class RailSelectorTest {
       new RailSelector(List.of("l0", "l1"), 3, HOLD_DOWN, HOLD_DOWN, clock::get);
 
   private static PeerSegment segment(boolean... active) {
-    return segmentVersion(0, active);
-  }
-
-  private static PeerSegment segmentVersion(long version, boolean... active) {
-    SegmentDescriptor.Builder d =
-        SegmentDescriptor.newBuilder().setName("p").setServerName("p:1").setVersion(version);
+    SegmentDescriptor.Builder d = SegmentDescriptor.newBuilder().setName("p").setServerName("p:1");
     BufferDesc.Builder b = BufferDesc.newBuilder().setAddress(4096).setLength(4096);
     for (int i = 0; i < active.length; i++) {
       d.addDevices(DeviceDesc.newBuilder().setName("r" + i).setActive(active[i]));
@@ -191,24 +186,6 @@ class RailSelectorTest {
     assertNull(pick(rails, null));
     selector.setLocalPortUp(0, true);
     assertEquals(0, pick(rails, null).localDeviceIndex());
-  }
-
-  @Test
-  void aRequestInFlightGoesByThePeersNewestWordOnItsDevicesNotTheOneItStartedWith() {
-    // the request started while the peer called r1 down; then r1 came back and r0 died
-    RailSelector.PeerRails started = selector.railsFor(segmentVersion(1, true, false));
-    assertEquals("r0", pick(started, null).peerDeviceName());
-    selector.railsFor(segmentVersion(2, false, true));
-    for (int i = 0; i < 20; i++) {
-      Rail r = pick(started, null);
-      assertNotNull(r, "the rails the request started with find r1, which the peer calls up now");
-      assertEquals("r1", r.peerDeviceName(), "never r0, which the peer calls down now");
-    }
-    clock.addAndGet(2 * HOLD_DOWN);
-    assertEquals(0, count(started, "r0", 40), "r0 stays out after its hold-down: it is down");
-    RailSelector.PeerRails stale = selector.railsFor(segmentVersion(1, true, false));
-    assertEquals(
-        0, count(stale, "r0", 40), "an older descriptor seen later does not undo the newest word");
   }
 
   @Test
