@@ -25,6 +25,16 @@ public record RailStatus(
     long movedBytes,
     VteException lastFailure) {
 
+  /** The local device name of the same-host (shared-memory) rail. */
+  public static final String SAME_HOST_DEVICE = "shm";
+
+  /**
+   * @return true for the same-host rail, which copies through shared memory instead of a device
+   */
+  public boolean sameHost() {
+    return SAME_HOST_DEVICE.equals(localDevice);
+  }
+
   /**
    * @return true when slices may be routed to it: port up and nothing held down
    */

@@ -263,11 +263,11 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   /**
-   * @return bytes the engine's same-host rail moved (all its rails to {@code shm}), 0 without it
+   * @return bytes the engine's same-host rail moved (its same-host rails), 0 without it
    */
   private static long sameHostBytes(TransferEngine engine) {
     return engine.diagnostics().rails().stream()
-        .filter(rail -> rail.localDevice().equals("shm"))
+        .filter(RailStatus::sameHost)
         .mapToLong(RailStatus::movedBytes)
         .sum();
   }

@@ -4,6 +4,7 @@ import io.vte.api.DefaultSoftDevices;
 import io.vte.api.DefaultSoftDevices.Choice;
 import io.vte.api.DefaultSoftDevices.Device;
 import io.vte.api.EngineOptions;
+import io.vte.api.RailStatus;
 import io.vte.engine.ProviderConfig;
 import io.vte.engine.SameHostRail;
 import io.vte.verbs.DeviceInfo;
@@ -88,7 +89,8 @@ public final class DevicesCommand implements Callable<Integer> {
         }
       }
     }
-    out.printf("%-10s %-8s %s%n", "same-host", "shm", SameHostRail.describe());
+    out.printf(
+        "%-10s %-8s %s%n", "same-host", RailStatus.SAME_HOST_DEVICE, SameHostRail.describe());
     out.flush();
     return 0;
   }

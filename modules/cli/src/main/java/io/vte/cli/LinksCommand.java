@@ -211,13 +211,13 @@ public final class LinksCommand implements Callable<Integer> {
     JsonObject probe = probeOnce(engine, local, segment, shared.address());
     JsonObject rail =
         new JsonObject()
-            .put("local", "shm")
+            .put("local", RailStatus.SAME_HOST_DEVICE)
             .put("remote", "shm:" + shared.sharedMemoryPath())
             .mergeIn("ok".equals(first.getString("status")) ? probe : first)
             .put("latencyUs", probe.getDouble("latencyUs"))
             .put("firstUs", first.getDouble("latencyUs"));
     for (RailStatus s : engine.diagnostics().rails()) {
-      if (s.localDevice().equals("shm") && s.heldDown()) {
+      if (s.sameHost() && s.heldDown()) {
         rail.put("status", "failed").put("cause", "same-host rail refused: " + s.lastFailure());
         if (s.lastFailure() != null) {
           rail.put("code", s.lastFailure().code().name());

@@ -40,7 +40,7 @@ public final class SharedMemoryRail {
   public static final int DEVICE_INDEX = -1;
 
   /** The device name both ends of a shared-memory rail show. */
-  public static final String DEVICE = "shm";
+  public static final String DEVICE = RailStatus.SAME_HOST_DEVICE;
 
   private static final Slice STOP = new Slice(null, -1, WrOpcode.RDMA_WRITE, 0, 0, 0);
 
