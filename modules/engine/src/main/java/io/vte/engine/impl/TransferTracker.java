@@ -196,10 +196,12 @@ public final class TransferTracker implements SliceCallback {
     if (isAbandoned()) {
       return;
     }
-    if (status == WcStatus.REM_ACCESS_ERR.code()
-        && replaced == null
-        && REDIRECTED.compareAndSet(this, 0, 1)) {
-      redirect(failure);
+    if (status == WcStatus.REM_ACCESS_ERR.code() && replaced == null) {
+      // Of slices refused at once on several owners, one redirects the request; the others were
+      // not abandoned yet when they looked and must leave the outcome to it.
+      if (REDIRECTED.compareAndSet(this, 0, 1)) {
+        redirect(failure);
+      }
       return;
     }
     if (SliceStatus.isRetryable(status) && slice.attempts() <= retryBudget(status)) {

@@ -18,6 +18,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -328,6 +332,43 @@ class DataPathTest {
     assertEquals(lookups + 1, h.lookups.get(), "the refusal read the descriptor fresh, once");
     h.open();
     assertEquals(lookups + 1, h.lookups.get(), "re-opening returns the descriptor read then");
+  }
+
+  @Test
+  void slicesRefusedAtOnceOnTwoOwnersRedirectTheRequestOnceAndItCompletes() throws Exception {
+    h = new DataPathHarness(2, 2, SLICE, 4);
+    DataPathHarness.Span span = h.span(2L * SLICE);
+    ExecutorService owners = Executors.newFixedThreadPool(2);
+    try {
+      for (int i = 0; i < 8000; i++) {
+        h.router.hold();
+        int routed = h.router.routed.get();
+        BatchTracker batch = h.submit(List.of(span.write(0, 0, 2L * SLICE)), WAIT);
+        Await.until("2 slices routed", WAIT, () -> h.router.routed.get() == routed + 2);
+        List<Slice> refused = Await.result(h.router.takeHeld(), WAIT);
+        assertEquals(2, refused.size(), "iteration " + i);
+        h.publish(); // the peer registered the range again: a newer descriptor holds it
+        CyclicBarrier together = new CyclicBarrier(2);
+        List<Future<?>> reports = new ArrayList<>();
+        for (Slice s : refused) {
+          reports.add(
+              owners.submit(
+                  () -> {
+                    together.await();
+                    s.callback().onSliceDone(s, WcStatus.REM_ACCESS_ERR.code(), null);
+                    return null;
+                  }));
+        }
+        for (Future<?> f : reports) {
+          f.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        h.router.release();
+        BatchResult r = Await.result(batch.result(), WAIT);
+        assertTrue(r.allCompleted(), "iteration " + i + ": " + r);
+      }
+    } finally {
+      owners.shutdownNow();
+    }
   }
 
   @Test

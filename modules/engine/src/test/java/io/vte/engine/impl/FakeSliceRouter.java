@@ -1,6 +1,8 @@
 package io.vte.engine.impl;
 
 import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.WrOpcode;
 import java.util.ArrayList;
@@ -64,6 +66,20 @@ final class FakeSliceRouter implements SliceRouter {
           held.clear();
           now.forEach(this::process);
         });
+  }
+
+  /**
+   * @return the slices held so far, taken out: {@link #release()} will not process them (the caller
+   *     reports them itself)
+   */
+  Future<List<Slice>> takeHeld() {
+    Promise<List<Slice>> taken = Promise.promise();
+    context.runOnContext(
+        v -> {
+          taken.complete(new ArrayList<>(held));
+          held.clear();
+        });
+    return taken.future();
   }
 
   /** Counts posts from now on in {@link #postedAfterMark}. */
