@@ -1,5 +1,6 @@
 package io.vte.handshake.impl;
 
+import io.netty.handler.codec.http2.Http2Exception;
 import io.vertx.core.VertxException;
 import io.vertx.core.http.StreamResetException;
 import io.vertx.grpc.client.InvalidStatusException;
@@ -120,7 +121,11 @@ public final class StatusMapping {
           call + " failed the TLS handshake: " + failure.getMessage(),
           failure);
     }
-    if (failure instanceof IOException || failure instanceof VertxException) {
+    // An HTTP/2 failure of the connection itself (e.g. a stream opened on a connection the dead
+    // peer's side already closed) says nothing about the call: the peer is not reachable over it.
+    if (failure instanceof IOException
+        || failure instanceof VertxException
+        || failure instanceof Http2Exception) {
       return new VteException(
           ErrorCode.PEER_UNREACHABLE, call + " could not reach the peer: " + failure, failure);
     }
