@@ -10,6 +10,10 @@
  *  - RDMA WRITE, READ and SEND between QPs of this process move the bytes after checking lkey, rkey,
  *    bounds and access; completions, flushes and error completions (LOC_PROT_ERR, REM_ACCESS_ERR,
  *    RETRY_EXC_ERR when the peer QP is gone or a port is down, RNR_RETRY_EXC_ERR) come from here;
+ *  - a send WR to a peer QP that exists but has not reached RTR yet (the passive side of a handshake
+ *    sends before the active side connected its QP) is retransmitted as a NIC does: it waits, with
+ *    the WRs posted after it, until the peer QP moves on (then it runs) or the QP's timeout x
+ *    (retry_cnt + 1) passes (then it ends RETRY_EXC_ERR, the rest flushed);
  *  - port state changes raise PORT_ERR/PORT_ACTIVE on every open context.
  * Every call is appended to a text log, every refusal as a "refused" line naming the rule; live objects
  * are counted per kind; failures can be scripted one-shot per function. Tests drive it through the JNI
@@ -42,6 +46,7 @@
 #define MAX_QUEUE 4096
 #define MAX_FAILS 16
 #define MAX_RECV 1024
+#define MAX_RETRANSMIT 1024 /* send WRs one QP holds while its peer QP is not ready */
 
 enum kind { K_CONTEXT, K_PD, K_MR, K_CQ, K_CHANNEL, K_QP, K_DEVICE_LIST, K_COUNT };
 static const char *const kind_names[K_COUNT] = { "context", "pd", "mr", "cq", "channel", "qp", "device_list" };
@@ -98,6 +103,13 @@ struct fake_recv {
 	struct ibv_sge sge;
 };
 
+/* A send WR held for retransmission: a copy of the WR, its scatter list and, when inline, its data. */
+struct fake_held {
+	struct ibv_send_wr wr;
+	struct ibv_sge *sg;
+	uint8_t *inline_data;
+};
+
 struct fake_qp {
 	struct ibv_qp qp;
 	struct ibv_qp_cap cap;
@@ -106,6 +118,9 @@ struct fake_qp {
 	struct ibv_qp_attr attr; /* what RTR/RTS set */
 	struct fake_recv rq[MAX_RECV];
 	int rq_head, rq_count;
+	struct fake_held held[MAX_RETRANSMIT];
+	int held_head, held_count;
+	long long held_deadline_ns; /* when the first held WR runs out of retries */
 };
 
 struct fail_rule {
@@ -309,6 +324,11 @@ static int fake_query_port_ex(struct ibv_context *context, uint8_t port_num, str
 static int fake_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 static int fake_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+static void retransmit(long long now);
+static void drop_held(struct fake_qp *q);
+static void drop_first_held(struct fake_qp *q);
+static long long now_ns(void);
+static enum ibv_wc_opcode wc_opcode(enum ibv_wr_opcode op);
 static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 
 struct ibv_context *ibv_open_device(struct ibv_device *device)
@@ -734,6 +754,7 @@ static int fake_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 {
 	struct fake_cq *f = (struct fake_cq *)cq;
 	pthread_mutex_lock(&lock);
+	retransmit(now_ns());
 	int rc = scripted_failure("ibv_poll_cq", f->ordinal);
 	int n = 0;
 	if (rc != 0) {
@@ -831,6 +852,8 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	for (int i = 0; i < st.qp_count; i++)
 		if (st.qps[i] == (struct fake_qp *)qp)
 			st.qps[i] = NULL;
+	drop_held((struct fake_qp *)qp);
+	retransmit(0); /* WRs held for it meet a QP that is gone */
 	((struct fake_cq *)qp->send_cq)->users--;
 	((struct fake_cq *)qp->recv_cq)->users--;
 	((struct fake_pd *)qp->pd)->users--;
@@ -1036,6 +1059,8 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 			q->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
 		}
 		if (next == IBV_QPS_RTS && cur == IBV_QPS_RTR) {
+			q->attr.timeout = attr->timeout;
+			q->attr.retry_cnt = attr->retry_cnt;
 			q->attr.rnr_retry = attr->rnr_retry;
 			q->attr.max_rd_atomic = attr->max_rd_atomic;
 		}
@@ -1044,6 +1069,8 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 			flush_queues(q);
 		if (next == IBV_QPS_RESET)
 			q->rq_count = 0;
+		if (next != cur)
+			retransmit(0);
 	}
 	pthread_mutex_unlock(&lock);
 	return rc;
@@ -1089,6 +1116,11 @@ static void to_error(struct fake_qp *q)
 
 static void flush_queues(struct fake_qp *q)
 {
+	while (q->held_count > 0) {
+		struct fake_held *h = &q->held[q->held_head];
+		complete(q->qp.send_cq, h->wr.wr_id, IBV_WC_WR_FLUSH_ERR, wc_opcode(h->wr.opcode), 0, q->qp.qp_num, 0, 0);
+		drop_first_held(q);
+	}
 	while (q->rq_count > 0) {
 		struct fake_recv *r = &q->rq[q->rq_head];
 		complete(q->qp.recv_cq, r->wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, q->qp.qp_num, 0, 0);
@@ -1268,6 +1300,127 @@ static void count_send(struct ibv_qp *qp)
 		set_port_state(st.down_after_device, st.down_after_port, IBV_PORT_DOWN);
 }
 
+/*
+ * Completes a send WR that ran (lock held): an error then moves the QP to ERR, as the NIC does, which
+ * flushes the WRs behind it.
+ */
+static void finish_send(struct fake_qp *q, const struct ibv_send_wr *wr, enum ibv_wc_status status)
+{
+	if (status != IBV_WC_SUCCESS || q->sq_sig_all || (wr->send_flags & IBV_SEND_SIGNALED))
+		complete(q->qp.send_cq, wr->wr_id, status, wc_opcode(wr->opcode),
+			 wr->opcode == IBV_WR_RDMA_READ ? (uint32_t)sge_total(wr) : 0, q->qp.qp_num, 0, 0);
+	if (status != IBV_WC_SUCCESS && status != IBV_WC_WR_FLUSH_ERR) {
+		log_line("wc qpn=%u wr_id=%llu status=%s", q->qp.qp_num, (unsigned long long)wr->wr_id,
+			 status_name(status));
+		to_error(q);
+	}
+}
+
+static long long now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/*
+ * True when the peer QP exists and both ports are up but it has not reached RTR: its NIC drops the
+ * packets and ours retransmits (lock held).
+ */
+static int peer_not_ready(const struct fake_qp *q)
+{
+	if (port_of(q->qp.context, q->port)->attr.state != IBV_PORT_ACTIVE)
+		return 0;
+	const struct fake_qp *peer = find_qp(q->attr.dest_qp_num);
+	return peer != NULL && (peer->qp.state == IBV_QPS_RESET || peer->qp.state == IBV_QPS_INIT)
+	       && port_of(peer->qp.context, peer->port)->attr.state == IBV_PORT_ACTIVE && av_reaches(q, peer);
+}
+
+/* How long the NIC retransmits: 4.096 us x 2^timeout per try, retry_cnt + 1 tries (0: 10 s). */
+static long long retransmit_ns(const struct fake_qp *q)
+{
+	if (q->attr.timeout == 0)
+		return 10000000000LL;
+	return 4096LL * (1LL << q->attr.timeout) * (q->attr.retry_cnt + 1);
+}
+
+/* Copies a send WR to wait behind the others of its QP (lock held). */
+static void hold(struct fake_qp *q, const struct ibv_send_wr *wr)
+{
+	struct fake_held *h = &q->held[(q->held_head + q->held_count) % MAX_RETRANSMIT];
+	h->wr = *wr;
+	h->wr.next = NULL;
+	h->inline_data = NULL;
+	h->sg = calloc(wr->num_sge > 0 ? wr->num_sge : 1, sizeof(struct ibv_sge));
+	memcpy(h->sg, wr->sg_list, sizeof(struct ibv_sge) * wr->num_sge);
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		/* the caller may reuse inline data once ibv_post_send returns */
+		uint64_t len = sge_total(wr);
+		h->inline_data = malloc(len > 0 ? len : 1);
+		copy_sges(wr->sg_list, wr->num_sge, h->inline_data, 1);
+		st.bytes_moved -= (long)len;
+		h->sg[0].addr = (uintptr_t)h->inline_data;
+		h->sg[0].length = (uint32_t)len;
+		h->wr.num_sge = wr->num_sge > 0 ? 1 : 0;
+	}
+	h->wr.sg_list = h->sg;
+	if (q->held_count++ == 0)
+		q->held_deadline_ns = now_ns() + retransmit_ns(q);
+	log_line("held qpn=%u wr_id=%llu: peer QP %u not ready", q->qp.qp_num, (unsigned long long)wr->wr_id,
+		 q->attr.dest_qp_num);
+}
+
+static void drop_first_held(struct fake_qp *q)
+{
+	struct fake_held *h = &q->held[q->held_head];
+	free(h->sg);
+	free(h->inline_data);
+	q->held_head = (q->held_head + 1) % MAX_RETRANSMIT;
+	q->held_count--;
+}
+
+/*
+ * Takes the first held WR out and ends it: executed when status is IBV_WC_SUCCESS, else with that
+ * status. Out of the queue first, so that an error's flush of the others does not end it twice.
+ */
+static void run_first_held(struct fake_qp *q, enum ibv_wc_status status)
+{
+	struct fake_held h = q->held[q->held_head];
+	q->held_head = (q->held_head + 1) % MAX_RETRANSMIT;
+	q->held_count--;
+	finish_send(q, &h.wr, status == IBV_WC_SUCCESS ? execute(q, &h.wr) : status);
+	free(h.sg);
+	free(h.inline_data);
+}
+
+/* Forgets the WRs a QP being destroyed holds (lock held). */
+static void drop_held(struct fake_qp *q)
+{
+	while (q->held_count > 0)
+		drop_first_held(q);
+}
+
+/*
+ * Runs the held WRs of every QP whose peer QP moved on (readied, in error or gone), in order; with
+ * now > 0, a QP whose first held WR ran out of retries ends it RETRY_EXC_ERR (lock held).
+ */
+static void retransmit(long long now)
+{
+	for (int i = 0; i < st.qp_count; i++) {
+		struct fake_qp *q = st.qps[i];
+		if (q == NULL || q->held_count == 0)
+			continue;
+		if (peer_not_ready(q)) {
+			if (now == 0 || now - q->held_deadline_ns < 0)
+				continue;
+			run_first_held(q, IBV_WC_RETRY_EXC_ERR); /* its error flushes the rest */
+			continue;
+		}
+		while (q->held_count > 0)
+			run_first_held(q, q->qp.state == IBV_QPS_ERR ? IBV_WC_WR_FLUSH_ERR : IBV_WC_SUCCESS);
+	}
+}
+
 static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	struct fake_qp *q = (struct fake_qp *)qp;
@@ -1298,16 +1451,18 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 			 (unsigned long long)wr->wr.rdma.remote_addr, wr->wr.rdma.rkey, ntohl(wr->imm_data));
 		if (st.record_only)
 			continue;
-		enum ibv_wc_status status = qp->state == IBV_QPS_ERR ? IBV_WC_WR_FLUSH_ERR : execute(q, wr);
 		count_send(qp);
-		if (status != IBV_WC_SUCCESS && status != IBV_WC_WR_FLUSH_ERR) {
-			log_line("wc qpn=%u wr_id=%llu status=%s", qp->qp_num, (unsigned long long)wr->wr_id,
-				 status_name(status));
-			to_error(q);
+		if (qp->state != IBV_QPS_ERR && (q->held_count > 0 || peer_not_ready(q))) {
+			if (q->held_count == MAX_RETRANSMIT) {
+				rc = refuse(ENOMEM, "ibv_post_send qpn=%u: %d WRs already wait for the peer QP", qp->qp_num,
+					    MAX_RETRANSMIT);
+				*bad_wr = wr;
+				break;
+			}
+			hold(q, wr);
+			continue;
 		}
-		if (status != IBV_WC_SUCCESS || q->sq_sig_all || (wr->send_flags & IBV_SEND_SIGNALED))
-			complete(qp->send_cq, wr->wr_id, status, wc_opcode(wr->opcode),
-				 wr->opcode == IBV_WR_RDMA_READ ? (uint32_t)sge_total(wr) : 0, qp->qp_num, 0, 0);
+		finish_send(q, wr, qp->state == IBV_QPS_ERR ? IBV_WC_WR_FLUSH_ERR : execute(q, wr));
 	}
 	pthread_mutex_unlock(&lock);
 	return rc;

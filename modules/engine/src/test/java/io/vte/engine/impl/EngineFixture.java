@@ -127,6 +127,14 @@ public class EngineFixture implements AutoCloseable {
     soft(engine).faults().portDown(context(engine, device).deviceName(), 1);
   }
 
+  /**
+   * @return true when {@link #portDown} takes the device down for every engine that opened it (the
+   *     fake libibverbs), false when each engine's ports are its own (soft verbs)
+   */
+  boolean portsAreShared() {
+    return false;
+  }
+
   /** Brings port 1 of the engine's {@code device}-th device up again. */
   void portUp(TransferEngineImpl engine, int device) {
     soft(engine).faults().portUp(context(engine, device).deviceName(), 1);

@@ -43,6 +43,11 @@ final class FakeIbverbsFixture extends EngineFixture {
   }
 
   @Override
+  boolean portsAreShared() {
+    return true;
+  }
+
+  @Override
   void portUp(TransferEngineImpl engine, int device) {
     FakeIbverbs.setDevicePortState(device, 1, PortState.ACTIVE.code());
   }

@@ -7,12 +7,16 @@ import io.vte.testkit.Await;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.AsyncEvent;
 import io.vte.verbs.AsyncEventType;
+import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
+import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PortState;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.QpInitAttributes;
+import io.vte.verbs.QpPeer;
 import io.vte.verbs.QueuePair;
+import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.WcOpcode;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WorkCompletionBatch;
@@ -198,6 +202,68 @@ class FakeWireTest {
     pair.b.close();
     writeFirst64Bytes();
     assertEquals(WcStatus.RETRY_EXC_ERR.ordinal(), onlyStatus(FakePair.poll(pair.cqA)));
+  }
+
+  /**
+   * The passive side of a handshake may post before the active side moved its QP to RTR: a NIC
+   * retransmits until the peer QP answers, so the work waits and then runs, in order; only a peer
+   * QP that stays unready past timeout x (retry_cnt + 1) ends it RETRY_EXC_ERR.
+   */
+  @Test
+  void workToAPeerQpNotYetReadyWaitsForItOrEndsRetryExcErrWhenTheRetriesRunOut() {
+    PortAttributes port = pair.context.queryPort(1);
+    CompletionQueue cq = pair.context.createCq(64);
+    QueuePair early = pair.pd.createQp(new QpInitAttributes(cq, cq, 32, 32, 0));
+    QueuePair late = pair.pd.createQp(new QpInitAttributes(cq, cq, 32, 32, 0));
+    early.toInit(1, AccessFlags.ALL_REMOTE);
+    late.toInit(1, AccessFlags.ALL_REMOTE);
+    early.toRtr(new QpPeer(late.qpNum(), port.lid(), port.gid(), 2), port.activeMtu());
+    early.toRts(new RtsAttributes(1, 14, 7, 7));
+    long s = DirectMemory.address(src);
+    long d = DirectMemory.address(dst);
+    WorkRequestBatch two = WorkRequestBatch.allocate(2);
+    two.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, s, 64, srcMr.lkey(), d, dstMr.rkey());
+    two.add(
+        2, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, s + 64, 64, srcMr.lkey(), d + 64, dstMr.rkey());
+    assertEquals(PostStatus.OK, early.postSend(two));
+    assertEquals(0, FakePair.poll(cq).count(), "the peer QP is in INIT: nothing answered yet");
+    assertEquals(0, FakeIbverbs.count("bytes_moved"));
+    late.toRtr(new QpPeer(early.qpNum(), port.lid(), port.gid(), 1), port.activeMtu());
+    WorkCompletionBatch ran = FakePair.poll(cq);
+    assertEquals(2, ran.count(), "both ran once the peer QP reached RTR");
+    assertEquals(1, ran.wrId(0));
+    assertEquals(WcStatus.SUCCESS.ordinal(), ran.status(0));
+    assertEquals(2, ran.wrId(1));
+    assertEquals(WcStatus.SUCCESS.ordinal(), ran.status(1));
+    for (int i = 0; i < 128; i++) {
+      assertEquals(src.get(i), dst.get(i), "byte " + i);
+    }
+
+    // 4.096 us x 2^10 x (1 + 1): about 8 ms of retransmission, then RETRY_EXC_ERR and a flush.
+    QueuePair hopeful = pair.pd.createQp(new QpInitAttributes(cq, cq, 32, 32, 0));
+    QueuePair never = pair.pd.createQp(new QpInitAttributes(cq, cq, 32, 32, 0));
+    hopeful.toInit(1, AccessFlags.ALL_REMOTE);
+    never.toInit(1, AccessFlags.ALL_REMOTE);
+    hopeful.toRtr(new QpPeer(never.qpNum(), port.lid(), port.gid(), 2), port.activeMtu());
+    hopeful.toRts(new RtsAttributes(1, 10, 1, 7));
+    assertEquals(PostStatus.OK, hopeful.postSend(two));
+    List<Integer> statuses = new CopyOnWriteArrayList<>();
+    Await.until(
+        "the retries ran out",
+        Duration.ofSeconds(10),
+        () -> {
+          WorkCompletionBatch wc = FakePair.poll(cq);
+          for (int i = 0; i < wc.count(); i++) {
+            statuses.add(wc.status(i));
+          }
+          return statuses.size() == 2;
+        });
+    assertEquals(
+        List.of(WcStatus.RETRY_EXC_ERR.ordinal(), WcStatus.WR_FLUSH_ERR.ordinal()), statuses);
+    for (QueuePair qp : List.of(early, late, hopeful, never)) {
+      qp.close();
+    }
+    cq.close();
   }
 
   @Test
