@@ -205,6 +205,21 @@ class FakeWireTest {
   }
 
   /**
+   * @return two QPs on {@code cq}: the first in RTS towards the second, which stays in INIT (the
+   *     passive side of a handshake whose reply has not reached the active side yet)
+   */
+  private QueuePair[] readyTowardsOneInInit(
+      CompletionQueue cq, PortAttributes port, RtsAttributes rts) {
+    QueuePair ready = pair.pd.createQp(new QpInitAttributes(cq, cq, 32, 32, 0));
+    QueuePair waiting = pair.pd.createQp(new QpInitAttributes(cq, cq, 32, 32, 0));
+    ready.toInit(1, AccessFlags.ALL_REMOTE);
+    waiting.toInit(1, AccessFlags.ALL_REMOTE);
+    ready.toRtr(new QpPeer(waiting.qpNum(), port.lid(), port.gid(), 2), port.activeMtu());
+    ready.toRts(rts);
+    return new QueuePair[] {ready, waiting};
+  }
+
+  /**
    * The passive side of a handshake may post before the active side moved its QP to RTR: a NIC
    * retransmits until the peer QP answers, so the work waits and then runs, in order; only a peer
    * QP that stays unready past timeout x (retry_cnt + 1) ends it RETRY_EXC_ERR.
@@ -213,12 +228,9 @@ class FakeWireTest {
   void workToAPeerQpNotYetReadyWaitsForItOrEndsRetryExcErrWhenTheRetriesRunOut() {
     PortAttributes port = pair.context.queryPort(1);
     CompletionQueue cq = pair.context.createCq(64);
-    QueuePair early = pair.pd.createQp(new QpInitAttributes(cq, cq, 32, 32, 0));
-    QueuePair late = pair.pd.createQp(new QpInitAttributes(cq, cq, 32, 32, 0));
-    early.toInit(1, AccessFlags.ALL_REMOTE);
-    late.toInit(1, AccessFlags.ALL_REMOTE);
-    early.toRtr(new QpPeer(late.qpNum(), port.lid(), port.gid(), 2), port.activeMtu());
-    early.toRts(new RtsAttributes(1, 14, 7, 7));
+    QueuePair[] qps = readyTowardsOneInInit(cq, port, new RtsAttributes(1, 14, 7, 7));
+    QueuePair early = qps[0];
+    QueuePair late = qps[1];
     long s = DirectMemory.address(src);
     long d = DirectMemory.address(dst);
     WorkRequestBatch two = WorkRequestBatch.allocate(2);
@@ -240,12 +252,9 @@ class FakeWireTest {
     }
 
     // 4.096 us x 2^10 x (1 + 1): about 8 ms of retransmission, then RETRY_EXC_ERR and a flush.
-    QueuePair hopeful = pair.pd.createQp(new QpInitAttributes(cq, cq, 32, 32, 0));
-    QueuePair never = pair.pd.createQp(new QpInitAttributes(cq, cq, 32, 32, 0));
-    hopeful.toInit(1, AccessFlags.ALL_REMOTE);
-    never.toInit(1, AccessFlags.ALL_REMOTE);
-    hopeful.toRtr(new QpPeer(never.qpNum(), port.lid(), port.gid(), 2), port.activeMtu());
-    hopeful.toRts(new RtsAttributes(1, 10, 1, 7));
+    QueuePair[] stuck = readyTowardsOneInInit(cq, port, new RtsAttributes(1, 10, 1, 7));
+    QueuePair hopeful = stuck[0];
+    QueuePair never = stuck[1];
     assertEquals(PostStatus.OK, hopeful.postSend(two));
     List<Integer> statuses = new CopyOnWriteArrayList<>();
     Await.until(
