@@ -20,9 +20,12 @@ class PortFlapFailoverOverIbverbsTest extends PortFlapFailoverTest {
     return new FakeIbverbsFixture();
   }
 
-  /** Runs after each try's fixture closed: the fake's log is kept until the next reset. */
+  /**
+   * Runs after each try's fixture closed: the fake's counters are kept until the next reset (a
+   * counter, not the log, which such a run fills past the fake's limit).
+   */
   @AfterEach
   void theFlapsWereTheFakesPorts() {
-    assertTrue(FakeIbverbs.lines("port 1 of device").size() > 2, "the fake's ports flapped");
+    assertTrue(FakeIbverbs.count("port_changes") > 2, "the fake's ports flapped");
   }
 }
