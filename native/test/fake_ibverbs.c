@@ -152,7 +152,7 @@ static struct {
 	struct fake_ctx *ctxs[MAX_OBJECTS];
 	struct fake_ctx *last_ctx;
 	long async_delivered, async_acked, async_bad_acks, cq_destroyed_unacked, bytes_moved, refusals;
-	long port_changes, log_dropped;
+	long port_changes, qp_fatals, log_dropped;
 	uint32_t next_key, next_qp_num;
 	char *log;
 	size_t log_len, log_cap;
@@ -160,7 +160,7 @@ static struct {
 
 /* Bytes of log kept: a long data-path run logs every work request and completion (about 1 GB for a
  * 30 s port-flap run), so later lines are only counted (log_dropped); counters say what a long run
- * needs (refusals, port_changes, bytes_moved). */
+ * needs (refusals, port_changes, qp_fatals, bytes_moved). */
 #define LOG_LIMIT ((size_t)64 << 20)
 
 static void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -1800,6 +1800,7 @@ JNIEXPORT jboolean JNICALL CONTROL(failQp)(JNIEnv *env, jclass cls, jint qpn)
 		struct ibv_async_event e = { .event_type = IBV_EVENT_QP_FATAL };
 		e.element.qp = &q->qp;
 		queue_async(fake_ctx_of(q->qp.context), &e);
+		st.qp_fatals++;
 		log_line("qp_fatal qpn=%u", q->qp.qp_num);
 	}
 	pthread_mutex_unlock(&lock);
@@ -1857,6 +1858,8 @@ JNIEXPORT jlong JNICALL CONTROL(count)(JNIEnv *env, jclass cls, jstring jname)
 		v = st.refusals;
 	else if (strcmp(name, "port_changes") == 0)
 		v = st.port_changes;
+	else if (strcmp(name, "qp_fatals") == 0)
+		v = st.qp_fatals;
 	else if (strcmp(name, "log_dropped") == 0)
 		v = st.log_dropped;
 	else if (strcmp(name, "fork_inits") == 0)

@@ -19,11 +19,10 @@ class EngineFaultOverIbverbsTest extends EngineFaultTest {
     return new FakeIbverbsFixture();
   }
 
-  /** Runs before the fixture closes. */
+  /** Runs before the fixture closes; counters, since a long run's log may be cut. */
   @AfterEach
   void theFaultsCameFromTheFake() {
-    assertTrue(FakeIbverbs.lines("qp_fatal").size() > 0, "the fake failed QPs");
-    assertTrue(
-        FakeIbverbs.lines("port 1 of device").size() >= 2, "the fake took a port down and up");
+    assertTrue(FakeIbverbs.count("qp_fatals") > 0, "the fake failed QPs");
+    assertTrue(FakeIbverbs.count("port_changes") >= 2, "the fake took a port down and up");
   }
 }

@@ -36,6 +36,7 @@ class FakeLogTest {
       FakeIbverbs.setPortState(1, (i % 2 == 0 ? PortState.DOWN : PortState.ACTIVE).code());
     }
     assertEquals(CHANGES, FakeIbverbs.count("port_changes"), "every change is counted");
+    assertEquals(0, FakeIbverbs.count("qp_fatals"));
     long dropped = FakeIbverbs.count("log_dropped");
     assertTrue(dropped > 0 && dropped < CHANGES, "lines past the limit are dropped: " + dropped);
     assertTrue(FakeIbverbs.log().length() <= 64 << 20, "the log stays within 64 MiB");
