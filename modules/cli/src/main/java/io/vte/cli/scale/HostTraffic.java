@@ -11,7 +11,6 @@ import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -193,7 +192,7 @@ final class HostTraffic {
         local, 0, seg, seg.buffers().get(0).address() + (long) size * host, size);
   }
 
-  private static TransferOptions options() {
-    return new TransferOptions().setDeadline(Duration.ofSeconds(60));
+  private TransferOptions options() {
+    return new TransferOptions().setDeadline(settings.requestDeadline());
   }
 }

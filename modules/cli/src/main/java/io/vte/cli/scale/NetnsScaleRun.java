@@ -262,7 +262,8 @@ final class NetnsScaleRun {
         "workers=" + settings.workers(),
         "size=" + settings.requestBytes(),
         "batch=" + settings.batch(),
-        "idleMs=" + settings.idle().toMillis());
+        "idleMs=" + settings.idle().toMillis(),
+        "timeScale=" + settings.timeScale());
   }
 
   /** A host's process: its command pipe and the protocol lines it answered. */

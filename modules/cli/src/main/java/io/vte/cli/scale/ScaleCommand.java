@@ -136,6 +136,16 @@ public final class ScaleCommand implements Callable<Integer> {
   private long staggerMs;
 
   @Option(
+      names = "--time-scale",
+      defaultValue = "1",
+      description =
+          "Multiply the protocol's timeouts (handshake deadline, QP timeout, each request's 60 s"
+              + " deadline) by this, 1..100 (default ${DEFAULT-VALUE}): for a machine with fewer"
+              + " cores than the run has host JVMs, where a starved peer answers late; the report"
+              + " says it.")
+  private double timeScale;
+
+  @Option(
       names = "--out",
       defaultValue = "scale-out",
       description = "Directory for scale.md and scale.png (default ${DEFAULT-VALUE}).")
@@ -155,21 +165,23 @@ public final class ScaleCommand implements Callable<Integer> {
         || size < 1
         || batch < 1
         || !(window > 0 && window <= 600)
-        || idleMs < 0) {
+        || idleMs < 0
+        || !(timeScale >= 1 && timeScale <= 100)) {
       throw new ParameterException(
           spec.commandLine(),
           String.format(
               Locale.ROOT,
               "bad settings: --hosts 2..250 each (got %s), --nics 1..16 (%d), --workers >= 1 (%d),"
                   + " --size >= 1 (%d), --batch >= 1 (%d), --window 0..600 s (%s), --idle-ms >= 0"
-                  + " (%d)",
+                  + " (%d), --time-scale 1..100 (%s)",
               hosts,
               nics,
               workers,
               size,
               batch,
               window,
-              idleMs));
+              idleMs,
+              timeScale));
     }
     if (netns != null && !metadata.startsWith("etcd://")) {
       throw new ParameterException(
@@ -200,7 +212,8 @@ public final class ScaleCommand implements Callable<Integer> {
             batch,
             Duration.ofMillis(Math.round(window * 1000)),
             Duration.ofMillis(idleMs),
-            metadata);
+            metadata,
+            timeScale);
     if (netns == null) {
       // the JVM's one-time costs (classes, the first gRPC server and client, Netty's pools) go here
       new ScaleRun(settings, 2, false).run();

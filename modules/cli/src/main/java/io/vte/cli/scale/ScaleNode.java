@@ -74,9 +74,11 @@ public final class ScaleNode {
             Integer.parseInt(args.get("batch")),
             Duration.ZERO,
             Duration.ofMillis(Long.parseLong(args.get("idleMs"))),
-            args.get("metadata"));
+            args.get("metadata"),
+            Double.parseDouble(args.getOrDefault("timeScale", "1")));
     EngineOptions o =
-        new EngineOptions()
+        settings
+            .scaleTimeouts(new EngineOptions())
             .setDevices(devices)
             .setWorkersPerContext(settings.workers())
             .setRpcHost(args.get("rpcHost"))

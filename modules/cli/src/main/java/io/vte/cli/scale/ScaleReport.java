@@ -22,14 +22,15 @@ final class ScaleReport {
         String.format(
             Locale.ROOT,
             "%d NICs per host, %d owner(s) per device, %d B requests, batches of %d, %d ms window,"
-                + " idleConnectionMs %d, metadata %s%n%n",
+                + " idleConnectionMs %d, metadata %s, timeouts x %s%n%n",
             s.nics(),
             s.workers(),
             s.requestBytes(),
             s.batch(),
             s.window().toMillis(),
             s.idle().toMillis(),
-            s.metadataUri()));
+            s.metadataUri(),
+            s.timeScale()));
     b.append(ScaleRow.HEADER).append('\n');
     for (ScaleRow r : rows) {
       b.append(r.markdown()).append('\n');

@@ -179,7 +179,8 @@ final class ScaleRun {
               + (ports == null ? "" : ":" + ports[n]));
     }
     EngineOptions o =
-        new EngineOptions()
+        settings
+            .scaleTimeouts(new EngineOptions())
             .setDevices(devices)
             .setWorkersPerContext(settings.workers())
             .setRpcHost("127.0." + (host + 1) + ".1")

@@ -3,9 +3,11 @@ package io.vte.cli.scale;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.api.EngineOptions;
 import io.vte.cli.CliRun;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,6 +27,8 @@ class ScaleCommandTest {
             "0.5",
             "--idle-ms",
             "1500",
+            "--time-scale",
+            "2",
             "--out",
             out.toString());
     assertEquals(0, r.exit(), r.out() + r.err());
@@ -39,6 +43,7 @@ class ScaleCommandTest {
       assertTrue(idle < busy, "idle connections closed: " + row + "\n" + md);
     }
     assertTrue(md.contains("at 1,000 nodes"), md);
+    assertTrue(md.contains("timeouts x 2.0"), "the report names the time scale: " + md);
     byte[] png = Files.readAllBytes(out.resolve("scale.png"));
     assertEquals((byte) 0x89, png[0]);
     assertEquals('P', png[1]);
@@ -88,6 +93,24 @@ class ScaleCommandTest {
     assertEquals(10, f.perPeer(), 1e-9);
     assertEquals(0, f.base(), 1e-9);
     assertEquals(9_990, f.at(1_000), 1e-6);
+  }
+
+  @Test
+  void theTimeScaleMultipliesTheHandshakeDeadlineTheQpTimeoutAndTheRequestDeadline() {
+    EngineOptions defaults = new EngineOptions();
+    ScaleSettings s = withScale(2.5);
+    EngineOptions o = s.scaleTimeouts(new EngineOptions());
+    assertEquals(
+        defaults.getHandshakeDeadline().multipliedBy(5).dividedBy(2), o.getHandshakeDeadline());
+    assertEquals(defaults.getQpTimeout().multipliedBy(5).dividedBy(2), o.getQpTimeout());
+    assertEquals(Duration.ofSeconds(150), s.requestDeadline());
+    assertEquals(Duration.ofSeconds(60), withScale(1).requestDeadline());
+    assertEquals(
+        defaults.getQpTimeout(), withScale(1).scaleTimeouts(new EngineOptions()).getQpTimeout());
+  }
+
+  private static ScaleSettings withScale(double timeScale) {
+    return new ScaleSettings(2, 1, 4096, 4, Duration.ofSeconds(1), Duration.ZERO, "p2p", timeScale);
   }
 
   private static ScaleRow row(int hosts, double endpoints) {
