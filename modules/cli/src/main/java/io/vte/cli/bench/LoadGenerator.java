@@ -140,10 +140,16 @@ public final class LoadGenerator {
   }
 
   /**
-   * @return bytes completed so far in the current run
+   * @return bytes completed so far in the current run; never less than an earlier call returned
    */
   public long bytes() {
-    return (ops() - failed()) * plan.blockSize();
+    // one counter per driver: ops() - failed() read two that move apart while requests fail, and
+    // a progress line showed a negative rate
+    long sum = 0;
+    for (Driver d : drivers) {
+      sum += d.succeeded;
+    }
+    return sum * plan.blockSize();
   }
 
   /**
@@ -213,6 +219,7 @@ public final class LoadGenerator {
     private final Promise<BenchResult> done = Promise.promise();
     private volatile long ops;
     private volatile long failed;
+    private volatile long succeeded;
     private long start;
     private long lastProgress;
     private long longestGap;
@@ -275,6 +282,7 @@ public final class LoadGenerator {
         }
       }
       failed += bad;
+      succeeded += plan.batchSize() - bad;
       ops += plan.batchSize();
       if (bad < plan.batchSize()) {
         longestGap = Math.max(longestGap, now - lastProgress);
