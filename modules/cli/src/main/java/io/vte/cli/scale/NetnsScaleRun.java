@@ -92,9 +92,9 @@ final class NetnsScaleRun {
       for (int h = 0; h < hosts; h++) {
         nodes.add(Node.start(command(h, prefix, false), logs.resolve("h" + h + ".log")));
       }
-      all("ready", null, START_DEADLINE);
+      all("ready", null, settings.scaled(START_DEADLINE));
       long stormStart = System.nanoTime();
-      List<long[]> first = all("first", "first", STEP_DEADLINE);
+      List<long[]> first = all("first", "first", settings.scaled(STEP_DEADLINE));
       double stormSeconds = (System.nanoTime() - stormStart) / 1e9;
       Histogram latencies = new Histogram(1, TimeUnit.MINUTES.toNanos(2), 3);
       long failed = 0;
@@ -106,15 +106,15 @@ final class NetnsScaleRun {
       }
       long windowMs = settings.window().toMillis();
       long bytes = 0;
-      List<long[]> window = all("window " + windowMs, "window", STEP_DEADLINE);
+      List<long[]> window = all("window " + windowMs, "window", settings.scaled(STEP_DEADLINE));
       for (long[] w : window) {
         bytes += w[0];
         failed += w[1];
       }
-      List<long[]> busy = all("snap", "snap", STEP_DEADLINE);
+      List<long[]> busy = all("snap", "snap", settings.scaled(STEP_DEADLINE));
       // the connections close after idleConnectionMs; the NIC checks every 100 ms
       LockSupport.parkNanos(settings.idle().toNanos() + TimeUnit.MILLISECONDS.toNanos(1500));
-      List<long[]> idle = all("snap", "snap", STEP_DEADLINE);
+      List<long[]> idle = all("snap", "snap", settings.scaled(STEP_DEADLINE));
       if (stagger != null) {
         stormRow = staggeredRestart(prefix);
       }
@@ -165,20 +165,21 @@ final class NetnsScaleRun {
       LockSupport.parkNanos(start + h * stagger.toNanos() - System.nanoTime());
       nodes.add(Node.start(command(h, prefix, true), logs.resolve("h" + h + "-restarted.log")));
     }
-    all("ready", null, START_DEADLINE);
+    all("ready", null, settings.scaled(START_DEADLINE));
     long failedInMesh = 0;
-    for (long[] f : all("first", null, STEP_DEADLINE)) {
+    for (long[] f : all("first", null, settings.scaled(STEP_DEADLINE))) {
       failedInMesh += f[0];
     }
     double meshMillis = (System.nanoTime() - start) / 1e6;
     long failedAfter = 0;
-    for (long[] f : all("first", "first", STEP_DEADLINE)) {
+    for (long[] f : all("first", "first", settings.scaled(STEP_DEADLINE))) {
       failedAfter += f[0];
     }
-    for (long[] w : all("window " + settings.window().toMillis(), "window", STEP_DEADLINE)) {
+    for (long[] w :
+        all("window " + settings.window().toMillis(), "window", settings.scaled(STEP_DEADLINE))) {
       failedAfter += w[1];
     }
-    List<long[]> after = all("snap", "snap", STEP_DEADLINE);
+    List<long[]> after = all("snap", "snap", settings.scaled(STEP_DEADLINE));
     return new StormRow(
         hosts,
         meshMillis,

@@ -140,7 +140,7 @@ public final class ScaleCommand implements Callable<Integer> {
       defaultValue = "1",
       description =
           "Multiply the protocol's timeouts (handshake deadline, QP timeout, each request's 60 s"
-              + " deadline) by this, 1..100 (default ${DEFAULT-VALUE}): for a machine with fewer"
+              + " deadline) and the run's step waits by this, 1..100 (default ${DEFAULT-VALUE}): for a machine with fewer"
               + " cores than the run has host JVMs, where a starved peer answers late; the report"
               + " says it.")
   private double timeScale;

@@ -192,14 +192,15 @@ public final class ScaleNode {
     Queue<Long> latencies = new ConcurrentLinkedQueue<>();
     AtomicLong failed = new AtomicLong();
     CountDownLatch done = new CountDownLatch(hosts - 1);
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
+    Duration wait = settings.scaled(DEADLINE);
+    long deadline = System.nanoTime() + wait.toNanos();
     for (int to = 0; to < hosts; to++) {
       if (to != host) {
         traffic.first(to, "host-" + to, deadline, segs, latencies::add, failed, done);
       }
     }
-    if (!done.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)) {
-      throw new IllegalStateException("first transfers did not end within " + DEADLINE);
+    if (!done.await(wait.toSeconds(), TimeUnit.SECONDS)) {
+      throw new IllegalStateException("first transfers did not end within " + wait);
     }
     StringBuilder b = new StringBuilder("first ").append(failed.get());
     for (long l : latencies) {
@@ -214,7 +215,7 @@ public final class ScaleNode {
     CountDownLatch done = new CountDownLatch(1);
     traffic.window(
         segs, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis), bytes, failed, done);
-    if (!done.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)) {
+    if (!done.await(settings.scaled(DEADLINE).toSeconds(), TimeUnit.SECONDS)) {
       throw new IllegalStateException("the all-to-all window did not end");
     }
     return "window " + bytes.get() + " " + failed.get() + " " + traffic.failureCauses();

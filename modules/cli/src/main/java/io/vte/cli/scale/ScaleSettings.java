@@ -31,7 +31,8 @@ record ScaleSettings(
 
   /**
    * @param o a host's engine options
-   * @return them, with the handshake deadline and the QP timeout multiplied by the time scale
+   * @return them, with the handshake deadline and the QP timeout multiplied by the time scale (the
+   *     waits of the run's steps scale with {@link #scaled} too)
    */
   EngineOptions scaleTimeouts(EngineOptions o) {
     return o.setHandshakeDeadline(scaled(o.getHandshakeDeadline()))
@@ -45,7 +46,11 @@ record ScaleSettings(
     return scaled(REQUEST_DEADLINE);
   }
 
-  private Duration scaled(Duration d) {
+  /**
+   * @param d a wait or deadline at time scale 1
+   * @return it, multiplied by the time scale
+   */
+  Duration scaled(Duration d) {
     return Duration.ofNanos(Math.round(d.toNanos() * timeScale));
   }
 }

@@ -104,6 +104,7 @@ class ScaleCommandTest {
         defaults.getHandshakeDeadline().multipliedBy(5).dividedBy(2), o.getHandshakeDeadline());
     assertEquals(defaults.getQpTimeout().multipliedBy(5).dividedBy(2), o.getQpTimeout());
     assertEquals(Duration.ofSeconds(150), s.requestDeadline());
+    assertEquals(Duration.ofSeconds(300), s.scaled(Duration.ofSeconds(120)), "a step's wait");
     assertEquals(Duration.ofSeconds(60), withScale(1).requestDeadline());
     assertEquals(
         defaults.getQpTimeout(), withScale(1).scaleTimeouts(new EngineOptions()).getQpTimeout());
