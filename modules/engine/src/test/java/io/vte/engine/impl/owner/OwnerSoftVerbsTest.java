@@ -1,7 +1,6 @@
 package io.vte.engine.impl.owner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
@@ -300,6 +299,31 @@ class OwnerSoftVerbsTest {
         "p99.9 CQ poll gap " + gaps.getValueAtPercentile(99.9) / 1e6 + " ms");
   }
 
+  /**
+   * Injects a fault on a's owner of rail (device, b's device) once one of its endpoint's QPs has
+   * slices posted. The owner drains its queue before it posts, so a command queued right after a
+   * submission can run before the slices are on a QP.
+   */
+  private void failOnceInFlight(int device, java.util.function.ObjIntConsumer<Endpoint> fault) {
+    String path = b.serverName() + "@" + b.device(device);
+    Await.until(
+        "a QP of a" + device + "'s endpoint to " + path + " has slices in flight",
+        WAIT,
+        () ->
+            OwnerVerticleTest.onOwner(
+                a.contexts.get(device).ownerOf(a.rail(device, b, device)),
+                o -> {
+                  Endpoint victim = o.endpoint(path);
+                  for (int q = 0; victim != null && q < victim.qps.length; q++) {
+                    if (victim.qpOutstanding[q] > 0) {
+                      fault.accept(victim, q);
+                      return true;
+                    }
+                  }
+                  return false;
+                }));
+  }
+
   @Test
   void qpFatalAndPortDownMidStreamEveryRequestCompletes() {
     start(
@@ -313,37 +337,21 @@ class OwnerSoftVerbsTest {
     t.submitAll(all.subList(0, 64));
     await(t, 64);
     assertEquals(16, a.endpointsAlive());
-    // A QP fatal on a0's endpoint to b0, mid-stream. While a0 drops every frame it sends nothing it
-    // posts can
+    // A QP fatal on a0's endpoint to b0, mid-stream. While a0 drops every frame nothing it posts
+    // can
     // complete, so the QP dies under slices in flight (the requester would retransmit them once
     // drops stop).
     a.provider.faults().dropFrames(a.device(0), 1.0, 1);
     t.submitAll(all.subList(64, 160));
-    String path = b.serverName() + "@" + b.device(0);
-    Integer victimQp =
-        OwnerVerticleTest.onOwner(
-            a.contexts.get(0).ownerOf(a.rail(0, b, 0)),
-            o -> {
-              Endpoint victim = o.endpoint(path);
-              if (victim == null) {
-                return null;
-              }
-              a.provider.faults().forceQpError(a.device(0), victim.qps[0].qpNum());
-              return victim.qps[0].qpNum();
-            });
-    assertNotNull(victimQp, "a0 has an endpoint to " + path);
+    failOnceInFlight(
+        0, (victim, q) -> a.provider.faults().forceQpError(a.device(0), victim.qps[q].qpNum()));
     a.provider.faults().clearFrameFaults(a.device(0));
     await(t, 160);
     long retriesAfterQpFatal = t.retries.get();
     // Port down on a1, mid-stream the same way; then back up.
     a.provider.faults().dropFrames(a.device(1), 1.0, 2);
     t.submitAll(all.subList(160, all.size()));
-    OwnerVerticleTest.onOwner(
-        a.contexts.get(1).ownerOf(a.rail(1, b, 1)),
-        o -> {
-          a.provider.faults().portDown(a.device(1), 1);
-          return null;
-        });
+    failOnceInFlight(1, (victim, q) -> a.provider.faults().portDown(a.device(1), 1));
     a.provider.faults().clearFrameFaults(a.device(1));
     await(t, all.size());
     assertEquals(
