@@ -3,6 +3,7 @@ package io.vte.cli.scale;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
+import io.vte.api.ErrorCode;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
@@ -36,6 +37,7 @@ final class HostTraffic {
   private final int hosts;
   private final ScaleSettings settings;
   private final Map<String, String> causes = new ConcurrentHashMap<>();
+  private final AtomicLong unpublishedLookups = new AtomicLong();
 
   /**
    * @param vertx for the timer between lookups
@@ -73,20 +75,40 @@ final class HostTraffic {
   }
 
   /**
-   * Opens a peer's segment once its descriptor lists the peer's buffer: through etcd a registration
-   * is published asynchronously, so a peer opening right after it may read the descriptor from
-   * before it (asked again every 20 ms until the deadline).
+   * @return lookups that found a peer's segment not yet published, or published without its buffer,
+   *     and were asked again
+   */
+  long unpublishedLookups() {
+    return unpublishedLookups.get();
+  }
+
+  /**
+   * Opens a peer's segment once its descriptor lists the peer's buffer, asking again every 20 ms
+   * until the deadline while it is not there yet: a peer that starts later than this host (a
+   * staggered start) has no segment until it is up (SEGMENT_NOT_FOUND), and through etcd a
+   * registration is published asynchronously, so a descriptor read right after it may be from
+   * before it.
    */
   private Future<SegmentHandle> openWithBuffer(String name, long deadline) {
     return engine
         .openSegment(name)
-        .compose(
-            seg ->
-                !seg.buffers().isEmpty() || System.nanoTime() - deadline >= 0
-                    ? Future.succeededFuture(seg)
-                    : vertx
-                        .timer(20, TimeUnit.MILLISECONDS)
-                        .compose(t -> openWithBuffer(name, deadline)));
+        .transform(
+            ar -> {
+              boolean notYet =
+                  ar.succeeded()
+                      ? ar.result().buffers().isEmpty()
+                      : ar.cause() instanceof VteException v
+                          && v.code() == ErrorCode.SEGMENT_NOT_FOUND;
+              if (!notYet || System.nanoTime() - deadline >= 0) {
+                return ar.succeeded()
+                    ? Future.succeededFuture(ar.result())
+                    : Future.failedFuture(ar.cause());
+              }
+              unpublishedLookups.incrementAndGet();
+              return vertx
+                  .timer(20, TimeUnit.MILLISECONDS)
+                  .compose(t -> openWithBuffer(name, deadline));
+            });
   }
 
   /**
@@ -95,7 +117,8 @@ final class HostTraffic {
    *
    * @param to the peer's index
    * @param segment its segment name
-   * @param deadline {@link System#nanoTime()} past which the open stops waiting for a buffer
+   * @param deadline {@link System#nanoTime()} past which the open stops waiting for the segment and
+   *     its buffer
    * @param segs where the opened handle goes, at index {@code to}
    * @param latency takes the first-transfer latency, on an event loop (so it must be thread-safe)
    * @param failed counts a failed open or write
