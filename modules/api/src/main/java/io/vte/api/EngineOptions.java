@@ -94,6 +94,13 @@ public final class EngineOptions {
                   EngineOptions::setHandshakeDeadline)
               .check(EngineOptions::positive, "positive"),
           field(
+                  "maxHandshakesInFlight",
+                  OptionFields.INT,
+                  16,
+                  EngineOptions::getMaxHandshakesInFlight,
+                  EngineOptions::setMaxHandshakesInFlight)
+              .check(n -> n >= 1 && n <= 4096, "1..4096"),
+          field(
                   "cqSize",
                   OptionFields.INT,
                   4096,
@@ -223,6 +230,7 @@ public final class EngineOptions {
   private int sliceSize;
   private int retryCount;
   private Duration handshakeDeadline;
+  private int maxHandshakesInFlight;
   private int cqSize;
   private int endpointCacheSize;
   private int maxOutstandingPerQp;
@@ -468,6 +476,26 @@ public final class EngineOptions {
    */
   public EngineOptions setHandshakeDeadline(Duration handshakeDeadline) {
     this.handshakeDeadline = handshakeDeadline;
+    return this;
+  }
+
+  /**
+   * @return connect requests one owner has in flight at most; its further active handshakes wait
+   *     for a free slot, their deadline starting when they are sent
+   */
+  public int getMaxHandshakesInFlight() {
+    return maxHandshakesInFlight;
+  }
+
+  /**
+   * Bounds the active handshakes of each owner, so that a node opening many peers at once (a
+   * restart, a new cluster) does not send more connect requests than the peers answer within the
+   * handshake deadline.
+   *
+   * @param maxHandshakesInFlight connect requests in flight per owner, 1..4096 @return this
+   */
+  public EngineOptions setMaxHandshakesInFlight(int maxHandshakesInFlight) {
+    this.maxHandshakesInFlight = maxHandshakesInFlight;
     return this;
   }
 

@@ -29,6 +29,7 @@ class EngineOptionsJsonTest {
         .setSliceSize(8192)
         .setRetryCount(5)
         .setHandshakeDeadline(Duration.ofMillis(1234))
+        .setMaxHandshakesInFlight(7)
         .setCqSize(512)
         .setEndpointCacheSize(17)
         .setMaxOutstandingPerQp(64)

@@ -222,6 +222,8 @@ class EngineOptionsTest {
     assertBad("sliceSize", sample().setSliceSize(0));
     assertBad("retryCount", sample().setRetryCount(-1));
     assertBad("handshakeDeadlineMs", sample().setHandshakeDeadline(Duration.ZERO));
+    assertBad("maxHandshakesInFlight", sample().setMaxHandshakesInFlight(0));
+    assertBad("maxHandshakesInFlight", sample().setMaxHandshakesInFlight(4097));
     assertBad("maxOutstandingPerQp", sample().setMaxOutstandingPerQp(65));
     assertBad("rpcPort", sample().setRpcPort(70000));
     assertBad("metadataUri", sample().setMetadataUri("redis://x"));

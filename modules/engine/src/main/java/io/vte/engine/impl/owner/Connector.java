@@ -32,8 +32,11 @@ import java.util.List;
  * after a tenth of the handshake deadline in case the peer's own attempt was lost. An active
  * attempt the peer could not take (unreachable: its engine is restarting; or RESOURCE_EXHAUSTED) is
  * tried again after a {@link HandshakeBackoff} wait, within the attempt bound and the handshake
- * deadline, before its slices fail. It also holds the handshake deadlines and the generation
- * counter.
+ * deadline, before its slices fail. At most {@code maxHandshakesInFlight} active attempts are in
+ * flight (or backing off); the others wait unsent, oldest first, and their handshake deadline
+ * starts when they are sent; a peer's request for an endpoint still waiting is accepted whatever
+ * the NIC paths' order, since ours was never sent. It also holds the handshake deadlines and the
+ * generation counter.
  *
  * <p>Owner-confined like its {@link Owner}, which it calls back for what the owner keeps: room in
  * the store, QP creation and destruction, retiring, completing slices and marking endpoints ready
@@ -69,7 +72,13 @@ final class Connector {
   private final OwnerMetrics metrics;
   private final ConnectMessages messages;
   private final HandshakeBackoff backoff;
+
+  /** Active endpoints whose connect request is in flight or backing off: at most the bound. */
   private final List<Endpoint> connecting = new ArrayList<>();
+
+  /** Active endpoints waiting for a free handshake slot, their request not sent yet. */
+  private final ArrayDeque<Endpoint> waiting = new ArrayDeque<>();
+
   private long nextGeneration;
 
   /**
@@ -131,13 +140,40 @@ final class Connector {
       return null;
     }
     ep.moveTo(EndpointState.CONNECTING);
+    store.put(ep);
+    if (connecting.size() >= config.maxHandshakesInFlight()) {
+      waiting.add(ep);
+    } else {
+      begin(ep);
+    }
+    return ep;
+  }
+
+  /** Starts the handshake deadline of {@code ep} and sends its first connect request. */
+  private void begin(Endpoint ep) {
     ep.handshakeStartNanos = clock.nanoTime();
     ep.handshakeDeadlineNanos = ep.handshakeStartNanos + config.handshakeDeadline().toNanos();
-    store.put(ep);
     connecting.add(ep);
     metrics.handshakeStarted(true);
     sendRequest(ep);
-    return ep;
+  }
+
+  /**
+   * Sends the waiting handshakes, oldest first, while fewer than the bound are in flight; one that
+   * is no longer the stored CONNECTING endpoint of its path is dropped.
+   *
+   * @return how many it sent
+   */
+  private int admitWaiting() {
+    int sent = 0;
+    while (!waiting.isEmpty() && connecting.size() < config.maxHandshakesInFlight()) {
+      Endpoint ep = waiting.poll();
+      if (store.get(ep.path) == ep && ep.state() == EndpointState.CONNECTING) {
+        begin(ep);
+        sent++;
+      }
+    }
+    return sent;
   }
 
   /**
@@ -317,7 +353,9 @@ final class Connector {
     ArrayDeque<Slice> carried = null;
     if (existing != null) {
       if (existing.state() == EndpointState.CONNECTING) {
-        if (localNicPath.compareTo(peer) < 0) {
+        // One still waiting for a slot sent nothing: no simultaneous open, the peer's request wins.
+        boolean sent = !waiting.remove(existing);
+        if (sent && localNicPath.compareTo(peer) < 0) {
           metrics.simultaneousOpen(true);
           reply.complete(
               messages.reject(
@@ -325,7 +363,9 @@ final class Connector {
                   localNicPath + " sorts lower than " + peer + " and keeps its active attempt"));
           return;
         }
-        metrics.simultaneousOpen(false);
+        if (sent) {
+          metrics.simultaneousOpen(false);
+        }
         if (existing.qps.length == request.getQpsCount()) {
           // Abandon our attempt (its reply becomes stale) and connect the same INIT QPs passively.
           existing.generation = nextGeneration++;
@@ -438,21 +478,24 @@ final class Connector {
 
   /** Forgets the handshake of an endpoint the owner retired while it was connecting. */
   void forget(Endpoint ep) {
-    connecting.remove(ep);
+    if (!connecting.remove(ep)) {
+      waiting.remove(ep);
+    }
   }
 
   /**
-   * Fails the handshakes past their deadline and asks again for those whose SIMULTANEOUS_OPEN or
-   * backoff wait is over.
+   * Fails the handshakes past their deadline, asks again for those whose SIMULTANEOUS_OPEN or
+   * backoff wait is over, and sends waiting handshakes into the slots that freed.
    *
-   * @return how many it failed or re-sent
+   * @return how many it failed, re-sent or sent
    */
   int checkDeadlines() {
+    int admitted = admitWaiting();
     if (connecting.isEmpty()) {
-      return 0;
+      return admitted;
     }
     long now = clock.nanoTime();
-    int expired = 0;
+    int expired = admitted;
     for (int i = connecting.size() - 1; i >= 0; i--) {
       Endpoint ep = connecting.get(i);
       if (now - ep.handshakeDeadlineNanos >= 0) {
@@ -479,5 +522,12 @@ final class Connector {
    */
   boolean hasHandshakesPending() {
     return !connecting.isEmpty();
+  }
+
+  /**
+   * @return active handshakes waiting for a free slot (not sent yet)
+   */
+  int waitingHandshakes() {
+    return waiting.size();
   }
 }

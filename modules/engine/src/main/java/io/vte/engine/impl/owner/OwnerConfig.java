@@ -19,6 +19,8 @@ import java.time.Duration;
  * @param maxOutstandingPerQp send-queue depth of each QP: work requests in flight per QP
  * @param qpsPerEndpoint QPs per endpoint; slices are spread over them
  * @param handshakeDeadline how long an active handshake may take before its endpoint fails
+ * @param maxHandshakesInFlight connect requests in flight per owner; further active handshakes wait
+ *     for a free slot
  * @param endpointStoreCapacity endpoints one owner keeps; idle ones are evicted beyond it
  * @param port the device port used, from 1
  * @param qpTimeout QP local ACK timeout, ibverbs encoding (0..31)
@@ -39,6 +41,7 @@ public record OwnerConfig(
     int maxOutstandingPerQp,
     int qpsPerEndpoint,
     Duration handshakeDeadline,
+    int maxHandshakesInFlight,
     int endpointStoreCapacity,
     int port,
     int qpTimeout,
@@ -90,6 +93,7 @@ public record OwnerConfig(
     engine.require("cqSize", cqSize, ENGINE_OPTION);
     atLeast("maxOutstandingPerQp", maxOutstandingPerQp, 1);
     engine.require("handshakeDeadlineMs", handshakeDeadline, ENGINE_OPTION);
+    engine.require("maxHandshakesInFlight", maxHandshakesInFlight, ENGINE_OPTION);
     engine.require("endpointCacheSize", endpointStoreCapacity, ENGINE_OPTION);
     engine.require("qpRetryCount", qpRetryCount, ENGINE_OPTION);
     atLeast("qpsPerEndpoint", qpsPerEndpoint, 1);
@@ -133,6 +137,7 @@ public record OwnerConfig(
         options.getMaxOutstandingPerQp(),
         QPS_PER_ENDPOINT,
         options.getHandshakeDeadline(),
+        options.getMaxHandshakesInFlight(),
         options.getEndpointCacheSize(),
         PORT,
         qpTimeoutExponent(options.getQpTimeout()),
@@ -202,6 +207,7 @@ public record OwnerConfig(
         maxOutstandingPerQp,
         qpsPerEndpoint,
         handshakeDeadline,
+        maxHandshakesInFlight,
         endpointStoreCapacity,
         port,
         qpTimeout,
@@ -225,6 +231,7 @@ public record OwnerConfig(
         perQp,
         qpsPerEndpoint,
         handshakeDeadline,
+        maxHandshakesInFlight,
         endpointStoreCapacity,
         port,
         qpTimeout,
@@ -248,6 +255,7 @@ public record OwnerConfig(
         maxOutstandingPerQp,
         n,
         handshakeDeadline,
+        maxHandshakesInFlight,
         endpointStoreCapacity,
         port,
         qpTimeout,
@@ -271,6 +279,31 @@ public record OwnerConfig(
         maxOutstandingPerQp,
         qpsPerEndpoint,
         deadline,
+        maxHandshakesInFlight,
+        endpointStoreCapacity,
+        port,
+        qpTimeout,
+        qpRetryCount,
+        qpRnrRetry,
+        pollBatchSize,
+        commandDrainLimit,
+        idleBackoffMin,
+        idleBackoffMax,
+        flushDeadline,
+        idleEndpoint);
+  }
+
+  /**
+   * @param n connect requests in flight per owner @return a copy with it
+   */
+  public OwnerConfig withMaxHandshakesInFlight(int n) {
+    return new OwnerConfig(
+        workersPerContext,
+        cqSize,
+        maxOutstandingPerQp,
+        qpsPerEndpoint,
+        handshakeDeadline,
+        n,
         endpointStoreCapacity,
         port,
         qpTimeout,
@@ -294,6 +327,7 @@ public record OwnerConfig(
         maxOutstandingPerQp,
         qpsPerEndpoint,
         handshakeDeadline,
+        maxHandshakesInFlight,
         capacity,
         port,
         qpTimeout,
@@ -317,6 +351,7 @@ public record OwnerConfig(
         maxOutstandingPerQp,
         qpsPerEndpoint,
         handshakeDeadline,
+        maxHandshakesInFlight,
         endpointStoreCapacity,
         port,
         qpTimeout,

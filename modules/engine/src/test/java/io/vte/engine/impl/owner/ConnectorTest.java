@@ -14,6 +14,7 @@ import io.vte.engine.impl.owner.OwnerHarness.Recorder;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectStatus;
 import io.vte.verbs.QpState;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -112,5 +113,81 @@ class ConnectorTest {
     assertEquals(EndpointState.RETIRED, ep.state());
     assertEquals(0, h.owner.endpointCount());
     assertTrue(h.device.liveQps().isEmpty());
+  }
+
+  /**
+   * With at most 2 connect requests in flight, the other handshakes wait unsent and do not age: a
+   * reply frees a slot for the oldest waiting one, and when the requests in flight time out the
+   * waiting ones are sent with a whole deadline of their own instead of failing with them.
+   */
+  @Test
+  void handshakesBeyondTheBoundWaitUnsentAndGetTheirWholeDeadlineWhenSent() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config().withMaxHandshakesInFlight(2));
+    Recorder rec = new Recorder();
+    for (int p = 0; p < 5; p++) {
+      h.submit(rec, "p" + p + ":1", 1);
+    }
+    h.run();
+    assertEquals(2, h.channel.calls.size(), "two requests in flight");
+    assertEquals(3, h.owner.connector().waitingHandshakes());
+    for (int p = 0; p < 5; p++) {
+      assertEquals(EndpointState.CONNECTING, h.owner.endpoint("p" + p + ":1@d0").state());
+    }
+    h.clock.advance(Duration.ofSeconds(1));
+    OwnerHarness.Call first = h.channel.calls.get(0);
+    first.reply().complete(OwnerHarness.acceptAs(first.request(), 1));
+    h.run();
+    assertEquals(3, h.channel.calls.size(), "the reply freed a slot for the oldest waiting");
+    assertEquals("p2:1", h.channel.last().server());
+    Endpoint third = h.owner.endpoint("p2:1@d0");
+    assertEquals(h.clock.now, third.handshakeStartNanos, "its deadline starts when it is sent");
+    // p1's request (sent at the start) times out; p2 (sent 1 s later) still has time.
+    h.clock.advance(Duration.ofMillis(4500));
+    h.run();
+    assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(slice(rec, "p1:1")));
+    assertEquals(EndpointState.CONNECTING, third.state());
+    assertEquals(4, h.channel.calls.size(), "p1's slot went to p3");
+    assertEquals(1, h.owner.connector().waitingHandshakes(), "p4 still waits");
+    assertEquals(1, rec.count(SliceStatus.OK) + rec.count(SliceStatus.HANDSHAKE_FAILED));
+    assertEquals(0, rec.duplicates);
+  }
+
+  /**
+   * A peer's request for an endpoint whose own request still waits for a slot is accepted, even
+   * where this side's NIC path sorts lower (it would keep an attempt it had sent): nothing was
+   * sent, so nothing is simultaneous, and the waiting attempt is never sent.
+   */
+  @Test
+  void aPeerRequestForAWaitingEndpointIsAcceptedAndItsOwnRequestIsNeverSent() {
+    OwnerHarness h = new OwnerHarness("a:1", OwnerHarness.config().withMaxHandshakesInFlight(1));
+    Recorder rec = new Recorder();
+    h.submit(rec, "p0:1", 1);
+    List<Slice> toB = h.submit(rec, "b:1", 2);
+    h.run();
+    assertEquals(1, h.channel.calls.size());
+    Endpoint waiting = h.owner.endpoint("b:1@d0");
+    assertEquals(EndpointState.CONNECTING, waiting.state());
+    ConnectReply reply = h.passive(requestFrom("b:1@d0", "a:1@d0", waiting.qps.length, 9));
+    assertEquals(ConnectStatus.ACCEPTED, reply.getStatus(), reply.getReason());
+    assertSame(waiting, h.owner.endpoint("b:1@d0"));
+    assertEquals(EndpointState.CONNECTED, waiting.state());
+    assertEquals(0, h.owner.connector().waitingHandshakes());
+    assertEquals(0, h.owner.metrics().simultaneousOpensKept());
+    h.run();
+    assertEquals(toB.size(), ((FakeVerbs.Qp) waiting.qps[0]).posted.size(), "its slices posted");
+    for (Slice s : toB) {
+      assertNull(rec.status.get(s), "not failed: " + s);
+    }
+    OwnerHarness.Call first = h.channel.calls.get(0);
+    first.reply().complete(OwnerHarness.acceptAs(first.request(), 1));
+    h.run();
+    assertEquals(1, h.channel.calls.size(), "no request for b:1 was ever sent");
+  }
+
+  private static Slice slice(Recorder rec, String server) {
+    return rec.status.keySet().stream()
+        .filter(s -> s.rail().peerServerName().equals(server))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no ended slice to " + server));
   }
 }

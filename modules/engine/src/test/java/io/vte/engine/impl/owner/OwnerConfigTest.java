@@ -19,7 +19,7 @@ class OwnerConfigTest {
   @Test
   void fromTheDefaultEngineOptionsIsTheDocumentedDefault() {
     // conf/README.md: workersPerContext 2, cqSize 4096, maxOutstandingPerQp 32, handshakeDeadlineMs
-    // 5000,
+    // 5000, maxHandshakesInFlight 16,
     // endpointCacheSize 256, qpTimeoutMs 1000 (ibverbs exponent 18: 4.096 us x 2^18 = 1.07 s),
     // qpRetryCount 7
     OwnerConfig expected =
@@ -29,6 +29,7 @@ class OwnerConfigTest {
             32,
             1,
             Duration.ofSeconds(5),
+            16,
             256,
             1,
             18,
@@ -51,6 +52,7 @@ class OwnerConfigTest {
             .setCqSize(128)
             .setMaxOutstandingPerQp(16)
             .setHandshakeDeadline(Duration.ofMillis(700))
+            .setMaxHandshakesInFlight(5)
             .setEndpointCacheSize(9)
             .setQpTimeout(Duration.ofMillis(100))
             .setQpRetryCount(2)
@@ -60,6 +62,7 @@ class OwnerConfigTest {
     assertEquals(128, c.cqSize());
     assertEquals(16, c.maxOutstandingPerQp());
     assertEquals(Duration.ofMillis(700), c.handshakeDeadline());
+    assertEquals(5, c.maxHandshakesInFlight());
     assertEquals(9, c.endpointStoreCapacity());
     assertEquals(15, c.qpTimeout());
     assertEquals(2, c.qpRetryCount());
@@ -77,6 +80,8 @@ class OwnerConfigTest {
     assertNamed("cqSize", () -> c.withQueueSizes((1 << 22) + 1, 32));
     assertNamed("handshakeDeadlineMs", () -> c.withHandshakeDeadline(Duration.ZERO));
     assertNamed("endpointCacheSize", () -> c.withEndpointStoreCapacity(0));
+    assertNamed("maxHandshakesInFlight", () -> c.withMaxHandshakesInFlight(0));
+    assertNamed("maxHandshakesInFlight", () -> c.withMaxHandshakesInFlight(4097));
     assertNamed(
         "idleEndpointMs",
         () -> OwnerConfig.from(new EngineOptions().setIdleEndpoint(Duration.ofMillis(-1))));
