@@ -99,6 +99,7 @@ class HelpAndExitCodesTest {
             new String[] {"verbs-bench", "--size", "0"},
             new String[] {"scale", "--hosts", "1"},
             new String[] {"scale", "--time-scale", "0.5"},
+            new String[] {"scale", "--handshakes-in-flight", "0"},
             new String[] {"no-such-command"})) {
       CliRun r = CliRun.of(args);
       assertEquals(ExitCodes.USAGE, r.exit(), String.join(" ", args) + ": " + r.err());

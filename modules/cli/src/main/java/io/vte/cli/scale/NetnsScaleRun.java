@@ -264,7 +264,8 @@ final class NetnsScaleRun {
         "size=" + settings.requestBytes(),
         "batch=" + settings.batch(),
         "idleMs=" + settings.idle().toMillis(),
-        "timeScale=" + settings.timeScale());
+        "timeScale=" + settings.timeScale(),
+        "handshakesInFlight=" + settings.handshakesInFlight());
   }
 
   /** A host's process: its command pipe and the protocol lines it answered. */

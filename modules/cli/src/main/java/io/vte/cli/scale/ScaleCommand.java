@@ -146,6 +146,14 @@ public final class ScaleCommand implements Callable<Integer> {
   private double timeScale;
 
   @Option(
+      names = "--handshakes-in-flight",
+      description =
+          "The engines' maxHandshakesInFlight: connect requests each owner has in flight at most,"
+              + " 1..4096 (default: the engine's, ${DEFAULT-VALUE}); the others wait unsent. On a machine with fewer cores than the run has host"
+              + " JVMs, fewer requests at once are answered within their deadline.")
+  private int handshakesInFlight = ScaleSettings.DEFAULT_HANDSHAKES_IN_FLIGHT;
+
+  @Option(
       names = "--out",
       defaultValue = "scale-out",
       description = "Directory for scale.md and scale.png (default ${DEFAULT-VALUE}).")
@@ -166,14 +174,16 @@ public final class ScaleCommand implements Callable<Integer> {
         || batch < 1
         || !(window > 0 && window <= 600)
         || idleMs < 0
-        || !(timeScale >= 1 && timeScale <= 100)) {
+        || !(timeScale >= 1 && timeScale <= 100)
+        || handshakesInFlight < 1
+        || handshakesInFlight > 4096) {
       throw new ParameterException(
           spec.commandLine(),
           String.format(
               Locale.ROOT,
               "bad settings: --hosts 2..250 each (got %s), --nics 1..16 (%d), --workers >= 1 (%d),"
                   + " --size >= 1 (%d), --batch >= 1 (%d), --window 0..600 s (%s), --idle-ms >= 0"
-                  + " (%d), --time-scale 1..100 (%s)",
+                  + " (%d), --time-scale 1..100 (%s), --handshakes-in-flight 1..4096 (%d)",
               hosts,
               nics,
               workers,
@@ -181,7 +191,8 @@ public final class ScaleCommand implements Callable<Integer> {
               batch,
               window,
               idleMs,
-              timeScale));
+              timeScale,
+              handshakesInFlight));
     }
     if (netns != null && !metadata.startsWith("etcd://")) {
       throw new ParameterException(
@@ -213,7 +224,8 @@ public final class ScaleCommand implements Callable<Integer> {
             Duration.ofMillis(Math.round(window * 1000)),
             Duration.ofMillis(idleMs),
             metadata,
-            timeScale);
+            timeScale,
+            handshakesInFlight);
     if (netns == null) {
       // the JVM's one-time costs (classes, the first gRPC server and client, Netty's pools) go here
       new ScaleRun(settings, 2, false).run();

@@ -75,10 +75,14 @@ public final class ScaleNode {
             Duration.ZERO,
             Duration.ofMillis(Long.parseLong(args.get("idleMs"))),
             args.get("metadata"),
-            Double.parseDouble(args.getOrDefault("timeScale", "1")));
+            Double.parseDouble(args.getOrDefault("timeScale", "1")),
+            Integer.parseInt(
+                args.getOrDefault(
+                    "handshakesInFlight",
+                    Integer.toString(ScaleSettings.DEFAULT_HANDSHAKES_IN_FLIGHT))));
     EngineOptions o =
         settings
-            .scaleTimeouts(new EngineOptions())
+            .applyTo(new EngineOptions())
             .setDevices(devices)
             .setWorkersPerContext(settings.workers())
             .setRpcHost(args.get("rpcHost"))

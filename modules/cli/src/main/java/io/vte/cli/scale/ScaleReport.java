@@ -22,7 +22,8 @@ final class ScaleReport {
         String.format(
             Locale.ROOT,
             "%d NICs per host, %d owner(s) per device, %d B requests, batches of %d, %d ms window,"
-                + " idleConnectionMs %d, metadata %s, timeouts x %s%n%n",
+                + " idleConnectionMs %d, metadata %s, timeouts x %s, handshakes in flight per owner"
+                + " %d%n%n",
             s.nics(),
             s.workers(),
             s.requestBytes(),
@@ -30,7 +31,8 @@ final class ScaleReport {
             s.window().toMillis(),
             s.idle().toMillis(),
             s.metadataUri(),
-            s.timeScale()));
+            s.timeScale(),
+            s.handshakesInFlight()));
     b.append(ScaleRow.HEADER).append('\n');
     for (ScaleRow r : rows) {
       b.append(r.markdown()).append('\n');

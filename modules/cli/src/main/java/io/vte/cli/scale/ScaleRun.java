@@ -180,7 +180,7 @@ final class ScaleRun {
     }
     EngineOptions o =
         settings
-            .scaleTimeouts(new EngineOptions())
+            .applyTo(new EngineOptions())
             .setDevices(devices)
             .setWorkersPerContext(settings.workers())
             .setRpcHost("127.0." + (host + 1) + ".1")

@@ -15,6 +15,8 @@ import java.time.Duration;
  * @param metadataUri {@code p2p} or {@code etcd://host:port}
  * @param timeScale what the protocol's timeouts are multiplied by (handshake deadline, QP timeout,
  *     request deadline): 1, or more on a machine with fewer cores than the run has host JVMs
+ * @param handshakesInFlight the engines' {@code maxHandshakesInFlight}: connect requests each owner
+ *     has in flight at most
  */
 record ScaleSettings(
     int nics,
@@ -24,19 +26,25 @@ record ScaleSettings(
     Duration window,
     Duration idle,
     String metadataUri,
-    double timeScale) {
+    double timeScale,
+    int handshakesInFlight) {
 
   /** Each request's deadline at time scale 1. */
   private static final Duration REQUEST_DEADLINE = Duration.ofSeconds(60);
 
+  /** The engines' default bound of connect requests in flight per owner. */
+  static final int DEFAULT_HANDSHAKES_IN_FLIGHT = new EngineOptions().getMaxHandshakesInFlight();
+
   /**
    * @param o a host's engine options
    * @return them, with the handshake deadline and the QP timeout multiplied by the time scale (the
-   *     waits of the run's steps scale with {@link #scaled} too)
+   *     waits of the run's steps scale with {@link #scaled} too) and the run's bound of handshakes
+   *     in flight
    */
-  EngineOptions scaleTimeouts(EngineOptions o) {
+  EngineOptions applyTo(EngineOptions o) {
     return o.setHandshakeDeadline(scaled(o.getHandshakeDeadline()))
-        .setQpTimeout(scaled(o.getQpTimeout()));
+        .setQpTimeout(scaled(o.getQpTimeout()))
+        .setMaxHandshakesInFlight(handshakesInFlight);
   }
 
   /**

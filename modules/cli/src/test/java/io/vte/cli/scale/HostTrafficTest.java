@@ -25,7 +25,8 @@ class HostTrafficTest {
 
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final ScaleSettings SETTINGS =
-      new ScaleSettings(1, 1, 4096, 1, Duration.ofSeconds(1), Duration.ofSeconds(5), "etcd", 1.0);
+      new ScaleSettings(
+          1, 1, 4096, 1, Duration.ofSeconds(1), Duration.ofSeconds(5), "etcd", 1.0, 16);
 
   @Test
   void theFirstTransferWaitsForAPeerWhoseSegmentIsNotPublishedYet() throws Exception {

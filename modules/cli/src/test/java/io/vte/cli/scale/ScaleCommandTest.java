@@ -29,6 +29,8 @@ class ScaleCommandTest {
             "1500",
             "--time-scale",
             "2",
+            "--handshakes-in-flight",
+            "1",
             "--out",
             out.toString());
     assertEquals(0, r.exit(), r.out() + r.err());
@@ -44,6 +46,7 @@ class ScaleCommandTest {
     }
     assertTrue(md.contains("at 1,000 nodes"), md);
     assertTrue(md.contains("timeouts x 2.0"), "the report names the time scale: " + md);
+    assertTrue(md.contains("handshakes in flight per owner 1"), md);
     byte[] png = Files.readAllBytes(out.resolve("scale.png"));
     assertEquals((byte) 0x89, png[0]);
     assertEquals('P', png[1]);
@@ -99,19 +102,20 @@ class ScaleCommandTest {
   void theTimeScaleMultipliesTheHandshakeDeadlineTheQpTimeoutAndTheRequestDeadline() {
     EngineOptions defaults = new EngineOptions();
     ScaleSettings s = withScale(2.5);
-    EngineOptions o = s.scaleTimeouts(new EngineOptions());
+    EngineOptions o = s.applyTo(new EngineOptions());
     assertEquals(
         defaults.getHandshakeDeadline().multipliedBy(5).dividedBy(2), o.getHandshakeDeadline());
     assertEquals(defaults.getQpTimeout().multipliedBy(5).dividedBy(2), o.getQpTimeout());
+    assertEquals(3, o.getMaxHandshakesInFlight(), "the run's bound of handshakes in flight");
     assertEquals(Duration.ofSeconds(150), s.requestDeadline());
     assertEquals(Duration.ofSeconds(300), s.scaled(Duration.ofSeconds(120)), "a step's wait");
     assertEquals(Duration.ofSeconds(60), withScale(1).requestDeadline());
-    assertEquals(
-        defaults.getQpTimeout(), withScale(1).scaleTimeouts(new EngineOptions()).getQpTimeout());
+    assertEquals(defaults.getQpTimeout(), withScale(1).applyTo(new EngineOptions()).getQpTimeout());
   }
 
   private static ScaleSettings withScale(double timeScale) {
-    return new ScaleSettings(2, 1, 4096, 4, Duration.ofSeconds(1), Duration.ZERO, "p2p", timeScale);
+    return new ScaleSettings(
+        2, 1, 4096, 4, Duration.ofSeconds(1), Duration.ZERO, "p2p", timeScale, 3);
   }
 
   private static ScaleRow row(int hosts, double endpoints) {
