@@ -201,168 +201,122 @@ public record OwnerConfig(
    * @param n workers per context @return a copy with it
    */
   public OwnerConfig withWorkersPerContext(int n) {
-    return new OwnerConfig(
-        n,
-        cqSize,
-        maxOutstandingPerQp,
-        qpsPerEndpoint,
-        handshakeDeadline,
-        maxHandshakesInFlight,
-        endpointStoreCapacity,
-        port,
-        qpTimeout,
-        qpRetryCount,
-        qpRnrRetry,
-        pollBatchSize,
-        commandDrainLimit,
-        idleBackoffMin,
-        idleBackoffMax,
-        flushDeadline,
-        idleEndpoint);
+    return copy(c -> c.workersPerContext = n);
   }
 
   /**
    * @param size CQ capacity @param perQp send-queue depth @return a copy with them
    */
   public OwnerConfig withQueueSizes(int size, int perQp) {
-    return new OwnerConfig(
-        workersPerContext,
-        size,
-        perQp,
-        qpsPerEndpoint,
-        handshakeDeadline,
-        maxHandshakesInFlight,
-        endpointStoreCapacity,
-        port,
-        qpTimeout,
-        qpRetryCount,
-        qpRnrRetry,
-        pollBatchSize,
-        commandDrainLimit,
-        idleBackoffMin,
-        idleBackoffMax,
-        flushDeadline,
-        idleEndpoint);
+    return copy(
+        c -> {
+          c.cqSize = size;
+          c.maxOutstandingPerQp = perQp;
+        });
   }
 
   /**
    * @param n QPs per endpoint @return a copy with it
    */
   public OwnerConfig withQpsPerEndpoint(int n) {
-    return new OwnerConfig(
-        workersPerContext,
-        cqSize,
-        maxOutstandingPerQp,
-        n,
-        handshakeDeadline,
-        maxHandshakesInFlight,
-        endpointStoreCapacity,
-        port,
-        qpTimeout,
-        qpRetryCount,
-        qpRnrRetry,
-        pollBatchSize,
-        commandDrainLimit,
-        idleBackoffMin,
-        idleBackoffMax,
-        flushDeadline,
-        idleEndpoint);
+    return copy(c -> c.qpsPerEndpoint = n);
   }
 
   /**
    * @param deadline handshake deadline @return a copy with it
    */
   public OwnerConfig withHandshakeDeadline(Duration deadline) {
-    return new OwnerConfig(
-        workersPerContext,
-        cqSize,
-        maxOutstandingPerQp,
-        qpsPerEndpoint,
-        deadline,
-        maxHandshakesInFlight,
-        endpointStoreCapacity,
-        port,
-        qpTimeout,
-        qpRetryCount,
-        qpRnrRetry,
-        pollBatchSize,
-        commandDrainLimit,
-        idleBackoffMin,
-        idleBackoffMax,
-        flushDeadline,
-        idleEndpoint);
+    return copy(c -> c.handshakeDeadline = deadline);
   }
 
   /**
    * @param n connect requests in flight per owner @return a copy with it
    */
   public OwnerConfig withMaxHandshakesInFlight(int n) {
-    return new OwnerConfig(
-        workersPerContext,
-        cqSize,
-        maxOutstandingPerQp,
-        qpsPerEndpoint,
-        handshakeDeadline,
-        n,
-        endpointStoreCapacity,
-        port,
-        qpTimeout,
-        qpRetryCount,
-        qpRnrRetry,
-        pollBatchSize,
-        commandDrainLimit,
-        idleBackoffMin,
-        idleBackoffMax,
-        flushDeadline,
-        idleEndpoint);
+    return copy(c -> c.maxHandshakesInFlight = n);
   }
 
   /**
    * @param capacity endpoints per owner @return a copy with it
    */
   public OwnerConfig withEndpointStoreCapacity(int capacity) {
-    return new OwnerConfig(
-        workersPerContext,
-        cqSize,
-        maxOutstandingPerQp,
-        qpsPerEndpoint,
-        handshakeDeadline,
-        maxHandshakesInFlight,
-        capacity,
-        port,
-        qpTimeout,
-        qpRetryCount,
-        qpRnrRetry,
-        pollBatchSize,
-        commandDrainLimit,
-        idleBackoffMin,
-        idleBackoffMax,
-        flushDeadline,
-        idleEndpoint);
+    return copy(c -> c.endpointStoreCapacity = capacity);
   }
 
   /**
    * @param deadline flush deadline of retired endpoints @return a copy with it
    */
   public OwnerConfig withFlushDeadline(Duration deadline) {
-    return new OwnerConfig(
-        workersPerContext,
-        cqSize,
-        maxOutstandingPerQp,
-        qpsPerEndpoint,
-        handshakeDeadline,
-        maxHandshakesInFlight,
-        endpointStoreCapacity,
-        port,
-        qpTimeout,
-        qpRetryCount,
-        qpRnrRetry,
-        pollBatchSize,
-        commandDrainLimit,
-        idleBackoffMin,
-        idleBackoffMax,
-        deadline,
-        idleEndpoint);
+    return copy(c -> c.flushDeadline = deadline);
+  }
+
+  /** A copy of this configuration with some fields changed ({@code change} sets them). */
+  private OwnerConfig copy(java.util.function.Consumer<Fields> change) {
+    Fields c = new Fields(this);
+    change.accept(c);
+    return c.build();
+  }
+
+  /** The fields of a configuration, to change before {@link #build()} validates a new one. */
+  private static final class Fields {
+    int workersPerContext;
+    int cqSize;
+    int maxOutstandingPerQp;
+    int qpsPerEndpoint;
+    Duration handshakeDeadline;
+    int maxHandshakesInFlight;
+    int endpointStoreCapacity;
+    int port;
+    int qpTimeout;
+    int qpRetryCount;
+    int qpRnrRetry;
+    int pollBatchSize;
+    int commandDrainLimit;
+    Duration idleBackoffMin;
+    Duration idleBackoffMax;
+    Duration flushDeadline;
+    Duration idleEndpoint;
+
+    Fields(OwnerConfig o) {
+      workersPerContext = o.workersPerContext;
+      cqSize = o.cqSize;
+      maxOutstandingPerQp = o.maxOutstandingPerQp;
+      qpsPerEndpoint = o.qpsPerEndpoint;
+      handshakeDeadline = o.handshakeDeadline;
+      maxHandshakesInFlight = o.maxHandshakesInFlight;
+      endpointStoreCapacity = o.endpointStoreCapacity;
+      port = o.port;
+      qpTimeout = o.qpTimeout;
+      qpRetryCount = o.qpRetryCount;
+      qpRnrRetry = o.qpRnrRetry;
+      pollBatchSize = o.pollBatchSize;
+      commandDrainLimit = o.commandDrainLimit;
+      idleBackoffMin = o.idleBackoffMin;
+      idleBackoffMax = o.idleBackoffMax;
+      flushDeadline = o.flushDeadline;
+      idleEndpoint = o.idleEndpoint;
+    }
+
+    OwnerConfig build() {
+      return new OwnerConfig(
+          workersPerContext,
+          cqSize,
+          maxOutstandingPerQp,
+          qpsPerEndpoint,
+          handshakeDeadline,
+          maxHandshakesInFlight,
+          endpointStoreCapacity,
+          port,
+          qpTimeout,
+          qpRetryCount,
+          qpRnrRetry,
+          pollBatchSize,
+          commandDrainLimit,
+          idleBackoffMin,
+          idleBackoffMax,
+          flushDeadline,
+          idleEndpoint);
+    }
   }
 
   private static void atLeast(String name, int value, int min) {
