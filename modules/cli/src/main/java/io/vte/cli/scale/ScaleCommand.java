@@ -1,5 +1,7 @@
 package io.vte.cli.scale;
 
+import io.vte.api.EngineOptions;
+import io.vte.api.VteException;
 import io.vte.cli.ExitCodes;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -148,8 +150,8 @@ public final class ScaleCommand implements Callable<Integer> {
   @Option(
       names = "--handshakes-in-flight",
       description =
-          "The engines' maxHandshakesInFlight: connect requests each owner has in flight at most,"
-              + " 1..4096 (default: the engine's, ${DEFAULT-VALUE}); the others wait unsent. On a machine with fewer cores than the run has host"
+          "The engines' maxHandshakesInFlight: connect requests each owner has in flight at most"
+              + " (default: the engine's, ${DEFAULT-VALUE}); the others wait unsent. On a machine with fewer cores than the run has host"
               + " JVMs, fewer requests at once are answered within their deadline.")
   private int handshakesInFlight = ScaleSettings.DEFAULT_HANDSHAKES_IN_FLIGHT;
 
@@ -174,16 +176,14 @@ public final class ScaleCommand implements Callable<Integer> {
         || batch < 1
         || !(window > 0 && window <= 600)
         || idleMs < 0
-        || !(timeScale >= 1 && timeScale <= 100)
-        || handshakesInFlight < 1
-        || handshakesInFlight > 4096) {
+        || !(timeScale >= 1 && timeScale <= 100)) {
       throw new ParameterException(
           spec.commandLine(),
           String.format(
               Locale.ROOT,
               "bad settings: --hosts 2..250 each (got %s), --nics 1..16 (%d), --workers >= 1 (%d),"
                   + " --size >= 1 (%d), --batch >= 1 (%d), --window 0..600 s (%s), --idle-ms >= 0"
-                  + " (%d), --time-scale 1..100 (%s), --handshakes-in-flight 1..4096 (%d)",
+                  + " (%d), --time-scale 1..100 (%s)",
               hosts,
               nics,
               workers,
@@ -191,8 +191,14 @@ public final class ScaleCommand implements Callable<Integer> {
               batch,
               window,
               idleMs,
-              timeScale,
-              handshakesInFlight));
+              timeScale));
+    }
+    try {
+      // the engine option's own range, named by this flag
+      EngineOptions.FIELDS.require(
+          "maxHandshakesInFlight", handshakesInFlight, "--handshakes-in-flight, engine option");
+    } catch (VteException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
     }
     if (netns != null && !metadata.startsWith("etcd://")) {
       throw new ParameterException(

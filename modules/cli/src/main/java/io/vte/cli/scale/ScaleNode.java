@@ -43,8 +43,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * warm-up). Arguments are {@code key=value}: {@code host}, {@code hosts}, {@code devices}
  * (comma-separated soft device specs), {@code rpcHost}, {@code rpcPort} (default 0: any), {@code
  * metadata} (etcd URI), {@code prefix} (cluster prefix), {@code workers}, {@code size}, {@code
- * batch}, {@code idleMs}, and {@code firstOnReady} ({@code true}: runs {@code first} right after
- * {@code ready}, unasked, as a host that restarted does).
+ * batch}, {@code idleMs}, {@code timeScale} (default 1), {@code handshakesInFlight} (the engine's
+ * {@code maxHandshakesInFlight}), and {@code firstOnReady} ({@code true}: runs {@code first} right
+ * after {@code ready}, unasked, as a host that restarted does).
  */
 public final class ScaleNode {
 
@@ -76,10 +77,7 @@ public final class ScaleNode {
             Duration.ofMillis(Long.parseLong(args.get("idleMs"))),
             args.get("metadata"),
             Double.parseDouble(args.getOrDefault("timeScale", "1")),
-            Integer.parseInt(
-                args.getOrDefault(
-                    "handshakesInFlight",
-                    Integer.toString(ScaleSettings.DEFAULT_HANDSHAKES_IN_FLIGHT))));
+            Integer.parseInt(args.get("handshakesInFlight")));
     EngineOptions o =
         settings
             .applyTo(new EngineOptions())
