@@ -5,6 +5,7 @@ import io.vertx.core.json.JsonObject;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -407,22 +408,32 @@ public final class OptionFields<O> {
       };
 
   /** A duration written as a JSON whole number of milliseconds; JSON null reads as null. */
-  public static final Kind<Duration> MILLIS =
-      new Kind<>() {
-        @Override
-        public Duration read(Object json, String label, String path) {
-          if (json == null) {
-            return null;
-          }
-          return Duration.ofMillis(
-              whole(json, 63, label, path, "a whole number of milliseconds").longValue());
-        }
+  public static final Kind<Duration> MILLIS = wholeNumberOf(ChronoUnit.MILLIS, "milliseconds");
 
-        @Override
-        public Object write(Duration value) {
-          return value.toMillis();
+  /** A duration written as a JSON whole number of microseconds; JSON null reads as null. */
+  public static final Kind<Duration> MICROS = wholeNumberOf(ChronoUnit.MICROS, "microseconds");
+
+  /**
+   * @return durations written as a JSON whole number of {@code unit}s ({@code unitName} in
+   *     messages); JSON null reads as null
+   */
+  private static Kind<Duration> wholeNumberOf(ChronoUnit unit, String unitName) {
+    return new Kind<>() {
+      @Override
+      public Duration read(Object json, String label, String path) {
+        if (json == null) {
+          return null;
         }
-      };
+        return Duration.of(
+            whole(json, 63, label, path, "a whole number of " + unitName).longValue(), unit);
+      }
+
+      @Override
+      public Object write(Duration value) {
+        return value.dividedBy(unit.getDuration());
+      }
+    };
+  }
 
   /** A JSON array of strings; JSON null reads as null. */
   public static final Kind<List<String>> STRING_LIST = listOf(STRING);

@@ -75,6 +75,7 @@ class EngineOptionsJsonTest {
         .setRailHoldDown(Duration.ofMillis(250))
         .setQpTimeout(Duration.ofMillis(40))
         .setQpRetryCount(3)
+        .setBusyPoll(Duration.ofNanos(30_000))
         .setIdleConnection(Duration.ofMillis(1500))
         .setIdleEndpoint(Duration.ofMillis(2500));
   }
@@ -116,6 +117,7 @@ class EngineOptionsJsonTest {
   void aFractionForAnIntegerIsRejectedNamingFieldAndValue() {
     assertWrongType("workersPerContext", "2.5", new JsonObject().put("workersPerContext", 2.5));
     assertWrongType("qpTimeoutMs", "0.5", new JsonObject().put("qpTimeoutMs", 0.5));
+    assertWrongType("busyPollMicros", "2.5", new JsonObject().put("busyPollMicros", 2.5));
     assertWrongType(
         "metadata.leaseTtlMs",
         "3000.5",
@@ -169,6 +171,13 @@ class EngineOptionsJsonTest {
                     .put("keyId", "k")
                     .put("secretBase64", "MDEy")
                     .put("acceptKeys", new JsonObject())));
+  }
+
+  @Test
+  void aMicrosecondFieldReadsAndWritesMicroseconds() {
+    EngineOptions o = EngineOptions.fromJson(new JsonObject().put("busyPollMicros", 250));
+    assertEquals(Duration.ofNanos(250_000), o.getBusyPoll());
+    assertEquals(250L, o.toJson().getValue("busyPollMicros"));
   }
 
   @Test
@@ -229,7 +238,7 @@ class EngineOptionsJsonTest {
       } else {
         assertEquals(
             def instanceof Duration d
-                ? (Object) d.toMillis()
+                ? (Object) (key.endsWith("Micros") ? d.toNanos() / 1000 : d.toMillis())
                 : def instanceof List<?> l ? new JsonArray(l) : def,
             json.getValue(key),
             key);

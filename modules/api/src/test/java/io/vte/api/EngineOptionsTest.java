@@ -22,6 +22,7 @@ class EngineOptionsTest {
         .setCqSize(64)
         .setEndpointCacheSize(9)
         .setMaxOutstandingPerQp(16)
+        .setBusyPoll(Duration.ofNanos(250_000))
         .setRpcHost("127.0.0.2")
         .setRpcPort(4242)
         .setMetadataUri("etcd://127.0.0.1:2379")
@@ -229,6 +230,9 @@ class EngineOptionsTest {
     assertBad("metadataUri", sample().setMetadataUri("redis://x"));
     assertBad("railHoldDownMs", sample().setRailHoldDown(Duration.ofMillis(-1)));
     assertBad("qpRetryCount", sample().setQpRetryCount(8));
+    assertBad("busyPollMicros", sample().setBusyPoll(Duration.ofNanos(-1_000)));
+    assertBad("busyPollMicros", sample().setBusyPoll(Duration.ofMillis(1001)));
+    assertBad("busyPollMicros", sample().setBusyPoll(null));
   }
 
   private static void assertBad(String field, EngineOptions options) {

@@ -6,6 +6,7 @@ import io.vte.api.InvalidOptionException;
 import io.vte.api.SoftDeviceSpec;
 import io.vte.cli.ByteSize;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Option;
 
 /**
  * The engine flags every {@code vte bench} form shares: devices, owners per device, slice size,
- * transport, metadata backend and the fault schedule.
+ * owners' busy-poll window, transport, metadata backend and the fault schedule.
  */
 public final class EngineFlags {
 
@@ -52,6 +53,14 @@ public final class EngineFlags {
       description =
           "Signaled work requests (slices) in flight per queue pair (default: the engine's).")
   Integer maxOutstandingPerQp;
+
+  @Option(
+      names = "--busy-poll-us",
+      paramLabel = "MICROS",
+      description =
+          "How long an owner with work on the wire keeps polling its CQ after its last work, 0 to"
+              + " sleep at once (default: the engine's busyPollMicros).")
+  Long busyPollMicros;
 
   @Option(names = "--transport", description = "soft or ibverbs (default: the engine's).")
   String transport;
@@ -96,7 +105,9 @@ public final class EngineFlags {
           "metadataUri",
           "--metadata",
           "handshakeDeadlineMs",
-          "--handshake-timeout");
+          "--handshake-timeout",
+          "busyPollMicros",
+          "--busy-poll-us");
 
   /**
    * Checks every value: the flags' own forms here, the engine options they set by {@link
@@ -159,6 +170,7 @@ public final class EngineFlags {
           case "--transport" -> "'" + transport + "'";
           case "--metadata" -> "'" + metadata + "'";
           case "--devices" -> "'" + devices + "'";
+          case "--busy-poll-us" -> busyPollMicros;
           default -> e.value();
         };
     String expected =
@@ -276,6 +288,9 @@ public final class EngineFlags {
     }
     if (handshakeTimeout != null) {
       o.setHandshakeDeadline(Duration.ofMillis((long) (handshakeTimeout * 1000)));
+    }
+    if (busyPollMicros != null) {
+      o.setBusyPoll(Duration.of(busyPollMicros, ChronoUnit.MICROS));
     }
     return o;
   }

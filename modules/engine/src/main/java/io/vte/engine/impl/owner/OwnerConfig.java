@@ -28,6 +28,8 @@ import java.time.Duration;
  * @param qpRnrRetry QP receiver-not-ready retries (0..7)
  * @param pollBatchSize completions polled per CQ poll (also the largest post batch)
  * @param commandDrainLimit commands (slices, replies, events) an owner takes per duty cycle
+ * @param busyPoll how long an owner with work requests in flight keeps polling after it last found
+ *     work ({@link OwnerIdleStrategy})
  * @param idleBackoffMin shortest sleep of an idle owner (at least 1 ms: Vert.x timers)
  * @param idleBackoffMax longest sleep of an idle owner; bounds how late a deadline is noticed
  * @param flushDeadline how long a retired endpoint waits for the flushed completions of its work
@@ -49,6 +51,7 @@ public record OwnerConfig(
     int qpRnrRetry,
     int pollBatchSize,
     int commandDrainLimit,
+    Duration busyPoll,
     Duration idleBackoffMin,
     Duration idleBackoffMax,
     Duration flushDeadline,
@@ -103,6 +106,7 @@ public record OwnerConfig(
     range("qpRnrRetry", qpRnrRetry, 0, 7);
     atLeast("pollBatchSize", pollBatchSize, 1);
     atLeast("commandDrainLimit", commandDrainLimit, 1);
+    engine.require("busyPollMicros", busyPoll, ENGINE_OPTION);
     positive("idleBackoffMin", idleBackoffMin);
     positive("idleBackoffMax", idleBackoffMax);
     if (idleBackoffMin.toMillis() < 1) {
@@ -145,6 +149,7 @@ public record OwnerConfig(
         QP_RNR_RETRY,
         POLL_BATCH_SIZE,
         COMMAND_DRAIN_LIMIT,
+        options.getBusyPoll(),
         IDLE_BACKOFF_MIN,
         IDLE_BACKOFF_MAX,
         FLUSH_DEADLINE,
@@ -272,6 +277,7 @@ public record OwnerConfig(
     int qpRnrRetry;
     int pollBatchSize;
     int commandDrainLimit;
+    Duration busyPoll;
     Duration idleBackoffMin;
     Duration idleBackoffMax;
     Duration flushDeadline;
@@ -291,6 +297,7 @@ public record OwnerConfig(
       qpRnrRetry = o.qpRnrRetry;
       pollBatchSize = o.pollBatchSize;
       commandDrainLimit = o.commandDrainLimit;
+      busyPoll = o.busyPoll;
       idleBackoffMin = o.idleBackoffMin;
       idleBackoffMax = o.idleBackoffMax;
       flushDeadline = o.flushDeadline;
@@ -312,6 +319,7 @@ public record OwnerConfig(
           qpRnrRetry,
           pollBatchSize,
           commandDrainLimit,
+          busyPoll,
           idleBackoffMin,
           idleBackoffMax,
           flushDeadline,

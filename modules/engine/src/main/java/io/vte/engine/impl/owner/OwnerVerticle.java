@@ -7,38 +7,32 @@ import io.vertx.core.internal.ContextInternal;
 
 /**
  * Schedules one {@link Owner}'s duty cycle on the event-loop context it is deployed on, for life.
- * Never blocks: while there is work it re-runs itself with {@code runOnContext} hops (other events
- * interleave); when idle it arms the CQ, polls once more, and sleeps on a timer with growing
+ * Never blocks: while there is work, or work requests on the wire within the busy-poll window
+ * ({@link OwnerIdleStrategy}), it re-runs itself with {@code runOnContext} hops (other events
+ * interleave); otherwise it arms the CQ, polls once more, and sleeps on a timer with growing
  * back-off, woken early by a CQ notification or a new command (both go through the proxy's single
  * wake flag).
  */
 final class OwnerVerticle extends VerticleBase {
 
-  /**
-   * Empty cycles with work in flight before the owner parks on a CQ notification instead of
-   * spinning.
-   */
-  private static final int SPIN_CYCLES = 8;
-
   private final Owner owner;
   private final OwnerProxy proxy;
-  private final long backoffMinMs;
-  private final long backoffMaxMs;
+  private final OwnerIdleStrategy idle;
   private final Handler<Void> cycle = v -> cycle();
   // What runOnContext(cycle) does, made once: a hop to the next cycle allocates nothing.
   private final Runnable cycleTask = () -> ((ContextInternal) context).dispatch(cycle);
   private final Handler<Long> timerFired = id -> onTimer();
   private long timerId = -1;
-  private long backoffMs;
-  private int emptyCycles;
   private boolean stopped;
 
   OwnerVerticle(Owner owner, OwnerConfig config) {
     this.owner = owner;
     this.proxy = owner.proxy();
-    this.backoffMinMs = config.idleBackoffMin().toMillis();
-    this.backoffMaxMs = config.idleBackoffMax().toMillis();
-    this.backoffMs = backoffMinMs;
+    this.idle =
+        new OwnerIdleStrategy(
+            config.busyPoll().toNanos(),
+            config.idleBackoffMin().toMillis(),
+            config.idleBackoffMax().toMillis());
   }
 
   @Override
@@ -65,25 +59,16 @@ final class OwnerVerticle extends VerticleBase {
     }
     proxy.clearWake();
     cancelTimer();
-    if (owner.doWork() > 0) {
-      emptyCycles = 0;
-      backoffMs = backoffMinMs;
-      hop();
-      return;
-    }
-    if (owner.hasWorkInFlight() && ++emptyCycles < SPIN_CYCLES) {
+    if (idle.runAgain(owner.doWork(), owner.outstanding() > 0, System.nanoTime())) {
       hop();
       return;
     }
     owner.armCompletionNotification();
-    if (owner.doWork() > 0) {
-      emptyCycles = 0;
+    if (idle.runAgain(owner.doWork(), false, System.nanoTime())) {
       hop();
       return;
     }
-    long delay = owner.hasWorkInFlight() ? backoffMinMs : backoffMs;
-    backoffMs = Math.min(backoffMs * 2, backoffMaxMs);
-    timerId = vertx.setTimer(delay, timerFired);
+    timerId = vertx.setTimer(idle.sleepMillis(owner.hasWorkInFlight()), timerFired);
   }
 
   private void hop() {

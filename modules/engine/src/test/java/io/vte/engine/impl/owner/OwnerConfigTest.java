@@ -21,7 +21,7 @@ class OwnerConfigTest {
     // conf/README.md: workersPerContext 2, cqSize 4096, maxOutstandingPerQp 32, handshakeDeadlineMs
     // 5000, maxHandshakesInFlight 16,
     // endpointCacheSize 256, qpTimeoutMs 1000 (ibverbs exponent 18: 4.096 us x 2^18 = 1.07 s),
-    // qpRetryCount 7
+    // qpRetryCount 7, busyPollMicros 100
     OwnerConfig expected =
         new OwnerConfig(
             2,
@@ -37,6 +37,7 @@ class OwnerConfigTest {
             7,
             64,
             256,
+            Duration.ofNanos(100_000),
             Duration.ofMillis(1),
             Duration.ofMillis(20),
             Duration.ofSeconds(2),
@@ -56,6 +57,7 @@ class OwnerConfigTest {
             .setEndpointCacheSize(9)
             .setQpTimeout(Duration.ofMillis(100))
             .setQpRetryCount(2)
+            .setBusyPoll(Duration.ofNanos(7_000))
             .setIdleEndpoint(Duration.ofMillis(1234));
     OwnerConfig c = OwnerConfig.from(o);
     assertEquals(3, c.workersPerContext());
@@ -66,6 +68,7 @@ class OwnerConfigTest {
     assertEquals(9, c.endpointStoreCapacity());
     assertEquals(15, c.qpTimeout());
     assertEquals(2, c.qpRetryCount());
+    assertEquals(Duration.ofNanos(7_000), c.busyPoll());
     assertEquals(Duration.ofMillis(1234), c.idleEndpoint());
   }
 
@@ -87,6 +90,12 @@ class OwnerConfigTest {
         () -> OwnerConfig.from(new EngineOptions().setIdleEndpoint(Duration.ofMillis(-1))));
     assertNamed(
         "workersPerContext", () -> OwnerConfig.from(new EngineOptions().setWorkersPerContext(0)));
+    assertNamed(
+        "busyPollMicros",
+        () -> OwnerConfig.from(new EngineOptions().setBusyPoll(Duration.ofNanos(-1_000))));
+    assertNamed(
+        "busyPollMicros",
+        () -> OwnerConfig.from(new EngineOptions().setBusyPoll(Duration.ofMillis(1001))));
   }
 
   private static void assertNamed(String field, Runnable make) {

@@ -1,0 +1,75 @@
+package io.vte.engine.impl.owner;
+
+/**
+ * Decides what an owner does after a duty cycle, as Aeron's idle strategies do: run the next cycle
+ * at once, or sleep. An owner that found work runs again. One with work requests on the wire keeps
+ * polling its CQ for at least {@link #MIN_SPIN_CYCLES} empty cycles and for {@code busyPollNanos}
+ * after it last found work: a completion that lands within that window is reaped without a CQ
+ * notification and a wake-up of the event loop, which on a small machine cost more than the round
+ * trip of a small request. Beyond it, or with nothing on the wire, the owner arms its CQ and sleeps
+ * on a timer: {@code backoffMin} while work is in flight (handshakes, retiring endpoints), else a
+ * back-off doubling up to {@code backoffMax}. Owner-thread only; the clock is the caller's, so
+ * tests drive it directly.
+ */
+final class OwnerIdleStrategy {
+
+  /** Empty cycles an owner with work requests in flight always runs before it may sleep. */
+  static final int MIN_SPIN_CYCLES = 8;
+
+  private final long busyPollNanos;
+  private final long backoffMinMs;
+  private final long backoffMaxMs;
+  private long backoffMs;
+  private long lastWorkNanos;
+  private int emptyCycles;
+
+  /**
+   * @param busyPollNanos how long after its last work an owner with work requests in flight keeps
+   *     polling, 0 for {@link #MIN_SPIN_CYCLES} cycles only
+   * @param backoffMinMs shortest sleep, at least 1
+   * @param backoffMaxMs longest sleep, at least {@code backoffMinMs}
+   */
+  OwnerIdleStrategy(long busyPollNanos, long backoffMinMs, long backoffMaxMs) {
+    this.busyPollNanos = busyPollNanos;
+    this.backoffMinMs = backoffMinMs;
+    this.backoffMaxMs = backoffMaxMs;
+    this.backoffMs = backoffMinMs;
+  }
+
+  /**
+   * @param work what the cycle did ({@link Owner#doWork()})
+   * @param workRequestsInFlight work requests are posted and not yet completed
+   * @param nowNanos the caller's clock
+   * @return true when the next cycle should run at once; false when the owner should arm its CQ and
+   *     sleep ({@link #sleepMillis})
+   */
+  boolean runAgain(int work, boolean workRequestsInFlight, long nowNanos) {
+    if (work > 0) {
+      lastWorkNanos = nowNanos;
+      emptyCycles = 0;
+      backoffMs = backoffMinMs;
+      return true;
+    }
+    if (!workRequestsInFlight) {
+      return false;
+    }
+    return ++emptyCycles < MIN_SPIN_CYCLES || nowNanos - lastWorkNanos < busyPollNanos;
+  }
+
+  /**
+   * The sleep of an owner that {@link #runAgain} let go; each call while idle doubles the next.
+   *
+   * @param workInFlight anything is in flight (work requests, handshakes, retiring endpoints)
+   * @return milliseconds until its timer fires, unless a CQ notification or a command wakes it
+   *     first
+   */
+  long sleepMillis(boolean workInFlight) {
+    emptyCycles = 0;
+    if (workInFlight) {
+      return backoffMinMs;
+    }
+    long delay = backoffMs;
+    backoffMs = Math.min(backoffMs * 2, backoffMaxMs);
+    return delay;
+  }
+}
