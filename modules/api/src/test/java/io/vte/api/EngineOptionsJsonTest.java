@@ -76,6 +76,7 @@ class EngineOptionsJsonTest {
         .setQpTimeout(Duration.ofMillis(40))
         .setQpRetryCount(3)
         .setBusyPoll(Duration.ofNanos(30_000))
+        .setNicBusyPoll(Duration.ofNanos(20_000))
         .setIdleConnection(Duration.ofMillis(1500))
         .setIdleEndpoint(Duration.ofMillis(2500));
   }

@@ -233,6 +233,8 @@ class EngineOptionsTest {
     assertBad("busyPollMicros", sample().setBusyPoll(Duration.ofNanos(-1_000)));
     assertBad("busyPollMicros", sample().setBusyPoll(Duration.ofMillis(1001)));
     assertBad("busyPollMicros", sample().setBusyPoll(null));
+    assertBad("nicBusyPollMicros", sample().setNicBusyPoll(Duration.ofNanos(-1_000)));
+    assertBad("nicBusyPollMicros", sample().setNicBusyPoll(Duration.ofMillis(1001)));
   }
 
   private static void assertBad(String field, EngineOptions options) {

@@ -55,7 +55,13 @@ public final class ProviderConfig {
     for (String spec : specs) {
       devices.add(softDevice(spec));
     }
-    return Map.of("devices", devices, "idleConnectionMs", options.getIdleConnection().toMillis());
+    return Map.of(
+        "devices",
+        devices,
+        "idleConnectionMs",
+        options.getIdleConnection().toMillis(),
+        "nicSpinMicros",
+        options.getNicBusyPoll().toNanos() / 1000);
   }
 
   /**

@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 
 /**
  * The engine flags every {@code vte bench} form shares: devices, owners per device, slice size,
- * owners' busy-poll window, transport, metadata backend and the fault schedule.
+ * owners' and soft NICs' busy-poll windows, transport, metadata backend and the fault schedule.
  */
 public final class EngineFlags {
 
@@ -62,6 +62,14 @@ public final class EngineFlags {
               + " sleep at once (default: the engine's busyPollMicros).")
   Long busyPollMicros;
 
+  @Option(
+      names = "--nic-busy-poll-us",
+      paramLabel = "MICROS",
+      description =
+          "How long a soft NIC thread keeps polling its sockets after traffic, 0 to sleep at once"
+              + " (default: the engine's nicBusyPollMicros).")
+  Long nicBusyPollMicros;
+
   @Option(names = "--transport", description = "soft or ibverbs (default: the engine's).")
   String transport;
 
@@ -107,7 +115,9 @@ public final class EngineFlags {
           "handshakeDeadlineMs",
           "--handshake-timeout",
           "busyPollMicros",
-          "--busy-poll-us");
+          "--busy-poll-us",
+          "nicBusyPollMicros",
+          "--nic-busy-poll-us");
 
   /**
    * Checks every value: the flags' own forms here, the engine options they set by {@link
@@ -171,6 +181,7 @@ public final class EngineFlags {
           case "--metadata" -> "'" + metadata + "'";
           case "--devices" -> "'" + devices + "'";
           case "--busy-poll-us" -> busyPollMicros;
+          case "--nic-busy-poll-us" -> nicBusyPollMicros;
           default -> e.value();
         };
     String expected =
@@ -291,6 +302,9 @@ public final class EngineFlags {
     }
     if (busyPollMicros != null) {
       o.setBusyPoll(Duration.of(busyPollMicros, ChronoUnit.MICROS));
+    }
+    if (nicBusyPollMicros != null) {
+      o.setNicBusyPoll(Duration.of(nicBusyPollMicros, ChronoUnit.MICROS));
     }
     return o;
   }

@@ -28,7 +28,9 @@ class ProviderConfigTest {
                 Map.of("name", "b", "host", "127.0.0.2", "port", 0),
                 Map.of("name", "c", "host", "127.0.0.3", "port", 7001)),
             "idleConnectionMs",
-            60_000L),
+            60_000L,
+            "nicSpinMicros",
+            0L),
         ProviderConfig.of(o));
     assertEquals(List.of("a", "b", "c"), ProviderConfig.deviceNames(o));
   }
@@ -38,6 +40,12 @@ class ProviderConfigTest {
     EngineOptions o = new EngineOptions().setIdleConnection(Duration.ofMillis(250));
     assertEquals(250L, ProviderConfig.of(o).get("idleConnectionMs"));
     assertEquals(0L, ProviderConfig.of(o.setIdleConnection(Duration.ZERO)).get("idleConnectionMs"));
+  }
+
+  @Test
+  void theNicBusyPollGoesToTheSoftProvider() {
+    EngineOptions o = new EngineOptions().setNicBusyPoll(Duration.ofNanos(50_000));
+    assertEquals(50L, ProviderConfig.of(o).get("nicSpinMicros"));
   }
 
   @Test
@@ -60,7 +68,9 @@ class ProviderConfigTest {
             "devices",
             List.of(Map.of("name", "tcp0", "host", "127.0.0.2", "port", 7001)),
             "idleConnectionMs",
-            60_000L),
+            60_000L,
+            "nicSpinMicros",
+            0L),
         ProviderConfig.fallbackOf(o));
     assertEquals(List.of("mlx5_0", "mlx5_1", "tcp0"), ProviderConfig.deviceNames(o));
     assertEquals(List.of("ibverbs", "ibverbs", "soft"), ProviderConfig.transports(o));

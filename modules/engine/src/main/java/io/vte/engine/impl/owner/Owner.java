@@ -812,6 +812,13 @@ final class Owner {
   }
 
   /**
+   * @return bytes of the work requests in flight
+   */
+  long bytesOutstanding() {
+    return slots.bytesInFlight();
+  }
+
+  /**
    * @return endpoints retired but still waiting for flushes
    */
   int retiringCount() {

@@ -3,18 +3,25 @@ package io.vte.engine.impl.owner;
 /**
  * Decides what an owner does after a duty cycle, as Aeron's idle strategies do: run the next cycle
  * at once, or sleep. An owner that found work runs again. One with work requests on the wire keeps
- * polling its CQ for at least {@link #MIN_SPIN_CYCLES} empty cycles and for {@code busyPollNanos}
- * after it last found work: a completion that lands within that window is reaped without a CQ
- * notification and a wake-up of the event loop, which on a small machine cost more than the round
- * trip of a small request. Beyond it, or with nothing on the wire, the owner arms its CQ and sleeps
- * on a timer: {@code backoffMin} while work is in flight (handshakes, retiring endpoints), else a
- * back-off doubling up to {@code backoffMax}. Owner-thread only; the clock is the caller's, so
- * tests drive it directly.
+ * polling its CQ for at least {@link #MIN_SPIN_CYCLES} empty cycles and, while at most {@link
+ * #BUSY_POLL_MAX_BYTES} are on the wire, for {@code busyPollNanos} after it last found work: a
+ * completion that lands within that window is reaped without a CQ notification and a wake-up of the
+ * event loop, which on a small machine cost more than the round trip of a small request. Beyond it,
+ * or with nothing on the wire, the owner arms its CQ and sleeps on a timer: {@code backoffMin}
+ * while work is in flight (handshakes, retiring endpoints), else a back-off doubling up to {@code
+ * backoffMax}. Owner-thread only; the clock is the caller's, so tests drive it directly.
  */
 final class OwnerIdleStrategy {
 
   /** Empty cycles an owner with work requests in flight always runs before it may sleep. */
   static final int MIN_SPIN_CYCLES = 8;
+
+  /**
+   * Bytes on the wire above which an owner does not busy-poll: with that much in flight the machine
+   * is busy moving bytes, the NIC threads need the CPU, and completions come often enough that a
+   * sleeping owner is woken with several to reap.
+   */
+  static final long BUSY_POLL_MAX_BYTES = 1024 * 1024;
 
   private final long busyPollNanos;
   private final long backoffMinMs;
@@ -38,22 +45,23 @@ final class OwnerIdleStrategy {
 
   /**
    * @param work what the cycle did ({@link Owner#doWork()})
-   * @param workRequestsInFlight work requests are posted and not yet completed
+   * @param bytesOnWire bytes of the work requests posted and not yet completed
    * @param nowNanos the caller's clock
    * @return true when the next cycle should run at once; false when the owner should arm its CQ and
    *     sleep ({@link #sleepMillis})
    */
-  boolean runAgain(int work, boolean workRequestsInFlight, long nowNanos) {
+  boolean runAgain(int work, long bytesOnWire, long nowNanos) {
     if (work > 0) {
       lastWorkNanos = nowNanos;
       emptyCycles = 0;
       backoffMs = backoffMinMs;
       return true;
     }
-    if (!workRequestsInFlight) {
+    if (bytesOnWire <= 0) {
       return false;
     }
-    return ++emptyCycles < MIN_SPIN_CYCLES || nowNanos - lastWorkNanos < busyPollNanos;
+    return ++emptyCycles < MIN_SPIN_CYCLES
+        || bytesOnWire <= BUSY_POLL_MAX_BYTES && nowNanos - lastWorkNanos < busyPollNanos;
   }
 
   /**

@@ -59,12 +59,12 @@ final class OwnerVerticle extends VerticleBase {
     }
     proxy.clearWake();
     cancelTimer();
-    if (idle.runAgain(owner.doWork(), owner.outstanding() > 0, System.nanoTime())) {
+    if (idle.runAgain(owner.doWork(), owner.bytesOutstanding(), System.nanoTime())) {
       hop();
       return;
     }
     owner.armCompletionNotification();
-    if (idle.runAgain(owner.doWork(), false, System.nanoTime())) {
+    if (idle.runAgain(owner.doWork(), 0, System.nanoTime())) {
       hop();
       return;
     }

@@ -17,6 +17,7 @@ final class WorkRequestSlots {
   private final int[] sequences;
   private final int[] free;
   private int freeCount;
+  private long bytesInFlight;
 
   WorkRequestSlots(int capacity) {
     slices = new Slice[capacity];
@@ -45,6 +46,13 @@ final class WorkRequestSlots {
   }
 
   /**
+   * @return bytes of the work requests in flight
+   */
+  long bytesInFlight() {
+    return bytesInFlight;
+  }
+
+  /**
    * @return the number of slots (the CQ capacity)
    */
   int capacity() {
@@ -59,6 +67,7 @@ final class WorkRequestSlots {
   long acquire(Slice slice, Endpoint endpoint, int qp) {
     int slot = free[--freeCount];
     slices[slot] = slice;
+    bytesInFlight += slice.length();
     endpoints[slot] = endpoint;
     qps[slot] = qp;
     return ((long) sequences[slot] << 32) | slot;
@@ -93,6 +102,7 @@ final class WorkRequestSlots {
 
   /** Frees a slot; a later completion carrying its old id is stale. */
   void release(int slot) {
+    bytesInFlight -= slices[slot].length();
     slices[slot] = null;
     endpoints[slot] = null;
     sequences[slot]++;

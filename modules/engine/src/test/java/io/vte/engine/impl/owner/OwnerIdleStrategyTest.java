@@ -11,13 +11,16 @@ class OwnerIdleStrategyTest {
 
   private static final long US = 1_000;
 
+  /** Bytes on the wire of a few small requests. */
+  private static final long SMALL = 8 * 4096;
+
   @Test
   void withWorkRequestsInFlightItPollsUntilTheWindowAfterTheLastWorkHasPassed() {
     OwnerIdleStrategy idle = new OwnerIdleStrategy(100 * US, 1, 20);
     long now = 5_000_000;
-    assertTrue(idle.runAgain(3, true, now), "a cycle that did work runs again");
+    assertTrue(idle.runAgain(3, SMALL, now), "a cycle that did work runs again");
     int cycles = 0;
-    while (idle.runAgain(0, true, now += US)) {
+    while (idle.runAgain(0, SMALL, now += US)) {
       cycles++;
     }
     assertEquals(99, cycles, "polled every microsecond for 100 us after the last work");
@@ -28,21 +31,39 @@ class OwnerIdleStrategyTest {
   void workWithinTheWindowStartsItAgain() {
     OwnerIdleStrategy idle = new OwnerIdleStrategy(100 * US, 1, 20);
     long now = 0;
-    idle.runAgain(1, true, now);
-    assertTrue(idle.runAgain(0, true, now += 90 * US));
-    assertTrue(idle.runAgain(1, true, now += 5 * US), "a completion reaped while polling");
+    idle.runAgain(1, SMALL, now);
+    assertTrue(idle.runAgain(0, SMALL, now += 90 * US));
+    assertTrue(idle.runAgain(1, SMALL, now += 5 * US), "a completion reaped while polling");
     for (int i = 0; i < OwnerIdleStrategy.MIN_SPIN_CYCLES; i++) {
-      idle.runAgain(0, true, now += US);
+      idle.runAgain(0, SMALL, now += US);
     }
     assertTrue(
-        idle.runAgain(0, true, now += 80 * US), "95 us after the last work: still in the window");
-    assertFalse(idle.runAgain(0, true, now += 20 * US), "115 us after it: sleep");
+        idle.runAgain(0, SMALL, now += 80 * US), "95 us after the last work: still in the window");
+    assertFalse(idle.runAgain(0, SMALL, now += 20 * US), "115 us after it: sleep");
+  }
+
+  @Test
+  void withMoreThanTheBusyPollBytesOnTheWireItPollsTheMinimumEmptyCyclesOnly() {
+    OwnerIdleStrategy idle = new OwnerIdleStrategy(100 * US, 1, 20);
+    long now = 0;
+    long large = OwnerIdleStrategy.BUSY_POLL_MAX_BYTES + 1;
+    idle.runAgain(1, large, now);
+    int cycles = 0;
+    while (idle.runAgain(0, large, now += US)) {
+      cycles++;
+    }
+    assertEquals(OwnerIdleStrategy.MIN_SPIN_CYCLES - 1, cycles);
+    idle.sleepMillis(true);
+    idle.runAgain(1, OwnerIdleStrategy.BUSY_POLL_MAX_BYTES, now);
+    assertTrue(
+        idle.runAgain(0, OwnerIdleStrategy.BUSY_POLL_MAX_BYTES, now + 50 * US),
+        "at the bound it polls for the whole window");
   }
 
   @Test
   void withoutWorkRequestsInFlightItSleepsAtOnceWithAGrowingBackOff() {
     OwnerIdleStrategy idle = new OwnerIdleStrategy(100 * US, 1, 20);
-    assertFalse(idle.runAgain(0, false, 0), "no poll window without work requests on the wire");
+    assertFalse(idle.runAgain(0, 0, 0), "no poll window without work requests on the wire");
     assertEquals(1, idle.sleepMillis(false));
     assertEquals(2, idle.sleepMillis(false));
     assertEquals(4, idle.sleepMillis(false));
@@ -50,7 +71,7 @@ class OwnerIdleStrategyTest {
     assertEquals(16, idle.sleepMillis(false));
     assertEquals(20, idle.sleepMillis(false), "bounded by the longest back-off");
     assertEquals(20, idle.sleepMillis(false));
-    idle.runAgain(1, false, 0);
+    idle.runAgain(1, 0, 0);
     assertEquals(1, idle.sleepMillis(false), "work resets the back-off");
   }
 
@@ -58,9 +79,9 @@ class OwnerIdleStrategyTest {
   void aZeroWindowPollsTheMinimumEmptyCyclesOnly() {
     OwnerIdleStrategy idle = new OwnerIdleStrategy(0, 1, 20);
     long now = 0;
-    idle.runAgain(1, true, now);
+    idle.runAgain(1, SMALL, now);
     int cycles = 0;
-    while (idle.runAgain(0, true, now)) {
+    while (idle.runAgain(0, SMALL, now)) {
       cycles++;
     }
     assertEquals(OwnerIdleStrategy.MIN_SPIN_CYCLES - 1, cycles);
@@ -70,11 +91,11 @@ class OwnerIdleStrategyTest {
   void afterASleepTheMinimumCyclesCountAgain() {
     OwnerIdleStrategy idle = new OwnerIdleStrategy(0, 1, 20);
     long now = 0;
-    while (idle.runAgain(0, true, now)) {
+    while (idle.runAgain(0, SMALL, now)) {
       now += US;
     }
     idle.sleepMillis(true);
     assertTrue(
-        idle.runAgain(0, true, now), "woken by its timer: it polls a few cycles before it sleeps");
+        idle.runAgain(0, SMALL, now), "woken by its timer: it polls a few cycles before it sleeps");
   }
 }
