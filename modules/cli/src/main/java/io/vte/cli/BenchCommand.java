@@ -210,7 +210,8 @@ public final class BenchCommand implements Callable<Integer> {
       int windows = baseline ? BASELINE_ROUNDS : 1;
       Duration slice = load.measure().dividedBy(2L * windows);
       BaselineWindows baselines =
-          new BaselineWindows(initiator.engine(), slice, load.blockSize(), load.region());
+          new BaselineWindows(
+              initiator.engine(), slice, load.blockSize(), load.region(), load.plan().inFlight());
       Runnable beforeWindow = !baseline ? () -> {} : baselines::beforeWindow;
       BenchResult r =
           session.measure(

@@ -7,8 +7,10 @@ import java.time.Duration;
 /**
  * The baselines of {@code --baseline}, measured before each window of the engine's run (the load
  * paused), so that a change of load on a shared machine weighs on both sides of the ratios alike:
- * raw NIO loopback streaming over as many connections as the engine opened, and one thread copying
- * the block size between two native buffers as large as the run's region ({@link MemcpyBench}).
+ * raw NIO loopback streaming over as many connections as the engine opened, NIO over as many
+ * connections with as many messages in flight as the run has requests, each acknowledged ({@link
+ * NioAckedBench}), and one thread copying the block size between two native buffers as large as the
+ * run's region ({@link MemcpyBench}).
  */
 public final class BaselineWindows {
 
@@ -16,7 +18,9 @@ public final class BaselineWindows {
   private final Duration slice;
   private final int blockSize;
   private final long region;
+  private final int inFlight;
   private double nioSum;
+  private double ackedSum;
   private double memcpySum;
   private int windows;
   private int streams = 1;
@@ -26,18 +30,23 @@ public final class BaselineWindows {
    * @param slice NIO time before each window (the memcpy baseline takes half of it)
    * @param blockSize block size of the run
    * @param region bytes the run's requests cover (the memcpy baseline copies as many)
+   * @param inFlight requests the run keeps in flight (the acked NIO baseline keeps as many
+   *     messages)
    */
-  public BaselineWindows(TransferEngine engine, Duration slice, int blockSize, long region) {
+  public BaselineWindows(
+      TransferEngine engine, Duration slice, int blockSize, long region, int inFlight) {
     this.engine = engine;
     this.slice = slice;
     this.blockSize = blockSize;
     this.region = region;
+    this.inFlight = inFlight;
   }
 
-  /** Measures both baselines once; call before each window. */
+  /** Measures the baselines once; call before each window. */
   public void beforeWindow() {
     streams = Math.max(1, liveQps(engine));
     nioSum += NioStreamBench.run(slice, blockSize, streams);
+    ackedSum += NioAckedBench.run(slice.dividedBy(2), blockSize, streams, inFlight).gibPerSecond();
     memcpySum += MemcpyBench.run(slice.dividedBy(2), blockSize, region);
     windows++;
   }
@@ -48,7 +57,8 @@ public final class BaselineWindows {
   public BenchReport.Baselines result() {
     return windows == 0
         ? BenchReport.Baselines.NONE
-        : new BenchReport.Baselines(nioSum / windows, streams, memcpySum / windows);
+        : new BenchReport.Baselines(
+            nioSum / windows, streams, ackedSum / windows, inFlight, memcpySum / windows);
   }
 
   /**

@@ -92,7 +92,8 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
               initiator.engine(),
               load.measure().dividedBy(2L * windows),
               load.blockSize(),
-              load.region());
+              load.region(),
+              load.plan().inFlight());
       BenchResult r =
           session.measure(
               load.plan(),

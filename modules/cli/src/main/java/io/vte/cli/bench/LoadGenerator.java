@@ -55,6 +55,13 @@ public final class LoadGenerator {
     public long region() {
       return (long) threads * depth * batchSize * blockSize;
     }
+
+    /**
+     * @return requests in flight at once
+     */
+    public int inFlight() {
+      return threads * depth * batchSize;
+    }
   }
 
   private final Vertx vertx;

@@ -113,6 +113,37 @@ class ProgressAndSummaryTest {
   }
 
   @Test
+  void theBaselinesAndTheirRatiosArePrintedWithTheTargetOfTheBlockSize() {
+    // 40960 B in 1 s: 3.815e-5 GiB/s; the baselines are twice and four times that
+    BenchResult r = result(1_000_000_000L, 0, 1_000_000_000L);
+    double gibs = r.gibPerSecond();
+    BenchReport report =
+        new BenchReport(
+            "embedded",
+            2,
+            2,
+            65536,
+            new BenchReport.Baselines(4 * gibs, 4, 2 * gibs, 8, Double.NaN));
+    StringWriter out = new StringWriter();
+    report.print(new PrintWriter(out), r, false);
+    String table = out.toString();
+    assertTrue(table.contains("  ratio          0.250 (target >= 0.50)"), table);
+    assertTrue(
+        table.contains("4 streams: the engine's connections")
+            && table.contains("the same streams, 8 messages in flight, each acknowledged"),
+        table);
+    assertTrue(table.contains("  acked ratio    0.500"), table);
+    JsonObject json = report.json(r);
+    assertEquals(0.25, json.getDouble("ratio"), json.encode());
+    assertEquals(0.5, json.getDouble("acked_ratio"), json.encode());
+    assertEquals(8, json.getInteger("acked_baseline_in_flight"), json.encode());
+    assertFalse(json.containsKey("memcpy_ratio"), "no memcpy baseline was measured");
+    assertEquals(0.9, BenchReport.streamingTarget(65536, 1));
+    assertEquals(0.85, BenchReport.streamingTarget(4096, 32));
+    assertEquals(0.85, BenchReport.streamingTarget(4 << 20, 1));
+  }
+
+  @Test
   void theTableAndTheJsonSayWhenARunOverranOrStalled() {
     BenchReport report = new BenchReport("embedded", 2, 2, 65536, Double.NaN);
     BenchResult late = result(12_000_000_000L, 100_000_000L, 10_000_000_000L);

@@ -1,0 +1,185 @@
+package io.vte.cli.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+
+/**
+ * The like-for-like baseline of a small-request load: raw Java NIO over loopback, each message of
+ * {@code size} bytes acknowledged by its receiver with {@link #ACK_BYTES} bytes, at most {@code
+ * window} messages unacknowledged per connection, as a one-sided WRITE completes only once its peer
+ * acknowledged it. Blocking SocketChannels with TCP_NODELAY, direct buffers; per connection a
+ * sender thread (which also reads the acknowledgements) and a receiver thread. Where {@link
+ * NioStreamBench} streams with no bound on the bytes in flight, this one has as many messages in
+ * flight as the engine has requests, so their ratio says what the engine costs beyond the round
+ * trips its load needs.
+ */
+public final class NioAckedBench {
+
+  /** Bytes of one acknowledgement. */
+  static final int ACK_BYTES = 8;
+
+  private NioAckedBench() {}
+
+  /**
+   * What one run measured.
+   *
+   * @param gibPerSecond acknowledged bytes per second, in GiB/s, of all connections together
+   * @param messages messages acknowledged in the measured time
+   */
+  public record Result(double gibPerSecond, long messages) {}
+
+  /**
+   * Runs {@code streams} connections side by side, {@code inFlight} messages in flight over all of
+   * them (spread evenly, at least one each).
+   *
+   * @param duration how long to measure (after a short warm-up)
+   * @param size bytes per message, at least 1
+   * @param streams connections, at least 1
+   * @param inFlight messages unacknowledged at most, over all connections, at least 1
+   * @return the rate of acknowledged bytes
+   * @throws IllegalArgumentException for a size, stream count or window below 1
+   */
+  public static Result run(Duration duration, int size, int streams, int inFlight) {
+    if (size < 1 || streams < 1 || inFlight < 1) {
+      throw new IllegalArgumentException(
+          "size, streams and inFlight must be >= 1, got "
+              + size
+              + ", "
+              + streams
+              + ", "
+              + inFlight);
+    }
+    Result[] each = new Result[streams];
+    Thread[] senders = new Thread[streams];
+    RuntimeException[] failure = new RuntimeException[1];
+    for (int i = 0; i < streams; i++) {
+      int index = i;
+      // the first inFlight % streams connections carry one message more
+      int window = Math.max(1, inFlight / streams + (i < inFlight % streams ? 1 : 0));
+      senders[i] =
+          new Thread(
+              () -> {
+                try {
+                  each[index] = runOne(duration, size, window);
+                } catch (RuntimeException e) {
+                  failure[0] = e;
+                }
+              },
+              "vte-bench-nio-acked-sender-" + i);
+      senders[i].start();
+    }
+    double gibs = 0;
+    long messages = 0;
+    for (int i = 0; i < streams; i++) {
+      try {
+        senders[i].join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while the acked NIO baseline ran", e);
+      }
+    }
+    if (failure[0] != null) {
+      throw failure[0];
+    }
+    for (Result r : each) {
+      gibs += r.gibPerSecond();
+      messages += r.messages();
+    }
+    return new Result(gibs, messages);
+  }
+
+  /** One connection with {@code window} messages in flight; measured at the sender. */
+  private static Result runOne(Duration duration, int size, int window) {
+    try (ServerSocketChannel server = ServerSocketChannel.open()) {
+      server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+      try (SocketChannel out = SocketChannel.open(server.getLocalAddress());
+          SocketChannel in = server.accept()) {
+        out.socket().setTcpNoDelay(true);
+        in.socket().setTcpNoDelay(true);
+        Thread receiver = new Thread(() -> receive(in, size), "vte-bench-nio-acked-receiver");
+        receiver.setDaemon(true);
+        receiver.start();
+        ByteBuffer message = ByteBuffer.allocateDirect(size);
+        ByteBuffer acks = ByteBuffer.allocateDirect(ACK_BYTES * window);
+        for (int i = 0; i < window; i++) {
+          send(out, message);
+        }
+        long warmupEnd = Measure.warmupEnd(duration);
+        while (System.nanoTime() < warmupEnd) {
+          resend(out, message, readAcks(out, acks));
+        }
+        long start = System.nanoTime();
+        long end = start + duration.toNanos();
+        long messages = 0;
+        long now;
+        while ((now = System.nanoTime()) < end) {
+          int acked = readAcks(out, acks);
+          messages += acked;
+          resend(out, message, acked);
+        }
+        return new Result(Measure.gibPerSecond(messages * size, now - start), messages);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("acked NIO baseline failed", e);
+    }
+  }
+
+  /**
+   * Blocks until at least one whole acknowledgement arrived.
+   *
+   * @return how many whole ones were read (a partial one stays in {@code acks} for the next call)
+   */
+  private static int readAcks(SocketChannel out, ByteBuffer acks) throws IOException {
+    while (acks.position() < ACK_BYTES) {
+      if (out.read(acks) < 0) {
+        throw new IOException("the receiver closed the connection");
+      }
+    }
+    acks.flip();
+    int whole = acks.remaining() / ACK_BYTES;
+    acks.position(whole * ACK_BYTES);
+    acks.compact();
+    return whole;
+  }
+
+  private static void resend(SocketChannel out, ByteBuffer message, int count) throws IOException {
+    for (int i = 0; i < count; i++) {
+      send(out, message);
+    }
+  }
+
+  private static void send(SocketChannel out, ByteBuffer message) throws IOException {
+    message.clear();
+    while (message.hasRemaining()) {
+      out.write(message);
+    }
+  }
+
+  /** Reads whole messages and acknowledges each; ends when the sender closes. */
+  private static void receive(SocketChannel in, int size) {
+    ByteBuffer message = ByteBuffer.allocateDirect(size);
+    ByteBuffer ack = ByteBuffer.allocateDirect(ACK_BYTES);
+    try {
+      while (true) {
+        message.clear();
+        while (message.hasRemaining()) {
+          if (in.read(message) < 0) {
+            return;
+          }
+        }
+        ack.clear();
+        while (ack.hasRemaining()) {
+          in.write(ack);
+        }
+      }
+    } catch (IOException e) {
+      // the sender closed the socket: the run is over
+    }
+  }
+}
