@@ -15,6 +15,7 @@ import io.vte.api.VteException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Consumer;
 
 /**
@@ -28,9 +29,12 @@ public final class BatchTracker implements TransferBatch {
   private static final AtomicIntegerFieldUpdater<BatchTracker> UNSETTLED =
       AtomicIntegerFieldUpdater.newUpdater(BatchTracker.class, "unsettled");
 
+  @SuppressWarnings("rawtypes")
+  private static final AtomicReferenceFieldUpdater<BatchTracker, Promise> ACCEPTED =
+      AtomicReferenceFieldUpdater.newUpdater(BatchTracker.class, Promise.class, "accepted");
+
   private final ContextInternal context;
   private final Promise<BatchResult> promise = Promise.promise();
-  private final Promise<Void> accepted = Promise.promise();
   private final Consumer<BatchTracker> onDone;
   private volatile int unsettled;
   private volatile TransferTracker[] trackers;
@@ -39,6 +43,9 @@ public final class BatchTracker implements TransferBatch {
   private volatile long deadlineNanos;
   private volatile long deadlineMillis = -1;
   private volatile VteException rejected;
+
+  /** Made on the first call of {@link #accepted()} only: most batches are never asked. */
+  private volatile Promise<Void> accepted;
 
   BatchTracker(Vertx vertx, Consumer<BatchTracker> onDone) {
     this.context = (ContextInternal) vertx.getOrCreateContext();
@@ -55,7 +62,27 @@ public final class BatchTracker implements TransferBatch {
    *     result does
    */
   Future<Void> accepted() {
-    return accepted.future();
+    Promise<Void> p = accepted;
+    if (p == null) {
+      ACCEPTED.compareAndSet(this, null, Promise.promise());
+      p = accepted;
+    }
+    // start() and reject() write their state before they read the field, this reads it after
+    // writing the field: one of the two sides settles the promise
+    settleAccepted(p);
+    return p.future();
+  }
+
+  private void settleAccepted(Promise<Void> p) {
+    if (p == null) {
+      return;
+    }
+    VteException failure = rejected;
+    if (failure != null) {
+      p.tryFail(failure);
+    } else if (trackers != null) {
+      p.tryComplete();
+    }
   }
 
   @Override
@@ -105,7 +132,7 @@ public final class BatchTracker implements TransferBatch {
    */
   void reject(VteException cause) {
     rejected = cause;
-    accepted.tryFail(cause);
+    settleAccepted(accepted);
     context.runOnContext(v -> promise.tryFail(cause));
     onDone.accept(this);
   }
@@ -119,7 +146,7 @@ public final class BatchTracker implements TransferBatch {
   void start(TransferTracker[] all, List<Slice> out) {
     unsettled = all.length;
     trackers = all;
-    accepted.tryComplete();
+    settleAccepted(accepted);
     RequestStatus early = endedEarly;
     for (TransferTracker t : all) {
       if (early != null) {

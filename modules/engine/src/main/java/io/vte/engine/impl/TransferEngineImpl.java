@@ -438,7 +438,6 @@ public final class TransferEngineImpl implements TransferEngine {
             vertx,
             memory,
             segments,
-            rails,
             new TransferTracker.Services(
                 new Slicer(options.getSliceSize()),
                 new SharedMemoryRouter(owners, sharedMemory),

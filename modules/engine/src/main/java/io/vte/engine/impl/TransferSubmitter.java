@@ -26,7 +26,6 @@ public final class TransferSubmitter {
   private final Vertx vertx;
   private final MemoryRegistry memory;
   private final SegmentCache segments;
-  private final RailSelector railSelector;
   private final TransferTracker.Services services;
   private final Set<BatchTracker> inFlight = ConcurrentHashMap.newKeySet();
   private final Consumer<BatchTracker> settled = inFlight::remove;
@@ -37,19 +36,16 @@ public final class TransferSubmitter {
    * @param vertx for timers and contexts
    * @param memory local registrations
    * @param segments peer segments
-   * @param railSelector rail choice
-   * @param services slicer, router, retry count, counters
+   * @param services slicer, router, rail choice, retry count, counters
    */
   public TransferSubmitter(
       Vertx vertx,
       MemoryRegistry memory,
       SegmentCache segments,
-      RailSelector railSelector,
       TransferTracker.Services services) {
     this.vertx = vertx;
     this.memory = memory;
     this.segments = segments;
-    this.railSelector = railSelector;
     this.services = services;
     this.deadlines = new DeadlineSweeper(vertx, inFlight);
   }
@@ -65,9 +61,9 @@ public final class TransferSubmitter {
       batch.reject(new VteException(ErrorCode.ENGINE_CLOSED, "engine is closed"));
       return batch;
     }
-    LocalBuffer[] locals;
+    TransferTracker[] trackers;
     try {
-      locals = validateLocal(requests, options);
+      trackers = validate(batch, requests, options);
     } catch (VteException e) {
       batch.reject(e);
       return batch;
@@ -80,12 +76,11 @@ public final class TransferSubmitter {
     if (closed) {
       batch.engineClosed();
     }
-    Resolved cached = resolveCached(requests);
-    if (cached.complete()) {
-      start(batch, requests, locals, cached);
+    if (resolveCached(trackers)) {
+      start(batch, trackers);
       return batch;
     }
-    resolveRemote(requests, cached)
+    resolveRemote(trackers)
         .onComplete(
             ar -> {
               if (ar.failed()) {
@@ -96,24 +91,16 @@ public final class TransferSubmitter {
                             ErrorCode.INTERNAL, "resolving segments failed", ar.cause()));
                 return;
               }
-              start(batch, requests, locals, ar.result());
+              start(batch, trackers);
             });
     return batch;
   }
 
-  /** Makes the requests' trackers, cuts their slices and routes them. */
-  private void start(
-      BatchTracker batch, List<TransferRequest> requests, LocalBuffer[] locals, Resolved resolved) {
-    int n = requests.size();
-    TransferTracker[] trackers = new TransferTracker[n];
+  /** Cuts the requests' slices and routes them. */
+  private void start(BatchTracker batch, TransferTracker[] trackers) {
     int total = 0;
-    for (int i = 0; i < n; i++) {
-      TransferRequest r = requests.get(i);
-      PeerSegment seg = resolved.segments[i];
-      trackers[i] =
-          new TransferTracker(
-              services, batch, r, locals[i], railSelector.railsFor(seg), resolved.bufferIndex[i]);
-      total += services.slicer().count(r.length());
+    for (TransferTracker t : trackers) {
+      total += services.slicer().count(t.request().length());
     }
     List<Slice> slices = new ArrayList<>(total);
     batch.start(trackers, slices);
@@ -143,7 +130,11 @@ public final class TransferSubmitter {
     return inFlight.size();
   }
 
-  private LocalBuffer[] validateLocal(List<TransferRequest> requests, TransferOptions options) {
+  /**
+   * @return a tracker per request, each with its local buffer; nothing is sent when one is bad
+   */
+  private TransferTracker[] validate(
+      BatchTracker batch, List<TransferRequest> requests, TransferOptions options) {
     if (options == null) {
       throw new VteException(ErrorCode.INVALID_ARGUMENT, "transfer options must not be null");
     }
@@ -151,8 +142,8 @@ public final class TransferSubmitter {
       throw new VteException(
           ErrorCode.INVALID_ARGUMENT, "a batch needs at least one request, got " + requests);
     }
-    LocalBuffer[] locals = new LocalBuffer[requests.size()];
-    for (int i = 0; i < locals.length; i++) {
+    TransferTracker[] trackers = new TransferTracker[requests.size()];
+    for (int i = 0; i < trackers.length; i++) {
       TransferRequest r = requests.get(i);
       if (r == null || r.opcode() == null || r.local() == null || r.segment() == null) {
         throw new VteException(
@@ -195,9 +186,9 @@ public final class TransferSubmitter {
                 + r.segment().getClass().getName()
                 + ")");
       }
-      locals[i] = local;
+      trackers[i] = new TransferTracker(services, batch, r, local);
     }
-    return locals;
+    return trackers;
   }
 
   private static String which(int index) {
@@ -216,32 +207,26 @@ public final class TransferSubmitter {
   }
 
   /**
-   * Each request's segment and remote buffer index; an index is negative where the range is in
-   * neither the request's handle nor the newest cached descriptor of its segment.
-   */
-  private record Resolved(PeerSegment[] segments, int[] bufferIndex, boolean complete) {}
-
-  /**
    * Finds each request's remote buffer in its handle or, missing there, in the newest cached
    * descriptor of its segment (another request may have fetched it already): no Future and no map,
-   * the common case.
+   * the common case. A tracker whose range is in neither keeps a negative buffer index.
+   *
+   * @return true when every range was found
    */
-  private Resolved resolveCached(List<TransferRequest> requests) {
-    int n = requests.size();
-    PeerSegment[] segs = new PeerSegment[n];
-    int[] index = new int[n];
+  private boolean resolveCached(TransferTracker[] trackers) {
     boolean complete = true;
-    for (int i = 0; i < n; i++) {
-      TransferRequest r = requests.get(i);
-      segs[i] = (PeerSegment) r.segment();
-      index[i] = segs[i].bufferIndexOf(r.remoteAddress(), r.length());
-      if (index[i] < 0) {
-        segs[i] = segments.newest(segs[i]);
-        index[i] = segs[i].bufferIndexOf(r.remoteAddress(), r.length());
-        complete &= index[i] >= 0;
+    for (TransferTracker t : trackers) {
+      TransferRequest r = t.request();
+      PeerSegment seg = (PeerSegment) r.segment();
+      int index = seg.bufferIndexOf(r.remoteAddress(), r.length());
+      if (index < 0) {
+        seg = segments.newest(seg);
+        index = seg.bufferIndexOf(r.remoteAddress(), r.length());
+        complete &= index >= 0;
       }
+      t.resolve(seg, index);
     }
-    return new Resolved(segs, index, complete);
+    return complete;
   }
 
   /**
@@ -250,35 +235,32 @@ public final class TransferSubmitter {
    * only a miss against the refreshed descriptor fails, with OUT_OF_RANGE; so does a miss whose
    * refresh failed (with the refresh's failure as cause), against the descriptor the caller held.
    */
-  private Future<Resolved> resolveRemote(List<TransferRequest> requests, Resolved cached) {
-    int n = requests.size();
-    PeerSegment[] segs = cached.segments();
-    int[] index = cached.bufferIndex();
+  private Future<Void> resolveRemote(TransferTracker[] trackers) {
     Map<PeerSegment, Future<PeerSegment>> refreshes = new IdentityHashMap<>();
-    for (int i = 0; i < n; i++) {
-      if (index[i] < 0 && !refreshes.containsKey(segs[i])) {
+    for (TransferTracker t : trackers) {
+      if (t.remoteBuffer() < 0 && !refreshes.containsKey(t.segment())) {
         services.counters().staleRefresh();
-        refreshes.put(segs[i], segments.refresh(segs[i]));
+        refreshes.put(t.segment(), segments.refresh(t.segment()));
       }
     }
     return Future.join(new ArrayList<>(refreshes.values()))
         .transform(
             ignored -> {
-              for (int i = 0; i < n; i++) {
-                if (index[i] >= 0) {
+              for (int i = 0; i < trackers.length; i++) {
+                TransferTracker t = trackers[i];
+                if (t.remoteBuffer() >= 0) {
                   continue;
                 }
-                TransferRequest r = requests.get(i);
-                Future<PeerSegment> fresh = refreshes.get(segs[i]);
-                PeerSegment seg = fresh.failed() ? segs[i] : fresh.result();
+                TransferRequest r = t.request();
+                Future<PeerSegment> fresh = refreshes.get(t.segment());
+                PeerSegment seg = fresh.failed() ? t.segment() : fresh.result();
                 int idx = seg.bufferIndexOf(r.remoteAddress(), r.length());
                 if (idx < 0) {
                   return Future.failedFuture(outOfRange(i, r, seg, fresh.cause()));
                 }
-                segs[i] = seg;
-                index[i] = idx;
+                t.resolve(seg, idx);
               }
-              return Future.succeededFuture(new Resolved(segs, index, true));
+              return Future.succeededFuture();
             });
   }
 

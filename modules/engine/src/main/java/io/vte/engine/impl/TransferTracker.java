@@ -69,11 +69,23 @@ public final class TransferTracker implements SliceCallback {
   private final BatchTracker batch;
   private final TransferRequest request;
   private final LocalBuffer local;
-  private final RailSelector.PeerRails rails;
-  private final int remoteBuffer;
 
-  /** The same-host rail to the remote buffer, null when it does not apply. */
-  private final SharedMemoryRail.Target sharedMemory;
+  /**
+   * The segment and the index of its buffer that hold the remote range: set by {@link #resolve}
+   * before {@link #start}, which publishes them with the slices (the owners read them after they
+   * took a slice from their queue).
+   */
+  private PeerSegment segment;
+
+  private int remoteBuffer = -1;
+
+  /** The rails to {@link #segment}, set by {@link #start}. */
+  private RailSelector.PeerRails rails;
+
+  /**
+   * The same-host rail to the remote buffer, null when it does not apply; set by {@link #start}.
+   */
+  private SharedMemoryRail.Target sharedMemory;
 
   /**
    * The tracker this one replaces after the peer refused its keys, null for a request's first: it
@@ -99,14 +111,13 @@ public final class TransferTracker implements SliceCallback {
   /** 1 once the request moved to a fresher descriptor: this tracker's slices are abandoned. */
   private volatile int redirected;
 
+  /**
+   * The tracker of a request's first attempt; {@link #resolve} names its remote buffer before it
+   * starts.
+   */
   TransferTracker(
-      Services services,
-      BatchTracker batch,
-      TransferRequest request,
-      LocalBuffer local,
-      RailSelector.PeerRails rails,
-      int remoteBuffer) {
-    this(services, batch, request, local, rails, remoteBuffer, null);
+      Services services, BatchTracker batch, TransferRequest request, LocalBuffer local) {
+    this(services, batch, request, local, null);
   }
 
   private TransferTracker(
@@ -114,20 +125,44 @@ public final class TransferTracker implements SliceCallback {
       BatchTracker batch,
       TransferRequest request,
       LocalBuffer local,
-      RailSelector.PeerRails rails,
-      int remoteBuffer,
       TransferTracker replaced) {
     this.replaced = replaced;
     this.services = services;
     this.batch = batch;
     this.request = request;
     this.local = local;
-    this.rails = rails;
+  }
+
+  /**
+   * @return the request this tracker runs
+   */
+  TransferRequest request() {
+    return request;
+  }
+
+  /**
+   * Names where the remote range is (before {@link #start}; again when a refresh found it).
+   *
+   * @param segment the descriptor that holds it
+   * @param remoteBuffer the index of its buffer there, negative while unknown
+   */
+  void resolve(PeerSegment segment, int remoteBuffer) {
+    this.segment = segment;
     this.remoteBuffer = remoteBuffer;
-    this.sharedMemory =
-        services.sharedMemory() == null
-            ? null
-            : services.sharedMemory().target(rails.segment(), remoteBuffer);
+  }
+
+  /**
+   * @return the descriptor last given to {@link #resolve}
+   */
+  PeerSegment segment() {
+    return segment;
+  }
+
+  /**
+   * @return the remote buffer index last given to {@link #resolve}, negative while unknown
+   */
+  int remoteBuffer() {
+    return remoteBuffer;
   }
 
   /**
@@ -138,6 +173,11 @@ public final class TransferTracker implements SliceCallback {
    * @param out receives the slices to route
    */
   void start(List<Slice> out) {
+    rails = services.railsFor().apply(segment);
+    sharedMemory =
+        services.sharedMemory() == null
+            ? null
+            : services.sharedMemory().target(segment, remoteBuffer);
     int opcode = request.opcode() == TransferOpcode.READ ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE;
     int first = out.size();
     services
@@ -255,15 +295,8 @@ public final class TransferTracker implements SliceCallback {
                 settle(RequestStatus.FAILED, denied);
                 return;
               }
-              TransferTracker next =
-                  new TransferTracker(
-                      services,
-                      batch,
-                      request,
-                      local,
-                      services.railsFor().apply(fresh),
-                      index,
-                      this);
+              TransferTracker next = new TransferTracker(services, batch, request, local, this);
+              next.resolve(fresh, index);
               List<Slice> slices = new ArrayList<>(services.slicer().count(request.length()));
               next.start(slices);
               services.router().route(slices);

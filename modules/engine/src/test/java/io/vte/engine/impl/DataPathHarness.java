@@ -88,7 +88,6 @@ final class DataPathHarness implements AutoCloseable {
             vertx,
             memory,
             segments,
-            rails,
             new TransferTracker.Services(
                 new Slicer(sliceSize),
                 router,
