@@ -98,13 +98,54 @@ public final class TransferSubmitter {
 
   /** Cuts the requests' slices and routes them. */
   private void start(BatchTracker batch, TransferTracker[] trackers) {
+    SliceScratch scratch = SCRATCH.get();
+    if (scratch.inUse) {
+      // a completion handler run inside route() submitted again on this thread
+      startWith(batch, trackers, new ArrayList<>());
+      return;
+    }
+    scratch.inUse = true;
+    try {
+      startWith(batch, trackers, scratch.slices);
+    } finally {
+      scratch.release();
+    }
+  }
+
+  private void startWith(BatchTracker batch, TransferTracker[] trackers, ArrayList<Slice> slices) {
     int total = 0;
     for (TransferTracker t : trackers) {
       total += services.slicer().count(t.request().length());
     }
-    List<Slice> slices = new ArrayList<>(total);
+    slices.ensureCapacity(total);
     batch.start(trackers, slices);
     services.router().route(slices);
+  }
+
+  /**
+   * The list a thread cuts its batches' slices into, reused so that a batch allocates none: the
+   * router takes the slices out of it before {@link #start} returns.
+   */
+  private static final ThreadLocal<SliceScratch> SCRATCH =
+      ThreadLocal.withInitial(SliceScratch::new);
+
+  private static final class SliceScratch {
+
+    /** Slices a reused list keeps room for; a larger batch's list is trimmed after it. */
+    private static final int KEPT_CAPACITY = 1024;
+
+    private final ArrayList<Slice> slices = new ArrayList<>();
+    private boolean inUse;
+
+    void release() {
+      if (slices.size() > KEPT_CAPACITY) {
+        slices.clear();
+        slices.trimToSize();
+      } else {
+        slices.clear();
+      }
+      inUse = false;
+    }
   }
 
   /** Stops accepting work and settles every batch in flight with ENGINE_CLOSED. */
