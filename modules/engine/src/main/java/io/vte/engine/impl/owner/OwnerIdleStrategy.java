@@ -4,12 +4,13 @@ package io.vte.engine.impl.owner;
  * Decides what an owner does after a duty cycle, as Aeron's idle strategies do: run the next cycle
  * at once, or sleep. An owner that found work runs again. One with work requests on the wire keeps
  * polling its CQ for at least {@link #MIN_SPIN_CYCLES} empty cycles and, while at most {@link
- * #BUSY_POLL_MAX_BYTES} are on the wire, for {@code busyPollNanos} after it last found work: a
- * completion that lands within that window is reaped without a CQ notification and a wake-up of the
- * event loop, which on a small machine cost more than the round trip of a small request. Beyond it,
- * or with nothing on the wire, the owner arms its CQ and sleeps on a timer: {@code backoffMin}
- * while work is in flight (handshakes, retiring endpoints), else a back-off doubling up to {@code
- * backoffMax}. Owner-thread only; the clock is the caller's, so tests drive it directly.
+ * #BUSY_POLL_MAX_BYTES} are on the wire and it holds a token of the {@link SpinBudget}, for {@code
+ * busyPollNanos} after it last found work: a completion that lands within that window is reaped
+ * without a CQ notification and a wake-up of the event loop, which on a small machine cost more
+ * than the round trip of a small request. Beyond it, or with nothing on the wire, the owner arms
+ * its CQ and sleeps on a timer: {@code backoffMin} while work is in flight (handshakes, retiring
+ * endpoints), else a back-off doubling up to {@code backoffMax}. Owner-thread only; the clock is
+ * the caller's, so tests drive it directly.
  */
 final class OwnerIdleStrategy {
 
@@ -23,20 +24,24 @@ final class OwnerIdleStrategy {
    */
   static final long BUSY_POLL_MAX_BYTES = 1024 * 1024;
 
+  private final SpinBudget budget;
   private final long busyPollNanos;
   private final long backoffMinMs;
   private final long backoffMaxMs;
   private long backoffMs;
   private long lastWorkNanos;
   private int emptyCycles;
+  private boolean polling;
 
   /**
+   * @param budget the tokens of the owners that may poll at once
    * @param busyPollNanos how long after its last work an owner with work requests in flight keeps
    *     polling, 0 for {@link #MIN_SPIN_CYCLES} cycles only
    * @param backoffMinMs shortest sleep, at least 1
    * @param backoffMaxMs longest sleep, at least {@code backoffMinMs}
    */
-  OwnerIdleStrategy(long busyPollNanos, long backoffMinMs, long backoffMaxMs) {
+  OwnerIdleStrategy(SpinBudget budget, long busyPollNanos, long backoffMinMs, long backoffMaxMs) {
+    this.budget = budget;
     this.busyPollNanos = busyPollNanos;
     this.backoffMinMs = backoffMinMs;
     this.backoffMaxMs = backoffMaxMs;
@@ -57,11 +62,27 @@ final class OwnerIdleStrategy {
       backoffMs = backoffMinMs;
       return true;
     }
-    if (bytesOnWire <= 0) {
+    if (++emptyCycles < MIN_SPIN_CYCLES && bytesOnWire > 0) {
+      return true;
+    }
+    if (bytesOnWire <= 0
+        || bytesOnWire > BUSY_POLL_MAX_BYTES
+        || nowNanos - lastWorkNanos >= busyPollNanos) {
+      stopPolling();
       return false;
     }
-    return ++emptyCycles < MIN_SPIN_CYCLES
-        || bytesOnWire <= BUSY_POLL_MAX_BYTES && nowNanos - lastWorkNanos < busyPollNanos;
+    if (!polling) {
+      polling = budget.tryAcquire();
+    }
+    return polling;
+  }
+
+  /** Gives the poll token back, if held (the owner sleeps or stops). */
+  void stopPolling() {
+    if (polling) {
+      polling = false;
+      budget.release();
+    }
   }
 
   /**
@@ -72,6 +93,7 @@ final class OwnerIdleStrategy {
    *     first
    */
   long sleepMillis(boolean workInFlight) {
+    stopPolling();
     emptyCycles = 0;
     if (workInFlight) {
       return backoffMinMs;

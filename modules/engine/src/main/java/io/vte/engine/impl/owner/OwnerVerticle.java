@@ -30,6 +30,7 @@ final class OwnerVerticle extends VerticleBase {
     this.proxy = owner.proxy();
     this.idle =
         new OwnerIdleStrategy(
+            SpinBudget.MACHINE,
             config.busyPoll().toNanos(),
             config.idleBackoffMin().toMillis(),
             config.idleBackoffMax().toMillis());
@@ -47,6 +48,7 @@ final class OwnerVerticle extends VerticleBase {
   public Future<?> stop() {
     stopped = true;
     cancelTimer();
+    idle.stopPolling();
     // Normally the owner was closed and drained first; when Vert.x itself closes, it was not.
     proxy.close();
     owner.abandon();

@@ -2,6 +2,7 @@ package io.vte.engine.impl.owner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,7 @@ class OwnerIdleStrategyTest {
 
   @Test
   void withWorkRequestsInFlightItPollsUntilTheWindowAfterTheLastWorkHasPassed() {
-    OwnerIdleStrategy idle = new OwnerIdleStrategy(100 * US, 1, 20);
+    OwnerIdleStrategy idle = new OwnerIdleStrategy(new SpinBudget(1), 100 * US, 1, 20);
     long now = 5_000_000;
     assertTrue(idle.runAgain(3, SMALL, now), "a cycle that did work runs again");
     int cycles = 0;
@@ -29,7 +30,7 @@ class OwnerIdleStrategyTest {
 
   @Test
   void workWithinTheWindowStartsItAgain() {
-    OwnerIdleStrategy idle = new OwnerIdleStrategy(100 * US, 1, 20);
+    OwnerIdleStrategy idle = new OwnerIdleStrategy(new SpinBudget(1), 100 * US, 1, 20);
     long now = 0;
     idle.runAgain(1, SMALL, now);
     assertTrue(idle.runAgain(0, SMALL, now += 90 * US));
@@ -44,7 +45,7 @@ class OwnerIdleStrategyTest {
 
   @Test
   void withMoreThanTheBusyPollBytesOnTheWireItPollsTheMinimumEmptyCyclesOnly() {
-    OwnerIdleStrategy idle = new OwnerIdleStrategy(100 * US, 1, 20);
+    OwnerIdleStrategy idle = new OwnerIdleStrategy(new SpinBudget(1), 100 * US, 1, 20);
     long now = 0;
     long large = OwnerIdleStrategy.BUSY_POLL_MAX_BYTES + 1;
     idle.runAgain(1, large, now);
@@ -61,8 +62,50 @@ class OwnerIdleStrategyTest {
   }
 
   @Test
+  void ownersBeyondTheSpinBudgetSleepAfterTheMinimumCyclesUntilATokenIsFree() {
+    SpinBudget budget = new SpinBudget(1);
+    OwnerIdleStrategy first = new OwnerIdleStrategy(budget, 100 * US, 1, 20);
+    OwnerIdleStrategy second = new OwnerIdleStrategy(budget, 100 * US, 1, 20);
+    long now = 0;
+    first.runAgain(1, SMALL, now);
+    second.runAgain(1, SMALL, now);
+    for (int i = 1; i < OwnerIdleStrategy.MIN_SPIN_CYCLES; i++) {
+      assertTrue(first.runAgain(0, SMALL, now += US));
+      assertTrue(second.runAgain(0, SMALL, now));
+    }
+    assertTrue(first.runAgain(0, SMALL, now += US), "the first takes the only token");
+    assertEquals(0, budget.free());
+    assertFalse(second.runAgain(0, SMALL, now), "the second is within its window, but no token");
+    second.sleepMillis(true);
+    assertEquals(0, budget.free(), "a sleep without a token gives none back");
+    assertTrue(first.runAgain(0, SMALL, now += 10 * US), "the first polls on");
+    assertFalse(first.runAgain(0, SMALL, now += 100 * US), "its window has passed");
+    assertEquals(1, budget.free(), "leaving the window gives the token back");
+    second.runAgain(1, SMALL, now);
+    for (int i = 1; i < OwnerIdleStrategy.MIN_SPIN_CYCLES; i++) {
+      second.runAgain(0, SMALL, now += US);
+    }
+    assertTrue(second.runAgain(0, SMALL, now += US), "now the second gets it");
+    second.stopPolling();
+    second.stopPolling();
+    assertEquals(1, budget.free(), "stopping twice gives it back once");
+  }
+
+  @Test
+  void aSpinBudgetNeedsATokenAndCountsThem() {
+    assertThrows(IllegalArgumentException.class, () -> new SpinBudget(0));
+    SpinBudget budget = new SpinBudget(2);
+    assertTrue(budget.tryAcquire());
+    assertTrue(budget.tryAcquire());
+    assertFalse(budget.tryAcquire());
+    budget.release();
+    assertEquals(1, budget.free());
+    assertTrue(SpinBudget.MACHINE.free() >= 1, "the JVM-wide budget has a token");
+  }
+
+  @Test
   void withoutWorkRequestsInFlightItSleepsAtOnceWithAGrowingBackOff() {
-    OwnerIdleStrategy idle = new OwnerIdleStrategy(100 * US, 1, 20);
+    OwnerIdleStrategy idle = new OwnerIdleStrategy(new SpinBudget(1), 100 * US, 1, 20);
     assertFalse(idle.runAgain(0, 0, 0), "no poll window without work requests on the wire");
     assertEquals(1, idle.sleepMillis(false));
     assertEquals(2, idle.sleepMillis(false));
@@ -77,7 +120,7 @@ class OwnerIdleStrategyTest {
 
   @Test
   void aZeroWindowPollsTheMinimumEmptyCyclesOnly() {
-    OwnerIdleStrategy idle = new OwnerIdleStrategy(0, 1, 20);
+    OwnerIdleStrategy idle = new OwnerIdleStrategy(new SpinBudget(1), 0, 1, 20);
     long now = 0;
     idle.runAgain(1, SMALL, now);
     int cycles = 0;
@@ -89,7 +132,7 @@ class OwnerIdleStrategyTest {
 
   @Test
   void afterASleepTheMinimumCyclesCountAgain() {
-    OwnerIdleStrategy idle = new OwnerIdleStrategy(0, 1, 20);
+    OwnerIdleStrategy idle = new OwnerIdleStrategy(new SpinBudget(1), 0, 1, 20);
     long now = 0;
     while (idle.runAgain(0, SMALL, now)) {
       now += US;
