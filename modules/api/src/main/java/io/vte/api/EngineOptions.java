@@ -542,17 +542,18 @@ public final class EngineOptions {
   }
 
   /**
-   * @return how long each soft-verbs NIC thread keeps polling its sockets after traffic before it
-   *     sleeps in select (ibverbs devices ignore it)
+   * @return how long each soft-verbs NIC thread keeps polling its sockets after it served a peer's
+   *     request (the target side of a WRITE or READ) before it sleeps in select (ibverbs devices
+   *     ignore it)
    */
   public Duration getNicBusyPoll() {
     return nicBusyPoll;
   }
 
   /**
-   * Trades CPU for latency on soft verbs: a frame that arrives within the window is read without
-   * the wake-up of a sleeping NIC thread. Each soft device has one NIC thread, so on a machine with
-   * fewer cores than busy threads the polling takes CPU from the threads that move the bytes.
+   * Trades CPU for latency on soft verbs: a peer's next request that arrives within the window is
+   * read without the wake-up of a sleeping NIC thread, as a NIC's hardware is always there for it.
+   * Half the JVM's processors' worth of NIC threads poll at most; the others sleep at once.
    *
    * @param nicBusyPoll 0..1 s (microsecond resolution), zero (the default) to sleep at once
    * @return this

@@ -5,10 +5,12 @@ import io.vte.verbs.Gid;
 import io.vte.verbs.LinkLayer;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PortState;
+import io.vte.verbs.SpinBudget;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.VerbsProvider;
+import io.vte.verbs.soft.impl.NicSpin;
 import io.vte.verbs.soft.impl.SoftDevice;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,6 +28,10 @@ public final class SoftVerbsProvider implements VerbsProvider {
   public static final String NAME = "soft";
 
   private final SoftVerbsConfig config;
+
+  /** The NIC threads of this provider's devices that may busy-poll at once. */
+  private final SpinBudget nicSpinners;
+
   private final Map<String, SoftDevice> open = new LinkedHashMap<>();
   private final SoftFaultInjector faults = new SoftFaultInjector(this);
   private boolean closed;
@@ -35,6 +41,7 @@ public final class SoftVerbsProvider implements VerbsProvider {
    */
   public SoftVerbsProvider(SoftVerbsConfig config) {
     this.config = config;
+    this.nicSpinners = new SpinBudget(config.nicSpinThreads());
   }
 
   /**
@@ -109,7 +116,7 @@ public final class SoftVerbsProvider implements VerbsProvider {
             config.mtu(),
             config.maxMessageBytes(),
             config.socketBufferBytes(),
-            config.nicSpinMicros() * 1000L,
+            new NicSpin(config.nicSpinMicros() * 1000L, nicSpinners),
             () -> forget(deviceName));
     dev.setIdleConnectionTimeout(config.idleConnectionMs() * 1_000_000L);
     open.put(deviceName, dev);

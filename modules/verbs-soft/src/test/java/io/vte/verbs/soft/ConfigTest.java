@@ -60,8 +60,10 @@ class ConfigTest {
             Map.of("devices", "soft0"),
             Map.of("devices", List.of(Map.of("name", "a", "host", "127.0.0.1", "port", 70000))),
             Map.of("devices", List.of(Map.of("name", "a"), Map.of("name", "a"))),
-            Map.of("idleConnectionMs", -5));
-    List<String> named = List.of("colour", "1000", "-1", "lots", "soft0", "70000", "'a'", "-5");
+            Map.of("idleConnectionMs", -5),
+            Map.of("nicSpinThreads", 0));
+    List<String> named =
+        List.of("colour", "1000", "-1", "lots", "soft0", "70000", "'a'", "-5", "nicSpinThreads");
     for (int i = 0; i < bad.size(); i++) {
       Map<String, Object> config = bad.get(i);
       VerbsException e =

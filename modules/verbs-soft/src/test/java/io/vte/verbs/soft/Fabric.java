@@ -80,9 +80,22 @@ final class Fabric implements AutoCloseable {
    * and its own CQ of {@code peerCq}.
    */
   QpPair pair(CompletionQueue cq, int depth, int peerCq, int peerDepth, RtsAttributes rts) {
+    return pairTo(1, cq, depth, peerCq, peerDepth, rts);
+  }
+
+  /**
+   * As {@link #pair(CompletionQueue, int, RtsAttributes)}, with the responder QP on device {@code
+   * peer}.
+   */
+  QpPair pairTo(int peer, CompletionQueue cq, int depth, RtsAttributes rts) {
+    return pairTo(peer, cq, depth, 16, 8, rts);
+  }
+
+  private QpPair pairTo(
+      int peer, CompletionQueue cq, int depth, int peerCq, int peerDepth, RtsAttributes rts) {
     QueuePair a = qp(0, cq, depth);
-    QueuePair b = qp(1, ctx(1).createCq(peerCq), peerDepth);
-    connect(a, ctx(0), b, ctx(1), rts);
+    QueuePair b = qp(peer, ctx(peer).createCq(peerCq), peerDepth);
+    connect(a, ctx(0), b, ctx(peer), rts);
     return new QpPair(a, b);
   }
 

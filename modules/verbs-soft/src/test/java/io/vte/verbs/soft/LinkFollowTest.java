@@ -18,6 +18,7 @@ import io.vte.verbs.QpInitAttributes;
 import io.vte.verbs.QueuePair;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.soft.impl.LinkProbe;
+import io.vte.verbs.soft.impl.NicSpin;
 import io.vte.verbs.soft.impl.SoftDevice;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -84,7 +85,7 @@ class LinkFollowTest {
                 4096,
                 1 << 30,
                 0,
-                0,
+                NicSpin.none(),
                 links[i],
                 () -> {});
         links[i].threads
@@ -263,7 +264,15 @@ class LinkFollowTest {
     List<AsyncEvent> events = new CopyOnWriteArrayList<>();
     SoftDevice d =
         SoftDevice.open(
-            "lw-late", InetAddress.getByName("127.0.0.3"), 0, 4096, 1 << 30, 0, 0, link, () -> {});
+            "lw-late",
+            InetAddress.getByName("127.0.0.3"),
+            0,
+            4096,
+            1 << 30,
+            0,
+            NicSpin.none(),
+            link,
+            () -> {});
     try {
       d.setAsyncEventHandler(events::add);
       assertEquals(PortState.DOWN, d.queryPort(1).state());

@@ -1,5 +1,7 @@
 package io.vte.engine.impl.owner;
 
+import io.vte.verbs.SpinBudget;
+
 /**
  * Decides what an owner does after a duty cycle, as Aeron's idle strategies do: run the next cycle
  * at once, or sleep. An owner that found work runs again. One with work requests on the wire keeps
@@ -13,6 +15,12 @@ package io.vte.engine.impl.owner;
  * the caller's, so tests drive it directly.
  */
 final class OwnerIdleStrategy {
+
+  /**
+   * The owners' budget, for every engine of the JVM: half its processors' worth of owners poll at
+   * most.
+   */
+  static final SpinBudget OWNERS = SpinBudget.halfTheProcessors();
 
   /** Empty cycles an owner with work requests in flight always runs before it may sleep. */
   static final int MIN_SPIN_CYCLES = 8;

@@ -30,7 +30,7 @@ final class OwnerVerticle extends VerticleBase {
     this.proxy = owner.proxy();
     this.idle =
         new OwnerIdleStrategy(
-            SpinBudget.MACHINE,
+            OwnerIdleStrategy.OWNERS,
             config.busyPoll().toNanos(),
             config.idleBackoffMin().toMillis(),
             config.idleBackoffMax().toMillis());

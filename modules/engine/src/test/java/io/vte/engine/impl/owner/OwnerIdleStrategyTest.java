@@ -2,9 +2,9 @@ package io.vte.engine.impl.owner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.verbs.SpinBudget;
 import org.junit.jupiter.api.Test;
 
 /** The owner's choice between another cycle and a sleep, driven with a fake clock. */
@@ -89,18 +89,6 @@ class OwnerIdleStrategyTest {
     second.stopPolling();
     second.stopPolling();
     assertEquals(1, budget.free(), "stopping twice gives it back once");
-  }
-
-  @Test
-  void aSpinBudgetNeedsATokenAndCountsThem() {
-    assertThrows(IllegalArgumentException.class, () -> new SpinBudget(0));
-    SpinBudget budget = new SpinBudget(2);
-    assertTrue(budget.tryAcquire());
-    assertTrue(budget.tryAcquire());
-    assertFalse(budget.tryAcquire());
-    budget.release();
-    assertEquals(1, budget.free());
-    assertTrue(SpinBudget.MACHINE.free() >= 1, "the JVM-wide budget has a token");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.vte.verbs.soft.impl;
 
+import io.vte.verbs.SpinBudget;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;
@@ -13,7 +14,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * The soft HCA's engine: one thread per device running a selector loop. It accepts connections,
  * moves frames, runs scheduled QPs and commands handed over by other threads (non-blocking hand-off
  * with one wake-up only when it sleeps), checks QP timers, polls the link under the device's
- * address every {@link #LINK_POLL_NANOS}, and delivers async events outside any lock.
+ * address every {@link #LINK_POLL_NANOS}, and delivers async events outside any lock. With a spin
+ * window it busy-polls its sockets for that long after it served a peer's request, as a NIC's
+ * hardware is always there for the next one, while it holds a token of its provider's NIC budget.
  */
 final class Nic implements Runnable {
 
@@ -36,6 +39,18 @@ final class Nic implements Runnable {
   private final ArrayList<SoftQp> qps = new ArrayList<>();
   private static final long LATE_TIMER_TOLERANCE_NANOS = 10_000_000L;
 
+  /** A peer's request was served since the loop last looked (NIC thread). */
+  private boolean served;
+
+  /**
+   * The NIC threads of the provider that may busy-poll at once: a thread that would poll with none
+   * free sleeps in select as without a spin window.
+   */
+  private final SpinBudget spinners;
+
+  /** This thread holds a token of {@link #spinners} (NIC thread). */
+  private boolean spinning;
+
   private volatile boolean sleeping;
   private volatile boolean stopping;
   private final java.util.concurrent.atomic.AtomicLong nextTimer =
@@ -46,11 +61,12 @@ final class Nic implements Runnable {
   private final java.util.concurrent.atomic.AtomicInteger openConnections =
       new java.util.concurrent.atomic.AtomicInteger();
 
-  Nic(SoftDevice device, InetSocketAddress bind, int socketBufferBytes, long spinNanos)
+  Nic(SoftDevice device, InetSocketAddress bind, int socketBufferBytes, NicSpin spin)
       throws IOException {
     this.device = device;
     this.socketBufferBytes = socketBufferBytes;
-    this.spinNanos = spinNanos;
+    this.spinNanos = spin.nanos();
+    this.spinners = spin.budget();
     this.acceptor = new HelloAcceptor(device);
     this.selector = Selector.open();
     ServerSocketChannel s = null;
@@ -165,14 +181,16 @@ final class Nic implements Runnable {
     nextTimer.set(System.nanoTime() + MAX_TIMER_GAP_NANOS);
     boolean watchLink = device.watchesLink();
     long nextLinkPoll = System.nanoTime() + LINK_POLL_NANOS;
-    long lastActivity = 0;
+    long lastServed = System.nanoTime() - spinNanos;
     try {
       while (!stopping) {
-        if (drainInbox() > 0) {
-          lastActivity = System.nanoTime();
-        }
+        drainInbox();
         device.deliverEvents();
         long now = System.nanoTime();
+        if (served) {
+          served = false;
+          lastServed = now;
+        }
         if (watchLink && now - nextLinkPoll >= 0) {
           device.pollLink(); // what it raises is delivered on the next turn, before any sleep
           nextLinkPoll = now + LINK_POLL_NANOS;
@@ -180,15 +198,16 @@ final class Nic implements Runnable {
         if (now - nextTimer.get() >= 0) {
           scanTimers(now);
         }
-        if (spinNanos > 0 && now - lastActivity < spinNanos) {
-          // busy-poll for a while after traffic: the next frame is handled without a wake-up
-          if (selector.selectNow(this::onKey) > 0) {
-            lastActivity = System.nanoTime();
-          } else {
+        if (spinNanos > 0
+            && now - lastServed < spinNanos
+            && (spinning || (spinning = spinners.tryAcquire()))) {
+          // busy-poll for a while after a peer's request: its next one is read without a wake-up
+          if (selector.selectNow(this::onKey) == 0) {
             Thread.yield();
           }
           continue;
         }
+        stopSpinning();
         long wakeAt = nextTimer.get();
         if (watchLink && nextLinkPoll - wakeAt < 0) {
           wakeAt = nextLinkPoll;
@@ -201,16 +220,30 @@ final class Nic implements Runnable {
           continue;
         }
         long waitMillis = Math.max(1, (wakeAt - now + 999_999) / 1_000_000);
-        if (selector.select(this::onKey, waitMillis) > 0) {
-          lastActivity = System.nanoTime();
-        }
+        selector.select(this::onKey, waitMillis);
         sleeping = false;
       }
     } catch (IOException | RuntimeException | Error e) {
       device.logNicFailure(e);
       device.onNicDeath();
     } finally {
+      stopSpinning();
       shutdown();
+    }
+  }
+
+  /**
+   * A peer's request (WRITE, READ, SEND) was served on this NIC thread: the thread busy-polls for
+   * the spin window after it (NIC thread).
+   */
+  void servedPeer() {
+    served = true;
+  }
+
+  private void stopSpinning() {
+    if (spinning) {
+      spinning = false;
+      spinners.release();
     }
   }
 

@@ -145,6 +145,7 @@ final class Responder implements Connection.Handler {
     if (c != conn || h.qpn != qp.qpNum() || (!payload && op != FrameHeader.READ_REQ)) {
       return false;
     }
+    qp.device.nic().servedPeer();
     long len = h.length & 0xffffffffL;
     if (len > qp.device.maxMessageBytes()) {
       return false; // absurd length: never trust it for framing, drop the connection

@@ -82,7 +82,8 @@ public final class SoftDevice implements VerbsContext {
    * @param mtu active MTU reported by the port
    * @param maxMessageBytes largest message accepted, in bytes
    * @param socketBufferBytes socket send/receive buffer size, 0 for the OS default
-   * @param spinNanos how long the NIC thread busy-polls after traffic before it sleeps, 0 for never
+   * @param spin how long the NIC thread busy-polls after it served a peer's request, and the budget
+   *     of polling NIC threads it shares
    * @param onClose called once when the device closes
    * @return the open device
    * @throws VerbsException {@link VerbsError#IO_ERROR} naming the address when binding fails
@@ -94,7 +95,7 @@ public final class SoftDevice implements VerbsContext {
       int mtu,
       long maxMessageBytes,
       int socketBufferBytes,
-      long spinNanos,
+      NicSpin spin,
       Runnable onClose) {
     return open(
         name,
@@ -103,7 +104,7 @@ public final class SoftDevice implements VerbsContext {
         mtu,
         maxMessageBytes,
         socketBufferBytes,
-        spinNanos,
+        spin,
         LinkProbe.forAddress(host),
         onClose);
   }
@@ -119,7 +120,8 @@ public final class SoftDevice implements VerbsContext {
    * @param mtu active MTU reported by the port
    * @param maxMessageBytes largest message accepted, in bytes
    * @param socketBufferBytes socket send/receive buffer size, 0 for the OS default
-   * @param spinNanos how long the NIC thread busy-polls after traffic before it sleeps, 0 for never
+   * @param spin how long the NIC thread busy-polls after it served a peer's request, and the budget
+   *     of polling NIC threads it shares
    * @param link the link under the address, polled by the NIC thread
    * @param onClose called once when the device closes
    * @return the open device
@@ -132,12 +134,12 @@ public final class SoftDevice implements VerbsContext {
       int mtu,
       long maxMessageBytes,
       int socketBufferBytes,
-      long spinNanos,
+      NicSpin spin,
       LinkProbe link,
       Runnable onClose) {
     try {
       return new SoftDevice(
-          name, host, port, mtu, maxMessageBytes, socketBufferBytes, spinNanos, link, onClose);
+          name, host, port, mtu, maxMessageBytes, socketBufferBytes, spin, link, onClose);
     } catch (IOException e) {
       throw new VerbsException(
           VerbsError.IO_ERROR,
@@ -160,7 +162,7 @@ public final class SoftDevice implements VerbsContext {
       int mtu,
       long maxMessageBytes,
       int socketBufferBytes,
-      long spinNanos,
+      NicSpin spin,
       LinkProbe link,
       Runnable onClose)
       throws IOException {
@@ -172,7 +174,7 @@ public final class SoftDevice implements VerbsContext {
     this.maxMessageBytes = maxMessageBytes;
     this.onClose = onClose;
     this.localBind = new InetSocketAddress(host, 0);
-    this.nic = new Nic(this, new InetSocketAddress(host, port), socketBufferBytes, spinNanos);
+    this.nic = new Nic(this, new InetSocketAddress(host, port), socketBufferBytes, spin);
     this.lid = nic.listenPort();
     this.gid = Gid.fromInetAddress(host);
     nic.start();
