@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The like-for-like baseline of a small-request load: raw Java NIO over loopback, each message of
@@ -55,38 +56,19 @@ public final class NioAckedBench {
               + ", "
               + inFlight);
     }
-    Result[] each = new Result[streams];
-    Thread[] senders = new Thread[streams];
-    RuntimeException[] failure = new RuntimeException[1];
-    for (int i = 0; i < streams; i++) {
-      int index = i;
-      // the first inFlight % streams connections carry one message more
-      int window = Math.max(1, inFlight / streams + (i < inFlight % streams ? 1 : 0));
-      senders[i] =
-          new Thread(
-              () -> {
-                try {
-                  each[index] = runOne(duration, size, window);
-                } catch (RuntimeException e) {
-                  failure[0] = e;
-                }
-              },
-              "vte-bench-nio-acked-sender-" + i);
-      senders[i].start();
-    }
+    List<Result> each =
+        StreamThreads.run(
+            streams,
+            "vte-bench-nio-acked-sender-",
+            "the acked NIO baseline",
+            // the first inFlight % streams connections carry one message more
+            i ->
+                runOne(
+                    duration,
+                    size,
+                    Math.max(1, inFlight / streams + (i < inFlight % streams ? 1 : 0))));
     double gibs = 0;
     long messages = 0;
-    for (int i = 0; i < streams; i++) {
-      try {
-        senders[i].join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while the acked NIO baseline ran", e);
-      }
-    }
-    if (failure[0] != null) {
-      throw failure[0];
-    }
     for (Result r : each) {
       gibs += r.gibPerSecond();
       messages += r.messages();

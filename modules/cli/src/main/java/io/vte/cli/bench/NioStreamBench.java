@@ -31,35 +31,11 @@ public final class NioStreamBench {
     if (streams <= 1) {
       return run(duration, size);
     }
-    double[] each = new double[streams];
-    Thread[] readers = new Thread[streams];
-    RuntimeException[] failure = new RuntimeException[1];
-    for (int i = 0; i < streams; i++) {
-      int index = i;
-      readers[i] =
-          new Thread(
-              () -> {
-                try {
-                  each[index] = run(duration, size);
-                } catch (RuntimeException e) {
-                  failure[0] = e;
-                }
-              },
-              "vte-bench-nio-reader-" + i);
-      readers[i].start();
-    }
     double sum = 0;
-    for (int i = 0; i < streams; i++) {
-      try {
-        readers[i].join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while the NIO baseline ran", e);
-      }
-      sum += each[i];
-    }
-    if (failure[0] != null) {
-      throw failure[0];
+    for (double gibs :
+        StreamThreads.run(
+            streams, "vte-bench-nio-reader-", "the NIO baseline", i -> run(duration, size))) {
+      sum += gibs;
     }
     return sum;
   }
