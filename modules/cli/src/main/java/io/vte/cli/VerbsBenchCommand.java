@@ -152,7 +152,7 @@ public final class VerbsBenchCommand implements Callable<Integer> {
           list(roundRatios, " "));
       out.printf(
           Locale.ROOT,
-          "latency (one outstanding, soft NIC busy-polls %d us after traffic):%n",
+          "latency (one outstanding, soft NIC busy-polls %d us after a peer's request):%n",
           nicSpinMicros);
       out.printf(
           Locale.ROOT,

@@ -66,8 +66,8 @@ public final class EngineFlags {
       names = "--nic-busy-poll-us",
       paramLabel = "MICROS",
       description =
-          "How long a soft NIC thread keeps polling its sockets after traffic, 0 to sleep at once"
-              + " (default: the engine's nicBusyPollMicros).")
+          "How long a soft NIC thread keeps polling its sockets after it served a peer's request, 0"
+              + " to sleep at once (default: the engine's nicBusyPollMicros).")
   Long nicBusyPollMicros;
 
   @Option(names = "--transport", description = "soft or ibverbs (default: the engine's).")
