@@ -10,6 +10,7 @@ import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
+import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -27,6 +28,14 @@ final class OwnerProxy {
 
   private final NicPath localNicPath;
   private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
+
+  /**
+   * What the owner's own thread queued (a caller on the owner's event loop): no queue node and no
+   * CAS per slice. Only that thread touches it; {@link #poll()} takes it after {@link #queue}, so
+   * what other threads queued before it is run first.
+   */
+  private final ArrayDeque<Object> local = new ArrayDeque<>();
+
   private final AtomicBoolean wakePending = new AtomicBoolean();
   private volatile Runnable waker = () -> {};
   private volatile Thread thread;
@@ -73,10 +82,7 @@ final class OwnerProxy {
 
   /** Queues a slice without waking; the caller calls {@link #wake()} once for the batch. */
   void offer(Slice slice) {
-    queue.offer(slice);
-    if (closed) {
-      drainClosed();
-    }
+    enqueue(slice);
   }
 
   /** QP {@code qpNum} of the owner hit a fatal error: its endpoint retires. */
@@ -133,11 +139,19 @@ final class OwnerProxy {
 
   /** Queues a one-off task for the owner's thread and wakes it (tests read owner state with it). */
   void execute(OwnerCommand command) {
-    queue.offer(command);
+    enqueue(command);
+    wake();
+  }
+
+  private void enqueue(Object item) {
+    if (runsHere()) {
+      local.offer(item);
+    } else {
+      queue.offer(item);
+    }
     if (closed) {
       drainClosed();
     }
-    wake();
   }
 
   /** Wakes the owner unless a wake-up is already pending. */
@@ -165,14 +179,8 @@ final class OwnerProxy {
    * @return the next queued item (a {@link Slice} or an {@link OwnerCommand}), or null. Owner only.
    */
   Object poll() {
-    return queue.poll();
-  }
-
-  /**
-   * @return true when nothing is queued
-   */
-  boolean isEmpty() {
-    return queue.isEmpty();
+    Object item = queue.poll();
+    return item != null ? item : local.poll();
   }
 
   /**
@@ -186,7 +194,9 @@ final class OwnerProxy {
 
   private void drainClosed() {
     Object item;
-    while ((item = queue.poll()) != null) {
+    // the owner's own queue only on its thread: after the owner's verticle stopped, that thread
+    // finds it closed at its next offer and drains it then
+    while ((item = queue.poll()) != null || (runsHere() && (item = local.poll()) != null)) {
       if (item instanceof Slice) {
         Slice slice = (Slice) item;
         slice.callback().onSliceDone(slice, SliceStatus.ENGINE_CLOSED, CLOSED);

@@ -4,6 +4,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.internal.ContextInternal;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Schedules one {@link Owner}'s duty cycle on the event-loop context it is deployed on, for life.
@@ -21,8 +23,11 @@ final class OwnerVerticle extends VerticleBase {
   private final Handler<Void> cycle = v -> cycle();
   // What runOnContext(cycle) does, made once: a hop to the next cycle allocates nothing.
   private final Runnable cycleTask = () -> ((ContextInternal) context).dispatch(cycle);
-  private final Handler<Long> timerFired = id -> onTimer();
-  private long timerId = -1;
+  private final Handler<Void> timerFired = v -> onTimer();
+  // The sleep timer is a task on the event loop's own scheduler: a Vert.x timer would allocate a
+  // handler, a flag, two map entries and boxed ids at every sleep, and owners sleep often.
+  private final Runnable timerTask = () -> ((ContextInternal) context).dispatch(timerFired);
+  private ScheduledFuture<?> timer;
   private boolean stopped;
 
   OwnerVerticle(Owner owner, OwnerConfig config) {
@@ -70,7 +75,10 @@ final class OwnerVerticle extends VerticleBase {
       hop();
       return;
     }
-    timerId = vertx.setTimer(idle.sleepMillis(owner.hasWorkInFlight()), timerFired);
+    timer =
+        ((ContextInternal) context)
+            .nettyEventLoop()
+            .schedule(timerTask, idle.sleepMillis(owner.hasWorkInFlight()), TimeUnit.MILLISECONDS);
   }
 
   private void hop() {
@@ -84,16 +92,17 @@ final class OwnerVerticle extends VerticleBase {
   }
 
   private void onTimer() {
-    timerId = -1;
+    timer = null;
     if (proxy.claimWake()) {
       cycle();
     }
   }
 
   private void cancelTimer() {
-    if (timerId >= 0) {
-      vertx.cancelTimer(timerId);
-      timerId = -1;
+    ScheduledFuture<?> t = timer;
+    if (t != null) {
+      timer = null;
+      t.cancel(false);
     }
   }
 }

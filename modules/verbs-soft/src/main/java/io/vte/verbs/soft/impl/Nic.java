@@ -9,6 +9,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
 
 /**
  * The soft HCA's engine: one thread per device running a selector loop. It accepts connections,
@@ -36,6 +37,9 @@ final class Nic implements Runnable {
   private final Thread thread;
   private final HelloAcceptor acceptor;
   private final ConcurrentLinkedQueue<Object> inbox = new ConcurrentLinkedQueue<>();
+
+  // Made once: a method reference passed to select() would allocate on every turn of the loop.
+  private final Consumer<SelectionKey> keyHandler = this::onKey;
   private final ArrayList<SoftQp> qps = new ArrayList<>();
   private static final long LATE_TIMER_TOLERANCE_NANOS = 10_000_000L;
 
@@ -202,7 +206,7 @@ final class Nic implements Runnable {
             && now - lastServed < spinNanos
             && (spinning || (spinning = spinners.tryAcquire()))) {
           // busy-poll for a while after a peer's request: its next one is read without a wake-up
-          if (selector.selectNow(this::onKey) == 0) {
+          if (selector.selectNow(keyHandler) == 0) {
             Thread.yield();
           }
           continue;
@@ -216,11 +220,11 @@ final class Nic implements Runnable {
         sleeping = true;
         if (!inbox.isEmpty() || device.hasPendingEvents() || stopping) {
           sleeping = false;
-          selector.selectNow(this::onKey);
+          selector.selectNow(keyHandler);
           continue;
         }
         long waitMillis = Math.max(1, (wakeAt - now + 999_999) / 1_000_000);
-        selector.select(this::onKey, waitMillis);
+        selector.select(keyHandler, waitMillis);
         sleeping = false;
       }
     } catch (IOException | RuntimeException | Error e) {
