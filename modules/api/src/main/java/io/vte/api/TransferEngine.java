@@ -120,6 +120,17 @@ public interface TransferEngine {
   TransferBatch submit(List<TransferRequest> requests, TransferOptions options);
 
   /**
+   * Validates a batch once and resolves its remote ranges, for posting it many times ({@link
+   * PreparedTransfer#post()}) without validating, looking up or allocating its records again.
+   *
+   * @param requests the requests (kept: the list is copied, the requests are immutable)
+   * @param options deadline of every post, counted from the post
+   * @return the prepared batch; fails with the typed error {@link #submit} would give the batch
+   *     (INVALID_ARGUMENT, NOT_REGISTERED, OUT_OF_RANGE, ENGINE_CLOSED ...), and nothing is sent
+   */
+  Future<PreparedTransfer> prepare(List<TransferRequest> requests, TransferOptions options);
+
+  /**
    * Explicit batch-id API (Mooncake style): allocates a batch able to hold {@code capacity} tasks.
    *
    * @param capacity maximum number of tasks, positive

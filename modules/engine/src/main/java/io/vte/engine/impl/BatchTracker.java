@@ -1,6 +1,7 @@
 package io.vte.engine.impl;
 
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
@@ -33,9 +34,15 @@ public final class BatchTracker implements TransferBatch {
   private static final AtomicReferenceFieldUpdater<BatchTracker, Promise> ACCEPTED =
       AtomicReferenceFieldUpdater.newUpdater(BatchTracker.class, Promise.class, "accepted");
 
-  private final ContextInternal context;
-  private final Promise<BatchResult> promise = Promise.promise();
+  private final Vertx vertx;
   private final Consumer<BatchTracker> onDone;
+
+  /** The prepared transfer whose records this batch is, null for a batch of {@code submit}. */
+  private final PreparedBatch prepared;
+
+  // Set anew at each post of a prepared transfer.
+  private ContextInternal context;
+  private Promise<BatchResult> promise;
   private volatile int unsettled;
   private volatile TransferTracker[] trackers;
   private volatile RequestStatus endedEarly;
@@ -44,12 +51,54 @@ public final class BatchTracker implements TransferBatch {
   private volatile long deadlineMillis = -1;
   private volatile VteException rejected;
 
+  // The links of InFlightBatches, guarded by the stripe's lock.
+  volatile InFlightBatches.Stripe inFlightStripe;
+  BatchTracker inFlightPrev;
+  BatchTracker inFlightNext;
+
+  /** The result, set before the promise is completed with it. */
+  private BatchResult settledResult;
+
+  /**
+   * Every request completed on its own records (none cancelled, timed out, failed or redirected):
+   * no slice of the batch is held anywhere, so a prepared transfer may post these records again.
+   */
+  private boolean reusable;
+
   /** Made on the first call of {@link #accepted()} only: most batches are never asked. */
   private volatile Promise<Void> accepted;
 
   BatchTracker(Vertx vertx, Consumer<BatchTracker> onDone) {
-    this.context = (ContextInternal) vertx.getOrCreateContext();
+    this(vertx, onDone, null);
+  }
+
+  /**
+   * @param prepared the prepared transfer these records belong to, null for a batch of {@code
+   *     submit}
+   */
+  BatchTracker(Vertx vertx, Consumer<BatchTracker> onDone, PreparedBatch prepared) {
+    this.vertx = vertx;
     this.onDone = onDone;
+    this.prepared = prepared;
+    this.context = (ContextInternal) vertx.getOrCreateContext();
+    this.promise = Promise.promise();
+  }
+
+  /**
+   * Makes the records of a prepared transfer ready for a new post: a fresh result on the poster's
+   * context, nothing ended or settled. Only once the previous post released them ({@link
+   * PreparedBatch}).
+   */
+  void reuse() {
+    context = (ContextInternal) vertx.getOrCreateContext();
+    promise = Promise.promise();
+    trackers = null;
+    endedEarly = null;
+    endedEarlyCause = null;
+    rejected = null;
+    accepted = null;
+    settledResult = null;
+    reusable = false;
   }
 
   @Override
@@ -85,12 +134,26 @@ public final class BatchTracker implements TransferBatch {
     }
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Acts only while the batch is in flight, under the lock of its in-flight list, as the
+   * deadline sweep and engine close do: an end never runs while a prepared transfer's records are
+   * made ready for their next post.
+   */
   @Override
   public void cancel() {
-    end(
-        RequestStatus.CANCELED,
-        new VteException(ErrorCode.CANCELED, "batch canceled by the caller"));
+    InFlightBatches.Stripe s = inFlightStripe;
+    if (s != null) {
+      s.whileLinked(this, CANCEL);
+    }
   }
+
+  private static final Consumer<BatchTracker> CANCEL =
+      b ->
+          b.end(
+              RequestStatus.CANCELED,
+              new VteException(ErrorCode.CANCELED, "batch canceled by the caller"));
 
   /** Settles every unfinished request with TIMED_OUT. */
   private void expire(long deadlineMillis) {
@@ -133,7 +196,8 @@ public final class BatchTracker implements TransferBatch {
   void reject(VteException cause) {
     rejected = cause;
     settleAccepted(accepted);
-    context.runOnContext(v -> promise.tryFail(cause));
+    Promise<BatchResult> p = promise;
+    context.runOnContext(v -> p.tryFail(cause));
     onDone.accept(this);
   }
 
@@ -175,18 +239,42 @@ public final class BatchTracker implements TransferBatch {
           results.add(t.result());
         }
       }
-      BatchResult result = new BatchResult(results);
+      settledResult = new BatchResult(results);
+      // after the unlink, which waits for an end (cancel, deadline, close) in progress under the
+      // list's lock: an end that ran shows in endedEarly
       onDone.accept(this);
+      reusable = prepared != null && endedEarly == null && ranAlone(all);
       if (inlineAllowed && context.inThread()) {
-        context.dispatch(result, this::complete);
+        context.dispatch(this, COMPLETE);
       } else {
-        context.runOnContext(v -> complete(result));
+        context.runOnContext(v -> complete());
       }
     }
   }
 
-  private void complete(BatchResult result) {
-    promise.tryComplete(result);
+  private static boolean ranAlone(TransferTracker[] all) {
+    for (TransferTracker t : all) {
+      if (!t.completedOnItsOwn()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Completes a batch with its settled result; one handler for all, so nothing is allocated. */
+  private static final Handler<BatchTracker> COMPLETE = BatchTracker::complete;
+
+  /**
+   * Completes the result (on the submitter's context). A prepared transfer's records are given back
+   * first, so that a callback that posts again reuses them; what this needs is read before.
+   */
+  private void complete() {
+    BatchResult result = settledResult;
+    Promise<BatchResult> p = promise;
+    if (prepared != null) {
+      prepared.release(reusable);
+    }
+    p.tryComplete(result);
   }
 
   /**

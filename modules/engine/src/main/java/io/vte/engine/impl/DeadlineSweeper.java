@@ -3,7 +3,6 @@ package io.vte.engine.impl;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -20,7 +19,7 @@ final class DeadlineSweeper {
 
   private final Vertx vertx;
   private final ContextInternal context;
-  private final Set<BatchTracker> inFlight;
+  private final InFlightBatches inFlight;
   private final AtomicBoolean armed = new AtomicBoolean();
   private volatile boolean closed;
   private volatile long timerId = -1;
@@ -29,7 +28,7 @@ final class DeadlineSweeper {
    * @param vertx for the periodic timer
    * @param inFlight the batches in flight (added before {@link #batchAdded()})
    */
-  DeadlineSweeper(Vertx vertx, Set<BatchTracker> inFlight) {
+  DeadlineSweeper(Vertx vertx, InFlightBatches inFlight) {
     this.vertx = vertx;
     this.context = ((VertxInternal) vertx).createEventLoopContext();
     this.inFlight = inFlight;
@@ -60,9 +59,7 @@ final class DeadlineSweeper {
 
   private void sweep(long id) {
     long now = System.nanoTime();
-    for (BatchTracker b : inFlight) {
-      b.expireIfDue(now);
-    }
+    inFlight.forEach(b -> b.expireIfDue(now));
     if (inFlight.isEmpty() || closed) {
       vertx.cancelTimer(id);
       armed.set(false);

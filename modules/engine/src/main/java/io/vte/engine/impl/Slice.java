@@ -60,6 +60,14 @@ public final class Slice {
     this.attempts++;
   }
 
+  /** Forgets the rail and the attempts, for the next post of a prepared transfer. */
+  void reset() {
+    this.rail = null;
+    this.lkey = 0;
+    this.rkey = 0;
+    this.attempts = 0;
+  }
+
   /**
    * @return the request it belongs to
    */

@@ -17,6 +17,7 @@ import io.vte.api.EngineDiagnostics;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.Notification;
+import io.vte.api.PreparedTransfer;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TaskState;
@@ -724,6 +725,12 @@ public final class TransferEngineImpl implements TransferEngine {
   @Override
   public TransferBatch submit(List<TransferRequest> requests, TransferOptions transferOptions) {
     return parts.submitter().submit(requests, transferOptions);
+  }
+
+  @Override
+  public Future<PreparedTransfer> prepare(
+      List<TransferRequest> requests, TransferOptions transferOptions) {
+    return parts.submitter().prepare(requests, transferOptions);
   }
 
   @Override

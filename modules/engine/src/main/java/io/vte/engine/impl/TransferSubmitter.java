@@ -3,6 +3,7 @@ package io.vte.engine.impl;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
+import io.vte.api.PreparedTransfer;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
@@ -11,8 +12,6 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -27,8 +26,11 @@ public final class TransferSubmitter {
   private final MemoryRegistry memory;
   private final SegmentCache segments;
   private final TransferTracker.Services services;
-  private final Set<BatchTracker> inFlight = ConcurrentHashMap.newKeySet();
-  private final Consumer<BatchTracker> settled = inFlight::remove;
+  private final InFlightBatches inFlight = new InFlightBatches();
+
+  /** What a batch calls once settled (it leaves the in-flight list). */
+  final Consumer<BatchTracker> settled = inFlight::remove;
+
   private final DeadlineSweeper deadlines;
   private volatile boolean closed;
 
@@ -68,14 +70,7 @@ public final class TransferSubmitter {
       batch.reject(e);
       return batch;
     }
-    inFlight.add(batch);
-    services.counters().batchSubmitted();
-    long deadline = options.getDeadline().toMillis();
-    batch.armDeadline(deadline);
-    deadlines.batchAdded();
-    if (closed) {
-      batch.engineClosed();
-    }
+    admit(batch, options.getDeadline().toMillis());
     if (resolveCached(trackers)) {
       start(batch, trackers);
       return batch;
@@ -94,6 +89,65 @@ public final class TransferSubmitter {
               start(batch, trackers);
             });
     return batch;
+  }
+
+  /**
+   * Validates a batch and resolves its remote ranges once, for posting it many times.
+   *
+   * @param requests the requests
+   * @param options the deadline of every post
+   * @return the prepared batch, or the typed error {@link #submit} would give the batch
+   */
+  public Future<PreparedTransfer> prepare(List<TransferRequest> requests, TransferOptions options) {
+    if (closed) {
+      return Future.failedFuture(new VteException(ErrorCode.ENGINE_CLOSED, "engine is closed"));
+    }
+    PreparedBatch prepared;
+    try {
+      prepared = new PreparedBatch(this, vertx, requests, options);
+    } catch (VteException e) {
+      return Future.failedFuture(e);
+    }
+    TransferTracker[] trackers = prepared.firstTrackers();
+    Future<Void> resolved =
+        resolveCached(trackers) ? Future.succeededFuture() : resolveRemote(trackers);
+    return resolved.map(
+        ignored -> {
+          for (TransferTracker t : trackers) {
+            t.keepSlices();
+          }
+          return prepared;
+        });
+  }
+
+  /**
+   * Runs a post of a prepared batch on records that are ready for it.
+   *
+   * @param batch the records' batch, made ready by {@link BatchTracker#reuse()}
+   * @param trackers its trackers, each made ready by {@link TransferTracker#reuse()}
+   * @param deadlineMillis the post's deadline
+   */
+  void post(BatchTracker batch, TransferTracker[] trackers, long deadlineMillis) {
+    admit(batch, deadlineMillis);
+    start(batch, trackers);
+  }
+
+  /**
+   * @return true once the engine closed
+   */
+  boolean isClosed() {
+    return closed;
+  }
+
+  /** Puts a validated batch in flight: the close and the deadline sweep see it from now on. */
+  private void admit(BatchTracker batch, long deadlineMillis) {
+    inFlight.add(batch);
+    services.counters().batchSubmitted();
+    batch.armDeadline(deadlineMillis);
+    deadlines.batchAdded();
+    if (closed) {
+      batch.engineClosed();
+    }
   }
 
   /** Cuts the requests' slices and routes them. */
@@ -152,9 +206,7 @@ public final class TransferSubmitter {
   public void close() {
     closed = true;
     deadlines.close();
-    for (BatchTracker b : inFlight) {
-      b.engineClosed();
-    }
+    inFlight.forEach(BatchTracker::engineClosed);
   }
 
   /**
@@ -174,7 +226,7 @@ public final class TransferSubmitter {
   /**
    * @return a tracker per request, each with its local buffer; nothing is sent when one is bad
    */
-  private TransferTracker[] validate(
+  TransferTracker[] validate(
       BatchTracker batch, List<TransferRequest> requests, TransferOptions options) {
     if (options == null) {
       throw new VteException(ErrorCode.INVALID_ARGUMENT, "transfer options must not be null");

@@ -104,6 +104,9 @@ public final class TransferTracker implements SliceCallback {
   private static final AtomicIntegerFieldUpdater<TransferTracker> REDIRECTED =
       AtomicIntegerFieldUpdater.newUpdater(TransferTracker.class, "redirected");
 
+  /** The slices of a prepared transfer's request, cut once and posted again; null otherwise. */
+  private Slice[] kept;
+
   private volatile int slicesLeft;
   private volatile long bytes;
   private volatile RequestResult result;
@@ -131,6 +134,58 @@ public final class TransferTracker implements SliceCallback {
     this.batch = batch;
     this.request = request;
     this.local = local;
+  }
+
+  /**
+   * A tracker with the same request and remote buffer for {@code batch}: a prepared transfer's
+   * fresh records, when its former ones may still be held by a slice of an ended post.
+   */
+  TransferTracker copyFor(BatchTracker batch) {
+    TransferTracker t = new TransferTracker(services, batch, request, local);
+    t.resolve(segment, remoteBuffer);
+    t.keepSlices();
+    return t;
+  }
+
+  /** Cuts the request's slices once, to be posted at every {@link #start} (prepared transfers). */
+  void keepSlices() {
+    List<Slice> slices = new ArrayList<>(services.slicer().count(request.length()));
+    cut(slices);
+    kept = slices.toArray(new Slice[0]);
+  }
+
+  private void cut(List<Slice> out) {
+    int opcode = request.opcode() == TransferOpcode.READ ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE;
+    services
+        .slicer()
+        .cut(
+            this,
+            opcode,
+            local.address() + request.localOffset(),
+            request.remoteAddress(),
+            request.length(),
+            out);
+  }
+
+  /**
+   * Makes a prepared transfer's tracker ready for its next post; only once no slice of the last one
+   * is held anywhere ({@link #completedOnItsOwn}).
+   */
+  void reuse() {
+    slicesLeft = 0;
+    bytes = 0;
+    redirected = 0;
+    result = null;
+  }
+
+  /**
+   * @return true when the request completed on this tracker's own slices, each back from its owner:
+   *     not cancelled, timed out, failed (a slice may be held for a retry) or redirected (a
+   *     replacement holds this tracker)
+   */
+  boolean completedOnItsOwn() {
+    RequestResult r = result;
+    return r != null && r.status() == RequestStatus.COMPLETED && redirected == 0;
   }
 
   /**
@@ -178,17 +233,15 @@ public final class TransferTracker implements SliceCallback {
         services.sharedMemory() == null
             ? null
             : services.sharedMemory().target(segment, remoteBuffer);
-    int opcode = request.opcode() == TransferOpcode.READ ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE;
     int first = out.size();
-    services
-        .slicer()
-        .cut(
-            this,
-            opcode,
-            local.address() + request.localOffset(),
-            request.remoteAddress(),
-            request.length(),
-            out);
+    if (kept != null) {
+      for (Slice slice : kept) {
+        slice.reset();
+        out.add(slice);
+      }
+    } else {
+      cut(out);
+    }
     slicesLeft = out.size() - first;
     for (int i = first; i < out.size(); i++) {
       if (!assignRail(out.get(i), null)) {

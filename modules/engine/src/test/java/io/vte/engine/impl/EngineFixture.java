@@ -164,6 +164,21 @@ public class EngineFixture implements AutoCloseable {
     return 0;
   }
 
+  /**
+   * Holds every request frame the engine's {@code device}-th soft device sends for {@code nanos}
+   * (soft verbs only), so that work stays in flight that long.
+   */
+  void delayFrames(TransferEngineImpl engine, int device, Duration delay) {
+    soft(engine)
+        .faults()
+        .delayFrames(context(engine, device).deviceName(), 1.0, delay.toNanos(), 1);
+  }
+
+  /** Ends {@link #delayFrames} on the engine's {@code device}-th soft device. */
+  void clearFrameFaults(TransferEngineImpl engine, int device) {
+    soft(engine).faults().clearFrameFaults(context(engine, device).deviceName());
+  }
+
   static LocalContext context(TransferEngineImpl engine, int device) {
     return engine.contexts().get(device);
   }
