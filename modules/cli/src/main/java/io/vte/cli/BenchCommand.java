@@ -115,7 +115,8 @@ public final class BenchCommand implements Callable<Integer> {
   public BenchCommand() {}
 
   private LoadGenerator.Plan singleRequestPlan() {
-    return new LoadGenerator.Plan(load.opcode(), load.blockSize(), 1, 1, 1, load.plan().verify());
+    return new LoadGenerator.Plan(
+        load.opcode(), load.blockSize(), 1, 1, 1, load.plan().verify(), load.plan().prepared());
   }
 
   @Override
@@ -230,7 +231,7 @@ public final class BenchCommand implements Callable<Integer> {
               : SingleRequestRun.measure(session, load, baseline);
       BenchReport report =
           new BenchReport(
-              "embedded",
+              load.mode("embedded"),
               srcNames.size(),
               engineFlags.workers(),
               engineFlags.sliceSize(),

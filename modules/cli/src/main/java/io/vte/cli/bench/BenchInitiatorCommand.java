@@ -105,7 +105,7 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
               load.progress() ? spec.commandLine().getErr() : null,
               System.console() != null);
       new BenchReport(
-              "initiator",
+              load.mode("initiator"),
               specs.size(),
               engineFlags.workers(),
               engineFlags.sliceSize(),

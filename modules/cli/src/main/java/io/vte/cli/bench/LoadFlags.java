@@ -70,6 +70,21 @@ public final class LoadFlags {
           "Check the data (default on): WRITE reads the target back at the end; READ checks every block.")
   boolean verify;
 
+  @Option(
+      names = "--prepared",
+      description =
+          "Post each in-flight batch as a prepared transfer (TransferEngine.prepare): validated"
+              + " once, its records reused at every post.")
+  boolean prepared;
+
+  /**
+   * @param base how the engines run ("embedded", "initiator")
+   * @return the mode a report names: the base, and whether the batches were prepared transfers
+   */
+  public String mode(String base) {
+    return prepared ? base + ", prepared transfers" : base;
+  }
+
   @Option(names = "--json", description = "Print one JSON object instead of the table.")
   boolean json;
 
@@ -124,7 +139,7 @@ public final class LoadFlags {
    * @return the load these flags describe
    */
   public LoadGenerator.Plan plan() {
-    return new LoadGenerator.Plan(opcode(), blockSize, batchSize, depth, threads, verify);
+    return new LoadGenerator.Plan(opcode(), blockSize, batchSize, depth, threads, verify, prepared);
   }
 
   /**

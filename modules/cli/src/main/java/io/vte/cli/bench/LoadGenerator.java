@@ -1,10 +1,13 @@
 package io.vte.cli.bench;
 
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
+import io.vte.api.PreparedTransfer;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
@@ -45,9 +48,17 @@ public final class LoadGenerator {
    * @param depth batches in flight per thread
    * @param threads submitting contexts
    * @param verify check every READ block
+   * @param prepared post each slot's batch as a prepared transfer ({@link TransferEngine#prepare})
+   *     instead of submitting it
    */
   public record Plan(
-      TransferOpcode opcode, int blockSize, int batchSize, int depth, int threads, boolean verify) {
+      TransferOpcode opcode,
+      int blockSize,
+      int batchSize,
+      int depth,
+      int threads,
+      boolean verify,
+      boolean prepared) {
 
     /**
      * @return bytes covered by all request slots
@@ -70,6 +81,9 @@ public final class LoadGenerator {
   private final List<List<TransferRequest>> batches = new ArrayList<>();
   private final RegisteredBuffer local;
   private volatile List<Driver> drivers = List.of();
+
+  /** Each slot's batch, prepared at the first run of a plan that asks for it. */
+  private volatile List<PreparedTransfer> prepared;
 
   /**
    * @param vertx where the submitting contexts run
@@ -110,6 +124,23 @@ public final class LoadGenerator {
    * @return the result (allocation, verification and faults not yet filled in)
    */
   public Future<BenchResult> run(Duration duration) {
+    if (!plan.prepared() || prepared != null) {
+      return drive(duration);
+    }
+    TransferOptions options = new TransferOptions().setDeadline(DEADLINE);
+    List<Future<PreparedTransfer>> all = new ArrayList<>();
+    for (List<TransferRequest> batch : batches) {
+      all.add(engine.prepare(batch, options));
+    }
+    return Future.all(all)
+        .compose(
+            done -> {
+              prepared = done.list();
+              return drive(duration);
+            });
+  }
+
+  private Future<BenchResult> drive(Duration duration) {
     List<Driver> ds = new ArrayList<>();
     List<Future<BenchResult>> parts = new ArrayList<>();
     for (int t = 0; t < plan.threads(); t++) {
@@ -224,6 +255,11 @@ public final class LoadGenerator {
     private final Map<String, Long> failures = new TreeMap<>();
     private final TransferOptions options = new TransferOptions().setDeadline(DEADLINE);
     private final Promise<BenchResult> done = Promise.promise();
+
+    /** When each slot's batch went out, and its completion handler, made once. */
+    private final long[] issuedAt = new long[plan.depth()];
+
+    private final List<Handler<AsyncResult<BatchResult>>> onDone = new ArrayList<>();
     private volatile long ops;
     private volatile long failed;
     private volatile long succeeded;
@@ -237,6 +273,11 @@ public final class LoadGenerator {
     Driver(int thread, long durationNanos) {
       this.thread = thread;
       this.durationNanos = durationNanos;
+      for (int s = 0; s < plan.depth(); s++) {
+        int slot = thread * plan.depth() + s;
+        int local = s;
+        onDone.add(ar -> completed(slot, issuedAt[local], ar.result(), ar.cause()));
+      }
     }
 
     @Override
@@ -257,11 +298,12 @@ public final class LoadGenerator {
             (byte) 0);
       }
       inFlight++;
-      long t0 = System.nanoTime();
-      engine
-          .submit(batches.get(slot), options)
-          .result()
-          .onComplete(ar -> completed(slot, t0, ar.result(), ar.cause()));
+      int local = slot - thread * plan.depth();
+      issuedAt[local] = System.nanoTime();
+      List<PreparedTransfer> ps = prepared;
+      Future<BatchResult> result =
+          ps != null ? ps.get(slot).post() : engine.submit(batches.get(slot), options).result();
+      result.onComplete(onDone.get(local));
     }
 
     private long slotOffset(int slot) {

@@ -43,7 +43,8 @@ public record SingleRequestRun(BenchResult result, Histogram blocking, Histogram
   public static SingleRequestRun measure(InitiatorSession session, LoadFlags load, boolean baseline)
       throws Exception {
     LoadGenerator.Plan plan =
-        new LoadGenerator.Plan(load.opcode(), load.blockSize(), 1, 1, 1, load.verify);
+        new LoadGenerator.Plan(
+            load.opcode(), load.blockSize(), 1, 1, 1, load.verify, load.prepared);
     Duration measure = durationFor(load);
     Duration slice = measure.dividedBy(2L * WINDOWS);
     Histogram blocking = baseline ? new Histogram(3) : null;

@@ -107,7 +107,8 @@ public final class Sweep {
                 batchFor(size, batch, load),
                 depthFor(size, batch, load),
                 load.threads,
-                load.verify);
+                load.verify,
+                load.prepared);
         Duration warm = rows.isEmpty() ? load.warmupTime() : WARMUP_BETWEEN_SIZES;
         BenchResult r = session.measure(plan, warm, perSize, List.of(), null, false);
         rows.add(SweepRow.of(r));
