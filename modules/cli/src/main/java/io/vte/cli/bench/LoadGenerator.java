@@ -1,8 +1,7 @@
 package io.vte.cli.bench;
 
-import io.vertx.core.AsyncResult;
+import io.vertx.core.Completable;
 import io.vertx.core.Future;
-import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
@@ -259,7 +258,7 @@ public final class LoadGenerator {
     /** When each slot's batch went out, and its completion handler, made once. */
     private final long[] issuedAt = new long[plan.depth()];
 
-    private final List<Handler<AsyncResult<BatchResult>>> onDone = new ArrayList<>();
+    private final List<Completable<BatchResult>> onDone = new ArrayList<>();
     private volatile long ops;
     private volatile long failed;
     private volatile long succeeded;
@@ -276,7 +275,7 @@ public final class LoadGenerator {
       for (int s = 0; s < plan.depth(); s++) {
         int slot = thread * plan.depth() + s;
         int local = s;
-        onDone.add(ar -> completed(slot, issuedAt[local], ar.result(), ar.cause()));
+        onDone.add((result, failure) -> completed(slot, issuedAt[local], result, failure));
       }
     }
 

@@ -59,6 +59,9 @@ public final class BatchTracker implements TransferBatch {
   /** The result, set before the promise is completed with it. */
   private BatchResult settledResult;
 
+  /** A prepared batch's result when all its requests completed, kept for the next such post. */
+  private BatchResult allCompleted;
+
   /**
    * Every request completed on its own records (none cancelled, timed out, failed or redirected):
    * no slice of the batch is held anywhere, so a prepared transfer may post these records again.
@@ -230,16 +233,7 @@ public final class BatchTracker implements TransferBatch {
   void requestSettled(boolean inlineAllowed) {
     if (UNSETTLED.decrementAndGet(this) == 0) {
       TransferTracker[] all = trackers;
-      List<RequestResult> results;
-      if (all.length == 1) {
-        results = List.of(all[0].result());
-      } else {
-        results = new ArrayList<>(all.length);
-        for (TransferTracker t : all) {
-          results.add(t.result());
-        }
-      }
-      settledResult = new BatchResult(results);
+      settledResult = resultOf(all);
       // after the unlink, which waits for an end (cancel, deadline, close) in progress under the
       // list's lock: an end that ran shows in endedEarly
       onDone.accept(this);
@@ -250,6 +244,40 @@ public final class BatchTracker implements TransferBatch {
         context.runOnContext(v -> complete());
       }
     }
+  }
+
+  /**
+   * @return the batch's result; for a prepared batch whose requests all completed, the same one at
+   *     every such post (its request results are too, and all are immutable)
+   */
+  private BatchResult resultOf(TransferTracker[] all) {
+    BatchResult cached = allCompleted;
+    if (cached != null && sameResults(cached.requests(), all)) {
+      return cached;
+    }
+    List<RequestResult> results;
+    if (all.length == 1) {
+      results = List.of(all[0].result());
+    } else {
+      results = new ArrayList<>(all.length);
+      for (TransferTracker t : all) {
+        results.add(t.result());
+      }
+    }
+    BatchResult r = new BatchResult(results);
+    if (prepared != null && r.allCompleted()) {
+      allCompleted = r;
+    }
+    return r;
+  }
+
+  private static boolean sameResults(List<RequestResult> results, TransferTracker[] all) {
+    for (int i = 0; i < all.length; i++) {
+      if (results.get(i) != all[i].result()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean ranAlone(TransferTracker[] all) {

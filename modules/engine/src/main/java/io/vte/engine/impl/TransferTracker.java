@@ -107,6 +107,9 @@ public final class TransferTracker implements SliceCallback {
   /** The slices of a prepared transfer's request, cut once and posted again; null otherwise. */
   private Slice[] kept;
 
+  /** A prepared request's COMPLETED result, made at the first post that completed it. */
+  private RequestResult completedResult;
+
   private volatile int slicesLeft;
   private volatile long bytes;
   private volatile RequestResult result;
@@ -372,7 +375,7 @@ public final class TransferTracker implements SliceCallback {
   }
 
   private void settle(RequestStatus status, VteException cause, boolean inlineAllowed) {
-    RequestResult settled = new RequestResult(status, bytes, cause);
+    RequestResult settled = resultOf(status, cause);
     if (RESULT.compareAndSet(this, null, settled)) {
       if (replaced != null) {
         replaced.settleWith(settled, inlineAllowed);
@@ -380,6 +383,23 @@ public final class TransferTracker implements SliceCallback {
         batch.requestSettled(inlineAllowed);
       }
     }
+  }
+
+  /**
+   * @return the request's result; a prepared request's COMPLETED one is made once and given at
+   *     every post that completes it (results are immutable)
+   */
+  private RequestResult resultOf(RequestStatus status, VteException cause) {
+    long moved = bytes;
+    if (kept == null || status != RequestStatus.COMPLETED || moved != request.length()) {
+      return new RequestResult(status, moved, cause);
+    }
+    RequestResult r = completedResult;
+    if (r == null) {
+      r = new RequestResult(status, moved, null);
+      completedResult = r;
+    }
+    return r;
   }
 
   /** Settles a redirected request with its replacement's result. */
