@@ -21,7 +21,8 @@ public interface PreparedTransfer {
    * Posts the batch.
    *
    * @return completes once every request has a final status, as {@link TransferBatch#result()};
-   *     fails with ENGINE_CLOSED once the engine is closed
+   *     fails with ENGINE_CLOSED once the engine is closed. Posts that complete every request may
+   *     give the same (immutable) result object.
    */
   Future<BatchResult> post();
 
