@@ -34,7 +34,6 @@ public final class BatchTracker implements TransferBatch {
   private static final AtomicReferenceFieldUpdater<BatchTracker, Promise> ACCEPTED =
       AtomicReferenceFieldUpdater.newUpdater(BatchTracker.class, Promise.class, "accepted");
 
-  private final Vertx vertx;
   private final Consumer<BatchTracker> onDone;
 
   /** The prepared transfer whose records this batch is, null for a batch of {@code submit}. */
@@ -62,12 +61,6 @@ public final class BatchTracker implements TransferBatch {
   /** A prepared batch's result when all its requests completed, kept for the next such post. */
   private BatchResult allCompleted;
 
-  /**
-   * Every request completed on its own records (none cancelled, timed out, failed or redirected):
-   * no slice of the batch is held anywhere, so a prepared transfer may post these records again.
-   */
-  private boolean reusable;
-
   /** Made on the first call of {@link #accepted()} only: most batches are never asked. */
   private volatile Promise<Void> accepted;
 
@@ -80,7 +73,6 @@ public final class BatchTracker implements TransferBatch {
    *     submit}
    */
   BatchTracker(Vertx vertx, Consumer<BatchTracker> onDone, PreparedBatch prepared) {
-    this.vertx = vertx;
     this.onDone = onDone;
     this.prepared = prepared;
     this.context = (ContextInternal) vertx.getOrCreateContext();
@@ -91,9 +83,11 @@ public final class BatchTracker implements TransferBatch {
    * Makes the records of a prepared transfer ready for a new post: a fresh result on the poster's
    * context, nothing ended or settled. Only once the previous post released them ({@link
    * PreparedBatch}).
+   *
+   * @param poster the context of the post's caller, where its result completes
    */
-  void reuse() {
-    context = (ContextInternal) vertx.getOrCreateContext();
+  void reuse(ContextInternal poster) {
+    context = poster;
     promise = Promise.promise();
     trackers = null;
     endedEarly = null;
@@ -101,7 +95,6 @@ public final class BatchTracker implements TransferBatch {
     rejected = null;
     accepted = null;
     settledResult = null;
-    reusable = false;
   }
 
   @Override
@@ -234,10 +227,7 @@ public final class BatchTracker implements TransferBatch {
     if (UNSETTLED.decrementAndGet(this) == 0) {
       TransferTracker[] all = trackers;
       settledResult = resultOf(all);
-      // after the unlink, which waits for an end (cancel, deadline, close) in progress under the
-      // list's lock: an end that ran shows in endedEarly
       onDone.accept(this);
-      reusable = prepared != null && endedEarly == null && ranAlone(all);
       if (inlineAllowed && context.inThread()) {
         context.dispatch(this, COMPLETE);
       } else {
@@ -280,8 +270,17 @@ public final class BatchTracker implements TransferBatch {
     return true;
   }
 
-  private static boolean ranAlone(TransferTracker[] all) {
-    for (TransferTracker t : all) {
+  /**
+   * @return true when every request completed on its own records (none cancelled, timed out, failed
+   *     or redirected): no slice of the batch is held anywhere, so a prepared transfer may post
+   *     these records again. Asked once the batch left its in-flight list, whose lock an end
+   *     (cancel, deadline, close) holds while it runs: an end that ran shows in {@code endedEarly}.
+   */
+  private boolean reusable() {
+    if (endedEarly != null) {
+      return false;
+    }
+    for (TransferTracker t : trackers) {
       if (!t.completedOnItsOwn()) {
         return false;
       }
@@ -300,7 +299,7 @@ public final class BatchTracker implements TransferBatch {
     BatchResult result = settledResult;
     Promise<BatchResult> p = promise;
     if (prepared != null) {
-      prepared.release(reusable);
+      prepared.release(reusable());
     }
     p.tryComplete(result);
   }

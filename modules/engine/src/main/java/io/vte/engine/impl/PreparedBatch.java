@@ -2,6 +2,7 @@ package io.vte.engine.impl;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
 import io.vte.api.BatchResult;
 import io.vte.api.PreparedTransfer;
 import io.vte.api.TransferBatch;
@@ -91,7 +92,7 @@ final class PreparedBatch implements PreparedTransfer {
       recordsMade++;
     }
     BatchTracker b = batch;
-    b.reuse();
+    b.reuse((ContextInternal) vertx.getOrCreateContext());
     for (TransferTracker t : trackers) {
       t.reuse();
     }

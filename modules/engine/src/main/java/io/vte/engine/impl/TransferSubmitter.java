@@ -123,7 +123,7 @@ public final class TransferSubmitter {
   /**
    * Runs a post of a prepared batch on records that are ready for it.
    *
-   * @param batch the records' batch, made ready by {@link BatchTracker#reuse()}
+   * @param batch the records' batch, made ready by {@link BatchTracker#reuse}
    * @param trackers its trackers, each made ready by {@link TransferTracker#reuse()}
    * @param deadlineMillis the post's deadline
    */

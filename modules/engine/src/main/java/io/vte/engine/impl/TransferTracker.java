@@ -175,7 +175,6 @@ public final class TransferTracker implements SliceCallback {
    * is held anywhere ({@link #completedOnItsOwn}).
    */
   void reuse() {
-    slicesLeft = 0;
     bytes = 0;
     redirected = 0;
     result = null;
