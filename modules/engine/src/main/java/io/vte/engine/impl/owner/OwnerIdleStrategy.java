@@ -9,10 +9,11 @@ import io.vte.verbs.SpinBudget;
  * #BUSY_POLL_MAX_BYTES} are on the wire and it holds a token of the {@link SpinBudget}, for {@code
  * busyPollNanos} after it last found work: a completion that lands within that window is reaped
  * without a CQ notification and a wake-up of the event loop, which on a small machine cost more
- * than the round trip of a small request. Beyond it, or with nothing on the wire, the owner arms
- * its CQ and sleeps on a timer: {@code backoffMin} while work is in flight (handshakes, retiring
- * endpoints), else a back-off doubling up to {@code backoffMax}. Owner-thread only; the clock is
- * the caller's, so tests drive it directly.
+ * than the round trip of a small request. Between empty polls it yields its core ({@link
+ * #yieldsBeforeNextCycle}), so polling takes no CPU a NIC thread is waiting for. Beyond the window,
+ * or with nothing on the wire, the owner arms its CQ and sleeps on a timer: {@code backoffMin}
+ * while work is in flight (handshakes, retiring endpoints), else a back-off doubling up to {@code
+ * backoffMax}. Owner-thread only; the clock is the caller's, so tests drive it directly.
  */
 final class OwnerIdleStrategy {
 
@@ -83,6 +84,18 @@ final class OwnerIdleStrategy {
       polling = budget.tryAcquire();
     }
     return polling;
+  }
+
+  /**
+   * Whether the next cycle, which {@link #runAgain} just allowed, follows an empty one: the owner
+   * is only polling, and gives its core first to any thread waiting for it (as Aeron's yielding
+   * idle strategies do). On a small machine that thread is often a NIC thread moving the very bytes
+   * the owner waits for; with none waiting, {@link Thread#yield()} returns at once.
+   *
+   * @return true after an empty cycle, false after one that did work
+   */
+  boolean yieldsBeforeNextCycle() {
+    return emptyCycles > 0;
   }
 
   /** Gives the poll token back, if held (the owner sleeps or stops). */

@@ -67,6 +67,10 @@ final class OwnerVerticle extends VerticleBase {
     proxy.clearWake();
     cancelTimer();
     if (idle.runAgain(owner.doWork(), owner.bytesOutstanding(), System.nanoTime())) {
+      if (idle.yieldsBeforeNextCycle()) {
+        // sched_yield: not a wait, it returns at once unless a thread is ready for this core
+        Thread.yield();
+      }
       hop();
       return;
     }

@@ -29,6 +29,27 @@ class OwnerIdleStrategyTest {
   }
 
   @Test
+  void onlyACycleAfterAnEmptyOneYieldsTheCore() {
+    OwnerIdleStrategy idle = new OwnerIdleStrategy(new SpinBudget(1), 100 * US, 1, 20);
+    long now = 0;
+    assertTrue(idle.runAgain(2, SMALL, now));
+    assertFalse(idle.yieldsBeforeNextCycle(), "work found: the next cycle runs at once");
+    assertTrue(idle.runAgain(0, SMALL, now += US));
+    assertTrue(idle.yieldsBeforeNextCycle(), "an empty cycle among the minimum ones");
+    for (int i = 0; i < OwnerIdleStrategy.MIN_SPIN_CYCLES; i++) {
+      assertTrue(idle.runAgain(0, SMALL, now += US));
+    }
+    assertTrue(idle.yieldsBeforeNextCycle(), "busy-polling with the token");
+    assertTrue(idle.runAgain(1, SMALL, now += US));
+    assertFalse(idle.yieldsBeforeNextCycle(), "a completion was reaped: more may be waiting");
+    while (idle.runAgain(0, SMALL, now += 10 * US)) {
+      assertTrue(idle.yieldsBeforeNextCycle());
+    }
+    idle.sleepMillis(true);
+    assertFalse(idle.yieldsBeforeNextCycle(), "a woken owner's first cycle runs at once");
+  }
+
+  @Test
   void workWithinTheWindowStartsItAgain() {
     OwnerIdleStrategy idle = new OwnerIdleStrategy(new SpinBudget(1), 100 * US, 1, 20);
     long now = 0;
