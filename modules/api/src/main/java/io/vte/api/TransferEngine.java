@@ -111,7 +111,10 @@ public interface TransferEngine {
 
   /**
    * Submits a batch. Invalid input fails {@link TransferBatch#result()} up front with a typed error
-   * and sends nothing.
+   * and sends nothing. Submitted on a Vert.x context, the result completes on that context; from a
+   * thread outside Vert.x, a batch that completes on its own completes its result on the engine
+   * thread that saw its last slice done (an owner's event loop), without another hop: callbacks
+   * registered there must not block, as on any event loop.
    *
    * @param requests the requests
    * @param options deadline

@@ -104,6 +104,31 @@ class DataPathTest {
   }
 
   @Test
+  void aBatchSubmittedOutsideVertxCompletesOnTheThreadThatSawItsLastSliceDone() throws Exception {
+    h = new DataPathHarness(1, 1, SLICE, 4);
+    DataPathHarness.Span span = h.span(SLICE);
+    for (int i = 0; i < 50; i++) {
+      CompletableFuture<Boolean> inline = new CompletableFuture<>();
+      assertEquals(null, Vertx.currentContext(), "the test thread is outside Vert.x");
+      // held, so that the callback is registered before the slice completes
+      h.router.hold();
+      BatchTracker batch = h.submit(List.of(span.write(0, 0, 4096)), WAIT);
+      batch
+          .result()
+          .onComplete(
+              ar ->
+                  inline.complete(
+                      ar.succeeded()
+                          && Vertx.currentContext() == h.router.context()
+                          && h.router.reporting()));
+      h.router.release();
+      assertTrue(
+          inline.get(WAIT.toMillis(), TimeUnit.MILLISECONDS),
+          "round " + i + ": completed inside the slice's completion, with no hop to another loop");
+    }
+  }
+
+  @Test
   void batchesThatFailInsideSubmitCompleteLaterSoACallbackLoopDoesNotRecurse() throws Exception {
     h = new DataPathHarness(1, 1, SLICE, 4);
     DataPathHarness.Span span = h.span(SLICE);
