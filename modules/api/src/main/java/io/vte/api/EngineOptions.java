@@ -521,8 +521,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @return how long an owner with work requests in flight keeps polling its completion queue after
-   *     it last found work, before it sleeps until a completion notification wakes it
+   * @return how long an owner keeps polling its completion queue and its queue of slices after it
+   *     last found work, before it sleeps until a completion notification or a submission wakes it
    */
   public Duration getBusyPoll() {
     return busyPoll;
@@ -531,7 +531,9 @@ public final class EngineOptions {
   /**
    * Trades CPU for latency: a completion that lands within the window is reaped without a
    * notification and an event-loop wake-up, which on a small machine cost more than the round trip
-   * of a small request. An owner polls this long only while its work requests are on the wire.
+   * of a small request, and a request submitted within it finds its owner awake. An owner polls
+   * only while at most 1 MiB of its work requests is on the wire, and only half the processors'
+   * worth of owners poll at once.
    *
    * @param busyPoll 0..1 s (microsecond resolution), zero to sleep after a few empty cycles
    * @return this

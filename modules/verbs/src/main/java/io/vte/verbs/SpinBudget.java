@@ -8,7 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the bytes and answer what the pollers wait for, and everything slows down. A thread asks for a
  * token before it polls past its first empty rounds and gives it back when it sleeps. The engine's
  * owners share one budget, the soft NIC threads another; each is one for the whole JVM, not per
- * engine or device, because they share the JVM's cores. Thread-safe, lock-free.
+ * engine or device, because they share the JVM's cores. A thread that found no token free marks the
+ * budget {@link #isWanted() wanted}, so that a holder polling for a lesser reason (an owner with
+ * nothing on the wire, polling for a submission) gives its token up. Thread-safe, lock-free.
  */
 public final class SpinBudget {
 
@@ -20,6 +22,9 @@ public final class SpinBudget {
   }
 
   private final AtomicInteger free;
+
+  /** A {@link #tryAcquire()} found no token free since the last one that got a token. */
+  private volatile boolean wanted;
 
   /**
    * @param tokens threads that may poll at once, at least 1
@@ -33,16 +38,28 @@ public final class SpinBudget {
   }
 
   /**
-   * @return true when the caller got a token (it must {@link #release()} it)
+   * @return true when the caller got a token (it must {@link #release()} it); false marks the
+   *     budget wanted until a later call gets one
    */
   public boolean tryAcquire() {
     int n;
     while ((n = free.get()) > 0) {
       if (free.compareAndSet(n, n - 1)) {
+        if (wanted) {
+          wanted = false;
+        }
         return true;
       }
     }
+    wanted = true;
     return false;
+  }
+
+  /**
+   * @return true when a thread asked for a token and found none free since the last thread got one
+   */
+  public boolean isWanted() {
+    return wanted;
   }
 
   /** Gives a token back. */

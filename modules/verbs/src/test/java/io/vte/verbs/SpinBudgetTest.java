@@ -28,6 +28,20 @@ class SpinBudgetTest {
   }
 
   @Test
+  void aFailedAskMarksItWantedUntilATokenIsHandedOut() {
+    SpinBudget budget = new SpinBudget(1);
+    assertFalse(budget.isWanted());
+    assertTrue(budget.tryAcquire());
+    assertFalse(budget.isWanted(), "a granted ask wants nothing more");
+    assertFalse(budget.tryAcquire());
+    assertTrue(budget.isWanted(), "someone asked and found none free");
+    budget.release();
+    assertTrue(budget.isWanted(), "still wanted until the asker gets it");
+    assertTrue(budget.tryAcquire());
+    assertFalse(budget.isWanted());
+  }
+
+  @Test
   void threadsAskingAtOnceNeverHoldMoreThanTheTokens() throws Exception {
     SpinBudget budget = new SpinBudget(2);
     int threads = 6;

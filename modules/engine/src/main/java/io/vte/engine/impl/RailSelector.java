@@ -71,6 +71,7 @@ public final class RailSelector {
   private final LongSupplier clock;
   private final RailAffinity affinity;
   private volatile Predicate<Rail> ownerRunsHere = rail -> false;
+  private volatile Predicate<Rail> ownerPolls = rail -> false;
 
   /** Each local device's provider, by index; empty: any (rails to every peer device). */
   private final List<String> localTransports;
@@ -220,6 +221,18 @@ public final class RailSelector {
    */
   public void preferOwnersOnTheCallingThread(Predicate<Rail> ownerRunsHere) {
     this.ownerRunsHere = ownerRunsHere;
+  }
+
+  /**
+   * Lets selection prefer next, within {@link #LOCAL_OWNER_NANOS} and when no owner of a rail runs
+   * on the submitting thread, a rail whose owner polls now: its slice is taken by the owner's next
+   * cycle, with no thread woken for it. A thread that awaits each result before it submits the next
+   * request so keeps finding the owner it used last awake, instead of waking another in turn.
+   *
+   * @param ownerPolls tells whether a rail's owner polls now ({@link SliceRouter#ownerPolls})
+   */
+  public void preferPollingOwners(Predicate<Rail> ownerPolls) {
+    this.ownerPolls = ownerPolls;
   }
 
   /**
@@ -430,12 +443,13 @@ public final class RailSelector {
     /**
      * @param maxRank look at rails of this rank or a lower one only
      * @return the rail to claim: a usable rail past its hold-down (the probe), else the one with
-     *     the least expected finish time (or one whose owner runs on this thread, expected to
-     *     finish at most {@link #LOCAL_OWNER_NANOS} later), else {@code avoid} when usable; -1 when
-     *     none is usable
+     *     the least expected finish time (or one whose owner runs on this thread, else one whose
+     *     owner polls, expected to finish at most {@link #LOCAL_OWNER_NANOS} later), else {@code
+     *     avoid} when usable; -1 when none is usable
      */
     private int pick(int bufferIndex, Rail avoid, int length, int start, long now, int maxRank) {
       Predicate<Rail> here = ownerRunsHere;
+      Predicate<Rail> polls = ownerPolls;
       int n = rails.length;
       double fastest = 0;
       for (int k = 0; k < n; k++) {
@@ -449,6 +463,8 @@ public final class RailSelector {
       double bestFinish = 0;
       int local = -1;
       double localFinish = 0;
+      int awake = -1;
+      double awakeFinish = 0;
       for (int i = 0; i < n; i++) {
         int k = (start + i) % n;
         if (rank[k] > maxRank
@@ -473,11 +489,17 @@ public final class RailSelector {
           if ((local < 0 || finish < localFinish) && here.test(rails[k])) {
             local = k;
             localFinish = finish;
+          } else if (local < 0 && (awake < 0 || finish < awakeFinish) && polls.test(rails[k])) {
+            awake = k;
+            awakeFinish = finish;
           }
         }
       }
       if (local >= 0 && localFinish - bestFinish <= LOCAL_OWNER_NANOS) {
         return local;
+      }
+      if (local < 0 && awake >= 0 && awakeFinish - bestFinish <= LOCAL_OWNER_NANOS) {
+        return awake;
       }
       return best >= 0 ? best : fallback;
     }

@@ -36,6 +36,11 @@ final class SharedMemoryRouter implements SliceRouter {
   }
 
   @Override
+  public boolean ownerPolls(Rail rail) {
+    return owners.ownerPolls(rail);
+  }
+
+  @Override
   public void submitAll(List<Slice> slices) {
     List<Slice> network = null;
     for (int i = 0, n = slices.size(); i < n; i++) {

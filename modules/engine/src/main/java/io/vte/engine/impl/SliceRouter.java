@@ -32,6 +32,15 @@ public interface SliceRouter {
   }
 
   /**
+   * @param rail a rail of this engine
+   * @return true when the owner the rail's slices go to polls now (a slice queued for it needs no
+   *     wake-up); false when unknown
+   */
+  default boolean ownerPolls(Rail rail) {
+    return false;
+  }
+
+  /**
    * Routes {@code slices}: one with {@link #submit}, several with {@link #submitAll}.
    *
    * @param slices the slices, possibly none

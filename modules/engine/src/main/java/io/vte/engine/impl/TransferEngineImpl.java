@@ -434,6 +434,7 @@ public final class TransferEngineImpl implements TransferEngine {
             affinity);
     OwnerRouter owners = new OwnerRouter(contexts);
     rails.preferOwnersOnTheCallingThread(owners::ownerRunsHere);
+    rails.preferPollingOwners(owners::ownerPolls);
     TransferSubmitter submitter =
         new TransferSubmitter(
             vertx,

@@ -407,6 +407,32 @@ class RailSelectorTest {
     assertNotEquals(a, b, "no owner here: round-robin as before");
   }
 
+  @Test
+  void withNoOwnerHereARailWhoseOwnerPollsTakesSmallSlicesWithinTheSlack() {
+    RailSelector.PeerRails rails = selector.railsFor(segment(true));
+    Rail awake = railTo(rails, 1, "r0");
+    Rail here = railTo(rails, 0, "r0");
+    selector.preferPollingOwners(r -> r == awake);
+    int small = 4096;
+    long fit = RailSelector.LOCAL_OWNER_NANOS / small + 1;
+    for (int i = 0; i < fit; i++) {
+      assertEquals(awake, rails.select(0, null, small), "slice " + i + " goes to the awake owner");
+    }
+    Rail spread = rails.select(0, null, small);
+    assertNotEquals(awake, spread, "a backlog past the slack spreads");
+    for (int i = 0; i < fit; i++) {
+      rails.release(awake, small, false);
+    }
+    rails.release(spread, small, false);
+    assertEquals(awake, pick(rails, null), "an empty backlog brings it back");
+
+    selector.preferOwnersOnTheCallingThread(r -> r == here);
+    assertEquals(here, pick(rails, null), "an owner on this thread comes before a polling one");
+    selector.preferOwnersOnTheCallingThread(r -> false);
+    selector.preferPollingOwners(r -> false);
+    assertNotEquals(pick(rails, null), pick(rails, null), "no owner awake: round-robin as before");
+  }
+
   private static Rail railTo(RailSelector.PeerRails rails, int local, String peer) {
     for (int i = 0; i < 100; i++) {
       Rail r = pick(rails, null);

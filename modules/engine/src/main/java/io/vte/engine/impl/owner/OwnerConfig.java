@@ -28,8 +28,8 @@ import java.time.Duration;
  * @param qpRnrRetry QP receiver-not-ready retries (0..7)
  * @param pollBatchSize completions polled per CQ poll (also the largest post batch)
  * @param commandDrainLimit commands (slices, replies, events) an owner takes per duty cycle
- * @param busyPoll how long an owner with work requests in flight keeps polling after it last found
- *     work ({@link OwnerIdleStrategy})
+ * @param busyPoll how long an owner keeps polling after it last found work ({@link
+ *     OwnerIdleStrategy})
  * @param idleBackoffMin shortest sleep of an idle owner (at least 1 ms: Vert.x timers)
  * @param idleBackoffMax longest sleep of an idle owner; bounds how late a deadline is noticed
  * @param flushDeadline how long a retired endpoint waits for the flushed completions of its work

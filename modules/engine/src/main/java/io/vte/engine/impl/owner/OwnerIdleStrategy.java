@@ -5,15 +5,18 @@ import io.vte.verbs.SpinBudget;
 /**
  * Decides what an owner does after a duty cycle, as Aeron's idle strategies do: run the next cycle
  * at once, or sleep. An owner that found work runs again. One with work requests on the wire keeps
- * polling its CQ for at least {@link #MIN_SPIN_CYCLES} empty cycles and, while at most {@link
- * #BUSY_POLL_MAX_BYTES} are on the wire and it holds a token of the {@link SpinBudget}, for {@code
- * busyPollNanos} after it last found work: a completion that lands within that window is reaped
- * without a CQ notification and a wake-up of the event loop, which on a small machine cost more
- * than the round trip of a small request. Between empty polls it yields its core ({@link
- * #yieldsBeforeNextCycle}), so polling takes no CPU a NIC thread is waiting for. Beyond the window,
- * or with nothing on the wire, the owner arms its CQ and sleeps on a timer: {@code backoffMin}
- * while work is in flight (handshakes, retiring endpoints), else a back-off doubling up to {@code
- * backoffMax}. Owner-thread only; the clock is the caller's, so tests drive it directly.
+ * polling its CQ for at least {@link #MIN_SPIN_CYCLES} empty cycles. While at most {@link
+ * #BUSY_POLL_MAX_BYTES} are on the wire and it holds a token of the {@link SpinBudget}, it polls
+ * for {@code busyPollNanos} after it last found work: a completion that lands within that window is
+ * reaped without a CQ notification and a wake-up of the event loop, which on a small machine cost
+ * more than the round trip of a small request. It polls so with nothing on the wire too: a caller
+ * that submits its next request soon after its last one completed (a thread awaiting each result in
+ * turn) then finds the owner awake and needs no wake-up; such an owner gives its token up as soon
+ * as another asks for one ({@link SpinBudget#isWanted()}). Between empty polls it yields its core
+ * ({@link #yieldsBeforeNextCycle}), so polling takes no CPU a NIC thread is waiting for. Beyond the
+ * window the owner arms its CQ and sleeps on a timer: {@code backoffMin} while work is in flight
+ * (handshakes, retiring endpoints), else a back-off doubling up to {@code backoffMax}. Owner-thread
+ * only; the clock is the caller's, so tests drive it directly.
  */
 final class OwnerIdleStrategy {
 
@@ -39,13 +42,17 @@ final class OwnerIdleStrategy {
   private final long backoffMaxMs;
   private long backoffMs;
   private long lastWorkNanos;
+
+  /** {@link #lastWorkNanos} is set: the owner found work at least once. */
+  private boolean worked;
+
   private int emptyCycles;
   private boolean polling;
 
   /**
    * @param budget the tokens of the owners that may poll at once
-   * @param busyPollNanos how long after its last work an owner with work requests in flight keeps
-   *     polling, 0 for {@link #MIN_SPIN_CYCLES} cycles only
+   * @param busyPollNanos how long after its last work an owner keeps polling, 0 for {@link
+   *     #MIN_SPIN_CYCLES} cycles only (with work requests on the wire)
    * @param backoffMinMs shortest sleep, at least 1
    * @param backoffMaxMs longest sleep, at least {@code backoffMinMs}
    */
@@ -67,6 +74,7 @@ final class OwnerIdleStrategy {
   boolean runAgain(int work, long bytesOnWire, long nowNanos) {
     if (work > 0) {
       lastWorkNanos = nowNanos;
+      worked = true;
       emptyCycles = 0;
       backoffMs = backoffMinMs;
       return true;
@@ -74,16 +82,29 @@ final class OwnerIdleStrategy {
     if (++emptyCycles < MIN_SPIN_CYCLES && bytesOnWire > 0) {
       return true;
     }
-    if (bytesOnWire <= 0
-        || bytesOnWire > BUSY_POLL_MAX_BYTES
-        || nowNanos - lastWorkNanos >= busyPollNanos) {
+    if (!worked || bytesOnWire > BUSY_POLL_MAX_BYTES || nowNanos - lastWorkNanos >= busyPollNanos) {
       stopPolling();
       return false;
     }
     if (!polling) {
       polling = budget.tryAcquire();
+    } else if (bytesOnWire <= 0 && budget.isWanted()) {
+      // an owner with work on the wire asked for a token: polling for a submission comes second
+      stopPolling();
     }
     return polling;
+  }
+
+  /**
+   * The cycle an owner runs right after it armed its CQ (to reap what landed before the arming):
+   * the owner runs again only when that cycle found work, and otherwise sleeps.
+   *
+   * @param work what the cycle did ({@link Owner#doWork()})
+   * @param nowNanos the caller's clock
+   * @return true when the next cycle should run at once
+   */
+  boolean runAgainAfterArming(int work, long nowNanos) {
+    return work > 0 && runAgain(work, 0, nowNanos);
   }
 
   /**

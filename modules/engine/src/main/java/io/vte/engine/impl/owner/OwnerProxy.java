@@ -42,6 +42,9 @@ final class OwnerProxy {
   private volatile boolean bound;
   private volatile boolean closed;
 
+  /** The owner runs its cycles back to back (it polls) rather than sleeping on a timer. */
+  private volatile boolean polling;
+
   /**
    * @param localNicPath the owner's own NIC path, named in answers given once it is closed
    */
@@ -65,6 +68,19 @@ final class OwnerProxy {
    */
   boolean runsHere() {
     return thread == Thread.currentThread();
+  }
+
+  /**
+   * @return true while the owner polls: a slice queued now is taken by its next cycle, with no
+   *     wake-up
+   */
+  boolean polls() {
+    return polling;
+  }
+
+  /** Records whether the owner polls or sleeps (owner's thread, only when it changes). */
+  void setPolling(boolean polling) {
+    this.polling = polling;
   }
 
   /**

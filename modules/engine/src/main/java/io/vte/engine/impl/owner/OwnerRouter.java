@@ -72,6 +72,14 @@ public final class OwnerRouter implements SliceRouter {
         && contexts[device].ownerOf(rail).proxy().runsHere();
   }
 
+  @Override
+  public boolean ownerPolls(Rail rail) {
+    int device = rail.localDeviceIndex();
+    return device >= 0
+        && device < contexts.length
+        && contexts[device].ownerOf(rail).proxy().polls();
+  }
+
   /**
    * The one route of a slice: its rail's local device picks the context, whose directory picks the
    * owner.

@@ -19,6 +19,10 @@ final class OwnerVerticle extends VerticleBase {
 
   private final Owner owner;
   private final OwnerProxy proxy;
+
+  /** What the proxy was last told ({@link OwnerProxy#setPolling}). */
+  private boolean polling;
+
   private final OwnerIdleStrategy idle;
   private final Handler<Void> cycle = v -> cycle();
   // What runOnContext(cycle) does, made once: a hop to the next cycle allocates nothing.
@@ -54,6 +58,7 @@ final class OwnerVerticle extends VerticleBase {
     stopped = true;
     cancelTimer();
     idle.stopPolling();
+    setPolling(false);
     // Normally the owner was closed and drained first; when Vert.x itself closes, it was not.
     proxy.close();
     owner.abandon();
@@ -67,6 +72,7 @@ final class OwnerVerticle extends VerticleBase {
     proxy.clearWake();
     cancelTimer();
     if (idle.runAgain(owner.doWork(), owner.bytesOutstanding(), System.nanoTime())) {
+      setPolling(true);
       if (idle.yieldsBeforeNextCycle()) {
         // sched_yield: not a wait, it returns at once unless a thread is ready for this core
         Thread.yield();
@@ -75,14 +81,23 @@ final class OwnerVerticle extends VerticleBase {
       return;
     }
     owner.armCompletionNotification();
-    if (idle.runAgain(owner.doWork(), 0, System.nanoTime())) {
+    if (idle.runAgainAfterArming(owner.doWork(), System.nanoTime())) {
       hop();
       return;
     }
+    setPolling(false);
     timer =
         ((ContextInternal) context)
             .nettyEventLoop()
             .schedule(timerTask, idle.sleepMillis(owner.hasWorkInFlight()), TimeUnit.MILLISECONDS);
+  }
+
+  /** Tells the proxy, when it changes, whether the owner runs cycles back to back or sleeps. */
+  private void setPolling(boolean now) {
+    if (polling != now) {
+      polling = now;
+      proxy.setPolling(now);
+    }
   }
 
   private void hop() {

@@ -113,9 +113,69 @@ class OwnerIdleStrategyTest {
   }
 
   @Test
-  void withoutWorkRequestsInFlightItSleepsAtOnceWithAGrowingBackOff() {
+  void withNothingOnTheWireItPollsTheWindowAfterItsLastWorkWithoutTheMinimumCycles() {
+    SpinBudget budget = new SpinBudget(1);
+    OwnerIdleStrategy idle = new OwnerIdleStrategy(budget, 100 * US, 1, 20);
+    long now = 7_000_000;
+    assertTrue(idle.runAgain(1, 0, now), "the cycle that completed the last request");
+    int cycles = 0;
+    while (idle.runAgain(0, 0, now += 10 * US)) {
+      assertEquals(0, budget.free(), "polling holds the token");
+      cycles++;
+    }
+    assertEquals(9, cycles, "polled 100 us after the last work, for a submission to find it awake");
+    assertEquals(1, budget.free(), "the token is back once it stops");
+    OwnerIdleStrategy noWindow = new OwnerIdleStrategy(new SpinBudget(1), 0, 1, 20);
+    noWindow.runAgain(1, 0, now);
+    assertFalse(noWindow.runAgain(0, 0, now), "no window: nothing on the wire sleeps at once");
+  }
+
+  @Test
+  void anOwnerPollingWithNothingOnTheWireGivesItsTokenToOneWithWorkOnTheWire() {
+    SpinBudget budget = new SpinBudget(1);
+    OwnerIdleStrategy idle = new OwnerIdleStrategy(budget, 100 * US, 1, 20);
+    OwnerIdleStrategy busy = new OwnerIdleStrategy(budget, 100 * US, 1, 20);
+    long now = 2_000_000;
+    idle.runAgain(1, 0, now);
+    assertTrue(idle.runAgain(0, 0, now += US), "polls for a submission, holding the token");
+    busy.runAgain(1, SMALL, now);
+    for (int i = 1; i < OwnerIdleStrategy.MIN_SPIN_CYCLES; i++) {
+      assertTrue(busy.runAgain(0, SMALL, now += US));
+    }
+    assertFalse(busy.runAgain(0, SMALL, now), "no token free: it asks and sleeps");
+    assertFalse(idle.runAgain(0, 0, now += US), "asked for: the idle one gives its token up");
+    assertEquals(1, budget.free());
+    busy.runAgain(1, SMALL, now);
+    for (int i = 1; i < OwnerIdleStrategy.MIN_SPIN_CYCLES; i++) {
+      busy.runAgain(0, SMALL, now += US);
+    }
+    assertTrue(busy.runAgain(0, SMALL, now += US), "the owner with work on the wire polls now");
+    SpinBudget other = new SpinBudget(1);
+    OwnerIdleStrategy onWire = new OwnerIdleStrategy(other, 100 * US, 1, 20);
+    onWire.runAgain(1, SMALL, now);
+    for (int i = 1; i < OwnerIdleStrategy.MIN_SPIN_CYCLES; i++) {
+      onWire.runAgain(0, SMALL, now += US);
+    }
+    assertTrue(onWire.runAgain(0, SMALL, now += US));
+    assertFalse(other.tryAcquire());
+    assertTrue(onWire.runAgain(0, SMALL, now += US), "with work on the wire it keeps its token");
+  }
+
+  @Test
+  void afterArmingItRunsAgainOnlyWhenThatCycleFoundWork() {
     OwnerIdleStrategy idle = new OwnerIdleStrategy(new SpinBudget(1), 100 * US, 1, 20);
-    assertFalse(idle.runAgain(0, 0, 0), "no poll window without work requests on the wire");
+    long now = 3_000_000;
+    idle.runAgain(1, 2 * OwnerIdleStrategy.BUSY_POLL_MAX_BYTES, now);
+    assertFalse(
+        idle.runAgainAfterArming(0, now + US),
+        "within the window, but an empty cycle after arming sleeps (the CQ wakes it)");
+    assertTrue(idle.runAgainAfterArming(2, now + 2 * US), "a completion landed before the arming");
+  }
+
+  @Test
+  void withoutWorkEverItSleepsAtOnceWithAGrowingBackOff() {
+    OwnerIdleStrategy idle = new OwnerIdleStrategy(new SpinBudget(1), 100 * US, 1, 20);
+    assertFalse(idle.runAgain(0, 0, 0), "no poll window before any work");
     assertEquals(1, idle.sleepMillis(false));
     assertEquals(2, idle.sleepMillis(false));
     assertEquals(4, idle.sleepMillis(false));

@@ -138,6 +138,49 @@ class OwnerVerticleTest {
   }
 
   @Test
+  void theRouterSeesAnOwnerPollAfterItsLastWorkUntilTheWindowHasPassed() {
+    OwnerConfig config =
+        OwnerConfig.from(OwnerTestConfig.options().setBusyPoll(Duration.ofMillis(300)));
+    LocalContext local = Await.result(a.addDevice(autoDevice("d0"), config), WAIT);
+    // the peer's owner never polls, so it never holds the JVM's one poll token (on 2 cores)
+    OwnerConfig peer = OwnerConfig.from(OwnerTestConfig.options().setBusyPoll(Duration.ZERO));
+    Await.result(b.addDevice(autoDevice("d0"), peer), WAIT);
+    OwnerRouter router = new OwnerRouter(List.of(local));
+    Rail rail = new Rail(0, "d0", b.serverName(), "d0");
+    Await.until("the idle owner sleeps", WAIT, () -> !router.ownerPolls(rail));
+    int checked = 0;
+    for (int round = 0; round < 6; round++) {
+      Recorder rec = new Recorder();
+      // the JVM's owners share one budget of poll tokens: another owner may hold it for a while
+      Await.until("a poll token is free", WAIT, () -> OwnerIdleStrategy.OWNERS.free() > 0);
+      long submitted = System.nanoTime();
+      router.submit(slice(rec, rail, round));
+      Await.until("slice " + round + " ends", WAIT, () -> rec.completed() == 1);
+      assertEquals(1, rec.count(SliceStatus.OK));
+      boolean polls = router.ownerPolls(rail);
+      // the owner's last work came after the submit: asserted only when the window surely runs
+      if (System.nanoTime() - submitted < Duration.ofMillis(250).toNanos()) {
+        assertTrue(
+            polls,
+            "round "
+                + round
+                + ": within the window after its last work it polls; free tokens "
+                + OwnerIdleStrategy.OWNERS.free());
+        checked++;
+      }
+      int r = round;
+      Await.until(
+          "round " + r + ": it sleeps once the window passed",
+          WAIT,
+          () -> !router.ownerPolls(rail));
+    }
+    assertTrue(checked >= 3, "rounds checked within the window: " + checked);
+    assertFalse(
+        router.ownerPolls(new Rail(3, "d3", b.serverName(), "d0")),
+        "no such local device: false, not a throw");
+  }
+
+  @Test
   void simultaneousOpenOverTheHandshakeService200Times() throws Exception {
     OwnerConfig config = OwnerTestConfig.defaults();
     CyclicBarrier barrier = new CyclicBarrier(2);
