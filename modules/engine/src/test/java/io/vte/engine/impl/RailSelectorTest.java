@@ -387,18 +387,7 @@ class RailSelectorTest {
     Rail here = railTo(rails, 1, "r0");
     Rail other = railTo(rails, 0, "r0");
     selector.preferOwnersOnTheCallingThread(r -> r == here);
-    int small = 4096;
-    // unmeasured rails: a byte counts as a nanosecond, so the slack is LOCAL_OWNER_NANOS bytes
-    long fit = RailSelector.LOCAL_OWNER_NANOS / small + 1;
-    for (int i = 0; i < fit; i++) {
-      assertEquals(here, rails.select(0, null, small), "slice " + i + " stays on this thread");
-    }
-    assertEquals(other, rails.select(0, null, small), "a backlog past the slack spreads");
-    for (int i = 0; i < fit; i++) {
-      rails.release(here, small, false);
-    }
-    rails.release(other, small, false);
-    assertEquals(here, pick(rails, null), "an empty backlog brings it back");
+    assertPreferredUntilTheSlack(rails, here);
     assertEquals(other, pick(rails, here), "a retry that avoids it goes elsewhere");
 
     selector.preferOwnersOnTheCallingThread(r -> false);
@@ -413,24 +402,33 @@ class RailSelectorTest {
     Rail awake = railTo(rails, 1, "r0");
     Rail here = railTo(rails, 0, "r0");
     selector.preferPollingOwners(r -> r == awake);
-    int small = 4096;
-    long fit = RailSelector.LOCAL_OWNER_NANOS / small + 1;
-    for (int i = 0; i < fit; i++) {
-      assertEquals(awake, rails.select(0, null, small), "slice " + i + " goes to the awake owner");
-    }
-    Rail spread = rails.select(0, null, small);
-    assertNotEquals(awake, spread, "a backlog past the slack spreads");
-    for (int i = 0; i < fit; i++) {
-      rails.release(awake, small, false);
-    }
-    rails.release(spread, small, false);
-    assertEquals(awake, pick(rails, null), "an empty backlog brings it back");
+    assertPreferredUntilTheSlack(rails, awake);
 
     selector.preferOwnersOnTheCallingThread(r -> r == here);
     assertEquals(here, pick(rails, null), "an owner on this thread comes before a polling one");
     selector.preferOwnersOnTheCallingThread(r -> false);
     selector.preferPollingOwners(r -> false);
     assertNotEquals(pick(rails, null), pick(rails, null), "no owner awake: round-robin as before");
+  }
+
+  /**
+   * Small slices go to {@code preferred} until its backlog passes the slack, the next one to
+   * another rail; once all are released, {@code preferred} is picked again.
+   */
+  private static void assertPreferredUntilTheSlack(RailSelector.PeerRails rails, Rail preferred) {
+    int small = 4096;
+    // unmeasured rails: a byte counts as a nanosecond, so the slack is LOCAL_OWNER_NANOS bytes
+    long fit = RailSelector.LOCAL_OWNER_NANOS / small + 1;
+    for (int i = 0; i < fit; i++) {
+      assertEquals(preferred, rails.select(0, null, small), "slice " + i + " takes the preferred");
+    }
+    Rail spread = rails.select(0, null, small);
+    assertNotEquals(preferred, spread, "a backlog past the slack spreads");
+    for (int i = 0; i < fit; i++) {
+      rails.release(preferred, small, false);
+    }
+    rails.release(spread, small, false);
+    assertEquals(preferred, pick(rails, null), "an empty backlog brings it back");
   }
 
   private static Rail railTo(RailSelector.PeerRails rails, int local, String peer) {

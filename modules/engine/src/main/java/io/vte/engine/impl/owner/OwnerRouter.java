@@ -66,18 +66,20 @@ public final class OwnerRouter implements SliceRouter {
 
   @Override
   public boolean ownerRunsHere(Rail rail) {
-    int device = rail.localDeviceIndex();
-    return device >= 0
-        && device < contexts.length
-        && contexts[device].ownerOf(rail).proxy().runsHere();
+    OwnerProxy proxy = proxyOrNull(rail);
+    return proxy != null && proxy.runsHere();
   }
 
   @Override
   public boolean ownerPolls(Rail rail) {
+    OwnerProxy proxy = proxyOrNull(rail);
+    return proxy != null && proxy.polls();
+  }
+
+  /** The proxy of a rail's owner, or null when the rail names no local device of this engine. */
+  private OwnerProxy proxyOrNull(Rail rail) {
     int device = rail.localDeviceIndex();
-    return device >= 0
-        && device < contexts.length
-        && contexts[device].ownerOf(rail).proxy().polls();
+    return device >= 0 && device < contexts.length ? contexts[device].ownerOf(rail).proxy() : null;
   }
 
   /**

@@ -138,27 +138,28 @@ class OwnerIdleStrategyTest {
     long now = 2_000_000;
     idle.runAgain(1, 0, now);
     assertTrue(idle.runAgain(0, 0, now += US), "polls for a submission, holding the token");
-    busy.runAgain(1, SMALL, now);
-    for (int i = 1; i < OwnerIdleStrategy.MIN_SPIN_CYCLES; i++) {
-      assertTrue(busy.runAgain(0, SMALL, now += US));
-    }
+    now = workThenMinimumCycles(busy, now);
     assertFalse(busy.runAgain(0, SMALL, now), "no token free: it asks and sleeps");
     assertFalse(idle.runAgain(0, 0, now += US), "asked for: the idle one gives its token up");
     assertEquals(1, budget.free());
-    busy.runAgain(1, SMALL, now);
-    for (int i = 1; i < OwnerIdleStrategy.MIN_SPIN_CYCLES; i++) {
-      busy.runAgain(0, SMALL, now += US);
-    }
+    now = workThenMinimumCycles(busy, now);
     assertTrue(busy.runAgain(0, SMALL, now += US), "the owner with work on the wire polls now");
+
     SpinBudget other = new SpinBudget(1);
     OwnerIdleStrategy onWire = new OwnerIdleStrategy(other, 100 * US, 1, 20);
-    onWire.runAgain(1, SMALL, now);
-    for (int i = 1; i < OwnerIdleStrategy.MIN_SPIN_CYCLES; i++) {
-      onWire.runAgain(0, SMALL, now += US);
-    }
+    now = workThenMinimumCycles(onWire, now);
     assertTrue(onWire.runAgain(0, SMALL, now += US));
     assertFalse(other.tryAcquire());
     assertTrue(onWire.runAgain(0, SMALL, now += US), "with work on the wire it keeps its token");
+  }
+
+  /** A cycle with work and the empty ones that always follow it with work on the wire. */
+  private static long workThenMinimumCycles(OwnerIdleStrategy idle, long now) {
+    assertTrue(idle.runAgain(1, SMALL, now));
+    for (int i = 1; i < OwnerIdleStrategy.MIN_SPIN_CYCLES; i++) {
+      assertTrue(idle.runAgain(0, SMALL, now += US), "minimum cycle " + i);
+    }
+    return now;
   }
 
   @Test
