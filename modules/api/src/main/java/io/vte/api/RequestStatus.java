@@ -6,8 +6,15 @@ public enum RequestStatus {
   COMPLETED,
   /** It failed; {@link RequestResult#cause()} says why. */
   FAILED,
-  /** The batch was canceled before the request completed. */
+  /**
+   * The batch was canceled before the request completed. Slices already posted still run to their
+   * end, as an RDMA WRITE or READ posted before a cancel does: the destination range may change
+   * until then, so a caller that reuses it first waits until no rail has a backlog ({@link
+   * RailStatus#backlogBytes()} of {@link EngineDiagnostics#rails()}).
+   */
   CANCELED,
-  /** The batch deadline passed before the request completed. */
+  /**
+   * The batch deadline passed before the request completed; posted slices run on as for CANCELED.
+   */
   TIMED_OUT
 }

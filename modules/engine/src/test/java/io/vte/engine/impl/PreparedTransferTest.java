@@ -11,6 +11,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
+import io.vte.api.RailStatus;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
@@ -185,6 +186,7 @@ class PreparedTransferTest {
     BatchResult r = Await.result(first, WAIT);
     assertEquals(RequestStatus.CANCELED, r.requests().get(2).status(), r.toString());
     unstall();
+    awaitStragglers("the cancelled");
     newPattern(22);
     assertExact(Await.result(p.post(), WAIT), "post after the cancel");
     assertEquals(2, p.recordsMade(), "the cancelled post's records were left to its slices");
@@ -227,6 +229,7 @@ class PreparedTransferTest {
         "a post completes after " + ended + " one",
         WAIT,
         () -> Await.result(p.post(), WAIT).allCompleted());
+    awaitStragglers(ended);
     newPattern(seed);
     assertExact(Await.result(p.post(), WAIT), "post after " + ended + " one");
     assertTrue(p.recordsMade() >= 2, ended + " post's records were retired");
@@ -281,12 +284,27 @@ class PreparedTransferTest {
       }
       if (r.allCompleted()) {
         completed++;
+      } else {
+        awaitStragglers("a cancelled");
       }
     }
     canceller.join(30_000);
     assertTrue(completed > 0, "some posts completed");
     newPattern(5000);
     assertExact(Await.result(p.post(), WAIT), "the post after the race");
+  }
+
+  /**
+   * Waits until no slice is in flight: a posted slice of a cancelled or timed-out post still writes
+   * its destination when its held frame goes (as an RDMA WRITE posted before a cancel does), and a
+   * later post may take a rail that holds nothing and finish first.
+   */
+  private void awaitStragglers(String ended) {
+    Await.untilEquals(
+        "the slices of " + ended + " post have ended",
+        WAIT,
+        0L,
+        () -> a.diagnostics().rails().stream().mapToLong(RailStatus::backlogBytes).sum());
   }
 
   private void stall(Duration delay) {
