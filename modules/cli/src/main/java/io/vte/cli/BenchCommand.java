@@ -15,7 +15,6 @@ import io.vte.cli.bench.FaultScheduler;
 import io.vte.cli.bench.FaultStep;
 import io.vte.cli.bench.InitiatorSession;
 import io.vte.cli.bench.LoadFlags;
-import io.vte.cli.bench.LoadGenerator;
 import io.vte.cli.bench.SingleRequestRun;
 import io.vte.cli.bench.Sweep;
 import io.vte.cli.bench.SweepRow;
@@ -113,11 +112,6 @@ public final class BenchCommand implements Callable<Integer> {
 
   /** Creates the command (picocli instantiates it). */
   public BenchCommand() {}
-
-  private LoadGenerator.Plan singleRequestPlan() {
-    return new LoadGenerator.Plan(
-        load.opcode(), load.blockSize(), 1, 1, 1, load.plan().verify(), load.plan().prepared());
-  }
 
   @Override
   public Integer call() throws Exception {
@@ -226,7 +220,7 @@ public final class BenchCommand implements Callable<Integer> {
               System.console() != null);
       // Next to the configured run: one request per batch, one in flight (unless that was the run).
       SingleRequestRun single =
-          !faults.isEmpty() || load.plan().equals(singleRequestPlan())
+          !faults.isEmpty() || load.plan().equals(load.plan().singleRequest())
               ? null
               : SingleRequestRun.measure(session, load, baseline);
       BenchReport report =

@@ -45,7 +45,8 @@ public final class LoadFlags {
       names = "--threads",
       defaultValue = "1",
       description =
-          "Submitting threads, each on its own Vert.x context (default ${DEFAULT-VALUE}).")
+          "Submitting threads, each on its own Vert.x context, or a plain thread with"
+              + " --caller-threads (default ${DEFAULT-VALUE}).")
   int threads;
 
   @Option(
@@ -77,12 +78,22 @@ public final class LoadFlags {
               + " once, its records reused at every post.")
   boolean prepared;
 
+  @Option(
+      names = "--caller-threads",
+      description =
+          "Submit from plain Java threads outside Vert.x, each awaiting its oldest batch's result"
+              + " before it posts that slot again, instead of from verticles on event loops.")
+  boolean callerThreads;
+
   /**
    * @param base how the engines run ("embedded", "initiator")
-   * @return the mode a report names: the base, and whether the batches were prepared transfers
+   * @return the mode a report names: the base, whether the batches were prepared transfers, and
+   *     whether plain caller threads submitted them
    */
   public String mode(String base) {
-    return prepared ? base + ", prepared transfers" : base;
+    return base
+        + (prepared ? ", prepared transfers" : "")
+        + (callerThreads ? ", caller threads" : "");
   }
 
   @Option(names = "--json", description = "Print one JSON object instead of the table.")
@@ -139,7 +150,8 @@ public final class LoadFlags {
    * @return the load these flags describe
    */
   public LoadGenerator.Plan plan() {
-    return new LoadGenerator.Plan(opcode(), blockSize, batchSize, depth, threads, verify, prepared);
+    return new LoadGenerator.Plan(
+        opcode(), blockSize, batchSize, depth, threads, verify, prepared, callerThreads);
   }
 
   /**

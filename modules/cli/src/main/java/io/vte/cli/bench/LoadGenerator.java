@@ -23,16 +23,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
  * Keeps {@code depth} batches of {@code batchSize} requests in flight from each of {@code threads}
- * Vert.x contexts (one small verticle each) until a run's time is up. Request slot {@code k} always
- * covers bytes {@code [k * blockSize, (k + 1) * blockSize)} of both the local buffer and the remote
- * region, so the request lists are built once and reused. With {@code verify}, every READ block is
- * checked against the target's {@link DataPattern} (or the source pattern a WRITE run left there);
- * the slot is zeroed before each READ so a READ that moved nothing is caught. Counters are readable
- * from any thread for the progress line.
+ * submitters until a run's time is up: Vert.x contexts (one small verticle each, posting again from
+ * the result's callback), or plain Java threads outside Vert.x ({@link Plan#callerThreads()}: each
+ * parks until its oldest batch's result has come, as a caller that awaits each result does).
+ * Request slot {@code k} always covers bytes {@code [k * blockSize, (k + 1) * blockSize)} of both
+ * the local buffer and the remote region, so the request lists are built once and reused. With
+ * {@code verify}, every READ block is checked against the target's {@link DataPattern} (or the
+ * source pattern a WRITE run left there); the slot is zeroed before each READ so a READ that moved
+ * nothing is caught. Counters are readable from any thread for the progress line.
  */
 public final class LoadGenerator {
 
@@ -49,6 +52,8 @@ public final class LoadGenerator {
    * @param verify check every READ block
    * @param prepared post each slot's batch as a prepared transfer ({@link TransferEngine#prepare})
    *     instead of submitting it
+   * @param callerThreads submit from plain Java threads outside Vert.x, each awaiting its oldest
+   *     batch before it posts that slot again, instead of from verticles
    */
   public record Plan(
       TransferOpcode opcode,
@@ -57,7 +62,23 @@ public final class LoadGenerator {
       int depth,
       int threads,
       boolean verify,
-      boolean prepared) {
+      boolean prepared,
+      boolean callerThreads) {
+
+    /**
+     * @return this plan with one batch of one request in flight from one submitter of the same kind
+     */
+    public Plan singleRequest() {
+      return new Plan(opcode, blockSize, 1, 1, 1, verify, prepared, callerThreads);
+    }
+
+    /**
+     * @param threads true for plain caller threads, false for verticles
+     * @return this plan with that kind of submitter
+     */
+    public Plan withCallerThreads(boolean threads) {
+      return new Plan(opcode, blockSize, batchSize, depth, this.threads, verify, prepared, threads);
+    }
 
     /**
      * @return bytes covered by all request slots
@@ -145,10 +166,19 @@ public final class LoadGenerator {
     for (int t = 0; t < plan.threads(); t++) {
       Driver d = new Driver(t, duration.toNanos());
       ds.add(d);
-      parts.add(
-          vertx
-              .deployVerticle(d)
-              .compose(id -> d.done.future().eventually(() -> vertx.undeploy(id))));
+      if (plan.callerThreads()) {
+        CallerThread caller = new CallerThread(d);
+        parts.add(caller.done.future());
+        Thread thread = new Thread(caller, "vte-bench-caller-" + t);
+        thread.setDaemon(true);
+        thread.start();
+      } else {
+        DriverVerticle v = new DriverVerticle(d);
+        parts.add(
+            vertx
+                .deployVerticle(v)
+                .compose(id -> v.done.future().eventually(() -> vertx.undeploy(id))));
+      }
     }
     drivers = List.copyOf(ds);
     return Future.all(parts).map(all -> combine(plan, all.list(), false));
@@ -244,21 +274,20 @@ public final class LoadGenerator {
   }
 
   /**
-   * One submitting context: its slots are batches {@code thread * depth .. thread * depth + depth -
-   * 1}.
+   * What one submitter does with its slots, batches {@code thread * depth .. thread * depth + depth
+   * - 1}: posts them and accounts for each result. Confined to the submitter's thread (a verticle's
+   * event loop, or a caller thread); the counters are read by the progress line.
    */
-  private final class Driver extends VerticleBase {
+  private final class Driver {
     private final int thread;
     private final long durationNanos;
     private final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(120), 3);
     private final Map<String, Long> failures = new TreeMap<>();
     private final TransferOptions options = new TransferOptions().setDeadline(DEADLINE);
-    private final Promise<BenchResult> done = Promise.promise();
 
-    /** When each slot's batch went out, and its completion handler, made once. */
+    /** When each slot's batch went out. */
     private final long[] issuedAt = new long[plan.depth()];
 
-    private final List<Completable<BatchResult>> onDone = new ArrayList<>();
     private volatile long ops;
     private volatile long failed;
     private volatile long succeeded;
@@ -272,47 +301,46 @@ public final class LoadGenerator {
     Driver(int thread, long durationNanos) {
       this.thread = thread;
       this.durationNanos = durationNanos;
-      for (int s = 0; s < plan.depth(); s++) {
-        int slot = thread * plan.depth() + s;
-        int local = s;
-        onDone.add((result, failure) -> completed(slot, issuedAt[local], result, failure));
-      }
     }
 
-    @Override
-    public Future<?> start() {
+    void start() {
       start = System.nanoTime();
       lastProgress = start;
-      for (int s = 0; s < plan.depth(); s++) {
-        issue(thread * plan.depth() + s);
-      }
-      return Future.succeededFuture();
     }
 
-    private void issue(int slot) {
+    /**
+     * Posts slot {@code local}'s batch (0 .. depth - 1).
+     *
+     * @return its result
+     */
+    Future<BatchResult> issue(int local) {
+      int slot = thread * plan.depth() + local;
       if (plan.verify() && plan.opcode() == TransferOpcode.READ) {
         DirectMemory.fill(
-            local.address() + slotOffset(slot),
+            LoadGenerator.this.local.address() + slotOffset(slot),
             (long) plan.batchSize() * plan.blockSize(),
             (byte) 0);
       }
       inFlight++;
-      int local = slot - thread * plan.depth();
       issuedAt[local] = System.nanoTime();
       List<PreparedTransfer> ps = prepared;
-      Future<BatchResult> result =
-          ps != null ? ps.get(slot).post() : engine.submit(batches.get(slot), options).result();
-      result.onComplete(onDone.get(local));
+      return ps != null ? ps.get(slot).post() : engine.submit(batches.get(slot), options).result();
     }
 
     private long slotOffset(int slot) {
       return (long) slot * plan.batchSize() * plan.blockSize();
     }
 
-    private void completed(int slot, long t0, BatchResult result, Throwable cause) {
+    /**
+     * Accounts for slot {@code local}'s ended batch.
+     *
+     * @return true when the run's time is not up: post the slot again
+     */
+    boolean completed(int local, BatchResult result, Throwable cause) {
       long now = System.nanoTime();
+      int slot = thread * plan.depth() + local;
       inFlight--;
-      latency.recordValue(Math.min(now - t0, latency.getHighestTrackableValue()));
+      latency.recordValue(Math.min(now - issuedAt[local], latency.getHighestTrackableValue()));
       long bad = 0;
       if (result == null) {
         bad = plan.batchSize();
@@ -336,38 +364,48 @@ public final class LoadGenerator {
         longestGap = Math.max(longestGap, now - lastProgress);
         lastProgress = now;
       }
-      if (now - start < durationNanos) {
-        issue(slot);
-      } else if (inFlight == 0) {
-        longestGap = Math.max(longestGap, now - lastProgress);
-        done.complete(
-            new BenchResult(
-                plan.opcode(),
-                plan.blockSize(),
-                plan.batchSize(),
-                plan.depth(),
-                1,
-                ops,
-                failed,
-                (ops - failed) * plan.blockSize(),
-                now - start,
-                latency,
-                failures,
-                firstFailure,
-                verifyDetail == null ? null : Boolean.FALSE,
-                verifyDetail,
-                -1,
-                List.of(),
-                longestGap,
-                -1));
-      }
+      return now - start < durationNanos;
+    }
+
+    /**
+     * @return true when no batch is in flight
+     */
+    boolean drained() {
+      return inFlight == 0;
+    }
+
+    /**
+     * @return this submitter's result, once it has drained
+     */
+    BenchResult result() {
+      long now = System.nanoTime();
+      longestGap = Math.max(longestGap, now - lastProgress);
+      return new BenchResult(
+          plan.opcode(),
+          plan.blockSize(),
+          plan.batchSize(),
+          plan.depth(),
+          1,
+          ops,
+          failed,
+          (ops - failed) * plan.blockSize(),
+          now - start,
+          latency,
+          failures,
+          firstFailure,
+          verifyDetail == null ? null : Boolean.FALSE,
+          verifyDetail,
+          -1,
+          List.of(),
+          longestGap,
+          -1);
     }
 
     private void check(long offset) {
       // The target holds its own pattern, or the source pattern where a WRITE run wrote before.
       long at =
           DataPattern.firstMismatch(
-              local.address() + offset,
+              LoadGenerator.this.local.address() + offset,
               offset,
               plan.blockSize(),
               DataPattern.TARGET_SEED,
@@ -392,6 +430,130 @@ public final class LoadGenerator {
       return cause instanceof VteException v
           ? v.code().name()
           : cause == null ? "NONE" : cause.getClass().getSimpleName();
+    }
+  }
+
+  /** A submitter on a Vert.x context: each result's callback posts its slot again. */
+  private final class DriverVerticle extends VerticleBase {
+    private final Driver driver;
+    private final Promise<BenchResult> done = Promise.promise();
+
+    /** Each slot's completion handler, made once. */
+    private final List<Completable<BatchResult>> onDone = new ArrayList<>();
+
+    DriverVerticle(Driver driver) {
+      this.driver = driver;
+      for (int s = 0; s < plan.depth(); s++) {
+        int local = s;
+        onDone.add((result, failure) -> completed(local, result, failure));
+      }
+    }
+
+    @Override
+    public Future<?> start() {
+      driver.start();
+      for (int s = 0; s < plan.depth(); s++) {
+        driver.issue(s).onComplete(onDone.get(s));
+      }
+      return Future.succeededFuture();
+    }
+
+    private void completed(int local, BatchResult result, Throwable cause) {
+      if (driver.completed(local, result, cause)) {
+        driver.issue(local).onComplete(onDone.get(local));
+      } else if (driver.drained()) {
+        done.complete(driver.result());
+      }
+    }
+  }
+
+  /**
+   * A submitter on a plain Java thread: it posts every slot, then parks until its oldest batch has
+   * a result, accounts for it and posts that slot again. The result's callback runs where the batch
+   * ended and only hands it over and unparks the thread.
+   */
+  private final class CallerThread implements Runnable {
+    private final Driver driver;
+    private final Promise<BenchResult> done = Promise.promise();
+    private final Ended[] ended = new Ended[plan.depth()];
+
+    CallerThread(Driver driver) {
+      this.driver = driver;
+    }
+
+    @Override
+    public void run() {
+      try {
+        Thread self = Thread.currentThread();
+        for (int s = 0; s < plan.depth(); s++) {
+          ended[s] = new Ended(self);
+        }
+        driver.start();
+        for (int s = 0; s < plan.depth(); s++) {
+          post(s);
+        }
+        for (int s = 0; !driver.drained(); s = (s + 1) % plan.depth()) {
+          Ended e = ended[s];
+          if (!e.awaited) {
+            continue; // a slot the run no longer posts
+          }
+          e.await();
+          if (driver.completed(s, e.result, e.cause)) {
+            post(s);
+          }
+        }
+        done.complete(driver.result());
+      } catch (RuntimeException | Error e) {
+        done.fail(e);
+      }
+    }
+
+    private void post(int s) {
+      Ended e = ended[s];
+      e.reset();
+      driver.issue(s).onComplete(e);
+    }
+  }
+
+  /** One slot's result, handed from the callback to its caller thread. */
+  private static final class Ended implements Completable<BatchResult> {
+    private final Thread waiter;
+    private volatile boolean arrived;
+    private BatchResult result;
+    private Throwable cause;
+
+    /** The slot was posted and its result not yet taken. */
+    private boolean awaited;
+
+    Ended(Thread waiter) {
+      this.waiter = waiter;
+    }
+
+    void reset() {
+      arrived = false;
+      result = null;
+      cause = null;
+      awaited = true;
+    }
+
+    @Override
+    public void complete(BatchResult r, Throwable failure) {
+      result = r;
+      cause = failure;
+      arrived = true;
+      LockSupport.unpark(waiter);
+    }
+
+    /** Parks until the result arrived; fails once the request deadline and a margin have passed. */
+    void await() {
+      long giveUpAt = System.nanoTime() + DEADLINE.plusSeconds(30).toNanos();
+      while (!arrived) {
+        if (System.nanoTime() - giveUpAt > 0) {
+          throw new IllegalStateException("no result within " + DEADLINE.plusSeconds(30));
+        }
+        LockSupport.parkNanos(this, TimeUnit.SECONDS.toNanos(1));
+      }
+      awaited = false;
     }
   }
 }

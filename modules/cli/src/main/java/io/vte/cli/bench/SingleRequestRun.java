@@ -9,22 +9,26 @@ import org.HdrHistogram.Histogram;
 
 /**
  * The single-request measurement {@code vte bench} makes next to the configured run: batch size 1,
- * one request in flight, so its ops/s is 1 / latency; with a baseline, a TCP ping-pong of the same
- * message size runs before each of its windows, once with blocking sockets and once with both sides
- * busy-polling non-blocking ones, and the engine's p50 is given as a multiple of each.
+ * one request in flight, so its ops/s is 1 / latency; once from a verticle on an event loop (as the
+ * configured run submits) and once from a plain Java thread that awaits each result (as {@code
+ * main} or a server's request thread does). With a baseline, a TCP ping-pong of the same message
+ * size runs before each window of the event-loop run, once with blocking sockets and once with both
+ * sides busy-polling non-blocking ones, and each p50 is given as a multiple of both.
  *
- * @param result the engine's run
+ * @param result the run from an event loop
+ * @param fromThread the run from a plain caller thread
  * @param blocking blocking TCP ping-pong round trips (ns), or null without a baseline
  * @param busyPoll busy-polling TCP ping-pong round trips (ns), or null without a baseline
  */
-public record SingleRequestRun(BenchResult result, Histogram blocking, Histogram busyPoll) {
+public record SingleRequestRun(
+    BenchResult result, BenchResult fromThread, Histogram blocking, Histogram busyPoll) {
 
   /** Windows of the engine's run, each after one slice of each ping-pong. */
   static final int WINDOWS = 3;
 
   /**
    * @param load the configured load
-   * @return the time the single-request run measures: a quarter of the configured run, 1..3 s
+   * @return the time each single-request run measures: a quarter of the configured run, 1..3 s
    */
   public static Duration durationFor(LoadFlags load) {
     long quarter = load.measure().toNanos() / 4;
@@ -42,9 +46,7 @@ public record SingleRequestRun(BenchResult result, Histogram blocking, Histogram
    */
   public static SingleRequestRun measure(InitiatorSession session, LoadFlags load, boolean baseline)
       throws Exception {
-    LoadGenerator.Plan plan =
-        new LoadGenerator.Plan(
-            load.opcode(), load.blockSize(), 1, 1, 1, load.verify, load.prepared);
+    LoadGenerator.Plan single = load.plan().singleRequest();
     Duration measure = durationFor(load);
     Duration slice = measure.dividedBy(2L * WINDOWS);
     Histogram blocking = baseline ? new Histogram(3) : null;
@@ -56,36 +58,45 @@ public record SingleRequestRun(BenchResult result, Histogram blocking, Histogram
               blocking.add(TcpPingPongBench.run(slice, load.blockSize(), false));
               busy.add(TcpPingPongBench.run(slice, load.blockSize(), true));
             };
-    BenchResult r =
+    Duration warmup = Duration.ofMillis(300);
+    BenchResult loop =
         session.measure(
-            plan,
-            Duration.ofMillis(300),
+            single.withCallerThreads(false),
+            warmup,
             measure,
             baseline ? WINDOWS : 1,
             beforeWindow,
             List.of(),
             null,
             false);
-    return new SingleRequestRun(r, blocking, busy);
+    BenchResult thread =
+        session.measure(
+            single.withCallerThreads(true), warmup, measure, 1, () -> {}, List.of(), null, false);
+    return new SingleRequestRun(loop, thread, blocking, busy);
   }
 
   /**
-   * @return the JSON form
+   * @return the JSON form: the event-loop run's figures, and the caller thread's under {@code
+   *     caller_thread}
    */
   public JsonObject json() {
+    return json(result).put("caller_thread", json(fromThread));
+  }
+
+  private JsonObject json(BenchResult r) {
     JsonObject json =
         new JsonObject()
-            .put("ops_per_s", round(result.opsPerSecond()))
-            .put("p50_us", round(result.latencyMicros(50)))
-            .put("p99_us", round(result.latencyMicros(99)))
-            .put("failed", result.failed())
-            .put("verified", result.verified())
-            .put("alloc_bytes_per_request", round(allocationPerRequest(result)));
+            .put("ops_per_s", round(r.opsPerSecond()))
+            .put("p50_us", round(r.latencyMicros(50)))
+            .put("p99_us", round(r.latencyMicros(99)))
+            .put("failed", r.failed())
+            .put("verified", r.verified())
+            .put("alloc_bytes_per_request", round(allocationPerRequest(r)));
     if (blocking != null) {
       json.put("tcp_blocking_p50_us", round(micros(blocking, 50)))
           .put("tcp_busy_poll_p50_us", round(micros(busyPoll, 50)))
-          .put("p50_vs_tcp_blocking", round(result.latencyMicros(50) / micros(blocking, 50)))
-          .put("p50_vs_tcp_busy_poll", round(result.latencyMicros(50) / micros(busyPoll, 50)));
+          .put("p50_vs_tcp_blocking", round(r.latencyMicros(50) / micros(blocking, 50)))
+          .put("p50_vs_tcp_busy_poll", round(r.latencyMicros(50) / micros(busyPoll, 50)));
     }
     return json;
   }
@@ -96,28 +107,35 @@ public record SingleRequestRun(BenchResult result, Histogram blocking, Histogram
    * @param out where
    */
   public void print(PrintWriter out) {
+    print(out, "single request", result);
+    print(out, "  from a thread", fromThread);
+    if (blocking != null) {
+      out.printf(
+          Locale.ROOT,
+          "  %-14s %d B TCP ping-pong p50: blocking %.1f us, busy-polling %.1f us; single request"
+              + " %.2fx / %.2fx, from a thread %.2fx / %.2fx (target <= 2x)%n",
+          "vs TCP",
+          result.blockSize(),
+          micros(blocking, 50),
+          micros(busyPoll, 50),
+          result.latencyMicros(50) / micros(blocking, 50),
+          result.latencyMicros(50) / micros(busyPoll, 50),
+          fromThread.latencyMicros(50) / micros(blocking, 50),
+          fromThread.latencyMicros(50) / micros(busyPoll, 50));
+    }
+  }
+
+  private static void print(PrintWriter out, String label, BenchResult r) {
     out.printf(
         Locale.ROOT,
         "  %-14s %.1f ops/s, latency p50 %.1f us p99 %.1f us, %.0f B allocated per request,"
             + " failed %d%n",
-        "single request",
-        result.opsPerSecond(),
-        result.latencyMicros(50),
-        result.latencyMicros(99),
-        allocationPerRequest(result),
-        result.failed());
-    if (blocking != null) {
-      out.printf(
-          Locale.ROOT,
-          "  %-14s %d B TCP ping-pong p50: blocking %.1f us (%.2fx), busy-polling %.1f us (%.2fx)"
-              + " (target <= 2x)%n",
-          "vs TCP",
-          result.blockSize(),
-          micros(blocking, 50),
-          result.latencyMicros(50) / micros(blocking, 50),
-          micros(busyPoll, 50),
-          result.latencyMicros(50) / micros(busyPoll, 50));
-    }
+        label,
+        r.opsPerSecond(),
+        r.latencyMicros(50),
+        r.latencyMicros(99),
+        allocationPerRequest(r),
+        r.failed());
   }
 
   /**

@@ -108,7 +108,8 @@ public final class Sweep {
                 depthFor(size, batch, load),
                 load.threads,
                 load.verify,
-                load.prepared);
+                load.prepared,
+                load.callerThreads);
         Duration warm = rows.isEmpty() ? load.warmupTime() : WARMUP_BETWEEN_SIZES;
         BenchResult r = session.measure(plan, warm, perSize, List.of(), null, false);
         rows.add(SweepRow.of(r));

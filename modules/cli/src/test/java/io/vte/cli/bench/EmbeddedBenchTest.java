@@ -102,6 +102,11 @@ class EmbeddedBenchTest {
     assertTrue(
         single.getDouble("ops_per_s") > 0 && single.getDouble("p50_us") > 0, single.encode());
     assertEquals(true, single.getBoolean("verified"), "single requests are checked too: " + single);
+    JsonObject fromThread = single.getJsonObject("caller_thread");
+    assertTrue(
+        fromThread.getDouble("ops_per_s") > 0 && fromThread.getDouble("p50_us") > 0,
+        "single requests from a plain thread measured too: " + single);
+    assertEquals(true, fromThread.getBoolean("verified"), single.encode());
     ResourceSnapshot.assertNoLeaksSince(before, Duration.ofSeconds(20));
   }
 
@@ -130,6 +135,12 @@ class EmbeddedBenchTest {
         single.getDouble("p50_vs_tcp_busy_poll"),
         0.01,
         single.encode());
+    JsonObject fromThread = single.getJsonObject("caller_thread");
+    assertEquals(
+        fromThread.getDouble("p50_us") / single.getDouble("tcp_blocking_p50_us"),
+        fromThread.getDouble("p50_vs_tcp_blocking"),
+        0.01,
+        "a caller thread's p50 against the same run's ping-pong: " + single);
   }
 
   @Test

@@ -26,7 +26,7 @@ class WriteVerifyTest {
   @Test
   void eachMeasuredWindowWritesAPatternTheWarmUpDidNot() throws Exception {
     LoadGenerator.Plan plan =
-        new LoadGenerator.Plan(TransferOpcode.WRITE, 65536, 1, 2, 1, true, false);
+        new LoadGenerator.Plan(TransferOpcode.WRITE, 65536, 1, 2, 1, true, false, false);
     try (BenchTarget target = BenchTarget.start(options("wvt"), plan.region(), true);
         BenchInitiator initiator = BenchInitiator.start(options("wvi"));
         InitiatorSession session =
