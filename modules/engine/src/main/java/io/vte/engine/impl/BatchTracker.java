@@ -3,7 +3,6 @@ package io.vte.engine.impl;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
@@ -71,19 +70,19 @@ public final class BatchTracker implements TransferBatch {
   /** Made on the first call of {@link #accepted()} only: most batches are never asked. */
   private volatile Promise<Void> accepted;
 
-  BatchTracker(Vertx vertx, Consumer<BatchTracker> onDone) {
-    this(vertx, onDone, null);
+  BatchTracker(CallerContexts callers, Consumer<BatchTracker> onDone) {
+    this(callers, onDone, null);
   }
 
   /**
    * @param prepared the prepared transfer these records belong to, null for a batch of {@code
    *     submit}
    */
-  BatchTracker(Vertx vertx, Consumer<BatchTracker> onDone, PreparedBatch prepared) {
+  BatchTracker(CallerContexts callers, Consumer<BatchTracker> onDone, PreparedBatch prepared) {
     this.onDone = onDone;
     this.prepared = prepared;
-    this.context = (ContextInternal) vertx.getOrCreateContext();
-    this.callerOutsideVertx = Vertx.currentContext() == null;
+    this.context = callers.current();
+    this.callerOutsideVertx = CallerContexts.callerOutsideVertx();
     this.promise = Promise.promise();
   }
 
@@ -97,7 +96,7 @@ public final class BatchTracker implements TransferBatch {
    */
   void reuse(ContextInternal poster) {
     context = poster;
-    callerOutsideVertx = Vertx.currentContext() == null;
+    callerOutsideVertx = CallerContexts.callerOutsideVertx();
     promise = Promise.promise();
     trackers = null;
     endedEarly = null;

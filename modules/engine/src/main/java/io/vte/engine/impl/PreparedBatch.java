@@ -1,8 +1,6 @@
 package io.vte.engine.impl;
 
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
 import io.vte.api.BatchResult;
 import io.vte.api.PreparedTransfer;
 import io.vte.api.TransferBatch;
@@ -27,7 +25,6 @@ import java.util.concurrent.atomic.AtomicLong;
 final class PreparedBatch implements PreparedTransfer {
 
   private final TransferSubmitter submitter;
-  private final Vertx vertx;
   private final List<TransferRequest> requests;
   private final TransferOptions options;
   private final long deadlineMillis;
@@ -55,13 +52,9 @@ final class PreparedBatch implements PreparedTransfer {
    * @throws io.vte.api.VteException the typed error of bad input
    */
   PreparedBatch(
-      TransferSubmitter submitter,
-      Vertx vertx,
-      List<TransferRequest> requests,
-      TransferOptions options) {
+      TransferSubmitter submitter, List<TransferRequest> requests, TransferOptions options) {
     this.submitter = submitter;
-    this.vertx = vertx;
-    this.batch = new BatchTracker(vertx, submitter.settled, this);
+    this.batch = new BatchTracker(submitter.callers, submitter.settled, this);
     this.trackers = submitter.validate(batch, requests, options);
     this.requests = List.copyOf(requests);
     this.options = new TransferOptions().setDeadline(options.getDeadline());
@@ -81,7 +74,7 @@ final class PreparedBatch implements PreparedTransfer {
       return overflowPost();
     }
     if (retired) {
-      BatchTracker fresh = new BatchTracker(vertx, submitter.settled, this);
+      BatchTracker fresh = new BatchTracker(submitter.callers, submitter.settled, this);
       TransferTracker[] copies = new TransferTracker[trackers.length];
       for (int i = 0; i < copies.length; i++) {
         copies[i] = trackers[i].copyFor(fresh);
@@ -92,7 +85,7 @@ final class PreparedBatch implements PreparedTransfer {
       recordsMade++;
     }
     BatchTracker b = batch;
-    b.reuse((ContextInternal) vertx.getOrCreateContext());
+    b.reuse(submitter.callers.current());
     for (TransferTracker t : trackers) {
       t.reuse();
     }

@@ -22,11 +22,13 @@ import java.util.function.Consumer;
  */
 public final class TransferSubmitter {
 
-  private final Vertx vertx;
   private final MemoryRegistry memory;
   private final SegmentCache segments;
   private final TransferTracker.Services services;
   private final InFlightBatches inFlight = new InFlightBatches();
+
+  /** Where batches' results complete. */
+  final CallerContexts callers;
 
   /** What a batch calls once settled (it leaves the in-flight list). */
   final Consumer<BatchTracker> settled = inFlight::remove;
@@ -45,11 +47,11 @@ public final class TransferSubmitter {
       MemoryRegistry memory,
       SegmentCache segments,
       TransferTracker.Services services) {
-    this.vertx = vertx;
     this.memory = memory;
     this.segments = segments;
     this.services = services;
     this.deadlines = new DeadlineSweeper(vertx, inFlight);
+    this.callers = new CallerContexts(vertx);
   }
 
   /**
@@ -58,7 +60,7 @@ public final class TransferSubmitter {
    * @return the batch (its result fails up front for bad input or a closed engine)
    */
   public BatchTracker submit(List<TransferRequest> requests, TransferOptions options) {
-    BatchTracker batch = new BatchTracker(vertx, settled);
+    BatchTracker batch = new BatchTracker(callers, settled);
     if (closed) {
       batch.reject(new VteException(ErrorCode.ENGINE_CLOSED, "engine is closed"));
       return batch;
@@ -104,7 +106,7 @@ public final class TransferSubmitter {
     }
     PreparedBatch prepared;
     try {
-      prepared = new PreparedBatch(this, vertx, requests, options);
+      prepared = new PreparedBatch(this, requests, options);
     } catch (VteException e) {
       return Future.failedFuture(e);
     }

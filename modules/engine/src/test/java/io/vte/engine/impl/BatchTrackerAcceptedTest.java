@@ -31,7 +31,7 @@ class BatchTrackerAcceptedTest {
 
   @Test
   void askedBeforeTheStartItCompletesWithIt() {
-    BatchTracker batch = new BatchTracker(vertx, b -> {});
+    BatchTracker batch = new BatchTracker(new CallerContexts(vertx), b -> {});
     Future<Void> accepted = batch.accepted();
     assertFalse(accepted.isComplete(), "not started yet");
     batch.start(new TransferTracker[0], new ArrayList<>());
@@ -41,7 +41,7 @@ class BatchTrackerAcceptedTest {
 
   @Test
   void askedAfterARejectionItFailsWithItsCause() {
-    BatchTracker batch = new BatchTracker(vertx, b -> {});
+    BatchTracker batch = new BatchTracker(new CallerContexts(vertx), b -> {});
     VteException cause = new VteException(ErrorCode.INVALID_ARGUMENT, "bad request 0");
     batch.reject(cause);
     Future<Void> accepted = batch.accepted();
@@ -53,7 +53,7 @@ class BatchTrackerAcceptedTest {
   void askedWhileAnotherThreadStartsOrRejectsItAlwaysSettles() throws Exception {
     CyclicBarrier barrier = new CyclicBarrier(2);
     for (int i = 0; i < 2000; i++) {
-      BatchTracker batch = new BatchTracker(vertx, b -> {});
+      BatchTracker batch = new BatchTracker(new CallerContexts(vertx), b -> {});
       boolean rejects = i % 2 == 1;
       VteException cause = new VteException(ErrorCode.ENGINE_CLOSED, "closed " + i);
       Thread other =

@@ -28,7 +28,7 @@ class InFlightBatchesTest {
   private List<BatchTracker> batches(int n) {
     List<BatchTracker> list = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      list.add(new BatchTracker(vertx, b -> {}));
+      list.add(new BatchTracker(new CallerContexts(vertx), b -> {}));
     }
     return list;
   }
