@@ -3,7 +3,6 @@ package io.vte.cli.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.vte.api.EngineOptions;
 import io.vte.api.TransferOpcode;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
@@ -26,19 +25,13 @@ class CallerThreadLoadTest {
 
   private static final String PREFIX = "vte-bench-caller-";
 
-  private static EngineOptions options(String name) {
-    return new EngineOptions()
-        .setDevices(List.of(name + "@127.0.0.1"))
-        .setWorkersPerContext(1)
-        .setRpcHost("127.0.0.1");
-  }
-
   @Test
   void callerThreadsKeepTheirBatchesInFlightAndEveryReadBlockIsChecked() throws Exception {
     LoadGenerator.Plan plan =
         new LoadGenerator.Plan(TransferOpcode.READ, 16384, 2, 3, 2, true, false, true);
-    try (BenchTarget target = BenchTarget.start(options("ctt"), plan.region());
-        BenchInitiator initiator = BenchInitiator.start(options("cti"));
+    try (BenchTarget target =
+            BenchTarget.start(LoopbackEngineOptions.oneDevice("ctt"), plan.region());
+        BenchInitiator initiator = BenchInitiator.start(LoopbackEngineOptions.oneDevice("cti"));
         InitiatorSession session =
             InitiatorSession.open(
                 initiator.vertx(), initiator.engine(), target.serverName(), plan.region())) {

@@ -3,7 +3,6 @@ package io.vte.cli.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.vte.api.EngineOptions;
 import io.vte.api.TransferOpcode;
 import io.vte.testkit.BlockedThreadGuard;
 import java.time.Duration;
@@ -16,19 +15,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(BlockedThreadGuard.class)
 class WriteVerifyTest {
 
-  private static EngineOptions options(String name) {
-    return new EngineOptions()
-        .setDevices(List.of(name + "@127.0.0.1"))
-        .setWorkersPerContext(1)
-        .setRpcHost("127.0.0.1");
-  }
-
   @Test
   void eachMeasuredWindowWritesAPatternTheWarmUpDidNot() throws Exception {
     LoadGenerator.Plan plan =
         new LoadGenerator.Plan(TransferOpcode.WRITE, 65536, 1, 2, 1, true, false, false);
-    try (BenchTarget target = BenchTarget.start(options("wvt"), plan.region(), true);
-        BenchInitiator initiator = BenchInitiator.start(options("wvi"));
+    try (BenchTarget target =
+            BenchTarget.start(LoopbackEngineOptions.oneDevice("wvt"), plan.region(), true);
+        BenchInitiator initiator = BenchInitiator.start(LoopbackEngineOptions.oneDevice("wvi"));
         InitiatorSession session =
             InitiatorSession.open(
                 initiator.vertx(), initiator.engine(), target.serverName(), plan.region())) {
