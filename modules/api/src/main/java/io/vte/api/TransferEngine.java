@@ -113,7 +113,8 @@ public interface TransferEngine {
    * Submits a batch. Invalid input fails {@link TransferBatch#result()} up front with a typed error
    * and sends nothing. Submitted on a Vert.x context, the result completes on that context; from a
    * thread outside Vert.x, a batch that completes on its own completes its result on the engine
-   * thread that saw its last slice done (an owner's event loop), without another hop: callbacks
+   * thread that saw its last slice done (an owner's event loop), without another hop, and one that
+   * fails, is cancelled or times out on one event loop the engine keeps for such callers: callbacks
    * registered there must not block, as on any event loop.
    *
    * @param requests the requests
