@@ -41,6 +41,8 @@ public final class BatchTracker implements TransferBatch {
   /** The prepared transfer whose records this batch is, null for a batch of {@code submit}. */
   private final PreparedBatch prepared;
 
+  private final CallerContexts callers;
+
   // Set anew at each post of a prepared transfer.
   private ContextInternal context;
 
@@ -81,8 +83,9 @@ public final class BatchTracker implements TransferBatch {
   BatchTracker(CallerContexts callers, Consumer<BatchTracker> onDone, PreparedBatch prepared) {
     this.onDone = onDone;
     this.prepared = prepared;
+    this.callers = callers;
     this.context = callers.current();
-    this.callerOutsideVertx = CallerContexts.callerOutsideVertx();
+    this.callerOutsideVertx = callers.isOutsideVertx(context);
     this.promise = Promise.promise();
   }
 
@@ -96,7 +99,7 @@ public final class BatchTracker implements TransferBatch {
    */
   void reuse(ContextInternal poster) {
     context = poster;
-    callerOutsideVertx = CallerContexts.callerOutsideVertx();
+    callerOutsideVertx = callers.isOutsideVertx(poster);
     promise = Promise.promise();
     trackers = null;
     endedEarly = null;

@@ -25,16 +25,20 @@ final class CallerContexts {
   }
 
   /**
-   * @return true when the calling thread runs outside Vert.x (no context of any instance)
+   * @return the calling thread's context, or the shared one when it runs outside Vert.x (no context
+   *     of any instance)
    */
-  static boolean callerOutsideVertx() {
-    return Vertx.currentContext() == null;
+  ContextInternal current() {
+    return Vertx.currentContext() == null
+        ? outsideVertx
+        : (ContextInternal) vertx.getOrCreateContext();
   }
 
   /**
-   * @return the calling thread's context, or the shared one when it runs outside Vert.x
+   * @param context a context {@link #current()} gave
+   * @return true when it is the one shared by callers outside Vert.x
    */
-  ContextInternal current() {
-    return callerOutsideVertx() ? outsideVertx : (ContextInternal) vertx.getOrCreateContext();
+  boolean isOutsideVertx(ContextInternal context) {
+    return context == outsideVertx;
   }
 }

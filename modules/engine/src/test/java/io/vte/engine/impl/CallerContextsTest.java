@@ -1,5 +1,6 @@
 package io.vte.engine.impl;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,5 +49,7 @@ class CallerContextsTest {
     ContextInternal seen = Await.result(onLoop.future(), WAIT);
     assertSame(loop, seen, "a caller on an event loop completes on its own context");
     assertNotSame(fromMain, seen);
+    assertTrue(callers.isOutsideVertx(fromMain), "the shared context is known as such");
+    assertFalse(callers.isOutsideVertx(seen), "an event loop's own context is not");
   }
 }
