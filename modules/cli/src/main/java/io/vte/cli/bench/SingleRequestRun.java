@@ -26,13 +26,35 @@ public record SingleRequestRun(
   /** Windows of the engine's run, each after one slice of each ping-pong. */
   static final int WINDOWS = 3;
 
+  /** The shortest single-request run: thousands of requests even at a millisecond each. */
+  static final Duration MIN_DURATION = Duration.ofMillis(250);
+
+  /** The longest single-request run. */
+  static final Duration MAX_DURATION = Duration.ofSeconds(3);
+
+  /** The most warm-up each single-request run gets; never more than the configured run's. */
+  static final Duration MAX_WARMUP = Duration.ofMillis(300);
+
   /**
    * @param load the configured load
-   * @return the time each single-request run measures: a quarter of the configured run, 1..3 s
+   * @return the time each single-request run measures: a quarter of the configured run, from {@link
+   *     #MIN_DURATION} to {@link #MAX_DURATION}, so that a short run stays short
    */
   public static Duration durationFor(LoadFlags load) {
-    long quarter = load.measure().toNanos() / 4;
-    return Duration.ofNanos(Math.max(1_000_000_000L, Math.min(3_000_000_000L, quarter)));
+    Duration quarter = load.measure().dividedBy(4);
+    return quarter.compareTo(MIN_DURATION) < 0
+        ? MIN_DURATION
+        : quarter.compareTo(MAX_DURATION) > 0 ? MAX_DURATION : quarter;
+  }
+
+  /**
+   * @param load the configured load
+   * @return the warm-up of each single-request run: the configured one, at most {@link #MAX_WARMUP}
+   *     (the engine is warm from the configured run already)
+   */
+  static Duration warmupFor(LoadFlags load) {
+    Duration configured = load.warmupTime();
+    return configured.compareTo(MAX_WARMUP) < 0 ? configured : MAX_WARMUP;
   }
 
   /**
@@ -58,7 +80,7 @@ public record SingleRequestRun(
               blocking.add(TcpPingPongBench.run(slice, load.blockSize(), false));
               busy.add(TcpPingPongBench.run(slice, load.blockSize(), true));
             };
-    Duration warmup = Duration.ofMillis(300);
+    Duration warmup = warmupFor(load);
     BenchResult loop =
         session.measure(
             single.withCallerThreads(false),
