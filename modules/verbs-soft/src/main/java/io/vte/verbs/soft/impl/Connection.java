@@ -87,6 +87,9 @@ final class Connection implements FrameReader.Receiver {
   private int interest;
   private boolean readPaused;
 
+  /** The consumer of the handler's CQ reads this connection, not the NIC thread (see SoftCq). */
+  private boolean readByPoller;
+
   private Connection(Nic nic, SocketChannel channel, Handler handler, boolean connected, int ops)
       throws IOException {
     this.nic = nic;
@@ -246,6 +249,46 @@ final class Connection implements FrameReader.Receiver {
     return handler.previewWrite(this, h, ahead);
   }
 
+  /**
+   * @return true while the consumer of the handler's CQ reads this connection in place of the NIC
+   *     thread
+   */
+  boolean isReadByPoller() {
+    return readByPoller;
+  }
+
+  /**
+   * Gives the reading of this connection to the consumer of the handler's CQ, or back to the NIC
+   * thread (either thread, under the handler's lock): the NIC's selector stops or resumes watching
+   * the socket for input. Only a connected connection changes hands.
+   */
+  void setReadByPoller(boolean byPoller) {
+    if (readByPoller == byPoller || !isConnected()) {
+      return;
+    }
+    readByPoller = byPoller;
+    setInterest(
+        byPoller || readPaused
+            ? interest & ~SelectionKey.OP_READ
+            : interest | SelectionKey.OP_READ);
+  }
+
+  /**
+   * Reads and handles what waits in the socket (the consumer of the handler's CQ while it reads the
+   * connection, or the NIC thread taking it back; under the handler's lock).
+   */
+  void readWaiting() {
+    if (closed || readPaused) {
+      return;
+    }
+    try {
+      onReadable();
+    } catch (IOException | RuntimeException e) {
+      nic.device().logConnectionFailure(this, e);
+      close();
+    }
+  }
+
   private void pauseReading() {
     readPaused = true;
     setInterest(interest & ~SelectionKey.OP_READ);
@@ -259,12 +302,7 @@ final class Connection implements FrameReader.Receiver {
     if (readPaused && !closed) {
       readPaused = false;
       setInterest(interest | SelectionKey.OP_READ);
-      try {
-        onReadable();
-      } catch (IOException | RuntimeException e) {
-        nic.device().logConnectionFailure(this, e);
-        close();
-      }
+      readWaiting();
     }
   }
 
@@ -361,7 +399,8 @@ final class Connection implements FrameReader.Receiver {
     }
   }
 
-  private void setInterest(int ops) {
+  private void setInterest(int requested) {
+    int ops = readByPoller ? requested & ~SelectionKey.OP_READ : requested;
     if (ops != interest && key.isValid()) {
       interest = ops;
       key.interestOps(ops);

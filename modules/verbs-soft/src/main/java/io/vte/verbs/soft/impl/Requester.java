@@ -19,8 +19,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Its state is guarded by {@link #lock}: the NIC thread holds it while it works on this
  * requester; a posting thread may take it with {@code tryLock} to write new requests itself when
- * the wire is idle ({@link #postFast()}), saving the NIC a wake-up. Only the NIC thread produces
- * completions.
+ * the wire is idle ({@link #postFast()}), saving the NIC a wake-up. The consumer of the send CQ
+ * takes it with {@code tryLock} too, to read the responses itself while it polls ({@link
+ * #readAsPoller()}); completions come from the NIC thread and from that consumer, never from a
+ * poster.
  */
 final class Requester implements Connection.Handler {
 
@@ -29,10 +31,31 @@ final class Requester implements Connection.Handler {
   private static final long MAX_RECONNECT_NANOS = 64_000_000;
   private static final int RNR_INFINITE = 7;
 
+  /**
+   * A CQ consumer that has not read the responses for this long stopped polling without arming: the
+   * NIC thread takes the reading back at its next timer check.
+   */
+  static final long POLLER_QUIET_NANOS = 20_000_000;
+
   private final SoftQp qp;
   private final SendQueue sq;
   private final ReentrantLock lock = new ReentrantLock();
   private boolean onPoster;
+
+  /**
+   * The send CQ's consumer took the reading of the connection and has not handed it back yet
+   * (written and read by the consumer).
+   */
+  private volatile boolean pollerReads;
+
+  /** When the CQ's consumer last read this requester's responses (under the lock). */
+  private long pollerReadAt;
+
+  /**
+   * Made once: the hand-back of the reading to the NIC thread, run at every arming that needs it.
+   */
+  private final Runnable readOnNic = this::takeReadingBack;
+
   private Connection conn;
   private boolean helloSent;
   private long sent;
@@ -120,6 +143,62 @@ final class Requester implements Connection.Handler {
     }
     if (handOff) {
       qp.device.nic().schedule(qp);
+    }
+  }
+
+  /**
+   * The send CQ's consumer polls a ring it has not armed: it reads this QP's responses itself while
+   * work is outstanding, so an ACK completes without waking the NIC thread, and the NIC's selector
+   * stops watching the socket for input until {@link #handBackReads()}, or until a timer check
+   * finds the consumer quiet for {@link #POLLER_QUIET_NANOS} (consumer thread). Never blocks: when
+   * the NIC thread or a poster holds the lock, this poll leaves it be.
+   */
+  void readAsPoller() {
+    if (lock.isHeldByCurrentThread() || !lock.tryLock()) {
+      return;
+    }
+    try {
+      Connection c = conn;
+      if (c == null || !c.isConnected() || acked == sq.posted()) {
+        return;
+      }
+      pollerReadAt = System.nanoTime();
+      if (!c.isReadByPoller()) {
+        c.setReadByPoller(true);
+        pollerReads = true;
+      }
+      c.readWaiting();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The send CQ was armed: its consumer stops polling, so the NIC thread takes the reading back
+   * (consumer thread; the NIC reads what arrived meanwhile and the completions wake the consumer).
+   */
+  void handBackReads() {
+    if (pollerReads) {
+      pollerReads = false;
+      qp.device.nic().execute(readOnNic);
+    }
+  }
+
+  /** NIC thread: watches the socket for input again and reads what waits. */
+  private void takeReadingBack() {
+    lock.lock();
+    try {
+      takeReadingBackLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void takeReadingBackLocked() {
+    Connection c = conn;
+    if (c != null && c.isReadByPoller()) {
+      c.setReadByPoller(false);
+      c.readWaiting();
     }
   }
 
@@ -219,6 +298,13 @@ final class Requester implements Connection.Handler {
     }
     if (conn != null) {
       next = Math.min(next, conn.onTimer(now)); // a frame held by an injected delay may go
+    }
+    if (conn != null && conn.isReadByPoller()) {
+      if (now - pollerReadAt >= POLLER_QUIET_NANOS) {
+        takeReadingBackLocked(); // the consumer stopped polling (a peer's close must be seen too)
+      } else if (deadlineArmed && now - ackDeadline >= 0) {
+        conn.readWaiting(); // responses the consumer has not read yet are no reason to resend
+      }
     }
     if (deadlineArmed && acked < sq.posted() && qp.rts().timeoutNanos() > 0) {
       if (now - ackDeadline >= 0) {

@@ -4,12 +4,21 @@ import io.vte.verbs.CompletionNotificationHandler;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.WorkCompletionBatch;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A fixed-capacity completion ring. The device's NIC thread is the only producer; one consumer
- * polls. Indices are published with release/acquire ordering so neither side takes a lock.
+ * A fixed-capacity completion ring with one consumer, which also reads the responses of the QPs
+ * that send into it while it polls.
+ *
+ * <p>Producers are the device's NIC thread and, while it polls, the consumer itself: a consumer
+ * that polls without arming the CQ reads the responses of its senders' connections in place of the
+ * NIC thread ({@link Requester#readAsPoller()}), as a polled RDMA completion needs no interrupt and
+ * no other core, so an ACK reaches the ring without waking a thread. Arming hands that reading back
+ * to the NIC thread, which then reads what waits and wakes the consumer. Producers serialize on a
+ * lock held only for the ring write; the consumer reads the ring without one (release/acquire
+ * ordering on the indices).
  */
 final class SoftCq implements CompletionQueue {
 
@@ -24,6 +33,11 @@ final class SoftCq implements CompletionQueue {
   private final AtomicLong head = new AtomicLong();
   private final AtomicLong tail = new AtomicLong();
   private final AtomicBoolean armed = new AtomicBoolean();
+  private final Object producers = new Object();
+
+  /** The requesters of the QPs that send into this CQ (copy on write). */
+  private volatile Requester[] senders = new Requester[0];
+
   private volatile CompletionNotificationHandler handler;
   private volatile boolean overflowed;
   private volatile boolean closed;
@@ -48,30 +62,58 @@ final class SoftCq implements CompletionQueue {
     return capacity;
   }
 
+  /** A QP sending into this CQ was created: its responses may be read by the consumer. */
+  synchronized void addSender(Requester requester) {
+    Requester[] a = Arrays.copyOf(senders, senders.length + 1);
+    a[a.length - 1] = requester;
+    senders = a;
+  }
+
+  /** A QP sending into this CQ was closed. */
+  synchronized void removeSender(Requester requester) {
+    Requester[] a = senders;
+    for (int i = 0; i < a.length; i++) {
+      if (a[i] == requester) {
+        Requester[] b = new Requester[a.length - 1];
+        System.arraycopy(a, 0, b, 0, i);
+        System.arraycopy(a, i + 1, b, i, a.length - i - 1);
+        senders = b;
+        return;
+      }
+    }
+  }
+
   /**
-   * Adds a completion (NIC thread only).
+   * Adds a completion (NIC thread, or the consumer while it reads its senders' responses).
    *
    * @return false when the CQ is closed, in error, or just overflowed (the caller raises CQ_ERR
    *     once)
    */
   boolean add(long wrId, int status, int opcode, int byteLen, int qpNum, int imm) {
-    if (closed || overflowed) {
-      return false;
+    boolean overflowedNow;
+    synchronized (producers) {
+      if (closed || overflowed) {
+        return false;
+      }
+      long t = tail.get();
+      overflowedNow = t - head.get() >= capacity;
+      if (overflowedNow) {
+        overflowed = true;
+      } else {
+        int i = (int) (t % capacity);
+        wrIds[i] = wrId;
+        statuses[i] = status;
+        opcodes[i] = opcode;
+        byteLens[i] = byteLen;
+        qpNums[i] = qpNum;
+        imms[i] = imm;
+        tail.lazySet(t + 1);
+      }
     }
-    long t = tail.get();
-    if (t - head.get() >= capacity) {
-      overflowed = true;
+    if (overflowedNow) {
       device.onCqOverflow(this);
       return false;
     }
-    int i = (int) (t % capacity);
-    wrIds[i] = wrId;
-    statuses[i] = status;
-    opcodes[i] = opcode;
-    byteLens[i] = byteLen;
-    qpNums[i] = qpNum;
-    imms[i] = imm;
-    tail.lazySet(t + 1);
     notifyIfArmed();
     return true;
   }
@@ -95,6 +137,9 @@ final class SoftCq implements CompletionQueue {
       out.setCount(0);
       return PostStatus.CLOSED;
     }
+    if (!armed.get()) {
+      readSenders();
+    }
     long h = head.get();
     long available = tail.get() - h;
     int n = (int) Math.min(available, out.capacity());
@@ -108,6 +153,20 @@ final class SoftCq implements CompletionQueue {
       return n;
     }
     return overflowed ? PostStatus.CQ_ERROR : 0;
+  }
+
+  /** The consumer, polling a ring it has not armed, reads its senders' responses first. */
+  private void readSenders() {
+    for (Requester r : senders) {
+      r.readAsPoller();
+    }
+  }
+
+  /** Arming: the NIC thread takes back the reading of every sender whose reading it gave up. */
+  private void handBackSenders() {
+    for (Requester r : senders) {
+      r.handBackReads();
+    }
   }
 
   @Override
@@ -124,6 +183,7 @@ final class SoftCq implements CompletionQueue {
       return PostStatus.CQ_ERROR;
     }
     armed.set(true);
+    handBackSenders();
     return PostStatus.OK;
   }
 

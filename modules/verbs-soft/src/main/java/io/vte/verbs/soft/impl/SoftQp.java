@@ -63,6 +63,7 @@ final class SoftQp implements QueuePair {
     this.rq = new RecvQueue(attributes.maxRecvWr());
     this.requester = new Requester(this);
     this.responder = new Responder(this);
+    sendCq.addSender(requester);
   }
 
   @Override
@@ -266,6 +267,7 @@ final class SoftQp implements QueuePair {
       }
       closed = true;
     }
+    sendCq.removeSender(requester);
     pd.forget(this);
     device.nic().schedule(this);
   }
