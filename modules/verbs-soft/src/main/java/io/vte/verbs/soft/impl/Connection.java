@@ -7,10 +7,11 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
 /**
- * One TCP connection of the soft NIC, driven by its NIC thread: wires a {@link FrameReader} (frames
- * in) and a {@link FrameWriter} (frames out, through the device's {@link FaultyWire}) to the
- * socket, its selection key and the {@link Handler} that gives the frames their meaning (requester,
- * responder, or HELLO acceptor).
+ * One TCP connection of the soft NIC, driven by its NIC thread (a requester's input is read by its
+ * send CQ's consumer while that polls, see {@link #setReadByPoller}): wires a {@link FrameReader}
+ * (frames in) and a {@link FrameWriter} (frames out, through the device's {@link FaultyWire}) to
+ * the socket, its selection key and the {@link Handler} that gives the frames their meaning
+ * (requester, responder, or HELLO acceptor).
  *
  * <p>When a region closes under a frame, a payload coming in is read on and discarded (the handler
  * hears that it was lost), and a payload going out cannot be completed, so the connection is

@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * An RC queue pair: the state machine and the post side (any thread, under this object's lock, no
  * I/O). The NIC thread runs its two halves, {@link Requester} (send queue) and {@link Responder}
- * (inbound requests), and learns about control-plane changes through generation counters.
+ * (inbound requests), and learns about control-plane changes through generation counters; the send
+ * CQ's consumer reads the requester's responses while it polls (see {@link SoftCq}).
  */
 final class SoftQp implements QueuePair {
 
