@@ -154,7 +154,8 @@ final class Requester implements Connection.Handler {
    * the NIC thread or a poster holds the lock, this poll leaves it be.
    */
   void readAsPoller() {
-    if (lock.isHeldByCurrentThread() || !lock.tryLock()) {
+    // an idle sender costs two volatile reads, not a lock: a CQ may have many
+    if (sq.retired() == sq.posted() || lock.isHeldByCurrentThread() || !lock.tryLock()) {
       return;
     }
     try {

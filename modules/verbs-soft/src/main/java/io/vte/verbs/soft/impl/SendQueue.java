@@ -103,7 +103,9 @@ final class SendQueue {
     return retired;
   }
 
-  /** NIC thread: entries below {@code index} are completed, flushed or discarded. */
+  /**
+   * Under the requester's lock: entries below {@code index} are completed, flushed or discarded.
+   */
   void retire(long index) {
     retired = index;
   }
