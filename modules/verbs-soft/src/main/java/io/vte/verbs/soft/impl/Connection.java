@@ -268,10 +268,7 @@ final class Connection implements FrameReader.Receiver {
       return;
     }
     readByPoller = byPoller;
-    setInterest(
-        byPoller || readPaused
-            ? interest & ~SelectionKey.OP_READ
-            : interest | SelectionKey.OP_READ);
+    setInterest(readPaused ? interest : interest | SelectionKey.OP_READ); // masked while by poller
   }
 
   /**

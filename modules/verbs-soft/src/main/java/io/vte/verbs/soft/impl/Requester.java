@@ -160,7 +160,7 @@ final class Requester implements Connection.Handler {
     }
     try {
       Connection c = conn;
-      if (c == null || !c.isConnected() || acked == sq.posted()) {
+      if (c == null || !c.isConnected()) {
         return;
       }
       pollerReadAt = System.nanoTime();
