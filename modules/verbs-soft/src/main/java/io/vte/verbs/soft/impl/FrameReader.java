@@ -7,11 +7,11 @@ import java.nio.channels.ScatteringByteChannel;
 
 /**
  * The receive side of one connection: turns the byte stream into frames for its {@link Receiver}.
- * Headers come into a small staging buffer; a payload is copied from there, or read straight from
- * the channel into its target memory; the block of a {@link FrameHeader#BATCH} is read whole, its
- * headers handed over one by one, its small payloads copied out of it, and the read that ends one
- * large payload also fills the next ones the receiver vouches for ({@link Receiver#previewWrite}),
- * so a run of WRITEs costs few reads.
+ * Headers come into a staging buffer (small, and grown only while small frames fill it); a payload
+ * is copied from there, or read straight from the channel into its target memory; the block of a
+ * {@link FrameHeader#BATCH} is read whole, its headers handed over one by one, its small payloads
+ * copied out of it, and the read that ends one large payload also fills the next ones the receiver
+ * vouches for ({@link Receiver#previewWrite}), so a run of WRITEs costs few reads.
  *
  * <p>A state machine over {@link State}, one method per state; {@link #read()} runs it until the
  * channel has nothing more for now, the receiver cannot take a frame, the stream ends, or a frame
@@ -86,10 +86,19 @@ final class FrameReader {
   }
 
   /**
-   * Receive staging: small, so that a read that brings in a header pulls little payload along (that
-   * part is copied); the rest of a large payload is read straight into the target memory.
+   * Receive staging a connection starts with, and the most one read brings in where a large payload
+   * may follow: little payload comes along with its header (that part is copied), the rest of a
+   * large payload is read straight into the target memory.
    */
   static final int RX_BYTES = 8 * 1024;
+
+  /**
+   * Largest receive staging. While frames come outside batches (small payloads, responses), a read
+   * takes as much as the staging holds, so a run of small WRITEs costs about one read per gathering
+   * write of the sender; a read that fills the staging doubles it (up to this), once, for the
+   * connection's life.
+   */
+  static final int RX_MAX_BYTES = 64 * 1024;
 
   /** Largest batch block: the sender's staging size. */
   static final int BLOCK_BYTES = FrameWriter.TX_BYTES;
@@ -124,8 +133,15 @@ final class FrameReader {
   /** False once a short read drained the channel: the read that would return 0 is skipped. */
   private boolean channelMayHaveMore;
 
-  private final ByteBuffer rx = ByteBuffer.allocateDirect(RX_BYTES);
-  private final long rxAddress = DirectMemory.address(rx);
+  private ByteBuffer rx = ByteBuffer.allocateDirect(RX_BYTES);
+  private long rxAddress = DirectMemory.address(rx);
+
+  /**
+   * True when the last frame from the stream was not a batch: only small payloads come that way, so
+   * reads take as much as {@link #rx} holds; after a batch they take at most {@link #RX_BYTES}.
+   */
+  private boolean smallFrames;
+
   private final FrameHeader header = new FrameHeader();
   private int rxConsumed;
   private long payloadAddress;
@@ -302,6 +318,7 @@ final class FrameReader {
       }
       rxConsumed += FrameHeader.SIZE;
       headerAt = -1;
+      smallFrames = header.opcode != FrameHeader.BATCH;
       if (header.opcode == FrameHeader.BATCH) {
         if (header.length < FrameHeader.SIZE || header.length > BLOCK_BYTES) {
           fail(FrameError.badBatchLength(header.length));
@@ -387,8 +404,7 @@ final class FrameReader {
     long n;
     try {
       chained = inBatch ? chainPayloads() : 0;
-      rx.clear();
-      rxConsumed = 0;
+      clearRx();
       scatter[0] = payloadView;
       scatter[chained + 1] = rx;
       n = channel.read(scatter, 0, chained + 2);
@@ -412,6 +428,7 @@ final class FrameReader {
     }
     payloadView = null;
     channelMayHaveMore = !rx.hasRemaining();
+    growIfSmallFramesFilledRx();
     finishPayload();
   }
 
@@ -423,8 +440,7 @@ final class FrameReader {
       block.position(block.position() + n);
       rxConsumed += n;
     } else if (channelMayHaveMore && reads++ < READS_PER_WAKEUP) {
-      rx.clear();
-      rxConsumed = 0;
+      clearRx();
       if (channel.read(blockScatter) < 0) {
         outcome = Outcome.END_OF_STREAM;
         return;
@@ -480,12 +496,14 @@ final class FrameReader {
       return;
     }
     if (rxConsumed == rx.position()) {
-      rx.clear();
-      rxConsumed = 0;
-    } else if (rx.capacity() - rx.position() < FrameHeader.SIZE) {
-      rx.limit(rx.position()).position(rxConsumed);
-      rx.compact();
-      rxConsumed = 0;
+      clearRx();
+    } else {
+      if (rx.capacity() - rx.position() < FrameHeader.SIZE) {
+        rx.limit(rx.position()).position(rxConsumed);
+        rx.compact();
+        rxConsumed = 0;
+      }
+      rx.limit(readLimit());
     }
     int space = rx.remaining();
     int n = channel.read(rx);
@@ -499,6 +517,39 @@ final class FrameReader {
     }
     channelMayHaveMore =
         n == space; // a short read drained the channel: skip the read that would return 0
+    growIfSmallFramesFilledRx();
+  }
+
+  /** Empties {@link #rx} for the next read, which may fill it up to {@link #readLimit()}. */
+  private void clearRx() {
+    rx.clear().limit(readLimit());
+    rxConsumed = 0;
+  }
+
+  /**
+   * @return where the next read into {@link #rx} must stop
+   */
+  private int readLimit() {
+    return smallFrames ? rx.capacity() : Math.min(rx.capacity(), rx.position() + RX_BYTES);
+  }
+
+  /**
+   * Doubles {@link #rx} (up to {@link #RX_MAX_BYTES}), keeping what is not consumed yet, when the
+   * last read filled it while small frames come.
+   */
+  private void growIfSmallFramesFilledRx() {
+    if (!channelMayHaveMore || !smallFrames || rx.capacity() == RX_MAX_BYTES) {
+      return;
+    }
+    ByteBuffer bigger = ByteBuffer.allocateDirect(Math.min(RX_MAX_BYTES, rx.capacity() * 2));
+    long biggerAddress = DirectMemory.address(bigger);
+    int kept = rx.position() - rxConsumed;
+    DirectMemory.copy(rxAddress + rxConsumed, biggerAddress, kept);
+    bigger.position(kept);
+    rx = bigger;
+    rxAddress = biggerAddress;
+    rxConsumed = 0;
+    blockScatter[1] = rx;
   }
 
   private void fail(FrameError e) {

@@ -13,6 +13,7 @@ import io.vte.verbs.soft.SoftVerbsProviderFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.ScatteringByteChannel;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -156,6 +157,44 @@ class FrameReaderTest {
     assertTrue(rec.previews >= 3, "previews " + rec.previews);
     assertTrue(
         ch.reads <= 4, "the batch took " + ch.reads + " reads"); // block, then one scattering read
+  }
+
+  @Test
+  void aRunOfSmallFramesGrowsTheStagingAndABatchAfterItReadsNarrowAgain() throws Exception {
+    int[] small = new int[50];
+    Arrays.fill(small, 4000);
+    int[] large = {20_000, 30_000, 40_000};
+    Stream s = new Stream();
+    long[] smallLanding = landing(small);
+    for (int i = 0; i < small.length; i++) {
+      s.frame(FrameHeader.WRITE, i, smallLanding[i], small[i], (byte) (1 + i));
+    }
+    int smallEnd = s.length();
+    s.batch(small.length, large, landing(large), (byte) 100);
+    byte[] bytes = s.bytes();
+    ChunkedChannel ch = new ChunkedChannel(bytes.length);
+    Recorder rec = new Recorder(null);
+    FrameReader reader = rec.attach(ch);
+
+    ch.offer(bytes, smallEnd);
+    assertEquals(FrameReader.Outcome.WAIT, drain(reader, ch));
+    assertLanded(small, (byte) 1, "small frames");
+    // the staging doubles up to 64 KiB: about 7 reads, where 8 KiB of staging would take 25
+    assertTrue(
+        ch.reads <= 10,
+        smallEnd + " B of small frames took " + ch.reads + " reads " + ch.stagingRoom);
+
+    DirectMemory.fill(target, TARGET_BYTES, (byte) 0);
+    ch.stagingRoom.clear();
+    ch.offer(bytes, bytes.length);
+    assertEquals(FrameReader.Outcome.WAIT, drain(reader, ch));
+    rec.assertFrames(small.length + large.length, "small frames, then a batch");
+    assertLanded(large, (byte) 100, "the batch");
+    // the read that brought the batch's header was wide (small frames came before it), no other
+    List<Integer> afterTheHeader = ch.stagingRoom.subList(1, ch.stagingRoom.size());
+    assertTrue(
+        afterTheHeader.stream().allMatch(room -> room <= FrameReader.RX_BYTES),
+        "room in the staging at each read of the batch: " + ch.stagingRoom);
   }
 
   @Test
@@ -497,6 +536,10 @@ class FrameReaderTest {
       }
     }
 
+    int length() {
+      return buf.position();
+    }
+
     byte[] bytes() {
       byte[] out = new byte[buf.position()];
       buf.flip().get(out);
@@ -596,6 +639,9 @@ class FrameReaderTest {
     boolean eof;
     int reads;
 
+    /** Room in the last buffer of each read: the reader's staging. */
+    final List<Integer> stagingRoom = new ArrayList<>();
+
     ChunkedChannel(int chunk) {
       this(null, chunk);
     }
@@ -617,6 +663,7 @@ class FrameReaderTest {
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length) {
       reads++;
+      stagingRoom.add(dsts[offset + length - 1].remaining());
       if (pos == available) {
         return eof && pos == available ? -1 : 0;
       }
