@@ -9,24 +9,32 @@ import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.MemoryRegion;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.WcStatus;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import javax.management.JMException;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 
 /**
  * With a spin window, the NIC thread that served a peer's request busy-polls for it, and the one
  * that only received its acknowledgement does not; once the window has passed both sleep. Read from
- * the threads' CPU time.
+ * the time the threads were runnable (on a core or waiting for one), which a polling thread that
+ * yields fills whatever the load, where its CPU time would be only its share of a busy machine.
  */
 class NicSpinTest {
 
-  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final long MS = 1_000_000;
+
+  /** How long a polling thread must have been runnable before a test judges the others. */
+  private static final long POLLED = 500 * MS;
 
   @Test
   void theNicThatServedAWriteSpinsAndTheOneThatGotItsAckSleeps() {
@@ -36,29 +44,31 @@ class NicSpinTest {
       Fabric.QpPair pair = f.pair(cq, 16, Fabric.LOADED);
       MemoryRegion src = f.localMr(4096);
       MemoryRegion dst = f.remoteMr(4096);
-      long requester = nicThread("soft0");
-      long responder = nicThread("soft1");
-      // the first write connects; the second starts the measured window from a quiet NIC
-      for (int i = 0; i < 2; i++) {
-        assertEquals(PostStatus.OK, pair.a().postSend(Fabric.writes(1, src, dst, 4096)));
-        List<Fabric.Wc> wc = Fabric.await(cq, 1, WAIT);
-        assertEquals(WcStatus.SUCCESS.code(), wc.get(0).status());
-      }
-      long requesterStart = cpu(requester);
-      long responderStart = cpu(responder);
+      Runnable write =
+          () -> {
+            assertEquals(PostStatus.OK, pair.a().postSend(Fabric.writes(1, src, dst, 4096)));
+            List<Fabric.Wc> wc = Fabric.await(cq, 1, WAIT);
+            assertEquals(WcStatus.SUCCESS.code(), wc.get(0).status());
+          };
+      write.run(); // connects
+      RunnableTime requester = new RunnableTime("soft0");
+      RunnableTime responder = new RunnableTime("soft1");
+      KeepServing keep = new KeepServing(write);
       Await.until(
-          "the responder's NIC thread spins 100 ms of CPU",
+          "the responder's NIC thread polls for " + POLLED / MS + " ms",
           WAIT,
-          () -> cpu(responder) - responderStart >= 100 * MS);
-      long requesterSpent = cpu(requester) - requesterStart;
+          () -> keep.windowOpen() && responder.grown() >= POLLED);
+      long wall = responder.wall();
+      long requesterRunnable = requester.grown();
       assertTrue(
-          requesterSpent < 20 * MS,
-          "the requester's NIC thread received only an ACK and slept, but used "
-              + requesterSpent / MS
-              + " ms of CPU");
-      CpuGrowth growth = new CpuGrowth(responder);
+          requesterRunnable < wall / 5,
+          "the requester's NIC thread received only ACKs and slept, but was runnable "
+              + requesterRunnable / MS
+              + " of "
+              + wall / MS
+              + " ms");
       Await.until(
-          "the responder's NIC thread sleeps again after its window", WAIT, growth::stopped);
+          "the responder's NIC thread sleeps again after its window", WAIT, responder::stopped);
     }
   }
 
@@ -75,62 +85,142 @@ class NicSpinTest {
         dst[d] =
             f.pd(d + 1).registerMemory(ByteBuffer.allocateDirect(4096), AccessFlags.ALL_REMOTE);
       }
-      long[] responders = {nicThread("soft1"), nicThread("soft2")};
-      for (int round = 0; round < 2; round++) {
-        for (int d = 0; d < 2; d++) {
-          assertEquals(PostStatus.OK, pairs[d].a().postSend(Fabric.writes(1, src, dst[d], 4096)));
-        }
-        Fabric.await(cq, 2, WAIT);
-      }
-      long[] start = {cpu(responders[0]), cpu(responders[1])};
+      Runnable writeToBoth =
+          () -> {
+            for (int d = 0; d < 2; d++) {
+              assertEquals(
+                  PostStatus.OK, pairs[d].a().postSend(Fabric.writes(1, src, dst[d], 4096)));
+            }
+            Fabric.await(cq, 2, WAIT);
+          };
+      writeToBoth.run(); // connects
+      RunnableTime[] responders = {new RunnableTime("soft1"), new RunnableTime("soft2")};
+      KeepServing keep = new KeepServing(writeToBoth);
       Await.until(
-          "one responder's NIC thread spins 100 ms of CPU",
+          "one responder's NIC thread polls for " + POLLED / MS + " ms",
           WAIT,
           () ->
-              cpu(responders[0]) - start[0] >= 100 * MS
-                  || cpu(responders[1]) - start[1] >= 100 * MS);
-      long least = Math.min(cpu(responders[0]) - start[0], cpu(responders[1]) - start[1]);
+              keep.windowOpen()
+                  && Math.max(responders[0].grown(), responders[1].grown()) >= POLLED);
+      long wall = responders[0].wall();
+      long least = Math.min(responders[0].grown(), responders[1].grown());
       assertTrue(
-          least < 20 * MS, "the other had no token and slept, but used " + least / MS + " ms");
+          least < wall / 5,
+          "the other had no token and slept, but was runnable "
+              + least / MS
+              + " of "
+              + wall / MS
+              + " ms");
     }
   }
 
-  /** Whether a thread's CPU time grew by less than 2 ms over the last 50 ms or more. */
-  private static final class CpuGrowth {
-    private final long thread;
-    private long since = System.nanoTime();
-    private long cpuThen;
+  /**
+   * Serves one more write every quarter second, so a spin window (1 s) stays open while the test
+   * waits, however slowly a loaded machine lets the test thread run. A NIC thread without a token
+   * wakes only for these few writes.
+   */
+  private static final class KeepServing {
+    private final Runnable serve;
+    private long last = System.nanoTime();
 
-    CpuGrowth(long thread) {
-      this.thread = thread;
-      this.cpuThen = cpu(thread);
+    KeepServing(Runnable serve) {
+      this.serve = serve;
     }
 
+    /**
+     * @return true (it leads a condition), after serving a write if the last is a quarter second
+     *     old
+     */
+    boolean windowOpen() {
+      long now = System.nanoTime();
+      if (now - last >= 250 * MS) {
+        serve.run();
+        last = System.nanoTime();
+      }
+      return true;
+    }
+  }
+
+  /**
+   * The time a soft NIC thread has been runnable since this was made, from Linux's {@code
+   * /proc/self/task/<tid>/schedstat} (time on a core plus time waiting in the run queue).
+   */
+  private static final class RunnableTime {
+    private final Path schedstat;
+    private final long since = System.nanoTime();
+    private final long runnableThen;
+    private long lastCheck = since;
+    private long lastRunnable;
+
+    RunnableTime(String device) {
+      this.schedstat =
+          Path.of("/proc/self/task/" + nativeId("vte-soft-nic-" + device), "schedstat");
+      this.runnableThen = runnable();
+      this.lastRunnable = runnableThen;
+    }
+
+    /**
+     * @return nanoseconds the thread was runnable since this was made
+     */
+    long grown() {
+      return runnable() - runnableThen;
+    }
+
+    /**
+     * @return nanoseconds of wall time since this was made
+     */
+    long wall() {
+      return System.nanoTime() - since;
+    }
+
+    /**
+     * @return whether the thread was runnable less than a tenth of the last 100 ms or more
+     */
     boolean stopped() {
       long now = System.nanoTime();
-      if (now - since < 50 * MS) {
+      if (now - lastCheck < 100 * MS) {
         return false;
       }
-      long cpuNow = cpu(thread);
-      boolean quiet = cpuNow - cpuThen < 2 * MS;
-      since = now;
-      cpuThen = cpuNow;
+      long r = runnable();
+      boolean quiet = r - lastRunnable < (now - lastCheck) / 10;
+      lastCheck = now;
+      lastRunnable = r;
       return quiet;
+    }
+
+    private long runnable() {
+      try {
+        String[] fields = Files.readString(schedstat).trim().split(" ");
+        return Long.parseLong(fields[0]) + Long.parseLong(fields[1]);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
   }
 
-  private static long cpu(long threadId) {
-    long t = THREADS.getThreadCpuTime(threadId);
-    assertTrue(t >= 0, "CPU time of thread " + threadId + " is measurable");
-    return t;
-  }
-
-  private static long nicThread(String device) {
-    String name = "vte-soft-nic-" + device;
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().equals(name))
-        .mapToLong(Thread::getId)
-        .findFirst()
-        .orElseThrow(() -> new AssertionError("no thread " + name));
+  /** The kernel's id of a thread of this JVM, as the JVM's own thread dump names it (nid). */
+  private static int nativeId(String threadName) {
+    String dump;
+    try {
+      dump =
+          (String)
+              ManagementFactory.getPlatformMBeanServer()
+                  .invoke(
+                      new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                      "threadPrint",
+                      new Object[] {new String[0]},
+                      new String[] {String[].class.getName()});
+    } catch (JMException e) {
+      throw new AssertionError("no thread dump", e);
+    }
+    String head = '"' + threadName + '"';
+    for (String line : dump.split("\n")) {
+      int nid = line.indexOf(" nid=0x");
+      if (line.startsWith(head) && nid > 0) {
+        int end = line.indexOf(' ', nid + 7);
+        return Integer.parseInt(line.substring(nid + 7, end), 16);
+      }
+    }
+    throw new AssertionError("no thread " + threadName + " in\n" + dump);
   }
 }
