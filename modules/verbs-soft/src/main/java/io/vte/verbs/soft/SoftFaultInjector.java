@@ -89,6 +89,16 @@ public final class SoftFaultInjector {
   }
 
   /**
+   * Crashes the device's NIC thread, as an unexpected internal error would: the device dies as
+   * after {@link #killDevice}, and work outstanding or posted later still completes, flushed.
+   *
+   * @param device device name
+   */
+  public void crashNic(String device) {
+    provider.openDevice(device).crashNic();
+  }
+
+  /**
    * Forces a QP into ERR as a fatal hardware error would, raising QP_FATAL.
    *
    * @param device device name

@@ -9,6 +9,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -56,6 +57,10 @@ final class Nic implements Runnable {
   private boolean spinning;
 
   private volatile boolean sleeping;
+
+  /** The loop failed: the thread only flushes until the device closes ({@link #serveDead()}). */
+  private volatile boolean dead;
+
   private volatile boolean stopping;
   private final java.util.concurrent.atomic.AtomicLong nextTimer =
       new java.util.concurrent.atomic.AtomicLong();
@@ -144,10 +149,12 @@ final class Nic implements Runnable {
     wake();
   }
 
-  /** Wakes the NIC if it sleeps in select (any thread). */
+  /** Wakes the NIC if it sleeps in select, or parks after its loop failed (any thread). */
   void wake() {
     if (sleeping) {
       selector.wakeup();
+    } else if (dead) {
+      LockSupport.unpark(thread);
     }
   }
 
@@ -171,6 +178,7 @@ final class Nic implements Runnable {
   void stop() {
     stopping = true;
     selector.wakeup();
+    LockSupport.unpark(thread);
     if (!inNicThread()) {
       try {
         thread.join(10_000);
@@ -229,10 +237,29 @@ final class Nic implements Runnable {
       }
     } catch (IOException | RuntimeException | Error e) {
       device.logNicFailure(e);
-      device.onNicDeath();
+      stopSpinning();
+      serveDead();
     } finally {
       stopSpinning();
       shutdown();
+    }
+  }
+
+  /**
+   * After an unexpected failure of the loop (NIC thread): the device is dead, and the thread stays
+   * until the device closes only to flush, so that work outstanding at the failure, and work posted
+   * on the dead device later, completes with an error instead of waiting forever. It leaves the
+   * selector alone (it may be what failed) and parks between commands.
+   */
+  private void serveDead() {
+    dead = true;
+    device.die();
+    while (!stopping) {
+      drainInbox();
+      device.deliverEvents();
+      if (inbox.isEmpty() && !device.hasPendingEvents() && !stopping) {
+        LockSupport.parkNanos(this, MAX_TIMER_GAP_NANOS);
+      }
     }
   }
 

@@ -124,7 +124,7 @@ final class SoftCq implements CompletionQueue {
       if (h != null) {
         try {
           h.onCompletion(this);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // a user's handler must not take the NIC down
           device.logHandlerFailure("completion notification handler", e);
         }
       }

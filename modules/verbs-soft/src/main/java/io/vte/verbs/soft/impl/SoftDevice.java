@@ -305,20 +305,26 @@ public final class SoftDevice implements VerbsContext {
 
   /** Kills the device: port down for good, every QP to ERR (flushing), DEVICE_FATAL raised. */
   public void kill() {
+    nic.execute(this::die);
+  }
+
+  /**
+   * Makes the NIC thread fail as an unexpected internal error would (the fault injector): the
+   * device dies as after {@link #kill()}, and the thread stays only to flush what is outstanding or
+   * posted later.
+   */
+  public void crashNic() {
     nic.execute(
         () -> {
-          if (dead) {
-            return;
-          }
-          dead = true;
-          portState = PortState.DOWN;
-          nic.closeAllConnections();
-          for (SoftQp qp : liveQps()) {
-            qp.enterError();
-            nic.schedule(qp);
-          }
-          raise(new AsyncEvent(AsyncEventType.DEVICE_FATAL, name, -1, -1, null));
+          throw new InjectedNicCrash(name);
         });
+  }
+
+  /** What {@link #crashNic()} throws on the NIC thread: an error no command handler catches. */
+  private static final class InjectedNicCrash extends Error {
+    InjectedNicCrash(String device) {
+      super("injected crash of the NIC thread of " + device);
+    }
   }
 
   /**
@@ -392,17 +398,26 @@ public final class SoftDevice implements VerbsContext {
   }
 
   /**
-   * NIC thread, as it dies of an unexpected error: the device is dead, as after {@link #kill()}.
+   * NIC thread: the device is dead (killed, or its loop failed unexpectedly): port down for good,
+   * every connection closed, every QP to ERR and flushing on the thread's next turn, DEVICE_FATAL
+   * raised.
    */
-  void onNicDeath() {
-    if (!dead && !closed) {
-      dead = true;
-      portState = PortState.DOWN;
-      for (SoftQp qp : liveQps()) {
-        qp.enterError();
-      }
-      raise(new AsyncEvent(AsyncEventType.DEVICE_FATAL, name, -1, -1, null));
+  void die() {
+    if (dead || closed) {
+      return;
     }
+    dead = true;
+    portState = PortState.DOWN;
+    try {
+      nic.closeAllConnections();
+    } catch (RuntimeException e) {
+      logNicFailure(e); // the selector may be what failed: the connections close at shutdown
+    }
+    for (SoftQp qp : liveQps()) {
+      qp.enterError();
+      nic.schedule(qp);
+    }
+    raise(new AsyncEvent(AsyncEventType.DEVICE_FATAL, name, -1, -1, null));
   }
 
   Nic nic() {
@@ -540,7 +555,7 @@ public final class SoftDevice implements VerbsContext {
       if (h != null) {
         try {
           h.onEvent(e);
-        } catch (RuntimeException ex) {
+        } catch (RuntimeException | Error ex) { // a user's handler must not take the NIC down
           logHandlerFailure("async event handler", ex);
         }
       }
