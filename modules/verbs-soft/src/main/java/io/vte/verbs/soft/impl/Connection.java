@@ -170,12 +170,19 @@ final class Connection implements FrameReader.Receiver {
     }
   }
 
-  /** Dispatches the selector's ready operations (NIC thread). */
-  void onSelected(int readyOps) {
+  /**
+   * Dispatches the selector's ready operations (NIC thread). They are read under the handler's lock
+   * and only while the connection is open: the CQ's consumer reading the connection may close it
+   * (and cancel its key) after the selector picked the key, and a cancelled key throws on every
+   * read of its ready set.
+   */
+  void onSelected() {
     Handler h = handler;
     h.enter();
     try {
-      handleReady(readyOps);
+      if (!closed) {
+        handleReady(key.readyOps());
+      }
     } finally {
       h.exit();
     }

@@ -329,8 +329,8 @@ final class Nic implements Runnable {
     Object a = key.attachment();
     if (a == this) {
       acceptAll();
-    } else if (key.isValid()) {
-      ((Connection) a).onSelected(key.readyOps());
+    } else {
+      ((Connection) a).onSelected();
     }
   }
 
