@@ -605,12 +605,16 @@ public final class RailSelector {
       return latest == null ? null : latest.lastCause();
     }
 
+    /**
+     * A rail is eligible while its local port is up and the peer's buffer has a key on its peer
+     * device. A peer device the descriptor describes as down is not excluded here but held down
+     * ({@link #publishDeviceStates()}), so that its hold-down ends with a probe: the peer publishes
+     * a descriptor when its port comes back, but nothing makes this engine read it, and a device
+     * excluded for as long as the descriptor it last read says so would never be used again.
+     */
     private boolean eligible(int k, int bufferIndex) {
-      Rail r = rails[k];
-      int peer = remoteIndex[k];
-      return localPortDown.get(r.localDeviceIndex()) == 0
-          && segment.devices().get(peer).active()
-          && segment.hasRkey(bufferIndex, peer);
+      return localPortDown.get(rails[k].localDeviceIndex()) == 0
+          && segment.hasRkey(bufferIndex, remoteIndex[k]);
     }
 
     private static RailHealth latestHeld(RailHealth[] healths, RailHealth latest, long now) {

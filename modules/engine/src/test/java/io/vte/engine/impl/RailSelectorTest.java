@@ -36,7 +36,12 @@ class RailSelectorTest {
       new RailSelector(List.of("l0", "l1"), 3, HOLD_DOWN, HOLD_DOWN, clock::get);
 
   private static PeerSegment segment(boolean... active) {
-    SegmentDescriptor.Builder d = SegmentDescriptor.newBuilder().setName("p").setServerName("p:1");
+    return segment(0, active);
+  }
+
+  private static PeerSegment segment(long version, boolean... active) {
+    SegmentDescriptor.Builder d =
+        SegmentDescriptor.newBuilder().setName("p").setServerName("p:1").setVersion(version);
     BufferDesc.Builder b = BufferDesc.newBuilder().setAddress(4096).setLength(4096);
     for (int i = 0; i < active.length; i++) {
       d.addDevices(DeviceDesc.newBuilder().setName("r" + i).setActive(active[i]));
@@ -189,11 +194,32 @@ class RailSelectorTest {
   }
 
   @Test
-  void inactivePeerDeviceIsSkipped() {
+  void inactivePeerDeviceIsSkippedWhileHeldDown() {
     RailSelector.PeerRails rails = selector.railsFor(segment(false, true));
     for (int i = 0; i < 50; i++) {
       assertEquals("r1", pick(rails, null).peerDeviceName());
     }
+  }
+
+  @Test
+  void aPeerDeviceTheLastDescriptorCallsDownIsProbedWhenItsHoldDownEnds() {
+    // the peer's NIC went down: its newer descriptor says so; when the NIC comes back the peer
+    // publishes again, but nothing here reads that descriptor, so the probe must bring r0 back
+    selector.railsFor(segment(1, true, true));
+    RailSelector.PeerRails rails = selector.railsFor(segment(2, false, true));
+    assertEquals(0, count(rails, "r0", 40), "held down while the peer's word is fresh");
+    clock.addAndGet(HOLD_DOWN);
+    assertEquals(1, count(rails, "r0", 40), "the hold-down ends with a single probe");
+    rails.onSuccess(lastPick);
+    assertEquals(
+        20, count(rails, "r0", 40), "a successful probe brings r0 back, whatever the descriptor");
+  }
+
+  @Test
+  void anOlderDescriptorThatCallsADeviceDownDoesNotHoldItDown() {
+    selector.railsFor(segment(2, true, true));
+    RailSelector.PeerRails rails = selector.railsFor(segment(1, false, true));
+    assertEquals(20, count(rails, "r0", 40), "a newer descriptor said r0 is up");
   }
 
   @Test
