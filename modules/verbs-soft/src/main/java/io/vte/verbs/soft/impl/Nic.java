@@ -58,8 +58,11 @@ final class Nic implements Runnable {
 
   private volatile boolean sleeping;
 
-  /** The loop failed: the thread only flushes until the device closes ({@link #serveDead()}). */
-  private volatile boolean dead;
+  /**
+   * The loop failed: the thread only flushes until the device closes ({@link #serveDead()}). Not
+   * the device's own dead flag, which a kill also sets while the loop runs on.
+   */
+  private volatile boolean loopFailed;
 
   private volatile boolean stopping;
   private final java.util.concurrent.atomic.AtomicLong nextTimer =
@@ -153,7 +156,7 @@ final class Nic implements Runnable {
   void wake() {
     if (sleeping) {
       selector.wakeup();
-    } else if (dead) {
+    } else if (loopFailed) {
       LockSupport.unpark(thread);
     }
   }
@@ -237,7 +240,6 @@ final class Nic implements Runnable {
       }
     } catch (IOException | RuntimeException | Error e) {
       device.logNicFailure(e);
-      stopSpinning();
       serveDead();
     } finally {
       stopSpinning();
@@ -252,7 +254,8 @@ final class Nic implements Runnable {
    * selector alone (it may be what failed) and parks between commands.
    */
   private void serveDead() {
-    dead = true;
+    stopSpinning();
+    loopFailed = true;
     device.die();
     while (!stopping) {
       drainInbox();
