@@ -38,12 +38,18 @@ public final class BatchTracker implements TransferBatch {
 
   private final Consumer<BatchTracker> onDone;
 
-  /** The prepared transfer whose records this batch is, null for a batch of {@code submit}. */
-  private final PreparedBatch prepared;
+  /**
+   * Who runs these records again (a prepared transfer, a pooled submit record), null for records of
+   * one run.
+   */
+  private final RecordKeeper keeper;
+
+  /** Counts the runs of reused records: a caller's handle cancels only its own run. */
+  private int generation;
 
   private final CallerContexts callers;
 
-  // Set anew at each post of a prepared transfer.
+  // Set anew at each run of reused records.
   private ContextInternal context;
 
   /** The submitter (or poster) ran outside Vert.x: its result may complete on any thread. */
@@ -66,7 +72,7 @@ public final class BatchTracker implements TransferBatch {
   /** The result, set before the promise is completed with it. */
   private BatchResult settledResult;
 
-  /** A prepared batch's result when all its requests completed, kept for the next such post. */
+  /** Reused records' result when all their requests completed, kept for the next such run. */
   private BatchResult allCompleted;
 
   /** Made on the first call of {@link #accepted()} only: most batches are never asked. */
@@ -77,12 +83,11 @@ public final class BatchTracker implements TransferBatch {
   }
 
   /**
-   * @param prepared the prepared transfer these records belong to, null for a batch of {@code
-   *     submit}
+   * @param keeper who runs these records again, null for records of one run
    */
-  BatchTracker(CallerContexts callers, Consumer<BatchTracker> onDone, PreparedBatch prepared) {
+  BatchTracker(CallerContexts callers, Consumer<BatchTracker> onDone, RecordKeeper keeper) {
     this.onDone = onDone;
-    this.prepared = prepared;
+    this.keeper = keeper;
     this.callers = callers;
     this.context = callers.current();
     this.callerOutsideVertx = callers.isOutsideVertx(context);
@@ -90,14 +95,15 @@ public final class BatchTracker implements TransferBatch {
   }
 
   /**
-   * Makes the records of a prepared transfer ready for a new post: a fresh result on the poster's
-   * context, nothing ended or settled. Only once the previous post released them ({@link
-   * PreparedBatch}).
+   * Makes reused records ready for a new run: a fresh result on the poster's context, nothing ended
+   * or settled, the next generation. Only once the previous run released them ({@link
+   * RecordKeeper}), before the new run is in flight.
    *
    * @param poster the context of the post's caller, where its result completes (called on the
    *     poster's thread)
    */
   void reuse(ContextInternal poster) {
+    generation++;
     context = poster;
     callerOutsideVertx = callers.isOutsideVertx(poster);
     promise = Promise.promise();
@@ -146,14 +152,41 @@ public final class BatchTracker implements TransferBatch {
    * {@inheritDoc}
    *
    * <p>Acts only while the batch is in flight, under the lock of its in-flight list, as the
-   * deadline sweep and engine close do: an end never runs while a prepared transfer's records are
-   * made ready for their next post.
+   * deadline sweep and engine close do: an end never runs while reused records are made ready for
+   * their next run.
    */
   @Override
   public void cancel() {
     InFlightBatches.Stripe s = inFlightStripe;
     if (s != null) {
       s.whileLinked(this, CANCEL);
+    }
+  }
+
+  /**
+   * @return the run of reused records now under way (a handle names it to cancel only its own)
+   */
+  int generation() {
+    return generation;
+  }
+
+  /**
+   * Cancels run {@code generation} of reused records, if it is the one in flight (a handle of an
+   * ended run may outlive it while the records run again): checked under the in-flight lock, which
+   * a run is admitted under after its generation was set.
+   *
+   * @param generation the run the caller's handle belongs to
+   */
+  void cancel(int generation) {
+    InFlightBatches.Stripe s = inFlightStripe;
+    if (s != null) {
+      s.whileLinked(
+          this,
+          b -> {
+            if (b.generation == generation) {
+              CANCEL.accept(b);
+            }
+          });
     }
   }
 
@@ -246,14 +279,14 @@ public final class BatchTracker implements TransferBatch {
       } else if (inlineAllowed && context.inThread()) {
         context.dispatch(this, COMPLETE);
       } else {
-        context.runOnContext(v -> complete());
+        context.executor().execute(completeOnContext);
       }
     }
   }
 
   /**
-   * @return the batch's result; for a prepared batch whose requests all completed, the same one at
-   *     every such post (its request results are too, and all are immutable)
+   * @return the batch's result; for reused records whose requests all completed, the same one at
+   *     every such run with the same results (they are too, and all are immutable)
    */
   private BatchResult resultOf(TransferTracker[] all) {
     BatchResult cached = allCompleted;
@@ -270,7 +303,7 @@ public final class BatchTracker implements TransferBatch {
       }
     }
     BatchResult r = new BatchResult(results);
-    if (prepared != null && r.allCompleted()) {
+    if (keeper != null && r.allCompleted()) {
       allCompleted = r;
     }
     return r;
@@ -287,9 +320,9 @@ public final class BatchTracker implements TransferBatch {
 
   /**
    * @return true when every request completed on its own records (none cancelled, timed out, failed
-   *     or redirected): no slice of the batch is held anywhere, so a prepared transfer may post
-   *     these records again. Asked once the batch left its in-flight list, whose lock an end
-   *     (cancel, deadline, close) holds while it runs: an end that ran shows in {@code endedEarly}.
+   *     or redirected): no slice of the batch is held anywhere, so its keeper may run these records
+   *     again. Asked once the batch left its in-flight list, whose lock an end (cancel, deadline,
+   *     close) holds while it runs: an end that ran shows in {@code endedEarly}.
    */
   private boolean reusable() {
     if (endedEarly != null) {
@@ -307,14 +340,20 @@ public final class BatchTracker implements TransferBatch {
   private static final Handler<BatchTracker> COMPLETE = BatchTracker::complete;
 
   /**
-   * Completes the result (on the submitter's context). A prepared transfer's records are given back
-   * first, so that a callback that posts again reuses them; what this needs is read before.
+   * The task that completes the result from another thread, as {@code runOnContext} would, made
+   * once per tracker: reused records allocate no task per run.
+   */
+  private final Runnable completeOnContext = () -> context.dispatch(this, COMPLETE);
+
+  /**
+   * Completes the result (on the submitter's context). Reused records are given back first, so that
+   * a callback that posts again reuses them; what this needs is read before.
    */
   private void complete() {
     BatchResult result = settledResult;
     Promise<BatchResult> p = promise;
-    if (prepared != null) {
-      prepared.release(reusable());
+    if (keeper != null) {
+      keeper.release(reusable());
     }
     p.tryComplete(result);
   }

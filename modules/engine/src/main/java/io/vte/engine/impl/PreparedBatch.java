@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * (left to their stragglers) and the next post makes fresh ones. A post that finds the records
  * claimed runs as an ordinary submit of the same requests. Thread-safe.
  */
-final class PreparedBatch implements PreparedTransfer {
+final class PreparedBatch implements PreparedTransfer, RecordKeeper {
 
   private final TransferSubmitter submitter;
   private final List<TransferRequest> requests;
@@ -97,11 +97,11 @@ final class PreparedBatch implements PreparedTransfer {
 
   /**
    * Gives the records back when a post's result completes (on the poster's context, before the
-   * result's callbacks run).
-   *
-   * @param reusable every request completed on its own slices: the records may be posted again
+   * result's callbacks run); records a straggler may hold are retired, and the next post makes
+   * fresh ones.
    */
-  void release(boolean reusable) {
+  @Override
+  public void release(boolean reusable) {
     if (!reusable) {
       retired = true;
     }

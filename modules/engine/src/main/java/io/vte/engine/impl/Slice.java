@@ -14,10 +14,10 @@ public final class Slice {
 
   private final SliceCallback callback;
   private final int index;
-  private final int opcode;
-  private final long localAddress;
-  private final long remoteAddress;
-  private final int length;
+  private int opcode;
+  private long localAddress;
+  private long remoteAddress;
+  private int length;
   private Rail rail;
   private int lkey;
   private int rkey;
@@ -60,7 +60,23 @@ public final class Slice {
     this.attempts++;
   }
 
-  /** Forgets the rail and the attempts, for the next post of a prepared transfer. */
+  /**
+   * Points a reused slice at another range, for the next request of a pooled submit record; only
+   * while no owner holds it.
+   *
+   * @param opcode {@link WrOpcode#RDMA_READ} or {@link WrOpcode#RDMA_WRITE}
+   * @param localAddress local address of the slice
+   * @param remoteAddress remote address of the slice
+   * @param length bytes, positive
+   */
+  void retarget(int opcode, long localAddress, long remoteAddress, int length) {
+    this.opcode = opcode;
+    this.localAddress = localAddress;
+    this.remoteAddress = remoteAddress;
+    this.length = length;
+  }
+
+  /** Forgets the rail and the attempts, for the next post of reused records. */
   void reset() {
     this.rail = null;
     this.lkey = 0;

@@ -728,6 +728,13 @@ public final class TransferEngineImpl implements TransferEngine {
     return parts.submitter().submit(requests, transferOptions);
   }
 
+  /**
+   * @return submit records made so far (a request submitted alone runs on a free one when there is)
+   */
+  int submitRecordsMade() {
+    return parts.submitter().submitRecordsMade();
+  }
+
   @Override
   public Future<PreparedTransfer> prepare(
       List<TransferRequest> requests, TransferOptions transferOptions) {
@@ -745,7 +752,8 @@ public final class TransferEngineImpl implements TransferEngine {
   @Override
   public Future<Void> submit(long batchId, List<TransferRequest> requests) {
     TransferSubmitter submitter = parts.submitter();
-    return batchIds.submit(batchId, requests, r -> submitter.submit(r, new TransferOptions()));
+    return batchIds.submit(
+        batchId, requests, r -> submitter.submitTracked(r, new TransferOptions()));
   }
 
   @Override

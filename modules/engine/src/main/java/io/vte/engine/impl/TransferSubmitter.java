@@ -5,6 +5,7 @@ import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.PreparedTransfer;
 import io.vte.api.SegmentHandle;
+import io.vte.api.TransferBatch;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
@@ -26,6 +27,12 @@ public final class TransferSubmitter {
   private final SegmentCache segments;
   private final TransferTracker.Services services;
   private final InFlightBatches inFlight = new InFlightBatches();
+  private final SubmitRecordPool records = new SubmitRecordPool(RECORD_REGIONS);
+
+  /**
+   * Pool regions of {@link SubmitRecordPool#REGION} records: submitting threads that rarely share.
+   */
+  private static final int RECORD_REGIONS = 16;
 
   /** Where batches' results complete. */
   final CallerContexts callers;
@@ -55,16 +62,58 @@ public final class TransferSubmitter {
   }
 
   /**
+   * Submits a batch. A request submitted alone that fits in one slice runs on pooled records (no
+   * allocation but the caller's handle and result); any other batch on records of its own.
+   *
    * @param requests the requests
    * @param options deadline
    * @return the batch (its result fails up front for bad input or a closed engine)
    */
-  public BatchTracker submit(List<TransferRequest> requests, TransferOptions options) {
-    BatchTracker batch = new BatchTracker(callers, settled);
-    if (closed) {
-      batch.reject(new VteException(ErrorCode.ENGINE_CLOSED, "engine is closed"));
-      return batch;
+  public TransferBatch submit(List<TransferRequest> requests, TransferOptions options) {
+    if (!closed && options != null && requests != null && requests.size() == 1) {
+      TransferRequest r = requests.get(0);
+      if (r != null && r.length() > 0 && services.slicer().count(r.length()) == 1) {
+        return submitAlone(r, options);
+      }
     }
+    return submitTracked(requests, options);
+  }
+
+  private TransferBatch submitAlone(TransferRequest request, TransferOptions options) {
+    LocalBuffer local;
+    try {
+      local = check(0, request);
+    } catch (VteException e) {
+      return rejected(e);
+    }
+    SubmitRecord record = records.take();
+    if (record == null) {
+      record = new SubmitRecord(records, this, request, local);
+    }
+    TransferBatch handle = record.run(callers.current(), request, local);
+    admit(record.batch(), options.getDeadline().toMillis());
+    resolveAndStart(record.batch(), record.trackers());
+    return handle;
+  }
+
+  private BatchTracker rejected(VteException cause) {
+    BatchTracker batch = new BatchTracker(callers, settled);
+    batch.reject(cause);
+    return batch;
+  }
+
+  /**
+   * Submits a batch on records of its own, which the caller may keep asking (the batch-id API).
+   *
+   * @param requests the requests
+   * @param options deadline
+   * @return the batch (its result fails up front for bad input or a closed engine)
+   */
+  public BatchTracker submitTracked(List<TransferRequest> requests, TransferOptions options) {
+    if (closed) {
+      return rejected(new VteException(ErrorCode.ENGINE_CLOSED, "engine is closed"));
+    }
+    BatchTracker batch = new BatchTracker(callers, settled);
     TransferTracker[] trackers;
     try {
       trackers = validate(batch, requests, options);
@@ -73,9 +122,18 @@ public final class TransferSubmitter {
       return batch;
     }
     admit(batch, options.getDeadline().toMillis());
+    resolveAndStart(batch, trackers);
+    return batch;
+  }
+
+  /**
+   * Starts an admitted batch once its remote ranges are resolved: at once when the cached
+   * descriptors hold them, else after a refresh; a range found in neither rejects the batch.
+   */
+  private void resolveAndStart(BatchTracker batch, TransferTracker[] trackers) {
     if (resolveCached(trackers)) {
       start(batch, trackers);
-      return batch;
+      return;
     }
     resolveRemote(trackers)
         .onComplete(
@@ -90,7 +148,6 @@ public final class TransferSubmitter {
               }
               start(batch, trackers);
             });
-    return batch;
   }
 
   /**
@@ -141,11 +198,15 @@ public final class TransferSubmitter {
     return closed;
   }
 
-  /** Puts a validated batch in flight: the close and the deadline sweep see it from now on. */
+  /**
+   * Puts a validated batch in flight: the close and the deadline sweep see it from now on. The
+   * deadline is armed first: reused records still hold their last run's, which the sweep must never
+   * see on the new run.
+   */
   private void admit(BatchTracker batch, long deadlineMillis) {
+    batch.armDeadline(deadlineMillis);
     inFlight.add(batch);
     services.counters().batchSubmitted();
-    batch.armDeadline(deadlineMillis);
     deadlines.batchAdded();
     if (closed) {
       batch.engineClosed();
@@ -204,6 +265,21 @@ public final class TransferSubmitter {
     }
   }
 
+  /**
+   * @return the services the engine's trackers share
+   */
+  TransferTracker.Services services() {
+    return services;
+  }
+
+  /**
+   * @return submit records made so far: a request submitted alone runs on a free one when its
+   *     thread's pool region has one
+   */
+  int submitRecordsMade() {
+    return records.made();
+  }
+
   /** Stops accepting work and settles every batch in flight with ENGINE_CLOSED. */
   public void close() {
     closed = true;
@@ -240,50 +316,58 @@ public final class TransferSubmitter {
     TransferTracker[] trackers = new TransferTracker[requests.size()];
     for (int i = 0; i < trackers.length; i++) {
       TransferRequest r = requests.get(i);
-      if (r == null || r.opcode() == null || r.local() == null || r.segment() == null) {
-        throw new VteException(
-            ErrorCode.INVALID_ARGUMENT,
-            which(i) + "opcode, local buffer and segment are required: " + r);
-      }
-      if (r.length() <= 0) {
-        throw new VteException(
-            ErrorCode.INVALID_ARGUMENT, which(i) + "length must be positive, got " + r.length());
-      }
-      if (!memory.owns(r.local())) {
-        throw new VteException(
-            ErrorCode.NOT_REGISTERED,
-            which(i)
-                + "local buffer at 0x"
-                + Long.toHexString(r.local().address())
-                + " is not registered with this engine");
-      }
-      LocalBuffer local = (LocalBuffer) r.local();
-      if (r.localOffset() < 0 || !local.contains(local.address() + r.localOffset(), r.length())) {
-        throw new VteException(
-            ErrorCode.OUT_OF_RANGE,
-            which(i)
-                + "local range offset "
-                + r.localOffset()
-                + " length "
-                + r.length()
-                + " (address 0x"
-                + Long.toHexString(local.address() + r.localOffset())
-                + ") is outside "
-                + local);
-      }
-      if (!(r.segment() instanceof PeerSegment)) {
-        throw new VteException(
-            ErrorCode.INVALID_ARGUMENT,
-            which(i)
-                + "the handle of segment "
-                + describe(r.segment())
-                + " was not opened by a VTE engine (it is a "
-                + r.segment().getClass().getName()
-                + ")");
-      }
-      trackers[i] = new TransferTracker(services, batch, r, local);
+      trackers[i] = new TransferTracker(services, batch, r, check(i, r));
     }
     return trackers;
+  }
+
+  /**
+   * @return the local buffer of request {@code i}, once its fields and ranges are checked
+   * @throws VteException the typed error of the first thing wrong with it
+   */
+  private LocalBuffer check(int i, TransferRequest r) {
+    if (r == null || r.opcode() == null || r.local() == null || r.segment() == null) {
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          which(i) + "opcode, local buffer and segment are required: " + r);
+    }
+    if (r.length() <= 0) {
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT, which(i) + "length must be positive, got " + r.length());
+    }
+    if (!memory.owns(r.local())) {
+      throw new VteException(
+          ErrorCode.NOT_REGISTERED,
+          which(i)
+              + "local buffer at 0x"
+              + Long.toHexString(r.local().address())
+              + " is not registered with this engine");
+    }
+    LocalBuffer local = (LocalBuffer) r.local();
+    if (r.localOffset() < 0 || !local.contains(local.address() + r.localOffset(), r.length())) {
+      throw new VteException(
+          ErrorCode.OUT_OF_RANGE,
+          which(i)
+              + "local range offset "
+              + r.localOffset()
+              + " length "
+              + r.length()
+              + " (address 0x"
+              + Long.toHexString(local.address() + r.localOffset())
+              + ") is outside "
+              + local);
+    }
+    if (!(r.segment() instanceof PeerSegment)) {
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          which(i)
+              + "the handle of segment "
+              + describe(r.segment())
+              + " was not opened by a VTE engine (it is a "
+              + r.segment().getClass().getName()
+              + ")");
+    }
+    return local;
   }
 
   private static String which(int index) {

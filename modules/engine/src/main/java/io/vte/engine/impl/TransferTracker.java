@@ -67,8 +67,10 @@ public final class TransferTracker implements SliceCallback {
 
   private final Services services;
   private final BatchTracker batch;
-  private final TransferRequest request;
-  private final LocalBuffer local;
+
+  // Set anew by rebind() for each request of a pooled submit record, before it starts.
+  private TransferRequest request;
+  private LocalBuffer local;
 
   /**
    * The segment and the index of its buffer that hold the remote range: set by {@link #resolve}
@@ -104,10 +106,13 @@ public final class TransferTracker implements SliceCallback {
   private static final AtomicIntegerFieldUpdater<TransferTracker> REDIRECTED =
       AtomicIntegerFieldUpdater.newUpdater(TransferTracker.class, "redirected");
 
-  /** The slices of a prepared transfer's request, cut once and posted again; null otherwise. */
+  /**
+   * The slices of a prepared transfer's request, cut once and posted again, or the one slice of a
+   * pooled submit record; null otherwise.
+   */
   private Slice[] kept;
 
-  /** A prepared request's COMPLETED result, made at the first post that completed it. */
+  /** The COMPLETED result of reused records, made at the first run that completed this length. */
   private RequestResult completedResult;
 
   private volatile int slicesLeft;
@@ -150,20 +155,26 @@ public final class TransferTracker implements SliceCallback {
     return t;
   }
 
-  /** Cuts the request's slices once, to be posted at every {@link #start} (prepared transfers). */
+  /**
+   * Cuts the request's slices once, to be posted at every {@link #start} (prepared transfers,
+   * pooled submit records).
+   */
   void keepSlices() {
     List<Slice> slices = new ArrayList<>(services.slicer().count(request.length()));
     cut(slices);
     kept = slices.toArray(new Slice[0]);
   }
 
+  private static int opcodeOf(TransferRequest request) {
+    return request.opcode() == TransferOpcode.READ ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE;
+  }
+
   private void cut(List<Slice> out) {
-    int opcode = request.opcode() == TransferOpcode.READ ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE;
     services
         .slicer()
         .cut(
             this,
-            opcode,
+            opcodeOf(request),
             local.address() + request.localOffset(),
             request.remoteAddress(),
             request.length(),
@@ -171,8 +182,26 @@ public final class TransferTracker implements SliceCallback {
   }
 
   /**
-   * Makes a prepared transfer's tracker ready for its next post; only once no slice of the last one
-   * is held anywhere ({@link #completedOnItsOwn}).
+   * Gives a pooled submit record's tracker its next request, which fits in the one slice it keeps;
+   * only while no slice of its last request is held anywhere ({@link #completedOnItsOwn}).
+   *
+   * @param request the validated request
+   * @param local its local buffer
+   */
+  void rebind(TransferRequest request, LocalBuffer local) {
+    this.request = request;
+    this.local = local;
+    kept[0].retarget(
+        opcodeOf(request),
+        local.address() + request.localOffset(),
+        request.remoteAddress(),
+        (int) request.length());
+    reuse();
+  }
+
+  /**
+   * Makes reused records' tracker ready for their next run; only once no slice of the last one is
+   * held anywhere ({@link #completedOnItsOwn}).
    */
   void reuse() {
     bytes = 0;
@@ -385,8 +414,8 @@ public final class TransferTracker implements SliceCallback {
   }
 
   /**
-   * @return the request's result; a prepared request's COMPLETED one is made once and given at
-   *     every post that completes it (results are immutable)
+   * @return the request's result; reused records make a COMPLETED one once per length and give it
+   *     at every run that completes that length (results are immutable)
    */
   private RequestResult resultOf(RequestStatus status, VteException cause) {
     long moved = bytes;
@@ -394,7 +423,7 @@ public final class TransferTracker implements SliceCallback {
       return new RequestResult(status, moved, cause);
     }
     RequestResult r = completedResult;
-    if (r == null) {
+    if (r == null || r.bytes() != moved) {
       r = new RequestResult(status, moved, null);
       completedResult = r;
     }

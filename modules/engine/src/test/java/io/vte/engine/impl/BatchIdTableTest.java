@@ -36,7 +36,9 @@ class BatchIdTableTest {
     return table.submit(
         id,
         requests,
-        r -> h.submitter.submit(r, new TransferOptions().setDeadline(Duration.ofSeconds(30))));
+        r ->
+            h.submitter.submitTracked(
+                r, new TransferOptions().setDeadline(Duration.ofSeconds(30))));
   }
 
   @Test

@@ -5,6 +5,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
+import io.vte.api.TransferBatch;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
@@ -190,8 +191,12 @@ final class DataPathHarness implements AutoCloseable {
     return Await.result(segments.open(PEER), WAIT);
   }
 
-  BatchTracker submit(List<TransferRequest> requests, Duration deadline) {
+  TransferBatch submit(List<TransferRequest> requests, Duration deadline) {
     return submitter.submit(requests, new TransferOptions().setDeadline(deadline));
+  }
+
+  BatchTracker submitTracked(List<TransferRequest> requests, Duration deadline) {
+    return submitter.submitTracked(requests, new TransferOptions().setDeadline(deadline));
   }
 
   BatchResult run(List<TransferRequest> requests) {

@@ -9,6 +9,7 @@ import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
+import io.vte.api.TransferBatch;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
 import io.vte.testkit.Await;
@@ -112,7 +113,7 @@ class DataPathTest {
       assertEquals(null, Vertx.currentContext(), "the test thread is outside Vert.x");
       // held, so that the callback is registered before the slice completes
       h.router.hold();
-      BatchTracker batch = h.submit(List.of(span.write(0, 0, 4096)), WAIT);
+      TransferBatch batch = h.submit(List.of(span.write(0, 0, 4096)), WAIT);
       batch
           .result()
           .onComplete(
@@ -190,12 +191,12 @@ class DataPathTest {
     h = new DataPathHarness(1, 1, SLICE, 4);
     DataPathHarness.Span span = h.span(SLICE);
     h.router.hold();
-    BatchTracker late = h.submit(List.of(span.write(0, 0, 4096)), Duration.ofSeconds(30));
-    List<BatchTracker> soon =
+    TransferBatch late = h.submit(List.of(span.write(0, 0, 4096)), Duration.ofSeconds(30));
+    List<TransferBatch> soon =
         java.util.stream.IntStream.range(0, 200)
             .mapToObj(i -> h.submit(List.of(span.write(0, 0, 4096)), Duration.ofMillis(50)))
             .toList();
-    for (BatchTracker b : soon) {
+    for (TransferBatch b : soon) {
       assertEquals(
           RequestStatus.TIMED_OUT, Await.result(b.result(), WAIT).requests().get(0).status());
     }
@@ -368,7 +369,7 @@ class DataPathTest {
       for (int i = 0; i < 8000; i++) {
         h.router.hold();
         int routed = h.router.routed.get();
-        BatchTracker batch = h.submit(List.of(span.write(0, 0, 2L * SLICE)), WAIT);
+        TransferBatch batch = h.submit(List.of(span.write(0, 0, 2L * SLICE)), WAIT);
         Await.until("2 slices routed", WAIT, () -> h.router.routed.get() == routed + 2);
         List<Slice> refused = Await.result(h.router.takeHeld(), WAIT);
         assertEquals(2, refused.size(), "iteration " + i);
@@ -401,7 +402,7 @@ class DataPathTest {
     h = new DataPathHarness(2, 2, SLICE, 4);
     DataPathHarness.Span span = h.span(64L * SLICE);
     h.router.hold();
-    BatchTracker batch =
+    TransferBatch batch =
         h.submit(
             List.of(span.write(0, 0, 64L * SLICE), span.read(0, 0, SLICE)), Duration.ofMillis(200));
     BatchResult r = Await.result(batch.result(), WAIT);
@@ -421,7 +422,8 @@ class DataPathTest {
     DataPathHarness.Span span = h.span(32L * SLICE);
     for (int i = 0; i < 20; i++) {
       h.router.hold();
-      BatchTracker batch = h.submit(List.of(span.write(0, 0, 32L * SLICE)), Duration.ofSeconds(30));
+      BatchTracker batch =
+          h.submitTracked(List.of(span.write(0, 0, 32L * SLICE)), Duration.ofSeconds(30));
       Await.result(batch.accepted(), WAIT);
       batch.cancel();
       h.router.mark();
@@ -446,7 +448,7 @@ class DataPathTest {
     // The stale segment forces a refresh held by a slow store; cancel lands before the slices are
     // cut.
     h.lookupGate = io.vertx.core.Promise.promise();
-    BatchTracker batch =
+    TransferBatch batch =
         h.submit(
             List.of(TransferRequest.write(local, 0, stale, later, SLICE)), Duration.ofSeconds(30));
     batch.cancel();
@@ -539,7 +541,7 @@ class DataPathTest {
     int callers = 8;
     int perCaller = 16;
     java.util.concurrent.CyclicBarrier barrier = new java.util.concurrent.CyclicBarrier(callers);
-    List<BatchTracker> batches = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<TransferBatch> batches = java.util.Collections.synchronizedList(new ArrayList<>());
     List<Thread> threads = new ArrayList<>();
     for (int c = 0; c < callers; c++) {
       Thread t =
@@ -565,7 +567,7 @@ class DataPathTest {
     }
     assertEquals(callers * perCaller, batches.size());
     h.lookupGate.complete();
-    for (BatchTracker b : batches) {
+    for (TransferBatch b : batches) {
       BatchResult r = Await.result(b.result(), WAIT);
       assertTrue(r.allCompleted(), r.toString());
     }
@@ -631,12 +633,12 @@ class DataPathTest {
     h = new DataPathHarness(2, 2, SLICE, 4);
     DataPathHarness.Span span = h.span(8L * SLICE);
     h.router.hold();
-    List<BatchTracker> batches = new ArrayList<>();
+    List<TransferBatch> batches = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       batches.add(h.submit(List.of(span.write(0, 0, 8L * SLICE)), Duration.ofSeconds(30)));
     }
     h.submitter.close();
-    for (BatchTracker b : batches) {
+    for (TransferBatch b : batches) {
       RequestResult r = Await.result(b.result(), WAIT).requests().get(0);
       assertEquals(RequestStatus.FAILED, r.status());
       assertEquals(ErrorCode.ENGINE_CLOSED, r.cause().code());
