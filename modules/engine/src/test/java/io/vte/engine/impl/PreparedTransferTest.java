@@ -8,14 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
-import io.vte.api.RailStatus;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
-import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
@@ -45,53 +42,45 @@ class PreparedTransferTest {
 
   private static final long TOTAL = SIZES[0] + SIZES[1] + SIZES[2];
 
-  private final EngineFixture fx = new EngineFixture();
-  private Vertx vertxA;
-  private TransferEngineImpl a;
-  private TransferEngineImpl b;
-  private RegisteredBuffer local;
-  private RegisteredBuffer remote;
-  private SegmentHandle segment;
+  private StallableEnginePair pair;
 
   @BeforeEach
   void start() {
-    vertxA = Vertx.vertx();
-    a = fx.start(vertxA, fx.engineOptions(2, 1));
-    b = fx.start(2, 1);
-    local = fx.register(a, TOTAL, 1);
-    remote = fx.register(b, TOTAL, 2);
-    segment = Await.result(a.openSegment(b.serverName()), WAIT);
+    pair = new StallableEnginePair(TOTAL);
   }
 
   @AfterEach
   void close() {
-    fx.close();
+    pair.close();
   }
 
   private List<TransferRequest> writes() {
     List<TransferRequest> list = new ArrayList<>();
     long off = 0;
     for (long s : SIZES) {
-      list.add(TransferRequest.write(local, off, segment, remote.address() + off, s));
+      list.add(
+          TransferRequest.write(pair.local, off, pair.segment, pair.remote.address() + off, s));
       off += s;
     }
     return list;
   }
 
   private PreparedBatch prepare(TransferOptions options) {
-    return (PreparedBatch) Await.result(a.prepare(writes(), options), WAIT);
+    return (PreparedBatch) Await.result(pair.a.prepare(writes(), options), WAIT);
   }
 
   /** Fills the source with pattern {@code seed}, so a post that moved nothing leaves a mismatch. */
   private void newPattern(long seed) {
-    EngineFixture.fill(local.address(), TOTAL, seed);
+    EngineFixture.fill(pair.local.address(), TOTAL, seed);
   }
 
   private void assertExact(BatchResult r, String what) {
     assertTrue(r.allCompleted(), what + ": " + r);
     assertEquals(TOTAL, r.bytes(), what);
     assertEquals(
-        -1, EngineFixture.mismatch(local.address(), remote.address(), TOTAL), what + ": bytes");
+        -1,
+        EngineFixture.mismatch(pair.local.address(), pair.remote.address(), TOTAL),
+        what + ": bytes");
   }
 
   @Test
@@ -110,7 +99,7 @@ class PreparedTransferTest {
   void aCallbackOnTheEventLoopPostsAgainOnTheSameRecords() {
     PreparedBatch p = prepare(new TransferOptions());
     newPattern(7);
-    Context ctx = vertxA.getOrCreateContext();
+    Context ctx = pair.vertxA.getOrCreateContext();
     Promise<Integer> done = Promise.promise();
     ctx.runOnContext(v -> postUntil(p, 500, 0, done));
     assertEquals(500, Await.result(done.future(), WAIT));
@@ -136,39 +125,41 @@ class PreparedTransferTest {
 
   @Test
   void badInputFailsAtPrepareWithTheSubmitsTypedError() {
-    RegisteredBuffer foreign = fx.register(b, 4096, 3);
+    RegisteredBuffer foreign = pair.fx.register(pair.b, 4096, 3);
     assertCode(
         ErrorCode.NOT_REGISTERED,
-        a.prepare(
-            List.of(TransferRequest.write(foreign, 0, segment, remote.address(), 4096)),
+        pair.a.prepare(
+            List.of(TransferRequest.write(foreign, 0, pair.segment, pair.remote.address(), 4096)),
             new TransferOptions()));
     assertCode(
         ErrorCode.OUT_OF_RANGE,
-        a.prepare(
-            List.of(TransferRequest.write(local, 0, segment, remote.address() + TOTAL, 4096)),
+        pair.a.prepare(
+            List.of(
+                TransferRequest.write(
+                    pair.local, 0, pair.segment, pair.remote.address() + TOTAL, 4096)),
             new TransferOptions()));
-    assertCode(ErrorCode.INVALID_ARGUMENT, a.prepare(List.of(), new TransferOptions()));
-    assertCode(ErrorCode.INVALID_ARGUMENT, a.prepare(writes(), null));
+    assertCode(ErrorCode.INVALID_ARGUMENT, pair.a.prepare(List.of(), new TransferOptions()));
+    assertCode(ErrorCode.INVALID_ARGUMENT, pair.a.prepare(writes(), null));
   }
 
   @Test
   void afterCloseAPostFailsEngineClosedAndSoDoesPrepare() {
     PreparedBatch p = prepare(new TransferOptions());
-    Await.result(a.close(), WAIT);
+    Await.result(pair.a.close(), WAIT);
     assertCode(ErrorCode.ENGINE_CLOSED, p.post());
-    assertCode(ErrorCode.ENGINE_CLOSED, a.prepare(writes(), new TransferOptions()));
+    assertCode(ErrorCode.ENGINE_CLOSED, pair.a.prepare(writes(), new TransferOptions()));
   }
 
   @Test
   void overlappingPostsRunAsOrdinarySubmitsAndAllAreExact() {
     PreparedBatch p = prepare(new TransferOptions());
     newPattern(11);
-    stall(Duration.ofMillis(200));
+    pair.stall(Duration.ofMillis(200));
     List<Future<BatchResult>> posts = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
       posts.add(p.post());
     }
-    unstall();
+    pair.unstall();
     for (Future<BatchResult> f : posts) {
       assertExact(Await.result(f, WAIT), "overlapping post");
     }
@@ -180,13 +171,13 @@ class PreparedTransferTest {
   void aCancelledPostRetiresItsRecordsAndTheNextPostIsExact() {
     PreparedBatch p = prepare(new TransferOptions());
     newPattern(21);
-    stall(Duration.ofMillis(300));
+    pair.stall(Duration.ofMillis(300));
     Future<BatchResult> first = p.post();
     p.cancel();
     BatchResult r = Await.result(first, WAIT);
     assertEquals(RequestStatus.CANCELED, r.requests().get(2).status(), r.toString());
-    unstall();
-    awaitStragglers("the cancelled");
+    pair.unstall();
+    pair.awaitStragglers("the cancelled post's");
     newPattern(22);
     assertExact(Await.result(p.post(), WAIT), "post after the cancel");
     assertEquals(2, p.recordsMade(), "the cancelled post's records were left to its slices");
@@ -199,10 +190,10 @@ class PreparedTransferTest {
   void aPostPastItsDeadlineTimesOutAndTheNextPostIsExact() {
     PreparedBatch p = prepare(new TransferOptions().setDeadline(Duration.ofMillis(100)));
     newPattern(31);
-    stall(Duration.ofMillis(300));
+    pair.stall(Duration.ofMillis(300));
     BatchResult r = Await.result(p.post(), WAIT);
     assertEquals(RequestStatus.TIMED_OUT, r.requests().get(2).status(), r.toString());
-    unstall();
+    pair.unstall();
     // a new post's deadline counts from the post; it may queue behind the held frames at first
     assertExactOnceAPostCompletes(p, 32, "the timed-out");
   }
@@ -210,13 +201,13 @@ class PreparedTransferTest {
   @Test
   void aFailedPostRetiresItsRecordsAndTheNextPostIsExact() {
     PreparedBatch p = prepare(new TransferOptions());
-    fx.portDown(a, 0);
-    fx.portDown(a, 1);
+    pair.fx.portDown(pair.a, 0);
+    pair.fx.portDown(pair.a, 1);
     BatchResult r = Await.result(p.post(), WAIT);
     assertTrue(
         r.requests().stream().allMatch(x -> x.status() == RequestStatus.FAILED), r.toString());
-    fx.portUp(a, 0);
-    fx.portUp(a, 1);
+    pair.fx.portUp(pair.a, 0);
+    pair.fx.portUp(pair.a, 1);
     assertExactOnceAPostCompletes(p, 42, "the failed");
   }
 
@@ -229,7 +220,7 @@ class PreparedTransferTest {
         "a post completes after " + ended + " one",
         WAIT,
         () -> Await.result(p.post(), WAIT).allCompleted());
-    awaitStragglers(ended);
+    pair.awaitStragglers(ended + " post's");
     newPattern(seed);
     assertExact(Await.result(p.post(), WAIT), "post after " + ended + " one");
     assertTrue(p.recordsMade() >= 2, ended + " post's records were retired");
@@ -245,22 +236,14 @@ class PreparedTransferTest {
     PreparedBatch p = prepare(new TransferOptions());
     CyclicBarrier together = new CyclicBarrier(2);
     Thread canceller =
-        new Thread(
-            () -> {
-              try {
-                for (int i = 0; i < 300; i++) {
-                  together.await(30, TimeUnit.SECONDS);
-                  if (i % 3 != 0) {
-                    p.cancel();
-                  }
-                  together.await(30, TimeUnit.SECONDS);
-                }
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
+        StallableEnginePair.startCanceller(
+            together,
+            300,
+            i -> {
+              if (i % 3 != 0) {
+                p.cancel();
               }
-            },
-            "canceller");
-    canceller.start();
+            });
     int completed = 0;
     for (int i = 0; i < 300; i++) {
       newPattern(1000 + i);
@@ -275,7 +258,8 @@ class PreparedTransferTest {
           assertEquals(SIZES[k], rr.bytes(), "post " + i + " request " + k);
           assertEquals(
               -1,
-              EngineFixture.mismatch(local.address() + off, remote.address() + off, SIZES[k]),
+              EngineFixture.mismatch(
+                  pair.local.address() + off, pair.remote.address() + off, SIZES[k]),
               "post " + i + " request " + k + " completed but its bytes differ");
         } else {
           assertEquals(RequestStatus.CANCELED, rr.status(), "post " + i + ": " + r);
@@ -285,36 +269,13 @@ class PreparedTransferTest {
       if (r.allCompleted()) {
         completed++;
       } else {
-        awaitStragglers("a cancelled");
+        pair.awaitStragglers("a cancelled post's");
       }
     }
     canceller.join(30_000);
     assertTrue(completed > 0, "some posts completed");
     newPattern(5000);
     assertExact(Await.result(p.post(), WAIT), "the post after the race");
-  }
-
-  /**
-   * Waits until no slice is in flight: a posted slice of a cancelled or timed-out post still writes
-   * its destination when its held frame goes (as an RDMA WRITE posted before a cancel does), and a
-   * later post may take a rail that holds nothing and finish first.
-   */
-  private void awaitStragglers(String ended) {
-    Await.untilEquals(
-        "the slices of " + ended + " post have ended",
-        WAIT,
-        0L,
-        () -> a.diagnostics().rails().stream().mapToLong(RailStatus::backlogBytes).sum());
-  }
-
-  private void stall(Duration delay) {
-    fx.delayFrames(a, 0, delay);
-    fx.delayFrames(a, 1, delay);
-  }
-
-  private void unstall() {
-    fx.clearFrameFaults(a, 0);
-    fx.clearFrameFaults(a, 1);
   }
 
   private static void assertCode(ErrorCode expected, Future<?> f) {

@@ -6,13 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
-import io.vte.api.RailStatus;
-import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
-import io.vte.api.SegmentHandle;
 import io.vte.api.TransferBatch;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
@@ -45,35 +41,25 @@ class SubmitRecordTest {
   /** Room for one request of up to a slice per caller thread. */
   private static final int CALLERS = 4;
 
-  private final EngineFixture fx = new EngineFixture();
-  private Vertx vertxA;
-  private TransferEngineImpl a;
-  private TransferEngineImpl b;
-  private RegisteredBuffer local;
-  private RegisteredBuffer remote;
-  private SegmentHandle segment;
+  private StallableEnginePair pair;
 
   @BeforeEach
   void start() {
-    vertxA = Vertx.vertx();
-    a = fx.start(vertxA, fx.engineOptions(2, 1));
-    b = fx.start(2, 1);
-    local = fx.register(a, CALLERS * SLICE * 2, 1);
-    remote = fx.register(b, CALLERS * SLICE * 2, 2);
-    segment = Await.result(a.openSegment(b.serverName()), WAIT);
+    pair = new StallableEnginePair(CALLERS * SLICE * 2);
   }
 
   @AfterEach
   void close() {
-    fx.close();
+    pair.close();
   }
 
   private TransferRequest write(long offset, long length) {
-    return TransferRequest.write(local, offset, segment, remote.address() + offset, length);
+    return TransferRequest.write(
+        pair.local, offset, pair.segment, pair.remote.address() + offset, length);
   }
 
   private TransferBatch submit(long offset, long length, TransferOptions options) {
-    return a.submit(List.of(write(offset, length)), options);
+    return pair.a.submit(List.of(write(offset, length)), options);
   }
 
   /** Completed with exactly {@code length} bytes, and the destination equals the source. */
@@ -82,12 +68,13 @@ class SubmitRecordTest {
     assertEquals(length, r.bytes(), what + ": bytes of another request?");
     assertEquals(
         -1,
-        EngineFixture.mismatch(local.address() + offset, remote.address() + offset, length),
+        EngineFixture.mismatch(
+            pair.local.address() + offset, pair.remote.address() + offset, length),
         what + ": data");
   }
 
   private void newPattern(long seed) {
-    EngineFixture.fill(local.address(), CALLERS * SLICE * 2, seed);
+    EngineFixture.fill(pair.local.address(), CALLERS * SLICE * 2, seed);
   }
 
   @Test
@@ -99,14 +86,15 @@ class SubmitRecordTest {
       BatchResult r = Await.result(submit(0, length, new TransferOptions()).result(), WAIT);
       assertExact(r, 0, length, "request " + i);
     }
-    assertEquals(1, a.submitRecordsMade(), "every request ran on the first records");
+    assertEquals(1, pair.a.submitRecordsMade(), "every request ran on the first records");
     newPattern(7);
     assertExact(
         Await.result(submit(0, SLICE + 1, new TransferOptions()).result(), WAIT),
         0,
         SLICE + 1,
         "a request of two slices");
-    assertEquals(1, a.submitRecordsMade(), "a request of two slices runs on records of its own");
+    assertEquals(
+        1, pair.a.submitRecordsMade(), "a request of two slices runs on records of its own");
   }
 
   @Test
@@ -114,50 +102,52 @@ class SubmitRecordTest {
     newPattern(11);
     TransferBatch first = submit(0, 4096, new TransferOptions());
     assertExact(Await.result(first.result(), WAIT), 0, 4096, "first");
-    stall(Duration.ofMillis(200));
+    pair.stall(Duration.ofMillis(200));
     newPattern(12);
     TransferBatch second = submit(0, 4096, new TransferOptions());
-    assertEquals(1, a.submitRecordsMade(), "the second request runs on the first's records");
+    assertEquals(1, pair.a.submitRecordsMade(), "the second request runs on the first's records");
     first.cancel();
-    unstall();
+    pair.unstall();
     assertExact(Await.result(second.result(), WAIT), 0, 4096, "the run after a stale cancel");
   }
 
   @Test
   void aCancelledRunLeavesItsRecordsAndTheNextRequestIsExact() {
     newPattern(21);
-    stall(Duration.ofMillis(300));
+    pair.stall(Duration.ofMillis(300));
     TransferBatch cancelled = submit(0, 4096, new TransferOptions());
     cancelled.cancel();
     BatchResult r = Await.result(cancelled.result(), WAIT);
     assertEquals(RequestStatus.CANCELED, r.requests().get(0).status(), r.toString());
-    unstall();
-    awaitStragglers();
+    pair.unstall();
+    pair.awaitStragglers("the cancelled request's");
     newPattern(22);
     assertExact(
         Await.result(submit(0, 4096, new TransferOptions()).result(), WAIT), 0, 4096, "next");
-    assertEquals(2, a.submitRecordsMade(), "the cancelled run's records were left to its slice");
+    assertEquals(
+        2, pair.a.submitRecordsMade(), "the cancelled run's records were left to its slice");
     newPattern(23);
     assertExact(
         Await.result(submit(0, 4096, new TransferOptions()).result(), WAIT), 0, 4096, "last");
-    assertEquals(2, a.submitRecordsMade(), "a run that completed gave its records back");
+    assertEquals(2, pair.a.submitRecordsMade(), "a run that completed gave its records back");
   }
 
   @Test
   void aRunPastItsDeadlineTimesOutAndTheNextRequestIsExact() {
     newPattern(31);
-    stall(Duration.ofMillis(300));
+    pair.stall(Duration.ofMillis(300));
     BatchResult r =
         Await.result(
             submit(0, 4096, new TransferOptions().setDeadline(Duration.ofMillis(100))).result(),
             WAIT);
     assertEquals(RequestStatus.TIMED_OUT, r.requests().get(0).status(), r.toString());
-    unstall();
-    awaitStragglers();
+    pair.unstall();
+    pair.awaitStragglers("the timed-out request's");
     newPattern(32);
     assertExact(
         Await.result(submit(0, 4096, new TransferOptions()).result(), WAIT), 0, 4096, "next");
-    assertEquals(2, a.submitRecordsMade(), "the timed-out run's records were left to its slice");
+    assertEquals(
+        2, pair.a.submitRecordsMade(), "the timed-out run's records were left to its slice");
   }
 
   /**
@@ -197,8 +187,8 @@ class SubmitRecordTest {
     }
     assertTrue(failures.isEmpty(), () -> "failures: " + failures);
     assertTrue(
-        a.submitRecordsMade() <= CALLERS * 2,
-        "records were reused: " + a.submitRecordsMade() + " made for 1600 requests");
+        pair.a.submitRecordsMade() <= CALLERS * 2,
+        "records were reused: " + pair.a.submitRecordsMade() + " made for 1600 requests");
   }
 
   /**
@@ -212,24 +202,16 @@ class SubmitRecordTest {
     AtomicReference<TransferBatch> current = new AtomicReference<>();
     AtomicReference<TransferBatch> cancelled = new AtomicReference<>();
     Thread canceller =
-        new Thread(
-            () -> {
-              try {
-                for (int i = 0; i < 300; i++) {
-                  together.await(30, TimeUnit.SECONDS);
-                  TransferBatch h = current.get();
-                  if (i % 3 != 0 && h != null) {
-                    h.cancel();
-                    cancelled.set(h);
-                  }
-                  together.await(30, TimeUnit.SECONDS);
-                }
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
+        StallableEnginePair.startCanceller(
+            together,
+            300,
+            i -> {
+              TransferBatch h = current.get();
+              if (i % 3 != 0 && h != null) {
+                h.cancel();
+                cancelled.set(h);
               }
-            },
-            "canceller");
-    canceller.start();
+            });
     int completed = 0;
     int cancels = 0;
     for (int i = 0; i < 300; i++) {
@@ -248,7 +230,7 @@ class SubmitRecordTest {
         assertEquals(RequestStatus.CANCELED, rr.status(), "request " + i + ": " + r);
         assertSame(mine, cancelled.get(), "request " + i + " was cancelled by another's handle");
         cancels++;
-        awaitStragglers();
+        pair.awaitStragglers("the cancelled request's");
       }
       cancelled.set(null);
     }
@@ -285,7 +267,7 @@ class SubmitRecordTest {
     List<TransferRequest> one = List.of(write(0, 4096));
     TransferOptions options = new TransferOptions();
     Promise<Integer> done = Promise.promise();
-    vertxA.getOrCreateContext().runOnContext(v -> next(one, options, requests, 0, done));
+    pair.vertxA.getOrCreateContext().runOnContext(v -> next(one, options, requests, 0, done));
     assertEquals(requests, Await.result(done.future(), WAIT));
   }
 
@@ -295,7 +277,8 @@ class SubmitRecordTest {
       int requests,
       int done,
       Promise<Integer> result) {
-    a.submit(one, options)
+    pair.a
+        .submit(one, options)
         .result()
         .onComplete(
             ar -> {
@@ -317,24 +300,5 @@ class SubmitRecordTest {
       sum += Math.max(0, bytes);
     }
     return sum;
-  }
-
-  /** Waits until no slice is in flight (a held frame of an ended run still writes when it goes). */
-  private void awaitStragglers() {
-    Await.untilEquals(
-        "no slice in flight",
-        WAIT,
-        0L,
-        () -> a.diagnostics().rails().stream().mapToLong(RailStatus::backlogBytes).sum());
-  }
-
-  private void stall(Duration delay) {
-    fx.delayFrames(a, 0, delay);
-    fx.delayFrames(a, 1, delay);
-  }
-
-  private void unstall() {
-    fx.clearFrameFaults(a, 0);
-    fx.clearFrameFaults(a, 1);
   }
 }
