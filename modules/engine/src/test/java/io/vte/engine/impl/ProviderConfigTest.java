@@ -30,7 +30,7 @@ class ProviderConfigTest {
             "idleConnectionMs",
             60_000L,
             "nicSpinMicros",
-            0L),
+            50L),
         ProviderConfig.of(o));
     assertEquals(List.of("a", "b", "c"), ProviderConfig.deviceNames(o));
   }
@@ -44,8 +44,9 @@ class ProviderConfigTest {
 
   @Test
   void theNicBusyPollGoesToTheSoftProvider() {
-    EngineOptions o = new EngineOptions().setNicBusyPoll(Duration.ofNanos(50_000));
-    assertEquals(50L, ProviderConfig.of(o).get("nicSpinMicros"));
+    assertEquals(50L, ProviderConfig.of(new EngineOptions()).get("nicSpinMicros"), "default");
+    EngineOptions o = new EngineOptions().setNicBusyPoll(Duration.ofNanos(20_000));
+    assertEquals(20L, ProviderConfig.of(o).get("nicSpinMicros"));
   }
 
   @Test
@@ -70,7 +71,7 @@ class ProviderConfigTest {
             "idleConnectionMs",
             60_000L,
             "nicSpinMicros",
-            0L),
+            50L),
         ProviderConfig.fallbackOf(o));
     assertEquals(List.of("mlx5_0", "mlx5_1", "tcp0"), ProviderConfig.deviceNames(o));
     assertEquals(List.of("ibverbs", "ibverbs", "soft"), ProviderConfig.transports(o));

@@ -15,12 +15,12 @@ import java.util.Set;
  * on {@code 127.0.0.1..127.0.0.4}, port 0), {@code mtu} (active MTU reported, default 4096), {@code
  * maxMessageBytes} (largest message, default 1 GiB), {@code socketBufferBytes} (socket buffer size,
  * default 0 = the OS's auto-tuning), {@code nicSpinMicros} (how long a NIC thread keeps
- * busy-polling its sockets after it served a peer's request before it sleeps, default 0: lower
- * latency for CPU), {@code nicSpinThreads} (how many of the provider's NIC threads may poll at
- * once, default half the processors, at least 1), {@code idleConnectionMs} (a QP's connection that
- * carried nothing for this long is closed, freeing its socket and buffers; the next work request
- * opens a new one; default 60000, 0 = never). Each device runs one NIC thread. Unknown keys are
- * rejected.
+ * busy-polling its sockets after it served a peer's request of at most 16 KiB before it sleeps,
+ * default 0: lower latency for CPU), {@code nicSpinThreads} (how many of the provider's NIC threads
+ * may poll at once; default 0: a budget all providers of the JVM share, of half the processors, at
+ * least 1), {@code idleConnectionMs} (a QP's connection that carried nothing for this long is
+ * closed, freeing its socket and buffers; the next work request opens a new one; default 60000, 0 =
+ * never). Each device runs one NIC thread. Unknown keys are rejected.
  *
  * @param devices the devices
  * @param mtu active MTU reported by every port
@@ -28,7 +28,8 @@ import java.util.Set;
  * @param socketBufferBytes SO_SNDBUF/SO_RCVBUF of every connection, 0 for the OS default
  * @param nicSpinMicros microseconds a NIC thread busy-polls after it served a peer's request, 0 to
  *     always sleep in select
- * @param nicSpinThreads NIC threads of the provider that may busy-poll at once, 1..4096
+ * @param nicSpinThreads NIC threads of the provider that may busy-poll at once, 1..4096, or 0 for
+ *     the JVM's shared budget
  * @param idleConnectionMs milliseconds after which an idle QP connection is closed, 0 for never
  */
 public record SoftVerbsConfig(
@@ -75,9 +76,10 @@ public record SoftVerbsConfig(
       throw new VerbsException(
           VerbsError.INVALID_ARGUMENT, "nicSpinMicros must be 0..1000000, got " + nicSpinMicros);
     }
-    if (nicSpinThreads < 1 || nicSpinThreads > 4096) {
+    if (nicSpinThreads < 0 || nicSpinThreads > 4096) {
       throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT, "nicSpinThreads must be 1..4096, got " + nicSpinThreads);
+          VerbsError.INVALID_ARGUMENT,
+          "nicSpinThreads must be 0..4096 (0 = the JVM's shared budget), got " + nicSpinThreads);
     }
     if (idleConnectionMs < 0 || idleConnectionMs > 86_400_000L) {
       throw new VerbsException(
@@ -123,11 +125,7 @@ public record SoftVerbsConfig(
         number(config, "maxMessageBytes", 1L << 30),
         (int) number(config, "socketBufferBytes", 0),
         (int) number(config, "nicSpinMicros", 0),
-        (int)
-            number(
-                config,
-                "nicSpinThreads",
-                Math.max(1, Runtime.getRuntime().availableProcessors() / 2)),
+        (int) number(config, "nicSpinThreads", 0),
         number(config, "idleConnectionMs", DEFAULT_IDLE_CONNECTION_MS));
   }
 

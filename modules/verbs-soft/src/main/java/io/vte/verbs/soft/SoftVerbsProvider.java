@@ -29,6 +29,12 @@ public final class SoftVerbsProvider implements VerbsProvider {
 
   private final SoftVerbsConfig config;
 
+  /**
+   * The NIC threads of all providers in the JVM that may busy-poll at once, unless a provider is
+   * given a budget of its own ({@code nicSpinThreads}): engines in one JVM share its cores.
+   */
+  private static final SpinBudget JVM_NIC_SPINNERS = SpinBudget.halfTheProcessors();
+
   /** The NIC threads of this provider's devices that may busy-poll at once. */
   private final SpinBudget nicSpinners;
 
@@ -41,7 +47,8 @@ public final class SoftVerbsProvider implements VerbsProvider {
    */
   public SoftVerbsProvider(SoftVerbsConfig config) {
     this.config = config;
-    this.nicSpinners = new SpinBudget(config.nicSpinThreads());
+    this.nicSpinners =
+        config.nicSpinThreads() == 0 ? JVM_NIC_SPINNERS : new SpinBudget(config.nicSpinThreads());
   }
 
   /**
@@ -49,6 +56,14 @@ public final class SoftVerbsProvider implements VerbsProvider {
    */
   public SoftVerbsConfig config() {
     return config;
+  }
+
+  /**
+   * @return the budget this provider's NIC threads poll under: the JVM's shared one unless the
+   *     settings gave the provider its own
+   */
+  SpinBudget nicSpinBudget() {
+    return nicSpinners;
   }
 
   @Override

@@ -1,6 +1,8 @@
 package io.vte.verbs.soft;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -50,6 +52,17 @@ class ConfigTest {
   }
 
   @Test
+  void providersShareTheJvmsNicSpinBudgetUnlessGivenTheirOwn() {
+    SoftVerbsProvider first = new SoftVerbsProvider(SoftVerbsConfig.from(Map.of()));
+    SoftVerbsProvider second = new SoftVerbsProvider(SoftVerbsConfig.from(Map.of()));
+    SoftVerbsProvider own =
+        new SoftVerbsProvider(SoftVerbsConfig.from(Map.of("nicSpinThreads", 1)));
+    assertSame(first.nicSpinBudget(), second.nicSpinBudget(), "engines share the JVM's cores");
+    assertNotSame(first.nicSpinBudget(), own.nicSpinBudget());
+    assertEquals(1, own.nicSpinBudget().free());
+  }
+
+  @Test
   void badSettingsAreTypedErrorsNamingTheValue() {
     List<Map<String, Object>> bad =
         List.of(
@@ -61,7 +74,7 @@ class ConfigTest {
             Map.of("devices", List.of(Map.of("name", "a", "host", "127.0.0.1", "port", 70000))),
             Map.of("devices", List.of(Map.of("name", "a"), Map.of("name", "a"))),
             Map.of("idleConnectionMs", -5),
-            Map.of("nicSpinThreads", 0));
+            Map.of("nicSpinThreads", -1));
     List<String> named =
         List.of("colour", "1000", "-1", "lots", "soft0", "70000", "'a'", "-5", "nicSpinThreads");
     for (int i = 0; i < bad.size(); i++) {

@@ -23,10 +23,11 @@ import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 
 /**
- * With a spin window, the NIC thread that served a peer's request busy-polls for it, and the one
- * that only received its acknowledgement does not; once the window has passed both sleep. Read from
- * the time the threads were runnable (on a core or waiting for one), which a polling thread that
- * yields fills whatever the load, where its CPU time would be only its share of a busy machine.
+ * With a spin window, the NIC thread that served a peer's small request busy-polls for it, and the
+ * one that only received its acknowledgement, or served only large requests, does not; once the
+ * window has passed both sleep. Read from the time the threads were runnable (on a core or waiting
+ * for one), which a polling thread that yields fills whatever the load, where its CPU time would be
+ * only its share of a busy machine.
  */
 class NicSpinTest {
 
@@ -69,6 +70,39 @@ class NicSpinTest {
               + " ms");
       Await.until(
           "the responder's NIC thread sleeps again after its window", WAIT, responder::stopped);
+    }
+  }
+
+  @Test
+  void aNicThatServedOnlyLargeRequestsSleeps() {
+    int large = 64 * 1024; // over the 16 KiB after which a NIC thread polls
+    try (Fabric f = new Fabric(2, Map.of("nicSpinMicros", 1_000_000, "nicSpinThreads", 2))) {
+      CompletionQueue cq = f.ctx(0).createCq(16);
+      Fabric.QpPair pair = f.pair(cq, 16, Fabric.LOADED);
+      MemoryRegion src = f.localMr(large);
+      MemoryRegion dst = f.remoteMr(large);
+      Runnable write =
+          () -> {
+            assertEquals(PostStatus.OK, pair.a().postSend(Fabric.writes(1, src, dst, large)));
+            List<Fabric.Wc> wc = Fabric.await(cq, 1, WAIT);
+            assertEquals(WcStatus.SUCCESS.code(), wc.get(0).status());
+          };
+      write.run(); // connects
+      RunnableTime responder = new RunnableTime("soft1");
+      KeepServing keep = new KeepServing(write);
+      Await.until(
+          "a second of 64 KiB WRITEs, one every quarter second",
+          WAIT,
+          () -> keep.windowOpen() && responder.wall() >= 1000 * MS);
+      long wall = responder.wall();
+      long runnable = responder.grown();
+      assertTrue(
+          runnable < wall / 5,
+          "the responder's NIC thread served only 64 KiB WRITEs and should sleep, but was runnable "
+              + runnable / MS
+              + " of "
+              + wall / MS
+              + " ms");
     }
   }
 

@@ -145,8 +145,10 @@ final class Responder implements Connection.Handler {
     if (c != conn || h.qpn != qp.qpNum() || (!payload && op != FrameHeader.READ_REQ)) {
       return false;
     }
-    qp.device.nic().servedPeer();
     long len = h.length & 0xffffffffL;
+    if (len <= Nic.SPIN_AFTER_REQUEST_BYTES) {
+      qp.device.nic().servedPeer();
+    }
     if (len > qp.device.maxMessageBytes()) {
       return false; // absurd length: never trust it for framing, drop the connection
     }
