@@ -247,6 +247,18 @@ class ResourceAndConcurrencyTest {
                         return;
                       }
                     }
+                    if (n < 0) {
+                      // an error code, not a count: fail with it rather than loop on the event loop
+                      done.tryFail(
+                          "poll returned "
+                              + PostStatus.name(n)
+                              + " after "
+                              + completed
+                              + " completions with "
+                              + outstanding
+                              + " outstanding");
+                      return;
+                    }
                     if (!handle(n)) {
                       return;
                     }
