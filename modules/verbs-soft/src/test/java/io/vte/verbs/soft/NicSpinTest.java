@@ -41,16 +41,7 @@ class NicSpinTest {
   void theNicThatServedAWriteSpinsAndTheOneThatGotItsAckSleeps() {
     // two tokens: either NIC thread could poll, so only the rule decides which does
     try (Fabric f = new Fabric(2, Map.of("nicSpinMicros", 1_000_000, "nicSpinThreads", 2))) {
-      CompletionQueue cq = f.ctx(0).createCq(16);
-      Fabric.QpPair pair = f.pair(cq, 16, Fabric.LOADED);
-      MemoryRegion src = f.localMr(4096);
-      MemoryRegion dst = f.remoteMr(4096);
-      Runnable write =
-          () -> {
-            assertEquals(PostStatus.OK, pair.a().postSend(Fabric.writes(1, src, dst, 4096)));
-            List<Fabric.Wc> wc = Fabric.await(cq, 1, WAIT);
-            assertEquals(WcStatus.SUCCESS.code(), wc.get(0).status());
-          };
+      Runnable write = oneWrite(f, 4096);
       write.run(); // connects
       RunnableTime requester = new RunnableTime("soft0");
       RunnableTime responder = new RunnableTime("soft1");
@@ -59,15 +50,10 @@ class NicSpinTest {
           "the responder's NIC thread polls for " + POLLED / MS + " ms",
           WAIT,
           () -> keep.windowOpen() && responder.grown() >= POLLED);
-      long wall = responder.wall();
-      long requesterRunnable = requester.grown();
-      assertTrue(
-          requesterRunnable < wall / 5,
-          "the requester's NIC thread received only ACKs and slept, but was runnable "
-              + requesterRunnable / MS
-              + " of "
-              + wall / MS
-              + " ms");
+      assertSlept(
+          requester.grown(),
+          responder.wall(),
+          "the requester's NIC thread received only ACKs and slept");
       Await.until(
           "the responder's NIC thread sleeps again after its window", WAIT, responder::stopped);
     }
@@ -77,16 +63,7 @@ class NicSpinTest {
   void aNicThatServedOnlyLargeRequestsSleeps() {
     int large = 64 * 1024; // over the 16 KiB after which a NIC thread polls
     try (Fabric f = new Fabric(2, Map.of("nicSpinMicros", 1_000_000, "nicSpinThreads", 2))) {
-      CompletionQueue cq = f.ctx(0).createCq(16);
-      Fabric.QpPair pair = f.pair(cq, 16, Fabric.LOADED);
-      MemoryRegion src = f.localMr(large);
-      MemoryRegion dst = f.remoteMr(large);
-      Runnable write =
-          () -> {
-            assertEquals(PostStatus.OK, pair.a().postSend(Fabric.writes(1, src, dst, large)));
-            List<Fabric.Wc> wc = Fabric.await(cq, 1, WAIT);
-            assertEquals(WcStatus.SUCCESS.code(), wc.get(0).status());
-          };
+      Runnable write = oneWrite(f, large);
       write.run(); // connects
       RunnableTime responder = new RunnableTime("soft1");
       KeepServing keep = new KeepServing(write);
@@ -94,15 +71,10 @@ class NicSpinTest {
           "a second of 64 KiB WRITEs, one every quarter second",
           WAIT,
           () -> keep.windowOpen() && responder.wall() >= 1000 * MS);
-      long wall = responder.wall();
-      long runnable = responder.grown();
-      assertTrue(
-          runnable < wall / 5,
-          "the responder's NIC thread served only 64 KiB WRITEs and should sleep, but was runnable "
-              + runnable / MS
-              + " of "
-              + wall / MS
-              + " ms");
+      assertSlept(
+          responder.grown(),
+          responder.wall(),
+          "the responder's NIC thread served only 64 KiB WRITEs and slept");
     }
   }
 
@@ -136,16 +108,34 @@ class NicSpinTest {
           () ->
               keep.windowOpen()
                   && Math.max(responders[0].grown(), responders[1].grown()) >= POLLED);
-      long wall = responders[0].wall();
-      long least = Math.min(responders[0].grown(), responders[1].grown());
-      assertTrue(
-          least < wall / 5,
-          "the other had no token and slept, but was runnable "
-              + least / MS
-              + " of "
-              + wall / MS
-              + " ms");
+      assertSlept(
+          Math.min(responders[0].grown(), responders[1].grown()),
+          responders[0].wall(),
+          "the other had no token and slept");
     }
+  }
+
+  /** A thread that sleeps was runnable for under a fifth of the wall time. */
+  private static void assertSlept(long runnable, long wall, String what) {
+    assertTrue(
+        runnable < wall / 5,
+        what + ", but was runnable " + runnable / MS + " of " + wall / MS + " ms");
+  }
+
+  /**
+   * @return a WRITE of {@code bytes} from device 0 to device 1 of {@code f} on one QP, posted and
+   *     awaited (successful) at each run
+   */
+  private static Runnable oneWrite(Fabric f, int bytes) {
+    CompletionQueue cq = f.ctx(0).createCq(16);
+    Fabric.QpPair pair = f.pair(cq, 16, Fabric.LOADED);
+    MemoryRegion src = f.localMr(bytes);
+    MemoryRegion dst = f.remoteMr(bytes);
+    return () -> {
+      assertEquals(PostStatus.OK, pair.a().postSend(Fabric.writes(1, src, dst, bytes)));
+      List<Fabric.Wc> wc = Fabric.await(cq, 1, WAIT);
+      assertEquals(WcStatus.SUCCESS.code(), wc.get(0).status());
+    };
   }
 
   /**
