@@ -157,7 +157,7 @@ public final class InitiatorSession implements AutoCloseable {
       throw new IllegalArgumentException(
           "faults need one continuous window, got " + windows + " windows");
     }
-    LoadGenerator load = new LoadGenerator(vertx, engine, local, segment, remoteBase, plan);
+    LoadGenerator load = newLoad(plan);
     if (!warmup.isZero()) {
       Blocking.await(load.run(warmup), warmup.plus(WAIT), "the warm-up");
     }
@@ -209,6 +209,14 @@ public final class InitiatorSession implements AutoCloseable {
       verified = detail == null;
     }
     return r.with(verified, detail, allocated, faultLog, measure.toNanos());
+  }
+
+  /**
+   * @param plan a load over this session's buffers
+   * @return a generator of it, not started
+   */
+  LoadGenerator newLoad(LoadGenerator.Plan plan) {
+    return new LoadGenerator(vertx, engine, local, segment, remoteBase, plan);
   }
 
   /**

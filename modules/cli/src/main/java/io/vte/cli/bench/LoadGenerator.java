@@ -100,7 +100,7 @@ public final class LoadGenerator {
   private final Plan plan;
   private final List<List<TransferRequest>> batches = new ArrayList<>();
   private final RegisteredBuffer local;
-  private volatile List<Driver> drivers = List.of();
+  private volatile Runs runs = new Runs(List.of(), 0, 0, 0);
 
   /** Each slot's batch, prepared at the first run of a plan that asks for it. */
   private volatile List<PreparedTransfer> prepared;
@@ -180,44 +180,64 @@ public final class LoadGenerator {
                 .compose(id -> v.done.future().eventually(() -> vertx.undeploy(id))));
       }
     }
-    drivers = List.copyOf(ds);
+    Runs before = runs;
+    long ops = before.ops();
+    long failed = before.failed();
+    long succeeded = before.succeeded();
+    for (Driver d : before.current()) {
+      ops += d.ops;
+      failed += d.failed;
+      succeeded += d.succeeded;
+    }
+    runs = new Runs(List.copyOf(ds), ops, failed, succeeded);
     return Future.all(parts).map(all -> combine(plan, all.list(), false));
   }
 
   /**
-   * @return requests finished so far in the current run
+   * @return requests finished so far by every run of this generator (the warm-up's too)
    */
   public long ops() {
-    long sum = 0;
-    for (Driver d : drivers) {
+    Runs r = runs;
+    long sum = r.ops();
+    for (Driver d : r.current()) {
       sum += d.ops;
     }
     return sum;
   }
 
   /**
-   * @return requests failed so far in the current run
+   * @return requests failed so far by every run of this generator
    */
   public long failed() {
-    long sum = 0;
-    for (Driver d : drivers) {
+    Runs r = runs;
+    long sum = r.failed();
+    for (Driver d : r.current()) {
       sum += d.failed;
     }
     return sum;
   }
 
   /**
-   * @return bytes completed so far in the current run; never less than an earlier call returned
+   * @return bytes completed so far by every run of this generator; never less than an earlier call
+   *     returned, across runs too
    */
   public long bytes() {
     // one counter per driver: ops() - failed() read two that move apart while requests fail, and
     // a progress line showed a negative rate
-    long sum = 0;
-    for (Driver d : drivers) {
+    Runs r = runs;
+    long sum = r.succeeded();
+    for (Driver d : r.current()) {
       sum += d.succeeded;
     }
     return sum * plan.blockSize();
   }
+
+  /**
+   * The drivers of the run going on and the counts of the runs that ended before it, replaced
+   * together when a run starts, so that a reader never sees a run both counted and driving, nor
+   * neither.
+   */
+  private record Runs(List<Driver> current, long ops, long failed, long succeeded) {}
 
   /**
    * Adds results up.

@@ -20,6 +20,8 @@ public final class ProgressLine implements AutoCloseable {
   private final LoadGenerator load;
   private final EngineWatch engines;
   private final long retriesAtStart;
+  private final long opsAtStart;
+  private final long failedAtStart;
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -45,33 +47,43 @@ public final class ProgressLine implements AutoCloseable {
     this.load = load;
     this.engines = engines;
     this.retriesAtStart = engines.retries();
+    this.opsAtStart = load.ops();
+    this.failedAtStart = load.failed();
+    this.lastBytes = load.bytes();
     long period = terminal ? 500 : 1000;
     timer.scheduleAtFixedRate(this::print, period, period, TimeUnit.MILLISECONDS);
   }
 
   private synchronized void print() {
-    long now = System.nanoTime();
-    long bytes = load.bytes();
-    double gibs = (bytes - lastBytes) / (double) (1L << 30) / ((now - lastNanos) / 1e9);
-    lastBytes = bytes;
-    lastNanos = now;
-    List<String> down = engines.downDevices();
-    String line =
-        String.format(
-            Locale.ROOT,
-            "[%5.1f s] %7.3f GiB/s  ops %d  errors %d  retries %d%s",
-            (now - start) / 1e9,
-            gibs,
-            load.ops(),
-            load.failed(),
-            engines.retries() - retriesAtStart,
-            down.isEmpty() ? "" : "  down " + String.join(",", down));
+    String line = render(System.nanoTime());
     if (terminal) {
       err.print("\r" + line + "   ");
     } else {
       err.println(line);
     }
     err.flush();
+  }
+
+  /**
+   * @param now the nanosecond clock
+   * @return the line for the interval since the last one: its throughput, and the requests, errors
+   *     and retries since this progress line started (a warm-up before it is not counted)
+   */
+  synchronized String render(long now) {
+    long bytes = load.bytes();
+    double gibs = (bytes - lastBytes) / (double) (1L << 30) / ((now - lastNanos) / 1e9);
+    lastBytes = bytes;
+    lastNanos = now;
+    List<String> down = engines.downDevices();
+    return String.format(
+        Locale.ROOT,
+        "[%5.1f s] %7.3f GiB/s  ops %d  errors %d  retries %d%s",
+        (now - start) / 1e9,
+        gibs,
+        load.ops() - opsAtStart,
+        load.failed() - failedAtStart,
+        engines.retries() - retriesAtStart,
+        down.isEmpty() ? "" : "  down " + String.join(",", down));
   }
 
   /**
