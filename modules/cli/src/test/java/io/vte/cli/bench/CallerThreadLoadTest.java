@@ -29,12 +29,7 @@ class CallerThreadLoadTest {
   void callerThreadsKeepTheirBatchesInFlightAndEveryReadBlockIsChecked() throws Exception {
     LoadGenerator.Plan plan =
         new LoadGenerator.Plan(TransferOpcode.READ, 16384, 2, 3, 2, true, false, true);
-    try (BenchTarget target =
-            BenchTarget.start(LoopbackEngineOptions.oneDevice("ctt"), plan.region());
-        BenchInitiator initiator = BenchInitiator.start(LoopbackEngineOptions.oneDevice("cti"));
-        InitiatorSession session =
-            InitiatorSession.open(
-                initiator.vertx(), initiator.engine(), target.serverName(), plan.region())) {
+    try (LoopbackBench bench = LoopbackBench.open("ct", plan, false)) {
       Set<String> seen = ConcurrentHashMap.newKeySet();
       Thread watcher =
           new Thread(
@@ -50,7 +45,7 @@ class CallerThreadLoadTest {
       BenchResult r;
       try {
         r =
-            session.measure(
+            bench.session.measure(
                 plan, Duration.ofMillis(100), Duration.ofMillis(400), List.of(), null, false);
       } finally {
         watcher.interrupt();

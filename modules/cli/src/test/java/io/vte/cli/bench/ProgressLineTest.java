@@ -31,13 +31,8 @@ class ProgressLineTest {
   void countsFromItsStartAndAcrossWindows() throws Exception {
     LoadGenerator.Plan plan =
         new LoadGenerator.Plan(TransferOpcode.WRITE, 16384, 1, 2, 1, false, false, false);
-    try (BenchTarget target =
-            BenchTarget.start(LoopbackEngineOptions.oneDevice("plt"), plan.region());
-        BenchInitiator initiator = BenchInitiator.start(LoopbackEngineOptions.oneDevice("pli"));
-        InitiatorSession session =
-            InitiatorSession.open(
-                initiator.vertx(), initiator.engine(), target.serverName(), plan.region())) {
-      LoadGenerator load = session.newLoad(plan);
+    try (LoopbackBench bench = LoopbackBench.open("pl", plan, false)) {
+      LoadGenerator load = bench.session.newLoad(plan);
       BenchResult warmup = Blocking.await(load.run(Duration.ofMillis(100)), WAIT, "the warm-up");
       assertTrue(warmup.ops() > 0, "the warm-up moved something");
       try (ProgressLine line =
@@ -45,7 +40,7 @@ class ProgressLineTest {
               new PrintWriter(new StringWriter()),
               false,
               load,
-              EngineWatch.of(initiator.engine(), List.of()))) {
+              EngineWatch.of(bench.initiator.engine(), List.of()))) {
         long ops = 0;
         for (int window = 1; window <= 3; window++) {
           BenchResult r = Blocking.await(load.run(Duration.ofMillis(150)), WAIT, "a window");

@@ -19,12 +19,7 @@ class WriteVerifyTest {
   void eachMeasuredWindowWritesAPatternTheWarmUpDidNot() throws Exception {
     LoadGenerator.Plan plan =
         new LoadGenerator.Plan(TransferOpcode.WRITE, 65536, 1, 2, 1, true, false, false);
-    try (BenchTarget target =
-            BenchTarget.start(LoopbackEngineOptions.oneDevice("wvt"), plan.region(), true);
-        BenchInitiator initiator = BenchInitiator.start(LoopbackEngineOptions.oneDevice("wvi"));
-        InitiatorSession session =
-            InitiatorSession.open(
-                initiator.vertx(), initiator.engine(), target.serverName(), plan.region())) {
+    try (LoopbackBench bench = LoopbackBench.open("wv", plan, true)) {
       // before the second window the target holds what the first window wrote
       List<Long> warmUpPatternAt = new ArrayList<>();
       Runnable beforeWindow =
@@ -32,10 +27,10 @@ class WriteVerifyTest {
             long off = plan.region() - plan.blockSize();
             warmUpPatternAt.add(
                 DataPattern.firstMismatch(
-                    target.address() + off, off, plan.blockSize(), DataPattern.SOURCE_SEED));
+                    bench.target.address() + off, off, plan.blockSize(), DataPattern.SOURCE_SEED));
           };
       BenchResult r =
-          session.measure(
+          bench.session.measure(
               plan,
               Duration.ofMillis(200),
               Duration.ofMillis(400),
@@ -53,7 +48,7 @@ class WriteVerifyTest {
         assertEquals(
             -1L,
             DataPattern.firstMismatch(
-                target.address() + off, off, plan.blockSize(), DataPattern.SOURCE_SEED),
+                bench.target.address() + off, off, plan.blockSize(), DataPattern.SOURCE_SEED),
             "after the run the target holds the source pattern again (for a READ run), at " + off);
       }
     }
