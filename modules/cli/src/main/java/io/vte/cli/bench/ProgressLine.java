@@ -42,6 +42,19 @@ public final class ProgressLine implements AutoCloseable {
    * @param engines the engines whose retries and down devices to show
    */
   public ProgressLine(PrintWriter err, boolean terminal, LoadGenerator load, EngineWatch engines) {
+    this(err, terminal, load, engines, terminal ? 500 : 1000);
+  }
+
+  /**
+   * Starts printing every {@code periodMillis} (a test that renders lines itself passes a period
+   * longer than it runs).
+   */
+  ProgressLine(
+      PrintWriter err,
+      boolean terminal,
+      LoadGenerator load,
+      EngineWatch engines,
+      long periodMillis) {
     this.err = err;
     this.terminal = terminal;
     this.load = load;
@@ -50,8 +63,7 @@ public final class ProgressLine implements AutoCloseable {
     this.opsAtStart = load.ops();
     this.failedAtStart = load.failed();
     this.lastBytes = load.bytes();
-    long period = terminal ? 500 : 1000;
-    timer.scheduleAtFixedRate(this::print, period, period, TimeUnit.MILLISECONDS);
+    timer.scheduleAtFixedRate(this::print, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
   }
 
   private synchronized void print() {

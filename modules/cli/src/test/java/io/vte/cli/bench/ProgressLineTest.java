@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,9 @@ class ProgressLineTest {
               new PrintWriter(new StringWriter()),
               false,
               load,
-              EngineWatch.of(bench.initiator.engine(), List.of()))) {
+              EngineWatch.of(bench.initiator.engine(), List.of()),
+              TimeUnit.HOURS.toMillis(1))) {
+        // the line's own timer never renders in between: each render below covers one window
         long ops = 0;
         for (int window = 1; window <= 3; window++) {
           BenchResult r = Blocking.await(load.run(Duration.ofMillis(150)), WAIT, "a window");
