@@ -100,7 +100,7 @@ public final class LoadGenerator {
   private final Plan plan;
   private final List<List<TransferRequest>> batches = new ArrayList<>();
   private final RegisteredBuffer local;
-  private volatile Runs runs = new Runs(List.of(), 0, 0, 0);
+  private volatile Runs runs = new Runs(List.of(), new Counts(0, 0, 0));
 
   /** Each slot's batch, prepared at the first run of a plan that asks for it. */
   private volatile List<PreparedTransfer> prepared;
@@ -180,16 +180,7 @@ public final class LoadGenerator {
                 .compose(id -> v.done.future().eventually(() -> vertx.undeploy(id))));
       }
     }
-    Runs before = runs;
-    long ops = before.ops();
-    long failed = before.failed();
-    long succeeded = before.succeeded();
-    for (Driver d : before.current()) {
-      ops += d.ops;
-      failed += d.failed;
-      succeeded += d.succeeded;
-    }
-    runs = new Runs(List.copyOf(ds), ops, failed, succeeded);
+    runs = new Runs(List.copyOf(ds), counts());
     return Future.all(parts).map(all -> combine(plan, all.list(), false));
   }
 
@@ -197,24 +188,14 @@ public final class LoadGenerator {
    * @return requests finished so far by every run of this generator (the warm-up's too)
    */
   public long ops() {
-    Runs r = runs;
-    long sum = r.ops();
-    for (Driver d : r.current()) {
-      sum += d.ops;
-    }
-    return sum;
+    return counts().ops();
   }
 
   /**
    * @return requests failed so far by every run of this generator
    */
   public long failed() {
-    Runs r = runs;
-    long sum = r.failed();
-    for (Driver d : r.current()) {
-      sum += d.failed;
-    }
-    return sum;
+    return counts().failed();
   }
 
   /**
@@ -224,20 +205,34 @@ public final class LoadGenerator {
   public long bytes() {
     // one counter per driver: ops() - failed() read two that move apart while requests fail, and
     // a progress line showed a negative rate
-    Runs r = runs;
-    long sum = r.succeeded();
-    for (Driver d : r.current()) {
-      sum += d.succeeded;
-    }
-    return sum * plan.blockSize();
+    return counts().succeeded() * plan.blockSize();
   }
+
+  /**
+   * @return the counts of the runs that ended plus the current run's so far
+   */
+  private Counts counts() {
+    Runs r = runs;
+    long ops = r.ended().ops();
+    long failed = r.ended().failed();
+    long succeeded = r.ended().succeeded();
+    for (Driver d : r.current()) {
+      ops += d.ops;
+      failed += d.failed;
+      succeeded += d.succeeded;
+    }
+    return new Counts(ops, failed, succeeded);
+  }
+
+  /** Requests finished, failed and succeeded. */
+  private record Counts(long ops, long failed, long succeeded) {}
 
   /**
    * The drivers of the run going on and the counts of the runs that ended before it, replaced
    * together when a run starts, so that a reader never sees a run both counted and driving, nor
    * neither.
    */
-  private record Runs(List<Driver> current, long ops, long failed, long succeeded) {}
+  private record Runs(List<Driver> current, Counts ended) {}
 
   /**
    * Adds results up.
