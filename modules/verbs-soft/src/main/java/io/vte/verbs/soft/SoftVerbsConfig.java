@@ -16,11 +16,12 @@ import java.util.Set;
  * maxMessageBytes} (largest message, default 1 GiB), {@code socketBufferBytes} (socket buffer size,
  * default 0 = the OS's auto-tuning), {@code nicSpinMicros} (how long a NIC thread keeps
  * busy-polling its sockets after it served a peer's request of at most 16 KiB before it sleeps,
- * default 0: lower latency for CPU), {@code nicSpinThreads} (how many of the provider's NIC threads
- * may poll at once; default 0: a budget all providers of the JVM share, of half the processors, at
- * least 1), {@code idleConnectionMs} (a QP's connection that carried nothing for this long is
- * closed, freeing its socket and buffers; the next work request opens a new one; default 60000, 0 =
- * never). Each device runs one NIC thread. Unknown keys are rejected.
+ * trading CPU for latency; default 0 here, while an engine passes its {@code nicBusyPollMicros},
+ * default 50), {@code nicSpinThreads} (how many of the provider's NIC threads may poll at once;
+ * default 0: a budget all providers of the JVM share, of half the processors, at least 1), {@code
+ * idleConnectionMs} (a QP's connection that carried nothing for this long is closed, freeing its
+ * socket and buffers; the next work request opens a new one; default 60000, 0 = never). Each device
+ * runs one NIC thread. Unknown keys are rejected.
  *
  * @param devices the devices
  * @param mtu active MTU reported by every port
