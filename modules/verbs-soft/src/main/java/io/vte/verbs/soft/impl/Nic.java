@@ -30,7 +30,7 @@ final class Nic implements Runnable {
    * takes the core the sender's copies need and answers in smaller groups (on 2 cores, 8 WRITEs of
    * 64 KiB in flight ran 10-30% slower with a polling NIC, 8 of 4 KiB 40-50% faster).
    */
-  static final long SPIN_AFTER_REQUEST_BYTES = 16 * 1024;
+  private static final long SPIN_AFTER_REQUEST_BYTES = 16 * 1024;
 
   /**
    * How often the link under the device's address is read (when it has one, see {@link
@@ -275,11 +275,15 @@ final class Nic implements Runnable {
   }
 
   /**
-   * A peer's small request (WRITE, READ, SEND of at most {@link #SPIN_AFTER_REQUEST_BYTES}) was
-   * served on this NIC thread: the thread busy-polls for the spin window after it (NIC thread).
+   * A peer's request (WRITE, READ, SEND) was served on this NIC thread: after one of at most {@link
+   * #SPIN_AFTER_REQUEST_BYTES} the thread busy-polls for the spin window (NIC thread).
+   *
+   * @param bytes the request's length
    */
-  void servedPeer() {
-    served = true;
+  void servedPeer(long bytes) {
+    if (bytes <= SPIN_AFTER_REQUEST_BYTES) {
+      served = true;
+    }
   }
 
   private void stopSpinning() {

@@ -146,9 +146,7 @@ final class Responder implements Connection.Handler {
       return false;
     }
     long len = h.length & 0xffffffffL;
-    if (len <= Nic.SPIN_AFTER_REQUEST_BYTES) {
-      qp.device.nic().servedPeer();
-    }
+    qp.device.nic().servedPeer(len);
     if (len > qp.device.maxMessageBytes()) {
       return false; // absurd length: never trust it for framing, drop the connection
     }
