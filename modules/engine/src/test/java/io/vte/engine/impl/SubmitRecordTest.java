@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -194,20 +195,28 @@ class SubmitRecordTest {
   /**
    * A cancel from another thread, released together with each request, of the handle it finds: the
    * new request's, or the last one's while the new one takes its records. Every request ends
-   * COMPLETED with its bytes exact, or CANCELED by a cancel of its own handle, and none hangs.
+   * COMPLETED with its bytes exact, or CANCELED by a cancel of its own handle, and none hangs. A
+   * small request often completes before the cancel lands, so every tenth round holds A's frames
+   * and cancels only once the round's request is submitted: that request surely ends CANCELED.
    */
   @Test
   void cancelsRacingRequestsNeverLeaveOneWrongOrHanging() throws Exception {
     CyclicBarrier together = new CyclicBarrier(2);
     AtomicReference<TransferBatch> current = new AtomicReference<>();
     AtomicReference<TransferBatch> cancelled = new AtomicReference<>();
+    AtomicInteger submitted = new AtomicInteger(-1);
     Thread canceller =
         StallableEnginePair.startCanceller(
             together,
             300,
             i -> {
+              if (stalledRound(i)) {
+                Await.until("request " + i + " submitted", WAIT, () -> submitted.get() == i);
+              } else if (i % 3 == 0) {
+                return;
+              }
               TransferBatch h = current.get();
-              if (i % 3 != 0 && h != null) {
+              if (h != null) {
                 h.cancel();
                 cancelled.set(h);
               }
@@ -217,12 +226,20 @@ class SubmitRecordTest {
     for (int i = 0; i < 300; i++) {
       long length = 512 + 97L * i;
       newPattern(1000 + i);
+      if (stalledRound(i)) {
+        pair.stall(Duration.ofMillis(50));
+      }
       together.await(30, TimeUnit.SECONDS);
       TransferBatch mine = submit(0, length, new TransferOptions());
       current.set(mine);
+      submitted.set(i);
       BatchResult r = Await.result(mine.result(), WAIT);
       together.await(30, TimeUnit.SECONDS);
       RequestResult rr = r.requests().get(0);
+      if (stalledRound(i)) {
+        pair.unstall();
+        assertEquals(RequestStatus.CANCELED, rr.status(), "held request " + i + ": " + r);
+      }
       if (rr.status() == RequestStatus.COMPLETED) {
         assertExact(r, 0, length, "request " + i);
         completed++;
@@ -243,6 +260,11 @@ class SubmitRecordTest {
         0,
         4096,
         "the request after the race");
+  }
+
+  /** Every tenth round of the cancel race holds A's frames, so that its cancel lands first. */
+  private static boolean stalledRound(int i) {
+    return i % 10 == 5;
   }
 
   /**
