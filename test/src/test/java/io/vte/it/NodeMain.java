@@ -55,7 +55,7 @@ public final class NodeMain {
   private static final Duration WAIT = LocalEngines.WAIT;
   private static final long EXPOSURE_NANOS = 500_000_000L;
 
-  private final Vertx vertx = Vertx.vertx();
+  private final Vertx vertx = Vertx.vertx(LocalEngines.vertxOptions());
   private final List<TransferEngine> engines = new ArrayList<>();
   private final List<RegisteredBuffer> buffers = new ArrayList<>();
   private final Map<String, RegisteredBuffer> loadSources = new HashMap<>();
