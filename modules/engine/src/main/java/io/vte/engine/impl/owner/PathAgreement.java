@@ -17,6 +17,7 @@ final class PathAgreement {
 
   private static final System.Logger LOG = System.getLogger(PathAgreement.class.getName());
   private static final LinkLayer[] LINK_LAYERS = LinkLayer.values();
+  private static final int[] VALID_MTUS = {256, 512, 1024, 2048, 4096};
 
   private PathAgreement() {}
 
@@ -30,7 +31,7 @@ final class PathAgreement {
    *     mismatch
    */
   static int pathMtu(PortAttributes local, int peerLinkLayer, int peerMtu, String peerPath) {
-    if (!ConnectMessages.validMtu(peerMtu)) {
+    if (!validMtu(peerMtu)) {
       throw new VteException(ErrorCode.PROTOCOL_ERROR, "invalid peer mtu " + peerMtu);
     }
     LinkLayer peer =
@@ -92,5 +93,17 @@ final class PathAgreement {
               + peer
               + " one; choose GIDs of one type on both sides (ibverbs gidType or gidIndex)");
     }
+  }
+
+  /**
+   * @return true for an MTU ibverbs knows
+   */
+  static boolean validMtu(int mtu) {
+    for (int valid : VALID_MTUS) {
+      if (mtu == valid) {
+        return true;
+      }
+    }
+    return false;
   }
 }
