@@ -1,5 +1,6 @@
 package io.vte.engine.impl.owner;
 
+import io.vte.engine.impl.handshake.PathAgreement;
 import com.google.protobuf.ByteString;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;

@@ -1,5 +1,6 @@
 package io.vte.engine.impl.owner;
 
+import io.vte.engine.impl.handshake.PathAgreement;
 import com.google.protobuf.ByteString;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

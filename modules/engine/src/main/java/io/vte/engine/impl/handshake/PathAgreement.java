@@ -1,4 +1,4 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.handshake;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
@@ -13,7 +13,7 @@ import java.lang.System.Logger.Level;
  * path MTU (the smaller active MTU; a difference is reported, since a fabric with mixed MTUs is
  * usually misconfigured).
  */
-final class PathAgreement {
+public final class PathAgreement {
 
   private static final System.Logger LOG = System.getLogger(PathAgreement.class.getName());
   private static final LinkLayer[] LINK_LAYERS = LinkLayer.values();
@@ -30,7 +30,7 @@ final class PathAgreement {
    * @throws VteException PROTOCOL_ERROR naming both sides on an invalid MTU or a link layer
    *     mismatch
    */
-  static int pathMtu(PortAttributes local, int peerLinkLayer, int peerMtu, String peerPath) {
+  public static int pathMtu(PortAttributes local, int peerLinkLayer, int peerMtu, String peerPath) {
     if (!validMtu(peerMtu)) {
       throw new VteException(ErrorCode.PROTOCOL_ERROR, "invalid peer mtu " + peerMtu);
     }
@@ -74,7 +74,7 @@ final class PathAgreement {
    * @param peerPath the peer's NIC path, for messages
    * @throws VteException PROTOCOL_ERROR naming both sides when both types are known and differ
    */
-  static void requireSameGidType(PortAttributes local, int peerGidType, String peerPath) {
+  public static void requireSameGidType(PortAttributes local, int peerGidType, String peerPath) {
     GidType peer = GidType.of(peerGidType);
     if (peer != GidType.UNSPECIFIED
         && local.gidType() != GidType.UNSPECIFIED
@@ -98,7 +98,7 @@ final class PathAgreement {
   /**
    * @return true for an MTU ibverbs knows
    */
-  static boolean validMtu(int mtu) {
+  public static boolean validMtu(int mtu) {
     for (int valid : VALID_MTUS) {
       if (mtu == valid) {
         return true;
