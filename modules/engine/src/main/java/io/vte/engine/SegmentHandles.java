@@ -1,7 +1,7 @@
 package io.vte.engine;
 
 import io.vte.api.SegmentHandle;
-import io.vte.engine.impl.PeerSegment;
+import io.vte.engine.impl.segment.PeerSegment;
 import io.vte.handshake.proto.SegmentDescriptor;
 
 /**

@@ -9,6 +9,7 @@ import io.vte.api.RailStatus;
 import io.vte.api.TransferCounters;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.owner.OwnerMetrics;
+import io.vte.engine.impl.rail.RailSelector;
 import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.metadata.MetadataStore;
 import io.vte.verbs.PortAttributes;

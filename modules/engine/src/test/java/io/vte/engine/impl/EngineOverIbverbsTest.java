@@ -279,7 +279,7 @@ class EngineOverIbverbsTest {
       TransferEngineImpl b = fx.start(options().setDevices(List.of(DEVICES[1])));
       RegisteredBuffer source = fx.register(a, BLOCK, 51);
       RegisteredBuffer target = fx.register(b, 4L * BLOCK, 52);
-      Logger log = Logger.getLogger("io.vte.engine.impl.owner.PathAgreement");
+      Logger log = Logger.getLogger("io.vte.engine.impl.handshake.PathAgreement");
       List<String> warnings = new CopyOnWriteArrayList<>();
       Handler capture =
           new Handler() {

@@ -1,5 +1,6 @@
 package io.vte.engine.impl.owner;
 
+import io.vte.engine.impl.handshake.PathAgreement;
 import com.google.protobuf.ByteString;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
@@ -14,12 +15,11 @@ import java.util.List;
 /**
  * Builds and checks the Connect messages of one owner's side: its NIC path, port and endpoint QPs.
  */
-final class ConnectMessages {
+public final class ConnectMessages {
 
   /** Most QPs one endpoint may have (both sides). */
   static final int MAX_QPS_PER_ENDPOINT = 16;
 
-  private static final int[] VALID_MTUS = {256, 512, 1024, 2048, 4096};
 
   private final NicPath localNicPath;
   private final VerbsContext device;
@@ -117,21 +117,9 @@ final class ConnectMessages {
     if (request.getLid() > 0xffff) {
       return "lid out of range: " + request.getLid();
     }
-    if (!validMtu(request.getMtu())) {
+    if (!PathAgreement.validMtu(request.getMtu())) {
       return "mtu must be 256, 512, 1024, 2048 or 4096, got " + request.getMtu();
     }
     return null;
-  }
-
-  /**
-   * @return true for an MTU ibverbs knows
-   */
-  static boolean validMtu(int mtu) {
-    for (int valid : VALID_MTUS) {
-      if (mtu == valid) {
-        return true;
-      }
-    }
-    return false;
   }
 }

@@ -1,12 +1,15 @@
 package io.vte.engine.impl.owner;
 
+import io.vte.engine.impl.handshake.PathAgreement;
 import com.google.protobuf.ByteString;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.engine.impl.Slice;
-import io.vte.engine.impl.SliceStatus;
+import io.vte.engine.impl.handshake.HandshakeBackoff;
+import io.vte.engine.impl.handshake.HandshakeChannel;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;

@@ -1,6 +1,6 @@
 package io.vte.engine.impl.owner;
 
-import io.vte.engine.impl.Slice;
+import io.vte.engine.impl.rail.Slice;
 import io.vte.handshake.NicPath;
 import io.vte.verbs.QueuePair;
 import java.util.ArrayDeque;

@@ -11,9 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.Promise;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.engine.impl.Slice;
-import io.vte.engine.impl.SliceStatus;
+import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
@@ -847,8 +848,8 @@ class OwnerTest {
     h.device.autoComplete = true;
     h.device.recordPosted = false;
     long[] done = new long[1];
-    io.vte.engine.impl.SliceCallback counting =
-        new io.vte.engine.impl.SliceCallback() {
+    io.vte.engine.impl.rail.SliceCallback counting =
+        new io.vte.engine.impl.rail.SliceCallback() {
           @Override
           public void onSliceDone(Slice slice, int st, Throwable cause) {
             if (st == SliceStatus.OK) {
