@@ -354,6 +354,7 @@ final class Owner {
     if (cqBroken) {
       return 0;
     }
+    cq.progress(); // soft verbs: this owner reads its QPs' responses, no NIC thread is woken
     int n = cq.poll(wcBatch);
     if (n < 0) {
       if (n == PostStatus.CQ_ERROR) {
