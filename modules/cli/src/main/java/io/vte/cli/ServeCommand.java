@@ -9,6 +9,7 @@ import io.vte.api.EngineDiagnostics;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.cli.bench.Blocking;
+import io.vte.engine.HandshakeExposure;
 import io.vte.vertx.TransferEngineClient;
 import io.vte.vertx.TransferEngineVerticle;
 import io.vte.vertx.VteMetrics;
@@ -119,6 +120,8 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
           engine.segmentName(),
           engine.devices().stream().map(DeviceStatus::name).toList(),
           poolSize);
+      HandshakeExposure.warning(engine.serverName(), conf.getValue("auth") != null)
+          .ifPresent(w -> out.printf("vte serve: WARNING: %s%n", w));
       String host = conf.getString(TransferEngineVerticle.HTTP_HOST);
       int port = verticle.httpPort();
       out.printf(

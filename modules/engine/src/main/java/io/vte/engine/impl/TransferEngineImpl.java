@@ -27,6 +27,7 @@ import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.HandshakeExposure;
 import io.vte.engine.ProviderConfig;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.owner.NanoClock;
@@ -121,7 +122,11 @@ public final class TransferEngineImpl implements TransferEngine {
     return resolved.compose(
         o -> {
           TransferEngineImpl engine = new TransferEngineImpl(vertx, o);
-          return engine.open().<TransferEngine>map(engine);
+          return engine
+              .open()
+              .onSuccess(
+                  v -> HandshakeExposure.warnIfExposed(engine.serverName(), o.getAuth() != null))
+              .<TransferEngine>map(engine);
         });
   }
 
