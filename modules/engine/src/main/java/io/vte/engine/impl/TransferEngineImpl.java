@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.AsyncResult;
+import io.vertx.core.Closeable;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
@@ -91,6 +92,13 @@ public final class TransferEngineImpl implements TransferEngine {
   private volatile boolean closed;
   private Future<Void> closing;
 
+  /**
+   * Closes the engine when its Vert.x instance closes: Vert.x runs its close hooks first, while its
+   * event loops and worker pools still run, and undeploys verticles after them, so the engine
+   * releases its owners, servers, NIC threads and memory in its own order.
+   */
+  private final Closeable closeHook = completion -> close().onComplete(completion);
+
   private TransferEngineImpl(Vertx vertx, EngineOptions options) {
     this.vertx = vertx;
     this.options = options;
@@ -125,7 +133,10 @@ public final class TransferEngineImpl implements TransferEngine {
           return engine
               .open()
               .onSuccess(
-                  v -> HandshakeExposure.warnIfExposed(engine.serverName(), o.getAuth() != null))
+                  v -> {
+                    ((VertxInternal) vertx).addCloseHook(engine.closeHook);
+                    HandshakeExposure.warnIfExposed(engine.serverName(), o.getAuth() != null);
+                  })
               .<TransferEngine>map(engine);
         });
   }
@@ -803,6 +814,7 @@ public final class TransferEngineImpl implements TransferEngine {
       return closing;
     }
     closed = true;
+    ((VertxInternal) vertx).removeCloseHook(closeHook);
     handshakeHandler.closing();
     EngineParts p = parts;
     // without parts, open failed and released what it had opened
