@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.AsyncResult;
+import io.vertx.core.Closeable;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
@@ -27,6 +28,7 @@ import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.HandshakeExposure;
 import io.vte.engine.ProviderConfig;
 import io.vte.engine.impl.notify.NotificationDispatcher;
 import io.vte.engine.impl.notify.NotificationSender;
@@ -105,6 +107,13 @@ public final class TransferEngineImpl implements TransferEngine {
   private volatile boolean closed;
   private Future<Void> closing;
 
+  /**
+   * Closes the engine when its Vert.x instance closes: Vert.x runs its close hooks first, while its
+   * event loops and worker pools still run, and undeploys verticles after them, so the engine
+   * releases its owners, servers, NIC threads and memory in its own order.
+   */
+  private final Closeable closeHook = completion -> close().onComplete(completion);
+
   private TransferEngineImpl(Vertx vertx, EngineOptions options) {
     this.vertx = vertx;
     this.options = options;
@@ -136,7 +145,14 @@ public final class TransferEngineImpl implements TransferEngine {
     return resolved.compose(
         o -> {
           TransferEngineImpl engine = new TransferEngineImpl(vertx, o);
-          return engine.open().<TransferEngine>map(engine);
+          return engine
+              .open()
+              .onSuccess(
+                  v -> {
+                    ((VertxInternal) vertx).addCloseHook(engine.closeHook);
+                    HandshakeExposure.warnIfExposed(engine.serverName(), o.getAuth() != null);
+                  })
+              .<TransferEngine>map(engine);
         });
   }
 
@@ -813,6 +829,7 @@ public final class TransferEngineImpl implements TransferEngine {
       return closing;
     }
     closed = true;
+    ((VertxInternal) vertx).removeCloseHook(closeHook);
     handshakeHandler.closing();
     EngineParts p = parts;
     // without parts, open failed and released what it had opened
