@@ -18,7 +18,7 @@ import picocli.CommandLine;
  */
 class HelpAndExitCodesTest {
 
-  private static final Path README = Path.of("../../README.md").toAbsolutePath().normalize();
+  private static final Path CLI_PAGE = Path.of("../../docs/cli.md").toAbsolutePath().normalize();
 
   @Test
   void helpPrintsWhatDashDashHelpPrints() {
@@ -115,15 +115,15 @@ class HelpAndExitCodesTest {
   }
 
   @Test
-  void theHelpFooterListsTheExitCodesAndTheReadmeShowsTheSameTable() throws IOException {
+  void theHelpFooterListsTheExitCodesAndTheCliPageShowsTheSameTable() throws IOException {
     String footer = CliRun.of("--help").out();
-    String readme = Files.readString(README);
+    String page = Files.readString(CLI_PAGE);
     List<String> rows = footer.lines().dropWhile(l -> !l.startsWith("Exit codes")).skip(1).toList();
     assertEquals(4, rows.size(), footer);
     for (int code = 0; code < 4; code++) {
       String row = rows.get(code);
       assertTrue(row.startsWith("  " + code + "  "), row);
-      assertTrue(readme.contains(row + "\n"), "README.md shows the exit code row '" + row + "'");
+      assertTrue(page.contains(row + "\n"), "docs/cli.md shows the exit code row '" + row + "'");
     }
   }
 
