@@ -91,7 +91,22 @@ final class IbvQueuePair implements QueuePair {
               + ")");
     }
     AccessFlags.validate(accessFlags);
-    IbvNative.modifyQpToInit(handle.address(), port, accessFlags);
+    int pkeyIndex = context.settings().pkeyIndex();
+    int pkeys = context.portInfo(port).pkeyTableLength();
+    if (pkeyIndex >= pkeys) {
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "ibverbs setting 'pkeyIndex' "
+              + pkeyIndex
+              + " is beyond the P_Key table of port "
+              + port
+              + " of '"
+              + context.deviceName()
+              + "' ("
+              + pkeys
+              + " entries)");
+    }
+    IbvNative.modifyQpToInit(handle.address(), port, pkeyIndex, accessFlags);
     this.port = port;
     state = QpState.INIT;
   }
