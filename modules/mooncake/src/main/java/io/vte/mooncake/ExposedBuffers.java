@@ -61,15 +61,17 @@ final class ExposedBuffers {
 
   /**
    * @return the exposed, still registered buffer holding all of {@code [address, address + size)},
-   *     or null (also for size 0 and ranges that wrap around)
+   *     or null (also for size 0)
    */
   RegisteredBuffer find(long address, long size) {
-    if (size <= 0 || address + size < address) {
+    if (size <= 0) {
       return null;
     }
     for (RegisteredBuffer b : buffers) {
+      // Unsigned: Mooncake's addresses and sizes are u64.
       if (Long.compareUnsigned(address, b.address()) >= 0
-          && address - b.address() <= b.length() - size
+          && size <= b.length()
+          && Long.compareUnsigned(address - b.address(), b.length() - size) <= 0
           && b.isRegistered()) {
         return b;
       }

@@ -34,6 +34,7 @@ public final class MooncakeTarget {
   private final MooncakeOptions options;
   private final ExposedBuffers exposed = new ExposedBuffers();
   private final AtomicLong notificationSequence = new AtomicLong();
+  private final AtomicLong dataConnections = new AtomicLong();
   private NetServer handshakeServer;
   private NetServer dataServer;
   private volatile Handler<Notification> notificationHandler = n -> {};
@@ -64,9 +65,10 @@ public final class MooncakeTarget {
         vertx
             .createNetServer(new NetServerOptions().setTcpNoDelay(true))
             .connectHandler(
-                socket ->
-                    new TargetDataSession(vertx, socket, exposed, this::refused, stallNanos)
-                        .start());
+                socket -> {
+                  dataConnections.incrementAndGet();
+                  new TargetDataSession(vertx, socket, exposed, this::refused, stallNanos).start();
+                });
     handshakeServer =
         vertx
             .createNetServer(new NetServerOptions().setTcpNoDelay(true))
@@ -94,6 +96,13 @@ public final class MooncakeTarget {
    */
   public int dataPort() {
     return dataServer.actualPort();
+  }
+
+  /**
+   * @return data connections accepted so far (lanes are reused: it grows by at most one per lane)
+   */
+  public long dataConnectionsAccepted() {
+    return dataConnections.get();
   }
 
   /**

@@ -79,7 +79,10 @@ public record SegmentDescriptor(
         long addr = number(b, "addr", 0);
         long length = number(b, "length", 0);
         String location = b.getString("name", "");
-        if (location.isEmpty() || addr == 0 || length <= 0 || addr + length < addr) {
+        if (location.isEmpty()
+            || addr == 0
+            || length <= 0
+            || Long.compareUnsigned(addr + length, addr) < 0) {
           throw bad(
               "buffers["
                   + i
