@@ -1,6 +1,5 @@
 package io.vte.engine.impl.owner;
 
-import io.vte.engine.impl.handshake.PathAgreement;
 import com.google.protobuf.ByteString;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -8,6 +7,7 @@ import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.handshake.HandshakeChannel;
+import io.vte.engine.impl.handshake.PathAgreement;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
