@@ -210,6 +210,14 @@ public final class NodeProcess implements AutoCloseable {
     return request("crc", "crc").getJsonArray("crc").getLong(engine);
   }
 
+  /**
+   * @return {@code host:port} of the node's {@link CrcServer}, which answers CRCs of its buffers'
+   *     regions
+   */
+  public String crcServer() {
+    return ready(0).getString("crcServer");
+  }
+
   /** Kills the node if it still runs and waits for it to be gone. */
   @Override
   public void close() {
