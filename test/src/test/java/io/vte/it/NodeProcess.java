@@ -218,6 +218,18 @@ public final class NodeProcess implements AutoCloseable {
     return ready(0).getString("crcServer");
   }
 
+  /**
+   * @param address an address in one of the node's buffers
+   * @param length bytes
+   * @return CRC32C of the node's memory there, now (from its {@link CrcServer})
+   * @throws IOException when the node cannot be asked
+   */
+  public long crcOf(long address, int length) throws IOException {
+    try (CrcClient c = new CrcClient(crcServer())) {
+      return c.crc(address, length);
+    }
+  }
+
   /** Kills the node if it still runs and waits for it to be gone. */
   @Override
   public void close() {
