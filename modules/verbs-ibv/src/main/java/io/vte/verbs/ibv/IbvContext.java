@@ -196,9 +196,19 @@ final class IbvContext implements VerbsContext {
     return caps;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The largest message is the smallest {@code max_msg_sz} of the device's ports; the READ depth
+   * is {@link #responderRdAtomic()}.
+   */
   @Override
   public QueueLimits queueLimits() {
-    return new QueueLimits(caps.maxQpWr(), caps.maxCqe());
+    long maxMessage = Long.MAX_VALUE;
+    for (int p = 1; p <= portCount; p++) {
+      maxMessage = Math.min(maxMessage, portInfo(p).maxMessageSize());
+    }
+    return new QueueLimits(caps.maxQpWr(), caps.maxCqe(), maxMessage, responderRdAtomic());
   }
 
   /**
