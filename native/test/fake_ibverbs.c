@@ -1271,6 +1271,12 @@ static enum ibv_wc_status execute(struct fake_qp *q, struct ibv_send_wr *wr)
 	int inl = (wr->send_flags & IBV_SEND_INLINE) != 0;
 	if (port_of(q->qp.context, q->port)->attr.state != IBV_PORT_ACTIVE)
 		return IBV_WC_RETRY_EXC_ERR;
+	if (len > port_of(q->qp.context, q->port)->attr.max_msg_sz) {
+		refuse(EMSGSIZE, "work request qpn=%u wr_id=%llu: %llu bytes above max_msg_sz %u", q->qp.qp_num,
+		       (unsigned long long)wr->wr_id, (unsigned long long)len,
+		       port_of(q->qp.context, q->port)->attr.max_msg_sz);
+		return IBV_WC_LOC_LEN_ERR;
+	}
 	if (!inl && local_sges_ok(q, wr->sg_list, wr->num_sge, wr->opcode == IBV_WR_RDMA_READ) != 0)
 		return IBV_WC_LOC_PROT_ERR;
 	if (!peer_answers(q))

@@ -354,6 +354,20 @@ public final class TransferEngineImpl implements TransferEngine {
 
   /**
    * @param options engine options
+   * @param contexts the opened devices
+   * @return the slice size: the option, lowered to the largest message every device takes ({@code
+   *     max_msg_sz}: 8 MiB on rxe), since one slice is one work request
+   */
+  static int sliceSize(EngineOptions options, List<LocalContext> contexts) {
+    long size = options.getSliceSize();
+    for (LocalContext ctx : contexts) {
+      size = Math.min(size, ctx.device().queueLimits().maxMessageSize());
+    }
+    return (int) size;
+  }
+
+  /**
+   * @param options engine options
    * @return how long a QP takes to give up on a peer that stopped answering: the encoded ACK
    *     timeout times the QP retries
    */
@@ -472,7 +486,7 @@ public final class TransferEngineImpl implements TransferEngine {
             memory,
             segments,
             new TransferTracker.Services(
-                new Slicer(options.getSliceSize()),
+                new Slicer(sliceSize(options, contexts)),
                 new SharedMemoryRouter(owners, sharedMemory),
                 options.getRetryCount(),
                 counters,

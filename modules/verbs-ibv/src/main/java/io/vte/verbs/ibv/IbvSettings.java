@@ -30,6 +30,8 @@ import java.util.Map;
  *     ENOMEM instead of the kernel's EFAULT); key {@code forkInit}
  * @param pkeyIndex index in the port's P_Key table every QP uses (0..65535, checked against the
  *     table's length at INIT); key {@code pkeyIndex}
+ * @param preferredAddress an IP address literal whose interface's GIDs the automatic choice prefers
+ *     (an engine passes the address it serves on), or null; key {@code preferredAddress}
  */
 public record IbvSettings(
     int gidIndex,
@@ -42,7 +44,8 @@ public record IbvSettings(
     int trafficClass,
     int serviceLevel,
     boolean forkInit,
-    int pkeyIndex) {
+    int pkeyIndex,
+    String preferredAddress) {
 
   /**
    * The defaults: automatic GID of any netdev, address and type, 16 outstanding READs, RNR timer 12
@@ -90,7 +93,8 @@ public record IbvSettings(
         0,
         0,
         false,
-        0);
+        0,
+        null);
   }
 
   /**
@@ -110,7 +114,8 @@ public record IbvSettings(
         intOf(config, "trafficClass", DEFAULTS.trafficClass),
         intOf(config, "serviceLevel", DEFAULTS.serviceLevel),
         "true".equals(String.valueOf(config.getOrDefault("forkInit", "false")).trim()),
-        intOf(config, "pkeyIndex", DEFAULTS.pkeyIndex));
+        intOf(config, "pkeyIndex", DEFAULTS.pkeyIndex),
+        stringOf(config, "preferredAddress"));
   }
 
   private static String stringOf(Map<String, Object> config, String key) {

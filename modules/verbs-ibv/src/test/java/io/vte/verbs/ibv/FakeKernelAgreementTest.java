@@ -280,10 +280,27 @@ class FakeKernelAgreementTest {
   }
 
   @Test
+  void aQpIssuesNoMoreReadsThanItsPeerAnswers() {
+    PortAttributes port = pair.context.queryPort(1);
+    CompletionQueue cq = pair.context.createCq(8);
+    QueuePair qp = pair.pd.createQp(new QpInitAttributes(cq, cq, 4, 4, 0));
+    qp.toInit(1, AccessFlags.ALL_REMOTE);
+    qp.toRtr(new QpPeer(pair.a.qpNum(), port.lid(), port.gid(), 3, 4), port.activeMtu());
+    FakeIbverbs.clearLog();
+    qp.toRts(new RtsAttributes(3, 14, 7, 7));
+    assertTrue(FakeIbverbs.log().contains("max_rd_atomic=4"), FakeIbverbs.log());
+    assertEquals(16, pair.context.queueLimits().readDepth(), "what this side answers");
+    qp.close();
+    cq.close();
+  }
+
+  @Test
   void thePortsLargestMessageIsRead() {
     FakeIbverbs.setPortLimits(1, 8L << 20, 1);
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
+    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS);
+        VerbsContext ctx = p.open("fake_mlx5_0")) {
       assertEquals(8L << 20, p.describe("fake_mlx5_0").ports().get(0).maxMessageSize());
+      assertEquals(8L << 20, ctx.queueLimits().maxMessageSize());
     }
   }
 }

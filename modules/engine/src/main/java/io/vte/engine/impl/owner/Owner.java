@@ -246,7 +246,7 @@ final class Owner {
     while (rounds-- > 0 && slots.hasFree()) {
       Endpoint ep = ready.pollFirst();
       ep.inReadyList = false;
-      if (ep.state() != EndpointState.CONNECTED) {
+      if (ep.state() != EndpointState.CONNECTED || ep.awaitingPeerReady) {
         continue;
       }
       posted += postEndpoint(ep);
