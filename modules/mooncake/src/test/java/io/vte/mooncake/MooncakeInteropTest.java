@@ -224,14 +224,13 @@ class MooncakeInteropTest {
     benchTarget.awaitLine(Pattern.compile("vte-nodekv-ready-42"), WAIT);
   }
 
-  @Test
-  void notificationFromMooncakeReachesVte() throws Exception {
-    TestMemory exposed = memory(SIZE);
-    MooncakeTarget target = vteTarget(exposed);
-    LinkedBlockingQueue<Notification> got = new LinkedBlockingQueue<>();
-    target.notificationHandler(got::add);
-    mooncake(
-        "transfer_engine_bench_with_notify",
+  /**
+   * One of Mooncake's benches WRITing 4 blocks per batch, one thread, for 2 s, into {@code target}.
+   */
+  private MooncakeProcess benchWriting(String binary, MooncakeTarget target, int block)
+      throws Exception {
+    return mooncake(
+        binary,
         Map.of(),
         initiatorArgs(
             target.serverName(),
@@ -239,8 +238,17 @@ class MooncakeInteropTest {
             "--duration=2",
             "--threads=1",
             "--batch_size=4",
-            "--block_size=4096",
+            "--block_size=" + block,
             "--buffer_size=1048576"));
+  }
+
+  @Test
+  void notificationFromMooncakeReachesVte() throws Exception {
+    TestMemory exposed = memory(SIZE);
+    MooncakeTarget target = vteTarget(exposed);
+    LinkedBlockingQueue<Notification> got = new LinkedBlockingQueue<>();
+    target.notificationHandler(got::add);
+    benchWriting("transfer_engine_bench_with_notify", target, 4096);
     Notification n = got.poll(60, TimeUnit.SECONDS);
     assertNotNull(n, "no notification from Mooncake");
     assertEquals("agent1", n.topic());
@@ -253,18 +261,7 @@ class MooncakeInteropTest {
     TestMemory exposed = memory(128 << 10);
     exposed.fill(9);
     MooncakeTarget target = vteTarget(exposed);
-    MooncakeProcess bench =
-        mooncake(
-            "transfer_engine_bench",
-            Map.of(),
-            initiatorArgs(
-                target.serverName(),
-                "--operation=write",
-                "--duration=2",
-                "--threads=1",
-                "--batch_size=4",
-                "--block_size=65536",
-                "--buffer_size=1048576"));
+    MooncakeProcess bench = benchWriting("transfer_engine_bench", target, 65536);
     assertNotEquals(0, bench.awaitExit(WAIT), "Mooncake's bench must see its WRITE fail");
     VteException e = refusals.poll(10, TimeUnit.SECONDS);
     assertNotNull(e, "VTE reported no refusal");
