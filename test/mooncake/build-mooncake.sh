@@ -4,11 +4,34 @@
 # pays the build (about 4 minutes on 2 cores). Installs the Debian packages the build needs when they are missing.
 # Prints the cache directory (holding bin/ and lib/) as its last line of standard output; progress goes to stderr.
 #
+# `build-mooncake.sh --requirements` only prints what the build needs, one "header-or-program:debian-package" a
+# line (./run-tests installs and checks them with the other programs).
+#
 # The snapshot is $VTE_MOONCAKE_SNAPSHOT, or mooncake-*-te-src.tgz in shared/peers/mooncake/ beside the project
 # (looked for in each parent directory of the project). Exit 3 when there is no snapshot, 1 when the build fails.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
+
+# Header (or program) the build needs, and the Debian package that ships it.
+requirements=(
+  "cmake:cmake" "g++:g++" "make:make" "pkg-config:pkg-config"
+  "/usr/include/infiniband/verbs.h:libibverbs-dev"
+  "/usr/include/openssl/ssl.h:libssl-dev"
+  "/usr/include/glog/logging.h:libgoogle-glog-dev"
+  "/usr/include/gflags/gflags.h:libgflags-dev"
+  "/usr/include/jsoncpp/json/json.h:libjsoncpp-dev"
+  "/usr/include/numa.h:libnuma-dev"
+  "/usr/include/yaml-cpp/yaml.h:libyaml-cpp-dev"
+  "/usr/include/x86_64-linux-gnu/libunwind.h:libunwind-dev"
+  "/usr/include/boost/version.hpp:libboost-dev"
+  "/usr/include/asio.hpp:libasio-dev"
+  "/usr/include/x86_64-linux-gnu/curl/curl.h:libcurl4-openssl-dev"
+  "/usr/include/pybind11/pybind11.h:pybind11-dev"
+  "/usr/lib/x86_64-linux-gnu/pkgconfig/python3.pc:libpython3-dev"
+)
+if [ "${1:-}" = "--requirements" ]; then printf '%s\n' "${requirements[@]}"; exit 0; fi
+
 
 find_snapshot() {
   if [ -n "${VTE_MOONCAKE_SNAPSHOT:-}" ]; then echo "$VTE_MOONCAKE_SNAPSHOT"; return; fi
@@ -37,30 +60,12 @@ exec 9>"$cache/.lock"
 flock 9 # a second caller waits for the first build instead of running its own
 if [ -f "$done_marker" ]; then echo "$cache"; exit 0; fi
 
-# Header (or program) the build needs, and the Debian package that ships it.
-requirements=(
-  "cmake:cmake" "g++:g++" "make:make" "pkg-config:pkg-config"
-  "/usr/include/infiniband/verbs.h:libibverbs-dev"
-  "/usr/include/openssl/ssl.h:libssl-dev"
-  "/usr/include/glog/logging.h:libgoogle-glog-dev"
-  "/usr/include/gflags/gflags.h:libgflags-dev"
-  "/usr/include/jsoncpp/json/json.h:libjsoncpp-dev"
-  "/usr/include/numa.h:libnuma-dev"
-  "/usr/include/yaml-cpp/yaml.h:libyaml-cpp-dev"
-  "/usr/include/libunwind.h:libunwind-dev"
-  "/usr/include/boost/version.hpp:libboost-dev"
-  "/usr/include/asio.hpp:libasio-dev"
-  "/usr/include/x86_64-linux-gnu/curl/curl.h:libcurl4-openssl-dev"
-  "/usr/include/pybind11/pybind11.h:pybind11-dev"
-)
 present() { if [[ "$1" == /* ]]; then [[ -e "$1" ]]; else command -v "$1" >/dev/null 2>&1; fi; }
 need=()
 for req in "${requirements[@]}"; do
   present "${req%%:*}" || need+=("${req##*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then
-  # python3-dev brings the Python headers the top-level CMakeLists looks for.
-  need+=(libpython3-dev)
   echo "build-mooncake: installing ${need[*]}" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   # Wait for another installer holding dpkg's lock rather than failing at once.
