@@ -1,7 +1,7 @@
 package io.vte.engine.impl.owner;
 
-import io.vte.engine.impl.handshake.PathAgreement;
 import com.google.protobuf.ByteString;
+import io.vte.engine.impl.handshake.PathAgreement;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
@@ -15,11 +15,10 @@ import java.util.List;
 /**
  * Builds and checks the Connect messages of one owner's side: its NIC path, port and endpoint QPs.
  */
-public final class ConnectMessages {
+final class ConnectMessages {
 
   /** Most QPs one endpoint may have (both sides). */
   static final int MAX_QPS_PER_ENDPOINT = 16;
-
 
   private final NicPath localNicPath;
   private final VerbsContext device;
