@@ -15,7 +15,7 @@ import java.util.List;
 /**
  * Builds and checks the Connect messages of one owner's side: its NIC path, port and endpoint QPs.
  */
-public final class ConnectMessages {
+final class ConnectMessages {
 
   /** Most QPs one endpoint may have (both sides). */
   static final int MAX_QPS_PER_ENDPOINT = 16;
