@@ -76,16 +76,7 @@ class ReadmeVerticleExampleTest {
 
     Vertx vertx = Vertx.vertx();
     try {
-      JsonObject peerConfig =
-          new JsonObject()
-              .put("devices", new JsonArray().add("peer0@127.0.0.1"))
-              .put("address", "peer");
-      Await.result(
-          vertx.deployVerticle(
-              new TransferEngineVerticle(), new DeploymentOptions().setConfig(peerConfig)),
-          WAIT);
-      TransferEngineClient peer = new TransferEngineClient(vertx.eventBus(), "peer");
-      Await.result(peer.register("pool", 1 << 16, "cpu:0"), WAIT);
+      TransferEngineClient peer = deployPeer(vertx);
       String serverName = Await.result(peer.stats(), WAIT).getString("serverName");
 
       JsonObject result = Await.result(writeOverTheBus(vertx, serverName), WAIT);
@@ -96,5 +87,26 @@ class ReadmeVerticleExampleTest {
     } finally {
       Await.result(vertx.close(), WAIT);
     }
+  }
+
+  /**
+   * Deploys the example's peer: an engine verticle on the bus prefix {@code peer} with a 64 KiB
+   * buffer {@code pool} for the example to write into.
+   *
+   * @param vertx where to deploy it
+   * @return its client
+   */
+  static TransferEngineClient deployPeer(Vertx vertx) {
+    JsonObject peerConfig =
+        new JsonObject()
+            .put("devices", new JsonArray().add("peer0@127.0.0.1"))
+            .put("address", "peer");
+    Await.result(
+        vertx.deployVerticle(
+            new TransferEngineVerticle(), new DeploymentOptions().setConfig(peerConfig)),
+        WAIT);
+    TransferEngineClient peer = new TransferEngineClient(vertx.eventBus(), "peer");
+    Await.result(peer.register("pool", 1 << 16, "cpu:0"), WAIT);
+    return peer;
   }
 }
