@@ -69,5 +69,5 @@ while :; do
     (setsid sh -c "echo \$\$ >'$j/pid'; exec chroot $H /bin/sh -c 'cd /; . $GD/jobs/$j/cmd.sh' >'$j/out' 2>&1" </dev/null
       echo $? >"$j/rc.tmp"; mv "$j/rc.tmp" "$j/rc") &
   done
-  sleep 0.1
+  sleep 0.3
 done

@@ -30,7 +30,8 @@
 #
 # Environment: VTE_RXE_OWNER_PID (up: tear the set down once that process is gone), VTE_RXE_DIR (run directory, default /tmp/vte-rxe), VTE_RXE_CACHE (default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/vte/rxe), VTE_RXE_PORT (first of the set's loopback ports, default 24300),
-# VTE_RXE_MEM (MiB per guest, default 1536), VTE_RXE_KERNEL (package, default the newest linux-image-6.1.*-amd64 apt
+# VTE_RXE_MEM (MiB per guest, default 1536), VTE_RXE_NICE (the guests' nice value, default 0: on a machine loaded by
+# other work a negative one keeps the guests' clocks, and so RC's retransmit timers, from starving), VTE_RXE_KERNEL (package, default the newest linux-image-6.1.*-amd64 apt
 # offers, then any linux-image-[0-9]*-amd64).
 set -euo pipefail
 
@@ -39,7 +40,8 @@ CACHE="${VTE_RXE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vte/rxe}"
 PORT0="${VTE_RXE_PORT:-24300}"
 MEM="${VTE_RXE_MEM:-1536}"
 ETCD_PORT="${VTE_RXE_ETCD_PORT:-2379}"
-BOOT_SECONDS="${VTE_RXE_BOOT_SECONDS:-180}"
+BOOT_SECONDS="${VTE_RXE_BOOT_SECONDS:-300}"
+NICE="${VTE_RXE_NICE:-0}"
 # Modules in dependency order (each .ko's depends= comes before it); crc32_generic first: rxe's ICRC needs crc32.
 MODULES="crc32_generic virtio_ring virtio_pci_modern_dev virtio_pci_legacy_dev virtio virtio_pci 9pnet 9pnet_virtio
 netfs fscache 9p failover net_failover virtio_net ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe"
@@ -162,7 +164,7 @@ up() { # N K
     done
     net+=(-netdev "user,id=m,restrict=on,net=198.19.0.0/24,host=198.19.0.2,guestfwd=tcp:198.19.0.100:2379-cmd:/bin/busybox nc 127.0.0.1 $ETCD_PORT"
       -device "virtio-net-pci,netdev=m,mac=52:54:00:19:0$g:00")
-    qemu-system-x86_64 -name "vte-rxe-g$g" -accel tcg,thread=multi -cpu max -smp 1 -m "$MEM" -no-reboot \
+    nice -n "$NICE" qemu-system-x86_64 -name "vte-rxe-g$g" -accel tcg,thread=multi -cpu max -smp 1 -m "$MEM" -no-reboot \
       -kernel "$kernel" -initrd "$initrd" \
       -append "console=ttyS0 quiet panic=-1 vte.guest=$g vte.nics=$k vte.run=$RUN" \
       -fsdev local,id=r,path=/,security_model=none,readonly=on,multidevs=remap -device virtio-9p-pci,fsdev=r,mount_tag=hostroot \

@@ -14,8 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -31,7 +34,7 @@ import org.junit.jupiter.api.Assumptions;
 public final class RxeGuests implements AutoCloseable {
 
   static final String SCRIPT_PROPERTY = "vte.it.rxeScript";
-  private static final Duration UP = Duration.ofMinutes(4);
+  private static final Duration UP = Duration.ofMinutes(6);
   private static final Duration SCRIPT = Duration.ofSeconds(60);
   private static final Pattern READY =
       Pattern.compile("guest=(\\d+) addresses=\\S+ boot_ms=(\\d+)");
@@ -43,6 +46,7 @@ public final class RxeGuests implements AutoCloseable {
   private final List<Long> bootMillis;
   private final long upMillis;
   private final String classPath;
+  private final Path classArchive;
   private final Thread downOnExit;
   private final AtomicInteger jobs = new AtomicInteger();
 
@@ -56,6 +60,7 @@ public final class RxeGuests implements AutoCloseable {
     this.bootMillis = List.copyOf(bootMillis);
     this.upMillis = upMillis;
     this.classPath = copyClassPath(run.resolve("cp"));
+    this.classArchive = dumpClassArchive(run, classPath);
     this.downOnExit = new Thread(() -> down(script), "rxe-guests-down");
   }
 
@@ -246,6 +251,9 @@ public final class RxeGuests implements AutoCloseable {
     // Under TCG a JIT's second tier costs more than it gives in a short run.
     cmd.addAll(
         List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classPath));
+    if (classArchive != null) {
+      cmd.add("-XX:SharedArchiveFile=" + classArchive);
+    }
     cmd.addAll(jvmOptions);
     cmd.add(mainClass);
     cmd.addAll(args);
@@ -303,15 +311,21 @@ public final class RxeGuests implements AutoCloseable {
   }
 
   /**
-   * This test's class path, with the project's own jars copied into the run directory (visible in
-   * every guest; another build may re-install them in the local repository meanwhile).
+   * This test's class path for the guests: the project's own jars copied into the run directory
+   * (visible in every guest; another build may re-install them in the local repository meanwhile)
+   * and class directories packed as jars there, so that a class-data-sharing archive can cover it.
    */
   private static String copyClassPath(Path dir) throws IOException {
     Files.createDirectories(dir);
     List<String> entries = new ArrayList<>();
+    int packed = 0;
     for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
       Path p = Path.of(e).toAbsolutePath();
-      if (p.toString().contains("/io/vte/") && p.toString().endsWith(".jar")) {
+      if (Files.isDirectory(p)) {
+        Path jar = dir.resolve("classes-" + packed++ + ".jar");
+        packDirectory(p, jar);
+        entries.add(jar.toString());
+      } else if (p.toString().contains("/io/vte/") && p.toString().endsWith(".jar")) {
         Path copy = dir.resolve(p.getFileName());
         Files.copy(p, copy, StandardCopyOption.REPLACE_EXISTING);
         entries.add(copy.toString());
@@ -323,6 +337,61 @@ public final class RxeGuests implements AutoCloseable {
       }
     }
     return String.join(File.pathSeparator, entries);
+  }
+
+  private static void packDirectory(Path root, Path jar) throws IOException {
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
+        Stream<Path> files = Files.walk(root)) {
+      for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile).sorted()::iterator) {
+        out.putNextEntry(
+            new JarEntry(root.relativize(f).toString().replace(File.separatorChar, '/')));
+        Files.copy(f, out);
+        out.closeEntry();
+      }
+    }
+  }
+
+  /**
+   * Dumps a class-data-sharing archive of the classes a short embedded {@code vte bench} loads, on
+   * this host, for the guests' JVMs: under TCG, loading and verifying classes is most of a JVM's
+   * start, and the archive takes a third off it.
+   *
+   * @return the archive, or null when the JVM could not make one (the guests then start without)
+   */
+  private static Path dumpClassArchive(Path run, String classPath) {
+    Path archive = run.resolve("cp").resolve("vte.jsa");
+    try {
+      Process p =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-XX:ArchiveClassesAtExit=" + archive,
+                  "-Xmx256m",
+                  "-XX:+UseSerialGC",
+                  "-XX:TieredStopAtLevel=1",
+                  "-cp",
+                  classPath,
+                  "io.vte.cli.VteMain",
+                  "bench",
+                  "--duration",
+                  "1",
+                  "--warmup",
+                  "0",
+                  "--json",
+                  "--no-progress")
+              .redirectErrorStream(true)
+              .redirectOutput(run.resolve("cp").resolve("archive.log").toFile())
+              .start();
+      if (!p.waitFor(2, TimeUnit.MINUTES)) {
+        p.destroyForcibly();
+        return null;
+      }
+      return Files.isReadable(archive) ? archive : null;
+    } catch (IOException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
   }
 
   static Path script() {
