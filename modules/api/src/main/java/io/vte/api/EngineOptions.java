@@ -382,7 +382,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param transport {@code soft} or {@code ibverbs} @return this
+   * @param transport {@code soft} or {@code ibverbs}
+   * @return this
    */
   public EngineOptions setTransport(String transport) {
     this.transport = transport;
@@ -398,7 +399,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param devices local device names or specs; empty for {@link DefaultSoftDevices} @return this
+   * @param devices local device names or specs; empty for {@link DefaultSoftDevices}
+   * @return this
    */
   public EngineOptions setDevices(List<String> devices) {
     this.devices = devices == null ? null : new ArrayList<>(devices);
@@ -417,7 +419,8 @@ public final class EngineOptions {
 
   /**
    * @param fallbackDevices soft-verbs device specs {@code name[@host[:port]]} opened beside the
-   *     ibverbs devices; non-empty only with transport {@code ibverbs} @return this
+   *     ibverbs devices; non-empty only with transport {@code ibverbs}
+   * @return this
    */
   public EngineOptions setFallbackDevices(List<String> fallbackDevices) {
     this.fallbackDevices = fallbackDevices == null ? null : new ArrayList<>(fallbackDevices);
@@ -434,7 +437,8 @@ public final class EngineOptions {
 
   /**
    * @param ibverbs the ibverbs devices' GID choice, traffic class and service level; null for the
-   *     provider's defaults @return this
+   *     provider's defaults
+   * @return this
    */
   public EngineOptions setIbverbs(IbverbsOptions ibverbs) {
     this.ibverbs = ibverbs;
@@ -449,7 +453,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param workersPerContext owner verticles per local device, 1..64 @return this
+   * @param workersPerContext owner verticles per local device, 1..64
+   * @return this
    */
   public EngineOptions setWorkersPerContext(int workersPerContext) {
     this.workersPerContext = workersPerContext;
@@ -464,7 +469,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param sliceSize bytes per slice @return this
+   * @param sliceSize bytes per slice
+   * @return this
    */
   public EngineOptions setSliceSize(int sliceSize) {
     this.sliceSize = sliceSize;
@@ -479,7 +485,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param retryCount retries per slice @return this
+   * @param retryCount retries per slice
+   * @return this
    */
   public EngineOptions setRetryCount(int retryCount) {
     this.retryCount = retryCount;
@@ -494,7 +501,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param handshakeDeadline deadline of handshake calls @return this
+   * @param handshakeDeadline deadline of handshake calls
+   * @return this
    */
   public EngineOptions setHandshakeDeadline(Duration handshakeDeadline) {
     this.handshakeDeadline = handshakeDeadline;
@@ -514,7 +522,8 @@ public final class EngineOptions {
    * restart, a new cluster) does not send more connect requests than the peers answer within the
    * handshake deadline.
    *
-   * @param maxHandshakesInFlight connect requests in flight per owner, 1..4096 @return this
+   * @param maxHandshakesInFlight connect requests in flight per owner, 1..4096
+   * @return this
    */
   public EngineOptions setMaxHandshakesInFlight(int maxHandshakesInFlight) {
     this.maxHandshakesInFlight = maxHandshakesInFlight;
@@ -576,7 +585,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param cqSize entries per completion queue @return this
+   * @param cqSize entries per completion queue
+   * @return this
    */
   public EngineOptions setCqSize(int cqSize) {
     this.cqSize = cqSize;
@@ -591,7 +601,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param endpointCacheSize endpoints per owner @return this
+   * @param endpointCacheSize endpoints per owner
+   * @return this
    */
   public EngineOptions setEndpointCacheSize(int endpointCacheSize) {
     this.endpointCacheSize = endpointCacheSize;
@@ -640,7 +651,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param maxOutstandingPerQp outstanding work requests per QP @return this
+   * @param maxOutstandingPerQp outstanding work requests per QP
+   * @return this
    */
   public EngineOptions setMaxOutstandingPerQp(int maxOutstandingPerQp) {
     this.maxOutstandingPerQp = maxOutstandingPerQp;
@@ -656,7 +668,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param rpcHost handshake host; null for the first soft device's address @return this
+   * @param rpcHost handshake host; null for the first soft device's address
+   * @return this
    */
   public EngineOptions setRpcHost(String rpcHost) {
     this.rpcHost = rpcHost;
@@ -671,7 +684,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param rpcPort handshake port, 0 for any free port @return this
+   * @param rpcPort handshake port, 0 for any free port
+   * @return this
    */
   public EngineOptions setRpcPort(int rpcPort) {
     this.rpcPort = rpcPort;
@@ -686,7 +700,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param metadataUri {@code p2p} or {@code etcd://...} @return this
+   * @param metadataUri {@code p2p} or {@code etcd://...}
+   * @return this
    */
   public EngineOptions setMetadataUri(String metadataUri) {
     this.metadataUri = metadataUri;
@@ -701,7 +716,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param metadata the metadata store's options; null for the defaults @return this
+   * @param metadata the metadata store's options; null for the defaults
+   * @return this
    */
   public EngineOptions setMetadata(MetadataOptions metadata) {
     this.metadata = metadata;
@@ -734,7 +750,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param auth handshake authentication options @return this
+   * @param auth handshake authentication options
+   * @return this
    */
   public EngineOptions setAuth(AuthOptions auth) {
     this.auth = auth;
@@ -749,7 +766,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param tls handshake TLS options @return this
+   * @param tls handshake TLS options
+   * @return this
    */
   public EngineOptions setTls(TlsOptions tls) {
     this.tls = tls;
@@ -764,7 +782,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param railHoldDown pause of a failing rail @return this
+   * @param railHoldDown pause of a failing rail
+   * @return this
    */
   public EngineOptions setRailHoldDown(Duration railHoldDown) {
     this.railHoldDown = railHoldDown;
@@ -779,7 +798,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param qpTimeout QP transport timeout @return this
+   * @param qpTimeout QP transport timeout
+   * @return this
    */
   public EngineOptions setQpTimeout(Duration qpTimeout) {
     this.qpTimeout = qpTimeout;
@@ -794,7 +814,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param qpRetryCount QP transport retries, 0..7 @return this
+   * @param qpRetryCount QP transport retries, 0..7
+   * @return this
    */
   public EngineOptions setQpRetryCount(int qpRetryCount) {
     this.qpRetryCount = qpRetryCount;

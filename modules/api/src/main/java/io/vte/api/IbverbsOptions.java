@@ -133,7 +133,8 @@ public final class IbverbsOptions {
   }
 
   /**
-   * @param gidIndex GID index, -1..255 (-1: automatic) @return this
+   * @param gidIndex GID index, -1..255 (-1: automatic)
+   * @return this
    */
   public IbverbsOptions setGidIndex(int gidIndex) {
     this.gidIndex = gidIndex;
@@ -148,7 +149,8 @@ public final class IbverbsOptions {
   }
 
   /**
-   * @param gidNetdev a netdev name such as {@code eth2}, or null for any @return this
+   * @param gidNetdev a netdev name such as {@code eth2}, or null for any
+   * @return this
    */
   public IbverbsOptions setGidNetdev(String gidNetdev) {
     this.gidNetdev = gidNetdev;
@@ -163,7 +165,8 @@ public final class IbverbsOptions {
   }
 
   /**
-   * @param gidAddress an IP address literal, or null for any @return this
+   * @param gidAddress an IP address literal, or null for any
+   * @return this
    */
   public IbverbsOptions setGidAddress(String gidAddress) {
     this.gidAddress = gidAddress;
@@ -178,7 +181,8 @@ public final class IbverbsOptions {
   }
 
   /**
-   * @param gidType {@code auto}, {@code roce-v1}, {@code roce-v2} or {@code ib} @return this
+   * @param gidType {@code auto}, {@code roce-v1}, {@code roce-v2} or {@code ib}
+   * @return this
    */
   public IbverbsOptions setGidType(String gidType) {
     this.gidType = gidType;
@@ -193,7 +197,8 @@ public final class IbverbsOptions {
   }
 
   /**
-   * @param trafficClass GRH traffic class, 0..255 (DSCP in the upper 6 bits) @return this
+   * @param trafficClass GRH traffic class, 0..255 (DSCP in the upper 6 bits)
+   * @return this
    */
   public IbverbsOptions setTrafficClass(int trafficClass) {
     this.trafficClass = trafficClass;
@@ -208,7 +213,8 @@ public final class IbverbsOptions {
   }
 
   /**
-   * @param serviceLevel service level, 0..15 (on RoCE the priority) @return this
+   * @param serviceLevel service level, 0..15 (on RoCE the priority)
+   * @return this
    */
   public IbverbsOptions setServiceLevel(int serviceLevel) {
     this.serviceLevel = serviceLevel;

@@ -128,7 +128,8 @@ final class IbvNative {
   static native String[] deviceNames();
 
   /**
-   * @param name device name @return an {@code ibv_context*} with a non-blocking async fd
+   * @param name device name
+   * @return an {@code ibv_context*} with a non-blocking async fd
    */
   static native long openDevice(String name);
 
@@ -173,7 +174,8 @@ final class IbvNative {
   static native int forkInit();
 
   /**
-   * @param ctx context @return an {@code ibv_pd*}
+   * @param ctx context
+   * @return an {@code ibv_pd*}
    */
   static native long allocPd(long ctx);
 
@@ -198,7 +200,8 @@ final class IbvNative {
   static native void deregMr(long mr);
 
   /**
-   * @param ctx context @return an {@code ibv_comp_channel*} with a non-blocking fd
+   * @param ctx context
+   * @return an {@code ibv_comp_channel*} with a non-blocking fd
    */
   static native long createCompChannel(long ctx);
 
@@ -218,7 +221,8 @@ final class IbvNative {
   static native long nextCqEvent(long channel, int timeoutMs);
 
   /**
-   * @param cq CQ @param count events to acknowledge
+   * @param cq CQ
+   * @param count events to acknowledge
    */
   static native void ackCqEvents(long cq, int count);
 
@@ -238,7 +242,8 @@ final class IbvNative {
   static native void destroyCq(long cq);
 
   /**
-   * @param cq CQ @return 0 or -errno of {@code ibv_req_notify_cq}
+   * @param cq CQ
+   * @return 0 or -errno of {@code ibv_req_notify_cq}
    */
   static native int reqNotifyCq(long cq);
 
@@ -271,7 +276,9 @@ final class IbvNative {
   static native void destroyQp(long qp);
 
   /**
-   * @param qp QP @param port port @param access remote access flags
+   * @param qp QP
+   * @param port port
+   * @param access remote access flags
    */
   static native void modifyQpToInit(long qp, int port, int access);
 
@@ -319,7 +326,8 @@ final class IbvNative {
       long qp, int sqPsn, int timeout, int retryCount, int rnrRetry, int maxRdAtomic);
 
   /**
-   * @param qp QP @param state {@code enum ibv_qp_state} (ERR or RESET)
+   * @param qp QP
+   * @param state {@code enum ibv_qp_state} (ERR or RESET)
    */
   static native void modifyQpState(long qp, int state);
 
