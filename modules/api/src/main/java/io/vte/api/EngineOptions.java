@@ -20,7 +20,8 @@ import java.util.Set;
  * and setter. JSON reading, writing, the defaults and {@link #validate()} all come from that table;
  * reading is strict (no unknown keys, no coercion: {@code 2.5} for an integer, a number in a list
  * of strings or a string for a number is an {@link ErrorCode#INVALID_CONFIGURATION} naming the
- * field and the value).
+ * field and the value). A size in bytes ({@code sliceSize}) may also be a string with a binary
+ * suffix as on the command line, {@code "64K"} ({@link OptionFields#BYTES}).
  */
 public final class EngineOptions {
 
@@ -148,7 +149,7 @@ public final class EngineOptions {
           WORKERS_PER_CONTEXT,
           field(
                   "sliceSize",
-                  OptionFields.INT,
+                  OptionFields.BYTES,
                   64 * 1024,
                   EngineOptions::getSliceSize,
                   EngineOptions::setSliceSize)

@@ -415,6 +415,36 @@ public final class OptionFields<O> {
         }
       };
 
+  /**
+   * A byte count that fits in 32 bits: a JSON whole number, or a string with a binary suffix as the
+   * command line takes it ({@code "64K"}, {@code "4M"}, {@link ByteSizes}); written as a number.
+   */
+  public static final Kind<Integer> BYTES =
+      new Kind<>() {
+        @Override
+        public Integer read(Object json, String label, String path) {
+          if (!(json instanceof String text)) {
+            return INT.read(json, label, path);
+          }
+          String expected = "a whole number of bytes or a size like \"64K\", \"4M\", \"1G\"";
+          long bytes;
+          try {
+            bytes = ByteSizes.parse(text);
+          } catch (IllegalArgumentException e) {
+            throw wrongType(label, path, json, expected);
+          }
+          if (bytes != (int) bytes) {
+            throw wrongType(label, path, json, expected + " below 2G");
+          }
+          return (int) bytes;
+        }
+
+        @Override
+        public Object write(Integer value) {
+          return value;
+        }
+      };
+
   /** A duration written as a JSON whole number of milliseconds; JSON null reads as null. */
   public static final Kind<Duration> MILLIS = wholeNumberOf(ChronoUnit.MILLIS, "milliseconds");
 

@@ -4,7 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.vte.api.ErrorCode;
 import io.vte.api.SegmentHandle;
 import io.vte.api.VteException;
-import io.vte.engine.impl.PeerSegment;
+import io.vte.engine.impl.segment.PeerSegment;
 import io.vte.handshake.proto.SegmentDescriptor;
 
 /**
