@@ -105,6 +105,18 @@ class EngineDiagnosticsTest {
         d.devices().stream().anyMatch(dev -> !dev.liveQpNumbers().isEmpty()),
         "connected endpoints own QPs");
     assertTrue(b.diagnostics().owners().handshakesPassive() > 0, "the peer accepted");
+    String shown = d.toString();
+    assertTrue(
+        shown.startsWith("EngineDiagnostics[server=" + a.serverName())
+            && shown.contains(devices.get(0).name() + " ACTIVE")
+            && shown.contains(
+                rails.get(0).localDevice()
+                    + "->"
+                    + b.serverName()
+                    + "@"
+                    + rails.get(0).peerDevice())
+            && shown.contains("bytes=" + LENGTH),
+        "readable when printed: " + shown);
   }
 
   @Test
