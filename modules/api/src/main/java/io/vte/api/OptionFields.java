@@ -186,26 +186,6 @@ public final class OptionFields<O> {
     }
   }
 
-  /**
-   * Checks one value against a field's range, for a class that validates in its setters.
-   *
-   * @param name the JSON name
-   * @param value the value
-   * @param label what an option is called in messages
-   * @param <V> the value type
-   * @return the value
-   * @throws VteException INVALID_CONFIGURATION naming the field and the value
-   */
-  @SuppressWarnings("unchecked")
-  public <V> V require(String name, V value, String label) {
-    Field<O, V> f = (Field<O, V>) fields.get(name);
-    if (f == null) {
-      throw new IllegalArgumentException("no field " + name);
-    }
-    f.check(null, value, label, name);
-    return value;
-  }
-
   private static String show(Object value) {
     if (value instanceof String s) {
       return "\"" + s + "\"";
@@ -269,6 +249,34 @@ public final class OptionFields<O> {
       this.valid = valid;
       this.expected = expected;
       return this;
+    }
+
+    /**
+     * @return the JSON name
+     */
+    public String name() {
+      return name;
+    }
+
+    /**
+     * @return the default, null when the field has none
+     */
+    public V defaultValue() {
+      return defaultValue;
+    }
+
+    /**
+     * Checks one value against this field's range, for code that takes the value from elsewhere;
+     * only for a field whose range does not depend on other fields of its options.
+     *
+     * @param value the value
+     * @param label what an option is called in messages
+     * @return the value
+     * @throws VteException INVALID_CONFIGURATION naming the field and the value
+     */
+    public V require(V value, String label) {
+      check(null, value, label, name);
+      return value;
     }
 
     private void reset(O target) {

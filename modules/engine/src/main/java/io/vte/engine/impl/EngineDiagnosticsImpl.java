@@ -9,11 +9,11 @@ import io.vte.api.RailStatus;
 import io.vte.api.TransferCounters;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.owner.OwnerMetrics;
+import io.vte.engine.impl.rail.RailSelector;
 import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.metadata.MetadataStore;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.VerbsProvider;
-import io.vte.verbs.soft.SoftVerbsProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -65,10 +65,7 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
     this.contexts = List.copyOf(contexts);
     this.rails = rails;
     this.counters = counters;
-    this.faults =
-        provider instanceof SoftVerbsProvider soft
-            ? Optional.of(new SoftVerbsFaults(soft.faults()))
-            : Optional.empty();
+    this.faults = provider.faultInjector().map(SoftVerbsFaults::new);
   }
 
   @Override
