@@ -20,7 +20,8 @@ import java.util.Set;
  * and setter. JSON reading, writing, the defaults and {@link #validate()} all come from that table;
  * reading is strict (no unknown keys, no coercion: {@code 2.5} for an integer, a number in a list
  * of strings or a string for a number is an {@link ErrorCode#INVALID_CONFIGURATION} naming the
- * field and the value).
+ * field and the value). A size in bytes ({@code sliceSize}) may also be a string with a binary
+ * suffix as on the command line, {@code "64K"} ({@link OptionFields#BYTES}).
  */
 public final class EngineOptions {
 
@@ -29,6 +30,85 @@ public final class EngineOptions {
 
   /** What a field is called in error messages. */
   private static final String LABEL = "engine option";
+
+  /** The field {@code workersPerContext}. */
+  public static final OptionFields.Field<EngineOptions, Integer> WORKERS_PER_CONTEXT =
+      field(
+              "workersPerContext",
+              OptionFields.INT,
+              2,
+              EngineOptions::getWorkersPerContext,
+              EngineOptions::setWorkersPerContext)
+          .check(n -> n >= 1 && n <= 64, "1..64");
+
+  /** The field {@code handshakeDeadlineMs}. */
+  public static final OptionFields.Field<EngineOptions, Duration> HANDSHAKE_DEADLINE =
+      field(
+              "handshakeDeadlineMs",
+              OptionFields.MILLIS,
+              Duration.ofSeconds(5),
+              EngineOptions::getHandshakeDeadline,
+              EngineOptions::setHandshakeDeadline)
+          .check(EngineOptions::positive, "positive");
+
+  /** The field {@code maxHandshakesInFlight}. */
+  public static final OptionFields.Field<EngineOptions, Integer> MAX_HANDSHAKES_IN_FLIGHT =
+      field(
+              "maxHandshakesInFlight",
+              OptionFields.INT,
+              16,
+              EngineOptions::getMaxHandshakesInFlight,
+              EngineOptions::setMaxHandshakesInFlight)
+          .check(n -> n >= 1 && n <= 4096, "1..4096");
+
+  /** The field {@code cqSize}. */
+  public static final OptionFields.Field<EngineOptions, Integer> CQ_SIZE =
+      field("cqSize", OptionFields.INT, 4096, EngineOptions::getCqSize, EngineOptions::setCqSize)
+          .check(n -> n >= 1 && n <= (1 << 22), "1..4194304");
+
+  /** The field {@code endpointCacheSize}. */
+  public static final OptionFields.Field<EngineOptions, Integer> ENDPOINT_CACHE_SIZE =
+      field(
+              "endpointCacheSize",
+              OptionFields.INT,
+              256,
+              EngineOptions::getEndpointCacheSize,
+              EngineOptions::setEndpointCacheSize)
+          .check(n -> n >= 1, ">= 1");
+
+  /** The field {@code busyPollMicros}. */
+  public static final OptionFields.Field<EngineOptions, Duration> BUSY_POLL =
+      field(
+              "busyPollMicros",
+              OptionFields.MICROS,
+              Duration.of(100, ChronoUnit.MICROS),
+              EngineOptions::getBusyPoll,
+              EngineOptions::setBusyPoll)
+          .check(
+              d -> d != null && !d.isNegative() && d.compareTo(Duration.ofSeconds(1)) <= 0,
+              "0..1000000");
+
+  /** The field {@code qpRetryCount}. */
+  public static final OptionFields.Field<EngineOptions, Integer> QP_RETRY_COUNT =
+      field(
+              "qpRetryCount",
+              OptionFields.INT,
+              7,
+              EngineOptions::getQpRetryCount,
+              EngineOptions::setQpRetryCount)
+          .check(n -> n >= 0 && n <= 7, "0..7");
+
+  /** The field {@code idleEndpointMs}. */
+  public static final OptionFields.Field<EngineOptions, Duration> IDLE_ENDPOINT =
+      field(
+              "idleEndpointMs",
+              OptionFields.MILLIS,
+              Duration.ofMinutes(5),
+              EngineOptions::getIdleEndpoint,
+              EngineOptions::setIdleEndpoint)
+          .check(
+              d -> d != null && !d.isNegative() && d.compareTo(Duration.ofDays(1)) <= 0,
+              "0..86400000 (0 = never)");
 
   /** The fields: JSON names, kinds, defaults, ranges, in {@link #toJson()} order. */
   public static final OptionFields<EngineOptions> FIELDS =
@@ -66,16 +146,10 @@ public final class EngineOptions {
               null,
               EngineOptions::getIbverbs,
               EngineOptions::setIbverbs),
-          field(
-                  "workersPerContext",
-                  OptionFields.INT,
-                  2,
-                  EngineOptions::getWorkersPerContext,
-                  EngineOptions::setWorkersPerContext)
-              .check(n -> n >= 1 && n <= 64, "1..64"),
+          WORKERS_PER_CONTEXT,
           field(
                   "sliceSize",
-                  OptionFields.INT,
+                  OptionFields.BYTES,
                   64 * 1024,
                   EngineOptions::getSliceSize,
                   EngineOptions::setSliceSize)
@@ -87,34 +161,10 @@ public final class EngineOptions {
                   EngineOptions::getRetryCount,
                   EngineOptions::setRetryCount)
               .check(n -> n >= 0 && n <= 64, "0..64"),
-          field(
-                  "handshakeDeadlineMs",
-                  OptionFields.MILLIS,
-                  Duration.ofSeconds(5),
-                  EngineOptions::getHandshakeDeadline,
-                  EngineOptions::setHandshakeDeadline)
-              .check(EngineOptions::positive, "positive"),
-          field(
-                  "maxHandshakesInFlight",
-                  OptionFields.INT,
-                  16,
-                  EngineOptions::getMaxHandshakesInFlight,
-                  EngineOptions::setMaxHandshakesInFlight)
-              .check(n -> n >= 1 && n <= 4096, "1..4096"),
-          field(
-                  "cqSize",
-                  OptionFields.INT,
-                  4096,
-                  EngineOptions::getCqSize,
-                  EngineOptions::setCqSize)
-              .check(n -> n >= 1 && n <= (1 << 22), "1..4194304"),
-          field(
-                  "endpointCacheSize",
-                  OptionFields.INT,
-                  256,
-                  EngineOptions::getEndpointCacheSize,
-                  EngineOptions::setEndpointCacheSize)
-              .check(n -> n >= 1, ">= 1"),
+          HANDSHAKE_DEADLINE,
+          MAX_HANDSHAKES_IN_FLIGHT,
+          CQ_SIZE,
+          ENDPOINT_CACHE_SIZE,
           field(
                   "maxOutstandingPerQp",
                   OptionFields.INT,
@@ -122,15 +172,7 @@ public final class EngineOptions {
                   EngineOptions::getMaxOutstandingPerQp,
                   EngineOptions::setMaxOutstandingPerQp)
               .check((o, n) -> n >= 1 && n <= o.cqSize, o -> "1..cqSize (" + o.cqSize + ")"),
-          field(
-                  "busyPollMicros",
-                  OptionFields.MICROS,
-                  Duration.of(100, ChronoUnit.MICROS),
-                  EngineOptions::getBusyPoll,
-                  EngineOptions::setBusyPoll)
-              .check(
-                  d -> d != null && !d.isNegative() && d.compareTo(Duration.ofSeconds(1)) <= 0,
-                  "0..1000000"),
+          BUSY_POLL,
           field(
                   "nicBusyPollMicros",
                   OptionFields.MICROS,
@@ -212,13 +254,7 @@ public final class EngineOptions {
                   EngineOptions::getQpTimeout,
                   EngineOptions::setQpTimeout)
               .check(EngineOptions::positive, "positive"),
-          field(
-                  "qpRetryCount",
-                  OptionFields.INT,
-                  7,
-                  EngineOptions::getQpRetryCount,
-                  EngineOptions::setQpRetryCount)
-              .check(n -> n >= 0 && n <= 7, "0..7"),
+          QP_RETRY_COUNT,
           field(
                   "idleConnectionMs",
                   OptionFields.MILLIS,
@@ -228,15 +264,7 @@ public final class EngineOptions {
               .check(
                   d -> d != null && !d.isNegative() && d.compareTo(Duration.ofDays(1)) <= 0,
                   "0..86400000 (0 = never)"),
-          field(
-                  "idleEndpointMs",
-                  OptionFields.MILLIS,
-                  Duration.ofMinutes(5),
-                  EngineOptions::getIdleEndpoint,
-                  EngineOptions::setIdleEndpoint)
-              .check(
-                  d -> d != null && !d.isNegative() && d.compareTo(Duration.ofDays(1)) <= 0,
-                  "0..86400000 (0 = never)"));
+          IDLE_ENDPOINT);
 
   /** JSON keys, in {@link #toJson()} order. */
   public static final Set<String> KEYS = FIELDS.names();
@@ -381,7 +409,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param transport {@code soft} or {@code ibverbs} @return this
+   * @param transport {@code soft} or {@code ibverbs}
+   * @return this
    */
   public EngineOptions setTransport(String transport) {
     this.transport = transport;
@@ -397,7 +426,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param devices local device names or specs; empty for {@link DefaultSoftDevices} @return this
+   * @param devices local device names or specs; empty for {@link DefaultSoftDevices}
+   * @return this
    */
   public EngineOptions setDevices(List<String> devices) {
     this.devices = devices == null ? null : new ArrayList<>(devices);
@@ -416,7 +446,8 @@ public final class EngineOptions {
 
   /**
    * @param fallbackDevices soft-verbs device specs {@code name[@host[:port]]} opened beside the
-   *     ibverbs devices; non-empty only with transport {@code ibverbs} @return this
+   *     ibverbs devices; non-empty only with transport {@code ibverbs}
+   * @return this
    */
   public EngineOptions setFallbackDevices(List<String> fallbackDevices) {
     this.fallbackDevices = fallbackDevices == null ? null : new ArrayList<>(fallbackDevices);
@@ -433,7 +464,8 @@ public final class EngineOptions {
 
   /**
    * @param ibverbs the ibverbs devices' GID choice, traffic class and service level; null for the
-   *     provider's defaults @return this
+   *     provider's defaults
+   * @return this
    */
   public EngineOptions setIbverbs(IbverbsOptions ibverbs) {
     this.ibverbs = ibverbs;
@@ -448,7 +480,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param workersPerContext owner verticles per local device, 1..64 @return this
+   * @param workersPerContext owner verticles per local device, 1..64
+   * @return this
    */
   public EngineOptions setWorkersPerContext(int workersPerContext) {
     this.workersPerContext = workersPerContext;
@@ -463,7 +496,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param sliceSize bytes per slice @return this
+   * @param sliceSize bytes per slice
+   * @return this
    */
   public EngineOptions setSliceSize(int sliceSize) {
     this.sliceSize = sliceSize;
@@ -478,7 +512,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param retryCount retries per slice @return this
+   * @param retryCount retries per slice
+   * @return this
    */
   public EngineOptions setRetryCount(int retryCount) {
     this.retryCount = retryCount;
@@ -493,7 +528,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param handshakeDeadline deadline of handshake calls @return this
+   * @param handshakeDeadline deadline of handshake calls
+   * @return this
    */
   public EngineOptions setHandshakeDeadline(Duration handshakeDeadline) {
     this.handshakeDeadline = handshakeDeadline;
@@ -513,7 +549,8 @@ public final class EngineOptions {
    * restart, a new cluster) does not send more connect requests than the peers answer within the
    * handshake deadline.
    *
-   * @param maxHandshakesInFlight connect requests in flight per owner, 1..4096 @return this
+   * @param maxHandshakesInFlight connect requests in flight per owner, 1..4096
+   * @return this
    */
   public EngineOptions setMaxHandshakesInFlight(int maxHandshakesInFlight) {
     this.maxHandshakesInFlight = maxHandshakesInFlight;
@@ -575,7 +612,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param cqSize entries per completion queue @return this
+   * @param cqSize entries per completion queue
+   * @return this
    */
   public EngineOptions setCqSize(int cqSize) {
     this.cqSize = cqSize;
@@ -590,7 +628,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param endpointCacheSize endpoints per owner @return this
+   * @param endpointCacheSize endpoints per owner
+   * @return this
    */
   public EngineOptions setEndpointCacheSize(int endpointCacheSize) {
     this.endpointCacheSize = endpointCacheSize;
@@ -639,7 +678,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param maxOutstandingPerQp outstanding work requests per QP @return this
+   * @param maxOutstandingPerQp outstanding work requests per QP
+   * @return this
    */
   public EngineOptions setMaxOutstandingPerQp(int maxOutstandingPerQp) {
     this.maxOutstandingPerQp = maxOutstandingPerQp;
@@ -655,7 +695,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param rpcHost handshake host; null for the first soft device's address @return this
+   * @param rpcHost handshake host; null for the first soft device's address
+   * @return this
    */
   public EngineOptions setRpcHost(String rpcHost) {
     this.rpcHost = rpcHost;
@@ -670,7 +711,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param rpcPort handshake port, 0 for any free port @return this
+   * @param rpcPort handshake port, 0 for any free port
+   * @return this
    */
   public EngineOptions setRpcPort(int rpcPort) {
     this.rpcPort = rpcPort;
@@ -685,7 +727,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param metadataUri {@code p2p} or {@code etcd://...} @return this
+   * @param metadataUri {@code p2p} or {@code etcd://...}
+   * @return this
    */
   public EngineOptions setMetadataUri(String metadataUri) {
     this.metadataUri = metadataUri;
@@ -700,7 +743,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param metadata the metadata store's options; null for the defaults @return this
+   * @param metadata the metadata store's options; null for the defaults
+   * @return this
    */
   public EngineOptions setMetadata(MetadataOptions metadata) {
     this.metadata = metadata;
@@ -733,7 +777,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param auth handshake authentication options @return this
+   * @param auth handshake authentication options
+   * @return this
    */
   public EngineOptions setAuth(AuthOptions auth) {
     this.auth = auth;
@@ -748,7 +793,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param tls handshake TLS options @return this
+   * @param tls handshake TLS options
+   * @return this
    */
   public EngineOptions setTls(TlsOptions tls) {
     this.tls = tls;
@@ -763,7 +809,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param railHoldDown pause of a failing rail @return this
+   * @param railHoldDown pause of a failing rail
+   * @return this
    */
   public EngineOptions setRailHoldDown(Duration railHoldDown) {
     this.railHoldDown = railHoldDown;
@@ -778,7 +825,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param qpTimeout QP transport timeout @return this
+   * @param qpTimeout QP transport timeout
+   * @return this
    */
   public EngineOptions setQpTimeout(Duration qpTimeout) {
     this.qpTimeout = qpTimeout;
@@ -793,7 +841,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param qpRetryCount QP transport retries, 0..7 @return this
+   * @param qpRetryCount QP transport retries, 0..7
+   * @return this
    */
   public EngineOptions setQpRetryCount(int qpRetryCount) {
     this.qpRetryCount = qpRetryCount;

@@ -15,52 +15,72 @@ public final class MetadataOptions {
   /** Longest duration of the call, health-check and start deadlines. */
   public static final Duration MAX_DEADLINE = Duration.ofMinutes(10);
 
+  /** The field {@code clusterPrefix}. */
+  public static final OptionFields.Field<MetadataOptions, String> CLUSTER_PREFIX =
+      OptionFields.field(
+              "clusterPrefix",
+              OptionFields.STRING,
+              "/vte/default",
+              MetadataOptions::getClusterPrefix,
+              MetadataOptions::setClusterPrefix)
+          .check(MetadataOptions::validPrefix, "an absolute key path such as /vte/default");
+
+  /** The field {@code leaseTtlMs}. */
+  public static final OptionFields.Field<MetadataOptions, Duration> LEASE_TTL =
+      OptionFields.field(
+              "leaseTtlMs",
+              OptionFields.MILLIS,
+              Duration.ofSeconds(10),
+              MetadataOptions::getLeaseTtl,
+              MetadataOptions::setLeaseTtl)
+          .check(
+              d ->
+                  d != null
+                      && d.toMillis() % 1000 == 0
+                      && d.getSeconds() >= 2
+                      && d.getSeconds() <= 3600,
+              "whole seconds between 2 s and 1 h (etcd's minimum is ~2 s)");
+
+  /** The field {@code callDeadlineMs}. */
+  public static final OptionFields.Field<MetadataOptions, Duration> CALL_DEADLINE =
+      OptionFields.field(
+              "callDeadlineMs",
+              OptionFields.MILLIS,
+              null,
+              MetadataOptions::getCallDeadline,
+              MetadataOptions::setCallDeadline)
+          .check(
+              d -> d == null || deadline(d),
+              "1 ms to 10 min (unset: the engine's handshakeDeadlineMs)");
+
+  /** The field {@code healthCheckIntervalMs}. */
+  public static final OptionFields.Field<MetadataOptions, Duration> HEALTH_CHECK_INTERVAL =
+      OptionFields.field(
+              "healthCheckIntervalMs",
+              OptionFields.MILLIS,
+              Duration.ofSeconds(1),
+              MetadataOptions::getHealthCheckInterval,
+              MetadataOptions::setHealthCheckInterval)
+          .check(MetadataOptions::deadline, "1 ms to 10 min");
+
+  /** The field {@code startDeadlineMs}. */
+  public static final OptionFields.Field<MetadataOptions, Duration> START_DEADLINE =
+      OptionFields.field(
+              "startDeadlineMs",
+              OptionFields.MILLIS,
+              Duration.ofSeconds(30),
+              MetadataOptions::getStartDeadline,
+              MetadataOptions::setStartDeadline)
+          .check(MetadataOptions::deadline, "1 ms to 10 min");
+
   /** The fields: JSON names, kinds, defaults, ranges. */
   public static final OptionFields<MetadataOptions> FIELDS =
       OptionFields.of(
-          OptionFields.field(
-                  "clusterPrefix",
-                  OptionFields.STRING,
-                  "/vte/default",
-                  MetadataOptions::getClusterPrefix,
-                  MetadataOptions::setClusterPrefix)
-              .check(MetadataOptions::validPrefix, "an absolute key path such as /vte/default"),
-          OptionFields.field(
-                  "leaseTtlMs",
-                  OptionFields.MILLIS,
-                  Duration.ofSeconds(10),
-                  MetadataOptions::getLeaseTtl,
-                  MetadataOptions::setLeaseTtl)
-              .check(
-                  d ->
-                      d != null
-                          && d.toMillis() % 1000 == 0
-                          && d.getSeconds() >= 2
-                          && d.getSeconds() <= 3600,
-                  "whole seconds between 2 s and 1 h (etcd's minimum is ~2 s)"),
-          OptionFields.field(
-                  "callDeadlineMs",
-                  OptionFields.MILLIS,
-                  null,
-                  MetadataOptions::getCallDeadline,
-                  MetadataOptions::setCallDeadline)
-              .check(
-                  d -> d == null || deadline(d),
-                  "1 ms to 10 min (unset: the engine's handshakeDeadlineMs)"),
-          OptionFields.field(
-                  "healthCheckIntervalMs",
-                  OptionFields.MILLIS,
-                  Duration.ofSeconds(1),
-                  MetadataOptions::getHealthCheckInterval,
-                  MetadataOptions::setHealthCheckInterval)
-              .check(MetadataOptions::deadline, "1 ms to 10 min"),
-          OptionFields.field(
-                  "startDeadlineMs",
-                  OptionFields.MILLIS,
-                  Duration.ofSeconds(30),
-                  MetadataOptions::getStartDeadline,
-                  MetadataOptions::setStartDeadline)
-              .check(MetadataOptions::deadline, "1 ms to 10 min"),
+          CLUSTER_PREFIX,
+          LEASE_TTL,
+          CALL_DEADLINE,
+          HEALTH_CHECK_INTERVAL,
+          START_DEADLINE,
           OptionFields.field(
               "etcdUser",
               OptionFields.STRING,
@@ -155,7 +175,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param clusterPrefix the key prefix of the cluster, e.g. {@code /vte/prod} @return this
+   * @param clusterPrefix the key prefix of the cluster, e.g. {@code /vte/prod}
+   * @return this
    */
   public MetadataOptions setClusterPrefix(String clusterPrefix) {
     this.clusterPrefix = clusterPrefix;
@@ -170,7 +191,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param leaseTtl how long a dead node's entries outlive it, whole seconds @return this
+   * @param leaseTtl how long a dead node's entries outlive it, whole seconds
+   * @return this
    */
   public MetadataOptions setLeaseTtl(Duration leaseTtl) {
     this.leaseTtl = leaseTtl;
@@ -185,8 +207,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param callDeadline the deadline of one backend call; null for the handshake deadline @return
-   *     this
+   * @param callDeadline the deadline of one backend call; null for the handshake deadline
+   * @return this
    */
   public MetadataOptions setCallDeadline(Duration callDeadline) {
     this.callDeadline = callDeadline;
@@ -201,7 +223,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param healthCheckInterval the period of the etcd health probe @return this
+   * @param healthCheckInterval the period of the etcd health probe
+   * @return this
    */
   public MetadataOptions setHealthCheckInterval(Duration healthCheckInterval) {
     this.healthCheckInterval = healthCheckInterval;
@@ -216,7 +239,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param startDeadline how long a starting node waits for the backend @return this
+   * @param startDeadline how long a starting node waits for the backend
+   * @return this
    */
   public MetadataOptions setStartDeadline(Duration startDeadline) {
     this.startDeadline = startDeadline;
@@ -231,7 +255,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param etcdUser the etcd user (with a password), or null @return this
+   * @param etcdUser the etcd user (with a password), or null
+   * @return this
    */
   public MetadataOptions setEtcdUser(String etcdUser) {
     this.etcdUser = etcdUser;
@@ -246,7 +271,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param etcdPassword the etcd password @return this
+   * @param etcdPassword the etcd password
+   * @return this
    */
   public MetadataOptions setEtcdPassword(String etcdPassword) {
     this.etcdPassword = etcdPassword;
@@ -262,7 +288,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param path the PEM file of CAs that sign etcd's certificate @return this
+   * @param path the PEM file of CAs that sign etcd's certificate
+   * @return this
    */
   public MetadataOptions setTlsTrustPemPath(String path) {
     this.tlsTrustPemPath = path;
@@ -277,7 +304,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param path the PEM client certificate chain @return this
+   * @param path the PEM client certificate chain
+   * @return this
    */
   public MetadataOptions setTlsCertPemPath(String path) {
     this.tlsCertPemPath = path;
@@ -292,7 +320,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param path the PEM (PKCS#8) client private key @return this
+   * @param path the PEM (PKCS#8) client private key
+   * @return this
    */
   public MetadataOptions setTlsKeyPemPath(String path) {
     this.tlsKeyPemPath = path;

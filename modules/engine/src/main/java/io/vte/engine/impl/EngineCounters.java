@@ -18,20 +18,20 @@ public final class EngineCounters {
   private final LongAdder staleRefreshes = new LongAdder();
   private final LongAdder batches = new LongAdder();
 
-  void sliceDone(int length) {
+  public void sliceDone(int length) {
     bytes.add(length);
     slices.increment();
   }
 
-  void retry() {
+  public void retry() {
     retries.increment();
   }
 
-  void staleRefresh() {
+  public void staleRefresh() {
     staleRefreshes.increment();
   }
 
-  void batchSubmitted() {
+  public void batchSubmitted() {
     batches.increment();
   }
 

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.AsyncResult;
+import io.vertx.core.Closeable;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
@@ -27,16 +28,32 @@ import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.HandshakeExposure;
 import io.vte.engine.ProviderConfig;
+import io.vte.engine.impl.notify.NotificationDispatcher;
+import io.vte.engine.impl.notify.NotificationSender;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.owner.NanoClock;
 import io.vte.engine.impl.owner.OwnerConfig;
 import io.vte.engine.impl.owner.OwnerRouter;
 import io.vte.engine.impl.owner.PassiveConnectHandler;
+import io.vte.engine.impl.rail.PeerDeviceStates;
+import io.vte.engine.impl.rail.RailAffinity;
+import io.vte.engine.impl.rail.RailSelector;
+import io.vte.engine.impl.rail.SharedMemoryRouter;
+import io.vte.engine.impl.segment.DescriptorPublisher;
+import io.vte.engine.impl.segment.DeviceMemory;
+import io.vte.engine.impl.segment.LocalDescriptorBuilder;
+import io.vte.engine.impl.segment.MemoryRegistry;
+import io.vte.engine.impl.segment.SegmentCache;
 import io.vte.engine.impl.shm.HostIdentity;
 import io.vte.engine.impl.shm.SharedMemoryFile;
 import io.vte.engine.impl.shm.SharedMemoryLookup;
 import io.vte.engine.impl.shm.SharedMemoryRail;
+import io.vte.engine.impl.submit.BatchIdTable;
+import io.vte.engine.impl.submit.Slicer;
+import io.vte.engine.impl.submit.TransferSubmitter;
+import io.vte.engine.impl.submit.TransferTracker;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.HandshakeServer;
 import io.vte.metadata.MetadataOptions;
@@ -90,6 +107,13 @@ public final class TransferEngineImpl implements TransferEngine {
   private volatile boolean closed;
   private Future<Void> closing;
 
+  /**
+   * Closes the engine when its Vert.x instance closes: Vert.x runs its close hooks first, while its
+   * event loops and worker pools still run, and undeploys verticles after them, so the engine
+   * releases its owners, servers, NIC threads and memory in its own order.
+   */
+  private final Closeable closeHook = completion -> close().onComplete(completion);
+
   private TransferEngineImpl(Vertx vertx, EngineOptions options) {
     this.vertx = vertx;
     this.options = options;
@@ -121,7 +145,14 @@ public final class TransferEngineImpl implements TransferEngine {
     return resolved.compose(
         o -> {
           TransferEngineImpl engine = new TransferEngineImpl(vertx, o);
-          return engine.open().<TransferEngine>map(engine);
+          return engine
+              .open()
+              .onSuccess(
+                  v -> {
+                    ((VertxInternal) vertx).addCloseHook(engine.closeHook);
+                    HandshakeExposure.warnIfExposed(engine.serverName(), o.getAuth() != null);
+                  })
+              .<TransferEngine>map(engine);
         });
   }
 
@@ -323,6 +354,20 @@ public final class TransferEngineImpl implements TransferEngine {
 
   /**
    * @param options engine options
+   * @param contexts the opened devices
+   * @return the slice size: the option, lowered to the largest message every device takes ({@code
+   *     max_msg_sz}: 8 MiB on rxe), since one slice is one work request
+   */
+  static int sliceSize(EngineOptions options, List<LocalContext> contexts) {
+    long size = options.getSliceSize();
+    for (LocalContext ctx : contexts) {
+      size = Math.min(size, ctx.device().queueLimits().maxMessageSize());
+    }
+    return (int) size;
+  }
+
+  /**
+   * @param options engine options
    * @return how long a QP takes to give up on a peer that stopped answering: the encoded ACK
    *     timeout times the QP retries
    */
@@ -441,7 +486,7 @@ public final class TransferEngineImpl implements TransferEngine {
             memory,
             segments,
             new TransferTracker.Services(
-                new Slicer(options.getSliceSize()),
+                new Slicer(sliceSize(options, contexts)),
                 new SharedMemoryRouter(owners, sharedMemory),
                 options.getRetryCount(),
                 counters,
@@ -798,6 +843,7 @@ public final class TransferEngineImpl implements TransferEngine {
       return closing;
     }
     closed = true;
+    ((VertxInternal) vertx).removeCloseHook(closeHook);
     handshakeHandler.closing();
     EngineParts p = parts;
     // without parts, open failed and released what it had opened

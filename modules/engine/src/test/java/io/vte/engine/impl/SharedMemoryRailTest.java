@@ -18,6 +18,7 @@ import io.vte.api.TransferBatch;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.impl.segment.PeerSegment;
 import io.vte.handshake.proto.BufferDesc;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;

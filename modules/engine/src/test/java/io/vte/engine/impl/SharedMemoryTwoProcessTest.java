@@ -15,6 +15,7 @@ import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
+import io.vte.engine.impl.segment.PeerSegment;
 import io.vte.handshake.proto.BufferDesc;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;

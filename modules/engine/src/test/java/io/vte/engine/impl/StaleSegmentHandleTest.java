@@ -12,6 +12,7 @@ import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.impl.segment.LocalBuffer;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.util.List;

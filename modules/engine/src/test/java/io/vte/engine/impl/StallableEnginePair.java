@@ -18,7 +18,7 @@ import java.util.function.IntConsumer;
  * into {@link #remote} of {@link #b} through {@link #segment}; A's frames can be held back, and a
  * test can wait for the slices of an ended run to finish.
  */
-final class StallableEnginePair implements AutoCloseable {
+public final class StallableEnginePair implements AutoCloseable {
 
   final EngineFixture fx = new EngineFixture();
   final Vertx vertxA = Vertx.vertx();

@@ -12,6 +12,7 @@ import io.vte.api.RequestStatus;
 import io.vte.api.TransferBatch;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
+import io.vte.engine.impl.submit.SubmitRecord;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.lang.management.ManagementFactory;

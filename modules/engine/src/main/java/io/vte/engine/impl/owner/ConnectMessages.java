@@ -1,6 +1,7 @@
 package io.vte.engine.impl.owner;
 
 import com.google.protobuf.ByteString;
+import io.vte.engine.impl.handshake.PathAgreement;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
@@ -18,8 +19,6 @@ final class ConnectMessages {
 
   /** Most QPs one endpoint may have (both sides). */
   static final int MAX_QPS_PER_ENDPOINT = 16;
-
-  private static final int[] VALID_MTUS = {256, 512, 1024, 2048, 4096};
 
   private final NicPath localNicPath;
   private final VerbsContext device;
@@ -51,9 +50,18 @@ final class ConnectMessages {
         .setMtu(attrs.activeMtu())
         .setLinkLayer(attrs.linkLayer().ordinal())
         .setGidType(attrs.gidType().ordinal())
+        .setReadDepth(device.queueLimits().readDepth())
         .addAllQps(qpInfos(ep))
         .setGeneration(ep.generation)
         .build();
+  }
+
+  /**
+   * @return the active side's ready-to-use for {@code ep}: its request again, naming the peer
+   *     endpoint's generation its QPs are now connected to (in RTS)
+   */
+  ConnectRequest ready(Endpoint ep) {
+    return request(ep).toBuilder().setReadyGeneration(ep.peerGeneration).build();
   }
 
   /**
@@ -69,6 +77,7 @@ final class ConnectMessages {
         .setMtu(attrs.activeMtu())
         .setLinkLayer(attrs.linkLayer().ordinal())
         .setGidType(attrs.gidType().ordinal())
+        .setReadDepth(device.queueLimits().readDepth())
         .addAllQps(qpInfos(ep))
         .setGeneration(ep.generation)
         .build();
@@ -117,21 +126,9 @@ final class ConnectMessages {
     if (request.getLid() > 0xffff) {
       return "lid out of range: " + request.getLid();
     }
-    if (!validMtu(request.getMtu())) {
+    if (!PathAgreement.validMtu(request.getMtu())) {
       return "mtu must be 256, 512, 1024, 2048 or 4096, got " + request.getMtu();
     }
     return null;
-  }
-
-  /**
-   * @return true for an MTU ibverbs knows
-   */
-  static boolean validMtu(int mtu) {
-    for (int valid : VALID_MTUS) {
-      if (mtu == valid) {
-        return true;
-      }
-    }
-    return false;
   }
 }

@@ -5,8 +5,11 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.engine.impl.Slice;
-import io.vte.engine.impl.SliceStatus;
+import io.vte.engine.impl.handshake.HandshakeBackoff;
+import io.vte.engine.impl.handshake.HandshakeChannel;
+import io.vte.engine.impl.handshake.PathAgreement;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
@@ -35,7 +38,10 @@ import java.util.List;
  * deadline, before its slices fail. At most {@code maxHandshakesInFlight} active attempts are in
  * flight (or backing off); the others wait unsent, oldest first, and their handshake deadline
  * starts when they are sent; a peer's request for an endpoint still waiting is accepted whatever
- * the NIC paths' order, since ours was never sent. It also holds the handshake deadlines and the
+ * the NIC paths' order, since ours was never sent. The passive side posts nothing until the active
+ * side's ready-to-use (its request again with {@code ready_generation}, sent once its QPs are in
+ * RTS, checked against both generations) or one QP ACK timeout: before, the active QPs are still in
+ * INIT and drop its packets until a retransmit. It also holds the handshake deadlines and the
  * generation counter.
  *
  * <p>Owner-confined like its {@link Owner}, which it calls back for what the owner keeps: room in
@@ -78,6 +84,9 @@ final class Connector {
 
   /** Active endpoints waiting for a free handshake slot, their request not sent yet. */
   private final ArrayDeque<Endpoint> waiting = new ArrayDeque<>();
+
+  /** Passive endpoints connected but waiting for the peer's ready-to-use before posting. */
+  private final List<Endpoint> awaitingReady = new ArrayList<>();
 
   private long nextGeneration;
 
@@ -318,6 +327,7 @@ final class Connector {
           reply.getQpsList(),
           reply.getLid(),
           reply.getGid(),
+          reply.getReadDepth(),
           PathAgreement.pathMtu(
               messages.port(), reply.getLinkLayer(), reply.getMtu(), reply.getLocalNicPath()));
     } catch (RuntimeException e) {
@@ -333,6 +343,52 @@ final class Connector {
     ep.peerGeneration = reply.getGeneration();
     metrics.handshakeSucceeded(clock.nanoTime() - ep.handshakeStartNanos);
     connected(ep);
+    sendReady(ep);
+  }
+
+  /**
+   * Tells the peer that the QPs of {@code ep} are in RTS, so it may post: the ready-to-use. Its
+   * answer is not needed: if it is lost, the peer posts after its fallback wait.
+   */
+  private void sendReady(Endpoint ep) {
+    try {
+      channel.connect(ep.path.server(), messages.ready(ep), config.handshakeDeadline());
+    } catch (RuntimeException e) {
+      // the peer falls back to posting after one ACK timeout
+    }
+  }
+
+  /**
+   * The peer's ready-to-use: the endpoint it names, if it is still the stored one under the same
+   * generations and waiting, starts posting.
+   */
+  private void onPeerReady(NicPath key, ConnectRequest request, Promise<ConnectReply> reply) {
+    Endpoint ep = store.get(key);
+    if (ep == null
+        || !ep.awaitingPeerReady
+        || ep.generation != request.getReadyGeneration()
+        || ep.peerGeneration != request.getGeneration()) {
+      reply.complete(
+          messages.reject(
+              ConnectStatus.INVALID_REQUEST,
+              "no endpoint of generation "
+                  + request.getReadyGeneration()
+                  + " for "
+                  + request.getLocalNicPath()
+                  + " generation "
+                  + request.getGeneration()
+                  + " waits for readiness"));
+      return;
+    }
+    peerReady(ep);
+    reply.complete(messages.accepted(ep));
+  }
+
+  /** Lets a passive endpoint post: the peer is ready (or it waited long enough). */
+  private void peerReady(Endpoint ep) {
+    ep.awaitingPeerReady = false;
+    awaitingReady.remove(ep);
+    owner.markReadyIfPending(ep);
   }
 
   // ---------------------------------------------------------------- passive open
@@ -349,6 +405,10 @@ final class Connector {
     }
     NicPath peer = NicPath.parse(request.getLocalNicPath());
     NicPath key = peer.equals(localNicPath) ? loopbackKey : peer;
+    if (request.getReadyGeneration() != 0) {
+      onPeerReady(key, request, reply);
+      return;
+    }
     Endpoint existing = store.get(key);
     ArrayDeque<Slice> carried = null;
     if (existing != null) {
@@ -423,6 +483,7 @@ final class Connector {
           request.getQpsList(),
           request.getLid(),
           request.getGid(),
+          request.getReadDepth(),
           PathAgreement.pathMtu(
               messages.port(),
               request.getLinkLayer(),
@@ -435,13 +496,23 @@ final class Connector {
       return;
     }
     ep.peerGeneration = request.getGeneration();
+    // The requester's QPs are still in INIT: wait for its ready-to-use, or one ACK timeout.
+    ep.awaitingPeerReady = true;
+    ep.peerReadyDeadlineNanos = clock.nanoTime() + ackTimeoutNanos();
+    awaitingReady.add(ep);
     connected(ep);
     reply.complete(messages.accepted(ep));
   }
 
+  /** The QPs' local ACK timeout: what the first packets to a peer not yet in RTR would wait. */
+  private long ackTimeoutNanos() {
+    return new RtsAttributes(0, config.qpTimeout(), 0, 0).timeoutNanos();
+  }
+
   // ---------------------------------------------------------------- both sides
 
-  private void connectQps(Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int pathMtu) {
+  private void connectQps(
+      Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int readDepth, int pathMtu) {
     if (peerQps.size() != ep.qps.length) {
       throw new VteException(
           ErrorCode.PROTOCOL_ERROR,
@@ -450,7 +521,10 @@ final class Connector {
     Gid peerGid = Gid.fromBytes(gid.toByteArray());
     for (int i = 0; i < ep.qps.length; i++) {
       QpInfo info = peerQps.get(i);
-      ep.qps[i].toRtr(new QpPeer(info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff), pathMtu);
+      ep.qps[i].toRtr(
+          new QpPeer(
+              info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff, Math.min(readDepth, 255)),
+          pathMtu);
       ep.qps[i].toRts(
           new RtsAttributes(
               ep.psns[i], config.qpTimeout(), config.qpRetryCount(), config.qpRnrRetry()));
@@ -460,7 +534,9 @@ final class Connector {
   private void connected(Endpoint ep) {
     ep.moveTo(EndpointState.CONNECTED);
     connecting.remove(ep);
-    owner.markReadyIfPending(ep);
+    if (!ep.awaitingPeerReady) {
+      owner.markReadyIfPending(ep);
+    }
   }
 
   /**
@@ -476,10 +552,10 @@ final class Connector {
     owner.destroy(ep);
   }
 
-  /** Forgets the handshake of an endpoint the owner retired while it was connecting. */
+  /** Forgets the handshake of an endpoint the owner retired while it was connecting or waiting. */
   void forget(Endpoint ep) {
-    if (!connecting.remove(ep)) {
-      waiting.remove(ep);
+    if (!connecting.remove(ep) && !waiting.remove(ep)) {
+      awaitingReady.remove(ep);
     }
   }
 
@@ -490,7 +566,7 @@ final class Connector {
    * @return how many it failed, re-sent or sent
    */
   int checkDeadlines() {
-    int admitted = admitWaiting();
+    int admitted = admitWaiting() + readyByDeadline();
     if (connecting.isEmpty()) {
       return admitted;
     }
@@ -518,10 +594,30 @@ final class Connector {
   }
 
   /**
-   * @return true while an active handshake waits for its answer
+   * Lets the passive endpoints whose peer's ready-to-use did not come within one ACK timeout post
+   * anyway (no worse than posting at once: their first packets would have waited that long).
+   *
+   * @return how many it let post
+   */
+  private int readyByDeadline() {
+    int n = 0;
+    long now = clock.nanoTime();
+    for (int i = awaitingReady.size() - 1; i >= 0; i--) {
+      Endpoint ep = awaitingReady.get(i);
+      if (now - ep.peerReadyDeadlineNanos >= 0) {
+        peerReady(ep);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * @return true while an active handshake waits for its answer, or a passive endpoint for the
+   *     peer's ready-to-use
    */
   boolean hasHandshakesPending() {
-    return !connecting.isEmpty();
+    return !connecting.isEmpty() || !awaitingReady.isEmpty();
   }
 
   /**

@@ -1,6 +1,6 @@
 package io.vte.engine.impl.owner;
 
-import io.vte.engine.impl.Slice;
+import io.vte.engine.impl.rail.Slice;
 import io.vte.handshake.NicPath;
 import io.vte.verbs.QueuePair;
 import java.util.ArrayDeque;
@@ -36,6 +36,16 @@ final class Endpoint {
 
   /** When a refused active endpoint sends its request again after backing off; 0 when not. */
   long retryAtNanos;
+
+  /**
+   * A passive endpoint connected but not yet told by the peer that its QPs are in RTS: nothing is
+   * posted (the peer's NIC would drop it until a retransmit), until the peer's ready-to-use or
+   * {@link #peerReadyDeadlineNanos}.
+   */
+  boolean awaitingPeerReady;
+
+  /** When a passive endpoint posts even without the peer's ready-to-use (it may be lost). */
+  long peerReadyDeadlineNanos;
 
   long flushDeadlineNanos;
 

@@ -3,8 +3,10 @@ package io.vte.engine.impl.owner;
 import io.vertx.core.Promise;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.engine.impl.Slice;
-import io.vte.engine.impl.SliceStatus;
+import io.vte.engine.impl.handshake.HandshakeBackoff;
+import io.vte.engine.impl.handshake.HandshakeChannel;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
@@ -244,7 +246,7 @@ final class Owner {
     while (rounds-- > 0 && slots.hasFree()) {
       Endpoint ep = ready.pollFirst();
       ep.inReadyList = false;
-      if (ep.state() != EndpointState.CONNECTED) {
+      if (ep.state() != EndpointState.CONNECTED || ep.awaitingPeerReady) {
         continue;
       }
       posted += postEndpoint(ep);
@@ -352,6 +354,7 @@ final class Owner {
     if (cqBroken) {
       return 0;
     }
+    cq.progress(); // soft verbs: this owner reads its QPs' responses, no NIC thread is woken
     int n = cq.poll(wcBatch);
     if (n < 0) {
       if (n == PostStatus.CQ_ERROR) {

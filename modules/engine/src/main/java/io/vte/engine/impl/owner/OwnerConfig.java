@@ -2,7 +2,6 @@ package io.vte.engine.impl.owner;
 
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
-import io.vte.api.OptionFields;
 import io.vte.api.VteException;
 import io.vte.verbs.QueueLimits;
 import java.time.Duration;
@@ -91,14 +90,13 @@ public record OwnerConfig(
    * credits hold either way.
    */
   public OwnerConfig {
-    OptionFields<EngineOptions> engine = EngineOptions.FIELDS;
-    engine.require("workersPerContext", workersPerContext, ENGINE_OPTION);
-    engine.require("cqSize", cqSize, ENGINE_OPTION);
+    EngineOptions.WORKERS_PER_CONTEXT.require(workersPerContext, ENGINE_OPTION);
+    EngineOptions.CQ_SIZE.require(cqSize, ENGINE_OPTION);
     atLeast("maxOutstandingPerQp", maxOutstandingPerQp, 1);
-    engine.require("handshakeDeadlineMs", handshakeDeadline, ENGINE_OPTION);
-    engine.require("maxHandshakesInFlight", maxHandshakesInFlight, ENGINE_OPTION);
-    engine.require("endpointCacheSize", endpointStoreCapacity, ENGINE_OPTION);
-    engine.require("qpRetryCount", qpRetryCount, ENGINE_OPTION);
+    EngineOptions.HANDSHAKE_DEADLINE.require(handshakeDeadline, ENGINE_OPTION);
+    EngineOptions.MAX_HANDSHAKES_IN_FLIGHT.require(maxHandshakesInFlight, ENGINE_OPTION);
+    EngineOptions.ENDPOINT_CACHE_SIZE.require(endpointStoreCapacity, ENGINE_OPTION);
+    EngineOptions.QP_RETRY_COUNT.require(qpRetryCount, ENGINE_OPTION);
     atLeast("qpsPerEndpoint", qpsPerEndpoint, 1);
     atMost("qpsPerEndpoint", qpsPerEndpoint, Owner.MAX_QPS_PER_ENDPOINT);
     atLeast("port", port, 1);
@@ -106,7 +104,7 @@ public record OwnerConfig(
     range("qpRnrRetry", qpRnrRetry, 0, 7);
     atLeast("pollBatchSize", pollBatchSize, 1);
     atLeast("commandDrainLimit", commandDrainLimit, 1);
-    engine.require("busyPollMicros", busyPoll, ENGINE_OPTION);
+    EngineOptions.BUSY_POLL.require(busyPoll, ENGINE_OPTION);
     positive("idleBackoffMin", idleBackoffMin);
     positive("idleBackoffMax", idleBackoffMax);
     if (idleBackoffMin.toMillis() < 1) {
@@ -122,7 +120,7 @@ public record OwnerConfig(
               + ")");
     }
     positive("flushDeadline", flushDeadline);
-    engine.require("idleEndpointMs", idleEndpoint, ENGINE_OPTION);
+    EngineOptions.IDLE_ENDPOINT.require(idleEndpoint, ENGINE_OPTION);
   }
 
   /**
@@ -203,14 +201,17 @@ public record OwnerConfig(
   }
 
   /**
-   * @param n workers per context @return a copy with it
+   * @param n workers per context
+   * @return a copy with it
    */
   public OwnerConfig withWorkersPerContext(int n) {
     return copy(c -> c.workersPerContext = n);
   }
 
   /**
-   * @param size CQ capacity @param perQp send-queue depth @return a copy with them
+   * @param size CQ capacity
+   * @param perQp send-queue depth
+   * @return a copy with them
    */
   public OwnerConfig withQueueSizes(int size, int perQp) {
     return copy(
@@ -221,35 +222,40 @@ public record OwnerConfig(
   }
 
   /**
-   * @param n QPs per endpoint @return a copy with it
+   * @param n QPs per endpoint
+   * @return a copy with it
    */
   public OwnerConfig withQpsPerEndpoint(int n) {
     return copy(c -> c.qpsPerEndpoint = n);
   }
 
   /**
-   * @param deadline handshake deadline @return a copy with it
+   * @param deadline handshake deadline
+   * @return a copy with it
    */
   public OwnerConfig withHandshakeDeadline(Duration deadline) {
     return copy(c -> c.handshakeDeadline = deadline);
   }
 
   /**
-   * @param n connect requests in flight per owner @return a copy with it
+   * @param n connect requests in flight per owner
+   * @return a copy with it
    */
   public OwnerConfig withMaxHandshakesInFlight(int n) {
     return copy(c -> c.maxHandshakesInFlight = n);
   }
 
   /**
-   * @param capacity endpoints per owner @return a copy with it
+   * @param capacity endpoints per owner
+   * @return a copy with it
    */
   public OwnerConfig withEndpointStoreCapacity(int capacity) {
     return copy(c -> c.endpointStoreCapacity = capacity);
   }
 
   /**
-   * @param deadline flush deadline of retired endpoints @return a copy with it
+   * @param deadline flush deadline of retired endpoints
+   * @return a copy with it
    */
   public OwnerConfig withFlushDeadline(Duration deadline) {
     return copy(c -> c.flushDeadline = deadline);

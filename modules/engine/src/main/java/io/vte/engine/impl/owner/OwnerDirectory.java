@@ -1,6 +1,6 @@
 package io.vte.engine.impl.owner;
 
-import io.vte.engine.impl.Rail;
+import io.vte.engine.impl.rail.Rail;
 import io.vte.handshake.NicPath;
 import java.util.Arrays;
 import java.util.List;

@@ -2,9 +2,9 @@ package io.vte.engine.impl.owner;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.engine.impl.Rail;
-import io.vte.engine.impl.Slice;
-import io.vte.engine.impl.SliceRouter;
+import io.vte.engine.impl.rail.Rail;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceRouter;
 import java.util.List;
 
 /**
@@ -18,7 +18,7 @@ public final class OwnerRouter implements SliceRouter {
 
   /**
    * @param contexts the local contexts, index-aligned with {@link
-   *     io.vte.engine.impl.Rail#localDeviceIndex()}
+   *     io.vte.engine.impl.rail.Rail#localDeviceIndex()}
    */
   public OwnerRouter(List<LocalContext> contexts) {
     this.contexts = contexts.toArray(new LocalContext[0]);

@@ -1,6 +1,6 @@
 package io.vte.engine.impl.owner;
 
-import io.vte.engine.impl.Slice;
+import io.vte.engine.impl.rail.Slice;
 
 /**
  * The owner's CQ credit as a table of slots, one per signaled work request in flight, sized to the

@@ -6,10 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.engine.impl.Slice;
-import io.vte.engine.impl.SliceStatus;
+import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.owner.OwnerHarness.Call;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectStatus;
 import io.vte.verbs.WcStatus;

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.vte.engine.impl.Slice;
-import io.vte.engine.impl.SliceStatus;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.verbs.WcStatus;
 import java.time.Duration;
 import java.util.List;

@@ -3,10 +3,12 @@ package io.vte.engine.impl.owner;
 import com.google.protobuf.ByteString;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vte.engine.impl.Rail;
-import io.vte.engine.impl.Slice;
-import io.vte.engine.impl.SliceCallback;
-import io.vte.engine.impl.SliceStatus;
+import io.vte.engine.impl.handshake.HandshakeBackoff;
+import io.vte.engine.impl.handshake.HandshakeChannel;
+import io.vte.engine.impl.rail.Rail;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceCallback;
+import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
@@ -132,14 +134,22 @@ final class OwnerHarness {
     }
   }
 
-  /** A handshake channel whose replies the test controls; auto-accepts when told to. */
+  /**
+   * A handshake channel whose replies the test controls; auto-accepts when told to. The active
+   * side's ready-to-use messages (which need no answer) are kept apart in {@link #readies}.
+   */
   static final class FakeChannel implements HandshakeChannel {
     final List<Call> calls = new ArrayList<>();
+    final List<ConnectRequest> readies = new ArrayList<>();
     boolean autoAccept;
 
     @Override
     public Future<ConnectReply> connect(
         String serverName, ConnectRequest request, Duration deadline) {
+      if (request.getReadyGeneration() != 0) {
+        readies.add(request);
+        return Promise.<ConnectReply>promise().future();
+      }
       Call call = new Call(serverName, request, Promise.promise());
       calls.add(call);
       if (autoAccept) {

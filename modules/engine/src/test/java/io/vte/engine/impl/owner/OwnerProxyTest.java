@@ -3,9 +3,9 @@ package io.vte.engine.impl.owner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.vte.engine.impl.Slice;
-import io.vte.engine.impl.SliceCallback;
-import io.vte.engine.impl.SliceStatus;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceCallback;
+import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
 import io.vte.verbs.WrOpcode;
 import java.util.ArrayList;

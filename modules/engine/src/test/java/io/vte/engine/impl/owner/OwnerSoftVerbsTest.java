@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
-import io.vte.engine.impl.Slice;
-import io.vte.engine.impl.SliceStatus;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.ResourceSnapshot;
@@ -238,7 +238,9 @@ class OwnerSoftVerbsTest {
       for (int i = 0; i < 50; i++) {
         Slice s = new Slice(deadRec, i, WrOpcode.RDMA_WRITE, a.base, 0x1000, 64);
         s.assign(
-            new io.vte.engine.impl.Rail(0, a.device(0), dead, "x" + i), a.regions.get(0).lkey(), 1);
+            new io.vte.engine.impl.rail.Rail(0, a.device(0), dead, "x" + i),
+            a.regions.get(0).lkey(),
+            1);
         deadSlices.add(s);
       }
       a.router().submitAll(deadSlices);

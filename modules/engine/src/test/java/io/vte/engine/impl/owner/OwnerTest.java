@@ -11,9 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.Promise;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
-import io.vte.engine.impl.Slice;
-import io.vte.engine.impl.SliceStatus;
+import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
@@ -372,6 +373,9 @@ class OwnerTest {
       assertEquals(lq.qpNum, hq.peer.qpNum(), "higher's QP talks to lower's QP");
       assertEquals(hq.rts.sqPsn(), lq.peer.psn());
       assertEquals(lq.rts.sqPsn(), hq.peer.psn());
+      assertEquals(1, lower.channel.readies.size(), "the active side's ready-to-use");
+      assertEquals(
+          ConnectStatus.ACCEPTED, higher.passive(lower.channel.readies.get(0)).getStatus());
       lower.run();
       higher.run();
       lower.device.completeAll(WcStatus.SUCCESS);
@@ -641,6 +645,11 @@ class OwnerTest {
     ConnectReply first = h.passive(requestFrom("b:1@d0", "a:1@d0", 2, 10));
     assertEquals(ConnectStatus.ACCEPTED, first.getStatus());
     assertEquals(2, first.getQpsCount());
+    ConnectRequest ready =
+        requestFrom("b:1@d0", "a:1@d0", 2, 10).toBuilder()
+            .setReadyGeneration(first.getGeneration())
+            .build();
+    assertEquals(ConnectStatus.ACCEPTED, h.passive(ready).getStatus());
     Endpoint ep = h.owner.endpoint("b:1@d0");
     h.submit(rec, "b:1", 4);
     h.run();
@@ -847,8 +856,8 @@ class OwnerTest {
     h.device.autoComplete = true;
     h.device.recordPosted = false;
     long[] done = new long[1];
-    io.vte.engine.impl.SliceCallback counting =
-        new io.vte.engine.impl.SliceCallback() {
+    io.vte.engine.impl.rail.SliceCallback counting =
+        new io.vte.engine.impl.rail.SliceCallback() {
           @Override
           public void onSliceDone(Slice slice, int st, Throwable cause) {
             if (st == SliceStatus.OK) {

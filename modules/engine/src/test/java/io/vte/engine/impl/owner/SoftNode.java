@@ -2,9 +2,9 @@ package io.vte.engine.impl.owner;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vte.engine.impl.Rail;
-import io.vte.engine.impl.Slice;
-import io.vte.engine.impl.SliceCallback;
+import io.vte.engine.impl.rail.Rail;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceCallback;
 import io.vte.testkit.Await;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.DirectMemory;

@@ -1,8 +1,8 @@
 package io.vte.engine.impl.owner;
 
-import io.vte.engine.impl.Slice;
-import io.vte.engine.impl.SliceCallback;
-import io.vte.engine.impl.SliceStatus;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceCallback;
+import io.vte.engine.impl.rail.SliceStatus;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;

@@ -1,0 +1,560 @@
+package io.vte.engine.impl.submit;
+
+import io.vertx.core.Future;
+import io.vte.api.ErrorCode;
+import io.vte.api.RequestResult;
+import io.vte.api.RequestStatus;
+import io.vte.api.TransferOpcode;
+import io.vte.api.TransferRequest;
+import io.vte.api.VteException;
+import io.vte.engine.impl.EngineCounters;
+import io.vte.engine.impl.rail.PeerDeviceStates;
+import io.vte.engine.impl.rail.Rail;
+import io.vte.engine.impl.rail.RailSelector;
+import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceCallback;
+import io.vte.engine.impl.rail.SliceRouter;
+import io.vte.engine.impl.rail.SliceStatus;
+import io.vte.engine.impl.segment.LocalBuffer;
+import io.vte.engine.impl.segment.PeerSegment;
+import io.vte.engine.impl.shm.SharedMemoryRail;
+import io.vte.verbs.WcStatus;
+import io.vte.verbs.WrOpcode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.function.Function;
+
+/**
+ * The state of one request in flight: counts its slices down atomically, retries a failed slice on
+ * another rail up to {@code retryCount} times, and settles the request once (COMPLETED, FAILED with
+ * a typed cause, CANCELED or TIMED_OUT). Called by owners on their event loops: lock-free, never
+ * blocks.
+ */
+public final class TransferTracker implements SliceCallback {
+
+  /**
+   * What a tracker needs from the engine, shared by all trackers of an engine.
+   *
+   * @param slicer cuts requests
+   * @param router hands slices to owners
+   * @param retryCount retries per slice on another rail
+   * @param counters engine counters
+   * @param freshSegment asked for the newest descriptor of a segment whose keys the peer refused
+   *     (the peer may have restarted or re-registered the buffer): a newer cached one, else one
+   *     read from the metadata backend
+   * @param railsFor the rails to a segment, for a request redirected to a fresher descriptor
+   * @param peerDevices asked about the peer's devices after a failure implicated one of them
+   * @param sharedMemory the same-host rail, tried first for a peer's shared memory; null for none
+   */
+  public record Services(
+      Slicer slicer,
+      SliceRouter router,
+      int retryCount,
+      EngineCounters counters,
+      Function<PeerSegment, Future<PeerSegment>> freshSegment,
+      Function<PeerSegment, RailSelector.PeerRails> railsFor,
+      PeerDeviceStates peerDevices,
+      SharedMemoryRail sharedMemory) {
+
+    /** Services without a shared-memory rail. */
+    public Services(
+        Slicer slicer,
+        SliceRouter router,
+        int retryCount,
+        EngineCounters counters,
+        Function<PeerSegment, Future<PeerSegment>> freshSegment,
+        Function<PeerSegment, RailSelector.PeerRails> railsFor,
+        PeerDeviceStates peerDevices) {
+      this(slicer, router, retryCount, counters, freshSegment, railsFor, peerDevices, null);
+    }
+  }
+
+  /** Extra attempts of a slice whose endpoint was retired under it. */
+  static final int RETIRED_ALLOWANCE = 8;
+
+  private final Services services;
+  private final BatchTracker batch;
+
+  // Set anew by rebind() for each request of a pooled submit record, before it starts.
+  private TransferRequest request;
+  private LocalBuffer local;
+
+  /**
+   * The segment and the index of its buffer that hold the remote range: set by {@link #resolve}
+   * before {@link #start}, which publishes them with the slices (the owners read them after they
+   * took a slice from their queue).
+   */
+  private PeerSegment segment;
+
+  private int remoteBuffer = -1;
+
+  /** The rails to {@link #segment}, set by {@link #start}. */
+  private RailSelector.PeerRails rails;
+
+  /**
+   * The same-host rail to the remote buffer, null when it does not apply; set by {@link #start}.
+   */
+  private SharedMemoryRail.Target sharedMemory;
+
+  /**
+   * The tracker this one replaces after the peer refused its keys, null for a request's first: it
+   * settles that one instead of the batch.
+   */
+  private final TransferTracker replaced;
+
+  // Field updaters rather than atomic objects: three allocations less per request.
+  private static final AtomicIntegerFieldUpdater<TransferTracker> SLICES_LEFT =
+      AtomicIntegerFieldUpdater.newUpdater(TransferTracker.class, "slicesLeft");
+  private static final AtomicLongFieldUpdater<TransferTracker> BYTES =
+      AtomicLongFieldUpdater.newUpdater(TransferTracker.class, "bytes");
+  private static final AtomicReferenceFieldUpdater<TransferTracker, RequestResult> RESULT =
+      AtomicReferenceFieldUpdater.newUpdater(TransferTracker.class, RequestResult.class, "result");
+
+  private static final AtomicIntegerFieldUpdater<TransferTracker> REDIRECTED =
+      AtomicIntegerFieldUpdater.newUpdater(TransferTracker.class, "redirected");
+
+  /**
+   * The slices of a prepared transfer's request, cut once and posted again, or the one slice of a
+   * pooled submit record; null otherwise.
+   */
+  private Slice[] kept;
+
+  /** The COMPLETED result of reused records, made at the first run that completed this length. */
+  private RequestResult completedResult;
+
+  private volatile int slicesLeft;
+  private volatile long bytes;
+  private volatile RequestResult result;
+
+  /** 1 once the request moved to a fresher descriptor: this tracker's slices are abandoned. */
+  private volatile int redirected;
+
+  /**
+   * The tracker of a request's first attempt; {@link #resolve} names its remote buffer before it
+   * starts.
+   */
+  TransferTracker(
+      Services services, BatchTracker batch, TransferRequest request, LocalBuffer local) {
+    this(services, batch, request, local, null);
+  }
+
+  private TransferTracker(
+      Services services,
+      BatchTracker batch,
+      TransferRequest request,
+      LocalBuffer local,
+      TransferTracker replaced) {
+    this.replaced = replaced;
+    this.services = services;
+    this.batch = batch;
+    this.request = request;
+    this.local = local;
+  }
+
+  /**
+   * A tracker with the same request and remote buffer for {@code batch}: a prepared transfer's
+   * fresh records, when its former ones may still be held by a slice of an ended post.
+   */
+  TransferTracker copyFor(BatchTracker batch) {
+    TransferTracker t = new TransferTracker(services, batch, request, local);
+    t.resolve(segment, remoteBuffer);
+    t.keepSlices();
+    return t;
+  }
+
+  /**
+   * Cuts the request's slices once, to be posted at every {@link #start} (prepared transfers,
+   * pooled submit records).
+   */
+  void keepSlices() {
+    List<Slice> slices = new ArrayList<>(services.slicer().count(request.length()));
+    cut(slices);
+    kept = slices.toArray(new Slice[0]);
+  }
+
+  private static int opcodeOf(TransferRequest request) {
+    return request.opcode() == TransferOpcode.READ ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE;
+  }
+
+  private void cut(List<Slice> out) {
+    services
+        .slicer()
+        .cut(
+            this,
+            opcodeOf(request),
+            local.address() + request.localOffset(),
+            request.remoteAddress(),
+            request.length(),
+            out);
+  }
+
+  /**
+   * Gives a pooled submit record's tracker its next request, which fits in the one slice it keeps;
+   * only while no slice of its last request is held anywhere ({@link #completedOnItsOwn}).
+   *
+   * @param request the validated request
+   * @param local its local buffer
+   */
+  void rebind(TransferRequest request, LocalBuffer local) {
+    this.request = request;
+    this.local = local;
+    kept[0].retarget(
+        opcodeOf(request),
+        local.address() + request.localOffset(),
+        request.remoteAddress(),
+        (int) request.length());
+    reuse();
+  }
+
+  /**
+   * Makes reused records' tracker ready for their next run; only once no slice of the last one is
+   * held anywhere ({@link #completedOnItsOwn}).
+   */
+  void reuse() {
+    bytes = 0;
+    redirected = 0;
+    result = null;
+  }
+
+  /**
+   * @return true when the request completed on this tracker's own slices, each back from its owner:
+   *     not cancelled, timed out, failed (a slice may be held for a retry) or redirected (a
+   *     replacement holds this tracker)
+   */
+  boolean completedOnItsOwn() {
+    RequestResult r = result;
+    return r != null && r.status() == RequestStatus.COMPLETED && redirected == 0;
+  }
+
+  /**
+   * @return the request this tracker runs
+   */
+  TransferRequest request() {
+    return request;
+  }
+
+  /**
+   * Names where the remote range is (before {@link #start}; again when a refresh found it).
+   *
+   * @param segment the descriptor that holds it
+   * @param remoteBuffer the index of its buffer there, negative while unknown
+   */
+  void resolve(PeerSegment segment, int remoteBuffer) {
+    this.segment = segment;
+    this.remoteBuffer = remoteBuffer;
+  }
+
+  /**
+   * @return the descriptor last given to {@link #resolve}
+   */
+  PeerSegment segment() {
+    return segment;
+  }
+
+  /**
+   * @return the remote buffer index last given to {@link #resolve}, negative while unknown
+   */
+  int remoteBuffer() {
+    return remoteBuffer;
+  }
+
+  /**
+   * Cuts the request into slices with a rail each and appends them to {@code out}; settles the
+   * request (appending nothing) when a slice finds no usable rail: see {@link
+   * #noRail(VteException)}.
+   *
+   * @param out receives the slices to route
+   */
+  void start(List<Slice> out) {
+    rails = services.railsFor().apply(segment);
+    sharedMemory =
+        services.sharedMemory() == null
+            ? null
+            : services.sharedMemory().target(segment, remoteBuffer);
+    int first = out.size();
+    if (kept != null) {
+      for (Slice slice : kept) {
+        slice.reset();
+        out.add(slice);
+      }
+    } else {
+      cut(out);
+    }
+    slicesLeft = out.size() - first;
+    for (int i = first; i < out.size(); i++) {
+      if (!assignRail(out.get(i), null)) {
+        for (int j = first; j < i; j++) {
+          Slice unrouted = out.get(j);
+          if (SharedMemoryRail.carries(unrouted.rail())) {
+            sharedMemory.unassign(unrouted);
+          } else {
+            rails.release(unrouted.rail(), unrouted.length(), false);
+          }
+        }
+        out.subList(first, out.size()).clear();
+        settle(RequestStatus.FAILED, noRail(rails.pausedCause()));
+        return;
+      }
+    }
+  }
+
+  @Override
+  public void onSliceDone(Slice slice, int status, Throwable cause) {
+    boolean network = !SharedMemoryRail.carries(slice.rail());
+    if (network) {
+      rails.release(slice.rail(), slice.length(), status == SliceStatus.OK);
+    }
+    if (status == SliceStatus.OK) {
+      if (network) {
+        rails.onSuccess(slice.rail());
+      }
+      BYTES.addAndGet(this, slice.length());
+      services.counters().sliceDone(slice.length());
+      if (SLICES_LEFT.decrementAndGet(this) == 0) {
+        // Only a slice's success may complete the batch inline: it never happens inside submit(),
+        // cancel() or a failure path, where an inline callback that submits again would recurse.
+        settle(RequestStatus.COMPLETED, null, true);
+      }
+      return;
+    }
+    VteException failure = causeOf(slice, status, cause);
+    Future<?> deviceStates =
+        !network
+            ? null
+            : rails.onFailure(slice.rail(), status, failure)
+                ? services.peerDevices().ask(rails.segment())
+                : services.peerDevices().pending(rails.segment());
+    if (isAbandoned()) {
+      return;
+    }
+    if (status == WcStatus.REM_ACCESS_ERR.code() && replaced == null) {
+      // Of slices refused at once on several owners, one redirects the request; the others were
+      // not abandoned yet when they looked and must leave the outcome to it.
+      if (REDIRECTED.compareAndSet(this, 0, 1)) {
+        redirect(failure);
+      }
+      return;
+    }
+    if (SliceStatus.isRetryable(status) && slice.attempts() <= retryBudget(status)) {
+      if (deviceStates != null && !deviceStates.isComplete()) {
+        deviceStates.onComplete(ar -> retry(slice, failure));
+      } else {
+        retry(slice, failure);
+      }
+      return;
+    }
+    settle(RequestStatus.FAILED, failure);
+  }
+
+  /** Retries a failed slice on another rail, or settles the request when no rail is left. */
+  private void retry(Slice slice, VteException failure) {
+    if (isAbandoned()) {
+      return;
+    }
+    if (assignRail(slice, slice.rail())) {
+      services.counters().retry();
+      services.router().submit(slice);
+    } else {
+      settle(RequestStatus.FAILED, noRail(failure));
+    }
+  }
+
+  /**
+   * The peer refused this request's keys: it may have restarted or registered the buffer again
+   * since the descriptor was read. Runs the whole request once more against the newest descriptor
+   * (a newer cached one, else one read from the metadata backend) when that one is newer and holds
+   * the range, within the same batch and deadline; otherwise the refusal stands. The slices still
+   * in flight are abandoned.
+   */
+  private void redirect(VteException denied) {
+    PeerSegment old = rails.segment();
+    services.counters().staleRefresh();
+    services
+        .freshSegment()
+        .apply(old)
+        .onComplete(
+            ar -> {
+              if (result != null) {
+                return;
+              }
+              PeerSegment fresh = ar.succeeded() ? ar.result() : null;
+              int index =
+                  fresh == null || fresh.version() <= old.version()
+                      ? -1
+                      : fresh.bufferIndexOf(request.remoteAddress(), request.length());
+              if (index < 0) {
+                settle(RequestStatus.FAILED, denied);
+                return;
+              }
+              TransferTracker next = new TransferTracker(services, batch, request, local, this);
+              next.resolve(fresh, index);
+              List<Slice> slices = new ArrayList<>(services.slicer().count(request.length()));
+              next.start(slices);
+              services.router().route(slices);
+            });
+  }
+
+  @Override
+  public boolean isAbandoned() {
+    return result != null || redirected != 0 || replaced != null && replaced.result != null;
+  }
+
+  /**
+   * Settles the request unless it already is.
+   *
+   * @param status final status
+   * @param cause typed cause, null for COMPLETED
+   */
+  void settle(RequestStatus status, VteException cause) {
+    settle(status, cause, false);
+  }
+
+  private void settle(RequestStatus status, VteException cause, boolean inlineAllowed) {
+    RequestResult settled = resultOf(status, cause);
+    if (RESULT.compareAndSet(this, null, settled)) {
+      if (replaced != null) {
+        replaced.settleWith(settled, inlineAllowed);
+      } else {
+        batch.requestSettled(inlineAllowed);
+      }
+    }
+  }
+
+  /**
+   * @return the request's result; reused records make a COMPLETED one once per length and give it
+   *     at every run that completes that length (results are immutable)
+   */
+  private RequestResult resultOf(RequestStatus status, VteException cause) {
+    long moved = bytes;
+    if (kept == null || status != RequestStatus.COMPLETED || moved != request.length()) {
+      return new RequestResult(status, moved, cause);
+    }
+    RequestResult r = completedResult;
+    if (r == null || r.bytes() != moved) {
+      r = new RequestResult(status, moved, null);
+      completedResult = r;
+    }
+    return r;
+  }
+
+  /** Settles a redirected request with its replacement's result. */
+  private void settleWith(RequestResult settled, boolean inlineAllowed) {
+    if (RESULT.compareAndSet(this, null, settled)) {
+      batch.requestSettled(inlineAllowed);
+    }
+  }
+
+  /**
+   * @return the final result, or null while running
+   */
+  RequestResult result() {
+    return result;
+  }
+
+  /**
+   * @return bytes moved so far
+   */
+  long bytes() {
+    return bytes;
+  }
+
+  /**
+   * A slice flushed because its endpoint was retired for someone else's failure, or turned back
+   * because its rail is down (locally, or the peer refused the handshake with
+   * DEVICE_DOWN/SHUTTING_DOWN), did nothing wrong: it gets {@link #RETIRED_ALLOWANCE} extra
+   * attempts on top of {@code retryCount} (still bounded; a down rail is held down at once, so each
+   * such attempt takes rails out of the choice).
+   */
+  private int retryBudget(int status) {
+    return status == SliceStatus.ENDPOINT_RETIRED
+            || status == SliceStatus.RAIL_DOWN
+            || status == SliceStatus.PEER_DEVICE_DOWN
+        ? services.retryCount() + RETIRED_ALLOWANCE
+        : services.retryCount();
+  }
+
+  private boolean assignRail(Slice slice, Rail avoid) {
+    if (sharedMemory != null && avoid != sharedMemory.rail() && sharedMemory.usable()) {
+      sharedMemory.assign(slice);
+      return true;
+    }
+    Rail rail = rails.select(remoteBuffer, avoid, slice.length());
+    if (rail == null) {
+      return false;
+    }
+    slice.assign(
+        rail,
+        local.lkey(rail.localDeviceIndex()),
+        rails.segment().rkey(remoteBuffer, rails.remoteDeviceIndex(rail)));
+    return true;
+  }
+
+  /**
+   * @param lastFailure why the rails were given up, or null
+   * @return NO_RAIL when no failure explains it (ports down, peer devices inactive, no key), else
+   *     the failure's own code (e.g. PEER_UNREACHABLE for a dead peer): the rails are paused
+   *     because of it
+   */
+  private VteException noRail(VteException lastFailure) {
+    String what =
+        "no usable rail from "
+            + local.deviceCount()
+            + " local device(s) to "
+            + rails.segment()
+            + " for remote address 0x"
+            + Long.toHexString(request.remoteAddress());
+    if (lastFailure == null) {
+      return new VteException(ErrorCode.NO_RAIL, what);
+    }
+    return new VteException(
+        lastFailure.code(),
+        what + ": the rails are paused after failures, the last: " + lastFailure.getMessage(),
+        lastFailure);
+  }
+
+  private VteException causeOf(Slice slice, int status, Throwable cause) {
+    String where =
+        request.opcode()
+            + " of "
+            + slice.length()
+            + " B at remote 0x"
+            + Long.toHexString(slice.remoteAddress())
+            + " via "
+            + slice.rail().localDeviceName()
+            + "->"
+            + slice.rail().peerNicPath()
+            + " after "
+            + slice.attempts()
+            + " attempt(s)";
+    if (status == WcStatus.REM_ACCESS_ERR.code()) {
+      return new VteException(
+          ErrorCode.REMOTE_ACCESS_DENIED,
+          "peer refused " + where + " (its keys may have changed: open the segment again)",
+          cause);
+    }
+    if (status == SliceStatus.ENGINE_CLOSED) {
+      return new VteException(ErrorCode.ENGINE_CLOSED, "engine closed during " + where, cause);
+    }
+    if (SharedMemoryRail.carries(slice.rail()) && cause instanceof VteException) {
+      VteException e = (VteException) cause;
+      return new VteException(e.code(), where + ": " + e.getMessage(), e);
+    }
+    if (status == SliceStatus.HANDSHAKE_FAILED) {
+      ErrorCode code =
+          cause instanceof VteException
+              ? ((VteException) cause).code()
+              : ErrorCode.PEER_UNREACHABLE;
+      return new VteException(
+          code,
+          "handshake failed for "
+              + where
+              + (cause == null || cause.getMessage() == null ? "" : ": " + cause.getMessage()),
+          cause);
+    }
+    return new VteException(
+        ErrorCode.TRANSFER_FAILED, where + ", last status " + SliceStatus.name(status), cause);
+  }
+}

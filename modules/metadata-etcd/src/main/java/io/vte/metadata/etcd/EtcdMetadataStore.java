@@ -1,0 +1,794 @@
+package io.vte.metadata.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.common.exception.CompactedException;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
+import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.metadata.MetadataOptions;
+import io.vte.metadata.MetadataStore;
+import io.vte.metadata.StartDeadline;
+import io.vte.metadata.impl.DescriptorCache;
+import io.vte.metadata.impl.LocalSegments;
+import io.vte.metadata.impl.MetadataUri;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * Segment descriptors in a real etcd v3 cluster (jetcd).
+ *
+ * <p>Layout under the cluster prefix: {@code <prefix>/segments/<name>} holds a descriptor as
+ * protobuf JSON and {@code <prefix>/nodes/<serverName>} the node's RPC address, both under the
+ * node's lease, kept alive while the node lives, so a dead node's entries vanish after the lease
+ * TTL. A watch on {@code <prefix>/segments/} keeps the lookup cache current and tells the
+ * invalidation handler.
+ *
+ * <p>All state changes run on the store's own Vert.x context; jetcd's callbacks hop there. Answers
+ * hop back to the caller's context. Every etcd call has the call deadline. A periodic probe
+ * refreshes the lease (every {@code min(healthCheckInterval, TTL / 3)}; this is the keep-alive, on
+ * the store's own timer rather than jetcd's, so jetcd starts no Vert.x instance of its own) and so
+ * detects a lost etcd or lease: the store then turns degraded (cached lookups keep working,
+ * uncached ones fail fast with {@code METADATA_UNAVAILABLE}); when etcd answers again it re-grants
+ * the lease if it expired, re-publishes the local descriptors, re-creates a failed watch from the
+ * last seen revision, and clears the degraded state. At start, a slow or unreachable etcd is tried
+ * again until the start deadline ({@link MetadataOptions#getStartDeadline()}); only then does the
+ * start fail.
+ */
+public final class EtcdMetadataStore implements MetadataStore {
+
+  private static final System.Logger LOG = System.getLogger(EtcdMetadataStore.class.getName());
+
+  private enum State {
+    NEW,
+    STARTING,
+    RUNNING,
+    CLOSED
+  }
+
+  private final Vertx vertx;
+  private final Context context;
+  private final MetadataUri uri;
+  private final MetadataOptions options;
+  private final ClientBuilder clientBuilder;
+  private final EtcdCalls calls;
+  private final String segmentsPrefix;
+  private final ByteSequence segmentsPrefixKey;
+  private final DescriptorCache cache = new DescriptorCache();
+  private final LocalSegments local = new LocalSegments();
+  // Segments unpublished while etcd was away: deleted when it returns.
+  private final Set<String> pendingDeletes = new LinkedHashSet<>();
+  private final Map<String, Future<SegmentDescriptor>> inFlight = new HashMap<>();
+
+  private volatile State state = State.NEW;
+  private volatile boolean degraded;
+  private volatile long degradedCount;
+  private volatile Handler<String> invalidationHandler;
+
+  private Client client;
+  private long leaseId;
+
+  /** A new lease being granted after etcd forgot {@link #leaseId}; shared by all who need it. */
+  private Future<Long> renewing;
+
+  private Watch.Watcher watcher;
+  private int watchGeneration;
+  private boolean watchLost;
+  private List<Runnable> heldWatchEvents;
+  private long lastRevision;
+  private long probeTimer = -1;
+  private boolean probing;
+
+  /**
+   * @param vertx the Vert.x instance whose context the store runs on
+   * @param uri an {@code etcd://} or {@code etcds://} URI
+   * @param options the options (copied)
+   * @throws VteException INVALID_CONFIGURATION for inconsistent credentials or TLS files
+   */
+  public EtcdMetadataStore(Vertx vertx, MetadataUri uri, MetadataOptions options) {
+    this.vertx = vertx;
+    this.context = vertx.getOrCreateContext();
+    this.uri = uri;
+    this.options = new MetadataOptions(options);
+    this.clientBuilder = EtcdClients.builder(uri, this.options);
+    this.calls = new EtcdCalls(context, this.options.getCallDeadline(), uri.toString());
+    this.segmentsPrefix = this.options.getClusterPrefix() + "/segments/";
+    this.segmentsPrefixKey = bytes(segmentsPrefix);
+  }
+
+  @Override
+  public Future<Void> start() {
+    return onContext(
+        () -> {
+          if (state != State.NEW) {
+            return Future.failedFuture(
+                new VteException(
+                    state == State.CLOSED ? ErrorCode.ENGINE_CLOSED : ErrorCode.INVALID_ARGUMENT,
+                    "etcd metadata store for " + uri + " is " + state));
+          }
+          state = State.STARTING;
+          client = clientBuilder.build();
+          // A slow or paused etcd is waited for within the start deadline, each attempt within the
+          // call deadline.
+          StartDeadline deadline = StartDeadline.startingNow(vertx, options.getStartDeadline());
+          return deadline
+              .retry("etcd start against " + uri.clientEndpoints(), this::startAttempt)
+              .compose(
+                  revision -> {
+                    if (state != State.STARTING) {
+                      return Future.failedFuture(closed());
+                    }
+                    lastRevision = revision;
+                    startWatch(revision + 1);
+                    state = State.RUNNING;
+                    scheduleProbe();
+                    return Future.<Void>succeededFuture();
+                  })
+              .recover(
+                  failure -> {
+                    if (state == State.STARTING) {
+                      state = State.CLOSED;
+                      releaseClient();
+                    }
+                    VteException e = calls.map("start", failure);
+                    ErrorCode code =
+                        e.code() == ErrorCode.PERMISSION_DENIED
+                            ? e.code()
+                            : ErrorCode.METADATA_UNAVAILABLE;
+                    String why =
+                        code == ErrorCode.PERMISSION_DENIED
+                            ? "refused the credentials"
+                            : "unreachable";
+                    return Future.failedFuture(
+                        new VteException(
+                            code,
+                            "etcd "
+                                + why
+                                + " at start, endpoints "
+                                + uri.clientEndpoints()
+                                + ": "
+                                + e.getMessage(),
+                            e));
+                  });
+        });
+  }
+
+  /**
+   * One try at the start-up calls: reading the prefix first checks the credentials (etcd 3.4 grants
+   * leases to anyone) and gives the revision the watch starts after; then the lease. A lease
+   * granted by a try that timed out is never used and expires after its TTL.
+   *
+   * @param left the time left of the start deadline
+   * @return the revision of the read
+   */
+  private Future<Long> startAttempt(Duration left) {
+    if (state != State.STARTING) {
+      return Future.failedFuture(closed());
+    }
+    Duration deadline =
+        left.compareTo(options.getCallDeadline()) < 0 ? left : options.getCallDeadline();
+    Future<Long> readable =
+        calls
+            .call(
+                "get " + segmentsPrefix,
+                client
+                    .getKVClient()
+                    .get(
+                        segmentsPrefixKey,
+                        GetOption.builder().isPrefix(true).withCountOnly(true).build()),
+                deadline)
+            .map(r -> r.getHeader().getRevision());
+    return readable.compose(
+        revision ->
+            state != State.STARTING
+                ? Future.failedFuture(closed())
+                : grantLease(deadline).map(revision));
+  }
+
+  @Override
+  public Future<Void> publish(SegmentDescriptor descriptor) {
+    VteException invalid = LocalSegments.publishError(descriptor);
+    if (invalid != null) {
+      return Future.failedFuture(invalid);
+    }
+    return onContext(
+        () -> {
+          if (state != State.RUNNING) {
+            return Future.failedFuture(notRunning());
+          }
+          local.put(descriptor);
+          pendingDeletes.remove(descriptor.getName());
+          if (degraded) {
+            return Future.failedFuture(
+                new VteException(
+                    ErrorCode.METADATA_UNAVAILABLE,
+                    "etcd "
+                        + uri
+                        + " unavailable: segment '"
+                        + descriptor.getName()
+                        + "' kept and published when it returns"));
+          }
+          return putDescriptor(descriptor).onFailure(this::enterDegraded);
+        });
+  }
+
+  @Override
+  public Future<Void> unpublish(String segmentName) {
+    try {
+      LocalSegments.checkName(segmentName);
+    } catch (VteException e) {
+      return Future.failedFuture(e);
+    }
+    return onContext(
+        () -> {
+          if (state != State.RUNNING) {
+            return Future.failedFuture(notRunning());
+          }
+          local.remove(segmentName);
+          if (degraded) {
+            pendingDeletes.add(segmentName);
+            return Future.failedFuture(
+                new VteException(
+                    ErrorCode.METADATA_UNAVAILABLE,
+                    "etcd "
+                        + uri
+                        + " unavailable: segment '"
+                        + segmentName
+                        + "' is deleted when it returns"));
+          }
+          return deleteDescriptor(segmentName)
+              .onFailure(
+                  e -> {
+                    pendingDeletes.add(segmentName);
+                    enterDegraded(e);
+                  });
+        });
+  }
+
+  @Override
+  public Future<SegmentDescriptor> lookup(String segmentName) {
+    VteException refused = refuseLookup(segmentName);
+    if (refused != null) {
+      return Future.failedFuture(refused);
+    }
+    SegmentDescriptor cached = cache.get(segmentName);
+    if (cached != null) {
+      return Future.succeededFuture(cached);
+    }
+    if (degraded) {
+      return Future.failedFuture(degradedError(segmentName, "is not cached"));
+    }
+    return onContext(() -> fetchOnce(segmentName));
+  }
+
+  /** Reads the key from etcd even when the watch-fed cache holds the segment. */
+  @Override
+  public Future<SegmentDescriptor> lookupFresh(String segmentName) {
+    VteException refused = refuseLookup(segmentName);
+    if (refused != null) {
+      return Future.failedFuture(refused);
+    }
+    if (degraded) {
+      return Future.failedFuture(degradedError(segmentName, "cannot be read again"));
+    }
+    return onContext(() -> fetch(segmentName));
+  }
+
+  /**
+   * Holds back the watch's events while {@code hold} is true (the cache then goes stale as a slow
+   * watch would leave it) and delivers the held events in order when released. For tests of the
+   * stale-descriptor window.
+   *
+   * @param hold true to hold events, false to deliver the held ones and stop holding
+   * @return completes once the store's context applied the change
+   */
+  public Future<Void> holdWatchEvents(boolean hold) {
+    return onContext(
+        () -> {
+          if (hold) {
+            if (heldWatchEvents == null) {
+              heldWatchEvents = new ArrayList<>();
+            }
+          } else if (heldWatchEvents != null) {
+            List<Runnable> held = heldWatchEvents;
+            heldWatchEvents = null;
+            held.forEach(Runnable::run);
+          }
+          return Future.<Void>succeededFuture();
+        });
+  }
+
+  /**
+   * @return why a lookup of {@code segmentName} cannot be answered at all, or null
+   */
+  private VteException refuseLookup(String segmentName) {
+    try {
+      LocalSegments.checkName(segmentName);
+    } catch (VteException e) {
+      return e;
+    }
+    return state != State.RUNNING ? notRunning() : null;
+  }
+
+  private VteException degradedError(String segmentName, String why) {
+    return new VteException(
+        ErrorCode.METADATA_UNAVAILABLE,
+        "etcd " + uri + " unavailable (degraded) and segment '" + segmentName + "' " + why);
+  }
+
+  @Override
+  public Optional<SegmentDescriptor> local(String segmentName) {
+    return local.get(segmentName);
+  }
+
+  @Override
+  public void setInvalidationHandler(Handler<String> handler) {
+    this.invalidationHandler = handler;
+  }
+
+  @Override
+  public boolean isDegraded() {
+    return degraded;
+  }
+
+  @Override
+  public long degradedCount() {
+    return degradedCount;
+  }
+
+  /**
+   * Closes the store: stops the probe, the watch and the keep-alive, revokes the lease (so the
+   * node's entries vanish at once; best effort within the deadline) and releases the jetcd client.
+   */
+  @Override
+  public Future<Void> close() {
+    return onContext(
+        () -> {
+          State was = state;
+          if (was == State.CLOSED) {
+            return Future.<Void>succeededFuture();
+          }
+          state = State.CLOSED;
+          if (probeTimer >= 0) {
+            vertx.cancelTimer(probeTimer);
+          }
+          stopWatch();
+          Future<Void> revoked =
+              was == State.RUNNING && leaseId != 0
+                  ? calls
+                      .call("revoke lease " + leaseId, client.getLeaseClient().revoke(leaseId))
+                      .<Void>mapEmpty()
+                      .recover(e -> Future.succeededFuture())
+                  : Future.succeededFuture();
+          return revoked.andThen(v -> releaseClient());
+        });
+  }
+
+  // ---- etcd calls (all on the store's context) ----
+
+  /** Joins a fetch of {@code name} already in flight, so a burst of lookups costs etcd one read. */
+  private Future<SegmentDescriptor> fetchOnce(String name) {
+    SegmentDescriptor cached = cache.get(name);
+    if (cached != null) {
+      return Future.succeededFuture(cached);
+    }
+    Future<SegmentDescriptor> pending = inFlight.get(name);
+    if (pending == null) {
+      pending = fetch(name);
+      inFlight.put(name, pending);
+      pending.onComplete(ar -> inFlight.remove(name));
+    }
+    return pending;
+  }
+
+  private Future<SegmentDescriptor> fetch(String name) {
+    String key = segmentsPrefix + name;
+    return calls
+        .call("get " + key, client.getKVClient().get(bytes(key)))
+        .compose(
+            response -> {
+              if (response.getKvs().isEmpty()) {
+                return Future.failedFuture(
+                    new VteException(
+                        ErrorCode.SEGMENT_NOT_FOUND,
+                        "segment '" + name + "' not found at " + key + " in " + uri));
+              }
+              SegmentDescriptor descriptor =
+                  DescriptorCodec.decode(key, name, response.getKvs().get(0).getValue().getBytes());
+              cache.put(name, descriptor, response.getHeader().getRevision());
+              return Future.succeededFuture(descriptor);
+            },
+            failure -> {
+              VteException e = calls.map("get " + key, failure);
+              enterDegraded(e);
+              return Future.failedFuture(e);
+            });
+  }
+
+  private Future<Long> grantLease() {
+    return grantLease(options.getCallDeadline());
+  }
+
+  private Future<Long> grantLease(Duration deadline) {
+    long ttlSeconds = options.getLeaseTtl().getSeconds();
+    return calls
+        .call("grant lease", client.getLeaseClient().grant(ttlSeconds), deadline)
+        .map(
+            grant -> {
+              leaseId = grant.getID();
+              return grant.getHeader().getRevision();
+            });
+  }
+
+  /**
+   * Refreshes the lease once.
+   *
+   * @return true when it is alive, false when etcd no longer knows it (expired or revoked)
+   */
+  private Future<Boolean> keepAliveOnce() {
+    long id = leaseId;
+    return calls
+        .call("keep-alive lease " + Long.toHexString(id), client.getLeaseClient().keepAliveOnce(id))
+        .map(response -> response.getTTL() > 0)
+        .recover(
+            failure ->
+                leaseNotFound(failure)
+                    ? Future.succeededFuture(false)
+                    : Future.failedFuture(failure));
+  }
+
+  /**
+   * @param failure a failed call
+   * @return true when etcd answered that the lease does not exist (expired or revoked)
+   */
+  private static boolean leaseNotFound(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof EtcdException e
+          && e.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.NOT_FOUND) {
+        return true;
+      }
+      if (t instanceof io.grpc.StatusRuntimeException e
+          && e.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Grants a new lease in place of {@code lost}, which etcd no longer knows: once, however many
+   * puts and probes find it gone at the same time (a second lease would leave the keys put under it
+   * to expire, unrefreshed).
+   *
+   * @param lost the lease found gone
+   * @return completes once {@link #leaseId} is a lease etcd knows (at once when it already changed)
+   */
+  private Future<Long> renewLease(long lost) {
+    if (leaseId != lost) {
+      return Future.succeededFuture(leaseId);
+    }
+    if (renewing == null) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "etcd lease {0} expired or revoked; granting a new one",
+          Long.toHexString(lost));
+      Future<Long> grant = grantLease();
+      renewing = grant;
+      grant.onComplete(ar -> renewing = null);
+    }
+    return renewing;
+  }
+
+  /**
+   * Puts the descriptor under the node's lease; when etcd forgot the lease since it was granted (a
+   * node stalled longer than the TTL, before its first put or between keep-alives), under a new
+   * one.
+   */
+  private Future<Void> putDescriptor(SegmentDescriptor d) {
+    long lease = leaseId;
+    return putDescriptor(d, lease)
+        .recover(
+            failure ->
+                leaseNotFound(failure)
+                    ? renewLease(lease).compose(v -> putDescriptor(d, leaseId))
+                    : Future.failedFuture(failure));
+  }
+
+  private Future<Void> putDescriptor(SegmentDescriptor d, long lease) {
+    String key = segmentsPrefix + d.getName();
+    PutOption underLease = PutOption.builder().withLeaseId(lease).build();
+    String nodeKey = options.getClusterPrefix() + "/nodes/" + d.getServerName();
+    return calls
+        .call(
+            "put " + key,
+            client
+                .getKVClient()
+                .txn()
+                .Then(
+                    Op.put(bytes(key), ByteSequence.from(DescriptorCodec.encode(d)), underLease),
+                    Op.put(bytes(nodeKey), bytes(d.getServerName()), underLease))
+                .commit())
+        .mapEmpty();
+  }
+
+  private Future<Void> deleteDescriptor(String name) {
+    String key = segmentsPrefix + name;
+    return calls
+        .call("delete " + key, client.getKVClient().delete(bytes(key), DeleteOption.DEFAULT))
+        .mapEmpty();
+  }
+
+  // ---- watch ----
+
+  private void startWatch(long fromRevision) {
+    int generation = ++watchGeneration;
+    watchLost = false;
+    WatchOption option = WatchOption.builder().isPrefix(true).withRevision(fromRevision).build();
+    watcher =
+        client
+            .getWatchClient()
+            .watch(
+                segmentsPrefixKey,
+                option,
+                Watch.listener(
+                    response -> context.runOnContext(v -> onWatch(generation, response)),
+                    failure -> context.runOnContext(v -> watchFailed(generation, failure)),
+                    () ->
+                        context.runOnContext(
+                            v ->
+                                watchFailed(
+                                    generation, new IllegalStateException("watch completed")))));
+  }
+
+  private void stopWatch() {
+    watchGeneration++;
+    if (watcher != null) {
+      watcher.close();
+      watcher = null;
+    }
+  }
+
+  private void onWatch(int generation, WatchResponse response) {
+    if (generation != watchGeneration) {
+      return;
+    }
+    if (heldWatchEvents != null) {
+      heldWatchEvents.add(() -> onWatch(generation, response));
+      return;
+    }
+    for (WatchEvent event : response.getEvents()) {
+      KeyValue kv = event.getKeyValue();
+      String key = kv.getKey().toString(StandardCharsets.UTF_8);
+      String name = key.substring(segmentsPrefix.length());
+      long revision = kv.getModRevision();
+      lastRevision = Math.max(lastRevision, revision);
+      if (event.getEventType() == WatchEvent.EventType.PUT) {
+        try {
+          cache.put(name, DescriptorCodec.decode(key, name, kv.getValue().getBytes()), revision);
+        } catch (VteException bad) {
+          cache.remove(name, revision);
+          LOG.log(System.Logger.Level.WARNING, bad.getMessage());
+        }
+      } else {
+        cache.remove(name, revision);
+      }
+      invalidate(name);
+    }
+  }
+
+  private void watchFailed(int generation, Throwable failure) {
+    if (generation != watchGeneration || state != State.RUNNING) {
+      return;
+    }
+    stopWatch();
+    Throwable cause =
+        failure.getCause() instanceof CompactedException ? failure.getCause() : failure;
+    if (cause instanceof CompactedException) {
+      // History needed to catch up is gone: forget everything, tell everyone, watch from now.
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "etcd watch on {0} compacted past revision {1}; dropping the cache",
+          segmentsPrefix,
+          lastRevision + 1);
+      lastRevision =
+          Math.max(lastRevision, ((CompactedException) cause).getCompactedRevision() - 1);
+      List<String> names = new ArrayList<>(cache.names());
+      cache.clear();
+      names.forEach(this::invalidate);
+    } else {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "etcd watch on {0} failed ({1}); re-created when etcd answers",
+          segmentsPrefix,
+          failure.getMessage());
+    }
+    watchLost = true;
+    probeNow();
+  }
+
+  private void invalidate(String name) {
+    Handler<String> handler = invalidationHandler;
+    if (handler != null) {
+      try {
+        handler.handle(name);
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "invalidation handler failed for " + name, e);
+      }
+    }
+  }
+
+  // ---- health probe and recovery ----
+
+  private void scheduleProbe() {
+    if (state == State.RUNNING) {
+      long interval =
+          Math.min(
+              options.getHealthCheckInterval().toMillis(), options.getLeaseTtl().toMillis() / 3);
+      probeTimer =
+          vertx.setTimer(
+              interval,
+              id -> {
+                probeTimer = -1;
+                probe();
+              });
+    }
+  }
+
+  private void probeNow() {
+    if (probeTimer >= 0) {
+      vertx.cancelTimer(probeTimer);
+      probeTimer = -1;
+    }
+    probe();
+  }
+
+  /**
+   * The duty cycle of the store's health: refresh the lease (this is the keep-alive); when etcd
+   * forgot it, grant a new one and re-publish; after an outage re-publish; re-create a failed
+   * watch.
+   */
+  private void probe() {
+    if (state != State.RUNNING || probing) {
+      return;
+    }
+    probing = true;
+    keepAliveOnce()
+        .compose(
+            alive -> {
+              if (!alive) {
+                return renewLease(leaseId).compose(v -> republish());
+              }
+              return degraded ? republish() : Future.<Void>succeededFuture();
+            })
+        .compose(
+            v -> {
+              if (watchLost && state == State.RUNNING) {
+                startWatch(lastRevision + 1);
+              }
+              return Future.<Void>succeededFuture();
+            })
+        .onSuccess(v -> leaveDegraded())
+        .onFailure(this::enterDegraded)
+        .onComplete(
+            v -> {
+              probing = false;
+              if (probeTimer < 0) {
+                scheduleProbe();
+              }
+            });
+  }
+
+  private Future<Void> republish() {
+    List<Future<Void>> writes = new ArrayList<>();
+    for (SegmentDescriptor d : local.all()) {
+      writes.add(putDescriptor(d));
+    }
+    for (String name : List.copyOf(pendingDeletes)) {
+      writes.add(deleteDescriptor(name).onSuccess(v -> pendingDeletes.remove(name)));
+    }
+    return Future.all(writes).mapEmpty();
+  }
+
+  private void enterDegraded(Throwable cause) {
+    if (state != State.RUNNING || degraded) {
+      return;
+    }
+    if (cause instanceof VteException e && e.code() != ErrorCode.METADATA_UNAVAILABLE) {
+      return;
+    }
+    degraded = true;
+    degradedCount++;
+    LOG.log(
+        System.Logger.Level.WARNING,
+        "etcd metadata store degraded, serving {0} cached descriptors: {1}",
+        cache.size(),
+        cause.getMessage());
+  }
+
+  private void leaveDegraded() {
+    if (degraded && state == State.RUNNING) {
+      degraded = false;
+      LOG.log(
+          System.Logger.Level.INFO,
+          "etcd metadata store recovered: lease {0}, watch from revision {1}",
+          Long.toHexString(leaseId),
+          lastRevision + 1);
+    }
+  }
+
+  // ---- helpers ----
+
+  private void releaseClient() {
+    if (client != null) {
+      client.close();
+      client = null;
+    }
+  }
+
+  private VteException notRunning() {
+    return state == State.CLOSED
+        ? closed()
+        : new VteException(
+            ErrorCode.METADATA_UNAVAILABLE, "etcd metadata store for " + uri + " is not started");
+  }
+
+  private VteException closed() {
+    return new VteException(
+        ErrorCode.ENGINE_CLOSED, "etcd metadata store for " + uri + " is closed");
+  }
+
+  /** Runs {@code action} on the store's context and answers on the caller's context. */
+  private <T> Future<T> onContext(Supplier<Future<T>> action) {
+    Context caller = Vertx.currentContext();
+    Future<T> result;
+    if (caller == context) {
+      result = safely(action);
+    } else {
+      Promise<T> promise = Promise.promise();
+      context.runOnContext(v -> safely(action).onComplete(promise));
+      result = promise.future();
+    }
+    return caller == null || caller == context
+        ? result
+        : Future.fromCompletionStage(result.toCompletionStage(), caller);
+  }
+
+  private static <T> Future<T> safely(Supplier<Future<T>> action) {
+    try {
+      return action.get();
+    } catch (VteException e) {
+      return Future.failedFuture(e);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(
+          new VteException(ErrorCode.INTERNAL, "etcd metadata store: " + e, e));
+    }
+  }
+
+  private static ByteSequence bytes(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+}
