@@ -48,11 +48,12 @@ await_line() {
   return 1
 }
 
+# The two start_ functions set $mc / $vt; they run in this shell (not in $(...)) so that $pids keeps the targets.
 start_mooncake_target() {
   "$bench" --mode=target --protocol=tcp --metadata_server=P2PHANDSHAKE --local_server_name=127.0.0.1 \
     --buffer_size="$buffer" >"$work/mc-target.log" 2>&1 &
   pids+=("$!")
-  await_line "$work/mc-target.log" 'listening on [0-9.]+:[0-9]+' 30 | grep -oE '[0-9.]+:[0-9]+$'
+  mc="$(await_line "$work/mc-target.log" 'listening on [0-9.]+:[0-9]+' 30 | grep -oE '[0-9.]+:[0-9]+$')"
   # The listener is up before the buffer is registered.
   sleep 1
 }
@@ -60,7 +61,7 @@ start_mooncake_target() {
 start_vte_target() {
   ./vte bench target --devices 1 --host 127.0.0.1 --buffer-size 256M --json >"$work/vte-target.log" 2>&1 &
   pids+=("$!")
-  await_line "$work/vte-target.log" '"server_name"' 120 | sed -E 's/.*"server_name":"([^"]+)".*/\1/'
+  vt="$(await_line "$work/vte-target.log" '"server_name"' 120 | sed -E 's/.*"server_name":"([^"]+)".*/\1/')"
 }
 
 # mooncake_row SERVER OP BLOCK POOL(0|1): prints GB/s.
@@ -78,7 +79,8 @@ mooncake_row() {
 vte_row() {
   local out
   out="$(./vte bench initiator --devices 1 --target "$1" --operation "$2" --block-size "$3" \
-    --duration "$duration" --json --no-progress 2>/dev/null)" || { echo nan; return; }
+    --duration "$duration" --json --no-progress 2>"$work/vte-initiator.err")" || {
+    echo "compare-mooncake: VTE initiator failed:" >&2; tail -3 "$work/vte-initiator.err" >&2; echo nan; return; }
   sed -E 's/.*"throughput_gib_s":([0-9.]+).*/\1/' <<<"$out" | awk '{printf "%.3f\n", $1 * 1.073741824}'
 }
 
@@ -87,8 +89,8 @@ declare -A results
 ./vte --help >/dev/null # builds the CLI once, before anything is timed
 for ((run = 1; run <= runs; run++)); do
   echo "compare-mooncake: run $run of $runs" >&2
-  mc="$(start_mooncake_target)"
-  vt="$(start_vte_target)"
+  start_mooncake_target
+  start_vte_target
   for row in "${rows[@]}"; do
     read -r op block _ <<<"$row"
     results["$row|default"]+="$(mooncake_row "$mc" "$op" "$block" 0) "
@@ -100,11 +102,14 @@ for ((run = 1; run <= runs; run++)); do
   pids=()
 done
 
-# stats "v1 v2 ...": prints "median min max".
+# stats "v1 v2 ...": prints "median min..max" over the runs that measured, and how many failed ("nan").
 stats() {
-  tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {
-    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "%.2f %.2f %.2f\n", m, v[1], v[NR] }'
+  tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -g | awk '
+    $1 == "nan" { failed++; next } { v[++n] = $1 }
+    END {
+      if (n == 0) { printf "- failed-%d\n", failed; exit }
+      m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+      printf "%.2f %.2f..%.2f%s\n", m, v[1], v[n], failed ? ",failed-" failed : "" }'
 }
 
 echo
@@ -115,9 +120,9 @@ echo "| block, op | Mooncake default | Mooncake with connection pool | VTE | VTE
 echo "| --- | --- | --- | --- | --- | --- |"
 for row in "${rows[@]}"; do
   read -r _ _ label <<<"$row"
-  read -r dm dlo dhi <<<"$(stats "${results[$row|default]}")"
-  read -r pm plo phi <<<"$(stats "${results[$row|pool]}")"
-  read -r vm vlo vhi <<<"$(stats "${results[$row|vte]}")"
-  ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
-  echo "| $label | $dm ($dlo..$dhi) | $pm ($plo..$phi) | $vm ($vlo..$vhi) | $(ratio "$vm" "$dm") | $(ratio "$vm" "$pm") |"
+  read -r dm dspread <<<"$(stats "${results[$row|default]}")"
+  read -r pm pspread <<<"$(stats "${results[$row|pool]}")"
+  read -r vm vspread <<<"$(stats "${results[$row|vte]}")"
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }'; }
+  echo "| $label | $dm ($dspread) | $pm ($pspread) | $vm ($vspread) | $(ratio "$vm" "$dm") | $(ratio "$vm" "$pm") |"
 done
