@@ -81,8 +81,11 @@ class MixedSoakTest {
       long verifiedReads = 0;
       long maxLatency = 0;
       long[] started = new long[SLOTS];
-      long[][] writes = new long[SLOTS][]; // per slot: {seed, started, ended} of the last WRITE
-      long[] previousSeed = new long[SLOTS];
+      SlotWrites[] history = new SlotWrites[SLOTS];
+      long[][] writeEnded = new long[SLOTS][];
+      for (int s = 0; s < SLOTS; s++) {
+        history[s] = new SlotWrites();
+      }
       long nextSeed = 1;
       FaultChaos chaos = new FaultChaos(engine, node, random.split());
       FailureTally failed = new FailureTally(chaos.log());
@@ -135,27 +138,26 @@ class MixedSoakTest {
                   endedAt);
               known[s] = false;
             } else if (writing[s]) {
-              writes[s][2] = endedAt;
+              writeEnded[s][0] = endedAt;
             } else {
               long offset = (long) s * CHUNK;
-              if (Pattern.crc(back.address() + offset, CHUNK) != remoteCrc[s]) {
+              long readCrc = Pattern.crc(back.address() + offset, CHUNK);
+              if (readCrc != remoteCrc[s]) {
+                long nodeCrc = node.crcOf(node.address() + offset, CHUNK);
                 throw new AssertionError(
                     "slot "
                         + s
-                        + " did not READ back what was last written: "
-                        + explain(
-                            back.address() + offset,
-                            writes[s],
-                            previousSeed[s],
-                            local.allocate(CHUNK),
-                            chaos.log(),
-                            started[s],
-                            endedAt)
+                        + " did not READ back what was last written; the READ ("
+                        + chaos.log().describe(started[s], endedAt)
+                        + ") brought "
+                        + history[s].explain(
+                            back.address() + offset, CHUNK, local.allocate(CHUNK), chaos.log())
                         + "; the node's slot now "
-                        + (node.crcOf(node.address() + offset, CHUNK) == remoteCrc[s]
-                            ? "holds that write (the READ brought wrong bytes)"
-                            : "does not hold that write (the WRITE did not land whole, or was"
-                                + " overwritten)")
+                        + (nodeCrc == remoteCrc[s]
+                            ? "holds the last write (the READ brought wrong bytes)"
+                            : nodeCrc == readCrc
+                                ? "holds what the READ brought (the WRITE did not land whole)"
+                                : "holds neither")
                         + "; "
                         + failed.details());
               }
@@ -168,8 +170,7 @@ class MixedSoakTest {
             writing[s] = !known[s] || random.nextBoolean();
             TransferRequest r;
             if (writing[s]) {
-              previousSeed[s] = writes[s] == null ? 0 : writes[s][0];
-              writes[s] = new long[] {nextSeed, System.nanoTime(), -1};
+              writeEnded[s] = history[s].started(nextSeed, System.nanoTime());
               Pattern.fill(src.address() + offset, CHUNK, nextSeed++);
               remoteCrc[s] = Pattern.crc(src.address() + offset, CHUNK);
               known[s] = true;
@@ -227,39 +228,6 @@ class MixedSoakTest {
       assertFlat("local", localWarm, localEnd);
       assertFlat("node", nodeWarm, nodeEnd);
     }
-  }
-
-  /**
-   * Which parts of a slot read back hold the last write's pattern, the write's before it, or
-   * neither, with the faults around the write and the read.
-   */
-  private static String explain(
-      long readBack,
-      long[] write,
-      long previousSeed,
-      long scratch,
-      FaultLog faults,
-      long readStarted,
-      long readEnded) {
-    int piece = CHUNK / 16;
-    StringBuilder parts = new StringBuilder();
-    for (int p = 0; p < 16; p++) {
-      long actual = Pattern.crc(readBack + (long) p * piece, piece);
-      Pattern.fill(scratch, CHUNK, write[0]);
-      if (Pattern.crc(scratch + (long) p * piece, piece) == actual) {
-        parts.append('L');
-        continue;
-      }
-      Pattern.fill(scratch, CHUNK, previousSeed);
-      parts.append(Pattern.crc(scratch + (long) p * piece, piece) == actual ? 'P' : '?');
-    }
-    return String.format(
-        "per 256 KiB [%s] (L the last write's pattern, P the one before it, ? neither); last"
-            + " write %d (%s), the READ (%s)",
-        parts,
-        write[0],
-        faults.describe(write[1], write[2]),
-        faults.describe(readStarted, readEnded));
   }
 
   private static boolean anyInFlight(Future<?>[] inflight) {

@@ -74,7 +74,8 @@ public final class AuthKey {
   }
 
   /**
-   * @param keyId the key id @return this
+   * @param keyId the key id
+   * @return this
    */
   public AuthKey setKeyId(String keyId) {
     this.keyId = keyId;
@@ -89,7 +90,8 @@ public final class AuthKey {
   }
 
   /**
-   * @param secretBase64 the secret in base64 @return this
+   * @param secretBase64 the secret in base64
+   * @return this
    */
   public AuthKey setSecretBase64(String secretBase64) {
     this.secretBase64 = secretBase64;

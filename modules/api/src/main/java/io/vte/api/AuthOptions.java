@@ -85,7 +85,8 @@ public final class AuthOptions {
   }
 
   /**
-   * @param keyId the id of the key this engine signs with @return this
+   * @param keyId the id of the key this engine signs with
+   * @return this
    */
   public AuthOptions setKeyId(String keyId) {
     this.keyId = keyId;
@@ -100,7 +101,8 @@ public final class AuthOptions {
   }
 
   /**
-   * @param secretBase64 the shared secret in base64 @return this
+   * @param secretBase64 the shared secret in base64
+   * @return this
    */
   public AuthOptions setSecretBase64(String secretBase64) {
     this.secretBase64 = secretBase64;
@@ -115,7 +117,8 @@ public final class AuthOptions {
   }
 
   /**
-   * @param skew the clock skew tolerated, null for the handshake's default @return this
+   * @param skew the clock skew tolerated, null for the handshake's default
+   * @return this
    */
   public AuthOptions setSkew(Duration skew) {
     this.skew = skew;
@@ -130,7 +133,8 @@ public final class AuthOptions {
   }
 
   /**
-   * @param acceptKeys the other keys accepted, null for none; copied @return this
+   * @param acceptKeys the other keys accepted, null for none; copied
+   * @return this
    */
   public AuthOptions setAcceptKeys(List<AuthKey> acceptKeys) {
     this.acceptKeys = acceptKeys == null ? null : new ArrayList<>(acceptKeys);

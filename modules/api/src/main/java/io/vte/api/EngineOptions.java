@@ -409,7 +409,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param transport {@code soft} or {@code ibverbs} @return this
+   * @param transport {@code soft} or {@code ibverbs}
+   * @return this
    */
   public EngineOptions setTransport(String transport) {
     this.transport = transport;
@@ -425,7 +426,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param devices local device names or specs; empty for {@link DefaultSoftDevices} @return this
+   * @param devices local device names or specs; empty for {@link DefaultSoftDevices}
+   * @return this
    */
   public EngineOptions setDevices(List<String> devices) {
     this.devices = devices == null ? null : new ArrayList<>(devices);
@@ -444,7 +446,8 @@ public final class EngineOptions {
 
   /**
    * @param fallbackDevices soft-verbs device specs {@code name[@host[:port]]} opened beside the
-   *     ibverbs devices; non-empty only with transport {@code ibverbs} @return this
+   *     ibverbs devices; non-empty only with transport {@code ibverbs}
+   * @return this
    */
   public EngineOptions setFallbackDevices(List<String> fallbackDevices) {
     this.fallbackDevices = fallbackDevices == null ? null : new ArrayList<>(fallbackDevices);
@@ -461,7 +464,8 @@ public final class EngineOptions {
 
   /**
    * @param ibverbs the ibverbs devices' GID choice, traffic class and service level; null for the
-   *     provider's defaults @return this
+   *     provider's defaults
+   * @return this
    */
   public EngineOptions setIbverbs(IbverbsOptions ibverbs) {
     this.ibverbs = ibverbs;
@@ -476,7 +480,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param workersPerContext owner verticles per local device, 1..64 @return this
+   * @param workersPerContext owner verticles per local device, 1..64
+   * @return this
    */
   public EngineOptions setWorkersPerContext(int workersPerContext) {
     this.workersPerContext = workersPerContext;
@@ -491,7 +496,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param sliceSize bytes per slice @return this
+   * @param sliceSize bytes per slice
+   * @return this
    */
   public EngineOptions setSliceSize(int sliceSize) {
     this.sliceSize = sliceSize;
@@ -506,7 +512,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param retryCount retries per slice @return this
+   * @param retryCount retries per slice
+   * @return this
    */
   public EngineOptions setRetryCount(int retryCount) {
     this.retryCount = retryCount;
@@ -521,7 +528,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param handshakeDeadline deadline of handshake calls @return this
+   * @param handshakeDeadline deadline of handshake calls
+   * @return this
    */
   public EngineOptions setHandshakeDeadline(Duration handshakeDeadline) {
     this.handshakeDeadline = handshakeDeadline;
@@ -541,7 +549,8 @@ public final class EngineOptions {
    * restart, a new cluster) does not send more connect requests than the peers answer within the
    * handshake deadline.
    *
-   * @param maxHandshakesInFlight connect requests in flight per owner, 1..4096 @return this
+   * @param maxHandshakesInFlight connect requests in flight per owner, 1..4096
+   * @return this
    */
   public EngineOptions setMaxHandshakesInFlight(int maxHandshakesInFlight) {
     this.maxHandshakesInFlight = maxHandshakesInFlight;
@@ -603,7 +612,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param cqSize entries per completion queue @return this
+   * @param cqSize entries per completion queue
+   * @return this
    */
   public EngineOptions setCqSize(int cqSize) {
     this.cqSize = cqSize;
@@ -618,7 +628,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param endpointCacheSize endpoints per owner @return this
+   * @param endpointCacheSize endpoints per owner
+   * @return this
    */
   public EngineOptions setEndpointCacheSize(int endpointCacheSize) {
     this.endpointCacheSize = endpointCacheSize;
@@ -667,7 +678,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param maxOutstandingPerQp outstanding work requests per QP @return this
+   * @param maxOutstandingPerQp outstanding work requests per QP
+   * @return this
    */
   public EngineOptions setMaxOutstandingPerQp(int maxOutstandingPerQp) {
     this.maxOutstandingPerQp = maxOutstandingPerQp;
@@ -683,7 +695,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param rpcHost handshake host; null for the first soft device's address @return this
+   * @param rpcHost handshake host; null for the first soft device's address
+   * @return this
    */
   public EngineOptions setRpcHost(String rpcHost) {
     this.rpcHost = rpcHost;
@@ -698,7 +711,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param rpcPort handshake port, 0 for any free port @return this
+   * @param rpcPort handshake port, 0 for any free port
+   * @return this
    */
   public EngineOptions setRpcPort(int rpcPort) {
     this.rpcPort = rpcPort;
@@ -713,7 +727,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param metadataUri {@code p2p} or {@code etcd://...} @return this
+   * @param metadataUri {@code p2p} or {@code etcd://...}
+   * @return this
    */
   public EngineOptions setMetadataUri(String metadataUri) {
     this.metadataUri = metadataUri;
@@ -728,7 +743,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param metadata the metadata store's options; null for the defaults @return this
+   * @param metadata the metadata store's options; null for the defaults
+   * @return this
    */
   public EngineOptions setMetadata(MetadataOptions metadata) {
     this.metadata = metadata;
@@ -761,7 +777,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param auth handshake authentication options @return this
+   * @param auth handshake authentication options
+   * @return this
    */
   public EngineOptions setAuth(AuthOptions auth) {
     this.auth = auth;
@@ -776,7 +793,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param tls handshake TLS options @return this
+   * @param tls handshake TLS options
+   * @return this
    */
   public EngineOptions setTls(TlsOptions tls) {
     this.tls = tls;
@@ -791,7 +809,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param railHoldDown pause of a failing rail @return this
+   * @param railHoldDown pause of a failing rail
+   * @return this
    */
   public EngineOptions setRailHoldDown(Duration railHoldDown) {
     this.railHoldDown = railHoldDown;
@@ -806,7 +825,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param qpTimeout QP transport timeout @return this
+   * @param qpTimeout QP transport timeout
+   * @return this
    */
   public EngineOptions setQpTimeout(Duration qpTimeout) {
     this.qpTimeout = qpTimeout;
@@ -821,7 +841,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @param qpRetryCount QP transport retries, 0..7 @return this
+   * @param qpRetryCount QP transport retries, 0..7
+   * @return this
    */
   public EngineOptions setQpRetryCount(int qpRetryCount) {
     this.qpRetryCount = qpRetryCount;

@@ -143,7 +143,8 @@ public final class IbverbsOptions {
   }
 
   /**
-   * @param gidIndex GID index, -1..255 (-1: automatic) @return this
+   * @param gidIndex GID index, -1..255 (-1: automatic)
+   * @return this
    */
   public IbverbsOptions setGidIndex(int gidIndex) {
     this.gidIndex = gidIndex;
@@ -158,7 +159,8 @@ public final class IbverbsOptions {
   }
 
   /**
-   * @param gidNetdev a netdev name such as {@code eth2}, or null for any @return this
+   * @param gidNetdev a netdev name such as {@code eth2}, or null for any
+   * @return this
    */
   public IbverbsOptions setGidNetdev(String gidNetdev) {
     this.gidNetdev = gidNetdev;
@@ -173,7 +175,8 @@ public final class IbverbsOptions {
   }
 
   /**
-   * @param gidAddress an IP address literal, or null for any @return this
+   * @param gidAddress an IP address literal, or null for any
+   * @return this
    */
   public IbverbsOptions setGidAddress(String gidAddress) {
     this.gidAddress = gidAddress;
@@ -188,7 +191,8 @@ public final class IbverbsOptions {
   }
 
   /**
-   * @param gidType {@code auto}, {@code roce-v1}, {@code roce-v2} or {@code ib} @return this
+   * @param gidType {@code auto}, {@code roce-v1}, {@code roce-v2} or {@code ib}
+   * @return this
    */
   public IbverbsOptions setGidType(String gidType) {
     this.gidType = gidType;
@@ -203,7 +207,8 @@ public final class IbverbsOptions {
   }
 
   /**
-   * @param trafficClass GRH traffic class, 0..255 (DSCP in the upper 6 bits) @return this
+   * @param trafficClass GRH traffic class, 0..255 (DSCP in the upper 6 bits)
+   * @return this
    */
   public IbverbsOptions setTrafficClass(int trafficClass) {
     this.trafficClass = trafficClass;
@@ -218,7 +223,8 @@ public final class IbverbsOptions {
   }
 
   /**
-   * @param serviceLevel service level, 0..15 (on RoCE the priority) @return this
+   * @param serviceLevel service level, 0..15 (on RoCE the priority)
+   * @return this
    */
   public IbverbsOptions setServiceLevel(int serviceLevel) {
     this.serviceLevel = serviceLevel;

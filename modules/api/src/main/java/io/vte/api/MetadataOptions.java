@@ -175,7 +175,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param clusterPrefix the key prefix of the cluster, e.g. {@code /vte/prod} @return this
+   * @param clusterPrefix the key prefix of the cluster, e.g. {@code /vte/prod}
+   * @return this
    */
   public MetadataOptions setClusterPrefix(String clusterPrefix) {
     this.clusterPrefix = clusterPrefix;
@@ -190,7 +191,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param leaseTtl how long a dead node's entries outlive it, whole seconds @return this
+   * @param leaseTtl how long a dead node's entries outlive it, whole seconds
+   * @return this
    */
   public MetadataOptions setLeaseTtl(Duration leaseTtl) {
     this.leaseTtl = leaseTtl;
@@ -205,8 +207,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param callDeadline the deadline of one backend call; null for the handshake deadline @return
-   *     this
+   * @param callDeadline the deadline of one backend call; null for the handshake deadline
+   * @return this
    */
   public MetadataOptions setCallDeadline(Duration callDeadline) {
     this.callDeadline = callDeadline;
@@ -221,7 +223,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param healthCheckInterval the period of the etcd health probe @return this
+   * @param healthCheckInterval the period of the etcd health probe
+   * @return this
    */
   public MetadataOptions setHealthCheckInterval(Duration healthCheckInterval) {
     this.healthCheckInterval = healthCheckInterval;
@@ -236,7 +239,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param startDeadline how long a starting node waits for the backend @return this
+   * @param startDeadline how long a starting node waits for the backend
+   * @return this
    */
   public MetadataOptions setStartDeadline(Duration startDeadline) {
     this.startDeadline = startDeadline;
@@ -251,7 +255,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param etcdUser the etcd user (with a password), or null @return this
+   * @param etcdUser the etcd user (with a password), or null
+   * @return this
    */
   public MetadataOptions setEtcdUser(String etcdUser) {
     this.etcdUser = etcdUser;
@@ -266,7 +271,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param etcdPassword the etcd password @return this
+   * @param etcdPassword the etcd password
+   * @return this
    */
   public MetadataOptions setEtcdPassword(String etcdPassword) {
     this.etcdPassword = etcdPassword;
@@ -282,7 +288,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param path the PEM file of CAs that sign etcd's certificate @return this
+   * @param path the PEM file of CAs that sign etcd's certificate
+   * @return this
    */
   public MetadataOptions setTlsTrustPemPath(String path) {
     this.tlsTrustPemPath = path;
@@ -297,7 +304,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param path the PEM client certificate chain @return this
+   * @param path the PEM client certificate chain
+   * @return this
    */
   public MetadataOptions setTlsCertPemPath(String path) {
     this.tlsCertPemPath = path;
@@ -312,7 +320,8 @@ public final class MetadataOptions {
   }
 
   /**
-   * @param path the PEM (PKCS#8) client private key @return this
+   * @param path the PEM (PKCS#8) client private key
+   * @return this
    */
   public MetadataOptions setTlsKeyPemPath(String path) {
     this.tlsKeyPemPath = path;

@@ -119,7 +119,8 @@ public final class TlsOptions {
   }
 
   /**
-   * @param keyPath the PEM private key path @return this
+   * @param keyPath the PEM private key path
+   * @return this
    */
   public TlsOptions setKeyPath(String keyPath) {
     this.keyPath = keyPath;
@@ -134,7 +135,8 @@ public final class TlsOptions {
   }
 
   /**
-   * @param certPath the PEM certificate chain path @return this
+   * @param certPath the PEM certificate chain path
+   * @return this
    */
   public TlsOptions setCertPath(String certPath) {
     this.certPath = certPath;
@@ -149,7 +151,8 @@ public final class TlsOptions {
   }
 
   /**
-   * @param trustPath the PEM bundle of trusted CA certificates @return this
+   * @param trustPath the PEM bundle of trusted CA certificates
+   * @return this
    */
   public TlsOptions setTrustPath(String trustPath) {
     this.trustPath = trustPath;
@@ -164,7 +167,8 @@ public final class TlsOptions {
   }
 
   /**
-   * @param verifyHost whether a client checks the server certificate's host name @return this
+   * @param verifyHost whether a client checks the server certificate's host name
+   * @return this
    */
   public TlsOptions setVerifyHost(boolean verifyHost) {
     this.verifyHost = verifyHost;
@@ -179,8 +183,8 @@ public final class TlsOptions {
   }
 
   /**
-   * @param requireClientCert whether the server requires client certificates (mutual TLS) @return
-   *     this
+   * @param requireClientCert whether the server requires client certificates (mutual TLS)
+   * @return this
    */
   public TlsOptions setRequireClientCert(boolean requireClientCert) {
     this.requireClientCert = requireClientCert;

@@ -6,6 +6,7 @@ import io.vte.cli.bench.NioStreamBench;
 import io.vte.cli.bench.SoftLatencyBench;
 import io.vte.cli.bench.SoftWriteBench;
 import io.vte.cli.bench.TcpPingPongBench;
+import io.vte.verbs.soft.SoftVerbsConfig;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Locale;
@@ -69,7 +70,7 @@ public final class VerbsBenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--nic-spin-us",
-      defaultValue = "50",
+      defaultValue = "" + SoftVerbsConfig.DEFAULT_NIC_SPIN_MICROS,
       description =
           "Soft NIC busy-poll window in the latency phase, microseconds (default ${DEFAULT-VALUE}).")
   private int nicSpinMicros;

@@ -196,7 +196,8 @@ public final class DirectMemory {
   }
 
   /**
-   * @param address address @return the byte there
+   * @param address address
+   * @return the byte there
    */
   public static byte getByte(long address) {
     try {
@@ -207,7 +208,8 @@ public final class DirectMemory {
   }
 
   /**
-   * @param address address @param value the byte to store
+   * @param address address
+   * @param value the byte to store
    */
   public static void putByte(long address, byte value) {
     try {

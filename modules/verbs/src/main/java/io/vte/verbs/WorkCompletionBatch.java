@@ -113,49 +113,56 @@ public final class WorkCompletionBatch {
   }
 
   /**
-   * @param i index @return wr_id
+   * @param i index
+   * @return wr_id
    */
   public long wrId(int i) {
     return buf.getLong(i * STRIDE + OFF_WR_ID);
   }
 
   /**
-   * @param i index @return bytes transferred
+   * @param i index
+   * @return bytes transferred
    */
   public int byteLen(int i) {
     return buf.getInt(i * STRIDE + OFF_BYTE_LEN);
   }
 
   /**
-   * @param i index @return QP number
+   * @param i index
+   * @return QP number
    */
   public int qpNum(int i) {
     return buf.getInt(i * STRIDE + OFF_QP_NUM);
   }
 
   /**
-   * @param i index @return status code ({@link WcStatus#code()})
+   * @param i index
+   * @return status code ({@link WcStatus#code()})
    */
   public int status(int i) {
     return buf.getInt(i * STRIDE + OFF_STATUS);
   }
 
   /**
-   * @param i index @return opcode ({@link WcOpcode})
+   * @param i index
+   * @return opcode ({@link WcOpcode})
    */
   public int opcode(int i) {
     return buf.getInt(i * STRIDE + OFF_OPCODE);
   }
 
   /**
-   * @param i index @return vendor error
+   * @param i index
+   * @return vendor error
    */
   public int vendorErr(int i) {
     return buf.getInt(i * STRIDE + OFF_VENDOR_ERR);
   }
 
   /**
-   * @param i index @return immediate data
+   * @param i index
+   * @return immediate data
    */
   public int immData(int i) {
     return buf.getInt(i * STRIDE + OFF_IMM);

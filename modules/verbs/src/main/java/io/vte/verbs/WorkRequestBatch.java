@@ -162,63 +162,72 @@ public final class WorkRequestBatch {
   }
 
   /**
-   * @param i index @return wr_id
+   * @param i index
+   * @return wr_id
    */
   public long wrId(int i) {
     return buf.getLong(i * STRIDE + OFF_WR_ID);
   }
 
   /**
-   * @param i index @return local address
+   * @param i index
+   * @return local address
    */
   public long localAddress(int i) {
     return buf.getLong(i * STRIDE + OFF_LOCAL_ADDR);
   }
 
   /**
-   * @param i index @return remote address
+   * @param i index
+   * @return remote address
    */
   public long remoteAddress(int i) {
     return buf.getLong(i * STRIDE + OFF_REMOTE_ADDR);
   }
 
   /**
-   * @param i index @return length in bytes (unsigned 32-bit value as int)
+   * @param i index
+   * @return length in bytes (unsigned 32-bit value as int)
    */
   public int length(int i) {
     return buf.getInt(i * STRIDE + OFF_LENGTH);
   }
 
   /**
-   * @param i index @return lkey
+   * @param i index
+   * @return lkey
    */
   public int lkey(int i) {
     return buf.getInt(i * STRIDE + OFF_LKEY);
   }
 
   /**
-   * @param i index @return rkey
+   * @param i index
+   * @return rkey
    */
   public int rkey(int i) {
     return buf.getInt(i * STRIDE + OFF_RKEY);
   }
 
   /**
-   * @param i index @return immediate data
+   * @param i index
+   * @return immediate data
    */
   public int immData(int i) {
     return buf.getInt(i * STRIDE + OFF_IMM);
   }
 
   /**
-   * @param i index @return opcode ({@link WrOpcode})
+   * @param i index
+   * @return opcode ({@link WrOpcode})
    */
   public int opcode(int i) {
     return buf.get(i * STRIDE + OFF_OPCODE) & 0xff;
   }
 
   /**
-   * @param i index @return flags ({@link WrFlags})
+   * @param i index
+   * @return flags ({@link WrFlags})
    */
   public int flags(int i) {
     return buf.get(i * STRIDE + OFF_FLAGS) & 0xff;

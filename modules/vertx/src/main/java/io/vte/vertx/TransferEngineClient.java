@@ -70,7 +70,8 @@ public final class TransferEngineClient {
   }
 
   /**
-   * @param name buffer name @return completes when unregistered and freed
+   * @param name buffer name
+   * @return completes when unregistered and freed
    */
   public Future<Void> unregister(String name) {
     return send(EngineBus.UNREGISTER, new JsonObject().put("name", name), Duration.ZERO).mapEmpty();
@@ -105,7 +106,8 @@ public final class TransferEngineClient {
   }
 
   /**
-   * @param segment peer segment name @return the segment JSON (see {@link EngineBus})
+   * @param segment peer segment name
+   * @return the segment JSON (see {@link EngineBus})
    */
   public Future<JsonObject> openSegment(String segment) {
     return send(EngineBus.OPEN_SEGMENT, new JsonObject().put("segment", segment), Duration.ZERO);

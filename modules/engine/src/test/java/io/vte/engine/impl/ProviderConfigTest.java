@@ -9,6 +9,7 @@ import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.engine.ProviderConfig;
 import io.vte.engine.impl.owner.OwnerConfig;
+import io.vte.verbs.soft.SoftVerbsConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +45,10 @@ class ProviderConfigTest {
 
   @Test
   void theNicBusyPollGoesToTheSoftProvider() {
-    assertEquals(50L, ProviderConfig.of(new EngineOptions()).get("nicSpinMicros"), "default");
+    assertEquals(
+        (long) SoftVerbsConfig.DEFAULT_NIC_SPIN_MICROS,
+        ProviderConfig.of(new EngineOptions()).get("nicSpinMicros"),
+        "the engine's default is the provider's");
     EngineOptions o = new EngineOptions().setNicBusyPoll(Duration.ofNanos(20_000));
     assertEquals(20L, ProviderConfig.of(o).get("nicSpinMicros"));
   }

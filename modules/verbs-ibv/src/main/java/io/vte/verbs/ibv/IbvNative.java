@@ -134,7 +134,8 @@ final class IbvNative {
   static native String[] deviceNames();
 
   /**
-   * @param name device name @return an {@code ibv_context*} with a non-blocking async fd
+   * @param name device name
+   * @return an {@code ibv_context*} with a non-blocking async fd
    */
   static native long openDevice(String name);
 
@@ -179,7 +180,8 @@ final class IbvNative {
   static native int forkInit();
 
   /**
-   * @param ctx context @return an {@code ibv_pd*}
+   * @param ctx context
+   * @return an {@code ibv_pd*}
    */
   static native long allocPd(long ctx);
 
@@ -204,7 +206,8 @@ final class IbvNative {
   static native void deregMr(long mr);
 
   /**
-   * @param ctx context @return an {@code ibv_comp_channel*} with a non-blocking fd
+   * @param ctx context
+   * @return an {@code ibv_comp_channel*} with a non-blocking fd
    */
   static native long createCompChannel(long ctx);
 
@@ -224,7 +227,8 @@ final class IbvNative {
   static native long nextCqEvent(long channel, int timeoutMs);
 
   /**
-   * @param cq CQ @param count events to acknowledge
+   * @param cq CQ
+   * @param count events to acknowledge
    */
   static native void ackCqEvents(long cq, int count);
 
@@ -244,7 +248,8 @@ final class IbvNative {
   static native void destroyCq(long cq);
 
   /**
-   * @param cq CQ @return 0 or -errno of {@code ibv_req_notify_cq}
+   * @param cq CQ
+   * @return 0 or -errno of {@code ibv_req_notify_cq}
    */
   static native int reqNotifyCq(long cq);
 
@@ -328,7 +333,8 @@ final class IbvNative {
       long qp, int sqPsn, int timeout, int retryCount, int rnrRetry, int maxRdAtomic);
 
   /**
-   * @param qp QP @param state {@code enum ibv_qp_state} (ERR or RESET)
+   * @param qp QP
+   * @param state {@code enum ibv_qp_state} (ERR or RESET)
    */
   static native void modifyQpState(long qp, int state);
 

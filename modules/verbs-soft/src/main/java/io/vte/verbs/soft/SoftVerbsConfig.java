@@ -16,12 +16,12 @@ import java.util.Set;
  * maxMessageBytes} (largest message, default 1 GiB), {@code socketBufferBytes} (socket buffer size,
  * default 0 = the OS's auto-tuning), {@code nicSpinMicros} (how long a NIC thread keeps
  * busy-polling its sockets after it served a peer's request of at most 16 KiB before it sleeps,
- * trading CPU for latency; default 0 here, while an engine passes its {@code nicBusyPollMicros},
- * default 50), {@code nicSpinThreads} (how many of the provider's NIC threads may poll at once;
- * default 0: a budget all providers of the JVM share, of half the processors, at least 1), {@code
- * idleConnectionMs} (a QP's connection that carried nothing for this long is closed, freeing its
- * socket and buffers; the next work request opens a new one; default 60000, 0 = never). Each device
- * runs one NIC thread. Unknown keys are rejected.
+ * trading CPU for latency; default {@link #DEFAULT_NIC_SPIN_MICROS}, the engine's {@code
+ * nicBusyPollMicros} default too, which an engine passes), {@code nicSpinThreads} (how many of the
+ * provider's NIC threads may poll at once; default 0: a budget all providers of the JVM share, of
+ * half the processors, at least 1), {@code idleConnectionMs} (a QP's connection that carried
+ * nothing for this long is closed, freeing its socket and buffers; the next work request opens a
+ * new one; default 60000, 0 = never). Each device runs one NIC thread. Unknown keys are rejected.
  *
  * @param devices the devices
  * @param mtu active MTU reported by every port
@@ -41,6 +41,13 @@ public record SoftVerbsConfig(
     int nicSpinMicros,
     int nicSpinThreads,
     long idleConnectionMs) {
+
+  /**
+   * Default of {@code nicSpinMicros}: 50 us, the default of the engine option {@code
+   * nicBusyPollMicros} that an engine passes here (a test in the engine keeps the two equal, as the
+   * API cannot name a provider).
+   */
+  public static final int DEFAULT_NIC_SPIN_MICROS = 50;
 
   /** Default of {@code idleConnectionMs}. */
   public static final long DEFAULT_IDLE_CONNECTION_MS = 60_000;
@@ -125,7 +132,7 @@ public record SoftVerbsConfig(
         (int) number(config, "mtu", 4096),
         number(config, "maxMessageBytes", 1L << 30),
         (int) number(config, "socketBufferBytes", 0),
-        (int) number(config, "nicSpinMicros", 0),
+        (int) number(config, "nicSpinMicros", DEFAULT_NIC_SPIN_MICROS),
         (int) number(config, "nicSpinThreads", 0),
         number(config, "idleConnectionMs", DEFAULT_IDLE_CONNECTION_MS));
   }

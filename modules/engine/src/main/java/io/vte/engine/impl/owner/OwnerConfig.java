@@ -201,14 +201,17 @@ public record OwnerConfig(
   }
 
   /**
-   * @param n workers per context @return a copy with it
+   * @param n workers per context
+   * @return a copy with it
    */
   public OwnerConfig withWorkersPerContext(int n) {
     return copy(c -> c.workersPerContext = n);
   }
 
   /**
-   * @param size CQ capacity @param perQp send-queue depth @return a copy with them
+   * @param size CQ capacity
+   * @param perQp send-queue depth
+   * @return a copy with them
    */
   public OwnerConfig withQueueSizes(int size, int perQp) {
     return copy(
@@ -219,35 +222,40 @@ public record OwnerConfig(
   }
 
   /**
-   * @param n QPs per endpoint @return a copy with it
+   * @param n QPs per endpoint
+   * @return a copy with it
    */
   public OwnerConfig withQpsPerEndpoint(int n) {
     return copy(c -> c.qpsPerEndpoint = n);
   }
 
   /**
-   * @param deadline handshake deadline @return a copy with it
+   * @param deadline handshake deadline
+   * @return a copy with it
    */
   public OwnerConfig withHandshakeDeadline(Duration deadline) {
     return copy(c -> c.handshakeDeadline = deadline);
   }
 
   /**
-   * @param n connect requests in flight per owner @return a copy with it
+   * @param n connect requests in flight per owner
+   * @return a copy with it
    */
   public OwnerConfig withMaxHandshakesInFlight(int n) {
     return copy(c -> c.maxHandshakesInFlight = n);
   }
 
   /**
-   * @param capacity endpoints per owner @return a copy with it
+   * @param capacity endpoints per owner
+   * @return a copy with it
    */
   public OwnerConfig withEndpointStoreCapacity(int capacity) {
     return copy(c -> c.endpointStoreCapacity = capacity);
   }
 
   /**
-   * @param deadline flush deadline of retired endpoints @return a copy with it
+   * @param deadline flush deadline of retired endpoints
+   * @return a copy with it
    */
   public OwnerConfig withFlushDeadline(Duration deadline) {
     return copy(c -> c.flushDeadline = deadline);

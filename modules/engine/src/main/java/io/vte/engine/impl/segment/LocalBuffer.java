@@ -89,14 +89,16 @@ public final class LocalBuffer implements RegisteredBuffer {
   }
 
   /**
-   * @param deviceIndex local device index @return the local key there
+   * @param deviceIndex local device index
+   * @return the local key there
    */
   public int lkey(int deviceIndex) {
     return regions[deviceIndex].lkey();
   }
 
   /**
-   * @param deviceIndex local device index @return the remote key there
+   * @param deviceIndex local device index
+   * @return the remote key there
    */
   public int rkey(int deviceIndex) {
     return regions[deviceIndex].rkey();
