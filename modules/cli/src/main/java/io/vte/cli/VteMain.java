@@ -56,6 +56,7 @@ public final class VteMain implements Runnable {
       cl.addSubcommand(sub);
     }
     HelpParagraphs.join(cl);
+    HelpExamples.add(cl);
     cl.setParameterExceptionHandler(
         (ex, args) -> {
           PrintWriter err = ex.getCommandLine().getErr();

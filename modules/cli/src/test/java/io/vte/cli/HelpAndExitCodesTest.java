@@ -115,10 +115,41 @@ class HelpAndExitCodesTest {
   }
 
   @Test
+  void everyHelpEndsWithOneOrTwoExamplesThatParse() {
+    List<CommandLine> commands = new ArrayList<>(List.of(VteMain.commandLine()));
+    int checked = 0;
+    while (!commands.isEmpty()) {
+      CommandLine command = commands.remove(0);
+      commands.addAll(command.getSubcommands().values());
+      String name = command.getCommandSpec().qualifiedName();
+      List<String> lines = command.getUsageMessage().strip().lines().toList();
+      List<String> examples =
+          lines.subList(lines.lastIndexOf("Examples:") + 1, lines.size()).stream()
+              .map(String::strip)
+              .toList();
+      assertTrue(lines.contains("Examples:"), name + "'s help ends with examples:\n" + lines);
+      assertTrue(examples.size() == 1 || examples.size() == 2, name + ": " + examples);
+      for (String example : examples) {
+        assertTrue(example.startsWith("./vte "), name + ": " + example);
+        String[] args = example.substring("./vte ".length()).split(" ");
+        VteMain.commandLine().parseArgs(args); // a ParameterException names the bad example
+      }
+      checked++;
+    }
+    assertTrue(checked >= 10, "commands checked: " + checked);
+  }
+
+  @Test
   void theHelpFooterListsTheExitCodesAndTheCliPageShowsTheSameTable() throws IOException {
     String footer = CliRun.of("--help").out();
     String page = Files.readString(CLI_PAGE);
-    List<String> rows = footer.lines().dropWhile(l -> !l.startsWith("Exit codes")).skip(1).toList();
+    List<String> rows =
+        footer
+            .lines()
+            .dropWhile(l -> !l.startsWith("Exit codes"))
+            .skip(1)
+            .takeWhile(l -> !l.isBlank())
+            .toList();
     assertEquals(4, rows.size(), footer);
     for (int code = 0; code < 4; code++) {
       String row = rows.get(code);

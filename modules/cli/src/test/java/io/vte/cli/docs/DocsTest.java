@@ -38,7 +38,8 @@ import picocli.CommandLine.Model.OptionSpec;
 /**
  * Keeps README.md, ARCHITECTURE.md and the pages of docs/ true: the README stays a short front
  * door, every link resolves, every Java block compiles, every flag and configuration key they name
- * exists, the error-code table is the enum, and no prose carries a date.
+ * exists, the error-code table is the enum, and no prose carries a date. A Java block that cannot
+ * compile here says why in a comment before it.
  */
 public class DocsTest {
 
@@ -53,6 +54,8 @@ public class DocsTest {
   private static final Pattern JSON_KEY = Pattern.compile("\"(\\w+)\"\\s*:");
   private static final Pattern CONTEXT =
       Pattern.compile("<!-- compiled with: (.*) -->\n```java\n", Pattern.MULTILINE);
+  private static final Pattern NOT_COMPILED =
+      Pattern.compile("<!-- not compiled by DocsTest: (.+) -->\n```java\n", Pattern.MULTILINE);
   private static final Pattern DATED =
       Pattern.compile("20[0-9]{2}-[0-9]{2}-[0-9]{2}|third VM|2-core VM");
 
@@ -148,7 +151,7 @@ public class DocsTest {
     for (Path page : pages()) {
       String text = Files.readString(page);
       for (MarkdownSnippets.Block block : MarkdownSnippets.blocks(page)) {
-        if (block.language().equals("java")) {
+        if (block.language().equals("java") && !preceded(NOT_COMPILED, text, block)) {
           String name = "Snippet" + units.size();
           units.add(source(name, wrap(name, block, context(text, block)), page, block.line()));
         }
@@ -188,12 +191,23 @@ public class DocsTest {
 
   /** The parameters a block of statements is compiled with, from the comment before it. */
   private static String context(String page, MarkdownSnippets.Block block) {
-    Matcher m = CONTEXT.matcher(page);
+    Matcher m = comment(CONTEXT, page, block);
+    return m == null ? null : m.group(1);
+  }
+
+  /** Whether the block's fence follows a comment of that pattern (a reason it is not compiled). */
+  private static boolean preceded(Pattern comment, String page, MarkdownSnippets.Block block) {
+    return comment(comment, page, block) != null;
+  }
+
+  /** The comment of that pattern on the line before the block's fence, or null. */
+  private static Matcher comment(Pattern comment, String page, MarkdownSnippets.Block block) {
+    Matcher m = comment.matcher(page);
     while (m.find()) {
       // the newlines up to the end of the fence's line: the fence's own line number
       long fenceLine = page.substring(0, m.end()).chars().filter(c -> c == '\n').count();
       if (fenceLine == block.line()) {
-        return m.group(1);
+        return m;
       }
     }
     return null;
