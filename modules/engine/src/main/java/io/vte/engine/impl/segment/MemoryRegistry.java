@@ -7,6 +7,7 @@ import io.vte.handshake.HandshakeValidator;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
+import io.vte.verbs.VerbsException;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -41,8 +42,9 @@ public final class MemoryRegistry {
    * @param location location tag, 1 to {@link HandshakeValidator#MAX_NAME_LENGTH} characters (peers
    *     reject a descriptor with a longer one)
    * @return the buffer
-   * @throws VteException INVALID_ARGUMENT naming the bad value, OVERLAPPING_REGISTRATION naming
-   *     both ranges
+   * @throws VteException INVALID_ARGUMENT naming the bad value (also memory a device cannot pin as
+   *     asked: unmapped, or read-only), OVERLAPPING_REGISTRATION naming both ranges,
+   *     DEVICE_UNAVAILABLE when a device refuses for another reason
    */
   public LocalBuffer register(long address, long length, String location) {
     return register(address, length, location, null);
@@ -88,13 +90,30 @@ public final class MemoryRegistry {
             devices.deregister(i, regions[i]);
           }
         }
-        throw e;
+        throw e instanceof VerbsException refused ? refusedByDevice(address, length, refused) : e;
       }
       buffer = new LocalBuffer(address, length, location, regions, this, sharedMemory);
       buffers.put(address, buffer);
     }
     onChange.run();
     return buffer;
+  }
+
+  /**
+   * The typed form of a device's refusal: memory the kernel cannot pin as asked (unmapped, or
+   * read-only while peers may write it) is the caller's INVALID_ARGUMENT; anything else is the
+   * device's (DEVICE_UNAVAILABLE). The provider's message, which names the cause, is kept.
+   */
+  private static VteException refusedByDevice(long address, long length, VerbsException e) {
+    ErrorCode code =
+        switch (e.error()) {
+          case INVALID_ARGUMENT, ACCESS -> ErrorCode.INVALID_ARGUMENT;
+          default -> ErrorCode.DEVICE_UNAVAILABLE;
+        };
+    return new VteException(
+        code,
+        "cannot register 0x" + Long.toHexString(address) + "+" + length + ": " + e.getMessage(),
+        e);
   }
 
   /**

@@ -12,6 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.testkit.GcAwait;
+import io.vte.verbs.MemoryRegion;
+import io.vte.verbs.VerbsError;
+import io.vte.verbs.VerbsException;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -87,6 +90,47 @@ class MemoryRegistryTest {
         ErrorCode.INVALID_ARGUMENT,
         assertThrows(VteException.class, () -> registry.register(Long.MAX_VALUE - 5, 10, "x"))
             .code());
+  }
+
+  @Test
+  void aDeviceRefusalIsTypedNamesItsCauseAndLeavesNoRegion() {
+    for (VerbsError refusal : VerbsError.values()) {
+      FakeDeviceMemory accepting = new FakeDeviceMemory(2);
+      MemoryRegistry refusing =
+          new MemoryRegistry(
+              new DeviceMemory() {
+                @Override
+                public int deviceCount() {
+                  return accepting.deviceCount();
+                }
+
+                @Override
+                public MemoryRegion register(
+                    int deviceIndex, long address, long length, int accessFlags) {
+                  if (deviceIndex == 1) {
+                    throw new VerbsException(refusal, "EFAULT at 0x1000 (---p)");
+                  }
+                  return accepting.register(deviceIndex, address, length, accessFlags);
+                }
+
+                @Override
+                public void deregister(int deviceIndex, MemoryRegion region) {
+                  accepting.deregister(deviceIndex, region);
+                }
+              },
+              changes::incrementAndGet);
+      VteException e = assertThrows(VteException.class, () -> refusing.register(0x1000, 4096, "x"));
+      ErrorCode expected =
+          refusal == VerbsError.INVALID_ARGUMENT || refusal == VerbsError.ACCESS
+              ? ErrorCode.INVALID_ARGUMENT
+              : ErrorCode.DEVICE_UNAVAILABLE;
+      assertEquals(expected, e.code(), refusal.name());
+      assertTrue(e.getMessage().contains("0x1000+4096"), e.getMessage());
+      assertTrue(e.getMessage().contains("EFAULT at 0x1000 (---p)"), e.getMessage());
+      assertNull(refusing.find(0x1000, 1), "nothing registered after a refusal");
+      assertEquals(0, accepting.openRegions(), "device 0's region is closed again");
+    }
+    assertEquals(0, changes.get());
   }
 
   @Test
