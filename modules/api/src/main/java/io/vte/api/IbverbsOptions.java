@@ -240,7 +240,8 @@ public final class IbverbsOptions {
 
   /**
    * @param pkeyIndex P_Key table index, 0..65535 (checked against the port's table when a QP is
-   *     made) @return this
+   *     made)
+   * @return this
    */
   public IbverbsOptions setPkeyIndex(int pkeyIndex) {
     this.pkeyIndex = pkeyIndex;
