@@ -369,11 +369,12 @@ public final class TransferEngineImpl implements TransferEngine {
   /**
    * @param options engine options
    * @return how long a QP takes to give up on a peer that stopped answering: the encoded ACK
-   *     timeout times the QP retries
+   *     timeout times the first try and the QP retries (RC gives up after timeout x (retry_cnt +
+   *     1), as rdma_rxe and the fake libibverbs do)
    */
   static Duration qpFailureTime(EngineOptions options) {
     return Duration.ofNanos(
-        Math.max(1, options.getQpRetryCount())
+        (options.getQpRetryCount() + 1L)
             * (4096L << OwnerConfig.qpTimeoutExponent(options.getQpTimeout())));
   }
 

@@ -102,8 +102,8 @@ class PortFlapFailoverTest {
       int maxStepMs) {
 
     /**
-     * @return how long a work request to a dead device takes to fail: the encoded timeout x the
-     *     retries
+     * @return how long a work request to a dead device takes to fail: the encoded timeout x (the
+     *     retries + 1)
      */
     long qpFailNanos() {
       return TransferEngineImpl.qpFailureTime(
