@@ -1,8 +1,6 @@
 package io.vte.cli;
 
 import io.vertx.core.json.JsonObject;
-import io.vte.api.RailStatus;
-import io.vte.api.TransferEngine;
 import io.vte.cli.bench.BaselineWindows;
 import io.vte.cli.bench.BenchInitiator;
 import io.vte.cli.bench.BenchInitiatorCommand;
@@ -15,6 +13,7 @@ import io.vte.cli.bench.FaultScheduler;
 import io.vte.cli.bench.FaultStep;
 import io.vte.cli.bench.InitiatorSession;
 import io.vte.cli.bench.LoadFlags;
+import io.vte.cli.bench.NioAckedBench;
 import io.vte.cli.bench.SingleRequestRun;
 import io.vte.cli.bench.Sweep;
 import io.vte.cli.bench.SweepRow;
@@ -206,7 +205,15 @@ public final class BenchCommand implements Callable<Integer> {
       Duration slice = load.measure().dividedBy(2L * windows);
       BaselineWindows baselines =
           new BaselineWindows(
-              initiator.engine(), slice, load.blockSize(), load.region(), load.plan().inFlight());
+              initiator.engine(),
+              NioAckedBench.Polling.of(engineFlags.engineOptions(srcSpecs)),
+              slice,
+              load.blockSize(),
+              load.region(),
+              load.plan().inFlight());
+      if (sharedMemory) {
+        session.requireSameHost();
+      }
       Runnable beforeWindow = !baseline ? () -> {} : baselines::beforeWindow;
       BenchResult r =
           session.measure(
@@ -230,13 +237,11 @@ public final class BenchCommand implements Callable<Integer> {
               engineFlags.workers(),
               engineFlags.sliceSize(),
               baselines.result());
-      long sameHost = sameHostBytes(initiator.engine());
       if (load.json()) {
         JsonObject json = report.json(r);
         if (single != null) {
           json.put("batch1", single.json());
         }
-        json.put("same_host_bytes", sameHost);
         stdout.println(json.encode());
         stdout.flush();
       } else {
@@ -244,27 +249,11 @@ public final class BenchCommand implements Callable<Integer> {
         if (single != null) {
           single.print(stdout);
         }
-        if (sharedMemory) {
-          stdout.printf(
-              Locale.ROOT,
-              "  same-host rail %d bytes copied (warm-up and single requests included)%n",
-              sameHost);
-        }
         stdout.flush();
       }
       return single != null && single.result().exitCode() != ExitCodes.OK
           ? single.result().exitCode()
           : r.exitCode();
     }
-  }
-
-  /**
-   * @return bytes the engine's same-host rail moved (its same-host rails), 0 without it
-   */
-  private static long sameHostBytes(TransferEngine engine) {
-    return engine.diagnostics().rails().stream()
-        .filter(RailStatus::sameHost)
-        .mapToLong(RailStatus::movedBytes)
-        .sum();
   }
 }

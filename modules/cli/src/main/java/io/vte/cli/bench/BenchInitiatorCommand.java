@@ -95,6 +95,7 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
       BaselineWindows baselines =
           new BaselineWindows(
               initiator.engine(),
+              NioAckedBench.Polling.of(engineFlags.engineOptions(specs)),
               load.measure().dividedBy(2L * windows),
               load.blockSize(),
               load.region(),
