@@ -62,11 +62,16 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--baseline",
       description = {
-        "Also measure raw Java NIO loopback streaming of the same block size " + "and the ratio: ",
-        "the measured time is cut into "
+        "Also measure, in this process, what the run is compared with; the measured time is cut into "
             + BASELINE_ROUNDS
-            + " windows, each after a baseline slice "
-            + "of half its length."
+            + " windows, each after a baseline slice of half its length:",
+        "raw Java NIO loopback streaming of the block size over as many connections as carried the",
+        "engine's traffic; NIO with as many messages in flight as the run's requests, each answered",
+        "with an 8 B acknowledgement, once polling as the engine polls (--busy-poll-us,",
+        "--nic-busy-poll-us: the like-for-like 'acked ratio') and once with blocking sockets; a memcpy",
+        "of the block size on one thread and, after the same-host rail copied, on as many threads as",
+        "it has copiers; beside the single requests, blocking and busy-polling TCP ping-pongs whose",
+        "messages are answered with 8 B, as a one-sided WRITE is."
       })
   private boolean baseline;
 
@@ -74,7 +79,8 @@ public final class BenchCommand implements Callable<Integer> {
       names = "--shared-memory",
       description = {
         "The target's buffer is engine-allocated shared memory (TransferEngine.allocate): the",
-        "engines, on one host, move bytes over the same-host rail."
+        "engines, on one host, move bytes over the same-host rail; the run fails when a measured",
+        "request moved over the network instead ('rail bytes', counted over the measured windows)."
       })
   private boolean sharedMemory;
 
