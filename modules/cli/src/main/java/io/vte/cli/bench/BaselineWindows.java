@@ -37,6 +37,12 @@ public final class BaselineWindows {
   private double memcpySum;
   private double memcpyThreadsSum;
   private int windows;
+
+  /**
+   * Windows before which the same-host rail's copiers ran, so the memcpy on as many was measured.
+   */
+  private int memcpyThreadsWindows;
+
   private int streams = 1;
   private int connections;
   private int copiers;
@@ -86,6 +92,7 @@ public final class BaselineWindows {
     if (copiers > 0) {
       memcpyThreadsSum +=
           copiers == 1 ? one : MemcpyBench.run(part, blockSize, region, copiers).gibPerSecond();
+      memcpyThreadsWindows++;
     }
     windows++;
   }
@@ -105,7 +112,7 @@ public final class BaselineWindows {
             inFlight,
             polling,
             memcpySum / windows,
-            copiers == 0 ? Double.NaN : memcpyThreadsSum / windows,
+            memcpyThreadsWindows == 0 ? Double.NaN : memcpyThreadsSum / memcpyThreadsWindows,
             copiers);
   }
 

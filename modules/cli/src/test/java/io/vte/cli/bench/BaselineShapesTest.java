@@ -30,6 +30,11 @@ class BaselineShapesTest {
     assertEquals(messages * NioAckedBench.ACK_BYTES, r.answeredBytes(), "8 B came back for each");
     TcpPingPongBench.Result busy = TcpPingPongBench.run(Duration.ofMillis(100), 8, true);
     assertEquals(busy.sentBytes(), busy.answeredBytes(), "8 B messages, 8 B answers: " + busy);
+    TcpPingPongBench.Result shorterThanOne =
+        TcpPingPongBench.run(Duration.ofNanos(1), 4 << 20, false);
+    assertTrue(
+        shorterThanOne.roundTrips().getTotalCount() >= 1,
+        "a window shorter than a round trip still measures one");
   }
 
   @Test
