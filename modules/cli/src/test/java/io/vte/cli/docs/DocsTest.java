@@ -56,6 +56,12 @@ public class DocsTest {
       Pattern.compile("<!-- compiled with: (.*) -->\n```java\n", Pattern.MULTILINE);
   private static final Pattern NOT_COMPILED =
       Pattern.compile("<!-- not compiled by DocsTest: (.+) -->\n```java\n", Pattern.MULTILINE);
+
+  /** A section named in prose: {@code README "Small transfers"}, {@code scale.md "Reading it"}. */
+  private static final Pattern SECTION_REFERENCE =
+      Pattern.compile(
+          "\\b(README(?:\\.md)?|ARCHITECTURE(?:\\.md)?|(?:docs/)?[\\w-]+\\.md),? (?:section )?\"([A-Z][^\"\n]{2,60})\"");
+
   private static final Pattern DATED =
       Pattern.compile("20[0-9]{2}-[0-9]{2}-[0-9]{2}|third VM|2-core VM");
 
@@ -89,10 +95,21 @@ public class DocsTest {
     }
   }
 
+  /**
+   * @return {@link #pages()} and the READMEs of the repository's other directories that point into
+   *     them (conf/)
+   * @throws IOException when docs/ cannot be listed
+   */
+  static List<Path> linkingPages() throws IOException {
+    List<Path> pages = new ArrayList<>(pages());
+    pages.add(ROOT.resolve("conf/README.md"));
+    return pages;
+  }
+
   @Test
   void everyRelativeLinkResolves() throws IOException {
     List<String> broken = new ArrayList<>();
-    for (Path page : pages()) {
+    for (Path page : linkingPages()) {
       Matcher m = LINK.matcher(withoutCode(Files.readString(page)));
       while (m.find()) {
         String target = m.group(1);
@@ -112,16 +129,39 @@ public class DocsTest {
     assertEquals(List.of(), broken, "broken links");
   }
 
+  @Test
+  void everySectionNamedInProseExists() throws IOException {
+    List<String> broken = new ArrayList<>();
+    int named = 0;
+    for (Path page : linkingPages()) {
+      Matcher m = SECTION_REFERENCE.matcher(withoutBlocks(Files.readString(page)));
+      while (m.find()) {
+        named++;
+        String file = m.group(1);
+        Path target =
+            file.startsWith("README") || file.startsWith("ARCHITECTURE")
+                ? ROOT.resolve(file.endsWith(".md") ? file : file + ".md")
+                : file.startsWith("docs/") ? ROOT.resolve(file) : page.resolveSibling(file);
+        String anchor = anchor(m.group(2));
+        if (!Files.exists(target) || !anchors(target).contains(anchor)) {
+          broken.add(ROOT.relativize(page) + ": " + m.group() + " (no such section)");
+        }
+      }
+    }
+    assertEquals(List.of(), broken, "sections named in prose (" + named + " found)");
+  }
+
+  /** GitHub's anchor of a heading's text. */
+  private static String anchor(String heading) {
+    return heading.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9 _-]", "").replace(' ', '-');
+  }
+
   /** GitHub's anchors of a page's headings. */
   private static Set<String> anchors(Path page) throws IOException {
     Set<String> anchors = new TreeSet<>();
     for (String line : withoutBlocks(Files.readString(page)).split("\n")) {
       if (line.startsWith("#")) {
-        anchors.add(
-            line.replaceFirst("^#+\\s*", "")
-                .toLowerCase(Locale.ROOT)
-                .replaceAll("[^a-z0-9 _-]", "")
-                .replace(' ', '-'));
+        anchors.add(anchor(line.replaceFirst("^#+\\s*", "")));
       }
     }
     return anchors;
@@ -130,7 +170,7 @@ public class DocsTest {
   @Test
   void noProseCarriesADateOrAMachine() throws IOException {
     List<String> dated = new ArrayList<>();
-    for (Path page : pages()) {
+    for (Path page : linkingPages()) {
       String text = Files.readString(page);
       if (page.getFileName().toString().equals("performance.md")) {
         // the one run stamp
