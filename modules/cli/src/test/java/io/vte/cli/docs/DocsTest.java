@@ -62,6 +62,9 @@ public class DocsTest {
       Pattern.compile(
           "\\b(README(?:\\.md)?|ARCHITECTURE(?:\\.md)?|(?:docs/)?[\\w-]+\\.md),? (?:section )?\"([A-Z][^\"\n]{2,60})\"");
 
+  /** Longest paragraph of ARCHITECTURE.md, in words. */
+  private static final int MAX_PARAGRAPH_WORDS = 120;
+
   private static final Pattern DATED =
       Pattern.compile("20[0-9]{2}-[0-9]{2}-[0-9]{2}|third VM|2-core VM");
 
@@ -81,6 +84,27 @@ public class DocsTest {
   void theReadmeIsAtMostTenKilobytes() throws IOException {
     long size = Files.size(README);
     assertTrue(size <= 10 * 1024, "README.md is " + size + " bytes; move detail into docs/");
+  }
+
+  @Test
+  void theArchitectureIsAtMostSixteenKilobytesWithThreeDiagramsAndShortParagraphs()
+      throws IOException {
+    Path page = ROOT.resolve("ARCHITECTURE.md");
+    long size = Files.size(page);
+    assertTrue(size <= 16 * 1024, "ARCHITECTURE.md is " + size + " bytes; at most 16 KiB");
+    String text = Files.readString(page);
+    long diagrams =
+        MarkdownSnippets.blocks(page).stream().filter(b -> b.language().equals("mermaid")).count();
+    assertTrue(diagrams >= 3, "ARCHITECTURE.md has " + diagrams + " mermaid diagrams, not 3");
+    List<String> long1 = new ArrayList<>(); // paragraphs and list items
+    for (String paragraph : withoutBlocks(text).split("\n\\s*\n|\n(?=[0-9]+\\. |- )")) {
+      int words = paragraph.trim().split("\\s+").length;
+      if (!paragraph.trim().startsWith("|") && words > MAX_PARAGRAPH_WORDS) {
+        long1.add(words + " words: " + paragraph.trim().substring(0, 60) + "...");
+      }
+    }
+    assertEquals(
+        List.of(), long1, "ARCHITECTURE.md paragraphs over " + MAX_PARAGRAPH_WORDS + " words");
   }
 
   @Test
