@@ -29,9 +29,21 @@ class JavadocTest {
 
   private static final Path ROOT = DocsTest.ROOT;
 
-  /** The modules a user compiles against (the BOM's library artifacts). */
+  /**
+   * The library modules of the BOM (a user compiles against them; the CLI and testkit are tools).
+   */
   static final List<String> PUBLIC_MODULES =
-      List.of("api", "verbs", "verbs-soft", "verbs-ibv", "metadata", "engine", "vertx", "mooncake");
+      List.of(
+          "api",
+          "verbs",
+          "verbs-soft",
+          "verbs-ibv",
+          "handshake",
+          "metadata",
+          "metadata-etcd",
+          "engine",
+          "vertx",
+          "mooncake");
 
   private static final Pattern PUBLIC_TYPE =
       Pattern.compile(
