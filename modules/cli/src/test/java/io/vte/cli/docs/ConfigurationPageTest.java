@@ -42,6 +42,16 @@ class ConfigurationPageTest {
     add(rows, "auth.", AuthOptions.FIELDS, new AuthOptions());
     add(rows, "auth.acceptKeys[].", AuthKey.FIELDS, new AuthKey());
     add(rows, "tls.", TlsOptions.FIELDS, new TlsOptions());
+    rows.forEach(
+        (name, cells) -> {
+          String nested =
+              cells.get(0).equals("object")
+                  ? name + "."
+                  : cells.get(0).equals("list of object") ? name + "[]." : null;
+          assertTrue(
+              nested == null || rows.keySet().stream().anyMatch(k -> k.startsWith(nested)),
+              "option '" + name + "' is an object: list its fields' table here too");
+        });
     return rows;
   }
 
