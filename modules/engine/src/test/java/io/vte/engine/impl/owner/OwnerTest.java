@@ -490,24 +490,6 @@ class OwnerTest {
   @Test
   void failedCompletionKeepsItsStatusAndFlushesTheRest() {
     OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
-    Recorder rec = new Recorder();
-    List<Slice> slices = h.submit(rec, "b:1", 20);
-    h.run();
-    FakeVerbs.Qp qp = h.device.liveQps().get(0);
-    qp.complete(5, WcStatus.SUCCESS);
-    qp.complete(1, WcStatus.RETRY_EXC_ERR);
-    h.run();
-    assertEquals(5, rec.count(SliceStatus.OK));
-    assertEquals(WcStatus.RETRY_EXC_ERR.code(), rec.status.get(slices.get(5)));
-    assertEquals(14, rec.count(SliceStatus.ENDPOINT_RETIRED));
-    assertEquals(0, rec.duplicates);
-    assertNull(h.owner.endpoint("b:1@d0"));
-    assertTrue(h.device.liveQps().isEmpty());
-  }
-
-  @Test
-  void aFailedWriteWaitsForThePeerToConfirmItsDisconnectBeforeItGoesBack() {
-    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
     h.channel.confirmDisconnects = false;
     Recorder rec = new Recorder();
     List<Slice> slices = h.submit(rec, "b:1", 20);
@@ -516,6 +498,7 @@ class OwnerTest {
     qp.complete(5, WcStatus.SUCCESS);
     qp.complete(1, WcStatus.RETRY_EXC_ERR);
     h.run();
+    // the failed WRITEs wait for the peer to retire its end (the fence) before they go back
     assertEquals(1, h.channel.disconnects.size(), "one disconnect for the endpoint");
     ConnectRequest disconnect = h.channel.disconnects.get(0).request();
     assertEquals(1, disconnect.getDisconnectGeneration(), "names the peer's endpoint generation");
@@ -524,11 +507,13 @@ class OwnerTest {
     assertNull(rec.status.get(slices.get(5)), "the failed WRITE is held until the peer answers");
     h.channel.disconnects.get(0).reply().complete(OwnerHarness.disconnected(disconnect));
     h.run();
+    assertEquals(1, h.owner.metrics().writeFencesConfirmed());
     assertEquals(5, rec.count(SliceStatus.OK));
     assertEquals(WcStatus.RETRY_EXC_ERR.code(), rec.status.get(slices.get(5)));
     assertEquals(14, rec.count(SliceStatus.ENDPOINT_RETIRED));
     assertEquals(0, rec.duplicates);
-    assertEquals(1, h.owner.metrics().writeFencesConfirmed());
+    assertNull(h.owner.endpoint("b:1@d0"));
+    assertTrue(h.device.liveQps().isEmpty());
   }
 
   @Test
