@@ -30,8 +30,14 @@ class CliPageTest {
   private static final Path PAGE = Path.of("../../docs/cli.md").toAbsolutePath().normalize();
   private static final Pattern SAMPLE =
       Pattern.compile("<!-- output of: vte ([^>]*?) -->\n```text\n(.*?)```", Pattern.DOTALL);
+
+  /**
+   * The served node's devices; both engines wait up to 30 s for a handshake, as a loaded machine
+   * took over 5 s for a JVM's first one.
+   */
   private static final String LOOPBACK =
-      "{\"devices\": [\"cp0@127.0.0.1\", \"cp1@127.0.0.1\"], \"workersPerContext\": 1}";
+      "{\"devices\": [\"cp0@127.0.0.1\", \"cp1@127.0.0.1\"], \"workersPerContext\": 1,"
+          + " \"handshakeDeadlineMs\": 30000}";
 
   @TempDir Path dir;
 
@@ -84,7 +90,9 @@ class CliPageTest {
   void everySampleOutputIsTheShapeOfTheCommandsOutputToday() throws Exception {
     String page = Files.readString(PAGE);
     Path conf = dir.resolve("probe.json");
-    Files.writeString(conf, "{\"devices\": [\"cq0@127.0.0.1\"], \"workersPerContext\": 1}");
+    Files.writeString(
+        conf,
+        "{\"devices\": [\"cq0@127.0.0.1\"], \"workersPerContext\": 1, \"handshakeDeadlineMs\": 30000}");
     Path served = dir.resolve("serve.json");
     Files.writeString(served, LOOPBACK);
     List<String> problems = new ArrayList<>();
