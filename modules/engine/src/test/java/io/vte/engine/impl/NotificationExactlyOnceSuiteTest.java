@@ -1,5 +1,6 @@
 package io.vte.engine.impl;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -156,6 +158,13 @@ class NotificationExactlyOnceSuiteTest {
     return l;
   }
 
+  /** Runs {@code step} on {@code context} and completes with it. */
+  private static <T> Future<T> on(Context context, Supplier<Future<T>> step) {
+    Promise<T> done = Promise.promise();
+    context.runOnContext(v -> step.get().onComplete(done));
+    return done.future();
+  }
+
   /** Completes when {@code condition} holds, polled every 10 ms; fails after {@code timeoutMs}. */
   private Future<Void> until(String what, long timeoutMs, BooleanSupplier condition) {
     Promise<Void> done = Promise.promise();
@@ -219,10 +228,18 @@ class NotificationExactlyOnceSuiteTest {
                           + " replies lost, "
                           + mesh.receiver.notificationDuplicatesDropped()
                           + " duplicates");
-                  ctx.assertEquals(
-                      faults.resetsAfterAnswer(),
-                      mesh.receiver.notificationDuplicatesDropped(),
-                      "each copy resent after a lost reply was dropped as a duplicate");
+                  long duplicates = mesh.receiver.notificationDuplicatesDropped();
+                  // Each lost reply brings one copy back; an attempt timed out on a slow machine
+                  // may bring one more, never more copies than were resent.
+                  ctx.assertTrue(
+                      duplicates >= faults.resetsAfterAnswer() && duplicates <= resent,
+                      "each copy resent after a lost reply was dropped as a duplicate: "
+                          + duplicates
+                          + " duplicates, "
+                          + faults.resetsAfterAnswer()
+                          + " replies lost, "
+                          + resent
+                          + " resent");
                   System.out.printf(
                       "exactly-once: %d delivered of %d sent, %d requests and %d replies lost,"
                           + " %d resent, %d duplicates dropped%n",
@@ -245,10 +262,12 @@ class NotificationExactlyOnceSuiteTest {
     int port = Integer.parseInt(name.substring(name.lastIndexOf(':') + 1));
     String receiver = mesh.receiver.serverName();
     int count = 100;
+    Context testContext = vertx.getOrCreateContext();
     Async checked = ctx.async();
     sendAll(first, receiver, "old", count)
         .compose(v -> first.close())
-        .compose(v -> start(options("ns0").setRpcPort(port)))
+        // The close completes on the closed engine's context: deploy the new one from the test's.
+        .compose(v -> on(testContext, () -> start(options("ns0").setRpcPort(port))))
         .compose(
             again -> {
               mesh.senders.set(0, again);
