@@ -7,8 +7,9 @@ import java.util.List;
  * The per-write checks of a load run: each completed write's region in the receiver is read (its
  * CRC32C) before the slot is written again and compared with the CRC of the pattern that write
  * carried, so a write lost or cut short during a fault is seen even though a later write to the
- * same slot would mask it. Keeps the first few losses with the faults in flight around them.
- * Single-threaded: the load loop records.
+ * same slot would mask it; at the end of the run each slot is read once more, so an older write
+ * that landed after the slot's last check is seen too. Keeps the first few losses with the faults
+ * in flight around them. Single-threaded: the load loop records.
  */
 final class WriteChecks {
 
@@ -36,17 +37,42 @@ final class WriteChecks {
    * @param submittedAt System.nanoTime of submission
    * @param completedAt System.nanoTime of completion
    */
-  void record(int slot, long write, long expected, long found, long submittedAt, long completedAt) {
+  boolean record(
+      int slot, long write, long expected, long found, long submittedAt, long completedAt) {
     if (expected == found) {
       verified++;
-      return;
+      return true;
     }
+    lose(
+        String.format(
+            "slot %d write %d: receiver CRC %08x, written %08x (%s)",
+            slot, write, found, expected, faults.describe(submittedAt, completedAt)));
+    return false;
+  }
+
+  /**
+   * Checks a slot again at the end of the run, whose last write was found there when it completed:
+   * a mismatch now is an older write that landed after it (a stale copy of a retried write).
+   *
+   * @param slot the slot
+   * @param write the number of its last write
+   * @param expected CRC32C of that write's pattern
+   * @param found CRC32C of the receiver's region now
+   */
+  void recheck(int slot, long write, long expected, long found) {
+    if (expected != found) {
+      lose(
+          String.format(
+              "slot %d write %d: receiver CRC %08x at the end of the run, written %08x and found"
+                  + " when it completed: an older write landed after it",
+              slot, write, found, expected));
+    }
+  }
+
+  private void lose(String what) {
     lost++;
     if (firstLost.size() < KEPT) {
-      firstLost.add(
-          String.format(
-              "slot %d write %d: receiver CRC %08x, written %08x (%s)",
-              slot, write, found, expected, faults.describe(submittedAt, completedAt)));
+      firstLost.add(what);
     }
   }
 

@@ -29,8 +29,9 @@ import java.util.concurrent.TimeoutException;
  * the end the remote slots must equal the local ones byte for byte. With {@link
  * #checkEveryWrite(RemoteCrc)}, each completed write's remote slot is read (its CRC32C, from the
  * receiver's {@link CrcServer}) before the slot is written again, so a write lost during a fault is
- * seen although the next one would mask it ({@link Result#lostWrites()}). Faults run on their own
- * thread at fixed offsets from the start.
+ * seen although the next one would mask it ({@link Result#lostWrites()}), and at the end every slot
+ * is read once more, so an older write that landed after its slot's last check (a stale copy of a
+ * retried write) is seen too. Faults run on their own thread at fixed offsets from the start.
  */
 public final class WriteLoad {
 
@@ -161,6 +162,7 @@ public final class WriteLoad {
       Future<BatchResult>[] inflight = new Future[slots];
       long[] submitted = new long[slots];
       long[] completed = new long[slots];
+      boolean[] checkedOk = new boolean[slots];
       for (int s = 0; s < slots; s++) {
         submit(s, inflight, submitted, completed);
       }
@@ -185,20 +187,33 @@ public final class WriteLoad {
           }
           result.account(inflight[s], completed[s] - submitted[s], completed[s]);
           result.lastOk[s] = inflight[s].succeeded() && inflight[s].result().allCompleted();
+          checkedOk[s] = false;
           if (receiver != null && result.lastOk[s]) {
-            result.checks.record(
-                s,
-                writeNumber[s],
-                expectedCrc[s],
-                receiver.crc(remoteAddress + (long) s * chunk, chunk),
-                submitted[s],
-                completed[s]);
+            checkedOk[s] =
+                result.checks.record(
+                    s,
+                    writeNumber[s],
+                    expectedCrc[s],
+                    receiver.crc(remoteAddress + (long) s * chunk, chunk),
+                    submitted[s],
+                    completed[s]);
           }
           if (System.nanoTime() < end) {
             submit(s, inflight, submitted, completed);
             pending = true;
           } else {
             inflight[s] = null;
+          }
+        }
+      }
+      if (receiver != null) {
+        for (int s = 0; s < slots; s++) {
+          if (checkedOk[s]) {
+            result.checks.recheck(
+                s,
+                writeNumber[s],
+                expectedCrc[s],
+                receiver.crc(remoteAddress + (long) s * chunk, chunk));
           }
         }
       }

@@ -133,6 +133,31 @@ class HandshakeValidatorTest {
   }
 
   @Test
+  void aDisconnectNeedsOnlyItsPathsAndGenerations() {
+    ConnectRequest disconnect =
+        ConnectRequest.newBuilder()
+            .setLocalNicPath("a:1@d0")
+            .setPeerNicPath("b:1@d0")
+            .setGeneration(3)
+            .setDisconnectGeneration(9)
+            .build();
+    HandshakeValidator.validate(disconnect);
+    VteException e =
+        assertThrows(
+            VteException.class,
+            () ->
+                HandshakeValidator.validate(
+                    disconnect.toBuilder().setLocalNicPath("no-device").build()));
+    assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+    assertTrue(e.getMessage().contains("local_nic_path"), e.getMessage());
+    assertThrows(
+        VteException.class,
+        () ->
+            HandshakeValidator.validate(disconnect.toBuilder().clearDisconnectGeneration().build()),
+        "without disconnect_generation it is a connect, which needs its port and QPs");
+  }
+
+  @Test
   void millionQpsAreRejectedByCount() {
     ConnectRequest request = addQps(Fixtures.connectRequest().toBuilder(), 1_000_000).build();
     VteException e = assertThrows(VteException.class, () -> HandshakeValidator.validate(request));

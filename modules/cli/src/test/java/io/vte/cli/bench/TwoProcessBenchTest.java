@@ -74,6 +74,12 @@ class TwoProcessBenchTest {
           true,
           write.getBoolean("verified"),
           "the target read back equals what was written: " + write);
+      JsonObject rails = write.getJsonObject("rail_bytes");
+      assertEquals(
+          write.getLong("ops") * write.getLong("size"),
+          rails.getLong("network"),
+          "the initiator counts the measured requests' bytes on its rails: " + write);
+      assertEquals(0L, rails.getLong("same_host"), "a target not in shared memory: " + write);
 
       JsonObject read =
           initiator(
