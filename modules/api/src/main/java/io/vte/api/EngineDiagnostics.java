@@ -1,6 +1,7 @@
 package io.vte.api;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -46,6 +47,13 @@ public interface EngineDiagnostics {
    * @return the engine's transfer counters since it started
    */
   TransferCounters counters();
+
+  /**
+   * @return the control-plane wire version agreed with each peer NIC path ({@code server@device})
+   *     this engine has a live endpoint to, by path; a version is the highest both ends' handshakes
+   *     announced (see {@code docs/operations.md})
+   */
+  Map<String, Integer> wireVersions();
 
   /**
    * @return the owners' endpoint, handshake and CQ poll figures, summed over every device and owner

@@ -51,5 +51,9 @@ public enum ErrorCode {
   /** A batch id still has unfinished tasks (explicit batch-id API), or its capacity is exceeded. */
   BATCH_BUSY,
   /** A bug: an invariant did not hold. */
-  INTERNAL
+  INTERNAL,
+  /**
+   * The two ends of a handshake share no control-plane wire version; the message names both ranges.
+   */
+  VERSION_MISMATCH
 }

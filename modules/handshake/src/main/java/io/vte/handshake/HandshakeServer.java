@@ -37,11 +37,14 @@ public final class HandshakeServer {
   private final HttpServer httpServer;
   private final HandshakeCalls calls;
   private final String host;
+  private final ConnectionFaults faults;
 
-  private HandshakeServer(HttpServer httpServer, HandshakeCalls calls, String host) {
+  private HandshakeServer(
+      HttpServer httpServer, HandshakeCalls calls, String host, ConnectionFaults faults) {
     this.httpServer = httpServer;
     this.calls = calls;
     this.host = host;
+    this.faults = faults;
   }
 
   /**
@@ -87,12 +90,14 @@ public final class HandshakeServer {
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
+    ConnectionFaults faults = new ConnectionFaults();
     HandshakeCalls calls =
         new HandshakeCalls(
             vertx,
             options.getAuth(),
             options.getMaxMessageSize(),
-            options.getMaxCallDuration().toMillis());
+            options.getMaxCallDuration().toMillis(),
+            faults::losesAnswer);
     // Plain gRPC over HTTP/2 only: no gRPC-Web and no HTTP/JSON transcoding to attack.
     GrpcServer grpc =
         GrpcServer.server(
@@ -124,7 +129,8 @@ public final class HandshakeServer {
             NotifyRequest.getDefaultInstance(),
             (NotifyRequest request) -> HandshakeValidator.validate(request),
             handler::notify));
-    HttpServer server = vertx.createHttpServer(http).requestHandler(new EncodingGuard(grpc));
+    HttpServer server =
+        vertx.createHttpServer(http).requestHandler(faults.wrap(new EncodingGuard(grpc)));
     String where = options.getHost() + ":" + options.getPort();
     return server
         .listen()
@@ -135,7 +141,7 @@ public final class HandshakeServer {
                         ErrorCode.INVALID_CONFIGURATION,
                         "handshake server cannot listen on " + where + ": " + failure.getMessage(),
                         failure)))
-        .map(listening -> new HandshakeServer(listening, calls, options.getHost()));
+        .map(listening -> new HandshakeServer(listening, calls, options.getHost(), faults));
   }
 
   /**
@@ -150,6 +156,13 @@ public final class HandshakeServer {
    */
   public String serverName() {
     return new ServerName(host, port()).toString();
+  }
+
+  /**
+   * @return the faults this server injects into its connections (none until set)
+   */
+  public ConnectionFaults faults() {
+    return faults;
   }
 
   /**

@@ -69,6 +69,7 @@ public final class HandshakeValidator {
       throw fail(
           code, "generation must be >= 1: " + Long.toUnsignedString(request.getGeneration()));
     }
+    wireVersions(code, "", request.getWireVersionMin(), request.getWireVersionMax());
   }
 
   /**
@@ -115,6 +116,7 @@ public final class HandshakeValidator {
       throw fail(code, "reply status is not a known status: " + reply.getStatusValue());
     }
     maxLength(code, "reply reason", reply.getReason());
+    wireVersions(code, "reply ", reply.getWireVersionMin(), reply.getWireVersionMax());
     if (status != ConnectStatus.ACCEPTED) {
       return;
     }
@@ -124,6 +126,13 @@ public final class HandshakeValidator {
     if (reply.getGeneration() < 1) {
       throw fail(
           code, "reply generation must be >= 1: " + Long.toUnsignedString(reply.getGeneration()));
+    }
+  }
+
+  private static void wireVersions(ErrorCode code, String prefix, int min, int max) {
+    String problem = WireVersions.problem(min, max);
+    if (problem != null) {
+      throw fail(code, prefix + "wire_version_min/max: " + problem);
     }
   }
 

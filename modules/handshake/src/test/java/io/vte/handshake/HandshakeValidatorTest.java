@@ -32,6 +32,14 @@ class HandshakeValidatorTest {
     return Stream.of(
         bad("empty local path", b -> b.setLocalNicPath(""), "local_nic_path must not be empty"),
         bad(
+            "wire version range inverted",
+            b -> b.setWireVersionMin(3).setWireVersionMax(2),
+            "wire_version_min/max: wire version range must satisfy 1 <= min <= max, got min 3,"),
+        bad(
+            "wire version max without min",
+            b -> b.setWireVersionMax(2),
+            "wire_version_min/max: wire version range must satisfy 1 <= min <= max, got min 0,"),
+        bad(
             "local path without @",
             b -> b.setLocalNicPath("hostonly"),
             "local_nic_path must be server@device: 'hostonly'"),

@@ -15,8 +15,11 @@ import io.vte.metadata.MetadataStore;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.VerbsProvider;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -136,6 +139,17 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
   }
 
   @Override
+  public Map<String, Integer> wireVersions() {
+    Map<String, Integer> all = new TreeMap<>();
+    for (LocalContext ctx : contexts) {
+      for (int i = 0; i < ctx.ownerCount(); i++) {
+        all.putAll(ctx.ownerMetrics(i).wireVersions());
+      }
+    }
+    return Collections.unmodifiableMap(all);
+  }
+
+  @Override
   public OwnerStats owners() {
     long alive = 0;
     long retired = 0;
@@ -226,6 +240,8 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
         .append(counters())
         .append(", owners=")
         .append(owners())
+        .append(", wireVersions=")
+        .append(wireVersions())
         .append(']')
         .toString();
   }

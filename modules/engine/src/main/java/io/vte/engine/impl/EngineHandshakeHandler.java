@@ -6,6 +6,7 @@ import io.vte.api.ErrorCode;
 import io.vte.api.Notification;
 import io.vte.api.VteException;
 import io.vte.engine.impl.notify.NotificationDispatcher;
+import io.vte.engine.impl.notify.NotificationDispatcher.Arrival;
 import io.vte.engine.impl.owner.PassiveConnectHandler;
 import io.vte.engine.impl.segment.LocalDescriptorBuilder;
 import io.vte.handshake.HandshakeHandler;
@@ -19,11 +20,17 @@ import io.vte.handshake.proto.SegmentDescriptor;
 
 /**
  * Answers the engine's handshake service: Connect goes to the owner layer, GetSegment returns this
- * node's descriptor, Notify goes to the notification dispatcher. The server starts before the local
- * devices open (their NIC paths need its server name), so the parts are bound once ready; until
- * then Connect is refused with UNKNOWN_DEVICE and GetSegment with SEGMENT_NOT_FOUND.
+ * node's descriptor, Notify goes to the notification dispatcher (a duplicate is answered as
+ * accepted, flagged {@code duplicate}, so the resending sender stops). The server starts before the
+ * local devices open (their NIC paths need its server name), so the parts are bound once ready;
+ * until then Connect is refused with UNKNOWN_DEVICE and GetSegment with SEGMENT_NOT_FOUND.
  */
 public final class EngineHandshakeHandler implements HandshakeHandler {
+
+  private static final NotifyReply ACCEPTED = NotifyReply.newBuilder().setAccepted(true).build();
+  private static final NotifyReply DUPLICATE =
+      NotifyReply.newBuilder().setAccepted(true).setDuplicate(true).build();
+  private static final NotifyReply REFUSED = NotifyReply.newBuilder().setAccepted(false).build();
 
   private volatile PassiveConnectHandler passive;
   private volatile LocalDescriptorBuilder descriptor;
@@ -84,16 +91,20 @@ public final class EngineHandshakeHandler implements HandshakeHandler {
   @Override
   public Future<NotifyReply> notify(NotifyRequest request) {
     NotificationDispatcher n = notifications;
-    boolean accepted =
-        n != null
-            && !closing
-            && n.accept(
-                new Notification(
-                    request.getFrom(),
-                    request.getTopic(),
-                    Buffer.buffer(request.getPayload().toByteArray()),
-                    request.getSequence()),
-                request.getSenderEpoch());
-    return Future.succeededFuture(NotifyReply.newBuilder().setAccepted(accepted).build());
+    if (n == null || closing) {
+      return Future.succeededFuture(NotifyReply.newBuilder().setAccepted(false).build());
+    }
+    Arrival arrival =
+        n.accept(
+            new Notification(
+                request.getFrom(),
+                request.getTopic(),
+                Buffer.buffer(request.getPayload().toByteArray()),
+                request.getSequence()),
+            request.getSenderEpoch());
+    return Future.succeededFuture(
+        arrival == Arrival.ACCEPTED
+            ? ACCEPTED
+            : arrival == Arrival.DUPLICATE ? DUPLICATE : REFUSED);
   }
 }

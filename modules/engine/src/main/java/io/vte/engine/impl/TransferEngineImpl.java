@@ -54,6 +54,7 @@ import io.vte.engine.impl.submit.BatchIdTable;
 import io.vte.engine.impl.submit.Slicer;
 import io.vte.engine.impl.submit.TransferSubmitter;
 import io.vte.engine.impl.submit.TransferTracker;
+import io.vte.handshake.ConnectionFaults;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.HandshakeServer;
 import io.vte.metadata.MetadataOptions;
@@ -503,7 +504,7 @@ public final class TransferEngineImpl implements TransferEngine {
             NotificationDispatcher.newEpoch());
     NotificationSender sender =
         new NotificationSender(
-            fabric.clients(), serverName, notifications, options.getHandshakeDeadline());
+            vertx, fabric.clients(), serverName, notifications, options.getHandshakeDeadline());
     for (int i = 0; i < contexts.size(); i++) {
       int index = i;
       contexts
@@ -830,6 +831,27 @@ public final class TransferEngineImpl implements TransferEngine {
     byte[] bytes = payload.getBytes();
     NotificationSender sender = parts.notificationSender();
     return openSegment(segmentOrServer).compose(seg -> sender.send(seg.serverName(), topic, bytes));
+  }
+
+  /**
+   * @return the faults this engine's handshake server injects into its own connections
+   */
+  ConnectionFaults controlPlaneFaults() {
+    return parts.fabric().server().faults();
+  }
+
+  /**
+   * @return incoming notifications dropped as duplicates since the engine started
+   */
+  long notificationDuplicatesDropped() {
+    return parts.notifications().duplicatesDropped();
+  }
+
+  /**
+   * @return notifications this engine sent again after an unanswered attempt
+   */
+  long notificationsResent() {
+    return parts.notificationSender().resent();
   }
 
   @Override

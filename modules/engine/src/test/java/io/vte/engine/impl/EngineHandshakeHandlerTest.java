@@ -17,6 +17,7 @@ import io.vte.engine.impl.segment.MemoryRegistry;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
 import io.vte.handshake.proto.GetSegmentRequest;
+import io.vte.handshake.proto.NotifyReply;
 import io.vte.handshake.proto.NotifyRequest;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
@@ -112,10 +113,19 @@ class EngineHandshakeHandlerTest {
             .setSequence(1)
             .setPayload(ByteString.copyFromUtf8("hi"))
             .build();
-    assertTrue(Await.result(handler.notify(r), WAIT).getAccepted());
-    assertFalse(Await.result(handler.notify(r), WAIT).getAccepted(), "a replay is refused");
+    NotifyReply first = Await.result(handler.notify(r), WAIT);
+    assertTrue(first.getAccepted());
+    assertFalse(first.getDuplicate());
+    NotifyReply resent = Await.result(handler.notify(r), WAIT);
+    assertTrue(resent.getAccepted(), "a resent copy is answered as received");
+    assertTrue(resent.getDuplicate(), "and flagged a duplicate");
+    assertFalse(
+        Await.result(handler.notify(r.toBuilder().setSequence(2).setSenderEpoch(-1).build()), WAIT)
+            .getAccepted(),
+        "a dead incarnation's message is refused");
     Await.untilEquals("delivered", WAIT, 1, got::size);
     assertEquals("hi", got.get(0).payload().toString());
+    assertEquals(1, n.duplicatesDropped());
     handler.closing();
     assertFalse(
         Await.result(handler.notify(r.toBuilder().setSequence(2).build()), WAIT).getAccepted());

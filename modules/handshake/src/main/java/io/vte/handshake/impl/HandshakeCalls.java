@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Turns a handler method into a gRPC call handler that authenticates (when auth is on), then
@@ -33,15 +34,24 @@ public final class HandshakeCalls {
   private static final String IDENTITY = "identity";
 
   private final Set<UnaryCall<?, ?>> active = ConcurrentHashMap.newKeySet();
+  private final Predicate<String> losesAnswer;
 
   /**
    * @param vertx the server's Vert.x
    * @param auth the auth every request must carry, or null
    * @param maxMessageSize the largest reply sent, in bytes
    * @param maxCallMs the longest a call may stay unanswered, whatever its caller's deadline
+   * @param losesAnswer given a method name, true when the answer of this call is to be lost (an
+   *     injected fault: the connection is closed instead of answering)
    */
-  public HandshakeCalls(Vertx vertx, HandshakeAuth auth, int maxMessageSize, long maxCallMs) {
+  public HandshakeCalls(
+      Vertx vertx,
+      HandshakeAuth auth,
+      int maxMessageSize,
+      long maxCallMs,
+      Predicate<String> losesAnswer) {
     this.maxCallMs = maxCallMs;
+    this.losesAnswer = losesAnswer;
     this.vertx = vertx;
     this.auth = auth;
     this.maxMessageSize = maxMessageSize;
@@ -63,7 +73,13 @@ public final class HandshakeCalls {
     return request -> {
       UnaryCall<Req, Resp> call =
           new UnaryCall<>(
-              vertx, Vertx.currentContext(), request, active, maxMessageSize, maxCallMs);
+              vertx,
+              Vertx.currentContext(),
+              request,
+              active,
+              maxMessageSize,
+              maxCallMs,
+              losesAnswer);
       request.exceptionHandler(failure -> call.abandon());
       request.response().exceptionHandler(failure -> call.abandon());
       request.invalidMessageHandler(

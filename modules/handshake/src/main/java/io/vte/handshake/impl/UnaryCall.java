@@ -10,6 +10,7 @@ import io.vertx.grpc.server.StatusException;
 import io.vte.api.VteException;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 
 /**
  * One unary call on the server: answers it exactly once (reply, handler failure, invalid input or
@@ -26,6 +27,7 @@ final class UnaryCall<Req, Resp> {
   private final Set<UnaryCall<?, ?>> active;
   private final int maxReplySize;
   private final AtomicBoolean answered = new AtomicBoolean();
+  private final Predicate<String> losesAnswer;
   private final long deadlineTimer;
   private boolean received;
 
@@ -35,8 +37,10 @@ final class UnaryCall<Req, Resp> {
       GrpcServerRequest<Req, Resp> request,
       Set<UnaryCall<?, ?>> active,
       int maxReplySize,
-      long maxCallMs) {
+      long maxCallMs,
+      Predicate<String> losesAnswer) {
     this.vertx = vertx;
+    this.losesAnswer = losesAnswer;
     this.maxReplySize = maxReplySize;
     this.context = context;
     this.request = request;
@@ -94,7 +98,11 @@ final class UnaryCall<Req, Resp> {
               + " bytes exceeds maxMessageSize "
               + maxReplySize);
     } else if (finish()) {
-      write(() -> request.response().end(outcome.result()));
+      if (losesAnswer.test(request.methodName())) {
+        request.connection().close();
+      } else {
+        write(() -> request.response().end(outcome.result()));
+      }
     }
   }
 

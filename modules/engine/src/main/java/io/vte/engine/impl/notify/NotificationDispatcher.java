@@ -8,13 +8,20 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Numbers outgoing notifications per peer and delivers incoming ones in sequence order per sender:
  * early arrivals wait for the gap to fill, at most {@code gapTimeout} and {@code maxPending}
  * arrivals (a sender's lost message must not stall it forever), after which delivery skips to the
- * oldest waiting one; duplicates and replays are rejected. Delivery runs on one context, in order.
- * Thread-safe.
+ * oldest waiting one. Delivery runs on one context, in order. Thread-safe.
+ *
+ * <p>Exactly once: a sender sends a notification again (same epoch, same sequence) when it did not
+ * hear the answer, so an arrival whose sequence was already delivered or is waiting is a {@link
+ * Arrival#DUPLICATE}: dropped, and answered as received so the sender stops. The check is O(1) and
+ * boxes nothing for the common in-order arrival; only an early arrival enters the waiting map. Per
+ * sender the receiver keeps one epoch, one count and at most {@code maxPending} waiting arrivals: a
+ * new epoch replaces the old one's state.
  *
  * <p>Sequences count within a sender's epoch (its incarnation). The first message a receiver sees
  * of an epoch sets where its count starts: a sender restarted on the same address starts again at 1
@@ -32,7 +39,18 @@ public final class NotificationDispatcher {
   private final long epoch;
   private final Map<String, Inbound> inbound = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> outbound = new ConcurrentHashMap<>();
+  private final LongAdder duplicates = new LongAdder();
   private volatile Handler<Notification> handler;
+
+  /** What became of an incoming notification. */
+  public enum Arrival {
+    /** New: delivered, or waiting for an earlier one. */
+    ACCEPTED,
+    /** Already delivered or waiting (a resent frame): dropped, but answered as received. */
+    DUPLICATE,
+    /** Refused: a dead incarnation's late message, or a sequence below 1. */
+    REFUSED
+  }
 
   private static final class Inbound {
     long epoch = Long.MIN_VALUE;
@@ -90,31 +108,50 @@ public final class NotificationDispatcher {
   /**
    * @param n an incoming notification
    * @param senderEpoch the sender's epoch
-   * @return false when it is a duplicate or replay (sequence already delivered or waiting in this
-   *     epoch), or from an older epoch of its sender
+   * @return {@link Arrival#DUPLICATE} when its sequence was already delivered or is waiting in this
+   *     epoch, {@link Arrival#REFUSED} when it is from an older epoch of its sender or numbered
+   *     below 1, else {@link Arrival#ACCEPTED}
    */
-  public boolean accept(Notification n, long senderEpoch) {
-    if (n.sequence() < 1) {
-      return false;
+  public Arrival accept(Notification n, long senderEpoch) {
+    long sequence = n.sequence();
+    if (sequence < 1) {
+      return Arrival.REFUSED;
     }
     Inbound in = inbound.computeIfAbsent(n.from(), f -> new Inbound());
     synchronized (in) {
       if (senderEpoch < in.epoch) {
-        return false;
+        return Arrival.REFUSED;
       }
       if (senderEpoch > in.epoch) {
-        restart(in, senderEpoch, n.sequence());
+        restart(in, senderEpoch, sequence);
       }
-      if (n.sequence() < in.expected || in.early.containsKey(n.sequence())) {
-        return false;
+      if (sequence < in.expected) {
+        duplicates.increment();
+        return Arrival.DUPLICATE;
       }
-      in.early.put(n.sequence(), n);
+      if (sequence == in.expected && in.early.isEmpty()) {
+        // The common case: in order, nothing waiting.
+        deliver(n);
+        in.expected++;
+        return Arrival.ACCEPTED;
+      }
+      if (in.early.putIfAbsent(sequence, n) != null) {
+        duplicates.increment();
+        return Arrival.DUPLICATE;
+      }
       if (in.early.size() > maxPending) {
         skipGap(in);
       }
       drain(in);
-      return true;
+      return Arrival.ACCEPTED;
     }
+  }
+
+  /**
+   * @return arrivals dropped as duplicates since the engine started
+   */
+  public long duplicatesDropped() {
+    return duplicates.sum();
   }
 
   /** Cancels the gap timers. */

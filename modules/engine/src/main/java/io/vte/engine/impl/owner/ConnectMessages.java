@@ -3,6 +3,7 @@ package io.vte.engine.impl.owner;
 import com.google.protobuf.ByteString;
 import io.vte.engine.impl.handshake.PathAgreement;
 import io.vte.handshake.NicPath;
+import io.vte.handshake.WireVersions;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
@@ -13,7 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Builds and checks the Connect messages of one owner's side: its NIC path, port and endpoint QPs.
+ * Builds and checks the Connect messages of one owner's side: its NIC path, port, endpoint QPs and
+ * the wire versions it speaks ({@link WireVersions#SPOKEN}).
  */
 final class ConnectMessages {
 
@@ -51,6 +53,8 @@ final class ConnectMessages {
         .setLinkLayer(attrs.linkLayer().ordinal())
         .setGidType(attrs.gidType().ordinal())
         .setReadDepth(device.queueLimits().readDepth())
+        .setWireVersionMin(WireVersions.SPOKEN.min())
+        .setWireVersionMax(WireVersions.SPOKEN.max())
         .addAllQps(qpInfos(ep))
         .setGeneration(ep.generation)
         .build();
@@ -98,6 +102,9 @@ final class ConnectMessages {
         .setLinkLayer(attrs.linkLayer().ordinal())
         .setGidType(attrs.gidType().ordinal())
         .setReadDepth(device.queueLimits().readDepth())
+        .setWireVersionMin(WireVersions.SPOKEN.min())
+        .setWireVersionMax(WireVersions.SPOKEN.max())
+        .setWireVersion(ep.wireVersion)
         .addAllQps(qpInfos(ep))
         .setGeneration(ep.generation)
         .build();
@@ -118,6 +125,8 @@ final class ConnectMessages {
         .setStatus(status)
         .setReason(reason)
         .setLocalNicPath(local.toString())
+        .setWireVersionMin(WireVersions.SPOKEN.min())
+        .setWireVersionMax(WireVersions.SPOKEN.max())
         .build();
   }
 
@@ -130,12 +139,36 @@ final class ConnectMessages {
   }
 
   /**
+   * @return the highest wire version this side and the requester both speak, 0 when none
+   */
+  static int agreedVersion(ConnectRequest request) {
+    return WireVersions.SPOKEN.highestCommon(
+        WireVersions.announced(request.getWireVersionMin(), request.getWireVersionMax()));
+  }
+
+  /**
+   * @return the VERSION_MISMATCH reply to a request whose range shares no version with this side's
+   */
+  ConnectReply versionMismatch(ConnectRequest request) {
+    WireVersions peer =
+        WireVersions.announced(request.getWireVersionMin(), request.getWireVersionMax());
+    return reject(
+        ConnectStatus.VERSION_MISMATCH,
+        WireVersions.SPOKEN.mismatchReason(peer, request.getLocalNicPath()));
+  }
+
+  /**
    * @return what is wrong with a peer's request, naming the value, or null when it is usable
    */
   static String validate(ConnectRequest request) {
     String badPath = NicPath.problem(request.getLocalNicPath());
     if (badPath != null) {
       return "local_nic_path " + badPath;
+    }
+    String badRange =
+        WireVersions.problem(request.getWireVersionMin(), request.getWireVersionMax());
+    if (badRange != null) {
+      return "wire_version_min/max: " + badRange;
     }
     if (request.getQpsCount() < 1 || request.getQpsCount() > MAX_QPS_PER_ENDPOINT) {
       return "qps must hold 1.." + MAX_QPS_PER_ENDPOINT + " QPs, got " + request.getQpsCount();

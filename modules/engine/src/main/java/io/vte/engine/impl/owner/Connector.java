@@ -11,6 +11,7 @@ import io.vte.engine.impl.handshake.PathAgreement;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
+import io.vte.handshake.WireVersions;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
@@ -306,6 +307,16 @@ final class Connector {
               ep.path + " refused the connection: " + status + " " + reply.getReason()));
       return;
     }
+    if (status == ConnectStatus.VERSION_MISMATCH) {
+      metrics.versionMismatch();
+      fail(
+          ep,
+          SliceStatus.HANDSHAKE_FAILED,
+          WireVersions.SPOKEN.mismatch(
+              WireVersions.announced(reply.getWireVersionMin(), reply.getWireVersionMax()),
+              ep.path.toString()));
+      return;
+    }
     if (status == ConnectStatus.RESOURCE_EXHAUSTED && backOff(ep)) {
       // The peer had no QP to spare now; it may have after its idle endpoints are evicted.
       return;
@@ -319,6 +330,24 @@ final class Connector {
               ep.path + " rejected the connection: " + status + " " + reply.getReason()));
       return;
     }
+    int version = WireVersions.chosen(reply.getWireVersion());
+    if (!WireVersions.SPOKEN.holds(version)) {
+      // The peer chose a version this side did not offer: it is broken or speaks another protocol.
+      metrics.versionMismatch();
+      fail(
+          ep,
+          SliceStatus.HANDSHAKE_FAILED,
+          new VteException(
+              ErrorCode.VERSION_MISMATCH,
+              ep.path
+                  + " chose wire version "
+                  + Integer.toUnsignedString(version)
+                  + ", outside the range "
+                  + WireVersions.SPOKEN
+                  + " this node offered"));
+      return;
+    }
+    ep.wireVersion = version;
     try {
       PathAgreement.requireSameGidType(
           messages.port(), reply.getGidType(), reply.getLocalNicPath());
@@ -451,6 +480,11 @@ final class Connector {
       reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, invalid));
       return;
     }
+    if (ConnectMessages.agreedVersion(request) == 0) {
+      metrics.versionMismatch();
+      reply.complete(messages.versionMismatch(request));
+      return;
+    }
     NicPath peer = NicPath.parse(request.getLocalNicPath());
     NicPath key = peer.equals(localNicPath) ? loopbackKey : peer;
     if (request.getReadyGeneration() != 0) {
@@ -544,6 +578,7 @@ final class Connector {
       return;
     }
     ep.peerGeneration = request.getGeneration();
+    ep.wireVersion = ConnectMessages.agreedVersion(request);
     // The requester's QPs are still in INIT: wait for its ready-to-use, or one ACK timeout.
     ep.awaitingPeerReady = true;
     ep.peerReadyDeadlineNanos = clock.nanoTime() + ackTimeoutNanos();
@@ -581,6 +616,7 @@ final class Connector {
 
   private void connected(Endpoint ep) {
     ep.moveTo(EndpointState.CONNECTED);
+    metrics.wireVersionAgreed(ep.path, ep.wireVersion);
     connecting.remove(ep);
     if (!ep.awaitingPeerReady) {
       owner.markReadyIfPending(ep);

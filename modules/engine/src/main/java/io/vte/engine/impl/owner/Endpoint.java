@@ -21,6 +21,10 @@ final class Endpoint {
   final ArrayDeque<Slice> pending = new ArrayDeque<>();
   long generation;
   long peerGeneration = -1;
+
+  /** The control-plane wire version agreed with the peer (highest common), 0 until connected. */
+  int wireVersion;
+
   private EndpointState state = EndpointState.NEW;
   int outstanding;
   int nextQp;

@@ -647,7 +647,9 @@ final class Owner {
     ep.retireStatus = status;
     ep.retireCause = cause;
     connector.forget(ep);
-    store.remove(ep.path, ep);
+    if (store.remove(ep.path, ep)) {
+      metrics.wireVersionEnded(ep.path);
+    }
     metrics.endpointRetired();
     for (QueuePair qp : ep.qps) {
       try {

@@ -1,5 +1,8 @@
 package io.vte.engine.impl.owner;
 
+import io.vte.handshake.NicPath;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
@@ -42,6 +45,8 @@ public final class OwnerMetrics {
   private volatile long strayCompletions;
   private volatile long callbackErrors;
   private volatile long maxPollGapNanos;
+  private volatile long versionMismatches;
+  private final Map<String, Integer> wireVersions = new ConcurrentHashMap<>();
   private final SingleWriterRecorder pollGapRecorder =
       new SingleWriterRecorder(1, MAX_RECORDED_NANOS, 3);
   private final SingleWriterRecorder handshakeRecorder =
@@ -54,6 +59,32 @@ public final class OwnerMetrics {
 
   void sliceAccepted() {
     slicesAccepted++;
+  }
+
+  void versionMismatch() {
+    versionMismatches++;
+  }
+
+  void wireVersionAgreed(NicPath peer, int version) {
+    wireVersions.put(peer.toString(), version);
+  }
+
+  void wireVersionEnded(NicPath peer) {
+    wireVersions.remove(peer.toString());
+  }
+
+  /**
+   * @return handshakes (either side) that failed because the two wire version ranges shared none
+   */
+  public long versionMismatches() {
+    return versionMismatches;
+  }
+
+  /**
+   * @return the wire version agreed with each peer NIC path this owner has a live endpoint to
+   */
+  public Map<String, Integer> wireVersions() {
+    return Map.copyOf(wireVersions);
   }
 
   void handshakeReasked() {

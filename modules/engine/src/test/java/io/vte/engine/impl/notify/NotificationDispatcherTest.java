@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vte.api.Notification;
+import io.vte.engine.impl.notify.NotificationDispatcher.Arrival;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.time.Duration;
@@ -40,7 +41,11 @@ class NotificationDispatcherTest {
   }
 
   private static boolean accept(NotificationDispatcher d, Notification n) {
-    return d.accept(n, EPOCH);
+    return accept(d, n, EPOCH);
+  }
+
+  private static boolean accept(NotificationDispatcher d, Notification n, long epoch) {
+    return d.accept(n, epoch) == Arrival.ACCEPTED;
   }
 
   @Test
@@ -110,13 +115,15 @@ class NotificationDispatcherTest {
   @Test
   void duplicatesAndBadSequencesAreRejected() {
     dispatcher.handler(got::add);
-    assertTrue(accept(dispatcher, n("a", 1)));
-    assertFalse(accept(dispatcher, n("a", 1)));
-    assertTrue(accept(dispatcher, n("a", 3)));
-    assertFalse(accept(dispatcher, n("a", 3)), "already waiting");
-    assertFalse(accept(dispatcher, n("a", 0)));
-    assertTrue(accept(dispatcher, n("a", 2)));
+    assertEquals(Arrival.ACCEPTED, dispatcher.accept(n("a", 1), EPOCH));
+    assertEquals(Arrival.DUPLICATE, dispatcher.accept(n("a", 1), EPOCH), "already delivered");
+    assertEquals(Arrival.ACCEPTED, dispatcher.accept(n("a", 3), EPOCH));
+    assertEquals(Arrival.DUPLICATE, dispatcher.accept(n("a", 3), EPOCH), "already waiting");
+    assertEquals(Arrival.REFUSED, dispatcher.accept(n("a", 0), EPOCH));
+    assertEquals(Arrival.ACCEPTED, dispatcher.accept(n("a", 2), EPOCH));
+    assertEquals(Arrival.REFUSED, dispatcher.accept(n("a", 4), EPOCH - 1), "a dead incarnation");
     Await.untilEquals("three delivered", Duration.ofSeconds(10), 3, got::size);
+    assertEquals(2, dispatcher.duplicatesDropped());
   }
 
   @Test
@@ -153,12 +160,12 @@ class NotificationDispatcherTest {
   @Test
   void aRestartedSenderStartsOverInItsNewEpochAndItsOldOneIsRefused() {
     dispatcher.handler(got::add);
-    assertTrue(dispatcher.accept(n("a", 1), 10));
-    assertTrue(dispatcher.accept(n("a", 2), 10));
-    assertTrue(dispatcher.accept(n("a", 4), 10), "waits for 3");
-    assertTrue(dispatcher.accept(n("a", 1), 20), "the restarted sender's first is no replay");
-    assertTrue(dispatcher.accept(n("a", 2), 20));
-    assertFalse(dispatcher.accept(n("a", 3), 10), "a dead incarnation's late message");
+    assertTrue(accept(dispatcher, n("a", 1), 10));
+    assertTrue(accept(dispatcher, n("a", 2), 10));
+    assertTrue(accept(dispatcher, n("a", 4), 10), "waits for 3");
+    assertTrue(accept(dispatcher, n("a", 1), 20), "the restarted sender's first is no replay");
+    assertTrue(accept(dispatcher, n("a", 2), 20));
+    assertFalse(accept(dispatcher, n("a", 3), 10), "a dead incarnation's late message");
     Await.untilEquals("both incarnations heard", Duration.ofSeconds(10), 4, got::size);
     assertEquals(
         List.of(1L, 2L, 1L, 2L),
@@ -169,12 +176,12 @@ class NotificationDispatcherTest {
   @Test
   void aRestartedReceiverTakesUpASendersCountWithoutWaitingForTheGap() {
     dispatcher.handler(got::add);
-    assertTrue(dispatcher.accept(n("a", 42), 10));
-    assertTrue(dispatcher.accept(n("a", 43), 10));
+    assertTrue(accept(dispatcher, n("a", 42), 10));
+    assertTrue(accept(dispatcher, n("a", 43), 10));
     // The gap timeout is 60 s: delivery within the wait means nothing waited for 1..41.
     Await.untilEquals("delivered at once", Duration.ofSeconds(10), 2, got::size);
     assertEquals(List.of(42L, 43L), got.stream().map(Notification::sequence).toList());
-    assertFalse(dispatcher.accept(n("a", 41), 10), "older than the count taken up");
+    assertFalse(accept(dispatcher, n("a", 41), 10), "older than the count taken up");
   }
 
   @Test

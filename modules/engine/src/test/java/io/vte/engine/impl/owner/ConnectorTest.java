@@ -11,6 +11,7 @@ import io.vte.api.VteException;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
+import io.vte.handshake.WireVersions;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
@@ -255,5 +256,105 @@ class ConnectorTest {
         .filter(s -> s.rail().peerServerName().equals(server))
         .findFirst()
         .orElseThrow(() -> new AssertionError("no ended slice to " + server));
+  }
+
+  /**
+   * The passive side answers with the highest version both ranges hold: an older peer that sends no
+   * range speaks 1, an older range 1..1 gives 1, a newer overlapping range 2..5 gives 2; a newer
+   * disjoint range 3..5 is refused VERSION_MISMATCH naming both ranges, before any QP is made.
+   */
+  @Test
+  void thePassiveSideUsesTheHighestCommonWireVersionOrRefusesTyped() {
+    OwnerHarness h = new OwnerHarness("b:1", OwnerHarness.config());
+    ConnectRequest none = requestFrom("a:1@d0", "b:1@d0", 1, 7);
+    ConnectReply legacy = h.passive(none);
+    assertEquals(ConnectStatus.ACCEPTED, legacy.getStatus());
+    assertEquals(1, legacy.getWireVersion(), "a peer that sends no range speaks 1");
+    assertEquals(WireVersions.SPOKEN.min(), legacy.getWireVersionMin());
+    assertEquals(WireVersions.SPOKEN.max(), legacy.getWireVersionMax());
+    assertEquals(1, h.owner.metrics().wireVersions().get("a:1@d0"));
+
+    ConnectReply older = h.passive(withRange(requestFrom("c:1@d0", "b:1@d0", 1, 7), 1, 1));
+    assertEquals(ConnectStatus.ACCEPTED, older.getStatus());
+    assertEquals(1, older.getWireVersion());
+
+    ConnectReply newer = h.passive(withRange(requestFrom("e:1@d0", "b:1@d0", 1, 7), 2, 5));
+    assertEquals(ConnectStatus.ACCEPTED, newer.getStatus());
+    assertEquals(2, newer.getWireVersion(), "the highest version both speak");
+    assertEquals(2, h.owner.metrics().wireVersions().get("e:1@d0"));
+
+    int qpsBefore = h.device.liveQps().size();
+    ConnectReply disjoint = h.passive(withRange(requestFrom("f:1@d0", "b:1@d0", 1, 7), 3, 5));
+    assertEquals(ConnectStatus.VERSION_MISMATCH, disjoint.getStatus());
+    assertTrue(disjoint.getReason().contains("1..2"), disjoint.getReason());
+    assertTrue(disjoint.getReason().contains("f:1@d0 speaks 3..5"), disjoint.getReason());
+    assertEquals(qpsBefore, h.device.liveQps().size(), "no QP for a peer it cannot speak to");
+    assertNull(h.owner.endpoint("f:1@d0"));
+    assertEquals(1, h.owner.metrics().versionMismatches());
+  }
+
+  /**
+   * The active side: a VERSION_MISMATCH reply fails the endpoint's slices with that code naming
+   * both ranges; an ACCEPTED reply without a version (an older peer) connects at version 1; one
+   * that names a version this side did not offer fails VERSION_MISMATCH too.
+   */
+  @Test
+  void theActiveSideFailsTypedOnAVersionMismatchAndRecordsTheAgreedVersion() {
+    OwnerHarness h = new OwnerHarness("b:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    List<Slice> slices = h.submit(rec, "a:1", 2);
+    h.run();
+    ConnectRequest sent = h.channel.last().request();
+    assertEquals(WireVersions.SPOKEN.min(), sent.getWireVersionMin());
+    assertEquals(WireVersions.SPOKEN.max(), sent.getWireVersionMax());
+    h.channel
+        .last()
+        .reply()
+        .complete(
+            ConnectReply.newBuilder()
+                .setStatus(ConnectStatus.VERSION_MISMATCH)
+                .setReason("no common wire version")
+                .setLocalNicPath("a:1@d0")
+                .setWireVersionMin(3)
+                .setWireVersionMax(4)
+                .build());
+    h.run();
+    for (Slice s : slices) {
+      assertEquals(SliceStatus.HANDSHAKE_FAILED, rec.status.get(s));
+      VteException cause = (VteException) rec.causes.get(s);
+      assertEquals(ErrorCode.VERSION_MISMATCH, cause.code());
+      assertTrue(cause.getMessage().contains("this node speaks 1..2"), cause.getMessage());
+      assertTrue(cause.getMessage().contains("a:1@d0 speaks 3..4"), cause.getMessage());
+    }
+
+    OwnerHarness older = new OwnerHarness("b:1", OwnerHarness.config());
+    older.submit(new Recorder(), "a:1", 1);
+    older.run();
+    older.channel.last().reply().complete(OwnerHarness.acceptAs(older.channel.last().request(), 3));
+    older.run();
+    Endpoint ep = older.owner.endpoint("a:1@d0");
+    assertEquals(EndpointState.CONNECTED, ep.state());
+    assertEquals(1, ep.wireVersion, "a reply without a version is an older peer's: version 1");
+
+    OwnerHarness broken = new OwnerHarness("b:1", OwnerHarness.config());
+    Recorder brokenRec = new Recorder();
+    List<Slice> brokenSlices = broken.submit(brokenRec, "a:1", 1);
+    broken.run();
+    broken
+        .channel
+        .last()
+        .reply()
+        .complete(
+            OwnerHarness.acceptAs(broken.channel.last().request(), 3).toBuilder()
+                .setWireVersion(3)
+                .build());
+    broken.run();
+    VteException cause = (VteException) brokenRec.causes.get(brokenSlices.get(0));
+    assertEquals(ErrorCode.VERSION_MISMATCH, cause.code());
+    assertTrue(cause.getMessage().contains("chose wire version 3"), cause.getMessage());
+  }
+
+  private static ConnectRequest withRange(ConnectRequest request, int min, int max) {
+    return request.toBuilder().setWireVersionMin(min).setWireVersionMax(max).build();
   }
 }
