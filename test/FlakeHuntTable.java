@@ -15,8 +15,10 @@ import org.w3c.dom.NodeList;
 /**
  * The table of {@code test/flake-hunt}: reads every run's Surefire XML reports under the hunt's directory
  * ({@code run-K/reports/.../TEST-*.xml}, and {@code runs.txt} for which runs had the CPU hog) and prints each
- * test that failed or erred at least once, with its failures over the runs it ran in and the first message.
- * Run as a single-file program: {@code java test/FlakeHuntTable.java DIR}. Exit status 1 when a test failed.
+ * test that failed or erred at least once, with its failures over the runs it ran in and the first message, and
+ * each test that was skipped at least once, with its skips and the first reason: a hunt in which tests skipped
+ * did not test them, so it never reads as a clean pass. Run as a single-file program: {@code java
+ * test/FlakeHuntTable.java DIR}. Exit status 1 when a test failed or was skipped.
  */
 public final class FlakeHuntTable {
 
@@ -26,6 +28,9 @@ public final class FlakeHuntTable {
   private static final class Tally {
     int runs;
     int failures;
+    int skips;
+    String firstSkip;
+    String firstSkipRun;
     int hogRuns;
     int hogFailures;
     String firstMessage;
@@ -56,21 +61,29 @@ public final class FlakeHuntTable {
       runs.add(new Run(words[0], "1".equals(f.get("hog")), f.get("maven"), f.get("seconds")));
     }
     Map<String, Tally> tests = new TreeMap<>();
-    System.out.println("| run | CPU hog | Maven exit | seconds | tests | failed |");
-    System.out.println("| --- | --- | --- | --- | --- | --- |");
+    System.out.println("| run | CPU hog | Maven exit | seconds | tests | failed | skipped |");
+    System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
     for (Run run : runs) {
       int ran = 0;
       int failed = 0;
+      int skipped = 0;
       for (Path report : reports(dir.resolve(run.name()).resolve("reports"))) {
         NodeList cases = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(report.toFile())
             .getElementsByTagName("testcase");
         for (int i = 0; i < cases.getLength(); i++) {
           Element c = (Element) cases.item(i);
-          if (child(c, "skipped") != null) {
-            continue;
-          }
           String name = c.getAttribute("classname") + "#" + c.getAttribute("name");
           Tally t = tests.computeIfAbsent(name, n -> new Tally());
+          Element skip = child(c, "skipped");
+          if (skip != null) {
+            skipped++;
+            t.skips++;
+            if (t.firstSkip == null) {
+              t.firstSkip = oneLine(skip.getAttribute("message").isEmpty() ? "no reason given" : skip.getAttribute("message"));
+              t.firstSkipRun = run.name();
+            }
+            continue;
+          }
           t.runs++;
           ran++;
           if (run.hog()) {
@@ -91,26 +104,39 @@ public final class FlakeHuntTable {
           }
         }
       }
-      System.out.printf("| %s | %s | %s | %s | %d | %d |%n", run.name(), run.hog() ? "yes" : "no", run.maven(),
-          run.seconds(), ran, failed);
+      System.out.printf("| %s | %s | %s | %s | %d | %d | %d |%n", run.name(), run.hog() ? "yes" : "no", run.maven(),
+          run.seconds(), ran, failed, skipped);
     }
     long flaky = tests.values().stream().filter(t -> t.failures > 0).count();
+    long skippers = tests.values().stream().filter(t -> t.skips > 0).count();
     long hogRuns = runs.stream().filter(Run::hog).count();
-    System.out.printf("%nflake hunt: %d runs (%d beside the CPU hog), %d tests, %d failed at least once%n",
-        runs.size(), hogRuns, tests.size(), flaky);
-    if (flaky == 0) {
-      return;
+    System.out.printf("%nflake hunt: %d runs (%d beside the CPU hog), %d tests, %d failed at least once, %d skipped at least"
+        + " once%s%n", runs.size(), hogRuns, tests.size(), flaky, skippers,
+        skippers > 0 ? " (not tested in those runs: not a clean pass)" : "");
+    if (flaky > 0) {
+      System.out.println();
+      System.out.println("| test | failures/runs | beside the hog | first failure (run) |");
+      System.out.println("| --- | --- | --- | --- |");
+      tests.forEach((name, t) -> {
+        if (t.failures > 0) {
+          System.out.printf("| %s | %d/%d | %d/%d | %s (%s) |%n", name, t.failures, t.runs, t.hogFailures, t.hogRuns,
+              t.firstMessage, t.firstRun);
+        }
+      });
     }
-    System.out.println();
-    System.out.println("| test | failures/runs | beside the hog | first failure (run) |");
-    System.out.println("| --- | --- | --- | --- |");
-    tests.forEach((name, t) -> {
-      if (t.failures > 0) {
-        System.out.printf("| %s | %d/%d | %d/%d | %s (%s) |%n", name, t.failures, t.runs, t.hogFailures, t.hogRuns,
-            t.firstMessage, t.firstRun);
-      }
-    });
-    System.exit(1);
+    if (skippers > 0) {
+      System.out.println();
+      System.out.println("| skipped test | skips/runs | first reason (run) |");
+      System.out.println("| --- | --- | --- |");
+      tests.forEach((name, t) -> {
+        if (t.skips > 0) {
+          System.out.printf("| %s | %d/%d | %s (%s) |%n", name, t.skips, t.runs + t.skips, t.firstSkip, t.firstSkipRun);
+        }
+      });
+    }
+    if (flaky > 0 || skippers > 0) {
+      System.exit(1);
+    }
   }
 
   private static List<Path> reports(Path dir) throws IOException {

@@ -180,6 +180,8 @@ static void query_port(JNIEnv *env, jclass cls, jlong handle, jint port, jlongAr
 	out[io_vte_verbs_ibv_IbvNative_PORT_LID] = attr.lid;
 	out[io_vte_verbs_ibv_IbvNative_PORT_LINK_LAYER] = attr.link_layer;
 	out[io_vte_verbs_ibv_IbvNative_PORT_GID_TABLE_LEN] = attr.gid_tbl_len;
+	out[io_vte_verbs_ibv_IbvNative_PORT_PKEY_TABLE_LEN] = attr.pkey_tbl_len;
+	out[io_vte_verbs_ibv_IbvNative_PORT_MAX_MSG_SIZE] = attr.max_msg_sz;
 	(*env)->SetLongArrayRegion(env, jout, 0, io_vte_verbs_ibv_IbvNative_PORT_OUT_LEN, out);
 }
 

@@ -12,7 +12,7 @@
 
 #include "io_vte_verbs_ibv_IbvNative.h"
 
-#define VTE_IBV_ABI_VERSION 2
+#define VTE_IBV_ABI_VERSION 3
 #define VTE_NATIVE_CLASS "io/vte/verbs/ibv/IbvNative"
 
 /* One entry of io.vte.verbs.WorkRequestBatch (48-byte stride, native order). */

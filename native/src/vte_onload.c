@@ -26,7 +26,7 @@ int vte_errors_init(JNIEnv *env)
 
 void vte_throw(JNIEnv *env, const char *call, int err, const char *fmt, ...)
 {
-	char detail[256];
+	char detail[512];
 	va_list ap;
 
 	if ((*env)->ExceptionCheck(env))

@@ -50,14 +50,14 @@ static void modify(JNIEnv *env, jlong handle, struct ibv_qp_attr *attr, int mask
 		vte_throw(env, "ibv_modify_qp", rc, "qp %u %s (attr_mask 0x%x)", qp->qp_num, transition, mask);
 }
 
-static void to_init(JNIEnv *env, jclass cls, jlong qp, jint port, jint access)
+static void to_init(JNIEnv *env, jclass cls, jlong qp, jint port, jint pkey_index, jint access)
 {
 	struct ibv_qp_attr attr;
 	(void)cls;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = IBV_QPS_INIT;
-	attr.pkey_index = 0;
+	attr.pkey_index = (uint16_t)pkey_index;
 	attr.port_num = (uint8_t)port;
 	attr.qp_access_flags = (unsigned int)access;
 	modify(env, qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
@@ -134,7 +134,7 @@ static void to_state(JNIEnv *env, jclass cls, jlong qp, jint state)
 static const JNINativeMethod methods[] = {
 	{ "createQp", "(JJJIII[I)J", (void *)create_qp },
 	{ "destroyQp", "(J)V", (void *)destroy_qp },
-	{ "modifyQpToInit", "(JII)V", (void *)to_init },
+	{ "modifyQpToInit", "(JIII)V", (void *)to_init },
 	{ "modifyQpToRtr", "(JIIIIZJJIIIIII)V", (void *)to_rtr },
 	{ "modifyQpToRts", "(JIIIII)V", (void *)to_rts },
 	{ "modifyQpState", "(JI)V", (void *)to_state },

@@ -10,10 +10,17 @@
  *  - RDMA WRITE, READ and SEND between QPs of this process move the bytes after checking lkey, rkey,
  *    bounds and access; completions, flushes and error completions (LOC_PROT_ERR, REM_ACCESS_ERR,
  *    RETRY_EXC_ERR when the peer QP is gone or a port is down, RNR_RETRY_EXC_ERR) come from here;
- *  - a send WR to a peer QP that exists but has not reached RTR yet (the passive side of a handshake
- *    sends before the active side connected its QP) is retransmitted as a NIC does: it waits, with
- *    the WRs posted after it, until the peer QP moves on (then it runs) or the QP's timeout x
- *    (retry_cnt + 1) passes (then it ends RETRY_EXC_ERR, the rest flushed);
+ *  - a send WR nobody answers (the peer QP not yet in RTR, as when the passive side of a handshake
+ *    sends before the active side connected its QP; the peer QP gone or connected elsewhere; a port
+ *    down) is dropped and retransmitted as a NIC does: it waits, with the WRs posted after it, for the
+ *    next try one ACK timeout (4.096 us x 2^timeout) later, and ends RETRY_EXC_ERR (the rest flushed)
+ *    when retry_cnt retries found nobody either: timeout x (retry_cnt + 1) after it was posted;
+ *  - PSNs: a request whose PSN is not the one the responder expects is NAKed on every try
+ *    (RETRY_EXC_ERR, nothing moved); a packet larger than the responder's path MTU is an invalid
+ *    request (REM_INV_REQ_ERR); INLINE on a READ is refused at post; a send queue holds max_send_wr
+ *    WRs until a completion at or after them is polled (as on a ConnectX);
+ *  - ibv_reg_mr pins the range as the kernel does: unmapped memory or read-only memory asked writable
+ *    is EFAULT (ENOMEM for unmapped memory after ibv_fork_init, from libibverbs' madvise);
  *  - port state changes raise PORT_ERR/PORT_ACTIVE on every open context.
  * Every call is appended to a text log, every refusal as a "refused" line naming the rule; live objects
  * are counted per kind; failures can be scripted one-shot per function. Tests drive it through the JNI
@@ -34,6 +41,8 @@
 
 #include <jni.h>
 #include <infiniband/verbs.h>
+
+#include "vte_memmap.h"
 
 #undef ibv_query_port
 #undef ibv_reg_mr
@@ -61,6 +70,7 @@ struct fake_port {
 struct fake_cq {
 	struct ibv_cq cq;
 	struct ibv_wc queue[MAX_QUEUE];
+	uint64_t send_seq[MAX_QUEUE]; /* of a send completion: the WR's place in its QP's send queue, else 0 */
 	int head, count, armed, ordinal, overflowed;
 	int users; /* QPs on it */
 	unsigned int events_delivered, events_acked;
@@ -106,6 +116,7 @@ struct fake_recv {
 /* A send WR held for retransmission: a copy of the WR, its scatter list and, when inline, its data. */
 struct fake_held {
 	struct ibv_send_wr wr;
+	uint64_t seq; /* its place in the send queue */
 	struct ibv_sge *sg;
 	uint8_t *inline_data;
 };
@@ -120,7 +131,10 @@ struct fake_qp {
 	int rq_head, rq_count;
 	struct fake_held held[MAX_RETRANSMIT];
 	int held_head, held_count;
-	long long held_deadline_ns; /* when the first held WR runs out of retries */
+	long long next_try_ns; /* when the first held WR is retransmitted */
+	int tries;             /* retries of the first held WR so far */
+	uint64_t sq_posted, sq_freed; /* send WRs posted; freed by polling a completion at or after them */
+	uint32_t psn_send, psn_expect; /* next PSN this QP sends; next PSN it accepts as responder */
 };
 
 struct fail_rule {
@@ -152,7 +166,7 @@ static struct {
 	struct fake_ctx *ctxs[MAX_OBJECTS];
 	struct fake_ctx *last_ctx;
 	long async_delivered, async_acked, async_bad_acks, cq_destroyed_unacked, bytes_moved, refusals;
-	long port_changes, qp_fatals, log_dropped;
+	long port_changes, qp_fatals, log_dropped, retransmits;
 	uint32_t next_key, next_qp_num;
 	char *log;
 	size_t log_len, log_cap;
@@ -242,8 +256,10 @@ static void reset_state(void)
 			fp->attr.link_layer = IBV_LINK_LAYER_ETHERNET;
 			fp->attr.gid_tbl_len = 1;
 			fp->attr.pkey_tbl_len = 1;
+			fp->attr.max_msg_sz = 1u << 30; /* a ConnectX's; rxe: 8 MiB */
 			fp->gids[0].raw[0] = 0xfe;
 			fp->gids[0].raw[1] = 0x80;
+			fp->gids[0].raw[14] = (uint8_t)d; /* each device its own GIDs, as on real NICs */
 			fp->gids[0].raw[15] = (uint8_t)p;
 			fp->gid_types[0] = IBV_GID_TYPE_ROCE_V1;
 		}
@@ -508,8 +524,7 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 #define KNOWN_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ \
 	| IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_RELAXED_ORDERING)
 
-struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
-				unsigned int access)
+static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
 {
 	pthread_mutex_lock(&lock);
 	log_line("ibv_reg_mr addr=0x%llx length=%zu iova=0x%llx access=0x%x", (unsigned long long)(uintptr_t)addr,
@@ -524,6 +539,13 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 		err = refuse(EINVAL, "ibv_reg_mr: access 0x%x has remote write/atomic without local write", access);
 	if (err == 0 && length > st.caps.max_mr_size)
 		err = refuse(EINVAL, "ibv_reg_mr: length %zu exceeds max_mr_size", length);
+	char why[256];
+	int problem = err == 0 ? vte_range_problem((uintptr_t)addr, length, (access & VTE_WRITABLE_ACCESS) != 0,
+						   why, sizeof(why))
+			       : 0;
+	/* ibv_fork_init makes libibverbs madvise(MADV_DONTFORK) the range first: ENOMEM on a gap */
+	if (problem != 0)
+		err = refuse(problem == VTE_RANGE_UNMAPPED && fork_inits > 0 ? ENOMEM : EFAULT, "ibv_reg_mr: %s", why);
 	int slot = -1;
 	for (int i = 0; err == 0 && i < MAX_OBJECTS * 4; i++)
 		if (st.mrs[i] == NULL) {
@@ -551,9 +573,17 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 	return mr == NULL ? NULL : &mr->mr;
 }
 
+#ifndef FAKE_NO_REG_MR_IOVA2
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+				unsigned int access)
+{
+	return reg_mr(pd, addr, length, iova, access);
+}
+#endif
+
 struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
-	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
+	return reg_mr(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
 }
 
 int ibv_dereg_mr(struct ibv_mr *mr)
@@ -743,7 +773,7 @@ static void wake_channel(struct fake_cq *f)
 }
 
 /* Adds a completion (lock held); wakes the channel if armed; a full CQ overflows into CQ_ERR. */
-static int cq_push(struct fake_cq *f, const struct ibv_wc *wc)
+static int cq_push(struct fake_cq *f, const struct ibv_wc *wc, uint64_t send_seq)
 {
 	if (f->count >= f->cq.cqe) {
 		if (!f->overflowed) {
@@ -755,9 +785,20 @@ static int cq_push(struct fake_cq *f, const struct ibv_wc *wc)
 		refuse(ENOSPC, "completion on CQ %d: overrun (cqe %d)", f->ordinal, f->cq.cqe);
 		return -1;
 	}
+	f->send_seq[(f->head + f->count) % MAX_QUEUE] = send_seq;
 	f->queue[(f->head + f->count++) % MAX_QUEUE] = *wc;
 	wake_channel(f);
 	return 0;
+}
+
+static struct fake_qp *find_qp(uint32_t qpn);
+
+/* Polling a send completion frees its WR's send queue slot and those of the WRs before it (lock held). */
+static void free_send_slots(uint32_t qpn, uint64_t send_seq)
+{
+	struct fake_qp *q = send_seq != 0 ? find_qp(qpn) : NULL;
+	if (q != NULL && send_seq > q->sq_freed)
+		q->sq_freed = send_seq;
 }
 
 static int fake_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
@@ -774,6 +815,7 @@ static int fake_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 	} else {
 		for (; n < num_entries && f->count > 0; n++) {
 			wc[n] = f->queue[f->head];
+			free_send_slots(wc[n].qp_num, f->send_seq[f->head]);
 			f->head = (f->head + 1) % MAX_QUEUE;
 			f->count--;
 		}
@@ -862,8 +904,7 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	for (int i = 0; i < st.qp_count; i++)
 		if (st.qps[i] == (struct fake_qp *)qp)
 			st.qps[i] = NULL;
-	drop_held((struct fake_qp *)qp);
-	retransmit(0); /* WRs held for it meet a QP that is gone */
+	drop_held((struct fake_qp *)qp); /* WRs others hold for it meet a QP that is gone at their next try */
 	((struct fake_cq *)qp->send_cq)->users--;
 	((struct fake_cq *)qp->recv_cq)->users--;
 	((struct fake_pd *)qp->pd)->users--;
@@ -1067,20 +1108,23 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 			q->attr.dest_qp_num = attr->dest_qp_num;
 			q->attr.path_mtu = attr->path_mtu;
 			q->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+			q->psn_expect = attr->rq_psn;
 		}
 		if (next == IBV_QPS_RTS && cur == IBV_QPS_RTR) {
 			q->attr.timeout = attr->timeout;
 			q->attr.retry_cnt = attr->retry_cnt;
 			q->attr.rnr_retry = attr->rnr_retry;
 			q->attr.max_rd_atomic = attr->max_rd_atomic;
+			q->psn_send = attr->sq_psn;
 		}
 		qp->state = next;
 		if (next == IBV_QPS_ERR)
 			flush_queues(q);
-		if (next == IBV_QPS_RESET)
+		if (next == IBV_QPS_RESET) {
 			q->rq_count = 0;
-		if (next != cur)
-			retransmit(0);
+			drop_held(q);
+			q->sq_freed = q->sq_posted;
+		}
 	}
 	pthread_mutex_unlock(&lock);
 	return rc;
@@ -1102,8 +1146,9 @@ static const char *status_name(enum ibv_wc_status s)
 	}
 }
 
+/* Queues a completion; send_seq: a send WR's place in its QP's send queue, 0 for a receive. */
 static void complete(struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_status status, enum ibv_wc_opcode opcode,
-		     uint32_t byte_len, uint32_t qp_num, unsigned int flags, uint32_t imm_be)
+		     uint32_t byte_len, uint32_t qp_num, unsigned int flags, uint32_t imm_be, uint64_t send_seq)
 {
 	struct ibv_wc wc;
 	memset(&wc, 0, sizeof(wc));
@@ -1114,7 +1159,7 @@ static void complete(struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_status statu
 	wc.qp_num = qp_num;
 	wc.wc_flags = flags;
 	wc.imm_data = imm_be;
-	cq_push((struct fake_cq *)cq, &wc);
+	cq_push((struct fake_cq *)cq, &wc, send_seq);
 }
 
 /* Moves a QP to ERR as the NIC does on an error: every queued receive is flushed. */
@@ -1128,12 +1173,13 @@ static void flush_queues(struct fake_qp *q)
 {
 	while (q->held_count > 0) {
 		struct fake_held *h = &q->held[q->held_head];
-		complete(q->qp.send_cq, h->wr.wr_id, IBV_WC_WR_FLUSH_ERR, wc_opcode(h->wr.opcode), 0, q->qp.qp_num, 0, 0);
+		complete(q->qp.send_cq, h->wr.wr_id, IBV_WC_WR_FLUSH_ERR, wc_opcode(h->wr.opcode), 0, q->qp.qp_num, 0, 0,
+			 h->seq);
 		drop_first_held(q);
 	}
 	while (q->rq_count > 0) {
 		struct fake_recv *r = &q->rq[q->rq_head];
-		complete(q->qp.recv_cq, r->wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, q->qp.qp_num, 0, 0);
+		complete(q->qp.recv_cq, r->wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, q->qp.qp_num, 0, 0, 0);
 		q->rq_head = (q->rq_head + 1) % MAX_RECV;
 		q->rq_count--;
 	}
@@ -1207,6 +1253,14 @@ static void copy_sges(const struct ibv_sge *sg, int n, uint8_t *remote, int to_r
 	st.bytes_moved += (long)off;
 }
 
+static int peer_answers(const struct fake_qp *q);
+
+/* Bytes of an enum ibv_mtu (IBV_MTU_256 = 1 ... IBV_MTU_4096 = 5). */
+static uint64_t mtu_bytes(enum ibv_mtu mtu)
+{
+	return 128u << mtu;
+}
+
 /*
  * Executes one send WR of a QP in RTS (lock held): the checks a requester and a responder make, then
  * the data movement and the completions. Returns the requester's status.
@@ -1217,13 +1271,34 @@ static enum ibv_wc_status execute(struct fake_qp *q, struct ibv_send_wr *wr)
 	int inl = (wr->send_flags & IBV_SEND_INLINE) != 0;
 	if (port_of(q->qp.context, q->port)->attr.state != IBV_PORT_ACTIVE)
 		return IBV_WC_RETRY_EXC_ERR;
+	if (len > port_of(q->qp.context, q->port)->attr.max_msg_sz) {
+		refuse(EMSGSIZE, "work request qpn=%u wr_id=%llu: %llu bytes above max_msg_sz %u", q->qp.qp_num,
+		       (unsigned long long)wr->wr_id, (unsigned long long)len,
+		       port_of(q->qp.context, q->port)->attr.max_msg_sz);
+		return IBV_WC_LOC_LEN_ERR;
+	}
 	if (!inl && local_sges_ok(q, wr->sg_list, wr->num_sge, wr->opcode == IBV_WR_RDMA_READ) != 0)
 		return IBV_WC_LOC_PROT_ERR;
-	struct fake_qp *peer = find_qp(q->attr.dest_qp_num);
-	if (peer == NULL || (peer->qp.state != IBV_QPS_RTR && peer->qp.state != IBV_QPS_RTS)
-	    || peer->attr.dest_qp_num != q->qp.qp_num || port_of(peer->qp.context, peer->port)->attr.state != IBV_PORT_ACTIVE
-	    || !av_reaches(q, peer))
+	if (!peer_answers(q))
 		return IBV_WC_RETRY_EXC_ERR; /* nobody answers: the transport retries run out */
+	struct fake_qp *peer = find_qp(q->attr.dest_qp_num);
+	if (q->psn_send != peer->psn_expect) {
+		/* the responder NAKs an out-of-sequence PSN on every try: nothing moves */
+		log_line("nak qpn=%u psn=%u: QP %u expects psn %u", q->qp.qp_num, q->psn_send, peer->qp.qp_num,
+			 peer->psn_expect);
+		return IBV_WC_RETRY_EXC_ERR;
+	}
+	uint64_t mtu = mtu_bytes(q->attr.path_mtu), peer_mtu = mtu_bytes(peer->attr.path_mtu);
+	if (wr->opcode != IBV_WR_RDMA_READ && mtu > peer_mtu && len > peer_mtu) {
+		/* packets of our path MTU are larger than the responder's: an invalid request there */
+		log_line("nak qpn=%u: %llu-byte packets above the path MTU %llu of QP %u", q->qp.qp_num,
+			 (unsigned long long)mtu, (unsigned long long)peer_mtu, peer->qp.qp_num);
+		to_error(peer);
+		return IBV_WC_REM_INV_REQ_ERR;
+	}
+	uint32_t packets = len == 0 ? 1 : (uint32_t)((len + mtu - 1) / mtu);
+	q->psn_send = (q->psn_send + packets) & 0xffffff;
+	peer->psn_expect = (peer->psn_expect + packets) & 0xffffff;
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
@@ -1242,7 +1317,7 @@ static enum ibv_wc_status execute(struct fake_qp *q, struct ibv_send_wr *wr)
 		if (wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
 			struct fake_recv *r = &peer->rq[peer->rq_head];
 			complete(peer->qp.recv_cq, r->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM, (uint32_t)len,
-				 peer->qp.qp_num, IBV_WC_WITH_IMM, wr->imm_data);
+				 peer->qp.qp_num, IBV_WC_WITH_IMM, wr->imm_data, 0);
 			peer->rq_head = (peer->rq_head + 1) % MAX_RECV;
 			peer->rq_count--;
 		}
@@ -1256,19 +1331,19 @@ static enum ibv_wc_status execute(struct fake_qp *q, struct ibv_send_wr *wr)
 		peer->rq_head = (peer->rq_head + 1) % MAX_RECV;
 		peer->rq_count--;
 		if (len > r->sge.length) {
-			complete(peer->qp.recv_cq, r->wr_id, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0, peer->qp.qp_num, 0, 0);
+			complete(peer->qp.recv_cq, r->wr_id, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0, peer->qp.qp_num, 0, 0, 0);
 			to_error(peer);
 			return IBV_WC_REM_INV_REQ_ERR;
 		}
 		if (local_sges_ok(peer, &r->sge, 1, 1) != 0) {
-			complete(peer->qp.recv_cq, r->wr_id, IBV_WC_LOC_PROT_ERR, IBV_WC_RECV, 0, peer->qp.qp_num, 0, 0);
+			complete(peer->qp.recv_cq, r->wr_id, IBV_WC_LOC_PROT_ERR, IBV_WC_RECV, 0, peer->qp.qp_num, 0, 0, 0);
 			to_error(peer);
 			return IBV_WC_REM_OP_ERR;
 		}
 		copy_sges(wr->sg_list, wr->num_sge, (uint8_t *)(uintptr_t)r->sge.addr, 1);
 		int imm = wr->opcode == IBV_WR_SEND_WITH_IMM;
 		complete(peer->qp.recv_cq, r->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, (uint32_t)len, peer->qp.qp_num,
-			 imm ? IBV_WC_WITH_IMM : 0, imm ? wr->imm_data : 0);
+			 imm ? IBV_WC_WITH_IMM : 0, imm ? wr->imm_data : 0, 0);
 		return IBV_WC_SUCCESS;
 	}
 	default:
@@ -1315,11 +1390,11 @@ static void count_send(struct ibv_qp *qp)
  * Completes a send WR that ran (lock held): an error then moves the QP to ERR, as the NIC does, which
  * flushes the WRs behind it.
  */
-static void finish_send(struct fake_qp *q, const struct ibv_send_wr *wr, enum ibv_wc_status status)
+static void finish_send(struct fake_qp *q, const struct ibv_send_wr *wr, uint64_t seq, enum ibv_wc_status status)
 {
 	if (status != IBV_WC_SUCCESS || q->sq_sig_all || (wr->send_flags & IBV_SEND_SIGNALED))
 		complete(q->qp.send_cq, wr->wr_id, status, wc_opcode(wr->opcode),
-			 wr->opcode == IBV_WR_RDMA_READ ? (uint32_t)sge_total(wr) : 0, q->qp.qp_num, 0, 0);
+			 wr->opcode == IBV_WR_RDMA_READ ? (uint32_t)sge_total(wr) : 0, q->qp.qp_num, 0, 0, seq);
 	if (status != IBV_WC_SUCCESS && status != IBV_WC_WR_FLUSH_ERR) {
 		log_line("wc qpn=%u wr_id=%llu status=%s", q->qp.qp_num, (unsigned long long)wr->wr_id,
 			 status_name(status));
@@ -1335,32 +1410,35 @@ static long long now_ns(void)
 }
 
 /*
- * True when the peer QP exists and both ports are up but it has not reached RTR: its NIC drops the
- * packets and ours retransmits (lock held).
+ * True when the peer answers this QP's packets: both ports are up, the address vector reaches the peer
+ * QP's port, and the peer QP is in RTR or RTS and connected back to this one (lock held). Otherwise its
+ * NIC drops the packets (or nobody is there) and ours retransmits.
  */
-static int peer_not_ready(const struct fake_qp *q)
+static int peer_answers(const struct fake_qp *q)
 {
 	if (port_of(q->qp.context, q->port)->attr.state != IBV_PORT_ACTIVE)
 		return 0;
 	const struct fake_qp *peer = find_qp(q->attr.dest_qp_num);
-	return peer != NULL && (peer->qp.state == IBV_QPS_RESET || peer->qp.state == IBV_QPS_INIT)
+	return peer != NULL && (peer->qp.state == IBV_QPS_RTR || peer->qp.state == IBV_QPS_RTS)
+	       && peer->attr.dest_qp_num == q->qp.qp_num
 	       && port_of(peer->qp.context, peer->port)->attr.state == IBV_PORT_ACTIVE && av_reaches(q, peer);
 }
 
-/* How long the NIC retransmits: 4.096 us x 2^timeout per try, retry_cnt + 1 tries (0: 10 s). */
-static long long retransmit_ns(const struct fake_qp *q)
+/* The local ACK timeout: 4.096 us x 2^timeout per try (0, infinite on a NIC: 10 s here). */
+static long long ack_timeout_ns(const struct fake_qp *q)
 {
 	if (q->attr.timeout == 0)
 		return 10000000000LL;
-	return 4096LL * (1LL << q->attr.timeout) * (q->attr.retry_cnt + 1);
+	return 4096LL << q->attr.timeout;
 }
 
 /* Copies a send WR to wait behind the others of its QP (lock held). */
-static void hold(struct fake_qp *q, const struct ibv_send_wr *wr)
+static void hold(struct fake_qp *q, const struct ibv_send_wr *wr, uint64_t seq)
 {
 	struct fake_held *h = &q->held[(q->held_head + q->held_count) % MAX_RETRANSMIT];
 	h->wr = *wr;
 	h->wr.next = NULL;
+	h->seq = seq;
 	h->inline_data = NULL;
 	h->sg = calloc(wr->num_sge > 0 ? wr->num_sge : 1, sizeof(struct ibv_sge));
 	memcpy(h->sg, wr->sg_list, sizeof(struct ibv_sge) * wr->num_sge);
@@ -1375,9 +1453,11 @@ static void hold(struct fake_qp *q, const struct ibv_send_wr *wr)
 		h->wr.num_sge = wr->num_sge > 0 ? 1 : 0;
 	}
 	h->wr.sg_list = h->sg;
-	if (q->held_count++ == 0)
-		q->held_deadline_ns = now_ns() + retransmit_ns(q);
-	log_line("held qpn=%u wr_id=%llu: peer QP %u not ready", q->qp.qp_num, (unsigned long long)wr->wr_id,
+	if (q->held_count++ == 0) {
+		q->next_try_ns = now_ns() + ack_timeout_ns(q);
+		q->tries = 0;
+	}
+	log_line("held qpn=%u wr_id=%llu: peer QP %u does not answer", q->qp.qp_num, (unsigned long long)wr->wr_id,
 		 q->attr.dest_qp_num);
 }
 
@@ -1399,12 +1479,12 @@ static void run_first_held(struct fake_qp *q, enum ibv_wc_status status)
 	struct fake_held h = q->held[q->held_head];
 	q->held_head = (q->held_head + 1) % MAX_RETRANSMIT;
 	q->held_count--;
-	finish_send(q, &h.wr, status == IBV_WC_SUCCESS ? execute(q, &h.wr) : status);
+	finish_send(q, &h.wr, h.seq, status == IBV_WC_SUCCESS ? execute(q, &h.wr) : status);
 	free(h.sg);
 	free(h.inline_data);
 }
 
-/* Forgets the WRs a QP being destroyed holds (lock held). */
+/* Forgets the WRs a QP being destroyed or reset holds (lock held). */
 static void drop_held(struct fake_qp *q)
 {
 	while (q->held_count > 0)
@@ -1412,23 +1492,29 @@ static void drop_held(struct fake_qp *q)
 }
 
 /*
- * Runs the held WRs of every QP whose peer QP moved on (readied, in error or gone), in order; with
- * now > 0, a QP whose first held WR ran out of retries ends it RETRY_EXC_ERR (lock held).
+ * The retransmit timers, run when a CQ is polled (lock held): a QP whose next try is due sends its held
+ * WRs again; when the peer answers now they run, in order; otherwise one more retry is used up, and
+ * after retry_cnt of them the first WR ends RETRY_EXC_ERR, which flushes the rest.
  */
 static void retransmit(long long now)
 {
 	for (int i = 0; i < st.qp_count; i++) {
 		struct fake_qp *q = st.qps[i];
-		if (q == NULL || q->held_count == 0)
+		if (q == NULL || q->held_count == 0 || q->qp.state == IBV_QPS_ERR || now - q->next_try_ns < 0)
 			continue;
-		if (peer_not_ready(q)) {
-			if (now == 0 || now - q->held_deadline_ns < 0)
-				continue;
-			run_first_held(q, IBV_WC_RETRY_EXC_ERR); /* its error flushes the rest */
+		if (++q->tries > q->attr.retry_cnt) {
+			run_first_held(q, IBV_WC_RETRY_EXC_ERR); /* the last try's ACK timeout passed too */
 			continue;
 		}
-		while (q->held_count > 0)
-			run_first_held(q, q->qp.state == IBV_QPS_ERR ? IBV_WC_WR_FLUSH_ERR : IBV_WC_SUCCESS);
+		st.retransmits++;
+		if (peer_answers(q)) {
+			log_line("retransmit qpn=%u: peer QP %u answers try %d", q->qp.qp_num, q->attr.dest_qp_num,
+				 q->tries);
+			while (q->held_count > 0 && q->qp.state != IBV_QPS_ERR)
+				run_first_held(q, IBV_WC_SUCCESS);
+		} else {
+			q->next_try_ns = now + ack_timeout_ns(q);
+		}
 	}
 }
 
@@ -1447,10 +1533,15 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 		if (rc == 0 && wr->num_sge > (int)q->cap.max_send_sge)
 			rc = refuse(EINVAL, "ibv_post_send qpn=%u: num_sge %d above max_send_sge %u", qp->qp_num,
 				    wr->num_sge, q->cap.max_send_sge);
+		if (rc == 0 && (wr->send_flags & IBV_SEND_INLINE) && wr->opcode == IBV_WR_RDMA_READ)
+			rc = refuse(EINVAL, "ibv_post_send qpn=%u: INLINE on an RDMA READ", qp->qp_num);
 		if (rc == 0 && !st.record_only && (wr->send_flags & IBV_SEND_INLINE)
 		    && sge_total(wr) > q->cap.max_inline_data)
 			rc = refuse(EINVAL, "ibv_post_send qpn=%u: inline %llu bytes above max_inline_data %u",
 				    qp->qp_num, (unsigned long long)sge_total(wr), q->cap.max_inline_data);
+		if (rc == 0 && !st.record_only && q->sq_posted - q->sq_freed >= q->cap.max_send_wr)
+			rc = refuse(ENOMEM, "ibv_post_send qpn=%u: send queue full (max_send_wr %u; a slot frees when a"
+				    " completion at or after its WR is polled)", qp->qp_num, q->cap.max_send_wr);
 		if (rc != 0) {
 			*bad_wr = wr;
 			break;
@@ -1463,17 +1554,18 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 		if (st.record_only)
 			continue;
 		count_send(qp);
-		if (qp->state != IBV_QPS_ERR && (q->held_count > 0 || peer_not_ready(q))) {
+		if (qp->state != IBV_QPS_ERR && (q->held_count > 0 || !peer_answers(q))) {
 			if (q->held_count == MAX_RETRANSMIT) {
 				rc = refuse(ENOMEM, "ibv_post_send qpn=%u: %d WRs already wait for the peer QP", qp->qp_num,
 					    MAX_RETRANSMIT);
 				*bad_wr = wr;
 				break;
 			}
-			hold(q, wr);
+			hold(q, wr, ++q->sq_posted);
 			continue;
 		}
-		finish_send(q, wr, qp->state == IBV_QPS_ERR ? IBV_WC_WR_FLUSH_ERR : execute(q, wr));
+		uint64_t seq = ++q->sq_posted;
+		finish_send(q, wr, seq, qp->state == IBV_QPS_ERR ? IBV_WC_WR_FLUSH_ERR : execute(q, wr));
 	}
 	pthread_mutex_unlock(&lock);
 	return rc;
@@ -1507,7 +1599,7 @@ static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_
 		if (st.record_only)
 			continue;
 		if (qp->state == IBV_QPS_ERR) {
-			complete(qp->recv_cq, wr->wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, qp->qp_num, 0, 0);
+			complete(qp->recv_cq, wr->wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, qp->qp_num, 0, 0, 0);
 			continue;
 		}
 		struct fake_recv *r = &q->rq[(q->rq_head + q->rq_count++) % MAX_RECV];
@@ -1647,6 +1739,19 @@ JNIEXPORT void JNICALL CONTROL(setDevicePort)(JNIEnv *env, jclass cls, jint devi
 	pthread_mutex_unlock(&lock);
 }
 
+/* Sets a port's max_msg_sz and P_Key table length on every device. */
+JNIEXPORT void JNICALL CONTROL(setPortLimits)(JNIEnv *env, jclass cls, jint port, jlong max_msg_sz, jint pkeys)
+{
+	(void)env;
+	(void)cls;
+	pthread_mutex_lock(&lock);
+	for (int d = 0; d < MAX_DEVICES; d++) {
+		st.ports[d][port].attr.max_msg_sz = (uint32_t)max_msg_sz;
+		st.ports[d][port].attr.pkey_tbl_len = (uint16_t)pkeys;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
 /* Sets a port's state on one device (-1: every device); a change raises PORT_ACTIVE or PORT_ERR on the
  * contexts open on that device. */
 JNIEXPORT void JNICALL CONTROL(setDevicePortState)(JNIEnv *env, jclass cls, jint device, jint port, jint state)
@@ -1739,6 +1844,7 @@ JNIEXPORT jboolean JNICALL CONTROL(pushCompletion)(JNIEnv *env, jclass cls, jint
 	wc.imm_data = htonl((uint32_t)imm);
 	wc.wc_flags = (unsigned int)wc_flags;
 	/* Scripted completions ignore the CQ's size: tests use them to fill batches beyond it. */
+	f->send_seq[(f->head + f->count) % MAX_QUEUE] = 0;
 	f->queue[(f->head + f->count++) % MAX_QUEUE] = wc;
 	wake_channel(f);
 	pthread_mutex_unlock(&lock);
@@ -1862,6 +1968,8 @@ JNIEXPORT jlong JNICALL CONTROL(count)(JNIEnv *env, jclass cls, jstring jname)
 		v = st.qp_fatals;
 	else if (strcmp(name, "log_dropped") == 0)
 		v = st.log_dropped;
+	else if (strcmp(name, "retransmits") == 0)
+		v = st.retransmits;
 	else if (strcmp(name, "fork_inits") == 0)
 		v = fork_inits;
 	else if (strcmp(name, "lists_before_fork_init") == 0)

@@ -47,6 +47,7 @@ class FaultScenariosTest {
   private TransferEngine sender;
   private RegisteredBuffer source;
   private SegmentHandle segment;
+  private CrcClient receiver;
 
   @BeforeEach
   void start() throws Exception {
@@ -55,11 +56,15 @@ class FaultScenariosTest {
     sender = local.start(LocalEngines.options("send", 2, null, 0));
     source = local.register(sender, SLOTS * CHUNK);
     segment = Await.result(sender.openSegment(node.server()), LocalEngines.WAIT);
+    receiver = new CrcClient(node.crcServer());
   }
 
   @AfterEach
   void stop() throws Exception {
     try {
+      if (receiver != null) {
+        receiver.close();
+      }
       local.close();
     } finally {
       node.close();
@@ -70,7 +75,8 @@ class FaultScenariosTest {
   }
 
   private WriteLoad load() {
-    return new WriteLoad(sender, source, segment, node.address(), SLOTS, CHUNK, REQUEST_DEADLINE);
+    return new WriteLoad(sender, source, segment, node.address(), SLOTS, CHUNK, REQUEST_DEADLINE)
+        .checkEveryWrite(receiver);
   }
 
   /**
@@ -173,6 +179,7 @@ class FaultScenariosTest {
             List.of(maxLatency(r)));
     ReliabilityReport.record(figures);
     assertNoFailure(r);
+    r.assertEveryWriteLanded(name);
     assertTrue(r.lastWritesCompleted());
     assertEquals(load.localCrc(), node.crc(0), "the last pattern is byte-exact in the receiver");
     assertEndpointsNoMoreThan(baseline);
@@ -263,6 +270,7 @@ class FaultScenariosTest {
     long[] baseline = warmUp(load);
     WriteLoad.Result calm = load.run(Duration.ofSeconds(5), List.of());
     assertEquals(0, calm.failures(), "undisturbed run: " + calm.failureDetails());
+    calm.assertEveryWriteLanded("undisturbed run");
     double undisturbed = calm.throughput();
 
     List<WriteLoad.Fault> faults = new ArrayList<>();
@@ -301,6 +309,7 @@ class FaultScenariosTest {
             List.of(maxLatency(r), Target.atMost("recovery to 90%", recoveryMs, 2000)));
     ReliabilityReport.record(figures);
     assertNoFailure(r);
+    r.assertEveryWriteLanded(name);
     assertEquals(load.localCrc(), node.crc(0), "the last pattern is byte-exact in the receiver");
     assertEndpointsNoMoreThan(baseline);
     WallClockTargets.require(figures);

@@ -21,9 +21,10 @@ import java.time.Duration;
  * @param directUsed bytes of direct buffers outside Netty's pool (NIO's pool; native allocations of
  *     the suite are not included)
  * @param nettyPoolDirect direct bytes Netty's pooled allocator holds
- * @param threads live threads
+ * @param threads live threads per name pattern
  */
-public record JvmFigures(long heapUsed, long directUsed, long nettyPoolDirect, int threads) {
+public record JvmFigures(
+    long heapUsed, long directUsed, long nettyPoolDirect, ThreadCensus threads) {
 
   /**
    * @return the figures of this JVM now. A GC finds dead direct buffers, but the Cleaner thread
@@ -48,7 +49,7 @@ public record JvmFigures(long heapUsed, long directUsed, long nettyPoolDirect, i
         ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(),
         Math.max(0, direct[0] - netty),
         netty,
-        ManagementFactory.getThreadMXBean().getThreadCount());
+        ThreadCensus.take());
   }
 
   private static long nettyPoolBytes() {
@@ -74,7 +75,7 @@ public record JvmFigures(long heapUsed, long directUsed, long nettyPoolDirect, i
         .put("heapUsed", heapUsed)
         .put("directUsed", directUsed)
         .put("nettyPoolDirect", nettyPoolDirect)
-        .put("threads", threads);
+        .put("threads", threads.toJson());
   }
 
   /**
@@ -86,13 +87,13 @@ public record JvmFigures(long heapUsed, long directUsed, long nettyPoolDirect, i
         json.getLong("heapUsed"),
         json.getLong("directUsed"),
         json.getLong("nettyPoolDirect"),
-        json.getInteger("threads"));
+        ThreadCensus.fromJson(json.getJsonObject("threads")));
   }
 
   @Override
   public String toString() {
     return String.format(
         "heap %d MiB, direct %d MiB + Netty pool %d MiB, %d threads",
-        heapUsed >> 20, directUsed >> 20, nettyPoolDirect >> 20, threads);
+        heapUsed >> 20, directUsed >> 20, nettyPoolDirect >> 20, threads.total());
   }
 }

@@ -2,6 +2,7 @@ package io.vte.it;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vte.api.EngineOptions;
 import io.vte.api.FaultInjector;
 import io.vte.api.RegisteredBuffer;
@@ -31,9 +32,17 @@ public final class LocalEngines implements AutoCloseable {
   /** Owners per device, as issue 7 asks. */
   public static final int WORKERS = 4;
 
-  private final Vertx vertx = Vertx.vertx();
+  private final Vertx vertx = Vertx.vertx(vertxOptions());
   private final List<TransferEngine> engines = new ArrayList<>();
   private final List<Long> allocations = new ArrayList<>();
+
+  /**
+   * @return the options of the suite's Vert.x instances, here and in node processes (Vert.x's
+   *     defaults; {@link ThreadBounds} takes its pool bounds from them)
+   */
+  public static VertxOptions vertxOptions() {
+    return new VertxOptions();
+  }
 
   /**
    * The options of a suite engine: {@value #DEVICES} soft devices {@code <name>d<i>} on

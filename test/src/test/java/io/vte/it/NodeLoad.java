@@ -27,9 +27,10 @@ import java.util.function.BiFunction;
  * network namespaces).
  *
  * <p>The command's JSON: {@code engine} (index), {@code targets} ({@code [{server, address, slots,
- * chunk}]}: a peer's server name and buffer address), {@code seconds}, {@code deadlineMs} (per
- * request), {@code faults} ({@code [{atMs, name, command: [argv]}]}: programs run at offsets from
- * the start, with the first target's load) and {@code watch} ({@code [{name, pid, iface,
+ * chunk, crcServer}]}: a peer's server name and buffer address, and the {@code host:port} of its
+ * {@link CrcServer}, which checks every write in the receiver), {@code seconds}, {@code deadlineMs}
+ * (per request), {@code faults} ({@code [{atMs, name, command: [argv]}]}: programs run at offsets
+ * from the start, with the first target's load) and {@code watch} ({@code [{name, pid, iface,
  * direction}]}: byte counters, {@code rx} or {@code tx}, of network interfaces sampled every {@code
  * watchMs}, default 100, from {@code /proc/<pid>/net/dev}, so an interface of another process's
  * network namespace can be watched too; pid 0 is this process). The answer has one {@link
@@ -70,19 +71,23 @@ final class NodeLoad {
               () -> runCommand(command)));
     }
     List<WriteLoad> loads = new ArrayList<>();
+    List<CrcClient> receivers = new ArrayList<>();
     for (int t = 0; t < targets.size(); t++) {
       JsonObject target = targets.getJsonObject(t).copy().put("index", t);
       SegmentHandle segment =
           Await.result(engine.openSegment(target.getString("server")), LocalEngines.WAIT);
+      CrcClient receiver = new CrcClient(target.getString("crcServer"));
+      receivers.add(receiver);
       loads.add(
           new WriteLoad(
-              engine,
-              sources.apply(engine, target),
-              segment,
-              target.getLong("address"),
-              target.getInteger("slots"),
-              target.getInteger("chunk"),
-              deadline));
+                  engine,
+                  sources.apply(engine, target),
+                  segment,
+                  target.getLong("address"),
+                  target.getInteger("slots"),
+                  target.getInteger("chunk"),
+                  deadline)
+              .checkEveryWrite(receiver));
     }
     JsonObject watched = new JsonObject();
     ScheduledExecutorService sampler =
@@ -124,6 +129,9 @@ final class NodeLoad {
     } finally {
       sampler.shutdownNow();
       runners.shutdownNow();
+      for (CrcClient c : receivers) {
+        c.close();
+      }
     }
   }
 

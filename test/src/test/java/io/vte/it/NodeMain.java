@@ -16,14 +16,16 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A node process of the suite: starts {@code engines} engines (each {@value LocalEngines#DEVICES}
  * soft devices, {@value LocalEngines#WORKERS} owners per device), registers one buffer per engine,
  * prints one JSON line per engine ({@code
- * {"event":"ready","engine","server","address","length","devicePorts"}}) and obeys line commands on
- * stdin, answering with one JSON line each:
+ * {"event":"ready","engine","server","address","length","devicePorts","crcServer"}}: {@code
+ * crcServer} is the {@code host:port} of a {@link CrcServer} over its buffers, on the handshake
+ * address) and obeys line commands on stdin, answering with one JSON line each:
  *
  * <ul>
  *   <li>{@code fault port-down <device index>} / {@code fault port-up <device index>} (engine 0)
@@ -55,9 +57,9 @@ public final class NodeMain {
   private static final Duration WAIT = LocalEngines.WAIT;
   private static final long EXPOSURE_NANOS = 500_000_000L;
 
-  private final Vertx vertx = Vertx.vertx();
+  private final Vertx vertx = Vertx.vertx(LocalEngines.vertxOptions());
   private final List<TransferEngine> engines = new ArrayList<>();
-  private final List<RegisteredBuffer> buffers = new ArrayList<>();
+  private final List<RegisteredBuffer> buffers = new CopyOnWriteArrayList<>();
   private final Map<String, RegisteredBuffer> loadSources = new HashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -101,6 +103,8 @@ public final class NodeMain {
       ports[i] = Integer.parseInt(portList[i]);
     }
     Runtime.getRuntime().addShutdownHook(new Thread(this::terminate, "node-sigterm"));
+    String rpcHost = a.getOrDefault("rpcHost", "127.0.0.1");
+    CrcServer crcs = CrcServer.start(rpcHost, buffers);
     for (int e = 0; e < count; e++) {
       int rpcPort = e == 0 ? Integer.parseInt(a.get("rpcPort")) : 0;
       EngineOptions options =
@@ -146,6 +150,7 @@ public final class NodeMain {
               .put("address", buffer.address())
               .put("length", buffer.length())
               .put("devicePorts", devicePorts)
+              .put("crcServer", rpcHost + ":" + crcs.port())
               .put("pid", ProcessHandle.current().pid()));
     }
     BufferedReader in =

@@ -210,6 +210,26 @@ public final class NodeProcess implements AutoCloseable {
     return request("crc", "crc").getJsonArray("crc").getLong(engine);
   }
 
+  /**
+   * @return {@code host:port} of the node's {@link CrcServer}, which answers CRCs of its buffers'
+   *     regions
+   */
+  public String crcServer() {
+    return ready(0).getString("crcServer");
+  }
+
+  /**
+   * @param address an address in one of the node's buffers
+   * @param length bytes
+   * @return CRC32C of the node's memory there, now (from its {@link CrcServer})
+   * @throws IOException when the node cannot be asked
+   */
+  public long crcOf(long address, int length) throws IOException {
+    try (CrcClient c = new CrcClient(crcServer())) {
+      return c.crc(address, length);
+    }
+  }
+
   /** Kills the node if it still runs and waits for it to be gone. */
   @Override
   public void close() {

@@ -42,6 +42,7 @@ class PeerFailureScenariosTest {
   private static final long SLACK_NANOS = Duration.ofSeconds(1).toNanos();
 
   private final List<NodeProcess> nodes = new ArrayList<>();
+  private final List<CrcClient> receivers = new ArrayList<>();
   private LocalEngines local;
   private TransferEngine sender;
   private RegisteredBuffer source;
@@ -56,6 +57,9 @@ class PeerFailureScenariosTest {
   @AfterEach
   void stop() throws Exception {
     try {
+      for (CrcClient c : receivers) {
+        c.close();
+      }
       local.close();
     } finally {
       for (NodeProcess n : nodes) {
@@ -76,6 +80,16 @@ class PeerFailureScenariosTest {
   private WriteLoad load(NodeProcess node) {
     SegmentHandle segment = Await.result(sender.openSegment(node.server()), LocalEngines.WAIT);
     return new WriteLoad(sender, source, segment, node.address(), SLOTS, CHUNK, DEADLINE);
+  }
+
+  /**
+   * A load whose every completed write is checked in the node's memory, for a node that lives
+   * through the run (where the node dies, its memory cannot be asked).
+   */
+  private WriteLoad checkedLoad(NodeProcess node) {
+    CrcClient receiver = new CrcClient(node.crcServer());
+    receivers.add(receiver);
+    return load(node).checkEveryWrite(receiver);
   }
 
   /**
@@ -132,7 +146,7 @@ class PeerFailureScenariosTest {
             "devicePorts=" + ports);
     assertEquals(first.server(), second.server(), "restarted on the same address");
     long restarted = System.nanoTime();
-    WriteLoad after = load(second);
+    WriteLoad after = checkedLoad(second);
     WriteLoad.Result r2 = after.run(Duration.ofSeconds(4), List.of());
     EngineStats stats = EngineStats.of(sender);
     ScenarioFigures figures =
@@ -153,6 +167,7 @@ class PeerFailureScenariosTest {
     ReliabilityReport.record(figures);
     assertEquals(
         0, r2.failures(), "new transfers succeed after the restart: " + r2.failureDetails());
+    r2.assertEveryWriteLanded("writes after the restart");
     assertEquals(after.localCrc(), second.crc(0), "data written after the restart is byte-exact");
     Await.until(
         "endpoints to the dead process are retired, not kept beside the new ones",
@@ -168,7 +183,7 @@ class PeerFailureScenariosTest {
 
   private void silentPeerBesideALiveOneOnce() throws Exception {
     NodeProcess live = node("firstIp=10", "buffer=" + (SLOTS * CHUNK));
-    WriteLoad load = load(live);
+    WriteLoad load = checkedLoad(live);
     load.run(Duration.ofSeconds(1), List.of());
     try (SilentPeer silent = SilentPeer.start(local.vertx())) {
       SegmentHandle dead = Await.result(sender.openSegment(silent.serverName()), LocalEngines.WAIT);
@@ -240,6 +255,7 @@ class PeerFailureScenariosTest {
       ReliabilityReport.record(figures);
       assertEquals(
           0, r.failures(), "the live peer's transfers all complete: " + r.failureDetails());
+      r.assertEveryWriteLanded("writes to the live peer");
       assertEquals(load.localCrc(), live.crc(0), "live data byte-exact");
       assertTrue(silent.connects() > 0, "the engine did try to connect to the silent peer");
       assertFalse(

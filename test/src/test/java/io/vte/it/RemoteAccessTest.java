@@ -87,7 +87,7 @@ class RemoteAccessTest {
     for (int i = 0; i < b.getBuffersCount(); i++) {
       b.setBuffers(i, forge.apply(b.getBuffers(i)));
     }
-    return SegmentHandles.of(responder.serverName(), b.build());
+    return SegmentHandles.of(responder.serverName(), b.build().toByteArray());
   }
 
   private RequestResult transfer(TransferRequest request) {

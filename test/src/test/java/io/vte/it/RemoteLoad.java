@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * test: the figures of {@link WriteLoad.Result}, with times relative to the start of the run (0 =
  * start).
  */
-public final class RemoteLoad {
+public final class RemoteLoad implements CheckedWrites {
 
   private final JsonObject json;
   private final Completions completions;
@@ -56,18 +56,29 @@ public final class RemoteLoad {
     return json.getLong("startNanos");
   }
 
-  /**
-   * @return requests that ended
-   */
+  @Override
   public long transfers() {
     return json.getLong("transfers");
   }
 
-  /**
-   * @return requests that did not complete
-   */
+  @Override
   public long failures() {
     return json.getLong("failures");
+  }
+
+  @Override
+  public long verifiedWrites() {
+    return json.getLong("verifiedWrites");
+  }
+
+  @Override
+  public long lostWrites() {
+    return json.getLong("lostWrites");
+  }
+
+  @Override
+  public String lostDetails() {
+    return json.getString("lostDetails");
   }
 
   /**

@@ -26,8 +26,11 @@ import java.util.concurrent.TimeoutException;
 /**
  * Continuous WRITEs of {@code chunk} bytes from slot {@code s} of a local buffer to slot {@code s}
  * of a remote buffer, {@code slots} requests in flight; each write carries a fresh pattern, so at
- * the end the remote slots must equal the local ones byte for byte. Faults run on their own thread
- * at fixed offsets from the start.
+ * the end the remote slots must equal the local ones byte for byte. With {@link
+ * #checkEveryWrite(RemoteCrc)}, each completed write's remote slot is read (its CRC32C, from the
+ * receiver's {@link CrcServer}) before the slot is written again, so a write lost during a fault is
+ * seen although the next one would mask it ({@link Result#lostWrites()}). Faults run on their own
+ * thread at fixed offsets from the start.
  */
 public final class WriteLoad {
 
@@ -56,7 +59,23 @@ public final class WriteLoad {
   private final int slots;
   private final int chunk;
   private final Duration requestDeadline;
+  private final long[] writeNumber;
+  private final long[] expectedCrc;
+  private RemoteCrc receiver;
+  private long truncated = -1;
   private long seed = 1;
+
+  /** Reads the receiver's memory. */
+  @FunctionalInterface
+  public interface RemoteCrc {
+    /**
+     * @param address a remote address
+     * @param length bytes
+     * @return CRC32C of the receiver's memory there, now
+     * @throws Exception when the receiver cannot be asked; fails the load run
+     */
+    long crc(long address, int length) throws Exception;
+  }
 
   /**
    * @param engine the sending engine
@@ -82,6 +101,33 @@ public final class WriteLoad {
     this.slots = slots;
     this.chunk = chunk;
     this.requestDeadline = requestDeadline;
+    this.writeNumber = new long[slots];
+    this.expectedCrc = new long[slots];
+  }
+
+  /**
+   * Checks every completed write in the receiver from now on; each slot waits for its check before
+   * its next write.
+   *
+   * @param receiver reads the receiver's memory
+   * @return this
+   */
+  public WriteLoad checkEveryWrite(RemoteCrc receiver) {
+    this.receiver = receiver;
+    return this;
+  }
+
+  /**
+   * Fault injection for the check's own test: write {@code number} (the seed of its pattern) is
+   * posted with only the first half of its bytes while the load expects all of them, as when an
+   * engine completes a write that partly never landed.
+   *
+   * @param number the write to cut short
+   * @return this
+   */
+  WriteLoad truncateWrite(long number) {
+    this.truncated = number;
+    return this;
   }
 
   /**
@@ -139,6 +185,15 @@ public final class WriteLoad {
           }
           result.account(inflight[s], completed[s] - submitted[s], completed[s]);
           result.lastOk[s] = inflight[s].succeeded() && inflight[s].result().allCompleted();
+          if (receiver != null && result.lastOk[s]) {
+            result.checks.record(
+                s,
+                writeNumber[s],
+                expectedCrc[s],
+                receiver.crc(remoteAddress + (long) s * chunk, chunk),
+                submitted[s],
+                completed[s]);
+          }
           if (System.nanoTime() < end) {
             submit(s, inflight, submitted, completed);
             pending = true;
@@ -162,13 +217,18 @@ public final class WriteLoad {
 
   private void submit(int s, Future<BatchResult>[] inflight, long[] submitted, long[] completed) {
     long offset = (long) s * chunk;
-    Pattern.fill(local.address() + offset, chunk, seed++);
+    writeNumber[s] = seed++;
+    Pattern.fill(local.address() + offset, chunk, writeNumber[s]);
+    if (receiver != null) {
+      expectedCrc[s] = Pattern.crc(local.address() + offset, chunk);
+    }
+    int length = writeNumber[s] == truncated ? chunk / 2 : chunk;
     submitted[s] = System.nanoTime();
     inflight[s] =
         engine
             .submit(
                 List.of(
-                    TransferRequest.write(local, offset, segment, remoteAddress + offset, chunk)),
+                    TransferRequest.write(local, offset, segment, remoteAddress + offset, length)),
                 new TransferOptions().setDeadline(requestDeadline))
             .result();
     inflight[s].onComplete(ar -> completed[s] = System.nanoTime());
@@ -182,7 +242,7 @@ public final class WriteLoad {
   }
 
   /** What one run did. */
-  public final class Result {
+  public final class Result implements CheckedWrites {
     final long start;
     long end;
     long transfers;
@@ -191,12 +251,14 @@ public final class WriteLoad {
     final Map<String, Long> faultTimes = new ConcurrentHashMap<>();
     final FaultLog faults;
     final FailureTally failed;
+    final WriteChecks checks;
     final Completions completions = new Completions(chunk);
 
     Result(long start) {
       this.start = start;
       this.faults = new FaultLog(start);
       this.failed = new FailureTally(faults);
+      this.checks = new WriteChecks(faults);
     }
 
     void account(Future<BatchResult> f, long latency, long completedAt) {
@@ -230,6 +292,9 @@ public final class WriteLoad {
           .put("causes", causes)
           .put("maxLatencyNanos", maxLatencyNanos)
           .put("lastWritesCompleted", lastWritesCompleted())
+          .put("verifiedWrites", verifiedWrites())
+          .put("lostWrites", lostWrites())
+          .put("lostDetails", lostDetails())
           .put("startNanos", start)
           .put("durationNanos", end - start)
           .put("faultTimes", faultsAt)
@@ -240,18 +305,29 @@ public final class WriteLoad {
           .put("firstFailure", firstFailure());
     }
 
-    /**
-     * @return requests that ended
-     */
+    @Override
     public long transfers() {
       return transfers;
     }
 
-    /**
-     * @return requests that did not complete
-     */
+    @Override
     public long failures() {
       return failed.failures();
+    }
+
+    @Override
+    public long verifiedWrites() {
+      return checks.verified();
+    }
+
+    @Override
+    public long lostWrites() {
+      return checks.lost();
+    }
+
+    @Override
+    public String lostDetails() {
+      return checks.details();
     }
 
     /**

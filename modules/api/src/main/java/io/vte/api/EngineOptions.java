@@ -20,7 +20,8 @@ import java.util.Set;
  * and setter. JSON reading, writing, the defaults and {@link #validate()} all come from that table;
  * reading is strict (no unknown keys, no coercion: {@code 2.5} for an integer, a number in a list
  * of strings or a string for a number is an {@link ErrorCode#INVALID_CONFIGURATION} naming the
- * field and the value).
+ * field and the value). A size in bytes ({@code sliceSize}) may also be a string with a binary
+ * suffix as on the command line, {@code "64K"} ({@link OptionFields#BYTES}).
  */
 public final class EngineOptions {
 
@@ -29,6 +30,85 @@ public final class EngineOptions {
 
   /** What a field is called in error messages. */
   private static final String LABEL = "engine option";
+
+  /** The field {@code workersPerContext}. */
+  public static final OptionFields.Field<EngineOptions, Integer> WORKERS_PER_CONTEXT =
+      field(
+              "workersPerContext",
+              OptionFields.INT,
+              2,
+              EngineOptions::getWorkersPerContext,
+              EngineOptions::setWorkersPerContext)
+          .check(n -> n >= 1 && n <= 64, "1..64");
+
+  /** The field {@code handshakeDeadlineMs}. */
+  public static final OptionFields.Field<EngineOptions, Duration> HANDSHAKE_DEADLINE =
+      field(
+              "handshakeDeadlineMs",
+              OptionFields.MILLIS,
+              Duration.ofSeconds(5),
+              EngineOptions::getHandshakeDeadline,
+              EngineOptions::setHandshakeDeadline)
+          .check(EngineOptions::positive, "positive");
+
+  /** The field {@code maxHandshakesInFlight}. */
+  public static final OptionFields.Field<EngineOptions, Integer> MAX_HANDSHAKES_IN_FLIGHT =
+      field(
+              "maxHandshakesInFlight",
+              OptionFields.INT,
+              16,
+              EngineOptions::getMaxHandshakesInFlight,
+              EngineOptions::setMaxHandshakesInFlight)
+          .check(n -> n >= 1 && n <= 4096, "1..4096");
+
+  /** The field {@code cqSize}. */
+  public static final OptionFields.Field<EngineOptions, Integer> CQ_SIZE =
+      field("cqSize", OptionFields.INT, 4096, EngineOptions::getCqSize, EngineOptions::setCqSize)
+          .check(n -> n >= 1 && n <= (1 << 22), "1..4194304");
+
+  /** The field {@code endpointCacheSize}. */
+  public static final OptionFields.Field<EngineOptions, Integer> ENDPOINT_CACHE_SIZE =
+      field(
+              "endpointCacheSize",
+              OptionFields.INT,
+              256,
+              EngineOptions::getEndpointCacheSize,
+              EngineOptions::setEndpointCacheSize)
+          .check(n -> n >= 1, ">= 1");
+
+  /** The field {@code busyPollMicros}. */
+  public static final OptionFields.Field<EngineOptions, Duration> BUSY_POLL =
+      field(
+              "busyPollMicros",
+              OptionFields.MICROS,
+              Duration.of(100, ChronoUnit.MICROS),
+              EngineOptions::getBusyPoll,
+              EngineOptions::setBusyPoll)
+          .check(
+              d -> d != null && !d.isNegative() && d.compareTo(Duration.ofSeconds(1)) <= 0,
+              "0..1000000");
+
+  /** The field {@code qpRetryCount}. */
+  public static final OptionFields.Field<EngineOptions, Integer> QP_RETRY_COUNT =
+      field(
+              "qpRetryCount",
+              OptionFields.INT,
+              7,
+              EngineOptions::getQpRetryCount,
+              EngineOptions::setQpRetryCount)
+          .check(n -> n >= 0 && n <= 7, "0..7");
+
+  /** The field {@code idleEndpointMs}. */
+  public static final OptionFields.Field<EngineOptions, Duration> IDLE_ENDPOINT =
+      field(
+              "idleEndpointMs",
+              OptionFields.MILLIS,
+              Duration.ofMinutes(5),
+              EngineOptions::getIdleEndpoint,
+              EngineOptions::setIdleEndpoint)
+          .check(
+              d -> d != null && !d.isNegative() && d.compareTo(Duration.ofDays(1)) <= 0,
+              "0..86400000 (0 = never)");
 
   /** The fields: JSON names, kinds, defaults, ranges, in {@link #toJson()} order. */
   public static final OptionFields<EngineOptions> FIELDS =
@@ -66,16 +146,10 @@ public final class EngineOptions {
               null,
               EngineOptions::getIbverbs,
               EngineOptions::setIbverbs),
-          field(
-                  "workersPerContext",
-                  OptionFields.INT,
-                  2,
-                  EngineOptions::getWorkersPerContext,
-                  EngineOptions::setWorkersPerContext)
-              .check(n -> n >= 1 && n <= 64, "1..64"),
+          WORKERS_PER_CONTEXT,
           field(
                   "sliceSize",
-                  OptionFields.INT,
+                  OptionFields.BYTES,
                   64 * 1024,
                   EngineOptions::getSliceSize,
                   EngineOptions::setSliceSize)
@@ -87,34 +161,10 @@ public final class EngineOptions {
                   EngineOptions::getRetryCount,
                   EngineOptions::setRetryCount)
               .check(n -> n >= 0 && n <= 64, "0..64"),
-          field(
-                  "handshakeDeadlineMs",
-                  OptionFields.MILLIS,
-                  Duration.ofSeconds(5),
-                  EngineOptions::getHandshakeDeadline,
-                  EngineOptions::setHandshakeDeadline)
-              .check(EngineOptions::positive, "positive"),
-          field(
-                  "maxHandshakesInFlight",
-                  OptionFields.INT,
-                  16,
-                  EngineOptions::getMaxHandshakesInFlight,
-                  EngineOptions::setMaxHandshakesInFlight)
-              .check(n -> n >= 1 && n <= 4096, "1..4096"),
-          field(
-                  "cqSize",
-                  OptionFields.INT,
-                  4096,
-                  EngineOptions::getCqSize,
-                  EngineOptions::setCqSize)
-              .check(n -> n >= 1 && n <= (1 << 22), "1..4194304"),
-          field(
-                  "endpointCacheSize",
-                  OptionFields.INT,
-                  256,
-                  EngineOptions::getEndpointCacheSize,
-                  EngineOptions::setEndpointCacheSize)
-              .check(n -> n >= 1, ">= 1"),
+          HANDSHAKE_DEADLINE,
+          MAX_HANDSHAKES_IN_FLIGHT,
+          CQ_SIZE,
+          ENDPOINT_CACHE_SIZE,
           field(
                   "maxOutstandingPerQp",
                   OptionFields.INT,
@@ -122,15 +172,7 @@ public final class EngineOptions {
                   EngineOptions::getMaxOutstandingPerQp,
                   EngineOptions::setMaxOutstandingPerQp)
               .check((o, n) -> n >= 1 && n <= o.cqSize, o -> "1..cqSize (" + o.cqSize + ")"),
-          field(
-                  "busyPollMicros",
-                  OptionFields.MICROS,
-                  Duration.of(100, ChronoUnit.MICROS),
-                  EngineOptions::getBusyPoll,
-                  EngineOptions::setBusyPoll)
-              .check(
-                  d -> d != null && !d.isNegative() && d.compareTo(Duration.ofSeconds(1)) <= 0,
-                  "0..1000000"),
+          BUSY_POLL,
           field(
                   "nicBusyPollMicros",
                   OptionFields.MICROS,
@@ -212,13 +254,7 @@ public final class EngineOptions {
                   EngineOptions::getQpTimeout,
                   EngineOptions::setQpTimeout)
               .check(EngineOptions::positive, "positive"),
-          field(
-                  "qpRetryCount",
-                  OptionFields.INT,
-                  7,
-                  EngineOptions::getQpRetryCount,
-                  EngineOptions::setQpRetryCount)
-              .check(n -> n >= 0 && n <= 7, "0..7"),
+          QP_RETRY_COUNT,
           field(
                   "idleConnectionMs",
                   OptionFields.MILLIS,
@@ -228,15 +264,7 @@ public final class EngineOptions {
               .check(
                   d -> d != null && !d.isNegative() && d.compareTo(Duration.ofDays(1)) <= 0,
                   "0..86400000 (0 = never)"),
-          field(
-                  "idleEndpointMs",
-                  OptionFields.MILLIS,
-                  Duration.ofMinutes(5),
-                  EngineOptions::getIdleEndpoint,
-                  EngineOptions::setIdleEndpoint)
-              .check(
-                  d -> d != null && !d.isNegative() && d.compareTo(Duration.ofDays(1)) <= 0,
-                  "0..86400000 (0 = never)"));
+          IDLE_ENDPOINT);
 
   /** JSON keys, in {@link #toJson()} order. */
   public static final Set<String> KEYS = FIELDS.names();

@@ -7,10 +7,11 @@ import java.util.Set;
 
 /**
  * How an ibverbs engine addresses its RDMA ports; JSON {@code {"gidIndex", "gidNetdev",
- * "gidAddress", "gidType", "trafficClass", "serviceLevel"}}, nested as the engine option {@code
- * ibverbs}. The engine hands them to the ibverbs provider as its settings of the same names: the
- * source GID (by index, or the GID of a netdev or an IP address, of a type), and the GRH traffic
- * class and service level of every QP (lossless RoCE classes). Soft verbs devices ignore them.
+ * "gidAddress", "gidType", "trafficClass", "serviceLevel", "pkeyIndex"}}, nested as the engine
+ * option {@code ibverbs}. The engine hands them to the ibverbs provider as its settings of the same
+ * names: the source GID (by index, or the GID of a netdev or an IP address, of a type), the GRH
+ * traffic class and service level of every QP (lossless RoCE classes) and its P_Key index
+ * (InfiniBand partitions). Soft verbs devices ignore them.
  */
 public final class IbverbsOptions {
 
@@ -66,7 +67,14 @@ public final class IbverbsOptions {
                   0,
                   IbverbsOptions::getServiceLevel,
                   IbverbsOptions::setServiceLevel)
-              .check(n -> n >= 0 && n <= 15, "0..15"));
+              .check(n -> n >= 0 && n <= 15, "0..15"),
+          OptionFields.field(
+                  "pkeyIndex",
+                  OptionFields.INT,
+                  0,
+                  IbverbsOptions::getPkeyIndex,
+                  IbverbsOptions::setPkeyIndex)
+              .check(n -> n >= 0 && n <= 0xffff, "0..65535 (an index in the port's P_Key table)"));
 
   private int gidIndex;
   private String gidNetdev;
@@ -74,6 +82,7 @@ public final class IbverbsOptions {
   private String gidType;
   private int trafficClass;
   private int serviceLevel;
+  private int pkeyIndex;
 
   /** Creates options with the defaults: automatic GID of any type, class 0, level 0. */
   public IbverbsOptions() {
@@ -122,6 +131,7 @@ public final class IbverbsOptions {
     settings.put("gidType", gidType);
     settings.put("trafficClass", trafficClass);
     settings.put("serviceLevel", serviceLevel);
+    settings.put("pkeyIndex", pkeyIndex);
     return settings;
   }
 
@@ -212,6 +222,22 @@ public final class IbverbsOptions {
    */
   public IbverbsOptions setServiceLevel(int serviceLevel) {
     this.serviceLevel = serviceLevel;
+    return this;
+  }
+
+  /**
+   * @return the index in the port's P_Key table every QP uses
+   */
+  public int getPkeyIndex() {
+    return pkeyIndex;
+  }
+
+  /**
+   * @param pkeyIndex P_Key table index, 0..65535 (checked against the port's table when a QP is
+   *     made) @return this
+   */
+  public IbverbsOptions setPkeyIndex(int pkeyIndex) {
+    this.pkeyIndex = pkeyIndex;
     return this;
   }
 

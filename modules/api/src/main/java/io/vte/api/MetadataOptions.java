@@ -15,52 +15,72 @@ public final class MetadataOptions {
   /** Longest duration of the call, health-check and start deadlines. */
   public static final Duration MAX_DEADLINE = Duration.ofMinutes(10);
 
+  /** The field {@code clusterPrefix}. */
+  public static final OptionFields.Field<MetadataOptions, String> CLUSTER_PREFIX =
+      OptionFields.field(
+              "clusterPrefix",
+              OptionFields.STRING,
+              "/vte/default",
+              MetadataOptions::getClusterPrefix,
+              MetadataOptions::setClusterPrefix)
+          .check(MetadataOptions::validPrefix, "an absolute key path such as /vte/default");
+
+  /** The field {@code leaseTtlMs}. */
+  public static final OptionFields.Field<MetadataOptions, Duration> LEASE_TTL =
+      OptionFields.field(
+              "leaseTtlMs",
+              OptionFields.MILLIS,
+              Duration.ofSeconds(10),
+              MetadataOptions::getLeaseTtl,
+              MetadataOptions::setLeaseTtl)
+          .check(
+              d ->
+                  d != null
+                      && d.toMillis() % 1000 == 0
+                      && d.getSeconds() >= 2
+                      && d.getSeconds() <= 3600,
+              "whole seconds between 2 s and 1 h (etcd's minimum is ~2 s)");
+
+  /** The field {@code callDeadlineMs}. */
+  public static final OptionFields.Field<MetadataOptions, Duration> CALL_DEADLINE =
+      OptionFields.field(
+              "callDeadlineMs",
+              OptionFields.MILLIS,
+              null,
+              MetadataOptions::getCallDeadline,
+              MetadataOptions::setCallDeadline)
+          .check(
+              d -> d == null || deadline(d),
+              "1 ms to 10 min (unset: the engine's handshakeDeadlineMs)");
+
+  /** The field {@code healthCheckIntervalMs}. */
+  public static final OptionFields.Field<MetadataOptions, Duration> HEALTH_CHECK_INTERVAL =
+      OptionFields.field(
+              "healthCheckIntervalMs",
+              OptionFields.MILLIS,
+              Duration.ofSeconds(1),
+              MetadataOptions::getHealthCheckInterval,
+              MetadataOptions::setHealthCheckInterval)
+          .check(MetadataOptions::deadline, "1 ms to 10 min");
+
+  /** The field {@code startDeadlineMs}. */
+  public static final OptionFields.Field<MetadataOptions, Duration> START_DEADLINE =
+      OptionFields.field(
+              "startDeadlineMs",
+              OptionFields.MILLIS,
+              Duration.ofSeconds(30),
+              MetadataOptions::getStartDeadline,
+              MetadataOptions::setStartDeadline)
+          .check(MetadataOptions::deadline, "1 ms to 10 min");
+
   /** The fields: JSON names, kinds, defaults, ranges. */
   public static final OptionFields<MetadataOptions> FIELDS =
       OptionFields.of(
-          OptionFields.field(
-                  "clusterPrefix",
-                  OptionFields.STRING,
-                  "/vte/default",
-                  MetadataOptions::getClusterPrefix,
-                  MetadataOptions::setClusterPrefix)
-              .check(MetadataOptions::validPrefix, "an absolute key path such as /vte/default"),
-          OptionFields.field(
-                  "leaseTtlMs",
-                  OptionFields.MILLIS,
-                  Duration.ofSeconds(10),
-                  MetadataOptions::getLeaseTtl,
-                  MetadataOptions::setLeaseTtl)
-              .check(
-                  d ->
-                      d != null
-                          && d.toMillis() % 1000 == 0
-                          && d.getSeconds() >= 2
-                          && d.getSeconds() <= 3600,
-                  "whole seconds between 2 s and 1 h (etcd's minimum is ~2 s)"),
-          OptionFields.field(
-                  "callDeadlineMs",
-                  OptionFields.MILLIS,
-                  null,
-                  MetadataOptions::getCallDeadline,
-                  MetadataOptions::setCallDeadline)
-              .check(
-                  d -> d == null || deadline(d),
-                  "1 ms to 10 min (unset: the engine's handshakeDeadlineMs)"),
-          OptionFields.field(
-                  "healthCheckIntervalMs",
-                  OptionFields.MILLIS,
-                  Duration.ofSeconds(1),
-                  MetadataOptions::getHealthCheckInterval,
-                  MetadataOptions::setHealthCheckInterval)
-              .check(MetadataOptions::deadline, "1 ms to 10 min"),
-          OptionFields.field(
-                  "startDeadlineMs",
-                  OptionFields.MILLIS,
-                  Duration.ofSeconds(30),
-                  MetadataOptions::getStartDeadline,
-                  MetadataOptions::setStartDeadline)
-              .check(MetadataOptions::deadline, "1 ms to 10 min"),
+          CLUSTER_PREFIX,
+          LEASE_TTL,
+          CALL_DEADLINE,
+          HEALTH_CHECK_INTERVAL,
+          START_DEADLINE,
           OptionFields.field(
               "etcdUser",
               OptionFields.STRING,

@@ -186,26 +186,6 @@ public final class OptionFields<O> {
     }
   }
 
-  /**
-   * Checks one value against a field's range, for a class that validates in its setters.
-   *
-   * @param name the JSON name
-   * @param value the value
-   * @param label what an option is called in messages
-   * @param <V> the value type
-   * @return the value
-   * @throws VteException INVALID_CONFIGURATION naming the field and the value
-   */
-  @SuppressWarnings("unchecked")
-  public <V> V require(String name, V value, String label) {
-    Field<O, V> f = (Field<O, V>) fields.get(name);
-    if (f == null) {
-      throw new IllegalArgumentException("no field " + name);
-    }
-    f.check(null, value, label, name);
-    return value;
-  }
-
   private static String show(Object value) {
     if (value instanceof String s) {
       return "\"" + s + "\"";
@@ -269,6 +249,34 @@ public final class OptionFields<O> {
       this.valid = valid;
       this.expected = expected;
       return this;
+    }
+
+    /**
+     * @return the JSON name
+     */
+    public String name() {
+      return name;
+    }
+
+    /**
+     * @return the default, null when the field has none
+     */
+    public V defaultValue() {
+      return defaultValue;
+    }
+
+    /**
+     * Checks one value against this field's range, for code that takes the value from elsewhere;
+     * only for a field whose range does not depend on other fields of its options.
+     *
+     * @param value the value
+     * @param label what an option is called in messages
+     * @return the value
+     * @throws VteException INVALID_CONFIGURATION naming the field and the value
+     */
+    public V require(V value, String label) {
+      check(null, value, label, name);
+      return value;
     }
 
     private void reset(O target) {
@@ -399,6 +407,36 @@ public final class OptionFields<O> {
                   path,
                   "a whole number in " + Integer.MIN_VALUE + ".." + Integer.MAX_VALUE)
               .intValue();
+        }
+
+        @Override
+        public Object write(Integer value) {
+          return value;
+        }
+      };
+
+  /**
+   * A byte count that fits in 32 bits: a JSON whole number, or a string with a binary suffix as the
+   * command line takes it ({@code "64K"}, {@code "4M"}, {@link ByteSizes}); written as a number.
+   */
+  public static final Kind<Integer> BYTES =
+      new Kind<>() {
+        @Override
+        public Integer read(Object json, String label, String path) {
+          if (!(json instanceof String text)) {
+            return INT.read(json, label, path);
+          }
+          String expected = "a whole number of bytes or a size like \"64K\", \"4M\", \"1G\"";
+          long bytes;
+          try {
+            bytes = ByteSizes.parse(text);
+          } catch (IllegalArgumentException e) {
+            throw wrongType(label, path, json, expected);
+          }
+          if (bytes != (int) bytes) {
+            throw wrongType(label, path, json, expected + " below 2G");
+          }
+          return (int) bytes;
         }
 
         @Override

@@ -20,6 +20,12 @@ public interface TransferEngine {
    * Creates and starts an engine: opens the local devices, starts their owners, the handshake
    * service and the metadata backend.
    *
+   * <p>The engine lives on {@code vertx} and is closed with it: close the engine first ({@link
+   * #close()}, then {@code vertx.close()}) to see how its close went; when {@code vertx.close()}
+   * comes first, a close hook closes the engine before Vert.x stops its event loops and verticles,
+   * and the engine's {@link #close()} afterwards is a no-op that succeeds. Either order leaves no
+   * thread, socket or registration behind.
+   *
    * @param vertx the Vert.x instance to run on
    * @param options the options (validated first)
    * @return the started engine; fails with INVALID_CONFIGURATION naming a bad field (among them
@@ -205,7 +211,9 @@ public interface TransferEngine {
 
   /**
    * Closes the engine: unfinished requests fail with ENGINE_CLOSED, every Future completes, and no
-   * thread, socket, QP, MR or timer remains.
+   * thread, socket, QP, MR or timer remains. Call it before closing the engine's Vert.x instance;
+   * closing Vert.x first closes the engine too (see {@link #create}), and a later call returns the
+   * same completed result. Calling it again returns the first call's result.
    *
    * @return completes when everything is released
    */

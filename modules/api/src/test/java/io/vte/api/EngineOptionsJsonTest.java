@@ -127,11 +127,34 @@ class EngineOptionsJsonTest {
 
   @Test
   void aStringForANumberIsRejected() {
-    assertWrongType("sliceSize", "\"65536\"", new JsonObject().put("sliceSize", "65536"));
+    assertWrongType("cqSize", "\"4096\"", new JsonObject().put("cqSize", "4096"));
     assertWrongType(
         "handshakeDeadlineMs", "\"5s\"", new JsonObject().put("handshakeDeadlineMs", "5s"));
     assertWrongType(
         "auth.skewMs", "\"1\"", new JsonObject().put("auth", new JsonObject().put("skewMs", "1")));
+  }
+
+  @Test
+  void aSizeTakesTheSuffixesOfTheCommandLine() {
+    assertEquals(
+        64 * 1024, EngineOptions.fromJson(new JsonObject().put("sliceSize", "64K")).getSliceSize());
+    assertEquals(
+        4 << 20, EngineOptions.fromJson(new JsonObject().put("sliceSize", "4MiB")).getSliceSize());
+    assertEquals(
+        8192, EngineOptions.fromJson(new JsonObject().put("sliceSize", 8192)).getSliceSize());
+    assertEquals(
+        65536,
+        EngineOptions.fromJson(new JsonObject().put("sliceSize", "64k"))
+            .toJson()
+            .getValue("sliceSize"),
+        "written back as a number");
+    assertWrongType("sliceSize", "\"64X\"", new JsonObject().put("sliceSize", "64X"));
+    assertWrongType("sliceSize", "\"4G\"", new JsonObject().put("sliceSize", "4G"));
+    VteException range =
+        assertThrows(
+            VteException.class,
+            () -> EngineOptions.fromJson(new JsonObject().put("sliceSize", "2K")).validate());
+    assertTrue(range.getMessage().contains("'sliceSize' = 2048"), range.getMessage());
   }
 
   @Test

@@ -98,12 +98,19 @@ class EngineOptionsTest {
                         .put("gidType", "roce-v2")
                         .put("gidNetdev", "eth2")
                         .put("trafficClass", 106)
-                        .put("serviceLevel", 3)));
+                        .put("serviceLevel", 3)
+                        .put("pkeyIndex", 2)));
     assertEquals(
-        "{gidIndex=-1, gidNetdev=eth2, gidType=roce-v2, trafficClass=106, serviceLevel=3}",
+        "{gidIndex=-1, gidNetdev=eth2, gidType=roce-v2, trafficClass=106, serviceLevel=3,"
+            + " pkeyIndex=2}",
         o.getIbverbs().providerSettings().toString());
     String[][] bad = {
-      {"trafficClass", "256"}, {"serviceLevel", "16"}, {"gidIndex", "-2"}, {"gidIndex", "256"}
+      {"trafficClass", "256"},
+      {"serviceLevel", "16"},
+      {"gidIndex", "-2"},
+      {"gidIndex", "256"},
+      {"pkeyIndex", "-1"},
+      {"pkeyIndex", "65536"}
     };
     for (String[] b : bad) {
       VteException e =

@@ -5,7 +5,7 @@ import java.util.concurrent.Callable;
 /**
  * The exit codes every {@code vte} command uses ({@code vte --help} prints them as its footer): 0
  * success, also after a clean stop by SIGINT/SIGTERM; 1 the run failed; 2 bad usage; 3 the command
- * could not start.
+ * could not start; 130/143 a bench run ended early by SIGINT/SIGTERM (its partial report printed).
  */
 public final class ExitCodes {
 
@@ -26,6 +26,18 @@ public final class ExitCodes {
    * run.
    */
   public static final int COULD_NOT_START = 3;
+
+  /**
+   * A {@code bench initiator} run ended early by SIGINT (Ctrl-C), after printing its partial report
+   * (128 + 2, as a shell reports a process SIGINT ended).
+   */
+  public static final int SIGINT = 130;
+
+  /**
+   * A {@code bench initiator} run ended early by SIGTERM, after printing its partial report (128 +
+   * 15).
+   */
+  public static final int SIGTERM = 143;
 
   private ExitCodes() {}
 

@@ -9,6 +9,7 @@ import io.vte.api.EngineDiagnostics;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.cli.bench.Blocking;
+import io.vte.engine.HandshakeExposure;
 import io.vte.vertx.TransferEngineClient;
 import io.vte.vertx.TransferEngineVerticle;
 import io.vte.vertx.VteMetrics;
@@ -27,7 +28,9 @@ import picocli.CommandLine.Spec;
  * {@code vte serve}: runs a node (a {@link TransferEngineVerticle} with a registered memory pool,
  * Prometheus {@code /metrics} and {@code /health}) until SIGTERM or SIGINT, then undeploys it
  * (unfinished transfers fail with ENGINE_CLOSED) and exits 0. A bad flag exits 2; a config, engine
- * or port that fails to start exits 3.
+ * or port that fails to start exits 3. The config file may hold the verticle's keys {@code
+ * httpPort}, {@code httpHost} and {@code address} beside the engine options; a flag given on the
+ * command line overrides the file.
  */
 @Command(
     name = "serve",
@@ -51,13 +54,15 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
       names = "--http-port",
       paramLabel = "N",
       defaultValue = "9464",
-      description = "port of /metrics and /health, 0 = any free port (default: ${DEFAULT-VALUE})")
+      description =
+          "port of /metrics and /health, 0 = any free port; given, it overrides httpPort of --config (default: ${DEFAULT-VALUE})")
   private int httpPort;
 
   @Option(
       names = "--http-host",
       defaultValue = "127.0.0.1",
-      description = "address of the HTTP endpoint (default: ${DEFAULT-VALUE})")
+      description =
+          "address of the HTTP endpoint; given, it overrides httpHost of --config (default: ${DEFAULT-VALUE})")
   private String httpHost;
 
   @Option(
@@ -72,7 +77,8 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
   @Option(
       names = "--address",
       defaultValue = "vte.engine",
-      description = "event-bus address prefix (default: ${DEFAULT-VALUE})")
+      description =
+          "event-bus address prefix; given, it overrides address of --config (default: ${DEFAULT-VALUE})")
   private String address;
 
   /** Creates the command (picocli instantiates it). */
@@ -87,11 +93,10 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
     if (poolSize < 0) {
       throw new ParameterException(spec.commandLine(), "--pool-size " + poolSize + " is negative");
     }
-    JsonObject conf =
-        ExitCodes.starting(() -> NodeConfig.read(config))
-            .put(TransferEngineVerticle.ADDRESS, address)
-            .put(TransferEngineVerticle.HTTP_PORT, httpPort)
-            .put(TransferEngineVerticle.HTTP_HOST, httpHost);
+    JsonObject conf = ExitCodes.starting(() -> NodeConfig.read(config));
+    flagOrFile(conf, "--address", TransferEngineVerticle.ADDRESS, address);
+    flagOrFile(conf, "--http-port", TransferEngineVerticle.HTTP_PORT, httpPort);
+    flagOrFile(conf, "--http-host", TransferEngineVerticle.HTTP_HOST, httpHost);
     VteMetrics node = VteMetrics.createVertx(new VertxOptions());
     TransferEngineVerticle verticle = new TransferEngineVerticle();
     PrintWriter out = spec.commandLine().getOut();
@@ -102,7 +107,9 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
                   await(
                       node.vertx()
                           .deployVerticle(verticle, new DeploymentOptions().setConfig(conf))));
-      TransferEngineClient client = new TransferEngineClient(node.vertx().eventBus(), address);
+      TransferEngineClient client =
+          new TransferEngineClient(
+              node.vertx().eventBus(), conf.getString(TransferEngineVerticle.ADDRESS));
       if (poolSize > 0) {
         ExitCodes.starting(() -> await(client.register("pool", poolSize, "cpu:0")));
       }
@@ -113,9 +120,16 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
           engine.segmentName(),
           engine.devices().stream().map(DeviceStatus::name).toList(),
           poolSize);
+      HandshakeExposure.warning(engine.serverName(), conf.getValue("auth") != null)
+          .ifPresent(w -> out.printf("vte serve: WARNING: %s%n", w));
+      String host = conf.getString(TransferEngineVerticle.HTTP_HOST);
+      int port = verticle.httpPort();
       out.printf(
-          "vte serve: http://%s:%d/metrics http://%s:%d/health (SIGTERM or Ctrl-C to stop)%n",
-          httpHost, verticle.httpPort(), httpHost, verticle.httpPort());
+          port < 0
+              ? "vte serve: no HTTP endpoint (httpPort below 0) (SIGTERM or Ctrl-C to stop)%n"
+              : "vte serve: http://%1$s:%2$d/metrics http://%1$s:%2$d/health (SIGTERM or Ctrl-C to stop)%n",
+          host,
+          port);
       out.flush();
       stop.await();
       out.println("vte serve: stopping");
@@ -127,6 +141,16 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
     } finally {
       await(node.vertx().close());
       node.registry().close();
+    }
+  }
+
+  /**
+   * A verticle key the config file may hold too: the flag, when given, wins; else the file's value
+   * (checked by the verticle, which names a bad one); else the flag's default.
+   */
+  private void flagOrFile(JsonObject conf, String flag, String key, Object value) {
+    if (spec.commandLine().getParseResult().hasMatchedOption(flag) || !conf.containsKey(key)) {
+      conf.put(key, value);
     }
   }
 

@@ -5,11 +5,13 @@ import java.lang.reflect.Proxy;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * How a long-running command ({@code serve}, {@code bench target}) stops: SIGINT or SIGTERM
- * releases {@link #await()}, the command closes what it opened and exits {@link ExitCodes#OK}.
- * Closing restores the handlers that were there before (so an in-process run leaves the JVM as it
- * found it). The JDK's {@code sun.misc.Signal} is reached by reflection: javac cannot silence its
- * warning on that API, and the build runs with {@code -Werror}.
+ * How a long-running command stops: SIGINT or SIGTERM releases {@link #await()} and runs the
+ * command's callback; {@code serve} and {@code bench target} close what they opened and exit {@link
+ * ExitCodes#OK}, a {@code bench initiator} ends its run early, prints the partial report and exits
+ * {@link #exitCode()} (130 or 143, as a shell reports a process the signal ended). Closing restores
+ * the handlers that were there before (so an in-process run leaves the JVM as it found it). The
+ * JDK's {@code sun.misc.Signal} is reached by reflection: javac cannot silence its warning on that
+ * API, and the build runs with {@code -Werror}.
  */
 public final class StopSignal implements AutoCloseable {
 
@@ -32,17 +34,20 @@ public final class StopSignal implements AutoCloseable {
   }
 
   private final CountDownLatch stop = new CountDownLatch(1);
+  private final Runnable onStop;
   private final Object previousTerm;
   private final Object previousInt;
+  private volatile int exitCode = -1;
 
-  private StopSignal() {
+  private StopSignal(Runnable onStop) {
+    this.onStop = onStop;
     Object release =
         Proxy.newProxyInstance(
             StopSignal.class.getClassLoader(),
             new Class<?>[] {HANDLER},
             (proxy, m, args) -> {
               if (m.getName().equals("handle")) {
-                stop.countDown();
+                stopped(args[0]);
                 return null;
               }
               return switch (m.getName()) {
@@ -66,11 +71,37 @@ public final class StopSignal implements AutoCloseable {
     }
   }
 
+  /** Runs on the JDK's signal thread: records the first signal and tells the command. */
+  private void stopped(Object signal) {
+    if (stop.getCount() == 0) {
+      return;
+    }
+    exitCode = signal.equals(INT) ? ExitCodes.SIGINT : ExitCodes.SIGTERM;
+    stop.countDown();
+    onStop.run();
+  }
+
   /**
    * @return a stop signal listening from now on
    */
   public static StopSignal install() {
-    return new StopSignal();
+    return new StopSignal(() -> {});
+  }
+
+  /**
+   * @param onStop runs once, on the JDK's signal thread, when the first SIGINT or SIGTERM arrives
+   *     (it must return quickly: e.g. tell a run to end)
+   * @return a stop signal listening from now on
+   */
+  public static StopSignal install(Runnable onStop) {
+    return new StopSignal(onStop);
+  }
+
+  /**
+   * @return {@link ExitCodes#SIGINT} or {@link ExitCodes#SIGTERM} once a signal arrived, else -1
+   */
+  public int exitCode() {
+    return exitCode;
   }
 
   /**

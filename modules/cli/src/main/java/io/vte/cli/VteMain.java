@@ -55,6 +55,7 @@ public final class VteMain implements Runnable {
     for (Class<?> sub : SUBCOMMANDS) {
       cl.addSubcommand(sub);
     }
+    HelpParagraphs.join(cl);
     cl.setParameterExceptionHandler(
         (ex, args) -> {
           PrintWriter err = ex.getCommandLine().getErr();

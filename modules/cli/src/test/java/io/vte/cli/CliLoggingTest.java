@@ -41,9 +41,9 @@ class CliLoggingTest {
   @Test
   void vteStateChangesShowAtInfoAndOthersOnlyFromWarn() {
     LoggerContext ctx = (LoggerContext) LoggerFactory.getILoggerFactory();
-    assertTrue(ctx.getLogger("io.vte.metadata.impl.EtcdMetadataStore").isInfoEnabled());
+    assertTrue(ctx.getLogger("io.vte.metadata.etcd.EtcdMetadataStore").isInfoEnabled());
     assertEquals(Level.WARN, ctx.getLogger("io.grpc.netty.Utils").getEffectiveLevel());
-    System.Logger vte = System.getLogger("io.vte.metadata.impl.EtcdMetadataStore");
+    System.Logger vte = System.getLogger("io.vte.metadata.etcd.EtcdMetadataStore");
     assertTrue(
         vte.isLoggable(System.Logger.Level.INFO), "System.Logger goes to logback at its levels");
   }

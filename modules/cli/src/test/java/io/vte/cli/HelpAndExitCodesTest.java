@@ -18,7 +18,7 @@ import picocli.CommandLine;
  */
 class HelpAndExitCodesTest {
 
-  private static final Path README = Path.of("../../README.md").toAbsolutePath().normalize();
+  private static final Path CLI_PAGE = Path.of("../../docs/cli.md").toAbsolutePath().normalize();
 
   @Test
   void helpPrintsWhatDashDashHelpPrints() {
@@ -70,16 +70,60 @@ class HelpAndExitCodesTest {
     assertTrue(checked >= 8, "commands checked: " + checked);
   }
 
+  /**
+   * A description is printed as paragraphs that picocli wraps: a line ends only where the next word
+   * would not fit in the 80 columns (the synopsis, and option names on a line of their own, aside).
+   * Descriptions written as arrays of source lines used to break sentences mid-line.
+   */
   @Test
-  void theHelpFooterListsTheExitCodesAndTheReadmeShowsTheSameTable() throws IOException {
+  void everyHelpBreaksALineOnlyWhereTheNextWordWouldNotFit() {
+    List<CommandLine> commands = new ArrayList<>(List.of(VteMain.commandLine()));
+    List<String> forced = new ArrayList<>();
+    int lines = 0;
+    while (!commands.isEmpty()) {
+      CommandLine command = commands.remove(0);
+      commands.addAll(command.getSubcommands().values());
+      List<String> usage = command.getUsageMessage().lines().toList();
+      for (int i = 0; i + 1 < usage.size(); i++) {
+        lines++;
+        String line = usage.get(i);
+        String next = usage.get(i + 1);
+        if (continues(line, next) && line.length() + 1 + next.strip().split(" ")[0].length() < 80) {
+          forced.add(
+              command.getCommandSpec().qualifiedName() + ": '" + line + "' / '" + next + "'");
+        }
+      }
+    }
+    assertTrue(lines > 200, "help lines checked: " + lines);
+    assertEquals(List.of(), forced, "lines broken before the width");
+  }
+
+  /** Whether {@code next} continues the paragraph of {@code line} (not a new option or item). */
+  private static boolean continues(String line, String next) {
+    if (line.isBlank()
+        || next.isBlank()
+        || line.startsWith("Usage:")
+        || line.strip().startsWith("[")
+        || next.strip().startsWith("[")
+        || next.strip().startsWith("-")
+        || line.matches("\\s*(-\\S+,? )*-\\S+")) {
+      return false;
+    }
+    int indent = line.length() - line.stripLeading().length();
+    int nextIndent = next.length() - next.stripLeading().length();
+    return nextIndent >= 10 || (indent == 0 && nextIndent == 0 && !next.startsWith("Usage:"));
+  }
+
+  @Test
+  void theHelpFooterListsTheExitCodesAndTheCliPageShowsTheSameTable() throws IOException {
     String footer = CliRun.of("--help").out();
-    String readme = Files.readString(README);
+    String page = Files.readString(CLI_PAGE);
     List<String> rows = footer.lines().dropWhile(l -> !l.startsWith("Exit codes")).skip(1).toList();
     assertEquals(4, rows.size(), footer);
     for (int code = 0; code < 4; code++) {
       String row = rows.get(code);
       assertTrue(row.startsWith("  " + code + "  "), row);
-      assertTrue(readme.contains(row + "\n"), "README.md shows the exit code row '" + row + "'");
+      assertTrue(page.contains(row + "\n"), "docs/cli.md shows the exit code row '" + row + "'");
     }
   }
 

@@ -32,7 +32,9 @@ class IbvDeviceDetailsTest {
             4,
             List.of(
                 new IbvGidEntry(0, v1, IbvGidType.ROCE_V1, 5),
-                new IbvGidEntry(1, v2, IbvGidType.ROCE_V2, 5)));
+                new IbvGidEntry(1, v2, IbvGidType.ROCE_V2, 5)),
+            1,
+            1L << 30);
     IbvDeviceReport report =
         new IbvDeviceReport(
             new DeviceInfo(

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
 import io.vte.testkit.Await;
+import io.vte.testkit.ChildJvm;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -131,6 +134,36 @@ class ServeAndLinksCommandTest {
           "serve: exit 0 %.0f ms after SIGTERM%n", (System.nanoTime() - stopAt) / 1e6);
     } finally {
       node.destroyForcibly();
+    }
+  }
+
+  @Test
+  void serveTakesTheVerticleKeysOfItsConfigFileUnlessAFlagOverridesThem() throws Exception {
+    int free;
+    try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      free = probe.getLocalPort();
+    }
+    String node =
+        "{\"devices\": [\"sk0@127.0.0.1\"], \"workersPerContext\": 1, \"httpPort\": "
+            + free
+            + ", \"httpHost\": \"127.0.0.1\", \"address\": \"vte.filed\"}";
+    try (ServeNode serve = new ServeNode("--config", config(node).toString())) {
+      assertEquals(free, serve.httpPort(), "httpPort of the file: " + serve.output());
+      assertTrue(serve.get("/metrics").contains("vte_"), "the metrics endpoint on the file's port");
+    }
+    try (ServeNode serve = new ServeNode("--config", config(node).toString(), "--http-port", "0")) {
+      assertTrue(serve.httpPort() != free, "--http-port 0 overrides the file");
+    }
+    try (ChildJvm bad =
+        new ChildJvm(
+            List.of(),
+            VteMain.class.getName(),
+            List.of(
+                "serve",
+                "--config",
+                config("{\"devices\": [\"sk1@127.0.0.1\"], \"httpPort\": \"80\"}").toString()))) {
+      assertEquals(3, bad.exitCode(Duration.ofSeconds(60)), String.join("\n", bad.err()));
+      assertTrue(String.join("\n", bad.err()).contains("'httpPort'"), bad.err().toString());
     }
   }
 

@@ -6,6 +6,7 @@ import io.vte.api.SoftDeviceSpec;
 import io.vte.api.VteException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,14 +28,21 @@ public final class ProviderConfig {
   /**
    * @param options engine options
    * @return the configuration map of the provider {@code transport} names (ibverbs: the settings of
-   *     {@link EngineOptions#getIbverbs()})
+   *     {@link EngineOptions#getIbverbs()}, and the engine's {@code rpcHost} as the address whose
+   *     interface's GIDs the automatic GID choice prefers)
    * @throws VteException INVALID_CONFIGURATION naming a malformed soft device spec or a device
    *     named twice
    */
   public static Map<String, Object> of(EngineOptions options) {
     requireDistinctNames(options);
     if (!"soft".equals(options.getTransport())) {
-      return options.getIbverbs() == null ? Map.of() : options.getIbverbs().providerSettings();
+      Map<String, Object> settings =
+          new LinkedHashMap<>(
+              options.getIbverbs() == null ? Map.of() : options.getIbverbs().providerSettings());
+      if (options.getRpcHost() != null) {
+        settings.put("preferredAddress", options.getRpcHost());
+      }
+      return settings;
     }
     return soft(options.getDevices(), options);
   }

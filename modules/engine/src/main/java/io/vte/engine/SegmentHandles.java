@@ -1,6 +1,9 @@
 package io.vte.engine;
 
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.vte.api.ErrorCode;
 import io.vte.api.SegmentHandle;
+import io.vte.api.VteException;
 import io.vte.engine.impl.segment.PeerSegment;
 import io.vte.handshake.proto.SegmentDescriptor;
 
@@ -16,10 +19,22 @@ public final class SegmentHandles {
 
   /**
    * @param name the segment's name (its server name for p2p)
-   * @param descriptor the peer's descriptor
+   * @param descriptor the peer's descriptor in its wire form: the {@code SegmentDescriptor} message
+   *     of {@code vte_handshake.proto}, serialized, as {@code GetSegment} answers it
    * @return a handle of it
+   * @throws VteException INVALID_ARGUMENT when the bytes are not such a message
    */
-  public static SegmentHandle of(String name, SegmentDescriptor descriptor) {
-    return new PeerSegment(name, descriptor);
+  public static SegmentHandle of(String name, byte[] descriptor) {
+    try {
+      return new PeerSegment(name, SegmentDescriptor.parseFrom(descriptor));
+    } catch (InvalidProtocolBufferException e) {
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          "descriptor of segment '"
+              + name
+              + "' is not a SegmentDescriptor message: "
+              + e.getMessage(),
+          e);
+    }
   }
 }

@@ -10,7 +10,7 @@ import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.handshake.proto.SegmentDescriptor;
-import io.vte.metadata.impl.EtcdMetadataStore;
+import io.vte.metadata.etcd.EtcdMetadataStore;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.EtcdServer;
@@ -245,7 +245,7 @@ class EtcdMetadataStoreTest {
         raw,
         segments + "missing",
         new String(
-            io.vte.metadata.impl.DescriptorCodec.encode(
+            io.vte.metadata.etcd.DescriptorCodec.encode(
                 Descriptors.sample("missing", "127.0.0.1:7005", 1, 1)),
             StandardCharsets.UTF_8));
     Await.until("repaired descriptor served", WAIT, () -> succeeds(b.lookup("missing")));

@@ -198,7 +198,7 @@ class EtcdOutageTest {
           .put(
               key,
               ByteSequence.from(
-                  io.vte.metadata.impl.DescriptorCodec.encode(
+                  io.vte.metadata.etcd.DescriptorCodec.encode(
                       Descriptors.sample("x", "127.0.0.1:7103", 1, 1))))
           .get(10, TimeUnit.SECONDS);
     }
@@ -212,7 +212,7 @@ class EtcdOutageTest {
           .put(
               key,
               ByteSequence.from(
-                  io.vte.metadata.impl.DescriptorCodec.encode(
+                  io.vte.metadata.etcd.DescriptorCodec.encode(
                       Descriptors.sample("x", "127.0.0.1:7103", 2, 2))))
           .get(10, TimeUnit.SECONDS);
       long revision =

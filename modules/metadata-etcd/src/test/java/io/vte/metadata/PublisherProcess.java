@@ -2,7 +2,7 @@ package io.vte.metadata;
 
 import io.vertx.core.Vertx;
 import io.vte.handshake.proto.SegmentDescriptor;
-import io.vte.metadata.impl.DescriptorCodec;
+import io.vte.metadata.etcd.DescriptorCodec;
 import java.time.Duration;
 
 /**

@@ -26,10 +26,12 @@ public final class MetadataOptions {
   private static final String LABEL = "metadata option";
 
   /** Default cluster prefix: every key of a cluster lives under it. */
-  public static final String DEFAULT_CLUSTER_PREFIX = (String) FIELDS.defaultOf("clusterPrefix");
+  public static final String DEFAULT_CLUSTER_PREFIX =
+      io.vte.api.MetadataOptions.CLUSTER_PREFIX.defaultValue();
 
   /** Default lease TTL: how long a dead node's entries outlive it. */
-  public static final Duration DEFAULT_LEASE_TTL = (Duration) FIELDS.defaultOf("leaseTtlMs");
+  public static final Duration DEFAULT_LEASE_TTL =
+      io.vte.api.MetadataOptions.LEASE_TTL.defaultValue();
 
   /**
    * Default deadline of one call to the backend of a store used without an engine (an engine's is
@@ -39,11 +41,11 @@ public final class MetadataOptions {
 
   /** Default period of the etcd health probe, which also detects a lost lease. */
   public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL =
-      (Duration) FIELDS.defaultOf("healthCheckIntervalMs");
+      io.vte.api.MetadataOptions.HEALTH_CHECK_INTERVAL.defaultValue();
 
   /** Default start deadline: how long a starting node waits for a slow or absent backend. */
   public static final Duration DEFAULT_START_DEADLINE =
-      (Duration) FIELDS.defaultOf("startDeadlineMs");
+      io.vte.api.MetadataOptions.START_DEADLINE.defaultValue();
 
   /** The configuration, every value checked against its range; the call deadline always set. */
   private final io.vte.api.MetadataOptions config;
@@ -114,7 +116,7 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setClusterPrefix(String clusterPrefix) {
-    FIELDS.require("clusterPrefix", clusterPrefix, LABEL);
+    io.vte.api.MetadataOptions.CLUSTER_PREFIX.require(clusterPrefix, LABEL);
     config.setClusterPrefix(
         clusterPrefix.endsWith("/")
             ? clusterPrefix.substring(0, clusterPrefix.length() - 1)
@@ -135,7 +137,7 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setLeaseTtl(Duration leaseTtl) {
-    config.setLeaseTtl(FIELDS.require("leaseTtlMs", leaseTtl, LABEL));
+    config.setLeaseTtl(io.vte.api.MetadataOptions.LEASE_TTL.require(leaseTtl, LABEL));
     return this;
   }
 
@@ -155,7 +157,7 @@ public final class MetadataOptions {
       throw new VteException(
           ErrorCode.INVALID_CONFIGURATION, LABEL + " 'callDeadlineMs' must be set here");
     }
-    config.setCallDeadline(FIELDS.require("callDeadlineMs", callDeadline, LABEL));
+    config.setCallDeadline(io.vte.api.MetadataOptions.CALL_DEADLINE.require(callDeadline, LABEL));
     return this;
   }
 
@@ -173,7 +175,7 @@ public final class MetadataOptions {
    */
   public MetadataOptions setHealthCheckInterval(Duration healthCheckInterval) {
     config.setHealthCheckInterval(
-        FIELDS.require("healthCheckIntervalMs", healthCheckInterval, LABEL));
+        io.vte.api.MetadataOptions.HEALTH_CHECK_INTERVAL.require(healthCheckInterval, LABEL));
     return this;
   }
 
@@ -191,7 +193,8 @@ public final class MetadataOptions {
    * @return this
    */
   public MetadataOptions setStartDeadline(Duration startDeadline) {
-    config.setStartDeadline(FIELDS.require("startDeadlineMs", startDeadline, LABEL));
+    config.setStartDeadline(
+        io.vte.api.MetadataOptions.START_DEADLINE.require(startDeadline, LABEL));
     return this;
   }
 

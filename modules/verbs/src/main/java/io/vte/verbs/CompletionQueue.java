@@ -7,6 +7,13 @@ package io.vte.verbs;
  * <p>Waking up: {@link #requestNotify()} arms the CQ once (as {@code ibv_req_notify_cq}); the next
  * completion added after arming calls the {@link CompletionNotificationHandler} once, on a provider
  * thread. A consumer that goes idle arms, then polls once more to close the race, then waits.
+ *
+ * <p>Progress: a provider whose "hardware" is software (soft verbs: TCP sockets and a NIC thread
+ * per device) may move bytes in the consumer's thread while it polls instead of waking a thread of
+ * its own, as a polled RDMA completion costs no interrupt. It does so only in {@link #progress()},
+ * never in {@link #poll}: a busy-polling consumer calls {@code progress()} and then {@code poll()}
+ * each round; one that does not still gets every completion, later (the provider's own threads move
+ * the bytes). Hardware providers need no progress call; theirs does nothing.
  */
 public interface CompletionQueue extends AutoCloseable {
 
@@ -23,6 +30,18 @@ public interface CompletionQueue extends AutoCloseable {
    *     ({@link PostStatus#CQ_ERROR} after an overflow, {@link PostStatus#CLOSED} after close)
    */
   int poll(WorkCompletionBatch out);
+
+  /**
+   * Moves the bytes of the work that completes into this queue in the caller's thread, when the
+   * provider moves bytes in software (soft verbs: reads the responses of the QPs that send into
+   * this queue while it is not armed). Does nothing by default and for hardware providers. Call it
+   * from the queue's one consumer, before {@link #poll}; it never blocks.
+   *
+   * @return how many units of work it served (soft verbs: connections read), 0 when none
+   */
+  default int progress() {
+    return 0;
+  }
 
   /**
    * Sets the notification handler. Replaces any previous handler.

@@ -1,6 +1,7 @@
 package io.vte.verbs;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A verbs implementation: soft verbs (pure Java over TCP) or ibverbs (JNI). Obtained from a {@link
@@ -41,6 +42,16 @@ public interface VerbsProvider extends AutoCloseable {
    * @throws VerbsException {@link VerbsError#NO_DEVICE} naming the unknown device
    */
   VerbsContext open(String deviceName);
+
+  /**
+   * The provider's fault injection, a capability a provider may offer (tests and tools take ports
+   * down, drop frames, kill devices through it without knowing the provider).
+   *
+   * @return the injector of this provider's open devices, empty when it offers none (the default)
+   */
+  default Optional<VerbsFaultInjector> faultInjector() {
+    return Optional.empty();
+  }
 
   /** Closes every context opened through this provider and releases the provider's resources. */
   @Override

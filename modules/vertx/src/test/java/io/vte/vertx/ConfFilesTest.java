@@ -38,8 +38,14 @@ class ConfFilesTest {
 
   @Test
   void clusterExampleIsValidAndPointsAtEtcd() throws IOException {
-    EngineOptions options = EngineOptions.fromJson(read("cluster-etcd.json"));
+    EngineOptions options = EngineOptions.fromJson(read("cluster-etcd.json")).validate();
     assertEquals("etcd://127.0.0.1:2379", options.getMetadataUri());
+    String readme = Files.readString(CONF.resolve("README.md"));
+    assertTrue(
+        options.getSegmentName() != null
+            && readme.contains("segment name `" + options.getSegmentName() + "`"),
+        "a cluster node is opened by its segment name, as conf/README.md says: "
+            + options.getSegmentName());
   }
 
   @Test

@@ -22,19 +22,19 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * README.md's "Across hosts" recipe (issue 11 item 5), run as printed: its {@code ./vte} commands
- * are read from the README, so the test fails when the README drifts, and each runs (the {@code
- * vte} command, {@code VteMain} on this class path, one child JVM per command) in a namespace host:
- * {@code bench target} on host 0 (198.18.0.1, the README's host A), {@code bench initiator} on host
- * 1 (198.18.0.2, host B), p2p and through etcd, WRITE and READ, verified. No command carries {@code
+ * docs/cli.md's "Across hosts" recipe (issue 11 item 5), run as printed: its {@code ./vte} commands
+ * are read from the page, so the test fails when the page drifts, and each runs (the {@code vte}
+ * command, {@code VteMain} on this class path, one child JVM per command) in a namespace host:
+ * {@code bench target} on host 0 (198.18.0.1, the page's host A), {@code bench initiator} on host 1
+ * (198.18.0.2, host B), p2p and through etcd, WRITE and READ, verified. No command carries {@code
  * --devices}: each side takes its host's interfaces.
  *
- * <p>The README's hosts are on one network: every address of one reaches every address of the
- * other. The harness's hosts also have a management NIC on a network apart from the rails, which
- * the default choice takes as one more device; so the recipe runs with the management NICs down
- * (each host: 2 rail NICs, reaching the other's through the spine) and etcd in the fabric namespace
- * on the spine's rail-0 address (198.18.0.254; the README's example has it at 198.18.0.10). With
- * the management NICs up the recipe works too ({@link
+ * <p>The page's hosts are on one network: every address of one reaches every address of the other.
+ * The harness's hosts also have a management NIC on a network apart from the rails, which the
+ * default choice takes as one more device; so the recipe runs with the management NICs down (each
+ * host: 2 rail NICs, reaching the other's through the spine) and etcd in the fabric namespace on
+ * the spine's rail-0 address (198.18.0.254; the page's example has it at 198.18.0.10). With the
+ * management NICs up the recipe works too ({@link
  * #withAManagementNetworkTheDefaultDevicesStillMoveVerifiedData}): each device prefers the peer's
  * devices of its own subnet ({@code RailAffinity}). {@code ./vte devices} shows the choice on a
  * host.
@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
  */
 class CrossHostRecipeTest {
 
-  private static final Path README = Path.of("../README.md").toAbsolutePath().normalize();
+  private static final Path RECIPE_PAGE = Path.of("../docs/cli.md").toAbsolutePath().normalize();
   private static final Duration START = Duration.ofSeconds(120);
   private static final List<String> SHORT_RUN =
       List.of(
@@ -60,7 +60,7 @@ class CrossHostRecipeTest {
   private static final Pattern SERVING =
       Pattern.compile(
           "vte bench target: serving (\\S+) as segment (\\S+) \\(\\d+ B registered on (\\S+)\\); stop with .*");
-  private static final String README_ETCD = "etcd://198.18.0.10:2379";
+  private static final String PAGE_ETCD = "etcd://198.18.0.10:2379";
 
   /**
    * The fabric's address on rail 0 (the spine), where etcd runs: reachable from every host over the
@@ -74,7 +74,7 @@ class CrossHostRecipeTest {
   @BeforeAll
   static void hosts() throws Exception {
     hosts = NetnsHosts.up(2, 2);
-    // The README's example addresses are the harness's: host A's first NIC 198.18.0.1, host B's
+    // The page's example addresses are the harness's: host A's first NIC 198.18.0.1, host B's
     // 198.18.0.2.
     assertEquals("198.18.0.1", hosts.host(0).nics().get(0).address());
     assertEquals("198.18.0.2", hosts.host(1).nics().get(0).address());
@@ -114,7 +114,7 @@ class CrossHostRecipeTest {
   /** The recipe's commands: the "Across hosts" paragraph, none with {@code --devices}. */
   private static List<ReadmeCommands.Command> recipe() {
     List<ReadmeCommands.Command> all =
-        ReadmeCommands.between(README, "**Across hosts.**", "**Faults.**");
+        ReadmeCommands.between(RECIPE_PAGE, "**Across hosts.**", "**Faults.**");
     for (ReadmeCommands.Command c : all) {
       assertFalse(
           c.args().contains("--devices"), "the recipe takes the host's interfaces: " + c.command());
@@ -134,13 +134,13 @@ class CrossHostRecipeTest {
   }
 
   /**
-   * Starts a printed target command on host 0 and checks what it prints against the README and the
+   * Starts a printed target command on host 0 and checks what it prints against the page and the
    * host.
    */
   private static ChildJvm target(ReadmeCommands.Command printed, String etcdUri, String segment)
       throws IOException {
     List<String> args =
-        new ArrayList<>(printed.args().stream().map(a -> a.replace(README_ETCD, etcdUri)).toList());
+        new ArrayList<>(printed.args().stream().map(a -> a.replace(PAGE_ETCD, etcdUri)).toList());
     args.addAll(List.of("--handshake-timeout", "30"));
     ChildJvm target = vte(hosts.host(0), args);
     String announce = target.firstLine(START);
@@ -163,7 +163,7 @@ class CrossHostRecipeTest {
   private static JsonObject initiator(
       ReadmeCommands.Command printed, String etcdUri, String... extra) throws Exception {
     List<String> args =
-        new ArrayList<>(printed.args().stream().map(a -> a.replace(README_ETCD, etcdUri)).toList());
+        new ArrayList<>(printed.args().stream().map(a -> a.replace(PAGE_ETCD, etcdUri)).toList());
     args.addAll(List.of(extra));
     args.addAll(SHORT_RUN);
     try (ChildJvm ini = vte(hosts.host(1), args)) {
@@ -220,7 +220,7 @@ class CrossHostRecipeTest {
     assertEquals(1, targets.size(), "one p2p target in the recipe: " + recipe());
     ReadmeCommands.Command printed = targets.get(0);
     Matcher prints = Pattern.compile("prints: (.*) \\(\\.\\.\\.\\)").matcher(printed.comment());
-    assertTrue(prints.matches(), "the README says what the target prints: " + printed);
+    assertTrue(prints.matches(), "the page says what the target prints: " + printed);
     List<ReadmeCommands.Command> initiators = select("initiator", false);
     assertEquals(
         List.of("write", "read"),
@@ -229,7 +229,7 @@ class CrossHostRecipeTest {
     try (ChildJvm target = target(printed, "", "node-a")) {
       assertTrue(
           target.out().get(0).startsWith(prints.group(1) + " ("),
-          "prints what the README says it prints: "
+          "prints what the page says it prints: "
               + target.out().get(0)
               + " vs "
               + printed.comment());
@@ -258,7 +258,7 @@ class CrossHostRecipeTest {
     assertEquals(1, initiators.size(), "one etcd initiator in the recipe: " + recipe());
     ReadmeCommands.Command printed = initiators.get(0);
     assertTrue(
-        targets.get(0).command().contains(README_ETCD) && printed.command().contains(README_ETCD),
+        targets.get(0).command().contains(PAGE_ETCD) && printed.command().contains(PAGE_ETCD),
         "both name the same etcd: " + targets + initiators);
     try (EtcdServer etcd = EtcdServer.startIn(hosts.fabric().launcher(), SPINE);
         ChildJvm target = target(targets.get(0), "etcd://" + etcd.hostPort(), "node-a")) {

@@ -27,7 +27,8 @@ final class HostLoads {
    * @param node the receiving node
    * @param engine its engine index
    * @param chunk bytes per request
-   * @return a load target: that engine's server and buffer, {@value #SLOTS} slots
+   * @return a load target: that engine's server and buffer, {@value #SLOTS} slots, every write
+   *     checked in the receiver
    */
   static JsonObject target(NodeProcess node, int engine, int chunk) {
     return target(node, engine, chunk, SLOTS);
@@ -38,7 +39,8 @@ final class HostLoads {
    * @param engine its engine index
    * @param chunk bytes per request
    * @param slots requests in flight; slots x chunk must fit the node's buffer
-   * @return a load target: that engine's server and buffer
+   * @return a load target: that engine's server and buffer, and the node's CRC server, which checks
+   *     every write in the receiver
    */
   static JsonObject target(NodeProcess node, int engine, int chunk, int slots) {
     JsonObject ready = node.ready(engine);
@@ -46,7 +48,8 @@ final class HostLoads {
         .put("server", ready.getString("server"))
         .put("address", ready.getLong("address"))
         .put("slots", slots)
-        .put("chunk", chunk);
+        .put("chunk", chunk)
+        .put("crcServer", ready.getString("crcServer"));
   }
 
   /**

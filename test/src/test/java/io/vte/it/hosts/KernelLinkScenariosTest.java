@@ -220,6 +220,7 @@ class KernelLinkScenariosTest {
     assertTrue(
         whileDown >= 0 && whileDown < SLICE,
         "the kernel cut host " + faultHost + "'s NIC 0: " + whileDown + " B through it while down");
+    r.assertEveryWriteLanded(name);
     assertTrue(r.lastWritesCompleted(), "the last write of every slot completed");
     assertEquals(r.localCrc(), receiver.crc(0), "the last pattern is byte-exact in the receiver");
     Await.until(
@@ -371,6 +372,7 @@ class KernelLinkScenariosTest {
         0,
         r.failures(),
         "shaped writes on engine " + engine + " all complete: " + r.failureDetails());
+    r.assertEveryWriteLanded("shaped writes on engine " + engine);
     return r.throughput();
   }
 }

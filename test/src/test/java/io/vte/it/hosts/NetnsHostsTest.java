@@ -72,6 +72,7 @@ class NetnsHostsTest {
                 .get(0);
         assertEquals(0, r.failures(), r.failureDetails());
         assertTrue(r.transfers() > 0, "writes were made");
+        r.assertEveryWriteLanded("writes through etcd");
         assertEquals(r.localCrc(), receiver.crc(0), "byte-exact on the receiver");
         assertEquals(
             2,

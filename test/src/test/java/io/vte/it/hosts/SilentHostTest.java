@@ -96,6 +96,7 @@ class SilentHostTest {
                     List.of()))
             .get(0);
     assertEquals(0, alone.failures(), "writes to host 1 alone: " + alone.failureDetails());
+    alone.assertEveryWriteLanded("writes to host 1 alone");
     List<RemoteLoad> both;
     hosts.blackhole(2, 0, true);
     try {
@@ -134,6 +135,7 @@ class SilentHostTest {
                 ms(silent.maxLatencyNanos()),
                 ms(stats.pollGapMaxNanos()))));
     assertEquals(0, r.failures(), "the live host's transfers all complete: " + r.failureDetails());
+    r.assertEveryWriteLanded("writes to the live host");
     assertTrue(r.lastWritesCompleted(), "the last write of every live slot completed");
     assertEquals(r.localCrc(), live.crc(0), "live data byte-exact");
     assertTrue(silent.transfers() > 0, "writes to the silent host were made");

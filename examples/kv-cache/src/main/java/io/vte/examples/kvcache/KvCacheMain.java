@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * Runs the example: a decode node and a prefill node (two Vert.x instances, two engines over soft
  * verbs), ships {@code blocks} KV blocks and prints one line per block with its verification and
  * latency. Arguments: {@code [blocks] [blockSize] [WRITE|READ]}; exit code 0 when every block
- * verified.
+ * verified, 1 when one did not, 2 for a bad argument (named).
  */
 public final class KvCacheMain {
 
@@ -26,9 +26,18 @@ public final class KvCacheMain {
    * @throws Exception when the run fails
    */
   public static void main(String[] args) throws Exception {
-    int blocks = args.length > 0 ? Integer.parseInt(args[0]) : 64;
-    int blockSize = args.length > 1 ? Integer.parseInt(args[1]) : 256 * 1024;
+    int blocks;
+    int blockSize;
     String mode = args.length > 2 ? args[2] : "WRITE";
+    try {
+      blocks = args.length > 0 ? Integer.parseInt(args[0]) : 64;
+      blockSize = args.length > 1 ? Integer.parseInt(args[1]) : 256 * 1024;
+      check(blocks, blockSize, mode);
+    } catch (IllegalArgumentException e) {
+      System.err.println("kv-cache: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
     Vertx decodeVertx = Vertx.vertx();
     Vertx prefillVertx = Vertx.vertx();
     List<JsonObject> reports;
@@ -61,10 +70,17 @@ public final class KvCacheMain {
    * @param blocks number of blocks
    * @param blockSize bytes per block
    * @param mode WRITE (prefill pushes) or READ (decode pulls)
-   * @return one report {@code {block, ok, latencyUs}} per block, in arrival order
+   * @return one report {@code {block, ok, latencyUs}} per block, in arrival order; fails with an
+   *     IllegalArgumentException naming a bad argument (a mode other than WRITE or READ, a count or
+   *     size that is not positive) before anything is deployed
    */
   public static Future<List<JsonObject>> run(
       Vertx decodeVertx, Vertx prefillVertx, int blocks, int blockSize, String mode) {
+    try {
+      check(blocks, blockSize, mode);
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(e);
+    }
     List<JsonObject> reports = new ArrayList<>();
     Promise<List<JsonObject>> all = Promise.promise();
     decodeVertx
@@ -118,6 +134,17 @@ public final class KvCacheMain {
                         ar.succeeded()
                             ? Future.succeededFuture(ar.result())
                             : Future.failedFuture(ar.cause())));
+  }
+
+  private static void check(int blocks, int blockSize, String mode) {
+    ShipMode.parse(mode);
+    if (blocks < 1 || blockSize < 1 || (long) blocks * blockSize > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          blocks
+              + " blocks of "
+              + blockSize
+              + " bytes: both must be positive, at most 2 GiB in all");
+    }
   }
 
   private static JsonObject engineConfig(String name) {

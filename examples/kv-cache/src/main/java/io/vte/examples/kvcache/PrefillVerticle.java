@@ -31,7 +31,12 @@ public final class PrefillVerticle extends VerticleBase {
     String decode = config().getString("decode");
     int blocks = config().getInteger("blocks");
     int blockSize = config().getInteger("blockSize");
-    String mode = config().getString("mode", "WRITE");
+    String mode;
+    try {
+      mode = ShipMode.parse(config().getString("mode", "WRITE")).name();
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(e);
+    }
     return engine
         .register(STAGING, (long) blocks * blockSize, "cpu:0")
         .compose(

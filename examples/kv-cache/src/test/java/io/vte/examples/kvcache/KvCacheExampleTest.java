@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -52,5 +53,25 @@ class KvCacheExampleTest {
     System.out.printf(
         "kv-cache %s: %d blocks of 64 KiB verified, median notify latency %d us%n",
         mode, blocks, p50);
+  }
+
+  @Test
+  void aModeItCannotVerifyIsRefusedByName() {
+    Vertx decode = Vertx.vertx();
+    Vertx prefill = Vertx.vertx();
+    try {
+      Throwable e =
+          Await.failure(
+              KvCacheMain.run(decode, prefill, 16, 64 * 1024, "COPY"), Duration.ofMinutes(1));
+      assertTrue(
+          e instanceof IllegalArgumentException && e.getMessage().contains("'COPY'"), e.toString());
+      Throwable size =
+          Await.failure(
+              KvCacheMain.run(decode, prefill, 0, 64 * 1024, "WRITE"), Duration.ofMinutes(1));
+      assertTrue(size.getMessage().contains("0 blocks"), size.toString());
+    } finally {
+      Await.result(prefill.close(), Duration.ofMinutes(1));
+      Await.result(decode.close(), Duration.ofMinutes(1));
+    }
   }
 }

@@ -12,7 +12,9 @@ import io.vte.api.TransferEngine;
 public interface TransferEngineFactory {
 
   /**
-   * @param vertx the Vert.x instance to run on
+   * @param vertx the Vert.x instance to run on; the engine must close itself when it closes (a
+   *     close hook, run before Vert.x stops its event loops), and its {@link
+   *     TransferEngine#close()} after that must succeed without doing anything
    * @param options validated options
    * @return the started engine
    */

@@ -1,7 +1,9 @@
 package io.vte.cli.bench;
 
 import io.vte.cli.ExitCodes;
+import io.vte.cli.StopSignal;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -14,7 +16,9 @@ import picocli.CommandLine.Spec;
  * {@code vte bench initiator --target host:port}: starts an engine (devices {@code soft0..}, by
  * default one per IPv4 address of this host's interfaces), opens the target's segment (p2p: its
  * server name; etcd: the name it published, {@code --segment-name} or its server name) and drives
- * READs or WRITEs into its buffer; prints the table or one JSON object.
+ * READs or WRITEs into its buffer; prints the table or one JSON object. SIGINT or SIGTERM ends the
+ * run early: the batches in flight end, the report of what ran is printed with a line on stderr
+ * saying it is partial, and the exit code is 130 or 143.
  */
 @Command(
     name = "initiator",
@@ -80,7 +84,8 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
             ExitCodes.starting(
                 () ->
                     InitiatorSession.open(
-                        initiator.vertx(), initiator.engine(), target, load.region()))) {
+                        initiator.vertx(), initiator.engine(), target, load.region()));
+        StopSignal stop = StopSignal.install(session::stop)) {
       List<FaultScheduler> schedulers =
           faults.isEmpty()
               ? List.of()
@@ -111,6 +116,18 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
               engineFlags.sliceSize(),
               baselines.result())
           .print(spec.commandLine().getOut(), r, load.json());
+      if (stop.exitCode() >= 0) {
+        spec.commandLine()
+            .getErr()
+            .printf(
+                Locale.ROOT,
+                "vte bench: stopped by %s after %.1f s of --duration %.1f s: the report is partial%n",
+                stop.exitCode() == ExitCodes.SIGINT ? "SIGINT" : "SIGTERM",
+                r.nanos() / 1e9,
+                load.measure().toNanos() / 1e9);
+        spec.commandLine().getErr().flush();
+        return stop.exitCode();
+      }
       return r.exitCode();
     }
   }

@@ -40,6 +40,11 @@ public final class InitiatorSession implements AutoCloseable {
 
   private final RegisteredBuffer local;
 
+  /** Set by {@link #stop()}; the load of the measurement going on, which a stop ends. */
+  private volatile boolean stopped;
+
+  private volatile LoadGenerator running;
+
   private InitiatorSession(
       Vertx vertx,
       TransferEngine engine,
@@ -158,6 +163,10 @@ public final class InitiatorSession implements AutoCloseable {
           "faults need one continuous window, got " + windows + " windows");
     }
     LoadGenerator load = newLoad(plan);
+    running = load;
+    if (stopped) {
+      load.stop();
+    }
     if (!warmup.isZero()) {
       Blocking.await(load.run(warmup), warmup.plus(WAIT), "the warm-up");
     }
@@ -173,7 +182,7 @@ public final class InitiatorSession implements AutoCloseable {
       if (line != null) {
         faults.forEach(f -> f.onStep(line::fault));
       }
-      for (int w = 0; w < windows; w++) {
+      for (int w = 0; w < windows && (w == 0 || !load.stopped()); w++) {
         beforeWindow.run();
         if (checkWrites) {
           // a pattern no earlier run wrote: the read-back proves this window wrote every block
@@ -209,6 +218,26 @@ public final class InitiatorSession implements AutoCloseable {
       verified = detail == null;
     }
     return r.with(verified, detail, allocated, faultLog, measure.toNanos());
+  }
+
+  /**
+   * Ends the measurement going on (or the next one) early: its load posts nothing more, the window
+   * running ends once its batches in flight ended, later windows are skipped, and {@link #measure}
+   * returns what was measured, verified as usual. Callable from any thread (a signal handler).
+   */
+  public void stop() {
+    stopped = true;
+    LoadGenerator load = running;
+    if (load != null) {
+      load.stop();
+    }
+  }
+
+  /**
+   * @return true once {@link #stop()} was called
+   */
+  public boolean stopped() {
+    return stopped;
   }
 
   /**

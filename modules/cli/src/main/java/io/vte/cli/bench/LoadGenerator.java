@@ -102,6 +102,9 @@ public final class LoadGenerator {
   private final RegisteredBuffer local;
   private volatile Runs runs = new Runs(List.of(), new Counts(0, 0, 0));
 
+  /** Set by {@link #stop()}: every run ends early (posts nothing more and drains). */
+  private volatile boolean stopped;
+
   /** Each slot's batch, prepared at the first run of a plan that asks for it. */
   private volatile List<PreparedTransfer> prepared;
 
@@ -182,6 +185,21 @@ public final class LoadGenerator {
     }
     runs = new Runs(List.copyOf(ds), counts());
     return Future.all(parts).map(all -> combine(plan, all.list(), false));
+  }
+
+  /**
+   * Ends the current run and every later one early: the drivers post nothing more, and each run's
+   * result completes once its batches in flight ended. Callable from any thread (a signal handler).
+   */
+  public void stop() {
+    stopped = true;
+  }
+
+  /**
+   * @return true once {@link #stop()} was called
+   */
+  public boolean stopped() {
+    return stopped;
   }
 
   /**
@@ -379,7 +397,7 @@ public final class LoadGenerator {
         longestGap = Math.max(longestGap, now - lastProgress);
         lastProgress = now;
       }
-      return now - start < durationNanos;
+      return !stopped && now - start < durationNanos;
     }
 
     /**

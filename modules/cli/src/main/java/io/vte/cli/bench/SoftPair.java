@@ -86,4 +86,10 @@ final class SoftPair implements AutoCloseable {
   public void close() {
     provider.close();
   }
+
+  /** One busy-poll round: the consumer moves its QPs' bytes, then takes completions. */
+  static int progressAndPoll(CompletionQueue cq, WorkCompletionBatch wcs) {
+    cq.progress();
+    return cq.poll(wcs);
+  }
 }

@@ -50,7 +50,7 @@ public final class SoftWriteBench {
           SoftPair.requirePosted(p.qp.postSend(wr));
           outstanding += wr.size();
         }
-        int n = p.cq.poll(wcs);
+        int n = SoftPair.progressAndPoll(p.cq, wcs);
         if (n == 0) {
           p.cq.requestNotify();
           n = p.cq.poll(wcs);

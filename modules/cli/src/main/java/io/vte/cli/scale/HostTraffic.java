@@ -157,7 +157,8 @@ final class HostTraffic {
    * All-to-all small batches until {@code end}: one batch in flight, its requests going round-robin
    * to every peer.
    *
-   * @param segs the peers' handles by index (this host's own slot unused)
+   * @param segs the peers' handles by index (this host's own slot unused; null for a peer whose
+   *     first open failed, whose requests count as failed without being sent)
    * @param end {@link System#nanoTime()} at which no further batch starts
    * @param bytes adds the bytes moved
    * @param failed adds the requests that did not complete
@@ -186,7 +187,16 @@ final class HostTraffic {
       if (to == host) {
         to = (to + 1) % hosts;
       }
-      batch.add(write(segs[to]));
+      if (segs[to] == null) {
+        // its first open failed (counted there): a request to it is failed, not sent
+        failed.incrementAndGet();
+      } else {
+        batch.add(write(segs[to]));
+      }
+    }
+    if (batch.isEmpty()) {
+      done.countDown();
+      return;
     }
     int last = to;
     Future<BatchResult> f = engine.submit(batch, options()).result();

@@ -195,8 +195,8 @@ public final class ScaleCommand implements Callable<Integer> {
     }
     try {
       // the engine option's own range, named by this flag
-      EngineOptions.FIELDS.require(
-          "maxHandshakesInFlight", handshakesInFlight, "--handshakes-in-flight, engine option");
+      EngineOptions.MAX_HANDSHAKES_IN_FLIGHT.require(
+          handshakesInFlight, "--handshakes-in-flight, engine option");
     } catch (VteException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -7,7 +7,8 @@ import java.util.function.ToDoubleFunction;
 /**
  * A per-host figure as a straight line in the number of peers, {@code base + perPeer x peers},
  * fitted by least squares over the runs, and projected to large clusters (every host talking to
- * every other, as in the runs).
+ * every other, as in the runs). A figure that fell as peers were added is fitted flat (its mean, 0
+ * per peer), and no projection is below zero.
  *
  * @param what the figure's name
  * @param unit its unit
@@ -43,15 +44,20 @@ record ScaleFit(String what, String unit, double base, double perPeer) {
     }
     double d = n * sxx - sx * sx;
     double slope = d == 0 ? 0 : (n * sxy - sx * sy) / d;
+    if (slope < 0) {
+      // every figure here is a cost that cannot fall as peers are added: a falling line is noise
+      // (e.g. a thread pool that shrank between runs), and projected it would go below zero
+      return new ScaleFit(what, unit, sy / n, 0);
+    }
     return new ScaleFit(what, unit, (sy - slope * sx) / n, slope);
   }
 
   /**
    * @param nodes cluster size
-   * @return the projected per-host figure
+   * @return the projected per-host figure, never below zero
    */
   double at(int nodes) {
-    return base + perPeer * (nodes - 1);
+    return Math.max(0, base + perPeer * (nodes - 1));
   }
 
   /** The markdown table header of {@link #markdown()}. */

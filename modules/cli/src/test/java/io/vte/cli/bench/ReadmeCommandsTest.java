@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.json.JsonObject;
 import io.vte.cli.CliRun;
 import io.vte.cli.VteMain;
+import io.vte.cli.docs.DocsTest;
 import io.vte.testkit.Await;
 import io.vte.testkit.ReadmeCommands;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,22 +19,25 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The {@code ./vte} commands README.md prints, read from its code spans and shell blocks, so that
- * the test fails when the README drifts: every one parses, and every {@code --inject} example runs
- * in the mode it is shown in (placeholders ADDRESS and HOST:PORT become 127.0.0.1 and a running
- * target's server name).
+ * The {@code ./vte} commands README.md and the pages of docs/ print, read from their code spans and
+ * shell blocks, so that the test fails when a page drifts: every one parses, and every {@code
+ * --inject} example runs in the mode it is shown in (placeholders ADDRESS and HOST:PORT become
+ * 127.0.0.1 and a running target's server name).
  */
 class ReadmeCommandsTest {
 
-  private static final Path README = Path.of("../../README.md").toAbsolutePath().normalize();
   private static final Duration START = Duration.ofSeconds(60);
 
   /**
-   * Every {@code ./vte ...} command in the README: inline code spans and lines of fenced shell
-   * blocks.
+   * Every {@code ./vte ...} command of README.md and docs/, page by page: inline code spans and
+   * lines of fenced shell blocks.
    */
-  static List<String> commands() {
-    return ReadmeCommands.of(README).stream().map(ReadmeCommands.Command::command).toList();
+  static List<String> commands() throws IOException {
+    List<String> commands = new ArrayList<>();
+    for (Path page : DocsTest.pages()) {
+      ReadmeCommands.of(page).forEach(c -> commands.add(c.command()));
+    }
+    return commands;
   }
 
   private static String[] args(String command, String target) {
@@ -44,21 +49,21 @@ class ReadmeCommandsTest {
   }
 
   @Test
-  void everyReadmeCommandParses() {
+  void everyPrintedCommandParses() throws IOException {
     List<String> commands = commands();
-    assertTrue(commands.size() >= 10, "the README's commands were found: " + commands);
+    assertTrue(commands.size() >= 20, "the pages' commands were found: " + commands);
     for (String command : commands) {
       try {
         VteMain.commandLine().parseArgs(args(command, "127.0.0.1:40001"));
       } catch (picocli.CommandLine.ParameterException e) {
         throw new AssertionError(
-            "README command does not parse: " + command + ": " + e.getMessage(), e);
+            "a printed command does not parse: " + command + ": " + e.getMessage(), e);
       }
     }
   }
 
   @Test
-  void everyReadmeInjectExampleRunsInItsMode() throws Exception {
+  void everyPrintedInjectExampleRunsInItsMode() throws Exception {
     List<String> examples = commands().stream().filter(c -> c.contains("--inject ")).toList();
     List<String> modes = new ArrayList<>();
     for (String example : examples) {
@@ -70,14 +75,13 @@ class ReadmeCommandsTest {
         case "embedded" -> runEmbedded(example, args, steps);
         case "target" -> runTarget(example, args, steps);
         case "initiator" -> runInitiator(example, steps);
-        default ->
-            throw new AssertionError("README --inject example in an unknown mode: " + example);
+        default -> throw new AssertionError("a --inject example in an unknown mode: " + example);
       }
     }
     assertEquals(
         List.of("embedded", "target", "initiator"),
         modes,
-        "the README shows --inject in each mode: " + examples);
+        "docs/cli.md shows --inject in each mode: " + examples);
   }
 
   private static void runEmbedded(String example, String[] args, int steps) {

@@ -122,6 +122,59 @@ class TwoProcessBenchTest {
   }
 
   @Test
+  void sigtermAndSigintOnARunningInitiatorPrintThePartialReportAndExit143And130() throws Exception {
+    try (ChildVte target = ChildVte.benchTarget(67108864, "--handshake-timeout", "30")) {
+      String name = target.announce(START).getString("server_name");
+      for (boolean term : List.of(true, false)) {
+        try (ChildVte ini =
+            new ChildVte(
+                "bench",
+                "initiator",
+                "--devices",
+                "2",
+                "--target",
+                name,
+                "--duration",
+                "600",
+                "--warmup",
+                "0",
+                "--handshake-timeout",
+                "30",
+                "--verify",
+                "--json")) {
+          io.vte.testkit.Await.until(
+              "a progress line: the measured run is going",
+              START.multipliedBy(3),
+              () ->
+                  !ini.process().isAlive()
+                      || ini.err().stream().anyMatch(l -> l.contains(" GiB/s  ops ")));
+          assertTrue(ini.process().isAlive(), "the initiator ended early: " + ini.err());
+          if (term) {
+            ini.terminate();
+          } else {
+            ini.interrupt();
+          }
+          assertEquals(
+              term ? 143 : 130,
+              ini.exitCode(Duration.ofSeconds(60)),
+              "stdout: " + ini.out() + " stderr: " + ini.err());
+          assertEquals(1, ini.out().size(), "the report, one JSON line: " + ini.out());
+          JsonObject report = new JsonObject(ini.out().get(0));
+          assertTrue(report.getLong("ops") > 0 && report.getLong("failed") == 0, report.encode());
+          assertEquals(true, report.getBoolean("verified"), report.encode());
+          String signal = term ? "SIGTERM" : "SIGINT";
+          assertTrue(
+              ini.err().stream()
+                  .anyMatch(l -> l.startsWith("vte bench: stopped by " + signal + " after ")),
+              ini.err().toString());
+        }
+      }
+      target.terminate();
+      assertEquals(0, target.exitCode(Duration.ofSeconds(30)), target.err().toString());
+    }
+  }
+
+  @Test
   void sigintEndsTheTargetWithExitCode0() throws Exception {
     try (ChildVte target = ChildVte.benchTarget(1048576)) {
       target.announce(START);

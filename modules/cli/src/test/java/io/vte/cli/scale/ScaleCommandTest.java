@@ -1,6 +1,7 @@
 package io.vte.cli.scale;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.EngineOptions;
@@ -96,6 +97,22 @@ class ScaleCommandTest {
     assertEquals(10, f.perPeer(), 1e-9);
     assertEquals(0, f.base(), 1e-9);
     assertEquals(9_990, f.at(1_000), 1e-6);
+  }
+
+  @Test
+  void aFigureThatFellWithMorePeersIsProjectedFlatNeverNegative() {
+    // threads of a host as measured in a noisy sweep: 60 with 1 peer, 58 with 2, 55 with 4
+    List<ScaleRow> rows = List.of(row(2, 60), row(3, 58), row(5, 55));
+    ScaleFit f = ScaleFit.of("threads", "count", rows, ScaleRow::endpoints);
+    assertEquals(0, f.perPeer(), 1e-9, "a cost does not fall per peer");
+    assertEquals(173.0 / 3, f.at(10_000), 1e-9, "projected at the runs' mean");
+    assertFalse(f.markdown().contains("-"), f.markdown());
+    ScaleFit steep = new ScaleFit("x", "count", 5, 0.001);
+    ScaleFit belowZeroBase =
+        ScaleFit.of("x", "count", List.of(row(2, 0), row(3, 0), row(4, 9)), ScaleRow::endpoints);
+    assertTrue(belowZeroBase.base() < 0, "the fitted line starts below zero: " + belowZeroBase);
+    assertEquals(0, belowZeroBase.at(2), 1e-9, "a projection is never below zero");
+    assertEquals(5 + 0.001 * 999, steep.at(1_000), 1e-9);
   }
 
   @Test

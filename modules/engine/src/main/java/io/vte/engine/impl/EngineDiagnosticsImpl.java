@@ -14,7 +14,6 @@ import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.metadata.MetadataStore;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.VerbsProvider;
-import io.vte.verbs.soft.SoftVerbsProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -66,10 +65,7 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
     this.contexts = List.copyOf(contexts);
     this.rails = rails;
     this.counters = counters;
-    this.faults =
-        provider instanceof SoftVerbsProvider soft
-            ? Optional.of(new SoftVerbsFaults(soft.faults()))
-            : Optional.empty();
+    this.faults = provider.faultInjector().map(SoftVerbsFaults::new);
   }
 
   @Override
@@ -190,6 +186,48 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
         slicesFailed,
         none ? 0 : gaps.getValueAtPercentile(99.9),
         none ? 0 : gaps.getMaxValue());
+  }
+
+  /**
+   * @return a snapshot for people: names, metadata, each device's port, each rail's health and
+   *     bytes, the counters and the owners' figures, on one line
+   */
+  @Override
+  public String toString() {
+    StringBuilder b =
+        new StringBuilder("EngineDiagnostics[server=")
+            .append(serverName)
+            .append(", segment=")
+            .append(segmentName)
+            .append(", metadata=")
+            .append(metadata())
+            .append(", devices=[");
+    List<DeviceStatus> devices = devices();
+    for (int i = 0; i < devices.size(); i++) {
+      DeviceStatus d = devices.get(i);
+      b.append(i == 0 ? "" : ", ").append(d.name()).append(' ').append(d.portState());
+    }
+    b.append("], rails=[");
+    List<RailStatus> all = rails();
+    for (int i = 0; i < all.size(); i++) {
+      RailStatus r = all.get(i);
+      b.append(i == 0 ? "" : ", ")
+          .append(r.localDevice())
+          .append("->")
+          .append(r.peerServer())
+          .append('@')
+          .append(r.peerDevice())
+          .append(r.usable() ? " up" : " down")
+          .append(" moved ")
+          .append(r.movedBytes())
+          .append(" B");
+    }
+    return b.append("], counters=")
+        .append(counters())
+        .append(", owners=")
+        .append(owners())
+        .append(']')
+        .toString();
   }
 
   @Override

@@ -5,21 +5,22 @@ import io.vte.api.FaultInjector;
 import io.vte.api.VteException;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
-import io.vte.verbs.soft.SoftFaultInjector;
+import io.vte.verbs.VerbsFaultInjector;
 import java.time.Duration;
 
 /**
- * The public {@link FaultInjector} of an engine on soft verbs: the soft-verbs injector of the
- * engine's own provider (port 1, the port the engine uses), with its errors as typed {@link
- * VteException}s.
+ * The public {@link FaultInjector} of an engine whose verbs provider offers fault injection (soft
+ * verbs does): the provider's {@link VerbsFaultInjector} (port 1, the port the engine uses), with
+ * its errors as typed {@link VteException}s (a fault the provider cannot inject is
+ * DEVICE_UNAVAILABLE).
  */
 final class SoftVerbsFaults implements FaultInjector {
 
   private static final int PORT = 1;
 
-  private final SoftFaultInjector faults;
+  private final VerbsFaultInjector faults;
 
-  SoftVerbsFaults(SoftFaultInjector faults) {
+  SoftVerbsFaults(VerbsFaultInjector faults) {
     this.faults = faults;
   }
 

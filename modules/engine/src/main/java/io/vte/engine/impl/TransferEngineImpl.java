@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.AsyncResult;
+import io.vertx.core.Closeable;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
@@ -27,6 +28,7 @@ import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.HandshakeExposure;
 import io.vte.engine.ProviderConfig;
 import io.vte.engine.impl.notify.NotificationDispatcher;
 import io.vte.engine.impl.notify.NotificationSender;
@@ -105,6 +107,13 @@ public final class TransferEngineImpl implements TransferEngine {
   private volatile boolean closed;
   private Future<Void> closing;
 
+  /**
+   * Closes the engine when its Vert.x instance closes: Vert.x runs its close hooks first, while its
+   * event loops and worker pools still run, and undeploys verticles after them, so the engine
+   * releases its owners, servers, NIC threads and memory in its own order.
+   */
+  private final Closeable closeHook = completion -> close().onComplete(completion);
+
   private TransferEngineImpl(Vertx vertx, EngineOptions options) {
     this.vertx = vertx;
     this.options = options;
@@ -136,7 +145,14 @@ public final class TransferEngineImpl implements TransferEngine {
     return resolved.compose(
         o -> {
           TransferEngineImpl engine = new TransferEngineImpl(vertx, o);
-          return engine.open().<TransferEngine>map(engine);
+          return engine
+              .open()
+              .onSuccess(
+                  v -> {
+                    ((VertxInternal) vertx).addCloseHook(engine.closeHook);
+                    HandshakeExposure.warnIfExposed(engine.serverName(), o.getAuth() != null);
+                  })
+              .<TransferEngine>map(engine);
         });
   }
 
@@ -338,6 +354,20 @@ public final class TransferEngineImpl implements TransferEngine {
 
   /**
    * @param options engine options
+   * @param contexts the opened devices
+   * @return the slice size: the option, lowered to the largest message every device takes ({@code
+   *     max_msg_sz}: 8 MiB on rxe), since one slice is one work request
+   */
+  static int sliceSize(EngineOptions options, List<LocalContext> contexts) {
+    long size = options.getSliceSize();
+    for (LocalContext ctx : contexts) {
+      size = Math.min(size, ctx.device().queueLimits().maxMessageSize());
+    }
+    return (int) size;
+  }
+
+  /**
+   * @param options engine options
    * @return how long a QP takes to give up on a peer that stopped answering: the encoded ACK
    *     timeout times the QP retries
    */
@@ -456,7 +486,7 @@ public final class TransferEngineImpl implements TransferEngine {
             memory,
             segments,
             new TransferTracker.Services(
-                new Slicer(options.getSliceSize()),
+                new Slicer(sliceSize(options, contexts)),
                 new SharedMemoryRouter(owners, sharedMemory),
                 options.getRetryCount(),
                 counters,
@@ -813,6 +843,7 @@ public final class TransferEngineImpl implements TransferEngine {
       return closing;
     }
     closed = true;
+    ((VertxInternal) vertx).removeCloseHook(closeHook);
     handshakeHandler.closing();
     EngineParts p = parts;
     // without parts, open failed and released what it had opened

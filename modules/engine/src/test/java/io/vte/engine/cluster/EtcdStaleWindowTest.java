@@ -12,7 +12,7 @@ import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
 import io.vte.engine.impl.TransferEngineImpl;
-import io.vte.metadata.impl.EtcdMetadataStore;
+import io.vte.metadata.etcd.EtcdMetadataStore;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.EtcdServer;

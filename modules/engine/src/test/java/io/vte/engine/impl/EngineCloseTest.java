@@ -43,6 +43,53 @@ class EngineCloseTest {
   }
 
   /**
+   * Either close order releases everything: the engine first, then Vert.x; or Vert.x first (its
+   * close hook closes the engine), after which the engine's close() is a no-op that succeeds.
+   */
+  @Test
+  void eitherCloseOrderLeavesNoThreadOrSocket() {
+    closeInOrder(true); // warm up
+    ResourceSnapshot before = ResourceSnapshot.take();
+    for (int i = 0; i < 2; i++) {
+      closeInOrder(true);
+      closeInOrder(false);
+    }
+    ResourceSnapshot.assertNoLeaksSince(before, Duration.ofSeconds(30));
+  }
+
+  private static void closeInOrder(boolean engineFirst) {
+    Vertx va = Vertx.vertx();
+    Vertx vb = Vertx.vertx();
+    long la = DirectMemory.allocate(SIZE);
+    long lb = DirectMemory.allocate(SIZE);
+    try {
+      TransferEngine a =
+          Await.result(TransferEngine.create(va, EngineFixture.options("oa", 2, 1)), WAIT);
+      TransferEngine b =
+          Await.result(TransferEngine.create(vb, EngineFixture.options("ob", 2, 1)), WAIT);
+      twentyWrites(a, la, b, lb).forEach(f -> assertTrue(Await.result(f, WAIT).allCompleted()));
+      if (engineFirst) {
+        Await.result(a.close(), WAIT);
+        Await.result(b.close(), WAIT);
+        Await.result(va.close(), WAIT);
+        Await.result(vb.close(), WAIT);
+      } else {
+        Await.result(va.close(), WAIT);
+        Await.result(vb.close(), WAIT);
+        Await.result(a.close(), WAIT); // a no-op: the close hook closed it
+        Await.result(b.close(), WAIT);
+        assertEquals(
+            ErrorCode.ENGINE_CLOSED,
+            ((io.vte.api.VteException) Await.failure(a.openSegment(b.serverName()), WAIT)).code(),
+            "closed with its Vert.x");
+      }
+    } finally {
+      DirectMemory.free(la);
+      DirectMemory.free(lb);
+    }
+  }
+
+  /**
    * An engine owned by a verticle (created in start, closed in stop) when Vert.x itself closes:
    * Vert.x stops the engine's owner verticles together with (or before) that verticle, so the
    * owners must end the slices they hold themselves. Nothing may hang and every transfer must end,

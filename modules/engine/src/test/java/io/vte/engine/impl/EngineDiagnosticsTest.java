@@ -105,6 +105,18 @@ class EngineDiagnosticsTest {
         d.devices().stream().anyMatch(dev -> !dev.liveQpNumbers().isEmpty()),
         "connected endpoints own QPs");
     assertTrue(b.diagnostics().owners().handshakesPassive() > 0, "the peer accepted");
+    String shown = d.toString();
+    assertTrue(
+        shown.startsWith("EngineDiagnostics[server=" + a.serverName())
+            && shown.contains(devices.get(0).name() + " ACTIVE")
+            && shown.contains(
+                rails.get(0).localDevice()
+                    + "->"
+                    + b.serverName()
+                    + "@"
+                    + rails.get(0).peerDevice())
+            && shown.contains("bytes=" + LENGTH),
+        "readable when printed: " + shown);
   }
 
   @Test
@@ -162,11 +174,11 @@ class EngineDiagnosticsTest {
   }
 
   /**
-   * The README's diagnostics example, run as printed: its block is the code between the markers
-   * below, and it takes the engine's first device down through the fault injector.
+   * The diagnostics example of docs/operations.md, run as printed: its block is the code between
+   * the markers below, and it takes the engine's first device down through the fault injector.
    */
   @Test
-  void theReadmeDiagnosticsExampleRunsAsPrinted() throws Exception {
+  void theDocumentedDiagnosticsExampleRunsAsPrinted() throws Exception {
     TransferEngine engine = fx.start(2, 1);
     // README:diagnostics-example:begin
     EngineDiagnostics d = engine.diagnostics();
@@ -189,11 +201,12 @@ class EngineDiagnosticsTest {
             .lines()
             .map(l -> l.replaceFirst("^    ", ""))
             .reduce("", (x, y) -> x + y + "\n");
-    String readme = Files.readString(Path.of("../../README.md"));
+    String readme = Files.readString(Path.of("../../docs/operations.md"));
     int at = readme.indexOf("**Diagnostics and faults.**");
-    assertTrue(at >= 0, "README has the diagnostics paragraph");
+    assertTrue(at >= 0, "docs/operations.md has the diagnostics paragraph");
     Matcher m = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL).matcher(readme);
     assertTrue(m.find(at), "a java block after it");
-    assertEquals(example, m.group(1), "README's diagnostics block is this test's example");
+    assertEquals(
+        example, m.group(1), "docs/operations.md's diagnostics block is this test's example");
   }
 }

@@ -100,6 +100,27 @@ class EngineOverIbverbsTest {
     }
   }
 
+  /** rxe takes work requests of 8 MiB at most: a slice is never larger than a port's max_msg_sz. */
+  @Test
+  void slicesAreNoLargerThanThePortsLargestMessage() {
+    FakeIbverbs.setPortLimits(1, 1 << 20, 1);
+    try (EngineFixture fx = new EngineFixture()) {
+      TransferEngineImpl a = fx.start(options().setSliceSize(4 << 20));
+      TransferEngineImpl b = fx.start(options());
+      RegisteredBuffer source = fx.register(a, 2L * BLOCK, 5);
+      RegisteredBuffer target = fx.register(b, 2L * BLOCK, 6);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      BatchResult w = run(a, TransferRequest.write(source, 0, seg, target.address(), 2L * BLOCK));
+      assertTrue(w.allCompleted(), w.toString());
+      assertEquals(-1, EngineFixture.mismatch(source.address(), target.address(), 2L * BLOCK));
+      assertEquals(List.of(), FakeIbverbs.refusals(), "no work request above max_msg_sz");
+      assertTrue(
+          FakeIbverbs.lines("post_send").stream()
+              .allMatch(l -> Long.parseLong(FakeIbverbs.fields(l).get("length")) <= 1 << 20),
+          "every slice within max_msg_sz");
+    }
+  }
+
   @Test
   void aPortThatGoesDownFailsOverToTheOtherRailWithoutAFailedRequest() {
     try (EngineFixture fx = new EngineFixture()) {

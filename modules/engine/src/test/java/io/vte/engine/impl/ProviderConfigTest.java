@@ -57,6 +57,16 @@ class ProviderConfigTest {
   }
 
   @Test
+  void theEnginesAddressIsTheIbverbsProvidersPreferredGidAddress() {
+    EngineOptions o =
+        new EngineOptions()
+            .setTransport("ibverbs")
+            .setDevices(List.of("mlx5_0"))
+            .setRpcHost("198.18.0.7");
+    assertEquals(Map.of("preferredAddress", "198.18.0.7"), ProviderConfig.of(o));
+  }
+
+  @Test
   void fallbackDevicesAreSoftDevicesAfterTheIbverbsOnes() {
     EngineOptions o =
         new EngineOptions()

@@ -7,9 +7,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * Cached descriptors, each with the store revision at which it was known to be current. An update
  * only replaces an entry seen at a lower revision, so a lookup answer that raced with a watch event
  * cannot bring back a stale or deleted descriptor. A deletion leaves a tombstone that remembers its
- * revision. Reads are safe from any thread.
+ * revision. Reads are safe from any thread. Shared by the stores (p2p here, etcd in {@code
+ * vte-metadata-etcd}).
  */
-final class DescriptorCache {
+public final class DescriptorCache {
 
   private record Entry(SegmentDescriptor descriptor, long revision) {}
 
@@ -19,7 +20,7 @@ final class DescriptorCache {
    * @param name segment name
    * @return the cached descriptor, or null when absent or deleted
    */
-  SegmentDescriptor get(String name) {
+  public SegmentDescriptor get(String name) {
     Entry e = entries.get(name);
     return e == null ? null : e.descriptor;
   }
@@ -27,9 +28,12 @@ final class DescriptorCache {
   /**
    * Caches {@code descriptor} as current at {@code revision} unless a newer fact is known.
    *
+   * @param name segment name
+   * @param descriptor the descriptor
+   * @param revision the store revision it was current at
    * @return true when the entry changed
    */
-  boolean put(String name, SegmentDescriptor descriptor, long revision) {
+  public boolean put(String name, SegmentDescriptor descriptor, long revision) {
     return update(name, new Entry(descriptor, revision));
   }
 
@@ -37,28 +41,30 @@ final class DescriptorCache {
    * Records that {@code name} was deleted (or became unusable) at {@code revision} unless a newer
    * fact is known.
    *
+   * @param name segment name
+   * @param revision the store revision of the deletion
    * @return true when the entry changed
    */
-  boolean remove(String name, long revision) {
+  public boolean remove(String name, long revision) {
     return update(name, new Entry(null, revision));
   }
 
   /**
    * @return the names with an entry, deleted ones included
    */
-  java.util.Set<String> names() {
+  public java.util.Set<String> names() {
     return java.util.Set.copyOf(entries.keySet());
   }
 
   /** Forgets everything, e.g. when the watch history was compacted away. */
-  void clear() {
+  public void clear() {
     entries.clear();
   }
 
   /**
    * @return the number of live (non-deleted) descriptors
    */
-  int size() {
+  public int size() {
     return (int) entries.values().stream().filter(e -> e.descriptor != null).count();
   }
 

@@ -52,7 +52,7 @@ public final class DescriptorValidator {
    * @param why what is wrong
    * @return a PROTOCOL_ERROR naming both
    */
-  static VteException bad(String source, String why) {
+  public static VteException bad(String source, String why) {
     return new VteException(
         ErrorCode.PROTOCOL_ERROR, "bad segment descriptor at " + source + ": " + why);
   }

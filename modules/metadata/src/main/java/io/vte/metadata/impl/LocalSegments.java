@@ -11,12 +11,13 @@ import java.util.Optional;
 
 /**
  * The descriptors this node published, by segment name, in publication order: what its GetSegment
- * handler serves and what an etcd store re-publishes after an outage. Safe from any thread.
+ * handler serves and what an etcd store re-publishes after an outage. Safe from any thread. Shared
+ * by the stores (p2p here, etcd in {@code vte-metadata-etcd}).
  */
-final class LocalSegments {
+public final class LocalSegments {
 
   /** Longest accepted segment name. */
-  static final int MAX_NAME_LENGTH = 256;
+  public static final int MAX_NAME_LENGTH = 256;
 
   private final Map<String, SegmentDescriptor> byName = new LinkedHashMap<>();
 
@@ -26,7 +27,7 @@ final class LocalSegments {
    * @throws VteException INVALID_ARGUMENT when it is null, empty, too long or holds control
    *     characters
    */
-  static String checkName(String name) {
+  public static String checkName(String name) {
     if (name == null
         || name.isEmpty()
         || name.length() > MAX_NAME_LENGTH
@@ -42,7 +43,7 @@ final class LocalSegments {
    * @param descriptor a descriptor this node wants to publish
    * @return null when it may be published, else an INVALID_ARGUMENT failure naming what is wrong
    */
-  static VteException publishError(SegmentDescriptor descriptor) {
+  public static VteException publishError(SegmentDescriptor descriptor) {
     try {
       checkName(descriptor.getName());
       DescriptorValidator.validate("publish(" + descriptor.getName() + ")", descriptor);
@@ -52,11 +53,18 @@ final class LocalSegments {
     }
   }
 
-  synchronized void put(SegmentDescriptor descriptor) {
+  /**
+   * @param descriptor a descriptor this node published
+   */
+  public synchronized void put(SegmentDescriptor descriptor) {
     byName.put(descriptor.getName(), descriptor);
   }
 
-  synchronized boolean remove(String name) {
+  /**
+   * @param name a segment name
+   * @return true when it was published
+   */
+  public synchronized boolean remove(String name) {
     return byName.remove(name) != null;
   }
 
@@ -64,14 +72,17 @@ final class LocalSegments {
    * @param name the segment name; empty means the first one published
    * @return the descriptor, if published
    */
-  synchronized Optional<SegmentDescriptor> get(String name) {
+  public synchronized Optional<SegmentDescriptor> get(String name) {
     if (name == null || name.isEmpty()) {
       return byName.values().stream().findFirst();
     }
     return Optional.ofNullable(byName.get(name));
   }
 
-  synchronized List<SegmentDescriptor> all() {
+  /**
+   * @return every published descriptor, in publication order
+   */
+  public synchronized List<SegmentDescriptor> all() {
     return new ArrayList<>(byName.values());
   }
 }

@@ -1,6 +1,7 @@
 /**
- * Metadata store implementations: the p2p store over the handshake service, the URI parser and the
- * descriptor cache and local-segment table shared with the etcd store (which lives in {@code
- * vte-metadata-etcd}).
+ * Metadata store implementations: the p2p store over the handshake service, and the parts every
+ * store builds on (public for the stores of other jars, such as the etcd store in {@code
+ * io.vte.metadata.etcd} of {@code vte-metadata-etcd}): the URI parser, the descriptor validator,
+ * the descriptor cache and the local-segment table. Not an API for users.
  */
 package io.vte.metadata.impl;

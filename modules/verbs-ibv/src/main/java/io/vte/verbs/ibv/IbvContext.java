@@ -36,6 +36,10 @@ final class IbvContext implements VerbsContext {
   private final long ctx;
   private final int portCount;
   private final IbvDeviceCaps caps;
+
+  /** The smallest {@code max_msg_sz} of the ports, read at open (it does not change). */
+  private final long maxMessageSize;
+
   private final IbvGidSelector gidSelector;
   private final AtomicReferenceArray<IbvPortInfo> ports;
   private final AtomicReferenceArray<IbvGidEntry> sourceGids;
@@ -64,6 +68,7 @@ final class IbvContext implements VerbsContext {
     try {
       this.caps = IbvDeviceCaps.query(ctx);
       this.portCount = caps.ports();
+      this.maxMessageSize = maxMessageSize(ctx, portCount);
       ch = IbvNative.createCompChannel(ctx);
     } catch (RuntimeException e) {
       IbvNative.closeDevice(ctx);
@@ -196,9 +201,26 @@ final class IbvContext implements VerbsContext {
     return caps;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The largest message is the smallest {@code max_msg_sz} of the device's ports; the READ depth
+   * is {@link #responderRdAtomic()}.
+   */
   @Override
   public QueueLimits queueLimits() {
-    return new QueueLimits(caps.maxQpWr(), caps.maxCqe());
+    return new QueueLimits(caps.maxQpWr(), caps.maxCqe(), maxMessageSize, responderRdAtomic());
+  }
+
+  /** The smallest {@code max_msg_sz} of the ports: one {@code ibv_query_port} each. */
+  private static long maxMessageSize(long ctx, int ports) {
+    long smallest = Long.MAX_VALUE;
+    long[] out = new long[IbvNative.PORT_OUT_LEN];
+    for (int p = 1; p <= ports; p++) {
+      IbvNative.queryPort(ctx, p, out);
+      smallest = Math.min(smallest, out[IbvNative.PORT_MAX_MSG_SIZE]);
+    }
+    return smallest;
   }
 
   /**

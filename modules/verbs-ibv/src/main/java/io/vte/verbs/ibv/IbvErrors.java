@@ -39,6 +39,7 @@ public final class IbvErrors {
   public static VerbsError errorOf(int errno) {
     switch (errno) {
       case 22:
+      case 14:
         return VerbsError.INVALID_ARGUMENT;
       case 12:
         return VerbsError.NO_MEMORY;
@@ -83,6 +84,8 @@ public final class IbvErrors {
         return "ENOMEM";
       case 13:
         return "EACCES";
+      case 14:
+        return "EFAULT";
       case 16:
         return "EBUSY";
       case 19:

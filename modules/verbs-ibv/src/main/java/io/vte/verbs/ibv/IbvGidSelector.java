@@ -9,20 +9,52 @@ import java.net.SocketException;
 
 /**
  * Chooses the source GID of a port from its cached table: an explicit index, or the best entry that
- * matches the configured netdev, IP address and GID type (RoCE v2 first, then IPv4-mapped, then
- * routable; link-local last; the lowest index on ties). A port without a usable GID is an error
- * naming the port, the filters and the table, never a silent index 0.
+ * matches the configured netdev, IP address and GID type (first a GID of the interface that holds
+ * the preferred address, e.g. the engine's own; then RoCE v2, then IPv4-mapped, then routable;
+ * link-local last; the lowest index on ties). A port without a usable GID is an error naming the
+ * port, the filters and the table, never a silent index 0.
  */
 final class IbvGidSelector {
 
   private final IbvSettings settings;
 
+  /** The interface that holds the preferred address, 0 when none (or it is not local). */
+  private final int preferredIfindex;
+
+  /** The GID of the preferred address (its IPv4-mapped form), or null. */
+  private final Gid preferredGid;
+
   /**
    * @param settings the filters: {@code gidIndex}, {@code gidNetdev}, {@code gidAddress}, {@code
-   *     gidType}
+   *     gidType}; and the preference {@code preferredAddress}
    */
   IbvGidSelector(IbvSettings settings) {
     this.settings = settings;
+    InetAddress preferred = literal(settings.preferredAddress());
+    this.preferredGid = preferred == null ? null : Gid.fromInetAddress(preferred);
+    this.preferredIfindex = preferred == null ? 0 : ifindexHolding(preferred);
+  }
+
+  /** The address of an IP literal without a name lookup, or null for anything else. */
+  private static InetAddress literal(String address) {
+    if (address == null || !address.matches("[0-9A-Fa-f:.]+")) {
+      return null;
+    }
+    try {
+      InetAddress a = InetAddress.getByName(address);
+      return a.isAnyLocalAddress() ? null : a;
+    } catch (java.net.UnknownHostException e) {
+      return null;
+    }
+  }
+
+  private static int ifindexHolding(InetAddress address) {
+    try {
+      NetworkInterface nif = NetworkInterface.getByInetAddress(address);
+      return nif == null ? 0 : nif.getIndex();
+    } catch (SocketException e) {
+      return 0;
+    }
   }
 
   /**
@@ -101,8 +133,11 @@ final class IbvGidSelector {
     return b.toString().trim();
   }
 
-  private static int score(IbvGidEntry e) {
+  private int score(IbvGidEntry e) {
     int score = e.type() == IbvGidType.ROCE_V2 ? 4 : 0;
+    if ((preferredIfindex > 0 && e.ifindex() == preferredIfindex) || e.gid().equals(preferredGid)) {
+      score += 8;
+    }
     if (e.gid().isIpv4Mapped()) {
       return score + 2;
     }

@@ -11,7 +11,7 @@ package io.vte.verbs.ibv;
 final class IbvNative {
 
   /** Version of the Java/C contract; the shim reports its own from {@link #abiVersion()}. */
-  static final int ABI_VERSION = 2;
+  static final int ABI_VERSION = 3;
 
   /** {@link #queryPort} output: port state ({@code enum ibv_port_state}). */
   static final int PORT_STATE = 0;
@@ -31,8 +31,14 @@ final class IbvNative {
   /** {@link #queryPort} output: GID table length. */
   static final int PORT_GID_TABLE_LEN = 5;
 
+  /** {@link #queryPort} output: P_Key table length. */
+  static final int PORT_PKEY_TABLE_LEN = 6;
+
+  /** {@link #queryPort} output: largest message a work request may carry ({@code max_msg_sz}). */
+  static final int PORT_MAX_MSG_SIZE = 7;
+
   /** {@link #queryPort} output: number of slots. */
-  static final int PORT_OUT_LEN = 6;
+  static final int PORT_OUT_LEN = 8;
 
   /** {@link #queryGids} entry: first 8 GID bytes, big-endian (0 with GID_LO 0: empty entry). */
   static final int GID_HI = 0;
@@ -271,9 +277,12 @@ final class IbvNative {
   static native void destroyQp(long qp);
 
   /**
-   * @param qp QP @param port port @param access remote access flags
+   * @param qp QP
+   * @param port port
+   * @param pkeyIndex index in the port's P_Key table
+   * @param access remote access flags
    */
-  static native void modifyQpToInit(long qp, int port, int access);
+  static native void modifyQpToInit(long qp, int port, int pkeyIndex, int access);
 
   /**
    * @param qp QP

@@ -17,6 +17,9 @@ import java.util.List;
  * @param linkLayer link layer
  * @param gidTableLength GID table length
  * @param gids the non-empty GID entries, by index
+ * @param pkeyTableLength P_Key table length
+ * @param maxMessageSize largest message one work request may carry ({@code max_msg_sz}; rxe: 8 MiB,
+ *     a ConnectX: 1 GiB)
  */
 public record IbvPortInfo(
     int port,
@@ -26,7 +29,9 @@ public record IbvPortInfo(
     int lid,
     LinkLayer linkLayer,
     int gidTableLength,
-    List<IbvGidEntry> gids) {
+    List<IbvGidEntry> gids,
+    int pkeyTableLength,
+    long maxMessageSize) {
 
   private static final LinkLayer[] LINK_LAYERS = LinkLayer.values();
 
@@ -88,7 +93,9 @@ public record IbvPortInfo(
             ? LINK_LAYERS[linkLayer]
             : LinkLayer.UNSPECIFIED,
         (int) out[IbvNative.PORT_GID_TABLE_LEN],
-        gids);
+        gids,
+        (int) out[IbvNative.PORT_PKEY_TABLE_LEN],
+        out[IbvNative.PORT_MAX_MSG_SIZE]);
   }
 
   /**
@@ -96,7 +103,17 @@ public record IbvPortInfo(
    * @return these port attributes with that table
    */
   IbvPortInfo withGids(List<IbvGidEntry> table) {
-    return new IbvPortInfo(port, state, activeMtu, maxMtu, lid, linkLayer, gidTableLength, table);
+    return new IbvPortInfo(
+        port,
+        state,
+        activeMtu,
+        maxMtu,
+        lid,
+        linkLayer,
+        gidTableLength,
+        table,
+        pkeyTableLength,
+        maxMessageSize);
   }
 
   /**

@@ -29,6 +29,9 @@ final class IbvQueuePair implements QueuePair {
   private volatile QpState state = QpState.RESET;
   private int port;
 
+  /** RDMA READs the peer QP answers at once, as it said in the handshake; 0 when not known. */
+  private int peerReadDepth;
+
   /**
    * @param pd owning domain
    * @param context owning context
@@ -91,7 +94,22 @@ final class IbvQueuePair implements QueuePair {
               + ")");
     }
     AccessFlags.validate(accessFlags);
-    IbvNative.modifyQpToInit(handle.address(), port, accessFlags);
+    int pkeyIndex = context.settings().pkeyIndex();
+    int pkeys = context.portInfo(port).pkeyTableLength();
+    if (pkeyIndex >= pkeys) {
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT,
+          "ibverbs setting 'pkeyIndex' "
+              + pkeyIndex
+              + " is beyond the P_Key table of port "
+              + port
+              + " of '"
+              + context.deviceName()
+              + "' ("
+              + pkeys
+              + " entries)");
+    }
+    IbvNative.modifyQpToInit(handle.address(), port, pkeyIndex, accessFlags);
     this.port = port;
     state = QpState.INIT;
   }
@@ -102,6 +120,7 @@ final class IbvQueuePair implements QueuePair {
    * <p>The address vector follows the local link layer: on RoCE a GRH with the port's source GID
    * index (and the configured traffic class) is mandatory and the peer must have sent a GID; on
    * InfiniBand the peer's LID must be non-zero. The path MTU may not exceed the port's active MTU.
+   * The peer's READ depth, when known, bounds the READs this QP issues once in RTS.
    */
   @Override
   public void toRtr(QpPeer peer, int pathMtu) {
@@ -168,19 +187,28 @@ final class IbvQueuePair implements QueuePair {
         peer.psn(),
         context.responderRdAtomic(),
         s.minRnrTimer());
+    peerReadDepth = peer.readDepth();
     state = QpState.RTR;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The READs in flight ({@code max_rd_atomic}) are the provider's depth, lowered to the READ
+   * depth the peer answers: a requester above the responder's {@code max_dest_rd_atomic} is refused
+   * by the responder's NIC.
+   */
   @Override
   public void toRts(RtsAttributes attributes) {
     require(QpState.RTR, "RTS");
+    int reads = context.initiatorRdAtomic();
     IbvNative.modifyQpToRts(
         handle.address(),
         attributes.sqPsn(),
         attributes.timeout(),
         attributes.retryCount(),
         attributes.rnrRetry(),
-        context.initiatorRdAtomic());
+        peerReadDepth > 0 ? Math.min(reads, peerReadDepth) : reads);
     state = QpState.RTS;
   }
 

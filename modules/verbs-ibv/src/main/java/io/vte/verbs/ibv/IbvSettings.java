@@ -25,7 +25,13 @@ import java.util.Map;
  * @param serviceLevel service level of every QP (0..15; on RoCE the 802.1p priority of a lossless
  *     class); key {@code serviceLevel}
  * @param forkInit call {@code ibv_fork_init} before any other verbs call, so registered memory
- *     survives the JVM forking a child; key {@code forkInit}
+ *     survives the JVM forking a child (off by default: the JVM forks only to start processes,
+ *     whose children never touch registered memory, and with it on a bad registration reads as
+ *     ENOMEM instead of the kernel's EFAULT); key {@code forkInit}
+ * @param pkeyIndex index in the port's P_Key table every QP uses (0..65535, checked against the
+ *     table's length at INIT); key {@code pkeyIndex}
+ * @param preferredAddress an IP address literal whose interface's GIDs the automatic choice prefers
+ *     (an engine passes the address it serves on), or null; key {@code preferredAddress}
  */
 public record IbvSettings(
     int gidIndex,
@@ -37,11 +43,14 @@ public record IbvSettings(
     IbvGidType gidType,
     int trafficClass,
     int serviceLevel,
-    boolean forkInit) {
+    boolean forkInit,
+    int pkeyIndex,
+    String preferredAddress) {
 
   /**
    * The defaults: automatic GID of any netdev, address and type, 16 outstanding READs, RNR timer 12
-   * (0.64 ms), 100 ms event polls, traffic class 0, service level 0, fork-safe.
+   * (0.64 ms), 100 ms event polls, traffic class 0, service level 0, no {@code ibv_fork_init},
+   * P_Key index 0.
    */
   public static final IbvSettings DEFAULTS = new IbvSettings(-1, 16, 12, 100);
 
@@ -53,6 +62,7 @@ public record IbvSettings(
     check("eventPollMillis", eventPollMillis, 1, 10_000);
     check("trafficClass", trafficClass, 0, 255);
     check("serviceLevel", serviceLevel, 0, 15);
+    check("pkeyIndex", pkeyIndex, 0, 0xffff);
     if (gidType == null) {
       throw new VerbsException(VerbsError.INVALID_ARGUMENT, "ibverbs setting 'gidType' is null");
     }
@@ -82,7 +92,9 @@ public record IbvSettings(
         IbvGidType.UNKNOWN,
         0,
         0,
-        true);
+        false,
+        0,
+        null);
   }
 
   /**
@@ -101,7 +113,9 @@ public record IbvSettings(
         gidTypeOf(config),
         intOf(config, "trafficClass", DEFAULTS.trafficClass),
         intOf(config, "serviceLevel", DEFAULTS.serviceLevel),
-        !"false".equals(String.valueOf(config.getOrDefault("forkInit", "true")).trim()));
+        "true".equals(String.valueOf(config.getOrDefault("forkInit", "false")).trim()),
+        intOf(config, "pkeyIndex", DEFAULTS.pkeyIndex),
+        stringOf(config, "preferredAddress"));
   }
 
   private static String stringOf(Map<String, Object> config, String key) {

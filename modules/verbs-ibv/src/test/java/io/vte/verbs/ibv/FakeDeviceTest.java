@@ -15,6 +15,7 @@ import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -106,6 +107,26 @@ class FakeDeviceTest {
     assertEquals(2, selectedIndex(IbvSettings.DEFAULTS), "then IPv4-mapped over link-local");
     FakeIbverbs.setGid(1, 2, ZERO, FakeIbverbs.ROCE_V2);
     assertEquals(0, selectedIndex(IbvSettings.DEFAULTS), "link-local only as a last resort");
+  }
+
+  @Test
+  void automaticGidPrefersTheInterfaceOfThePreferredAddress() throws Exception {
+    int lo =
+        java.net.NetworkInterface.getByInetAddress(java.net.InetAddress.getByName("127.0.0.1"))
+            .getIndex();
+    FakeIbverbs.setPort(1, PortState.ACTIVE.code(), 3, 1, FakeIbverbs.LINK_ETHERNET, 3);
+    FakeIbverbs.setGid(1, 0, FakeIbverbs.gid("198.18.0.9"), FakeIbverbs.ROCE_V2);
+    FakeIbverbs.setGidIfindex(1, 0, lo + 1000);
+    FakeIbverbs.setGid(1, 1, LINK_LOCAL, FakeIbverbs.ROCE_V2);
+    FakeIbverbs.setGidIfindex(1, 1, lo);
+    FakeIbverbs.setGid(1, 2, FakeIbverbs.gid("198.18.0.10"), FakeIbverbs.ROCE_V2);
+    FakeIbverbs.setGidIfindex(1, 2, lo);
+    assertEquals(
+        0, selectedIndex(IbvSettings.DEFAULTS), "the lowest RoCE v2 IPv4 GID of any netdev");
+    IbvSettings engineOnLo = IbvSettings.fromConfig(Map.of("preferredAddress", "127.0.0.1"));
+    assertEquals(2, selectedIndex(engineOnLo), "the RoCE v2 IPv4 GID of the engine's interface");
+    IbvSettings engineOn10 = IbvSettings.fromConfig(Map.of("preferredAddress", "198.18.0.10"));
+    assertEquals(2, selectedIndex(engineOn10), "the GID of the engine's address itself");
   }
 
   @Test

@@ -111,6 +111,9 @@ public final class FakeIbverbs {
    */
   public static native void setDevicePortState(int device, int port, int state);
 
+  /** Sets a port's {@code max_msg_sz} and P_Key table length on every device. */
+  public static native void setPortLimits(int port, long maxMessageSize, int pkeyTableLength);
+
   /**
    * After {@code sends} more send work requests on the device listed {@code device}-th (-1: on
    * any), port {@code port} of that device (-1: of every device) goes down, raising PORT_ERR: the

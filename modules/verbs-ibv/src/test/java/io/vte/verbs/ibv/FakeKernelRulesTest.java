@@ -77,7 +77,7 @@ class FakeKernelRulesTest {
   }
 
   private void init() {
-    IbvNative.modifyQpToInit(qp, 1, AccessFlags.ALL_REMOTE);
+    IbvNative.modifyQpToInit(qp, 1, 0, AccessFlags.ALL_REMOTE);
   }
 
   private void rtr(boolean global, int dlid, Gid peer, int sgidIndex, int rdAtomic, int mtu) {

@@ -262,7 +262,7 @@ class FakeReviewFixesTest {
   }
 
   @Test
-  void forkInitRunsOnceBeforeTheFirstDeviceList() throws Exception {
+  void forkInitIsOffByDefaultAndWhenOnRunsOnceBeforeTheFirstDeviceList() throws Exception {
     // in a fresh process: ibv_fork_init must come before any other verbs call of the process
     String library = System.getProperty("vte.ibv.fake.library");
     List<String> fake = List.of("-Dvte.ibv.fake.library=" + library);
@@ -272,6 +272,9 @@ class FakeReviewFixesTest {
     // the fake notices a device list that came first
     out = ForkedJvm.run(dir, fake, PrintForkInitOrder.class, "list-first");
     assertTrue(out.lines().toList().contains("fork_inits=1 lists_before_fork_init=1"), out);
+    // off by default: registered memory of a JVM that only forks to exec needs no MADV_DONTFORK
+    out = ForkedJvm.run(dir, fake, PrintForkInitOrder.class, "defaults");
+    assertTrue(out.lines().anyMatch(l -> l.startsWith("fork_inits=0 ")), out);
   }
 
   @Test

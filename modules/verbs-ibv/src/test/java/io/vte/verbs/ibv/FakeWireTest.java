@@ -197,11 +197,41 @@ class FakeWireTest {
     assertEquals(WcStatus.LOC_PROT_ERR.ordinal(), onlyStatus(FakePair.poll(pair.cqA)));
   }
 
+  /** ACK timeout 14 (67 ms) x (retry_cnt 7 + 1), as {@link FakePair} connects its QPs. */
+  private static final Duration PAIR_RETRIES = Duration.ofNanos((4096L << 14) * 8);
+
+  /**
+   * Polls {@code cq} until {@code n} completions came (10 s at most).
+   *
+   * @return their statuses, in order
+   */
+  private static List<Integer> awaitStatuses(CompletionQueue cq, int n) {
+    List<Integer> statuses = new CopyOnWriteArrayList<>();
+    Await.until(
+        n + " completions",
+        Duration.ofSeconds(10),
+        () -> {
+          WorkCompletionBatch wc = FakePair.poll(cq);
+          for (int i = 0; i < wc.count(); i++) {
+            statuses.add(wc.status(i));
+          }
+          return statuses.size() >= n;
+        });
+    return statuses;
+  }
+
+  /** A dead peer is silence: the requester retransmits and gives up after timeout x (retry + 1). */
   @Test
-  void aDestroyedPeerQpIsRetryExcErr() {
+  void aDestroyedPeerQpIsRetryExcErrOnceTheRetriesRunOut() {
     pair.b.close();
+    long start = System.nanoTime();
     writeFirst64Bytes();
-    assertEquals(WcStatus.RETRY_EXC_ERR.ordinal(), onlyStatus(FakePair.poll(pair.cqA)));
+    assertEquals(0, FakePair.poll(pair.cqA).count(), "nothing answers, nothing fails yet");
+    assertEquals(List.of(WcStatus.RETRY_EXC_ERR.ordinal()), awaitStatuses(pair.cqA, 1));
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertTrue(
+        took.compareTo(PAIR_RETRIES) >= 0, "failed after " + took + ", before " + PAIR_RETRIES);
+    assertEquals(7, FakeIbverbs.count("retransmits"), "retry_cnt retries, then the failure");
   }
 
   /**
@@ -220,15 +250,18 @@ class FakeWireTest {
   }
 
   /**
-   * The passive side of a handshake may post before the active side moved its QP to RTR: a NIC
-   * retransmits until the peer QP answers, so the work waits and then runs, in order; only a peer
-   * QP that stays unready past timeout x (retry_cnt + 1) ends it RETRY_EXC_ERR.
+   * The passive side of a handshake may post before the active side moved its QP to RTR: the peer's
+   * NIC drops those packets and ours sends them again one ACK timeout later, so the work waits for
+   * that retransmit (not just for the peer QP) and then runs, in order; only a peer QP that stays
+   * unready past timeout x (retry_cnt + 1) ends it RETRY_EXC_ERR.
    */
   @Test
-  void workToAPeerQpNotYetReadyWaitsForItOrEndsRetryExcErrWhenTheRetriesRunOut() {
+  void workToAPeerQpNotYetReadyWaitsForTheRetransmitOrEndsRetryExcErrWhenTheRetriesRunOut() {
     PortAttributes port = pair.context.queryPort(1);
     CompletionQueue cq = pair.context.createCq(64);
-    QueuePair[] qps = readyTowardsOneInInit(cq, port, new RtsAttributes(1, 14, 7, 7));
+    // ACK timeout 17: 537 ms between tries
+    Duration ackTimeout = Duration.ofNanos(4096L << 17);
+    QueuePair[] qps = readyTowardsOneInInit(cq, port, new RtsAttributes(1, 17, 7, 7));
     QueuePair early = qps[0];
     QueuePair late = qps[1];
     long s = DirectMemory.address(src);
@@ -237,12 +270,18 @@ class FakeWireTest {
     two.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, s, 64, srcMr.lkey(), d, dstMr.rkey());
     two.add(
         2, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, s + 64, 64, srcMr.lkey(), d + 64, dstMr.rkey());
+    long start = System.nanoTime();
     assertEquals(PostStatus.OK, early.postSend(two));
     assertEquals(0, FakePair.poll(cq).count(), "the peer QP is in INIT: nothing answered yet");
     assertEquals(0, FakeIbverbs.count("bytes_moved"));
     late.toRtr(new QpPeer(early.qpNum(), port.lid(), port.gid(), 1), port.activeMtu());
-    WorkCompletionBatch ran = FakePair.poll(cq);
-    assertEquals(2, ran.count(), "both ran once the peer QP reached RTR");
+    assertEquals(0, FakePair.poll(cq).count(), "the dropped packets go again at the retransmit");
+    WorkCompletionBatch ran = WorkCompletionBatch.allocate(64);
+    Await.until("the retransmit", Duration.ofSeconds(10), () -> cq.poll(ran) > 0);
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertTrue(took.compareTo(ackTimeout) >= 0, "ran after " + took + ", before the ACK timeout");
+    assertEquals(1, FakeIbverbs.count("retransmits"));
+    assertEquals(2, ran.count(), "both ran at the retransmit after the peer QP reached RTR");
     assertEquals(1, ran.wrId(0));
     assertEquals(WcStatus.SUCCESS.ordinal(), ran.status(0));
     assertEquals(2, ran.wrId(1));
@@ -256,19 +295,9 @@ class FakeWireTest {
     QueuePair hopeful = stuck[0];
     QueuePair never = stuck[1];
     assertEquals(PostStatus.OK, hopeful.postSend(two));
-    List<Integer> statuses = new CopyOnWriteArrayList<>();
-    Await.until(
-        "the retries ran out",
-        Duration.ofSeconds(10),
-        () -> {
-          WorkCompletionBatch wc = FakePair.poll(cq);
-          for (int i = 0; i < wc.count(); i++) {
-            statuses.add(wc.status(i));
-          }
-          return statuses.size() == 2;
-        });
     assertEquals(
-        List.of(WcStatus.RETRY_EXC_ERR.ordinal(), WcStatus.WR_FLUSH_ERR.ordinal()), statuses);
+        List.of(WcStatus.RETRY_EXC_ERR.ordinal(), WcStatus.WR_FLUSH_ERR.ordinal()),
+        awaitStatuses(cq, 2));
     for (QueuePair qp : List.of(early, late, hopeful, never)) {
       qp.close();
     }
@@ -285,7 +314,7 @@ class FakeWireTest {
         Duration.ofSeconds(10),
         () -> events.stream().anyMatch(e -> e.type() == AsyncEventType.PORT_ERR && e.port() == 1));
     writeFirst64Bytes();
-    assertEquals(WcStatus.RETRY_EXC_ERR.ordinal(), onlyStatus(FakePair.poll(pair.cqA)));
+    assertEquals(List.of(WcStatus.RETRY_EXC_ERR.ordinal()), awaitStatuses(pair.cqA, 1));
     FakeIbverbs.setPortState(1, PortState.ACTIVE.code());
     Await.until(
         "PORT_ACTIVE delivered",

@@ -1,7 +1,8 @@
 package io.vte.verbs.ibv;
 
 /**
- * Entry point for a forked JVM on a fake libibverbs: opens the provider twice and prints how often
+ * Entry point for a forked JVM on a fake libibverbs: opens the provider twice (with {@code
+ * forkInit} on, or with the defaults given the argument {@code defaults}) and prints how often
  * {@code ibv_fork_init} ran and how many device lists came before it. With the argument {@code
  * list-first} it lists the devices through the raw shim first, as a provider that forgot the call
  * would.
@@ -11,17 +12,22 @@ public final class PrintForkInitOrder {
   private PrintForkInitOrder() {}
 
   /**
-   * @param args {@code list-first}, or nothing
+   * @param args {@code list-first}, {@code defaults}, or nothing
    */
   public static void main(String[] args) {
-    if (args.length > 0 && args[0].equals("list-first")) {
+    String mode = args.length > 0 ? args[0] : "";
+    IbvSettings settings =
+        mode.equals("defaults")
+            ? IbvSettings.DEFAULTS
+            : IbvSettings.fromConfig(java.util.Map.of("forkInit", "true"));
+    if (mode.equals("list-first")) {
       if (IbvLibrary.failure() != null) {
         throw IbvLibrary.failure();
       }
       IbvNative.deviceNames();
     }
     for (int i = 0; i < 2; i++) {
-      try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
+      try (IbvProvider p = new IbvProvider(settings)) {
         p.devices();
       }
     }

@@ -1,11 +1,13 @@
 package io.vte.verbs.soft;
 
+import io.vte.verbs.VerbsFaultInjector;
+
 /**
  * Injects failures into the open devices of a {@link SoftVerbsProvider}, for tests and the CLI.
  * Every method names the device; an unknown or closed device is a {@code VerbsException}
- * (NO_DEVICE).
+ * (NO_DEVICE). It offers every fault of {@link VerbsFaultInjector}, and crashes of NIC threads.
  */
-public final class SoftFaultInjector {
+public final class SoftFaultInjector implements VerbsFaultInjector {
 
   private final SoftVerbsProvider provider;
 
@@ -20,6 +22,7 @@ public final class SoftFaultInjector {
    * @param device device name
    * @param port port number (1)
    */
+  @Override
   public void portDown(String device, int port) {
     provider.openDevice(device).portDown(port);
   }
@@ -30,6 +33,7 @@ public final class SoftFaultInjector {
    * @param device device name
    * @param port port number (1)
    */
+  @Override
   public void portUp(String device, int port) {
     provider.openDevice(device).portUp(port);
   }
@@ -42,6 +46,7 @@ public final class SoftFaultInjector {
    * @param fraction 0..1
    * @param seed generator seed
    */
+  @Override
   public void dropFrames(String device, double fraction, long seed) {
     provider.openDevice(device).setFrameFaults(fraction, 0, 0, seed);
   }
@@ -54,6 +59,7 @@ public final class SoftFaultInjector {
    * @param delayNanos how long each picked frame waits
    * @param seed generator seed
    */
+  @Override
   public void delayFrames(String device, double fraction, long delayNanos, long seed) {
     provider.openDevice(device).setFrameFaults(0, fraction, delayNanos, seed);
   }
@@ -66,6 +72,7 @@ public final class SoftFaultInjector {
    * @param device device name
    * @param nth which frame to drop, counted from 1
    */
+  @Override
   public void dropOneFrame(String device, long nth) {
     provider.openDevice(device).dropOneFrame(nth);
   }
@@ -75,6 +82,7 @@ public final class SoftFaultInjector {
    *
    * @param device device name
    */
+  @Override
   public void clearFrameFaults(String device) {
     provider.openDevice(device).clearFrameFaults();
   }
@@ -84,6 +92,7 @@ public final class SoftFaultInjector {
    *
    * @param device device name
    */
+  @Override
   public void killDevice(String device) {
     provider.openDevice(device).kill();
   }
@@ -104,6 +113,7 @@ public final class SoftFaultInjector {
    * @param device device name
    * @param qpNum the QP number
    */
+  @Override
   public void forceQpError(String device, int qpNum) {
     provider.openDevice(device).forceQpError(qpNum);
   }

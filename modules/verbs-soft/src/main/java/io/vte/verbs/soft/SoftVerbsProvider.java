@@ -9,6 +9,7 @@ import io.vte.verbs.SpinBudget;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
+import io.vte.verbs.VerbsFaultInjector;
 import io.vte.verbs.VerbsProvider;
 import io.vte.verbs.soft.impl.NicSpin;
 import io.vte.verbs.soft.impl.SoftDevice;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Soft verbs: an RC HCA modelled in Java with TCP as its wire. Each configured device binds its
@@ -147,6 +149,11 @@ public final class SoftVerbsProvider implements VerbsProvider {
    */
   public SoftFaultInjector faults() {
     return faults;
+  }
+
+  @Override
+  public Optional<VerbsFaultInjector> faultInjector() {
+    return Optional.of(faults);
   }
 
   synchronized SoftDevice openDevice(String deviceName) {

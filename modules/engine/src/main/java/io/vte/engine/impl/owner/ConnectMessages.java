@@ -50,9 +50,18 @@ final class ConnectMessages {
         .setMtu(attrs.activeMtu())
         .setLinkLayer(attrs.linkLayer().ordinal())
         .setGidType(attrs.gidType().ordinal())
+        .setReadDepth(device.queueLimits().readDepth())
         .addAllQps(qpInfos(ep))
         .setGeneration(ep.generation)
         .build();
+  }
+
+  /**
+   * @return the active side's ready-to-use for {@code ep}: its request again, naming the peer
+   *     endpoint's generation its QPs are now connected to (in RTS)
+   */
+  ConnectRequest ready(Endpoint ep) {
+    return request(ep).toBuilder().setReadyGeneration(ep.peerGeneration).build();
   }
 
   /**
@@ -68,6 +77,7 @@ final class ConnectMessages {
         .setMtu(attrs.activeMtu())
         .setLinkLayer(attrs.linkLayer().ordinal())
         .setGidType(attrs.gidType().ordinal())
+        .setReadDepth(device.queueLimits().readDepth())
         .addAllQps(qpInfos(ep))
         .setGeneration(ep.generation)
         .build();

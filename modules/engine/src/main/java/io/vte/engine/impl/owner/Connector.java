@@ -39,7 +39,10 @@ import java.util.function.Consumer;
  * deadline, before its slices fail. At most {@code maxHandshakesInFlight} active attempts are in
  * flight (or backing off); the others wait unsent, oldest first, and their handshake deadline
  * starts when they are sent; a peer's request for an endpoint still waiting is accepted whatever
- * the NIC paths' order, since ours was never sent. It also holds the handshake deadlines and the
+ * the NIC paths' order, since ours was never sent. The passive side posts nothing until the active
+ * side's ready-to-use (its request again with {@code ready_generation}, sent once its QPs are in
+ * RTS, checked against both generations) or one QP ACK timeout: before, the active QPs are still in
+ * INIT and drop its packets until a retransmit. It also holds the handshake deadlines and the
  * generation counter.
  *
  * <p>Owner-confined like its {@link Owner}, which it calls back for what the owner keeps: room in
@@ -82,6 +85,9 @@ final class Connector {
 
   /** Active endpoints waiting for a free handshake slot, their request not sent yet. */
   private final ArrayDeque<Endpoint> waiting = new ArrayDeque<>();
+
+  /** Passive endpoints connected but waiting for the peer's ready-to-use before posting. */
+  private final List<Endpoint> awaitingReady = new ArrayList<>();
 
   private long nextGeneration;
 
@@ -343,6 +349,7 @@ final class Connector {
               reply.getQpsList(),
               reply.getLid(),
               reply.getGid(),
+              reply.getReadDepth(),
               PathAgreement.pathMtu(
                   messages.port(), reply.getLinkLayer(), reply.getMtu(), reply.getLocalNicPath()));
     } catch (RuntimeException e) {
@@ -363,6 +370,7 @@ final class Connector {
             ep.peerGeneration = peerGeneration;
             metrics.handshakeSucceeded(clock.nanoTime() - ep.handshakeStartNanos);
             connected(ep);
+            sendReady(ep);
           }
         });
   }
@@ -375,6 +383,51 @@ final class Connector {
             ErrorCode.PROTOCOL_ERROR,
             "bad ACCEPTED reply from " + ep.path + ": " + e.getMessage(),
             e));
+  }
+
+  /**
+   * Tells the peer that the QPs of {@code ep} are in RTS, so it may post: the ready-to-use. Its
+   * answer is not needed: if it is lost, the peer posts after its fallback wait.
+   */
+  private void sendReady(Endpoint ep) {
+    try {
+      channel.connect(ep.path.server(), messages.ready(ep), config.handshakeDeadline());
+    } catch (RuntimeException e) {
+      // the peer falls back to posting after one ACK timeout
+    }
+  }
+
+  /**
+   * The peer's ready-to-use: the endpoint it names, if it is still the stored one under the same
+   * generations and waiting, starts posting.
+   */
+  private void onPeerReady(NicPath key, ConnectRequest request, Promise<ConnectReply> reply) {
+    Endpoint ep = store.get(key);
+    if (ep == null
+        || !ep.awaitingPeerReady
+        || ep.generation != request.getReadyGeneration()
+        || ep.peerGeneration != request.getGeneration()) {
+      reply.complete(
+          messages.reject(
+              ConnectStatus.INVALID_REQUEST,
+              "no endpoint of generation "
+                  + request.getReadyGeneration()
+                  + " for "
+                  + request.getLocalNicPath()
+                  + " generation "
+                  + request.getGeneration()
+                  + " waits for readiness"));
+      return;
+    }
+    peerReady(ep);
+    reply.complete(messages.accepted(ep));
+  }
+
+  /** Lets a passive endpoint post: the peer is ready (or it waited long enough). */
+  private void peerReady(Endpoint ep) {
+    ep.awaitingPeerReady = false;
+    awaitingReady.remove(ep);
+    owner.markReadyIfPending(ep);
   }
 
   // ---------------------------------------------------------------- passive open
@@ -391,6 +444,10 @@ final class Connector {
     }
     NicPath peer = NicPath.parse(request.getLocalNicPath());
     NicPath key = peer.equals(localNicPath) ? loopbackKey : peer;
+    if (request.getReadyGeneration() != 0) {
+      onPeerReady(key, request, reply);
+      return;
+    }
     Endpoint existing = store.get(key);
     ArrayDeque<Slice> carried = null;
     if (existing != null) {
@@ -465,6 +522,7 @@ final class Connector {
               request.getQpsList(),
               request.getLid(),
               request.getGid(),
+              request.getReadDepth(),
               PathAgreement.pathMtu(
                   messages.port(),
                   request.getLinkLayer(),
@@ -498,6 +556,10 @@ final class Connector {
             refuseBadRequest(ep, request, reply, failure);
           } else {
             ep.peerGeneration = request.getGeneration();
+            // The requester's QPs are still in INIT: wait for its ready-to-use, or one ACK timeout.
+            ep.awaitingPeerReady = true;
+            ep.peerReadyDeadlineNanos = clock.nanoTime() + ackTimeoutNanos();
+            awaitingReady.add(ep);
             connected(ep);
             reply.complete(messages.accepted(ep));
           }
@@ -511,6 +573,11 @@ final class Connector {
     reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, reason));
   }
 
+  /** The QPs' local ACK timeout: what the first packets to a peer not yet in RTR would wait. */
+  private long ackTimeoutNanos() {
+    return new RtsAttributes(0, config.qpTimeout(), 0, 0).timeoutNanos();
+  }
+
   // ---------------------------------------------------------------- both sides
 
   /**
@@ -520,7 +587,7 @@ final class Connector {
    * @throws VteException PROTOCOL_ERROR when the peer sent another number of QPs
    */
   private Consumer<QueuePair[]> connectTo(
-      Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int pathMtu) {
+      Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int readDepth, int pathMtu) {
     if (peerQps.size() != ep.qps.length) {
       throw new VteException(
           ErrorCode.PROTOCOL_ERROR,
@@ -531,7 +598,9 @@ final class Connector {
     RtsAttributes[] rts = new RtsAttributes[peers.length];
     for (int i = 0; i < peers.length; i++) {
       QpInfo info = peerQps.get(i);
-      peers[i] = new QpPeer(info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff);
+      peers[i] =
+          new QpPeer(
+              info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff, Math.min(readDepth, 255));
       rts[i] =
           new RtsAttributes(
               ep.psns[i], config.qpTimeout(), config.qpRetryCount(), config.qpRnrRetry());
@@ -547,7 +616,9 @@ final class Connector {
   private void connected(Endpoint ep) {
     ep.moveTo(EndpointState.CONNECTED);
     connecting.remove(ep);
-    owner.markReadyIfPending(ep);
+    if (!ep.awaitingPeerReady) {
+      owner.markReadyIfPending(ep);
+    }
   }
 
   /**
@@ -563,10 +634,10 @@ final class Connector {
     owner.destroy(ep);
   }
 
-  /** Forgets the handshake of an endpoint the owner retired while it was connecting. */
+  /** Forgets the handshake of an endpoint the owner retired while it was connecting or waiting. */
   void forget(Endpoint ep) {
-    if (!connecting.remove(ep)) {
-      waiting.remove(ep);
+    if (!connecting.remove(ep) && !waiting.remove(ep)) {
+      awaitingReady.remove(ep);
     }
   }
 
@@ -577,7 +648,7 @@ final class Connector {
    * @return how many it failed, re-sent or sent
    */
   int checkDeadlines() {
-    int admitted = admitWaiting();
+    int admitted = admitWaiting() + readyByDeadline();
     if (connecting.isEmpty()) {
       return admitted;
     }
@@ -605,10 +676,30 @@ final class Connector {
   }
 
   /**
-   * @return true while an active handshake waits for its answer
+   * Lets the passive endpoints whose peer's ready-to-use did not come within one ACK timeout post
+   * anyway (no worse than posting at once: their first packets would have waited that long).
+   *
+   * @return how many it let post
+   */
+  private int readyByDeadline() {
+    int n = 0;
+    long now = clock.nanoTime();
+    for (int i = awaitingReady.size() - 1; i >= 0; i--) {
+      Endpoint ep = awaitingReady.get(i);
+      if (now - ep.peerReadyDeadlineNanos >= 0) {
+        peerReady(ep);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * @return true while an active handshake waits for its answer, or a passive endpoint for the
+   *     peer's ready-to-use
    */
   boolean hasHandshakesPending() {
-    return !connecting.isEmpty();
+    return !connecting.isEmpty() || !awaitingReady.isEmpty();
   }
 
   /**

@@ -38,6 +38,16 @@ final class Endpoint {
   /** When a refused active endpoint sends its request again after backing off; 0 when not. */
   long retryAtNanos;
 
+  /**
+   * A passive endpoint connected but not yet told by the peer that its QPs are in RTS: nothing is
+   * posted (the peer's NIC would drop it until a retransmit), until the peer's ready-to-use or
+   * {@link #peerReadyDeadlineNanos}.
+   */
+  boolean awaitingPeerReady;
+
+  /** When a passive endpoint posts even without the peer's ready-to-use (it may be lost). */
+  long peerReadyDeadlineNanos;
+
   long flushDeadlineNanos;
 
   /** When a slice was last queued on it or completed on it (idle retire). */

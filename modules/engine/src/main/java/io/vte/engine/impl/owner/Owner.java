@@ -250,7 +250,7 @@ final class Owner {
     while (rounds-- > 0 && slots.hasFree()) {
       Endpoint ep = ready.pollFirst();
       ep.inReadyList = false;
-      if (ep.state() != EndpointState.CONNECTED) {
+      if (ep.state() != EndpointState.CONNECTED || ep.awaitingPeerReady) {
         continue;
       }
       posted += postEndpoint(ep);
@@ -358,6 +358,7 @@ final class Owner {
     if (cqBroken) {
       return 0;
     }
+    cq.progress(); // soft verbs: this owner reads its QPs' responses, no NIC thread is woken
     int n = cq.poll(wcBatch);
     if (n < 0) {
       if (n == PostStatus.CQ_ERROR) {

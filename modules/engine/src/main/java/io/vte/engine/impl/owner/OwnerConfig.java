@@ -2,7 +2,6 @@ package io.vte.engine.impl.owner;
 
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
-import io.vte.api.OptionFields;
 import io.vte.api.VteException;
 import io.vte.verbs.QueueLimits;
 import java.time.Duration;
@@ -91,14 +90,13 @@ public record OwnerConfig(
    * credits hold either way.
    */
   public OwnerConfig {
-    OptionFields<EngineOptions> engine = EngineOptions.FIELDS;
-    engine.require("workersPerContext", workersPerContext, ENGINE_OPTION);
-    engine.require("cqSize", cqSize, ENGINE_OPTION);
+    EngineOptions.WORKERS_PER_CONTEXT.require(workersPerContext, ENGINE_OPTION);
+    EngineOptions.CQ_SIZE.require(cqSize, ENGINE_OPTION);
     atLeast("maxOutstandingPerQp", maxOutstandingPerQp, 1);
-    engine.require("handshakeDeadlineMs", handshakeDeadline, ENGINE_OPTION);
-    engine.require("maxHandshakesInFlight", maxHandshakesInFlight, ENGINE_OPTION);
-    engine.require("endpointCacheSize", endpointStoreCapacity, ENGINE_OPTION);
-    engine.require("qpRetryCount", qpRetryCount, ENGINE_OPTION);
+    EngineOptions.HANDSHAKE_DEADLINE.require(handshakeDeadline, ENGINE_OPTION);
+    EngineOptions.MAX_HANDSHAKES_IN_FLIGHT.require(maxHandshakesInFlight, ENGINE_OPTION);
+    EngineOptions.ENDPOINT_CACHE_SIZE.require(endpointStoreCapacity, ENGINE_OPTION);
+    EngineOptions.QP_RETRY_COUNT.require(qpRetryCount, ENGINE_OPTION);
     atLeast("qpsPerEndpoint", qpsPerEndpoint, 1);
     atMost("qpsPerEndpoint", qpsPerEndpoint, Owner.MAX_QPS_PER_ENDPOINT);
     atLeast("port", port, 1);
@@ -106,7 +104,7 @@ public record OwnerConfig(
     range("qpRnrRetry", qpRnrRetry, 0, 7);
     atLeast("pollBatchSize", pollBatchSize, 1);
     atLeast("commandDrainLimit", commandDrainLimit, 1);
-    engine.require("busyPollMicros", busyPoll, ENGINE_OPTION);
+    EngineOptions.BUSY_POLL.require(busyPoll, ENGINE_OPTION);
     positive("idleBackoffMin", idleBackoffMin);
     positive("idleBackoffMax", idleBackoffMax);
     if (idleBackoffMin.toMillis() < 1) {
@@ -122,7 +120,7 @@ public record OwnerConfig(
               + ")");
     }
     positive("flushDeadline", flushDeadline);
-    engine.require("idleEndpointMs", idleEndpoint, ENGINE_OPTION);
+    EngineOptions.IDLE_ENDPOINT.require(idleEndpoint, ENGINE_OPTION);
   }
 
   /**

@@ -12,6 +12,7 @@ import io.vte.engine.impl.owner.OwnerHarness.Recorder;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.proto.ConnectReply;
+import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
 import io.vte.verbs.QpState;
 import java.time.Duration;
@@ -90,6 +91,66 @@ class ConnectorTest {
     assertEquals(EndpointState.CONNECTED, lowerEp.state());
     assertEquals(1, lower.owner.metrics().simultaneousOpensKept());
     assertEquals(1, higher.owner.metrics().simultaneousOpensYielded());
+  }
+
+  /**
+   * The passive side posts nothing until the active side says its QPs are in RTS (before, they are
+   * in INIT and a NIC drops the packets until a retransmit): the active side sends its ready-to-use
+   * once connected, naming both generations; a stale one moves nothing.
+   */
+  @Test
+  void thePassiveSidePostsOnlyOnTheActiveSidesReadyToUse() {
+    OwnerHarness lower = new OwnerHarness("a:1", OwnerHarness.config());
+    OwnerHarness higher = new OwnerHarness("b:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    lower.submit(rec, "b:1", 1);
+    lower.run();
+    higher.submit(rec, "a:1", 2);
+    higher.run();
+    Endpoint passive = higher.owner.endpoint("a:1@d0");
+    ConnectReply accepted = higher.passive(lower.channel.last().request());
+    assertEquals(ConnectStatus.ACCEPTED, accepted.getStatus());
+    higher.run();
+    assertEquals(EndpointState.CONNECTED, passive.state());
+    assertEquals(0, higher.owner.outstanding(), "nothing posted before the peer is ready");
+    assertEquals(2, passive.pending.size());
+    lower.channel.last().reply().complete(accepted);
+    lower.run();
+    assertEquals(1, lower.channel.readies.size(), "the active side says it is ready, once");
+    ConnectRequest ready = lower.channel.readies.get(0);
+    assertEquals(accepted.getGeneration(), ready.getReadyGeneration());
+    ConnectRequest stale =
+        ready.toBuilder().setReadyGeneration(accepted.getGeneration() + 1).build();
+    assertEquals(ConnectStatus.INVALID_REQUEST, higher.passive(stale).getStatus());
+    higher.run();
+    assertEquals(0, higher.owner.outstanding(), "a ready-to-use for another generation is stale");
+    assertEquals(ConnectStatus.ACCEPTED, higher.passive(ready).getStatus());
+    higher.run();
+    assertEquals(2, higher.owner.outstanding(), "posted on the peer's ready-to-use");
+  }
+
+  /**
+   * A ready-to-use that never comes (lost, an older peer) delays the passive side's first post by
+   * one ACK timeout, no more: its first packets would have waited that long for a retransmit.
+   */
+  @Test
+  void withoutTheReadyToUseThePassiveSidePostsAfterOneAckTimeout() {
+    OwnerHarness h = new OwnerHarness("b:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    h.submit(rec, "a:1", 1);
+    h.run();
+    Endpoint ep = h.owner.endpoint("a:1@d0");
+    h.passive(requestFrom("a:1@d0", "b:1@d0", ep.qps.length, 7));
+    h.run();
+    assertEquals(0, h.owner.outstanding());
+    long ackTimeout =
+        new io.vte.verbs.RtsAttributes(0, OwnerHarness.config().qpTimeout(), 0, 0).timeoutNanos();
+    h.clock.advance(Duration.ofNanos(ackTimeout - 1));
+    h.run();
+    assertEquals(0, h.owner.outstanding(), "not before the ACK timeout");
+    h.clock.advance(Duration.ofNanos(1));
+    h.run();
+    assertEquals(1, h.owner.outstanding(), "posted after it");
   }
 
   /**
@@ -173,6 +234,11 @@ class ConnectorTest {
     assertEquals(EndpointState.CONNECTED, waiting.state());
     assertEquals(0, h.owner.connector().waitingHandshakes());
     assertEquals(0, h.owner.metrics().simultaneousOpensKept());
+    ConnectRequest ready =
+        requestFrom("b:1@d0", "a:1@d0", waiting.qps.length, 9).toBuilder()
+            .setReadyGeneration(waiting.generation)
+            .build();
+    assertEquals(ConnectStatus.ACCEPTED, h.passive(ready).getStatus(), "the peer's ready-to-use");
     h.run();
     assertEquals(toB.size(), ((FakeVerbs.Qp) waiting.qps[0]).posted.size(), "its slices posted");
     for (Slice s : toB) {

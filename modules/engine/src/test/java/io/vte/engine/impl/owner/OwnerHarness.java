@@ -135,14 +135,22 @@ final class OwnerHarness {
     }
   }
 
-  /** A handshake channel whose replies the test controls; auto-accepts when told to. */
+  /**
+   * A handshake channel whose replies the test controls; auto-accepts when told to. The active
+   * side's ready-to-use messages (which need no answer) are kept apart in {@link #readies}.
+   */
   static final class FakeChannel implements HandshakeChannel {
     final List<Call> calls = new ArrayList<>();
+    final List<ConnectRequest> readies = new ArrayList<>();
     boolean autoAccept;
 
     @Override
     public Future<ConnectReply> connect(
         String serverName, ConnectRequest request, Duration deadline) {
+      if (request.getReadyGeneration() != 0) {
+        readies.add(request);
+        return Promise.<ConnectReply>promise().future();
+      }
       Call call = new Call(serverName, request, Promise.promise());
       calls.add(call);
       if (autoAccept) {

@@ -373,6 +373,9 @@ class OwnerTest {
       assertEquals(lq.qpNum, hq.peer.qpNum(), "higher's QP talks to lower's QP");
       assertEquals(hq.rts.sqPsn(), lq.peer.psn());
       assertEquals(lq.rts.sqPsn(), hq.peer.psn());
+      assertEquals(1, lower.channel.readies.size(), "the active side's ready-to-use");
+      assertEquals(
+          ConnectStatus.ACCEPTED, higher.passive(lower.channel.readies.get(0)).getStatus());
       lower.run();
       higher.run();
       lower.device.completeAll(WcStatus.SUCCESS);
@@ -642,6 +645,11 @@ class OwnerTest {
     ConnectReply first = h.passive(requestFrom("b:1@d0", "a:1@d0", 2, 10));
     assertEquals(ConnectStatus.ACCEPTED, first.getStatus());
     assertEquals(2, first.getQpsCount());
+    ConnectRequest ready =
+        requestFrom("b:1@d0", "a:1@d0", 2, 10).toBuilder()
+            .setReadyGeneration(first.getGeneration())
+            .build();
+    assertEquals(ConnectStatus.ACCEPTED, h.passive(ready).getStatus());
     Endpoint ep = h.owner.endpoint("b:1@d0");
     h.submit(rec, "b:1", 4);
     h.run();

@@ -20,7 +20,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Its state is guarded by {@link #lock}: the NIC thread holds it while it works on this
  * requester; a posting thread may take it with {@code tryLock} to write new requests itself when
  * the wire is idle ({@link #postFast()}), saving the NIC a wake-up. The consumer of the send CQ
- * takes it with {@code tryLock} too, to read the responses itself while it polls ({@link
+ * takes it with {@code tryLock} too, to read the responses itself when it progresses the CQ ({@link
  * #readAsPoller()}); completions come from the NIC thread and from that consumer, never from a
  * poster.
  */
@@ -147,21 +147,24 @@ final class Requester implements Connection.Handler {
   }
 
   /**
-   * The send CQ's consumer polls a ring it has not armed: it reads this QP's responses itself while
-   * work is outstanding, so an ACK completes without waking the NIC thread, and the NIC's selector
-   * stops watching the socket for input until {@link #handBackReads()}, or until a timer check
-   * finds the consumer quiet for {@link #POLLER_QUIET_NANOS} (consumer thread). Never blocks: when
-   * the NIC thread or a poster holds the lock, this poll leaves it be.
+   * The send CQ's consumer progresses a ring it has not armed ({@link SoftCq#progress()}): it reads
+   * this QP's responses itself while work is outstanding, so an ACK completes without waking the
+   * NIC thread, and the NIC's selector stops watching the socket for input until {@link
+   * #handBackReads()}, or until a timer check finds the consumer quiet for {@link
+   * #POLLER_QUIET_NANOS} (consumer thread). Never blocks: when the NIC thread or a poster holds the
+   * lock, this poll leaves it be.
+   *
+   * @return whether it read the connection
    */
-  void readAsPoller() {
+  boolean readAsPoller() {
     // an idle sender costs two volatile reads, not a lock: a CQ may have many
     if (sq.retired() == sq.posted() || lock.isHeldByCurrentThread() || !lock.tryLock()) {
-      return;
+      return false;
     }
     try {
       Connection c = conn;
       if (c == null || !c.isConnected()) {
-        return;
+        return false;
       }
       pollerReadAt = System.nanoTime();
       if (!c.isReadByPoller()) {
@@ -169,6 +172,7 @@ final class Requester implements Connection.Handler {
         pollerReads = true;
       }
       c.readWaiting();
+      return true;
     } finally {
       lock.unlock();
     }

@@ -9,16 +9,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A fixed-capacity completion ring with one consumer, which also reads the responses of the QPs
- * that send into it while it polls.
+ * A fixed-capacity completion ring with one consumer, whose {@link #progress()} reads the responses
+ * of the QPs that send into it.
  *
- * <p>Producers are the device's NIC thread and, while it polls, the consumer itself: a consumer
- * that polls without arming the CQ reads the responses of its senders' connections in place of the
- * NIC thread ({@link Requester#readAsPoller()}), as a polled RDMA completion needs no interrupt and
- * no other core, so an ACK reaches the ring without waking a thread. Arming hands that reading back
- * to the NIC thread, which then reads what waits and wakes the consumer. Producers serialize on a
- * lock held only for the ring write; the consumer reads the ring without one (release/acquire
- * ordering on the indices).
+ * <p>Producers are the device's NIC thread and, in {@link #progress()}, the consumer itself: a
+ * consumer that progresses a CQ it has not armed reads the responses of its senders' connections in
+ * place of the NIC thread ({@link Requester#readAsPoller()}), as a polled RDMA completion needs no
+ * interrupt and no other core, so an ACK reaches the ring without waking a thread. Arming hands
+ * that reading back to the NIC thread, which then reads what waits and wakes the consumer. {@link
+ * #poll} only takes completions from the ring: it does no socket I/O. Producers serialize on a lock
+ * held only for the ring write; the consumer reads the ring without one (release/acquire ordering
+ * on the indices).
  */
 final class SoftCq implements CompletionQueue {
 
@@ -137,9 +138,6 @@ final class SoftCq implements CompletionQueue {
       out.setCount(0);
       return PostStatus.CLOSED;
     }
-    if (!armed.get()) {
-      readSenders();
-    }
     long h = head.get();
     long available = tail.get() - h;
     int n = (int) Math.min(available, out.capacity());
@@ -155,11 +153,19 @@ final class SoftCq implements CompletionQueue {
     return overflowed ? PostStatus.CQ_ERROR : 0;
   }
 
-  /** The consumer, polling a ring it has not armed, reads its senders' responses first. */
-  private void readSenders() {
-    for (Requester r : senders) {
-      r.readAsPoller();
+  /** The consumer, progressing a ring it has not armed, reads its senders' responses. */
+  @Override
+  public int progress() {
+    if (closed || armed.get()) {
+      return 0;
     }
+    int read = 0;
+    for (Requester r : senders) {
+      if (r.readAsPoller()) {
+        read++;
+      }
+    }
+    return read;
   }
 
   /** Arming: the NIC thread takes back the reading of every sender whose reading it gave up. */

@@ -33,9 +33,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A consumer polling its CQ reads the responses of the QPs that send into it itself, so their
+ * A consumer progressing its CQ reads the responses of the QPs that send into it itself, so their
  * completions need no NIC thread; arming the CQ hands that reading back to the NIC thread, which
- * then wakes the consumer.
+ * then wakes the consumer. A poll alone reads no socket.
  */
 class PolledResponsesTest {
 
@@ -124,8 +124,12 @@ class PolledResponsesTest {
     assertInOrder(first, n, ids);
   }
 
-  /** One poll: adds the wr ids it returned (each a success) to {@code ids}; returns how many. */
+  /**
+   * One progress and poll: adds the wr ids it returned (each a success) to {@code ids}; returns how
+   * many.
+   */
   private int pollOnce(List<Long> ids) {
+    cq.progress();
     WorkCompletionBatch b = completions;
     int k = cq.poll(b);
     assertTrue(k >= 0, "poll: " + PostStatus.name(k));
@@ -203,6 +207,25 @@ class PolledResponsesTest {
         pollUntil(next, 8); // and only this thread can read the ACKs
         next += 8;
       }
+    } finally {
+      release.countDown();
+    }
+  }
+
+  @Test
+  void aPollWithoutProgressReadsNoSocket() throws Exception {
+    connect(PATIENT);
+    postWrites(0, 8);
+    pollUntil(0, 8); // the NIC thread has opened the connection
+    CountDownLatch release = holdNic();
+    try {
+      postWrites(8, 8); // the poster writes the frames itself on an idle wire
+      long end = System.nanoTime() + Duration.ofMillis(300).toNanos();
+      while (System.nanoTime() < end) {
+        assertEquals(0, cq.poll(completions), "a poll took a completion no thread could read");
+        Thread.yield();
+      }
+      pollUntil(8, 8); // progress reads the ACKs that waited
     } finally {
       release.countDown();
     }

@@ -1,4 +1,4 @@
-package io.vte.metadata.impl;
+package io.vte.metadata.etcd;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

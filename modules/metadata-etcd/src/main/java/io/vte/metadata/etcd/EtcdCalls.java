@@ -1,4 +1,4 @@
-package io.vte.metadata.impl;
+package io.vte.metadata.etcd;
 
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.grpc.Status;

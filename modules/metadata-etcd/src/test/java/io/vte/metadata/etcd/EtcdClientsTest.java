@@ -1,4 +1,4 @@
-package io.vte.metadata.impl;
+package io.vte.metadata.etcd;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -10,6 +10,7 @@ import io.etcd.jetcd.ClientBuilder;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.metadata.MetadataOptions;
+import io.vte.metadata.impl.MetadataUri;
 import io.vte.testkit.TestPki;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

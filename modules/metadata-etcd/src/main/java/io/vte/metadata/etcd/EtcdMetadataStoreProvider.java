@@ -1,9 +1,10 @@
-package io.vte.metadata.impl;
+package io.vte.metadata.etcd;
 
 import io.vertx.core.Vertx;
 import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.MetadataStore;
 import io.vte.metadata.MetadataStoreProvider;
+import io.vte.metadata.impl.MetadataUri;
 import java.util.Set;
 
 /** Provides {@link EtcdMetadataStore} for {@code etcd://} and {@code etcds://} URIs. */

@@ -1,4 +1,4 @@
-package io.vte.metadata.impl;
+package io.vte.metadata.etcd;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -25,6 +25,9 @@ import io.vte.handshake.proto.SegmentDescriptor;
 import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.MetadataStore;
 import io.vte.metadata.StartDeadline;
+import io.vte.metadata.impl.DescriptorCache;
+import io.vte.metadata.impl.LocalSegments;
+import io.vte.metadata.impl.MetadataUri;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

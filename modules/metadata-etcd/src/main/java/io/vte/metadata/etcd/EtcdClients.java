@@ -1,4 +1,4 @@
-package io.vte.metadata.impl;
+package io.vte.metadata.etcd;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -6,6 +6,7 @@ import io.etcd.jetcd.ClientBuilder;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.metadata.MetadataOptions;
+import io.vte.metadata.impl.MetadataUri;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
