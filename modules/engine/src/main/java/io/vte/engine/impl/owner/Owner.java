@@ -28,7 +28,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 
 /**
  * One owner: a CQ, the endpoints whose peer NIC path hashes to it, and the duty cycle {@link
@@ -63,6 +64,7 @@ final class Owner {
   private final OwnerMetrics metrics = new OwnerMetrics();
 
   private final EndpointStore store;
+  private final QpJobs qpJobs;
   private final Connector connector;
   private final Map<Integer, Endpoint> endpointsByQp = new HashMap<>();
   private final ArrayDeque<Endpoint> ready = new ArrayDeque<>();
@@ -100,6 +102,8 @@ final class Owner {
    * @param proxy this owner's command queue
    * @param directory the context's owner directory, told of this owner's QPs (for QP async events)
    * @param backoff when a refused handshake is tried again
+   * @param verbsExecutor where QP create, modify and destroy run ({@link QpJobs}); null to run them
+   *     on the owner's thread (tests with fake verbs that never block)
    */
   Owner(
       int index,
@@ -112,7 +116,8 @@ final class Owner {
       NanoClock clock,
       OwnerProxy proxy,
       OwnerDirectory directory,
-      HandshakeBackoff backoff) {
+      HandshakeBackoff backoff,
+      Executor verbsExecutor) {
     this.index = index;
     this.config = config;
     this.localNicPath = localNicPath;
@@ -122,6 +127,7 @@ final class Owner {
     this.proxy = proxy;
     this.directory = directory;
     this.store = new EndpointStore(config.endpointStoreCapacity());
+    this.qpJobs = new QpJobs(verbsExecutor, proxy);
     this.connector =
         new Connector(this, config, localNicPath, device, store, channel, clock, metrics, backoff);
     this.slots = new WorkRequestSlots(cq.capacity());
@@ -214,10 +220,8 @@ final class Owner {
     NicPath path = slice.rail().peerNicPath();
     Endpoint ep = store.get(path);
     if (ep == null) {
-      ep = connector.startActive(path, slice);
-      if (ep == null) {
-        return;
-      }
+      connector.startActive(path, slice);
+      return;
     }
     ep.pending.add(slice);
     ep.lastUsedNanos = cycleNanos;
@@ -447,34 +451,93 @@ final class Owner {
   // ---------------------------------------------------------------- QPs
 
   /**
-   * Creates an endpoint's QPs (in INIT) and registers them for their async events.
+   * @return a new endpoint for {@code path}, its QPs not made yet ({@link #prepareQps})
+   */
+  Endpoint newEndpoint(NicPath path, int qpCount, long generation) {
+    Endpoint ep = new Endpoint(path, generation, qpCount);
+    ep.lastUsedNanos = cycleNanos;
+    return ep;
+  }
+
+  /**
+   * Gets the QPs of {@code ep} ready off the owner's thread ({@link QpJobs}): made and moved to
+   * INIT when it has none yet, then handed to {@code connect} (null for none), which moves them to
+   * RTR and RTS. The owner goes on polling meanwhile. Back on the owner's thread, QPs made are
+   * attached and registered for their async events, an endpoint retired meanwhile is destroyed, and
+   * {@code done} gets null or the failure; it must check that the endpoint is still the one it
+   * meant.
+   *
+   * @param ep the endpoint
+   * @param connect moves the QPs to RTS towards the peer (runs off the owner's thread); or null
+   * @param done told the outcome on the owner's thread
+   */
+  void prepareQps(Endpoint ep, Consumer<QueuePair[]> connect, Consumer<Throwable> done) {
+    boolean create = !ep.hasQps();
+    QueuePair[] qps = create ? new QueuePair[ep.qps.length] : ep.qps;
+    ep.qpJobInFlight = true;
+    qpJobs.run(
+        () -> {
+          if (create) {
+            makeQps(qps);
+          }
+          try {
+            if (connect != null) {
+              connect.accept(qps);
+            }
+          } catch (RuntimeException e) {
+            return new Prepared(qps, e);
+          }
+          return new Prepared(qps, null);
+        },
+        (prepared, failure) -> {
+          ep.qpJobInFlight = false;
+          if (create && prepared != null) {
+            attach(ep, prepared.qps);
+          }
+          if (ep.destroyDeferred) {
+            ep.destroyDeferred = false;
+            destroy(ep);
+          }
+          done.accept(failure != null ? failure : prepared.failure);
+        },
+        create ? prepared -> closeAll(prepared.qps) : null);
+  }
+
+  /** QPs a job got ready, and the failure of their connect step, if any. */
+  private record Prepared(QueuePair[] qps, RuntimeException failure) {}
+
+  /**
+   * Creates {@code qps.length} QPs in INIT into {@code qps}. Off the owner's thread.
    *
    * @throws VerbsException when the device cannot create them (none is left behind)
    */
-  Endpoint createEndpoint(NicPath path, int qpCount, long generation) {
-    QueuePair[] qps = new QueuePair[qpCount];
-    int[] psns = new int[qpCount];
+  private void makeQps(QueuePair[] qps) {
     try {
-      for (int i = 0; i < qpCount; i++) {
+      for (int i = 0; i < qps.length; i++) {
         qps[i] = pd.createQp(new QpInitAttributes(cq, cq, config.maxOutstandingPerQp(), 1, 0));
         qps[i].toInit(config.port(), AccessFlags.ALL_REMOTE);
-        psns[i] = ThreadLocalRandom.current().nextInt(1 << 24);
       }
     } catch (VerbsException e) {
-      for (QueuePair qp : qps) {
-        if (qp != null) {
-          qp.close();
-        }
-      }
+      closeAll(qps);
       throw e;
     }
-    Endpoint ep = new Endpoint(path, generation, qps, psns);
-    ep.lastUsedNanos = clock.nanoTime();
+  }
+
+  private static void closeAll(QueuePair[] qps) {
+    for (QueuePair qp : qps) {
+      if (qp != null) {
+        qp.close();
+      }
+    }
+  }
+
+  /** Gives {@code ep} its QPs and registers them for their async events. */
+  private void attach(Endpoint ep, QueuePair[] qps) {
+    ep.attach(qps);
     for (QueuePair qp : qps) {
       endpointsByQp.put(qp.qpNum(), ep);
       directory.qpCreated(qp.qpNum(), this);
     }
-    return ep;
   }
 
   // ---------------------------------------------------------------- retire, faults, close
@@ -550,11 +613,14 @@ final class Owner {
     connector.forget(ep);
     store.remove(ep.path, ep);
     metrics.endpointRetired();
-    for (QueuePair qp : ep.qps) {
-      try {
-        qp.toError();
-      } catch (VerbsException e) {
-        // Already destroyed or in ERR: its work flushes or is accounted for at the deadline.
+    // A QP job in flight means nothing was posted yet; the job's return destroys the QPs.
+    if (ep.hasQps() && !ep.qpJobInFlight) {
+      for (QueuePair qp : ep.qps) {
+        try {
+          qp.toError();
+        } catch (VerbsException e) {
+          // Already destroyed or in ERR: its work flushes or is accounted for at the deadline.
+        }
       }
     }
     failPending(ep, status, cause);
@@ -574,22 +640,31 @@ final class Owner {
     }
   }
 
-  /** Completes {@code slices} (none when null) with {@code status}. */
-  void failAll(ArrayDeque<Slice> slices, int status, Throwable cause) {
-    if (slices != null) {
-      for (Slice s : slices) {
-        complete(s, status, cause);
-      }
-    }
-  }
-
-  /** Destroys an endpoint's QPs and forgets them. */
+  /**
+   * Forgets an endpoint's QPs and destroys them off the owner's thread; while a QP job of the
+   * endpoint is in flight, once it is back.
+   */
   void destroy(Endpoint ep) {
-    for (QueuePair qp : ep.qps) {
+    if (ep.qpJobInFlight) {
+      ep.destroyDeferred = true;
+      return;
+    }
+    if (!ep.hasQps()) {
+      return;
+    }
+    QueuePair[] qps = ep.qps.clone();
+    ep.qpsDestroyed();
+    for (QueuePair qp : qps) {
       endpointsByQp.remove(qp.qpNum(), ep);
       directory.qpDestroyed(qp.qpNum(), this);
-      qp.close();
     }
+    qpJobs.run(
+        () -> {
+          closeAll(qps);
+          return null;
+        },
+        null,
+        null);
   }
 
   private int checkDeadlines() {
@@ -748,9 +823,12 @@ final class Owner {
   void destroyRemaining() {
     for (Endpoint ep : store.snapshot()) {
       store.remove(ep.path, ep);
+      // The verbs executor has stopped: no job of it runs any more, and none will come back.
+      ep.qpJobInFlight = false;
       destroy(ep);
     }
     for (Endpoint ep : retiring) {
+      ep.qpJobInFlight = false;
       destroy(ep);
     }
     retiring.clear();

@@ -126,10 +126,10 @@ class OwnerTest {
     EndpointStore store = new EndpointStore(8);
     NicPath p = NicPath.of("p:1", "d0");
     for (int i = 0; i < 10_000; i++) {
-      Endpoint old = new Endpoint(p, i * 2L, new io.vte.verbs.QueuePair[0], new int[0]);
+      Endpoint old = new Endpoint(p, i * 2L, 0);
       store.put(old);
       assertTrue(store.remove(p, old));
-      Endpoint replacement = new Endpoint(p, i * 2L + 1, new io.vte.verbs.QueuePair[0], new int[0]);
+      Endpoint replacement = new Endpoint(p, i * 2L + 1, 0);
       store.put(replacement);
       assertFalse(store.remove(p, old), "a stale reference removed the replacement");
       assertSame(replacement, store.get(p));
