@@ -22,10 +22,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One opened local device and its owners: the PD, {@code workersPerContext} owners each with its
@@ -42,12 +38,8 @@ public final class LocalContext {
   private final ProtectionDomain pd;
   private final OwnerDirectory owners;
 
-  /**
-   * Runs the owners' QP create, modify and destroy ({@link QpJobs}): off their event loops, since
-   * the move to RTR may wait for address resolution. A few threads, so that one slow peer does not
-   * hold up the others' setups; idle threads end.
-   */
-  private final ThreadPoolExecutor verbsExecutor;
+  /** Runs the owners' QP create, modify and destroy off their event loops. */
+  private final QpThreads qpThreads;
 
   private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
   private final List<PortListener> portListeners = new CopyOnWriteArrayList<>();
@@ -55,30 +47,6 @@ public final class LocalContext {
   private final java.util.concurrent.atomic.AtomicBoolean released =
       new java.util.concurrent.atomic.AtomicBoolean();
   private Future<Void> closing;
-
-  /** The most threads running one context's QP verbs. */
-  private static final int VERBS_THREADS = 4;
-
-  /** How long close waits for QP verbs in flight (an RTR may wait about a second on RoCE). */
-  private static final long VERBS_DRAIN_SECONDS = 10;
-
-  private static ThreadPoolExecutor verbsExecutor(String deviceName) {
-    AtomicInteger threads = new AtomicInteger();
-    ThreadPoolExecutor executor =
-        new ThreadPoolExecutor(
-            VERBS_THREADS,
-            VERBS_THREADS,
-            1,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            job -> {
-              Thread t = new Thread(job, "vte-qp-" + deviceName + "-" + threads.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
-    executor.allowCoreThreadTimeOut(true);
-    return executor;
-  }
 
   private LocalContext(
       Vertx vertx,
@@ -94,7 +62,7 @@ public final class LocalContext {
     this.pd = device.allocPd();
     int workers = config.workersPerContext();
     this.owners = new OwnerDirectory(workers);
-    this.verbsExecutor = verbsExecutor(device.deviceName());
+    this.qpThreads = new QpThreads(device.deviceName());
     List<CompletionQueue> cqs = new ArrayList<>();
     try {
       for (int i = 0; i < workers; i++) {
@@ -115,10 +83,10 @@ public final class LocalContext {
                 proxy,
                 owners,
                 HandshakeBackoff.standard(),
-                verbsExecutor));
+                qpThreads));
       }
     } catch (RuntimeException e) {
-      verbsExecutor.shutdown();
+      qpThreads.close();
       pd.close();
       cqs.forEach(CompletionQueue::close);
       throw e;
@@ -450,14 +418,7 @@ public final class LocalContext {
     device.setAsyncEventHandler(null);
     // QP jobs still running finish first (their results find the owners closed and release what
     // they made), then whatever QPs the owners hold are destroyed here.
-    verbsExecutor.shutdown();
-    try {
-      if (!verbsExecutor.awaitTermination(VERBS_DRAIN_SECONDS, TimeUnit.SECONDS)) {
-        verbsExecutor.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    qpThreads.close();
     for (Owner owner : owners.all()) {
       owner.destroyRemaining();
     }

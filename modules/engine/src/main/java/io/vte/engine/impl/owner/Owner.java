@@ -500,7 +500,10 @@ final class Owner {
           }
           done.accept(failure != null ? failure : prepared.failure);
         },
-        create ? prepared -> closeAll(prepared.qps) : null);
+        // The owner is gone (closed) when the job is back: nothing will destroy an endpoint
+        // retired meanwhile, so the job's QPs go here (close is idempotent: a stored endpoint's
+        // QPs are destroyed again by destroyRemaining, harmlessly).
+        prepared -> closeAll(prepared.qps));
   }
 
   /** QPs a job got ready, and the failure of their connect step, if any. */

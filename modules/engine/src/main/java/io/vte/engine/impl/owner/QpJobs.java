@@ -31,12 +31,13 @@ final class QpJobs {
 
   /**
    * Runs {@code job} off the owner's thread, then {@code then} on it with the job's result or
-   * failure. When the owner is gone by then (closed), {@code orphan} gets the result instead, on
-   * whichever thread finds it gone, to release what the job made.
+   * failure. When the owner is gone by then (closed), {@code orphan} gets the result instead, off
+   * the event loops, to release what the job made.
    *
    * @param job the verbs; may block
    * @param then runs on the owner's thread with (result, null) or (null, failure); null for none
-   * @param orphan releases a result nobody will take; null when there is nothing to release
+   * @param orphan releases a result nobody will take (may block); null when there is nothing to
+   *     release
    */
   <T> void run(Callable<T> job, BiConsumer<T, Throwable> then, Consumer<T> orphan) {
     if (executor == null) {
@@ -51,9 +52,9 @@ final class QpJobs {
           () -> {
             Outcome<T> outcome = Outcome.of(job);
             if (then != null) {
-              proxy.execute(new Done<>(outcome, then, orphan));
-            } else if (orphan != null && outcome.result != null) {
-              orphan.accept(outcome.result);
+              proxy.execute(new Done<>(this, outcome, then, orphan));
+            } else {
+              release(outcome, orphan);
             }
           });
     } catch (RejectedExecutionException e) {
@@ -62,6 +63,22 @@ final class QpJobs {
       if (then != null) {
         then.accept(outcome.result, outcome.failure);
       }
+    }
+  }
+
+  /**
+   * Hands a result nobody will take to {@code orphan}: on the executor, since the thread that finds
+   * the owner gone may be an event loop; here once the executor is stopped (context close, off the
+   * event loops).
+   */
+  private <T> void release(Outcome<T> outcome, Consumer<T> orphan) {
+    if (orphan == null || outcome.result == null) {
+      return;
+    }
+    try {
+      executor.execute(() -> orphan.accept(outcome.result));
+    } catch (RejectedExecutionException e) {
+      orphan.accept(outcome.result);
     }
   }
 
@@ -77,7 +94,8 @@ final class QpJobs {
   }
 
   /** A job's outcome handed back to the owner; released by {@code orphan} when it is gone. */
-  private record Done<T>(Outcome<T> outcome, BiConsumer<T, Throwable> then, Consumer<T> orphan)
+  private record Done<T>(
+      QpJobs jobs, Outcome<T> outcome, BiConsumer<T, Throwable> then, Consumer<T> orphan)
       implements OwnerCommand {
     @Override
     public void execute(Owner owner) {
@@ -86,9 +104,7 @@ final class QpJobs {
 
     @Override
     public void abort() {
-      if (orphan != null && outcome.result != null) {
-        orphan.accept(outcome.result);
-      }
+      jobs.release(outcome, orphan);
     }
   }
 }

@@ -5,16 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vte.engine.impl.owner.StallingVerbs.Gate;
+import io.vte.engine.impl.owner.StallingVerbs.Verb;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceCallback;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
+import io.vte.verbs.VerbsContext;
 import io.vte.verbs.WrOpcode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,21 +29,29 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * QP create, modify and destroy run off the owners' event loops: with a device whose move to RTR
- * blocks for a second (RoCE resolving a neighbour), an owner with slices in flight on one endpoint
- * goes on polling its CQ while it reconnects to eight peer devices, three times over, on both the
- * active and the passive side. The gap bound is {@link OwnerSoftVerbsTest#assertPollGapBounded}'s.
+ * QP create, modify and destroy run off the owners' event loops (#37 fix 5): while a QP verb of one
+ * endpoint waits (held at a barrier, or stalled for a second as an RTR resolving a neighbour on
+ * RoCE), the same owner goes on polling its CQ and another endpoint's slices go on completing, on
+ * the active and the passive side; and closing the nodes leaves no {@code vte-qp} thread.
  */
 @ExtendWith(BlockedThreadGuard.class)
 class QpSetupOffLoopTest {
 
-  private static final Duration WAIT = Duration.ofSeconds(90);
+  private static final Duration WAIT = Duration.ofSeconds(60);
   private static final Duration STALL = Duration.ofSeconds(1);
   private static final int PEERS = 8;
   private static final int ROUNDS = 3;
   private static final int SLICE = 4096;
 
-  private final List<StallingVerbs> devices = new ArrayList<>();
+  /**
+   * Slices of the steady endpoint that must complete while a verb is held: only an owner that polls
+   * its CQ meanwhile completes any.
+   */
+  private static final int PROGRESS = 200;
+
+  private final Map<String, StallingVerbs> devices = new ConcurrentHashMap<>();
+  private final List<Gate> gates = new ArrayList<>();
+  private final List<Pump> pumps = new ArrayList<>();
   private Vertx vertx;
   private SoftNode a;
   private SoftNode b;
@@ -46,34 +59,146 @@ class QpSetupOffLoopTest {
 
   @AfterEach
   void tearDown() {
+    gates.forEach(Gate::release);
+    pumps.forEach(Pump::stop);
     if (machine != null) {
       machine.close();
     }
-    for (SoftNode n : new SoftNode[] {a, b}) {
-      if (n != null) {
-        Await.result(n.close(), WAIT);
-      }
-    }
+    closeNodes();
     if (vertx != null) {
       Await.result(vertx.close(), WAIT);
     }
   }
 
-  private StallingVerbs stalling(io.vte.verbs.VerbsContext device) {
-    StallingVerbs s = new StallingVerbs(device, STALL);
-    synchronized (devices) {
-      devices.add(s);
+  private void closeNodes() {
+    for (SoftNode n : new SoftNode[] {a, b}) {
+      if (n != null) {
+        Await.result(n.close(), WAIT);
+      }
     }
-    return s;
+    a = null;
+    b = null;
   }
 
-  @Test
-  void ownerKeepsPollingWhileQpsMoveToRtrInAReconnectStorm() {
+  private void startVertx() {
     vertx =
         Vertx.vertx(
             new VertxOptions()
                 .setWarningExceptionTime(1)
                 .setWarningExceptionTimeUnit(TimeUnit.SECONDS));
+  }
+
+  private SoftNode start(String prefix, int deviceCount, OwnerConfig config, Duration rtrStall) {
+    return SoftNode.start(
+        vertx,
+        prefix,
+        deviceCount,
+        config,
+        1 << 20,
+        (VerbsContext device) -> {
+          StallingVerbs s = new StallingVerbs(device, rtrStall);
+          devices.put(device.deviceName(), s);
+          return s;
+        });
+  }
+
+  private Gate hold(String device, Verb verb) {
+    Gate gate = devices.get(device).hold(verb);
+    gates.add(gate);
+    return gate;
+  }
+
+  private Pump pump(SoftNode local, SoftNode peer) {
+    Pump pump = new Pump(local, peer, 8);
+    pumps.add(pump);
+    pump.start();
+    Await.until(
+        local.device(0) + " -> " + peer.device(0) + " carries slices",
+        WAIT,
+        () -> pump.done.get() > 100);
+    return pump;
+  }
+
+  /**
+   * Waits for the verb held by {@code gate} to be called, checks that it waits on a QP thread and
+   * that meanwhile the same owner completes {@link #PROGRESS} slices of its steady endpoint, then
+   * lets the verb go on.
+   */
+  private static void assertOwnerPollsWhileHeld(Gate gate, Pump sameOwner) {
+    Await.until(gate + " is called", WAIT, gate::arrived);
+    assertTrue(gate.thread().startsWith("vte-qp-"), gate + ": a QP verb runs on a vte-qp thread");
+    int before = sameOwner.done.get();
+    Await.until(
+        "the owner completes " + PROGRESS + " slices of its steady endpoint while " + gate,
+        WAIT,
+        () -> sameOwner.done.get() - before >= PROGRESS);
+    gate.release();
+  }
+
+  private static void assertNoQpThreadsOf(String... prefixes) {
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      for (String prefix : prefixes) {
+        assertTrue(
+            !t.isAlive() || !t.getName().startsWith("vte-qp-" + prefix),
+            t.getName() + " is alive after close");
+      }
+    }
+  }
+
+  @Test
+  void ownerPollsItsCqWhileAQpVerbOfAnotherEndpointIsHeld() {
+    startVertx();
+    // a retires an endpoint 300 ms after its last use, so the new one's QPs are destroyed in the
+    // test; the steady endpoints always have slices in flight and stay.
+    a =
+        start(
+            "qa",
+            2,
+            OwnerConfig.from(OwnerTestConfig.options().setIdleEndpoint(Duration.ofMillis(300))),
+            Duration.ZERO);
+    b = start("qb", 2, OwnerTestConfig.defaults(), Duration.ZERO);
+    // Steady traffic both ways between qa0 and qb0 (one QP set): each owner polls completions.
+    Pump fromA = pump(a, b);
+    Pump fromB = pump(b, a);
+
+    // Active side: qa0's owner opens an endpoint to qb1; its QP creation, RTR and destroy wait.
+    Gate create = hold("qa0", Verb.CREATE);
+    Gate rtr = hold("qa0", Verb.RTR);
+    Gate destroy = hold("qa0", Verb.DESTROY);
+    Transfer active = new Transfer(a, b);
+    active.retry = false;
+    active.submitAll(
+        List.of(a.slice(active, 0, WrOpcode.RDMA_WRITE, SLICE, b, SLICE, SLICE, 0, 1)));
+    assertOwnerPollsWhileHeld(create, fromA);
+    assertOwnerPollsWhileHeld(rtr, fromA);
+    Await.until("the active endpoint's slice ends", WAIT, () -> active.finished() == 1);
+    assertEquals(1, active.ok.get(), "active: " + active.failures);
+    assertOwnerPollsWhileHeld(destroy, fromA);
+
+    // Passive side: qa1 opens an endpoint to qb0, whose owner creates and connects its QPs.
+    Gate passiveCreate = hold("qb0", Verb.CREATE);
+    Gate passiveRtr = hold("qb0", Verb.RTR);
+    Transfer passive = new Transfer(a, b);
+    passive.retry = false;
+    passive.submitAll(
+        List.of(a.slice(passive, 0, WrOpcode.RDMA_WRITE, 2 * SLICE, b, 2 * SLICE, SLICE, 1, 0)));
+    assertOwnerPollsWhileHeld(passiveCreate, fromB);
+    assertOwnerPollsWhileHeld(passiveRtr, fromB);
+    Await.until("the passive endpoint's slice ends", WAIT, () -> passive.finished() == 1);
+    assertEquals(1, passive.ok.get(), "passive: " + passive.failures);
+
+    stopPumps();
+    assertEquals(
+        0,
+        devices.values().stream().mapToInt(d -> d.onEventLoop.get()).sum(),
+        "no QP verb ran on an event loop");
+    closeNodes();
+    assertNoQpThreadsOf("qa", "qb");
+  }
+
+  @Test
+  void ownerKeepsPollingWhileQpsMoveToRtrInAReconnectStorm() {
+    startVertx();
     // a retires its storm endpoints once idle, so each round reconnects them; b keeps its passive
     // ends (its steady one never posts, so it would look idle) until a newer connection replaces
     // them.
@@ -84,15 +209,12 @@ class QpSetupOffLoopTest {
                 .setIdleEndpoint(Duration.ofMillis(400)));
     OwnerConfig passive =
         OwnerConfig.from(OwnerTestConfig.options().setHandshakeDeadline(Duration.ofSeconds(60)));
-    a = SoftNode.start(vertx, "a", 1, active, 1 << 20, this::stalling);
-    b = SoftNode.start(vertx, "b", PEERS + 1, passive, 1 << 20, this::stalling);
+    a = start("sa", 1, active, STALL);
+    b = start("sb", PEERS + 1, passive, STALL);
 
-    // Steady traffic on a0 -> b0 keeps work requests in flight, so every poll gap is measured.
-    Pump pump = new Pump(a, b, 8);
+    // Steady traffic on sa0 -> sb0 keeps work requests in flight, so every poll gap is measured.
     machine = new JitterProbe();
-    pump.start();
-    Await.until("the steady endpoint carries slices", WAIT, () -> pump.done.get() > 100);
-
+    pump(a, b);
     for (int round = 0; round < ROUNDS; round++) {
       Transfer storm = new Transfer(a, b);
       storm.retry = false;
@@ -113,18 +235,16 @@ class QpSetupOffLoopTest {
       Await.until(
           "round " + r + "'s endpoints retired while idle", WAIT, () -> a.endpointsAlive() == 1);
     }
-    pump.stop();
-    Await.until("the pump drained", WAIT, () -> pump.inFlight.get() == 0);
+    stopPumps();
     machine.close();
-    assertEquals(List.of(), List.copyOf(pump.failures), "the steady endpoint never failed");
 
-    int moves = devices.stream().mapToInt(d -> d.rtrMoves.get()).sum();
+    int moves = devices.values().stream().mapToInt(d -> d.rtrMoves.get()).sum();
     assertTrue(
         moves >= 2 * PEERS * ROUNDS, "each reconnect moved QPs to RTR on both sides: " + moves);
     assertEquals(
         0,
-        devices.stream().mapToInt(d -> d.onEventLoop.get()).sum(),
-        "no QP moved to RTR on an event loop");
+        devices.values().stream().mapToInt(d -> d.onEventLoop.get()).sum(),
+        "no QP verb ran on an event loop");
     OwnerMetrics metrics = a.contexts.get(0).ownerMetrics(0);
     Histogram gaps = metrics.pollGapHistogram();
     System.out.printf(
@@ -139,7 +259,21 @@ class QpSetupOffLoopTest {
         gaps.getTotalCount(),
         machine.maxLateNanos() / 1e6);
     assertTrue(gaps.getTotalCount() > 1000, "poll gaps measured: " + gaps.getTotalCount());
-    OwnerSoftVerbsTest.assertPollGapBounded(metrics.maxPollGapNanos(), gaps, machine);
+    // The figure. Its maximum is the machine's scheduling, not the owner's (a blocked owner
+    // is what the barrier test above proves impossible), so only the percentile is held.
+    assertTrue(
+        gaps.getValueAtPercentile(99.9) < 50_000_000L,
+        "p99.9 CQ poll gap " + gaps.getValueAtPercentile(99.9) / 1e6 + " ms");
+    closeNodes();
+    assertNoQpThreadsOf("sa", "sb");
+  }
+
+  private void stopPumps() {
+    for (Pump pump : pumps) {
+      pump.stop();
+      Await.until("the pump drained", WAIT, () -> pump.inFlight.get() == 0);
+      assertEquals(List.of(), List.copyOf(pump.failures), "the steady endpoint never failed");
+    }
   }
 
   /** Keeps {@code depth} WRITE slices in flight on rail (0, 0) until stopped. */

@@ -16,24 +16,102 @@ import io.vte.verbs.VerbsContext;
 import io.vte.verbs.WorkRequestBatch;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A verbs device whose move of a QP to RTR blocks for a while, as on RoCE, where it resolves the
- * peer's neighbour entry (about a second when the entry is missing). Everything else is the wrapped
- * device's. Counts the moves, and those made on an event-loop thread.
+ * A verbs device whose QP verbs wait, as on RoCE, where the move to RTR resolves the peer's
+ * neighbour entry (about a second when the entry is missing) and create and destroy are system
+ * calls: every move to RTR blocks for a fixed stall, and the next call of a chosen verb can be held
+ * at a barrier ({@link #hold}) until the test releases it. Everything else is the wrapped device's.
+ * Counts the moves to RTR, and the verbs called on an event-loop thread.
  */
 final class StallingVerbs implements VerbsContext {
 
+  /** A QP verb that may wait on the kernel. */
+  enum Verb {
+    CREATE,
+    RTR,
+    DESTROY
+  }
+
+  /** How long a held verb waits at most for its release: a test that fails never hangs. */
+  private static final Duration HOLD_LIMIT = Duration.ofMinutes(3);
+
   private final VerbsContext device;
   private final long stallNanos;
+  private final Map<Verb, Gate> holds = new ConcurrentHashMap<>();
   final AtomicInteger rtrMoves = new AtomicInteger();
   final AtomicInteger onEventLoop = new AtomicInteger();
 
+  /**
+   * @param device the device to wrap
+   * @param stall how long every move to RTR blocks (zero for none)
+   */
   StallingVerbs(VerbsContext device, Duration stall) {
     this.device = device;
     this.stallNanos = stall.toNanos();
+  }
+
+  /**
+   * @param verb a verb
+   * @return a barrier the next call of {@code verb} on this device (any QP) waits at until {@link
+   *     Gate#release()}
+   */
+  Gate hold(Verb verb) {
+    Gate gate = new Gate(verb);
+    holds.put(verb, gate);
+    return gate;
+  }
+
+  /** A barrier one verb call waits at: the test learns when and where it arrived. */
+  static final class Gate {
+    private final Verb verb;
+    private final CountDownLatch arrived = new CountDownLatch(1);
+    private final CountDownLatch released = new CountDownLatch(1);
+    private volatile String thread;
+
+    private Gate(Verb verb) {
+      this.verb = verb;
+    }
+
+    private void pass() {
+      thread = Thread.currentThread().getName();
+      arrived.countDown();
+      try {
+        released.await(HOLD_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    /**
+     * @return true once the held verb was called (it waits at the barrier)
+     */
+    boolean arrived() {
+      return arrived.getCount() == 0;
+    }
+
+    /**
+     * @return the name of the thread that called the held verb, null before
+     */
+    String thread() {
+      return thread;
+    }
+
+    /** Lets the held verb go on (and any later one: the barrier opens for good). */
+    void release() {
+      released.countDown();
+    }
+
+    @Override
+    public String toString() {
+      return verb + (arrived() ? " held on " + thread : " not called yet");
+    }
   }
 
   @Override
@@ -81,12 +159,20 @@ final class StallingVerbs implements VerbsContext {
     device.close();
   }
 
-  /** Blocks the calling thread for the stall, whatever interrupts it. */
-  private void stall() {
-    rtrMoves.incrementAndGet();
+  /** Counts a verb called on an event loop, and holds it there if its barrier is set. */
+  private void enter(Verb verb) {
     if (Context.isOnEventLoopThread()) {
       onEventLoop.incrementAndGet();
     }
+    Gate gate = holds.remove(verb);
+    if (gate != null) {
+      gate.pass();
+    }
+  }
+
+  /** Blocks the calling thread for the stall, whatever interrupts it. */
+  private void stall() {
+    rtrMoves.incrementAndGet();
     long end = System.nanoTime() + stallNanos;
     for (long left = stallNanos; left > 0; left = end - System.nanoTime()) {
       LockSupport.parkNanos(left);
@@ -112,6 +198,7 @@ final class StallingVerbs implements VerbsContext {
 
     @Override
     public QueuePair createQp(QpInitAttributes attributes) {
+      enter(Verb.CREATE);
       return new Qp(pd.createQp(attributes));
     }
 
@@ -145,6 +232,7 @@ final class StallingVerbs implements VerbsContext {
 
     @Override
     public void toRtr(QpPeer peer, int pathMtu) {
+      enter(Verb.RTR);
       stall();
       qp.toRtr(peer, pathMtu);
     }
@@ -176,6 +264,7 @@ final class StallingVerbs implements VerbsContext {
 
     @Override
     public void close() {
+      enter(Verb.DESTROY);
       qp.close();
     }
   }
