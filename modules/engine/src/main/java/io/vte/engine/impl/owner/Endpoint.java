@@ -53,6 +53,12 @@ final class Endpoint {
   /** When a slice was last queued on it or completed on it (idle retire). */
   long lastUsedNanos;
 
+  /**
+   * When a work request of it last completed, or it went from nothing in flight to some: how long
+   * its QPs went without progress ({@link Owner} retires it when that outlasts RC's own failure).
+   */
+  long progressNanos;
+
   int retireStatus;
   Throwable retireCause;
 

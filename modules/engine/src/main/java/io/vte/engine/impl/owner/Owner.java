@@ -17,6 +17,7 @@ import io.vte.verbs.PostStatus;
 import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.QpInitAttributes;
 import io.vte.verbs.QueuePair;
+import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WcStatus;
@@ -52,6 +53,9 @@ final class Owner {
    * that after its last use.
    */
   private static final int IDLE_CHECKS_PER_PERIOD = 4;
+
+  /** Checks for stalled endpoints per stall limit: one is retired within 1.25 times that. */
+  private static final int STALL_CHECKS_PER_PERIOD = 4;
 
   private final int index;
   private final OwnerConfig config;
@@ -89,6 +93,16 @@ final class Owner {
   private final long idleEndpointNanos;
 
   private long nextIdleCheckNanos;
+
+  /**
+   * How long an endpoint with work requests in flight may go without a completion: its QPs' timeout
+   * x (retry count + 2), one timeout more than RC takes to fail a work request to a peer that is
+   * gone. Past it the QP is stuck (rdma_rxe retries forever at retry count 7, and drops packets to
+   * a QP that no longer exists without a NAK) and the endpoint is retired.
+   */
+  private final long stallNanos;
+
+  private long nextStallCheckNanos;
 
   /**
    * @param index owner index within its context
@@ -137,6 +151,10 @@ final class Owner {
     this.idleEndpointNanos = config.idleEndpoint().toNanos();
     this.cycleNanos = clock.nanoTime();
     this.nextIdleCheckNanos = cycleNanos + idleEndpointNanos / IDLE_CHECKS_PER_PERIOD;
+    this.stallNanos =
+        new RtsAttributes(0, config.qpTimeout(), 0, 0).timeoutNanos()
+            * (config.qpRetryCount() + 2L);
+    this.nextStallCheckNanos = cycleNanos + stallNanos / STALL_CHECKS_PER_PERIOD;
   }
 
   // ---------------------------------------------------------------- duty cycle
@@ -154,6 +172,7 @@ final class Owner {
     work += postReady();
     work += checkDeadlines();
     work += retireUnused();
+    work += retireStalled();
     if (closing) {
       completeCloseIfDrained();
     }
@@ -308,6 +327,9 @@ final class Owner {
       QueuePair qp = ep.qps[q];
       int rc = qp.postSend(wrBatch);
       int accepted = rc == PostStatus.OK ? size : Math.max(0, wrBatch.badIndex());
+      if (ep.outstanding == 0) {
+        ep.progressNanos = cycleNanos;
+      }
       ep.qpOutstanding[q] += accepted;
       ep.outstanding += accepted;
       posted += accepted;
@@ -386,6 +408,7 @@ final class Owner {
     ep.qpOutstanding[q]--;
     ep.outstanding--;
     ep.lastUsedNanos = cycleNanos;
+    ep.progressNanos = cycleNanos;
     if (status == WcStatus.SUCCESS.code()) {
       complete(slice, SliceStatus.OK, null);
     } else if (status == WcStatus.WR_FLUSH_ERR.code()) {
@@ -589,6 +612,46 @@ final class Owner {
       if (ep.isIdle() && cycleNanos - ep.lastUsedNanos >= idleEndpointNanos) {
         metrics.endpointIdleRetired();
         retire(ep, SliceStatus.ENDPOINT_RETIRED, null);
+        retired++;
+      }
+    }
+    return retired;
+  }
+
+  /**
+   * Retires the connected endpoints whose work requests in flight saw no completion for {@link
+   * #stallNanos} (checked a few times per period): their QPs neither deliver nor fail, so their
+   * slices are flushed and go again, on a fresh endpoint or another rail, instead of waiting for
+   * their request's deadline.
+   *
+   * @return how many it retired
+   */
+  private int retireStalled() {
+    if (cycleNanos - nextStallCheckNanos < 0) {
+      return 0;
+    }
+    nextStallCheckNanos = cycleNanos + stallNanos / STALL_CHECKS_PER_PERIOD;
+    if (slots.inFlight() == 0) {
+      return 0;
+    }
+    int retired = 0;
+    for (Endpoint ep : store.snapshot()) {
+      long quiet = cycleNanos - ep.progressNanos;
+      if (ep.state() == EndpointState.CONNECTED && ep.outstanding > 0 && quiet >= stallNanos) {
+        metrics.endpointStalled();
+        retire(
+            ep,
+            SliceStatus.ENDPOINT_RETIRED,
+            new VteException(
+                ErrorCode.PEER_UNREACHABLE,
+                "no work request to "
+                    + ep.path
+                    + " completed for "
+                    + quiet / 1_000_000
+                    + " ms with "
+                    + ep.outstanding
+                    + " in flight, past the QPs' timeout x (retry count + 2): its QP is stuck or"
+                    + " the peer's is gone"));
         retired++;
       }
     }
