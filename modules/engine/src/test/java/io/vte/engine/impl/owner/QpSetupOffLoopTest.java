@@ -247,9 +247,10 @@ class QpSetupOffLoopTest {
         "no QP verb ran on an event loop");
     OwnerMetrics metrics = a.contexts.get(0).ownerMetrics(0);
     Histogram gaps = metrics.pollGapHistogram();
+    long machineNanos = machine.lateNanosAtPercentile(99.9);
     System.out.printf(
         "%d RTR moves blocking %d ms each in %d reconnect rounds: CQ poll gap max %.3f ms p99.9 %.3f"
-            + " ms p50 %.3f ms (%d gaps); machine stall max %.3f ms%n",
+            + " ms p50 %.3f ms (%d gaps); machine stall max %.3f ms p99.9 %.3f ms%n",
         moves,
         STALL.toMillis(),
         ROUNDS,
@@ -257,13 +258,20 @@ class QpSetupOffLoopTest {
         gaps.getValueAtPercentile(99.9) / 1e6,
         gaps.getValueAtPercentile(50) / 1e6,
         gaps.getTotalCount(),
-        machine.maxLateNanos() / 1e6);
+        machine.maxLateNanos() / 1e6,
+        machineNanos / 1e6);
     assertTrue(gaps.getTotalCount() > 1000, "poll gaps measured: " + gaps.getTotalCount());
-    // The figure. Its maximum is the machine's scheduling, not the owner's (a blocked owner
-    // is what the barrier test above proves impossible), so only the percentile is held.
+    // The figure, beyond what the machine itself stalled a plain thread at the same
+    // percentile meanwhile (a loaded 2-core host deschedules every thread). The maximum is the
+    // machine's scheduling, not the owner's: a blocked owner is what the barrier test above rules
+    // out.
     assertTrue(
-        gaps.getValueAtPercentile(99.9) < 50_000_000L,
-        "p99.9 CQ poll gap " + gaps.getValueAtPercentile(99.9) / 1e6 + " ms");
+        gaps.getValueAtPercentile(99.9) < 50_000_000L + machineNanos,
+        "p99.9 CQ poll gap "
+            + gaps.getValueAtPercentile(99.9) / 1e6
+            + " ms, the machine's own p99.9 stall "
+            + machineNanos / 1e6
+            + " ms");
     closeNodes();
     assertNoQpThreadsOf("sa", "sb");
   }
