@@ -71,6 +71,9 @@ final class Endpoint {
   /** Its QPs exist (they are made off the owner's thread after the endpoint is stored). */
   private boolean hasQps;
 
+  /** The fence of its posted WRITEs once one failed ({@link WriteFence}); null before. */
+  WriteFence fence;
+
   /**
    * @param path the peer NIC path (the store key)
    * @param generation its generation
