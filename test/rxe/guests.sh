@@ -53,7 +53,7 @@ rail_port() { echo $((PORT0 + 50 + $1)); }      # rail i's link (guest 0 listens
 
 check() {
   command -v qemu-system-x86_64 >/dev/null 2>&1 || die "no qemu-system-x86_64 (Debian package qemu-system-x86)"
-  [ -x /bin/busybox ] && /bin/busybox --list | grep -qx insmod || die "no static busybox (Debian package busybox-static)"
+  [ -x /bin/busybox ] && /bin/busybox --list | grep -x insmod >/dev/null || die "no static busybox (Debian package busybox-static)"
   command -v apt-get >/dev/null 2>&1 || die "no apt-get to fetch the guest kernel with"
   command -v dpkg-deb >/dev/null 2>&1 || die "no dpkg-deb to unpack the guest kernel with"
   ls /usr/lib/x86_64-linux-gnu/libibverbs/librxe-* >/dev/null 2>&1 || die "no rxe user-space provider (Debian package ibverbs-providers)"

@@ -24,6 +24,16 @@ import java.util.TreeSet;
  */
 public record ThreadBounds(Map<String, Integer> perInstance) {
 
+  /**
+   * Folded names starting so are an engine's QP-verb threads, {@code vte-qp-<device>-#}: a pool per
+   * opened device that starts threads when QPs are made, connected or destroyed and ends them when
+   * idle, up to {@value #QP_THREADS_PER_DEVICE} (the engine's {@code QpThreads.MAX_THREADS}).
+   */
+  public static final String QP_THREADS = "vte-qp-";
+
+  /** The most QP-verb threads of one device. */
+  public static final int QP_THREADS_PER_DEVICE = 4;
+
   /** The thread every Vert.x instance has exactly one of. */
   public static final String INSTANCE_THREAD = "vertx-blocked-thread-checker";
 
@@ -59,6 +69,9 @@ public record ThreadBounds(Map<String, Integer> perInstance) {
       int before = warm.count(name);
       int after = end.count(name);
       Integer bound = perInstance.get(name);
+      if (bound == null && name.startsWith(QP_THREADS)) {
+        bound = QP_THREADS_PER_DEVICE;
+      }
       if (bound == null && after > before) {
         excess.add(name + ": " + before + " -> " + after);
       } else if (bound != null && after > bound * instances) {

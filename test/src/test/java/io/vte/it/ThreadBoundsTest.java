@@ -69,6 +69,18 @@ class ThreadBoundsTest {
         "a second Vert.x instance brings a second pool, but is itself a thread that appeared");
   }
 
+  @Test
+  void aDevicesQpThreadsComeAndGoWithinTheirBound() {
+    String qp = ThreadCensus.fold("vte-qp-mix0-17");
+    assertEquals("vte-qp-mix0-#", qp);
+    ThreadCensus warm = census(12, 1, Map.of());
+    assertEquals(
+        List.of(),
+        BOUNDS.excess(warm, census(12, 1, Map.of(qp, ThreadBounds.QP_THREADS_PER_DEVICE))));
+    assertEquals(
+        List.of(qp + ": 0 -> 5 (bound 4 x 1)"), BOUNDS.excess(warm, census(12, 1, Map.of(qp, 5))));
+  }
+
   /**
    * Why the worker pool grows while the soak runs: each task given to a pool below its size starts
    * a thread, although the earlier ones are idle; at its size it starts no more; close ends them.

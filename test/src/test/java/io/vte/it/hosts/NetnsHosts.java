@@ -1,16 +1,14 @@
 package io.vte.it.hosts;
 
+import io.vte.it.HostScript;
 import io.vte.it.NodeProcess;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -303,48 +301,11 @@ public final class NetnsHosts implements AutoCloseable {
   }
 
   private static Path script() {
-    Path p = Path.of(System.getProperty(SCRIPT_PROPERTY, "hosts.sh"));
-    if (!Files.isReadable(p)) {
-      throw new AssertionError(
-          "hosts.sh not found at "
-              + p.toAbsolutePath()
-              + " (system property "
-              + SCRIPT_PROPERTY
-              + ")");
-    }
-    return p;
+    return HostScript.locate(SCRIPT_PROPERTY, "hosts.sh");
   }
 
   /** Runs {@code hosts.sh ARGS}; a non-zero exit throws with its stderr as the message. */
   private static String run(Path script, String... args) {
-    List<String> cmd = new ArrayList<>(List.of("bash", script.toString()));
-    cmd.addAll(List.of(args));
-    try {
-      Path err = Files.createTempFile("vte-hosts-", ".err");
-      try {
-        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
-        p.getOutputStream().close();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(SCRIPT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
-          p.destroyForcibly();
-          throw new IllegalStateException(
-              String.join(" ", cmd) + " did not finish within " + SCRIPT_DEADLINE);
-        }
-        if (p.exitValue() != 0) {
-          throw new IllegalStateException(
-              Files.readString(err, StandardCharsets.UTF_8)
-                  .trim()
-                  .replaceFirst("^hosts\\.sh: ", ""));
-        }
-        return new String(out, StandardCharsets.UTF_8);
-      } finally {
-        Files.deleteIfExists(err);
-      }
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot run " + cmd + ": " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted running " + cmd, e);
-    }
+    return HostScript.run(script, SCRIPT_DEADLINE, Map.of(), args);
   }
 }

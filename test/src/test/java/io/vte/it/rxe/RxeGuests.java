@@ -1,5 +1,6 @@
 package io.vte.it.rxe;
 
+import io.vte.it.HostScript;
 import io.vte.testkit.Await;
 import java.io.File;
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -395,16 +397,7 @@ public final class RxeGuests implements AutoCloseable {
   }
 
   static Path script() {
-    Path p = Path.of(System.getProperty(SCRIPT_PROPERTY, "rxe/guests.sh"));
-    if (!Files.isReadable(p)) {
-      throw new AssertionError(
-          "guests.sh not found at "
-              + p.toAbsolutePath()
-              + " (system property "
-              + SCRIPT_PROPERTY
-              + ")");
-    }
-    return p;
+    return HostScript.locate(SCRIPT_PROPERTY, "rxe/guests.sh");
   }
 
   /** Runs {@code guests.sh ARGS}; a non-zero exit throws with its stderr as the message. */
@@ -413,39 +406,10 @@ public final class RxeGuests implements AutoCloseable {
   }
 
   private static String script(Duration deadline, Map<String, String> env, String... args) {
-    List<String> cmd = new ArrayList<>(List.of("bash", script().toString()));
-    cmd.addAll(List.of(args));
+    Map<String, String> all = new HashMap<>(env);
     // The script's watcher tears the set down when this JVM is gone (even after a SIGKILL).
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().put("VTE_RXE_OWNER_PID", Long.toString(ProcessHandle.current().pid()));
-    pb.environment().putAll(env);
-    try {
-      Path err = Files.createTempFile("vte-rxe-", ".err");
-      try {
-        Process p = pb.redirectError(err.toFile()).start();
-        p.getOutputStream().close();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
-          p.destroyForcibly();
-          throw new IllegalStateException(
-              String.join(" ", cmd) + " did not finish within " + deadline);
-        }
-        if (p.exitValue() != 0) {
-          throw new IllegalStateException(
-              Files.readString(err, StandardCharsets.UTF_8)
-                  .trim()
-                  .replaceFirst("^guests\\.sh: ", ""));
-        }
-        return new String(out, StandardCharsets.UTF_8);
-      } finally {
-        Files.deleteIfExists(err);
-      }
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot run " + cmd + ": " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted running " + cmd, e);
-    }
+    all.put("VTE_RXE_OWNER_PID", Long.toString(ProcessHandle.current().pid()));
+    return HostScript.run(script(), deadline, all, args);
   }
 
   /** A command running in a guest: its output grows in a file of the run directory. */

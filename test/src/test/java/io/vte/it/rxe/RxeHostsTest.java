@@ -8,6 +8,7 @@ import io.vte.it.rxe.RxeGuests.Job;
 import io.vte.testkit.Await;
 import io.vte.testkit.EtcdServer;
 import io.vte.verbs.Gid;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -271,42 +272,20 @@ class RxeHostsTest {
   @Test
   @Order(4)
   @Disabled(
-      "#37/#41: a real defect this test found on rxe (CI run of 2026-12-07): with each side's eth1"
-          + " down for 5 s, 3 of 5,763 64 KiB WRITEs and the read-back stalled until their 60 s"
-          + " deadline (TIMED_OUT) instead of moving to the healthy rail; enable with the fix")
+      "#37/#41: found on rxe (CI 2026-12-07; again with #37 fix 5): across a 5 s link-down,"
+          + " WRITEs in flight on the downed rail (3 of 5,763; 3 of 1,052) and the read-back hung"
+          + " to their 60 s deadline. rxe retries forever at retry_cnt 7 (the default) and drops"
+          + " packets to a QP the peer retired at PORT_ERR, so RC never fails them. The owner now"
+          + " retires such a stuck endpoint after timeout x (retry_cnt + 2), 9.7 s at the"
+          + " defaults; the 5 s bound still needs the sender told of the peer's link-down at once"
+          + " (not built); not yet rerun on rxe with that change (guests starved on a loaded host)")
   void nicDownOnTheSenderThenTheReceiverLosesNoWriteAndTheRailComesBack() throws Exception {
     Job sender = null;
     try {
       target.awaitLine(SERVING, JVM_RUN);
-      List<String> args =
-          new ArrayList<>(
-              List.of(
-                  "bench",
-                  "initiator",
-                  "--target",
-                  "198.18.0.1:40001",
-                  "--operation",
-                  "write",
-                  "--size",
-                  "64KiB",
-                  "--depth",
-                  "4",
-                  "--duration",
-                  Integer.toString(RUN_S),
-                  "--warmup",
-                  "0.5",
-                  "--json",
-                  "--no-progress",
-                  "--handshake-timeout",
-                  "60"));
-      args.addAll(IBVERBS);
-      sender = guests.start(1, "nic-sender", vte(args));
+      sender = startWriter("nic-sender", RUN_S, 60);
       Job running = sender;
-      long before = counter(1, 1, "sent_pkts");
-      Await.until(
-          "the sender's rxe1 to carry writes",
-          JVM_RUN,
-          () -> alive(running) && counter(1, 1, "sent_pkts") > before + 100);
+      awaitSending(running, 1, "the sender's rxe1 to carry writes", JVM_RUN);
       for (int side : new int[] {1, 0}) {
         String who = side == 1 ? "sender" : "receiver";
         long down = System.nanoTime();
@@ -329,11 +308,11 @@ class RxeHostsTest {
             Duration.ofSeconds(15),
             () -> portState(side, 1).contains("ACTIVE"));
         long active = System.nanoTime();
-        long sent = counter(1, 1, "sent_pkts");
-        Await.until(
+        awaitSending(
+            running,
+            1,
             "the sender's rxe1 back in use after the " + who + "'s link-up",
-            Duration.ofSeconds(40),
-            () -> alive(running) && counter(1, 1, "sent_pkts") > sent + 100);
+            Duration.ofSeconds(40));
         note(
             "%s eth1 up: rxe1 ACTIVE after %d ms, the rail carrying writes again %d ms later",
             who, (active - up) / 1_000_000, (System.nanoTime() - active) / 1_000_000);
@@ -380,35 +359,8 @@ class RxeHostsTest {
     Job ini = null;
     try {
       target.awaitLine(SERVING, JVM_RUN);
-      List<String> args =
-          new ArrayList<>(
-              List.of(
-                  "bench",
-                  "initiator",
-                  "--target",
-                  "198.18.0.1:40001",
-                  "--operation",
-                  "write",
-                  "--size",
-                  "64KiB",
-                  "--depth",
-                  "4",
-                  "--duration",
-                  "30",
-                  "--warmup",
-                  "0.5",
-                  "--json",
-                  "--no-progress",
-                  "--handshake-timeout",
-                  "10"));
-      args.addAll(IBVERBS);
-      ini = guests.start(1, "kill-initiator", vte(args));
-      Job running = ini;
-      long before = counter(1, 0, "sent_pkts");
-      Await.until(
-          "the initiator to write",
-          JVM_RUN,
-          () -> alive(running) && counter(1, 0, "sent_pkts") > before + 100);
+      ini = startWriter("kill-initiator", 30, 10);
+      awaitSending(ini, 0, "the initiator to write", JVM_RUN);
       long killed = System.nanoTime();
       target.signal("KILL");
       Job.Result r = ini.awaitExit(JVM_RUN);
@@ -475,6 +427,41 @@ class RxeHostsTest {
       assertTrue(
           !message.contains("RLIMIT_MEMLOCK"), c + ": no memlock hint for a bad address: " + j);
     }
+  }
+
+  /**
+   * Starts, in guest 1, a bench initiator that WRITEs 64 KiB, 4 in flight, over both rails to the
+   * target in guest 0 for {@code seconds} s, verified, reporting JSON.
+   */
+  private static Job startWriter(String name, int seconds, int handshakeTimeoutSeconds)
+      throws IOException {
+    List<String> args =
+        List.of(
+            "bench",
+            "initiator",
+            "--target",
+            "198.18.0.1:40001",
+            "--operation",
+            "write",
+            "--size",
+            "64KiB",
+            "--depth",
+            "4",
+            "--duration",
+            Integer.toString(seconds),
+            "--warmup",
+            "0.5",
+            "--json",
+            "--no-progress",
+            "--handshake-timeout",
+            Integer.toString(handshakeTimeoutSeconds));
+    return guests.start(1, name, vte(plus(args, IBVERBS)));
+  }
+
+  /** Waits until guest 1's rxe{@code dev} sent 100 more packets, {@code job} still running. */
+  private static void awaitSending(Job job, int dev, String what, Duration deadline) {
+    long before = counter(1, dev, "sent_pkts");
+    Await.until(what, deadline, () -> alive(job) && counter(1, dev, "sent_pkts") > before + 100);
   }
 
   private static boolean alive(Job job) {

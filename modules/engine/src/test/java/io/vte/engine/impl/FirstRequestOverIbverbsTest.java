@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Future;
 import io.vte.api.BatchResult;
-import io.vte.api.EngineOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
@@ -16,8 +15,6 @@ import io.vte.testkit.BlockedThreadGuard;
 import io.vte.verbs.ibv.FakeIbverbs;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -33,8 +30,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(BlockedThreadGuard.class)
 class FirstRequestOverIbverbsTest {
 
-  private static final String[] DEVICES = {"fake_mlx5_0"};
-
   /**
    * The ACK timeout (encoded 4.096 us x 2^21 = 8.6 s, at least this): a first request that waited
    * for a retransmit, or for the passive side's fallback, takes longer, however slow the machine.
@@ -42,26 +37,6 @@ class FirstRequestOverIbverbsTest {
   private static final Duration QP_TIMEOUT = Duration.ofSeconds(8);
 
   private static final int ROUNDS = 4;
-
-  @BeforeEach
-  void fake() {
-    FakeIbverbs.reset();
-    FakeIbverbs.setDevices(DEVICES, 1);
-  }
-
-  @AfterEach
-  void nothingLeft() {
-    FakeIbverbs.assertNothingLive();
-  }
-
-  private static EngineOptions options() {
-    return new EngineOptions()
-        .setTransport("ibverbs")
-        .setDevices(List.of(DEVICES))
-        .setWorkersPerContext(1)
-        .setRpcHost("127.0.0.1")
-        .setQpTimeout(QP_TIMEOUT);
-  }
 
   private static Future<BatchResult> write(
       TransferEngineImpl from, RegisteredBuffer source, SegmentHandle to, long target) {
@@ -74,9 +49,9 @@ class FirstRequestOverIbverbsTest {
   @Test
   void twoEnginesWritingToEachOtherAtOnceNeverWaitForARetransmit() {
     for (int round = 0; round < ROUNDS; round++) {
-      try (EngineFixture fx = new EngineFixture()) {
-        TransferEngineImpl a = fx.start(options());
-        TransferEngineImpl b = fx.start(options());
+      try (FakeIbverbsFixture fx = new FakeIbverbsFixture()) {
+        TransferEngineImpl a = fx.start(fx.engineOptions(1, 1).setQpTimeout(QP_TIMEOUT));
+        TransferEngineImpl b = fx.start(fx.engineOptions(1, 1).setQpTimeout(QP_TIMEOUT));
         RegisteredBuffer aBuf = fx.register(a, 1 << 20, 1);
         RegisteredBuffer bBuf = fx.register(b, 1 << 20, 2);
         SegmentHandle toB = Await.result(a.openSegment(b.serverName()), WAIT);

@@ -30,8 +30,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,31 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * port's largest message.
  */
 @Tag("fake")
-class FakeKernelAgreementTest {
-
-  private static final int SIZE = 64 * 1024;
-
-  private FakePair pair;
-  private ByteBuffer src;
-  private ByteBuffer dst;
-  private MemoryRegion srcMr;
-  private MemoryRegion dstMr;
-
-  @BeforeEach
-  void open() {
-    FakeIbverbs.reset();
-    pair = new FakePair(IbvSettings.DEFAULTS);
-    src = ByteBuffer.allocateDirect(SIZE);
-    dst = ByteBuffer.allocateDirect(SIZE);
-    srcMr = pair.pd.registerMemory(src, AccessFlags.ALL_REMOTE);
-    dstMr = pair.pd.registerMemory(dst, AccessFlags.ALL_REMOTE);
-  }
-
-  @AfterEach
-  void close() {
-    pair.close();
-    FakeIbverbs.assertNothingLive();
-  }
+class FakeKernelAgreementTest extends FakePairFixture {
 
   private WorkRequestBatch writes(int n, int length, int flags) {
     WorkRequestBatch batch = WorkRequestBatch.allocate(n);

@@ -27,7 +27,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -37,33 +36,13 @@ import org.junit.jupiter.api.Test;
  * and the peer allow it, and every completion (success, error, flush) comes from the fake.
  */
 @Tag("fake")
-class FakeWireTest {
-
-  private static final int SIZE = 64 * 1024;
-
-  private FakePair pair;
-  private ByteBuffer src;
-  private ByteBuffer dst;
-  private MemoryRegion srcMr;
-  private MemoryRegion dstMr;
+class FakeWireTest extends FakePairFixture {
 
   @BeforeEach
-  void open() {
-    FakeIbverbs.reset();
-    pair = new FakePair(IbvSettings.DEFAULTS);
-    src = ByteBuffer.allocateDirect(SIZE);
-    dst = ByteBuffer.allocateDirect(SIZE);
+  void fillSource() {
     for (int i = 0; i < SIZE; i++) {
       src.put(i, (byte) (i * 31 + 7));
     }
-    srcMr = pair.pd.registerMemory(src, AccessFlags.ALL_REMOTE);
-    dstMr = pair.pd.registerMemory(dst, AccessFlags.ALL_REMOTE);
-  }
-
-  @AfterEach
-  void close() {
-    pair.close();
-    FakeIbverbs.assertNothingLive();
   }
 
   private int post(int opcode, long local, int length, int lkey, long remote, int rkey) {

@@ -18,13 +18,14 @@ import io.vte.handshake.proto.ConnectStatus;
 import io.vte.handshake.proto.QpInfo;
 import io.vte.verbs.Gid;
 import io.vte.verbs.QpPeer;
+import io.vte.verbs.QueuePair;
 import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
-import io.vte.verbs.VerbsException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * How one owner's endpoints get connected: the active open (a {@code Connect} sent through the
@@ -129,34 +130,55 @@ final class Connector {
   // ---------------------------------------------------------------- active open
 
   /**
-   * Creates the endpoint to {@code path} and sends its connect request.
+   * Stores a new endpoint to {@code path} with {@code first} queued on it, has its QPs made off the
+   * owner's thread, and then sends its connect request.
    *
-   * @param first the slice that needs it; completed HANDSHAKE_FAILED here when no QPs can be made
-   * @return the CONNECTING endpoint, or null when none could be made
+   * @param first the slice that needs it; completed HANDSHAKE_FAILED when no QPs can be made
    */
-  Endpoint startActive(NicPath path, Slice first) {
+  void startActive(NicPath path, Slice first) {
     owner.makeRoom();
-    Endpoint ep;
-    try {
-      ep = owner.createEndpoint(path, config.qpsPerEndpoint(), nextGeneration++);
-    } catch (VerbsException e) {
-      owner.complete(
-          first,
+    Endpoint ep = owner.newEndpoint(path, config.qpsPerEndpoint(), nextGeneration++);
+    ep.pending.add(first);
+    store.put(ep);
+    long generation = ep.generation;
+    owner.prepareQps(ep, null, failure -> qpsMade(ep, generation, failure));
+  }
+
+  /** The QPs of a new active endpoint are made (or could not be): send its request, or fail it. */
+  private void qpsMade(Endpoint ep, long generation, Throwable failure) {
+    if (!isCurrent(ep, generation, EndpointState.NEW)) {
+      metrics.staleReplyDropped();
+      return;
+    }
+    if (failure != null) {
+      fail(
+          ep,
           SliceStatus.HANDSHAKE_FAILED,
           new VteException(
               ErrorCode.DEVICE_UNAVAILABLE,
-              "cannot create QPs on " + localNicPath + " for " + path + ": " + e.getMessage(),
-              e));
-      return null;
+              "cannot create QPs on "
+                  + localNicPath
+                  + " for "
+                  + ep.path
+                  + ": "
+                  + failure.getMessage(),
+              failure));
+      return;
     }
     ep.moveTo(EndpointState.CONNECTING);
-    store.put(ep);
     if (connecting.size() >= config.maxHandshakesInFlight()) {
       waiting.add(ep);
     } else {
       begin(ep);
     }
-    return ep;
+  }
+
+  /**
+   * @return true when {@code ep} is still the endpoint stored for its path, under {@code
+   *     generation}, in {@code state}: what a reply or a QP job that comes back may act on
+   */
+  private boolean isCurrent(Endpoint ep, long generation, EndpointState state) {
+    return store.get(ep.path) == ep && ep.generation == generation && ep.state() == state;
   }
 
   /** Starts the handshake deadline of {@code ep} and sends its first connect request. */
@@ -262,9 +284,7 @@ final class Connector {
    * still CONNECTING.
    */
   void onReply(Endpoint ep, long generation, ConnectReply reply, Throwable failure) {
-    if (store.get(ep.path) != ep
-        || ep.generation != generation
-        || ep.state() != EndpointState.CONNECTING) {
+    if (!isCurrent(ep, generation, EndpointState.CONNECTING)) {
       metrics.staleReplyDropped();
       return;
     }
@@ -348,31 +368,50 @@ final class Connector {
       return;
     }
     ep.wireVersion = version;
+    Consumer<QueuePair[]> connect;
     try {
       PathAgreement.requireSameGidType(
           messages.port(), reply.getGidType(), reply.getLocalNicPath());
-      connectQps(
-          ep,
-          reply.getQpsList(),
-          reply.getLid(),
-          reply.getGid(),
-          reply.getReadDepth(),
-          PathAgreement.pathMtu(
-              messages.port(), reply.getLinkLayer(), reply.getMtu(), reply.getLocalNicPath()));
+      connect =
+          connectTo(
+              ep,
+              reply.getQpsList(),
+              reply.getLid(),
+              reply.getGid(),
+              reply.getReadDepth(),
+              PathAgreement.pathMtu(
+                  messages.port(), reply.getLinkLayer(), reply.getMtu(), reply.getLocalNicPath()));
     } catch (RuntimeException e) {
-      fail(
-          ep,
-          SliceStatus.HANDSHAKE_FAILED,
-          new VteException(
-              ErrorCode.PROTOCOL_ERROR,
-              "bad ACCEPTED reply from " + ep.path + ": " + e.getMessage(),
-              e));
+      failBadReply(ep, e);
       return;
     }
-    ep.peerGeneration = reply.getGeneration();
-    metrics.handshakeSucceeded(clock.nanoTime() - ep.handshakeStartNanos);
-    connected(ep);
-    sendReady(ep);
+    long peerGeneration = reply.getGeneration();
+    owner.prepareQps(
+        ep,
+        connect,
+        qpFailure -> {
+          // Re-validated: the endpoint may have been retired or replaced while its QPs moved.
+          if (!isCurrent(ep, generation, EndpointState.CONNECTING)) {
+            metrics.staleReplyDropped();
+          } else if (qpFailure != null) {
+            failBadReply(ep, qpFailure);
+          } else {
+            ep.peerGeneration = peerGeneration;
+            metrics.handshakeSucceeded(clock.nanoTime() - ep.handshakeStartNanos);
+            connected(ep);
+            sendReady(ep);
+          }
+        });
+  }
+
+  private void failBadReply(Endpoint ep, Throwable e) {
+    fail(
+        ep,
+        SliceStatus.HANDSHAKE_FAILED,
+        new VteException(
+            ErrorCode.PROTOCOL_ERROR,
+            "bad ACCEPTED reply from " + ep.path + ": " + e.getMessage(),
+            e));
   }
 
   /**
@@ -508,11 +547,11 @@ final class Connector {
         if (sent) {
           metrics.simultaneousOpen(false);
         }
-        if (existing.qps.length == request.getQpsCount()) {
+        if (existing.qps.length == request.getQpsCount() && !existing.qpJobInFlight) {
           // Abandon our attempt (its reply becomes stale) and connect the same INIT QPs passively.
           existing.generation = nextGeneration++;
           metrics.handshakeStarted(false);
-          acceptOn(existing, request, reply);
+          acceptOn(existing, EndpointState.CONNECTING, request, reply);
           return;
         }
       } else if (request.getGeneration() <= existing.peerGeneration) {
@@ -538,53 +577,83 @@ final class Connector {
               "endpoint to " + peer + " replaced by a newer connection from the peer"));
     }
     owner.makeRoom();
-    Endpoint ep;
-    try {
-      ep = owner.createEndpoint(key, request.getQpsCount(), nextGeneration++);
-    } catch (VerbsException e) {
-      owner.failAll(carried, SliceStatus.ENDPOINT_RETIRED, null);
-      reply.complete(
-          messages.reject(
-              ConnectStatus.RESOURCE_EXHAUSTED, "cannot create QPs: " + e.getMessage()));
-      return;
-    }
+    Endpoint ep = owner.newEndpoint(key, request.getQpsCount(), nextGeneration++);
     if (carried != null) {
       ep.pending.addAll(carried);
     }
     store.put(ep);
     metrics.handshakeStarted(false);
-    acceptOn(ep, request, reply);
+    acceptOn(ep, EndpointState.NEW, request, reply);
   }
 
-  private void acceptOn(Endpoint ep, ConnectRequest request, Promise<ConnectReply> reply) {
+  /**
+   * Connects the QPs of {@code ep} (made first when it has none) to the requester's off the owner's
+   * thread, then answers: ACCEPTED if it is still the stored endpoint, under the same generation,
+   * in {@code state}; else the request was overtaken meanwhile (retired, replaced) and is refused
+   * RESOURCE_EXHAUSTED, which the peer retries after a backoff.
+   */
+  private void acceptOn(
+      Endpoint ep, EndpointState state, ConnectRequest request, Promise<ConnectReply> reply) {
+    Consumer<QueuePair[]> connect;
     try {
       PathAgreement.requireSameGidType(
           messages.port(), request.getGidType(), request.getLocalNicPath());
-      connectQps(
-          ep,
-          request.getQpsList(),
-          request.getLid(),
-          request.getGid(),
-          request.getReadDepth(),
-          PathAgreement.pathMtu(
-              messages.port(),
-              request.getLinkLayer(),
-              request.getMtu(),
-              request.getLocalNicPath()));
+      connect =
+          connectTo(
+              ep,
+              request.getQpsList(),
+              request.getLid(),
+              request.getGid(),
+              request.getReadDepth(),
+              PathAgreement.pathMtu(
+                  messages.port(),
+                  request.getLinkLayer(),
+                  request.getMtu(),
+                  request.getLocalNicPath()));
     } catch (RuntimeException e) {
-      String reason = "cannot connect to " + request.getLocalNicPath() + ": " + e.getMessage();
-      fail(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.PROTOCOL_ERROR, reason, e));
-      reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, reason));
+      refuseBadRequest(ep, request, reply, e);
       return;
     }
-    ep.peerGeneration = request.getGeneration();
-    ep.wireVersion = ConnectMessages.agreedVersion(request);
-    // The requester's QPs are still in INIT: wait for its ready-to-use, or one ACK timeout.
-    ep.awaitingPeerReady = true;
-    ep.peerReadyDeadlineNanos = clock.nanoTime() + ackTimeoutNanos();
-    awaitingReady.add(ep);
-    connected(ep);
-    reply.complete(messages.accepted(ep));
+    long generation = ep.generation;
+    boolean create = !ep.hasQps();
+    owner.prepareQps(
+        ep,
+        connect,
+        failure -> {
+          if (!isCurrent(ep, generation, state)) {
+            metrics.staleReplyDropped();
+            reply.complete(
+                messages.reject(
+                    ConnectStatus.RESOURCE_EXHAUSTED,
+                    "the connection from "
+                        + request.getLocalNicPath()
+                        + " was overtaken while its QPs were set up"));
+          } else if (failure != null && create && !ep.hasQps()) {
+            fail(ep, SliceStatus.ENDPOINT_RETIRED, null);
+            reply.complete(
+                messages.reject(
+                    ConnectStatus.RESOURCE_EXHAUSTED,
+                    "cannot create QPs: " + failure.getMessage()));
+          } else if (failure != null) {
+            refuseBadRequest(ep, request, reply, failure);
+          } else {
+            ep.peerGeneration = request.getGeneration();
+            ep.wireVersion = ConnectMessages.agreedVersion(request);
+            // The requester's QPs are still in INIT: wait for its ready-to-use, or one ACK timeout.
+            ep.awaitingPeerReady = true;
+            ep.peerReadyDeadlineNanos = clock.nanoTime() + ackTimeoutNanos();
+            awaitingReady.add(ep);
+            connected(ep);
+            reply.complete(messages.accepted(ep));
+          }
+        });
+  }
+
+  private void refuseBadRequest(
+      Endpoint ep, ConnectRequest request, Promise<ConnectReply> reply, Throwable e) {
+    String reason = "cannot connect to " + request.getLocalNicPath() + ": " + e.getMessage();
+    fail(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.PROTOCOL_ERROR, reason, e));
+    reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, reason));
   }
 
   /** The QPs' local ACK timeout: what the first packets to a peer not yet in RTR would wait. */
@@ -594,7 +663,13 @@ final class Connector {
 
   // ---------------------------------------------------------------- both sides
 
-  private void connectQps(
+  /**
+   * Checks the peer's QPs against ours (on the owner's thread) and returns the verbs that connect
+   * them, to run off it: each QP to RTR towards its peer, then to RTS.
+   *
+   * @throws VteException PROTOCOL_ERROR when the peer sent another number of QPs
+   */
+  private Consumer<QueuePair[]> connectTo(
       Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int readDepth, int pathMtu) {
     if (peerQps.size() != ep.qps.length) {
       throw new VteException(
@@ -602,16 +677,23 @@ final class Connector {
           "peer sent " + peerQps.size() + " QPs for " + ep.qps.length + " of ours");
     }
     Gid peerGid = Gid.fromBytes(gid.toByteArray());
-    for (int i = 0; i < ep.qps.length; i++) {
+    QpPeer[] peers = new QpPeer[peerQps.size()];
+    RtsAttributes[] rts = new RtsAttributes[peers.length];
+    for (int i = 0; i < peers.length; i++) {
       QpInfo info = peerQps.get(i);
-      ep.qps[i].toRtr(
+      peers[i] =
           new QpPeer(
-              info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff, Math.min(readDepth, 255)),
-          pathMtu);
-      ep.qps[i].toRts(
+              info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff, Math.min(readDepth, 255));
+      rts[i] =
           new RtsAttributes(
-              ep.psns[i], config.qpTimeout(), config.qpRetryCount(), config.qpRnrRetry()));
+              ep.psns[i], config.qpTimeout(), config.qpRetryCount(), config.qpRnrRetry());
     }
+    return qps -> {
+      for (int i = 0; i < qps.length; i++) {
+        qps[i].toRtr(peers[i], pathMtu);
+        qps[i].toRts(rts[i]);
+      }
+    };
   }
 
   private void connected(Endpoint ep) {

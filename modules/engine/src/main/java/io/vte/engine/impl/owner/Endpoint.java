@@ -4,6 +4,7 @@ import io.vte.engine.impl.rail.Slice;
 import io.vte.handshake.NicPath;
 import io.vte.verbs.QueuePair;
 import java.util.ArrayDeque;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The connection of one owner to one peer NIC path: its QPs, the work requests it has in flight and
@@ -56,18 +57,59 @@ final class Endpoint {
   /** When a slice was last queued on it or completed on it (idle retire). */
   long lastUsedNanos;
 
+  /**
+   * When a work request of it last completed, or it went from nothing in flight to some: how long
+   * its QPs went without progress ({@link Owner} retires it when that outlasts RC's own failure).
+   */
+  long progressNanos;
+
   int retireStatus;
   Throwable retireCause;
+
+  /** Verbs run on its QPs off the owner's thread right now ({@link QpJobs}): not destroyed yet. */
+  boolean qpJobInFlight;
+
+  /** Retired or failed while a QP job was in flight: destroyed when the job comes back. */
+  boolean destroyDeferred;
+
+  /** Its QPs exist (they are made off the owner's thread after the endpoint is stored). */
+  private boolean hasQps;
 
   /** The fence of its posted WRITEs once one failed ({@link WriteFence}); null before. */
   WriteFence fence;
 
-  Endpoint(NicPath path, long generation, QueuePair[] qps, int[] psns) {
+  /**
+   * @param path the peer NIC path (the store key)
+   * @param generation its generation
+   * @param qpCount how many QPs it will have; they are {@link #attach attached} once made
+   */
+  Endpoint(NicPath path, long generation, int qpCount) {
     this.path = path;
     this.generation = generation;
-    this.qps = qps;
-    this.psns = psns;
-    this.qpOutstanding = new int[qps.length];
+    this.qps = new QueuePair[qpCount];
+    this.psns = new int[qpCount];
+    for (int i = 0; i < qpCount; i++) {
+      psns[i] = ThreadLocalRandom.current().nextInt(1 << 24);
+    }
+    this.qpOutstanding = new int[qpCount];
+  }
+
+  /** Takes the QPs made for it (in INIT). */
+  void attach(QueuePair[] made) {
+    System.arraycopy(made, 0, qps, 0, qps.length);
+    hasQps = true;
+  }
+
+  /** Its QPs are being destroyed: nothing may touch them, nor destroy them again. */
+  void qpsDestroyed() {
+    hasQps = false;
+  }
+
+  /**
+   * @return true once its QPs are made, until they are destroyed
+   */
+  boolean hasQps() {
+    return hasQps;
   }
 
   /**

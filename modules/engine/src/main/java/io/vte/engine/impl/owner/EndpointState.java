@@ -3,11 +3,12 @@ package io.vte.engine.impl.owner;
 /**
  * Lifecycle of an endpoint. Active: {@code NEW -> CONNECTING -> CONNECTED -> RETIRED}; passive:
  * {@code NEW -> CONNECTED -> RETIRED}; a handshake that fails ends in {@code FAILED} (from NEW or
- * CONNECTING), and an endpoint still connecting can be retired (its port went down, a newer
- * connection replaced it). RETIRED and FAILED are final. {@link #canMoveTo} is the whole table.
+ * CONNECTING), and an endpoint still being made or connecting can be retired (its port went down, a
+ * newer connection replaced it). RETIRED and FAILED are final. {@link #canMoveTo} is the whole
+ * table.
  */
 enum EndpointState {
-  /** Created, QPs in INIT, no handshake yet. */
+  /** Created, its QPs being made (and, passive, connected) off the owner's thread. */
   NEW,
   /** Active handshake in flight. */
   CONNECTING,
@@ -23,7 +24,7 @@ enum EndpointState {
    */
   boolean canMoveTo(EndpointState next) {
     return switch (this) {
-      case NEW -> next == CONNECTING || next == CONNECTED || next == FAILED;
+      case NEW -> next == CONNECTING || next == CONNECTED || next == FAILED || next == RETIRED;
       case CONNECTING -> next == CONNECTED || next == FAILED || next == RETIRED;
       case CONNECTED -> next == RETIRED;
       case RETIRED, FAILED -> false;

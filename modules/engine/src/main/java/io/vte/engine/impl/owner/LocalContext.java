@@ -37,6 +37,10 @@ public final class LocalContext {
   private final NicPath localNicPath;
   private final ProtectionDomain pd;
   private final OwnerDirectory owners;
+
+  /** Runs the owners' QP create, modify and destroy off their event loops. */
+  private final QpThreads qpThreads;
+
   private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
   private final List<PortListener> portListeners = new CopyOnWriteArrayList<>();
   private final List<String> deployments = new ArrayList<>();
@@ -58,6 +62,7 @@ public final class LocalContext {
     this.pd = device.allocPd();
     int workers = config.workersPerContext();
     this.owners = new OwnerDirectory(workers);
+    this.qpThreads = new QpThreads(device.deviceName());
     List<CompletionQueue> cqs = new ArrayList<>();
     try {
       for (int i = 0; i < workers; i++) {
@@ -77,9 +82,11 @@ public final class LocalContext {
                 clock,
                 proxy,
                 owners,
-                HandshakeBackoff.standard()));
+                HandshakeBackoff.standard(),
+                qpThreads));
       }
     } catch (RuntimeException e) {
+      qpThreads.close();
       pd.close();
       cqs.forEach(CompletionQueue::close);
       throw e;
@@ -409,6 +416,9 @@ public final class LocalContext {
       return;
     }
     device.setAsyncEventHandler(null);
+    // QP jobs still running finish first (their results find the owners closed and release what
+    // they made), then whatever QPs the owners hold are destroyed here.
+    qpThreads.close();
     for (Owner owner : owners.all()) {
       owner.destroyRemaining();
     }

@@ -18,6 +18,7 @@ import io.vte.verbs.PostStatus;
 import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.QpInitAttributes;
 import io.vte.verbs.QueuePair;
+import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WcStatus;
@@ -30,7 +31,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 
 /**
  * One owner: a CQ, the endpoints whose peer NIC path hashes to it, and the duty cycle {@link
@@ -61,6 +63,9 @@ final class Owner {
    */
   private static final int IDLE_CHECKS_PER_PERIOD = 4;
 
+  /** Checks for stalled endpoints per stall limit: one is retired within 1.25 times that. */
+  private static final int STALL_CHECKS_PER_PERIOD = 4;
+
   private final int index;
   private final OwnerConfig config;
   private final NicPath localNicPath;
@@ -72,6 +77,7 @@ final class Owner {
   private final OwnerMetrics metrics = new OwnerMetrics();
 
   private final EndpointStore store;
+  private final QpJobs qpJobs;
   private final Connector connector;
   private final Map<Integer, Endpoint> endpointsByQp = new HashMap<>();
   private final ArrayDeque<Endpoint> ready = new ArrayDeque<>();
@@ -101,6 +107,16 @@ final class Owner {
   private long nextIdleCheckNanos;
 
   /**
+   * How long an endpoint with work requests in flight may go without a completion: its QPs' timeout
+   * x (retry count + 2), one timeout more than RC takes to fail a work request to a peer that is
+   * gone. Past it the QP is stuck (rdma_rxe retries forever at retry count 7, and drops packets to
+   * a QP that no longer exists without a NAK) and the endpoint is retired.
+   */
+  private final long stallNanos;
+
+  private long nextStallCheckNanos;
+
+  /**
    * @param index owner index within its context
    * @param config sizes and timings
    * @param localNicPath {@code <local server>@<device>}
@@ -112,6 +128,8 @@ final class Owner {
    * @param proxy this owner's command queue
    * @param directory the context's owner directory, told of this owner's QPs (for QP async events)
    * @param backoff when a refused handshake is tried again
+   * @param verbsExecutor where QP create, modify and destroy run ({@link QpJobs}); null to run them
+   *     on the owner's thread (tests with fake verbs that never block)
    */
   Owner(
       int index,
@@ -124,7 +142,8 @@ final class Owner {
       NanoClock clock,
       OwnerProxy proxy,
       OwnerDirectory directory,
-      HandshakeBackoff backoff) {
+      HandshakeBackoff backoff,
+      Executor verbsExecutor) {
     this.index = index;
     this.config = config;
     this.localNicPath = localNicPath;
@@ -134,6 +153,7 @@ final class Owner {
     this.proxy = proxy;
     this.directory = directory;
     this.store = new EndpointStore(config.endpointStoreCapacity());
+    this.qpJobs = new QpJobs(verbsExecutor, proxy);
     this.connector =
         new Connector(this, config, localNicPath, device, store, channel, clock, metrics, backoff);
     this.slots = new WorkRequestSlots(cq.capacity());
@@ -143,6 +163,10 @@ final class Owner {
     this.idleEndpointNanos = config.idleEndpoint().toNanos();
     this.cycleNanos = clock.nanoTime();
     this.nextIdleCheckNanos = cycleNanos + idleEndpointNanos / IDLE_CHECKS_PER_PERIOD;
+    this.stallNanos =
+        new RtsAttributes(0, config.qpTimeout(), 0, 0).timeoutNanos()
+            * (config.qpRetryCount() + 2L);
+    this.nextStallCheckNanos = cycleNanos + stallNanos / STALL_CHECKS_PER_PERIOD;
   }
 
   // ---------------------------------------------------------------- duty cycle
@@ -160,6 +184,7 @@ final class Owner {
     work += postReady();
     work += checkDeadlines();
     work += retireUnused();
+    work += retireStalled();
     if (closing) {
       completeCloseIfDrained();
     }
@@ -226,10 +251,8 @@ final class Owner {
     NicPath path = slice.rail().peerNicPath();
     Endpoint ep = store.get(path);
     if (ep == null) {
-      ep = connector.startActive(path, slice);
-      if (ep == null) {
-        return;
-      }
+      connector.startActive(path, slice);
+      return;
     }
     ep.pending.add(slice);
     ep.lastUsedNanos = cycleNanos;
@@ -316,6 +339,9 @@ final class Owner {
       QueuePair qp = ep.qps[q];
       int rc = qp.postSend(wrBatch);
       int accepted = rc == PostStatus.OK ? size : Math.max(0, wrBatch.badIndex());
+      if (ep.outstanding == 0) {
+        ep.progressNanos = cycleNanos;
+      }
       ep.qpOutstanding[q] += accepted;
       ep.outstanding += accepted;
       posted += accepted;
@@ -475,6 +501,7 @@ final class Owner {
     ep.qpOutstanding[q]--;
     ep.outstanding--;
     ep.lastUsedNanos = cycleNanos;
+    ep.progressNanos = cycleNanos;
     if (status == WcStatus.SUCCESS.code()) {
       complete(slice, SliceStatus.OK, null);
     } else if (status == WcStatus.WR_FLUSH_ERR.code()) {
@@ -546,34 +573,96 @@ final class Owner {
   // ---------------------------------------------------------------- QPs
 
   /**
-   * Creates an endpoint's QPs (in INIT) and registers them for their async events.
+   * @return a new endpoint for {@code path}, its QPs not made yet ({@link #prepareQps})
+   */
+  Endpoint newEndpoint(NicPath path, int qpCount, long generation) {
+    Endpoint ep = new Endpoint(path, generation, qpCount);
+    ep.lastUsedNanos = cycleNanos;
+    return ep;
+  }
+
+  /**
+   * Gets the QPs of {@code ep} ready off the owner's thread ({@link QpJobs}): made and moved to
+   * INIT when it has none yet, then handed to {@code connect} (null for none), which moves them to
+   * RTR and RTS. The owner goes on polling meanwhile. Back on the owner's thread, QPs made are
+   * attached and registered for their async events, an endpoint retired meanwhile is destroyed, and
+   * {@code done} gets null or the failure; it must check that the endpoint is still the one it
+   * meant.
+   *
+   * @param ep the endpoint
+   * @param connect moves the QPs to RTS towards the peer (runs off the owner's thread); or null
+   * @param done told the outcome on the owner's thread
+   */
+  void prepareQps(Endpoint ep, Consumer<QueuePair[]> connect, Consumer<Throwable> done) {
+    boolean create = !ep.hasQps();
+    QueuePair[] qps = create ? new QueuePair[ep.qps.length] : ep.qps;
+    ep.qpJobInFlight = true;
+    qpJobs.run(
+        () -> {
+          if (create) {
+            makeQps(qps);
+          }
+          try {
+            if (connect != null) {
+              connect.accept(qps);
+            }
+          } catch (RuntimeException e) {
+            return new Prepared(qps, e);
+          }
+          return new Prepared(qps, null);
+        },
+        (prepared, failure) -> {
+          ep.qpJobInFlight = false;
+          if (create && prepared != null) {
+            attach(ep, prepared.qps);
+          }
+          if (ep.destroyDeferred) {
+            ep.destroyDeferred = false;
+            destroy(ep);
+          }
+          done.accept(failure != null ? failure : prepared.failure);
+        },
+        // The owner is gone (closed) when the job is back: nothing will destroy an endpoint
+        // retired meanwhile, so the job's QPs go here (close is idempotent: a stored endpoint's
+        // QPs are destroyed again by destroyRemaining, harmlessly).
+        prepared -> closeAll(prepared.qps));
+  }
+
+  /** QPs a job got ready, and the failure of their connect step, if any. */
+  private record Prepared(QueuePair[] qps, RuntimeException failure) {}
+
+  /**
+   * Creates {@code qps.length} QPs in INIT into {@code qps}. Off the owner's thread.
    *
    * @throws VerbsException when the device cannot create them (none is left behind)
    */
-  Endpoint createEndpoint(NicPath path, int qpCount, long generation) {
-    QueuePair[] qps = new QueuePair[qpCount];
-    int[] psns = new int[qpCount];
+  private void makeQps(QueuePair[] qps) {
     try {
-      for (int i = 0; i < qpCount; i++) {
+      for (int i = 0; i < qps.length; i++) {
         qps[i] = pd.createQp(new QpInitAttributes(cq, cq, config.maxOutstandingPerQp(), 1, 0));
         qps[i].toInit(config.port(), AccessFlags.ALL_REMOTE);
-        psns[i] = ThreadLocalRandom.current().nextInt(1 << 24);
       }
     } catch (VerbsException e) {
-      for (QueuePair qp : qps) {
-        if (qp != null) {
-          qp.close();
-        }
-      }
+      closeAll(qps);
       throw e;
     }
-    Endpoint ep = new Endpoint(path, generation, qps, psns);
-    ep.lastUsedNanos = clock.nanoTime();
+  }
+
+  private static void closeAll(QueuePair[] qps) {
+    for (QueuePair qp : qps) {
+      if (qp != null) {
+        qp.close();
+      }
+    }
+  }
+
+  /** Gives {@code ep} its QPs and registers them for their async events. */
+  private void attach(Endpoint ep, QueuePair[] qps) {
+    ep.attach(qps);
     for (QueuePair qp : qps) {
       endpointsByQp.put(qp.qpNum(), ep);
       directory.qpCreated(qp.qpNum(), this);
     }
-    return ep;
   }
 
   // ---------------------------------------------------------------- retire, faults, close
@@ -628,6 +717,46 @@ final class Owner {
     return retired;
   }
 
+  /**
+   * Retires the connected endpoints whose work requests in flight saw no completion for {@link
+   * #stallNanos} (checked a few times per period): their QPs neither deliver nor fail, so their
+   * slices are flushed and go again, on a fresh endpoint or another rail, instead of waiting for
+   * their request's deadline.
+   *
+   * @return how many it retired
+   */
+  private int retireStalled() {
+    if (cycleNanos - nextStallCheckNanos < 0) {
+      return 0;
+    }
+    nextStallCheckNanos = cycleNanos + stallNanos / STALL_CHECKS_PER_PERIOD;
+    if (slots.inFlight() == 0) {
+      return 0;
+    }
+    int retired = 0;
+    for (Endpoint ep : store.snapshot()) {
+      long quiet = cycleNanos - ep.progressNanos;
+      if (ep.state() == EndpointState.CONNECTED && ep.outstanding > 0 && quiet >= stallNanos) {
+        metrics.endpointStalled();
+        retire(
+            ep,
+            SliceStatus.ENDPOINT_RETIRED,
+            new VteException(
+                ErrorCode.PEER_UNREACHABLE,
+                "no work request to "
+                    + ep.path
+                    + " completed for "
+                    + quiet / 1_000_000
+                    + " ms with "
+                    + ep.outstanding
+                    + " in flight, past the QPs' timeout x (retry count + 2): its QP is stuck or"
+                    + " the peer's is gone"));
+        retired++;
+      }
+    }
+    return retired;
+  }
+
   private void evict(Endpoint victim) {
     metrics.endpointEvicted();
     retire(victim, SliceStatus.ENDPOINT_RETIRED, null);
@@ -651,11 +780,14 @@ final class Owner {
       metrics.wireVersionEnded(ep.path);
     }
     metrics.endpointRetired();
-    for (QueuePair qp : ep.qps) {
-      try {
-        qp.toError();
-      } catch (VerbsException e) {
-        // Already destroyed or in ERR: its work flushes or is accounted for at the deadline.
+    // A QP job in flight means nothing was posted yet; the job's return destroys the QPs.
+    if (ep.hasQps() && !ep.qpJobInFlight) {
+      for (QueuePair qp : ep.qps) {
+        try {
+          qp.toError();
+        } catch (VerbsException e) {
+          // Already destroyed or in ERR: its work flushes or is accounted for at the deadline.
+        }
       }
     }
     failPending(ep, status, cause);
@@ -675,22 +807,31 @@ final class Owner {
     }
   }
 
-  /** Completes {@code slices} (none when null) with {@code status}. */
-  void failAll(ArrayDeque<Slice> slices, int status, Throwable cause) {
-    if (slices != null) {
-      for (Slice s : slices) {
-        complete(s, status, cause);
-      }
-    }
-  }
-
-  /** Destroys an endpoint's QPs and forgets them. */
+  /**
+   * Forgets an endpoint's QPs and destroys them off the owner's thread; while a QP job of the
+   * endpoint is in flight, once it is back.
+   */
   void destroy(Endpoint ep) {
-    for (QueuePair qp : ep.qps) {
+    if (ep.qpJobInFlight) {
+      ep.destroyDeferred = true;
+      return;
+    }
+    if (!ep.hasQps()) {
+      return;
+    }
+    QueuePair[] qps = ep.qps.clone();
+    ep.qpsDestroyed();
+    for (QueuePair qp : qps) {
       endpointsByQp.remove(qp.qpNum(), ep);
       directory.qpDestroyed(qp.qpNum(), this);
-      qp.close();
     }
+    qpJobs.run(
+        () -> {
+          closeAll(qps);
+          return null;
+        },
+        null,
+        null);
   }
 
   private int checkDeadlines() {
@@ -851,9 +992,12 @@ final class Owner {
   void destroyRemaining() {
     for (Endpoint ep : store.snapshot()) {
       store.remove(ep.path, ep);
+      // The verbs executor has stopped: no job of it runs any more, and none will come back.
+      ep.qpJobInFlight = false;
       destroy(ep);
     }
     for (Endpoint ep : retiring) {
+      ep.qpJobInFlight = false;
       destroy(ep);
     }
     retiring.clear();

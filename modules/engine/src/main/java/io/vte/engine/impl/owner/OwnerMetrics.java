@@ -38,6 +38,7 @@ public final class OwnerMetrics {
   private volatile long endpointsRetired;
   private volatile long endpointsEvicted;
   private volatile long endpointsIdleRetired;
+  private volatile long endpointsStalled;
   private volatile long endpointStoreOverflows;
   private volatile long qpFatalEvents;
   private volatile long cqErrors;
@@ -93,6 +94,10 @@ public final class OwnerMetrics {
 
   void endpointIdleRetired() {
     endpointsIdleRetired++;
+  }
+
+  void endpointStalled() {
+    endpointsStalled++;
   }
 
   void handshakeAttempted() {
@@ -232,6 +237,14 @@ public final class OwnerMetrics {
    */
   public long endpointsIdleRetired() {
     return endpointsIdleRetired;
+  }
+
+  /**
+   * @return endpoints retired because work requests were in flight on them and none completed for
+   *     longer than their QPs' timeout x (retry count + 2)
+   */
+  public long endpointsStalled() {
+    return endpointsStalled;
   }
 
   /**

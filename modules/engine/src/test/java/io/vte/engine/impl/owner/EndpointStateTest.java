@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.handshake.NicPath;
-import io.vte.verbs.QueuePair;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
@@ -21,7 +20,7 @@ class EndpointStateTest {
   /** The lifecycle as ARCHITECTURE.md describes it: every allowed move, and only those. */
   private static final Map<EndpointState, Set<EndpointState>> ALLOWED =
       Map.of(
-          NEW, EnumSet.of(CONNECTING, CONNECTED, FAILED),
+          NEW, EnumSet.of(CONNECTING, CONNECTED, FAILED, RETIRED),
           CONNECTING, EnumSet.of(CONNECTED, FAILED, RETIRED),
           CONNECTED, EnumSet.of(RETIRED),
           RETIRED, EnumSet.noneOf(EndpointState.class),
@@ -59,7 +58,7 @@ class EndpointStateTest {
 
   /** An endpoint brought to {@code state} along allowed moves. */
   private static Endpoint endpointIn(EndpointState state) {
-    Endpoint ep = new Endpoint(NicPath.of("p:1", "d0"), 1, new QueuePair[0], new int[0]);
+    Endpoint ep = new Endpoint(NicPath.of("p:1", "d0"), 1, 0);
     switch (state) {
       case NEW -> {}
       case CONNECTING -> ep.moveTo(CONNECTING);

@@ -20,9 +20,16 @@ class IdleEndpointTest {
 
   private static final Duration IDLE = Duration.ofSeconds(1);
 
+  /**
+   * An owner retiring endpoints unused for {@code idle}; its QP timeout (1.07 s) keeps work that
+   * waits a few periods within RC's failure time, so only the idle rule retires endpoints here.
+   */
   private static OwnerHarness harness(Duration idle) {
     return OwnerHarness.accepting(
-        OwnerConfig.from(OwnerTestConfig.options().setIdleEndpoint(idle))
+        OwnerConfig.from(
+                OwnerTestConfig.options()
+                    .setIdleEndpoint(idle)
+                    .setQpTimeout(Duration.ofNanos(4096L << 18)))
             .withHandshakeDeadline(Duration.ofSeconds(5)));
   }
 

@@ -1,6 +1,7 @@
 package io.vte.engine.impl.owner;
 
 import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
 
 /**
  * Measures how late a plain thread wakes from 1 ms parks: the scheduling stalls the machine itself
@@ -15,6 +16,9 @@ final class JitterProbe implements AutoCloseable {
   private volatile boolean running = true;
   private volatile long maxLateNanos;
 
+  /** Every oversleep (the probe's thread writes; read once {@link #close()} has joined it). */
+  private final Histogram late = new Histogram(3);
+
   JitterProbe() {
     thread = new Thread(this::run, "jitter-probe");
     thread.setDaemon(true);
@@ -25,9 +29,10 @@ final class JitterProbe implements AutoCloseable {
     while (running) {
       long start = System.nanoTime();
       LockSupport.parkNanos(PARK_NANOS);
-      long late = System.nanoTime() - start - PARK_NANOS;
-      if (late > maxLateNanos) {
-        maxLateNanos = late;
+      long lateNanos = Math.max(0, System.nanoTime() - start - PARK_NANOS);
+      late.recordValue(lateNanos);
+      if (lateNanos > maxLateNanos) {
+        maxLateNanos = lateNanos;
       }
     }
   }
@@ -37,6 +42,14 @@ final class JitterProbe implements AutoCloseable {
    */
   long maxLateNanos() {
     return maxLateNanos;
+  }
+
+  /**
+   * @param percentile 0..100
+   * @return the oversleep at that percentile, in nanoseconds; only after {@link #close()}
+   */
+  long lateNanosAtPercentile(double percentile) {
+    return late.getValueAtPercentile(percentile);
   }
 
   @Override

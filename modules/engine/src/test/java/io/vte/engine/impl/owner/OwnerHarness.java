@@ -62,7 +62,8 @@ final class OwnerHarness {
             clock,
             proxy,
             directory,
-            backoff);
+            backoff,
+            null);
     directory.add(owner);
   }
 

@@ -21,6 +21,7 @@ import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.QpState;
+import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WrFlags;
 import java.time.Duration;
@@ -126,10 +127,10 @@ class OwnerTest {
     EndpointStore store = new EndpointStore(8);
     NicPath p = NicPath.of("p:1", "d0");
     for (int i = 0; i < 10_000; i++) {
-      Endpoint old = new Endpoint(p, i * 2L, new io.vte.verbs.QueuePair[0], new int[0]);
+      Endpoint old = new Endpoint(p, i * 2L, 0);
       store.put(old);
       assertTrue(store.remove(p, old));
-      Endpoint replacement = new Endpoint(p, i * 2L + 1, new io.vte.verbs.QueuePair[0], new int[0]);
+      Endpoint replacement = new Endpoint(p, i * 2L + 1, 0);
       store.put(replacement);
       assertFalse(store.remove(p, old), "a stale reference removed the replacement");
       assertSame(replacement, store.get(p));
@@ -672,6 +673,46 @@ class OwnerTest {
     assertEquals(
         ErrorCode.PEER_UNREACHABLE, ((VteException) rec.causes.values().iterator().next()).code());
     assertNull(h.owner.endpoint("b:1@d0"), "the endpoint was retired: the next slice reconnects");
+    assertEquals(0, rec.duplicates);
+  }
+
+  /**
+   * rdma_rxe retries forever at retry count 7 and drops packets to a QP that no longer exists
+   * without a NAK: a work request to a peer whose QP went (its port went down and it retired the
+   * endpoint) then never completes. Past timeout x (retry count + 2) without a completion the owner
+   * retires the endpoint, and its slices go again as flushed ones.
+   */
+  @Test
+  void aConnectedEndpointWhoseWorkRequestsNeverCompleteIsRetiredPastTheRcFailureTime() {
+    OwnerConfig config = OwnerHarness.config();
+    OwnerHarness h = OwnerHarness.accepting(config);
+    Duration stall =
+        Duration.ofNanos(
+            new RtsAttributes(0, config.qpTimeout(), 0, 0).timeoutNanos()
+                * (config.qpRetryCount() + 2L));
+    Recorder rec = new Recorder();
+    h.submit(rec, "b:1", 3);
+    h.run();
+    assertEquals(3, h.owner.outstanding(), "posted");
+    h.clock.advance(stall.minusMillis(1));
+    h.run();
+    assertEquals(0, rec.completed(), "within the RC failure time the work requests wait");
+    assertNotNull(h.owner.endpoint("b:1@d0"));
+    // one completes: the endpoint makes progress, and the limit counts from there
+    h.device.liveQps().get(0).complete(1, WcStatus.SUCCESS);
+    h.run();
+    h.clock.advance(stall.minusMillis(1));
+    h.run();
+    assertNotNull(h.owner.endpoint("b:1@d0"), "progress within the limit keeps it");
+    h.clock.advance(stall.dividedBy(2));
+    h.run();
+    h.run();
+    assertNull(h.owner.endpoint("b:1@d0"), "a stuck endpoint is retired");
+    assertEquals(1, h.owner.metrics().endpointsStalled());
+    assertEquals(2, rec.count(SliceStatus.ENDPOINT_RETIRED));
+    assertEquals(
+        ErrorCode.PEER_UNREACHABLE, ((VteException) rec.causes.values().iterator().next()).code());
+    assertEquals(0, h.owner.outstanding());
     assertEquals(0, rec.duplicates);
   }
 

@@ -9,6 +9,7 @@ import io.vte.testkit.Await;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
+import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsProviders;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import java.nio.ByteBuffer;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 
 /**
  * A node over soft verbs playing the engine layer: a soft provider with its own devices, one local
@@ -36,6 +38,7 @@ final class SoftNode {
   final ByteBuffer memory;
   final long base;
   private final Map<String, Rail> rails = new ConcurrentHashMap<>();
+  private final UnaryOperator<VerbsContext> wrap;
   private OwnerRouter router;
 
   private SoftNode(
@@ -43,8 +46,10 @@ final class SoftNode {
       SoftVerbsProvider provider,
       TestNode node,
       OwnerConfig config,
-      int memoryBytes) {
+      int memoryBytes,
+      UnaryOperator<VerbsContext> wrap) {
     this.prefix = prefix;
+    this.wrap = wrap;
     this.config = config;
     this.provider = provider;
     this.node = node;
@@ -55,6 +60,17 @@ final class SoftNode {
   /** Starts a node with {@code devices} soft devices named {@code prefix0..}, all on 127.0.0.1. */
   static SoftNode start(
       Vertx vertx, String prefix, int devices, OwnerConfig config, int memoryBytes) {
+    return start(vertx, prefix, devices, config, memoryBytes, UnaryOperator.identity());
+  }
+
+  /** As above, each opened device seen through {@code wrap} (a device that misbehaves). */
+  static SoftNode start(
+      Vertx vertx,
+      String prefix,
+      int devices,
+      OwnerConfig config,
+      int memoryBytes,
+      UnaryOperator<VerbsContext> wrap) {
     List<Map<String, Object>> list = new ArrayList<>();
     for (int i = 0; i < devices; i++) {
       list.add(Map.of("name", prefix + i, "host", "127.0.0.1", "port", 0));
@@ -62,7 +78,7 @@ final class SoftNode {
     SoftVerbsProvider provider =
         (SoftVerbsProvider) VerbsProviders.create("soft", Map.of("devices", list));
     TestNode node = Await.result(TestNode.start(vertx), WAIT);
-    SoftNode n = new SoftNode(prefix, provider, node, config, memoryBytes);
+    SoftNode n = new SoftNode(prefix, provider, node, config, memoryBytes, wrap);
     for (int i = 0; i < devices; i++) {
       n.contexts.add(null);
       n.regions.add(null);
@@ -73,7 +89,8 @@ final class SoftNode {
 
   /** Opens device {@code i} (again): a fresh local context with the memory registered on it. */
   void openDevice(int i) {
-    LocalContext ctx = Await.result(node.addDevice(provider.open(prefix + i), config), WAIT);
+    LocalContext ctx =
+        Await.result(node.addDevice(wrap.apply(provider.open(prefix + i)), config), WAIT);
     contexts.set(i, ctx);
     regions.set(i, ctx.registerMemory(memory, AccessFlags.ALL_REMOTE));
     router = new OwnerRouter(contexts);
