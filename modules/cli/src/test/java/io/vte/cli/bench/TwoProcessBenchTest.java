@@ -122,10 +122,6 @@ class TwoProcessBenchTest {
   }
 
   @Test
-  @org.junit.jupiter.api.Disabled(
-      "#42: under surefire the child exits 143 on SIGTERM without the report (its handler seemingly"
-          + " not in effect), while the same command started from a shell prints it and exits"
-          + " 143/130; not yet understood")
   void sigtermAndSigintOnARunningInitiatorPrintThePartialReportAndExit143And130() throws Exception {
     try (ChildVte target = ChildVte.benchTarget(67108864, "--handshake-timeout", "30")) {
       String name = target.announce(START).getString("server_name");
