@@ -43,7 +43,13 @@ public final class TransferSubmitter {
   final CallerContexts callers;
 
   /** What a batch calls once settled (it leaves the in-flight list). */
-  final Consumer<BatchTracker> settled = inFlight::remove;
+  final Consumer<BatchTracker> settled = this::settled;
+
+  /** A batch settled: it leaves the in-flight list and its requests are counted. */
+  private void settled(BatchTracker batch) {
+    inFlight.remove(batch);
+    batch.countInto(services.counters());
+  }
 
   private final DeadlineSweeper deadlines;
   private volatile boolean closed;
