@@ -3,7 +3,9 @@ package io.vte.api;
 import java.util.List;
 
 /**
- * The outcome of a batch: one {@link RequestResult} per request, in submission order.
+ * The outcome of a batch: one {@link RequestResult} per request, in submission order. Obtained from
+ * {@link TransferBatch#result()}: {@code engine.submit(requests, new TransferOptions()).result()
+ * .onSuccess(r -> r.requests().get(0).status())}.
  *
  * @param requests the per-request results
  */

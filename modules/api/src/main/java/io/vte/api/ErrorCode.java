@@ -1,6 +1,10 @@
 package io.vte.api;
 
-/** Typed causes of VTE failures. Every {@link VteException} carries one. */
+/**
+ * Typed causes of VTE failures. Every {@link VteException} carries one, read with {@link
+ * VteException#code()}: {@code if (e instanceof VteException v && v.code() ==
+ * ErrorCode.OUT_OF_RANGE) ...}.
+ */
 public enum ErrorCode {
   /** A bad argument; the message names the value. */
   INVALID_ARGUMENT,

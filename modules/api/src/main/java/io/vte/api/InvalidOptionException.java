@@ -3,7 +3,8 @@ package io.vte.api;
 /**
  * An {@link ErrorCode#INVALID_CONFIGURATION} about one option: its JSON path, the bad value and
  * what was expected, so that a front end (the CLI's flags, a configuration file reader) can name
- * the option its own way.
+ * the option its own way. Thrown by {@link EngineOptions#fromJson} and {@link
+ * EngineOptions#validate()}: {@code catch (InvalidOptionException e) { e.path(); }}.
  */
 public final class InvalidOptionException extends VteException {
 

@@ -3,7 +3,9 @@ package io.vte.api;
 import io.vertx.core.buffer.Buffer;
 
 /**
- * A small application message from a peer, delivered in order per sender.
+ * A small application message from a peer, delivered in order per sender. Given to the handler set
+ * with {@link TransferEngine#notificationHandler}: {@code engine.notificationHandler(n ->
+ * log(n.from(), n.topic()))}; sent with {@link TransferEngine#notify}.
  *
  * @param from the sender's server name
  * @param topic application-defined name

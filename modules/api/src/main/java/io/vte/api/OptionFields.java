@@ -7,6 +7,7 @@ import java.math.BigInteger;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -80,6 +81,13 @@ public final class OptionFields<O> {
    */
   public Set<String> names() {
     return Collections.unmodifiableSet(fields.keySet());
+  }
+
+  /**
+   * @return the fields, in table order (for code that documents them, e.g. the configuration page)
+   */
+  public Collection<Field<O, ?>> fields() {
+    return Collections.unmodifiableCollection(fields.values());
   }
 
   /**
@@ -266,6 +274,30 @@ public final class OptionFields<O> {
     }
 
     /**
+     * @return the default in its JSON form ({@code 5000} for a 5 s duration in milliseconds), null
+     *     when the field has none
+     */
+    public Object defaultJson() {
+      return defaultValue == null ? null : kind.write(defaultValue);
+    }
+
+    /**
+     * @return the field's JSON type in words, e.g. {@code integer} or {@code list of string}
+     */
+    public String type() {
+      return kind.type();
+    }
+
+    /**
+     * @param options options with the values the range depends on (e.g. {@code cqSize})
+     * @return the range in words, as error messages name it; empty when any value of the type is
+     *     accepted
+     */
+    public String range(O options) {
+      return expected.apply(options);
+    }
+
+    /**
      * Checks one value against this field's range, for code that takes the value from elsewhere;
      * only for a field whose range does not depend on other fields of its options.
      *
@@ -352,6 +384,13 @@ public final class OptionFields<O> {
      * @param path the field's JSON path
      */
     default void validate(V value, String label, String path) {}
+
+    /**
+     * @return the JSON type in words, for documentation
+     */
+    default String type() {
+      return "value";
+    }
   }
 
   private static InvalidOptionException wrongType(
@@ -364,16 +403,23 @@ public final class OptionFields<O> {
   }
 
   /** A JSON string; JSON null reads as null. */
-  public static final Kind<String> STRING = plain(String.class, true, "a string");
+  public static final Kind<String> STRING = plain(String.class, true, "a string", "string");
 
   /** A JSON boolean. */
-  public static final Kind<Boolean> BOOLEAN = plain(Boolean.class, false, "true or false");
+  public static final Kind<Boolean> BOOLEAN =
+      plain(Boolean.class, false, "true or false", "boolean");
 
   /**
    * @return values that are one JSON type as they are ({@code String}, {@code Boolean})
    */
-  private static <V> Kind<V> plain(Class<V> type, boolean nullable, String expected) {
+  private static <V> Kind<V> plain(
+      Class<V> type, boolean nullable, String expected, String typeName) {
     return new Kind<>() {
+      @Override
+      public String type() {
+        return typeName;
+      }
+
       @Override
       public V read(Object json, String label, String path) {
         if (json == null && nullable) {
@@ -399,6 +445,11 @@ public final class OptionFields<O> {
   public static final Kind<Integer> INT =
       new Kind<>() {
         @Override
+        public String type() {
+          return "integer";
+        }
+
+        @Override
         public Integer read(Object json, String label, String path) {
           return whole(
                   json,
@@ -421,6 +472,11 @@ public final class OptionFields<O> {
    */
   public static final Kind<Integer> BYTES =
       new Kind<>() {
+        @Override
+        public String type() {
+          return "bytes";
+        }
+
         @Override
         public Integer read(Object json, String label, String path) {
           if (!(json instanceof String text)) {
@@ -458,6 +514,11 @@ public final class OptionFields<O> {
   private static Kind<Duration> wholeNumberOf(ChronoUnit unit, String unitName) {
     return new Kind<>() {
       @Override
+      public String type() {
+        return unitName;
+      }
+
+      @Override
       public Duration read(Object json, String label, String path) {
         if (json == null) {
           return null;
@@ -484,6 +545,11 @@ public final class OptionFields<O> {
    */
   public static <E> Kind<List<E>> listOf(Kind<E> element) {
     return new Kind<>() {
+      @Override
+      public String type() {
+        return "list of " + element.type();
+      }
+
       @Override
       public List<E> read(Object json, String label, String path) {
         if (json == null) {
@@ -535,6 +601,11 @@ public final class OptionFields<O> {
    */
   public static <N> Kind<N> object(OptionFields<N> table, Supplier<N> factory) {
     return new Kind<>() {
+      @Override
+      public String type() {
+        return "object";
+      }
+
       @Override
       public N read(Object json, String label, String path) {
         if (json == null) {

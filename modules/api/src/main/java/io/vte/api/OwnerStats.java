@@ -2,7 +2,8 @@ package io.vte.api;
 
 /**
  * The owners' figures of one engine (endpoints, handshakes, failed slices, CQ poll gaps), summed
- * over every device and owner since the engine started.
+ * over every device and owner since the engine started. Obtained from {@link
+ * EngineDiagnostics#owners()}: {@code engine.diagnostics().owners().handshakesFailed()}.
  *
  * @param endpointsAlive endpoints connected or connecting now
  * @param endpointsRetired endpoints retired after a fault or a close

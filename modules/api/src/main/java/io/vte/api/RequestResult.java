@@ -1,7 +1,8 @@
 package io.vte.api;
 
 /**
- * The outcome of one request.
+ * The outcome of one request, obtained from {@link BatchResult#requests()} in submission order:
+ * {@code result.requests().get(i).status() == RequestStatus.COMPLETED}.
  *
  * @param status how it ended
  * @param bytes bytes moved by slices that completed successfully

@@ -1,6 +1,9 @@
 package io.vte.api;
 
-/** How one request of a batch ended. */
+/**
+ * How one request of a batch ended, read from {@link RequestResult#status()}: {@code
+ * result.requests().get(0).status() == RequestStatus.COMPLETED}.
+ */
 public enum RequestStatus {
   /** Every byte was moved. */
   COMPLETED,

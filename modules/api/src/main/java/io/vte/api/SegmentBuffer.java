@@ -3,7 +3,8 @@ package io.vte.api;
 import java.util.List;
 
 /**
- * One registered buffer of a peer segment.
+ * One registered buffer of a peer segment, obtained from {@link SegmentHandle#buffers()}: {@code
+ * segment.buffers().get(0).address()} is where a request into that buffer starts.
  *
  * @param location the peer's location tag
  * @param address native address in the peer process

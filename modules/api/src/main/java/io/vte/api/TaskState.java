@@ -1,6 +1,10 @@
 package io.vte.api;
 
-/** State of a task (request) or of a whole batch in the explicit batch-id API. */
+/**
+ * State of a task (request) or of a whole batch in the explicit batch-id API, returned by {@link
+ * TransferEngine#batchStatus} and {@link TaskStatus#state()}: {@code engine.batchStatus(id) ==
+ * TaskState.COMPLETED}.
+ */
 public enum TaskState {
   /** Allocated slot, nothing submitted. */
   WAITING,

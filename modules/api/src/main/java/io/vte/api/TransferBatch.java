@@ -2,7 +2,11 @@ package io.vte.api;
 
 import io.vertx.core.Future;
 
-/** A submitted batch of transfer requests. */
+/**
+ * A submitted batch of transfer requests, returned by {@link TransferEngine#submit(java.util.List,
+ * TransferOptions)}: {@code TransferBatch batch = engine.submit(requests, new TransferOptions());
+ * batch.result().onSuccess(...)}, or {@code batch.cancel()}.
+ */
 public interface TransferBatch {
 
   /**

@@ -1,7 +1,8 @@
 package io.vte.api;
 
 /**
- * An engine's transfer counters since it started.
+ * An engine's transfer counters since it started, obtained from {@link
+ * EngineDiagnostics#counters()}: {@code engine.diagnostics().counters().bytes()}.
  *
  * @param bytes bytes moved by completed slices
  * @param slices completed slices

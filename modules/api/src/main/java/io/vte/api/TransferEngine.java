@@ -13,6 +13,10 @@ import java.util.ServiceLoader;
  * Moves bytes between registered memory of this process and segments of peers, one-sided, batched
  * and over every healthy rail. Every method may be called from any thread or verticle and never
  * blocks.
+ *
+ * <p>Obtained from {@link #create}: {@code TransferEngine.create(vertx, new
+ * EngineOptions()).onSuccess(engine -> engine.openSegment("node-b"))}; then {@link #register} local
+ * memory, {@link #submit(java.util.List, TransferOptions)} requests and {@link #close()}.
  */
 public interface TransferEngine {
 

@@ -2,7 +2,10 @@ package io.vte.api;
 
 import java.time.Duration;
 
-/** Per-batch options of {@link TransferEngine#submit(java.util.List, TransferOptions)}. */
+/**
+ * Per-batch options of {@link TransferEngine#submit(java.util.List, TransferOptions)}: {@code
+ * engine.submit(requests, new TransferOptions().setDeadline(Duration.ofSeconds(5)))}.
+ */
 public final class TransferOptions {
 
   /** Default deadline of a batch. */

@@ -1,6 +1,10 @@
 package io.vte.api;
 
-/** A VTE failure with a typed {@link ErrorCode} and a message naming the offending value. */
+/**
+ * A VTE failure with a typed {@link ErrorCode} and a message naming the offending value; the cause
+ * of a failed Future or {@link RequestResult#cause()}: {@code batch.result().onFailure(e ->
+ * ((VteException) e).code())}.
+ */
 public class VteException extends RuntimeException {
 
   private static final long serialVersionUID = 1L;

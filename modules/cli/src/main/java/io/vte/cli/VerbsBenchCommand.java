@@ -104,8 +104,8 @@ public final class VerbsBenchCommand implements Callable<Integer> {
     Histogram blocking = new Histogram(3);
     Histogram lat = new Histogram(3);
     for (int r = 0; r <= rounds; r++) {
-      Histogram b = TcpPingPongBench.run(slice, SoftLatencyBench.MESSAGE, true);
-      Histogram k = TcpPingPongBench.run(slice, SoftLatencyBench.MESSAGE, false);
+      Histogram b = TcpPingPongBench.run(slice, SoftLatencyBench.MESSAGE, true).roundTrips();
+      Histogram k = TcpPingPongBench.run(slice, SoftLatencyBench.MESSAGE, false).roundTrips();
       Histogram l = SoftLatencyBench.run(slice, nicSpinMicros);
       if (r > 0) {
         base.add(b);

@@ -52,15 +52,19 @@ public final class HandshakeValidator {
   private HandshakeValidator() {}
 
   /**
-   * @param request a Connect request received by a server
+   * @param request a Connect request received by a server (a disconnect, with {@code
+   *     disconnect_generation} set, needs only its paths and generation)
    * @throws VteException INVALID_ARGUMENT naming the first bad field
    */
   public static void validate(ConnectRequest request) {
     ErrorCode code = ErrorCode.INVALID_ARGUMENT;
     nicPath(code, "local_nic_path", request.getLocalNicPath());
     nicPath(code, "peer_nic_path", request.getPeerNicPath());
-    port(code, "", request.getGid(), request.getLid(), request.getMtu());
-    qps(code, "qps", request.getQpsList());
+    if (request.getDisconnectGeneration() == 0) {
+      // a disconnect names an endpoint by its paths and generations: it carries no port or QPs
+      port(code, "", request.getGid(), request.getLid(), request.getMtu());
+      qps(code, "qps", request.getQpsList());
+    }
     if (request.getGeneration() < 1) {
       throw fail(
           code, "generation must be >= 1: " + Long.toUnsignedString(request.getGeneration()));

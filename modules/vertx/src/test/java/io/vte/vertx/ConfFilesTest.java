@@ -27,16 +27,6 @@ class ConfFilesTest {
   }
 
   @Test
-  void readmeDocumentsEveryEngineOption() throws IOException {
-    String readme = Files.readString(CONF.resolve("README.md"));
-    for (String key : EngineOptions.KEYS) {
-      assertTrue(
-          readme.contains("| `" + key + "` |"),
-          "conf/README.md has no table row for '" + key + "'");
-    }
-  }
-
-  @Test
   void clusterExampleIsValidAndPointsAtEtcd() throws IOException {
     EngineOptions options = EngineOptions.fromJson(read("cluster-etcd.json")).validate();
     assertEquals("etcd://127.0.0.1:2379", options.getMetadataUri());

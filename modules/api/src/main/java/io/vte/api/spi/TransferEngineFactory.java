@@ -7,7 +7,9 @@ import io.vte.api.TransferEngine;
 
 /**
  * Creates the engine implementation; found with {@link java.util.ServiceLoader} by {@link
- * TransferEngine#create}. The engine module provides one.
+ * TransferEngine#create}. The engine module provides one, named in its {@code
+ * META-INF/services/io.vte.api.spi.TransferEngineFactory}; users call {@code
+ * TransferEngine.create(vertx, options)}, never this.
  */
 public interface TransferEngineFactory {
 

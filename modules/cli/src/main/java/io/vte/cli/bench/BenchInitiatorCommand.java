@@ -25,7 +25,10 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     header = "Drive READs or WRITEs into a 'vte bench target'.",
     description = {
-      "Drive READs or WRITEs into a 'vte bench target' and report throughput, latency and failures."
+      "Drive READs or WRITEs into a 'vte bench target' and report throughput, latency and failures,",
+      "and the bytes the same-host and the network rails moved in the measured time ('rail bytes',",
+      "JSON rail_bytes). Against a 'bench target --shared-memory' on this host the run fails when a",
+      "measured request fell back to the network."
     })
 public final class BenchInitiatorCommand implements Callable<Integer> {
 
@@ -50,7 +53,10 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
       names = "--baseline",
       description = {
         "Also measure, in this process between five windows of the run, raw NIO loopback streaming",
-        "over as many connections as the engine opened, and a one-thread memcpy of the block size."
+        "over as many connections as carried the engine's traffic, acked NIO (polling as the engine",
+        "does, and blocking), and a memcpy of the block size (one thread, and the same-host rail's",
+        "copier count once it copied). The baselines run on loopback: against a target on another",
+        "host they bound the transport, not the link."
       })
   private boolean baseline;
 
@@ -95,6 +101,7 @@ public final class BenchInitiatorCommand implements Callable<Integer> {
       BaselineWindows baselines =
           new BaselineWindows(
               initiator.engine(),
+              NioAckedBench.Polling.of(engineFlags.engineOptions(specs)),
               load.measure().dividedBy(2L * windows),
               load.blockSize(),
               load.region(),

@@ -3,6 +3,7 @@ package io.vte.cli.bench;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -21,17 +22,47 @@ public record BenchReport(
    * What a run is compared with, measured in the same command between its windows.
    *
    * @param nioGibs raw NIO loopback streaming GiB/s over {@code nioStreams} connections, or NaN
-   * @param nioStreams connections of the NIO baselines: as many as the engine opened
-   * @param ackedGibs raw NIO loopback over {@code nioStreams} connections with {@code
-   *     ackedInFlight} messages in flight, each acknowledged ({@link NioAckedBench}), GiB/s, or NaN
-   * @param ackedInFlight messages in flight of the acked baseline: the run's requests in flight
+   * @param nioStreams connections of the NIO baselines: as many as carried the engine's traffic, at
+   *     least 1
+   * @param engineConnections the engine's connections (QPs) that carried its traffic before the
+   *     last window: 0 when every slice took the same-host rail
+   * @param ackedBlockingGibs raw NIO loopback over {@code nioStreams} connections with {@code
+   *     ackedInFlight} messages in flight, each acknowledged, blocking sockets ({@link
+   *     NioAckedBench}), GiB/s, or NaN
+   * @param ackedPollingGibs the same, both ends polling as the engine does ({@code polling}),
+   *     GiB/s, or NaN: the like-for-like one
+   * @param ackedInFlight messages in flight of the acked baselines: the run's requests in flight
+   * @param polling the engine's spin windows, which the polling acked baseline uses
    * @param memcpyGibs one thread copying the block size between two native buffers, GiB/s, or NaN
+   * @param memcpyThreadsGibs {@code memcpyThreads} threads doing so, GiB/s, or NaN when the
+   *     same-host rail ran no copier
+   * @param memcpyThreads the same-host rail's copier threads, 0 when it ran none
    */
   public record Baselines(
-      double nioGibs, int nioStreams, double ackedGibs, int ackedInFlight, double memcpyGibs) {
+      double nioGibs,
+      int nioStreams,
+      int engineConnections,
+      double ackedBlockingGibs,
+      double ackedPollingGibs,
+      int ackedInFlight,
+      NioAckedBench.Polling polling,
+      double memcpyGibs,
+      double memcpyThreadsGibs,
+      int memcpyThreads) {
 
     /** No baseline measured. */
-    public static final Baselines NONE = new Baselines(Double.NaN, 0, Double.NaN, 0, Double.NaN);
+    public static final Baselines NONE =
+        new Baselines(
+            Double.NaN,
+            0,
+            0,
+            Double.NaN,
+            Double.NaN,
+            0,
+            NioAckedBench.Polling.BLOCKING,
+            Double.NaN,
+            Double.NaN,
+            0);
   }
 
   /**
@@ -47,7 +78,17 @@ public record BenchReport(
         devices,
         workers,
         sliceSize,
-        new Baselines(baselineGibs, 1, Double.NaN, 0, Double.NaN));
+        new Baselines(
+            baselineGibs,
+            1,
+            1,
+            Double.NaN,
+            Double.NaN,
+            0,
+            NioAckedBench.Polling.BLOCKING,
+            Double.NaN,
+            Double.NaN,
+            0));
   }
 
   /**
@@ -103,16 +144,29 @@ public record BenchReport(
     if (!Double.isNaN(baselineGibs)) {
       json.put("baseline_gib_s", round(baselineGibs))
           .put("baseline_streams", baselines.nioStreams())
+          .put("engine_connections", baselines.engineConnections())
           .put("ratio", Math.round(r.gibPerSecond() / baselineGibs * 1000) / 1000.0);
     }
-    if (!Double.isNaN(baselines.ackedGibs())) {
-      json.put("acked_baseline_gib_s", round(baselines.ackedGibs()))
+    if (!Double.isNaN(baselines.ackedPollingGibs())) {
+      json.put("acked_baseline_gib_s", round(baselines.ackedPollingGibs()))
           .put("acked_baseline_in_flight", baselines.ackedInFlight())
-          .put("acked_ratio", round(r.gibPerSecond() / baselines.ackedGibs()));
+          .put("acked_baseline_poll_us", baselines.polling().sender().toNanos() / 1000)
+          .put("acked_baseline_nic_poll_us", baselines.polling().receiver().toNanos() / 1000)
+          .put("acked_ratio", round(r.gibPerSecond() / baselines.ackedPollingGibs()))
+          .put("acked_blocking_gib_s", round(baselines.ackedBlockingGibs()))
+          .put("acked_blocking_ratio", round(r.gibPerSecond() / baselines.ackedBlockingGibs()));
     }
     if (!Double.isNaN(baselines.memcpyGibs())) {
       json.put("memcpy_gib_s", round(baselines.memcpyGibs()))
           .put("memcpy_ratio", round(r.gibPerSecond() / baselines.memcpyGibs()));
+    }
+    if (!Double.isNaN(baselines.memcpyThreadsGibs())) {
+      json.put("memcpy_threads", baselines.memcpyThreads())
+          .put("memcpy_threads_gib_s", round(baselines.memcpyThreadsGibs()))
+          .put("memcpy_threads_ratio", round(r.gibPerSecond() / baselines.memcpyThreadsGibs()));
+    }
+    if (r.railBytes() != RailBytes.NONE) {
+      json.put("rail_bytes", r.railBytes().json()).put("same_host_bytes", r.railBytes().sameHost());
     }
     return json;
   }
@@ -209,10 +263,12 @@ public record BenchReport(
           "baseline",
           String.format(
               Locale.ROOT,
-              "%.3f GiB/s (raw Java NIO loopback, %d stream%s: the engine's connections)",
+              "%.3f GiB/s (raw Java NIO loopback, %d stream%s: the engine's connections that"
+                  + " carried its traffic, %d)",
               baselineGibs,
               baselines.nioStreams(),
-              baselines.nioStreams() == 1 ? "" : "s"));
+              baselines.nioStreams() == 1 ? "" : "s",
+              baselines.engineConnections()));
       row(
           out,
           "ratio",
@@ -222,21 +278,35 @@ public record BenchReport(
               r.gibPerSecond() / baselineGibs,
               streamingTarget(r.blockSize(), r.batchSize())));
     }
-    if (!Double.isNaN(baselines.ackedGibs())) {
+    if (!Double.isNaN(baselines.ackedPollingGibs())) {
+      Duration poll = baselines.polling().sender();
+      Duration nicPoll = baselines.polling().receiver();
       row(
           out,
           "acked NIO",
           String.format(
               Locale.ROOT,
               "%.3f GiB/s (raw Java NIO loopback, the same streams, %d message%s in flight, each"
-                  + " acknowledged: the run's round trips)",
-              baselines.ackedGibs(),
+                  + " acknowledged with 8 B, polling %d us / %d us as the engine does:"
+                  + " like for like)",
+              baselines.ackedPollingGibs(),
               baselines.ackedInFlight(),
-              baselines.ackedInFlight() == 1 ? "" : "s"));
+              baselines.ackedInFlight() == 1 ? "" : "s",
+              poll.toNanos() / 1000,
+              nicPoll.toNanos() / 1000));
       row(
           out,
           "acked ratio",
-          String.format(Locale.ROOT, "%.3f", r.gibPerSecond() / baselines.ackedGibs()));
+          String.format(Locale.ROOT, "%.3f", r.gibPerSecond() / baselines.ackedPollingGibs()));
+      row(
+          out,
+          "acked blocking",
+          String.format(
+              Locale.ROOT,
+              "%.3f GiB/s, ratio %.3f (the same with blocking sockets: not like for like when the"
+                  + " engine polls)",
+              baselines.ackedBlockingGibs(),
+              r.gibPerSecond() / baselines.ackedBlockingGibs()));
     }
     if (!Double.isNaN(baselines.memcpyGibs())) {
       row(
@@ -250,10 +320,38 @@ public record BenchReport(
       row(
           out,
           "memcpy ratio",
+          String.format(Locale.ROOT, "%.3f", r.gibPerSecond() / baselines.memcpyGibs()));
+    }
+    if (!Double.isNaN(baselines.memcpyThreadsGibs())) {
+      row(
+          out,
+          "memcpy x" + baselines.memcpyThreads(),
           String.format(
               Locale.ROOT,
-              "%.3f (same-host rail target >= 0.6)",
-              r.gibPerSecond() / baselines.memcpyGibs()));
+              "%.3f GiB/s, ratio %.3f (%d thread%s: the same-host rail's copiers; same-host rail"
+                  + " target >= 0.7)",
+              baselines.memcpyThreadsGibs(),
+              r.gibPerSecond() / baselines.memcpyThreadsGibs(),
+              baselines.memcpyThreads(),
+              baselines.memcpyThreads() == 1 ? "" : "s"));
+    }
+    RailBytes rails = r.railBytes();
+    if (rails != RailBytes.NONE) {
+      row(
+          out,
+          "rail bytes",
+          String.format(
+              Locale.ROOT,
+              "same-host %d, network %d (measured windows only)",
+              rails.sameHost(),
+              rails.network()));
+      if (rails.fellBack()) {
+        row(
+            out,
+            "FELL BACK",
+            rails.network()
+                + " B of measured requests meant for the same-host rail took the network");
+      }
     }
     out.flush();
   }

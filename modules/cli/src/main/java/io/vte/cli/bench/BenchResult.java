@@ -27,6 +27,8 @@ import org.HdrHistogram.Histogram;
  * @param faults the injected faults and their outcome
  * @param longestGapNanos the longest time in which no request of a submitting thread completed
  * @param plannedNanos the measurement time asked for ({@code --duration}), or -1 when not known
+ * @param railBytes what the rails moved in the measured windows ({@link RailBytes#NONE} when not
+ *     counted)
  */
 public record BenchResult(
     TransferOpcode opcode,
@@ -46,7 +48,8 @@ public record BenchResult(
     long allocatedBytes,
     List<String> faults,
     long longestGapNanos,
-    long plannedNanos) {
+    long plannedNanos,
+    RailBytes railBytes) {
 
   /** No request completing for this long makes a run stalled. */
   public static final long STALL_NANOS = 5_000_000_000L;
@@ -58,11 +61,12 @@ public record BenchResult(
   public static final long OVERRUN_NANOS = 1_000_000_000L;
 
   /**
-   * @return {@link ExitCodes#OK} when every request completed and the data is exact, else {@link
+   * @return {@link ExitCodes#OK} when every request completed, the data is exact and no measured
+   *     request meant for the same-host rail fell back to the network, else {@link
    *     ExitCodes#RUN_FAILED}
    */
   public int exitCode() {
-    return failed == 0 && verified != Boolean.FALSE && !stalled()
+    return failed == 0 && verified != Boolean.FALSE && !stalled() && !railBytes.fellBack()
         ? ExitCodes.OK
         : ExitCodes.RUN_FAILED;
   }
@@ -118,10 +122,16 @@ public record BenchResult(
    * @param allocated JVM-wide bytes allocated during the measurement
    * @param faultLog the injected faults
    * @param planned the measurement time asked for
+   * @param rails what the rails moved in the measured windows
    * @return a copy with the measurement-level facts filled in
    */
   public BenchResult with(
-      Boolean verified, String detail, long allocated, List<String> faultLog, long planned) {
+      Boolean verified,
+      String detail,
+      long allocated,
+      List<String> faultLog,
+      long planned,
+      RailBytes rails) {
     return new BenchResult(
         opcode,
         blockSize,
@@ -140,6 +150,7 @@ public record BenchResult(
         allocated,
         faultLog,
         longestGapNanos,
-        planned);
+        planned,
+        rails);
   }
 }

@@ -45,6 +45,9 @@ public final class InitiatorSession implements AutoCloseable {
 
   private volatile LoadGenerator running;
 
+  /** Set by {@link #requireSameHost()}: every measured window must take the same-host rail. */
+  private boolean sameHostRequired;
+
   private InitiatorSession(
       Vertx vertx,
       TransferEngine engine,
@@ -107,6 +110,16 @@ public final class InitiatorSession implements AutoCloseable {
   }
 
   /**
+   * Makes every later measurement fail (its result {@link RailBytes#fellBack()}) when a measured
+   * request moved over a network rail, also when the engine has no same-host rail to the target at
+   * all; without this call only a run whose engine has a same-host rail to the target after the
+   * warm-up is held to it.
+   */
+  public void requireSameHost() {
+    sameHostRequired = true;
+  }
+
+  /**
    * Warms up, then measures with faults and progress, then verifies.
    *
    * @param plan the load
@@ -133,8 +146,9 @@ public final class InitiatorSession implements AutoCloseable {
    * Warms up, then measures in {@code windows} equal windows with a pause for {@code beforeWindow}
    * before each (the load drains, then restarts after it), then verifies: a WRITE run writes a
    * source pattern no earlier window wrote in each window and reads the target back after it, so
-   * {@code verified} proves the measured windows wrote. The result adds the windows up; allocation
-   * counts only what the windows allocated.
+   * {@code verified} proves the measured windows wrote (and each request stamps its block, so a
+   * slot's last WRITE that did nothing is caught too). The result adds the windows up; allocation
+   * and the rails' bytes count only what the windows allocated and moved.
    *
    * @param plan the load
    * @param warmup warm-up time (not measured)
@@ -171,6 +185,8 @@ public final class InitiatorSession implements AutoCloseable {
       Blocking.await(load.run(warmup), warmup.plus(WAIT), "the warm-up");
     }
     Duration window = measure.dividedBy(windows);
+    boolean sameHostExpected = sameHostRequired || RailBytes.hasSameHostRail(engine);
+    RailBytes rails = new RailBytes(0, 0, sameHostExpected);
     boolean checkWrites = plan.verify() && plan.opcode() == TransferOpcode.WRITE;
     String writeMismatch = null;
     List<BenchResult> parts = new ArrayList<>();
@@ -193,7 +209,9 @@ public final class InitiatorSession implements AutoCloseable {
           faults.forEach(FaultScheduler::start);
         }
         long allocBefore = Blocking.allocatedBytes();
+        RailBytes railsBefore = RailBytes.of(engine, sameHostExpected);
         parts.add(Blocking.await(load.run(window), window.plus(WAIT), "the measured run"));
+        rails = rails.plus(RailBytes.of(engine, sameHostExpected).since(railsBefore));
         allocated =
             allocBefore < 0 || allocated < 0
                 ? -1
@@ -217,7 +235,7 @@ public final class InitiatorSession implements AutoCloseable {
       detail = writeMismatch == null ? restoreSourcePattern(plan.region()) : writeMismatch;
       verified = detail == null;
     }
-    return r.with(verified, detail, allocated, faultLog, measure.toNanos());
+    return r.with(verified, detail, allocated, faultLog, measure.toNanos(), rails);
   }
 
   /**

@@ -35,11 +35,16 @@ import org.HdrHistogram.Histogram;
  * the local buffer and the remote region, so the request lists are built once and reused. With
  * {@code verify}, every READ block is checked against the target's {@link DataPattern} (or the
  * source pattern a WRITE run left there); the slot is zeroed before each READ so a READ that moved
- * nothing is caught. Counters are readable from any thread for the progress line.
+ * nothing is caught; each WRITE block gets a stamp no earlier request wrote in its first bytes, so
+ * the read-back after a run ({@link InitiatorSession}) catches a slot whose last WRITE did nothing.
+ * Counters are readable from any thread for the progress line.
  */
 public final class LoadGenerator {
 
   private static final Duration DEADLINE = Duration.ofSeconds(60);
+
+  /** Seed of the stamps WRITE blocks carry (mixed with the slot and a count). */
+  private static final long STAMP_SEED = 0x57A4F5L;
 
   /**
    * The shape of the load.
@@ -303,7 +308,8 @@ public final class LoadGenerator {
         -1,
         List.of(),
         gap,
-        -1);
+        -1,
+        RailBytes.NONE);
   }
 
   /**
@@ -325,6 +331,7 @@ public final class LoadGenerator {
     private volatile long failed;
     private volatile long succeeded;
     private long start;
+    private long stamps;
     private long lastProgress;
     private long longestGap;
     private int inFlight;
@@ -353,11 +360,28 @@ public final class LoadGenerator {
             LoadGenerator.this.local.address() + slotOffset(slot),
             (long) plan.batchSize() * plan.blockSize(),
             (byte) 0);
+      } else if (plan.verify()) {
+        stamp(slot);
       }
       inFlight++;
       issuedAt[local] = System.nanoTime();
       List<PreparedTransfer> ps = prepared;
       return ps != null ? ps.get(slot).post() : engine.submit(batches.get(slot), options).result();
+    }
+
+    /**
+     * Writes a value no earlier request of this submitter wrote over the first (up to 8) bytes of
+     * each of the slot's source blocks: what a WRITE of it that did nothing would leave different.
+     */
+    private void stamp(int slot) {
+      for (int i = 0; i < plan.batchSize(); i++) {
+        long at =
+            LoadGenerator.this.local.address() + slotOffset(slot) + (long) i * plan.blockSize();
+        long value = DataPattern.mix(STAMP_SEED + slot, ++stamps);
+        for (int b = 0; b < Math.min(8, plan.blockSize()); b++) {
+          DirectMemory.putByte(at + b, (byte) (value >>> (8 * b)));
+        }
+      }
     }
 
     private long slotOffset(int slot) {
@@ -431,7 +455,8 @@ public final class LoadGenerator {
           -1,
           List.of(),
           longestGap,
-          -1);
+          -1,
+          RailBytes.NONE);
     }
 
     private void check(long offset) {

@@ -1,5 +1,6 @@
 package io.vte.cli.bench;
 
+import io.vte.api.EngineOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -11,14 +12,15 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The like-for-like baseline of a small-request load: raw Java NIO over loopback, each message of
- * {@code size} bytes acknowledged by its receiver with {@link #ACK_BYTES} bytes, at most {@code
- * window} messages unacknowledged per connection, as a one-sided WRITE completes only once its peer
- * acknowledged it. Blocking SocketChannels with TCP_NODELAY, direct buffers; per connection a
- * sender thread (which also reads the acknowledgements) and a receiver thread. Where {@link
+ * The round-trip baseline of a load: raw Java NIO over loopback, each message of {@code size} bytes
+ * acknowledged by its receiver with {@link #ACK_BYTES} bytes, at most {@code window} messages
+ * unacknowledged per connection, as a one-sided WRITE completes only once its peer acknowledged it.
+ * TCP_NODELAY, direct buffers; per connection a sender thread (which also reads the
+ * acknowledgements) and a receiver thread, each waiting for its socket as {@link Polling} says:
+ * blocking sockets, or spinning for the engine's busy-poll windows before sleeping. Where {@link
  * NioStreamBench} streams with no bound on the bytes in flight, this one has as many messages in
  * flight as the engine has requests, so their ratio says what the engine costs beyond the round
- * trips its load needs.
+ * trips its load needs; only the variant that polls as the engine does is like for like.
  */
 public final class NioAckedBench {
 
@@ -26,6 +28,35 @@ public final class NioAckedBench {
   static final int ACK_BYTES = 8;
 
   private NioAckedBench() {}
+
+  /**
+   * How both ends of a connection wait for their socket.
+   *
+   * @param sender the sender's spin window (the engine's owners: {@code busyPollMicros}); zero for
+   *     a blocking socket
+   * @param receiver the receiver's spin window (the soft NIC threads: {@code nicBusyPollMicros});
+   *     zero for a blocking socket
+   */
+  public record Polling(Duration sender, Duration receiver) {
+
+    /** Both ends block in the kernel. */
+    public static final Polling BLOCKING = new Polling(Duration.ZERO, Duration.ZERO);
+
+    /**
+     * @param options an engine's options
+     * @return its owners' and soft NICs' busy-poll windows
+     */
+    public static Polling of(EngineOptions options) {
+      return new Polling(options.getBusyPoll(), options.getNicBusyPoll());
+    }
+
+    /**
+     * @return true when neither end spins
+     */
+    public boolean blocking() {
+      return sender.isZero() && receiver.isZero();
+    }
+  }
 
   /**
    * What one run measured.
@@ -43,10 +74,12 @@ public final class NioAckedBench {
    * @param size bytes per message, at least 1
    * @param streams connections, at least 1
    * @param inFlight messages unacknowledged at most, over all connections, at least 1
+   * @param polling how both ends wait for their sockets
    * @return the rate of acknowledged bytes
    * @throws IllegalArgumentException for a size, stream count or window below 1
    */
-  public static Result run(Duration duration, int size, int streams, int inFlight) {
+  public static Result run(
+      Duration duration, int size, int streams, int inFlight, Polling polling) {
     if (size < 1 || streams < 1 || inFlight < 1) {
       throw new IllegalArgumentException(
           "size, streams and inFlight must be >= 1, got "
@@ -66,7 +99,8 @@ public final class NioAckedBench {
                 runOne(
                     duration,
                     size,
-                    Math.max(1, inFlight / streams + (i < inFlight % streams ? 1 : 0))));
+                    Math.max(1, inFlight / streams + (i < inFlight % streams ? 1 : 0)),
+                    polling));
     double gibs = 0;
     long messages = 0;
     for (Result r : each) {
@@ -77,21 +111,19 @@ public final class NioAckedBench {
   }
 
   /** One connection with {@code window} messages in flight; measured at the sender. */
-  private static Result runOne(Duration duration, int size, int window) {
+  private static Result runOne(Duration duration, int size, int window, Polling polling) {
     try (ServerSocketChannel server = ServerSocketChannel.open()) {
       server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-      try (SocketChannel out = SocketChannel.open(server.getLocalAddress());
-          SocketChannel in = server.accept()) {
-        out.socket().setTcpNoDelay(true);
-        in.socket().setTcpNoDelay(true);
+      try (SocketChannel outSocket = SocketChannel.open(server.getLocalAddress());
+          SocketChannel inSocket = server.accept();
+          PolledChannel out = new PolledChannel(outSocket, polling.sender())) {
+        PolledChannel in = new PolledChannel(inSocket, polling.receiver());
         Thread receiver = new Thread(() -> receive(in, size), "vte-bench-nio-acked-receiver");
         receiver.setDaemon(true);
         receiver.start();
         ByteBuffer message = ByteBuffer.allocateDirect(size);
         ByteBuffer acks = ByteBuffer.allocateDirect(ACK_BYTES * window);
-        for (int i = 0; i < window; i++) {
-          send(out, message);
-        }
+        resend(out, message, window);
         long warmupEnd = Measure.warmupEnd(duration);
         while (System.nanoTime() < warmupEnd) {
           resend(out, message, readAcks(out, acks));
@@ -113,11 +145,11 @@ public final class NioAckedBench {
   }
 
   /**
-   * Blocks until at least one whole acknowledgement arrived.
+   * Waits until at least one whole acknowledgement arrived.
    *
    * @return how many whole ones were read (a partial one stays in {@code acks} for the next call)
    */
-  private static int readAcks(SocketChannel out, ByteBuffer acks) throws IOException {
+  private static int readAcks(PolledChannel out, ByteBuffer acks) throws IOException {
     while (acks.position() < ACK_BYTES) {
       if (out.read(acks) < 0) {
         throw new IOException("the receiver closed the connection");
@@ -130,35 +162,25 @@ public final class NioAckedBench {
     return whole;
   }
 
-  private static void resend(SocketChannel out, ByteBuffer message, int count) throws IOException {
+  private static void resend(PolledChannel out, ByteBuffer message, int count) throws IOException {
     for (int i = 0; i < count; i++) {
-      send(out, message);
-    }
-  }
-
-  private static void send(SocketChannel out, ByteBuffer message) throws IOException {
-    message.clear();
-    while (message.hasRemaining()) {
-      out.write(message);
+      message.clear();
+      out.writeFully(message);
     }
   }
 
   /** Reads whole messages and acknowledges each; ends when the sender closes. */
-  private static void receive(SocketChannel in, int size) {
+  private static void receive(PolledChannel in, int size) {
     ByteBuffer message = ByteBuffer.allocateDirect(size);
     ByteBuffer ack = ByteBuffer.allocateDirect(ACK_BYTES);
-    try {
+    try (in) {
       while (true) {
         message.clear();
-        while (message.hasRemaining()) {
-          if (in.read(message) < 0) {
-            return;
-          }
+        if (!in.readFully(message)) {
+          return;
         }
         ack.clear();
-        while (ack.hasRemaining()) {
-          in.write(ack);
-        }
+        in.writeFully(ack);
       }
     } catch (IOException e) {
       // the sender closed the socket: the run is over

@@ -77,8 +77,8 @@ public record SingleRequestRun(
         !baseline
             ? () -> {}
             : () -> {
-              blocking.add(TcpPingPongBench.run(slice, load.blockSize(), false));
-              busy.add(TcpPingPongBench.run(slice, load.blockSize(), true));
+              blocking.add(TcpPingPongBench.run(slice, load.blockSize(), false).roundTrips());
+              busy.add(TcpPingPongBench.run(slice, load.blockSize(), true).roundTrips());
             };
     Duration warmup = warmupFor(load);
     BenchResult loop =

@@ -127,7 +127,8 @@ public final class RegenerateFigures {
             "engine GiB/s",
             "NIO streaming GiB/s",
             "ratio",
-            "ratio to acked NIO",
+            "ratio to acked NIO polling as the engine (like for like)",
+            "ratio to acked NIO blocking",
             "requests/s",
             "single request p50 us",
             "x busy-polling TCP ping-pong",
@@ -143,6 +144,7 @@ public final class RegenerateFigures {
           r.getValue("baseline_gib_s"),
           r.getValue("ratio"),
           r.getValue("acked_ratio"),
+          r.getValue("acked_blocking_ratio"),
           r.getValue("ops_per_s"),
           single.getValue("p50_us"),
           single.getValue("p50_vs_tcp_busy_poll"),
@@ -162,17 +164,25 @@ public final class RegenerateFigures {
             "engine GiB/s",
             "one-thread memcpy GiB/s",
             "ratio to memcpy",
+            "memcpy on the rail's copier threads GiB/s",
+            "copier threads",
+            "ratio to it",
             "NIO streaming GiB/s",
             "ratio to NIO",
-            "GiB over the same-host rail");
+            "GiB over the same-host rail in the measured windows",
+            "GiB over the network in them");
     table.row(
         "4M",
         r.getValue("throughput_gib_s"),
         r.getValue("memcpy_gib_s"),
         r.getValue("memcpy_ratio"),
+        r.getValue("memcpy_threads_gib_s"),
+        r.getValue("memcpy_threads"),
+        r.getValue("memcpy_threads_ratio"),
         r.getValue("baseline_gib_s"),
         r.getValue("ratio"),
-        r.getLong("same_host_bytes") / (double) (1L << 30));
+        r.getJsonObject("rail_bytes").getLong("same_host") / (double) (1L << 30),
+        r.getJsonObject("rail_bytes").getLong("network") / (double) (1L << 30));
     return command(args) + "\n\n" + table;
   }
 

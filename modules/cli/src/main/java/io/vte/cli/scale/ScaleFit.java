@@ -5,17 +5,21 @@ import java.util.Locale;
 import java.util.function.ToDoubleFunction;
 
 /**
- * A per-host figure as a straight line in the number of peers, {@code base + perPeer x peers},
- * fitted by least squares over the runs, and projected to large clusters (every host talking to
- * every other, as in the runs). A figure that fell as peers were added is fitted flat (its mean, 0
- * per peer), and no projection is below zero.
+ * A per-host figure fitted per host: the runs' totals (per-host figure x hosts) as {@code shared +
+ * base x H + perPeer x H (H - 1)}, by least squares with no coefficient below zero, so that a cost
+ * all hosts of a run share (one JVM's threads and pools when the hosts are engines in one JVM) is
+ * not read as a per-host cost that falls with more hosts. The projection to large clusters (every
+ * host talking to every other, as in the runs) is then {@code base + perPeer x (N - 1) + shared /
+ * N} per host, never below zero. The shared term is fitted only from three host counts on; with two
+ * the line has no room for it.
  *
  * @param what the figure's name
  * @param unit its unit
+ * @param shared the fitted cost all hosts of a run share
  * @param base the fitted cost of a host with no peer
- * @param perPeer the fitted cost of each peer
+ * @param perPeer the fitted cost of each peer of a host
  */
-record ScaleFit(String what, String unit, double base, double perPeer) {
+record ScaleFit(String what, String unit, double shared, double base, double perPeer) {
 
   /** Cluster sizes the README projects to. */
   static final int[] PROJECTED_NODES = {1_000, 10_000};
@@ -25,31 +29,112 @@ record ScaleFit(String what, String unit, double base, double perPeer) {
    * @param unit its unit
    * @param rows the runs (two host counts at least)
    * @param figure the per-host figure of a run
-   * @return the line through the runs
+   * @return the fit with the least squared error among those with no coefficient below zero
    */
   static ScaleFit of(
       String what, String unit, List<ScaleRow> rows, ToDoubleFunction<ScaleRow> figure) {
     int n = rows.size();
-    double sx = 0;
-    double sy = 0;
-    double sxx = 0;
-    double sxy = 0;
-    for (ScaleRow r : rows) {
-      double x = r.hosts() - 1;
-      double y = figure.applyAsDouble(r);
-      sx += x;
-      sy += y;
-      sxx += x * x;
-      sxy += x * y;
+    double[][] x = new double[n][];
+    double[] y = new double[n];
+    for (int i = 0; i < n; i++) {
+      double h = rows.get(i).hosts();
+      x[i] = new double[] {1, h, h * (h - 1)};
+      y[i] = figure.applyAsDouble(rows.get(i)) * h;
     }
-    double d = n * sxx - sx * sx;
-    double slope = d == 0 ? 0 : (n * sxy - sx * sy) / d;
-    if (slope < 0) {
-      // every figure here is a cost that cannot fall as peers are added: a falling line is noise
-      // (e.g. a thread pool that shrank between runs), and projected it would go below zero
-      return new ScaleFit(what, unit, sy / n, 0);
+    boolean sharedFits = rows.stream().mapToInt(ScaleRow::hosts).distinct().count() >= 3;
+    double[] best = new double[3];
+    double bestError = Double.POSITIVE_INFINITY;
+    // every subset of the three terms (bit 0 shared, 1 base, 2 per peer); the empty one is zero
+    for (int terms = 0; terms < 8; terms++) {
+      if ((terms & 1) != 0 && !sharedFits) {
+        continue;
+      }
+      double[] c = leastSquares(x, y, terms);
+      if (c == null || !nonNegative(c, y)) {
+        continue;
+      }
+      double error = 0;
+      for (int i = 0; i < n; i++) {
+        double e = y[i] - (c[0] * x[i][0] + c[1] * x[i][1] + c[2] * x[i][2]);
+        error += e * e;
+      }
+      // a tie (within rounding) goes to the fit with fewer terms, which come first here
+      if (bestError == Double.POSITIVE_INFINITY
+          || error < bestError - 1e-9 * Math.max(1, bestError)) {
+        bestError = error;
+        best = c;
+      }
     }
-    return new ScaleFit(what, unit, (sy - slope * sx) / n, slope);
+    return new ScaleFit(what, unit, best[0], best[1], best[2]);
+  }
+
+  /**
+   * @return true when no coefficient is below zero beyond rounding; such rounding is set to 0
+   */
+  private static boolean nonNegative(double[] c, double[] y) {
+    double scale = 1;
+    for (double v : y) {
+      scale = Math.max(scale, Math.abs(v));
+    }
+    for (int j = 0; j < c.length; j++) {
+      if (c[j] < -1e-9 * scale) {
+        return false;
+      }
+      c[j] = Math.max(0, c[j]);
+    }
+    return true;
+  }
+
+  /**
+   * Solves the normal equations over the terms picked by the bits of {@code terms}.
+   *
+   * @return the three coefficients (0 for a term not picked), or null when singular
+   */
+  private static double[] leastSquares(double[][] x, double[] y, int terms) {
+    int[] cols = new int[Integer.bitCount(terms)];
+    for (int j = 0, k = 0; j < 3; j++) {
+      if ((terms & (1 << j)) != 0) {
+        cols[k++] = j;
+      }
+    }
+    int m = cols.length;
+    double[][] a = new double[m][m + 1];
+    for (int i = 0; i < x.length; i++) {
+      for (int r = 0; r < m; r++) {
+        for (int c = 0; c < m; c++) {
+          a[r][c] += x[i][cols[r]] * x[i][cols[c]];
+        }
+        a[r][m] += x[i][cols[r]] * y[i];
+      }
+    }
+    // Gauss-Jordan with partial pivoting
+    for (int p = 0; p < m; p++) {
+      int pivot = p;
+      for (int r = p + 1; r < m; r++) {
+        if (Math.abs(a[r][p]) > Math.abs(a[pivot][p])) {
+          pivot = r;
+        }
+      }
+      if (Math.abs(a[pivot][p]) < 1e-12) {
+        return null;
+      }
+      double[] t = a[p];
+      a[p] = a[pivot];
+      a[pivot] = t;
+      for (int r = 0; r < m; r++) {
+        if (r != p) {
+          double f = a[r][p] / a[p][p];
+          for (int c = p; c <= m; c++) {
+            a[r][c] -= f * a[p][c];
+          }
+        }
+      }
+    }
+    double[] coefficients = new double[3];
+    for (int r = 0; r < m; r++) {
+      coefficients[cols[r]] = a[r][m] / a[r][r];
+    }
+    return coefficients;
   }
 
   /**
@@ -57,13 +142,13 @@ record ScaleFit(String what, String unit, double base, double perPeer) {
    * @return the projected per-host figure, never below zero
    */
   double at(int nodes) {
-    return Math.max(0, base + perPeer * (nodes - 1));
+    return Math.max(0, base + perPeer * (nodes - 1) + shared / nodes);
   }
 
   /** The markdown table header of {@link #markdown()}. */
   static String header() {
-    StringBuilder b = new StringBuilder("| per host | base | per peer |");
-    StringBuilder sep = new StringBuilder("|---|---|---|");
+    StringBuilder b = new StringBuilder("| per host | shared by all hosts | base | per peer |");
+    StringBuilder sep = new StringBuilder("|---|---|---|---|");
     for (int nodes : PROJECTED_NODES) {
       b.append(String.format(Locale.ROOT, " at %,d nodes |", nodes));
       sep.append("---|");
@@ -77,7 +162,14 @@ record ScaleFit(String what, String unit, double base, double perPeer) {
   String markdown() {
     StringBuilder b =
         new StringBuilder(
-            String.format(Locale.ROOT, "| %s (%s) | %.1f | %.2f |", what, unit, base, perPeer));
+            String.format(
+                Locale.ROOT,
+                "| %s (%s) | %.1f | %.1f | %.2f |",
+                what,
+                unit,
+                shared,
+                base,
+                perPeer));
     for (int nodes : PROJECTED_NODES) {
       b.append(String.format(Locale.ROOT, " %,.0f |", at(nodes)));
     }

@@ -1,6 +1,7 @@
 package io.vte.cli.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonArray;
@@ -121,11 +122,24 @@ class EmbeddedBenchTest {
         0.25,
         "the engine's windows add up to --duration: " + json);
     assertRatioOfThroughputTo(json, "memcpy_gib_s", "memcpy_ratio");
-    int streams = json.getInteger("baseline_streams");
+    // 1 MiB requests of 64 KiB slices, 8 in flight: every owner's QP of both devices carries some
+    assertEquals(
+        4,
+        json.getInteger("engine_connections"),
+        "the QPs of 2 devices x 2 owners carried the run: " + json);
+    assertEquals(
+        4, json.getInteger("baseline_streams"), "as many NIO streams as carried it: " + json);
     assertTrue(
-        streams >= 1 && streams <= 4,
-        "as many NIO streams as the engine's live QPs (2 devices x 2 owners at most): " + json);
-    assertEquals(0L, json.getLong("same_host_bytes"), "no same-host rail without allocate");
+        json.getDouble("acked_baseline_gib_s") > 0 && json.getDouble("acked_blocking_gib_s") > 0,
+        "the polling (like-for-like) and the blocking acked baselines: " + json);
+    assertEquals(100, json.getInteger("acked_baseline_poll_us"), "the engine's busyPollMicros");
+    assertFalse(json.containsKey("memcpy_threads"), "no same-host rail, no copiers: " + json);
+    JsonObject rails = json.getJsonObject("rail_bytes");
+    assertEquals(0L, rails.getLong("same_host"), "no same-host rail without allocate: " + json);
+    assertEquals(
+        json.getLong("ops") * 1048576L,
+        rails.getLong("network"),
+        "the measured requests' bytes, not the warm-up's nor the single requests': " + json);
     JsonObject single = json.getJsonObject("batch1");
     assertTrue(
         single.getDouble("tcp_blocking_p50_us") > 0 && single.getDouble("tcp_busy_poll_p50_us") > 0,
@@ -146,12 +160,24 @@ class EmbeddedBenchTest {
   @Test
   void withSharedMemoryTheSameHostRailCarriesTheRunAndTheDataIsExact() {
     for (String operation : List.of("write", "read")) {
-      JsonObject json = oneSecondOfMebibyteBlocks("--shared-memory", "--operation", operation);
+      JsonObject json =
+          oneSecondOfMebibyteBlocks("--shared-memory", "--operation", operation, "--baseline");
       assertEquals(true, json.getBoolean("verified"), operation + ": " + json);
       assertEquals(0, json.getLong("failed"), json.encode());
-      assertTrue(
-          json.getLong("same_host_bytes") >= json.getLong("ops") * 1048576L,
+      JsonObject rails = json.getJsonObject("rail_bytes");
+      assertEquals(
+          json.getLong("ops") * 1048576L,
+          rails.getLong("same_host"),
           operation + ": every measured request took the same-host rail: " + json);
+      assertEquals(0L, rails.getLong("network"), json.encode());
+      assertEquals(true, rails.getBoolean("same_host_expected"), json.encode());
+      assertEquals(0, json.getInteger("engine_connections"), "no QP carried the run: " + json);
+      assertEquals(
+          Math.min(2, Runtime.getRuntime().availableProcessors()),
+          json.getInteger("memcpy_threads"),
+          "as many as the rail has copiers (2, or 1 on one core): " + json);
+      assertTrue(json.getDouble("memcpy_threads_gib_s") > 0, json.encode());
+      assertTrue(json.getDouble("memcpy_gib_s") > 0, "the one-thread figure beside it: " + json);
     }
   }
 

@@ -9,6 +9,7 @@ import io.vte.api.TransferOpcode;
 import io.vte.cli.CliRun;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -90,6 +91,10 @@ class ProgressAndSummaryTest {
   }
 
   private static BenchResult result(long nanos, long gapNanos, long plannedNanos) {
+    return result(nanos, gapNanos, plannedNanos, RailBytes.NONE);
+  }
+
+  private static BenchResult result(long nanos, long gapNanos, long plannedNanos, RailBytes rails) {
     return new BenchResult(
         TransferOpcode.WRITE,
         4096,
@@ -108,7 +113,8 @@ class ProgressAndSummaryTest {
         -1,
         List.of(),
         gapNanos,
-        plannedNanos);
+        plannedNanos,
+        rails);
   }
 
   private static String table(BenchResult r) {
@@ -128,17 +134,34 @@ class ProgressAndSummaryTest {
             2,
             2,
             65536,
-            new BenchReport.Baselines(4 * gibs, 4, 2 * gibs, 8, Double.NaN));
+            new BenchReport.Baselines(
+                4 * gibs,
+                4,
+                4,
+                8 * gibs,
+                2 * gibs,
+                8,
+                new NioAckedBench.Polling(Duration.ofNanos(100_000), Duration.ofNanos(50_000)),
+                Double.NaN,
+                Double.NaN,
+                0));
     StringWriter out = new StringWriter();
     report.print(new PrintWriter(out), r, false);
     String table = out.toString();
     assertTrue(table.contains("  ratio          0.250 (target >= 0.50)"), table);
     assertTrue(
-        table.contains("4 streams: the engine's connections")
+        table.contains("4 streams: the engine's connections that carried its traffic, 4")
             && table.contains("the same streams, 8 messages in flight, each acknowledged"),
         table);
     assertTrue(table.contains("  acked ratio    0.500"), table);
+    assertTrue(
+        table.contains("polling 100 us / 50 us as the engine does: like for like"),
+        "the polling acked baseline is the like-for-like one: " + table);
+    assertTrue(
+        table.contains("acked blocking 0.000 GiB/s, ratio 0.125 (the same with blocking sockets"),
+        table);
     JsonObject json = report.json(r);
+    assertEquals(0.125, json.getDouble("acked_blocking_ratio"), json.encode());
     assertEquals(0.25, json.getDouble("ratio"), json.encode());
     assertEquals(0.5, json.getDouble("acked_ratio"), json.encode());
     assertEquals(8, json.getInteger("acked_baseline_in_flight"), json.encode());
@@ -146,6 +169,32 @@ class ProgressAndSummaryTest {
     assertEquals(0.9, BenchReport.streamingTarget(65536, 1));
     assertEquals(0.85, BenchReport.streamingTarget(4096, 32));
     assertEquals(0.85, BenchReport.streamingTarget(4 << 20, 1));
+  }
+
+  @Test
+  void aMeasuredRequestThatFellBackToTheNetworkFailsTheRun() {
+    BenchReport report = new BenchReport("embedded", 2, 2, 65536, Double.NaN);
+    BenchResult onRail = result(1_000_000_000L, 0, 1_000_000_000L, new RailBytes(40960, 0, true));
+    assertEquals(0, onRail.exitCode(), "every byte took the same-host rail");
+    assertTrue(
+        table(onRail)
+            .contains("  rail bytes     same-host 40960, network 0 (measured windows only)"),
+        table(onRail));
+    assertEquals(40960L, report.json(onRail).getLong("same_host_bytes"));
+
+    BenchResult fellBack =
+        result(1_000_000_000L, 0, 1_000_000_000L, new RailBytes(36864, 4096, true));
+    assertEquals(1, fellBack.exitCode(), "a request fell back to the network");
+    assertTrue(
+        table(fellBack).contains("  FELL BACK      4096 B of measured requests"), table(fellBack));
+    JsonObject json = report.json(fellBack);
+    assertEquals(true, json.getJsonObject("rail_bytes").getBoolean("fell_back"), json.encode());
+    assertEquals(4096L, json.getJsonObject("rail_bytes").getLong("network"), json.encode());
+
+    BenchResult network = result(1_000_000_000L, 0, 1_000_000_000L, new RailBytes(0, 40960, false));
+    assertEquals(
+        0, network.exitCode(), "a run not meant for the same-host rail may use the network");
+    assertFalse(table(network).contains("FELL BACK"), table(network));
   }
 
   @Test

@@ -56,6 +56,18 @@ public class DocsTest {
       Pattern.compile("<!-- compiled with: (.*) -->\n```java\n", Pattern.MULTILINE);
   private static final Pattern NOT_COMPILED =
       Pattern.compile("<!-- not compiled by DocsTest: (.+) -->\n```java\n", Pattern.MULTILINE);
+
+  /**
+   * A section named in prose: {@code README "Small transfers"}, {@code scale.md "Reading it"}; it
+   * names a heading by the heading's first words.
+   */
+  private static final Pattern SECTION_REFERENCE =
+      Pattern.compile(
+          "\\b(README(?:\\.md)?|ARCHITECTURE(?:\\.md)?|(?:docs/)?[\\w-]+\\.md)`?,? (?:section )?\"([A-Z][^\"\n]{2,60})\"");
+
+  /** Longest paragraph of ARCHITECTURE.md, in words. */
+  private static final int MAX_PARAGRAPH_WORDS = 120;
+
   private static final Pattern DATED =
       Pattern.compile("20[0-9]{2}-[0-9]{2}-[0-9]{2}|third VM|2-core VM");
 
@@ -78,6 +90,27 @@ public class DocsTest {
   }
 
   @Test
+  void theArchitectureIsAtMostSixteenKilobytesWithThreeDiagramsAndShortParagraphs()
+      throws IOException {
+    Path page = ROOT.resolve("ARCHITECTURE.md");
+    long size = Files.size(page);
+    assertTrue(size <= 16 * 1024, "ARCHITECTURE.md is " + size + " bytes; at most 16 KiB");
+    String text = Files.readString(page);
+    long diagrams =
+        MarkdownSnippets.blocks(page).stream().filter(b -> b.language().equals("mermaid")).count();
+    assertTrue(diagrams >= 3, "ARCHITECTURE.md has " + diagrams + " mermaid diagrams, not 3");
+    List<String> long1 = new ArrayList<>(); // paragraphs and list items
+    for (String paragraph : withoutBlocks(text).split("\n\\s*\n|\n(?=[0-9]+\\. |- )")) {
+      int words = paragraph.trim().split("\\s+").length;
+      if (!paragraph.trim().startsWith("|") && words > MAX_PARAGRAPH_WORDS) {
+        long1.add(words + " words: " + paragraph.trim().substring(0, 60) + "...");
+      }
+    }
+    assertEquals(
+        List.of(), long1, "ARCHITECTURE.md paragraphs over " + MAX_PARAGRAPH_WORDS + " words");
+  }
+
+  @Test
   void theReadmeLinksEveryPageOfDocs() throws IOException {
     String readme = Files.readString(README);
     for (Path page : pages()) {
@@ -89,10 +122,21 @@ public class DocsTest {
     }
   }
 
+  /**
+   * @return {@link #pages()} and the READMEs of the repository's other directories that point into
+   *     them (conf/)
+   * @throws IOException when docs/ cannot be listed
+   */
+  static List<Path> linkingPages() throws IOException {
+    List<Path> pages = new ArrayList<>(pages());
+    pages.add(ROOT.resolve("conf/README.md"));
+    return pages;
+  }
+
   @Test
   void everyRelativeLinkResolves() throws IOException {
     List<String> broken = new ArrayList<>();
-    for (Path page : pages()) {
+    for (Path page : linkingPages()) {
       Matcher m = LINK.matcher(withoutCode(Files.readString(page)));
       while (m.find()) {
         String target = m.group(1);
@@ -112,16 +156,40 @@ public class DocsTest {
     assertEquals(List.of(), broken, "broken links");
   }
 
+  @Test
+  void everySectionNamedInProseExists() throws IOException {
+    List<String> broken = new ArrayList<>();
+    int named = 0;
+    for (Path page : linkingPages()) {
+      Matcher m = SECTION_REFERENCE.matcher(withoutBlocks(Files.readString(page)));
+      while (m.find()) {
+        named++;
+        String file = m.group(1);
+        Path target =
+            file.startsWith("README") || file.startsWith("ARCHITECTURE")
+                ? ROOT.resolve(file.endsWith(".md") ? file : file + ".md")
+                : file.startsWith("docs/") ? ROOT.resolve(file) : page.resolveSibling(file);
+        String anchor = anchor(m.group(2));
+        if (!Files.exists(target)
+            || anchors(target).stream().noneMatch(a -> a.startsWith(anchor))) {
+          broken.add(ROOT.relativize(page) + ": " + m.group() + " (no such section)");
+        }
+      }
+    }
+    assertEquals(List.of(), broken, "sections named in prose (" + named + " found)");
+  }
+
+  /** GitHub's anchor of a heading's text. */
+  private static String anchor(String heading) {
+    return heading.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9 _-]", "").replace(' ', '-');
+  }
+
   /** GitHub's anchors of a page's headings. */
   private static Set<String> anchors(Path page) throws IOException {
     Set<String> anchors = new TreeSet<>();
     for (String line : withoutBlocks(Files.readString(page)).split("\n")) {
       if (line.startsWith("#")) {
-        anchors.add(
-            line.replaceFirst("^#+\\s*", "")
-                .toLowerCase(Locale.ROOT)
-                .replaceAll("[^a-z0-9 _-]", "")
-                .replace(' ', '-'));
+        anchors.add(anchor(line.replaceFirst("^#+\\s*", "")));
       }
     }
     return anchors;
@@ -130,7 +198,7 @@ public class DocsTest {
   @Test
   void noProseCarriesADateOrAMachine() throws IOException {
     List<String> dated = new ArrayList<>();
-    for (Path page : pages()) {
+    for (Path page : linkingPages()) {
       String text = Files.readString(page);
       if (page.getFileName().toString().equals("performance.md")) {
         // the one run stamp

@@ -108,6 +108,27 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
   }
 
   /**
+   * Holds the device's NIC thread, as a wedged NIC: peers' requests wait unread in its sockets and
+   * its own QPs make no progress until {@link #releaseNic}, while the port stays ACTIVE and the
+   * device's QPs still change state (a QP moved to ERR meanwhile executes none of what waits).
+   * Returns once the thread is held.
+   *
+   * @param device device name
+   */
+  public void stallNic(String device) {
+    provider.openDevice(device).stallNic();
+  }
+
+  /**
+   * Lets the NIC thread held by {@link #stallNic} go on; nothing when it is not held.
+   *
+   * @param device device name
+   */
+  public void releaseNic(String device) {
+    provider.openDevice(device).releaseNic();
+  }
+
+  /**
    * Forces a QP into ERR as a fatal hardware error would, raising QP_FATAL.
    *
    * @param device device name

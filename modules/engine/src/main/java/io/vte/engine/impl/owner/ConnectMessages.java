@@ -65,6 +65,26 @@ final class ConnectMessages {
   }
 
   /**
+   * @return the disconnect of {@code ep}: asks the peer to retire its endpoint of the generation
+   *     {@code ep} is connected to, and carries only the paths and generations
+   */
+  ConnectRequest disconnect(Endpoint ep) {
+    return ConnectRequest.newBuilder()
+        .setLocalNicPath(localNicPath.toString())
+        .setPeerNicPath(ep.path.toString())
+        .setGeneration(ep.generation)
+        .setDisconnectGeneration(ep.peerGeneration)
+        .build();
+  }
+
+  /**
+   * @return the answer to a disconnect: the endpoint it named is retired, or was already gone
+   */
+  ConnectReply disconnected(String what) {
+    return reject(localNicPath, ConnectStatus.DISCONNECTED, what);
+  }
+
+  /**
    * @return the ACCEPTED reply describing {@code ep}
    */
   ConnectReply accepted(Endpoint ep) {

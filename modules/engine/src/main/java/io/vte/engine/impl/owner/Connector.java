@@ -391,6 +391,54 @@ final class Connector {
     owner.markReadyIfPending(ep);
   }
 
+  // ---------------------------------------------------------------- disconnect (WRITE fence)
+
+  /**
+   * Asks the peer to retire its end of {@code ep} (a connected endpoint that failed) so that none
+   * of the WRITEs posted on it executes later; answered DISCONNECTED once done.
+   *
+   * @return the peer's answer, or the channel's failure
+   */
+  Future<ConnectReply> disconnect(Endpoint ep) {
+    try {
+      return channel.connect(ep.path.server(), messages.disconnect(ep), config.handshakeDeadline());
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+  }
+
+  /**
+   * A peer's disconnect: retires our endpoint to it if it is the one of the named generation (its
+   * QPs go to ERR, so nothing the peer sent on it executes any more, even what is still unread),
+   * and answers DISCONNECTED; an endpoint of another generation, or none, means that one is retired
+   * or gone already.
+   */
+  void onPeerDisconnect(ConnectRequest request, Promise<ConnectReply> reply) {
+    String badPath = NicPath.problem(request.getLocalNicPath());
+    if (badPath != null) {
+      reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, "local_nic_path " + badPath));
+      return;
+    }
+    NicPath peer = NicPath.parse(request.getLocalNicPath());
+    NicPath key = peer.equals(localNicPath) ? loopbackKey : peer;
+    Endpoint ep = store.get(key);
+    if (ep != null && ep.generation == request.getDisconnectGeneration()) {
+      metrics.peerDisconnected();
+      owner.retire(
+          ep,
+          SliceStatus.ENDPOINT_RETIRED,
+          new VteException(
+              ErrorCode.PEER_UNREACHABLE, peer + " disconnected its end of the connection"));
+    }
+    reply.complete(
+        messages.disconnected(
+            "endpoint generation "
+                + request.getDisconnectGeneration()
+                + " to "
+                + peer
+                + " is retired"));
+  }
+
   // ---------------------------------------------------------------- passive open
 
   /**

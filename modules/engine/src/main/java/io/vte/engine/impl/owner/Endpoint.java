@@ -55,6 +55,9 @@ final class Endpoint {
   int retireStatus;
   Throwable retireCause;
 
+  /** The fence of its posted WRITEs once one failed ({@link WriteFence}); null before. */
+  WriteFence fence;
+
   Endpoint(NicPath path, long generation, QueuePair[] qps, int[] psns) {
     this.path = path;
     this.generation = generation;

@@ -1,5 +1,6 @@
 package io.vte.engine.impl.owner;
 
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Promise;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
@@ -23,6 +24,7 @@ import io.vte.verbs.WcStatus;
 import io.vte.verbs.WorkCompletionBatch;
 import io.vte.verbs.WorkRequestBatch;
 import io.vte.verbs.WrFlags;
+import io.vte.verbs.WrOpcode;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,6 +42,13 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>The owner posts, polls, creates and destroys QPs and retires endpoints; getting an endpoint
  * connected (active, passive and simultaneous open) is its {@link Connector}'s job.
+ *
+ * <p>A posted WRITE that did not complete may still execute at the peer (an RC QP that saw an error
+ * does not know what its peer executed; soft verbs: the request may wait unread in the peer's
+ * socket). Before such a slice is handed back for a retry elsewhere, the owner fences its endpoint
+ * ({@link WriteFence}): the peer is asked to retire its end (a disconnect) and the slices are held
+ * until it answers DISCONNECTED; when that cannot be confirmed they end {@link
+ * SliceStatus#FENCE_FAILED}, which is not retried.
  */
 final class Owner {
 
@@ -67,6 +76,9 @@ final class Owner {
   private final Map<Integer, Endpoint> endpointsByQp = new HashMap<>();
   private final ArrayDeque<Endpoint> ready = new ArrayDeque<>();
   private final List<Endpoint> retiring = new ArrayList<>();
+
+  /** Endpoints whose {@link WriteFence} waits for the peer's answer. */
+  private final List<Endpoint> fencing = new ArrayList<>();
 
   private final WorkRequestSlots slots;
 
@@ -343,6 +355,87 @@ final class Owner {
     }
   }
 
+  /**
+   * Ends a slice that was posted on {@code ep} and did not complete: a WRITE waits for the
+   * endpoint's fence (asked now if it is the first), anything else ends at once.
+   */
+  private void endPosted(Endpoint ep, Slice slice, int status, Throwable cause) {
+    if (slice.opcode() != WrOpcode.RDMA_WRITE || status == SliceStatus.ENGINE_CLOSED || closing) {
+      complete(slice, status, cause);
+      return;
+    }
+    WriteFence fence = ep.fence;
+    if (fence == null) {
+      fence = new WriteFence();
+      ep.fence = fence;
+      fencing.add(ep);
+      metrics.writeFenceAsked();
+      connector.disconnect(ep).onComplete(ar -> proxy.fenced(ep, ar));
+    }
+    if (fence.pending()) {
+      fence.hold(slice, status, cause);
+    } else if (fence.confirmed()) {
+      complete(slice, status, cause);
+    } else {
+      complete(slice, SliceStatus.FENCE_FAILED, fence.failure());
+    }
+  }
+
+  /**
+   * The peer answered the disconnect of {@code ep} (or could not be asked): its held WRITEs end as
+   * they ended on the wire when it confirmed, else FENCE_FAILED with why.
+   */
+  void onFenced(Endpoint ep, AsyncResult<ConnectReply> answer) {
+    if (!fencing.remove(ep)) {
+      return; // the owner closed meanwhile and ended the held slices
+    }
+    Throwable failure = fenceFailure(ep, answer);
+    if (failure == null) {
+      metrics.writeFenceConfirmed();
+    }
+    for (WriteFence.Held h : ep.fence.settle(failure)) {
+      if (failure == null) {
+        complete(h.slice(), h.status(), h.cause());
+      } else {
+        complete(h.slice(), SliceStatus.FENCE_FAILED, failure);
+      }
+    }
+  }
+
+  /**
+   * @return null when the peer confirmed the disconnect, else a typed cause: the channel's
+   *     (PEER_UNREACHABLE, TIMED_OUT) or TRANSFER_FAILED for any other answer
+   */
+  private static Throwable fenceFailure(Endpoint ep, AsyncResult<ConnectReply> answer) {
+    if (answer.succeeded() && answer.result().getStatus() == ConnectStatus.DISCONNECTED) {
+      return null;
+    }
+    String what =
+        "a WRITE posted to "
+            + ep.path
+            + " may still land there: the peer did not confirm that it retired its end of the"
+            + " connection (";
+    if (answer.failed()) {
+      Throwable e = answer.cause();
+      ErrorCode code =
+          e instanceof VteException ? ((VteException) e).code() : ErrorCode.PEER_UNREACHABLE;
+      return new VteException(code, what + e.getMessage() + ")", e);
+    }
+    return new VteException(
+        ErrorCode.TRANSFER_FAILED,
+        what + answer.result().getStatus() + " " + answer.result().getReason() + ")");
+  }
+
+  /** Ends the slices held by fences still waiting (closing: no retry follows). */
+  private void endFences(Throwable cause) {
+    for (Endpoint ep : fencing) {
+      for (WriteFence.Held h : ep.fence.settle(cause)) {
+        complete(h.slice(), SliceStatus.ENGINE_CLOSED, cause);
+      }
+    }
+    fencing.clear();
+  }
+
   // ---------------------------------------------------------------- completions
 
   private int pollCompletions() {
@@ -386,7 +479,8 @@ final class Owner {
       complete(slice, SliceStatus.OK, null);
     } else if (status == WcStatus.WR_FLUSH_ERR.code()) {
       boolean retired = ep.state() == EndpointState.RETIRED;
-      complete(
+      endPosted(
+          ep,
           slice,
           retired ? ep.retireStatus : SliceStatus.ENDPOINT_RETIRED,
           retired ? ep.retireCause : null);
@@ -398,10 +492,10 @@ final class Owner {
           new VteException(
               ErrorCode.PEER_UNREACHABLE,
               "the peer closed its end of " + ep.path + "; reconnecting");
-      complete(slice, SliceStatus.ENDPOINT_RETIRED, cause);
+      endPosted(ep, slice, SliceStatus.ENDPOINT_RETIRED, cause);
       retire(ep, SliceStatus.ENDPOINT_RETIRED, cause);
     } else {
-      complete(slice, status, null);
+      endPosted(ep, slice, status, null);
       retire(
           ep,
           SliceStatus.ENDPOINT_RETIRED,
@@ -424,9 +518,14 @@ final class Owner {
 
   /**
    * Answers a peer's connect request: refused while this owner takes no connections, else the
-   * connector's.
+   * connector's. A disconnect goes to the connector in any state.
    */
   void onPassiveConnect(ConnectRequest request, Promise<ConnectReply> reply) {
+    if (request.getDisconnectGeneration() != 0) {
+      // answered whatever the owner's state: closing or port down, it retired its endpoints
+      connector.onPeerDisconnect(request, reply);
+      return;
+    }
     if (closing) {
       reply.complete(
           ConnectMessages.reject(
@@ -619,7 +718,7 @@ final class Owner {
         ep.qpOutstanding[slots.qp(slot)]--;
         ep.outstanding--;
         slots.release(slot);
-        complete(slice, ep.retireStatus, ep.retireCause);
+        endPosted(ep, slice, ep.retireStatus, ep.retireCause);
         n++;
       }
     }
@@ -716,6 +815,7 @@ final class Owner {
     closing = true;
     closePromise = done;
     closeCause = new VteException(ErrorCode.ENGINE_CLOSED, localNicPath + " is closing");
+    endFences(closeCause);
     retireAll(SliceStatus.ENGINE_CLOSED, closeCause);
     completeCloseIfDrained();
   }
@@ -731,6 +831,7 @@ final class Owner {
       closeCause = new VteException(ErrorCode.ENGINE_CLOSED, localNicPath + " stopped with Vert.x");
     }
     closing = true;
+    endFences(closeCause);
     retireAll(SliceStatus.ENGINE_CLOSED, closeCause);
     flushAndDestroyRetiring();
     if (closePromise != null) {

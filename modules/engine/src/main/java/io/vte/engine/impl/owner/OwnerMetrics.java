@@ -26,6 +26,9 @@ public final class OwnerMetrics {
   private volatile long handshakeBackoffNanos;
   private volatile long staleRepliesDropped;
   private volatile long staleRequestsRejected;
+  private volatile long writeFencesAsked;
+  private volatile long writeFencesConfirmed;
+  private volatile long peerDisconnects;
   private volatile long simultaneousOpensKept;
   private volatile long simultaneousOpensYielded;
   private volatile long endpointsAlive;
@@ -107,6 +110,18 @@ public final class OwnerMetrics {
 
   void staleRequestRejected() {
     staleRequestsRejected++;
+  }
+
+  void writeFenceAsked() {
+    writeFencesAsked++;
+  }
+
+  void writeFenceConfirmed() {
+    writeFencesConfirmed++;
+  }
+
+  void peerDisconnected() {
+    peerDisconnects++;
   }
 
   void simultaneousOpen(boolean kept) {
@@ -264,6 +279,27 @@ public final class OwnerMetrics {
    */
   public long staleRequestsRejected() {
     return staleRequestsRejected;
+  }
+
+  /**
+   * @return endpoints whose failed WRITEs were fenced: the peer was asked to retire its end
+   */
+  public long writeFencesAsked() {
+    return writeFencesAsked;
+  }
+
+  /**
+   * @return fences the peer confirmed (DISCONNECTED): their WRITEs went on to be retried
+   */
+  public long writeFencesConfirmed() {
+    return writeFencesConfirmed;
+  }
+
+  /**
+   * @return endpoints retired because their peer disconnected them (its fence)
+   */
+  public long peerDisconnects() {
+    return peerDisconnects;
   }
 
   /**

@@ -146,6 +146,16 @@ final class OwnerProxy {
   }
 
   /**
+   * The answer to the disconnect that fences {@code endpoint}'s WRITEs, or its failure.
+   *
+   * @param endpoint the endpoint whose fence was asked
+   * @param answer the peer's reply, or why none came
+   */
+  void fenced(Endpoint endpoint, AsyncResult<ConnectReply> answer) {
+    execute(owner -> owner.onFenced(endpoint, answer));
+  }
+
+  /**
    * Begins closing the owner; {@code done} completes once every work request is accounted for (at
    * once when the owner is closed first).
    */

@@ -44,6 +44,13 @@ public final class SliceStatus {
    */
   public static final int PEER_DEVICE_DOWN = -7;
 
+  /**
+   * A posted WRITE that failed, whose peer could not confirm that it retired its end of the
+   * connection: the WRITE may still land there, so it is not retried (a retry that completed first
+   * could be overwritten by it); the cause says why.
+   */
+  public static final int FENCE_FAILED = -8;
+
   private SliceStatus() {}
 
   /**
@@ -54,6 +61,7 @@ public final class SliceStatus {
     return status != OK
         && status != ENGINE_CLOSED
         && status != ABANDONED
+        && status != FENCE_FAILED
         && status != WcStatus.REM_ACCESS_ERR.code()
         && status != WcStatus.LOC_PROT_ERR.code()
         && status != WcStatus.LOC_LEN_ERR.code()
@@ -105,6 +113,8 @@ public final class SliceStatus {
         return "POST_FAILED";
       case PEER_DEVICE_DOWN:
         return "PEER_DEVICE_DOWN";
+      case FENCE_FAILED:
+        return "FENCE_FAILED";
       default:
         return status > 0 ? WcStatus.of(status).name() : "UNKNOWN(" + status + ")";
     }

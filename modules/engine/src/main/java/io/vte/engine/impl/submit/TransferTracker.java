@@ -583,7 +583,8 @@ public final class TransferTracker implements SliceCallback {
     if (status == SliceStatus.ENGINE_CLOSED) {
       return new VteException(ErrorCode.ENGINE_CLOSED, "engine closed during " + where, cause);
     }
-    if (SharedMemoryRail.carries(slice.rail()) && cause instanceof VteException) {
+    if ((SharedMemoryRail.carries(slice.rail()) || status == SliceStatus.FENCE_FAILED)
+        && cause instanceof VteException) {
       VteException e = (VteException) cause;
       return new VteException(e.code(), where + ": " + e.getMessage(), e);
     }

@@ -141,7 +141,14 @@ final class OwnerHarness {
   static final class FakeChannel implements HandshakeChannel {
     final List<Call> calls = new ArrayList<>();
     final List<ConnectRequest> readies = new ArrayList<>();
+
+    /** The disconnects the owner sent (WRITE fences), answered by the test unless confirmed. */
+    final List<Call> disconnects = new ArrayList<>();
+
     boolean autoAccept;
+
+    /** Disconnects are answered DISCONNECTED at once, as a live peer does, unless false. */
+    boolean confirmDisconnects = true;
 
     @Override
     public Future<ConnectReply> connect(
@@ -149,6 +156,14 @@ final class OwnerHarness {
       if (request.getReadyGeneration() != 0) {
         readies.add(request);
         return Promise.<ConnectReply>promise().future();
+      }
+      if (request.getDisconnectGeneration() != 0) {
+        Call call = new Call(serverName, request, Promise.promise());
+        disconnects.add(call);
+        if (confirmDisconnects) {
+          call.reply.complete(disconnected(request));
+        }
+        return call.reply.future();
       }
       Call call = new Call(serverName, request, Promise.promise());
       calls.add(call);
@@ -165,6 +180,14 @@ final class OwnerHarness {
 
   /** One handshake the owner sent. */
   record Call(String server, ConnectRequest request, Promise<ConnectReply> reply) {}
+
+  /** A fake peer's answer to a disconnect: its end is retired. */
+  static ConnectReply disconnected(ConnectRequest request) {
+    return ConnectReply.newBuilder()
+        .setStatus(ConnectStatus.DISCONNECTED)
+        .setLocalNicPath(request.getPeerNicPath())
+        .build();
+  }
 
   /** An ACCEPTED reply from a fake peer with fake QP numbers. */
   static ConnectReply acceptAs(ConnectRequest request, long generation) {

@@ -490,6 +490,7 @@ class OwnerTest {
   @Test
   void failedCompletionKeepsItsStatusAndFlushesTheRest() {
     OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
+    h.channel.confirmDisconnects = false;
     Recorder rec = new Recorder();
     List<Slice> slices = h.submit(rec, "b:1", 20);
     h.run();
@@ -497,12 +498,70 @@ class OwnerTest {
     qp.complete(5, WcStatus.SUCCESS);
     qp.complete(1, WcStatus.RETRY_EXC_ERR);
     h.run();
+    // the failed WRITEs wait for the peer to retire its end (the fence) before they go back
+    assertEquals(1, h.channel.disconnects.size(), "one disconnect for the endpoint");
+    ConnectRequest disconnect = h.channel.disconnects.get(0).request();
+    assertEquals(1, disconnect.getDisconnectGeneration(), "names the peer's endpoint generation");
+    assertEquals("a:1@d0", disconnect.getLocalNicPath());
+    assertEquals("b:1@d0", disconnect.getPeerNicPath());
+    assertNull(rec.status.get(slices.get(5)), "the failed WRITE is held until the peer answers");
+    h.channel.disconnects.get(0).reply().complete(OwnerHarness.disconnected(disconnect));
+    h.run();
+    assertEquals(1, h.owner.metrics().writeFencesConfirmed());
     assertEquals(5, rec.count(SliceStatus.OK));
     assertEquals(WcStatus.RETRY_EXC_ERR.code(), rec.status.get(slices.get(5)));
     assertEquals(14, rec.count(SliceStatus.ENDPOINT_RETIRED));
     assertEquals(0, rec.duplicates);
     assertNull(h.owner.endpoint("b:1@d0"));
     assertTrue(h.device.liveQps().isEmpty());
+  }
+
+  @Test
+  void aDisconnectThePeerCannotConfirmEndsTheHeldWritesFenceFailed() {
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
+    h.channel.confirmDisconnects = false;
+    Recorder rec = new Recorder();
+    List<Slice> slices = h.submit(rec, "b:1", 4);
+    h.run();
+    h.device.liveQps().get(0).complete(1, WcStatus.RETRY_EXC_ERR);
+    h.run();
+    assertEquals(0, rec.completed(), "the posted WRITEs are held");
+    h.channel
+        .disconnects
+        .get(0)
+        .reply()
+        .fail(new VteException(ErrorCode.PEER_UNREACHABLE, "connection refused"));
+    h.run();
+    assertEquals(4, rec.completed());
+    assertEquals(4, rec.count(SliceStatus.FENCE_FAILED), "posted WRITEs are not retried");
+    assertFalse(SliceStatus.isRetryable(SliceStatus.FENCE_FAILED));
+    VteException cause = (VteException) rec.causes.get(slices.get(0));
+    assertEquals(ErrorCode.PEER_UNREACHABLE, cause.code());
+    assertTrue(cause.getMessage().contains("may still land"), cause.getMessage());
+    assertEquals(0, rec.duplicates);
+  }
+
+  @Test
+  void aPeersDisconnectRetiresOnlyTheEndpointOfItsGeneration() {
+    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
+    ConnectReply accepted = h.passive(requestFrom("z:1@d0", "a:1@d0", 1, 7));
+    assertEquals(ConnectStatus.ACCEPTED, accepted.getStatus());
+    ConnectRequest other =
+        ConnectRequest.newBuilder()
+            .setLocalNicPath("z:1@d0")
+            .setPeerNicPath("a:1@d0")
+            .setGeneration(7)
+            .setDisconnectGeneration(accepted.getGeneration() + 1)
+            .build();
+    assertEquals(ConnectStatus.DISCONNECTED, h.passive(other).getStatus());
+    assertNotNull(h.owner.endpoint("z:1@d0"), "another generation's disconnect leaves it");
+    ConnectRequest mine =
+        other.toBuilder().setDisconnectGeneration(accepted.getGeneration()).build();
+    assertEquals(ConnectStatus.DISCONNECTED, h.passive(mine).getStatus());
+    h.run();
+    assertNull(h.owner.endpoint("z:1@d0"));
+    assertTrue(h.device.liveQps().isEmpty(), "its QPs are destroyed");
+    assertEquals(1, h.owner.metrics().peerDisconnects());
   }
 
   @Test
@@ -815,6 +874,7 @@ class OwnerTest {
     h.cq.armFails = true;
     h.owner.armCompletionNotification();
     assertEquals(1, h.owner.metrics().cqErrors(), "the owner would never be woken again");
+    h.run(); // the posted WRITEs come back once the peer confirmed the disconnect
     assertEquals(10, rec.count(SliceStatus.ENDPOINT_RETIRED), "every WR accounted for");
     assertTrue(
         rec.causes.values().stream()

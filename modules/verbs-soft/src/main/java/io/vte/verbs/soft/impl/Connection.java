@@ -53,6 +53,14 @@ final class Connection implements FrameReader.Receiver {
     }
 
     /**
+     * @return the gate the payloads written into regions pass besides the regions' own (see {@link
+     *     FrameReader.Receiver#payloadGate()}), or null for none
+     */
+    default AccessGate payloadGate() {
+      return null;
+    }
+
+    /**
      * @return true when the handler can take another frame now (else reading pauses)
      */
     boolean canReceive();
@@ -255,6 +263,11 @@ final class Connection implements FrameReader.Receiver {
   @Override
   public SoftMr previewWrite(FrameHeader h, int ahead) {
     return handler.previewWrite(this, h, ahead);
+  }
+
+  @Override
+  public AccessGate payloadGate() {
+    return handler.payloadGate();
   }
 
   /**

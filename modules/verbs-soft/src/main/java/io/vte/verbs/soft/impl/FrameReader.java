@@ -16,9 +16,10 @@ import java.nio.channels.ScatteringByteChannel;
  * <p>A state machine over {@link State}, one method per state; {@link #read()} runs it until the
  * channel has nothing more for now, the receiver cannot take a frame, the stream ends, or a frame
  * is malformed ({@link FrameError}). Every access to a registered region's memory (one read or one
- * copy) is bracketed by {@link SoftMr#acquire()} and {@link SoftMr#release()}; when the region
- * closes under a payload, the rest of that payload is read on and discarded (the receiver hears it
- * was lost). Steady state allocates nothing. NIC thread only (or a test's thread).
+ * copy) is bracketed by {@link SoftMr#acquire()} and {@link SoftMr#release()}, and by the
+ * receiver's {@link Receiver#payloadGate()} if it has one; when the region or the gate closes under
+ * a payload, the rest of that payload is read on and discarded (the receiver hears it was lost).
+ * Steady state allocates nothing. NIC thread only (or a test's thread).
  */
 final class FrameReader {
 
@@ -41,8 +42,8 @@ final class FrameReader {
     /**
      * The current frame's payload has been read.
      *
-     * @param intact false when its target region closed while it streamed in: the rest was
-     *     discarded
+     * @param intact false when its target region (or the receiver's gate) closed while it streamed
+     *     in: the rest was discarded
      */
     void onPayloadDone(FrameHeader h, boolean intact);
 
@@ -55,6 +56,14 @@ final class FrameReader {
      *     cannot be told now (the frame is then handled on its own)
      */
     SoftMr previewWrite(FrameHeader h, int ahead);
+
+    /**
+     * @return the gate every write of a payload into a region passes besides the region's own (a
+     *     responder's QP: closed when it leaves RTR/RTS), or null for none
+     */
+    default AccessGate payloadGate() {
+      return null;
+    }
   }
 
   /** Why {@link #read()} returned. */
@@ -149,6 +158,9 @@ final class FrameReader {
 
   /** Holds the target region (and so its memory) reachable while the payload streams into it. */
   private SoftMr payloadRegion;
+
+  /** The receiver's gate of the current payload ({@link Receiver#payloadGate}), or null. */
+  private AccessGate payloadGate;
 
   /**
    * The target region closed under the current payload: its remaining bytes are being discarded.
@@ -257,6 +269,7 @@ final class FrameReader {
     long len = length & 0xffffffffL;
     state = inBatch && len <= FrameWriter.SMALL_PAYLOAD ? State.INLINE_PAYLOAD : State.PAYLOAD;
     payloadRegion = region;
+    payloadGate = region == null ? null : receiver.payloadGate();
     payloadLost = false;
     payloadAddress = address;
     payloadRemaining = len;
@@ -283,6 +296,7 @@ final class FrameReader {
     closed = true;
     payloadView = null;
     payloadRegion = null;
+    payloadGate = null;
     inBatch = false;
     chainHead = 0;
     chainCount = 0;
@@ -349,7 +363,7 @@ final class FrameReader {
     if (available > 0) {
       int n = (int) Math.min(available, payloadRemaining);
       if (payloadAddress != 0) {
-        if (!copy(payloadRegion, rxAddress + rxConsumed, payloadAddress, n)) {
+        if (!copy(payloadRegion, payloadGate, rxAddress + rxConsumed, payloadAddress, n)) {
           losePayload(payloadRemaining);
           return;
         }
@@ -376,7 +390,8 @@ final class FrameReader {
       fail(FrameError.payloadBeyondBatch());
       return;
     }
-    if (payloadAddress != 0 && !copy(payloadRegion, blockAddress + blockPos, payloadAddress, n)) {
+    if (payloadAddress != 0
+        && !copy(payloadRegion, payloadGate, blockAddress + blockPos, payloadAddress, n)) {
       payloadLost = true;
     }
     blockPos += n;
@@ -393,7 +408,8 @@ final class FrameReader {
       return;
     }
     SoftMr region = payloadRegion;
-    if (region != null && !region.acquire()) {
+    AccessGate gate = payloadGate;
+    if (!acquire(region, gate)) {
       losePayload(payloadView.remaining());
       return;
     }
@@ -409,9 +425,7 @@ final class FrameReader {
       scatter[chained + 1] = rx;
       n = channel.read(scatter, 0, chained + 2);
     } finally {
-      if (region != null) {
-        region.release();
-      }
+      release(region, gate);
       for (int i = 0; i < chained; i++) {
         chainRegion[i].release();
         chainRegion[i] = null;
@@ -617,17 +631,53 @@ final class FrameReader {
    * @return false, having copied nothing, when the region is closed
    */
   static boolean copy(SoftMr region, long src, long dst, int n) {
-    if (region != null && !region.acquire()) {
+    return copy(region, null, src, dst, n);
+  }
+
+  /**
+   * Copies {@code n} bytes under {@code region}'s guard and {@code gate}.
+   *
+   * @param gate a further gate the copy passes, or null
+   * @return false, having copied nothing, when the region or the gate is closed
+   */
+  private static boolean copy(SoftMr region, AccessGate gate, long src, long dst, int n) {
+    if (!acquire(region, gate)) {
       return false;
     }
     try {
       DirectMemory.copy(src, dst, n);
     } finally {
-      if (region != null) {
-        region.release();
-      }
+      release(region, gate);
     }
     return true;
+  }
+
+  /**
+   * Starts one access under {@code gate} and {@code region} (either may be null).
+   *
+   * @return false, having acquired nothing, when either is closed
+   */
+  private static boolean acquire(SoftMr region, AccessGate gate) {
+    if (gate != null && !gate.acquire()) {
+      return false;
+    }
+    if (region != null && !region.acquire()) {
+      if (gate != null) {
+        gate.release();
+      }
+      return false;
+    }
+    return true;
+  }
+
+  /** Ends the access a successful {@link #acquire(SoftMr, AccessGate)} started. */
+  private static void release(SoftMr region, AccessGate gate) {
+    if (region != null) {
+      region.release();
+    }
+    if (gate != null) {
+      gate.release();
+    }
   }
 
   /**
@@ -637,6 +687,7 @@ final class FrameReader {
   private void losePayload(long remaining) {
     payloadLost = true;
     payloadRegion = null;
+    payloadGate = null;
     payloadView = null;
     payloadAddress = 0;
     payloadRemaining = remaining;
@@ -648,6 +699,7 @@ final class FrameReader {
     state = State.HEADER;
     payloadLost = false;
     payloadRegion = null;
+    payloadGate = null;
     receiver.onPayloadDone(header, intact);
   }
 }

@@ -9,6 +9,8 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -73,6 +75,10 @@ final class Nic implements Runnable {
   private volatile boolean loopFailed;
 
   private volatile boolean stopping;
+
+  /** Opens the hold of {@link #hold}, null while the thread is not held. */
+  private volatile CountDownLatch hold;
+
   private final java.util.concurrent.atomic.AtomicLong nextTimer =
       new java.util.concurrent.atomic.AtomicLong();
   private volatile long plannedWake;
@@ -182,6 +188,41 @@ final class Nic implements Runnable {
         }
         return;
       }
+    }
+  }
+
+  /**
+   * Holds the thread (the fault injector's stalled NIC): it runs the commands queued before, then
+   * does nothing, reading no socket, until {@link #releaseHold()} or {@link #stop()}; what peers
+   * send meanwhile waits in the sockets. Returns once the thread is held (any thread but the
+   * NIC's).
+   *
+   * @return false when the thread was not held within {@code timeoutMillis} (it is held later)
+   */
+  boolean hold(long timeoutMillis) throws InterruptedException {
+    CountDownLatch go = new CountDownLatch(1);
+    CountDownLatch held = new CountDownLatch(1);
+    hold = go;
+    execute(
+        () -> {
+          held.countDown();
+          try {
+            while (!stopping && !go.await(MAX_TIMER_GAP_NANOS, TimeUnit.NANOSECONDS)) {
+              // held: the sockets fill up
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+    return held.await(timeoutMillis, TimeUnit.MILLISECONDS);
+  }
+
+  /** Lets a thread held by {@link #hold} go on (any thread); nothing when none is held. */
+  void releaseHold() {
+    CountDownLatch go = hold;
+    hold = null;
+    if (go != null) {
+      go.countDown();
     }
   }
 

@@ -13,7 +13,11 @@ import io.vte.verbs.WcStatus;
  * memory, consumes RECVs for SEND and WRITE_WITH_IMM, and queues ACK/NAK/READ_RESP responses.
  * Out-of-order frames (a gap after a drop or an RNR NAK) are discarded until the requester goes
  * back, and the first of a gap is answered with a sequence-error NAK naming the request expected;
- * duplicates are re-acked (READs re-executed), as an RC responder does.
+ * duplicates are re-acked (READs re-executed), as an RC responder does. A QP out of RTR/RTS (ERR,
+ * RESET, destroyed) executes nothing, not even what its peer sent before: requests still unread in
+ * the socket are dropped, and a payload streaming in when the QP left RTS stops landing at once
+ * ({@link SoftQp#inbound}), so a requester whose peer retired the QP knows no WRITE of it lands
+ * later.
  */
 final class Responder implements Connection.Handler {
 
@@ -113,6 +117,19 @@ final class Responder implements Connection.Handler {
   }
 
   @Override
+  public AccessGate payloadGate() {
+    return qp.inbound;
+  }
+
+  /**
+   * @return true while this QP executes its peer's requests (RTR or RTS, not destroyed)
+   */
+  private boolean executes() {
+    QpState s = qp.state();
+    return (s == QpState.RTR || s == QpState.RTS) && !qp.isClosed();
+  }
+
+  @Override
   public boolean canReceive() {
     return responses.hasRoom();
   }
@@ -123,12 +140,11 @@ final class Responder implements Connection.Handler {
    */
   @Override
   public SoftMr previewWrite(Connection c, FrameHeader h, int ahead) {
-    QpState s = qp.state();
     if (c != conn
         || h.opcode != FrameHeader.WRITE
         || h.qpn != qp.qpNum()
         || h.seq - expected != ahead
-        || (s != QpState.RTR && s != QpState.RTS)) {
+        || !executes()) {
       return null;
     }
     long len = h.length & 0xffffffffL;
@@ -160,8 +176,8 @@ final class Responder implements Connection.Handler {
         nak(h.seq, WcStatus.REM_ACCESS_ERR); // the refused request, resent: refused again
         return true;
       }
-    } else if (s != QpState.RTR && s != QpState.RTS) {
-      return true; // a QP in ERR/RESET silently drops requests
+    } else if (!executes()) {
+      return true; // a QP in ERR/RESET, or destroyed, silently drops requests
     }
     if (diff > 0) {
       // a gap: a request was lost. Name the expected one once, so the requester goes back now
@@ -255,6 +271,9 @@ final class Responder implements Connection.Handler {
       return;
     }
     if (!intact) { // the target region was deregistered while the payload streamed in
+      if (!executes()) {
+        return; // no: the QP left RTS (its gate closed), and executes nothing more
+      }
       if (a == DO_SEND) {
         failRecv(h.seq, WcStatus.LOC_PROT_ERR, WcStatus.REM_OP_ERR);
       } else {

@@ -312,6 +312,33 @@ public final class SoftDevice implements VerbsContext {
     frameFaults.clear();
   }
 
+  /**
+   * Holds the device's NIC thread (the fault injector's stalled NIC): it reads no socket and serves
+   * no QP until {@link #releaseNic()}, while peers' requests wait unread in its sockets, as behind
+   * a wedged NIC. The port stays ACTIVE and the control plane works (QP state changes, close).
+   * Returns once the thread is held.
+   *
+   * @throws VerbsException {@link VerbsError#INVALID_STATE} when the thread is not held within 10 s
+   */
+  public void stallNic() {
+    boolean held;
+    try {
+      held = nic.hold(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      held = false;
+    }
+    if (!held) {
+      throw new VerbsException(
+          VerbsError.INVALID_STATE, "the NIC thread of " + name + " was not held within 10 s");
+    }
+  }
+
+  /** Lets the NIC thread held by {@link #stallNic()} go on; nothing when it is not held. */
+  public void releaseNic() {
+    nic.releaseHold();
+  }
+
   /** Kills the device: port down for good, every QP to ERR (flushing), DEVICE_FATAL raised. */
   public void kill() {
     nic.execute(this::die);

@@ -1,8 +1,6 @@
 package io.vte.verbs.soft.impl;
 
 import io.vte.verbs.MemoryRegion;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A registered region of native memory; its lkey and rkey are the same key in the device's MR
@@ -15,11 +13,6 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class SoftMr implements MemoryRegion {
 
-  private static final int CLOSED = Integer.MIN_VALUE;
-  private static final int USERS = Integer.MAX_VALUE;
-  private static final int SPINS_BEFORE_PARK = 100;
-  private static final long PARK_NANOS = 10_000;
-
   private final SoftPd pd;
   private final long address;
   private final long length;
@@ -29,8 +22,8 @@ final class SoftMr implements MemoryRegion {
   /** Keeps a registered ByteBuffer reachable: the NIC writes into its memory by address. */
   private volatile Object owner;
 
-  /** {@link #CLOSED} bit plus the number of memory accesses in progress. */
-  private final AtomicInteger state = new AtomicInteger();
+  /** The memory accesses in progress; closed at deregistration. */
+  private final AccessGate gate = new AccessGate(true);
 
   SoftMr(SoftPd pd, long address, long length, int access, int key, Object owner) {
     this.owner = owner;
@@ -88,7 +81,7 @@ final class SoftMr implements MemoryRegion {
    *     covers the range
    */
   boolean permits(SoftPd domain, int needed, long addr, long len) {
-    return state.get() >= 0 && pd == domain && (access & needed) == needed && covers(addr, len);
+    return gate.isOpen() && pd == domain && (access & needed) == needed && covers(addr, len);
   }
 
   /**
@@ -98,16 +91,12 @@ final class SoftMr implements MemoryRegion {
    * @return false when the region is closed: the memory must not be touched
    */
   boolean acquire() {
-    if (state.getAndIncrement() < 0) {
-      state.decrementAndGet();
-      return false;
-    }
-    return true;
+    return gate.acquire();
   }
 
   /** Ends the access started by a successful {@link #acquire()}. */
   void release() {
-    state.decrementAndGet();
+    gate.release();
   }
 
   /**
@@ -116,18 +105,8 @@ final class SoftMr implements MemoryRegion {
    */
   @Override
   public void close() {
-    boolean first = state.getAndUpdate(s -> s | CLOSED) >= 0;
-    if (first) {
+    if (gate.close()) {
       pd.forget(this);
-    }
-    for (int spins = 0; (state.get() & USERS) != 0; spins++) {
-      if (spins < SPINS_BEFORE_PARK) {
-        Thread.onSpinWait();
-      } else {
-        LockSupport.parkNanos(PARK_NANOS);
-      }
-    }
-    if (first) {
       owner = null; // only now may a registered ByteBuffer's memory go
     }
   }

@@ -29,6 +29,14 @@ final class SoftQp implements QueuePair {
   final Requester requester;
   final Responder responder;
 
+  /**
+   * The responder's writes into memory: open only in RTR and RTS, closed (waiting for a write in
+   * progress) by every move out of them, so that once {@link #toError()}, {@link #toReset()} or
+   * {@link #close()} returns, nothing the peer sent on this QP lands any more, even a request still
+   * unread in the socket or half read: a responder in ERR executes nothing, as an RC HCA's.
+   */
+  final AccessGate inbound = new AccessGate(false);
+
   /** Set while the QP waits in the NIC's inbox, so posting enqueues it at most once. */
   final AtomicBoolean scheduled = new AtomicBoolean();
 
@@ -155,6 +163,7 @@ final class SoftQp implements QueuePair {
     this.pathMtu = pathMtu;
     rtrGeneration++;
     state = QpState.RTR;
+    inbound.open();
   }
 
   @Override
@@ -179,15 +188,23 @@ final class SoftQp implements QueuePair {
       requireOpen();
       state = QpState.ERR;
     }
+    inbound.close();
     device.nic().schedule(this);
   }
 
-  /** NIC thread: an error moved the QP to ERR. @return false when it already was in ERR or RESET */
-  synchronized boolean enterError() {
-    if (state == QpState.ERR || state == QpState.RESET || closed) {
-      return false;
+  /**
+   * An error moved the QP to ERR (NIC thread, or the send CQ's consumer reading responses).
+   *
+   * @return false when it already was in ERR or RESET
+   */
+  boolean enterError() {
+    synchronized (this) {
+      if (state == QpState.ERR || state == QpState.RESET || closed) {
+        return false;
+      }
+      state = QpState.ERR;
     }
-    state = QpState.ERR;
+    inbound.close();
     return true;
   }
 
@@ -202,6 +219,7 @@ final class SoftQp implements QueuePair {
       rts = null;
       state = QpState.RESET;
     }
+    inbound.close();
     device.nic().schedule(this);
   }
 
@@ -268,6 +286,7 @@ final class SoftQp implements QueuePair {
       }
       closed = true;
     }
+    inbound.close();
     sendCq.removeSender(requester);
     pd.forget(this);
     device.nic().schedule(this);
