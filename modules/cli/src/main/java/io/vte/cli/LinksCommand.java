@@ -20,6 +20,8 @@ import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
 import io.vte.cli.bench.Blocking;
+import io.vte.cli.bench.FaultScheduler;
+import io.vte.cli.bench.FaultStep;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -35,13 +37,13 @@ import picocli.CommandLine.Spec;
 /**
  * {@code vte links --target host:port}: starts a short-lived engine, opens the peer's segment and
  * probes every rail (local device × remote device) with tiny READs, printing the endpoints, the
- * rails and their health (ok, retried, or failed with the typed cause) with the latency of the
- * first probe (which connects the endpoint) and of a second, warm one.
+ * rails and their health (ok, or failed with the typed cause) with the latency of the first probe
+ * (which connects the endpoint) and of a second, warm one.
  *
- * <p>The engine picks rails round-robin in the order local device fastest, remote device shifted
- * per local device; with every rail usable, probe {@code k} of a fresh segment lands on rail {@code
- * k}. A probe that needed a retry is reported as {@code retried}: its first rail failed and another
- * one carried it.
+ * <p>Each probe is pinned to its rail ({@link TransferOptions#setRail}): it travels that rail or
+ * fails, never another one, so a rail whose local port, peer device or path is down is reported
+ * failed. With {@code --inject} a fault schedule is played on the probing engine's soft devices
+ * before the probes, for drills.
  */
 @Command(
     name = "links",
@@ -85,6 +87,14 @@ public final class LinksCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print one JSON object")
   private boolean json;
 
+  @Option(
+      names = "--inject",
+      paramLabel = "KIND:DEVICE[:FRACTION]@TIME[,...]",
+      description =
+          "faults on the probing engine's soft devices, played in order before the probes"
+              + " (a drill: e.g. port-down:soft1@0s)")
+  private String inject;
+
   /** Creates the command (picocli instantiates it). */
   public LinksCommand() {}
 
@@ -98,6 +108,12 @@ public final class LinksCommand implements Callable<Integer> {
       throw new ParameterException(
           spec.commandLine(), "--timeout-ms " + timeoutMs + " must be positive");
     }
+    List<FaultStep> faults;
+    try {
+      faults = inject == null ? List.of() : FaultStep.parseAll(inject);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
     EngineOptions options =
         ExitCodes.starting(() -> EngineOptions.fromJson(ServeCommand.NodeConfig.read(config)));
     Vertx vertx = Vertx.vertx();
@@ -105,6 +121,18 @@ public final class LinksCommand implements Callable<Integer> {
     try {
       engine = ExitCodes.starting(() -> await(TransferEngine.create(vertx, options)));
       TransferEngine started = engine;
+      if (!faults.isEmpty()) {
+        List<String> names =
+            engine.diagnostics().devices().stream().map(DeviceStatus::name).toList();
+        ExitCodes.starting(
+            () -> {
+              FaultScheduler.requireKnownDevices(faults, names);
+              try (FaultScheduler scheduler = FaultScheduler.forEngine(started, faults, names)) {
+                scheduler.runInOrder();
+              }
+              return null;
+            });
+      }
       SegmentHandle segment = ExitCodes.starting(() -> await(started.openSegment(target)));
       JsonObject report = probe(engine, segment);
       print(report);
@@ -155,37 +183,30 @@ public final class LinksCommand implements Callable<Integer> {
     ByteBuffer memory = ByteBuffer.allocateDirect(bytes);
     RegisteredBuffer local =
         remoteBuffer == null && shared == null ? null : await(engine.register(memory, "cpu:0"));
-    int n = locals.size() * remotes.size();
-    JsonObject[] first = new JsonObject[n];
     // two rounds: the first connects each rail's endpoint, the second measures a warm transfer
-    for (int k = 0; k < 2 * n; k++) {
-      int l = k % n % locals.size();
-      int r = (k % n / locals.size() + l) % remotes.size();
-      JsonObject probe =
-          remoteBuffer == null
-              ? new JsonObject()
-                  .put("status", "untested")
-                  .put(
-                      "cause",
-                      "the peer has no registered buffer of "
-                          + bytes
-                          + " bytes"
-                          + (shared == null ? "" : " outside shared memory"))
-              : probeOnce(engine, local, segment, remoteBuffer.address());
-      if (k < n) {
-        first[k] = probe;
-        continue;
+    for (DeviceStatus l : locals) {
+      for (SegmentDevice r : remotes) {
+        TransferOptions pinned =
+            new TransferOptions()
+                .setDeadline(Duration.ofMillis(timeoutMs))
+                .setRail(l.name(), r.name());
+        JsonObject first = railProbe(engine, local, segment, remoteBuffer, shared, pinned);
+        JsonObject probe =
+            "ok".equals(first.getString("status"))
+                ? railProbe(engine, local, segment, remoteBuffer, shared, pinned)
+                : first;
+        JsonObject rail =
+            new JsonObject()
+                .put("local", l.name())
+                .put("remote", r.name())
+                .mergeIn(probe)
+                .put("latencyUs", probe.getDouble("latencyUs"))
+                .put("firstUs", first.getDouble("latencyUs"));
+        if (!"ok".equals(rail.getString("status"))) {
+          failed++;
+        }
+        rails.add(rail);
       }
-      JsonObject rail =
-          new JsonObject().put("local", locals.get(l).name()).put("remote", remotes.get(r).name());
-      JsonObject worst = "ok".equals(first[k - n].getString("status")) ? probe : first[k - n];
-      rail.mergeIn(worst)
-          .put("latencyUs", probe.getDouble("latencyUs"))
-          .put("firstUs", first[k - n].getDouble("latencyUs"));
-      if (!"ok".equals(rail.getString("status"))) {
-        failed++;
-      }
-      rails.add(rail);
     }
     if (shared != null) {
       JsonObject rail = sameHostProbe(engine, local, segment, shared);
@@ -200,6 +221,28 @@ public final class LinksCommand implements Callable<Integer> {
     return report.put("rails", rails).put("failed", failed);
   }
 
+  /** One probe of a network rail, or {@code untested} when the peer has no buffer for it. */
+  private JsonObject railProbe(
+      TransferEngine engine,
+      RegisteredBuffer local,
+      SegmentHandle segment,
+      SegmentBuffer remoteBuffer,
+      SegmentBuffer shared,
+      TransferOptions pinned)
+      throws Exception {
+    if (remoteBuffer == null) {
+      return new JsonObject()
+          .put("status", "untested")
+          .put(
+              "cause",
+              "the peer has no registered buffer of "
+                  + bytes
+                  + " bytes"
+                  + (shared == null ? "" : " outside shared memory"));
+    }
+    return probeOnce(engine, local, segment, remoteBuffer.address(), pinned);
+  }
+
   /**
    * Probes the same-host rail with two READs of a shared-memory buffer (the first maps it); the
    * rail's own status says whether it carried them or gave them to the network rails.
@@ -207,8 +250,9 @@ public final class LinksCommand implements Callable<Integer> {
   private JsonObject sameHostProbe(
       TransferEngine engine, RegisteredBuffer local, SegmentHandle segment, SegmentBuffer shared)
       throws Exception {
-    JsonObject first = probeOnce(engine, local, segment, shared.address());
-    JsonObject probe = probeOnce(engine, local, segment, shared.address());
+    TransferOptions options = new TransferOptions().setDeadline(Duration.ofMillis(timeoutMs));
+    JsonObject first = probeOnce(engine, local, segment, shared.address(), options);
+    JsonObject probe = probeOnce(engine, local, segment, shared.address(), options);
     JsonObject rail =
         new JsonObject()
             .put("local", RailStatus.SAME_HOST_DEVICE)
@@ -228,16 +272,18 @@ public final class LinksCommand implements Callable<Integer> {
   }
 
   private JsonObject probeOnce(
-      TransferEngine engine, RegisteredBuffer local, SegmentHandle segment, long remote)
+      TransferEngine engine,
+      RegisteredBuffer local,
+      SegmentHandle segment,
+      long remote,
+      TransferOptions options)
       throws Exception {
     long retriesBefore = engine.diagnostics().counters().retries();
     long start = System.nanoTime();
     BatchResult result =
         await(
             engine
-                .submit(
-                    List.of(TransferRequest.read(local, 0, segment, remote, bytes)),
-                    new TransferOptions().setDeadline(Duration.ofMillis(timeoutMs)))
+                .submit(List.of(TransferRequest.read(local, 0, segment, remote, bytes)), options)
                 .result()
                 .recover(
                     e ->

@@ -170,9 +170,13 @@ public class ChildJvm implements AutoCloseable {
     }
   }
 
-  /** Sends SIGTERM (as {@code kill} does). */
+  /**
+   * Sends SIGTERM (as {@code kill} does), leaving the child's output pipes open: {@code
+   * Process.destroy()} closes them, and the lines a child prints as it stops (a partial report)
+   * were lost to the pumps.
+   */
   public void terminate() {
-    process.destroy();
+    process.toHandle().destroy();
   }
 
   /** Kills the child if it still runs and waits for it. */

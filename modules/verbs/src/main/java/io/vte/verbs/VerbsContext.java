@@ -38,6 +38,14 @@ public interface VerbsContext extends AutoCloseable {
   }
 
   /**
+   * @return what this device served to peers as a responder (soft verbs counts it); null when the
+   *     provider does not count (ibverbs: the NIC serves one-sided operations without the host)
+   */
+  default ServedCounters servedCounters() {
+    return null;
+  }
+
+  /**
    * @return a new protection domain
    */
   ProtectionDomain allocPd();

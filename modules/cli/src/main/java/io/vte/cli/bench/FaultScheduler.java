@@ -106,6 +106,23 @@ public final class FaultScheduler implements AutoCloseable {
     }
   }
 
+  /**
+   * Plays every step on the calling thread, in order, each at its time counted from now; returns
+   * once the last one ran (a thread that may block: not an event loop).
+   *
+   * @throws InterruptedException when interrupted while waiting for a step's time
+   */
+  public void runInOrder() throws InterruptedException {
+    long start = System.nanoTime();
+    for (FaultStep s : steps) {
+      long wait = s.atNanos() - (System.nanoTime() - start);
+      if (wait > 0) {
+        TimeUnit.NANOSECONDS.sleep(wait);
+      }
+      apply(s);
+    }
+  }
+
   private void apply(FaultStep s) {
     String outcome;
     try {

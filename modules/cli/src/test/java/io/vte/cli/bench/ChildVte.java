@@ -40,6 +40,28 @@ final class ChildVte extends ChildJvm {
   }
 
   /**
+   * @param target the target's server or segment name
+   * @param extra more flags
+   * @return {@code vte bench initiator --devices 2 --target target --handshake-timeout 30
+   *     extra...}, started
+   */
+  static ChildVte benchInitiator(String target, String... extra) throws IOException {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "bench",
+                "initiator",
+                "--devices",
+                "2",
+                "--target",
+                target,
+                "--handshake-timeout",
+                "30"));
+    args.addAll(List.of(extra));
+    return new ChildVte(args.toArray(String[]::new));
+  }
+
+  /**
    * @param deadline how long the target may take to start
    * @return the JSON line a {@code --json} target announces itself with; fails naming its stderr
    *     when none comes in time

@@ -3,12 +3,17 @@ package io.vte.engine.impl;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vte.api.ErrorCode;
+import io.vte.api.TransferOpcode;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counters of the engine layer (bytes, slices, retries, stale segment refreshes, batches).
- * Thread-safe.
+ * Counters of the engine layer (bytes, slices, retries, stale segment refreshes, batches; requests
+ * by opcode, failures by error code, request latency). Thread-safe.
  */
 public final class EngineCounters {
 
@@ -17,6 +22,63 @@ public final class EngineCounters {
   private final LongAdder retries = new LongAdder();
   private final LongAdder staleRefreshes = new LongAdder();
   private final LongAdder batches = new LongAdder();
+
+  private final LongAdder[] requests = adders(TransferOpcode.values().length);
+  private final LongAdder[] failures = adders(ErrorCode.values().length);
+
+  /** The latency histogram, once bound to a registry; null before. */
+  private volatile Timer latency;
+
+  private static LongAdder[] adders(int n) {
+    LongAdder[] out = new LongAdder[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = new LongAdder();
+    }
+    return out;
+  }
+
+  /**
+   * Counts a request that ended.
+   *
+   * @param opcode its opcode
+   * @param nanos its batch's time from submit to settled
+   * @param failure the code it failed with, null when it completed
+   */
+  public void requestEnded(TransferOpcode opcode, long nanos, ErrorCode failure) {
+    requests[opcode.ordinal()].increment();
+    if (failure != null) {
+      failures[failure.ordinal()].increment();
+    }
+    Timer t = latency;
+    if (t != null) {
+      t.record(nanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /**
+   * Counts a batch refused before anything was sent.
+   *
+   * @param code its cause's code
+   */
+  public void requestFailed(ErrorCode code) {
+    failures[code.ordinal()].increment();
+  }
+
+  /**
+   * @param opcode an opcode
+   * @return requests of it that ended (completed or not)
+   */
+  public long requests(TransferOpcode opcode) {
+    return requests[opcode.ordinal()].sum();
+  }
+
+  /**
+   * @param code an error code
+   * @return requests that failed with it (batches refused up front count once)
+   */
+  public long failures(ErrorCode code) {
+    return failures[code.ordinal()].sum();
+  }
 
   public void sliceDone(int length) {
     bytes.add(length);
@@ -79,6 +141,36 @@ public final class EngineCounters {
    * @return the meters, to remove from the registry when the engine closes
    */
   public List<Meter> bindTo(MeterRegistry registry, String serverName) {
+    List<Meter> meters = new ArrayList<>(totals(registry, serverName));
+    for (TransferOpcode op : TransferOpcode.values()) {
+      meters.add(
+          FunctionCounter.builder("vte.engine.requests", requests[op.ordinal()], LongAdder::sum)
+              .tag("engine", serverName)
+              .tag("opcode", op.name())
+              .description("requests that ended (completed or not), by opcode")
+              .register(registry));
+    }
+    for (ErrorCode code : ErrorCode.values()) {
+      meters.add(
+          FunctionCounter.builder(
+                  "vte.engine.requests.failed", failures[code.ordinal()], LongAdder::sum)
+              .tag("engine", serverName)
+              .tag("code", code.name())
+              .description("requests that failed, by error code")
+              .register(registry));
+    }
+    Timer timer =
+        Timer.builder("vte.engine.request.latency")
+            .tag("engine", serverName)
+            .publishPercentileHistogram()
+            .description("time from submit to the end of a request's batch, on every submit path")
+            .register(registry);
+    latency = timer;
+    meters.add(timer);
+    return meters;
+  }
+
+  private List<Meter> totals(MeterRegistry registry, String serverName) {
     return List.of(
         bind(
             registry,

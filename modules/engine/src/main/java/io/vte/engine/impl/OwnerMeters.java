@@ -19,7 +19,12 @@ import java.util.function.ToDoubleFunction;
  */
 final class OwnerMeters {
 
-  private record Counter(String name, String description, ToDoubleFunction<OwnerMetrics> value) {}
+  private record Counter(
+      String name, String description, ToDoubleFunction<OwnerMetrics> value, String baseUnit) {
+    Counter(String name, String description, ToDoubleFunction<OwnerMetrics> value) {
+      this(name, description, value, null);
+    }
+  }
 
   private static final List<Counter> COUNTERS =
       List.of(
@@ -64,9 +69,10 @@ final class OwnerMeters {
               "connect requests sent again after a refused attempt and a backoff wait",
               OwnerMetrics::handshakeRetries),
           new Counter(
-              "vte.owner.handshakes.backoff.nanos",
-              "total backoff wait scheduled before handshake retries, in nanoseconds",
-              OwnerMetrics::handshakeBackoffNanos),
+              "vte.owner.handshakes.backoff",
+              "total backoff wait scheduled before handshake retries",
+              m -> m.handshakeBackoffNanos() / 1e9,
+              "seconds"),
           new Counter(
               "vte.owner.stale.replies.dropped",
               "handshake replies dropped because their endpoint was replaced or retired meanwhile",
@@ -95,6 +101,7 @@ final class OwnerMeters {
           meters.add(
               FunctionCounter.builder(c.name(), m, c.value())
                   .tags(tags)
+                  .baseUnit(c.baseUnit())
                   .description(c.description())
                   .register(registry));
         }

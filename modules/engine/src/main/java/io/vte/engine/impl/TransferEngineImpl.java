@@ -530,9 +530,13 @@ public final class TransferEngineImpl implements TransferEngine {
     EngineParts.Meters meters = EngineParts.Meters.NONE;
     MeterRegistry meterRegistry = BackendRegistries.getDefaultNow();
     if (meterRegistry != null) {
-      List<Meter> list = new ArrayList<>(counters.bindTo(meterRegistry, serverName));
-      list.addAll(OwnerMeters.bind(meterRegistry, serverName, contexts));
-      list.addAll(metadataMeters(meterRegistry, serverName, metadata));
+      // the segment name: it stays across restarts when configured, where the server name's port
+      // may not
+      String label = segmentName(serverName);
+      List<Meter> list = new ArrayList<>(counters.bindTo(meterRegistry, label));
+      list.addAll(OwnerMeters.bind(meterRegistry, label, contexts));
+      list.addAll(DeviceMeters.bind(meterRegistry, label, contexts));
+      list.addAll(metadataMeters(meterRegistry, label, metadata));
       meters = new EngineParts.Meters(meterRegistry, list);
     }
     return new EngineParts(

@@ -58,24 +58,18 @@ class EngineCloseTest {
   }
 
   private static void closeInOrder(boolean engineFirst) {
-    Vertx va = Vertx.vertx();
-    Vertx vb = Vertx.vertx();
-    long la = DirectMemory.allocate(SIZE);
-    long lb = DirectMemory.allocate(SIZE);
-    try {
-      TransferEngine a =
-          Await.result(TransferEngine.create(va, EngineFixture.options("oa", 2, 1)), WAIT);
-      TransferEngine b =
-          Await.result(TransferEngine.create(vb, EngineFixture.options("ob", 2, 1)), WAIT);
-      twentyWrites(a, la, b, lb).forEach(f -> assertTrue(Await.result(f, WAIT).allCompleted()));
+    try (EnginePair p = new EnginePair()) {
+      TransferEngine a = p.start(p.va, "oa", 1);
+      TransferEngine b = p.start(p.vb, "ob", 1);
+      p.twentyWrites(a, b).forEach(f -> assertTrue(Await.result(f, WAIT).allCompleted()));
       if (engineFirst) {
         Await.result(a.close(), WAIT);
         Await.result(b.close(), WAIT);
-        Await.result(va.close(), WAIT);
-        Await.result(vb.close(), WAIT);
+        Await.result(p.va.close(), WAIT);
+        Await.result(p.vb.close(), WAIT);
       } else {
-        Await.result(va.close(), WAIT);
-        Await.result(vb.close(), WAIT);
+        Await.result(p.va.close(), WAIT);
+        Await.result(p.vb.close(), WAIT);
         Await.result(a.close(), WAIT); // a no-op: the close hook closed it
         Await.result(b.close(), WAIT);
         assertEquals(
@@ -83,9 +77,6 @@ class EngineCloseTest {
             ((io.vte.api.VteException) Await.failure(a.openSegment(b.serverName()), WAIT)).code(),
             "closed with its Vert.x");
       }
-    } finally {
-      DirectMemory.free(la);
-      DirectMemory.free(lb);
     }
   }
 
@@ -97,24 +88,15 @@ class EngineCloseTest {
    */
   @Test
   void vertxCloseWithTheEngineOpenInAVerticleEndsEveryTransfer() {
-    Vertx va = Vertx.vertx();
-    Vertx vb = Vertx.vertx();
-    long la = DirectMemory.allocate(SIZE);
-    long lb = DirectMemory.allocate(SIZE);
-    try {
+    try (EnginePair p = new EnginePair()) {
       EngineVerticle host = new EngineVerticle();
-      Await.result(va.deployVerticle(host), WAIT);
+      Await.result(p.va.deployVerticle(host), WAIT);
       TransferEngine a = host.engine;
-      TransferEngine b =
-          Await.result(TransferEngine.create(vb, EngineFixture.options("vb", 2, 2)), WAIT);
-      List<Future<BatchResult>> results = twentyWrites(a, la, b, lb);
-      Await.result(va.close(), WAIT);
+      TransferEngine b = p.start(p.vb, "vb", 2);
+      List<Future<BatchResult>> results = p.twentyWrites(a, b);
+      Await.result(p.va.close(), WAIT);
       endedByClose(results);
       Await.result(b.close(), WAIT);
-    } finally {
-      Await.result(vb.close(), WAIT);
-      DirectMemory.free(la);
-      DirectMemory.free(lb);
     }
   }
 
@@ -135,16 +117,10 @@ class EngineCloseTest {
   }
 
   private static void cycle(boolean closeMidStream) {
-    Vertx va = Vertx.vertx();
-    Vertx vb = Vertx.vertx();
-    long la = DirectMemory.allocate(SIZE);
-    long lb = DirectMemory.allocate(SIZE);
-    try {
-      TransferEngine a =
-          Await.result(TransferEngine.create(va, EngineFixture.options("ca", 2, 2)), WAIT);
-      TransferEngine b =
-          Await.result(TransferEngine.create(vb, EngineFixture.options("cb", 2, 2)), WAIT);
-      List<Future<BatchResult>> results = twentyWrites(a, la, b, lb);
+    try (EnginePair p = new EnginePair()) {
+      TransferEngine a = p.start(p.va, "ca", 2);
+      TransferEngine b = p.start(p.vb, "cb", 2);
+      List<Future<BatchResult>> results = p.twentyWrites(a, b);
       if (!closeMidStream) {
         results.forEach(f -> assertTrue(Await.result(f, WAIT).allCompleted()));
       }
@@ -152,32 +128,55 @@ class EngineCloseTest {
       int closed = endedByClose(results);
       assertTrue(!closeMidStream || closed > 0, "close interrupted some transfers");
       Await.result(b.close(), WAIT);
-    } finally {
-      Await.result(va.close(), WAIT);
-      Await.result(vb.close(), WAIT);
-      DirectMemory.free(la);
-      DirectMemory.free(lb);
     }
   }
 
   /**
-   * Registers {@code la} on {@code a} and {@code lb} on {@code b}, then submits 20 WRITEs of all of
-   * it from a to b.
+   * The set-up every case shares: two Vert.x instances, {@code va} for the writing engine and
+   * {@code vb} for its peer, and {@link #SIZE} bytes of native memory for each. Closing closes both
+   * Vert.x instances (again, when a case closed them already) and frees the memory.
    */
-  private static List<Future<BatchResult>> twentyWrites(
-      TransferEngine a, long la, TransferEngine b, long lb) {
-    RegisteredBuffer local = Await.result(a.register(la, SIZE, "cpu:0"), WAIT);
-    RegisteredBuffer remote = Await.result(b.register(lb, SIZE, "cpu:0"), WAIT);
-    SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
-    List<Future<BatchResult>> results = new ArrayList<>();
-    for (int i = 0; i < 20; i++) {
-      results.add(
-          a.submit(
-                  List.of(TransferRequest.write(local, 0, seg, remote.address(), SIZE)),
-                  new TransferOptions())
-              .result());
+  private static final class EnginePair implements AutoCloseable {
+    final Vertx va = Vertx.vertx();
+    final Vertx vb = Vertx.vertx();
+    final long la = DirectMemory.allocate(SIZE);
+    final long lb = DirectMemory.allocate(SIZE);
+
+    /** Starts an engine of two soft devices on {@code vertx}. */
+    TransferEngine start(Vertx vertx, String prefix, int workers) {
+      return Await.result(
+          TransferEngine.create(vertx, EngineFixture.options(prefix, 2, workers)), WAIT);
     }
-    return results;
+
+    /**
+     * Registers {@code la} on {@code a} and {@code lb} on {@code b}, then submits 20 WRITEs of all
+     * of it from a to b.
+     */
+    List<Future<BatchResult>> twentyWrites(TransferEngine a, TransferEngine b) {
+      RegisteredBuffer local = Await.result(a.register(la, SIZE, "cpu:0"), WAIT);
+      RegisteredBuffer remote = Await.result(b.register(lb, SIZE, "cpu:0"), WAIT);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      List<Future<BatchResult>> results = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        results.add(
+            a.submit(
+                    List.of(TransferRequest.write(local, 0, seg, remote.address(), SIZE)),
+                    new TransferOptions())
+                .result());
+      }
+      return results;
+    }
+
+    @Override
+    public void close() {
+      try {
+        Await.result(va.close(), WAIT);
+        Await.result(vb.close(), WAIT);
+      } finally {
+        DirectMemory.free(la);
+        DirectMemory.free(lb);
+      }
+    }
   }
 
   /**

@@ -442,6 +442,71 @@ public final class RailSelector {
     }
 
     /**
+     * The rail a caller pinned a request to, when it can carry the request: its local port is up,
+     * the peer does not describe its device as down, and the remote buffer has a key on it. Its
+     * hold-downs do not count: a pinned request probes the rail. Nothing is counted into the rail's
+     * backlog ({@link #acquire} does that per slice).
+     *
+     * @param bufferIndex index of the remote buffer in the segment
+     * @param localDevice the local device's name
+     * @param remoteDevice the peer device's name
+     * @return the rail
+     * @throws VteException INVALID_ARGUMENT when no rail joins the two devices (either is unknown,
+     *     or they are of different providers), NO_RAIL naming why the rail cannot carry it
+     */
+    public Rail pinned(int bufferIndex, String localDevice, String remoteDevice) {
+      for (int k = 0; k < rails.length; k++) {
+        if (rails[k].localDeviceName().equals(localDevice)
+            && rails[k].peerDeviceName().equals(remoteDevice)) {
+          String why =
+              localPortDown.get(rails[k].localDeviceIndex()) != 0
+                  ? "the port of local device " + localDevice + " is down"
+                  : !segment.devices().get(remoteIndex[k]).active()
+                      ? segment + " describes its device " + remoteDevice + " as down"
+                      : !segment.hasRkey(bufferIndex, remoteIndex[k])
+                          ? "the remote buffer has no key on device " + remoteDevice
+                          : null;
+          if (why != null) {
+            throw new VteException(
+                ErrorCode.NO_RAIL,
+                "the pinned rail "
+                    + localDevice
+                    + " -> "
+                    + rails[k].peerNicPath()
+                    + " is unusable: "
+                    + why);
+          }
+          return rails[k];
+        }
+      }
+      List<String> remote = segment.devices().stream().map(d -> d.name()).toList();
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          "no rail "
+              + localDevice
+              + " -> "
+              + remoteDevice
+              + " to "
+              + segment
+              + ": local devices "
+              + localDevices
+              + ", the peer's devices "
+              + remote
+              + " (a rail joins devices of one provider)");
+    }
+
+    /**
+     * Counts a slice of a pinned request into its rail's backlog: {@link #release} must follow
+     * exactly once, as after {@link #select}.
+     *
+     * @param rail a rail from {@link #pinned}
+     * @param length the slice's bytes
+     */
+    public void acquire(Rail rail, int length) {
+      load[indexOf(rail)].acquire(length, clock.getAsLong());
+    }
+
+    /**
      * @param maxRank look at rails of this rank or a lower one only
      * @return the rail to claim: a usable rail past its hold-down (the probe), else the one with
      *     the least expected finish time (or one whose owner runs on this thread, else one whose

@@ -12,6 +12,7 @@ import io.vte.api.TaskState;
 import io.vte.api.TaskStatus;
 import io.vte.api.TransferBatch;
 import io.vte.api.VteException;
+import io.vte.engine.impl.EngineCounters;
 import io.vte.engine.impl.rail.Slice;
 import java.util.ArrayList;
 import java.util.List;
@@ -205,6 +206,28 @@ public final class BatchTracker implements TransferBatch {
             ErrorCode.TIMED_OUT, "batch deadline of " + deadlineMillis + " ms passed"));
   }
 
+  /**
+   * Counts the settled batch's requests into the engine's counters: each request's opcode, the code
+   * of each failure, and the batch's time from admission as each request's latency; a batch
+   * rejected up front counts its one cause.
+   *
+   * @param counters the engine's counters
+   */
+  void countInto(EngineCounters counters) {
+    VteException refused = rejected;
+    if (refused != null) {
+      counters.requestFailed(refused.code());
+      return;
+    }
+    TransferTracker[] all = trackers;
+    long nanos = System.nanoTime() - admittedNanos;
+    for (TransferTracker t : all) {
+      RequestResult r = t.result();
+      counters.requestEnded(
+          t.request().opcode(), nanos, r.cause() == null ? null : r.cause().code());
+    }
+  }
+
   /** Settles every unfinished request with FAILED / ENGINE_CLOSED. */
   void engineClosed() {
     end(
@@ -212,9 +235,13 @@ public final class BatchTracker implements TransferBatch {
         new VteException(ErrorCode.ENGINE_CLOSED, "engine closed with the request in flight"));
   }
 
+  /** {@link System#nanoTime()} when the batch was admitted ({@link #armDeadline}). */
+  private long admittedNanos;
+
   /** Starts the deadline: {@link #expireIfDue} expires the batch once it passed. */
   void armDeadline(long deadlineMillis) {
-    this.deadlineNanos = System.nanoTime() + Math.max(1, deadlineMillis) * 1_000_000L;
+    admittedNanos = System.nanoTime();
+    this.deadlineNanos = admittedNanos + Math.max(1, deadlineMillis) * 1_000_000L;
     this.deadlineMillis = deadlineMillis;
   }
 

@@ -43,7 +43,13 @@ public final class TransferSubmitter {
   final CallerContexts callers;
 
   /** What a batch calls once settled (it leaves the in-flight list). */
-  final Consumer<BatchTracker> settled = inFlight::remove;
+  final Consumer<BatchTracker> settled = this::settled;
+
+  /** A batch settled: it leaves the in-flight list and its requests are counted. */
+  private void settled(BatchTracker batch) {
+    inFlight.remove(batch);
+    batch.countInto(services.counters());
+  }
 
   private final DeadlineSweeper deadlines;
   private volatile boolean closed;
@@ -75,7 +81,11 @@ public final class TransferSubmitter {
    * @return the batch (its result fails up front for bad input or a closed engine)
    */
   public TransferBatch submit(List<TransferRequest> requests, TransferOptions options) {
-    if (!closed && options != null && requests != null && requests.size() == 1) {
+    if (!closed
+        && options != null
+        && options.getRailLocalDevice() == null
+        && requests != null
+        && requests.size() == 1) {
       TransferRequest r = requests.get(0);
       if (r != null && r.length() > 0 && services.slicer().count(r.length()) == 1) {
         return submitAlone(r, options);
@@ -319,9 +329,10 @@ public final class TransferSubmitter {
           ErrorCode.INVALID_ARGUMENT, "a batch needs at least one request, got " + requests);
     }
     TransferTracker[] trackers = new TransferTracker[requests.size()];
+    RailPin pin = RailPin.of(options);
     for (int i = 0; i < trackers.length; i++) {
       TransferRequest r = requests.get(i);
-      trackers[i] = new TransferTracker(services, batch, r, check(i, r));
+      trackers[i] = new TransferTracker(services, batch, r, check(i, r), pin);
     }
     return trackers;
   }

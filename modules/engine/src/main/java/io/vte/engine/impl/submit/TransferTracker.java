@@ -105,6 +105,15 @@ public final class TransferTracker implements SliceCallback {
    */
   private final TransferTracker replaced;
 
+  /**
+   * The rail the caller pinned the request to ({@link io.vte.api.TransferOptions#setRail}), null
+   * for a request that may take any rail.
+   */
+  private final RailPin pin;
+
+  /** The rail of a pinned request, found by {@link #start}; null for others. */
+  private Rail pinnedRail;
+
   // Field updaters rather than atomic objects: three allocations less per request.
   private static final AtomicIntegerFieldUpdater<TransferTracker> SLICES_LEFT =
       AtomicIntegerFieldUpdater.newUpdater(TransferTracker.class, "slicesLeft");
@@ -138,7 +147,20 @@ public final class TransferTracker implements SliceCallback {
    */
   TransferTracker(
       Services services, BatchTracker batch, TransferRequest request, LocalBuffer local) {
-    this(services, batch, request, local, null);
+    this(services, batch, request, local, null, null);
+  }
+
+  /**
+   * The tracker of a request's first attempt, pinned to {@code pin} (null: any rail); {@link
+   * #resolve} names its remote buffer before it starts.
+   */
+  TransferTracker(
+      Services services,
+      BatchTracker batch,
+      TransferRequest request,
+      LocalBuffer local,
+      RailPin pin) {
+    this(services, batch, request, local, null, pin);
   }
 
   private TransferTracker(
@@ -146,8 +168,10 @@ public final class TransferTracker implements SliceCallback {
       BatchTracker batch,
       TransferRequest request,
       LocalBuffer local,
-      TransferTracker replaced) {
+      TransferTracker replaced,
+      RailPin pin) {
     this.replaced = replaced;
+    this.pin = pin;
     this.services = services;
     this.batch = batch;
     this.request = request;
@@ -159,7 +183,7 @@ public final class TransferTracker implements SliceCallback {
    * fresh records, when its former ones may still be held by a slice of an ended post.
    */
   TransferTracker copyFor(BatchTracker batch) {
-    TransferTracker t = new TransferTracker(services, batch, request, local);
+    TransferTracker t = new TransferTracker(services, batch, request, local, pin);
     t.resolve(segment, remoteBuffer);
     t.keepSlices();
     return t;
@@ -271,10 +295,18 @@ public final class TransferTracker implements SliceCallback {
   void start(List<Slice> out) {
     rails = services.railsFor().apply(segment);
     sharedMemory =
-        services.sharedMemory() == null
+        services.sharedMemory() == null || pin != null
             ? null
             : services.sharedMemory().target(segment, remoteBuffer);
     int first = out.size();
+    if (pin != null) {
+      try {
+        pinnedRail = rails.pinned(remoteBuffer, pin.localDevice(), pin.remoteDevice());
+      } catch (VteException e) {
+        settle(RequestStatus.FAILED, e);
+        return;
+      }
+    }
     if (kept != null) {
       for (Slice slice : kept) {
         slice.reset();
@@ -389,7 +421,8 @@ public final class TransferTracker implements SliceCallback {
                 settle(RequestStatus.FAILED, denied);
                 return;
               }
-              TransferTracker next = new TransferTracker(services, batch, request, local, this);
+              TransferTracker next =
+                  new TransferTracker(services, batch, request, local, this, pin);
               next.resolve(fresh, index);
               List<Slice> slices = new ArrayList<>(services.slicer().count(request.length()));
               next.start(slices);
@@ -469,6 +502,9 @@ public final class TransferTracker implements SliceCallback {
    * such attempt takes rails out of the choice).
    */
   private int retryBudget(int status) {
+    if (pin != null) {
+      return 0;
+    }
     return status == SliceStatus.ENDPOINT_RETIRED
             || status == SliceStatus.RAIL_DOWN
             || status == SliceStatus.PEER_DEVICE_DOWN
@@ -477,6 +513,11 @@ public final class TransferTracker implements SliceCallback {
   }
 
   private boolean assignRail(Slice slice, Rail avoid) {
+    if (pinnedRail != null) {
+      rails.acquire(pinnedRail, slice.length());
+      assign(slice, pinnedRail);
+      return true;
+    }
     if (sharedMemory != null && avoid != sharedMemory.rail() && sharedMemory.usable()) {
       sharedMemory.assign(slice);
       return true;
@@ -485,11 +526,15 @@ public final class TransferTracker implements SliceCallback {
     if (rail == null) {
       return false;
     }
+    assign(slice, rail);
+    return true;
+  }
+
+  private void assign(Slice slice, Rail rail) {
     slice.assign(
         rail,
         local.lkey(rail.localDeviceIndex()),
         rails.segment().rkey(remoteBuffer, rails.remoteDeviceIndex(rail)));
-    return true;
   }
 
   /**

@@ -259,6 +259,7 @@ final class Responder implements Connection.Handler {
     responses.add(FrameHeader.READ_RESP, 0, h.seq, h.raddr, h.length, source);
     if (advance) {
       expected++;
+      qp.device.servedCounters().read(len);
     }
   }
 
@@ -279,6 +280,9 @@ final class Responder implements Connection.Handler {
         refuseAccess(h.seq);
       }
       return;
+    }
+    if (a == DO_WRITE || a == DO_WRITE_IMM) {
+      qp.device.servedCounters().write(h.length & 0xffffffffL);
     }
     if (a == DO_WRITE_IMM || a == DO_SEND) {
       boolean imm = a == DO_WRITE_IMM || h.opcode == FrameHeader.SEND_IMM;

@@ -10,6 +10,7 @@ import io.vte.verbs.LinkLayer;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PortState;
 import io.vte.verbs.ProtectionDomain;
+import io.vte.verbs.ServedCounters;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
@@ -30,6 +31,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * VerbsContext}.
  */
 public final class SoftDevice implements VerbsContext {
+
+  /** What this device served to peers as a responder. */
+  private final ServedCounters served = new ServedCounters();
 
   private static final System.Logger LOG = System.getLogger(SoftDevice.class.getName());
 
@@ -178,6 +182,11 @@ public final class SoftDevice implements VerbsContext {
     this.lid = nic.listenPort();
     this.gid = Gid.fromInetAddress(host);
     nic.start();
+  }
+
+  @Override
+  public ServedCounters servedCounters() {
+    return served;
   }
 
   @Override
