@@ -89,10 +89,16 @@ final class ServeNode implements AutoCloseable {
    * @return the body of a GET of that path (any status)
    */
   String get(String path) throws IOException, InterruptedException {
+    // HTTP/1.1: the JDK client's default h2c upgrade to this server once never got an answer
     HttpResponse<String> response =
-        HttpClient.newHttpClient()
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(30))
+            .build()
             .send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path)).build(),
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+                    .timeout(Duration.ofSeconds(30))
+                    .build(),
                 HttpResponse.BodyHandlers.ofString());
     return response.body();
   }

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Metrics on both sides of a transfer (issue 42 item 4): an initiator engine on a Prometheus
  * registry writes and reads a {@code vte serve} node's pool; its scrape counts the requests by
  * opcode, their latency histogram and the bytes, and the node's scrape counts what its devices
- * served, by opcode, under the node's segment name as the {@code engine} label. Neither side logs a
- * WARN, at start or at any scrape.
+ * served, by opcode, under the node's segment name as the {@code engine} label; the initiator's
+ * per-rail up gauges follow a port going down. Neither side logs a WARN, at start or at any scrape.
  */
 class ServedMetricsTest {
 
@@ -100,6 +100,17 @@ class ServedMetricsTest {
         assertEquals(1, sum(mine, "vte_device_up", label, "device=\"im0\""), mine);
         assertTrue(sum(mine, "jvm_buffer_memory_used_bytes", "id=\"direct\"") > 0, "direct memory");
         assertFalse(mine.contains("_nanos"), "base units only");
+        // a gauge per rail used (im0 to each of the node's two devices), 1 while usable
+        Await.until(
+            "both rails up in the scrape",
+            WAIT,
+            () -> railsUp(metrics, label) == 2 && railGauges(metrics, label) == 2);
+        engine.diagnostics().faultInjector().orElseThrow().portDown("im0");
+        Await.until(
+            "both rails down in the scrape after im0's port went down",
+            WAIT,
+            () -> railsUp(metrics, label) == 0 && railGauges(metrics, label) == 2);
+        engine.diagnostics().faultInjector().orElseThrow().portUp("im0");
 
         String served = node.get("/metrics");
         String node1 = "engine=\"served-node\"";
@@ -122,6 +133,19 @@ class ServedMetricsTest {
         metrics.registry().close();
       }
     }
+  }
+
+  private static double railsUp(VteMetrics metrics, String label) {
+    return sum(metrics.registry().scrape(), "vte_rail_up", label, "device=\"im0\"");
+  }
+
+  private static long railGauges(VteMetrics metrics, String label) {
+    return metrics
+        .registry()
+        .scrape()
+        .lines()
+        .filter(l -> l.startsWith("vte_rail_up{") && l.contains(label))
+        .count();
   }
 
   private static BatchResult submit(TransferEngine engine, List<TransferRequest> requests) {

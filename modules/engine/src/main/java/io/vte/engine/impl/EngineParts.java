@@ -137,19 +137,23 @@ record EngineParts(
    *
    * @param registry where they are registered, null when no registry was there
    * @param list the meters
+   * @param rails the rails' up gauges, null without a registry
    */
-  record Meters(MeterRegistry registry, List<Meter> list) {
+  record Meters(MeterRegistry registry, List<Meter> list, RailMeters rails) {
 
     /** No registry, no meters. */
-    static final Meters NONE = new Meters(null, List.of());
+    static final Meters NONE = new Meters(null, List.of(), null);
 
     /** Copies the list. */
     Meters {
       list = List.copyOf(list);
     }
 
-    /** Removes the meters from their registry. */
+    /** Stops the rails' refresh and removes the meters from their registry. */
     void remove() {
+      if (rails != null) {
+        rails.close();
+      }
       if (registry != null) {
         list.forEach(registry::remove);
       }

@@ -537,7 +537,11 @@ public final class TransferEngineImpl implements TransferEngine {
       list.addAll(OwnerMeters.bind(meterRegistry, label, contexts));
       list.addAll(DeviceMeters.bind(meterRegistry, label, contexts));
       list.addAll(metadataMeters(meterRegistry, label, metadata));
-      meters = new EngineParts.Meters(meterRegistry, list);
+      meters =
+          new EngineParts.Meters(
+              meterRegistry,
+              list,
+              RailMeters.start(vertx, meterRegistry, label, diagnostics::rails));
     }
     return new EngineParts(
         fabric,
