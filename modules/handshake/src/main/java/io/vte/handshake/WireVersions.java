@@ -26,7 +26,7 @@ public record WireVersions(int min, int max) {
   public static final WireVersions SPOKEN = new WireVersions(1, 2);
 
   /**
-   * @throws VteException INVALID_ARGUMENT naming both bounds unless 1 <= min <= max
+   * @throws VteException INVALID_ARGUMENT naming both bounds unless {@code 1 <= min <= max}
    */
   public WireVersions {
     String problem = problem(min, max);
