@@ -40,7 +40,6 @@ import io.vte.engine.impl.owner.PassiveConnectHandler;
 import io.vte.engine.impl.rail.PeerDeviceStates;
 import io.vte.engine.impl.rail.RailAffinity;
 import io.vte.engine.impl.rail.RailSelector;
-import io.vte.engine.impl.rail.SharedMemoryRouter;
 import io.vte.engine.impl.segment.DescriptorPublisher;
 import io.vte.engine.impl.segment.DeviceMemory;
 import io.vte.engine.impl.segment.LocalDescriptorBuilder;
@@ -52,8 +51,8 @@ import io.vte.engine.impl.shm.SharedMemoryLookup;
 import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.engine.impl.submit.BatchIdTable;
 import io.vte.engine.impl.submit.Slicer;
+import io.vte.engine.impl.submit.TrackerServices;
 import io.vte.engine.impl.submit.TransferSubmitter;
-import io.vte.engine.impl.submit.TransferTracker;
 import io.vte.handshake.ConnectionFaults;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.HandshakeServer;
@@ -478,24 +477,20 @@ public final class TransferEngineImpl implements TransferEngine {
             holdDown,
             Math.max(holdDown, qpFailureTime(options).toNanos()),
             System::nanoTime,
-            affinity);
-    OwnerRouter owners = new OwnerRouter(contexts);
-    rails.preferOwnersOnTheCallingThread(owners::ownerRunsHere);
-    rails.preferPollingOwners(owners::ownerPolls);
+            affinity,
+            new OwnerRouter(contexts)::carrierOf);
     TransferSubmitter submitter =
         new TransferSubmitter(
             vertx,
             memory,
             segments,
-            new TransferTracker.Services(
+            new TrackerServices(
                 new Slicer(sliceSize(options, contexts)),
-                new SharedMemoryRouter(owners, sharedMemory),
+                List.of(sharedMemory, rails),
                 options.getRetryCount(),
                 counters,
                 segments::refresh,
-                rails::railsFor,
-                new PeerDeviceStates(segments, rails),
-                sharedMemory));
+                new PeerDeviceStates(segments, rails)));
     NotificationDispatcher notifications =
         new NotificationDispatcher(
             vertx.getOrCreateContext(),

@@ -12,7 +12,6 @@ import io.vte.api.RequestStatus;
 import io.vte.api.TransferBatch;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
-import io.vte.engine.impl.submit.SubmitRecord;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.lang.management.ManagementFactory;
@@ -29,11 +28,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A request submitted alone that fits in one slice runs on pooled records ({@link SubmitRecord}):
- * records are reused after a run that completed, each caller gets its own result and exact bytes
- * whatever thread submits, a handle kept after its run never touches the records' next run, a run
- * that was cancelled or timed out leaves its records to its stragglers, and a request allocates
- * little more than the caller's handle and result.
+ * A request submitted alone that fits in one slice runs on pooled records (the engine's submit
+ * record pool): records are reused after a run that completed, each caller gets its own result and
+ * exact bytes whatever thread submits, a handle kept after its run never touches the records' next
+ * run, a run that was cancelled or timed out leaves its records to its stragglers, and a request
+ * allocates little more than the caller's handle and result.
  */
 @ExtendWith(BlockedThreadGuard.class)
 class SubmitRecordTest {

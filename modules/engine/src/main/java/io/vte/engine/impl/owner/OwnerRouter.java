@@ -2,99 +2,45 @@ package io.vte.engine.impl.owner;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.engine.impl.rail.Carrier;
 import io.vte.engine.impl.rail.Rail;
+import io.vte.engine.impl.rail.Routing;
 import io.vte.engine.impl.rail.Slice;
-import io.vte.engine.impl.rail.SliceRouter;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Routes slices to owners: the rail's local device index picks the {@link LocalContext}, the peer
- * NIC path picks its owner. {@link #submitAll} queues a whole batch and wakes each owner concerned
- * once.
+ * How a verbs rail finds its owner, decided in one place: the rail's local device index picks the
+ * {@link LocalContext}, whose {@link OwnerDirectory} picks the owner by the peer NIC path. The
+ * answer is the owner's {@link Carrier}, which rail selection asks once per rail it builds and
+ * keeps in the rail's route; so a slice's owner is never looked up again. Thread-safe.
  */
-public final class OwnerRouter implements SliceRouter {
+public final class OwnerRouter {
 
   private final LocalContext[] contexts;
 
+  /** One carrier per owner, so that a batch wakes each owner once. */
+  private final Map<OwnerProxy, Carrier> carriers = new ConcurrentHashMap<>();
+
   /**
-   * @param contexts the local contexts, index-aligned with {@link
-   *     io.vte.engine.impl.rail.Rail#localDeviceIndex()}
+   * @param contexts the local contexts, index-aligned with {@link Rail#localDeviceIndex()}
    */
   public OwnerRouter(List<LocalContext> contexts) {
     this.contexts = contexts.toArray(new LocalContext[0]);
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * @throws VteException INVALID_ARGUMENT when the slice has no rail or names no local device of
-   *     this engine (nothing is queued)
+   * @param rail a rail of this engine
+   * @return the carrier of the rail's slices: the queue of the owner of its endpoint
+   * @throws VteException INVALID_ARGUMENT when the rail is null or names no local device of this
+   *     engine
    */
-  @Override
-  public void submit(Slice slice) {
-    proxyOf(slice).submit(slice);
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * @throws VteException INVALID_ARGUMENT when a slice has no rail or names no local device of this
-   *     engine (nothing of the batch is queued)
-   */
-  @Override
-  public void submitAll(List<Slice> slices) {
-    for (int i = 0, n = slices.size(); i < n; i++) {
-      contextOf(slices.get(i));
+  public Carrier carrierOf(Rail rail) {
+    if (rail == null) {
+      throw new VteException(ErrorCode.INVALID_ARGUMENT, "no rail to route on");
     }
-    OwnerProxy[] touched = new OwnerProxy[4];
-    int count = 0;
-    for (int i = 0, n = slices.size(); i < n; i++) {
-      Slice slice = slices.get(i);
-      OwnerProxy proxy = proxyOf(slice);
-      proxy.offer(slice);
-      if (indexOf(touched, count, proxy) < 0) {
-        if (count == touched.length) {
-          touched = java.util.Arrays.copyOf(touched, count * 2);
-        }
-        touched[count++] = proxy;
-      }
-    }
-    for (int i = 0; i < count; i++) {
-      touched[i].wake();
-    }
-  }
-
-  @Override
-  public boolean ownerRunsHere(Rail rail) {
-    OwnerProxy proxy = proxyOrNull(rail);
-    return proxy != null && proxy.runsHere();
-  }
-
-  @Override
-  public boolean ownerPolls(Rail rail) {
-    OwnerProxy proxy = proxyOrNull(rail);
-    return proxy != null && proxy.polls();
-  }
-
-  /** The proxy of a rail's owner, or null when the rail names no local device of this engine. */
-  private OwnerProxy proxyOrNull(Rail rail) {
     int device = rail.localDeviceIndex();
-    return device >= 0 && device < contexts.length ? contexts[device].ownerOf(rail).proxy() : null;
-  }
-
-  /**
-   * The one route of a slice: its rail's local device picks the context, whose directory picks the
-   * owner.
-   */
-  private OwnerProxy proxyOf(Slice slice) {
-    return contextOf(slice).ownerOf(slice.rail()).proxy();
-  }
-
-  private LocalContext contextOf(Slice slice) {
-    if (slice.rail() == null) {
-      throw new VteException(ErrorCode.INVALID_ARGUMENT, "slice has no rail: " + slice);
-    }
-    int device = slice.rail().localDeviceIndex();
     if (device < 0 || device >= contexts.length) {
       throw new VteException(
           ErrorCode.INVALID_ARGUMENT,
@@ -103,17 +49,61 @@ public final class OwnerRouter implements SliceRouter {
               + ", this engine has "
               + contexts.length
               + " device(s): "
-              + slice.rail());
+              + rail);
     }
-    return contexts[device];
+    return carriers.computeIfAbsent(contexts[device].ownerOf(rail).proxy(), OwnerCarrier::new);
   }
 
-  private static int indexOf(OwnerProxy[] proxies, int count, OwnerProxy proxy) {
-    for (int i = 0; i < count; i++) {
-      if (proxies[i] == proxy) {
-        return i;
-      }
+  /**
+   * Routes one slice that has a rail but no route (the owner layer driven on its own) to its rail's
+   * owner and wakes it.
+   *
+   * @param slice the slice
+   * @throws VteException INVALID_ARGUMENT when the slice has no rail or names no local device of
+   *     this engine (nothing is queued)
+   */
+  public void submit(Slice slice) {
+    Carrier carrier = carrierOf(slice.rail());
+    carrier.offer(slice);
+    carrier.wake();
+  }
+
+  /**
+   * Routes slices that have a rail but no route to their owners, waking each owner once.
+   *
+   * @param slices the slices
+   * @throws VteException INVALID_ARGUMENT when a slice has no rail or names no local device of this
+   *     engine (nothing of the batch is queued)
+   */
+  public void submitAll(List<Slice> slices) {
+    Carrier[] each = new Carrier[slices.size()];
+    for (int i = 0; i < each.length; i++) {
+      each[i] = carrierOf(slices.get(i).rail());
     }
-    return -1;
+    Routing.route(slices, each);
+  }
+
+  /** An owner's queue as a carrier: {@link OwnerProxy}'s own methods. */
+  private record OwnerCarrier(OwnerProxy proxy) implements Carrier {
+
+    @Override
+    public void offer(Slice slice) {
+      proxy.offer(slice);
+    }
+
+    @Override
+    public void wake() {
+      proxy.wake();
+    }
+
+    @Override
+    public boolean runsHere() {
+      return proxy.runsHere();
+    }
+
+    @Override
+    public boolean polls() {
+      return proxy.polls();
+    }
   }
 }

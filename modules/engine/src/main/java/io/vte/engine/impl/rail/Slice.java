@@ -5,10 +5,11 @@ import io.vte.verbs.WrOpcode;
 /**
  * One contiguous piece of a transfer request, posted as one signaled work request on one rail.
  *
- * <p>Filled by the engine layer (slicer and rail selector), handed to a {@link SliceRouter}, posted
- * and completed by the rail's owner, which reports through {@link SliceCallback#onSliceDone}. A
- * slice is touched by one thread at a time: the submitter until {@code submit}, then its owner
- * until {@code onSliceDone}, then the submitter again (which may change the rail and resubmit it).
+ * <p>Filled by the engine layer (slicer and {@link Routes}), handed to its {@link Route}'s {@link
+ * Carrier} ({@link Routing}), moved by that carrier, which reports through {@link
+ * SliceCallback#onSliceDone}. A slice is touched by one thread at a time: the submitter until it is
+ * routed, then its carrier until {@code onSliceDone}, then the submitter again (which may change
+ * the route and route it again).
  */
 public final class Slice {
 
@@ -18,6 +19,7 @@ public final class Slice {
   private long localAddress;
   private long remoteAddress;
   private int length;
+  private Route route;
   private Rail rail;
   private int lkey;
   private int rkey;
@@ -47,17 +49,32 @@ public final class Slice {
   }
 
   /**
-   * Sets the rail and the keys valid on it; counts an attempt.
+   * Sets the route and the keys valid on it; counts an attempt ({@link Route#assign} calls this).
+   *
+   * @param route the route
+   * @param rail the verbs rail it runs on, whose peer NIC path keys the endpoint; null for a route
+   *     of a transport without endpoints
+   * @param lkey local key of the local buffer on the route
+   * @param rkey remote key of the remote buffer on the route
+   */
+  public void assign(Route route, Rail rail, int lkey, int rkey) {
+    this.route = route;
+    this.rail = rail;
+    this.lkey = lkey;
+    this.rkey = rkey;
+    this.attempts++;
+  }
+
+  /**
+   * Sets a verbs rail without a route, for a slice handed straight to the owner layer (its own
+   * tests, {@code OwnerRouter.submit}); counts an attempt.
    *
    * @param rail the rail
    * @param lkey local key of the local buffer on the rail's local device
    * @param rkey remote key of the remote buffer on the rail's peer device
    */
   public void assign(Rail rail, int lkey, int rkey) {
-    this.rail = rail;
-    this.lkey = lkey;
-    this.rkey = rkey;
-    this.attempts++;
+    assign(null, rail, lkey, rkey);
   }
 
   /**
@@ -78,6 +95,7 @@ public final class Slice {
 
   /** Forgets the rail and the attempts, for the next post of reused records. */
   public void reset() {
+    this.route = null;
     this.rail = null;
     this.lkey = 0;
     this.rkey = 0;
@@ -127,7 +145,15 @@ public final class Slice {
   }
 
   /**
-   * @return the current rail, null before the first {@link #assign}
+   * @return the current route, null before the first {@link #assign(Route, Rail, int, int)}
+   */
+  public Route route() {
+    return route;
+  }
+
+  /**
+   * @return the current verbs rail, null before the first {@link #assign} and on a route of a
+   *     transport without endpoints
    */
   public Rail rail() {
     return rail;
@@ -163,7 +189,7 @@ public final class Slice {
         + " "
         + length
         + "B via "
-        + rail
+        + (route != null ? route : rail)
         + " attempt "
         + attempts
         + "]";

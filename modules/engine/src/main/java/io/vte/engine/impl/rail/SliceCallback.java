@@ -7,7 +7,7 @@ package io.vte.engine.impl.rail;
 public interface SliceCallback {
 
   /**
-   * The slice ended. Called exactly once per {@link SliceRouter#submit(Slice)}.
+   * The slice ended. Called exactly once per routing of the slice ({@link Routing}).
    *
    * @param slice the slice (may be resubmitted after this call returns)
    * @param status a {@link SliceStatus}

@@ -5,10 +5,14 @@ import io.vertx.core.Promise;
 import io.vte.api.ErrorCode;
 import io.vte.api.RailStatus;
 import io.vte.api.VteException;
-import io.vte.engine.impl.rail.Rail;
+import io.vte.engine.impl.rail.Carrier;
+import io.vte.engine.impl.rail.Route;
+import io.vte.engine.impl.rail.Routes;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceCallback;
 import io.vte.engine.impl.rail.SliceStatus;
+import io.vte.engine.impl.rail.Transport;
+import io.vte.engine.impl.segment.LocalBuffer;
 import io.vte.engine.impl.segment.PeerSegment;
 import io.vte.handshake.proto.BufferDesc;
 import io.vte.handshake.proto.SharedMemoryDesc;
@@ -30,17 +34,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * copy and no socket. A buffer is a {@link Target}: it is offered only when the peer's descriptor
  * describes it as shared memory of this host (boot id) and this user, mapped at its first slice
  * ({@link PeerMapping#attach}, which proves the peer shares the file), and held down for the rail
- * hold-down after a failure (the slice then moves to the network rails). Copies run on the copier
- * threads, never on an owner's event loop; a slice's rkey on this rail is its target's id.
- * Thread-safe.
+ * hold-down after a failure (the slice then moves to the network rails). A {@link Transport} like
+ * the verbs rails: a target is the {@link Routes} and the {@link Route} of its buffer, and the
+ * copier threads are its {@link Carrier}. Copies run on the copier threads, never on an owner's
+ * event loop; a slice's rkey on this rail is its target's id. Thread-safe.
  */
-public final class SharedMemoryRail {
-
-  /** The local device index of every shared-memory rail: no verbs device carries it. */
-  public static final int DEVICE_INDEX = -1;
+public final class SharedMemoryRail implements Transport, Carrier {
 
   /** The device name both ends of a shared-memory rail show. */
-  public static final String DEVICE = RailStatus.SAME_HOST_DEVICE;
+  private static final String DEVICE = RailStatus.SAME_HOST_DEVICE;
 
   private static final Slice STOP = new Slice(null, -1, WrOpcode.RDMA_WRITE, 0, 0, 0);
 
@@ -49,7 +51,6 @@ public final class SharedMemoryRail {
   private final int threadCount;
   private final String threadPrefix;
   private final Map<String, Target> targets = new ConcurrentHashMap<>();
-  private final Map<String, Rail> rails = new ConcurrentHashMap<>();
   private final LinkedBlockingQueue<Slice> queue = new LinkedBlockingQueue<>();
   private final AtomicLong copied = new AtomicLong();
   private final Queue<PeerMapping> retired = new ConcurrentLinkedQueue<>();
@@ -80,7 +81,8 @@ public final class SharedMemoryRail {
    * @return the buffer as a target of this rail, or null when the rail does not apply to it (not
    *     shared memory, another host or another user, as the descriptor says)
    */
-  public Target target(PeerSegment segment, int bufferIndex) {
+  @Override
+  public Target routesTo(PeerSegment segment, int bufferIndex) {
     BufferDesc buffer = segment.descriptor().getBuffers(bufferIndex);
     if (closed || !buffer.hasShm()) {
       return null;
@@ -103,8 +105,7 @@ public final class SharedMemoryRail {
     if (existing != null && existing.matches(buffer)) {
       return existing;
     }
-    Rail rail = rails.computeIfAbsent(server, s -> new Rail(DEVICE_INDEX, DEVICE, s, DEVICE));
-    Target t = new Target(nextId++, rail, buffer);
+    Target t = new Target(nextId++, server, buffer);
     Target[] table = byId;
     if (t.id >= table.length) {
       table = java.util.Arrays.copyOf(table, table.length * 2);
@@ -116,19 +117,12 @@ public final class SharedMemoryRail {
   }
 
   /**
-   * @param rail a rail
-   * @return true when it is a shared-memory rail
-   */
-  public static boolean carries(Rail rail) {
-    return rail.localDeviceIndex() == DEVICE_INDEX;
-  }
-
-  /**
-   * Queues a slice assigned to a target's rail ({@link Target#assign}) for a copier thread.
+   * Queues a slice given a target of this rail ({@link Target#assign}) for a copier thread.
    *
    * @param slice the slice
    */
-  public void submit(Slice slice) {
+  @Override
+  public void offer(Slice slice) {
     startThreads();
     if (closed) {
       slice.callback().onSliceDone(slice, SliceStatus.ENGINE_CLOSED, null);
@@ -139,6 +133,20 @@ public final class SharedMemoryRail {
       // queued behind the copier threads' stop: no thread takes it
       slice.callback().onSliceDone(slice, SliceStatus.ENGINE_CLOSED, null);
     }
+  }
+
+  /** The copier threads wait on their queue: an offered slice wakes one. */
+  @Override
+  public void wake() {}
+
+  @Override
+  public boolean runsHere() {
+    return false;
+  }
+
+  @Override
+  public boolean polls() {
+    return false;
   }
 
   /**
@@ -158,7 +166,7 @@ public final class SharedMemoryRail {
       out.add(
           new RailStatus(
               DEVICE,
-              t.rail.peerServerName(),
+              t.server,
               DEVICE + ":" + t.path(),
               true,
               !t.usable(now) || t.revoked != null,
@@ -246,7 +254,6 @@ public final class SharedMemoryRail {
   private void copyOne(Slice slice) {
     SliceCallback callback = slice.callback();
     Target target = byId[slice.rkey()];
-    target.outstanding.addAndGet(-slice.length());
     if (closed) {
       callback.onSliceDone(slice, SliceStatus.ENGINE_CLOSED, null);
       return;
@@ -304,11 +311,14 @@ public final class SharedMemoryRail {
     }
   }
 
-  /** A same-host peer's shared-memory buffer, as this rail's destination. */
-  public final class Target {
+  /**
+   * A same-host peer's shared-memory buffer, as this rail's destination: the one route of this
+   * transport to it.
+   */
+  public final class Target implements Routes, Route {
 
     private final int id;
-    private final Rail rail;
+    private final String server;
     private final BufferDesc buffer;
     private final AtomicLong outstanding = new AtomicLong();
     private final AtomicLong copied = new AtomicLong();
@@ -319,9 +329,9 @@ public final class SharedMemoryRail {
     /** Set once the owner revoked the buffer: every later slice is denied at once. */
     private volatile VteException revoked;
 
-    private Target(int id, Rail rail, BufferDesc buffer) {
+    private Target(int id, String server, BufferDesc buffer) {
       this.id = id;
-      this.rail = rail;
+      this.server = server;
       this.buffer = buffer;
     }
 
@@ -336,40 +346,63 @@ public final class SharedMemoryRail {
     }
 
     /**
-     * @return the rail slices to this buffer take
+     * {@inheritDoc}
+     *
+     * <p>This target, unless it is {@code avoid} or a failure holds it down now.
      */
-    public Rail rail() {
-      return rail;
-    }
-
-    /**
-     * @return true unless a failure holds the buffer down now
-     */
-    public boolean usable() {
-      return !closed && usable(System.nanoTime());
+    @Override
+    public Route select(int bufferIndex, Route avoid, int length) {
+      if (avoid == this || closed || !usable(System.nanoTime())) {
+        return null;
+      }
+      acquire(length);
+      return this;
     }
 
     private boolean usable(long now) {
       return now - heldUntil >= 0;
     }
 
-    /**
-     * Gives a slice this target's rail, its key the target's id.
-     *
-     * @param slice the slice
-     */
-    public void assign(Slice slice) {
-      outstanding.addAndGet(slice.length());
-      slice.assign(rail, 0, id);
+    @Override
+    public Carrier carrier() {
+      return SharedMemoryRail.this;
     }
 
-    /**
-     * Takes back a slice given this rail by {@link #assign} that is not routed after all.
-     *
-     * @param slice the slice
-     */
-    public void unassign(Slice slice) {
-      outstanding.addAndGet(-slice.length());
+    /** Gives a slice this target, its key the target's id. */
+    @Override
+    public void assign(Slice slice, LocalBuffer local, int bufferIndex) {
+      slice.assign(this, null, 0, id);
+    }
+
+    @Override
+    public void acquire(int length) {
+      outstanding.addAndGet(length);
+    }
+
+    @Override
+    public void release(int length, boolean moved) {
+      outstanding.addAndGet(-length);
+    }
+
+    /** Nothing to learn: a copy that succeeded holds nothing down. */
+    @Override
+    public void onSuccess() {}
+
+    /** The copier held the target down already; a same-host failure implicates no peer device. */
+    @Override
+    public boolean onFailure(int status, VteException cause) {
+      return false;
+    }
+
+    /** A copy fails with the transfer's own typed cause (revoked, owner dead, truncated). */
+    @Override
+    public boolean typedFailures() {
+      return true;
+    }
+
+    @Override
+    public String toString() {
+      return DEVICE + "->" + server + ":" + path();
     }
 
     private void revoke(VteException cause) {

@@ -40,11 +40,8 @@ public final class BatchTracker implements TransferBatch {
 
   private final Consumer<BatchTracker> onDone;
 
-  /**
-   * Who runs these records again (a prepared transfer, a pooled submit record), null for records of
-   * one run.
-   */
-  private final RecordKeeper keeper;
+  /** The records this batch belongs to when they run again, null for records of one run. */
+  private final ReusedRecords keeper;
 
   /** Counts the runs of reused records: a caller's handle cancels only its own run. */
   private int generation;
@@ -87,7 +84,7 @@ public final class BatchTracker implements TransferBatch {
   /**
    * @param keeper who runs these records again, null for records of one run
    */
-  BatchTracker(CallerContexts callers, Consumer<BatchTracker> onDone, RecordKeeper keeper) {
+  BatchTracker(CallerContexts callers, Consumer<BatchTracker> onDone, ReusedRecords keeper) {
     this.onDone = onDone;
     this.keeper = keeper;
     this.callers = callers;
@@ -99,7 +96,7 @@ public final class BatchTracker implements TransferBatch {
   /**
    * Makes reused records ready for a new run: a fresh result on the poster's context, nothing ended
    * or settled, the next generation. Only once the previous run released them ({@link
-   * RecordKeeper}), before the new run is in flight.
+   * ReusedRecords#release}), before the new run is in flight.
    *
    * @param poster the context of the post's caller, where its result completes (called on the
    *     poster's thread)

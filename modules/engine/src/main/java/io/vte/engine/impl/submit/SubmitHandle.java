@@ -5,8 +5,9 @@ import io.vte.api.BatchResult;
 import io.vte.api.TransferBatch;
 
 /**
- * The caller's handle of one run of a {@link SubmitRecord}: its result, and a cancel that acts on
- * that run only, so a handle kept after its run ended never touches the records' next run.
+ * The caller's handle of one run of the {@link ReusedRecords} of a request submitted alone: its
+ * result, and a cancel that acts on that run only, so a handle kept after its run ended never
+ * touches the records' next run.
  */
 final class SubmitHandle implements TransferBatch {
 

@@ -9,6 +9,7 @@ import io.vte.api.TransferBatch;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.impl.rail.Routing;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.segment.LocalBuffer;
 import io.vte.engine.impl.segment.MemoryRegistry;
@@ -19,6 +20,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Turns a list of requests into a running batch: validates everything up front (nothing is sent on
@@ -30,7 +32,7 @@ public final class TransferSubmitter {
 
   private final MemoryRegistry memory;
   private final SegmentCache segments;
-  private final TransferTracker.Services services;
+  private final TrackerServices services;
   private final InFlightBatches inFlight = new InFlightBatches();
   private final SubmitRecordPool records = new SubmitRecordPool(RECORD_REGIONS);
 
@@ -40,10 +42,10 @@ public final class TransferSubmitter {
   private static final int RECORD_REGIONS = 16;
 
   /** Where batches' results complete. */
-  final CallerContexts callers;
+  private final CallerContexts callers;
 
   /** What a batch calls once settled (it leaves the in-flight list). */
-  final Consumer<BatchTracker> settled = this::settled;
+  private final Consumer<BatchTracker> settled = this::settled;
 
   /** A batch settled: it leaves the in-flight list and its requests are counted. */
   private void settled(BatchTracker batch) {
@@ -61,10 +63,7 @@ public final class TransferSubmitter {
    * @param services slicer, router, rail choice, retry count, counters
    */
   public TransferSubmitter(
-      Vertx vertx,
-      MemoryRegistry memory,
-      SegmentCache segments,
-      TransferTracker.Services services) {
+      Vertx vertx, MemoryRegistry memory, SegmentCache segments, TrackerServices services) {
     this.memory = memory;
     this.segments = segments;
     this.services = services;
@@ -101,14 +100,40 @@ public final class TransferSubmitter {
     } catch (VteException e) {
       return rejected(e);
     }
-    SubmitRecord record = records.take();
+    ReusedRecords record = records.take();
     if (record == null) {
-      record = new SubmitRecord(records, this, request, local);
+      int home = records.homeOfCaller();
+      record =
+          reusedRecords(
+              r -> records.give(r, home),
+              batch -> {
+                TransferTracker t = new TransferTracker(services, batch, request, local, null);
+                t.keepSlices();
+                return new TransferTracker[] {t};
+              },
+              records::countMade);
     }
-    TransferBatch handle = record.run(callers.current(), request, local);
-    admit(record.batch(), options.getDeadline().toMillis());
-    resolveAndStart(record.batch(), record.trackers());
+    BatchTracker batch = record.run();
+    TransferTracker[] trackers = record.trackers();
+    trackers[0].rebind(request, local);
+    // made before the run starts: once it completes, another run may take the records
+    TransferBatch handle = new SubmitHandle(batch, batch.generation(), batch.result());
+    admit(batch, options.getDeadline().toMillis());
+    resolveAndStart(batch, trackers);
     return handle;
+  }
+
+  /**
+   * @param released takes the records back after each run
+   * @param trackers makes the first trackers for a batch
+   * @param made counts each set of records made
+   * @return records of this submitter's batches to run again and again
+   */
+  ReusedRecords reusedRecords(
+      Consumer<ReusedRecords> released,
+      Function<BatchTracker, TransferTracker[]> trackers,
+      Runnable made) {
+    return new ReusedRecords(callers, settled, released, trackers, made);
   }
 
   private BatchTracker rejected(VteException cause) {
@@ -251,7 +276,7 @@ public final class TransferSubmitter {
     }
     slices.ensureCapacity(total);
     batch.start(trackers, slices);
-    services.router().route(slices);
+    Routing.route(slices);
   }
 
   /**
@@ -278,13 +303,6 @@ public final class TransferSubmitter {
       }
       inUse = false;
     }
-  }
-
-  /**
-   * @return the services the engine's trackers share
-   */
-  TransferTracker.Services services() {
-    return services;
   }
 
   /**

@@ -7,17 +7,15 @@ import io.vte.api.RequestStatus;
 import io.vte.api.TransferOpcode;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
-import io.vte.engine.impl.EngineCounters;
-import io.vte.engine.impl.rail.PeerDeviceStates;
-import io.vte.engine.impl.rail.Rail;
-import io.vte.engine.impl.rail.RailSelector;
+import io.vte.engine.impl.rail.Route;
+import io.vte.engine.impl.rail.Routes;
+import io.vte.engine.impl.rail.Routing;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceCallback;
-import io.vte.engine.impl.rail.SliceRouter;
 import io.vte.engine.impl.rail.SliceStatus;
+import io.vte.engine.impl.rail.Transport;
 import io.vte.engine.impl.segment.LocalBuffer;
 import io.vte.engine.impl.segment.PeerSegment;
-import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WrOpcode;
 import java.util.ArrayList;
@@ -25,7 +23,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
-import java.util.function.Function;
 
 /**
  * The state of one request in flight: counts its slices down atomically, retries a failed slice on
@@ -35,47 +32,10 @@ import java.util.function.Function;
  */
 public final class TransferTracker implements SliceCallback {
 
-  /**
-   * What a tracker needs from the engine, shared by all trackers of an engine.
-   *
-   * @param slicer cuts requests
-   * @param router hands slices to owners
-   * @param retryCount retries per slice on another rail
-   * @param counters engine counters
-   * @param freshSegment asked for the newest descriptor of a segment whose keys the peer refused
-   *     (the peer may have restarted or re-registered the buffer): a newer cached one, else one
-   *     read from the metadata backend
-   * @param railsFor the rails to a segment, for a request redirected to a fresher descriptor
-   * @param peerDevices asked about the peer's devices after a failure implicated one of them
-   * @param sharedMemory the same-host rail, tried first for a peer's shared memory; null for none
-   */
-  public record Services(
-      Slicer slicer,
-      SliceRouter router,
-      int retryCount,
-      EngineCounters counters,
-      Function<PeerSegment, Future<PeerSegment>> freshSegment,
-      Function<PeerSegment, RailSelector.PeerRails> railsFor,
-      PeerDeviceStates peerDevices,
-      SharedMemoryRail sharedMemory) {
-
-    /** Services without a shared-memory rail. */
-    public Services(
-        Slicer slicer,
-        SliceRouter router,
-        int retryCount,
-        EngineCounters counters,
-        Function<PeerSegment, Future<PeerSegment>> freshSegment,
-        Function<PeerSegment, RailSelector.PeerRails> railsFor,
-        PeerDeviceStates peerDevices) {
-      this(slicer, router, retryCount, counters, freshSegment, railsFor, peerDevices, null);
-    }
-  }
-
   /** Extra attempts of a slice whose endpoint was retired under it. */
   static final int RETIRED_ALLOWANCE = 8;
 
-  private final Services services;
+  private final TrackerServices services;
   private final BatchTracker batch;
 
   // Set anew by rebind() for each request of a pooled submit record, before it starts.
@@ -91,13 +51,11 @@ public final class TransferTracker implements SliceCallback {
 
   private int remoteBuffer = -1;
 
-  /** The rails to {@link #segment}, set by {@link #start}. */
-  private RailSelector.PeerRails rails;
-
   /**
-   * The same-host rail to the remote buffer, null when it does not apply; set by {@link #start}.
+   * Each transport's routes to the remote buffer (null where one does not reach it), in the
+   * transports' order of preference; set by {@link #start}.
    */
-  private SharedMemoryRail.Target sharedMemory;
+  private final Routes[] routes;
 
   /**
    * The tracker this one replaces after the peer refused its keys, null for a request's first: it
@@ -111,8 +69,8 @@ public final class TransferTracker implements SliceCallback {
    */
   private final RailPin pin;
 
-  /** The rail of a pinned request, found by {@link #start}; null for others. */
-  private Rail pinnedRail;
+  /** The route of a pinned request, found by {@link #start}; null for others. */
+  private Route pinnedRoute;
 
   // Field updaters rather than atomic objects: three allocations less per request.
   private static final AtomicIntegerFieldUpdater<TransferTracker> SLICES_LEFT =
@@ -142,20 +100,11 @@ public final class TransferTracker implements SliceCallback {
   private volatile int redirected;
 
   /**
-   * The tracker of a request's first attempt; {@link #resolve} names its remote buffer before it
-   * starts.
-   */
-  TransferTracker(
-      Services services, BatchTracker batch, TransferRequest request, LocalBuffer local) {
-    this(services, batch, request, local, null, null);
-  }
-
-  /**
    * The tracker of a request's first attempt, pinned to {@code pin} (null: any rail); {@link
    * #resolve} names its remote buffer before it starts.
    */
   TransferTracker(
-      Services services,
+      TrackerServices services,
       BatchTracker batch,
       TransferRequest request,
       LocalBuffer local,
@@ -164,7 +113,7 @@ public final class TransferTracker implements SliceCallback {
   }
 
   private TransferTracker(
-      Services services,
+      TrackerServices services,
       BatchTracker batch,
       TransferRequest request,
       LocalBuffer local,
@@ -173,6 +122,7 @@ public final class TransferTracker implements SliceCallback {
     this.replaced = replaced;
     this.pin = pin;
     this.services = services;
+    this.routes = new Routes[services.transports().size()];
     this.batch = batch;
     this.request = request;
     this.local = local;
@@ -287,21 +237,19 @@ public final class TransferTracker implements SliceCallback {
 
   /**
    * Cuts the request into slices with a rail each and appends them to {@code out}; settles the
-   * request (appending nothing) when a slice finds no usable rail: see {@link
-   * #noRail(VteException)}.
+   * request (appending nothing) when a slice finds no usable route ({@link SliceFailures#noRoute}).
    *
    * @param out receives the slices to route
    */
   void start(List<Slice> out) {
-    rails = services.railsFor().apply(segment);
-    sharedMemory =
-        services.sharedMemory() == null || pin != null
-            ? null
-            : services.sharedMemory().target(segment, remoteBuffer);
+    List<Transport> transports = services.transports();
+    for (int i = 0; i < routes.length; i++) {
+      routes[i] = transports.get(i).routesTo(segment, remoteBuffer);
+    }
     int first = out.size();
     if (pin != null) {
       try {
-        pinnedRail = rails.pinned(remoteBuffer, pin.localDevice(), pin.remoteDevice());
+        pinnedRoute = pinnedRoute();
       } catch (VteException e) {
         settle(RequestStatus.FAILED, e);
         return;
@@ -317,32 +265,50 @@ public final class TransferTracker implements SliceCallback {
     }
     slicesLeft = out.size() - first;
     for (int i = first; i < out.size(); i++) {
-      if (!assignRail(out.get(i), null)) {
+      if (!assignRoute(out.get(i), null)) {
         for (int j = first; j < i; j++) {
           Slice unrouted = out.get(j);
-          if (SharedMemoryRail.carries(unrouted.rail())) {
-            sharedMemory.unassign(unrouted);
-          } else {
-            rails.release(unrouted.rail(), unrouted.length(), false);
-          }
+          unrouted.route().release(unrouted.length(), false);
         }
         out.subList(first, out.size()).clear();
-        settle(RequestStatus.FAILED, noRail(rails.pausedCause()));
+        settle(RequestStatus.FAILED, noRoute(pausedCause()));
         return;
       }
     }
   }
 
+  /** The route the request is pinned to: the first transport that knows the named devices. */
+  private Route pinnedRoute() {
+    for (Routes r : routes) {
+      Route route =
+          r == null ? null : r.pinned(remoteBuffer, pin.localDevice(), pin.remoteDevice());
+      if (route != null) {
+        return route;
+      }
+    }
+    throw new VteException(
+        ErrorCode.NO_RAIL, "no transport to " + segment + " has rails to pin a request to: " + pin);
+  }
+
+  /**
+   * @return the latest failure that holds routes down, the most preferred transport's first
+   */
+  private VteException pausedCause() {
+    for (Routes r : routes) {
+      VteException cause = r == null ? null : r.pausedCause();
+      if (cause != null) {
+        return cause;
+      }
+    }
+    return null;
+  }
+
   @Override
   public void onSliceDone(Slice slice, int status, Throwable cause) {
-    boolean network = !SharedMemoryRail.carries(slice.rail());
-    if (network) {
-      rails.release(slice.rail(), slice.length(), status == SliceStatus.OK);
-    }
+    Route route = slice.route();
+    route.release(slice.length(), status == SliceStatus.OK);
     if (status == SliceStatus.OK) {
-      if (network) {
-        rails.onSuccess(slice.rail());
-      }
+      route.onSuccess();
       BYTES.addAndGet(this, slice.length());
       services.counters().sliceDone(slice.length());
       if (SLICES_LEFT.decrementAndGet(this) == 0) {
@@ -352,13 +318,11 @@ public final class TransferTracker implements SliceCallback {
       }
       return;
     }
-    VteException failure = causeOf(slice, status, cause);
+    VteException failure = SliceFailures.causeOf(request, slice, status, cause);
     Future<?> deviceStates =
-        !network
-            ? null
-            : rails.onFailure(slice.rail(), status, failure)
-                ? services.peerDevices().ask(rails.segment())
-                : services.peerDevices().pending(rails.segment());
+        route.onFailure(status, failure)
+            ? services.peerDevices().ask(segment)
+            : services.peerDevices().pending(segment);
     if (isAbandoned()) {
       return;
     }
@@ -381,16 +345,16 @@ public final class TransferTracker implements SliceCallback {
     settle(RequestStatus.FAILED, failure);
   }
 
-  /** Retries a failed slice on another rail, or settles the request when no rail is left. */
+  /** Retries a failed slice on another route, or settles the request when no route is left. */
   private void retry(Slice slice, VteException failure) {
     if (isAbandoned()) {
       return;
     }
-    if (assignRail(slice, slice.rail())) {
+    if (assignRoute(slice, slice.route())) {
       services.counters().retry();
-      services.router().submit(slice);
+      Routing.submit(slice);
     } else {
-      settle(RequestStatus.FAILED, noRail(failure));
+      settle(RequestStatus.FAILED, noRoute(failure));
     }
   }
 
@@ -402,7 +366,7 @@ public final class TransferTracker implements SliceCallback {
    * in flight are abandoned.
    */
   private void redirect(VteException denied) {
-    PeerSegment old = rails.segment();
+    PeerSegment old = segment;
     services.counters().staleRefresh();
     services
         .freshSegment()
@@ -426,7 +390,7 @@ public final class TransferTracker implements SliceCallback {
               next.resolve(fresh, index);
               List<Slice> slices = new ArrayList<>(services.slicer().count(request.length()));
               next.start(slices);
-              services.router().route(slices);
+              Routing.route(slices);
             });
   }
 
@@ -512,95 +476,29 @@ public final class TransferTracker implements SliceCallback {
         : services.retryCount();
   }
 
-  private boolean assignRail(Slice slice, Rail avoid) {
-    if (pinnedRail != null) {
-      rails.acquire(pinnedRail, slice.length());
-      assign(slice, pinnedRail);
-      return true;
+  /**
+   * Gives a slice its route: the pinned one, else the first usable one of the transports in their
+   * order of preference, each skipping {@code avoid} unless it is its only usable route.
+   *
+   * @return false when no transport has a usable route
+   */
+  private boolean assignRoute(Slice slice, Route avoid) {
+    Route route = pinnedRoute;
+    if (route != null) {
+      route.acquire(slice.length());
     }
-    if (sharedMemory != null && avoid != sharedMemory.rail() && sharedMemory.usable()) {
-      sharedMemory.assign(slice);
-      return true;
+    for (int i = 0; route == null && i < routes.length; i++) {
+      route = routes[i] == null ? null : routes[i].select(remoteBuffer, avoid, slice.length());
     }
-    Rail rail = rails.select(remoteBuffer, avoid, slice.length());
-    if (rail == null) {
+    if (route == null) {
       return false;
     }
-    assign(slice, rail);
+    route.assign(slice, local, remoteBuffer);
     return true;
   }
 
-  private void assign(Slice slice, Rail rail) {
-    slice.assign(
-        rail,
-        local.lkey(rail.localDeviceIndex()),
-        rails.segment().rkey(remoteBuffer, rails.remoteDeviceIndex(rail)));
-  }
-
-  /**
-   * @param lastFailure why the rails were given up, or null
-   * @return NO_RAIL when no failure explains it (ports down, peer devices inactive, no key), else
-   *     the failure's own code (e.g. PEER_UNREACHABLE for a dead peer): the rails are paused
-   *     because of it
-   */
-  private VteException noRail(VteException lastFailure) {
-    String what =
-        "no usable rail from "
-            + local.deviceCount()
-            + " local device(s) to "
-            + rails.segment()
-            + " for remote address 0x"
-            + Long.toHexString(request.remoteAddress());
-    if (lastFailure == null) {
-      return new VteException(ErrorCode.NO_RAIL, what);
-    }
-    return new VteException(
-        lastFailure.code(),
-        what + ": the rails are paused after failures, the last: " + lastFailure.getMessage(),
-        lastFailure);
-  }
-
-  private VteException causeOf(Slice slice, int status, Throwable cause) {
-    String where =
-        request.opcode()
-            + " of "
-            + slice.length()
-            + " B at remote 0x"
-            + Long.toHexString(slice.remoteAddress())
-            + " via "
-            + slice.rail().localDeviceName()
-            + "->"
-            + slice.rail().peerNicPath()
-            + " after "
-            + slice.attempts()
-            + " attempt(s)";
-    if (status == WcStatus.REM_ACCESS_ERR.code()) {
-      return new VteException(
-          ErrorCode.REMOTE_ACCESS_DENIED,
-          "peer refused " + where + " (its keys may have changed: open the segment again)",
-          cause);
-    }
-    if (status == SliceStatus.ENGINE_CLOSED) {
-      return new VteException(ErrorCode.ENGINE_CLOSED, "engine closed during " + where, cause);
-    }
-    if ((SharedMemoryRail.carries(slice.rail()) || status == SliceStatus.FENCE_FAILED)
-        && cause instanceof VteException) {
-      VteException e = (VteException) cause;
-      return new VteException(e.code(), where + ": " + e.getMessage(), e);
-    }
-    if (status == SliceStatus.HANDSHAKE_FAILED) {
-      ErrorCode code =
-          cause instanceof VteException
-              ? ((VteException) cause).code()
-              : ErrorCode.PEER_UNREACHABLE;
-      return new VteException(
-          code,
-          "handshake failed for "
-              + where
-              + (cause == null || cause.getMessage() == null ? "" : ": " + cause.getMessage()),
-          cause);
-    }
-    return new VteException(
-        ErrorCode.TRANSFER_FAILED, where + ", last status " + SliceStatus.name(status), cause);
+  /** {@link SliceFailures#noRoute} for this request. */
+  private VteException noRoute(VteException lastFailure) {
+    return SliceFailures.noRoute(local, segment, request, lastFailure);
   }
 }

@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
 import io.vte.engine.impl.rail.Rail;
 import io.vte.engine.impl.rail.Slice;
@@ -125,14 +128,16 @@ class OwnerVerticleTest {
         boolean expected = o == index;
         assertEquals(
             expected,
-            onOwner(local.owner(o), x -> router.ownerRunsHere(rail)),
+            onOwner(local.owner(o), x -> router.carrierOf(rail).runsHere()),
             rail + " seen from owner " + o + " (its owner is " + index + ")");
         checked++;
       }
-      assertFalse(router.ownerRunsHere(rail), "the test thread runs no owner");
-      assertFalse(
-          router.ownerRunsHere(new Rail(3, "d3", b.serverName(), "r" + d)),
-          "no such local device: false, not a throw");
+      assertFalse(router.carrierOf(rail).runsHere(), "the test thread runs no owner");
+      Rail noDevice = new Rail(3, "d3", b.serverName(), "r" + d);
+      assertEquals(
+          ErrorCode.INVALID_ARGUMENT,
+          assertThrows(VteException.class, () -> router.carrierOf(noDevice)).code(),
+          "no such local device: a typed refusal");
     }
     assertEquals(16, checked);
   }
@@ -147,7 +152,7 @@ class OwnerVerticleTest {
     Await.result(b.addDevice(autoDevice("d0"), peer), WAIT);
     OwnerRouter router = new OwnerRouter(List.of(local));
     Rail rail = new Rail(0, "d0", b.serverName(), "d0");
-    Await.until("the idle owner sleeps", WAIT, () -> !router.ownerPolls(rail));
+    Await.until("the idle owner sleeps", WAIT, () -> !router.carrierOf(rail).polls());
     int checked = 0;
     for (int round = 0; round < 6; round++) {
       Recorder rec = new Recorder();
@@ -157,7 +162,7 @@ class OwnerVerticleTest {
       router.submit(slice(rec, rail, round));
       Await.until("slice " + round + " ends", WAIT, () -> rec.completed() == 1);
       assertEquals(1, rec.count(SliceStatus.OK));
-      boolean polls = router.ownerPolls(rail);
+      boolean polls = router.carrierOf(rail).polls();
       // the owner's last work came after the submit: asserted only when the window surely runs
       if (System.nanoTime() - submitted < Duration.ofMillis(250).toNanos()) {
         assertTrue(
@@ -172,12 +177,11 @@ class OwnerVerticleTest {
       Await.until(
           "round " + r + ": it sleeps once the window passed",
           WAIT,
-          () -> !router.ownerPolls(rail));
+          () -> !router.carrierOf(rail).polls());
     }
     assertTrue(checked >= 3, "rounds checked within the window: " + checked);
-    assertFalse(
-        router.ownerPolls(new Rail(3, "d3", b.serverName(), "d0")),
-        "no such local device: false, not a throw");
+    Rail noDevice = new Rail(3, "d3", b.serverName(), "d0");
+    assertThrows(VteException.class, () -> router.carrierOf(noDevice), "no such local device");
   }
 
   @Test

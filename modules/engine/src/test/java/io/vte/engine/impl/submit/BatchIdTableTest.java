@@ -53,7 +53,7 @@ class BatchIdTableTest {
     assertEquals(TaskState.WAITING, table.batchStatus(id));
     assertEquals(TaskState.WAITING, table.status(id, 2).state());
 
-    h.router.hold();
+    h.carrier.hold();
     Await.result(
         submit(
             id,
@@ -79,13 +79,13 @@ class BatchIdTableTest {
                 WAIT);
     assertEquals(ErrorCode.BATCH_BUSY, full.code());
 
-    h.router.release();
+    h.carrier.release();
     Await.untilEquals("batch completes", WAIT, TaskState.COMPLETED, () -> table.batchStatus(id));
     TaskStatus t0 = table.status(id, 0);
     assertEquals(8L * SLICE, t0.bytes());
     assertTrue(DataPathHarness.equal(local.address(), remote, 16L * SLICE));
 
-    h.router.failRails(r -> true, WcStatus.REM_ACCESS_ERR.code());
+    h.carrier.failRails(r -> true, WcStatus.REM_ACCESS_ERR.code());
     Await.result(submit(id, List.of(TransferRequest.write(local, 0, seg, remote, 1))), WAIT);
     Await.untilEquals(
         "third task fails", WAIT, TaskState.FAILED, () -> table.status(id, 2).state());

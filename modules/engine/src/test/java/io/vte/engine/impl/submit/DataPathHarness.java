@@ -11,6 +11,7 @@ import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
 import io.vte.engine.impl.EngineCounters;
 import io.vte.engine.impl.rail.PeerDeviceStates;
+import io.vte.engine.impl.rail.RailAffinity;
 import io.vte.engine.impl.rail.RailSelector;
 import io.vte.engine.impl.segment.FakeDeviceMemory;
 import io.vte.engine.impl.segment.LocalBuffer;
@@ -24,6 +25,7 @@ import io.vte.testkit.Await;
 import io.vte.verbs.DirectMemory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -33,7 +35,7 @@ import java.util.function.Function;
 
 /**
  * The engine data path (registry, segment cache, rail selector, submitter) over a {@link
- * FakeSliceRouter}, with a fake clock and an in-process "peer" whose buffers are plain native
+ * FakeCarrier}, with a fake clock and an in-process "peer" whose buffers are plain native
  * allocations.
  */
 final class DataPathHarness implements AutoCloseable {
@@ -46,7 +48,7 @@ final class DataPathHarness implements AutoCloseable {
   final MemoryRegistry memory;
   final AtomicLong clock = new AtomicLong(1_000_000_000L);
   final RailSelector rails;
-  final FakeSliceRouter router;
+  final FakeCarrier carrier;
   final EngineCounters counters = new EngineCounters();
   final Map<String, SegmentDescriptor> published = new ConcurrentHashMap<>();
   final AtomicLong lookups = new AtomicLong();
@@ -68,10 +70,17 @@ final class DataPathHarness implements AutoCloseable {
     for (int i = 0; i < localDevices; i++) {
       names.add("local" + i);
     }
+    carrier = new FakeCarrier(vertx.getOrCreateContext());
     rails =
         new RailSelector(
-            names, 3, Duration.ofSeconds(2).toNanos(), Duration.ofSeconds(2).toNanos(), clock::get);
-    router = new FakeSliceRouter(vertx.getOrCreateContext());
+            names,
+            Collections.nCopies(localDevices, ""),
+            3,
+            Duration.ofSeconds(2).toNanos(),
+            Duration.ofSeconds(2).toNanos(),
+            clock::get,
+            RailAffinity.NONE,
+            rail -> carrier);
     for (int i = 0; i < peerDevices; i++) {
       this.peerDevices.add(
           DeviceDesc.newBuilder().setName("peer" + i).setActive(true).setLid(9000 + i).build());
@@ -97,13 +106,12 @@ final class DataPathHarness implements AutoCloseable {
             vertx,
             memory,
             segments,
-            new TransferTracker.Services(
+            new TrackerServices(
                 new Slicer(sliceSize),
-                router,
+                List.of(rails),
                 retryCount,
                 counters,
                 segments::refresh,
-                rails::railsFor,
                 new PeerDeviceStates(segments, rails)));
     publish();
   }

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The engine data path over the fake router: slicing, rails, retries, deadlines, cancel. */
+/** The engine data path over the fake carrier: slicing, rails, retries, deadlines, cancel. */
 @ExtendWith(BlockedThreadGuard.class)
 class DataPathTest {
 
@@ -92,7 +92,7 @@ class DataPathTest {
     DataPathHarness.Span span = h.span(SLICE);
     CompletableFuture<Boolean> inline = new CompletableFuture<>();
     CompletableFuture<Boolean> onSubmitter = new CompletableFuture<>();
-    h.router
+    h.carrier
         .context()
         .runOnContext(
             v ->
@@ -100,8 +100,8 @@ class DataPathTest {
                     .result()
                     .onComplete(
                         ar -> {
-                          onSubmitter.complete(Vertx.currentContext() == h.router.context());
-                          inline.complete(ar.succeeded() && h.router.reporting());
+                          onSubmitter.complete(Vertx.currentContext() == h.carrier.context());
+                          inline.complete(ar.succeeded() && h.carrier.reporting());
                         }));
     assertTrue(
         inline.get(WAIT.toMillis(), TimeUnit.MILLISECONDS),
@@ -118,7 +118,7 @@ class DataPathTest {
       CompletableFuture<Boolean> inline = new CompletableFuture<>();
       assertEquals(null, Vertx.currentContext(), "the test thread is outside Vert.x");
       // held, so that the callback is registered before the slice completes
-      h.router.hold();
+      h.carrier.hold();
       TransferBatch batch = h.submit(List.of(span.write(0, 0, 4096)), WAIT);
       batch
           .result()
@@ -126,9 +126,9 @@ class DataPathTest {
               ar ->
                   inline.complete(
                       ar.succeeded()
-                          && Vertx.currentContext() == h.router.context()
-                          && h.router.reporting()));
-      h.router.release();
+                          && Vertx.currentContext() == h.carrier.context()
+                          && h.carrier.reporting()));
+      h.carrier.release();
       assertTrue(
           inline.get(WAIT.toMillis(), TimeUnit.MILLISECONDS),
           "round " + i + ": completed inside the slice's completion, with no hop to another loop");
@@ -165,7 +165,7 @@ class DataPathTest {
                   });
           depth.decrementAndGet();
         };
-    h.router.context().runOnContext(v -> next[0].run());
+    h.carrier.context().runOnContext(v -> next[0].run());
     done.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     assertEquals(rounds, failed.get());
     assertEquals(1, deepest.get(), "each callback runs after the submit that failed returned");
@@ -176,7 +176,7 @@ class DataPathTest {
   void theDeadlineSweepStopsWhenNothingIsInFlightAndRestartsForTheNextBatch() {
     h = new DataPathHarness(1, 1, SLICE, 4);
     DataPathHarness.Span span = h.span(SLICE);
-    h.router.hold();
+    h.carrier.hold();
     for (int round = 0; round < 3; round++) {
       long start = System.nanoTime();
       BatchResult r =
@@ -196,7 +196,7 @@ class DataPathTest {
   void ofManyBatchesInFlightOnlyTheDueOnesExpire() {
     h = new DataPathHarness(1, 1, SLICE, 4);
     DataPathHarness.Span span = h.span(SLICE);
-    h.router.hold();
+    h.carrier.hold();
     TransferBatch late = h.submit(List.of(span.write(0, 0, 4096)), Duration.ofSeconds(30));
     List<TransferBatch> soon =
         java.util.stream.IntStream.range(0, 200)
@@ -208,7 +208,7 @@ class DataPathTest {
     }
     assertTrue(!late.result().isComplete(), "a batch with a later deadline is still running");
     assertTrue(h.submitter.deadlineSweepArmed(), "it is in flight, so the sweep goes on");
-    h.router.release();
+    h.carrier.release();
     assertEquals(
         RequestStatus.COMPLETED, Await.result(late.result(), WAIT).requests().get(0).status());
     Await.until("then the sweep stops", WAIT, () -> !h.submitter.deadlineSweepArmed());
@@ -219,14 +219,14 @@ class DataPathTest {
     h = new DataPathHarness(2, 2, SLICE, 4);
     DataPathHarness.Span span = h.span(400L * SLICE);
     assertTrue(h.run(List.of(span.write(0, 0, 400L * SLICE))).allCompleted());
-    assertEquals(4, h.router.postedByRail.size(), "every (local, peer) pair is used");
-    h.router.postedByRail.values().forEach(n -> assertEquals(100, n.get()));
+    assertEquals(4, h.carrier.postedByRail.size(), "every (local, peer) pair is used");
+    h.carrier.postedByRail.values().forEach(n -> assertEquals(100, n.get()));
   }
 
   @Test
   void failingRailsFailOverAndDataStaysExact() {
     h = new DataPathHarness(4, 4, SLICE, 4);
-    h.router.failRails(
+    h.carrier.failRails(
         r -> r.localDeviceIndex() == 1 || r.peerDeviceName().equals("peer2"),
         WcStatus.RETRY_EXC_ERR.code());
     long size = 300L * SLICE + 77;
@@ -241,7 +241,7 @@ class DataPathTest {
       assertTrue(DataPathHarness.equal(local.address(), remote, size), "round " + round);
     }
     assertTrue(h.counters.retries() > 0, "failed slices were retried");
-    h.router
+    h.carrier
         .postedByRail
         .keySet()
         .forEach(
@@ -272,7 +272,7 @@ class DataPathTest {
         r.cause().getMessage().contains("WR_FLUSH_ERR")
             && r.cause().getMessage().contains("3 attempt(s)"),
         r.cause().getMessage());
-    assertEquals(3, h.router.routed.get(), "1 attempt + retryCount 2");
+    assertEquals(3, h.carrier.routed.get(), "1 attempt + retryCount 2");
   }
 
   @Test
@@ -283,7 +283,7 @@ class DataPathTest {
     assertTrue(r.cause().getMessage().contains("ENDPOINT_RETIRED"), r.cause().getMessage());
     assertEquals(
         3 + TransferTracker.RETIRED_ALLOWANCE,
-        h.router.routed.get(),
+        h.carrier.routed.get(),
         "bounded, but beyond retryCount");
   }
 
@@ -293,7 +293,7 @@ class DataPathTest {
     // slice may
     // meet RAIL_DOWN on several rails in a row and must still end on the healthy one.
     h = new DataPathHarness(2, 4, SLICE, 1);
-    h.router.failRails(
+    h.carrier.failRails(
         r -> !(r.localDeviceIndex() == 0 && r.peerDeviceName().equals("peer3")),
         SliceStatus.RAIL_DOWN);
     long size = 16L * SLICE;
@@ -304,9 +304,9 @@ class DataPathTest {
     assertTrue(r.allCompleted(), r.toString());
     assertTrue(DataPathHarness.equal(local.address(), remote, size));
     assertTrue(
-        h.router.routed.get() >= 16 + 7,
-        "every down rail turned slices back: " + h.router.routed.get());
-    h.router
+        h.carrier.routed.get() >= 16 + 7,
+        "every down rail turned slices back: " + h.carrier.routed.get());
+    h.carrier
         .postedByRail
         .keySet()
         .forEach(
@@ -325,25 +325,25 @@ class DataPathTest {
         r.cause().getMessage().contains("paused")
             && r.cause().getMessage().contains("RETRY_EXC_ERR"),
         r.cause().getMessage());
-    assertEquals(3, h.router.routed.get(), "the only rail is paused after 3 errors");
+    assertEquals(3, h.carrier.routed.get(), "the only rail is paused after 3 errors");
   }
 
   @Test
   void aDeadPeersPausedRailsSayPeerUnreachableToLaterTransfersToo() {
     // Retries enough to pause all 4 rails (3 failures each) before giving up.
     h = new DataPathHarness(2, 2, SLICE, 20);
-    h.router.failRails(r -> true, SliceStatus.HANDSHAKE_FAILED);
+    h.carrier.failRails(r -> true, SliceStatus.HANDSHAKE_FAILED);
     DataPathHarness.Span span = h.span(SLICE);
     RequestResult first = h.run(List.of(span.write(0, 0, SLICE))).requests().get(0);
     assertEquals(ErrorCode.PEER_UNREACHABLE, first.cause().code(), first.cause().toString());
-    assertEquals(12, h.router.routed.get(), "tried until every rail was paused");
-    int routed = h.router.routed.get();
+    assertEquals(12, h.carrier.routed.get(), "tried until every rail was paused");
+    int routed = h.carrier.routed.get();
     RequestResult later = h.run(List.of(span.write(0, 0, SLICE))).requests().get(0);
     assertEquals(ErrorCode.PEER_UNREACHABLE, later.cause().code(), later.cause().toString());
     assertTrue(later.cause().getMessage().contains("paused"), later.cause().getMessage());
-    assertEquals(routed, h.router.routed.get(), "every rail is paused: nothing was sent");
+    assertEquals(routed, h.carrier.routed.get(), "every rail is paused: nothing was sent");
     h.clock.addAndGet(Duration.ofSeconds(3).toNanos());
-    h.router.failRails(r -> false, 0);
+    h.carrier.failRails(r -> false, 0);
     assertTrue(
         h.run(List.of(span.write(0, 0, SLICE))).allCompleted(),
         "after the hold-down the rails are probed again");
@@ -352,7 +352,7 @@ class DataPathTest {
   @Test
   void remoteAccessErrorIsNotRetriedOnAnotherRailAndStandsWhenTheDescriptorIsNotNewer() {
     h = new DataPathHarness(2, 2, SLICE, 4);
-    h.router.failRails(r -> true, WcStatus.REM_ACCESS_ERR.code());
+    h.carrier.failRails(r -> true, WcStatus.REM_ACCESS_ERR.code());
     DataPathHarness.Span span = h.span(SLICE);
     long lookups = h.lookups.get();
     RequestResult r =
@@ -360,7 +360,7 @@ class DataPathTest {
             .requests()
             .get(0);
     assertEquals(ErrorCode.REMOTE_ACCESS_DENIED, r.cause().code());
-    assertEquals(1, h.router.routed.get(), "not sent again: the fresh descriptor is no newer");
+    assertEquals(1, h.carrier.routed.get(), "not sent again: the fresh descriptor is no newer");
     assertEquals(lookups + 1, h.lookups.get(), "the refusal read the descriptor fresh, once");
     h.open();
     assertEquals(lookups + 1, h.lookups.get(), "re-opening returns the descriptor read then");
@@ -373,11 +373,11 @@ class DataPathTest {
     ExecutorService owners = Executors.newFixedThreadPool(2);
     try {
       for (int i = 0; i < 8000; i++) {
-        h.router.hold();
-        int routed = h.router.routed.get();
+        h.carrier.hold();
+        int routed = h.carrier.routed.get();
         TransferBatch batch = h.submit(List.of(span.write(0, 0, 2L * SLICE)), WAIT);
-        Await.until("2 slices routed", WAIT, () -> h.router.routed.get() == routed + 2);
-        List<Slice> refused = Await.result(h.router.takeHeld(), WAIT);
+        Await.until("2 slices routed", WAIT, () -> h.carrier.routed.get() == routed + 2);
+        List<Slice> refused = Await.result(h.carrier.takeHeld(), WAIT);
         assertEquals(2, refused.size(), "iteration " + i);
         h.publish(); // the peer registered the range again: a newer descriptor holds it
         CyclicBarrier together = new CyclicBarrier(2);
@@ -394,7 +394,7 @@ class DataPathTest {
         for (Future<?> f : reports) {
           f.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         }
-        h.router.release();
+        h.carrier.release();
         BatchResult r = Await.result(batch.result(), WAIT);
         assertTrue(r.allCompleted(), "iteration " + i + ": " + r);
       }
@@ -407,7 +407,7 @@ class DataPathTest {
   void deadlineTimesOutAndQueuedSlicesAreNeverPosted() {
     h = new DataPathHarness(2, 2, SLICE, 4);
     DataPathHarness.Span span = h.span(64L * SLICE);
-    h.router.hold();
+    h.carrier.hold();
     TransferBatch batch =
         h.submit(
             List.of(span.write(0, 0, 64L * SLICE), span.read(0, 0, SLICE)), Duration.ofMillis(200));
@@ -416,9 +416,9 @@ class DataPathTest {
       assertEquals(RequestStatus.TIMED_OUT, rr.status());
       assertEquals(ErrorCode.TIMED_OUT, rr.cause().code());
     }
-    h.router.release();
-    Await.untilEquals("held slices dropped", WAIT, 65, h.router.abandoned::get);
-    assertEquals(0, h.router.posted.get());
+    h.carrier.release();
+    Await.untilEquals("held slices dropped", WAIT, 65, h.carrier.abandoned::get);
+    assertEquals(0, h.carrier.posted.get());
     assertEquals(0, h.submitter.inFlight());
   }
 
@@ -427,19 +427,19 @@ class DataPathTest {
     h = new DataPathHarness(2, 2, SLICE, 4);
     DataPathHarness.Span span = h.span(32L * SLICE);
     for (int i = 0; i < 20; i++) {
-      h.router.hold();
+      h.carrier.hold();
       BatchTracker batch =
           h.submitTracked(List.of(span.write(0, 0, 32L * SLICE)), Duration.ofSeconds(30));
       Await.result(batch.accepted(), WAIT);
       batch.cancel();
-      h.router.mark();
-      h.router.release();
+      h.carrier.mark();
+      h.carrier.release();
       RequestResult r = Await.result(batch.result(), WAIT).requests().get(0);
       assertEquals(RequestStatus.CANCELED, r.status());
       assertEquals(ErrorCode.CANCELED, r.cause().code());
     }
-    Await.untilEquals("every canceled slice dropped", WAIT, 20 * 32, h.router.abandoned::get);
-    assertEquals(0, h.router.postedAfterMark.get());
+    Await.untilEquals("every canceled slice dropped", WAIT, 20 * 32, h.carrier.abandoned::get);
+    assertEquals(0, h.carrier.postedAfterMark.get());
   }
 
   @Test
@@ -461,7 +461,7 @@ class DataPathTest {
     h.lookupGate.complete();
     assertEquals(
         RequestStatus.CANCELED, Await.result(batch.result(), WAIT).requests().get(0).status());
-    assertEquals(0, h.router.routed.get());
+    assertEquals(0, h.carrier.routed.get());
     assertTrue(
         DataPathHarness.equal(remote, remote, SLICE)
             && !DataPathHarness.equal(local.address(), later, SLICE),
@@ -511,7 +511,7 @@ class DataPathTest {
     assertEquals(ErrorCode.OUT_OF_RANGE, e.code());
     assertTrue(e.getMessage().contains(Long.toHexString(added + SLICE * 1000L)), e.getMessage());
     assertEquals(before + 2, h.lookups.get(), "refreshed once more, then gave up");
-    assertEquals(0, h.router.routed.get() - 1, "only the first request was sent");
+    assertEquals(0, h.carrier.routed.get() - 1, "only the first request was sent");
   }
 
   @Test
@@ -627,18 +627,18 @@ class DataPathTest {
     assertEquals(
         ErrorCode.SEGMENT_NOT_FOUND,
         ((VteException) Await.failure(h.segments.open("10.9.9.9:1"), WAIT)).code());
-    assertEquals(0, h.router.routed.get(), "nothing was sent");
+    assertEquals(0, h.carrier.routed.get(), "nothing was sent");
 
     h.submitter.close();
     expect(ErrorCode.ENGINE_CLOSED, "closed", span.write(0, 0, 1));
-    assertEquals(0, h.router.routed.get());
+    assertEquals(0, h.carrier.routed.get());
   }
 
   @Test
   void closeSettlesEveryBatchInFlight() {
     h = new DataPathHarness(2, 2, SLICE, 4);
     DataPathHarness.Span span = h.span(8L * SLICE);
-    h.router.hold();
+    h.carrier.hold();
     List<TransferBatch> batches = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       batches.add(h.submit(List.of(span.write(0, 0, 8L * SLICE)), Duration.ofSeconds(30)));
@@ -650,9 +650,9 @@ class DataPathTest {
       assertEquals(ErrorCode.ENGINE_CLOSED, r.cause().code());
     }
     assertEquals(0, h.submitter.inFlight());
-    h.router.release();
-    Await.untilEquals("slices dropped", WAIT, 80, h.router.abandoned::get);
-    assertEquals(0, h.router.posted.get());
+    h.carrier.release();
+    Await.untilEquals("slices dropped", WAIT, 80, h.carrier.abandoned::get);
+    assertEquals(0, h.carrier.posted.get());
   }
 
   /** A request factory: {@code TransferRequest::write} or {@code TransferRequest::read}. */
@@ -667,7 +667,7 @@ class DataPathTest {
   private RequestResult oneSliceOverFailingRails(
       int localDevices, int peerDevices, int retryCount, int status, Op op) {
     h = new DataPathHarness(localDevices, peerDevices, SLICE, retryCount);
-    h.router.failRails(r -> true, status);
+    h.carrier.failRails(r -> true, status);
     DataPathHarness.Span span = h.span(SLICE);
     return h.run(List.of(op.of(span.local(), 0, span.seg(), span.remote(), SLICE)))
         .requests()

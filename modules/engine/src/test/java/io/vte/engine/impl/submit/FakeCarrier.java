@@ -3,9 +3,9 @@ package io.vte.engine.impl.submit;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vte.engine.impl.rail.Carrier;
 import io.vte.engine.impl.rail.Rail;
 import io.vte.engine.impl.rail.Slice;
-import io.vte.engine.impl.rail.SliceRouter;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.WrOpcode;
@@ -18,11 +18,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
- * Stands in for the owner layer: "posts" a slice by copying memory with {@link DirectMemory} on a
- * Vert.x context and reports it back once. Failures are injected per rail; {@link #hold()} queues
- * slices until {@link #release()}, like owners waiting for credits.
+ * Stands in for the owners as the carrier of every rail: "posts" a slice by copying memory with
+ * {@link DirectMemory} on a Vert.x context and reports it back once. Failures are injected per
+ * rail; {@link #hold()} queues slices until {@link #release()}, like owners waiting for credits.
  */
-final class FakeSliceRouter implements SliceRouter {
+final class FakeCarrier implements Carrier {
 
   private final Context context;
   private final List<Slice> held = new ArrayList<>();
@@ -43,7 +43,7 @@ final class FakeSliceRouter implements SliceRouter {
   /** True while a successful slice's completion is being reported (on {@link #context}). */
   private boolean reporting;
 
-  FakeSliceRouter(Context context) {
+  FakeCarrier(Context context) {
     this.context = context;
   }
 
@@ -92,7 +92,7 @@ final class FakeSliceRouter implements SliceRouter {
   }
 
   @Override
-  public void submit(Slice slice) {
+  public void offer(Slice slice) {
     routed.incrementAndGet();
     routedByRail.computeIfAbsent(slice.rail(), r -> new AtomicInteger()).incrementAndGet();
     context.runOnContext(
@@ -106,8 +106,16 @@ final class FakeSliceRouter implements SliceRouter {
   }
 
   @Override
-  public void submitAll(List<Slice> slices) {
-    slices.forEach(this::submit);
+  public void wake() {}
+
+  @Override
+  public boolean runsHere() {
+    return false;
+  }
+
+  @Override
+  public boolean polls() {
+    return false;
   }
 
   private void process(Slice slice) {
