@@ -23,7 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The parts of an open engine, all present, built once by {@code TransferEngineImpl.open()}; {@link
+ * The parts of an open engine, all present, built once by {@link EngineOpener#open()}; {@link
  * #close} releases them in order.
  *
  * @param fabric the verbs provider, the handshake client and server, and the local devices
@@ -38,6 +38,8 @@ import java.util.List;
  * @param notificationSender outgoing notifications, in order per peer
  * @param meters the engine's meters and the registry they are in
  * @param diagnostics what the engine shows of itself
+ * @param sharedMemory the same-host rail
+ * @param counters the engine-layer counters
  */
 record EngineParts(
     Fabric fabric,
@@ -52,7 +54,8 @@ record EngineParts(
     NotificationSender notificationSender,
     Meters meters,
     EngineDiagnostics diagnostics,
-    SharedMemoryRail sharedMemory) {
+    SharedMemoryRail sharedMemory,
+    EngineCounters counters) {
 
   /**
    * Releases everything: fails what is submitted, stops notifications and removes the meters, stops

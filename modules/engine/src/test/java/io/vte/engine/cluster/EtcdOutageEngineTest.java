@@ -21,6 +21,7 @@ import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.impl.EngineInternals;
 import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
@@ -91,7 +92,8 @@ class EtcdOutageEngineTest {
         WAIT,
         () -> Await.result(a.openSegment("outage-b"), WAIT).buffers().size() == 1);
     SegmentHandle peer = Await.result(a.openSegment("outage-b"), WAIT);
-    Gauge degraded = registry.find("vte.metadata.degraded").tag("engine", a.segmentName()).gauge();
+    Gauge degraded =
+        registry.find("vte.metadata.degraded").tag("engine", a.diagnostics().segmentName()).gauge();
     // a lease refresh slower than the 1 s call deadline (a loaded machine) degrades the store until
     // the next probe
     Await.untilEquals("healthy at start", WAIT, 0.0, degraded::value);
@@ -129,7 +131,7 @@ class EtcdOutageEngineTest {
     Await.until("a reports the degraded state", WAIT, () -> degraded.value() == 1.0);
     long atDegraded = done.get();
     Await.until("transfers go on while etcd is down", WAIT, () -> done.get() >= atDegraded + 50);
-    Await.until("b is degraded too", WAIT, b::metadataDegraded);
+    Await.until("b is degraded too", WAIT, () -> EngineInternals.metadataDegraded(b));
     long asked = System.nanoTime();
     Throwable uncached = Await.failure(a.openSegment("never-seen"), WAIT);
     assertTrue(
@@ -141,9 +143,12 @@ class EtcdOutageEngineTest {
     long atRestart = done.get();
     etcd.restart();
     Await.until("a recovers", WAIT, () -> degraded.value() == 0.0);
-    Await.until("b recovers", WAIT, () -> !b.metadataDegraded());
+    Await.until("b recovers", WAIT, () -> !EngineInternals.metadataDegraded(b));
     FunctionCounter degradations =
-        registry.find("vte.metadata.degradations").tag("engine", a.segmentName()).functionCounter();
+        registry
+            .find("vte.metadata.degradations")
+            .tag("engine", a.diagnostics().segmentName())
+            .functionCounter();
     assertTrue(degradations.count() >= 1, "the degradation was counted: " + degradations.count());
 
     RegisteredBuffer later = engines.register(b, CHUNK, 3);

@@ -11,6 +11,7 @@ import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.impl.EngineInternals;
 import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.metadata.etcd.EtcdMetadataStore;
 import io.vte.testkit.Await;
@@ -59,7 +60,7 @@ class EtcdStaleWindowTest {
         "the writer sees the store's first buffer",
         WAIT,
         () -> Await.result(a.openSegment("store"), WAIT).buffers().size() == 1);
-    EtcdMetadataStore store = (EtcdMetadataStore) a.metadataStore();
+    EtcdMetadataStore store = (EtcdMetadataStore) EngineInternals.metadataStore(a);
     Await.result(store.holdWatchEvents(true), WAIT);
     try {
       RegisteredBuffer added = null;
@@ -68,7 +69,7 @@ class EtcdStaleWindowTest {
         assertInEtcd(b, n);
         SegmentHandle opened = Await.result(a.openSegment("store"), WAIT);
         assertEquals(n - 1, opened.buffers().size(), "the held watch leaves the writer stale");
-        long refreshes = a.counters().staleRefreshes();
+        long refreshes = EngineInternals.counters(a).staleRefreshes();
 
         BatchResult r = write(a, local, opened, added.address());
         assertTrue(r.allCompleted(), "write into " + added + " through " + opened + ": " + r);
@@ -76,7 +77,8 @@ class EtcdStaleWindowTest {
             ClusterMemory.crc(local.address(), LENGTH),
             ClusterMemory.crc(added.address(), LENGTH),
             "buffer " + n);
-        assertEquals(refreshes + 1, a.counters().staleRefreshes(), "one read of etcd");
+        assertEquals(
+            refreshes + 1, EngineInternals.counters(a).staleRefreshes(), "one read of etcd");
         assertEquals(
             n,
             Await.result(a.openSegment("store"), WAIT).buffers().size(),
@@ -84,14 +86,17 @@ class EtcdStaleWindowTest {
       }
 
       SegmentHandle opened = Await.result(a.openSegment("store"), WAIT);
-      long refreshes = a.counters().staleRefreshes();
+      long refreshes = EngineInternals.counters(a).staleRefreshes();
       long beyond = added.address() + (256L << 20);
       Throwable e = Await.failure(submit(a, local, opened, beyond), WAIT);
       assertEquals(ErrorCode.OUT_OF_RANGE, ((VteException) e).code(), e.toString());
       assertTrue(e.getMessage().contains(Long.toHexString(beyond)), e.getMessage());
       assertTrue(
           e.getMessage().contains(BUFFERS + " buffers"), "checked the fresh descriptor: " + e);
-      assertEquals(refreshes + 1, a.counters().staleRefreshes(), "read etcd once, then gave up");
+      assertEquals(
+          refreshes + 1,
+          EngineInternals.counters(a).staleRefreshes(),
+          "read etcd once, then gave up");
     } finally {
       Await.result(store.holdWatchEvents(false), WAIT);
     }
@@ -101,7 +106,7 @@ class EtcdStaleWindowTest {
   private static void assertInEtcd(TransferEngineImpl b, int n) {
     assertEquals(
         n,
-        Await.result(b.metadataStore().lookupFresh("store"), WAIT).getBuffersCount(),
+        Await.result(EngineInternals.metadataStore(b).lookupFresh("store"), WAIT).getBuffersCount(),
         "etcd holds the store's buffer " + n + " when register returns");
   }
 

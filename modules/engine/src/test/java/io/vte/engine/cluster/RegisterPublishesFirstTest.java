@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.RegisteredBuffer;
+import io.vte.engine.impl.EngineInternals;
 import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.handshake.proto.BufferDesc;
 import io.vte.testkit.Await;
@@ -120,7 +121,9 @@ class RegisterPublishesFirstTest {
 
   /** The store's buffer addresses as etcd holds them now, read past every cache. */
   private static Set<Long> inEtcd(TransferEngineImpl reader) {
-    return Await.result(reader.metadataStore().lookupFresh("store"), WAIT).getBuffersList().stream()
+    return Await.result(EngineInternals.metadataStore(reader).lookupFresh("store"), WAIT)
+        .getBuffersList()
+        .stream()
         .map(BufferDesc::getAddress)
         .collect(Collectors.toSet());
   }

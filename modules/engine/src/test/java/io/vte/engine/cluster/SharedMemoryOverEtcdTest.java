@@ -12,6 +12,7 @@ import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
+import io.vte.engine.impl.EngineInternals;
 import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.handshake.proto.SegmentDescriptor;
 import io.vte.testkit.Await;
@@ -65,7 +66,7 @@ class SharedMemoryOverEtcdTest {
         engines.start(Vertx.vertx(), engines.options("requester").setAuth(auth));
     RegisteredBuffer remote = Await.result(owner.allocate(LENGTH, "cpu:0"), WAIT);
     if (auth != null) {
-      SegmentDescriptor stored = owner.descriptorForStore();
+      SegmentDescriptor stored = EngineInternals.descriptorForStore(owner);
       assertFalse(stored.getBuffers(0).hasShm(), "etcd's copy leaves the file out");
       assertFalse(stored.getShmBootId().isEmpty(), "and names the host instead");
     }
@@ -80,7 +81,10 @@ class SharedMemoryOverEtcdTest {
                 .result(),
             WAIT);
     assertTrue(r.allCompleted(), r.toString());
-    assertEquals(LENGTH, requester.sharedMemoryRail().copiedBytes(), "every byte took the rail");
+    assertEquals(
+        LENGTH,
+        EngineInternals.sharedMemoryRail(requester).copiedBytes(),
+        "every byte took the rail");
     assertEquals(
         -1, local.byteBuffer().mismatch(remote.byteBuffer()), "the owner's memory holds them");
   }

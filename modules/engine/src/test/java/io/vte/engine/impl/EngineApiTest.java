@@ -123,7 +123,7 @@ class EngineApiTest {
             || unknown.code() == ErrorCode.SEGMENT_NOT_FOUND,
         unknown.toString());
     assertEquals(ErrorCode.INVALID_ARGUMENT, failure(a.openSegment(" ")).code());
-    assertEquals(0, a.counters().slices(), "nothing was sent");
+    assertEquals(0, EngineInternals.counters(a).slices(), "nothing was sent");
   }
 
   @Test

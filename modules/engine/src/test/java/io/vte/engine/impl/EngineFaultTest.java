@@ -117,12 +117,12 @@ class EngineFaultTest {
     assertTrue(qpFaults > 0, "at least one QP was failed mid-stream");
     assertEquals(
         0,
-        a.railBacklogBytes(),
+        EngineInternals.railBacklogBytes(a),
         "every slice routed to a rail was released once, retries included");
     assertTrue(
-        a.counters().retries() > 0,
-        "failed slices were retried on other rails: " + a.counters().retries());
-    assertFalse(a.contexts().isEmpty());
+        EngineInternals.counters(a).retries() > 0,
+        "failed slices were retried on other rails: " + EngineInternals.counters(a).retries());
+    assertFalse(EngineInternals.contexts(a).isEmpty());
   }
 
   @Test
@@ -160,7 +160,11 @@ class EngineFaultTest {
         Await.result(batch.result(), WAIT);
       }
       // Abandoned slices end when their owner drops or completes them, after their batch settled.
-      Await.untilEquals("no rail backlog after round " + round, WAIT, 0L, p.a()::railBacklogBytes);
+      Await.untilEquals(
+          "no rail backlog after round " + round,
+          WAIT,
+          0L,
+          () -> EngineInternals.railBacklogBytes(p.a()));
     }
   }
 }

@@ -180,11 +180,11 @@ public class EngineFixture implements AutoCloseable {
   }
 
   static LocalContext context(TransferEngineImpl engine, int device) {
-    return engine.contexts().get(device);
+    return EngineInternals.contexts(engine).get(device);
   }
 
   private static SoftVerbsProvider soft(TransferEngineImpl engine) {
-    return (SoftVerbsProvider) engine.provider();
+    return (SoftVerbsProvider) EngineInternals.provider(engine);
   }
 
   @Override

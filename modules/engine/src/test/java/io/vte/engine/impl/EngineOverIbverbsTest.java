@@ -81,7 +81,7 @@ class EngineOverIbverbsTest {
     try (EngineFixture fx = new EngineFixture()) {
       TransferEngineImpl a = fx.start(options());
       TransferEngineImpl b = fx.start(options());
-      assertEquals("ibverbs", a.provider().name());
+      assertEquals("ibverbs", EngineInternals.provider(a).name());
       RegisteredBuffer source = fx.register(a, 4L * BLOCK, 1);
       RegisteredBuffer back = fx.register(a, 4L * BLOCK, 2);
       RegisteredBuffer target = fx.register(b, 4L * BLOCK, 3);

@@ -186,7 +186,7 @@ class NotificationExactlyOnceSuiteTest {
 
   private void exactlyOnce(TestContext ctx) {
     Mesh mesh = ctx.get("mesh");
-    ConnectionFaults faults = mesh.receiver.controlPlaneFaults();
+    ConnectionFaults faults = EngineInternals.controlPlaneFaults(mesh.receiver);
     faults.resetConnections("Notify", LOST_REQUESTS, LOST_REPLIES, 41);
     Async checked = ctx.async();
     List<Future<Void>> all = new ArrayList<>();
@@ -214,7 +214,7 @@ class NotificationExactlyOnceSuiteTest {
                         expected("m", PER_SENDER),
                         mesh.from(s),
                         "each of " + s.serverName() + "'s notifications once, in order");
-                    resent += s.notificationsResent();
+                    resent += EngineInternals.notificationsResent(s);
                   }
                   ctx.assertEquals(SENDERS * PER_SENDER, mesh.deliveredCount());
                   ctx.assertTrue(
@@ -226,9 +226,9 @@ class NotificationExactlyOnceSuiteTest {
                           + " requests and "
                           + faults.resetsAfterAnswer()
                           + " replies lost, "
-                          + mesh.receiver.notificationDuplicatesDropped()
+                          + EngineInternals.notificationDuplicatesDropped(mesh.receiver)
                           + " duplicates");
-                  long duplicates = mesh.receiver.notificationDuplicatesDropped();
+                  long duplicates = EngineInternals.notificationDuplicatesDropped(mesh.receiver);
                   // Each lost reply brings one copy back; an attempt timed out on a slow machine
                   // may bring one more, never more copies than were resent.
                   ctx.assertTrue(
@@ -248,14 +248,14 @@ class NotificationExactlyOnceSuiteTest {
                       faults.resetsBeforeHandling(),
                       faults.resetsAfterAnswer(),
                       resent,
-                      mesh.receiver.notificationDuplicatesDropped());
+                      EngineInternals.notificationDuplicatesDropped(mesh.receiver));
                   checked.complete();
                 }));
   }
 
   private void senderRestart(TestContext ctx) {
     Mesh mesh = ctx.get("mesh");
-    ConnectionFaults faults = mesh.receiver.controlPlaneFaults();
+    ConnectionFaults faults = EngineInternals.controlPlaneFaults(mesh.receiver);
     faults.resetConnections("Notify", LOST_REQUESTS, LOST_REPLIES, 7);
     TransferEngineImpl first = mesh.senders.get(0);
     String name = first.serverName();

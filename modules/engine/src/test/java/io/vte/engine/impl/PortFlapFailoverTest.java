@@ -106,7 +106,7 @@ class PortFlapFailoverTest {
      *     retries + 1)
      */
     long qpFailNanos() {
-      return TransferEngineImpl.qpFailureTime(
+      return EngineWiring.qpFailureTime(
               new EngineOptions().setQpTimeout(qpTimeout).setQpRetryCount(qpRetries))
           .toNanos();
     }

@@ -39,8 +39,8 @@ class RailPinTest {
       RegisteredBuffer local = f.register(initiator, LENGTH, 1);
       RegisteredBuffer remote = f.register(target, LENGTH, 2);
       SegmentHandle segment = Await.result(initiator.openSegment(target.serverName()), WAIT);
-      String l0 = initiator.contexts().get(0).deviceName();
-      String l1 = initiator.contexts().get(1).deviceName();
+      String l0 = EngineInternals.contexts(initiator).get(0).deviceName();
+      String l1 = EngineInternals.contexts(initiator).get(1).deviceName();
       String r0 = segment.devices().get(0).name();
       String r1 = segment.devices().get(1).name();
       // 256 KiB is four slices: unpinned, they would spread over the four rails

@@ -46,7 +46,7 @@ public final class SharedMemoryPeerMain {
                     new TransferOptions())
                 .result(),
             wait);
-        if (!told && engine.sharedMemoryRail().copiedBytes() > 0) {
+        if (!told && EngineInternals.sharedMemoryRail(engine).copiedBytes() > 0) {
           System.out.println("COPYING");
           System.out.flush();
           told = true;

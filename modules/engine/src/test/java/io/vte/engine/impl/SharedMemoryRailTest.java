@@ -139,7 +139,7 @@ class SharedMemoryRailTest {
     }
     assertEquals(
         moved,
-        p.requester().sharedMemoryRail().copiedBytes(),
+        EngineInternals.sharedMemoryRail(p.requester()).copiedBytes(),
         "every byte took the same-host rail");
     List<RailStatus> links = p.requester().diagnostics().rails();
     assertTrue(
@@ -180,7 +180,7 @@ class SharedMemoryRailTest {
     Await.until(
         "the writer is copying",
         WAIT,
-        () -> p.requester().sharedMemoryRail().copiedBytes() > LENGTH);
+        () -> EngineInternals.sharedMemoryRail(p.requester()).copiedBytes() > LENGTH);
     Await.result(p.owner().unregister(p.remote()), WAIT);
     ByteBuffer snapshot = ByteBuffer.allocateDirect(LENGTH).put(ownerView.duplicate()).flip();
     Await.until("the writer ends", WAIT, () -> !writer.isAlive());
@@ -214,7 +214,7 @@ class SharedMemoryRailTest {
             p.requester(),
             TransferRequest.write(p.local(), 0, p.seg(), p.remote().address(), 1 << 20));
     assertTrue(w.allCompleted(), "the network rails carried it: " + w);
-    assertEquals(0, p.requester().sharedMemoryRail().copiedBytes());
+    assertEquals(0, EngineInternals.sharedMemoryRail(p.requester()).copiedBytes());
     assertEquals(-1, EngineFixture.mismatch(p.local().address(), p.remote().address(), 1 << 20));
     assertRefusedWith(p.requester(), ErrorCode.PERMISSION_DENIED);
   }
@@ -228,7 +228,7 @@ class SharedMemoryRailTest {
             p.requester(),
             TransferRequest.read(p.local(), 0, p.seg(), p.remote().address(), 1 << 20));
     assertTrue(r.allCompleted(), r.toString());
-    assertEquals(0, p.requester().sharedMemoryRail().copiedBytes());
+    assertEquals(0, EngineInternals.sharedMemoryRail(p.requester()).copiedBytes());
     assertRefusedWith(p.requester(), ErrorCode.TRANSFER_FAILED);
   }
 
@@ -265,11 +265,11 @@ class SharedMemoryRailTest {
     assertTrue(
         run(requester, TransferRequest.write(local, 0, seg, remote.address(), 1 << 20))
             .allCompleted());
-    assertEquals(1 << 20, requester.sharedMemoryRail().copiedBytes());
+    assertEquals(1 << 20, EngineInternals.sharedMemoryRail(requester).copiedBytes());
     Throwable refused = Await.failure(stranger.openSegment(owner.serverName()), WAIT);
     assertNotNull(refused, "a peer without auth learns nothing of the owner's memory");
     assertFalse(
-        owner.descriptorForStore().getBuffers(0).hasShm(),
+        EngineInternals.descriptorForStore(owner).getBuffers(0).hasShm(),
         "the descriptor published to the store leaves shared memory out");
   }
 

@@ -98,7 +98,10 @@ class SharedMemoryTwoProcessTest {
         PeerEngineMain.crc(mirror, LENGTH),
         Long.parseLong(expect("CRC").split(" ")[1]),
         "the peer's memory holds exactly what was written");
-    assertEquals(moved, a.sharedMemoryRail().copiedBytes(), "every byte took the same-host rail");
+    assertEquals(
+        moved,
+        EngineInternals.sharedMemoryRail(a).copiedBytes(),
+        "every byte took the same-host rail");
     peer.send("EXIT");
     expect("BYE");
   }

@@ -54,12 +54,14 @@ class StaleSegmentHandleTest {
 
     RegisteredBuffer b2 = fx.register(b, LENGTH, 3);
     writeThrough(a, kept, local, b2);
-    assertEquals(1, a.counters().staleRefreshes());
+    assertEquals(1, EngineInternals.counters(a).staleRefreshes());
 
     RegisteredBuffer b3 = fx.register(b, LENGTH, 4);
     writeThrough(a, kept, local, b3);
     assertEquals(
-        2, a.counters().staleRefreshes(), "the second refresh of the same handle fetched again");
+        2,
+        EngineInternals.counters(a).staleRefreshes(),
+        "the second refresh of the same handle fetched again");
     SegmentHandle reopened = Await.result(a.openSegment(b.serverName()), WAIT);
     assertEquals(
         3, reopened.buffers().size(), "re-opening returns the fresh descriptor: " + reopened);
@@ -95,7 +97,7 @@ class StaleSegmentHandleTest {
         ((LocalBuffer) first).rkey(0),
         ((LocalBuffer) again).rkey(0),
         "the new registration has new keys");
-    long refreshes = a.counters().staleRefreshes();
+    long refreshes = EngineInternals.counters(a).staleRefreshes();
     EngineFixture.fill(local.address(), LENGTH, 7);
     writeThrough(a, kept, local, again);
     // Slice retries are not counted here: the refusal takes its endpoint down, and a slice of the
@@ -103,7 +105,7 @@ class StaleSegmentHandleTest {
     // rail, as the machine's load makes it (seen: none in most runs, 4-6 in 1 of 4 under load).
     assertEquals(
         refreshes + 1,
-        a.counters().staleRefreshes(),
+        EngineInternals.counters(a).staleRefreshes(),
         "the refused request read the new descriptor once and ran again on its keys");
 
     // memory the peer no longer registers: the refusal stands, after one fresh read

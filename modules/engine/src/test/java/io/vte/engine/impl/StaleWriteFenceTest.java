@@ -63,7 +63,7 @@ class StaleWriteFenceTest {
     SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
     String stalled = EngineFixture.context(b, 0).deviceName();
     SoftDevice stalledDevice = (SoftDevice) EngineFixture.context(b, 0).device();
-    SoftVerbsProvider provider = (SoftVerbsProvider) b.provider();
+    SoftVerbsProvider provider = (SoftVerbsProvider) EngineInternals.provider(b);
     TransferOptions deadline = new TransferOptions().setDeadline(Duration.ofSeconds(30));
 
     for (int round = 0; round < ROUNDS; round++) {
@@ -151,7 +151,7 @@ class StaleWriteFenceTest {
 
   private static long fencesAsked(TransferEngineImpl engine) {
     long n = 0;
-    for (LocalContext ctx : engine.contexts()) {
+    for (LocalContext ctx : EngineInternals.contexts(engine)) {
       for (int i = 0; i < ctx.ownerCount(); i++) {
         n += ctx.ownerMetrics(i).writeFencesAsked();
       }

@@ -87,7 +87,8 @@ class SubmitRecordTest {
       BatchResult r = Await.result(submit(0, length, new TransferOptions()).result(), WAIT);
       assertExact(r, 0, length, "request " + i);
     }
-    assertEquals(1, pair.a.submitRecordsMade(), "every request ran on the first records");
+    assertEquals(
+        1, EngineInternals.submitRecordsMade(pair.a), "every request ran on the first records");
     newPattern(7);
     assertExact(
         Await.result(submit(0, SLICE + 1, new TransferOptions()).result(), WAIT),
@@ -95,7 +96,9 @@ class SubmitRecordTest {
         SLICE + 1,
         "a request of two slices");
     assertEquals(
-        1, pair.a.submitRecordsMade(), "a request of two slices runs on records of its own");
+        1,
+        EngineInternals.submitRecordsMade(pair.a),
+        "a request of two slices runs on records of its own");
   }
 
   @Test
@@ -106,7 +109,10 @@ class SubmitRecordTest {
     pair.stall(Duration.ofMillis(200));
     newPattern(12);
     TransferBatch second = submit(0, 4096, new TransferOptions());
-    assertEquals(1, pair.a.submitRecordsMade(), "the second request runs on the first's records");
+    assertEquals(
+        1,
+        EngineInternals.submitRecordsMade(pair.a),
+        "the second request runs on the first's records");
     first.cancel();
     pair.unstall();
     assertExact(Await.result(second.result(), WAIT), 0, 4096, "the run after a stale cancel");
@@ -126,11 +132,14 @@ class SubmitRecordTest {
     assertExact(
         Await.result(submit(0, 4096, new TransferOptions()).result(), WAIT), 0, 4096, "next");
     assertEquals(
-        2, pair.a.submitRecordsMade(), "the cancelled run's records were left to its slice");
+        2,
+        EngineInternals.submitRecordsMade(pair.a),
+        "the cancelled run's records were left to its slice");
     newPattern(23);
     assertExact(
         Await.result(submit(0, 4096, new TransferOptions()).result(), WAIT), 0, 4096, "last");
-    assertEquals(2, pair.a.submitRecordsMade(), "a run that completed gave its records back");
+    assertEquals(
+        2, EngineInternals.submitRecordsMade(pair.a), "a run that completed gave its records back");
   }
 
   @Test
@@ -148,7 +157,9 @@ class SubmitRecordTest {
     assertExact(
         Await.result(submit(0, 4096, new TransferOptions()).result(), WAIT), 0, 4096, "next");
     assertEquals(
-        2, pair.a.submitRecordsMade(), "the timed-out run's records were left to its slice");
+        2,
+        EngineInternals.submitRecordsMade(pair.a),
+        "the timed-out run's records were left to its slice");
   }
 
   /**
@@ -188,8 +199,10 @@ class SubmitRecordTest {
     }
     assertTrue(failures.isEmpty(), () -> "failures: " + failures);
     assertTrue(
-        pair.a.submitRecordsMade() <= CALLERS * 2,
-        "records were reused: " + pair.a.submitRecordsMade() + " made for 1600 requests");
+        EngineInternals.submitRecordsMade(pair.a) <= CALLERS * 2,
+        "records were reused: "
+            + EngineInternals.submitRecordsMade(pair.a)
+            + " made for 1600 requests");
   }
 
   /**

@@ -3,6 +3,7 @@ package io.vte.engine.impl.submit;
 import io.vertx.core.Future;
 import io.vte.engine.impl.EngineCounters;
 import io.vte.engine.impl.rail.PeerDeviceStates;
+import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.engine.impl.rail.Transport;
 import io.vte.engine.impl.segment.PeerSegment;
 import java.util.List;
@@ -29,8 +30,33 @@ public record TrackerServices(
     Function<PeerSegment, Future<PeerSegment>> freshSegment,
     PeerDeviceStates peerDevices) {
 
+  /** Extra attempts of a slice whose endpoint was retired under it. */
+  static final int RETIRED_ALLOWANCE = 8;
+
   /** Copies the transports. */
   public TrackerServices {
     transports = List.copyOf(transports);
+  }
+
+  /**
+   * A slice flushed because its endpoint was retired for someone else's failure, or turned back
+   * because its rail is down (locally, or the peer refused the handshake with
+   * DEVICE_DOWN/SHUTTING_DOWN), did nothing wrong: it gets {@link #RETIRED_ALLOWANCE} extra
+   * attempts on top of {@code retryCount} (still bounded; a down rail is held down at once, so each
+   * such attempt takes rails out of the choice). A pinned request's slice is not retried.
+   *
+   * @param status the slice's failure, a {@link SliceStatus}
+   * @param pinned the request is pinned to one rail
+   * @return how many attempts the slice may have made and still be retried
+   */
+  int retryBudget(int status, boolean pinned) {
+    if (pinned) {
+      return 0;
+    }
+    return status == SliceStatus.ENDPOINT_RETIRED
+            || status == SliceStatus.RAIL_DOWN
+            || status == SliceStatus.PEER_DEVICE_DOWN
+        ? retryCount + RETIRED_ALLOWANCE
+        : retryCount;
   }
 }

@@ -32,9 +32,6 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  */
 public final class TransferTracker implements SliceCallback {
 
-  /** Extra attempts of a slice whose endpoint was retired under it. */
-  static final int RETIRED_ALLOWANCE = 8;
-
   private final TrackerServices services;
   private final BatchTracker batch;
 
@@ -334,7 +331,8 @@ public final class TransferTracker implements SliceCallback {
       }
       return;
     }
-    if (SliceStatus.isRetryable(status) && slice.attempts() <= retryBudget(status)) {
+    if (SliceStatus.isRetryable(status)
+        && slice.attempts() <= services.retryBudget(status, pin != null)) {
       if (deviceStates != null && !deviceStates.isComplete()) {
         deviceStates.onComplete(ar -> retry(slice, failure));
       } else {
@@ -456,24 +454,6 @@ public final class TransferTracker implements SliceCallback {
    */
   long bytes() {
     return bytes;
-  }
-
-  /**
-   * A slice flushed because its endpoint was retired for someone else's failure, or turned back
-   * because its rail is down (locally, or the peer refused the handshake with
-   * DEVICE_DOWN/SHUTTING_DOWN), did nothing wrong: it gets {@link #RETIRED_ALLOWANCE} extra
-   * attempts on top of {@code retryCount} (still bounded; a down rail is held down at once, so each
-   * such attempt takes rails out of the choice).
-   */
-  private int retryBudget(int status) {
-    if (pin != null) {
-      return 0;
-    }
-    return status == SliceStatus.ENDPOINT_RETIRED
-            || status == SliceStatus.RAIL_DOWN
-            || status == SliceStatus.PEER_DEVICE_DOWN
-        ? services.retryCount() + RETIRED_ALLOWANCE
-        : services.retryCount();
   }
 
   /**

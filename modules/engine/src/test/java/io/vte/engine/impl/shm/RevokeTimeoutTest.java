@@ -11,6 +11,7 @@ import io.vte.api.ErrorCode;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.VteException;
 import io.vte.engine.impl.EngineFixture;
+import io.vte.engine.impl.EngineInternals;
 import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.engine.impl.segment.LocalBuffer;
 import io.vte.testkit.Await;
@@ -84,7 +85,7 @@ class RevokeTimeoutTest {
     assertTrue(held.await(30, TimeUnit.SECONDS));
     assertNull(copierFailure.get());
 
-    long version = engine.descriptorForStore().getVersion();
+    long version = EngineInternals.descriptorForStore(engine).getVersion();
     long start = System.nanoTime();
     Throwable failure = Await.failure(engine.unregister(buffer), WAIT);
     long waited = System.nanoTime() - start;
@@ -100,11 +101,11 @@ class RevokeTimeoutTest {
     assertFalse(Files.exists(path), "the file is removed");
     assertFalse(buffer.isRegistered());
     assertTrue(
-        engine.descriptorForStore().getBuffersList().stream()
+        EngineInternals.descriptorForStore(engine).getBuffersList().stream()
             .noneMatch(b -> b.getAddress() == buffer.address()),
         "the descriptor no longer lists it");
     assertTrue(
-        engine.descriptorForStore().getVersion() > version,
+        EngineInternals.descriptorForStore(engine).getVersion() > version,
         "a new version of the descriptor goes out, so peers learn the buffer is gone");
     VteException again = (VteException) Await.failure(engine.unregister(buffer), WAIT);
     assertEquals(ErrorCode.NOT_REGISTERED, again.code());

@@ -17,6 +17,7 @@ import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
 import io.vte.engine.impl.EngineFixture;
+import io.vte.engine.impl.EngineInternals;
 import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.engine.impl.segment.LocalBuffer;
 import io.vte.testkit.Await;
@@ -60,7 +61,8 @@ class SharedMemoryRailSemanticsTest {
     seg = Await.result(requester.openSegment(owner.serverName()), WAIT);
     path = ((LocalBuffer) remote).sharedMemory().path().toString();
     assertEquals(RequestStatus.COMPLETED, status(run(write(), new TransferOptions())));
-    assertEquals(LENGTH, requester.sharedMemoryRail().copiedBytes(), "the rail carries it");
+    assertEquals(
+        LENGTH, EngineInternals.sharedMemoryRail(requester).copiedBytes(), "the rail carries it");
   }
 
   @AfterEach
@@ -102,7 +104,9 @@ class SharedMemoryRailSemanticsTest {
       BatchResult r = Await.result(cancelled.result(), WAIT);
       assertEquals(RequestStatus.CANCELED, status(r), r.toString());
       assertEquals(
-          LENGTH, requester.sharedMemoryRail().copiedBytes(), "no stalled copy ended meanwhile");
+          LENGTH,
+          EngineInternals.sharedMemoryRail(requester).copiedBytes(),
+          "no stalled copy ended meanwhile");
     } finally {
       revoking.unlock();
     }
@@ -117,12 +121,12 @@ class SharedMemoryRailSemanticsTest {
     Await.until(
         "the slices stalled inside the copiers land once the lock is free (the rest were dropped)",
         WAIT,
-        () -> requester.sharedMemoryRail().copiedBytes() > 2L * LENGTH);
+        () -> EngineInternals.sharedMemoryRail(requester).copiedBytes() > 2L * LENGTH);
   }
 
   @Test
   void rangesOutsideThePeersBufferAreRefusedBeforeAnythingMoves() {
-    long copied = requester.sharedMemoryRail().copiedBytes();
+    long copied = EngineInternals.sharedMemoryRail(requester).copiedBytes();
     List<TransferRequest> bad =
         List.of(
             TransferRequest.write(local, 0, seg, remote.address() + LENGTH - 100, 4096),
@@ -135,6 +139,7 @@ class SharedMemoryRailSemanticsTest {
           ErrorCode.OUT_OF_RANGE, ((VteException) failure).code(), request + ": " + failure);
       assertTrue(failure.getMessage().contains("remote range"), failure.getMessage());
     }
-    assertEquals(copied, requester.sharedMemoryRail().copiedBytes(), "nothing was copied");
+    assertEquals(
+        copied, EngineInternals.sharedMemoryRail(requester).copiedBytes(), "nothing was copied");
   }
 }

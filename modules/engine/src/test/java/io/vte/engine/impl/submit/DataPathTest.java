@@ -282,7 +282,7 @@ class DataPathTest {
     assertEquals(ErrorCode.TRANSFER_FAILED, r.cause().code());
     assertTrue(r.cause().getMessage().contains("ENDPOINT_RETIRED"), r.cause().getMessage());
     assertEquals(
-        3 + TransferTracker.RETIRED_ALLOWANCE,
+        3 + TrackerServices.RETIRED_ALLOWANCE,
         h.carrier.routed.get(),
         "bounded, but beyond retryCount");
   }
