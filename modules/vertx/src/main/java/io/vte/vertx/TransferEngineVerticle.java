@@ -3,17 +3,16 @@ package io.vte.vertx;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.internal.PromiseInternal;
-import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.backends.BackendRegistries;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.TransferEngine;
 import io.vte.api.VteException;
+import io.vte.engine.VertxInternals;
 
 /**
  * Runs one {@link TransferEngine} and exposes it on the event bus (the {@link EngineBus} contract),
@@ -74,9 +73,8 @@ public final class TransferEngineVerticle extends VerticleBase {
     // this
     // deployment so undeploying the verticle does not tear them down before stop() closes the
     // engine.
-    PromiseInternal<TransferEngine> created = ((ContextInternal) context).promise();
-    ((VertxInternal) vertx)
-        .createEventLoopContext()
+    Promise<TransferEngine> created = VertxInternals.promise(context);
+    VertxInternals.createEventLoopContext(vertx)
         .runOnContext(v -> TransferEngine.create(vertx, options).onComplete(created));
     return created
         .future()

@@ -1,15 +1,15 @@
 package io.vte.engine.impl;
 
 import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.internal.VertxInternal;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.engine.ProviderConfig;
+import io.vte.engine.VertxInternals;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.owner.NanoClock;
 import io.vte.engine.impl.owner.OwnerConfig;
@@ -276,7 +276,7 @@ final class EngineOpener {
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
-    ContextInternal metadataContext = ((VertxInternal) vertx).createWorkerContext();
+    Context metadataContext = VertxInternals.createWorkerContext(vertx);
     Promise<MetadataStore> created = Promise.promise();
     metadataContext.runOnContext(
         v -> {

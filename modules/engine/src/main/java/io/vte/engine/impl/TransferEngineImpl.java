@@ -5,7 +5,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.VertxInternal;
 import io.vte.api.EngineDiagnostics;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
@@ -21,6 +20,7 @@ import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
 import io.vte.engine.HandshakeExposure;
+import io.vte.engine.VertxInternals;
 import io.vte.engine.impl.notify.NotificationSender;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.segment.MemoryRegistry;
@@ -97,7 +97,7 @@ public final class TransferEngineImpl implements TransferEngine {
               .map(
                   parts -> {
                     TransferEngineImpl engine = new TransferEngineImpl(vertx, handler, parts);
-                    ((VertxInternal) vertx).addCloseHook(engine.closeHook);
+                    VertxInternals.addCloseHook(vertx, engine.closeHook);
                     HandshakeExposure.warnIfExposed(engine.serverName(), o.getAuth() != null);
                     return engine;
                   });
@@ -286,7 +286,7 @@ public final class TransferEngineImpl implements TransferEngine {
       return closing;
     }
     closed = true;
-    ((VertxInternal) vertx).removeCloseHook(closeHook);
+    VertxInternals.removeCloseHook(vertx, closeHook);
     handshakeHandler.closing();
     closing = parts.close(vertx, diagnostics().segmentName());
     return closing;

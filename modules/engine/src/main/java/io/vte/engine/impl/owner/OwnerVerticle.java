@@ -3,7 +3,7 @@ package io.vte.engine.impl.owner;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.internal.ContextInternal;
+import io.vte.engine.VertxInternals;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -26,11 +26,11 @@ final class OwnerVerticle extends VerticleBase {
   private final OwnerIdleStrategy idle;
   private final Handler<Void> cycle = v -> cycle();
   // What runOnContext(cycle) does, made once: a hop to the next cycle allocates nothing.
-  private final Runnable cycleTask = () -> ((ContextInternal) context).dispatch(cycle);
+  private final Runnable cycleTask = () -> VertxInternals.dispatch(context, cycle);
   private final Handler<Void> timerFired = v -> onTimer();
   // The sleep timer is a task on the event loop's own scheduler: a Vert.x timer would allocate a
   // handler, a flag, two map entries and boxed ids at every sleep, and owners sleep often.
-  private final Runnable timerTask = () -> ((ContextInternal) context).dispatch(timerFired);
+  private final Runnable timerTask = () -> VertxInternals.dispatch(context, timerFired);
   private ScheduledFuture<?> timer;
   private boolean stopped;
 
@@ -87,9 +87,8 @@ final class OwnerVerticle extends VerticleBase {
     }
     setPolling(false);
     timer =
-        ((ContextInternal) context)
-            .nettyEventLoop()
-            .schedule(timerTask, idle.sleepMillis(owner.hasWorkInFlight()), TimeUnit.MILLISECONDS);
+        VertxInternals.schedule(
+            context, timerTask, idle.sleepMillis(owner.hasWorkInFlight()), TimeUnit.MILLISECONDS);
   }
 
   /** Tells the proxy, when it changes, whether the owner runs cycles back to back or sleeps. */
@@ -107,7 +106,7 @@ final class OwnerVerticle extends VerticleBase {
   }
 
   private void schedule() {
-    ((ContextInternal) context).executor().execute(cycleTask);
+    VertxInternals.execute(context, cycleTask);
   }
 
   private void onTimer() {

@@ -1,9 +1,9 @@
 package io.vte.engine.impl.submit;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
-import io.vertx.core.internal.ContextInternal;
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
 import io.vte.api.RequestResult;
@@ -12,6 +12,7 @@ import io.vte.api.TaskState;
 import io.vte.api.TaskStatus;
 import io.vte.api.TransferBatch;
 import io.vte.api.VteException;
+import io.vte.engine.VertxInternals;
 import io.vte.engine.impl.EngineCounters;
 import io.vte.engine.impl.rail.Slice;
 import java.util.ArrayList;
@@ -49,7 +50,7 @@ public final class BatchTracker implements TransferBatch {
   private final CallerContexts callers;
 
   // Set anew at each run of reused records.
-  private ContextInternal context;
+  private Context context;
 
   /** The submitter (or poster) ran outside Vert.x: its result may complete on any thread. */
   private boolean callerOutsideVertx;
@@ -101,7 +102,7 @@ public final class BatchTracker implements TransferBatch {
    * @param poster the context of the post's caller, where its result completes (called on the
    *     poster's thread)
    */
-  void reuse(ContextInternal poster) {
+  void reuse(Context poster) {
     generation++;
     context = poster;
     callerOutsideVertx = callers.isOutsideVertx(poster);
@@ -301,10 +302,10 @@ public final class BatchTracker implements TransferBatch {
       onDone.accept(this);
       if (inlineAllowed && callerOutsideVertx) {
         complete();
-      } else if (inlineAllowed && context.inThread()) {
-        context.dispatch(this, COMPLETE);
+      } else if (inlineAllowed && VertxInternals.inThread(context)) {
+        VertxInternals.dispatch(context, this, COMPLETE);
       } else {
-        context.executor().execute(completeOnContext);
+        VertxInternals.execute(context, completeOnContext);
       }
     }
   }
@@ -368,7 +369,7 @@ public final class BatchTracker implements TransferBatch {
    * The task that completes the result from another thread, as {@code runOnContext} would, made
    * once per tracker: reused records allocate no task per run.
    */
-  private final Runnable completeOnContext = () -> context.dispatch(this, COMPLETE);
+  private final Runnable completeOnContext = () -> VertxInternals.dispatch(context, this, COMPLETE);
 
   /**
    * Completes the result (on the submitter's context). Reused records are given back first, so that

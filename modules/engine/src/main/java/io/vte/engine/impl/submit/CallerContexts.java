@@ -1,8 +1,8 @@
 package io.vte.engine.impl.submit;
 
+import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.internal.VertxInternal;
+import io.vte.engine.VertxInternals;
 
 /**
  * The context a batch's result completes on: the submitter's own when it runs on a Vert.x thread,
@@ -14,31 +14,29 @@ import io.vertx.core.internal.VertxInternal;
 final class CallerContexts {
 
   private final Vertx vertx;
-  private final ContextInternal outsideVertx;
+  private final Context outsideVertx;
 
   /**
    * @param vertx the engine's Vert.x instance
    */
   CallerContexts(Vertx vertx) {
     this.vertx = vertx;
-    this.outsideVertx = ((VertxInternal) vertx).createEventLoopContext();
+    this.outsideVertx = VertxInternals.createEventLoopContext(vertx);
   }
 
   /**
    * @return the calling thread's context, or the shared one when it runs outside Vert.x (no context
    *     of any instance)
    */
-  ContextInternal current() {
-    return Vertx.currentContext() == null
-        ? outsideVertx
-        : (ContextInternal) vertx.getOrCreateContext();
+  Context current() {
+    return Vertx.currentContext() == null ? outsideVertx : vertx.getOrCreateContext();
   }
 
   /**
    * @param context a context {@link #current()} gave
    * @return true when it is the one shared by callers outside Vert.x
    */
-  boolean isOutsideVertx(ContextInternal context) {
+  boolean isOutsideVertx(Context context) {
     return context == outsideVertx;
   }
 }

@@ -1,8 +1,8 @@
 package io.vte.engine.impl.submit;
 
+import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.internal.VertxInternal;
+import io.vte.engine.VertxInternals;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -18,7 +18,7 @@ final class DeadlineSweeper {
   static final long TICK_MS = 5;
 
   private final Vertx vertx;
-  private final ContextInternal context;
+  private final Context context;
   private final InFlightBatches inFlight;
   private final AtomicBoolean armed = new AtomicBoolean();
   private volatile boolean closed;
@@ -30,14 +30,14 @@ final class DeadlineSweeper {
    */
   DeadlineSweeper(Vertx vertx, InFlightBatches inFlight) {
     this.vertx = vertx;
-    this.context = ((VertxInternal) vertx).createEventLoopContext();
+    this.context = VertxInternals.createEventLoopContext(vertx);
     this.inFlight = inFlight;
   }
 
   /** A batch was added to the in-flight set: sweep until the set is empty again. */
   void batchAdded() {
     if (!armed.get() && !closed && armed.compareAndSet(false, true)) {
-      timerId = context.setPeriodic(TICK_MS, this::sweep);
+      timerId = VertxInternals.setPeriodic(context, TICK_MS, this::sweep);
     }
   }
 

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.time.Duration;
@@ -36,17 +35,17 @@ class CallerContextsTest {
   @Test
   void threadsOutsideVertxShareOneContextAndAnEventLoopKeepsItsOwn() throws Exception {
     CallerContexts callers = new CallerContexts(vertx);
-    ContextInternal fromMain = callers.current();
+    Context fromMain = callers.current();
     assertSame(fromMain, callers.current(), "no new context at every call from the same thread");
-    ContextInternal fromOther =
+    Context fromOther =
         CompletableFuture.supplyAsync(callers::current).get(WAIT.toSeconds(), TimeUnit.SECONDS);
     assertSame(fromMain, fromOther, "another thread outside Vert.x gets the same one");
     assertTrue(fromMain.isEventLoopContext(), "results complete on an event loop");
 
     Context loop = vertx.getOrCreateContext();
-    Promise<ContextInternal> onLoop = Promise.promise();
+    Promise<Context> onLoop = Promise.promise();
     loop.runOnContext(v -> onLoop.complete(callers.current()));
-    ContextInternal seen = Await.result(onLoop.future(), WAIT);
+    Context seen = Await.result(onLoop.future(), WAIT);
     assertSame(loop, seen, "a caller on an event loop completes on its own context");
     assertNotSame(fromMain, seen);
     assertTrue(callers.isOutsideVertx(fromMain), "the shared context is known as such");
