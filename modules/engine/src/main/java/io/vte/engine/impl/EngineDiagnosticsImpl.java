@@ -7,6 +7,7 @@ import io.vte.api.MetadataStatus;
 import io.vte.api.OwnerStats;
 import io.vte.api.RailStatus;
 import io.vte.api.TransferCounters;
+import io.vte.engine.impl.metrics.EngineCounters;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.owner.OwnerMetrics;
 import io.vte.engine.impl.rail.RailSelector;

@@ -5,6 +5,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vte.api.EngineDiagnostics;
+import io.vte.engine.impl.metrics.EngineCounters;
+import io.vte.engine.impl.metrics.RailMeters;
 import io.vte.engine.impl.notify.NotificationDispatcher;
 import io.vte.engine.impl.notify.NotificationSender;
 import io.vte.engine.impl.owner.LocalContext;

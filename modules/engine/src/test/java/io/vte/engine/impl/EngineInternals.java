@@ -1,6 +1,7 @@
 package io.vte.engine.impl;
 
 import io.vte.api.TransferEngine;
+import io.vte.engine.impl.metrics.EngineCounters;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.handshake.ConnectionFaults;

@@ -13,7 +13,7 @@ import io.vte.api.TaskStatus;
 import io.vte.api.TransferBatch;
 import io.vte.api.VteException;
 import io.vte.engine.VertxInternals;
-import io.vte.engine.impl.EngineCounters;
+import io.vte.engine.impl.metrics.EngineCounters;
 import io.vte.engine.impl.rail.Slice;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.vte.engine.impl.submit;
 
 import io.vertx.core.Future;
-import io.vte.engine.impl.EngineCounters;
+import io.vte.engine.impl.metrics.EngineCounters;
 import io.vte.engine.impl.rail.PeerDeviceStates;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.engine.impl.rail.Transport;

@@ -9,7 +9,7 @@ import io.vte.api.TransferBatch;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
-import io.vte.engine.impl.EngineCounters;
+import io.vte.engine.impl.metrics.EngineCounters;
 import io.vte.engine.impl.rail.PeerDeviceStates;
 import io.vte.engine.impl.rail.RailAffinity;
 import io.vte.engine.impl.rail.RailSelector;

@@ -1,4 +1,4 @@
-package io.vte.engine.impl;
+package io.vte.engine.impl.metrics;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
@@ -15,7 +15,7 @@ import java.util.function.Supplier;
  * set of gauges is refreshed from the rail snapshot every {@link #REFRESH_MS} ms (a value is at
  * most that old); {@link #close()} cancels the refresh and removes every rail's gauge.
  */
-final class RailMeters {
+public final class RailMeters {
 
   /** How often the set of rails and their states are read again, in milliseconds. */
   static final long REFRESH_MS = 1_000;
@@ -49,7 +49,7 @@ final class RailMeters {
    * @param rails the engine's rails now (thread-safe, as the diagnostics API is)
    * @return the meters, to close when the engine closes
    */
-  static RailMeters start(
+  public static RailMeters start(
       Vertx vertx, MeterRegistry registry, String engine, Supplier<List<RailStatus>> rails) {
     return new RailMeters(vertx, registry, engine, rails);
   }
@@ -71,7 +71,7 @@ final class RailMeters {
   }
 
   /** Cancels the refresh and removes every rail's gauge. */
-  void close() {
+  public void close() {
     vertx.cancelTimer(timer);
     gauge.register(List.of(), true);
   }

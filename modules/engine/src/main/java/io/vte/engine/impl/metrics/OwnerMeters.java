@@ -1,4 +1,4 @@
-package io.vte.engine.impl;
+package io.vte.engine.impl.metrics;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -17,7 +17,7 @@ import java.util.function.ToDoubleFunction;
  * endpoints alive and retired, QP-fatal events, slices posted and failed, and the largest CQ poll
  * gap.
  */
-final class OwnerMeters {
+public final class OwnerMeters {
 
   private record Counter(
       String name, String description, ToDoubleFunction<OwnerMetrics> value, String baseUnit) {
@@ -90,7 +90,8 @@ final class OwnerMeters {
    * @param contexts the local contexts
    * @return the meters, to remove when the engine closes
    */
-  static List<Meter> bind(MeterRegistry registry, String serverName, List<LocalContext> contexts) {
+  public static List<Meter> bind(
+      MeterRegistry registry, String serverName, List<LocalContext> contexts) {
     List<Meter> meters = new ArrayList<>();
     for (LocalContext ctx : contexts) {
       for (int i = 0; i < ctx.ownerCount(); i++) {

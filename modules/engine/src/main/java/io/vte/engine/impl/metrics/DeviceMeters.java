@@ -1,4 +1,4 @@
-package io.vte.engine.impl;
+package io.vte.engine.impl.metrics;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -19,7 +19,7 @@ import java.util.function.ToDoubleFunction;
  * and WRITEs ({@code vte.engine.served.bytes}, {@code vte.engine.served.slices}, by opcode): the
  * serving side of a transfer, which no request of this engine sees.
  */
-final class DeviceMeters {
+public final class DeviceMeters {
 
   private DeviceMeters() {}
 
@@ -29,7 +29,8 @@ final class DeviceMeters {
    * @param contexts the local contexts
    * @return the meters, to remove when the engine closes
    */
-  static List<Meter> bind(MeterRegistry registry, String engine, List<LocalContext> contexts) {
+  public static List<Meter> bind(
+      MeterRegistry registry, String engine, List<LocalContext> contexts) {
     List<Meter> meters = new ArrayList<>();
     for (LocalContext ctx : contexts) {
       Tags tags = Tags.of("engine", engine, "device", ctx.deviceName());

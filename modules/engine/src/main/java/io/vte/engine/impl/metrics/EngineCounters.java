@@ -1,4 +1,4 @@
-package io.vte.engine.impl;
+package io.vte.engine.impl.metrics;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
