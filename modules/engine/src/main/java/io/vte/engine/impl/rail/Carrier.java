@@ -14,17 +14,25 @@ public interface Carrier {
    */
   void offer(Slice slice);
 
-  /** Wakes the carrier for the slices offered so far (a no-op when it is awake). */
-  void wake();
+  /**
+   * Wakes the carrier for the slices offered so far (a no-op when it is awake; by default, for a
+   * carrier whose threads wait on their queue itself).
+   */
+  default void wake() {}
 
   /**
    * @return true when the calling thread is the carrier's own (a slice queued for it is taken by
-   *     the caller's next cycle, with no thread woken)
+   *     the caller's next cycle, with no thread woken); false by default
    */
-  boolean runsHere();
+  default boolean runsHere() {
+    return false;
+  }
 
   /**
-   * @return true when the carrier polls now (a slice queued for it needs no wake-up)
+   * @return true when the carrier polls now (a slice queued for it needs no wake-up); false by
+   *     default
    */
-  boolean polls();
+  default boolean polls() {
+    return false;
+  }
 }

@@ -117,7 +117,8 @@ public final class SharedMemoryRail implements Transport, Carrier {
   }
 
   /**
-   * Queues a slice given a target of this rail ({@link Target#assign}) for a copier thread.
+   * Queues a slice given a target of this rail ({@link Target#assign}) for a copier thread; the
+   * copiers wait on their queue, so nothing else wakes them.
    *
    * @param slice the slice
    */
@@ -133,20 +134,6 @@ public final class SharedMemoryRail implements Transport, Carrier {
       // queued behind the copier threads' stop: no thread takes it
       slice.callback().onSliceDone(slice, SliceStatus.ENGINE_CLOSED, null);
     }
-  }
-
-  /** The copier threads wait on their queue: an offered slice wakes one. */
-  @Override
-  public void wake() {}
-
-  @Override
-  public boolean runsHere() {
-    return false;
-  }
-
-  @Override
-  public boolean polls() {
-    return false;
   }
 
   /**

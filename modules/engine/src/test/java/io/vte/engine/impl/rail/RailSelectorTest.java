@@ -73,9 +73,6 @@ class RailSelectorTest {
               }
 
               @Override
-              public void wake() {}
-
-              @Override
               public boolean runsHere() {
                 return runsHere.test(rail);
               }

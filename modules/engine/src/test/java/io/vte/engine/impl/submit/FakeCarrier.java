@@ -105,19 +105,6 @@ final class FakeCarrier implements Carrier {
         });
   }
 
-  @Override
-  public void wake() {}
-
-  @Override
-  public boolean runsHere() {
-    return false;
-  }
-
-  @Override
-  public boolean polls() {
-    return false;
-  }
-
   private void process(Slice slice) {
     if (slice.callback().isAbandoned()) {
       abandoned.incrementAndGet();
