@@ -124,10 +124,7 @@ public final class TransferSubmitter {
   }
 
   /**
-   * @param released takes the records back after each run
-   * @param trackers makes the first trackers for a batch
-   * @param made counts each set of records made
-   * @return records of this submitter's batches to run again and again
+   * Makes records of this submitter's batches to run again and again: see {@link ReusedRecords}.
    */
   ReusedRecords reusedRecords(
       Consumer<ReusedRecords> released,
