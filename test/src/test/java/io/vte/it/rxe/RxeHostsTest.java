@@ -41,7 +41,7 @@ class RxeHostsTest {
   /** A guard against a hang, not a target: a JVM under TCG on a loaded machine takes minutes. */
   private static final Duration JVM_RUN = Duration.ofMinutes(8);
 
-  private static final Pattern SERVING =
+  static final Pattern SERVING =
       Pattern.compile("vte bench target: serving (\\S+) as segment (\\S+) \\(.*");
   private static final String VTE = "io.vte.cli.VteMain";
   private static final List<String> IBVERBS =
@@ -501,7 +501,7 @@ class RxeHostsTest {
     }
   }
 
-  private static String lastJsonLine(String output) {
+  static String lastJsonLine(String output) {
     String found = null;
     for (String l : output.split("\n")) {
       if (l.startsWith("{")) {
