@@ -11,6 +11,7 @@ import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.micrometer.backends.BackendRegistries;
@@ -73,7 +74,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.IntFunction;
 
 /**
@@ -288,16 +288,16 @@ public final class TransferEngineImpl implements TransferEngine {
 
   /**
    * @param transport the provider's name
-   * @param config its configuration ({@link ProviderConfig})
+   * @param config its options section ({@link ProviderConfig}), read by its field table
    * @return the verbs provider, configured with its devices
    * @throws VteException INVALID_CONFIGURATION naming the devices when the provider refuses them (a
    *     host that does not resolve, a device named twice)
    */
-  private VerbsProvider createProvider(String transport, Map<String, Object> config) {
+  private VerbsProvider createProvider(String transport, JsonObject config) {
     try {
       return VerbsProviders.create(transport, config);
-    } catch (VerbsException e) {
-      if (e.error() != VerbsError.INVALID_ARGUMENT) {
+    } catch (VerbsException | VteException e) {
+      if (e instanceof VerbsException v && v.error() != VerbsError.INVALID_ARGUMENT) {
         throw e;
       }
       throw new VteException(
