@@ -11,13 +11,14 @@ import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.JsonObject;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.backends.BackendRegistries;
 import io.vte.api.EngineDiagnostics;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
+import io.vte.api.MetadataOptions;
 import io.vte.api.Notification;
 import io.vte.api.PreparedTransfer;
 import io.vte.api.RegisteredBuffer;
@@ -58,7 +59,6 @@ import io.vte.engine.impl.submit.TransferTracker;
 import io.vte.handshake.ConnectionFaults;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.HandshakeServer;
-import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.MetadataStore;
 import io.vte.metadata.MetadataStores;
 import io.vte.metadata.StartDeadline;
@@ -393,7 +393,7 @@ public final class TransferEngineImpl implements TransferEngine {
   private Future<StartedMetadata> startMetadata(HandshakeClientPool clients) {
     MetadataOptions mo;
     try {
-      mo = EnginePartOptions.metadata(options).setSegmentFetcher(clients::getSegment);
+      mo = EnginePartOptions.metadata(options);
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
@@ -402,7 +402,8 @@ public final class TransferEngineImpl implements TransferEngine {
     metadataContext.runOnContext(
         v -> {
           try {
-            created.complete(MetadataStores.create(vertx, options.getMetadataUri(), mo));
+            created.complete(
+                MetadataStores.create(vertx, options.getMetadataUri(), mo, clients::getSegment));
           } catch (VteException e) {
             created.fail(e);
           }
