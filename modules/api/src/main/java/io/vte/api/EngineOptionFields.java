@@ -70,9 +70,7 @@ public final class EngineOptionFields {
               Duration.of(100, ChronoUnit.MICROS),
               EngineOptions::getBusyPoll,
               EngineOptions::setBusyPoll)
-          .check(
-              d -> d != null && !d.isNegative() && d.compareTo(Duration.ofSeconds(1)) <= 0,
-              "0..1000000");
+          .check(d -> upTo(d, Duration.ofSeconds(1)), "0..1000000");
 
   /** The field {@code qpRetryCount}. */
   public static final Field<EngineOptions, Integer> QP_RETRY_COUNT =
@@ -92,9 +90,7 @@ public final class EngineOptionFields {
               Duration.ofMinutes(5),
               EngineOptions::getIdleEndpoint,
               EngineOptions::setIdleEndpoint)
-          .check(
-              d -> d != null && !d.isNegative() && d.compareTo(Duration.ofDays(1)) <= 0,
-              "0..86400000 (0 = never)");
+          .check(d -> upTo(d, Duration.ofDays(1)), "0..86400000 (0 = never)");
 
   /** The field {@code transport}. */
   public static final Field<EngineOptions, String> TRANSPORT =
@@ -179,9 +175,7 @@ public final class EngineOptionFields {
               Duration.of(50, ChronoUnit.MICROS),
               EngineOptions::getNicBusyPoll,
               EngineOptions::setNicBusyPoll)
-          .check(
-              d -> d != null && !d.isNegative() && d.compareTo(Duration.ofSeconds(1)) <= 0,
-              "0..1000000");
+          .check(d -> upTo(d, Duration.ofSeconds(1)), "0..1000000");
 
   /** The field {@code rpcHost}. */
   public static final Field<EngineOptions, String> RPC_HOST =
@@ -285,9 +279,7 @@ public final class EngineOptionFields {
               Duration.ofSeconds(60),
               EngineOptions::getIdleConnection,
               EngineOptions::setIdleConnection)
-          .check(
-              d -> d != null && !d.isNegative() && d.compareTo(Duration.ofDays(1)) <= 0,
-              "0..86400000 (0 = never)");
+          .check(d -> upTo(d, Duration.ofDays(1)), "0..86400000 (0 = never)");
 
   /** The fields, in {@link EngineOptions#toJson()} order. */
   public static final OptionFields<EngineOptions> FIELDS =
@@ -328,6 +320,10 @@ public final class EngineOptionFields {
 
   private static boolean nonBlank(List<String> names) {
     return names != null && !names.contains(null) && names.stream().noneMatch(String::isBlank);
+  }
+
+  private static boolean upTo(Duration d, Duration max) {
+    return d != null && !d.isNegative() && d.compareTo(max) <= 0;
   }
 
   private static boolean positive(Duration d) {

@@ -51,7 +51,7 @@ public final class MetadataOptions {
               MetadataOptions::setCallDeadline)
           .check(
               d -> d == null || deadline(d),
-              "1 ms to 10 min (unset: the engine's handshakeDeadlineMs; 3 s for a store made alone)");
+              "1 ms to 10 min (unset: the engine's handshakeDeadlineMs)");
 
   /** The field {@code healthCheckIntervalMs}. */
   public static final OptionFields.Field<MetadataOptions, Duration> HEALTH_CHECK_INTERVAL =

@@ -3,6 +3,7 @@ package io.vte.verbs.soft;
 import static io.vte.api.OptionFields.field;
 
 import io.vertx.core.json.JsonObject;
+import io.vte.api.DefaultSoftDevices;
 import io.vte.api.EngineOptionFields;
 import io.vte.api.OptionFields;
 import io.vte.api.OptionFields.Field;
@@ -40,7 +41,7 @@ public final class SoftVerbsConfig {
       field(
               "devices",
               OptionKind.STRING_LIST,
-              defaultDevices(),
+              SoftDeviceSpec.loopback(DefaultSoftDevices.PREFIX, 4),
               SoftVerbsConfig::getDevices,
               SoftVerbsConfig::setDevices)
           .check(
@@ -137,17 +138,6 @@ public final class SoftVerbsConfig {
   public SoftVerbsConfig validate() {
     FIELDS.validate(this, LABEL, "");
     return this;
-  }
-
-  /**
-   * @return the default device specs soft0..soft3 on 127.0.0.1..127.0.0.4 with ephemeral ports
-   */
-  public static List<String> defaultDevices() {
-    List<String> list = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      list.add("soft" + i + "@127.0.0." + (i + 1));
-    }
-    return list;
   }
 
   private static boolean validDevices(List<String> specs) {

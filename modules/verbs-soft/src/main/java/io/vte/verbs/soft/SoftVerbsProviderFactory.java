@@ -32,6 +32,10 @@ public final class SoftVerbsProviderFactory implements VerbsProviderFactory<Soft
 
   @Override
   public VerbsProvider open(SoftVerbsConfig options) {
-    return new SoftVerbsProvider(new SoftVerbsConfig(options));
+    SoftVerbsConfig copy = new SoftVerbsConfig(options);
+    // Resolves every device's host now: one that does not resolve fails the creation
+    // (INVALID_ARGUMENT naming it), not the first open.
+    copy.devices();
+    return new SoftVerbsProvider(copy);
   }
 }

@@ -116,6 +116,14 @@ class ConfigTest {
         assertThrows(
             InvalidOptionException.class, () -> new SoftVerbsProviderFactory().create(options));
     assertEquals("mtu", e.path());
+    VerbsException host =
+        assertThrows(
+            VerbsException.class,
+            () ->
+                new SoftVerbsProviderFactory()
+                    .create(new SoftVerbsConfig().setDevices(List.of("h@no-such-host.invalid"))));
+    assertEquals(VerbsError.INVALID_ARGUMENT, host.error());
+    assertTrue(host.getMessage().contains("no-such-host.invalid"), host.getMessage());
     try (VerbsProvider p =
         new SoftVerbsProviderFactory()
             .create(new SoftVerbsConfig().setDevices(List.of("z@127.0.0.1")))) {
