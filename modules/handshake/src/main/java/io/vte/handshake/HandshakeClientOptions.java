@@ -42,12 +42,7 @@ public final class HandshakeClientOptions {
           DEFAULT_DEADLINE,
           MAX_MESSAGE_SIZE,
           field("auth", OptionsJson.AUTH, null, o -> o.auth, (o, v) -> o.auth = v),
-          field(
-              "tls",
-              OptionKind.object(TlsOptions.FIELDS, TlsOptions::new),
-              null,
-              o -> o.tls,
-              (o, v) -> o.tls = v));
+          field("tls", OptionsJson.TLS, null, o -> o.tls, (o, v) -> o.tls = v));
 
   private Duration defaultDeadline;
   private HandshakeAuth auth;

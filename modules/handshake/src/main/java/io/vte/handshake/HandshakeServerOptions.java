@@ -75,12 +75,7 @@ public final class HandshakeServerOptions {
           MAX_CALL_DURATION,
           IDLE_TIMEOUT,
           field("auth", OptionsJson.AUTH, null, o -> o.auth, (o, v) -> o.auth = v),
-          field(
-              "tls",
-              OptionKind.object(TlsOptions.FIELDS, TlsOptions::new),
-              null,
-              o -> o.tls,
-              (o, v) -> o.tls = v));
+          field("tls", OptionsJson.TLS, null, o -> o.tls, (o, v) -> o.tls = v));
 
   private String host;
   private int port;

@@ -4,12 +4,17 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.AuthOptions;
 import io.vte.api.OptionKind;
+import io.vte.api.TlsOptions;
 import io.vte.handshake.HandshakeAuth;
 
-/** The JSON kind of the handshake options' {@code auth} field. */
+/** The JSON kinds of the handshake options' {@code auth} and {@code tls} fields. */
 public final class OptionsJson {
 
   private OptionsJson() {}
+
+  /** {@link TlsOptions}, read strictly through their table. */
+  public static final OptionKind<TlsOptions> TLS =
+      OptionKind.object(TlsOptions.FIELDS, TlsOptions::new);
 
   /**
    * A {@link HandshakeAuth} read from an {@link AuthOptions} object (strictly, through its table)
