@@ -68,7 +68,7 @@ public final class LocalContext {
       for (int i = 0; i < workers; i++) {
         CompletionQueue cq = device.createCq(config.cqSize());
         cqs.add(cq);
-        OwnerProxy proxy = new OwnerProxy(localNicPath);
+        OwnerProxy proxy = new OwnerProxy(localNicPath, SliceQueue.capacityFor(config.cqSize()));
         cq.setNotificationHandler(c -> proxy.wake());
         owners.add(
             new Owner(

@@ -179,7 +179,7 @@ final class Owner {
    */
   int doWork() {
     cycleNanos = clock.nanoTime();
-    int work = drainCommands();
+    int work = drainQueues();
     work += pollCompletions();
     work += postReady();
     work += checkDeadlines();
@@ -212,18 +212,22 @@ final class Owner {
     }
   }
 
-  private int drainCommands() {
+  /** Takes queued commands, then slices, each up to the drain limit per cycle. */
+  private int drainQueues() {
+    int limit = config.commandDrainLimit();
     int n = 0;
-    Object item;
-    while (n < config.commandDrainLimit() && (item = proxy.poll()) != null) {
+    OwnerCommand command;
+    while (n < limit && (command = proxy.pollCommand()) != null) {
       n++;
-      if (item instanceof Slice) {
-        acceptSlice((Slice) item);
-      } else {
-        ((OwnerCommand) item).execute(this);
-      }
+      command.execute(this);
     }
-    return n;
+    int taken = 0;
+    Slice slice;
+    while (taken < limit && (slice = proxy.pollSlice()) != null) {
+      taken++;
+      acceptSlice(slice);
+    }
+    return n + taken;
   }
 
   // ---------------------------------------------------------------- slices

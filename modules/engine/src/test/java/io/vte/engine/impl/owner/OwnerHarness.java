@@ -48,7 +48,7 @@ final class OwnerHarness {
     this.device = new FakeVerbs.Device("d0");
     this.cq = (FakeVerbs.Cq) device.createCq(config.cqSize());
     NicPath local = NicPath.of(server, "d0");
-    this.proxy = new OwnerProxy(local);
+    this.proxy = new OwnerProxy(local, SliceQueue.capacityFor(config.cqSize()));
     proxy.bind(() -> wakes++);
     owner =
         new Owner(
