@@ -1,6 +1,8 @@
 package io.vte.engine.impl.owner;
 
 import com.google.protobuf.ByteString;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
 import io.vte.engine.impl.handshake.PathAgreement;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.WireVersions;
@@ -8,10 +10,15 @@ import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
 import io.vte.handshake.proto.QpInfo;
+import io.vte.verbs.Gid;
 import io.vte.verbs.PortAttributes;
+import io.vte.verbs.QpPeer;
+import io.vte.verbs.QueuePair;
+import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Builds and checks the Connect messages of one owner's side: its NIC path, port, endpoint QPs and
@@ -24,19 +31,24 @@ final class ConnectMessages {
 
   private final NicPath localNicPath;
   private final VerbsContext device;
-  private final int port;
+  private final OwnerConfig config;
 
-  ConnectMessages(NicPath localNicPath, VerbsContext device, int port) {
+  /**
+   * @param localNicPath the owner's NIC path
+   * @param device the opened device (port attributes)
+   * @param config the port in use and the QPs' timeouts
+   */
+  ConnectMessages(NicPath localNicPath, VerbsContext device, OwnerConfig config) {
     this.localNicPath = localNicPath;
     this.device = device;
-    this.port = port;
+    this.config = config;
   }
 
   /**
    * @return the attributes of the port in use, as of now
    */
   PortAttributes port() {
-    return device.queryPort(port);
+    return device.queryPort(config.port());
   }
 
   /**
@@ -46,7 +58,7 @@ final class ConnectMessages {
     PortAttributes attrs = port();
     return ConnectRequest.newBuilder()
         .setLocalNicPath(localNicPath.toString())
-        .setPeerNicPath(ep.path.toString())
+        .setPeerNicPath(ep.path().toString())
         .setGid(ByteString.copyFrom(attrs.gid().toBytes()))
         .setLid(attrs.lid())
         .setMtu(attrs.activeMtu())
@@ -56,7 +68,7 @@ final class ConnectMessages {
         .setWireVersionMin(WireVersions.SPOKEN.min())
         .setWireVersionMax(WireVersions.SPOKEN.max())
         .addAllQps(qpInfos(ep))
-        .setGeneration(ep.generation)
+        .setGeneration(ep.generation())
         .build();
   }
 
@@ -65,7 +77,7 @@ final class ConnectMessages {
    *     endpoint's generation its QPs are now connected to (in RTS)
    */
   ConnectRequest ready(Endpoint ep) {
-    return request(ep).toBuilder().setReadyGeneration(ep.peerGeneration).build();
+    return request(ep).toBuilder().setReadyGeneration(ep.peerGeneration()).build();
   }
 
   /**
@@ -75,9 +87,9 @@ final class ConnectMessages {
   ConnectRequest disconnect(Endpoint ep) {
     return ConnectRequest.newBuilder()
         .setLocalNicPath(localNicPath.toString())
-        .setPeerNicPath(ep.path.toString())
-        .setGeneration(ep.generation)
-        .setDisconnectGeneration(ep.peerGeneration)
+        .setPeerNicPath(ep.path().toString())
+        .setGeneration(ep.generation())
+        .setDisconnectGeneration(ep.peerGeneration())
         .build();
   }
 
@@ -104,9 +116,9 @@ final class ConnectMessages {
         .setReadDepth(device.queueLimits().readDepth())
         .setWireVersionMin(WireVersions.SPOKEN.min())
         .setWireVersionMax(WireVersions.SPOKEN.max())
-        .setWireVersion(ep.wireVersion)
+        .setWireVersion(ep.wireVersion())
         .addAllQps(qpInfos(ep))
-        .setGeneration(ep.generation)
+        .setGeneration(ep.generation())
         .build();
   }
 
@@ -131,9 +143,9 @@ final class ConnectMessages {
   }
 
   private static List<QpInfo> qpInfos(Endpoint ep) {
-    List<QpInfo> infos = new ArrayList<>(ep.qps.length);
-    for (int i = 0; i < ep.qps.length; i++) {
-      infos.add(QpInfo.newBuilder().setQpNum(ep.qps[i].qpNum()).setPsn(ep.psns[i]).build());
+    List<QpInfo> infos = new ArrayList<>(ep.qpCount());
+    for (int i = 0; i < ep.qpCount(); i++) {
+      infos.add(QpInfo.newBuilder().setQpNum(ep.qp(i).qpNum()).setPsn(ep.psn(i)).build());
     }
     return infos;
   }
@@ -183,5 +195,72 @@ final class ConnectMessages {
       return "mtu must be 256, 512, 1024, 2048 or 4096, got " + request.getMtu();
     }
     return null;
+  }
+
+  /**
+   * @return the verbs that connect the QPs of {@code ep} to those a peer's ACCEPTED reply names
+   * @throws RuntimeException when the reply does not fit ours (GID type, MTU, number of QPs)
+   */
+  Consumer<QueuePair[]> connectTo(Endpoint ep, ConnectReply reply) {
+    PortAttributes attrs = port();
+    PathAgreement.requireSameGidType(attrs, reply.getGidType(), reply.getLocalNicPath());
+    return connectTo(
+        ep,
+        reply.getQpsList(),
+        reply.getLid(),
+        reply.getGid(),
+        reply.getReadDepth(),
+        PathAgreement.pathMtu(
+            attrs, reply.getLinkLayer(), reply.getMtu(), reply.getLocalNicPath()));
+  }
+
+  /**
+   * @return the verbs that connect the QPs of {@code ep} to those a peer's request names
+   * @throws RuntimeException when the request does not fit ours (GID type, MTU, number of QPs)
+   */
+  Consumer<QueuePair[]> connectTo(Endpoint ep, ConnectRequest request) {
+    PortAttributes attrs = port();
+    PathAgreement.requireSameGidType(attrs, request.getGidType(), request.getLocalNicPath());
+    return connectTo(
+        ep,
+        request.getQpsList(),
+        request.getLid(),
+        request.getGid(),
+        request.getReadDepth(),
+        PathAgreement.pathMtu(
+            attrs, request.getLinkLayer(), request.getMtu(), request.getLocalNicPath()));
+  }
+
+  /**
+   * Checks the peer's QPs against ours (on the owner's thread) and returns the verbs that connect
+   * them, to run off it: each QP to RTR towards its peer, then to RTS.
+   *
+   * @throws VteException PROTOCOL_ERROR when the peer sent another number of QPs
+   */
+  private Consumer<QueuePair[]> connectTo(
+      Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int readDepth, int pathMtu) {
+    if (peerQps.size() != ep.qpCount()) {
+      throw new VteException(
+          ErrorCode.PROTOCOL_ERROR,
+          "peer sent " + peerQps.size() + " QPs for " + ep.qpCount() + " of ours");
+    }
+    Gid peerGid = Gid.fromBytes(gid.toByteArray());
+    QpPeer[] peers = new QpPeer[peerQps.size()];
+    RtsAttributes[] rts = new RtsAttributes[peers.length];
+    for (int i = 0; i < peers.length; i++) {
+      QpInfo info = peerQps.get(i);
+      peers[i] =
+          new QpPeer(
+              info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff, Math.min(readDepth, 255));
+      rts[i] =
+          new RtsAttributes(
+              ep.psn(i), config.qpTimeout(), config.qpRetryCount(), config.qpRnrRetry());
+    }
+    return qps -> {
+      for (int i = 0; i < qps.length; i++) {
+        qps[i].toRtr(peers[i], pathMtu);
+        qps[i].toRts(rts[i]);
+      }
+    };
   }
 }

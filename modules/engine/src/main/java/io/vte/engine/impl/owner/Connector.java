@@ -1,13 +1,10 @@
 package io.vte.engine.impl.owner;
 
-import com.google.protobuf.ByteString;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.handshake.HandshakeChannel;
-import io.vte.engine.impl.handshake.PathAgreement;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
@@ -15,11 +12,7 @@ import io.vte.handshake.WireVersions;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
-import io.vte.handshake.proto.QpInfo;
-import io.vte.verbs.Gid;
-import io.vte.verbs.QpPeer;
 import io.vte.verbs.QueuePair;
-import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -40,15 +33,11 @@ import java.util.function.Consumer;
  * deadline, before its slices fail. At most {@code maxHandshakesInFlight} active attempts are in
  * flight (or backing off); the others wait unsent, oldest first, and their handshake deadline
  * starts when they are sent; a peer's request for an endpoint still waiting is accepted whatever
- * the NIC paths' order, since ours was never sent. The passive side posts nothing until the active
- * side's ready-to-use (its request again with {@code ready_generation}, sent once its QPs are in
- * RTS, checked against both generations) or one QP ACK timeout: before, the active QPs are still in
- * INIT and drop its packets until a retransmit. It also holds the handshake deadlines and the
- * generation counter.
+ * the NIC paths' order, since ours was never sent. Once its QPs are in RTS the active side sends
+ * its ready-to-use. It also holds the handshake deadlines and the generation counter.
  *
- * <p>Owner-confined like its {@link Owner}, which it calls back for what the owner keeps: room in
- * the store, QP creation and destruction, retiring, completing slices and marking endpoints ready
- * to post. Nothing here blocks.
+ * <p>The passive side is its {@link PassiveOpen}. Owner-confined; it reaches its owner only through
+ * the narrow {@link ConnectorHost}. Nothing here blocks.
  */
 final class Connector {
 
@@ -59,20 +48,9 @@ final class Connector {
    */
   private static final int SIMULTANEOUS_OPEN_WAIT_DIVISOR = 10;
 
-  /**
-   * Device-name suffix of the store key of the passive side of a connection of this NIC to itself.
-   */
-  private static final String LOOPBACK_SUFFIX = "#loopback";
-
-  private final Owner owner;
+  private final ConnectorHost host;
   private final OwnerConfig config;
   private final NicPath localNicPath;
-
-  /**
-   * Store key of the passive side of a connection of this NIC to itself (the active side has the
-   * path).
-   */
-  private final NicPath loopbackKey;
 
   private final EndpointStore store;
   private final HandshakeChannel channel;
@@ -87,13 +65,11 @@ final class Connector {
   /** Active endpoints waiting for a free handshake slot, their request not sent yet. */
   private final ArrayDeque<Endpoint> waiting = new ArrayDeque<>();
 
-  /** Passive endpoints connected but waiting for the peer's ready-to-use before posting. */
-  private final List<Endpoint> awaitingReady = new ArrayList<>();
-
+  private final PassiveOpen passive;
   private long nextGeneration;
 
   /**
-   * @param owner the owner whose endpoints this connects
+   * @param host the owner whose endpoints this connects
    * @param config sizes and timings
    * @param localNicPath the owner's own NIC path
    * @param device the opened device (port attributes for the messages)
@@ -104,7 +80,7 @@ final class Connector {
    * @param backoff when a refused handshake is tried again
    */
   Connector(
-      Owner owner,
+      ConnectorHost host,
       OwnerConfig config,
       NicPath localNicPath,
       VerbsContext device,
@@ -113,21 +89,20 @@ final class Connector {
       NanoClock clock,
       OwnerMetrics metrics,
       HandshakeBackoff backoff) {
-    this.owner = owner;
+    this.host = host;
     this.config = config;
     this.localNicPath = localNicPath;
-    this.loopbackKey = NicPath.of(localNicPath.server(), localNicPath.device() + LOOPBACK_SUFFIX);
     this.store = store;
     this.channel = channel;
     this.clock = clock;
     this.metrics = metrics;
-    this.messages = new ConnectMessages(localNicPath, device, config.port());
+    this.messages = new ConnectMessages(localNicPath, device, config);
     this.backoff = backoff;
     // Seeded from the wall clock so a restarted node's generations are newer than its old ones.
     this.nextGeneration = System.currentTimeMillis() << 16;
+    this.passive =
+        new PassiveOpen(this, host, config, localNicPath, store, clock, metrics, messages);
   }
-
-  // ---------------------------------------------------------------- active open
 
   /**
    * Stores a new endpoint to {@code path} with {@code first} queued on it, has its QPs made off the
@@ -136,12 +111,12 @@ final class Connector {
    * @param first the slice that needs it; completed HANDSHAKE_FAILED when no QPs can be made
    */
   void startActive(NicPath path, Slice first) {
-    owner.makeRoom();
-    Endpoint ep = owner.newEndpoint(path, config.qpsPerEndpoint(), nextGeneration++);
-    ep.pending.add(first);
+    host.makeRoom();
+    Endpoint ep = host.newEndpoint(EndpointKey.to(path), config.qpsPerEndpoint(), newGeneration());
+    ep.queue(first, clock.nanoTime());
     store.put(ep);
-    long generation = ep.generation;
-    owner.prepareQps(ep, null, failure -> qpsMade(ep, generation, failure));
+    long generation = ep.generation();
+    host.prepareQps(ep, null, failure -> qpsMade(ep, generation, failure));
   }
 
   /** The QPs of a new active endpoint are made (or could not be): send its request, or fail it. */
@@ -159,13 +134,13 @@ final class Connector {
               "cannot create QPs on "
                   + localNicPath
                   + " for "
-                  + ep.path
+                  + ep.path()
                   + ": "
                   + failure.getMessage(),
               failure));
       return;
     }
-    ep.moveTo(EndpointState.CONNECTING);
+    ep.beginConnecting();
     if (connecting.size() >= config.maxHandshakesInFlight()) {
       waiting.add(ep);
     } else {
@@ -177,14 +152,14 @@ final class Connector {
    * @return true when {@code ep} is still the endpoint stored for its path, under {@code
    *     generation}, in {@code state}: what a reply or a QP job that comes back may act on
    */
-  private boolean isCurrent(Endpoint ep, long generation, EndpointState state) {
-    return store.get(ep.path) == ep && ep.generation == generation && ep.state() == state;
+  boolean isCurrent(Endpoint ep, long generation, EndpointState state) {
+    return store.holds(ep) && ep.generation() == generation && ep.state() == state;
   }
 
   /** Starts the handshake deadline of {@code ep} and sends its first connect request. */
   private void begin(Endpoint ep) {
-    ep.handshakeStartNanos = clock.nanoTime();
-    ep.handshakeDeadlineNanos = ep.handshakeStartNanos + config.handshakeDeadline().toNanos();
+    long now = clock.nanoTime();
+    ep.admitted(now, now + config.handshakeDeadline().toNanos());
     connecting.add(ep);
     metrics.handshakeStarted(true);
     sendRequest(ep);
@@ -200,7 +175,7 @@ final class Connector {
     int sent = 0;
     while (!waiting.isEmpty() && connecting.size() < config.maxHandshakesInFlight()) {
       Endpoint ep = waiting.poll();
-      if (store.get(ep.path) == ep && ep.state() == EndpointState.CONNECTING) {
+      if (store.holds(ep) && ep.state() == EndpointState.CONNECTING) {
         begin(ep);
         sent++;
       }
@@ -213,42 +188,33 @@ final class Connector {
    * command.
    */
   private void sendRequest(Endpoint ep) {
-    ep.reaskAtNanos = 0;
-    ep.retryAtNanos = 0;
-    ep.handshakeAttempts++;
+    ep.requestSent();
     metrics.handshakeAttempted();
     ConnectRequest request = messages.request(ep);
-    long generation = ep.generation;
+    long generation = ep.generation();
     // A retry or re-ask gets what is left of the endpoint's deadline, not a fresh one.
-    Duration left = Duration.ofNanos(Math.max(1, ep.handshakeDeadlineNanos - clock.nanoTime()));
+    Duration left = Duration.ofNanos(Math.max(1, ep.handshakeDeadlineNanos() - clock.nanoTime()));
     Future<ConnectReply> reply;
     try {
-      reply = channel.connect(ep.path.server(), request, left);
+      reply = channel.connect(ep.path().server(), request, left);
     } catch (RuntimeException e) {
       reply = Future.failedFuture(e);
     }
-    OwnerProxy proxy = owner.proxy();
-    reply.onComplete(ar -> proxy.handshakeReply(ep, generation, ar));
+    host.onAnswer(reply, ep, generation);
   }
 
   /**
-   * Asks again for an endpoint whose peer said SIMULTANEOUS_OPEN but whose own request never
-   * reached us. The new generation makes any late answer to the old request stale. The handshake
-   * deadline is not extended.
+   * Asks again under a new generation (a late answer to the earlier request is stale), without
+   * extending the handshake deadline: after SIMULTANEOUS_OPEN when the peer's own request never
+   * reached us ({@code reask}), or once the backoff wait of a refused attempt is over.
    */
-  private void reask(Endpoint ep) {
-    ep.generation = nextGeneration++;
-    metrics.handshakeReasked();
-    sendRequest(ep);
-  }
-
-  /**
-   * Tries a refused endpoint again once its backoff wait is over, under a new generation (a late
-   * answer to an earlier attempt is stale). The handshake deadline is not extended.
-   */
-  private void retry(Endpoint ep) {
-    ep.generation = nextGeneration++;
-    metrics.handshakeRetried();
+  private void askAgain(Endpoint ep, boolean reask) {
+    ep.renew(newGeneration());
+    if (reask) {
+      metrics.handshakeReasked();
+    } else {
+      metrics.handshakeRetried();
+    }
     sendRequest(ep);
   }
 
@@ -259,12 +225,12 @@ final class Connector {
    * @return true when scheduled (the endpoint stays CONNECTING with its slices queued)
    */
   private boolean backOff(Endpoint ep) {
-    long wait = backoff.waitNanos(ep.handshakeAttempts);
+    long wait = backoff.waitNanos(ep.handshakeAttempts());
     long now = clock.nanoTime();
-    if (wait < 0 || now + wait - ep.handshakeDeadlineNanos >= 0) {
+    if (wait < 0 || now + wait - ep.handshakeDeadlineNanos() >= 0) {
       return false;
     }
-    ep.retryAtNanos = now + wait;
+    ep.retryAt(now + wait);
     metrics.handshakeBackedOff(wait);
     return true;
   }
@@ -299,32 +265,30 @@ final class Connector {
               ? failure
               : new VteException(
                   ErrorCode.PEER_UNREACHABLE,
-                  "handshake with " + ep.path + " failed: " + failure,
+                  "handshake with " + ep.path() + " failed: " + failure,
                   failure));
       return;
     }
     ConnectStatus status = reply.getStatus();
     if (status == ConnectStatus.SIMULTANEOUS_OPEN) {
-      // The peer keeps the active role and its request should reach us and connect us passively; if
-      // it
-      // does not come soon (that attempt failed, or the peer holds a stale connection), ask again.
-      ep.reaskAtNanos =
+      // The peer keeps the active role and its request should connect us passively; if it does not
+      // come soon (that attempt failed, or the peer holds a stale connection), ask again.
+      ep.reaskAt(
           Math.min(
-              ep.handshakeDeadlineNanos,
+              ep.handshakeDeadlineNanos(),
               clock.nanoTime()
-                  + config.handshakeDeadline().toNanos() / SIMULTANEOUS_OPEN_WAIT_DIVISOR);
+                  + config.handshakeDeadline().toNanos() / SIMULTANEOUS_OPEN_WAIT_DIVISOR));
       return;
     }
     if (status == ConnectStatus.DEVICE_DOWN || status == ConnectStatus.SHUTTING_DOWN) {
       // Nothing wrong with the slices: the device is down at the far end. PEER_DEVICE_DOWN moves
-      // them
-      // elsewhere and keeps every rail to that device out of selection.
+      // them elsewhere and keeps every rail to that device out of selection.
       fail(
           ep,
           SliceStatus.PEER_DEVICE_DOWN,
           new VteException(
               ErrorCode.DEVICE_UNAVAILABLE,
-              ep.path + " refused the connection: " + status + " " + reply.getReason()));
+              ep.path() + " refused the connection: " + status + " " + reply.getReason()));
       return;
     }
     if (status == ConnectStatus.VERSION_MISMATCH) {
@@ -334,7 +298,7 @@ final class Connector {
           SliceStatus.HANDSHAKE_FAILED,
           WireVersions.SPOKEN.mismatch(
               WireVersions.announced(reply.getWireVersionMin(), reply.getWireVersionMax()),
-              ep.path.toString()));
+              ep.path().toString()));
       return;
     }
     if (status == ConnectStatus.RESOURCE_EXHAUSTED && backOff(ep)) {
@@ -347,7 +311,7 @@ final class Connector {
           SliceStatus.HANDSHAKE_FAILED,
           new VteException(
               ErrorCode.HANDSHAKE_REJECTED,
-              ep.path + " rejected the connection: " + status + " " + reply.getReason()));
+              ep.path() + " rejected the connection: " + status + " " + reply.getReason()));
       return;
     }
     int version = WireVersions.chosen(reply.getWireVersion());
@@ -359,7 +323,7 @@ final class Connector {
           SliceStatus.HANDSHAKE_FAILED,
           new VteException(
               ErrorCode.VERSION_MISMATCH,
-              ep.path
+              ep.path()
                   + " chose wire version "
                   + Integer.toUnsignedString(version)
                   + ", outside the range "
@@ -367,26 +331,15 @@ final class Connector {
                   + " this node offered"));
       return;
     }
-    ep.wireVersion = version;
     Consumer<QueuePair[]> connect;
     try {
-      PathAgreement.requireSameGidType(
-          messages.port(), reply.getGidType(), reply.getLocalNicPath());
-      connect =
-          connectTo(
-              ep,
-              reply.getQpsList(),
-              reply.getLid(),
-              reply.getGid(),
-              reply.getReadDepth(),
-              PathAgreement.pathMtu(
-                  messages.port(), reply.getLinkLayer(), reply.getMtu(), reply.getLocalNicPath()));
+      connect = messages.connectTo(ep, reply);
     } catch (RuntimeException e) {
       failBadReply(ep, e);
       return;
     }
     long peerGeneration = reply.getGeneration();
-    owner.prepareQps(
+    host.prepareQps(
         ep,
         connect,
         qpFailure -> {
@@ -396,8 +349,8 @@ final class Connector {
           } else if (qpFailure != null) {
             failBadReply(ep, qpFailure);
           } else {
-            ep.peerGeneration = peerGeneration;
-            metrics.handshakeSucceeded(clock.nanoTime() - ep.handshakeStartNanos);
+            ep.connectedActive(peerGeneration, version);
+            metrics.handshakeSucceeded(clock.nanoTime() - ep.handshakeStartNanos());
             connected(ep);
             sendReady(ep);
           }
@@ -410,7 +363,7 @@ final class Connector {
         SliceStatus.HANDSHAKE_FAILED,
         new VteException(
             ErrorCode.PROTOCOL_ERROR,
-            "bad ACCEPTED reply from " + ep.path + ": " + e.getMessage(),
+            "bad ACCEPTED reply from " + ep.path() + ": " + e.getMessage(),
             e));
   }
 
@@ -420,46 +373,11 @@ final class Connector {
    */
   private void sendReady(Endpoint ep) {
     try {
-      channel.connect(ep.path.server(), messages.ready(ep), config.handshakeDeadline());
+      channel.connect(ep.path().server(), messages.ready(ep), config.handshakeDeadline());
     } catch (RuntimeException e) {
       // the peer falls back to posting after one ACK timeout
     }
   }
-
-  /**
-   * The peer's ready-to-use: the endpoint it names, if it is still the stored one under the same
-   * generations and waiting, starts posting.
-   */
-  private void onPeerReady(NicPath key, ConnectRequest request, Promise<ConnectReply> reply) {
-    Endpoint ep = store.get(key);
-    if (ep == null
-        || !ep.awaitingPeerReady
-        || ep.generation != request.getReadyGeneration()
-        || ep.peerGeneration != request.getGeneration()) {
-      reply.complete(
-          messages.reject(
-              ConnectStatus.INVALID_REQUEST,
-              "no endpoint of generation "
-                  + request.getReadyGeneration()
-                  + " for "
-                  + request.getLocalNicPath()
-                  + " generation "
-                  + request.getGeneration()
-                  + " waits for readiness"));
-      return;
-    }
-    peerReady(ep);
-    reply.complete(messages.accepted(ep));
-  }
-
-  /** Lets a passive endpoint post: the peer is ready (or it waited long enough). */
-  private void peerReady(Endpoint ep) {
-    ep.awaitingPeerReady = false;
-    awaitingReady.remove(ep);
-    owner.markReadyIfPending(ep);
-  }
-
-  // ---------------------------------------------------------------- disconnect (WRITE fence)
 
   /**
    * Asks the peer to retire its end of {@code ep} (a connected endpoint that failed) so that none
@@ -469,259 +387,62 @@ final class Connector {
    */
   Future<ConnectReply> disconnect(Endpoint ep) {
     try {
-      return channel.connect(ep.path.server(), messages.disconnect(ep), config.handshakeDeadline());
+      return channel.connect(
+          ep.path().server(), messages.disconnect(ep), config.handshakeDeadline());
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
   }
 
-  /**
-   * A peer's disconnect: retires our endpoint to it if it is the one of the named generation (its
-   * QPs go to ERR, so nothing the peer sent on it executes any more, even what is still unread),
-   * and answers DISCONNECTED; an endpoint of another generation, or none, means that one is retired
-   * or gone already.
-   */
-  void onPeerDisconnect(ConnectRequest request, Promise<ConnectReply> reply) {
-    String badPath = NicPath.problem(request.getLocalNicPath());
-    if (badPath != null) {
-      reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, "local_nic_path " + badPath));
-      return;
-    }
-    NicPath peer = NicPath.parse(request.getLocalNicPath());
-    NicPath key = peer.equals(localNicPath) ? loopbackKey : peer;
-    Endpoint ep = store.get(key);
-    if (ep != null && ep.generation == request.getDisconnectGeneration()) {
-      metrics.peerDisconnected();
-      owner.retire(
-          ep,
-          SliceStatus.ENDPOINT_RETIRED,
-          new VteException(
-              ErrorCode.PEER_UNREACHABLE, peer + " disconnected its end of the connection"));
-    }
-    reply.complete(
-        messages.disconnected(
-            "endpoint generation "
-                + request.getDisconnectGeneration()
-                + " to "
-                + peer
-                + " is retired"));
-  }
-
-  // ---------------------------------------------------------------- passive open
-
-  /**
-   * Answers a peer's connect request on an owner that takes connections (see the class comment for
-   * simultaneous open; a request with a newer generation replaces a connected endpoint).
-   */
-  void onPassiveConnect(ConnectRequest request, Promise<ConnectReply> reply) {
-    String invalid = ConnectMessages.validate(request);
-    if (invalid != null) {
-      reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, invalid));
-      return;
-    }
-    if (ConnectMessages.agreedVersion(request) == 0) {
-      metrics.versionMismatch();
-      reply.complete(messages.versionMismatch(request));
-      return;
-    }
-    NicPath peer = NicPath.parse(request.getLocalNicPath());
-    NicPath key = peer.equals(localNicPath) ? loopbackKey : peer;
-    if (request.getReadyGeneration() != 0) {
-      onPeerReady(key, request, reply);
-      return;
-    }
-    Endpoint existing = store.get(key);
-    ArrayDeque<Slice> carried = null;
-    if (existing != null) {
-      if (existing.state() == EndpointState.CONNECTING) {
-        // One still waiting for a slot sent nothing: no simultaneous open, the peer's request wins.
-        boolean sent = !waiting.remove(existing);
-        if (sent && localNicPath.compareTo(peer) < 0) {
-          metrics.simultaneousOpen(true);
-          reply.complete(
-              messages.reject(
-                  ConnectStatus.SIMULTANEOUS_OPEN,
-                  localNicPath + " sorts lower than " + peer + " and keeps its active attempt"));
-          return;
-        }
-        if (sent) {
-          metrics.simultaneousOpen(false);
-        }
-        if (existing.qps.length == request.getQpsCount() && !existing.qpJobInFlight) {
-          // Abandon our attempt (its reply becomes stale) and connect the same INIT QPs passively.
-          existing.generation = nextGeneration++;
-          metrics.handshakeStarted(false);
-          acceptOn(existing, EndpointState.CONNECTING, request, reply);
-          return;
-        }
-      } else if (request.getGeneration() <= existing.peerGeneration) {
-        metrics.staleRequestRejected();
-        reply.complete(
-            messages.reject(
-                ConnectStatus.SIMULTANEOUS_OPEN,
-                "request generation "
-                    + request.getGeneration()
-                    + " is not newer than the connected peer generation "
-                    + existing.peerGeneration));
-        return;
-      }
-      // Replace: the peer reconnects with a newer generation. Queued slices move to the
-      // replacement.
-      carried = new ArrayDeque<>(existing.pending);
-      existing.pending.clear();
-      owner.retire(
-          existing,
-          SliceStatus.ENDPOINT_RETIRED,
-          new VteException(
-              ErrorCode.PEER_UNREACHABLE,
-              "endpoint to " + peer + " replaced by a newer connection from the peer"));
-    }
-    owner.makeRoom();
-    Endpoint ep = owner.newEndpoint(key, request.getQpsCount(), nextGeneration++);
-    if (carried != null) {
-      ep.pending.addAll(carried);
-    }
-    store.put(ep);
-    metrics.handshakeStarted(false);
-    acceptOn(ep, EndpointState.NEW, request, reply);
-  }
-
-  /**
-   * Connects the QPs of {@code ep} (made first when it has none) to the requester's off the owner's
-   * thread, then answers: ACCEPTED if it is still the stored endpoint, under the same generation,
-   * in {@code state}; else the request was overtaken meanwhile (retired, replaced) and is refused
-   * RESOURCE_EXHAUSTED, which the peer retries after a backoff.
-   */
-  private void acceptOn(
-      Endpoint ep, EndpointState state, ConnectRequest request, Promise<ConnectReply> reply) {
-    Consumer<QueuePair[]> connect;
-    try {
-      PathAgreement.requireSameGidType(
-          messages.port(), request.getGidType(), request.getLocalNicPath());
-      connect =
-          connectTo(
-              ep,
-              request.getQpsList(),
-              request.getLid(),
-              request.getGid(),
-              request.getReadDepth(),
-              PathAgreement.pathMtu(
-                  messages.port(),
-                  request.getLinkLayer(),
-                  request.getMtu(),
-                  request.getLocalNicPath()));
-    } catch (RuntimeException e) {
-      refuseBadRequest(ep, request, reply, e);
-      return;
-    }
-    long generation = ep.generation;
-    boolean create = !ep.hasQps();
-    owner.prepareQps(
-        ep,
-        connect,
-        failure -> {
-          if (!isCurrent(ep, generation, state)) {
-            metrics.staleReplyDropped();
-            reply.complete(
-                messages.reject(
-                    ConnectStatus.RESOURCE_EXHAUSTED,
-                    "the connection from "
-                        + request.getLocalNicPath()
-                        + " was overtaken while its QPs were set up"));
-          } else if (failure != null && create && !ep.hasQps()) {
-            fail(ep, SliceStatus.ENDPOINT_RETIRED, null);
-            reply.complete(
-                messages.reject(
-                    ConnectStatus.RESOURCE_EXHAUSTED,
-                    "cannot create QPs: " + failure.getMessage()));
-          } else if (failure != null) {
-            refuseBadRequest(ep, request, reply, failure);
-          } else {
-            ep.peerGeneration = request.getGeneration();
-            ep.wireVersion = ConnectMessages.agreedVersion(request);
-            // The requester's QPs are still in INIT: wait for its ready-to-use, or one ACK timeout.
-            ep.awaitingPeerReady = true;
-            ep.peerReadyDeadlineNanos = clock.nanoTime() + ackTimeoutNanos();
-            awaitingReady.add(ep);
-            connected(ep);
-            reply.complete(messages.accepted(ep));
-          }
-        });
-  }
-
-  private void refuseBadRequest(
-      Endpoint ep, ConnectRequest request, Promise<ConnectReply> reply, Throwable e) {
-    String reason = "cannot connect to " + request.getLocalNicPath() + ": " + e.getMessage();
-    fail(ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.PROTOCOL_ERROR, reason, e));
-    reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, reason));
-  }
-
-  /** The QPs' local ACK timeout: what the first packets to a peer not yet in RTR would wait. */
-  private long ackTimeoutNanos() {
-    return new RtsAttributes(0, config.qpTimeout(), 0, 0).timeoutNanos();
-  }
-
-  // ---------------------------------------------------------------- both sides
-
-  /**
-   * Checks the peer's QPs against ours (on the owner's thread) and returns the verbs that connect
-   * them, to run off it: each QP to RTR towards its peer, then to RTS.
-   *
-   * @throws VteException PROTOCOL_ERROR when the peer sent another number of QPs
-   */
-  private Consumer<QueuePair[]> connectTo(
-      Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int readDepth, int pathMtu) {
-    if (peerQps.size() != ep.qps.length) {
-      throw new VteException(
-          ErrorCode.PROTOCOL_ERROR,
-          "peer sent " + peerQps.size() + " QPs for " + ep.qps.length + " of ours");
-    }
-    Gid peerGid = Gid.fromBytes(gid.toByteArray());
-    QpPeer[] peers = new QpPeer[peerQps.size()];
-    RtsAttributes[] rts = new RtsAttributes[peers.length];
-    for (int i = 0; i < peers.length; i++) {
-      QpInfo info = peerQps.get(i);
-      peers[i] =
-          new QpPeer(
-              info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff, Math.min(readDepth, 255));
-      rts[i] =
-          new RtsAttributes(
-              ep.psns[i], config.qpTimeout(), config.qpRetryCount(), config.qpRnrRetry());
-    }
-    return qps -> {
-      for (int i = 0; i < qps.length; i++) {
-        qps[i].toRtr(peers[i], pathMtu);
-        qps[i].toRts(rts[i]);
-      }
-    };
-  }
-
-  private void connected(Endpoint ep) {
-    ep.moveTo(EndpointState.CONNECTED);
-    metrics.wireVersionAgreed(ep.path, ep.wireVersion);
+  /** An endpoint is connected: out of the handshake books, posting once its peer is ready. */
+  void connected(Endpoint ep) {
+    metrics.wireVersionAgreed(ep.key(), ep.wireVersion());
     connecting.remove(ep);
-    if (!ep.awaitingPeerReady) {
-      owner.markReadyIfPending(ep);
+    if (!ep.awaitingPeerReady()) {
+      host.markReadyIfPending(ep);
     }
+  }
+
+  /**
+   * Takes an active endpoint out of the line for a handshake slot.
+   *
+   * @return true when it was waiting there (its request was never sent)
+   */
+  boolean withdrawWaiting(Endpoint ep) {
+    return waiting.remove(ep);
+  }
+
+  /**
+   * @return a generation newer than any this owner gave before
+   */
+  long newGeneration() {
+    return nextGeneration++;
+  }
+
+  /**
+   * @return the passive side of this owner's handshakes
+   */
+  PassiveOpen passive() {
+    return passive;
   }
 
   /**
    * The one way an endpoint whose handshake failed ends: counted, FAILED, out of the store and the
    * handshake deadlines, its queued slices completed with {@code sliceStatus}, its QPs destroyed.
    */
-  private void fail(Endpoint ep, int sliceStatus, Throwable cause) {
+  void fail(Endpoint ep, int sliceStatus, Throwable cause) {
     metrics.handshakeFailed();
-    ep.moveTo(EndpointState.FAILED);
+    ep.fail();
     connecting.remove(ep);
-    store.remove(ep.path, ep);
-    owner.failPending(ep, sliceStatus, cause);
-    owner.destroy(ep);
+    store.remove(ep);
+    host.failPending(ep, sliceStatus, cause);
+    host.destroy(ep);
   }
 
   /** Forgets the handshake of an endpoint the owner retired while it was connecting or waiting. */
   void forget(Endpoint ep) {
     if (!connecting.remove(ep) && !waiting.remove(ep)) {
-      awaitingReady.remove(ep);
+      passive.forget(ep);
     }
   }
 
@@ -732,7 +453,7 @@ final class Connector {
    * @return how many it failed, re-sent or sent
    */
   int checkDeadlines() {
-    int admitted = admitWaiting() + readyByDeadline();
+    int admitted = admitWaiting() + passive.readyByDeadline();
     if (connecting.isEmpty()) {
       return admitted;
     }
@@ -740,42 +461,23 @@ final class Connector {
     int expired = admitted;
     for (int i = connecting.size() - 1; i >= 0; i--) {
       Endpoint ep = connecting.get(i);
-      if (now - ep.handshakeDeadlineNanos >= 0) {
+      if (now - ep.handshakeDeadlineNanos() >= 0) {
         expired++;
         fail(
             ep,
             SliceStatus.HANDSHAKE_FAILED,
             new VteException(
                 ErrorCode.TIMED_OUT,
-                "no handshake answer from " + ep.path + " within " + config.handshakeDeadline()));
-      } else if (ep.reaskAtNanos != 0 && now - ep.reaskAtNanos >= 0) {
+                "no handshake answer from " + ep.path() + " within " + config.handshakeDeadline()));
+      } else if (ep.reaskDue(now)) {
         expired++;
-        reask(ep);
-      } else if (ep.retryAtNanos != 0 && now - ep.retryAtNanos >= 0) {
+        askAgain(ep, true);
+      } else if (ep.retryDue(now)) {
         expired++;
-        retry(ep);
+        askAgain(ep, false);
       }
     }
     return expired;
-  }
-
-  /**
-   * Lets the passive endpoints whose peer's ready-to-use did not come within one ACK timeout post
-   * anyway (no worse than posting at once: their first packets would have waited that long).
-   *
-   * @return how many it let post
-   */
-  private int readyByDeadline() {
-    int n = 0;
-    long now = clock.nanoTime();
-    for (int i = awaitingReady.size() - 1; i >= 0; i--) {
-      Endpoint ep = awaitingReady.get(i);
-      if (now - ep.peerReadyDeadlineNanos >= 0) {
-        peerReady(ep);
-        n++;
-      }
-    }
-    return n;
   }
 
   /**
@@ -783,7 +485,7 @@ final class Connector {
    *     peer's ready-to-use
    */
   boolean hasHandshakesPending() {
-    return !connecting.isEmpty() || !awaitingReady.isEmpty();
+    return !connecting.isEmpty() || passive.awaitsPeers();
   }
 
   /**

@@ -7,84 +7,76 @@ import java.util.ArrayDeque;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The connection of one owner to one peer NIC path: its QPs, the work requests it has in flight and
- * the slices waiting for it. Confined to its owner's event loop: no field is touched from another
- * thread.
+ * The connection of one owner to one peer NIC path: its QPs, the work requests it has in flight,
+ * the slices waiting for it and where its handshake stands. Its state changes only through the
+ * transition methods below, each of which keeps the fields that belong together consistent (the
+ * lifecycle through {@link EndpointState#canMoveTo}). Confined to its owner's event loop: nothing
+ * is touched from another thread.
  */
 final class Endpoint {
 
-  /** The peer NIC path: the endpoint's key in its owner's store. */
-  final NicPath path;
-
-  final QueuePair[] qps;
-  final int[] psns;
-  final int[] qpOutstanding;
-  final ArrayDeque<Slice> pending = new ArrayDeque<>();
-  long generation;
-  long peerGeneration = -1;
-
-  /** The control-plane wire version agreed with the peer (highest common), 0 until connected. */
-  int wireVersion;
-
+  private final EndpointKey key;
+  private final QueuePair[] qps;
+  private final int[] psns;
+  private final int[] qpOutstanding;
+  private final ArrayDeque<Slice> pending = new ArrayDeque<>();
   private EndpointState state = EndpointState.NEW;
-  int outstanding;
-  int nextQp;
-  boolean inReadyList;
-  long handshakeStartNanos;
-  long handshakeDeadlineNanos;
+  private long generation;
+  private long peerGeneration = -1;
+  private int wireVersion;
+  private int outstanding;
+  private int nextQp;
+  private boolean inReadyList;
 
-  /** When an active endpoint told SIMULTANEOUS_OPEN sends its request again; 0 when not waiting. */
-  long reaskAtNanos;
+  private long handshakeStartNanos;
+  private long handshakeDeadlineNanos;
+  private int handshakeAttempts;
 
-  /** Connect requests sent for this endpoint (first, retries and re-asks). */
-  int handshakeAttempts;
+  /** When an active endpoint told SIMULTANEOUS_OPEN asks again; 0 when not waiting. */
+  private long reaskAtNanos;
 
-  /** When a refused active endpoint sends its request again after backing off; 0 when not. */
-  long retryAtNanos;
+  /** When a refused active endpoint asks again after backing off; 0 when not. */
+  private long retryAtNanos;
 
   /**
    * A passive endpoint connected but not yet told by the peer that its QPs are in RTS: nothing is
-   * posted (the peer's NIC would drop it until a retransmit), until the peer's ready-to-use or
-   * {@link #peerReadyDeadlineNanos}.
+   * posted (the peer's NIC would drop it until a retransmit) until the peer's ready-to-use or the
+   * deadline.
    */
-  boolean awaitingPeerReady;
+  private boolean awaitingPeerReady;
 
-  /** When a passive endpoint posts even without the peer's ready-to-use (it may be lost). */
-  long peerReadyDeadlineNanos;
-
-  long flushDeadlineNanos;
+  private long peerReadyDeadlineNanos;
+  private long flushDeadlineNanos;
 
   /** When a slice was last queued on it or completed on it (idle retire). */
-  long lastUsedNanos;
+  private long lastUsedNanos;
 
-  /**
-   * When a work request of it last completed, or it went from nothing in flight to some: how long
-   * its QPs went without progress ({@link Owner} retires it when that outlasts RC's own failure).
-   */
-  long progressNanos;
+  /** When a work request last completed, or it went from nothing in flight to some (stall). */
+  private long progressNanos;
 
-  int retireStatus;
-  Throwable retireCause;
+  private int retireStatus;
+  private Throwable retireCause;
 
   /** Verbs run on its QPs off the owner's thread right now ({@link QpJobs}): not destroyed yet. */
-  boolean qpJobInFlight;
+  private boolean qpJobInFlight;
 
   /** Retired or failed while a QP job was in flight: destroyed when the job comes back. */
-  boolean destroyDeferred;
+  private boolean destroyDeferred;
 
   /** Its QPs exist (they are made off the owner's thread after the endpoint is stored). */
   private boolean hasQps;
 
   /** The fence of its posted WRITEs once one failed ({@link WriteFence}); null before. */
-  WriteFence fence;
+  private WriteFence fence;
 
   /**
-   * @param path the peer NIC path (the store key)
+   * @param key its key in the owner's store
    * @param generation its generation
    * @param qpCount how many QPs it will have; they are {@link #attach attached} once made
+   * @param nowNanos the owner's clock: it counts as used now
    */
-  Endpoint(NicPath path, long generation, int qpCount) {
-    this.path = path;
+  Endpoint(EndpointKey key, long generation, int qpCount, long nowNanos) {
+    this.key = key;
     this.generation = generation;
     this.qps = new QueuePair[qpCount];
     this.psns = new int[qpCount];
@@ -92,6 +84,54 @@ final class Endpoint {
       psns[i] = ThreadLocalRandom.current().nextInt(1 << 24);
     }
     this.qpOutstanding = new int[qpCount];
+    this.lastUsedNanos = nowNanos;
+  }
+
+  // ---------------------------------------------------------------- identity and QPs
+
+  EndpointKey key() {
+    return key;
+  }
+
+  /** The peer NIC path. */
+  NicPath path() {
+    return key.peer();
+  }
+
+  long generation() {
+    return generation;
+  }
+
+  /** The peer endpoint's generation it is connected to; -1 before. */
+  long peerGeneration() {
+    return peerGeneration;
+  }
+
+  /** The control-plane wire version agreed with the peer (highest common), 0 until connected. */
+  int wireVersion() {
+    return wireVersion;
+  }
+
+  EndpointState state() {
+    return state;
+  }
+
+  int qpCount() {
+    return qps.length;
+  }
+
+  QueuePair qp(int q) {
+    return qps[q];
+  }
+
+  /** A copy of its QPs (to hand to a job off the owner's thread). */
+  QueuePair[] qps() {
+    return qps.clone();
+  }
+
+  /** The first packet sequence number of its QP {@code q}. */
+  int psn(int q) {
+    return psns[q];
   }
 
   /** Takes the QPs made for it (in INIT). */
@@ -100,57 +140,343 @@ final class Endpoint {
     hasQps = true;
   }
 
-  /** Its QPs are being destroyed: nothing may touch them, nor destroy them again. */
-  void qpsDestroyed() {
-    hasQps = false;
-  }
-
-  /**
-   * @return true once its QPs are made, until they are destroyed
-   */
+  /** True once its QPs are made, until they are destroyed. */
   boolean hasQps() {
     return hasQps;
   }
 
-  /**
-   * @return where it is in its lifecycle
-   */
-  EndpointState state() {
-    return state;
+  /** A QP job of it starts off the owner's thread. */
+  void qpJobStarted() {
+    qpJobInFlight = true;
   }
+
+  /**
+   * Its QP job is back (or will never come back: the verbs executor stopped).
+   *
+   * @return true when it was retired meanwhile and must be destroyed now
+   */
+  boolean qpJobDone() {
+    qpJobInFlight = false;
+    boolean destroy = destroyDeferred;
+    destroyDeferred = false;
+    return destroy;
+  }
+
+  boolean qpJobInFlight() {
+    return qpJobInFlight;
+  }
+
+  /**
+   * Asks for its QPs to be destroyed.
+   *
+   * @return its QPs, now forgotten, when they may go now; null when there are none or a QP job is
+   *     in flight (they go when it is back, {@link #qpJobDone})
+   */
+  QueuePair[] detachQps() {
+    if (qpJobInFlight) {
+      destroyDeferred = true;
+      return null;
+    }
+    if (!hasQps) {
+      return null;
+    }
+    hasQps = false;
+    return qps.clone();
+  }
+
+  // ---------------------------------------------------------------- lifecycle
 
   /**
    * The one way the state changes.
    *
-   * @param next the new state
    * @throws IllegalStateException naming the endpoint and both states when {@link
    *     EndpointState#canMoveTo} forbids the move (a bug in the owner: nothing is changed)
    */
-  void moveTo(EndpointState next) {
+  private void moveTo(EndpointState next) {
     if (!state.canMoveTo(next)) {
       throw new IllegalStateException(this + " cannot move from " + state + " to " + next);
     }
     state = next;
   }
 
+  /** Its QPs are made (active side): CONNECTING, its request sent or waiting for a slot. */
+  void beginConnecting() {
+    moveTo(EndpointState.CONNECTING);
+  }
+
+  /** Its request goes now: the handshake deadline starts. */
+  void admitted(long nowNanos, long deadlineNanos) {
+    handshakeStartNanos = nowNanos;
+    handshakeDeadlineNanos = deadlineNanos;
+  }
+
+  /** A connect request goes under the current generation: no re-ask or retry is due any more. */
+  void requestSent() {
+    reaskAtNanos = 0;
+    retryAtNanos = 0;
+    handshakeAttempts++;
+  }
+
+  /** Abandons what was asked under the old generation (its answer becomes stale). */
+  void renew(long newGeneration) {
+    generation = newGeneration;
+  }
+
+  /** Told SIMULTANEOUS_OPEN: asks again at {@code atNanos} unless the peer's request comes. */
+  void reaskAt(long atNanos) {
+    reaskAtNanos = atNanos;
+  }
+
+  /** Refused: tries again at {@code atNanos}. */
+  void retryAt(long atNanos) {
+    retryAtNanos = atNanos;
+  }
+
+  boolean reaskDue(long nowNanos) {
+    return reaskAtNanos != 0 && nowNanos - reaskAtNanos >= 0;
+  }
+
+  boolean retryDue(long nowNanos) {
+    return retryAtNanos != 0 && nowNanos - retryAtNanos >= 0;
+  }
+
+  /** When a refused active endpoint asks again; 0 when no retry is scheduled. */
+  long retryAtNanos() {
+    return retryAtNanos;
+  }
+
+  long handshakeStartNanos() {
+    return handshakeStartNanos;
+  }
+
+  long handshakeDeadlineNanos() {
+    return handshakeDeadlineNanos;
+  }
+
+  int handshakeAttempts() {
+    return handshakeAttempts;
+  }
+
+  /** The active side connected to the peer endpoint of {@code peerGen}: slices may be posted. */
+  void connectedActive(long peerGen, int version) {
+    moveTo(EndpointState.CONNECTED);
+    peerGeneration = peerGen;
+    wireVersion = version;
+  }
+
   /**
-   * @return true when it is connected with nothing in flight and nothing queued: safe to evict
+   * The passive side connected to the requester's QPs, which are still in INIT: nothing is posted
+   * until the peer's ready-to-use or {@code readyDeadlineNanos}.
    */
+  void connectedPassive(long peerGen, int version, long readyDeadlineNanos) {
+    moveTo(EndpointState.CONNECTED);
+    peerGeneration = peerGen;
+    wireVersion = version;
+    awaitingPeerReady = true;
+    peerReadyDeadlineNanos = readyDeadlineNanos;
+  }
+
+  boolean awaitingPeerReady() {
+    return awaitingPeerReady;
+  }
+
+  boolean peerReadyOverdue(long nowNanos) {
+    return nowNanos - peerReadyDeadlineNanos >= 0;
+  }
+
+  /** The peer's QPs are in RTS (or it waited long enough): it may post. */
+  void peerReady() {
+    awaitingPeerReady = false;
+  }
+
+  /** The handshake failed: FAILED for good. */
+  void fail() {
+    moveTo(EndpointState.FAILED);
+  }
+
+  /**
+   * Takes it out of service; what is still in flight ends with {@code status} and {@code cause}
+   * when it flushes.
+   */
+  void retire(int status, Throwable cause) {
+    moveTo(EndpointState.RETIRED);
+    retireStatus = status;
+    retireCause = cause;
+  }
+
+  int retireStatus() {
+    return retireStatus;
+  }
+
+  Throwable retireCause() {
+    return retireCause;
+  }
+
+  /** Retired with work requests in flight: they are accounted for by {@code deadlineNanos}. */
+  void awaitFlush(long deadlineNanos) {
+    flushDeadlineNanos = deadlineNanos;
+  }
+
+  boolean flushOverdue(long nowNanos) {
+    return nowNanos - flushDeadlineNanos >= 0;
+  }
+
+  /** True when it is connected with nothing in flight and nothing queued: safe to evict. */
   boolean isIdle() {
     return state == EndpointState.CONNECTED && outstanding == 0 && pending.isEmpty();
   }
 
-  /**
-   * @return true once retired or failed
-   */
+  /** True once retired or failed. */
   boolean isDead() {
     return state == EndpointState.RETIRED || state == EndpointState.FAILED;
+  }
+
+  /** True when it is connected and the peer is ready for what it posts. */
+  boolean canPost() {
+    return state == EndpointState.CONNECTED && !awaitingPeerReady;
+  }
+
+  // ---------------------------------------------------------------- slices and work requests
+
+  /** Queues a slice for it: used now. */
+  void queue(Slice slice, long nowNanos) {
+    pending.add(slice);
+    lastUsedNanos = nowNanos;
+  }
+
+  /** The next queued slice, or null. */
+  Slice pollPending() {
+    return pending.pollFirst();
+  }
+
+  boolean hasPending() {
+    return !pending.isEmpty();
+  }
+
+  int pendingCount() {
+    return pending.size();
+  }
+
+  /** Takes its queued slices away (to a replacement): none is left here. */
+  ArrayDeque<Slice> takePending() {
+    ArrayDeque<Slice> taken = new ArrayDeque<>(pending);
+    pending.clear();
+    return taken;
+  }
+
+  /** Queues slices taken from the endpoint it replaces, in their order. */
+  void requeue(ArrayDeque<Slice> carried) {
+    pending.addAll(carried);
+  }
+
+  /**
+   * Puts it in the owner's ready line unless it is there already.
+   *
+   * @return true when it was not in the line
+   */
+  boolean enterReadyLine() {
+    if (inReadyList) {
+      return false;
+    }
+    inReadyList = true;
+    return true;
+  }
+
+  /** Taken out of the owner's ready line. */
+  void leaveReadyLine() {
+    inReadyList = false;
+  }
+
+  /** The QP to post to next, round robin. */
+  int nextQp() {
+    int q = nextQp;
+    nextQp = q + 1 == qps.length ? 0 : q + 1;
+    return q;
+  }
+
+  /** Work requests {@code max} minus what QP {@code q} has in flight. */
+  int qpRoom(int q, int max) {
+    return max - qpOutstanding[q];
+  }
+
+  /** True when some QP has fewer than {@code max} work requests in flight. */
+  boolean hasQpRoom(int max) {
+    for (int q = 0; q < qps.length; q++) {
+      if (qpOutstanding[q] < max) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * {@code n} work requests went to QP {@code q}; the stall clock starts if nothing was in flight.
+   */
+  void posted(int q, int n, long nowNanos) {
+    if (outstanding == 0) {
+      progressNanos = nowNanos;
+    }
+    qpOutstanding[q] += n;
+    outstanding += n;
+  }
+
+  /** A work request of QP {@code q} completed (any status): progress, and used now. */
+  void completed(int q, long nowNanos) {
+    qpOutstanding[q]--;
+    outstanding--;
+    lastUsedNanos = nowNanos;
+    progressNanos = nowNanos;
+  }
+
+  /** A work request of QP {@code q} is accounted for without a completion (flush deadline). */
+  void forgotten(int q) {
+    qpOutstanding[q]--;
+    outstanding--;
+  }
+
+  int outstanding() {
+    return outstanding;
+  }
+
+  /** Work requests QP {@code q} has in flight. */
+  int qpOutstanding(int q) {
+    return qpOutstanding[q];
+  }
+
+  /** How long it has been unused at {@code nowNanos}. */
+  long unusedFor(long nowNanos) {
+    return nowNanos - lastUsedNanos;
+  }
+
+  /** How long its work in flight has gone without a completion at {@code nowNanos}. */
+  long quietFor(long nowNanos) {
+    return nowNanos - progressNanos;
+  }
+
+  // ---------------------------------------------------------------- WRITE fence
+
+  /** Its fence, or null while none was asked. */
+  WriteFence fence() {
+    return fence;
+  }
+
+  /**
+   * Raises its fence.
+   *
+   * @return the new fence; null when it has one already
+   */
+  WriteFence raiseFence() {
+    if (fence != null) {
+      return null;
+    }
+    fence = new WriteFence();
+    return fence;
   }
 
   @Override
   public String toString() {
     return "Endpoint["
-        + path
+        + key
         + " gen "
         + generation
         + " "

@@ -7,50 +7,80 @@ import java.util.LinkedHashMap;
 import java.util.List;
 
 /**
- * One owner's endpoints by peer NIC path, bounded, least recently used first for eviction. Eviction
- * only ever picks an idle endpoint (connected, nothing in flight, nothing queued); while every
- * endpoint is busy the owner stores more than the capacity and trims back as they go idle.
- * Owner-confined.
+ * One owner's endpoints by {@link EndpointKey}, bounded, least recently used first for eviction.
+ * Eviction only ever picks an idle endpoint (connected, nothing in flight, nothing queued); while
+ * every endpoint is busy the owner stores more than the capacity and trims back as they go idle.
+ * The endpoints slices use are found by peer path alone (no key made per slice); the one passive
+ * end of this NIC's connection to itself sits beside them. Owner-confined.
  */
 final class EndpointStore {
 
   private final int capacity;
-  private final LinkedHashMap<NicPath, Endpoint> byPath;
+  private final LinkedHashMap<NicPath, Endpoint> byPeer;
+  private Endpoint loopbackPassive;
 
   EndpointStore(int capacity) {
     this.capacity = capacity;
-    this.byPath = new LinkedHashMap<>(Math.min(capacity, 1024) * 2, 0.75f, true);
+    this.byPeer = new LinkedHashMap<>(Math.min(capacity, 1024) * 2, 0.75f, true);
   }
 
   /**
-   * @return the endpoint for {@code path}, marking it recently used, or null
+   * @return the endpoint that slices to {@code peer} use, marking it recently used, or null
    */
-  Endpoint get(NicPath path) {
-    return byPath.get(path);
+  Endpoint get(NicPath peer) {
+    return byPeer.get(peer);
   }
 
   /**
-   * Inserts or replaces the endpoint of its path. The caller made room first ({@link #isFull()}).
+   * @return the endpoint stored under {@code key}, or null
+   */
+  Endpoint get(EndpointKey key) {
+    return key.loopbackPassive() ? loopbackPassive : byPeer.get(key.peer());
+  }
+
+  /**
+   * Inserts or replaces the endpoint of its key. The caller made room first ({@link #isFull()}).
    */
   void put(Endpoint endpoint) {
-    byPath.put(endpoint.path, endpoint);
+    EndpointKey key = endpoint.key();
+    if (key.loopbackPassive()) {
+      loopbackPassive = endpoint;
+    } else {
+      byPeer.put(key.peer(), endpoint);
+    }
   }
 
   /**
-   * Removes {@code endpoint} if it still is the one stored for {@code path}; a newer endpoint of
-   * the same path is never removed through a stale reference.
+   * Removes {@code endpoint} if it still is the one stored under its key; a newer endpoint of the
+   * same key is never removed through a stale reference.
    *
    * @return true when it was removed
    */
-  boolean remove(NicPath path, Endpoint endpoint) {
-    return byPath.remove(path, endpoint);
+  boolean remove(Endpoint endpoint) {
+    EndpointKey key = endpoint.key();
+    if (!key.loopbackPassive()) {
+      return byPeer.remove(key.peer(), endpoint);
+    }
+    if (loopbackPassive != endpoint) {
+      return false;
+    }
+    loopbackPassive = null;
+    return true;
+  }
+
+  /**
+   * @return true when {@code endpoint} is the one stored under its key
+   */
+  boolean holds(Endpoint endpoint) {
+    EndpointKey key = endpoint.key();
+    return (key.loopbackPassive() ? loopbackPassive : byPeer.get(key.peer())) == endpoint;
   }
 
   /**
    * @return true when a new endpoint needs room first
    */
   boolean isFull() {
-    return byPath.size() >= capacity;
+    return size() >= capacity;
   }
 
   /**
@@ -58,34 +88,38 @@ final class EndpointStore {
    *     ones came)
    */
   boolean isOverCapacity() {
-    return byPath.size() > capacity;
+    return size() > capacity;
   }
 
   /**
    * @return the least recently used idle endpoint, or null when every endpoint is busy
    */
   Endpoint evictionCandidate() {
-    Iterator<Endpoint> it = byPath.values().iterator();
+    Iterator<Endpoint> it = byPeer.values().iterator();
     while (it.hasNext()) {
       Endpoint e = it.next();
       if (e.isIdle()) {
         return e;
       }
     }
-    return null;
+    return loopbackPassive != null && loopbackPassive.isIdle() ? loopbackPassive : null;
   }
 
   /**
    * @return a copy of the endpoints, safe to iterate while retiring them
    */
   List<Endpoint> snapshot() {
-    return new ArrayList<>(byPath.values());
+    List<Endpoint> all = new ArrayList<>(byPeer.values());
+    if (loopbackPassive != null) {
+      all.add(loopbackPassive);
+    }
+    return all;
   }
 
   /**
    * @return number of endpoints
    */
   int size() {
-    return byPath.size();
+    return byPeer.size() + (loopbackPassive != null ? 1 : 0);
   }
 }

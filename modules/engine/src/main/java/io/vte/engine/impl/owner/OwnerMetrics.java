@@ -1,6 +1,5 @@
 package io.vte.engine.impl.owner;
 
-import io.vte.handshake.NicPath;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Map;
@@ -75,12 +74,12 @@ public final class OwnerMetrics {
     add(VERSION_MISMATCHES, 1);
   }
 
-  void wireVersionAgreed(NicPath peer, int version) {
-    wireVersions.put(peer.toString(), version);
+  void wireVersionAgreed(EndpointKey endpoint, int version) {
+    wireVersions.put(endpoint.toString(), version);
   }
 
-  void wireVersionEnded(NicPath peer) {
-    wireVersions.remove(peer.toString());
+  void wireVersionEnded(EndpointKey endpoint) {
+    wireVersions.remove(endpoint.toString());
   }
 
   /**

@@ -63,7 +63,7 @@ class HandshakeRetryTest {
       refuse(h.channel.last());
       h.run();
       assertEquals(EndpointState.CONNECTING, ep.state(), "refusal " + r + " is not a failure");
-      long wait = ep.retryAtNanos - h.clock.now;
+      long wait = ep.retryAtNanos() - h.clock.now;
       assertTrue(wait > 0, "a wait is scheduled after refusal " + r);
       waits.add(wait);
       // Nothing is sent before the wait is over; the duty cycle sends it once it is.
