@@ -24,10 +24,10 @@ import java.util.function.Consumer;
  * Builds and checks the Connect messages of one owner's side: its NIC path, port, endpoint QPs and
  * the wire versions it speaks ({@link WireVersions#SPOKEN}).
  */
-final class ConnectMessages {
+public final class ConnectMessages {
 
   /** Most QPs one endpoint may have (both sides). */
-  static final int MAX_QPS_PER_ENDPOINT = 16;
+  public static final int MAX_QPS_PER_ENDPOINT = 16;
 
   private final NicPath localNicPath;
   private final VerbsContext device;
@@ -38,7 +38,7 @@ final class ConnectMessages {
    * @param device the opened device (port attributes)
    * @param config the port in use and the QPs' timeouts
    */
-  ConnectMessages(NicPath localNicPath, VerbsContext device, OwnerConfig config) {
+  public ConnectMessages(NicPath localNicPath, VerbsContext device, OwnerConfig config) {
     this.localNicPath = localNicPath;
     this.device = device;
     this.config = config;
@@ -47,14 +47,14 @@ final class ConnectMessages {
   /**
    * @return the attributes of the port in use, as of now
    */
-  PortAttributes port() {
+  public PortAttributes port() {
     return device.queryPort(config.port());
   }
 
   /**
    * @return the active request of {@code ep} to its peer NIC path
    */
-  ConnectRequest request(Endpoint ep) {
+  public ConnectRequest request(Endpoint ep) {
     PortAttributes attrs = port();
     return ConnectRequest.newBuilder()
         .setLocalNicPath(localNicPath.toString())
@@ -76,7 +76,7 @@ final class ConnectMessages {
    * @return the active side's ready-to-use for {@code ep}: its request again, naming the peer
    *     endpoint's generation its QPs are now connected to (in RTS)
    */
-  ConnectRequest ready(Endpoint ep) {
+  public ConnectRequest ready(Endpoint ep) {
     return request(ep).toBuilder().setReadyGeneration(ep.peerGeneration()).build();
   }
 
@@ -84,7 +84,7 @@ final class ConnectMessages {
    * @return the disconnect of {@code ep}: asks the peer to retire its endpoint of the generation
    *     {@code ep} is connected to, and carries only the paths and generations
    */
-  ConnectRequest disconnect(Endpoint ep) {
+  public ConnectRequest disconnect(Endpoint ep) {
     return ConnectRequest.newBuilder()
         .setLocalNicPath(localNicPath.toString())
         .setPeerNicPath(ep.path().toString())
@@ -96,14 +96,14 @@ final class ConnectMessages {
   /**
    * @return the answer to a disconnect: the endpoint it named is retired, or was already gone
    */
-  ConnectReply disconnected(String what) {
+  public ConnectReply disconnected(String what) {
     return reject(localNicPath, ConnectStatus.DISCONNECTED, what);
   }
 
   /**
    * @return the ACCEPTED reply describing {@code ep}
    */
-  ConnectReply accepted(Endpoint ep) {
+  public ConnectReply accepted(Endpoint ep) {
     PortAttributes attrs = port();
     return ConnectReply.newBuilder()
         .setStatus(ConnectStatus.ACCEPTED)
@@ -125,14 +125,14 @@ final class ConnectMessages {
   /**
    * @return a reject with {@code status} and a reason naming the problem
    */
-  ConnectReply reject(ConnectStatus status, String reason) {
+  public ConnectReply reject(ConnectStatus status, String reason) {
     return reject(localNicPath, status, reason);
   }
 
   /**
    * @return a reject from {@code local} with {@code status} and a reason naming the problem
    */
-  static ConnectReply reject(NicPath local, ConnectStatus status, String reason) {
+  public static ConnectReply reject(NicPath local, ConnectStatus status, String reason) {
     return ConnectReply.newBuilder()
         .setStatus(status)
         .setReason(reason)
@@ -153,7 +153,7 @@ final class ConnectMessages {
   /**
    * @return the highest wire version this side and the requester both speak, 0 when none
    */
-  static int agreedVersion(ConnectRequest request) {
+  public static int agreedVersion(ConnectRequest request) {
     return WireVersions.SPOKEN.highestCommon(
         WireVersions.announced(request.getWireVersionMin(), request.getWireVersionMax()));
   }
@@ -161,7 +161,7 @@ final class ConnectMessages {
   /**
    * @return the VERSION_MISMATCH reply to a request whose range shares no version with this side's
    */
-  ConnectReply versionMismatch(ConnectRequest request) {
+  public ConnectReply versionMismatch(ConnectRequest request) {
     WireVersions peer =
         WireVersions.announced(request.getWireVersionMin(), request.getWireVersionMax());
     return reject(
@@ -172,7 +172,7 @@ final class ConnectMessages {
   /**
    * @return what is wrong with a peer's request, naming the value, or null when it is usable
    */
-  static String validate(ConnectRequest request) {
+  public static String validate(ConnectRequest request) {
     String badPath = NicPath.problem(request.getLocalNicPath());
     if (badPath != null) {
       return "local_nic_path " + badPath;
@@ -201,7 +201,7 @@ final class ConnectMessages {
    * @return the verbs that connect the QPs of {@code ep} to those a peer's ACCEPTED reply names
    * @throws RuntimeException when the reply does not fit ours (GID type, MTU, number of QPs)
    */
-  Consumer<QueuePair[]> connectTo(Endpoint ep, ConnectReply reply) {
+  public Consumer<QueuePair[]> connectTo(Endpoint ep, ConnectReply reply) {
     PortAttributes attrs = port();
     PathAgreement.requireSameGidType(attrs, reply.getGidType(), reply.getLocalNicPath());
     return connectTo(
@@ -218,7 +218,7 @@ final class ConnectMessages {
    * @return the verbs that connect the QPs of {@code ep} to those a peer's request names
    * @throws RuntimeException when the request does not fit ours (GID type, MTU, number of QPs)
    */
-  Consumer<QueuePair[]> connectTo(Endpoint ep, ConnectRequest request) {
+  public Consumer<QueuePair[]> connectTo(Endpoint ep, ConnectRequest request) {
     PortAttributes attrs = port();
     PathAgreement.requireSameGidType(attrs, request.getGidType(), request.getLocalNicPath());
     return connectTo(

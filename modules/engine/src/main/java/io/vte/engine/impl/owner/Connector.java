@@ -39,7 +39,7 @@ import java.util.function.Consumer;
  * <p>The passive side is its {@link PassiveOpen}. Owner-confined; it reaches its owner only through
  * the narrow {@link ConnectorHost}. Nothing here blocks.
  */
-final class Connector {
+public final class Connector {
 
   /**
    * Fraction of the handshake deadline an endpoint told SIMULTANEOUS_OPEN waits for the peer's own
@@ -79,7 +79,7 @@ final class Connector {
    * @param metrics the owner's metrics
    * @param backoff when a refused handshake is tried again
    */
-  Connector(
+  public Connector(
       ConnectorHost host,
       OwnerConfig config,
       NicPath localNicPath,
@@ -110,7 +110,7 @@ final class Connector {
    *
    * @param first the slice that needs it; completed HANDSHAKE_FAILED when no QPs can be made
    */
-  void startActive(NicPath path, Slice first) {
+  public void startActive(NicPath path, Slice first) {
     host.makeRoom();
     Endpoint ep = host.newEndpoint(EndpointKey.to(path), config.qpsPerEndpoint(), newGeneration());
     ep.queue(first, clock.nanoTime());
@@ -152,7 +152,7 @@ final class Connector {
    * @return true when {@code ep} is still the endpoint stored for its path, under {@code
    *     generation}, in {@code state}: what a reply or a QP job that comes back may act on
    */
-  boolean isCurrent(Endpoint ep, long generation, EndpointState state) {
+  public boolean isCurrent(Endpoint ep, long generation, EndpointState state) {
     return store.holds(ep) && ep.generation() == generation && ep.state() == state;
   }
 
@@ -249,7 +249,7 @@ final class Connector {
    * the same object still stored for its path, under the generation the request was sent with,
    * still CONNECTING.
    */
-  void onReply(Endpoint ep, long generation, ConnectReply reply, Throwable failure) {
+  public void onReply(Endpoint ep, long generation, ConnectReply reply, Throwable failure) {
     if (!isCurrent(ep, generation, EndpointState.CONNECTING)) {
       metrics.staleReplyDropped();
       return;
@@ -385,7 +385,7 @@ final class Connector {
    *
    * @return the peer's answer, or the channel's failure
    */
-  Future<ConnectReply> disconnect(Endpoint ep) {
+  public Future<ConnectReply> disconnect(Endpoint ep) {
     try {
       return channel.connect(
           ep.path().server(), messages.disconnect(ep), config.handshakeDeadline());
@@ -395,7 +395,7 @@ final class Connector {
   }
 
   /** An endpoint is connected: out of the handshake books, posting once its peer is ready. */
-  void connected(Endpoint ep) {
+  public void connected(Endpoint ep) {
     metrics.wireVersionAgreed(ep.key(), ep.wireVersion());
     connecting.remove(ep);
     if (!ep.awaitingPeerReady()) {
@@ -408,21 +408,21 @@ final class Connector {
    *
    * @return true when it was waiting there (its request was never sent)
    */
-  boolean withdrawWaiting(Endpoint ep) {
+  public boolean withdrawWaiting(Endpoint ep) {
     return waiting.remove(ep);
   }
 
   /**
    * @return a generation newer than any this owner gave before
    */
-  long newGeneration() {
+  public long newGeneration() {
     return nextGeneration++;
   }
 
   /**
    * @return the passive side of this owner's handshakes
    */
-  PassiveOpen passive() {
+  public PassiveOpen passive() {
     return passive;
   }
 
@@ -430,7 +430,7 @@ final class Connector {
    * The one way an endpoint whose handshake failed ends: counted, FAILED, out of the store and the
    * handshake deadlines, its queued slices completed with {@code sliceStatus}, its QPs destroyed.
    */
-  void fail(Endpoint ep, int sliceStatus, Throwable cause) {
+  public void fail(Endpoint ep, int sliceStatus, Throwable cause) {
     metrics.handshakeFailed();
     ep.fail();
     connecting.remove(ep);
@@ -440,7 +440,7 @@ final class Connector {
   }
 
   /** Forgets the handshake of an endpoint the owner retired while it was connecting or waiting. */
-  void forget(Endpoint ep) {
+  public void forget(Endpoint ep) {
     if (!connecting.remove(ep) && !waiting.remove(ep)) {
       passive.forget(ep);
     }
@@ -452,7 +452,7 @@ final class Connector {
    *
    * @return how many it failed, re-sent or sent
    */
-  int checkDeadlines() {
+  public int checkDeadlines() {
     int admitted = admitWaiting() + passive.readyByDeadline();
     if (connecting.isEmpty()) {
       return admitted;
@@ -484,14 +484,14 @@ final class Connector {
    * @return true while an active handshake waits for its answer, or a passive endpoint for the
    *     peer's ready-to-use
    */
-  boolean hasHandshakesPending() {
+  public boolean hasHandshakesPending() {
     return !connecting.isEmpty() || passive.awaitsPeers();
   }
 
   /**
    * @return active handshakes waiting for a free slot (not sent yet)
    */
-  int waitingHandshakes() {
+  public int waitingHandshakes() {
     return waiting.size();
   }
 }

@@ -10,7 +10,7 @@ import java.util.function.Consumer;
  * owner's QP jobs, retiring and ending slices, the owner's ready line, and the way back to the
  * owner's thread for a handshake's answer. All of it runs on the owner's thread.
  */
-interface ConnectorHost {
+public interface ConnectorHost {
 
   /** Makes room in a full store for one more endpoint (evicts an idle one if there is one). */
   void makeRoom();

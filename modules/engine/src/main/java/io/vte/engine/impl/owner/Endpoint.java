@@ -13,7 +13,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * lifecycle through {@link EndpointState#canMoveTo}). Confined to its owner's event loop: nothing
  * is touched from another thread.
  */
-final class Endpoint {
+public final class Endpoint {
 
   private final EndpointKey key;
   private final QueuePair[] qps;
@@ -75,7 +75,7 @@ final class Endpoint {
    * @param qpCount how many QPs it will have; they are {@link #attach attached} once made
    * @param nowNanos the owner's clock: it counts as used now
    */
-  Endpoint(EndpointKey key, long generation, int qpCount, long nowNanos) {
+  public Endpoint(EndpointKey key, long generation, int qpCount, long nowNanos) {
     this.key = key;
     this.generation = generation;
     this.qps = new QueuePair[qpCount];
@@ -89,64 +89,64 @@ final class Endpoint {
 
   // ---------------------------------------------------------------- identity and QPs
 
-  EndpointKey key() {
+  public EndpointKey key() {
     return key;
   }
 
   /** The peer NIC path. */
-  NicPath path() {
+  public NicPath path() {
     return key.peer();
   }
 
-  long generation() {
+  public long generation() {
     return generation;
   }
 
   /** The peer endpoint's generation it is connected to; -1 before. */
-  long peerGeneration() {
+  public long peerGeneration() {
     return peerGeneration;
   }
 
   /** The control-plane wire version agreed with the peer (highest common), 0 until connected. */
-  int wireVersion() {
+  public int wireVersion() {
     return wireVersion;
   }
 
-  EndpointState state() {
+  public EndpointState state() {
     return state;
   }
 
-  int qpCount() {
+  public int qpCount() {
     return qps.length;
   }
 
-  QueuePair qp(int q) {
+  public QueuePair qp(int q) {
     return qps[q];
   }
 
   /** A copy of its QPs (to hand to a job off the owner's thread). */
-  QueuePair[] qps() {
+  public QueuePair[] qps() {
     return qps.clone();
   }
 
   /** The first packet sequence number of its QP {@code q}. */
-  int psn(int q) {
+  public int psn(int q) {
     return psns[q];
   }
 
   /** Takes the QPs made for it (in INIT). */
-  void attach(QueuePair[] made) {
+  public void attach(QueuePair[] made) {
     System.arraycopy(made, 0, qps, 0, qps.length);
     hasQps = true;
   }
 
   /** True once its QPs are made, until they are destroyed. */
-  boolean hasQps() {
+  public boolean hasQps() {
     return hasQps;
   }
 
   /** A QP job of it starts off the owner's thread. */
-  void qpJobStarted() {
+  public void qpJobStarted() {
     qpJobInFlight = true;
   }
 
@@ -155,14 +155,14 @@ final class Endpoint {
    *
    * @return true when it was retired meanwhile and must be destroyed now
    */
-  boolean qpJobDone() {
+  public boolean qpJobDone() {
     qpJobInFlight = false;
     boolean destroy = destroyDeferred;
     destroyDeferred = false;
     return destroy;
   }
 
-  boolean qpJobInFlight() {
+  public boolean qpJobInFlight() {
     return qpJobInFlight;
   }
 
@@ -172,7 +172,7 @@ final class Endpoint {
    * @return its QPs, now forgotten, when they may go now; null when there are none or a QP job is
    *     in flight (they go when it is back, {@link #qpJobDone})
    */
-  QueuePair[] detachQps() {
+  public QueuePair[] detachQps() {
     if (qpJobInFlight) {
       destroyDeferred = true;
       return null;
@@ -200,65 +200,65 @@ final class Endpoint {
   }
 
   /** Its QPs are made (active side): CONNECTING, its request sent or waiting for a slot. */
-  void beginConnecting() {
+  public void beginConnecting() {
     moveTo(EndpointState.CONNECTING);
   }
 
   /** Its request goes now: the handshake deadline starts. */
-  void admitted(long nowNanos, long deadlineNanos) {
+  public void admitted(long nowNanos, long deadlineNanos) {
     handshakeStartNanos = nowNanos;
     handshakeDeadlineNanos = deadlineNanos;
   }
 
   /** A connect request goes under the current generation: no re-ask or retry is due any more. */
-  void requestSent() {
+  public void requestSent() {
     reaskAtNanos = 0;
     retryAtNanos = 0;
     handshakeAttempts++;
   }
 
   /** Abandons what was asked under the old generation (its answer becomes stale). */
-  void renew(long newGeneration) {
+  public void renew(long newGeneration) {
     generation = newGeneration;
   }
 
   /** Told SIMULTANEOUS_OPEN: asks again at {@code atNanos} unless the peer's request comes. */
-  void reaskAt(long atNanos) {
+  public void reaskAt(long atNanos) {
     reaskAtNanos = atNanos;
   }
 
   /** Refused: tries again at {@code atNanos}. */
-  void retryAt(long atNanos) {
+  public void retryAt(long atNanos) {
     retryAtNanos = atNanos;
   }
 
-  boolean reaskDue(long nowNanos) {
+  public boolean reaskDue(long nowNanos) {
     return reaskAtNanos != 0 && nowNanos - reaskAtNanos >= 0;
   }
 
-  boolean retryDue(long nowNanos) {
+  public boolean retryDue(long nowNanos) {
     return retryAtNanos != 0 && nowNanos - retryAtNanos >= 0;
   }
 
   /** When a refused active endpoint asks again; 0 when no retry is scheduled. */
-  long retryAtNanos() {
+  public long retryAtNanos() {
     return retryAtNanos;
   }
 
-  long handshakeStartNanos() {
+  public long handshakeStartNanos() {
     return handshakeStartNanos;
   }
 
-  long handshakeDeadlineNanos() {
+  public long handshakeDeadlineNanos() {
     return handshakeDeadlineNanos;
   }
 
-  int handshakeAttempts() {
+  public int handshakeAttempts() {
     return handshakeAttempts;
   }
 
   /** The active side connected to the peer endpoint of {@code peerGen}: slices may be posted. */
-  void connectedActive(long peerGen, int version) {
+  public void connectedActive(long peerGen, int version) {
     moveTo(EndpointState.CONNECTED);
     peerGeneration = peerGen;
     wireVersion = version;
@@ -268,7 +268,7 @@ final class Endpoint {
    * The passive side connected to the requester's QPs, which are still in INIT: nothing is posted
    * until the peer's ready-to-use or {@code readyDeadlineNanos}.
    */
-  void connectedPassive(long peerGen, int version, long readyDeadlineNanos) {
+  public void connectedPassive(long peerGen, int version, long readyDeadlineNanos) {
     moveTo(EndpointState.CONNECTED);
     peerGeneration = peerGen;
     wireVersion = version;
@@ -276,21 +276,21 @@ final class Endpoint {
     peerReadyDeadlineNanos = readyDeadlineNanos;
   }
 
-  boolean awaitingPeerReady() {
+  public boolean awaitingPeerReady() {
     return awaitingPeerReady;
   }
 
-  boolean peerReadyOverdue(long nowNanos) {
+  public boolean peerReadyOverdue(long nowNanos) {
     return nowNanos - peerReadyDeadlineNanos >= 0;
   }
 
   /** The peer's QPs are in RTS (or it waited long enough): it may post. */
-  void peerReady() {
+  public void peerReady() {
     awaitingPeerReady = false;
   }
 
   /** The handshake failed: FAILED for good. */
-  void fail() {
+  public void fail() {
     moveTo(EndpointState.FAILED);
   }
 
@@ -298,74 +298,74 @@ final class Endpoint {
    * Takes it out of service; what is still in flight ends with {@code status} and {@code cause}
    * when it flushes.
    */
-  void retire(int status, Throwable cause) {
+  public void retire(int status, Throwable cause) {
     moveTo(EndpointState.RETIRED);
     retireStatus = status;
     retireCause = cause;
   }
 
-  int retireStatus() {
+  public int retireStatus() {
     return retireStatus;
   }
 
-  Throwable retireCause() {
+  public Throwable retireCause() {
     return retireCause;
   }
 
   /** Retired with work requests in flight: they are accounted for by {@code deadlineNanos}. */
-  void awaitFlush(long deadlineNanos) {
+  public void awaitFlush(long deadlineNanos) {
     flushDeadlineNanos = deadlineNanos;
   }
 
-  boolean flushOverdue(long nowNanos) {
+  public boolean flushOverdue(long nowNanos) {
     return nowNanos - flushDeadlineNanos >= 0;
   }
 
   /** True when it is connected with nothing in flight and nothing queued: safe to evict. */
-  boolean isIdle() {
+  public boolean isIdle() {
     return state == EndpointState.CONNECTED && outstanding == 0 && pending.isEmpty();
   }
 
   /** True once retired or failed. */
-  boolean isDead() {
+  public boolean isDead() {
     return state == EndpointState.RETIRED || state == EndpointState.FAILED;
   }
 
   /** True when it is connected and the peer is ready for what it posts. */
-  boolean canPost() {
+  public boolean canPost() {
     return state == EndpointState.CONNECTED && !awaitingPeerReady;
   }
 
   // ---------------------------------------------------------------- slices and work requests
 
   /** Queues a slice for it: used now. */
-  void queue(Slice slice, long nowNanos) {
+  public void queue(Slice slice, long nowNanos) {
     pending.add(slice);
     lastUsedNanos = nowNanos;
   }
 
   /** The next queued slice, or null. */
-  Slice pollPending() {
+  public Slice pollPending() {
     return pending.pollFirst();
   }
 
-  boolean hasPending() {
+  public boolean hasPending() {
     return !pending.isEmpty();
   }
 
-  int pendingCount() {
+  public int pendingCount() {
     return pending.size();
   }
 
   /** Takes its queued slices away (to a replacement): none is left here. */
-  ArrayDeque<Slice> takePending() {
+  public ArrayDeque<Slice> takePending() {
     ArrayDeque<Slice> taken = new ArrayDeque<>(pending);
     pending.clear();
     return taken;
   }
 
   /** Queues slices taken from the endpoint it replaces, in their order. */
-  void requeue(ArrayDeque<Slice> carried) {
+  public void requeue(ArrayDeque<Slice> carried) {
     pending.addAll(carried);
   }
 
@@ -374,7 +374,7 @@ final class Endpoint {
    *
    * @return true when it was not in the line
    */
-  boolean enterReadyLine() {
+  public boolean enterReadyLine() {
     if (inReadyList) {
       return false;
     }
@@ -383,24 +383,24 @@ final class Endpoint {
   }
 
   /** Taken out of the owner's ready line. */
-  void leaveReadyLine() {
+  public void leaveReadyLine() {
     inReadyList = false;
   }
 
   /** The QP to post to next, round robin. */
-  int nextQp() {
+  public int nextQp() {
     int q = nextQp;
     nextQp = q + 1 == qps.length ? 0 : q + 1;
     return q;
   }
 
   /** Work requests {@code max} minus what QP {@code q} has in flight. */
-  int qpRoom(int q, int max) {
+  public int qpRoom(int q, int max) {
     return max - qpOutstanding[q];
   }
 
   /** True when some QP has fewer than {@code max} work requests in flight. */
-  boolean hasQpRoom(int max) {
+  public boolean hasQpRoom(int max) {
     for (int q = 0; q < qps.length; q++) {
       if (qpOutstanding[q] < max) {
         return true;
@@ -412,7 +412,7 @@ final class Endpoint {
   /**
    * {@code n} work requests went to QP {@code q}; the stall clock starts if nothing was in flight.
    */
-  void posted(int q, int n, long nowNanos) {
+  public void posted(int q, int n, long nowNanos) {
     if (outstanding == 0) {
       progressNanos = nowNanos;
     }
@@ -421,7 +421,7 @@ final class Endpoint {
   }
 
   /** A work request of QP {@code q} completed (any status): progress, and used now. */
-  void completed(int q, long nowNanos) {
+  public void completed(int q, long nowNanos) {
     qpOutstanding[q]--;
     outstanding--;
     lastUsedNanos = nowNanos;
@@ -429,34 +429,34 @@ final class Endpoint {
   }
 
   /** A work request of QP {@code q} is accounted for without a completion (flush deadline). */
-  void forgotten(int q) {
+  public void forgotten(int q) {
     qpOutstanding[q]--;
     outstanding--;
   }
 
-  int outstanding() {
+  public int outstanding() {
     return outstanding;
   }
 
   /** Work requests QP {@code q} has in flight. */
-  int qpOutstanding(int q) {
+  public int qpOutstanding(int q) {
     return qpOutstanding[q];
   }
 
   /** How long it has been unused at {@code nowNanos}. */
-  long unusedFor(long nowNanos) {
+  public long unusedFor(long nowNanos) {
     return nowNanos - lastUsedNanos;
   }
 
   /** How long its work in flight has gone without a completion at {@code nowNanos}. */
-  long quietFor(long nowNanos) {
+  public long quietFor(long nowNanos) {
     return nowNanos - progressNanos;
   }
 
   // ---------------------------------------------------------------- WRITE fence
 
   /** Its fence, or null while none was asked. */
-  WriteFence fence() {
+  public WriteFence fence() {
     return fence;
   }
 
@@ -465,7 +465,7 @@ final class Endpoint {
    *
    * @return the new fence; null when it has one already
    */
-  WriteFence raiseFence() {
+  public WriteFence raiseFence() {
     if (fence != null) {
       return null;
     }

@@ -11,12 +11,12 @@ import io.vte.handshake.NicPath;
  * @param peer the peer NIC path
  * @param loopbackPassive true for the passive end of this NIC's connection to itself
  */
-record EndpointKey(NicPath peer, boolean loopbackPassive) {
+public record EndpointKey(NicPath peer, boolean loopbackPassive) {
 
   /**
    * @return the key of the endpoint that slices to {@code peer} use
    */
-  static EndpointKey to(NicPath peer) {
+  public static EndpointKey to(NicPath peer) {
     return new EndpointKey(peer, false);
   }
 
@@ -25,7 +25,7 @@ record EndpointKey(NicPath peer, boolean loopbackPassive) {
    * @param local this owner's NIC path
    * @return the key of the passive endpoint answering it
    */
-  static EndpointKey passive(NicPath requester, NicPath local) {
+  public static EndpointKey passive(NicPath requester, NicPath local) {
     return new EndpointKey(requester, requester.equals(local));
   }
 

@@ -13,13 +13,13 @@ import java.util.List;
  * The endpoints slices use are found by peer path alone (no key made per slice); the one passive
  * end of this NIC's connection to itself sits beside them. Owner-confined.
  */
-final class EndpointStore {
+public final class EndpointStore {
 
   private final int capacity;
   private final LinkedHashMap<NicPath, Endpoint> byPeer;
   private Endpoint loopbackPassive;
 
-  EndpointStore(int capacity) {
+  public EndpointStore(int capacity) {
     this.capacity = capacity;
     this.byPeer = new LinkedHashMap<>(Math.min(capacity, 1024) * 2, 0.75f, true);
   }
@@ -27,21 +27,21 @@ final class EndpointStore {
   /**
    * @return the endpoint that slices to {@code peer} use, marking it recently used, or null
    */
-  Endpoint get(NicPath peer) {
+  public Endpoint get(NicPath peer) {
     return byPeer.get(peer);
   }
 
   /**
    * @return the endpoint stored under {@code key}, or null
    */
-  Endpoint get(EndpointKey key) {
+  public Endpoint get(EndpointKey key) {
     return key.loopbackPassive() ? loopbackPassive : byPeer.get(key.peer());
   }
 
   /**
    * Inserts or replaces the endpoint of its key. The caller made room first ({@link #isFull()}).
    */
-  void put(Endpoint endpoint) {
+  public void put(Endpoint endpoint) {
     EndpointKey key = endpoint.key();
     if (key.loopbackPassive()) {
       loopbackPassive = endpoint;
@@ -56,7 +56,7 @@ final class EndpointStore {
    *
    * @return true when it was removed
    */
-  boolean remove(Endpoint endpoint) {
+  public boolean remove(Endpoint endpoint) {
     EndpointKey key = endpoint.key();
     if (!key.loopbackPassive()) {
       return byPeer.remove(key.peer(), endpoint);
@@ -71,7 +71,7 @@ final class EndpointStore {
   /**
    * @return true when {@code endpoint} is the one stored under its key
    */
-  boolean holds(Endpoint endpoint) {
+  public boolean holds(Endpoint endpoint) {
     EndpointKey key = endpoint.key();
     return (key.loopbackPassive() ? loopbackPassive : byPeer.get(key.peer())) == endpoint;
   }
@@ -79,7 +79,7 @@ final class EndpointStore {
   /**
    * @return true when a new endpoint needs room first
    */
-  boolean isFull() {
+  public boolean isFull() {
     return size() >= capacity;
   }
 
@@ -87,14 +87,14 @@ final class EndpointStore {
    * @return true when more endpoints are stored than the capacity (every one was busy when the last
    *     ones came)
    */
-  boolean isOverCapacity() {
+  public boolean isOverCapacity() {
     return size() > capacity;
   }
 
   /**
    * @return the least recently used idle endpoint, or null when every endpoint is busy
    */
-  Endpoint evictionCandidate() {
+  public Endpoint evictionCandidate() {
     Iterator<Endpoint> it = byPeer.values().iterator();
     while (it.hasNext()) {
       Endpoint e = it.next();
@@ -108,7 +108,7 @@ final class EndpointStore {
   /**
    * @return a copy of the endpoints, safe to iterate while retiring them
    */
-  List<Endpoint> snapshot() {
+  public List<Endpoint> snapshot() {
     List<Endpoint> all = new ArrayList<>(byPeer.values());
     if (loopbackPassive != null) {
       all.add(loopbackPassive);
@@ -119,7 +119,7 @@ final class EndpointStore {
   /**
    * @return number of endpoints
    */
-  int size() {
+  public int size() {
     return byPeer.size() + (loopbackPassive != null ? 1 : 0);
   }
 }

@@ -66,19 +66,19 @@ public final class OwnerMetrics {
   /** Creates zeroed metrics. */
   public OwnerMetrics() {}
 
-  void sliceAccepted() {
+  public void sliceAccepted() {
     add(SLICES_ACCEPTED, 1);
   }
 
-  void versionMismatch() {
+  public void versionMismatch() {
     add(VERSION_MISMATCHES, 1);
   }
 
-  void wireVersionAgreed(EndpointKey endpoint, int version) {
+  public void wireVersionAgreed(EndpointKey endpoint, int version) {
     wireVersions.put(endpoint.toString(), version);
   }
 
-  void wireVersionEnded(EndpointKey endpoint) {
+  public void wireVersionEnded(EndpointKey endpoint) {
     wireVersions.remove(endpoint.toString());
   }
 
@@ -96,35 +96,35 @@ public final class OwnerMetrics {
     return Map.copyOf(wireVersions);
   }
 
-  void handshakeReasked() {
+  public void handshakeReasked() {
     add(HANDSHAKES_REASKED, 1);
   }
 
-  void endpointIdleRetired() {
+  public void endpointIdleRetired() {
     add(ENDPOINTS_IDLE_RETIRED, 1);
   }
 
-  void endpointStalled() {
+  public void endpointStalled() {
     add(ENDPOINTS_STALLED, 1);
   }
 
-  void handshakeAttempted() {
+  public void handshakeAttempted() {
     add(HANDSHAKE_ATTEMPTS, 1);
   }
 
-  void handshakeRetried() {
+  public void handshakeRetried() {
     add(HANDSHAKE_RETRIES, 1);
   }
 
-  void handshakeBackedOff(long waitNanos) {
+  public void handshakeBackedOff(long waitNanos) {
     add(HANDSHAKE_BACKOFF_NANOS, waitNanos);
   }
 
-  void slicesPosted(int n) {
+  public void slicesPosted(int n) {
     add(SLICES_POSTED, n);
   }
 
-  void sliceEnded(boolean ok) {
+  public void sliceEnded(boolean ok) {
     if (ok) {
       add(SLICES_COMPLETED, 1);
     } else {
@@ -132,7 +132,7 @@ public final class OwnerMetrics {
     }
   }
 
-  void handshakeStarted(boolean active) {
+  public void handshakeStarted(boolean active) {
     if (active) {
       add(HANDSHAKES_ACTIVE, 1);
     } else {
@@ -140,35 +140,35 @@ public final class OwnerMetrics {
     }
   }
 
-  void handshakeFailed() {
+  public void handshakeFailed() {
     add(HANDSHAKES_FAILED, 1);
   }
 
-  void handshakeSucceeded(long latencyNanos) {
+  public void handshakeSucceeded(long latencyNanos) {
     handshakeRecorder.recordValue(clamp(latencyNanos));
   }
 
-  void staleReplyDropped() {
+  public void staleReplyDropped() {
     add(STALE_REPLIES_DROPPED, 1);
   }
 
-  void staleRequestRejected() {
+  public void staleRequestRejected() {
     add(STALE_REQUESTS_REJECTED, 1);
   }
 
-  void writeFenceAsked() {
+  public void writeFenceAsked() {
     add(WRITE_FENCES_ASKED, 1);
   }
 
-  void writeFenceConfirmed() {
+  public void writeFenceConfirmed() {
     add(WRITE_FENCES_CONFIRMED, 1);
   }
 
-  void peerDisconnected() {
+  public void peerDisconnected() {
     add(PEER_DISCONNECTS, 1);
   }
 
-  void simultaneousOpen(boolean kept) {
+  public void simultaneousOpen(boolean kept) {
     if (kept) {
       add(SIMULTANEOUS_OPENS_KEPT, 1);
     } else {
@@ -176,43 +176,43 @@ public final class OwnerMetrics {
     }
   }
 
-  void endpointsAlive(int n) {
+  public void endpointsAlive(int n) {
     set(ENDPOINTS_ALIVE, n);
   }
 
-  void endpointRetired() {
+  public void endpointRetired() {
     add(ENDPOINTS_RETIRED, 1);
   }
 
-  void endpointEvicted() {
+  public void endpointEvicted() {
     add(ENDPOINTS_EVICTED, 1);
   }
 
-  void endpointStoreOverflow() {
+  public void endpointStoreOverflow() {
     add(ENDPOINT_STORE_OVERFLOWS, 1);
   }
 
-  void qpFatal() {
+  public void qpFatal() {
     add(QP_FATAL_EVENTS, 1);
   }
 
-  void cqError() {
+  public void cqError() {
     add(CQ_ERRORS, 1);
   }
 
-  void forcedFlushes(int n) {
+  public void forcedFlushes(int n) {
     add(FORCED_FLUSHES, n);
   }
 
-  void strayCompletion() {
+  public void strayCompletion() {
     add(STRAY_COMPLETIONS, 1);
   }
 
-  void callbackError() {
+  public void callbackError() {
     add(CALLBACK_ERRORS, 1);
   }
 
-  void pollGap(long nanos) {
+  public void pollGap(long nanos) {
     if (nanos > get(MAX_POLL_GAP_NANOS)) {
       set(MAX_POLL_GAP_NANOS, nanos);
     }

@@ -26,7 +26,7 @@ import java.util.function.Consumer;
  * the active QPs are still in INIT and drop its packets until a retransmit. Owner-confined; nothing
  * here blocks.
  */
-final class PassiveOpen {
+public final class PassiveOpen {
 
   private final Connector connector;
   private final ConnectorHost host;
@@ -40,7 +40,7 @@ final class PassiveOpen {
   /** Passive endpoints connected but waiting for the peer's ready-to-use before posting. */
   private final List<Endpoint> awaitingReady = new ArrayList<>();
 
-  PassiveOpen(
+  public PassiveOpen(
       Connector connector,
       ConnectorHost host,
       OwnerConfig config,
@@ -66,7 +66,8 @@ final class PassiveOpen {
    *
    * @param refusal SHUTTING_DOWN or DEVICE_DOWN, or null when the owner takes connections
    */
-  void onRequest(ConnectRequest request, Promise<ConnectReply> reply, ConnectStatus refusal) {
+  public void onRequest(
+      ConnectRequest request, Promise<ConnectReply> reply, ConnectStatus refusal) {
     if (request.getDisconnectGeneration() != 0) {
       onPeerDisconnect(request, reply);
     } else if (refusal == ConnectStatus.SHUTTING_DOWN) {
@@ -257,7 +258,7 @@ final class PassiveOpen {
    *
    * @return how many it let post
    */
-  int readyByDeadline() {
+  public int readyByDeadline() {
     int n = 0;
     long now = clock.nanoTime();
     for (int i = awaitingReady.size() - 1; i >= 0; i--) {
@@ -273,12 +274,12 @@ final class PassiveOpen {
   /**
    * @return true while a passive endpoint waits for its peer's ready-to-use
    */
-  boolean awaitsPeers() {
+  public boolean awaitsPeers() {
     return !awaitingReady.isEmpty();
   }
 
   /** Forgets a passive endpoint the owner retired while it waited for its peer. */
-  void forget(Endpoint ep) {
+  public void forget(Endpoint ep) {
     awaitingReady.remove(ep);
   }
 

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * stores. {@link #offer} returns false when the ring is full and leaves the slice to the caller
  * (nothing is dropped, nothing waits).
  */
-final class SliceQueue {
+public final class SliceQueue {
 
   private static final VarHandle CELL = MethodHandles.arrayElementVarHandle(Slice[].class);
   private static final VarHandle HEAD;
@@ -26,7 +26,7 @@ final class SliceQueue {
   }
 
   /** Fewest cells of a ring, whatever the credits. */
-  static final int MIN_CAPACITY = 1024;
+  public static final int MIN_CAPACITY = 1024;
 
   private final Slice[] cells;
   private final int mask;
@@ -46,7 +46,7 @@ final class SliceQueue {
   /**
    * @param capacity cells, a power of two
    */
-  SliceQueue(int capacity) {
+  public SliceQueue(int capacity) {
     if (capacity <= 0 || Integer.bitCount(capacity) != 1) {
       throw new IllegalArgumentException("capacity " + capacity + " is not a power of two");
     }
@@ -61,7 +61,7 @@ final class SliceQueue {
    * @param credits the owner's CQ capacity
    * @return the ring's capacity, a power of two
    */
-  static int capacityFor(int credits) {
+  public static int capacityFor(int credits) {
     long want = Math.max(MIN_CAPACITY, 4L * credits);
     return (int) Math.min(1 << 30, Long.highestOneBit(want - 1) << 1);
   }
@@ -71,7 +71,7 @@ final class SliceQueue {
    *
    * @return false when the ring is full: the slice was not queued and stays the caller's
    */
-  boolean offer(Slice slice) {
+  public boolean offer(Slice slice) {
     long t;
     do {
       t = tail.get();
@@ -91,7 +91,7 @@ final class SliceQueue {
    * @return the oldest published slice, or null when none is (one claimed but not yet published is
    *     taken by a later poll). The owner's thread only.
    */
-  Slice poll() {
+  public Slice poll() {
     long h = (long) HEAD.get(this);
     int i = (int) h & mask;
     Slice slice = (Slice) CELL.getAcquire(cells, i);
@@ -106,7 +106,7 @@ final class SliceQueue {
   /**
    * @return the cells
    */
-  int capacity() {
+  public int capacity() {
     return cells.length;
   }
 }
