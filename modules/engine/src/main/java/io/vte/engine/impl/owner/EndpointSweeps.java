@@ -2,6 +2,9 @@ package io.vte.engine.impl.owner;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.endpoint.EndpointState;
+import io.vte.engine.impl.owner.endpoint.EndpointStore;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.verbs.RtsAttributes;
 

@@ -5,6 +5,8 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.handshake.HandshakeChannel;
+import io.vte.engine.impl.owner.runtime.QpThreads;
+import io.vte.engine.impl.owner.runtime.SliceQueue;
 import io.vte.engine.impl.rail.Rail;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.handshake.NicPath;

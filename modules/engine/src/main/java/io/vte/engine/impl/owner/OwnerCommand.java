@@ -2,6 +2,8 @@ package io.vte.engine.impl.owner;
 
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Promise;
+import io.vte.engine.impl.owner.connect.ConnectMessages;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;

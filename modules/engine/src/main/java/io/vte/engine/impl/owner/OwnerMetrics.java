@@ -1,5 +1,6 @@
 package io.vte.engine.impl.owner;
 
+import io.vte.engine.impl.owner.endpoint.EndpointKey;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Map;

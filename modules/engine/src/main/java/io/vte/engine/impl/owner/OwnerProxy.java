@@ -6,6 +6,8 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.runtime.SliceQueue;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;

@@ -1,14 +1,17 @@
 package io.vte.engine.impl.owner;
 
-import static io.vte.engine.impl.owner.EndpointState.CONNECTED;
-import static io.vte.engine.impl.owner.EndpointState.CONNECTING;
-import static io.vte.engine.impl.owner.EndpointState.FAILED;
-import static io.vte.engine.impl.owner.EndpointState.NEW;
-import static io.vte.engine.impl.owner.EndpointState.RETIRED;
+import static io.vte.engine.impl.owner.endpoint.EndpointState.CONNECTED;
+import static io.vte.engine.impl.owner.endpoint.EndpointState.CONNECTING;
+import static io.vte.engine.impl.owner.endpoint.EndpointState.FAILED;
+import static io.vte.engine.impl.owner.endpoint.EndpointState.NEW;
+import static io.vte.engine.impl.owner.endpoint.EndpointState.RETIRED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.endpoint.EndpointKey;
+import io.vte.engine.impl.owner.endpoint.EndpointState;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
 import java.util.EnumSet;

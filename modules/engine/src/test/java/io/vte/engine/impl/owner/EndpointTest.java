@@ -8,6 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.endpoint.EndpointKey;
+import io.vte.engine.impl.owner.endpoint.EndpointState;
+import io.vte.engine.impl.owner.endpoint.EndpointStore;
+import io.vte.engine.impl.owner.endpoint.WriteFence;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceCallback;
 import io.vte.engine.impl.rail.SliceStatus;

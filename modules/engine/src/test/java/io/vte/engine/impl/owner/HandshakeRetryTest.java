@@ -9,6 +9,8 @@ import io.vte.api.VteException;
 import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.owner.OwnerHarness.Call;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.endpoint.EndpointState;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.proto.ConnectReply;

@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.handshake.HandshakeChannel;
+import io.vte.engine.impl.owner.runtime.SliceQueue;
 import io.vte.engine.impl.rail.Rail;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceCallback;

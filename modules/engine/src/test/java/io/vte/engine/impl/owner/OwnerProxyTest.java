@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
+import io.vte.engine.impl.owner.runtime.SliceQueue;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceCallback;
 import io.vte.engine.impl.rail.SliceStatus;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.testkit.Await;

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.endpoint.EndpointState;
+import io.vte.engine.impl.owner.runtime.OwnerIdleStrategy;
 import io.vte.engine.impl.rail.Rail;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.engine.impl.owner.runtime.SliceQueue;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceCallback;
 import io.vte.verbs.WrOpcode;

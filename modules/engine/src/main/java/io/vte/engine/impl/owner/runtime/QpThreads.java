@@ -1,4 +1,4 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.runtime;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The threads that run one context's QP create, modify and destroy for its owners ({@link QpJobs}):
+ * The threads that run one context's QP create, modify and destroy for its owners ({@code QpJobs}):
  * off their event loops, since the move to RTR may wait for address resolution. A few daemon
  * threads {@code vte-qp-<device>-N}, so that one slow peer does not hold up the others' setups;
  * they start when there is work and idle ones end. {@link #close()} lets the jobs in flight finish

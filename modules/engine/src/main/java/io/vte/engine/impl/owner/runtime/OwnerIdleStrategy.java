@@ -1,4 +1,4 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.runtime;
 
 import io.vte.verbs.SpinBudget;
 
@@ -66,7 +66,7 @@ public final class OwnerIdleStrategy {
   }
 
   /**
-   * @param work what the cycle did ({@link Owner#doWork()})
+   * @param work what the cycle did ({@code Owner.doWork()})
    * @param bytesOnWire bytes of the work requests posted and not yet completed
    * @param nowNanos the caller's clock
    * @return true when the next cycle should run at once; false when the owner should arm its CQ and
@@ -100,7 +100,7 @@ public final class OwnerIdleStrategy {
    * The cycle an owner runs right after it armed its CQ (to reap what landed before the arming):
    * the owner runs again only when that cycle found work, and otherwise sleeps.
    *
-   * @param work what the cycle did ({@link Owner#doWork()})
+   * @param work what the cycle did ({@code Owner.doWork()})
    * @param nowNanos the caller's clock
    * @return true when the next cycle should run at once
    */

@@ -1,6 +1,8 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.connect;
 
 import io.vertx.core.Future;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.endpoint.EndpointKey;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.verbs.QueuePair;
 import java.util.function.Consumer;

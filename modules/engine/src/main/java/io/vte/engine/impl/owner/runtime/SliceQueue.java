@@ -1,4 +1,4 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.runtime;
 
 import io.vte.engine.impl.rail.Slice;
 import java.lang.invoke.MethodHandles;

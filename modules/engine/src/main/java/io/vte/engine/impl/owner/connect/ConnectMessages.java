@@ -1,9 +1,11 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.connect;
 
 import com.google.protobuf.ByteString;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.engine.impl.handshake.PathAgreement;
+import io.vte.engine.impl.owner.OwnerConfig;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.WireVersions;
 import io.vte.handshake.proto.ConnectReply;

@@ -1,4 +1,4 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.endpoint;
 
 /**
  * Lifecycle of an endpoint. Active: {@code NEW -> CONNECTING -> CONNECTED -> RETIRED}; passive:

@@ -1,4 +1,4 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.endpoint;
 
 import io.vte.handshake.NicPath;
 import java.util.ArrayList;

@@ -1,10 +1,17 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.connect;
 
 import io.vertx.core.Future;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.handshake.HandshakeChannel;
+import io.vte.engine.impl.owner.NanoClock;
+import io.vte.engine.impl.owner.OwnerConfig;
+import io.vte.engine.impl.owner.OwnerMetrics;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.endpoint.EndpointKey;
+import io.vte.engine.impl.owner.endpoint.EndpointState;
+import io.vte.engine.impl.owner.endpoint.EndpointStore;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;

@@ -1,4 +1,4 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.endpoint;
 
 import io.vte.engine.impl.rail.Slice;
 import io.vte.handshake.NicPath;
@@ -57,7 +57,7 @@ public final class Endpoint {
   private int retireStatus;
   private Throwable retireCause;
 
-  /** Verbs run on its QPs off the owner's thread right now ({@link QpJobs}): not destroyed yet. */
+  /** Verbs run on its QPs off the owner's thread right now ({@code QpJobs}): not destroyed yet. */
   private boolean qpJobInFlight;
 
   /** Retired or failed while a QP job was in flight: destroyed when the job comes back. */
