@@ -47,6 +47,7 @@ public final class PassiveOpen {
   /** Passive endpoints connected but waiting for the peer's ready-to-use before posting. */
   private final List<Endpoint> awaitingReady = new ArrayList<>();
 
+  /** Made by its {@link Connector}, with whose books and the owner's parts it works. */
   public PassiveOpen(
       Connector connector,
       ConnectorHost host,

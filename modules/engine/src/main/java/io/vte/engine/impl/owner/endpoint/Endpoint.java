@@ -89,6 +89,7 @@ public final class Endpoint {
 
   // ---------------------------------------------------------------- identity and QPs
 
+  /** Its key in the owner's store. */
   public EndpointKey key() {
     return key;
   }
@@ -98,6 +99,7 @@ public final class Endpoint {
     return key.peer();
   }
 
+  /** Its generation: a reply or job of another one is stale. */
   public long generation() {
     return generation;
   }
@@ -112,14 +114,17 @@ public final class Endpoint {
     return wireVersion;
   }
 
+  /** Where it is in its lifecycle. */
   public EndpointState state() {
     return state;
   }
 
+  /** How many QPs it has (or will have once made). */
   public int qpCount() {
     return qps.length;
   }
 
+  /** Its QP {@code q}; null until its QPs are made. */
   public QueuePair qp(int q) {
     return qps[q];
   }
@@ -162,6 +167,7 @@ public final class Endpoint {
     return destroy;
   }
 
+  /** True while a QP job of it runs off the owner's thread. */
   public boolean qpJobInFlight() {
     return qpJobInFlight;
   }
@@ -232,10 +238,12 @@ public final class Endpoint {
     retryAtNanos = atNanos;
   }
 
+  /** True when its re-ask after SIMULTANEOUS_OPEN is due. */
   public boolean reaskDue(long nowNanos) {
     return reaskAtNanos != 0 && nowNanos - reaskAtNanos >= 0;
   }
 
+  /** True when its retry after a refusal is due. */
   public boolean retryDue(long nowNanos) {
     return retryAtNanos != 0 && nowNanos - retryAtNanos >= 0;
   }
@@ -245,14 +253,17 @@ public final class Endpoint {
     return retryAtNanos;
   }
 
+  /** When its connect request was first sent. */
   public long handshakeStartNanos() {
     return handshakeStartNanos;
   }
 
+  /** When its handshake fails if still unanswered. */
   public long handshakeDeadlineNanos() {
     return handshakeDeadlineNanos;
   }
 
+  /** Connect requests sent for it (first, retries and re-asks). */
   public int handshakeAttempts() {
     return handshakeAttempts;
   }
@@ -276,10 +287,12 @@ public final class Endpoint {
     peerReadyDeadlineNanos = readyDeadlineNanos;
   }
 
+  /** True while a passive endpoint waits for the peer's ready-to-use. */
   public boolean awaitingPeerReady() {
     return awaitingPeerReady;
   }
 
+  /** True once a passive endpoint waited long enough for the peer. */
   public boolean peerReadyOverdue(long nowNanos) {
     return nowNanos - peerReadyDeadlineNanos >= 0;
   }
@@ -304,10 +317,12 @@ public final class Endpoint {
     retireCause = cause;
   }
 
+  /** How its flushed work ends, once retired. */
   public int retireStatus() {
     return retireStatus;
   }
 
+  /** Why it was retired, or null. */
   public Throwable retireCause() {
     return retireCause;
   }
@@ -317,6 +332,7 @@ public final class Endpoint {
     flushDeadlineNanos = deadlineNanos;
   }
 
+  /** True once its flush deadline has passed. */
   public boolean flushOverdue(long nowNanos) {
     return nowNanos - flushDeadlineNanos >= 0;
   }
@@ -349,10 +365,12 @@ public final class Endpoint {
     return pending.pollFirst();
   }
 
+  /** True when slices are queued on it. */
   public boolean hasPending() {
     return !pending.isEmpty();
   }
 
+  /** How many slices are queued on it. */
   public int pendingCount() {
     return pending.size();
   }
@@ -434,6 +452,7 @@ public final class Endpoint {
     outstanding--;
   }
 
+  /** Work requests it has in flight. */
   public int outstanding() {
     return outstanding;
   }

@@ -19,6 +19,9 @@ public final class EndpointStore {
   private final LinkedHashMap<NicPath, Endpoint> byPeer;
   private Endpoint loopbackPassive;
 
+  /**
+   * @param capacity endpoints kept before idle ones are evicted
+   */
   public EndpointStore(int capacity) {
     this.capacity = capacity;
     this.byPeer = new LinkedHashMap<>(Math.min(capacity, 1024) * 2, 0.75f, true);
