@@ -67,19 +67,21 @@ public final class OwnerMetrics {
   /** Creates zeroed metrics. */
   public OwnerMetrics() {}
 
-  public void sliceAccepted() {
+  void sliceAccepted() {
     add(SLICES_ACCEPTED, 1);
   }
 
+  /** Counts a handshake that found no common wire version. Owner's thread only. */
   public void versionMismatch() {
     add(VERSION_MISMATCHES, 1);
   }
 
+  /** Records the wire version agreed with the peer of an endpoint. Owner's thread only. */
   public void wireVersionAgreed(EndpointKey endpoint, int version) {
     wireVersions.put(endpoint.toString(), version);
   }
 
-  public void wireVersionEnded(EndpointKey endpoint) {
+  void wireVersionEnded(EndpointKey endpoint) {
     wireVersions.remove(endpoint.toString());
   }
 
@@ -97,35 +99,39 @@ public final class OwnerMetrics {
     return Map.copyOf(wireVersions);
   }
 
+  /** Counts a request sent again after SIMULTANEOUS_OPEN. Owner's thread only. */
   public void handshakeReasked() {
     add(HANDSHAKES_REASKED, 1);
   }
 
-  public void endpointIdleRetired() {
+  void endpointIdleRetired() {
     add(ENDPOINTS_IDLE_RETIRED, 1);
   }
 
-  public void endpointStalled() {
+  void endpointStalled() {
     add(ENDPOINTS_STALLED, 1);
   }
 
+  /** Counts a connect request sent by an active handshake. Owner's thread only. */
   public void handshakeAttempted() {
     add(HANDSHAKE_ATTEMPTS, 1);
   }
 
+  /** Counts a request sent again after a refusal and a backoff wait. Owner's thread only. */
   public void handshakeRetried() {
     add(HANDSHAKE_RETRIES, 1);
   }
 
+  /** Counts the wait scheduled before a refused handshake is tried again. Owner's thread only. */
   public void handshakeBackedOff(long waitNanos) {
     add(HANDSHAKE_BACKOFF_NANOS, waitNanos);
   }
 
-  public void slicesPosted(int n) {
+  void slicesPosted(int n) {
     add(SLICES_POSTED, n);
   }
 
-  public void sliceEnded(boolean ok) {
+  void sliceEnded(boolean ok) {
     if (ok) {
       add(SLICES_COMPLETED, 1);
     } else {
@@ -133,6 +139,7 @@ public final class OwnerMetrics {
     }
   }
 
+  /** Counts a handshake started, active or passive. Owner's thread only. */
   public void handshakeStarted(boolean active) {
     if (active) {
       add(HANDSHAKES_ACTIVE, 1);
@@ -141,34 +148,42 @@ public final class OwnerMetrics {
     }
   }
 
+  /** Counts an active handshake that failed. Owner's thread only. */
   public void handshakeFailed() {
     add(HANDSHAKES_FAILED, 1);
   }
 
+  /** Records the latency of a successful active handshake. Owner's thread only. */
   public void handshakeSucceeded(long latencyNanos) {
     handshakeRecorder.recordValue(clamp(latencyNanos));
   }
 
+  /**
+   * Counts a reply or QP job dropped because its endpoint changed meanwhile. Owner's thread only.
+   */
   public void staleReplyDropped() {
     add(STALE_REPLIES_DROPPED, 1);
   }
 
+  /** Counts a passive request rejected as older than the connected peer. Owner's thread only. */
   public void staleRequestRejected() {
     add(STALE_REQUESTS_REJECTED, 1);
   }
 
-  public void writeFenceAsked() {
+  void writeFenceAsked() {
     add(WRITE_FENCES_ASKED, 1);
   }
 
-  public void writeFenceConfirmed() {
+  void writeFenceConfirmed() {
     add(WRITE_FENCES_CONFIRMED, 1);
   }
 
+  /** Counts an endpoint retired because its peer disconnected it. Owner's thread only. */
   public void peerDisconnected() {
     add(PEER_DISCONNECTS, 1);
   }
 
+  /** Counts a simultaneous open, kept or yielded. Owner's thread only. */
   public void simultaneousOpen(boolean kept) {
     if (kept) {
       add(SIMULTANEOUS_OPENS_KEPT, 1);
@@ -177,43 +192,43 @@ public final class OwnerMetrics {
     }
   }
 
-  public void endpointsAlive(int n) {
+  void endpointsAlive(int n) {
     set(ENDPOINTS_ALIVE, n);
   }
 
-  public void endpointRetired() {
+  void endpointRetired() {
     add(ENDPOINTS_RETIRED, 1);
   }
 
-  public void endpointEvicted() {
+  void endpointEvicted() {
     add(ENDPOINTS_EVICTED, 1);
   }
 
-  public void endpointStoreOverflow() {
+  void endpointStoreOverflow() {
     add(ENDPOINT_STORE_OVERFLOWS, 1);
   }
 
-  public void qpFatal() {
+  void qpFatal() {
     add(QP_FATAL_EVENTS, 1);
   }
 
-  public void cqError() {
+  void cqError() {
     add(CQ_ERRORS, 1);
   }
 
-  public void forcedFlushes(int n) {
+  void forcedFlushes(int n) {
     add(FORCED_FLUSHES, n);
   }
 
-  public void strayCompletion() {
+  void strayCompletion() {
     add(STRAY_COMPLETIONS, 1);
   }
 
-  public void callbackError() {
+  void callbackError() {
     add(CALLBACK_ERRORS, 1);
   }
 
-  public void pollGap(long nanos) {
+  void pollGap(long nanos) {
     if (nanos > get(MAX_POLL_GAP_NANOS)) {
       set(MAX_POLL_GAP_NANOS, nanos);
     }
