@@ -243,15 +243,6 @@ public final class Connector {
   }
 
   /**
-   * @return true for a failure a later attempt may not meet: the peer was unreachable (its engine
-   *     restarting, its handshake server not yet listening), not a deadline, a closed engine or a
-   *     bad request
-   */
-  private static boolean isTransient(Throwable failure) {
-    return !(failure instanceof VteException vte) || vte.code() == ErrorCode.PEER_UNREACHABLE;
-  }
-
-  /**
    * Handles the reply (or failure) of an active handshake, if it still concerns the same endpoint:
    * the same object still stored for its path, under the generation the request was sent with,
    * still CONNECTING.
@@ -262,7 +253,11 @@ public final class Connector {
       return;
     }
     if (failure != null) {
-      if (isTransient(failure) && backOff(ep)) {
+      // A later attempt may meet a peer that was unreachable (its engine restarting, its handshake
+      // server not yet listening), not a deadline, a closed engine or a bad request.
+      boolean transientFailure =
+          !(failure instanceof VteException vte) || vte.code() == ErrorCode.PEER_UNREACHABLE;
+      if (transientFailure && backOff(ep)) {
         return;
       }
       fail(

@@ -87,8 +87,6 @@ public final class Endpoint {
     this.lastUsedNanos = nowNanos;
   }
 
-  // ---------------------------------------------------------------- identity and QPs
-
   /** Its key in the owner's store. */
   public EndpointKey key() {
     return key;
@@ -189,8 +187,6 @@ public final class Endpoint {
     hasQps = false;
     return qps.clone();
   }
-
-  // ---------------------------------------------------------------- lifecycle
 
   /**
    * The one way the state changes.
@@ -352,8 +348,6 @@ public final class Endpoint {
     return state == EndpointState.CONNECTED && !awaitingPeerReady;
   }
 
-  // ---------------------------------------------------------------- slices and work requests
-
   /** Queues a slice for it: used now. */
   public void queue(Slice slice, long nowNanos) {
     pending.add(slice);
@@ -472,8 +466,6 @@ public final class Endpoint {
     return nowNanos - progressNanos;
   }
 
-  // ---------------------------------------------------------------- WRITE fence
-
   /** Its fence, or null while none was asked. */
   public WriteFence fence() {
     return fence;
@@ -494,16 +486,8 @@ public final class Endpoint {
 
   @Override
   public String toString() {
-    return "Endpoint["
-        + key
-        + " gen "
-        + generation
-        + " "
-        + state
-        + " outstanding "
-        + outstanding
-        + " pending "
-        + pending.size()
-        + "]";
+    return String.format(
+        "Endpoint[%s gen %d %s outstanding %d pending %d]",
+        key, generation, state, outstanding, pending.size());
   }
 }
