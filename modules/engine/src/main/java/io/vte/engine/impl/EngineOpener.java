@@ -5,8 +5,10 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
+import io.vte.api.MetadataOptions;
 import io.vte.api.VteException;
 import io.vte.engine.ProviderConfig;
 import io.vte.engine.VertxInternals;
@@ -16,7 +18,6 @@ import io.vte.engine.impl.owner.OwnerConfig;
 import io.vte.engine.impl.rail.RailAffinity;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.HandshakeServer;
-import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.MetadataStore;
 import io.vte.metadata.MetadataStores;
 import io.vte.metadata.StartDeadline;
@@ -28,7 +29,6 @@ import io.vte.verbs.VerbsProvider;
 import io.vte.verbs.VerbsProviders;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.IntFunction;
 
 /**
@@ -193,16 +193,16 @@ final class EngineOpener {
 
   /**
    * @param transport the provider's name
-   * @param config its configuration ({@link ProviderConfig})
+   * @param config its options section ({@link ProviderConfig}), read by its field table
    * @return the verbs provider, configured with its devices
    * @throws VteException INVALID_CONFIGURATION naming the devices when the provider refuses them (a
    *     host that does not resolve, a device named twice)
    */
-  private VerbsProvider createProvider(String transport, Map<String, Object> config) {
+  private VerbsProvider createProvider(String transport, JsonObject config) {
     try {
       return VerbsProviders.create(transport, config);
-    } catch (VerbsException e) {
-      if (e.error() != VerbsError.INVALID_ARGUMENT) {
+    } catch (VerbsException | VteException e) {
+      if (e instanceof VerbsException v && v.error() != VerbsError.INVALID_ARGUMENT) {
         throw e;
       }
       throw new VteException(
@@ -272,7 +272,7 @@ final class EngineOpener {
   private Future<StartedMetadata> startMetadata(HandshakeClientPool clients) {
     MetadataOptions mo;
     try {
-      mo = EnginePartOptions.metadata(options).setSegmentFetcher(clients::getSegment);
+      mo = EnginePartOptions.metadata(options);
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
@@ -281,7 +281,8 @@ final class EngineOpener {
     metadataContext.runOnContext(
         v -> {
           try {
-            created.complete(MetadataStores.create(vertx, options.getMetadataUri(), mo));
+            created.complete(
+                MetadataStores.create(vertx, options.getMetadataUri(), mo, clients::getSegment));
           } catch (VteException e) {
             created.fail(e);
           }
