@@ -516,10 +516,20 @@ public final class TransferEngineImpl implements TransferEngine {
               });
     }
     handshakeHandler.bind(new PassiveConnectHandler(contexts), descriptor, notifications);
+    MeterRegistry meterRegistry = BackendRegistries.getDefaultNow();
+    String label = EngineLabel.base(options.getSegmentName(), serverName, options.getRpcPort());
+    Gauge info =
+        meterRegistry == null
+            ? null
+            : EngineLabel.claim(meterRegistry, label, serverName, segmentName(serverName));
+    if (info != null) {
+      label = info.getId().getTag("engine");
+    }
     EngineDiagnostics diagnostics =
         new EngineDiagnosticsImpl(
             serverName,
             segmentName(serverName),
+            label,
             options.getMetadataUri(),
             metadata,
             contexts,
@@ -528,12 +538,9 @@ public final class TransferEngineImpl implements TransferEngine {
             fabric.provider(),
             sharedMemory);
     EngineParts.Meters meters = EngineParts.Meters.NONE;
-    MeterRegistry meterRegistry = BackendRegistries.getDefaultNow();
     if (meterRegistry != null) {
-      // the segment name: it stays across restarts when configured, where the server name's port
-      // may not
-      String label = segmentName(serverName);
-      List<Meter> list = new ArrayList<>(counters.bindTo(meterRegistry, label));
+      List<Meter> list = new ArrayList<>(List.of(info));
+      list.addAll(counters.bindTo(meterRegistry, label));
       list.addAll(OwnerMeters.bind(meterRegistry, label, contexts));
       list.addAll(DeviceMeters.bind(meterRegistry, label, contexts));
       list.addAll(metadataMeters(meterRegistry, label, metadata));

@@ -91,7 +91,11 @@ class EtcdOutageEngineTest {
         WAIT,
         () -> Await.result(a.openSegment("outage-b"), WAIT).buffers().size() == 1);
     SegmentHandle peer = Await.result(a.openSegment("outage-b"), WAIT);
-    Gauge degraded = registry.find("vte.metadata.degraded").tag("engine", a.segmentName()).gauge();
+    Gauge degraded =
+        registry
+            .find("vte.metadata.degraded")
+            .tag("engine", a.diagnostics().metricsLabel())
+            .gauge();
     // a lease refresh slower than the 1 s call deadline (a loaded machine) degrades the store until
     // the next probe
     Await.untilEquals("healthy at start", WAIT, 0.0, degraded::value);
@@ -143,7 +147,10 @@ class EtcdOutageEngineTest {
     Await.until("a recovers", WAIT, () -> degraded.value() == 0.0);
     Await.until("b recovers", WAIT, () -> !b.metadataDegraded());
     FunctionCounter degradations =
-        registry.find("vte.metadata.degradations").tag("engine", a.segmentName()).functionCounter();
+        registry
+            .find("vte.metadata.degradations")
+            .tag("engine", a.diagnostics().metricsLabel())
+            .functionCounter();
     assertTrue(degradations.count() >= 1, "the degradation was counted: " + degradations.count());
 
     RegisteredBuffer later = engines.register(b, CHUNK, 3);
