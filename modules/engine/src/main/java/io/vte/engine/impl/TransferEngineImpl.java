@@ -548,7 +548,8 @@ public final class TransferEngineImpl implements TransferEngine {
           new EngineParts.Meters(
               meterRegistry,
               list,
-              RailMeters.start(vertx, meterRegistry, label, diagnostics::rails));
+              RailMeters.start(vertx, meterRegistry, label, diagnostics::rails),
+              PortCounterMeters.start(vertx, meterRegistry, label, contexts));
     }
     return new EngineParts(
         fabric,
