@@ -8,9 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-import io.vertx.micrometer.MicrometerMetricsFactory;
-import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vte.api.EngineOptions;
 import io.vte.api.TransferEngine;
 import io.vte.testkit.Await;
@@ -30,12 +27,7 @@ class EngineLabelTest {
 
   private final EngineFixture fx = new EngineFixture();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-  private final Vertx vertx =
-      Vertx.builder()
-          .with(
-              new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
-          .withMetrics(new MicrometerMetricsFactory(registry))
-          .build();
+  private final Vertx vertx = EngineFixture.meteredVertx(registry);
 
   EngineLabelTest() {
     fx.vertxes.add(vertx);

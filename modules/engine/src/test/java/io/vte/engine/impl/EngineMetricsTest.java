@@ -9,9 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-import io.vertx.micrometer.MicrometerMetricsFactory;
-import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferEngine;
@@ -38,13 +35,7 @@ class EngineMetricsTest {
   @Test
   void countersAreExportedAndRemovedOnClose() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    Vertx vertx =
-        Vertx.builder()
-            .with(
-                new VertxOptions()
-                    .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
-            .withMetrics(new MicrometerMetricsFactory(registry))
-            .build();
+    Vertx vertx = EngineFixture.meteredVertx(registry);
     fx.vertxes.add(vertx);
     TransferEngineImpl a =
         (TransferEngineImpl)

@@ -7,9 +7,6 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.search.Search;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-import io.vertx.micrometer.MicrometerMetricsFactory;
-import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vte.api.TransferEngine;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
@@ -43,13 +40,7 @@ class PortCountersOverIbverbsTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     System.setProperty(ROOT_PROPERTY, sysfs.toString());
     try (FakeIbverbsFixture fx = new FakeIbverbsFixture()) {
-      Vertx vertx =
-          Vertx.builder()
-              .with(
-                  new VertxOptions()
-                      .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
-              .withMetrics(new MicrometerMetricsFactory(registry))
-              .build();
+      Vertx vertx = EngineFixture.meteredVertx(registry);
       fx.vertxes.add(vertx);
       TransferEngineImpl e =
           (TransferEngineImpl)
