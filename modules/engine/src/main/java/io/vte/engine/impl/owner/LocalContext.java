@@ -5,6 +5,8 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.handshake.HandshakeChannel;
+import io.vte.engine.impl.owner.runtime.QpThreads;
+import io.vte.engine.impl.owner.runtime.SliceQueue;
 import io.vte.engine.impl.rail.Rail;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.handshake.NicPath;
@@ -68,7 +70,7 @@ public final class LocalContext {
       for (int i = 0; i < workers; i++) {
         CompletionQueue cq = device.createCq(config.cqSize());
         cqs.add(cq);
-        OwnerProxy proxy = new OwnerProxy(localNicPath);
+        OwnerProxy proxy = new OwnerProxy(localNicPath, SliceQueue.capacityFor(config.cqSize()));
         cq.setNotificationHandler(c -> proxy.wake());
         owners.add(
             new Owner(

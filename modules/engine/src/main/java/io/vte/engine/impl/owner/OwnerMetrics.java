@@ -1,6 +1,8 @@
 package io.vte.engine.impl.owner;
 
-import io.vte.handshake.NicPath;
+import io.vte.engine.impl.owner.endpoint.EndpointKey;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -8,45 +10,52 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
 
 /**
- * Counters and gauges of one owner. Written only by the owner's thread (single writer, volatile so
- * any thread reads a recent value); histograms are recorded allocation-free and read as cumulative
- * copies.
+ * Counters and gauges of one owner. Written only by the owner's thread (single writer: a plain read
+ * and an ordered store, no volatile write or CAS on the hot path), read by any thread (acquire);
+ * histograms are recorded allocation-free and read as cumulative copies.
  */
 public final class OwnerMetrics {
 
   private static final long MAX_RECORDED_NANOS = TimeUnit.SECONDS.toNanos(60);
 
-  private volatile long slicesAccepted;
-  private volatile long slicesPosted;
-  private volatile long slicesCompleted;
-  private volatile long slicesFailed;
-  private volatile long handshakesActive;
-  private volatile long handshakesPassive;
-  private volatile long handshakesFailed;
-  private volatile long handshakesReasked;
-  private volatile long handshakeAttempts;
-  private volatile long handshakeRetries;
-  private volatile long handshakeBackoffNanos;
-  private volatile long staleRepliesDropped;
-  private volatile long staleRequestsRejected;
-  private volatile long writeFencesAsked;
-  private volatile long writeFencesConfirmed;
-  private volatile long peerDisconnects;
-  private volatile long simultaneousOpensKept;
-  private volatile long simultaneousOpensYielded;
-  private volatile long endpointsAlive;
-  private volatile long endpointsRetired;
-  private volatile long endpointsEvicted;
-  private volatile long endpointsIdleRetired;
-  private volatile long endpointsStalled;
-  private volatile long endpointStoreOverflows;
-  private volatile long qpFatalEvents;
-  private volatile long cqErrors;
-  private volatile long forcedFlushes;
-  private volatile long strayCompletions;
-  private volatile long callbackErrors;
-  private volatile long maxPollGapNanos;
-  private volatile long versionMismatches;
+  private static final int SLICES_ACCEPTED = 0;
+  private static final int SLICES_POSTED = 1;
+  private static final int SLICES_COMPLETED = 2;
+  private static final int SLICES_FAILED = 3;
+  private static final int HANDSHAKES_ACTIVE = 4;
+  private static final int HANDSHAKES_PASSIVE = 5;
+  private static final int HANDSHAKES_FAILED = 6;
+  private static final int HANDSHAKES_REASKED = 7;
+  private static final int HANDSHAKE_ATTEMPTS = 8;
+  private static final int HANDSHAKE_RETRIES = 9;
+  private static final int HANDSHAKE_BACKOFF_NANOS = 10;
+  private static final int STALE_REPLIES_DROPPED = 11;
+  private static final int STALE_REQUESTS_REJECTED = 12;
+  private static final int WRITE_FENCES_ASKED = 13;
+  private static final int WRITE_FENCES_CONFIRMED = 14;
+  private static final int PEER_DISCONNECTS = 15;
+  private static final int SIMULTANEOUS_OPENS_KEPT = 16;
+  private static final int SIMULTANEOUS_OPENS_YIELDED = 17;
+  private static final int ENDPOINTS_ALIVE = 18;
+  private static final int ENDPOINTS_RETIRED = 19;
+  private static final int ENDPOINTS_EVICTED = 20;
+  private static final int ENDPOINTS_IDLE_RETIRED = 21;
+  private static final int ENDPOINTS_STALLED = 22;
+  private static final int ENDPOINT_STORE_OVERFLOWS = 23;
+  private static final int QP_FATAL_EVENTS = 24;
+  private static final int CQ_ERRORS = 25;
+  private static final int FORCED_FLUSHES = 26;
+  private static final int STRAY_COMPLETIONS = 27;
+  private static final int CALLBACK_ERRORS = 28;
+  private static final int MAX_POLL_GAP_NANOS = 29;
+  private static final int VERSION_MISMATCHES = 30;
+  private static final int COUNTERS = 31;
+
+  private static final VarHandle VALUES = MethodHandles.arrayElementVarHandle(long[].class);
+
+  /** The counters by index; each written by the owner's thread only, with ordered stores. */
+  private final long[] values = new long[COUNTERS];
+
   private final Map<String, Integer> wireVersions = new ConcurrentHashMap<>();
   private final SingleWriterRecorder pollGapRecorder =
       new SingleWriterRecorder(1, MAX_RECORDED_NANOS, 3);
@@ -59,26 +68,28 @@ public final class OwnerMetrics {
   public OwnerMetrics() {}
 
   void sliceAccepted() {
-    slicesAccepted++;
+    add(SLICES_ACCEPTED, 1);
   }
 
-  void versionMismatch() {
-    versionMismatches++;
+  /** Counts a handshake that found no common wire version. Owner's thread only. */
+  public void versionMismatch() {
+    add(VERSION_MISMATCHES, 1);
   }
 
-  void wireVersionAgreed(NicPath peer, int version) {
-    wireVersions.put(peer.toString(), version);
+  /** Records the wire version agreed with the peer of an endpoint. Owner's thread only. */
+  public void wireVersionAgreed(EndpointKey endpoint, int version) {
+    wireVersions.put(endpoint.toString(), version);
   }
 
-  void wireVersionEnded(NicPath peer) {
-    wireVersions.remove(peer.toString());
+  void wireVersionEnded(EndpointKey endpoint) {
+    wireVersions.remove(endpoint.toString());
   }
 
   /**
    * @return handshakes (either side) that failed because the two wire version ranges shared none
    */
   public long versionMismatches() {
-    return versionMismatches;
+    return get(VERSION_MISMATCHES);
   }
 
   /**
@@ -88,127 +99,153 @@ public final class OwnerMetrics {
     return Map.copyOf(wireVersions);
   }
 
-  void handshakeReasked() {
-    handshakesReasked++;
+  /** Counts a request sent again after SIMULTANEOUS_OPEN. Owner's thread only. */
+  public void handshakeReasked() {
+    add(HANDSHAKES_REASKED, 1);
   }
 
   void endpointIdleRetired() {
-    endpointsIdleRetired++;
+    add(ENDPOINTS_IDLE_RETIRED, 1);
   }
 
   void endpointStalled() {
-    endpointsStalled++;
+    add(ENDPOINTS_STALLED, 1);
   }
 
-  void handshakeAttempted() {
-    handshakeAttempts++;
+  /** Counts a connect request sent by an active handshake. Owner's thread only. */
+  public void handshakeAttempted() {
+    add(HANDSHAKE_ATTEMPTS, 1);
   }
 
-  void handshakeRetried() {
-    handshakeRetries++;
+  /** Counts a request sent again after a refusal and a backoff wait. Owner's thread only. */
+  public void handshakeRetried() {
+    add(HANDSHAKE_RETRIES, 1);
   }
 
-  void handshakeBackedOff(long waitNanos) {
-    handshakeBackoffNanos += waitNanos;
+  /** Counts the wait scheduled before a refused handshake is tried again. Owner's thread only. */
+  public void handshakeBackedOff(long waitNanos) {
+    add(HANDSHAKE_BACKOFF_NANOS, waitNanos);
   }
 
   void slicesPosted(int n) {
-    slicesPosted += n;
+    add(SLICES_POSTED, n);
   }
 
   void sliceEnded(boolean ok) {
     if (ok) {
-      slicesCompleted++;
+      add(SLICES_COMPLETED, 1);
     } else {
-      slicesFailed++;
+      add(SLICES_FAILED, 1);
     }
   }
 
-  void handshakeStarted(boolean active) {
+  /** Counts a handshake started, active or passive. Owner's thread only. */
+  public void handshakeStarted(boolean active) {
     if (active) {
-      handshakesActive++;
+      add(HANDSHAKES_ACTIVE, 1);
     } else {
-      handshakesPassive++;
+      add(HANDSHAKES_PASSIVE, 1);
     }
   }
 
-  void handshakeFailed() {
-    handshakesFailed++;
+  /** Counts an active handshake that failed. Owner's thread only. */
+  public void handshakeFailed() {
+    add(HANDSHAKES_FAILED, 1);
   }
 
-  void handshakeSucceeded(long latencyNanos) {
+  /** Records the latency of a successful active handshake. Owner's thread only. */
+  public void handshakeSucceeded(long latencyNanos) {
     handshakeRecorder.recordValue(clamp(latencyNanos));
   }
 
-  void staleReplyDropped() {
-    staleRepliesDropped++;
+  /**
+   * Counts a reply or QP job dropped because its endpoint changed meanwhile. Owner's thread only.
+   */
+  public void staleReplyDropped() {
+    add(STALE_REPLIES_DROPPED, 1);
   }
 
-  void staleRequestRejected() {
-    staleRequestsRejected++;
+  /** Counts a passive request rejected as older than the connected peer. Owner's thread only. */
+  public void staleRequestRejected() {
+    add(STALE_REQUESTS_REJECTED, 1);
   }
 
   void writeFenceAsked() {
-    writeFencesAsked++;
+    add(WRITE_FENCES_ASKED, 1);
   }
 
   void writeFenceConfirmed() {
-    writeFencesConfirmed++;
+    add(WRITE_FENCES_CONFIRMED, 1);
   }
 
-  void peerDisconnected() {
-    peerDisconnects++;
+  /** Counts an endpoint retired because its peer disconnected it. Owner's thread only. */
+  public void peerDisconnected() {
+    add(PEER_DISCONNECTS, 1);
   }
 
-  void simultaneousOpen(boolean kept) {
+  /** Counts a simultaneous open, kept or yielded. Owner's thread only. */
+  public void simultaneousOpen(boolean kept) {
     if (kept) {
-      simultaneousOpensKept++;
+      add(SIMULTANEOUS_OPENS_KEPT, 1);
     } else {
-      simultaneousOpensYielded++;
+      add(SIMULTANEOUS_OPENS_YIELDED, 1);
     }
   }
 
   void endpointsAlive(int n) {
-    endpointsAlive = n;
+    set(ENDPOINTS_ALIVE, n);
   }
 
   void endpointRetired() {
-    endpointsRetired++;
+    add(ENDPOINTS_RETIRED, 1);
   }
 
   void endpointEvicted() {
-    endpointsEvicted++;
+    add(ENDPOINTS_EVICTED, 1);
   }
 
   void endpointStoreOverflow() {
-    endpointStoreOverflows++;
+    add(ENDPOINT_STORE_OVERFLOWS, 1);
   }
 
   void qpFatal() {
-    qpFatalEvents++;
+    add(QP_FATAL_EVENTS, 1);
   }
 
   void cqError() {
-    cqErrors++;
+    add(CQ_ERRORS, 1);
   }
 
   void forcedFlushes(int n) {
-    forcedFlushes += n;
+    add(FORCED_FLUSHES, n);
   }
 
   void strayCompletion() {
-    strayCompletions++;
+    add(STRAY_COMPLETIONS, 1);
   }
 
   void callbackError() {
-    callbackErrors++;
+    add(CALLBACK_ERRORS, 1);
   }
 
   void pollGap(long nanos) {
-    if (nanos > maxPollGapNanos) {
-      maxPollGapNanos = nanos;
+    if (nanos > get(MAX_POLL_GAP_NANOS)) {
+      set(MAX_POLL_GAP_NANOS, nanos);
     }
     pollGapRecorder.recordValue(clamp(nanos));
+  }
+
+  /** Owner's thread only: a plain read of its own last store, then an ordered store. */
+  private void add(int counter, long n) {
+    VALUES.setRelease(values, counter, (long) VALUES.get(values, counter) + n);
+  }
+
+  private void set(int counter, long value) {
+    VALUES.setRelease(values, counter, value);
+  }
+
+  private long get(int counter) {
+    return (long) VALUES.getAcquire(values, counter);
   }
 
   private static long clamp(long nanos) {
@@ -221,7 +258,7 @@ public final class OwnerMetrics {
    *     slice ends exactly once)
    */
   public long slicesAccepted() {
-    return slicesAccepted;
+    return get(SLICES_ACCEPTED);
   }
 
   /**
@@ -229,14 +266,14 @@ public final class OwnerMetrics {
    *     came
    */
   public long handshakesReasked() {
-    return handshakesReasked;
+    return get(HANDSHAKES_REASKED);
   }
 
   /**
    * @return endpoints retired because no slice used them for {@code idleEndpointMs}
    */
   public long endpointsIdleRetired() {
-    return endpointsIdleRetired;
+    return get(ENDPOINTS_IDLE_RETIRED);
   }
 
   /**
@@ -244,7 +281,7 @@ public final class OwnerMetrics {
    *     longer than their QPs' timeout x (retry count + 2)
    */
   public long endpointsStalled() {
-    return endpointsStalled;
+    return get(ENDPOINTS_STALLED);
   }
 
   /**
@@ -252,182 +289,182 @@ public final class OwnerMetrics {
    *     wait and re-asks after SIMULTANEOUS_OPEN
    */
   public long handshakeAttempts() {
-    return handshakeAttempts;
+    return get(HANDSHAKE_ATTEMPTS);
   }
 
   /**
    * @return connect requests sent again after a refused attempt and a backoff wait
    */
   public long handshakeRetries() {
-    return handshakeRetries;
+    return get(HANDSHAKE_RETRIES);
   }
 
   /**
    * @return total backoff wait scheduled before those retries, in nanoseconds
    */
   public long handshakeBackoffNanos() {
-    return handshakeBackoffNanos;
+    return get(HANDSHAKE_BACKOFF_NANOS);
   }
 
   /**
    * @return slices handed to the provider
    */
   public long slicesPosted() {
-    return slicesPosted;
+    return get(SLICES_POSTED);
   }
 
   /**
    * @return slices completed with OK
    */
   public long slicesCompleted() {
-    return slicesCompleted;
+    return get(SLICES_COMPLETED);
   }
 
   /**
    * @return slices completed with any other status
    */
   public long slicesFailed() {
-    return slicesFailed;
+    return get(SLICES_FAILED);
   }
 
   /**
    * @return active handshakes started
    */
   public long handshakesActive() {
-    return handshakesActive;
+    return get(HANDSHAKES_ACTIVE);
   }
 
   /**
    * @return passive handshakes accepted
    */
   public long handshakesPassive() {
-    return handshakesPassive;
+    return get(HANDSHAKES_PASSIVE);
   }
 
   /**
    * @return active handshakes that failed (reject, error or deadline)
    */
   public long handshakesFailed() {
-    return handshakesFailed;
+    return get(HANDSHAKES_FAILED);
   }
 
   /**
    * @return handshake replies dropped because their endpoint was replaced or retired meanwhile
    */
   public long staleRepliesDropped() {
-    return staleRepliesDropped;
+    return get(STALE_REPLIES_DROPPED);
   }
 
   /**
    * @return passive requests rejected because an endpoint with a newer peer generation exists
    */
   public long staleRequestsRejected() {
-    return staleRequestsRejected;
+    return get(STALE_REQUESTS_REJECTED);
   }
 
   /**
    * @return endpoints whose failed WRITEs were fenced: the peer was asked to retire its end
    */
   public long writeFencesAsked() {
-    return writeFencesAsked;
+    return get(WRITE_FENCES_ASKED);
   }
 
   /**
    * @return fences the peer confirmed (DISCONNECTED): their WRITEs went on to be retried
    */
   public long writeFencesConfirmed() {
-    return writeFencesConfirmed;
+    return get(WRITE_FENCES_CONFIRMED);
   }
 
   /**
    * @return endpoints retired because their peer disconnected them (its fence)
    */
   public long peerDisconnects() {
-    return peerDisconnects;
+    return get(PEER_DISCONNECTS);
   }
 
   /**
    * @return simultaneous opens where this side kept the active role
    */
   public long simultaneousOpensKept() {
-    return simultaneousOpensKept;
+    return get(SIMULTANEOUS_OPENS_KEPT);
   }
 
   /**
    * @return simultaneous opens where this side gave up its attempt and accepted
    */
   public long simultaneousOpensYielded() {
-    return simultaneousOpensYielded;
+    return get(SIMULTANEOUS_OPENS_YIELDED);
   }
 
   /**
    * @return endpoints currently in the store
    */
   public long endpointsAlive() {
-    return endpointsAlive;
+    return get(ENDPOINTS_ALIVE);
   }
 
   /**
    * @return endpoints retired
    */
   public long endpointsRetired() {
-    return endpointsRetired;
+    return get(ENDPOINTS_RETIRED);
   }
 
   /**
    * @return idle endpoints evicted to make room
    */
   public long endpointsEvicted() {
-    return endpointsEvicted;
+    return get(ENDPOINTS_EVICTED);
   }
 
   /**
    * @return endpoints admitted over the store's capacity because every stored one was busy
    */
   public long endpointStoreOverflows() {
-    return endpointStoreOverflows;
+    return get(ENDPOINT_STORE_OVERFLOWS);
   }
 
   /**
    * @return QP fatal events handled
    */
   public long qpFatalEvents() {
-    return qpFatalEvents;
+    return get(QP_FATAL_EVENTS);
   }
 
   /**
    * @return CQ errors (overflow): must stay 0, credits make it impossible
    */
   public long cqErrors() {
-    return cqErrors;
+    return get(CQ_ERRORS);
   }
 
   /**
    * @return work requests accounted by the owner because no flushed completion came by the deadline
    */
   public long forcedFlushes() {
-    return forcedFlushes;
+    return get(FORCED_FLUSHES);
   }
 
   /**
    * @return completions that matched no work request in flight (dropped)
    */
   public long strayCompletions() {
-    return strayCompletions;
+    return get(STRAY_COMPLETIONS);
   }
 
   /**
    * @return slice callbacks that threw
    */
   public long callbackErrors() {
-    return callbackErrors;
+    return get(CALLBACK_ERRORS);
   }
 
   /**
    * @return the longest time between two CQ polls while work was in flight, in nanoseconds
    */
   public long maxPollGapNanos() {
-    return maxPollGapNanos;
+    return get(MAX_POLL_GAP_NANOS);
   }
 
   /**

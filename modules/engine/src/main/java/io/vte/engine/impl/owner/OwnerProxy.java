@@ -1,42 +1,62 @@
 package io.vte.engine.impl.owner;
 
 import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
 import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.runtime.SliceQueue;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
-import io.vte.handshake.proto.ConnectStatus;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
- * The cross-thread side of an owner: a lock-free command queue (slices and {@link OwnerCommand}s)
- * and one wake-up per batch, guarded by a "wake pending" flag the owner clears at the start of each
- * cycle. Other threads call its typed methods (a slice, a QP or port event, a passive connect,
- * close); each runs on the owner's thread in queue order. After {@link #close()} anything offered
- * is completed at once ({@code ENGINE_CLOSED} / answered SHUTTING_DOWN).
+ * The cross-thread side of an owner: a bounded ring of slices ({@link SliceQueue}), a queue of
+ * {@link OwnerCommand}s, and one wake-up per batch, guarded by a "wake pending" flag the owner
+ * clears at the start of each cycle. Other threads call its typed methods (a slice, a QP or port
+ * event, a passive connect, close); each runs on the owner's thread, commands first, each queue in
+ * its order. After {@link #close()} anything offered is completed at once ({@code ENGINE_CLOSED} /
+ * answered SHUTTING_DOWN).
+ *
+ * <p>When the ring is full a slice is neither dropped nor waited for on an event loop: it is
+ * offered again from a later task of the producer's own context (the producer slows down, the owner
+ * drains meanwhile); a thread outside Vert.x waits its turn in short parks.
  */
 final class OwnerProxy {
 
   private static final VteException CLOSED =
       new VteException(ErrorCode.ENGINE_CLOSED, "the owner of this rail is closed");
 
+  /** A thread outside Vert.x waits this long before offering a slice to a full ring again. */
+  private static final long FULL_PARK_NANOS = 10_000;
+
   private final NicPath localNicPath;
-  private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
+  private final SliceQueue slices;
+  private final ConcurrentLinkedQueue<OwnerCommand> commands = new ConcurrentLinkedQueue<>();
 
   /**
-   * What the owner's own thread queued (a caller on the owner's event loop): no queue node and no
-   * CAS per slice. Only that thread touches it; {@link #poll()} takes it after {@link #queue}, so
-   * what other threads queued before it is run first.
+   * Slices the owner's own thread queued (a caller on the owner's event loop): no CAS per slice and
+   * no bound, since that thread is the one that drains. Only that thread touches it; {@link
+   * #pollSlice()} takes it after {@link #slices}, so what other threads queued before it goes
+   * first.
    */
-  private final ArrayDeque<Object> local = new ArrayDeque<>();
+  private final ArrayDeque<Slice> local = new ArrayDeque<>();
 
   private final AtomicBoolean wakePending = new AtomicBoolean();
+
+  /** Slices offered again because the ring was full (rare; read by tests and diagnostics). */
+  private final AtomicLong deferred = new AtomicLong();
+
   private volatile Runnable waker = () -> {};
   private volatile Thread thread;
   private volatile boolean bound;
@@ -47,9 +67,11 @@ final class OwnerProxy {
 
   /**
    * @param localNicPath the owner's own NIC path, named in answers given once it is closed
+   * @param sliceCapacity cells of the slice ring, a power of two ({@link SliceQueue#capacityFor})
    */
-  OwnerProxy(NicPath localNicPath) {
+  OwnerProxy(NicPath localNicPath, int sliceCapacity) {
     this.localNicPath = localNicPath;
+    this.slices = new SliceQueue(sliceCapacity);
   }
 
   /**
@@ -96,36 +118,70 @@ final class OwnerProxy {
     wake();
   }
 
-  /** Queues a slice without waking; the caller calls {@link #wake()} once for the batch. */
+  /**
+   * Queues a slice without waking; the caller calls {@link #wake()} once for the batch. A slice
+   * that finds the ring full is offered again later (see the class comment), with its own wake-up.
+   */
   void offer(Slice slice) {
-    enqueue(slice);
+    if (runsHere()) {
+      local.offer(slice);
+    } else if (!slices.offer(slice)) {
+      offerLater(slice);
+    }
+    if (closed) {
+      drainClosed();
+    }
+  }
+
+  private void offerLater(Slice slice) {
+    deferred.incrementAndGet();
+    Context context = Vertx.currentContext();
+    if (context != null) {
+      context.runOnContext(v -> submit(slice));
+      return;
+    }
+    while (!slices.offer(slice)) {
+      if (closed) {
+        slice.callback().onSliceDone(slice, SliceStatus.ENGINE_CLOSED, CLOSED);
+        return;
+      }
+      wake();
+      LockSupport.parkNanos(FULL_PARK_NANOS);
+    }
+  }
+
+  /**
+   * @return slices offered again because the ring was full
+   */
+  long deferredSlices() {
+    return deferred.get();
   }
 
   /** QP {@code qpNum} of the owner hit a fatal error: its endpoint retires. */
   void qpFatal(int qpNum) {
-    execute(owner -> owner.onQpFatal(qpNum));
+    execute(new OwnerCommand.QpFatal(qpNum));
   }
 
   /**
    * Port {@code port} went down: the owner retires its endpoints and refuses work until it is back.
    */
   void portDown(int port) {
-    execute(owner -> owner.onPortDown(port));
+    execute(new OwnerCommand.PortChange(port, false));
   }
 
   /** Port {@code port} is active again. */
   void portUp(int port) {
-    execute(owner -> owner.onPortUp(port));
+    execute(new OwnerCommand.PortChange(port, true));
   }
 
   /** The device reported the owner's CQ in error (IBV_EVENT_CQ_ERR). */
   void cqError() {
-    execute(owner -> owner.onCqError("is in error (device event)"));
+    execute(new OwnerCommand.CqError());
   }
 
   /** The device died. */
   void deviceFatal() {
-    execute(Owner::onDeviceFatal);
+    execute(new OwnerCommand.DeviceFatal());
   }
 
   /**
@@ -133,7 +189,7 @@ final class OwnerProxy {
    * SHUTTING_DOWN when the owner is closed first.
    */
   void passiveConnect(ConnectRequest request, Promise<ConnectReply> reply) {
-    execute(new PassiveConnect(request, reply, localNicPath));
+    execute(new OwnerCommand.PassiveConnect(request, reply, localNicPath));
   }
 
   /**
@@ -141,8 +197,7 @@ final class OwnerProxy {
    * generation}.
    */
   void handshakeReply(Endpoint endpoint, long generation, AsyncResult<ConnectReply> reply) {
-    execute(
-        owner -> owner.connector().onReply(endpoint, generation, reply.result(), reply.cause()));
+    execute(new OwnerCommand.HandshakeReply(endpoint, generation, reply));
   }
 
   /**
@@ -152,7 +207,7 @@ final class OwnerProxy {
    * @param answer the peer's reply, or why none came
    */
   void fenced(Endpoint endpoint, AsyncResult<ConnectReply> answer) {
-    execute(owner -> owner.onFenced(endpoint, answer));
+    execute(new OwnerCommand.Fenced(endpoint, answer));
   }
 
   /**
@@ -160,24 +215,21 @@ final class OwnerProxy {
    * once when the owner is closed first).
    */
   void beginClose(Promise<Void> done) {
-    execute(new BeginClose(done));
+    execute(new OwnerCommand.BeginClose(done));
   }
 
   /** Queues a one-off task for the owner's thread and wakes it (tests read owner state with it). */
-  void execute(OwnerCommand command) {
-    enqueue(command);
-    wake();
+  void execute(Consumer<Owner> task) {
+    execute(new OwnerCommand.Task(task));
   }
 
-  private void enqueue(Object item) {
-    if (runsHere()) {
-      local.offer(item);
-    } else {
-      queue.offer(item);
-    }
+  /** Queues a command and wakes the owner. */
+  void execute(OwnerCommand command) {
+    commands.offer(command);
     if (closed) {
       drainClosed();
     }
+    wake();
   }
 
   /** Wakes the owner unless a wake-up is already pending. */
@@ -202,61 +254,45 @@ final class OwnerProxy {
   }
 
   /**
-   * @return the next queued item (a {@link Slice} or an {@link OwnerCommand}), or null. Owner only.
+   * @return the next queued command, or null. Owner only.
    */
-  Object poll() {
-    Object item = queue.poll();
-    return item != null ? item : local.poll();
+  OwnerCommand pollCommand() {
+    return commands.poll();
+  }
+
+  /**
+   * @return the next queued slice (other threads' first, then the owner's own), or null. Owner
+   *     only.
+   */
+  Slice pollSlice() {
+    Slice slice = slices.poll();
+    return slice != null ? slice : local.poll();
   }
 
   /**
    * Stops the owner's intake: everything queued now or later completes with ENGINE_CLOSED or
-   * aborts.
+   * aborts. Called on the owner's thread once the owner runs no more cycles (the ring then has no
+   * other consumer).
    */
   void close() {
     closed = true;
     drainClosed();
   }
 
-  private void drainClosed() {
-    Object item;
+  /**
+   * Ends what is queued. Serialized: producers that find the proxy closed drain it themselves,
+   * after the owner stopped taking from it.
+   */
+  private synchronized void drainClosed() {
+    OwnerCommand command;
+    while ((command = commands.poll()) != null) {
+      command.abort();
+    }
+    Slice slice;
     // the owner's own queue only on its thread: after the owner's verticle stopped, that thread
     // finds it closed at its next offer and drains it then
-    while ((item = queue.poll()) != null || (runsHere() && (item = local.poll()) != null)) {
-      if (item instanceof Slice) {
-        Slice slice = (Slice) item;
-        slice.callback().onSliceDone(slice, SliceStatus.ENGINE_CLOSED, CLOSED);
-      } else {
-        ((OwnerCommand) item).abort();
-      }
-    }
-  }
-
-  /** A passive connect; answered SHUTTING_DOWN when the owner is gone. */
-  private record PassiveConnect(ConnectRequest request, Promise<ConnectReply> reply, NicPath local)
-      implements OwnerCommand {
-    @Override
-    public void execute(Owner owner) {
-      owner.onPassiveConnect(request, reply);
-    }
-
-    @Override
-    public void abort() {
-      reply.tryComplete(
-          ConnectMessages.reject(local, ConnectStatus.SHUTTING_DOWN, local + " is closed"));
-    }
-  }
-
-  /** Close; completes at once when the owner is gone. */
-  private record BeginClose(Promise<Void> done) implements OwnerCommand {
-    @Override
-    public void execute(Owner owner) {
-      owner.beginClose(done);
-    }
-
-    @Override
-    public void abort() {
-      done.tryComplete();
+    while ((slice = slices.poll()) != null || (runsHere() && (slice = local.poll()) != null)) {
+      slice.callback().onSliceDone(slice, SliceStatus.ENGINE_CLOSED, CLOSED);
     }
   }
 }

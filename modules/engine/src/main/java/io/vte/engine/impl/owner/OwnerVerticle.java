@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.internal.ContextInternal;
+import io.vte.engine.impl.owner.runtime.OwnerIdleStrategy;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 

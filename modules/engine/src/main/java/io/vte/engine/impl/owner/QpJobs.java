@@ -52,7 +52,10 @@ final class QpJobs {
           () -> {
             Outcome<T> outcome = Outcome.of(job);
             if (then != null) {
-              proxy.execute(new Done<>(this, outcome, then, orphan));
+              proxy.execute(
+                  new OwnerCommand.JobDone(
+                      () -> then.accept(outcome.result, outcome.failure),
+                      () -> release(outcome, orphan)));
             } else {
               release(outcome, orphan);
             }
@@ -90,21 +93,6 @@ final class QpJobs {
       } catch (Exception | Error e) {
         return new Outcome<>(null, e);
       }
-    }
-  }
-
-  /** A job's outcome handed back to the owner; released by {@code orphan} when it is gone. */
-  private record Done<T>(
-      QpJobs jobs, Outcome<T> outcome, BiConsumer<T, Throwable> then, Consumer<T> orphan)
-      implements OwnerCommand {
-    @Override
-    public void execute(Owner owner) {
-      then.accept(outcome.result, outcome.failure);
-    }
-
-    @Override
-    public void abort() {
-      jobs.release(outcome, orphan);
     }
   }
 }

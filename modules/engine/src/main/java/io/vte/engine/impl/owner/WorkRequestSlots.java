@@ -1,5 +1,6 @@
 package io.vte.engine.impl.owner;
 
+import io.vte.engine.impl.owner.endpoint.Endpoint;
 import io.vte.engine.impl.rail.Slice;
 
 /**

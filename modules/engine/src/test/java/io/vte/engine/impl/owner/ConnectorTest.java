@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.endpoint.EndpointState;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.WireVersions;
@@ -40,8 +42,8 @@ class ConnectorTest {
     h.run();
     Endpoint ep = h.owner.endpoint("a:1@d0");
     assertEquals(EndpointState.CONNECTING, ep.state());
-    ((FakeVerbs.Qp) ep.qps[0]).state = QpState.ERR;
-    ConnectReply reply = h.passive(requestFrom("a:1@d0", "b:1@d0", ep.qps.length, 7));
+    ((FakeVerbs.Qp) ep.qp(0)).state = QpState.ERR;
+    ConnectReply reply = h.passive(requestFrom("a:1@d0", "b:1@d0", ep.qpCount(), 7));
     assertEquals(ConnectStatus.INVALID_REQUEST, reply.getStatus());
     assertTrue(reply.getReason().contains("cannot connect to a:1@d0"), reply.getReason());
     assertEquals(EndpointState.FAILED, ep.state());
@@ -80,13 +82,13 @@ class ConnectorTest {
     ConnectReply toHigher = lower.passive(higher.channel.last().request());
     assertEquals(ConnectStatus.SIMULTANEOUS_OPEN, toHigher.getStatus());
     assertEquals(EndpointState.CONNECTING, lowerEp.state(), "the lower path keeps its attempt");
-    long before = higherEp.generation;
+    long before = higherEp.generation();
     ConnectReply toLower = higher.passive(lower.channel.last().request());
     assertEquals(ConnectStatus.ACCEPTED, toLower.getStatus());
     assertSame(
         higherEp, higher.owner.endpoint("a:1@d0"), "the higher path accepts on the same endpoint");
     assertEquals(EndpointState.CONNECTED, higherEp.state());
-    assertTrue(higherEp.generation > before, "its own attempt's answer becomes stale");
+    assertTrue(higherEp.generation() > before, "its own attempt's answer becomes stale");
     lower.channel.last().reply().complete(toLower);
     lower.run();
     assertEquals(EndpointState.CONNECTED, lowerEp.state());
@@ -114,7 +116,7 @@ class ConnectorTest {
     higher.run();
     assertEquals(EndpointState.CONNECTED, passive.state());
     assertEquals(0, higher.owner.outstanding(), "nothing posted before the peer is ready");
-    assertEquals(2, passive.pending.size());
+    assertEquals(2, passive.pendingCount());
     lower.channel.last().reply().complete(accepted);
     lower.run();
     assertEquals(1, lower.channel.readies.size(), "the active side says it is ready, once");
@@ -141,7 +143,7 @@ class ConnectorTest {
     h.submit(rec, "a:1", 1);
     h.run();
     Endpoint ep = h.owner.endpoint("a:1@d0");
-    h.passive(requestFrom("a:1@d0", "b:1@d0", ep.qps.length, 7));
+    h.passive(requestFrom("a:1@d0", "b:1@d0", ep.qpCount(), 7));
     h.run();
     assertEquals(0, h.owner.outstanding());
     long ackTimeout =
@@ -202,7 +204,7 @@ class ConnectorTest {
     assertEquals(3, h.channel.calls.size(), "the reply freed a slot for the oldest waiting");
     assertEquals("p2:1", h.channel.last().server());
     Endpoint third = h.owner.endpoint("p2:1@d0");
-    assertEquals(h.clock.now, third.handshakeStartNanos, "its deadline starts when it is sent");
+    assertEquals(h.clock.now, third.handshakeStartNanos(), "its deadline starts when it is sent");
     // p1's request (sent at the start) times out; p2 (sent 1 s later) still has time.
     h.clock.advance(Duration.ofMillis(4500));
     h.run();
@@ -229,19 +231,19 @@ class ConnectorTest {
     assertEquals(1, h.channel.calls.size());
     Endpoint waiting = h.owner.endpoint("b:1@d0");
     assertEquals(EndpointState.CONNECTING, waiting.state());
-    ConnectReply reply = h.passive(requestFrom("b:1@d0", "a:1@d0", waiting.qps.length, 9));
+    ConnectReply reply = h.passive(requestFrom("b:1@d0", "a:1@d0", waiting.qpCount(), 9));
     assertEquals(ConnectStatus.ACCEPTED, reply.getStatus(), reply.getReason());
     assertSame(waiting, h.owner.endpoint("b:1@d0"));
     assertEquals(EndpointState.CONNECTED, waiting.state());
     assertEquals(0, h.owner.connector().waitingHandshakes());
     assertEquals(0, h.owner.metrics().simultaneousOpensKept());
     ConnectRequest ready =
-        requestFrom("b:1@d0", "a:1@d0", waiting.qps.length, 9).toBuilder()
-            .setReadyGeneration(waiting.generation)
+        requestFrom("b:1@d0", "a:1@d0", waiting.qpCount(), 9).toBuilder()
+            .setReadyGeneration(waiting.generation())
             .build();
     assertEquals(ConnectStatus.ACCEPTED, h.passive(ready).getStatus(), "the peer's ready-to-use");
     h.run();
-    assertEquals(toB.size(), ((FakeVerbs.Qp) waiting.qps[0]).posted.size(), "its slices posted");
+    assertEquals(toB.size(), ((FakeVerbs.Qp) waiting.qp(0)).posted.size(), "its slices posted");
     for (Slice s : toB) {
       assertNull(rec.status.get(s), "not failed: " + s);
     }
@@ -334,7 +336,7 @@ class ConnectorTest {
     older.run();
     Endpoint ep = older.owner.endpoint("a:1@d0");
     assertEquals(EndpointState.CONNECTED, ep.state());
-    assertEquals(1, ep.wireVersion, "a reply without a version is an older peer's: version 1");
+    assertEquals(1, ep.wireVersion(), "a reply without a version is an older peer's: version 1");
 
     OwnerHarness broken = new OwnerHarness("b:1", OwnerHarness.config());
     Recorder brokenRec = new Recorder();

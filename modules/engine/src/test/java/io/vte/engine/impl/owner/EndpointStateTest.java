@@ -1,18 +1,23 @@
 package io.vte.engine.impl.owner;
 
-import static io.vte.engine.impl.owner.EndpointState.CONNECTED;
-import static io.vte.engine.impl.owner.EndpointState.CONNECTING;
-import static io.vte.engine.impl.owner.EndpointState.FAILED;
-import static io.vte.engine.impl.owner.EndpointState.NEW;
-import static io.vte.engine.impl.owner.EndpointState.RETIRED;
+import static io.vte.engine.impl.owner.endpoint.EndpointState.CONNECTED;
+import static io.vte.engine.impl.owner.endpoint.EndpointState.CONNECTING;
+import static io.vte.engine.impl.owner.endpoint.EndpointState.FAILED;
+import static io.vte.engine.impl.owner.endpoint.EndpointState.NEW;
+import static io.vte.engine.impl.owner.endpoint.EndpointState.RETIRED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.endpoint.EndpointKey;
+import io.vte.engine.impl.owner.endpoint.EndpointState;
+import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class EndpointStateTest {
@@ -35,17 +40,33 @@ class EndpointStateTest {
     }
   }
 
+  /** The transition methods by the state they move to (nothing moves an endpoint back to NEW). */
+  private static final Map<EndpointState, Consumer<Endpoint>> MOVES =
+      Map.of(
+          CONNECTING,
+          Endpoint::beginConnecting,
+          CONNECTED,
+          ep -> ep.connectedActive(7, 1),
+          FAILED,
+          Endpoint::fail,
+          RETIRED,
+          ep -> ep.retire(SliceStatus.ENDPOINT_RETIRED, null));
+
   @Test
   void endpointFollowsAllowedMovesAndRefusesTheOthersByName() {
     for (EndpointState from : EndpointState.values()) {
-      for (EndpointState to : EndpointState.values()) {
+      for (Map.Entry<EndpointState, Consumer<Endpoint>> move : MOVES.entrySet()) {
+        EndpointState to = move.getKey();
         Endpoint ep = endpointIn(from);
         if (ALLOWED.get(from).contains(to)) {
-          ep.moveTo(to);
+          move.getValue().accept(ep);
           assertEquals(to, ep.state());
         } else {
           IllegalStateException e =
-              assertThrows(IllegalStateException.class, () -> ep.moveTo(to), from + " -> " + to);
+              assertThrows(
+                  IllegalStateException.class,
+                  () -> move.getValue().accept(ep),
+                  from + " -> " + to);
           assertTrue(
               e.getMessage().contains("from " + from + " to " + to)
                   && e.getMessage().contains("p:1@d0"),
@@ -58,16 +79,16 @@ class EndpointStateTest {
 
   /** An endpoint brought to {@code state} along allowed moves. */
   private static Endpoint endpointIn(EndpointState state) {
-    Endpoint ep = new Endpoint(NicPath.of("p:1", "d0"), 1, 0);
+    Endpoint ep = new Endpoint(EndpointKey.to(NicPath.of("p:1", "d0")), 1, 0, 0);
     switch (state) {
       case NEW -> {}
-      case CONNECTING -> ep.moveTo(CONNECTING);
-      case CONNECTED -> ep.moveTo(CONNECTED);
+      case CONNECTING -> ep.beginConnecting();
+      case CONNECTED -> ep.connectedActive(7, 1);
       case RETIRED -> {
-        ep.moveTo(CONNECTED);
-        ep.moveTo(RETIRED);
+        ep.connectedActive(7, 1);
+        ep.retire(SliceStatus.ENDPOINT_RETIRED, null);
       }
-      case FAILED -> ep.moveTo(FAILED);
+      case FAILED -> ep.fail();
     }
     assertEquals(state, ep.state());
     return ep;

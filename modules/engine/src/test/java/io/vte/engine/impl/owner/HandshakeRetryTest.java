@@ -9,6 +9,8 @@ import io.vte.api.VteException;
 import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.owner.OwnerHarness.Call;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.endpoint.EndpointState;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.proto.ConnectReply;
@@ -63,7 +65,7 @@ class HandshakeRetryTest {
       refuse(h.channel.last());
       h.run();
       assertEquals(EndpointState.CONNECTING, ep.state(), "refusal " + r + " is not a failure");
-      long wait = ep.retryAtNanos - h.clock.now;
+      long wait = ep.retryAtNanos() - h.clock.now;
       assertTrue(wait > 0, "a wait is scheduled after refusal " + r);
       waits.add(wait);
       // Nothing is sent before the wait is over; the duty cycle sends it once it is.

@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.handshake.HandshakeChannel;
+import io.vte.engine.impl.owner.runtime.SliceQueue;
 import io.vte.engine.impl.rail.Rail;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceCallback;
@@ -48,7 +49,7 @@ final class OwnerHarness {
     this.device = new FakeVerbs.Device("d0");
     this.cq = (FakeVerbs.Cq) device.createCq(config.cqSize());
     NicPath local = NicPath.of(server, "d0");
-    this.proxy = new OwnerProxy(local);
+    this.proxy = new OwnerProxy(local, SliceQueue.capacityFor(config.cqSize()));
     proxy.bind(() -> wakes++);
     owner =
         new Owner(

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.engine.impl.owner.runtime.OwnerIdleStrategy;
 import io.vte.verbs.SpinBudget;
 import org.junit.jupiter.api.Test;
 

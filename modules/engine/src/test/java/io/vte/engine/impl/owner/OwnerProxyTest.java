@@ -2,16 +2,23 @@ package io.vte.engine.impl.owner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.Vertx;
+import io.vte.engine.impl.owner.runtime.SliceQueue;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceCallback;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
 import io.vte.verbs.WrOpcode;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,7 +47,7 @@ class OwnerProxyTest {
   }
 
   private static OwnerProxy boundHere() {
-    OwnerProxy proxy = new OwnerProxy(NicPath.of("127.0.0.1:1", "d0"));
+    OwnerProxy proxy = new OwnerProxy(NicPath.of("127.0.0.1:1", "d0"), SliceQueue.MIN_CAPACITY);
     proxy.bind(() -> {});
     return proxy;
   }
@@ -61,9 +68,9 @@ class OwnerProxyTest {
     proxy.offer(own.get(1));
     offerFromAnotherThread(proxy, other);
     proxy.offer(own.get(2));
-    List<Object> taken = new ArrayList<>();
-    Object item;
-    while ((item = proxy.poll()) != null) {
+    List<Slice> taken = new ArrayList<>();
+    Slice item;
+    while ((item = proxy.pollSlice()) != null) {
       taken.add(item);
     }
     assertEquals(List.of(other.get(0), other.get(1), own.get(0), own.get(1), own.get(2)), taken);
@@ -84,6 +91,66 @@ class OwnerProxyTest {
       assertEquals(SliceStatus.ENGINE_CLOSED, ended.get(s), "slice " + s.index());
     }
     assertEquals(4, ended.size());
-    assertNull(proxy.poll(), "nothing is left queued");
+    assertNull(proxy.pollSlice(), "nothing is left queued");
+  }
+
+  @Test
+  void aFullRingNeitherBlocksTheProducersEventLoopNorLosesASlice() throws Exception {
+    OwnerProxy proxy = new OwnerProxy(NicPath.of("127.0.0.1:1", "d0"), 4);
+    proxy.bind(() -> {});
+    Vertx vertx = Vertx.vertx();
+    try {
+      List<Slice> sent = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        sent.add(slice(i));
+      }
+      CompletableFuture<Void> offered = new CompletableFuture<>();
+      vertx.runOnContext(
+          v -> {
+            sent.forEach(proxy::submit);
+            offered.complete(null); // returned with the ring full: the event loop did not wait
+          });
+      offered.get(10, TimeUnit.SECONDS);
+      assertTrue(proxy.deferredSlices() >= 16, "16 did not fit: " + proxy.deferredSlices());
+      Set<Slice> taken = new HashSet<>();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (taken.size() < sent.size() && System.nanoTime() < deadline) {
+        Slice s = proxy.pollSlice();
+        if (s != null) {
+          assertTrue(taken.add(s), "taken once: " + s.index());
+        } else {
+          Thread.yield();
+        }
+      }
+      assertEquals(Set.copyOf(sent), taken, "every slice reaches the owner");
+      assertTrue(ended.isEmpty(), "none ended on the way");
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aThreadOutsideVertxWaitsForRoomAndThenQueues() throws Exception {
+    OwnerProxy proxy = new OwnerProxy(NicPath.of("127.0.0.1:1", "d0"), 4);
+    proxy.bind(() -> {});
+    List<Slice> sent = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      sent.add(slice(i));
+    }
+    Thread producer = new Thread(() -> sent.forEach(proxy::offer), "outside-vertx");
+    producer.start();
+    List<Slice> taken = new ArrayList<>();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (taken.size() < sent.size() && System.nanoTime() < deadline) {
+      Slice s = proxy.pollSlice();
+      if (s != null) {
+        taken.add(s);
+      } else {
+        Thread.yield();
+      }
+    }
+    producer.join(10_000);
+    assertEquals(sent, taken, "in order, each once");
+    assertTrue(proxy.deferredSlices() > 0, "the ring was full at least once");
   }
 }

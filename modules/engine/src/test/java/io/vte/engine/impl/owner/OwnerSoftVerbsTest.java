@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.testkit.Await;
@@ -316,8 +317,8 @@ class OwnerSoftVerbsTest {
                 a.contexts.get(device).ownerOf(a.rail(device, b, device)),
                 o -> {
                   Endpoint victim = o.endpoint(path);
-                  for (int q = 0; victim != null && q < victim.qps.length; q++) {
-                    if (victim.qpOutstanding[q] > 0) {
+                  for (int q = 0; victim != null && q < victim.qpCount(); q++) {
+                    if (victim.qpOutstanding(q) > 0) {
                       fault.accept(victim, q);
                       return true;
                     }
@@ -346,7 +347,7 @@ class OwnerSoftVerbsTest {
     a.provider.faults().dropFrames(a.device(0), 1.0, 1);
     t.submitAll(all.subList(64, 160));
     failOnceInFlight(
-        0, (victim, q) -> a.provider.faults().forceQpError(a.device(0), victim.qps[q].qpNum()));
+        0, (victim, q) -> a.provider.faults().forceQpError(a.device(0), victim.qp(q).qpNum()));
     a.provider.faults().clearFrameFaults(a.device(0));
     await(t, 160);
     long retriesAfterQpFatal = t.retries.get();

@@ -13,6 +13,10 @@ import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.endpoint.EndpointKey;
+import io.vte.engine.impl.owner.endpoint.EndpointState;
+import io.vte.engine.impl.owner.endpoint.EndpointStore;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
@@ -95,7 +99,7 @@ class OwnerTest {
       h.run();
       Endpoint old = h.owner.endpoint("b:1@d0");
       assertNotNull(old);
-      int oldQp = old.qps[0].qpNum();
+      int oldQp = old.qp(0).qpNum();
       h.device.completeAll(WcStatus.SUCCESS);
       h.run();
       // Retire through a QP-fatal event, then a new slice creates the replacement.
@@ -113,7 +117,7 @@ class OwnerTest {
       assertEquals(EndpointState.CONNECTED, replacement.state());
       h.device.completeAll(WcStatus.SUCCESS);
       h.run();
-      h.proxy.execute(o -> o.onQpFatal(replacement.qps[0].qpNum()));
+      h.proxy.execute(o -> o.onQpFatal(replacement.qp(0).qpNum()));
       h.run();
     }
     assertEquals(1000, rec.count(SliceStatus.OK));
@@ -127,14 +131,15 @@ class OwnerTest {
     EndpointStore store = new EndpointStore(8);
     NicPath p = NicPath.of("p:1", "d0");
     for (int i = 0; i < 10_000; i++) {
-      Endpoint old = new Endpoint(p, i * 2L, 0);
+      EndpointKey key = new EndpointKey(p, i % 2 == 0);
+      Endpoint old = new Endpoint(key, i * 2L, 0, 0);
       store.put(old);
-      assertTrue(store.remove(p, old));
-      Endpoint replacement = new Endpoint(p, i * 2L + 1, 0);
+      assertTrue(store.remove(old));
+      Endpoint replacement = new Endpoint(key, i * 2L + 1, 0, 0);
       store.put(replacement);
-      assertFalse(store.remove(p, old), "a stale reference removed the replacement");
-      assertSame(replacement, store.get(p));
-      assertTrue(store.remove(p, replacement));
+      assertFalse(store.remove(old), "a stale reference removed the replacement");
+      assertSame(replacement, store.get(key));
+      assertTrue(store.remove(replacement));
     }
     assertEquals(0, store.size());
   }
@@ -179,18 +184,18 @@ class OwnerTest {
     a.run();
     OwnerHarness.Call call = a.channel.last();
     Endpoint ep = a.owner.endpoint("a:1@d0");
-    long generation = ep.generation;
+    long generation = ep.generation();
     // The peer (lower path) connects to us: we yield, bump the generation and accept on the same
     // QPs.
     ConnectReply accepted = a.passive(requestFrom("a:1@d0", "b:1@d0", 1, 42));
     assertEquals(ConnectStatus.ACCEPTED, accepted.getStatus());
-    assertTrue(ep.generation > generation);
+    assertTrue(ep.generation() > generation);
     assertSame(ep, a.owner.endpoint("a:1@d0"));
     // Our own attempt's answer (the winner's SIMULTANEOUS_OPEN, or anything) is now stale.
     call.reply().complete(OwnerHarness.acceptAs(call.request(), 99));
     a.run();
     assertEquals(1, a.owner.metrics().staleRepliesDropped());
-    assertEquals(42, ep.peerGeneration);
+    assertEquals(42, ep.peerGeneration());
   }
 
   /**
@@ -368,8 +373,8 @@ class OwnerTest {
       assertEquals(1, higher.owner.endpointCount());
       assertEquals(1, lower.device.liveQps().size());
       assertEquals(1, higher.device.liveQps().size());
-      FakeVerbs.Qp lq = (FakeVerbs.Qp) l.qps[0];
-      FakeVerbs.Qp hq = (FakeVerbs.Qp) hi.qps[0];
+      FakeVerbs.Qp lq = (FakeVerbs.Qp) l.qp(0);
+      FakeVerbs.Qp hq = (FakeVerbs.Qp) hi.qp(0);
       assertEquals(hq.qpNum, lq.peer.qpNum(), "lower's QP talks to higher's QP");
       assertEquals(lq.qpNum, hq.peer.qpNum(), "higher's QP talks to lower's QP");
       assertEquals(hq.rts.sqPsn(), lq.peer.psn());
@@ -469,7 +474,7 @@ class OwnerTest {
     h.run();
     h.device.liveQps().get(0).complete(10, WcStatus.SUCCESS);
     h.run();
-    int qpNum = h.owner.endpoint("b:1@d0").qps[1].qpNum();
+    int qpNum = h.owner.endpoint("b:1@d0").qp(1).qpNum();
     h.proxy.execute(o -> o.onQpFatal(qpNum));
     h.run();
     assertEquals(100, rec.completed(), "every slice accounted for");
@@ -488,17 +493,28 @@ class OwnerTest {
     assertEquals(1, h.owner.metrics().qpFatalEvents());
   }
 
+  /** WRITEs to b:1 whose first {@code ok} complete and the next one fails: the endpoint fences. */
+  private record Fenced(OwnerHarness h, Recorder rec, List<Slice> slices) {
+    static Fenced after(int writes, int ok) {
+      OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
+      h.channel.confirmDisconnects = false;
+      Recorder rec = new Recorder();
+      List<Slice> slices = h.submit(rec, "b:1", writes);
+      h.run();
+      FakeVerbs.Qp qp = h.device.liveQps().get(0);
+      qp.complete(ok, WcStatus.SUCCESS);
+      qp.complete(1, WcStatus.RETRY_EXC_ERR);
+      h.run();
+      return new Fenced(h, rec, slices);
+    }
+  }
+
   @Test
   void failedCompletionKeepsItsStatusAndFlushesTheRest() {
-    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
-    h.channel.confirmDisconnects = false;
-    Recorder rec = new Recorder();
-    List<Slice> slices = h.submit(rec, "b:1", 20);
-    h.run();
-    FakeVerbs.Qp qp = h.device.liveQps().get(0);
-    qp.complete(5, WcStatus.SUCCESS);
-    qp.complete(1, WcStatus.RETRY_EXC_ERR);
-    h.run();
+    Fenced f = Fenced.after(20, 5);
+    OwnerHarness h = f.h();
+    Recorder rec = f.rec();
+    List<Slice> slices = f.slices();
     // the failed WRITEs wait for the peer to retire its end (the fence) before they go back
     assertEquals(1, h.channel.disconnects.size(), "one disconnect for the endpoint");
     ConnectRequest disconnect = h.channel.disconnects.get(0).request();
@@ -519,13 +535,10 @@ class OwnerTest {
 
   @Test
   void aDisconnectThePeerCannotConfirmEndsTheHeldWritesFenceFailed() {
-    OwnerHarness h = OwnerHarness.accepting(OwnerHarness.config());
-    h.channel.confirmDisconnects = false;
-    Recorder rec = new Recorder();
-    List<Slice> slices = h.submit(rec, "b:1", 4);
-    h.run();
-    h.device.liveQps().get(0).complete(1, WcStatus.RETRY_EXC_ERR);
-    h.run();
+    Fenced f = Fenced.after(4, 0);
+    OwnerHarness h = f.h();
+    Recorder rec = f.rec();
+    List<Slice> slices = f.slices();
     assertEquals(0, rec.completed(), "the posted WRITEs are held");
     h.channel
         .disconnects

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.owner.endpoint.EndpointState;
+import io.vte.engine.impl.owner.runtime.OwnerIdleStrategy;
 import io.vte.engine.impl.rail.Rail;
 import io.vte.engine.impl.rail.Slice;
 import io.vte.engine.impl.rail.SliceStatus;
@@ -206,12 +209,12 @@ class OwnerVerticleTest {
       assertEquals(EndpointState.CONNECTED, ea.state());
       assertEquals(EndpointState.CONNECTED, eb.state());
       assertEquals(
-          ((FakeVerbs.Qp) eb.qps[0]).qpNum,
-          ((FakeVerbs.Qp) ea.qps[0]).peer.qpNum(),
+          ((FakeVerbs.Qp) eb.qp(0)).qpNum,
+          ((FakeVerbs.Qp) ea.qp(0)).peer.qpNum(),
           "iteration " + i);
       assertEquals(
-          ((FakeVerbs.Qp) ea.qps[0]).qpNum,
-          ((FakeVerbs.Qp) eb.qps[0]).peer.qpNum(),
+          ((FakeVerbs.Qp) ea.qp(0)).qpNum,
+          ((FakeVerbs.Qp) eb.qp(0)).peer.qpNum(),
           "iteration " + i);
       collisions +=
           ca.ownerMetrics(0).simultaneousOpensKept()
@@ -382,7 +385,7 @@ class OwnerVerticleTest {
         onOwner(local.ownerOf(new Rail(0, "d0", b.serverName(), "r0")), o -> o.endpoint(path0));
     stuck.events.onEvent(
         io.vte.verbs.AsyncEvent.qp(
-            "d0", io.vte.verbs.AsyncEventType.QP_FATAL, victim.qps[0].qpNum()));
+            "d0", io.vte.verbs.AsyncEventType.QP_FATAL, victim.qp(0).qpNum()));
     Await.until(
         "the victim's 4 slices flushed", WAIT, () -> rec.count(SliceStatus.ENDPOINT_RETIRED) == 4);
     // the owner reports the flushed slices and destroys the victim's QP in one task: await the

@@ -1,4 +1,4 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.runtime;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,16 +9,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The threads that run one context's QP create, modify and destroy for its owners ({@link QpJobs}):
+ * The threads that run one context's QP create, modify and destroy for its owners ({@code QpJobs}):
  * off their event loops, since the move to RTR may wait for address resolution. A few daemon
  * threads {@code vte-qp-<device>-N}, so that one slow peer does not hold up the others' setups;
  * they start when there is work and idle ones end. {@link #close()} lets the jobs in flight finish
  * and returns once every thread has ended.
  */
-final class QpThreads implements Executor {
+public final class QpThreads implements Executor {
 
   /** The most threads running one context's QP verbs. */
-  static final int MAX_THREADS = 4;
+  public static final int MAX_THREADS = 4;
 
   /** How long an idle thread lives. */
   private static final long KEEP_ALIVE_SECONDS = 1;
@@ -34,7 +34,7 @@ final class QpThreads implements Executor {
   /**
    * @param deviceName the device, named in the threads' names
    */
-  QpThreads(String deviceName) {
+  public QpThreads(String deviceName) {
     AtomicInteger count = new AtomicInteger();
     this.pool =
         new ThreadPoolExecutor(
@@ -67,7 +67,7 @@ final class QpThreads implements Executor {
    * Takes no more jobs, lets those queued and running finish (bounded: past the bound the threads
    * are interrupted) and waits for every thread to end. Blocks: never on an event loop.
    */
-  void close() {
+  public void close() {
     pool.shutdown();
     long deadline = System.nanoTime() + DRAIN_NANOS;
     try {

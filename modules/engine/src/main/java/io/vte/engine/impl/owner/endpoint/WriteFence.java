@@ -1,4 +1,4 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.endpoint;
 
 import io.vte.engine.impl.rail.Slice;
 import java.util.ArrayList;
@@ -11,10 +11,10 @@ import java.util.List;
  * retry on another rail that completed first would then be overwritten by the stale copy. One fence
  * per endpoint, asked once; owner-confined.
  */
-final class WriteFence {
+public final class WriteFence {
 
   /** A held slice and how it ended. */
-  record Held(Slice slice, int status, Throwable cause) {}
+  public record Held(Slice slice, int status, Throwable cause) {}
 
   private List<Held> held = new ArrayList<>();
   private boolean confirmed;
@@ -23,26 +23,26 @@ final class WriteFence {
   /**
    * @return true while the peer has not answered: slices are held
    */
-  boolean pending() {
+  public boolean pending() {
     return held != null;
   }
 
   /**
    * @return true when the peer confirmed that the endpoint's QPs execute nothing more
    */
-  boolean confirmed() {
+  public boolean confirmed() {
     return confirmed;
   }
 
   /**
    * @return why the fence could not be confirmed, or null
    */
-  Throwable failure() {
+  public Throwable failure() {
     return failure;
   }
 
   /** Holds a slice until the answer; only while {@link #pending()}. */
-  void hold(Slice slice, int status, Throwable cause) {
+  public void hold(Slice slice, int status, Throwable cause) {
     held.add(new Held(slice, status, cause));
   }
 
@@ -52,7 +52,7 @@ final class WriteFence {
    * @param failure null when the peer confirmed, else why it could not be confirmed
    * @return the slices held until now
    */
-  List<Held> settle(Throwable failure) {
+  public List<Held> settle(Throwable failure) {
     List<Held> out = held;
     held = null;
     this.confirmed = failure == null;

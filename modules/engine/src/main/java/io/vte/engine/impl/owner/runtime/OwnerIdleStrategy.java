@@ -1,4 +1,4 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.runtime;
 
 import io.vte.verbs.SpinBudget;
 
@@ -18,23 +18,23 @@ import io.vte.verbs.SpinBudget;
  * (handshakes, retiring endpoints), else a back-off doubling up to {@code backoffMax}. Owner-thread
  * only; the clock is the caller's, so tests drive it directly.
  */
-final class OwnerIdleStrategy {
+public final class OwnerIdleStrategy {
 
   /**
    * The owners' budget, for every engine of the JVM: half its processors' worth of owners poll at
    * most.
    */
-  static final SpinBudget OWNERS = SpinBudget.halfTheProcessors();
+  public static final SpinBudget OWNERS = SpinBudget.halfTheProcessors();
 
   /** Empty cycles an owner with work requests in flight always runs before it may sleep. */
-  static final int MIN_SPIN_CYCLES = 8;
+  public static final int MIN_SPIN_CYCLES = 8;
 
   /**
    * Bytes on the wire above which an owner does not busy-poll: with that much in flight the machine
    * is busy moving bytes, the NIC threads need the CPU, and completions come often enough that a
    * sleeping owner is woken with several to reap.
    */
-  static final long BUSY_POLL_MAX_BYTES = 1024 * 1024;
+  public static final long BUSY_POLL_MAX_BYTES = 1024 * 1024;
 
   private final SpinBudget budget;
   private final long busyPollNanos;
@@ -56,7 +56,8 @@ final class OwnerIdleStrategy {
    * @param backoffMinMs shortest sleep, at least 1
    * @param backoffMaxMs longest sleep, at least {@code backoffMinMs}
    */
-  OwnerIdleStrategy(SpinBudget budget, long busyPollNanos, long backoffMinMs, long backoffMaxMs) {
+  public OwnerIdleStrategy(
+      SpinBudget budget, long busyPollNanos, long backoffMinMs, long backoffMaxMs) {
     this.budget = budget;
     this.busyPollNanos = busyPollNanos;
     this.backoffMinMs = backoffMinMs;
@@ -65,13 +66,13 @@ final class OwnerIdleStrategy {
   }
 
   /**
-   * @param work what the cycle did ({@link Owner#doWork()})
+   * @param work what the cycle did ({@code Owner.doWork()})
    * @param bytesOnWire bytes of the work requests posted and not yet completed
    * @param nowNanos the caller's clock
    * @return true when the next cycle should run at once; false when the owner should arm its CQ and
    *     sleep ({@link #sleepMillis})
    */
-  boolean runAgain(int work, long bytesOnWire, long nowNanos) {
+  public boolean runAgain(int work, long bytesOnWire, long nowNanos) {
     if (work > 0) {
       lastWorkNanos = nowNanos;
       worked = true;
@@ -99,11 +100,11 @@ final class OwnerIdleStrategy {
    * The cycle an owner runs right after it armed its CQ (to reap what landed before the arming):
    * the owner runs again only when that cycle found work, and otherwise sleeps.
    *
-   * @param work what the cycle did ({@link Owner#doWork()})
+   * @param work what the cycle did ({@code Owner.doWork()})
    * @param nowNanos the caller's clock
    * @return true when the next cycle should run at once
    */
-  boolean runAgainAfterArming(int work, long nowNanos) {
+  public boolean runAgainAfterArming(int work, long nowNanos) {
     return work > 0 && runAgain(work, 0, nowNanos);
   }
 
@@ -115,12 +116,12 @@ final class OwnerIdleStrategy {
    *
    * @return true after an empty cycle, false after one that did work
    */
-  boolean yieldsBeforeNextCycle() {
+  public boolean yieldsBeforeNextCycle() {
     return emptyCycles > 0;
   }
 
   /** Gives the poll token back, if held (the owner sleeps or stops). */
-  void stopPolling() {
+  public void stopPolling() {
     if (polling) {
       polling = false;
       budget.release();
@@ -134,7 +135,7 @@ final class OwnerIdleStrategy {
    * @return milliseconds until its timer fires, unless a CQ notification or a command wakes it
    *     first
    */
-  long sleepMillis(boolean workInFlight) {
+  public long sleepMillis(boolean workInFlight) {
     stopPolling();
     emptyCycles = 0;
     if (workInFlight) {

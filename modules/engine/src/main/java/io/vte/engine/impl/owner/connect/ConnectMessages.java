@@ -1,52 +1,66 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.connect;
 
 import com.google.protobuf.ByteString;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
 import io.vte.engine.impl.handshake.PathAgreement;
+import io.vte.engine.impl.owner.OwnerConfig;
+import io.vte.engine.impl.owner.endpoint.Endpoint;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.WireVersions;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
 import io.vte.handshake.proto.QpInfo;
+import io.vte.verbs.Gid;
 import io.vte.verbs.PortAttributes;
+import io.vte.verbs.QpPeer;
+import io.vte.verbs.QueuePair;
+import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsContext;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Builds and checks the Connect messages of one owner's side: its NIC path, port, endpoint QPs and
  * the wire versions it speaks ({@link WireVersions#SPOKEN}).
  */
-final class ConnectMessages {
+public final class ConnectMessages {
 
   /** Most QPs one endpoint may have (both sides). */
-  static final int MAX_QPS_PER_ENDPOINT = 16;
+  public static final int MAX_QPS_PER_ENDPOINT = 16;
 
   private final NicPath localNicPath;
   private final VerbsContext device;
-  private final int port;
+  private final OwnerConfig config;
 
-  ConnectMessages(NicPath localNicPath, VerbsContext device, int port) {
+  /**
+   * @param localNicPath the owner's NIC path
+   * @param device the opened device (port attributes)
+   * @param config the port in use and the QPs' timeouts
+   */
+  public ConnectMessages(NicPath localNicPath, VerbsContext device, OwnerConfig config) {
     this.localNicPath = localNicPath;
     this.device = device;
-    this.port = port;
+    this.config = config;
   }
 
   /**
    * @return the attributes of the port in use, as of now
    */
-  PortAttributes port() {
-    return device.queryPort(port);
+  public PortAttributes port() {
+    return device.queryPort(config.port());
   }
 
   /**
    * @return the active request of {@code ep} to its peer NIC path
    */
-  ConnectRequest request(Endpoint ep) {
+  public ConnectRequest request(Endpoint ep) {
     PortAttributes attrs = port();
     return ConnectRequest.newBuilder()
         .setLocalNicPath(localNicPath.toString())
-        .setPeerNicPath(ep.path.toString())
+        .setPeerNicPath(ep.path().toString())
         .setGid(ByteString.copyFrom(attrs.gid().toBytes()))
         .setLid(attrs.lid())
         .setMtu(attrs.activeMtu())
@@ -56,7 +70,7 @@ final class ConnectMessages {
         .setWireVersionMin(WireVersions.SPOKEN.min())
         .setWireVersionMax(WireVersions.SPOKEN.max())
         .addAllQps(qpInfos(ep))
-        .setGeneration(ep.generation)
+        .setGeneration(ep.generation())
         .build();
   }
 
@@ -64,34 +78,34 @@ final class ConnectMessages {
    * @return the active side's ready-to-use for {@code ep}: its request again, naming the peer
    *     endpoint's generation its QPs are now connected to (in RTS)
    */
-  ConnectRequest ready(Endpoint ep) {
-    return request(ep).toBuilder().setReadyGeneration(ep.peerGeneration).build();
+  public ConnectRequest ready(Endpoint ep) {
+    return request(ep).toBuilder().setReadyGeneration(ep.peerGeneration()).build();
   }
 
   /**
    * @return the disconnect of {@code ep}: asks the peer to retire its endpoint of the generation
    *     {@code ep} is connected to, and carries only the paths and generations
    */
-  ConnectRequest disconnect(Endpoint ep) {
+  public ConnectRequest disconnect(Endpoint ep) {
     return ConnectRequest.newBuilder()
         .setLocalNicPath(localNicPath.toString())
-        .setPeerNicPath(ep.path.toString())
-        .setGeneration(ep.generation)
-        .setDisconnectGeneration(ep.peerGeneration)
+        .setPeerNicPath(ep.path().toString())
+        .setGeneration(ep.generation())
+        .setDisconnectGeneration(ep.peerGeneration())
         .build();
   }
 
   /**
    * @return the answer to a disconnect: the endpoint it named is retired, or was already gone
    */
-  ConnectReply disconnected(String what) {
+  public ConnectReply disconnected(String what) {
     return reject(localNicPath, ConnectStatus.DISCONNECTED, what);
   }
 
   /**
    * @return the ACCEPTED reply describing {@code ep}
    */
-  ConnectReply accepted(Endpoint ep) {
+  public ConnectReply accepted(Endpoint ep) {
     PortAttributes attrs = port();
     return ConnectReply.newBuilder()
         .setStatus(ConnectStatus.ACCEPTED)
@@ -104,23 +118,23 @@ final class ConnectMessages {
         .setReadDepth(device.queueLimits().readDepth())
         .setWireVersionMin(WireVersions.SPOKEN.min())
         .setWireVersionMax(WireVersions.SPOKEN.max())
-        .setWireVersion(ep.wireVersion)
+        .setWireVersion(ep.wireVersion())
         .addAllQps(qpInfos(ep))
-        .setGeneration(ep.generation)
+        .setGeneration(ep.generation())
         .build();
   }
 
   /**
    * @return a reject with {@code status} and a reason naming the problem
    */
-  ConnectReply reject(ConnectStatus status, String reason) {
+  public ConnectReply reject(ConnectStatus status, String reason) {
     return reject(localNicPath, status, reason);
   }
 
   /**
    * @return a reject from {@code local} with {@code status} and a reason naming the problem
    */
-  static ConnectReply reject(NicPath local, ConnectStatus status, String reason) {
+  public static ConnectReply reject(NicPath local, ConnectStatus status, String reason) {
     return ConnectReply.newBuilder()
         .setStatus(status)
         .setReason(reason)
@@ -131,9 +145,9 @@ final class ConnectMessages {
   }
 
   private static List<QpInfo> qpInfos(Endpoint ep) {
-    List<QpInfo> infos = new ArrayList<>(ep.qps.length);
-    for (int i = 0; i < ep.qps.length; i++) {
-      infos.add(QpInfo.newBuilder().setQpNum(ep.qps[i].qpNum()).setPsn(ep.psns[i]).build());
+    List<QpInfo> infos = new ArrayList<>(ep.qpCount());
+    for (int i = 0; i < ep.qpCount(); i++) {
+      infos.add(QpInfo.newBuilder().setQpNum(ep.qp(i).qpNum()).setPsn(ep.psn(i)).build());
     }
     return infos;
   }
@@ -141,7 +155,7 @@ final class ConnectMessages {
   /**
    * @return the highest wire version this side and the requester both speak, 0 when none
    */
-  static int agreedVersion(ConnectRequest request) {
+  public static int agreedVersion(ConnectRequest request) {
     return WireVersions.SPOKEN.highestCommon(
         WireVersions.announced(request.getWireVersionMin(), request.getWireVersionMax()));
   }
@@ -149,7 +163,7 @@ final class ConnectMessages {
   /**
    * @return the VERSION_MISMATCH reply to a request whose range shares no version with this side's
    */
-  ConnectReply versionMismatch(ConnectRequest request) {
+  public ConnectReply versionMismatch(ConnectRequest request) {
     WireVersions peer =
         WireVersions.announced(request.getWireVersionMin(), request.getWireVersionMax());
     return reject(
@@ -160,7 +174,7 @@ final class ConnectMessages {
   /**
    * @return what is wrong with a peer's request, naming the value, or null when it is usable
    */
-  static String validate(ConnectRequest request) {
+  public static String validate(ConnectRequest request) {
     String badPath = NicPath.problem(request.getLocalNicPath());
     if (badPath != null) {
       return "local_nic_path " + badPath;
@@ -183,5 +197,72 @@ final class ConnectMessages {
       return "mtu must be 256, 512, 1024, 2048 or 4096, got " + request.getMtu();
     }
     return null;
+  }
+
+  /**
+   * @return the verbs that connect the QPs of {@code ep} to those a peer's ACCEPTED reply names
+   * @throws RuntimeException when the reply does not fit ours (GID type, MTU, number of QPs)
+   */
+  public Consumer<QueuePair[]> connectTo(Endpoint ep, ConnectReply reply) {
+    PortAttributes attrs = port();
+    PathAgreement.requireSameGidType(attrs, reply.getGidType(), reply.getLocalNicPath());
+    return connectTo(
+        ep,
+        reply.getQpsList(),
+        reply.getLid(),
+        reply.getGid(),
+        reply.getReadDepth(),
+        PathAgreement.pathMtu(
+            attrs, reply.getLinkLayer(), reply.getMtu(), reply.getLocalNicPath()));
+  }
+
+  /**
+   * @return the verbs that connect the QPs of {@code ep} to those a peer's request names
+   * @throws RuntimeException when the request does not fit ours (GID type, MTU, number of QPs)
+   */
+  public Consumer<QueuePair[]> connectTo(Endpoint ep, ConnectRequest request) {
+    PortAttributes attrs = port();
+    PathAgreement.requireSameGidType(attrs, request.getGidType(), request.getLocalNicPath());
+    return connectTo(
+        ep,
+        request.getQpsList(),
+        request.getLid(),
+        request.getGid(),
+        request.getReadDepth(),
+        PathAgreement.pathMtu(
+            attrs, request.getLinkLayer(), request.getMtu(), request.getLocalNicPath()));
+  }
+
+  /**
+   * Checks the peer's QPs against ours (on the owner's thread) and returns the verbs that connect
+   * them, to run off it: each QP to RTR towards its peer, then to RTS.
+   *
+   * @throws VteException PROTOCOL_ERROR when the peer sent another number of QPs
+   */
+  private Consumer<QueuePair[]> connectTo(
+      Endpoint ep, List<QpInfo> peerQps, int lid, ByteString gid, int readDepth, int pathMtu) {
+    if (peerQps.size() != ep.qpCount()) {
+      throw new VteException(
+          ErrorCode.PROTOCOL_ERROR,
+          "peer sent " + peerQps.size() + " QPs for " + ep.qpCount() + " of ours");
+    }
+    Gid peerGid = Gid.fromBytes(gid.toByteArray());
+    QpPeer[] peers = new QpPeer[peerQps.size()];
+    RtsAttributes[] rts = new RtsAttributes[peers.length];
+    for (int i = 0; i < peers.length; i++) {
+      QpInfo info = peerQps.get(i);
+      peers[i] =
+          new QpPeer(
+              info.getQpNum(), lid, peerGid, info.getPsn() & 0xffffff, Math.min(readDepth, 255));
+      rts[i] =
+          new RtsAttributes(
+              ep.psn(i), config.qpTimeout(), config.qpRetryCount(), config.qpRnrRetry());
+    }
+    return qps -> {
+      for (int i = 0; i < qps.length; i++) {
+        qps[i].toRtr(peers[i], pathMtu);
+        qps[i].toRts(rts[i]);
+      }
+    };
   }
 }

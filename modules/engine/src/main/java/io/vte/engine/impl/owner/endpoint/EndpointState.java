@@ -1,4 +1,4 @@
-package io.vte.engine.impl.owner;
+package io.vte.engine.impl.owner.endpoint;
 
 /**
  * Lifecycle of an endpoint. Active: {@code NEW -> CONNECTING -> CONNECTED -> RETIRED}; passive:
@@ -7,7 +7,7 @@ package io.vte.engine.impl.owner;
  * newer connection replaced it). RETIRED and FAILED are final. {@link #canMoveTo} is the whole
  * table.
  */
-enum EndpointState {
+public enum EndpointState {
   /** Created, its QPs being made (and, passive, connected) off the owner's thread. */
   NEW,
   /** Active handshake in flight. */
@@ -22,7 +22,7 @@ enum EndpointState {
   /**
    * @return true when an endpoint in this state may move to {@code next}
    */
-  boolean canMoveTo(EndpointState next) {
+  public boolean canMoveTo(EndpointState next) {
     return switch (this) {
       case NEW -> next == CONNECTING || next == CONNECTED || next == FAILED || next == RETIRED;
       case CONNECTING -> next == CONNECTED || next == FAILED || next == RETIRED;
