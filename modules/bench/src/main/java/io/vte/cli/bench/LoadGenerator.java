@@ -8,15 +8,11 @@ import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
 import io.vte.api.PreparedTransfer;
 import io.vte.api.RegisteredBuffer;
-import io.vte.api.RequestResult;
-import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferEngine;
 import io.vte.api.TransferOpcode;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
-import io.vte.api.VteException;
-import io.vte.verbs.DirectMemory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,10 +37,8 @@ import org.HdrHistogram.Histogram;
  */
 public final class LoadGenerator {
 
-  private static final Duration DEADLINE = Duration.ofSeconds(60);
-
-  /** Seed of the stamps WRITE blocks carry (mixed with the slot and a count). */
-  private static final long STAMP_SEED = 0x57A4F5L;
+  /** Deadline of every request, and of preparing a slot's batch. */
+  static final Duration DEADLINE = Duration.ofSeconds(60);
 
   /**
    * The shape of the load.
@@ -169,10 +163,19 @@ public final class LoadGenerator {
   }
 
   private Future<BenchResult> drive(Duration duration) {
-    List<Driver> ds = new ArrayList<>();
+    List<SlotDriver> ds = new ArrayList<>();
     List<Future<BenchResult>> parts = new ArrayList<>();
     for (int t = 0; t < plan.threads(); t++) {
-      Driver d = new Driver(t, duration.toNanos());
+      SlotDriver d =
+          new SlotDriver(
+              plan,
+              engine,
+              local.address(),
+              batches,
+              prepared,
+              this::stopped,
+              t,
+              duration.toNanos());
       ds.add(d);
       if (plan.callerThreads()) {
         CallerThread caller = new CallerThread(d);
@@ -239,10 +242,10 @@ public final class LoadGenerator {
     long ops = r.ended().ops();
     long failed = r.ended().failed();
     long succeeded = r.ended().succeeded();
-    for (Driver d : r.current()) {
-      ops += d.ops;
-      failed += d.failed;
-      succeeded += d.succeeded;
+    for (SlotDriver d : r.current()) {
+      ops += d.ops();
+      failed += d.failed();
+      succeeded += d.succeeded();
     }
     return new Counts(ops, failed, succeeded);
   }
@@ -255,7 +258,7 @@ public final class LoadGenerator {
    * together when a run starts, so that a reader never sees a run both counted and driving, nor
    * neither.
    */
-  private record Runs(List<Driver> current, Counts ended) {}
+  private record Runs(List<SlotDriver> current, Counts ended) {}
 
   /**
    * Adds results up.
@@ -312,194 +315,15 @@ public final class LoadGenerator {
         RailBytes.NONE);
   }
 
-  /**
-   * What one submitter does with its slots, batches {@code thread * depth .. thread * depth + depth
-   * - 1}: posts them and accounts for each result. Confined to the submitter's thread (a verticle's
-   * event loop, or a caller thread); the counters are read by the progress line.
-   */
-  private final class Driver {
-    private final int thread;
-    private final long durationNanos;
-    private final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(120), 3);
-    private final Map<String, Long> failures = new TreeMap<>();
-    private final TransferOptions options = new TransferOptions().setDeadline(DEADLINE);
-
-    /** When each slot's batch went out. */
-    private final long[] issuedAt = new long[plan.depth()];
-
-    private volatile long ops;
-    private volatile long failed;
-    private volatile long succeeded;
-    private long start;
-    private long stamps;
-    private long lastProgress;
-    private long longestGap;
-    private int inFlight;
-    private String firstFailure;
-    private String verifyDetail;
-
-    Driver(int thread, long durationNanos) {
-      this.thread = thread;
-      this.durationNanos = durationNanos;
-    }
-
-    void start() {
-      start = System.nanoTime();
-      lastProgress = start;
-    }
-
-    /**
-     * Posts slot {@code local}'s batch (0 .. depth - 1).
-     *
-     * @return its result
-     */
-    Future<BatchResult> issue(int local) {
-      int slot = thread * plan.depth() + local;
-      if (plan.verify() && plan.opcode() == TransferOpcode.READ) {
-        DirectMemory.fill(
-            LoadGenerator.this.local.address() + slotOffset(slot),
-            (long) plan.batchSize() * plan.blockSize(),
-            (byte) 0);
-      } else if (plan.verify()) {
-        stamp(slot);
-      }
-      inFlight++;
-      issuedAt[local] = System.nanoTime();
-      List<PreparedTransfer> ps = prepared;
-      return ps != null ? ps.get(slot).post() : engine.submit(batches.get(slot), options).result();
-    }
-
-    /**
-     * Writes a value no earlier request of this submitter wrote over the first (up to 8) bytes of
-     * each of the slot's source blocks: what a WRITE of it that did nothing would leave different.
-     */
-    private void stamp(int slot) {
-      for (int i = 0; i < plan.batchSize(); i++) {
-        long at =
-            LoadGenerator.this.local.address() + slotOffset(slot) + (long) i * plan.blockSize();
-        long value = DataPattern.mix(STAMP_SEED + slot, ++stamps);
-        for (int b = 0; b < Math.min(8, plan.blockSize()); b++) {
-          DirectMemory.putByte(at + b, (byte) (value >>> (8 * b)));
-        }
-      }
-    }
-
-    private long slotOffset(int slot) {
-      return (long) slot * plan.batchSize() * plan.blockSize();
-    }
-
-    /**
-     * Accounts for slot {@code local}'s ended batch.
-     *
-     * @return true when the run's time is not up: post the slot again
-     */
-    boolean completed(int local, BatchResult result, Throwable cause) {
-      long now = System.nanoTime();
-      int slot = thread * plan.depth() + local;
-      inFlight--;
-      latency.recordValue(Math.min(now - issuedAt[local], latency.getHighestTrackableValue()));
-      long bad = 0;
-      if (result == null) {
-        bad = plan.batchSize();
-        fail("batch/" + causeName(cause), plan.batchSize(), cause);
-      } else {
-        List<RequestResult> rs = result.requests();
-        for (int i = 0; i < rs.size(); i++) {
-          RequestResult r = rs.get(i);
-          if (r.status() != RequestStatus.COMPLETED) {
-            bad++;
-            fail(r.status() + "/" + causeName(r.cause()), 1, r.cause());
-          } else if (plan.verify() && plan.opcode() == TransferOpcode.READ) {
-            check(slotOffset(slot) + (long) i * plan.blockSize());
-          }
-        }
-      }
-      failed += bad;
-      succeeded += plan.batchSize() - bad;
-      ops += plan.batchSize();
-      if (bad < plan.batchSize()) {
-        longestGap = Math.max(longestGap, now - lastProgress);
-        lastProgress = now;
-      }
-      return !stopped && now - start < durationNanos;
-    }
-
-    /**
-     * @return true when no batch is in flight
-     */
-    boolean drained() {
-      return inFlight == 0;
-    }
-
-    /**
-     * @return this submitter's result, once it has drained
-     */
-    BenchResult result() {
-      long now = System.nanoTime();
-      longestGap = Math.max(longestGap, now - lastProgress);
-      return new BenchResult(
-          plan.opcode(),
-          plan.blockSize(),
-          plan.batchSize(),
-          plan.depth(),
-          1,
-          ops,
-          failed,
-          (ops - failed) * plan.blockSize(),
-          now - start,
-          latency,
-          failures,
-          firstFailure,
-          verifyDetail == null ? null : Boolean.FALSE,
-          verifyDetail,
-          -1,
-          List.of(),
-          longestGap,
-          -1,
-          RailBytes.NONE);
-    }
-
-    private void check(long offset) {
-      // The target holds its own pattern, or the source pattern where a WRITE run wrote before.
-      long at =
-          DataPattern.firstMismatch(
-              LoadGenerator.this.local.address() + offset,
-              offset,
-              plan.blockSize(),
-              DataPattern.TARGET_SEED,
-              DataPattern.SOURCE_SEED);
-      if (at >= 0 && verifyDetail == null) {
-        verifyDetail =
-            "READ block at offset "
-                + offset
-                + " matches neither the target's nor the source pattern at byte "
-                + at;
-      }
-    }
-
-    private void fail(String key, long count, Throwable cause) {
-      failures.merge(key, count, Long::sum);
-      if (firstFailure == null) {
-        firstFailure = String.valueOf(cause);
-      }
-    }
-
-    private static String causeName(Throwable cause) {
-      return cause instanceof VteException v
-          ? v.code().name()
-          : cause == null ? "NONE" : cause.getClass().getSimpleName();
-    }
-  }
-
   /** A submitter on a Vert.x context: each result's callback posts its slot again. */
   private final class DriverVerticle extends VerticleBase {
-    private final Driver driver;
+    private final SlotDriver driver;
     private final Promise<BenchResult> done = Promise.promise();
 
     /** Each slot's completion handler, made once. */
     private final List<Completable<BatchResult>> onDone = new ArrayList<>();
 
-    DriverVerticle(Driver driver) {
+    DriverVerticle(SlotDriver driver) {
       this.driver = driver;
       for (int s = 0; s < plan.depth(); s++) {
         int local = s;
@@ -531,11 +355,11 @@ public final class LoadGenerator {
    * ended and only hands it over and unparks the thread.
    */
   private final class CallerThread implements Runnable {
-    private final Driver driver;
+    private final SlotDriver driver;
     private final Promise<BenchResult> done = Promise.promise();
     private final Ended[] ended = new Ended[plan.depth()];
 
-    CallerThread(Driver driver) {
+    CallerThread(SlotDriver driver) {
       this.driver = driver;
     }
 
