@@ -1,4 +1,4 @@
-package io.vte.cli;
+package io.vte.verbs.ibv;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -7,11 +7,6 @@ import io.vte.verbs.Gid;
 import io.vte.verbs.LinkLayer;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PortState;
-import io.vte.verbs.ibv.IbvDeviceCaps;
-import io.vte.verbs.ibv.IbvDeviceReport;
-import io.vte.verbs.ibv.IbvGidEntry;
-import io.vte.verbs.ibv.IbvGidType;
-import io.vte.verbs.ibv.IbvPortInfo;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

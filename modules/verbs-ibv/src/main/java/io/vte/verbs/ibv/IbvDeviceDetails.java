@@ -1,8 +1,5 @@
-package io.vte.cli;
+package io.vte.verbs.ibv;
 
-import io.vte.verbs.ibv.IbvDeviceReport;
-import io.vte.verbs.ibv.IbvGidEntry;
-import io.vte.verbs.ibv.IbvPortInfo;
 import java.util.ArrayList;
 import java.util.List;
 
