@@ -215,11 +215,11 @@ class MooncakeTargetHostileInputTest {
 
   @Test
   void rdmaConnectionRequestIsRefusedWithAReplyMessage() throws Exception {
-    Buffer request = new HandshakeFrame(HandshakeType.CONNECTION, new JsonObject()).encode();
+    Buffer request = new HandshakeFrame(HandshakeFrame.Type.CONNECTION, new JsonObject()).encode();
     try (RawPeer peer = RawPeer.connect(vertx, port())) {
       Buffer got = peer.send(request).awaitClosed();
       HandshakeFrame reply = new HandshakeFrame.Reader(1 << 20).append(got);
-      assertEquals(HandshakeType.CONNECTION, reply.type());
+      assertEquals(HandshakeFrame.Type.CONNECTION, reply.type());
       assertEquals(TargetHandshakeSession.RDMA_REFUSAL, reply.body().getString("reply_msg"));
     }
     assertEquals(ErrorCode.HANDSHAKE_REJECTED, refusal().code());
@@ -227,7 +227,7 @@ class MooncakeTargetHostileInputTest {
 
   @Test
   void metadataRequestGetsTheDescriptorOfExposedBuffersOnly() {
-    Buffer request = new HandshakeFrame(HandshakeType.METADATA, new JsonObject()).encode();
+    Buffer request = new HandshakeFrame(HandshakeFrame.Type.METADATA, new JsonObject()).encode();
     try (RawPeer peer = RawPeer.connect(vertx, port())) {
       HandshakeFrame reply =
           new HandshakeFrame.Reader(1 << 20).append(peer.send(request).awaitClosed());
