@@ -1,6 +1,8 @@
 package io.vte.verbs.soft;
 
 import io.vte.verbs.VerbsFaultInjector;
+import io.vte.verbs.soft.impl.SoftDevice;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Injects failures into the open devices of a {@link SoftVerbsProvider}, for tests and the CLI.
@@ -111,12 +113,13 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    * Holds the device's NIC thread, as a wedged NIC: peers' requests wait unread in its sockets and
    * its own QPs make no progress until {@link #releaseNic}, while the port stays ACTIVE and the
    * device's QPs still change state (a QP moved to ERR meanwhile executes none of what waits).
-   * Returns once the thread is held.
+   * Never blocks: an event loop may call it; a thread that may block waits on the stage.
    *
    * @param device device name
+   * @return completes once the thread is held (see {@link SoftDevice#stallNic()})
    */
-  public void stallNic(String device) {
-    provider.openDevice(device).stallNic();
+  public CompletionStage<Void> stallNic(String device) {
+    return provider.openDevice(device).stallNic();
   }
 
   /**

@@ -8,6 +8,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -76,8 +77,11 @@ final class Nic implements Runnable {
 
   private volatile boolean stopping;
 
-  /** Opens the hold of {@link #hold}, null while the thread is not held. */
-  private volatile CountDownLatch hold;
+  /** Opens the hold of {@link #hold}, null while the thread is not held (under this). */
+  private CountDownLatch hold;
+
+  /** What {@link #hold} returned for the hold in force, null while none is (under this). */
+  private CompletableFuture<Void> holding;
 
   private final java.util.concurrent.atomic.AtomicLong nextTimer =
       new java.util.concurrent.atomic.AtomicLong();
@@ -194,18 +198,22 @@ final class Nic implements Runnable {
   /**
    * Holds the thread (the fault injector's stalled NIC): it runs the commands queued before, then
    * does nothing, reading no socket, until {@link #releaseHold()} or {@link #stop()}; what peers
-   * send meanwhile waits in the sockets. Returns once the thread is held (any thread but the
-   * NIC's).
+   * send meanwhile waits in the sockets. Never blocks (any thread, an event loop too): holding a
+   * thread already held or being held returns the same stage.
    *
-   * @return false when the thread was not held within {@code timeoutMillis} (it is held later)
+   * @return completes once the thread is held
    */
-  boolean hold(long timeoutMillis) throws InterruptedException {
+  synchronized CompletableFuture<Void> hold() {
+    if (holding != null) {
+      return holding;
+    }
     CountDownLatch go = new CountDownLatch(1);
-    CountDownLatch held = new CountDownLatch(1);
+    CompletableFuture<Void> held = new CompletableFuture<>();
     hold = go;
+    holding = held;
     execute(
         () -> {
-          held.countDown();
+          held.complete(null);
           try {
             while (!stopping && !go.await(MAX_TIMER_GAP_NANOS, TimeUnit.NANOSECONDS)) {
               // held: the sockets fill up
@@ -214,13 +222,14 @@ final class Nic implements Runnable {
             Thread.currentThread().interrupt();
           }
         });
-    return held.await(timeoutMillis, TimeUnit.MILLISECONDS);
+    return held;
   }
 
   /** Lets a thread held by {@link #hold} go on (any thread); nothing when none is held. */
-  void releaseHold() {
+  synchronized void releaseHold() {
     CountDownLatch go = hold;
     hold = null;
+    holding = null;
     if (go != null) {
       go.countDown();
     }
@@ -316,12 +325,13 @@ final class Nic implements Runnable {
   }
 
   /**
-   * A peer's request (WRITE, READ, SEND) was served on this NIC thread: after one of at most {@link
-   * #SPIN_AFTER_REQUEST_BYTES} the thread busy-polls for the spin window (NIC thread).
+   * A request (WRITE, READ, SEND) was served for a peer, or sent by one of this device's QPs: after
+   * one of at most {@link #SPIN_AFTER_REQUEST_BYTES} the thread busy-polls for the spin window, so
+   * that the peer's next request, or the response, is read without a wake-up (NIC thread).
    *
    * @param bytes the request's length
    */
-  void servedPeer(long bytes) {
+  void sawRequest(long bytes) {
     if (bytes <= SPIN_AFTER_REQUEST_BYTES) {
       served = true;
     }
@@ -414,7 +424,7 @@ final class Nic implements Runnable {
   void closeAllConnections() {
     for (SelectionKey k : selector.keys().toArray(new SelectionKey[0])) {
       if (k.attachment() instanceof Connection) {
-        ((Connection) k.attachment()).closeFromNic();
+        ((Connection) k.attachment()).close();
       }
     }
   }

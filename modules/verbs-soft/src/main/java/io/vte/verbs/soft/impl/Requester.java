@@ -10,19 +10,15 @@ import io.vte.verbs.WcStatus;
 import io.vte.verbs.WrOpcode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The send half of a QP: transmits the send queue in order over the QP's outbound connection,
  * matches ACK/NAK/READ responses, retransmits (go-back-N) on timeout or RNR, and completes work
  * requests. Sequence number of send-queue index {@code i} is {@code seqBase + i}.
  *
- * <p>Its state is guarded by {@link #lock}: the NIC thread holds it while it works on this
- * requester; a posting thread may take it with {@code tryLock} to write new requests itself when
- * the wire is idle ({@link #postFast()}), saving the NIC a wake-up. The consumer of the send CQ
- * takes it with {@code tryLock} too, to read the responses itself when it progresses the CQ ({@link
- * #readAsPoller()}); completions come from the NIC thread and from that consumer, never from a
- * poster.
+ * <p>Single writer: only the device's NIC thread runs it and touches its connection. Posting
+ * threads append to the {@link SendQueue} and hand the QP to the NIC ({@link Nic#schedule}); the
+ * send CQ's consumer only takes completions from the ring.
  */
 final class Requester implements Connection.Handler {
 
@@ -31,31 +27,8 @@ final class Requester implements Connection.Handler {
   private static final long MAX_RECONNECT_NANOS = 64_000_000;
   private static final int RNR_INFINITE = 7;
 
-  /**
-   * A CQ consumer that has not read the responses for this long stopped polling without arming: the
-   * NIC thread takes the reading back at its next timer check.
-   */
-  static final long POLLER_QUIET_NANOS = 20_000_000;
-
   private final SoftQp qp;
   private final SendQueue sq;
-  private final ReentrantLock lock = new ReentrantLock();
-  private boolean onPoster;
-
-  /**
-   * The send CQ's consumer took the reading of the connection and has not handed it back yet
-   * (written and read by the consumer).
-   */
-  private volatile boolean pollerReads;
-
-  /** When the CQ's consumer last read this requester's responses (under the lock). */
-  private long pollerReadAt;
-
-  /**
-   * Made once: the hand-back of the reading to the NIC thread, run at every arming that needs it.
-   */
-  private final Runnable readOnNic = this::takeReadingBack;
-
   private Connection conn;
   private boolean helloSent;
   private long sent;
@@ -99,126 +72,10 @@ final class Requester implements Connection.Handler {
     this.sq = qp.sq;
   }
 
-  @Override
-  public void enter() {
-    lock.lock();
-  }
-
-  @Override
-  public void exit() {
-    lock.unlock();
-  }
-
-  /**
-   * Poster thread, after new WRs entered the send queue: sends them right away when the connection
-   * is up and idle; otherwise (or for whatever is left) hands the QP to the NIC. Never blocks.
-   */
-  void postFast() {
-    boolean handOff = true;
-    // re-entered from a completion handler on the NIC thread: leave it to the NIC loop
-    if (!lock.isHeldByCurrentThread() && lock.tryLock()) {
-      try {
-        Connection c = conn;
-        if (c != null
-            && c.acceptsPosterWrites()
-            && qp.state() == QpState.RTS
-            && !holding
-            && localError == 0
-            && seenRts == qp.rtsGeneration()
-            && seenReset == qp.resetGeneration()) {
-          if (!deadlineArmed && acked < sq.posted()) {
-            armDeadline(System.nanoTime());
-          }
-          onPoster = true;
-          try {
-            c.pumpTx();
-          } finally {
-            onPoster = false;
-          }
-          handOff = localError != 0 || c.hasPendingTx() || c.isClosed() || sent < sq.posted();
-        }
-      } finally {
-        lock.unlock();
-      }
-    }
-    if (handOff) {
-      qp.device.nic().schedule(qp);
-    }
-  }
-
-  /**
-   * The send CQ's consumer progresses a ring it has not armed ({@link SoftCq#progress()}): it reads
-   * this QP's responses itself while work is outstanding, so an ACK completes without waking the
-   * NIC thread, and the NIC's selector stops watching the socket for input until {@link
-   * #handBackReads()}, or until a timer check finds the consumer quiet for {@link
-   * #POLLER_QUIET_NANOS} (consumer thread). Never blocks: when the NIC thread or a poster holds the
-   * lock, this poll leaves it be.
-   *
-   * @return whether it read the connection
-   */
-  boolean readAsPoller() {
-    // an idle sender costs two volatile reads, not a lock: a CQ may have many
-    if (sq.retired() == sq.posted() || lock.isHeldByCurrentThread() || !lock.tryLock()) {
-      return false;
-    }
-    try {
-      Connection c = conn;
-      if (c == null || !c.isConnected()) {
-        return false;
-      }
-      pollerReadAt = System.nanoTime();
-      if (!c.isReadByPoller()) {
-        c.setReadByPoller(true);
-        pollerReads = true;
-      }
-      c.readWaiting();
-      return true;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /**
-   * The send CQ was armed: its consumer stops polling, so the NIC thread takes the reading back
-   * (consumer thread; the NIC reads what arrived meanwhile and the completions wake the consumer).
-   */
-  void handBackReads() {
-    if (pollerReads) {
-      pollerReads = false;
-      qp.device.nic().execute(readOnNic);
-    }
-  }
-
-  /** NIC thread: watches the socket for input again and reads what waits. */
-  private void takeReadingBack() {
-    lock.lock();
-    try {
-      takeReadingBackLocked();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void takeReadingBackLocked() {
-    Connection c = conn;
-    if (c != null && c.isReadByPoller()) {
-      c.setReadByPoller(false);
-      c.readWaiting();
-    }
-  }
-
   // ---- driven by the NIC ----
 
+  /** NIC thread: catches up with the control plane and sends what waits. */
   void service(long now) {
-    lock.lock();
-    try {
-      serviceLocked(now);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void serviceLocked(long now) {
     if (seenReset != qp.resetGeneration()) {
       seenReset = qp.resetGeneration();
       long mark = qp.resetSendMark();
@@ -280,15 +137,6 @@ final class Requester implements Connection.Handler {
    * @return the next time this requester wants a check, or {@code Long.MAX_VALUE}
    */
   long onTimer(long now) {
-    lock.lock();
-    try {
-      return onTimerLocked(now);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private long onTimerLocked(long now) {
     if (qp.isClosed() || qp.state() != QpState.RTS) {
       return Long.MAX_VALUE;
     }
@@ -303,13 +151,6 @@ final class Requester implements Connection.Handler {
     }
     if (conn != null) {
       next = Math.min(next, conn.onTimer(now)); // a frame held by an injected delay may go
-    }
-    if (conn != null && conn.isReadByPoller()) {
-      if (now - pollerReadAt >= POLLER_QUIET_NANOS) {
-        takeReadingBackLocked(); // the consumer stopped polling (a peer's close must be seen too)
-      } else if (deadlineArmed && now - ackDeadline >= 0) {
-        conn.readWaiting(); // responses the consumer has not read yet are no reason to resend
-      }
     }
     if (deadlineArmed && acked < sq.posted() && qp.rts().timeoutNanos() > 0) {
       if (now - ackDeadline >= 0) {
@@ -425,9 +266,7 @@ final class Requester implements Connection.Handler {
       int status = checkLocal(op, len, local, mr, sq.localAddress[s]);
       if (status != 0) {
         localError = status;
-        if (!onPoster) { // completions come from the NIC thread only
-          failLocalIfDrained();
-        }
+        failLocalIfDrained();
         return;
       }
       boolean read = op == WrOpcode.RDMA_READ;
@@ -447,6 +286,7 @@ final class Requester implements Connection.Handler {
       }
       sent++;
       transmitted = Math.max(transmitted, sent);
+      device.nic().sawRequest(len); // its response is read sooner by a polling NIC
     }
   }
 
@@ -706,25 +546,20 @@ final class Requester implements Connection.Handler {
 
   @Override
   public void onClosed(Connection c) {
-    lock.lock();
-    try {
-      if (c == conn) {
-        conn = null;
-        helloSent = false;
-        rewind(); // frames in the lost stream are resent on the next connection
-        if (acked < sq.posted() && qp.state() == QpState.RTS && !holding) {
-          // work is waiting (e.g. the peer refused the HELLO, not yet RTR): try again soon, backing
-          // off. A
-          // refusal is not a lost frame: it spends no retry; a peer never ready still hits the ACK
-          // deadline.
-          holding = true;
-          resumeAt = System.nanoTime() + reconnectDelay;
-          reconnectDelay = Math.min(reconnectDelay * 2, maxReconnectDelay());
-          qp.device.nic().wantTimerAt(resumeAt);
-        }
+    if (c == conn) {
+      conn = null;
+      helloSent = false;
+      rewind(); // frames in the lost stream are resent on the next connection
+      if (acked < sq.posted() && qp.state() == QpState.RTS && !holding) {
+        // work is waiting (e.g. the peer refused the HELLO, not yet RTR): try again soon, backing
+        // off. A
+        // refusal is not a lost frame: it spends no retry; a peer never ready still hits the ACK
+        // deadline.
+        holding = true;
+        resumeAt = System.nanoTime() + reconnectDelay;
+        reconnectDelay = Math.min(reconnectDelay * 2, maxReconnectDelay());
+        qp.device.nic().wantTimerAt(resumeAt);
       }
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -777,11 +612,6 @@ final class Requester implements Connection.Handler {
   }
 
   void teardown() {
-    lock.lock();
-    try {
-      closeConnection();
-    } finally {
-      lock.unlock();
-    }
+    closeConnection();
   }
 }

@@ -18,11 +18,15 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An opened soft device: one port bound to a TCP address (GID = IPv4-mapped address, LID = listen
@@ -316,23 +320,29 @@ public final class SoftDevice implements VerbsContext {
    * Holds the device's NIC thread (the fault injector's stalled NIC): it reads no socket and serves
    * no QP until {@link #releaseNic()}, while peers' requests wait unread in its sockets, as behind
    * a wedged NIC. The port stays ACTIVE and the control plane works (QP state changes, close).
-   * Returns once the thread is held.
+   * Never blocks, so an event loop may call it; stalling a stalled NIC adds no second hold.
    *
-   * @throws VerbsException {@link VerbsError#INVALID_STATE} when the thread is not held within 10 s
+   * @return completes once the thread is held; fails with {@link VerbsException} {@link
+   *     VerbsError#INVALID_STATE} when it is not held within {@link #STALL_TIMEOUT}
    */
-  public void stallNic() {
-    boolean held;
-    try {
-      held = nic.hold(10_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      held = false;
-    }
-    if (!held) {
-      throw new VerbsException(
-          VerbsError.INVALID_STATE, "the NIC thread of " + name + " was not held within 10 s");
-    }
+  public CompletionStage<Void> stallNic() {
+    return nic.hold()
+        .orTimeout(STALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(
+            e ->
+                CompletableFuture.failedFuture(
+                    new VerbsException(
+                        VerbsError.INVALID_STATE,
+                        "the NIC thread of "
+                            + name
+                            + " was not held within "
+                            + STALL_TIMEOUT.toSeconds()
+                            + " s",
+                        e)));
   }
+
+  /** How long {@link #stallNic()} waits for the NIC thread to be held. */
+  public static final Duration STALL_TIMEOUT = Duration.ofSeconds(10);
 
   /** Lets the NIC thread held by {@link #stallNic()} go on; nothing when it is not held. */
   public void releaseNic() {

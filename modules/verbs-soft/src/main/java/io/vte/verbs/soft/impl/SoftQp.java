@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * An RC queue pair: the state machine and the post side (any thread, under this object's lock, no
- * I/O). The NIC thread runs its two halves, {@link Requester} (send queue) and {@link Responder}
- * (inbound requests), and learns about control-plane changes through generation counters; the send
- * CQ's consumer reads the requester's responses while it polls (see {@link SoftCq}).
+ * I/O: a post fills the ring and hands the QP to the NIC). The NIC thread alone runs its two
+ * halves, {@link Requester} (send queue) and {@link Responder} (inbound requests), and learns about
+ * control-plane changes through generation counters.
  */
 final class SoftQp implements QueuePair {
 
@@ -72,7 +72,6 @@ final class SoftQp implements QueuePair {
     this.rq = new RecvQueue(attributes.maxRecvWr());
     this.requester = new Requester(this);
     this.responder = new Responder(this);
-    sendCq.addSender(requester);
   }
 
   @Override
@@ -193,7 +192,7 @@ final class SoftQp implements QueuePair {
   }
 
   /**
-   * An error moved the QP to ERR (NIC thread, or the send CQ's consumer reading responses).
+   * An error moved the QP to ERR (NIC thread).
    *
    * @return false when it already was in ERR or RESET
    */
@@ -239,7 +238,7 @@ final class SoftQp implements QueuePair {
       rc = sq.add(batch);
     }
     if (batch.badIndex() != 0) {
-      requester.postFast();
+      device.nic().schedule(this); // the NIC thread sends: one wake-up at most, none while it polls
     }
     return rc;
   }
@@ -287,7 +286,6 @@ final class SoftQp implements QueuePair {
       closed = true;
     }
     inbound.close();
-    sendCq.removeSender(requester);
     pd.forget(this);
     device.nic().schedule(this);
   }
