@@ -5,13 +5,13 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One TCP connection of the soft NIC, read and written by its NIC thread only: wires a {@link
- * FrameReader} (frames in) and a {@link FrameWriter} (frames out, through the device's {@link
- * FaultyWire}) to the socket, its selection key and the {@link Handler} that gives the frames their
- * meaning (requester, responder, or HELLO acceptor).
+ * One TCP connection of the soft NIC, driven by its NIC thread (a requester's input is read by its
+ * send CQ's consumer while that polls, see {@link #setReadByPoller}): wires a {@link FrameReader}
+ * (frames in) and a {@link FrameWriter} (frames out, through the device's {@link FaultyWire}) to
+ * the socket, its selection key and the {@link Handler} that gives the frames their meaning
+ * (requester, responder, or HELLO acceptor).
  *
  * <p>When a region closes under a frame, a payload coming in is read on and discarded (the handler
  * hears that it was lost), and a payload going out cannot be completed, so the connection is
@@ -73,6 +73,12 @@ final class Connection implements FrameReader.Receiver {
 
     /** The connection closed (by either side, or by an error). */
     void onClosed(Connection c);
+
+    /** Called by the NIC before it handles the connection's events; pairs with {@link #exit()}. */
+    default void enter() {}
+
+    /** Called by the NIC after it handled the connection's events. */
+    default void exit() {}
   }
 
   private final Nic nic;
@@ -90,13 +96,8 @@ final class Connection implements FrameReader.Receiver {
   private int interest;
   private boolean readPaused;
 
-  /** The one thread that touched this connection, recorded while assertions are on. */
-  private volatile Thread toucher;
-
-  /** Touches of a connection by a second thread, counted while assertions are on (tests). */
-  private static final AtomicInteger CROSS_THREAD_TOUCHES = new AtomicInteger();
-
-  private static volatile String firstCrossThreadTouch;
+  /** The consumer of the handler's CQ reads this connection, not the NIC thread (see SoftCq). */
+  private boolean readByPoller;
 
   private Connection(Nic nic, SocketChannel channel, Handler handler, boolean connected, int ops)
       throws IOException {
@@ -160,11 +161,38 @@ final class Connection implements FrameReader.Receiver {
     return connected && !closed;
   }
 
-  /** Dispatches the selector's ready operations (NIC thread). */
+  /**
+   * Closes the connection from outside its own dispatch (NIC thread: port down, device death,
+   * shutdown), under its handler's lock like {@link #onSelected}: a poster may be inside {@link
+   * #pumpTx()} on this connection (the requester's fast path), and closing under it would clear the
+   * gather while its source regions are held, so they would never be released and their {@code
+   * MemoryRegion.close()} would wait forever.
+   */
+  void closeFromNic() {
+    Handler h = handler;
+    h.enter();
+    try {
+      close();
+    } finally {
+      h.exit();
+    }
+  }
+
+  /**
+   * Dispatches the selector's ready operations (NIC thread). They are read under the handler's lock
+   * and only while the connection is open: the CQ's consumer reading the connection may close it
+   * (and cancel its key) after the selector picked the key, and a cancelled key throws on every
+   * read of its ready set.
+   */
   void onSelected() {
-    assert touchedByOneThread();
-    if (!closed) {
-      handleReady(key.readyOps());
+    Handler h = handler;
+    h.enter();
+    try {
+      if (!closed) {
+        handleReady(key.readyOps());
+      }
+    } finally {
+      h.exit();
     }
   }
 
@@ -242,8 +270,32 @@ final class Connection implements FrameReader.Receiver {
     return handler.payloadGate();
   }
 
-  /** Reads and handles what waits in the socket (NIC thread). */
-  private void readWaiting() {
+  /**
+   * @return true while the consumer of the handler's CQ reads this connection in place of the NIC
+   *     thread
+   */
+  boolean isReadByPoller() {
+    return readByPoller;
+  }
+
+  /**
+   * Gives the reading of this connection to the consumer of the handler's CQ, or back to the NIC
+   * thread (either thread, under the handler's lock): the NIC's selector stops or resumes watching
+   * the socket for input. Only a connected connection changes hands.
+   */
+  void setReadByPoller(boolean byPoller) {
+    if (readByPoller == byPoller || !isConnected()) {
+      return;
+    }
+    readByPoller = byPoller;
+    setInterest(readPaused ? interest : interest | SelectionKey.OP_READ); // masked while by poller
+  }
+
+  /**
+   * Reads and handles what waits in the socket (the consumer of the handler's CQ while it reads the
+   * connection, or the NIC thread taking it back; under the handler's lock).
+   */
+  void readWaiting() {
     if (closed || readPaused) {
       return;
     }
@@ -309,7 +361,17 @@ final class Connection implements FrameReader.Receiver {
   }
 
   /**
-   * Timer check (NIC thread): sends again once a frame held by an injected delay may go.
+   * @return true when a posting thread (holding the handler's lock) may write on this connection
+   *     now: it is connected, nothing waits for the socket, and no injected fault (NIC-thread
+   *     state) is in force
+   */
+  boolean acceptsPosterWrites() {
+    return isConnected() && !writer.isDraining() && wire.isQuiet();
+  }
+
+  /**
+   * Timer check (NIC thread, under the handler's lock): sends again once a frame held by an
+   * injected delay may go.
    *
    * @return the next time this connection wants a check, or {@code Long.MAX_VALUE}
    */
@@ -321,11 +383,11 @@ final class Connection implements FrameReader.Receiver {
   }
 
   /**
-   * Writes what the handler has to send until the socket is full (NIC thread; what does not fit
-   * waits for the socket's write readiness).
+   * Writes what the handler has to send until the socket is full. NIC thread, or a posting thread
+   * that holds the handler's lock (the write is non-blocking; what does not fit is left to the
+   * NIC).
    */
   void pumpTx() {
-    assert touchedByOneThread();
     try {
       while (connected && !closed) {
         if (!writer.isDraining()) {
@@ -355,7 +417,8 @@ final class Connection implements FrameReader.Receiver {
     }
   }
 
-  private void setInterest(int ops) {
+  private void setInterest(int requested) {
+    int ops = readByPoller ? requested & ~SelectionKey.OP_READ : requested;
     if (ops != interest && key.isValid()) {
       interest = ops;
       key.interestOps(ops);
@@ -364,7 +427,6 @@ final class Connection implements FrameReader.Receiver {
 
   /** Closes the socket and tells the handler, once (NIC thread). */
   void close() {
-    assert touchedByOneThread();
     if (closed) {
       return;
     }
@@ -379,39 +441,6 @@ final class Connection implements FrameReader.Receiver {
     reader.close();
     writer.reset();
     handler.onClosed(this);
-  }
-
-  /**
-   * The single-writer check, run only with assertions on (tests): records the first thread that
-   * reads, writes or closes this connection, and counts every touch by another thread.
-   *
-   * @return true, so that it can run inside {@code assert}
-   */
-  private boolean touchedByOneThread() {
-    Thread t = Thread.currentThread();
-    if (toucher == null) {
-      toucher = t;
-    } else if (toucher != t) {
-      if (CROSS_THREAD_TOUCHES.getAndIncrement() == 0) {
-        firstCrossThreadTouch = this + " touched by " + t.getName() + " after " + toucher.getName();
-      }
-    }
-    return true;
-  }
-
-  /**
-   * @return how many times a connection was touched by a thread other than the first that touched
-   *     it, since the JVM started (counted only with assertions on)
-   */
-  static int crossThreadTouches() {
-    return CROSS_THREAD_TOUCHES.get();
-  }
-
-  /**
-   * @return the first such touch, described, or null
-   */
-  static String firstCrossThreadTouch() {
-    return firstCrossThreadTouch;
   }
 
   @Override

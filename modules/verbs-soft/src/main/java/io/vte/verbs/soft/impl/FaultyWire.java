@@ -12,7 +12,8 @@ import java.util.function.LongSupplier;
  * without being picked for a delay again. HELLO frames are never touched; responses may be dropped,
  * not delayed.
  *
- * <p>Consulted on the NIC thread only.
+ * <p>Consulted on the NIC thread only: while faults are in force ({@link #isQuiet()} false),
+ * posting threads leave the sending to the NIC.
  */
 final class FaultyWire implements FrameSink {
 
@@ -121,5 +122,13 @@ final class FaultyWire implements FrameSink {
    */
   long holdUntil() {
     return holding ? holdUntil : Long.MAX_VALUE;
+  }
+
+  /**
+   * @return true when no fault is configured and no frame is held: a posting thread may send (under
+   *     the handler's lock)
+   */
+  boolean isQuiet() {
+    return !holding && !faults.active();
   }
 }

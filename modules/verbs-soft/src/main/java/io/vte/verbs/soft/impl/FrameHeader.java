@@ -1,5 +1,6 @@
 package io.vte.verbs.soft.impl;
 
+import io.vte.verbs.WrOpcode;
 import java.nio.ByteBuffer;
 
 /**
@@ -154,5 +155,24 @@ final class FrameHeader {
    */
   static boolean requestHasPayload(int opcode) {
     return opcode == WRITE || opcode == WRITE_IMM || opcode == SEND || opcode == SEND_IMM;
+  }
+
+  /**
+   * @param wrOpcode a send work request's {@link WrOpcode}
+   * @return the request frame that carries it
+   */
+  static int requestOpcode(int wrOpcode) {
+    switch (wrOpcode) {
+      case WrOpcode.RDMA_WRITE:
+        return WRITE;
+      case WrOpcode.RDMA_WRITE_WITH_IMM:
+        return WRITE_IMM;
+      case WrOpcode.SEND:
+        return SEND;
+      case WrOpcode.SEND_WITH_IMM:
+        return SEND_IMM;
+      default:
+        return READ_REQ;
+    }
   }
 }

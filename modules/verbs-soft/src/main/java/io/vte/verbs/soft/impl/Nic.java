@@ -325,13 +325,12 @@ final class Nic implements Runnable {
   }
 
   /**
-   * A request (WRITE, READ, SEND) was served for a peer, or sent by one of this device's QPs: after
-   * one of at most {@link #SPIN_AFTER_REQUEST_BYTES} the thread busy-polls for the spin window, so
-   * that the peer's next request, or the response, is read without a wake-up (NIC thread).
+   * A peer's request (WRITE, READ, SEND) was served on this NIC thread: after one of at most {@link
+   * #SPIN_AFTER_REQUEST_BYTES} the thread busy-polls for the spin window (NIC thread).
    *
    * @param bytes the request's length
    */
-  void sawRequest(long bytes) {
+  void servedPeer(long bytes) {
     if (bytes <= SPIN_AFTER_REQUEST_BYTES) {
       served = true;
     }
@@ -424,7 +423,7 @@ final class Nic implements Runnable {
   void closeAllConnections() {
     for (SelectionKey k : selector.keys().toArray(new SelectionKey[0])) {
       if (k.attachment() instanceof Connection) {
-        ((Connection) k.attachment()).close();
+        ((Connection) k.attachment()).closeFromNic();
       }
     }
   }

@@ -162,7 +162,7 @@ final class Responder implements Connection.Handler {
       return false;
     }
     long len = h.length & 0xffffffffL;
-    qp.device.nic().sawRequest(len);
+    qp.device.nic().servedPeer(len);
     if (len > qp.device.maxMessageBytes()) {
       return false; // absurd length: never trust it for framing, drop the connection
     }

@@ -4,15 +4,22 @@ import io.vte.verbs.CompletionNotificationHandler;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.PostStatus;
 import io.vte.verbs.WorkCompletionBatch;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A fixed-capacity completion ring with one producer, the device's NIC thread (the one thread that
- * moves the bytes of the device's QPs), and one consumer. The consumer reads the ring without a
- * lock (release/acquire ordering on the indices); {@link #poll} does no socket I/O, and {@link
- * #progress()} has nothing to do: the NIC thread, busy-polling after a small request went out,
- * reads the response and completes it without a wake-up.
+ * A fixed-capacity completion ring with one consumer, whose {@link #progress()} reads the responses
+ * of the QPs that send into it.
+ *
+ * <p>Producers are the device's NIC thread and, in {@link #progress()}, the consumer itself: a
+ * consumer that progresses a CQ it has not armed reads the responses of its senders' connections in
+ * place of the NIC thread ({@link Requester#readAsPoller()}), as a polled RDMA completion needs no
+ * interrupt and no other core, so an ACK reaches the ring without waking a thread. Arming hands
+ * that reading back to the NIC thread, which then reads what waits and wakes the consumer. {@link
+ * #poll} only takes completions from the ring: it does no socket I/O. Producers serialize on a lock
+ * held only for the ring write; the consumer reads the ring without one (release/acquire ordering
+ * on the indices).
  */
 final class SoftCq implements CompletionQueue {
 
@@ -27,6 +34,10 @@ final class SoftCq implements CompletionQueue {
   private final AtomicLong head = new AtomicLong();
   private final AtomicLong tail = new AtomicLong();
   private final AtomicBoolean armed = new AtomicBoolean();
+  private final Object producers = new Object();
+
+  /** The requesters of the QPs that send into this CQ (copy on write). */
+  private volatile Requester[] senders = new Requester[0];
 
   private volatile CompletionNotificationHandler handler;
   private volatile boolean overflowed;
@@ -52,30 +63,58 @@ final class SoftCq implements CompletionQueue {
     return capacity;
   }
 
+  /** A QP sending into this CQ was created: its responses may be read by the consumer. */
+  synchronized void addSender(Requester requester) {
+    Requester[] a = Arrays.copyOf(senders, senders.length + 1);
+    a[a.length - 1] = requester;
+    senders = a;
+  }
+
+  /** A QP sending into this CQ was closed. */
+  synchronized void removeSender(Requester requester) {
+    Requester[] a = senders;
+    for (int i = 0; i < a.length; i++) {
+      if (a[i] == requester) {
+        Requester[] b = new Requester[a.length - 1];
+        System.arraycopy(a, 0, b, 0, i);
+        System.arraycopy(a, i + 1, b, i, a.length - i - 1);
+        senders = b;
+        return;
+      }
+    }
+  }
+
   /**
-   * Adds a completion (NIC thread).
+   * Adds a completion (NIC thread, or the consumer while it reads its senders' responses).
    *
    * @return false when the CQ is closed, in error, or just overflowed (the caller raises CQ_ERR
    *     once)
    */
   boolean add(long wrId, int status, int opcode, int byteLen, int qpNum, int imm) {
-    if (closed || overflowed) {
-      return false;
+    boolean overflowedNow;
+    synchronized (producers) {
+      if (closed || overflowed) {
+        return false;
+      }
+      long t = tail.get();
+      overflowedNow = t - head.get() >= capacity;
+      if (overflowedNow) {
+        overflowed = true;
+      } else {
+        int i = (int) (t % capacity);
+        wrIds[i] = wrId;
+        statuses[i] = status;
+        opcodes[i] = opcode;
+        byteLens[i] = byteLen;
+        qpNums[i] = qpNum;
+        imms[i] = imm;
+        tail.lazySet(t + 1);
+      }
     }
-    long t = tail.get();
-    if (t - head.get() >= capacity) {
-      overflowed = true;
+    if (overflowedNow) {
       device.onCqOverflow(this);
       return false;
     }
-    int i = (int) (t % capacity);
-    wrIds[i] = wrId;
-    statuses[i] = status;
-    opcodes[i] = opcode;
-    byteLens[i] = byteLen;
-    qpNums[i] = qpNum;
-    imms[i] = imm;
-    tail.lazySet(t + 1);
     notifyIfArmed();
     return true;
   }
@@ -114,6 +153,28 @@ final class SoftCq implements CompletionQueue {
     return overflowed ? PostStatus.CQ_ERROR : 0;
   }
 
+  /** The consumer, progressing a ring it has not armed, reads its senders' responses. */
+  @Override
+  public int progress() {
+    if (closed || armed.get()) {
+      return 0;
+    }
+    int read = 0;
+    for (Requester r : senders) {
+      if (r.readAsPoller()) {
+        read++;
+      }
+    }
+    return read;
+  }
+
+  /** Arming: the NIC thread takes back the reading of every sender whose reading it gave up. */
+  private void handBackSenders() {
+    for (Requester r : senders) {
+      r.handBackReads();
+    }
+  }
+
   @Override
   public void setNotificationHandler(CompletionNotificationHandler handler) {
     this.handler = handler;
@@ -128,6 +189,7 @@ final class SoftCq implements CompletionQueue {
       return PostStatus.CQ_ERROR;
     }
     armed.set(true);
+    handBackSenders();
     return PostStatus.OK;
   }
 

@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * An RC queue pair: the state machine and the post side (any thread, under this object's lock, no
- * I/O: a post fills the ring and hands the QP to the NIC). The NIC thread alone runs its two
- * halves, {@link Requester} (send queue) and {@link Responder} (inbound requests), and learns about
- * control-plane changes through generation counters.
+ * I/O). The NIC thread runs its two halves, {@link Requester} (send queue) and {@link Responder}
+ * (inbound requests), and learns about control-plane changes through generation counters; the send
+ * CQ's consumer reads the requester's responses while it polls (see {@link SoftCq}).
  */
 final class SoftQp implements QueuePair {
 
@@ -72,6 +72,7 @@ final class SoftQp implements QueuePair {
     this.rq = new RecvQueue(attributes.maxRecvWr());
     this.requester = new Requester(this);
     this.responder = new Responder(this);
+    sendCq.addSender(requester);
   }
 
   @Override
@@ -192,7 +193,7 @@ final class SoftQp implements QueuePair {
   }
 
   /**
-   * An error moved the QP to ERR (NIC thread).
+   * An error moved the QP to ERR (NIC thread, or the send CQ's consumer reading responses).
    *
    * @return false when it already was in ERR or RESET
    */
@@ -238,7 +239,7 @@ final class SoftQp implements QueuePair {
       rc = sq.add(batch);
     }
     if (batch.badIndex() != 0) {
-      device.nic().schedule(this); // the NIC thread sends: one wake-up at most, none while it polls
+      requester.postFast();
     }
     return rc;
   }
@@ -286,6 +287,7 @@ final class SoftQp implements QueuePair {
       closed = true;
     }
     inbound.close();
+    sendCq.removeSender(requester);
     pd.forget(this);
     device.nic().schedule(this);
   }

@@ -25,7 +25,8 @@ class FaultyWireTest {
   private final FaultyWire wire = new FaultyWire(sink, faults, () -> now, wakeUps::add);
 
   @Test
-  void withoutFaultsEveryFrameGoesThroughUnchanged() {
+  void withoutFaultsEveryFrameGoesThroughUnchangedAndPostersMaySend() {
+    assertTrue(wire.isQuiet());
     assertTrue(send(FrameHeader.HELLO, 0));
     for (int seq = 1; seq <= 5; seq++) {
       assertTrue(send(FrameHeader.WRITE, seq));
@@ -39,6 +40,7 @@ class FaultyWireTest {
   @Test
   void theNthFrameIsDroppedAndTakenAsSentAndHelloIsNeverCounted() {
     faults.dropOne(3);
+    assertFalse(wire.isQuiet(), "a poster must leave frames to the NIC while faults are set");
     assertTrue(send(FrameHeader.HELLO, 0));
     assertTrue(send(FrameHeader.WRITE, 1));
     assertTrue(send(FrameHeader.READ_REQ, 2));
@@ -74,6 +76,7 @@ class FaultyWireTest {
     assertFalse(send(FrameHeader.WRITE, 2), "held");
     assertEquals(List.of(now + DELAY), wakeUps, "a timer call is asked for the end of the hold");
     assertEquals(now + DELAY, wire.holdUntil());
+    assertFalse(wire.isQuiet());
     assertFalse(send(FrameHeader.WRITE, 2), "still held");
     assertFalse(send(FrameHeader.READ_REQ, 3), "a request behind it waits too");
     assertTrue(send(FrameHeader.ACK, 9), "responses are never delayed");
@@ -119,7 +122,9 @@ class FaultyWireTest {
   @Test
   void clearedFaultsLetPostersSendAgain() {
     faults.set(0.5, 0.5, DELAY, 1);
+    assertFalse(wire.isQuiet());
     faults.clear();
+    assertTrue(wire.isQuiet());
     assertTrue(send(FrameHeader.WRITE, 1));
     assertEquals(List.of(1), sink.seqs);
   }
