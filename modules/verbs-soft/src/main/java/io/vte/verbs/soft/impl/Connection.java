@@ -18,7 +18,7 @@ import java.nio.channels.SocketChannel;
  * aborted: the peer sees a lost stream and the requester starts over, meeting the closed region in
  * its checks.
  */
-final class Connection implements FrameReader.Receiver {
+final class Connection implements FrameReceiver {
 
   /** The role-specific logic on top of a connection (requester, responder, or HELLO acceptor). */
   interface Handler {
@@ -54,7 +54,7 @@ final class Connection implements FrameReader.Receiver {
 
     /**
      * @return the gate the payloads written into regions pass besides the regions' own (see {@link
-     *     FrameReader.Receiver#payloadGate()}), or null for none
+     *     FrameReceiver#payloadGate()}), or null for none
      */
     default AccessGate payloadGate() {
       return null;

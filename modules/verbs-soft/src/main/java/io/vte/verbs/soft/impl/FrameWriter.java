@@ -110,7 +110,7 @@ final class FrameWriter implements FrameSink {
       }
       int payloadAt = tx.position() + FrameHeader.SIZE;
       if (payloadLength > 0
-          && !FrameReader.copy(region, payloadAddress, txAddress + payloadAt, payloadLength)) {
+          && !GuardedAccess.copy(region, payloadAddress, txAddress + payloadAt, payloadLength)) {
         sourceLost = true;
         return false;
       }
