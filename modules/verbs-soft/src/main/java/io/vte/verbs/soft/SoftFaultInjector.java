@@ -1,7 +1,7 @@
 package io.vte.verbs.soft;
 
 import io.vte.verbs.VerbsFaultInjector;
-import io.vte.verbs.soft.impl.SoftDevice;
+import io.vte.verbs.soft.impl.DeviceFaults;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -26,7 +26,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void portDown(String device, int port) {
-    provider.openDevice(device).portDown(port);
+    provider.openDevice(device).faults().portDown(port);
   }
 
   /**
@@ -37,7 +37,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void portUp(String device, int port) {
-    provider.openDevice(device).portUp(port);
+    provider.openDevice(device).faults().portUp(port);
   }
 
   /**
@@ -50,7 +50,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void dropFrames(String device, double fraction, long seed) {
-    provider.openDevice(device).setFrameFaults(fraction, 0, 0, seed);
+    provider.openDevice(device).faults().setFrameFaults(fraction, 0, 0, seed);
   }
 
   /**
@@ -63,7 +63,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void delayFrames(String device, double fraction, long delayNanos, long seed) {
-    provider.openDevice(device).setFrameFaults(0, fraction, delayNanos, seed);
+    provider.openDevice(device).faults().setFrameFaults(0, fraction, delayNanos, seed);
   }
 
   /**
@@ -76,7 +76,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void dropOneFrame(String device, long nth) {
-    provider.openDevice(device).dropOneFrame(nth);
+    provider.openDevice(device).faults().dropOneFrame(nth);
   }
 
   /**
@@ -86,7 +86,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void clearFrameFaults(String device) {
-    provider.openDevice(device).clearFrameFaults();
+    provider.openDevice(device).faults().clearFrameFaults();
   }
 
   /**
@@ -96,7 +96,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void killDevice(String device) {
-    provider.openDevice(device).kill();
+    provider.openDevice(device).faults().kill();
   }
 
   /**
@@ -106,7 +106,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    * @param device device name
    */
   public void crashNic(String device) {
-    provider.openDevice(device).crashNic();
+    provider.openDevice(device).faults().crashNic();
   }
 
   /**
@@ -116,10 +116,10 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    * Never blocks: an event loop may call it; a thread that may block waits on the stage.
    *
    * @param device device name
-   * @return completes once the thread is held (see {@link SoftDevice#stallNic()})
+   * @return completes once the thread is held (see {@link DeviceFaults#stallNic()})
    */
   public CompletionStage<Void> stallNic(String device) {
-    return provider.openDevice(device).stallNic();
+    return provider.openDevice(device).faults().stallNic();
   }
 
   /**
@@ -128,7 +128,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    * @param device device name
    */
   public void releaseNic(String device) {
-    provider.openDevice(device).releaseNic();
+    provider.openDevice(device).faults().releaseNic();
   }
 
   /**
@@ -139,6 +139,6 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void forceQpError(String device, int qpNum) {
-    provider.openDevice(device).forceQpError(qpNum);
+    provider.openDevice(device).faults().forceQpError(qpNum);
   }
 }

@@ -213,7 +213,7 @@ final class Connection implements FrameReceiver {
         pumpTx();
       }
     } catch (IOException | RuntimeException e) {
-      nic.device().logConnectionFailure(this, e);
+      nic.device().log().connectionFailure(this, e);
       close();
     }
   }
@@ -236,7 +236,7 @@ final class Connection implements FrameReceiver {
       case PAUSED -> pauseReading();
       case END_OF_STREAM -> close();
       case PROTOCOL_ERROR -> {
-        nic.device().logProtocolError(this, reader.error().message());
+        nic.device().log().protocolError(this, reader.error().message());
         close();
       }
       case WAIT, CLOSED -> {
@@ -302,7 +302,7 @@ final class Connection implements FrameReceiver {
     try {
       onReadable();
     } catch (IOException | RuntimeException e) {
-      nic.device().logConnectionFailure(this, e);
+      nic.device().log().connectionFailure(this, e);
       close();
     }
   }
@@ -412,7 +412,7 @@ final class Connection implements FrameReceiver {
         writer.reset();
       }
     } catch (IOException | RuntimeException e) {
-      nic.device().logConnectionFailure(this, e);
+      nic.device().log().connectionFailure(this, e);
       close();
     }
   }

@@ -22,7 +22,7 @@ final class HelloAcceptor implements Connection.Handler {
     SoftQp qp = device.qp(h.qpn);
     if (qp == null) {
       // no such QP: it will never accept, so say so (a QP not yet ready is refused quietly below)
-      device.logRefusedHello(h.qpn, h.rkey);
+      device.log().refusedHello(h.qpn, h.rkey);
       c.append(FrameHeader.NAK, FrameHeader.NO_QP, h.rkey, 0, 0, 0, 0, 0, 0, 0, null);
       c.pumpTx();
       c.close();
@@ -30,7 +30,7 @@ final class HelloAcceptor implements Connection.Handler {
     }
     if (!qp.responder.accepts(h.rkey)) {
       // no such QP, or not (yet) ready for this peer: refuse quietly, as an HCA drops such packets
-      device.logRefusedHello(h.qpn, h.rkey);
+      device.log().refusedHello(h.qpn, h.rkey);
       c.close();
       return true;
     }

@@ -258,7 +258,7 @@ final class Nic implements Runnable {
     try {
       while (!stopping) {
         drainInbox();
-        device.deliverEvents();
+        device.events().deliver();
         long now = System.nanoTime();
         if (served) {
           served = false;
@@ -287,7 +287,7 @@ final class Nic implements Runnable {
         }
         plannedWake = wakeAt;
         sleeping = true;
-        if (!inbox.isEmpty() || device.hasPendingEvents() || stopping) {
+        if (!inbox.isEmpty() || device.events().hasPending() || stopping) {
           sleeping = false;
           selector.selectNow(keyHandler);
           continue;
@@ -297,7 +297,7 @@ final class Nic implements Runnable {
         sleeping = false;
       }
     } catch (IOException | RuntimeException | Error e) {
-      device.logNicFailure(e);
+      device.log().nicFailure(e);
       serveDead();
     } finally {
       stopSpinning();
@@ -317,8 +317,8 @@ final class Nic implements Runnable {
     device.die();
     while (!stopping) {
       drainInbox();
-      device.deliverEvents();
-      if (inbox.isEmpty() && !device.hasPendingEvents() && !stopping) {
+      device.events().deliver();
+      if (inbox.isEmpty() && !device.events().hasPending() && !stopping) {
         LockSupport.parkNanos(this, MAX_TIMER_GAP_NANOS);
       }
     }
@@ -361,7 +361,7 @@ final class Nic implements Runnable {
           ((Runnable) o).run();
         }
       } catch (RuntimeException e) {
-        device.logNicFailure(e); // a bug in one QP's work must not stop the device
+        device.log().nicFailure(e); // a bug in one QP's work must not stop the device
       }
     }
     return handled;
@@ -385,7 +385,7 @@ final class Nic implements Runnable {
           wantTimerAt(t);
         }
       } catch (RuntimeException e) {
-        device.logNicFailure(e);
+        device.log().nicFailure(e);
       }
     }
   }
@@ -411,11 +411,11 @@ final class Nic implements Runnable {
           Connection.accepted(this, ch, acceptor);
         } catch (IOException | RuntimeException e) {
           ch.close();
-          device.logConnectionFailure(null, e);
+          device.log().connectionFailure(null, e);
         }
       }
     } catch (IOException e) {
-      device.logConnectionFailure(null, e);
+      device.log().connectionFailure(null, e);
     }
   }
 
@@ -438,7 +438,7 @@ final class Nic implements Runnable {
 
   private void shutdown() {
     drainInbox();
-    device.deliverEvents();
+    device.events().deliver();
     closeAllConnections();
     for (SoftQp qp : qps) {
       qp.sq.free();
@@ -448,7 +448,7 @@ final class Nic implements Runnable {
       server.close();
       selector.close();
     } catch (IOException e) {
-      device.logNicFailure(e);
+      device.log().nicFailure(e);
     }
   }
 }

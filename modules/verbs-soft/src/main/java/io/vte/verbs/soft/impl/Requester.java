@@ -346,7 +346,7 @@ final class Requester implements Connection.Handler {
               this);
       conn.pumpTx();
     } catch (IOException | RuntimeException e) {
-      qp.device.logConnectionFailure(null, e);
+      qp.device.log().connectionFailure(null, e);
       conn = null;
     }
   }

@@ -126,7 +126,7 @@ final class SoftCq implements CompletionQueue {
         try {
           h.onCompletion(this);
         } catch (RuntimeException | Error e) { // a user's handler must not take the NIC down
-          device.logHandlerFailure("completion notification handler", e);
+          device.log().handlerFailure("completion notification handler", e);
         }
       }
     }

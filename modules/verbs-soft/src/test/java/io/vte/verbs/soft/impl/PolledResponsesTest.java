@@ -273,7 +273,7 @@ class PolledResponsesTest {
   @Test
   void lostFramesAreResentWhoeverReadsAndEveryWriteCompletesOnceInOrder() throws Exception {
     connect(PROMPT);
-    initiator.setFrameFaults(0.02, 0, 0, 7);
+    initiator.faults().setFrameFaults(0.02, 0, 0, 7);
     Semaphore notified = new Semaphore(0);
     cq.setNotificationHandler(c -> notified.release());
     long next = 0;

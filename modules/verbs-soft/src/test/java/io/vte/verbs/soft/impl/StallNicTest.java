@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Stalling a NIC ({@link SoftDevice#stallNic()}) never blocks its caller: from an event loop it
+ * Stalling a NIC ({@link DeviceFaults#stallNic()}) never blocks its caller: from an event loop it
  * returns a stage at once, even while the NIC thread is too busy to be held yet, and the stage
  * completes once the thread is held.
  */
@@ -56,7 +56,8 @@ class StallNicTest {
             });
     assertTrue(busyStarted.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS));
     CompletableFuture<List<CompletionStage<Void>>> onLoop = new CompletableFuture<>();
-    vertx.runOnContext(v -> onLoop.complete(List.of(device.stallNic(), device.stallNic())));
+    vertx.runOnContext(
+        v -> onLoop.complete(List.of(device.faults().stallNic(), device.faults().stallNic())));
     List<CompletionStage<Void>> stages = onLoop.get(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
     CompletableFuture<Void> stalled = stages.get(0).toCompletableFuture();
     assertFalse(stalled.isDone(), "held while the NIC thread was busy elsewhere");
@@ -66,7 +67,7 @@ class StallNicTest {
     CountDownLatch ranAfter = new CountDownLatch(1);
     device.nic().execute(ranAfter::countDown);
     assertFalse(ranAfter.await(200, TimeUnit.MILLISECONDS), "the held NIC thread ran a command");
-    device.releaseNic();
+    device.faults().releaseNic();
     assertTrue(ranAfter.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS), "released");
   }
 }
