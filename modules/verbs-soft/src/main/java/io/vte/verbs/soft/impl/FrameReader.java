@@ -22,14 +22,14 @@ import java.nio.channels.ScatteringByteChannel;
  * under a payload, the rest of that payload is read on and discarded (the receiver hears it was
  * lost). Steady state allocates nothing. NIC thread only (or a test's thread).
  */
-final class FrameReader {
+public final class FrameReader {
 
   /**
    * Receive staging a connection starts with, and the most one read brings in where a large payload
    * may follow: little payload comes along with its header (that part is copied), the rest of a
    * large payload is read straight into the target memory.
    */
-  static final int RX_BYTES = 8 * 1024;
+  public static final int RX_BYTES = 8 * 1024;
 
   /**
    * Largest receive staging. While frames come outside batches (small payloads, responses), a read
@@ -37,10 +37,10 @@ final class FrameReader {
    * write of the sender; a read that fills the staging doubles it (up to this), once, for the
    * connection's life.
    */
-  static final int RX_MAX_BYTES = 64 * 1024;
+  public static final int RX_MAX_BYTES = 64 * 1024;
 
   /** Largest batch block: the sender's staging size. */
-  static final int BLOCK_BYTES = FrameWriter.TX_BYTES;
+  public static final int BLOCK_BYTES = FrameWriter.TX_BYTES;
 
   /** Smallest block buffer, allocated at the first batch (a connection without one holds none). */
   private static final int BLOCK_INITIAL_BYTES = 4 * 1024;
@@ -125,13 +125,13 @@ final class FrameReader {
   /** Later payloads of the batch filled by the read that ends the current one. */
   private final PayloadChain chain = new PayloadChain();
 
-  FrameReader(ScatteringByteChannel channel, FrameReceiver receiver) {
+  public FrameReader(ScatteringByteChannel channel, FrameReceiver receiver) {
     this.channel = channel;
     this.receiver = receiver;
   }
 
   /** The state the next {@link #read()} resumes in. */
-  ReadState state() {
+  public ReadState state() {
     return state;
   }
 
@@ -139,7 +139,7 @@ final class FrameReader {
    * @return the malformed frame that made {@link #read()} return {@link
    *     ReadOutcome#PROTOCOL_ERROR}, or null
    */
-  FrameError error() {
+  public FrameError error() {
     return error;
   }
 
@@ -149,7 +149,7 @@ final class FrameReader {
    * @return why it stopped; after {@link ReadOutcome#END_OF_STREAM} or {@link
    *     ReadOutcome#PROTOCOL_ERROR} the owner closes the reader
    */
-  ReadOutcome read() throws IOException {
+  public ReadOutcome read() throws IOException {
     reads = 0;
     channelMayHaveMore = true;
     outcome = null;
@@ -175,7 +175,7 @@ final class FrameReader {
    * @param length payload length (unsigned)
    * @param region the registered region that holds the target, or null
    */
-  void expectPayload(long address, int length, SoftMr region) {
+  public void expectPayload(long address, int length, SoftMr region) {
     long len = length & 0xffffffffL;
     state =
         inBatch && len <= FrameWriter.SMALL_PAYLOAD ? ReadState.INLINE_PAYLOAD : ReadState.PAYLOAD;
@@ -202,7 +202,7 @@ final class FrameReader {
    * Stops reading for good and lets go of the current payload's target (the channel is its
    * owner's).
    */
-  void close() {
+  public void close() {
     closed = true;
     payloadView = null;
     payloadRegion = null;
@@ -400,7 +400,7 @@ final class FrameReader {
   /**
    * @return bytes of direct memory this reader holds now (the staging buffer and the block)
    */
-  int bufferCapacity() {
+  public int bufferCapacity() {
     return rx.capacity() + block.capacity();
   }
 

@@ -1,7 +1,7 @@
 package io.vte.verbs.soft.impl;
 
 /** The consumer of the frames a {@link FrameReader} reads: what they mean. */
-interface FrameReceiver {
+public interface FrameReceiver {
 
   /**
    * @return true when another frame can be taken now (else reading pauses)

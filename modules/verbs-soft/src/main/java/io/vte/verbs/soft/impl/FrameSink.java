@@ -4,7 +4,7 @@ package io.vte.verbs.soft.impl;
  * Where the halves of a QP put the frames they send: a connection's {@link FrameWriter}, or a
  * decorator of it.
  */
-interface FrameSink {
+public interface FrameSink {
 
   /**
    * Appends one frame.

@@ -7,7 +7,7 @@ import io.vte.verbs.DirectMemory;
  * further {@link AccessGate} (a responder QP's), either optional. An access is one copy or one
  * socket call; when a guard is closed nothing is touched.
  */
-final class GuardedAccess {
+public final class GuardedAccess {
 
   private GuardedAccess() {}
 
@@ -18,7 +18,7 @@ final class GuardedAccess {
    *     is one
    * @return false, having copied nothing, when the region is closed
    */
-  static boolean copy(SoftMr region, long src, long dst, int n) {
+  public static boolean copy(SoftMr region, long src, long dst, int n) {
     return copy(region, null, src, dst, n);
   }
 
@@ -28,7 +28,7 @@ final class GuardedAccess {
    * @param gate a further gate the copy passes, or null
    * @return false, having copied nothing, when the region or the gate is closed
    */
-  static boolean copy(SoftMr region, AccessGate gate, long src, long dst, int n) {
+  public static boolean copy(SoftMr region, AccessGate gate, long src, long dst, int n) {
     if (!acquire(region, gate)) {
       return false;
     }
@@ -45,7 +45,7 @@ final class GuardedAccess {
    *
    * @return false, having acquired nothing, when either is closed
    */
-  static boolean acquire(SoftMr region, AccessGate gate) {
+  public static boolean acquire(SoftMr region, AccessGate gate) {
     if (gate != null && !gate.acquire()) {
       return false;
     }
@@ -59,7 +59,7 @@ final class GuardedAccess {
   }
 
   /** Ends the access a successful {@link #acquire(SoftMr, AccessGate)} started. */
-  static void release(SoftMr region, AccessGate gate) {
+  public static void release(SoftMr region, AccessGate gate) {
     if (region != null) {
       region.release();
     }

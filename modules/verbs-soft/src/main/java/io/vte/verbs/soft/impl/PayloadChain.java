@@ -8,10 +8,10 @@ import java.nio.ByteBuffer;
  * while the read runs it holds each one's region; afterwards it remembers those that received bytes
  * (they fill in order) until their headers come up. Part of a {@link FrameReader}; NIC thread only.
  */
-final class PayloadChain {
+public final class PayloadChain {
 
   /** Most later payloads of a batch filled by the read that ends the current one. */
-  static final int MAX_CHAIN = 16;
+  public static final int MAX_CHAIN = 16;
 
   private final FrameHeader peek = new FrameHeader();
   private final NativeWindow[] windows = new NativeWindow[MAX_CHAIN];
@@ -25,7 +25,7 @@ final class PayloadChain {
   private int head;
   private int count;
 
-  PayloadChain() {
+  public PayloadChain() {
     for (int i = 0; i < windows.length; i++) {
       windows[i] = new NativeWindow();
     }
@@ -38,7 +38,8 @@ final class PayloadChain {
    *
    * @return how many were added
    */
-  int fill(ByteBuffer block, int from, int limit, FrameReceiver receiver, ByteBuffer[] scatter) {
+  public int fill(
+      ByteBuffer block, int from, int limit, FrameReceiver receiver, ByteBuffer[] scatter) {
     int chained = 0;
     int at = from;
     int ahead = 1;
@@ -69,7 +70,7 @@ final class PayloadChain {
   }
 
   /** Lets go of the regions {@link #fill} held, once the read is over. */
-  void releaseRegions(int chained) {
+  public void releaseRegions(int chained) {
     for (int i = 0; i < chained; i++) {
       regions[i].release();
       regions[i] = null;
@@ -80,7 +81,7 @@ final class PayloadChain {
    * Keeps the chained payloads that received bytes (they fill in order); forgets the rest and
    * clears their entries of {@code scatter}.
    */
-  void keepLanded(int chained, ByteBuffer[] scatter) {
+  public void keepLanded(int chained, ByteBuffer[] scatter) {
     head = 0;
     count = 0;
     for (int i = 0; i < chained; i++) {
@@ -97,31 +98,31 @@ final class PayloadChain {
    * @param headerAt where in the block the current header was, or -1
    * @return true when the next kept payload is that header's
    */
-  boolean landedAt(int headerAt) {
+  public boolean landedAt(int headerAt) {
     return head < count && headersAt[head] == headerAt;
   }
 
   /**
    * @return the bytes of the next kept payload that landed already
    */
-  int landed() {
+  public int landed() {
     return landed[head];
   }
 
   /**
    * @return where the next kept payload was previewed to land
    */
-  long previewedAddress() {
+  public long previewedAddress() {
     return addresses[head];
   }
 
   /** The next kept payload's header was handled. */
-  void advance() {
+  public void advance() {
     head++;
   }
 
   /** Forgets every kept payload. */
-  void clear() {
+  public void clear() {
     head = 0;
     count = 0;
   }

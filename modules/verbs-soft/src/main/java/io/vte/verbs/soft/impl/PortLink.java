@@ -1,5 +1,7 @@
 package io.vte.verbs.soft.impl;
 
+import java.util.function.Consumer;
+
 /**
  * Whether a soft port may be ACTIVE as far as its link goes: the kernel link under the device's
  * address, settled, and the fault injector's hold. Down counts at once; up only once the link has
@@ -7,10 +9,10 @@ package io.vte.verbs.soft.impl;
  * training), so a link whose addresses and routes are still being restored right after it came up
  * is not announced yet. NIC thread only, after construction.
  */
-final class PortLink {
+public final class PortLink {
 
   /** Polls in a row that saw the link up before it counts as up again. */
-  static final int UP_POLLS = 4;
+  public static final int UP_POLLS = 4;
 
   private final LinkProbe probe;
 
@@ -23,7 +25,7 @@ final class PortLink {
   /** False while the fault injector holds the port down. */
   private boolean injectorUp = true;
 
-  PortLink(LinkProbe probe) {
+  public PortLink(LinkProbe probe) {
     this.probe = probe;
     this.linkUp = probe.isUp();
   }
@@ -31,22 +33,22 @@ final class PortLink {
   /**
    * @return whether there is a link to poll
    */
-  boolean watches() {
+  public boolean watches() {
     return probe.watches();
   }
 
   /**
    * Reads the link once.
    *
-   * @param log where a failing probe (taken as down) is logged
+   * @param onProbeFailure told of a failing probe (taken as down)
    * @return true when the settled state of the link changed
    */
-  boolean poll(DeviceLog log) {
+  public boolean poll(Consumer<RuntimeException> onProbeFailure) {
     boolean up;
     try {
       up = probe.isUp();
     } catch (RuntimeException e) {
-      log.nicFailure(e);
+      onProbeFailure.accept(e);
       up = false;
     }
     upPolls = up ? upPolls + 1 : 0;
@@ -55,19 +57,25 @@ final class PortLink {
       return false;
     }
     linkUp = settled;
-    log.linkChanged(probe, settled);
     return true;
   }
 
   /** The fault injector holds the port down ({@code false}) or lets it come back. */
-  void setInjectorUp(boolean up) {
+  public void setInjectorUp(boolean up) {
     injectorUp = up;
+  }
+
+  /**
+   * @return what the kernel says of the link, settled
+   */
+  public boolean isLinkUp() {
+    return linkUp;
   }
 
   /**
    * @return true when the link is up and the fault injector does not hold the port down
    */
-  boolean isUp() {
+  public boolean isUp() {
     return linkUp && injectorUp;
   }
 

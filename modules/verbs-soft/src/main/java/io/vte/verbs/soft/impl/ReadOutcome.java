@@ -1,7 +1,7 @@
 package io.vte.verbs.soft.impl;
 
 /** Why {@link FrameReader#read()} returned. */
-enum ReadOutcome {
+public enum ReadOutcome {
   /** The channel has nothing more for now, or this wake-up's reads are spent: select again. */
   WAIT,
   /** {@link FrameReceiver#canReceive()} said no: read again once it can. */

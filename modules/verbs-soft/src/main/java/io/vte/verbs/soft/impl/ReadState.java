@@ -1,7 +1,7 @@
 package io.vte.verbs.soft.impl;
 
 /** What a {@link FrameReader} is in the middle of. */
-enum ReadState {
+public enum ReadState {
   /** Waiting for the next header, from the stream or from a batch's block. */
   HEADER,
   /** A payload streaming in: copied from the staging buffer, or discarded. */

@@ -249,7 +249,8 @@ public final class SoftDevice implements VerbsContext {
 
   /** NIC thread: reads the link and follows it ({@link PortLink}). */
   void pollLink() {
-    if (link.poll(log)) {
+    if (link.poll(log::nicFailure)) {
+      log.linkChanged(link, link.isLinkUp());
       followPort();
     }
   }
