@@ -1,5 +1,11 @@
 package io.vte.verbs.soft.impl;
 
+import io.vte.verbs.soft.impl.wire.AccessGate;
+import io.vte.verbs.soft.impl.wire.FaultyWire;
+import io.vte.verbs.soft.impl.wire.FrameHeader;
+import io.vte.verbs.soft.impl.wire.FrameReader;
+import io.vte.verbs.soft.impl.wire.FrameReceiver;
+import io.vte.verbs.soft.impl.wire.FrameWriter;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;

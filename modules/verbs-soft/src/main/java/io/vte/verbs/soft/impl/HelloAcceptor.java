@@ -1,5 +1,7 @@
 package io.vte.verbs.soft.impl;
 
+import io.vte.verbs.soft.impl.wire.FrameHeader;
+
 /**
  * Handler of a freshly accepted connection: the first frame must be a HELLO naming an existing QP
  * in RTR/RTS whose peer is the sender; the connection is then handed to that QP's {@link

@@ -1,6 +1,7 @@
 package io.vte.verbs.soft.impl;
 
 import io.vte.verbs.SpinBudget;
+import io.vte.verbs.soft.impl.link.LinkProbe;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;

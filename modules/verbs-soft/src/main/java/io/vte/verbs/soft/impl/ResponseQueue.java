@@ -1,5 +1,7 @@
 package io.vte.verbs.soft.impl;
 
+import io.vte.verbs.soft.impl.wire.FrameHeader;
+
 /**
  * Responses a responder still has to send (ACK, NAK, READ_RESP), in order. Bounded: when it is full
  * the responder stops reading requests, which back-pressures the requester through TCP. NIC thread

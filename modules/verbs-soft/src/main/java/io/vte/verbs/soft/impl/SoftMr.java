@@ -1,6 +1,7 @@
 package io.vte.verbs.soft.impl;
 
 import io.vte.verbs.MemoryRegion;
+import io.vte.verbs.soft.impl.wire.AccessGate;
 
 /**
  * A registered region of native memory; its lkey and rkey are the same key in the device's MR

@@ -10,6 +10,7 @@ import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkRequestBatch;
+import io.vte.verbs.soft.impl.wire.AccessGate;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**

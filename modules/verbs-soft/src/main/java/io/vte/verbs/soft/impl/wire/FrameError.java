@@ -1,4 +1,4 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
 /**
  * A malformed frame, which ends its connection: the stream can no longer be trusted for framing.

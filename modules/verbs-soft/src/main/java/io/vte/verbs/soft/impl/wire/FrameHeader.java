@@ -1,4 +1,4 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
 import io.vte.verbs.WrOpcode;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.link;
 
 import java.net.InetAddress;
 import java.net.NetworkInterface;

@@ -1,6 +1,7 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
 import io.vte.verbs.DirectMemory;
+import io.vte.verbs.soft.impl.SoftMr;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.GatheringByteChannel;

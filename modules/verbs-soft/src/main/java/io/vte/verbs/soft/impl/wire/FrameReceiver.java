@@ -1,4 +1,6 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
+
+import io.vte.verbs.soft.impl.SoftMr;
 
 /** The consumer of the frames a {@link FrameReader} reads: what they mean. */
 public interface FrameReceiver {

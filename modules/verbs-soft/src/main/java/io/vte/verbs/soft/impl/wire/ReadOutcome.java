@@ -1,4 +1,4 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
 /** Why {@link FrameReader#read()} returned. */
 public enum ReadOutcome {

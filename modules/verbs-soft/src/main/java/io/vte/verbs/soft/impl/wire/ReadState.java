@@ -1,4 +1,4 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
 /** What a {@link FrameReader} is in the middle of. */
 public enum ReadState {

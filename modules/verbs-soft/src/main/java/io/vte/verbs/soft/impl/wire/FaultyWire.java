@@ -1,5 +1,6 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
+import io.vte.verbs.soft.impl.SoftMr;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 

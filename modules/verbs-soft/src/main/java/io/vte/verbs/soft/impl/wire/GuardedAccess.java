@@ -1,6 +1,7 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
 import io.vte.verbs.DirectMemory;
+import io.vte.verbs.soft.impl.SoftMr;
 
 /**
  * One access to registered memory under its guards: a region's ({@link SoftMr#acquire()}) and a
