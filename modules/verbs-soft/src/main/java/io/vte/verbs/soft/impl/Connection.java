@@ -11,6 +11,8 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One TCP connection of the soft NIC, driven by its NIC thread (a requester's input is read by its
@@ -97,6 +99,17 @@ final class Connection implements FrameReceiver {
   private final FaultyWire wire;
 
   private Handler handler;
+
+  /** The thread inside this connection now, tracked while assertions are on. */
+  private final AtomicReference<Thread> inside = new AtomicReference<>();
+
+  /** How deep {@link #inside} is in (a pump closing the connection enters it again). */
+  private int depth;
+
+  /** Entries of a thread while another was inside, counted while assertions are on (tests). */
+  private static final AtomicInteger OVERLAPS = new AtomicInteger();
+
+  private static volatile String firstOverlap;
   private boolean connected;
   private boolean closed;
   private int interest;
@@ -203,6 +216,15 @@ final class Connection implements FrameReceiver {
   }
 
   private void handleReady(int readyOps) {
+    assert enteredAlone(); // under the handler's lock, as every entry that may meet another thread
+    try {
+      handleReadyInside(readyOps);
+    } finally {
+      assert left();
+    }
+  }
+
+  private void handleReadyInside(int readyOps) {
     try {
       if ((readyOps & SelectionKey.OP_CONNECT) != 0) {
         channel.finishConnect();
@@ -302,6 +324,15 @@ final class Connection implements FrameReceiver {
    * connection, or the NIC thread taking it back; under the handler's lock).
    */
   void readWaiting() {
+    assert enteredAlone();
+    try {
+      readWaitingInside();
+    } finally {
+      assert left();
+    }
+  }
+
+  private void readWaitingInside() {
     if (closed || readPaused) {
       return;
     }
@@ -394,6 +425,15 @@ final class Connection implements FrameReceiver {
    * NIC).
    */
   void pumpTx() {
+    assert enteredAlone();
+    try {
+      pumpTxInside();
+    } finally {
+      assert left();
+    }
+  }
+
+  private void pumpTxInside() {
     try {
       while (connected && !closed) {
         if (!writer.isDraining()) {
@@ -433,6 +473,15 @@ final class Connection implements FrameReceiver {
 
   /** Closes the socket and tells the handler, once (NIC thread). */
   void close() {
+    assert enteredAlone();
+    try {
+      closeInside();
+    } finally {
+      assert left();
+    }
+  }
+
+  private void closeInside() {
     if (closed) {
       return;
     }
@@ -447,6 +496,48 @@ final class Connection implements FrameReceiver {
     reader.close();
     writer.reset();
     handler.onClosed(this);
+  }
+
+  /**
+   * The exclusion check, run only with assertions on (tests): the thread that reads, writes or
+   * closes this connection must be alone inside it (the NIC thread, or a poster or the CQ's
+   * consumer holding the requester's lock); a second thread inside at the same time is counted.
+   *
+   * @return true, so that it can run inside {@code assert}
+   */
+  private boolean enteredAlone() {
+    Thread t = Thread.currentThread();
+    if (inside.get() == t) {
+      depth++;
+    } else if (inside.compareAndSet(null, t)) {
+      depth = 1;
+    } else if (OVERLAPS.getAndIncrement() == 0) {
+      firstOverlap = this + ": " + t.getName() + " entered while " + inside.get() + " was inside";
+    }
+    return true;
+  }
+
+  /** Pairs with {@link #enteredAlone()}. */
+  private boolean left() {
+    if (inside.get() == Thread.currentThread() && --depth == 0) {
+      inside.set(null);
+    }
+    return true;
+  }
+
+  /**
+   * @return how many times a thread entered a connection while another was inside, since the JVM
+   *     started (counted only with assertions on)
+   */
+  static int overlaps() {
+    return OVERLAPS.get();
+  }
+
+  /**
+   * @return the first such entry, described, or null
+   */
+  static String firstOverlap() {
+    return firstOverlap;
   }
 
   @Override
