@@ -10,46 +10,23 @@ import io.vte.verbs.WrOpcode;
 import io.vte.verbs.soft.impl.wire.FrameHeader;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The send half of a QP: transmits the send queue in order over the QP's outbound connection,
  * matches ACK/NAK/READ responses, retransmits (go-back-N) on timeout or RNR, and completes work
  * requests. Sequence number of send-queue index {@code i} is {@code seqBase + i}.
  *
- * <p>Its state is guarded by {@link #lock}: the NIC thread holds it while it works on this
- * requester; a posting thread may take it with {@code tryLock} to write new requests itself when
- * the wire is idle ({@link #postFast()}), saving the NIC a wake-up. The consumer of the send CQ
- * takes it with {@code tryLock} too, to read the responses itself when it progresses the CQ ({@link
- * #readAsPoller()}); completions come from the NIC thread and from that consumer, never from a
- * poster.
+ * <p>Up to three threads drive it, one at a time: see {@link RequesterAccess}.
  */
 final class Requester implements Connection.Handler {
 
-  /**
-   * A CQ consumer that has not read the responses for this long stopped polling without arming: the
-   * NIC thread takes the reading back at its next timer check.
-   */
-  static final long POLLER_QUIET_NANOS = 20_000_000;
-
   private final SoftQp qp;
   private final SendQueue sq;
-  private final ReentrantLock lock = new ReentrantLock();
+
+  /** Who drives this requester: its lock and the poster's and the CQ consumer's entries. */
+  final RequesterAccess access;
+
   private boolean onPoster;
-
-  /**
-   * The send CQ's consumer took the reading of the connection and has not handed it back yet
-   * (written and read by the consumer).
-   */
-  private volatile boolean pollerReads;
-
-  /** When the CQ's consumer last read this requester's responses (under the lock). */
-  private long pollerReadAt;
-
-  /**
-   * Made once: the hand-back of the reading to the NIC thread, run at every arming that needs it.
-   */
-  private final Runnable readOnNic = this::takeReadingBack;
 
   private Connection conn;
   private boolean helloSent;
@@ -86,124 +63,70 @@ final class Requester implements Connection.Handler {
   Requester(SoftQp qp) {
     this.qp = qp;
     this.sq = qp.sq;
+    this.access = new RequesterAccess(this, qp);
   }
 
   @Override
   public void enter() {
-    lock.lock();
+    access.lock();
   }
 
   @Override
   public void exit() {
-    lock.unlock();
+    access.unlock();
   }
 
   /**
-   * Poster thread, after new WRs entered the send queue: sends them right away when the connection
-   * is up and idle; otherwise (or for whatever is left) hands the QP to the NIC. Never blocks.
+   * @return the outbound connection, or null (under the lock)
    */
-  void postFast() {
-    boolean handOff = true;
-    // re-entered from a completion handler on the NIC thread: leave it to the NIC loop
-    if (!lock.isHeldByCurrentThread() && lock.tryLock()) {
-      try {
-        Connection c = conn;
-        if (c != null
-            && c.acceptsPosterWrites()
-            && qp.state() == QpState.RTS
-            && !holding
-            && localError == 0
-            && seenRts == qp.rtsGeneration()
-            && seenReset == qp.resetGeneration()) {
-          if (!deadlineArmed && acked < sq.posted()) {
-            armDeadline(System.nanoTime());
-          }
-          onPoster = true;
-          try {
-            c.pumpTx();
-          } finally {
-            onPoster = false;
-          }
-          handOff = localError != 0 || c.hasPendingTx() || c.isClosed() || sent < sq.posted();
-        }
-      } finally {
-        lock.unlock();
-      }
-    }
-    if (handOff) {
-      qp.device.nic().schedule(qp);
-    }
+  Connection connection() {
+    return conn;
   }
 
   /**
-   * The send CQ's consumer progresses a ring it has not armed ({@link SoftCq#progress()}): it reads
-   * this QP's responses itself while work is outstanding, so an ACK completes without waking the
-   * NIC thread, and the NIC's selector stops watching the socket for input until {@link
-   * #handBackReads()}, or until a timer check finds the consumer quiet for {@link
-   * #POLLER_QUIET_NANOS} (consumer thread). Never blocks: when the NIC thread or a poster holds the
-   * lock, this poll leaves it be.
+   * @return true when every posted WR is retired (two volatile reads, no lock)
+   */
+  boolean idle() {
+    return sq.retired() == sq.posted();
+  }
+
+  /**
+   * A poster holding the lock, after new WRs entered the send queue: sends them itself when the
+   * connection is up and idle.
    *
-   * @return whether it read the connection
+   * @return true when the NIC must still see to the QP (it could not send, or not everything)
    */
-  boolean readAsPoller() {
-    // an idle sender costs two volatile reads, not a lock: a CQ may have many
-    if (sq.retired() == sq.posted() || lock.isHeldByCurrentThread() || !lock.tryLock()) {
-      return false;
-    }
-    try {
-      Connection c = conn;
-      if (c == null || !c.isConnected()) {
-        return false;
-      }
-      pollerReadAt = System.nanoTime();
-      if (!c.isReadByPoller()) {
-        c.setReadByPoller(true);
-        pollerReads = true;
-      }
-      c.readWaiting();
-      return true;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /**
-   * The send CQ was armed: its consumer stops polling, so the NIC thread takes the reading back
-   * (consumer thread; the NIC reads what arrived meanwhile and the completions wake the consumer).
-   */
-  void handBackReads() {
-    if (pollerReads) {
-      pollerReads = false;
-      qp.device.nic().execute(readOnNic);
-    }
-  }
-
-  /** NIC thread: watches the socket for input again and reads what waits. */
-  private void takeReadingBack() {
-    lock.lock();
-    try {
-      takeReadingBackLocked();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void takeReadingBackLocked() {
+  boolean sendAsPoster() {
     Connection c = conn;
-    if (c != null && c.isReadByPoller()) {
-      c.setReadByPoller(false);
-      c.readWaiting();
+    if (c == null
+        || !c.acceptsPosterWrites()
+        || qp.state() != QpState.RTS
+        || holding
+        || localError != 0
+        || seenRts != qp.rtsGeneration()
+        || seenReset != qp.resetGeneration()) {
+      return true;
     }
+    if (!deadlineArmed && acked < sq.posted()) {
+      armDeadline(System.nanoTime());
+    }
+    onPoster = true;
+    try {
+      c.pumpTx();
+    } finally {
+      onPoster = false;
+    }
+    return localError != 0 || c.hasPendingTx() || c.isClosed() || sent < sq.posted();
   }
 
   // ---- driven by the NIC ----
 
   void service(long now) {
-    lock.lock();
+    access.lock();
     try {
       serviceLocked(now);
     } finally {
-      lock.unlock();
+      access.unlock();
     }
   }
 
@@ -269,11 +192,11 @@ final class Requester implements Connection.Handler {
    * @return the next time this requester wants a check, or {@code Long.MAX_VALUE}
    */
   long onTimer(long now) {
-    lock.lock();
+    access.lock();
     try {
       return onTimerLocked(now);
     } finally {
-      lock.unlock();
+      access.unlock();
     }
   }
 
@@ -294,8 +217,8 @@ final class Requester implements Connection.Handler {
       next = Math.min(next, conn.onTimer(now)); // a frame held by an injected delay may go
     }
     if (conn != null && conn.isReadByPoller()) {
-      if (now - pollerReadAt >= POLLER_QUIET_NANOS) {
-        takeReadingBackLocked(); // the consumer stopped polling (a peer's close must be seen too)
+      if (access.pollerQuiet(now)) {
+        access.takeReadingBackLocked(); // the consumer stopped polling (a peer's close too)
       } else if (deadlineArmed && now - ackDeadline >= 0) {
         conn.readWaiting(); // responses the consumer has not read yet are no reason to resend
       }
@@ -625,7 +548,7 @@ final class Requester implements Connection.Handler {
 
   @Override
   public void onClosed(Connection c) {
-    lock.lock();
+    access.lock();
     try {
       if (c == conn) {
         conn = null;
@@ -640,7 +563,7 @@ final class Requester implements Connection.Handler {
         }
       }
     } finally {
-      lock.unlock();
+      access.unlock();
     }
   }
 
@@ -693,11 +616,11 @@ final class Requester implements Connection.Handler {
   }
 
   void teardown() {
-    lock.lock();
+    access.lock();
     try {
       closeConnection();
     } finally {
-      lock.unlock();
+      access.unlock();
     }
   }
 }

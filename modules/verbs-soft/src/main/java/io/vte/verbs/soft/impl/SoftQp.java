@@ -73,7 +73,7 @@ final class SoftQp implements QueuePair {
     this.rq = new RecvQueue(attributes.maxRecvWr());
     this.requester = new Requester(this);
     this.responder = new Responder(this);
-    sendCq.addSender(requester);
+    sendCq.addSender(requester.access);
   }
 
   @Override
@@ -240,7 +240,7 @@ final class SoftQp implements QueuePair {
       rc = sq.add(batch);
     }
     if (batch.badIndex() != 0) {
-      requester.postFast();
+      requester.access.post();
     }
     return rc;
   }
@@ -288,7 +288,7 @@ final class SoftQp implements QueuePair {
       closed = true;
     }
     inbound.close();
-    sendCq.removeSender(requester);
+    sendCq.removeSender(requester.access);
     pd.forget(this);
     device.nic().schedule(this);
   }

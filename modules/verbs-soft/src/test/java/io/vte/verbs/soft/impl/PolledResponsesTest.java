@@ -266,7 +266,7 @@ class PolledResponsesTest {
     Arrays.sort(armedRounds);
     long median = armedRounds[armedRounds.length / 2];
     assertTrue(
-        median < Requester.POLLER_QUIET_NANOS,
+        median < RequesterAccess.POLLER_QUIET_NANOS,
         "median armed round " + median / 1000 + " us: the NIC read at once after the arming");
   }
 
