@@ -1,6 +1,6 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
-import io.vte.verbs.soft.impl.wire.FrameHeader;
+import io.vte.verbs.soft.impl.SoftMr;
 
 /**
  * Responses a responder still has to send (ACK, NAK, READ_RESP), in order. Bounded: when it is full
