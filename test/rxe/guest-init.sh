@@ -34,13 +34,13 @@ mkdir -p "$H$RUN" 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 run "$H$RUN" || fail "cannot mount the run directory $RUN"
 echo "vte-rxe-g$G" >/proc/sys/kernel/hostname
 
-# NICs by MAC: 52:54:00:18:0G:0I is rail NIC I (eth<I>), 52:54:00:19:... the user-mode NIC (eth<K>).
+# NICs by MAC: 52:54:00:18:GG:II (hex) is rail NIC I (eth<I>), 52:54:00:19:... the user-mode NIC (eth<K>).
 ip link set lo up
 for n in /sys/class/net/*; do
   d=${n##*/}
   mac=$(cat "$n/address")
   case "$mac" in
-    52:54:00:18:*) i=$((${mac##*:})); ip link set "$d" name "r$i" ;;
+    52:54:00:18:*) i=$((16#${mac##*:})); ip link set "$d" name "r$i" ;;
     52:54:00:19:*) ip link set "$d" name "m0" ;;
   esac
 done

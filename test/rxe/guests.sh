@@ -21,7 +21,8 @@
 #   guests.sh down                  kills the set's QEMU processes and removes its run directory
 #
 # Guest g's rail NIC i is eth<i> = 198.18.<i>.<g+1>/24 with MAC 52:54:00:18:<g>:<i>, and rxe device rxe<i> on it;
-# NIC i of every guest is on rail i: a QEMU socket link on 127.0.0.1 between two guests. The host is reachable from a
+# NIC i of every guest is on rail i: a QEMU socket link on 127.0.0.1 between two guests; with more than two guests,
+# every guest's NIC i joins rail i's port of a learning switch (RailHub.java, one process for all rails). The host is reachable from a
 # guest only through one more, user-mode NIC (eth<K> = 198.19.0.15/24, restricted: no way out) where
 # address 198.19.0.100 forwards TCP port 2379 to the host's 127.0.0.1:$VTE_RXE_ETCD_PORT (default 2379), for an etcd server.
 # The control plane (handshakes) runs over the rails.
@@ -49,7 +50,8 @@ netfs fscache 9p failover net_failover virtio_net ib_core ib_uverbs udp_tunnel i
 die() { echo "guests.sh: $*" >&2; exit 1; }
 guest_dir() { echo "$RUN/g$1"; }
 monitor_port() { echo $((PORT0 + $1)); }        # guest g's monitor
-rail_port() { echo $((PORT0 + 50 + $1)); }      # rail i's link (guest 0 listens, guest 1 connects)
+rail_port() { echo $((PORT0 + 50 + $1)); }      # rail i's link (guest 0 listens and guest 1 connects, or the hub listens)
+mac() { printf '52:54:00:%s:%02x:%02x' "$1" "$2" "$3"; } # KIND (18 rail, 19 user-mode) G I
 
 check() {
   command -v qemu-system-x86_64 >/dev/null 2>&1 || die "no qemu-system-x86_64 (Debian package qemu-system-x86)"
@@ -132,6 +134,10 @@ down() {
       kill -9 "$pid" 2>/dev/null || true
     fi
   done
+  if [ -r "$RUN/hub.pid" ]; then
+    pid=$(cat "$RUN/hub.pid")
+    if [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "RailHub.java"; then kill -9 "$pid" 2>/dev/null || true; fi
+  fi
   if [ -r "$RUN/watcher.pid" ] && [ "$(cat "$RUN/watcher.pid")" != "$$" ]; then kill "$(cat "$RUN/watcher.pid")" 2>/dev/null || true; fi
   rm -rf "$RUN"
 }
@@ -146,7 +152,7 @@ watch_owner() { # OWNER
 up() { # N K
   local n="$1" k="$2" g i paths kernel initrd gd net ports
   [ "$n" -ge 1 ] && [ "$k" -ge 1 ] || die "up N K: N and K must be at least 1"
-  [ "$n" -le 2 ] || die "up N K: at most 2 guests per rail (a socket link joins two)"
+  [ "$n" -le 40 ] || die "up N K: at most 40 guests"
   paths=$(prepare)
   kernel=${paths#kernel=}; kernel=${kernel%% *}
   initrd=${paths##*initrd=}
@@ -154,16 +160,17 @@ up() { # N K
   mkdir -p "$RUN"
   echo "$n $k" >"$RUN/shape"
   [ -z "${VTE_RXE_OWNER_PID:-}" ] || watch_owner "$VTE_RXE_OWNER_PID"
+  [ "$n" -le 2 ] || start_hub "$k"
   for ((g = 0; g < n; g++)); do
     gd=$(guest_dir "$g")
     mkdir -p "$gd/jobs"
     net=()
     for ((i = 0; i < k; i++)); do
-      if [ "$g" -eq 0 ]; then ports="listen=127.0.0.1:$(rail_port "$i")"; else ports="connect=127.0.0.1:$(rail_port "$i")"; fi
-      net+=(-netdev "socket,id=n$i,$ports" -device "virtio-net-pci,netdev=n$i,mac=52:54:00:18:0$g:0$i")
+      if [ "$g" -eq 0 ] && [ "$n" -le 2 ]; then ports="listen=127.0.0.1:$(rail_port "$i")"; else ports="connect=127.0.0.1:$(rail_port "$i")"; fi
+      net+=(-netdev "socket,id=n$i,$ports" -device "virtio-net-pci,netdev=n$i,mac=$(mac 18 "$g" "$i")")
     done
     net+=(-netdev "user,id=m,restrict=on,net=198.19.0.0/24,host=198.19.0.2,guestfwd=tcp:198.19.0.100:2379-cmd:/bin/busybox nc 127.0.0.1 $ETCD_PORT"
-      -device "virtio-net-pci,netdev=m,mac=52:54:00:19:0$g:00")
+      -device "virtio-net-pci,netdev=m,mac=$(mac 19 "$g" 0)")
     nice -n "$NICE" qemu-system-x86_64 -name "vte-rxe-g$g" -accel tcg,thread=multi -cpu max -smp 1 -m "$MEM" -no-reboot \
       -kernel "$kernel" -initrd "$initrd" \
       -append "console=ttyS0 quiet panic=-1 vte.guest=$g vte.nics=$k vte.run=$RUN" \
@@ -178,6 +185,19 @@ up() { # N K
   for ((g = 0; g < n; g++)); do
     await_ready "$g"
     echo "guest=$g $(cat "$(guest_dir "$g")/ready")"
+  done
+}
+
+# Starts the rails' switch for more than two guests and waits until it listens.
+start_hub() { # K
+  local i ports=() end=$((SECONDS + 120))
+  for ((i = 0; i < $1; i++)); do ports+=("$(rail_port "$i")"); done
+  setsid java -Xmx64m "$(dirname "$(realpath "$0")")/RailHub.java" "${ports[@]}" </dev/null >"$RUN/hub.log" 2>&1 &
+  echo $! >"$RUN/hub.pid"
+  until grep -q '^listening' "$RUN/hub.log" 2>/dev/null; do
+    kill -0 "$(cat "$RUN/hub.pid")" 2>/dev/null || die "the rails' switch did not start: $(tail -3 "$RUN/hub.log")"
+    [ "$SECONDS" -lt "$end" ] || die "the rails' switch did not listen within 120 s"
+    sleep 0.2
   done
 }
 

@@ -2,6 +2,8 @@ package io.vte.it;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.verbs.AccessFlags;
@@ -21,8 +23,6 @@ import io.vte.verbs.WrFlags;
 import io.vte.verbs.WrOpcode;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -71,11 +71,7 @@ class PortFlapDuringPostTest {
         (SoftVerbsProvider)
             VerbsProviders.create(
                 "soft",
-                Map.of(
-                    "devices",
-                    List.of(
-                        Map.of("name", "fpA", "host", "127.0.0.72", "port", 0),
-                        Map.of("name", "fpB", "host", "127.0.0.73", "port", 0))));
+                new JsonObject().put("devices", JsonArray.of("fpA@127.0.0.72", "fpB@127.0.0.73")));
     long local = DirectMemory.allocate((long) WINDOW * CHUNK);
     long remote = DirectMemory.allocate((long) WINDOW * CHUNK);
     boolean closed = false;

@@ -2,6 +2,8 @@ package io.vte.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.verbs.AccessFlags;
@@ -21,8 +23,6 @@ import io.vte.verbs.WorkRequestBatch;
 import io.vte.verbs.WrFlags;
 import io.vte.verbs.WrOpcode;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,11 +51,7 @@ class WriteOnlyRegionTest {
     provider =
         VerbsProviders.create(
             "soft",
-            Map.of(
-                "devices",
-                List.of(
-                    Map.of("name", "woA", "host", "127.0.0.70", "port", 0),
-                    Map.of("name", "woB", "host", "127.0.0.71", "port", 0))));
+            new JsonObject().put("devices", JsonArray.of("woA@127.0.0.70", "woB@127.0.0.71")));
     VerbsContext a = provider.open("woA");
     VerbsContext b = provider.open("woB");
     ProtectionDomain pdA = a.allocPd();

@@ -13,12 +13,11 @@ public final class AuthKey {
   /** The fields: JSON names, kinds, checks. */
   public static final OptionFields<AuthKey> FIELDS =
       OptionFields.of(
-          OptionFields.field(
-                  "keyId", OptionFields.STRING, null, AuthKey::getKeyId, AuthKey::setKeyId)
+          OptionFields.field("keyId", OptionKind.STRING, null, AuthKey::getKeyId, AuthKey::setKeyId)
               .check(AuthKey::validKeyId, "a non-blank key id"),
           OptionFields.field(
                   "secretBase64",
-                  OptionFields.STRING,
+                  OptionKind.STRING,
                   null,
                   AuthKey::getSecretBase64,
                   AuthKey::setSecretBase64)

@@ -16,23 +16,23 @@ public final class AuthOptions {
   public static final OptionFields<AuthOptions> FIELDS =
       OptionFields.of(
           OptionFields.field(
-                  "keyId", OptionFields.STRING, null, AuthOptions::getKeyId, AuthOptions::setKeyId)
+                  "keyId", OptionKind.STRING, null, AuthOptions::getKeyId, AuthOptions::setKeyId)
               .check(AuthKey::validKeyId, "a non-blank key id"),
           OptionFields.field(
                   "secretBase64",
-                  OptionFields.STRING,
+                  OptionKind.STRING,
                   null,
                   AuthOptions::getSecretBase64,
                   AuthOptions::setSecretBase64)
               .check(AuthKey::validSecret, "the shared secret in base64"),
           OptionFields.field(
-                  "skewMs", OptionFields.MILLIS, null, AuthOptions::getSkew, AuthOptions::setSkew)
+                  "skewMs", OptionKind.MILLIS, null, AuthOptions::getSkew, AuthOptions::setSkew)
               .check(
                   d -> d == null || (!d.isNegative() && !d.isZero()),
                   "positive (unset: the handshake's default)"),
           OptionFields.field(
                   "acceptKeys",
-                  OptionFields.listOf(OptionFields.object(AuthKey.FIELDS, AuthKey::new)),
+                  OptionKind.listOf(OptionKind.object(AuthKey.FIELDS, AuthKey::new)),
                   null,
                   AuthOptions::getAcceptKeys,
                   AuthOptions::setAcceptKeys)

@@ -1,10 +1,7 @@
 package io.vte.api;
 
-import static io.vte.api.OptionFields.field;
-
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -12,16 +9,14 @@ import java.util.Set;
 /**
  * Options of a {@link TransferEngine}, set fluently from code or read from JSON ({@link
  * #fromJson}); {@link #validate()} reports the first bad field by name. Durations are milliseconds
- * in JSON. Authentication, TLS and the metadata store have options classes of their own ({@link
- * AuthOptions}, {@link TlsOptions}, {@link MetadataOptions}), nested as {@code auth}, {@code tls}
- * and {@code metadata}.
+ * in JSON. Authentication, TLS, the metadata store and the ibverbs devices have options classes of
+ * their own, nested as {@code auth}, {@code tls}, {@code metadata} and {@code ibverbs}.
  *
- * <p>Every field is declared once, in {@link #FIELDS}: its JSON name, type, default, range, getter
- * and setter. JSON reading, writing, the defaults and {@link #validate()} all come from that table;
- * reading is strict (no unknown keys, no coercion: {@code 2.5} for an integer, a number in a list
- * of strings or a string for a number is an {@link ErrorCode#INVALID_CONFIGURATION} naming the
- * field and the value). A size in bytes ({@code sliceSize}) may also be a string with a binary
- * suffix as on the command line, {@code "64K"} ({@link OptionFields#BYTES}).
+ * <p>Every field is declared once, in {@link EngineOptionFields}: its JSON name, type, default,
+ * range, getter and setter. JSON reading, writing, the defaults and {@link #validate()} all come
+ * from that table; reading is strict (no unknown keys, no coercion: {@code 2.5} for an integer or a
+ * string for a number is an {@link ErrorCode#INVALID_CONFIGURATION} naming the field and the
+ * value). A size in bytes ({@code sliceSize}) may also be a string such as {@code "64K"}.
  */
 public final class EngineOptions {
 
@@ -31,240 +26,8 @@ public final class EngineOptions {
   /** What a field is called in error messages. */
   private static final String LABEL = "engine option";
 
-  /** The field {@code workersPerContext}. */
-  public static final OptionFields.Field<EngineOptions, Integer> WORKERS_PER_CONTEXT =
-      field(
-              "workersPerContext",
-              OptionFields.INT,
-              2,
-              EngineOptions::getWorkersPerContext,
-              EngineOptions::setWorkersPerContext)
-          .check(n -> n >= 1 && n <= 64, "1..64");
-
-  /** The field {@code handshakeDeadlineMs}. */
-  public static final OptionFields.Field<EngineOptions, Duration> HANDSHAKE_DEADLINE =
-      field(
-              "handshakeDeadlineMs",
-              OptionFields.MILLIS,
-              Duration.ofSeconds(5),
-              EngineOptions::getHandshakeDeadline,
-              EngineOptions::setHandshakeDeadline)
-          .check(EngineOptions::positive, "positive");
-
-  /** The field {@code maxHandshakesInFlight}. */
-  public static final OptionFields.Field<EngineOptions, Integer> MAX_HANDSHAKES_IN_FLIGHT =
-      field(
-              "maxHandshakesInFlight",
-              OptionFields.INT,
-              16,
-              EngineOptions::getMaxHandshakesInFlight,
-              EngineOptions::setMaxHandshakesInFlight)
-          .check(n -> n >= 1 && n <= 4096, "1..4096");
-
-  /** The field {@code cqSize}. */
-  public static final OptionFields.Field<EngineOptions, Integer> CQ_SIZE =
-      field("cqSize", OptionFields.INT, 4096, EngineOptions::getCqSize, EngineOptions::setCqSize)
-          .check(n -> n >= 1 && n <= (1 << 22), "1..4194304");
-
-  /** The field {@code endpointCacheSize}. */
-  public static final OptionFields.Field<EngineOptions, Integer> ENDPOINT_CACHE_SIZE =
-      field(
-              "endpointCacheSize",
-              OptionFields.INT,
-              256,
-              EngineOptions::getEndpointCacheSize,
-              EngineOptions::setEndpointCacheSize)
-          .check(n -> n >= 1, ">= 1");
-
-  /** The field {@code busyPollMicros}. */
-  public static final OptionFields.Field<EngineOptions, Duration> BUSY_POLL =
-      field(
-              "busyPollMicros",
-              OptionFields.MICROS,
-              Duration.of(100, ChronoUnit.MICROS),
-              EngineOptions::getBusyPoll,
-              EngineOptions::setBusyPoll)
-          .check(
-              d -> d != null && !d.isNegative() && d.compareTo(Duration.ofSeconds(1)) <= 0,
-              "0..1000000");
-
-  /** The field {@code qpRetryCount}. */
-  public static final OptionFields.Field<EngineOptions, Integer> QP_RETRY_COUNT =
-      field(
-              "qpRetryCount",
-              OptionFields.INT,
-              7,
-              EngineOptions::getQpRetryCount,
-              EngineOptions::setQpRetryCount)
-          .check(n -> n >= 0 && n <= 7, "0..7");
-
-  /** The field {@code idleEndpointMs}. */
-  public static final OptionFields.Field<EngineOptions, Duration> IDLE_ENDPOINT =
-      field(
-              "idleEndpointMs",
-              OptionFields.MILLIS,
-              Duration.ofMinutes(5),
-              EngineOptions::getIdleEndpoint,
-              EngineOptions::setIdleEndpoint)
-          .check(
-              d -> d != null && !d.isNegative() && d.compareTo(Duration.ofDays(1)) <= 0,
-              "0..86400000 (0 = never)");
-
   /** The fields: JSON names, kinds, defaults, ranges, in {@link #toJson()} order. */
-  public static final OptionFields<EngineOptions> FIELDS =
-      OptionFields.of(
-          field(
-                  "transport",
-                  OptionFields.STRING,
-                  "soft",
-                  EngineOptions::getTransport,
-                  EngineOptions::setTransport)
-              .check(t -> "soft".equals(t) || "ibverbs".equals(t), "soft or ibverbs"),
-          field(
-                  "devices",
-                  OptionFields.STRING_LIST,
-                  List.of(),
-                  EngineOptions::getDevices,
-                  EngineOptions::setDevices)
-              .check(
-                  (o, d) -> nonBlank(d) && (!d.isEmpty() || !"ibverbs".equals(o.transport)),
-                  o ->
-                      "non-blank devices (empty: soft devices chosen from the host's interfaces; ibverbs needs device names)"),
-          field(
-                  "fallbackDevices",
-                  OptionFields.STRING_LIST,
-                  List.of(),
-                  EngineOptions::getFallbackDevices,
-                  EngineOptions::setFallbackDevices)
-              .check(
-                  (o, d) -> nonBlank(d) && (d.isEmpty() || "ibverbs".equals(o.transport)),
-                  o ->
-                      "non-blank soft device specs name[@host[:port]], only with transport ibverbs (empty: none)"),
-          field(
-              "ibverbs",
-              OptionFields.object(IbverbsOptions.FIELDS, IbverbsOptions::new),
-              null,
-              EngineOptions::getIbverbs,
-              EngineOptions::setIbverbs),
-          WORKERS_PER_CONTEXT,
-          field(
-                  "sliceSize",
-                  OptionFields.BYTES,
-                  64 * 1024,
-                  EngineOptions::getSliceSize,
-                  EngineOptions::setSliceSize)
-              .check(n -> n >= 4096 && n <= (1 << 30), "4096..1073741824 bytes"),
-          field(
-                  "retryCount",
-                  OptionFields.INT,
-                  4,
-                  EngineOptions::getRetryCount,
-                  EngineOptions::setRetryCount)
-              .check(n -> n >= 0 && n <= 64, "0..64"),
-          HANDSHAKE_DEADLINE,
-          MAX_HANDSHAKES_IN_FLIGHT,
-          CQ_SIZE,
-          ENDPOINT_CACHE_SIZE,
-          field(
-                  "maxOutstandingPerQp",
-                  OptionFields.INT,
-                  32,
-                  EngineOptions::getMaxOutstandingPerQp,
-                  EngineOptions::setMaxOutstandingPerQp)
-              .check((o, n) -> n >= 1 && n <= o.cqSize, o -> "1..cqSize (" + o.cqSize + ")"),
-          BUSY_POLL,
-          field(
-                  "nicBusyPollMicros",
-                  OptionFields.MICROS,
-                  Duration.of(50, ChronoUnit.MICROS),
-                  EngineOptions::getNicBusyPoll,
-                  EngineOptions::setNicBusyPoll)
-              .check(
-                  d -> d != null && !d.isNegative() && d.compareTo(Duration.ofSeconds(1)) <= 0,
-                  "0..1000000"),
-          field(
-                  "rpcHost",
-                  OptionFields.STRING,
-                  null,
-                  EngineOptions::getRpcHost,
-                  EngineOptions::setRpcHost)
-              .check(
-                  h -> h == null || !h.isBlank(),
-                  "a host name or address (unset: the address of the first soft device)"),
-          field(
-                  "rpcPort",
-                  OptionFields.INT,
-                  0,
-                  EngineOptions::getRpcPort,
-                  EngineOptions::setRpcPort)
-              .check(p -> p >= 0 && p <= 65535, "0..65535 (0 = any free port)"),
-          field(
-                  "metadataUri",
-                  OptionFields.STRING,
-                  "p2p",
-                  EngineOptions::getMetadataUri,
-                  EngineOptions::setMetadataUri)
-              .check(
-                  EngineOptions::validMetadataUri,
-                  "p2p, etcd://host:port[,host:port...] or etcds://host:port[,host:port...]"),
-          field(
-              "metadata",
-              OptionFields.object(MetadataOptions.FIELDS, MetadataOptions::new),
-              null,
-              EngineOptions::getMetadata,
-              EngineOptions::setMetadata),
-          field(
-                  "segmentName",
-                  OptionFields.STRING,
-                  null,
-                  EngineOptions::getSegmentName,
-                  EngineOptions::setSegmentName)
-              .check(
-                  n ->
-                      n == null
-                          || (!n.isBlank()
-                              && n.length() <= MAX_SEGMENT_NAME_LENGTH
-                              && n.chars().noneMatch(c -> c <= ' ' || c == 0x7f)),
-                  "1.."
-                      + MAX_SEGMENT_NAME_LENGTH
-                      + " printable characters without spaces (unset: the server name)"),
-          field(
-              "auth",
-              OptionFields.object(AuthOptions.FIELDS, AuthOptions::new),
-              null,
-              EngineOptions::getAuth,
-              EngineOptions::setAuth),
-          field(
-              "tls",
-              OptionFields.object(TlsOptions.FIELDS, TlsOptions::new),
-              null,
-              EngineOptions::getTls,
-              EngineOptions::setTls),
-          field(
-                  "railHoldDownMs",
-                  OptionFields.MILLIS,
-                  Duration.ofSeconds(2),
-                  EngineOptions::getRailHoldDown,
-                  EngineOptions::setRailHoldDown)
-              .check(d -> d != null && !d.isNegative(), ">= 0"),
-          field(
-                  "qpTimeoutMs",
-                  OptionFields.MILLIS,
-                  Duration.ofSeconds(1),
-                  EngineOptions::getQpTimeout,
-                  EngineOptions::setQpTimeout)
-              .check(EngineOptions::positive, "positive"),
-          QP_RETRY_COUNT,
-          field(
-                  "idleConnectionMs",
-                  OptionFields.MILLIS,
-                  Duration.ofSeconds(60),
-                  EngineOptions::getIdleConnection,
-                  EngineOptions::setIdleConnection)
-              .check(
-                  d -> d != null && !d.isNegative() && d.compareTo(Duration.ofDays(1)) <= 0,
-                  "0..86400000 (0 = never)"),
-          IDLE_ENDPOINT);
+  public static final OptionFields<EngineOptions> FIELDS = EngineOptionFields.FIELDS;
 
   /** JSON keys, in {@link #toJson()} order. */
   public static final Set<String> KEYS = FIELDS.names();
@@ -301,20 +64,14 @@ public final class EngineOptions {
     FIELDS.applyDefaults(this);
   }
 
-  /**
-   * Copies options; nested options and the device list are copied too.
-   *
-   * @param other the options to copy
-   */
+  /** Copies {@code other}; nested options and the device lists are copied too. */
   public EngineOptions(EngineOptions other) {
     FIELDS.copy(other, this);
   }
 
   /**
-   * Reads options; missing keys keep their defaults.
+   * Reads options from {@code json}; missing keys keep their defaults. Returns them validated.
    *
-   * @param json the options
-   * @return the options, validated
    * @throws VteException INVALID_CONFIGURATION naming unknown keys, a value of the wrong type or a
    *     bad value
    */
@@ -324,37 +81,19 @@ public final class EngineOptions {
     return o.validate();
   }
 
-  /**
-   * @return the options as JSON, readable by {@link #fromJson}; unset (null) fields are left out
-   */
+  /** Returns the options as JSON, readable by {@link #fromJson}; unset fields left out. */
   public JsonObject toJson() {
     return FIELDS.toJson(this);
   }
 
   /**
-   * Checks every field, nested options included.
+   * Checks every field, nested options included; returns this.
    *
-   * @return this
    * @throws VteException INVALID_CONFIGURATION naming the first bad field and its value
    */
   public EngineOptions validate() {
     FIELDS.validate(this, LABEL, "");
     return this;
-  }
-
-  private static boolean validMetadataUri(String uri) {
-    return "p2p".equals(uri)
-        || (uri != null
-            && (uri.startsWith("etcd://") || uri.startsWith("etcds://"))
-            && uri.indexOf("://") + 3 < uri.length());
-  }
-
-  private static boolean nonBlank(List<String> names) {
-    return names != null && !names.contains(null) && names.stream().noneMatch(String::isBlank);
-  }
-
-  private static boolean positive(Duration d) {
-    return d != null && !d.isZero() && !d.isNegative();
   }
 
   /**
@@ -401,53 +140,44 @@ public final class EngineOptions {
     return "EngineOptions" + json.encode();
   }
 
-  /**
-   * @return {@code soft} or {@code ibverbs}
-   */
+  /** Returns {@code soft} or {@code ibverbs}. */
   public String getTransport() {
     return transport;
   }
 
-  /**
-   * @param transport {@code soft} or {@code ibverbs}
-   * @return this
-   */
+  /** Sets the transport, {@code soft} or {@code ibverbs}; returns this. */
   public EngineOptions setTransport(String transport) {
     this.transport = transport;
     return this;
   }
 
   /**
-   * @return local device names (soft verbs: device specs {@code name[@host[:port]]}); empty (the
-   *     default) means soft devices chosen from the host's interfaces by {@link DefaultSoftDevices}
+   * Returns local device names (soft verbs: device specs {@code name[@host[:port]]}); empty (the
+   * default) means soft devices chosen from the host's interfaces by {@link DefaultSoftDevices}.
    */
   public List<String> getDevices() {
     return devices;
   }
 
-  /**
-   * @param devices local device names or specs; empty for {@link DefaultSoftDevices}
-   * @return this
-   */
+  /** Sets the local device names or specs; empty for {@link DefaultSoftDevices}; returns this. */
   public EngineOptions setDevices(List<String> devices) {
     this.devices = devices == null ? null : new ArrayList<>(devices);
     return this;
   }
 
   /**
-   * @return soft-verbs device specs ({@code name[@host[:port]]}) an ibverbs engine opens beside its
-   *     {@link #getDevices() devices}, as a fallback: their rails to a peer carry slices only while
-   *     no ibverbs rail to that peer is usable (every RDMA port down or held down), and the slices
-   *     move back once one is; empty (the default) opens none
+   * Returns soft-verbs device specs ({@code name[@host[:port]]}) an ibverbs engine opens beside its
+   * {@link #getDevices() devices}, as a fallback: their rails to a peer carry slices only while no
+   * ibverbs rail to that peer is usable (every RDMA port down or held down), and the slices move
+   * back once one is; empty (the default) opens none.
    */
   public List<String> getFallbackDevices() {
     return fallbackDevices;
   }
 
   /**
-   * @param fallbackDevices soft-verbs device specs {@code name[@host[:port]]} opened beside the
-   *     ibverbs devices; non-empty only with transport {@code ibverbs}
-   * @return this
+   * Sets soft-verbs device specs {@code name[@host[:port]]} opened beside the ibverbs devices;
+   * non-empty only with transport {@code ibverbs}; returns this.
    */
   public EngineOptions setFallbackDevices(List<String> fallbackDevices) {
     this.fallbackDevices = fallbackDevices == null ? null : new ArrayList<>(fallbackDevices);
@@ -455,90 +185,69 @@ public final class EngineOptions {
   }
 
   /**
-   * @return how the ibverbs devices choose their GID and mark their traffic (GRH traffic class,
-   *     service level); null (the default): the provider's defaults
+   * Returns how the ibverbs devices choose their GID and mark their traffic (GRH traffic class,
+   * service level); null (the default): the provider's defaults.
    */
   public IbverbsOptions getIbverbs() {
     return ibverbs;
   }
 
   /**
-   * @param ibverbs the ibverbs devices' GID choice, traffic class and service level; null for the
-   *     provider's defaults
-   * @return this
+   * Sets the ibverbs devices' GID choice, traffic class and service level; null for the provider's
+   * defaults; returns this.
    */
   public EngineOptions setIbverbs(IbverbsOptions ibverbs) {
     this.ibverbs = ibverbs;
     return this;
   }
 
-  /**
-   * @return owner verticles per local device
-   */
+  /** Returns owner verticles per local device. */
   public int getWorkersPerContext() {
     return workersPerContext;
   }
 
-  /**
-   * @param workersPerContext owner verticles per local device, 1..64
-   * @return this
-   */
+  /** Sets the owner verticles per local device, 1..64; returns this. */
   public EngineOptions setWorkersPerContext(int workersPerContext) {
     this.workersPerContext = workersPerContext;
     return this;
   }
 
-  /**
-   * @return the slice size in bytes
-   */
+  /** Returns the slice size in bytes. */
   public int getSliceSize() {
     return sliceSize;
   }
 
-  /**
-   * @param sliceSize bytes per slice
-   * @return this
-   */
+  /** Sets the bytes per slice; returns this. */
   public EngineOptions setSliceSize(int sliceSize) {
     this.sliceSize = sliceSize;
     return this;
   }
 
-  /**
-   * @return how many times a failed slice is retried on another rail
-   */
+  /** Returns how many times a failed slice is retried on another rail. */
   public int getRetryCount() {
     return retryCount;
   }
 
-  /**
-   * @param retryCount retries per slice
-   * @return this
-   */
+  /** Sets the retries per slice; returns this. */
   public EngineOptions setRetryCount(int retryCount) {
     this.retryCount = retryCount;
     return this;
   }
 
-  /**
-   * @return deadline of handshake calls
-   */
+  /** Returns deadline of handshake calls. */
   public Duration getHandshakeDeadline() {
     return handshakeDeadline;
   }
 
-  /**
-   * @param handshakeDeadline deadline of handshake calls
-   * @return this
-   */
+  /** Sets the deadline of handshake calls; returns this. */
   public EngineOptions setHandshakeDeadline(Duration handshakeDeadline) {
     this.handshakeDeadline = handshakeDeadline;
     return this;
   }
 
   /**
-   * @return connect requests one owner has in flight at most; its further active handshakes wait
-   *     for a free slot, their deadline starting when they are sent
+   * Returns connect requests one owner has in flight at most; its further active handshakes wait
+   * for a free slot, their deadline starting when they are sent.
    */
   public int getMaxHandshakesInFlight() {
     return maxHandshakesInFlight;
@@ -558,8 +267,8 @@ public final class EngineOptions {
   }
 
   /**
-   * @return how long an owner keeps polling its completion queue and its queue of slices after it
-   *     last found work, before it sleeps until a completion notification or a submission wakes it
+   * Returns how long an owner keeps polling its completion queue and its queue of slices after it
+   * last found work, before it sleeps until a completion notification or a submission wakes it.
    */
   public Duration getBusyPoll() {
     return busyPoll;
@@ -581,9 +290,9 @@ public final class EngineOptions {
   }
 
   /**
-   * @return how long each soft-verbs NIC thread keeps polling its sockets after it served a peer's
-   *     request of at most 16 KiB (the target side of a WRITE or READ) before it sleeps in select
-   *     (ibverbs devices ignore it)
+   * Returns how long each soft-verbs NIC thread keeps polling its sockets after it served a peer's
+   * request of at most 16 KiB (the target side of a WRITE or READ) before it sleeps in select
+   * (ibverbs devices ignore it).
    */
   public Duration getNicBusyPoll() {
     return nicBusyPoll;
@@ -604,49 +313,38 @@ public final class EngineOptions {
     return this;
   }
 
-  /**
-   * @return entries per completion queue
-   */
+  /** Returns entries per completion queue. */
   public int getCqSize() {
     return cqSize;
   }
 
-  /**
-   * @param cqSize entries per completion queue
-   * @return this
-   */
+  /** Sets the entries per completion queue; returns this. */
   public EngineOptions setCqSize(int cqSize) {
     this.cqSize = cqSize;
     return this;
   }
 
-  /**
-   * @return endpoints kept per owner before idle ones are evicted
-   */
+  /** Returns endpoints kept per owner before idle ones are evicted. */
   public int getEndpointCacheSize() {
     return endpointCacheSize;
   }
 
-  /**
-   * @param endpointCacheSize endpoints per owner
-   * @return this
-   */
+  /** Sets the endpoints per owner; returns this. */
   public EngineOptions setEndpointCacheSize(int endpointCacheSize) {
     this.endpointCacheSize = endpointCacheSize;
     return this;
   }
 
   /**
-   * @return how long a soft-verbs QP connection may carry nothing before it is closed (its socket
-   *     and buffers freed; the next transfer reopens it), zero for never
+   * Returns how long a soft-verbs QP connection may carry nothing before it is closed (its socket
+   * and buffers freed; the next transfer reopens it), zero for never.
    */
   public Duration getIdleConnection() {
     return idleConnection;
   }
 
   /**
-   * @param idleConnection idle time after which a soft-verbs QP connection closes, zero for never
-   * @return this
+   * Sets the idle time after which a soft-verbs QP connection closes, zero for never; returns this.
    */
   public EngineOptions setIdleConnection(Duration idleConnection) {
     this.idleConnection = idleConnection;
@@ -654,196 +352,146 @@ public final class EngineOptions {
   }
 
   /**
-   * @return how long an endpoint may go unused before its owner retires it (QPs destroyed, store
-   *     slot freed; the next transfer to that peer device connects again), zero for never
+   * Returns how long an endpoint may go unused before its owner retires it (QPs destroyed, store
+   * slot freed; the next transfer to that peer device connects again), zero for never.
    */
   public Duration getIdleEndpoint() {
     return idleEndpoint;
   }
 
-  /**
-   * @param idleEndpoint unused time after which an endpoint is retired, zero for never
-   * @return this
-   */
+  /** Sets the unused time after which an endpoint is retired, zero for never; returns this. */
   public EngineOptions setIdleEndpoint(Duration idleEndpoint) {
     this.idleEndpoint = idleEndpoint;
     return this;
   }
 
-  /**
-   * @return signaled work requests outstanding per QP at most
-   */
+  /** Returns signaled work requests outstanding per QP at most. */
   public int getMaxOutstandingPerQp() {
     return maxOutstandingPerQp;
   }
 
-  /**
-   * @param maxOutstandingPerQp outstanding work requests per QP
-   * @return this
-   */
+  /** Sets the outstanding work requests per QP; returns this. */
   public EngineOptions setMaxOutstandingPerQp(int maxOutstandingPerQp) {
     this.maxOutstandingPerQp = maxOutstandingPerQp;
     return this;
   }
 
   /**
-   * @return host the handshake service binds to and advertises; null (the default): the first soft
-   *     device's address
+   * Returns host the handshake service binds to and advertises; null (the default): the first soft
+   * device's address.
    */
   public String getRpcHost() {
     return rpcHost;
   }
 
-  /**
-   * @param rpcHost handshake host; null for the first soft device's address
-   * @return this
-   */
+  /** Sets the handshake host, null for the first soft device's address; returns this. */
   public EngineOptions setRpcHost(String rpcHost) {
     this.rpcHost = rpcHost;
     return this;
   }
 
-  /**
-   * @return handshake port, 0 for any free port
-   */
+  /** Returns handshake port, 0 for any free port. */
   public int getRpcPort() {
     return rpcPort;
   }
 
-  /**
-   * @param rpcPort handshake port, 0 for any free port
-   * @return this
-   */
+  /** Sets the handshake port, 0 for any free port; returns this. */
   public EngineOptions setRpcPort(int rpcPort) {
     this.rpcPort = rpcPort;
     return this;
   }
 
-  /**
-   * @return {@code p2p} or {@code etcd://...}
-   */
+  /** Returns {@code p2p} or {@code etcd://...}. */
   public String getMetadataUri() {
     return metadataUri;
   }
 
-  /**
-   * @param metadataUri {@code p2p} or {@code etcd://...}
-   * @return this
-   */
+  /** Sets the metadata URI, {@code p2p} or {@code etcd://...}; returns this. */
   public EngineOptions setMetadataUri(String metadataUri) {
     this.metadataUri = metadataUri;
     return this;
   }
 
   /**
-   * @return the metadata store's options; null (the default) for {@link MetadataOptions}' defaults
+   * Returns the metadata store's options; null (the default) for {@link MetadataOptions}' defaults.
    */
   public MetadataOptions getMetadata() {
     return metadata;
   }
 
-  /**
-   * @param metadata the metadata store's options; null for the defaults
-   * @return this
-   */
+  /** Sets the metadata store's options; null for the defaults; returns this. */
   public EngineOptions setMetadata(MetadataOptions metadata) {
     this.metadata = metadata;
     return this;
   }
 
   /**
-   * @return the logical name this node publishes its segment under; null means its server name
-   *     (host:port)
+   * Returns the logical name this node publishes its segment under; null means its server name
+   * (host:port).
    */
   public String getSegmentName() {
     return segmentName;
   }
 
   /**
-   * @param segmentName the logical segment name peers open this node by, independent of its
-   *     address; null for the server name (host:port)
-   * @return this
+   * Sets the logical segment name peers open this node by, independent of its address; null for the
+   * server name (host:port); returns this.
    */
   public EngineOptions setSegmentName(String segmentName) {
     this.segmentName = segmentName;
     return this;
   }
 
-  /**
-   * @return handshake authentication options; null for none
-   */
+  /** Returns handshake authentication options; null for none. */
   public AuthOptions getAuth() {
     return auth;
   }
 
-  /**
-   * @param auth handshake authentication options
-   * @return this
-   */
+  /** Sets the handshake authentication options; returns this. */
   public EngineOptions setAuth(AuthOptions auth) {
     this.auth = auth;
     return this;
   }
 
-  /**
-   * @return handshake TLS options; null for plain text
-   */
+  /** Returns handshake TLS options; null for plain text. */
   public TlsOptions getTls() {
     return tls;
   }
 
-  /**
-   * @param tls handshake TLS options
-   * @return this
-   */
+  /** Sets the handshake TLS options; returns this. */
   public EngineOptions setTls(TlsOptions tls) {
     this.tls = tls;
     return this;
   }
 
-  /**
-   * @return how long a rail with repeated errors is paused before it is probed again
-   */
+  /** Returns how long a rail with repeated errors is paused before it is probed again. */
   public Duration getRailHoldDown() {
     return railHoldDown;
   }
 
-  /**
-   * @param railHoldDown pause of a failing rail
-   * @return this
-   */
+  /** Sets the pause of a failing rail; returns this. */
   public EngineOptions setRailHoldDown(Duration railHoldDown) {
     this.railHoldDown = railHoldDown;
     return this;
   }
 
-  /**
-   * @return QP transport timeout per attempt
-   */
+  /** Returns QP transport timeout per attempt. */
   public Duration getQpTimeout() {
     return qpTimeout;
   }
 
-  /**
-   * @param qpTimeout QP transport timeout
-   * @return this
-   */
+  /** Sets the QP transport timeout; returns this. */
   public EngineOptions setQpTimeout(Duration qpTimeout) {
     this.qpTimeout = qpTimeout;
     return this;
   }
 
-  /**
-   * @return QP transport retries, 0..7
-   */
+  /** Returns QP transport retries, 0..7. */
   public int getQpRetryCount() {
     return qpRetryCount;
   }
 
-  /**
-   * @param qpRetryCount QP transport retries, 0..7
-   * @return this
-   */
+  /** Sets the QP transport retries, 0..7; returns this. */
   public EngineOptions setQpRetryCount(int qpRetryCount) {
     this.qpRetryCount = qpRetryCount;
     return this;

@@ -1,17 +1,16 @@
 package io.vte.api;
 
 import io.vertx.core.json.JsonObject;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Set;
 
 /**
  * How an ibverbs engine addresses its RDMA ports; JSON {@code {"gidIndex", "gidNetdev",
  * "gidAddress", "gidType", "trafficClass", "serviceLevel", "pkeyIndex"}}, nested as the engine
- * option {@code ibverbs}. The engine hands them to the ibverbs provider as its settings of the same
- * names: the source GID (by index, or the GID of a netdev or an IP address, of a type), the GRH
- * traffic class and service level of every QP (lossless RoCE classes) and its P_Key index
- * (InfiniBand partitions). Soft verbs devices ignore them.
+ * option {@code ibverbs}. The engine hands them to the ibverbs provider as its options of the same
+ * names (whose fields take these fields' defaults and ranges): the source GID (by index, or the GID
+ * of a netdev or an IP address, of a type), the GRH traffic class and service level of every QP
+ * (lossless RoCE classes) and its P_Key index (InfiniBand partitions). Soft verbs devices ignore
+ * them.
  */
 public final class IbverbsOptions {
 
@@ -21,60 +20,81 @@ public final class IbverbsOptions {
   /** What a field is called in error messages. */
   private static final String LABEL = "ibverbs option";
 
+  /** The field {@code gidIndex}. */
+  public static final OptionFields.Field<IbverbsOptions, Integer> GID_INDEX =
+      OptionFields.field(
+              "gidIndex",
+              OptionKind.INT,
+              -1,
+              IbverbsOptions::getGidIndex,
+              IbverbsOptions::setGidIndex)
+          .check(n -> n >= -1 && n <= 255, "-1..255 (-1: automatic)");
+
+  /** The field {@code gidNetdev}. */
+  public static final OptionFields.Field<IbverbsOptions, String> GID_NETDEV =
+      OptionFields.field(
+              "gidNetdev",
+              OptionKind.STRING,
+              null,
+              IbverbsOptions::getGidNetdev,
+              IbverbsOptions::setGidNetdev)
+          .check(n -> n == null || !n.isBlank(), "a netdev name such as eth2 (unset: any)");
+
+  /** The field {@code gidAddress}. */
+  public static final OptionFields.Field<IbverbsOptions, String> GID_ADDRESS =
+      OptionFields.field(
+              "gidAddress",
+              OptionKind.STRING,
+              null,
+              IbverbsOptions::getGidAddress,
+              IbverbsOptions::setGidAddress)
+          .check(
+              a -> a == null || a.matches("[0-9A-Fa-f:.]+"), "an IP address literal (unset: any)");
+
+  /** The field {@code gidType}. */
+  public static final OptionFields.Field<IbverbsOptions, String> GID_TYPE =
+      OptionFields.field(
+              "gidType",
+              OptionKind.STRING,
+              "auto",
+              IbverbsOptions::getGidType,
+              IbverbsOptions::setGidType)
+          .check(GID_TYPES::contains, "auto, roce-v1, roce-v2 or ib");
+
+  /** The field {@code trafficClass}. */
+  public static final OptionFields.Field<IbverbsOptions, Integer> TRAFFIC_CLASS =
+      OptionFields.field(
+              "trafficClass",
+              OptionKind.INT,
+              0,
+              IbverbsOptions::getTrafficClass,
+              IbverbsOptions::setTrafficClass)
+          .check(n -> n >= 0 && n <= 255, "0..255 (DSCP << 2 | ECN)");
+
+  /** The field {@code serviceLevel}. */
+  public static final OptionFields.Field<IbverbsOptions, Integer> SERVICE_LEVEL =
+      OptionFields.field(
+              "serviceLevel",
+              OptionKind.INT,
+              0,
+              IbverbsOptions::getServiceLevel,
+              IbverbsOptions::setServiceLevel)
+          .check(n -> n >= 0 && n <= 15, "0..15");
+
+  /** The field {@code pkeyIndex}. */
+  public static final OptionFields.Field<IbverbsOptions, Integer> PKEY_INDEX =
+      OptionFields.field(
+              "pkeyIndex",
+              OptionKind.INT,
+              0,
+              IbverbsOptions::getPkeyIndex,
+              IbverbsOptions::setPkeyIndex)
+          .check(n -> n >= 0 && n <= 0xffff, "0..65535 (an index in the port's P_Key table)");
+
   /** The fields: JSON names, kinds, defaults, ranges. */
   public static final OptionFields<IbverbsOptions> FIELDS =
       OptionFields.of(
-          OptionFields.field(
-                  "gidIndex",
-                  OptionFields.INT,
-                  -1,
-                  IbverbsOptions::getGidIndex,
-                  IbverbsOptions::setGidIndex)
-              .check(n -> n >= -1 && n <= 255, "-1..255 (-1: automatic)"),
-          OptionFields.field(
-                  "gidNetdev",
-                  OptionFields.STRING,
-                  null,
-                  IbverbsOptions::getGidNetdev,
-                  IbverbsOptions::setGidNetdev)
-              .check(n -> n == null || !n.isBlank(), "a netdev name such as eth2 (unset: any)"),
-          OptionFields.field(
-                  "gidAddress",
-                  OptionFields.STRING,
-                  null,
-                  IbverbsOptions::getGidAddress,
-                  IbverbsOptions::setGidAddress)
-              .check(
-                  a -> a == null || a.matches("[0-9A-Fa-f:.]+"),
-                  "an IP address literal (unset: any)"),
-          OptionFields.field(
-                  "gidType",
-                  OptionFields.STRING,
-                  "auto",
-                  IbverbsOptions::getGidType,
-                  IbverbsOptions::setGidType)
-              .check(GID_TYPES::contains, "auto, roce-v1, roce-v2 or ib"),
-          OptionFields.field(
-                  "trafficClass",
-                  OptionFields.INT,
-                  0,
-                  IbverbsOptions::getTrafficClass,
-                  IbverbsOptions::setTrafficClass)
-              .check(n -> n >= 0 && n <= 255, "0..255 (DSCP << 2 | ECN)"),
-          OptionFields.field(
-                  "serviceLevel",
-                  OptionFields.INT,
-                  0,
-                  IbverbsOptions::getServiceLevel,
-                  IbverbsOptions::setServiceLevel)
-              .check(n -> n >= 0 && n <= 15, "0..15"),
-          OptionFields.field(
-                  "pkeyIndex",
-                  OptionFields.INT,
-                  0,
-                  IbverbsOptions::getPkeyIndex,
-                  IbverbsOptions::setPkeyIndex)
-              .check(n -> n >= 0 && n <= 0xffff, "0..65535 (an index in the port's P_Key table)"));
+          GID_INDEX, GID_NETDEV, GID_ADDRESS, GID_TYPE, TRAFFIC_CLASS, SERVICE_LEVEL, PKEY_INDEX);
 
   private int gidIndex;
   private String gidNetdev;
@@ -114,25 +134,6 @@ public final class IbverbsOptions {
   public IbverbsOptions validate() {
     FIELDS.validate(this, LABEL, "");
     return this;
-  }
-
-  /**
-   * @return the ibverbs provider's settings of these options (unset strings left out)
-   */
-  public Map<String, Object> providerSettings() {
-    Map<String, Object> settings = new LinkedHashMap<>();
-    settings.put("gidIndex", gidIndex);
-    if (gidNetdev != null) {
-      settings.put("gidNetdev", gidNetdev);
-    }
-    if (gidAddress != null) {
-      settings.put("gidAddress", gidAddress);
-    }
-    settings.put("gidType", gidType);
-    settings.put("trafficClass", trafficClass);
-    settings.put("serviceLevel", serviceLevel);
-    settings.put("pkeyIndex", pkeyIndex);
-    return settings;
   }
 
   /**

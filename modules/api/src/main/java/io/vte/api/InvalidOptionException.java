@@ -1,5 +1,8 @@
 package io.vte.api;
 
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
 /**
  * An {@link ErrorCode#INVALID_CONFIGURATION} about one option: its JSON path, the bad value and
  * what was expected, so that a front end (the CLI's flags, a configuration file reader) can name
@@ -47,5 +50,38 @@ public final class InvalidOptionException extends VteException {
    */
   public String expected() {
     return expected;
+  }
+
+  /**
+   * @return the error for a value of the wrong JSON type
+   */
+  static InvalidOptionException wrongType(String label, String path, Object json, String expected) {
+    return new InvalidOptionException(
+        label + " '" + path + "' has the wrong type: expected " + expected + ", got " + show(json),
+        path,
+        json,
+        expected);
+  }
+
+  /**
+   * @return the error for a value out of its field's range
+   */
+  static InvalidOptionException outOfRange(
+      String label, String path, Object value, String expected) {
+    return new InvalidOptionException(
+        label + " '" + path + "' = " + show(value) + " is invalid: expected " + expected,
+        path,
+        value,
+        expected);
+  }
+
+  private static String show(Object value) {
+    if (value instanceof String s) {
+      return "\"" + s + "\"";
+    }
+    if (value instanceof JsonObject || value instanceof JsonArray) {
+      return value.toString();
+    }
+    return String.valueOf(value);
   }
 }

@@ -6,8 +6,8 @@ import java.time.Duration;
 /**
  * The metadata store options of an engine (the {@code metadata} object of {@link EngineOptions}):
  * cluster prefix, lease TTL, call, health-check and start deadlines, etcd credentials and TLS
- * files. Their defaults and ranges are defined here, once; {@code io.vte.metadata.MetadataOptions}
- * (the store's runtime options) takes them from {@link #FIELDS}. Durations are milliseconds in
+ * files, for an engine's store and for a store made alone ({@code MetadataStores.create}). Their
+ * defaults and ranges are defined here, once, in {@link #FIELDS}. Durations are milliseconds in
  * JSON.
  */
 public final class MetadataOptions {
@@ -19,7 +19,7 @@ public final class MetadataOptions {
   public static final OptionFields.Field<MetadataOptions, String> CLUSTER_PREFIX =
       OptionFields.field(
               "clusterPrefix",
-              OptionFields.STRING,
+              OptionKind.STRING,
               "/vte/default",
               MetadataOptions::getClusterPrefix,
               MetadataOptions::setClusterPrefix)
@@ -29,7 +29,7 @@ public final class MetadataOptions {
   public static final OptionFields.Field<MetadataOptions, Duration> LEASE_TTL =
       OptionFields.field(
               "leaseTtlMs",
-              OptionFields.MILLIS,
+              OptionKind.MILLIS,
               Duration.ofSeconds(10),
               MetadataOptions::getLeaseTtl,
               MetadataOptions::setLeaseTtl)
@@ -45,7 +45,7 @@ public final class MetadataOptions {
   public static final OptionFields.Field<MetadataOptions, Duration> CALL_DEADLINE =
       OptionFields.field(
               "callDeadlineMs",
-              OptionFields.MILLIS,
+              OptionKind.MILLIS,
               null,
               MetadataOptions::getCallDeadline,
               MetadataOptions::setCallDeadline)
@@ -57,7 +57,7 @@ public final class MetadataOptions {
   public static final OptionFields.Field<MetadataOptions, Duration> HEALTH_CHECK_INTERVAL =
       OptionFields.field(
               "healthCheckIntervalMs",
-              OptionFields.MILLIS,
+              OptionKind.MILLIS,
               Duration.ofSeconds(1),
               MetadataOptions::getHealthCheckInterval,
               MetadataOptions::setHealthCheckInterval)
@@ -67,7 +67,7 @@ public final class MetadataOptions {
   public static final OptionFields.Field<MetadataOptions, Duration> START_DEADLINE =
       OptionFields.field(
               "startDeadlineMs",
-              OptionFields.MILLIS,
+              OptionKind.MILLIS,
               Duration.ofSeconds(30),
               MetadataOptions::getStartDeadline,
               MetadataOptions::setStartDeadline)
@@ -83,31 +83,31 @@ public final class MetadataOptions {
           START_DEADLINE,
           OptionFields.field(
               "etcdUser",
-              OptionFields.STRING,
+              OptionKind.STRING,
               null,
               MetadataOptions::getEtcdUser,
               MetadataOptions::setEtcdUser),
           OptionFields.field(
               "etcdPassword",
-              OptionFields.STRING,
+              OptionKind.STRING,
               null,
               MetadataOptions::getEtcdPassword,
               MetadataOptions::setEtcdPassword),
           OptionFields.field(
               "tlsTrustPemPath",
-              OptionFields.STRING,
+              OptionKind.STRING,
               null,
               MetadataOptions::getTlsTrustPemPath,
               MetadataOptions::setTlsTrustPemPath),
           OptionFields.field(
               "tlsCertPemPath",
-              OptionFields.STRING,
+              OptionKind.STRING,
               null,
               MetadataOptions::getTlsCertPemPath,
               MetadataOptions::setTlsCertPemPath),
           OptionFields.field(
               "tlsKeyPemPath",
-              OptionFields.STRING,
+              OptionKind.STRING,
               null,
               MetadataOptions::getTlsKeyPemPath,
               MetadataOptions::setTlsKeyPemPath));
@@ -126,6 +126,15 @@ public final class MetadataOptions {
   /** Creates metadata options with the defaults. */
   public MetadataOptions() {
     FIELDS.applyDefaults(this);
+  }
+
+  /**
+   * Copies options.
+   *
+   * @param other the options to copy
+   */
+  public MetadataOptions(MetadataOptions other) {
+    FIELDS.copy(other, this);
   }
 
   /**

@@ -1,12 +1,6 @@
 package io.vte.api;
 
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.time.Duration;
-import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -18,13 +12,12 @@ import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 
 /**
- * The one table of the fields of an options class: for each field its JSON name, its {@link Kind},
- * its default, its range and its getter and setter. The class's JSON ({@link #read}, {@link
- * #toJson}), its defaults ({@link #applyDefaults}) and its validation ({@link #validate}) all come
- * from this table, so a field is declared once.
+ * The one table of the fields of an options class: for each field its JSON name, its {@link
+ * OptionKind}, its default, its range and its getter and setter. The class's JSON ({@link #read},
+ * {@link #toJson}), its defaults ({@link #applyDefaults}) and its validation ({@link #validate})
+ * all come from this table, so a field is declared once.
  *
  * <p>Reading is strict: an unknown key, or a value of another JSON type than the field's (2.5 or
  * {@code "2"} for an integer, a number in a list of strings, a string for an object) is an {@link
@@ -72,7 +65,11 @@ public final class OptionFields<O> {
    * @return the field
    */
   public static <O, V> Field<O, V> field(
-      String name, Kind<V> kind, V defaultValue, Function<O, V> getter, BiConsumer<O, V> setter) {
+      String name,
+      OptionKind<V> kind,
+      V defaultValue,
+      Function<O, V> getter,
+      BiConsumer<O, V> setter) {
     return new Field<>(name, kind, defaultValue, getter, setter);
   }
 
@@ -194,25 +191,6 @@ public final class OptionFields<O> {
     }
   }
 
-  private static String show(Object value) {
-    if (value instanceof String s) {
-      return "\"" + s + "\"";
-    }
-    if (value instanceof JsonObject || value instanceof JsonArray) {
-      return value.toString();
-    }
-    return String.valueOf(value);
-  }
-
-  private static InvalidOptionException invalid(
-      String label, String path, Object value, String expected) {
-    return new InvalidOptionException(
-        label + " '" + path + "' = " + show(value) + " is invalid: expected " + expected,
-        path,
-        value,
-        expected);
-  }
-
   /**
    * One field of an options class.
    *
@@ -221,15 +199,20 @@ public final class OptionFields<O> {
    */
   public static final class Field<O, V> {
     private final String name;
-    private final Kind<V> kind;
+    private final OptionKind<V> kind;
     private final V defaultValue;
     private final Function<O, V> getter;
     private final BiConsumer<O, V> setter;
     private BiPredicate<O, V> valid = (o, v) -> true;
+    private Predicate<V> plainValid = v -> true;
     private Function<O, String> expected = o -> "";
 
     private Field(
-        String name, Kind<V> kind, V defaultValue, Function<O, V> getter, BiConsumer<O, V> setter) {
+        String name,
+        OptionKind<V> kind,
+        V defaultValue,
+        Function<O, V> getter,
+        BiConsumer<O, V> setter) {
       this.name = name;
       this.kind = kind;
       this.defaultValue = defaultValue;
@@ -243,7 +226,9 @@ public final class OptionFields<O> {
      * @return this
      */
     public Field<O, V> check(Predicate<V> valid, String expected) {
-      return check((o, v) -> valid.test(v), o -> expected);
+      check((o, v) -> valid.test(v), o -> expected);
+      this.plainValid = valid;
+      return this;
     }
 
     /**
@@ -256,7 +241,30 @@ public final class OptionFields<O> {
     public Field<O, V> check(BiPredicate<O, V> valid, Function<O, String> expected) {
       this.valid = valid;
       this.expected = expected;
+      this.plainValid = null;
       return this;
+    }
+
+    /**
+     * The same field (kind, default and range) in another options class, under another name: for a
+     * setting that one options class passes on to another (an engine option a provider takes), so
+     * that its default and range have one home.
+     *
+     * @param otherName the JSON name in the other class
+     * @param otherGetter reads the field there
+     * @param otherSetter writes the field there
+     * @param <P> the other options class
+     * @return the field
+     * @throws IllegalStateException when this field's range depends on other fields of its class
+     */
+    public <P> Field<P, V> as(
+        String otherName, Function<P, V> otherGetter, BiConsumer<P, V> otherSetter) {
+      if (plainValid == null) {
+        throw new IllegalStateException("the range of '" + name + "' depends on its class");
+      }
+      String range = expected.apply(null);
+      return new Field<>(otherName, kind, defaultValue, otherGetter, otherSetter)
+          .check(plainValid, range);
     }
 
     /**
@@ -338,347 +346,9 @@ public final class OptionFields<O> {
 
     private void check(O source, V value, String label, String path) {
       if (!valid.test(source, value)) {
-        throw invalid(
+        throw InvalidOptionException.outOfRange(
             label, path, value == null ? null : kind.write(value), expected.apply(source));
       }
     }
-  }
-
-  /**
-   * How the values of one type are read from JSON (strictly), written to JSON, copied and
-   * validated.
-   *
-   * @param <V> the value type
-   */
-  public interface Kind<V> {
-
-    /**
-     * @param json the JSON value (a String, Number, Boolean, JsonObject, JsonArray or null)
-     * @param label what an option is called in messages
-     * @param path the field's JSON path
-     * @return the value
-     * @throws VteException INVALID_CONFIGURATION naming the path and the value when its type is
-     *     wrong
-     */
-    V read(Object json, String label, String path);
-
-    /**
-     * @param value a value, not null
-     * @return its JSON form
-     */
-    Object write(V value);
-
-    /**
-     * @param value a value or null
-     * @return a copy that shares no mutable state with {@code value}
-     */
-    default V copy(V value) {
-      return value;
-    }
-
-    /**
-     * Validates what is inside a value (the fields of nested options); nothing by default.
-     *
-     * @param value a value, not null
-     * @param label what an option is called in messages
-     * @param path the field's JSON path
-     */
-    default void validate(V value, String label, String path) {}
-
-    /**
-     * @return the JSON type in words, for documentation
-     */
-    default String type() {
-      return "value";
-    }
-  }
-
-  private static InvalidOptionException wrongType(
-      String label, String path, Object json, String expected) {
-    return new InvalidOptionException(
-        label + " '" + path + "' has the wrong type: expected " + expected + ", got " + show(json),
-        path,
-        json,
-        expected);
-  }
-
-  /** A JSON string; JSON null reads as null. */
-  public static final Kind<String> STRING = plain(String.class, true, "a string", "string");
-
-  /** A JSON boolean. */
-  public static final Kind<Boolean> BOOLEAN =
-      plain(Boolean.class, false, "true or false", "boolean");
-
-  /**
-   * @return values that are one JSON type as they are ({@code String}, {@code Boolean})
-   */
-  private static <V> Kind<V> plain(
-      Class<V> type, boolean nullable, String expected, String typeName) {
-    return new Kind<>() {
-      @Override
-      public String type() {
-        return typeName;
-      }
-
-      @Override
-      public V read(Object json, String label, String path) {
-        if (json == null && nullable) {
-          return null;
-        }
-        if (!type.isInstance(json)) {
-          throw wrongType(label, path, json, expected);
-        }
-        return type.cast(json);
-      }
-
-      @Override
-      public Object write(V value) {
-        return value;
-      }
-    };
-  }
-
-  /**
-   * A JSON number with an integral value that fits in 32 bits ({@code 2} or {@code 2.0}, never
-   * {@code 2.5}).
-   */
-  public static final Kind<Integer> INT =
-      new Kind<>() {
-        @Override
-        public String type() {
-          return "integer";
-        }
-
-        @Override
-        public Integer read(Object json, String label, String path) {
-          return whole(
-                  json,
-                  31,
-                  label,
-                  path,
-                  "a whole number in " + Integer.MIN_VALUE + ".." + Integer.MAX_VALUE)
-              .intValue();
-        }
-
-        @Override
-        public Object write(Integer value) {
-          return value;
-        }
-      };
-
-  /**
-   * A byte count that fits in 32 bits: a JSON whole number, or a string with a binary suffix as the
-   * command line takes it ({@code "64K"}, {@code "4M"}, {@link ByteSizes}); written as a number.
-   */
-  public static final Kind<Integer> BYTES =
-      new Kind<>() {
-        @Override
-        public String type() {
-          return "bytes";
-        }
-
-        @Override
-        public Integer read(Object json, String label, String path) {
-          if (!(json instanceof String text)) {
-            return INT.read(json, label, path);
-          }
-          String expected = "a whole number of bytes or a size like \"64K\", \"4M\", \"1G\"";
-          long bytes;
-          try {
-            bytes = ByteSizes.parse(text);
-          } catch (IllegalArgumentException e) {
-            throw wrongType(label, path, json, expected);
-          }
-          if (bytes != (int) bytes) {
-            throw wrongType(label, path, json, expected + " below 2G");
-          }
-          return (int) bytes;
-        }
-
-        @Override
-        public Object write(Integer value) {
-          return value;
-        }
-      };
-
-  /** A duration written as a JSON whole number of milliseconds; JSON null reads as null. */
-  public static final Kind<Duration> MILLIS = wholeNumberOf(ChronoUnit.MILLIS, "milliseconds");
-
-  /** A duration written as a JSON whole number of microseconds; JSON null reads as null. */
-  public static final Kind<Duration> MICROS = wholeNumberOf(ChronoUnit.MICROS, "microseconds");
-
-  /**
-   * @return durations written as a JSON whole number of {@code unit}s ({@code unitName} in
-   *     messages); JSON null reads as null
-   */
-  private static Kind<Duration> wholeNumberOf(ChronoUnit unit, String unitName) {
-    return new Kind<>() {
-      @Override
-      public String type() {
-        return unitName;
-      }
-
-      @Override
-      public Duration read(Object json, String label, String path) {
-        if (json == null) {
-          return null;
-        }
-        return Duration.of(
-            whole(json, 63, label, path, "a whole number of " + unitName).longValue(), unit);
-      }
-
-      @Override
-      public Object write(Duration value) {
-        return value.dividedBy(unit.getDuration());
-      }
-    };
-  }
-
-  /** A JSON array of strings; JSON null reads as null. */
-  public static final Kind<List<String>> STRING_LIST = listOf(STRING);
-
-  /**
-   * @param element the kind of each element
-   * @param <E> the element type
-   * @return a JSON array of such elements; JSON null reads as null, elements are named {@code
-   *     path[i]}
-   */
-  public static <E> Kind<List<E>> listOf(Kind<E> element) {
-    return new Kind<>() {
-      @Override
-      public String type() {
-        return "list of " + element.type();
-      }
-
-      @Override
-      public List<E> read(Object json, String label, String path) {
-        if (json == null) {
-          return null;
-        }
-        if (!(json instanceof JsonArray array)) {
-          throw wrongType(label, path, json, "an array");
-        }
-        List<E> out = new ArrayList<>(array.size());
-        for (int i = 0; i < array.size(); i++) {
-          out.add(element.read(array.getValue(i), label, path + "[" + i + "]"));
-        }
-        return out;
-      }
-
-      @Override
-      public Object write(List<E> value) {
-        JsonArray array = new JsonArray();
-        value.forEach(e -> array.add(e == null ? null : element.write(e)));
-        return array;
-      }
-
-      @Override
-      public List<E> copy(List<E> value) {
-        if (value == null) {
-          return null;
-        }
-        List<E> out = new ArrayList<>(value.size());
-        value.forEach(e -> out.add(element.copy(e)));
-        return out;
-      }
-
-      @Override
-      public void validate(List<E> value, String label, String path) {
-        for (int i = 0; i < value.size(); i++) {
-          if (value.get(i) != null) {
-            element.validate(value.get(i), label, path + "[" + i + "]");
-          }
-        }
-      }
-    };
-  }
-
-  /**
-   * @param table the nested class's fields
-   * @param factory makes nested options with their defaults
-   * @param <N> the nested options class
-   * @return a JSON object read into nested options through their own table; JSON null reads as null
-   */
-  public static <N> Kind<N> object(OptionFields<N> table, Supplier<N> factory) {
-    return new Kind<>() {
-      @Override
-      public String type() {
-        return "object";
-      }
-
-      @Override
-      public N read(Object json, String label, String path) {
-        if (json == null) {
-          return null;
-        }
-        if (!(json instanceof JsonObject object)) {
-          throw wrongType(label, path, json, "an object");
-        }
-        N nested = factory.get();
-        table.read(object, nested, label, path + ".");
-        return nested;
-      }
-
-      @Override
-      public Object write(N value) {
-        return table.toJson(value);
-      }
-
-      @Override
-      public N copy(N value) {
-        if (value == null) {
-          return null;
-        }
-        N copy = factory.get();
-        table.copy(value, copy);
-        return copy;
-      }
-
-      @Override
-      public void validate(N value, String label, String path) {
-        table.validate(value, label, path + ".");
-      }
-    };
-  }
-
-  /**
-   * @return the value of an integral JSON number of at most {@code bits} bits (sign apart)
-   */
-  private static BigInteger whole(
-      Object json, int bits, String label, String path, String expected) {
-    BigInteger n = integral(json);
-    if (n == null || n.bitLength() > bits) {
-      throw wrongType(label, path, json, expected);
-    }
-    return n;
-  }
-
-  /**
-   * @return the value of an integral JSON number, or null when {@code json} is not one
-   */
-  private static BigInteger integral(Object json) {
-    if (json instanceof Integer
-        || json instanceof Long
-        || json instanceof Short
-        || json instanceof Byte) {
-      return BigInteger.valueOf(((Number) json).longValue());
-    }
-    if (json instanceof BigInteger b) {
-      return b;
-    }
-    if (json instanceof Double || json instanceof Float || json instanceof BigDecimal) {
-      BigDecimal d;
-      try {
-        d = new BigDecimal(json.toString());
-      } catch (NumberFormatException e) {
-        return null; // NaN or infinite
-      }
-      try {
-        return d.toBigIntegerExact();
-      } catch (ArithmeticException e) {
-        return null;
-      }
-    }
-    return null;
   }
 }

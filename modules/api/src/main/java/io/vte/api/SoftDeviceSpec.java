@@ -1,5 +1,8 @@
 package io.vte.api;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * One soft-verbs device as the engine's {@code devices} option names it: {@code
  * name[@host[:port]]}, the host defaulting to 127.0.0.1 and the port to 0 (any free port).
@@ -43,6 +46,23 @@ public record SoftDeviceSpec(String name, String host, int port) {
               + "': expected name[@host[:port]]");
     }
     return new SoftDeviceSpec(name, host, port);
+  }
+
+  /**
+   * The one numbering of several soft devices on one host: {@code prefix0@127.0.0.1}, {@code
+   * prefix1@127.0.0.2}, ... with ephemeral ports (the soft provider's default devices, {@code vte
+   * bench --devices N}).
+   *
+   * @param prefix the device name prefix, e.g. {@code soft}
+   * @param count how many devices, 1..254
+   * @return the specs
+   */
+  public static List<String> loopback(String prefix, int count) {
+    List<String> specs = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      specs.add(prefix + i + "@127.0.0." + (i + 1));
+    }
+    return specs;
   }
 
   /**

@@ -17,34 +17,34 @@ public final class TlsOptions {
       OptionFields.of(
           OptionFields.field(
                   "keyPath",
-                  OptionFields.STRING,
+                  OptionKind.STRING,
                   null,
                   TlsOptions::getKeyPath,
                   TlsOptions::setKeyPath)
               .check(TlsOptions::unsetOrNonBlank, "a PEM file path"),
           OptionFields.field(
                   "certPath",
-                  OptionFields.STRING,
+                  OptionKind.STRING,
                   null,
                   TlsOptions::getCertPath,
                   TlsOptions::setCertPath)
               .check(TlsOptions::unsetOrNonBlank, "a PEM file path"),
           OptionFields.field(
                   "trustPath",
-                  OptionFields.STRING,
+                  OptionKind.STRING,
                   null,
                   TlsOptions::getTrustPath,
                   TlsOptions::setTrustPath)
               .check(TlsOptions::unsetOrNonBlank, "a PEM file path"),
           OptionFields.field(
               "verifyHost",
-              OptionFields.BOOLEAN,
+              OptionKind.BOOLEAN,
               true,
               TlsOptions::isVerifyHost,
               TlsOptions::setVerifyHost),
           OptionFields.field(
               "requireClientCert",
-              OptionFields.BOOLEAN,
+              OptionKind.BOOLEAN,
               false,
               TlsOptions::isRequireClientCert,
               TlsOptions::setRequireClientCert));

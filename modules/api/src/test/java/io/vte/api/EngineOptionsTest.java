@@ -87,7 +87,7 @@ class EngineOptionsTest {
   }
 
   @Test
-  void ibverbsOptionsAreRangeCheckedAndBecomeProviderSettings() {
+  void ibverbsOptionsAreRangeChecked() {
     EngineOptions o =
         EngineOptions.fromJson(
             sample()
@@ -101,9 +101,9 @@ class EngineOptionsTest {
                         .put("serviceLevel", 3)
                         .put("pkeyIndex", 2)));
     assertEquals(
-        "{gidIndex=-1, gidNetdev=eth2, gidType=roce-v2, trafficClass=106, serviceLevel=3,"
-            + " pkeyIndex=2}",
-        o.getIbverbs().providerSettings().toString());
+        "{\"gidIndex\":-1,\"gidNetdev\":\"eth2\",\"gidType\":\"roce-v2\",\"trafficClass\":106,"
+            + "\"serviceLevel\":3,\"pkeyIndex\":2}",
+        o.getIbverbs().toJson().encode());
     String[][] bad = {
       {"trafficClass", "256"},
       {"serviceLevel", "16"},

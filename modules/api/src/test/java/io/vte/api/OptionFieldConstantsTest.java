@@ -17,13 +17,13 @@ class OptionFieldConstantsTest {
   @Test
   void aConstantIsTheTablesFieldWithItsDefault() {
     EngineOptions defaults = new EngineOptions();
-    assertTrue(EngineOptions.FIELDS.names().contains(EngineOptions.CQ_SIZE.name()));
-    assertEquals(defaults.getCqSize(), EngineOptions.CQ_SIZE.defaultValue());
-    assertEquals(defaults.getBusyPoll(), EngineOptions.BUSY_POLL.defaultValue());
-    assertEquals(defaults.getIdleEndpoint(), EngineOptions.IDLE_ENDPOINT.defaultValue());
+    assertTrue(EngineOptions.FIELDS.names().contains(EngineOptionFields.CQ_SIZE.name()));
+    assertEquals(defaults.getCqSize(), EngineOptionFields.CQ_SIZE.defaultValue());
+    assertEquals(defaults.getBusyPoll(), EngineOptionFields.BUSY_POLL.defaultValue());
+    assertEquals(defaults.getIdleEndpoint(), EngineOptionFields.IDLE_ENDPOINT.defaultValue());
     assertEquals(
         EngineOptions.FIELDS.defaultOf("workersPerContext"),
-        EngineOptions.WORKERS_PER_CONTEXT.defaultValue());
+        EngineOptionFields.WORKERS_PER_CONTEXT.defaultValue());
     MetadataOptions metadata = new MetadataOptions();
     assertEquals(metadata.getLeaseTtl(), MetadataOptions.LEASE_TTL.defaultValue());
     assertEquals(metadata.getClusterPrefix(), MetadataOptions.CLUSTER_PREFIX.defaultValue());
@@ -31,10 +31,11 @@ class OptionFieldConstantsTest {
 
   @Test
   void requireChecksTheFieldsRangeAndNamesIt() {
-    assertSame(Integer.valueOf(8), EngineOptions.CQ_SIZE.require(8, "engine option"));
+    assertSame(Integer.valueOf(8), EngineOptionFields.CQ_SIZE.require(8, "engine option"));
     InvalidOptionException e =
         assertThrows(
-            InvalidOptionException.class, () -> EngineOptions.CQ_SIZE.require(0, "engine option"));
+            InvalidOptionException.class,
+            () -> EngineOptionFields.CQ_SIZE.require(0, "engine option"));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains("'cqSize' = 0"), e.getMessage());
     assertThrows(

@@ -1,5 +1,6 @@
 package io.vte.cli;
 
+import io.vertx.core.json.JsonObject;
 import io.vte.api.DefaultSoftDevices;
 import io.vte.api.DefaultSoftDevices.Choice;
 import io.vte.api.DefaultSoftDevices.Device;
@@ -13,7 +14,6 @@ import io.vte.verbs.VerbsProvider;
 import io.vte.verbs.VerbsProviders;
 import io.vte.verbs.ibv.IbvProvider;
 import java.io.PrintWriter;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -63,7 +63,7 @@ public final class DevicesCommand implements Callable<Integer> {
               name,
               "soft".equals(name)
                   ? ProviderConfig.of(new EngineOptions().setDevices(choice.specs()))
-                  : Map.of())) {
+                  : new JsonObject())) {
         if (!provider.isAvailable()) {
           Throwable cause = provider.unavailabilityCause();
           out.printf(

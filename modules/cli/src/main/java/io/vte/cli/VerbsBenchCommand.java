@@ -70,10 +70,9 @@ public final class VerbsBenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--nic-spin-us",
-      defaultValue = "" + SoftVerbsConfig.DEFAULT_NIC_SPIN_MICROS,
       description =
           "Soft NIC busy-poll window in the latency phase, microseconds (default ${DEFAULT-VALUE}).")
-  private int nicSpinMicros;
+  private int nicSpinMicros = new SoftVerbsConfig().nicSpinMicros();
 
   /** Creates the command (picocli instantiates it). */
   public VerbsBenchCommand() {}

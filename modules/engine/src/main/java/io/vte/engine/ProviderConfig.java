@@ -1,22 +1,23 @@
 package io.vte.engine;
 
+import io.vertx.core.json.JsonObject;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.SoftDeviceSpec;
 import io.vte.api.VteException;
+import io.vte.verbs.soft.SoftVerbsConfig;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
  * Turns the engine's device lists (with their host defaults filled in, {@link
- * EngineOptions#withHostDefaults()}) into the verbs providers' configurations. The {@code devices}
- * belong to the provider {@code transport} names; an ibverbs engine's {@code fallbackDevices} to a
- * second provider, soft verbs, and come after them in device-index order. Soft verbs devices are
- * {@link SoftDeviceSpec}s; ibverbs devices are plain device names opened as they are.
+ * EngineOptions#withHostDefaults()}) into the verbs providers' options sections, which each
+ * provider reads through its own field table. The {@code devices} belong to the provider {@code
+ * transport} names; an ibverbs engine's {@code fallbackDevices} to a second provider, soft verbs,
+ * and come after them in device-index order. Soft verbs devices are {@link SoftDeviceSpec}s;
+ * ibverbs devices are plain device names opened as they are.
  */
 public final class ProviderConfig {
 
@@ -26,50 +27,53 @@ public final class ProviderConfig {
   public static final String FALLBACK_TRANSPORT = "soft";
 
   /**
+   * The ibverbs provider's option naming the address whose interface's GIDs its automatic GID
+   * choice prefers (the engine cannot name that provider's options class).
+   */
+  static final String PREFERRED_ADDRESS = "preferredAddress";
+
+  /**
    * @param options engine options
-   * @return the configuration map of the provider {@code transport} names (ibverbs: the settings of
-   *     {@link EngineOptions#getIbverbs()}, and the engine's {@code rpcHost} as the address whose
+   * @return the options section of the provider {@code transport} names (ibverbs: the engine's
+   *     {@link EngineOptions#getIbverbs()}, and its {@code rpcHost} as the address whose
    *     interface's GIDs the automatic GID choice prefers)
    * @throws VteException INVALID_CONFIGURATION naming a malformed soft device spec or a device
    *     named twice
    */
-  public static Map<String, Object> of(EngineOptions options) {
+  public static JsonObject of(EngineOptions options) {
     requireDistinctNames(options);
     if (!"soft".equals(options.getTransport())) {
-      Map<String, Object> settings =
-          new LinkedHashMap<>(
-              options.getIbverbs() == null ? Map.of() : options.getIbverbs().providerSettings());
+      JsonObject section =
+          options.getIbverbs() == null ? new JsonObject() : options.getIbverbs().toJson();
       if (options.getRpcHost() != null) {
-        settings.put("preferredAddress", options.getRpcHost());
+        section.put(PREFERRED_ADDRESS, options.getRpcHost());
       }
-      return settings;
+      return section;
     }
     return soft(options.getDevices(), options);
   }
 
   /**
    * @param options engine options
-   * @return the soft verbs configuration of the fallback devices, empty when there are none
+   * @return the soft verbs options section of the fallback devices, empty when there are none
    * @throws VteException INVALID_CONFIGURATION naming a malformed soft device spec
    */
-  public static Map<String, Object> fallbackOf(EngineOptions options) {
+  public static JsonObject fallbackOf(EngineOptions options) {
     return options.getFallbackDevices().isEmpty()
-        ? Map.of()
+        ? new JsonObject()
         : soft(options.getFallbackDevices(), options);
   }
 
-  private static Map<String, Object> soft(List<String> specs, EngineOptions options) {
-    List<Object> devices = new ArrayList<>();
-    for (String spec : specs) {
-      devices.add(softDevice(spec));
-    }
-    return Map.of(
-        "devices",
-        devices,
-        "idleConnectionMs",
-        options.getIdleConnection().toMillis(),
-        "nicSpinMicros",
-        options.getNicBusyPoll().toNanos() / 1000);
+  /**
+   * @return the soft provider's options: these devices, and the engine options it takes
+   */
+  private static JsonObject soft(List<String> specs, EngineOptions options) {
+    specs.forEach(SoftDeviceSpec::parse);
+    return new SoftVerbsConfig()
+        .setDevices(specs)
+        .setIdleConnection(options.getIdleConnection())
+        .setNicSpin(options.getNicBusyPoll())
+        .toJson();
   }
 
   /**
@@ -115,10 +119,5 @@ public final class ProviderConfig {
                 + allDevices(options));
       }
     }
-  }
-
-  private static Map<String, Object> softDevice(String spec) {
-    SoftDeviceSpec d = SoftDeviceSpec.parse(spec);
-    return Map.of("name", d.name(), "host", d.host(), "port", d.port());
   }
 }

@@ -1,66 +1,76 @@
 package io.vte.handshake;
 
+import static io.vte.api.OptionFields.field;
+
 import io.vertx.core.json.JsonObject;
-import io.vte.api.ErrorCode;
+import io.vte.api.EngineOptionFields;
+import io.vte.api.OptionFields;
+import io.vte.api.OptionFields.Field;
+import io.vte.api.OptionKind;
 import io.vte.api.TlsOptions;
 import io.vte.api.VteException;
 import io.vte.handshake.impl.OptionsJson;
 import java.time.Duration;
 
-/** Options of a {@link HandshakeClientPool}: default deadline, auth, TLS trust and limits. */
+/**
+ * Options of a {@link HandshakeClientPool}: default deadline, auth, TLS trust and limits, declared
+ * once in {@link #FIELDS}. Setters check their value against its field's range; {@link #fromJson}
+ * reads strictly (an unknown key or a value of the wrong type is refused by name).
+ */
 public final class HandshakeClientOptions {
 
-  /** Default deadline of a call made without one. */
-  public static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(5);
+  private static final String LABEL = "handshake client option";
 
-  /** Default largest accepted reply, 1 MiB. */
-  public static final int DEFAULT_MAX_MESSAGE_SIZE = 1024 * 1024;
+  /** The field {@code defaultDeadlineMs}: the engine's {@code handshakeDeadlineMs}. */
+  public static final Field<HandshakeClientOptions, Duration> DEFAULT_DEADLINE =
+      EngineOptionFields.HANDSHAKE_DEADLINE.as(
+          "defaultDeadlineMs", o -> o.defaultDeadline, (o, v) -> o.defaultDeadline = v);
 
-  private Duration defaultDeadline = DEFAULT_DEADLINE;
+  /** The field {@code maxMessageSize}: the largest request sent or reply accepted, 1 MiB. */
+  public static final Field<HandshakeClientOptions, Integer> MAX_MESSAGE_SIZE =
+      field(
+              "maxMessageSize",
+              OptionKind.BYTES,
+              1024 * 1024,
+              o -> o.maxMessageSize,
+              (HandshakeClientOptions o, Integer v) -> o.maxMessageSize = v)
+          .check(n -> n >= 1024 && n <= 64 * 1024 * 1024, "1 KiB..64 MiB");
+
+  /** The fields, in JSON order. */
+  public static final OptionFields<HandshakeClientOptions> FIELDS =
+      OptionFields.of(
+          DEFAULT_DEADLINE,
+          MAX_MESSAGE_SIZE,
+          field("auth", OptionsJson.AUTH, null, o -> o.auth, (o, v) -> o.auth = v),
+          field("tls", OptionsJson.TLS, null, o -> o.tls, (o, v) -> o.tls = v));
+
+  private Duration defaultDeadline;
   private HandshakeAuth auth;
   private TlsOptions tls;
-  private int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
+  private int maxMessageSize;
 
   /** Creates default options: 5 s deadline, no auth, no TLS, 1 MiB messages. */
-  public HandshakeClientOptions() {}
+  public HandshakeClientOptions() {
+    FIELDS.applyDefaults(this);
+  }
 
   /**
    * @param json {@code {"defaultDeadlineMs", "maxMessageSize", "auth": {...}, "tls": {...}}}
-   * @return the options; missing fields keep their defaults
-   * @throws VteException INVALID_CONFIGURATION naming a bad field
+   * @return the options, validated; missing fields keep their defaults
+   * @throws VteException INVALID_CONFIGURATION naming an unknown key or a bad field and its value
    */
   public static HandshakeClientOptions fromJson(JsonObject json) {
-    try {
-      HandshakeClientOptions options =
-          new HandshakeClientOptions()
-              .setDefaultDeadline(
-                  Duration.ofMillis(json.getLong("defaultDeadlineMs", DEFAULT_DEADLINE.toMillis())))
-              .setMaxMessageSize(json.getInteger("maxMessageSize", DEFAULT_MAX_MESSAGE_SIZE))
-              .setAuth(OptionsJson.authFromJson(json.getJsonObject("auth")));
-      JsonObject tls = json.getJsonObject("tls");
-      return options.setTls(tls == null ? null : TlsOptions.fromJson(tls));
-    } catch (ClassCastException e) {
-      throw new VteException(
-          ErrorCode.INVALID_CONFIGURATION,
-          "handshake client options: wrong JSON type: " + e.getMessage());
-    }
+    HandshakeClientOptions options = new HandshakeClientOptions();
+    FIELDS.read(json, options, LABEL, "");
+    FIELDS.validate(options, LABEL, "");
+    return options;
   }
 
   /**
    * @return these options as JSON; the auth secret is never written
    */
   public JsonObject toJson() {
-    JsonObject json =
-        new JsonObject()
-            .put("defaultDeadlineMs", defaultDeadline.toMillis())
-            .put("maxMessageSize", maxMessageSize);
-    if (auth != null) {
-      json.put("auth", OptionsJson.authToJson(auth));
-    }
-    if (tls != null) {
-      json.put("tls", tls.toJson());
-    }
-    return json;
+    return FIELDS.toJson(this);
   }
 
   /**
@@ -71,16 +81,11 @@ public final class HandshakeClientOptions {
   }
 
   /**
-   * @param defaultDeadline the deadline of calls made without one, at least 1 ms
+   * @param defaultDeadline the deadline of calls made without one, positive
    * @return this
    */
   public HandshakeClientOptions setDefaultDeadline(Duration defaultDeadline) {
-    if (defaultDeadline == null || defaultDeadline.toMillis() < 1) {
-      throw new VteException(
-          ErrorCode.INVALID_CONFIGURATION,
-          "handshake defaultDeadline must be >= 1 ms: " + defaultDeadline);
-    }
-    this.defaultDeadline = defaultDeadline;
+    this.defaultDeadline = DEFAULT_DEADLINE.require(defaultDeadline, LABEL);
     return this;
   }
 
@@ -128,7 +133,7 @@ public final class HandshakeClientOptions {
    * @return this
    */
   public HandshakeClientOptions setMaxMessageSize(int maxMessageSize) {
-    this.maxMessageSize = OptionsJson.checkMessageSize("handshake maxMessageSize", maxMessageSize);
+    this.maxMessageSize = MAX_MESSAGE_SIZE.require(maxMessageSize, LABEL);
     return this;
   }
 }

@@ -1,87 +1,120 @@
 package io.vte.handshake;
 
+import static io.vte.api.OptionFields.field;
+
 import io.vertx.core.json.JsonObject;
-import io.vte.api.ErrorCode;
+import io.vte.api.OptionFields;
+import io.vte.api.OptionFields.Field;
+import io.vte.api.OptionKind;
+import io.vte.api.SoftDeviceSpec;
 import io.vte.api.TlsOptions;
 import io.vte.api.VteException;
 import io.vte.handshake.impl.OptionsJson;
 import java.time.Duration;
 
-/** Options of a {@link HandshakeServer}: where it listens, auth, TLS and limits. */
+/**
+ * Options of a {@link HandshakeServer}: where it listens, auth, TLS and limits, declared once in
+ * {@link #FIELDS}. Setters check their value against its field's range; {@link #fromJson} reads
+ * strictly (an unknown key or a value of the wrong type is refused by name).
+ */
 public final class HandshakeServerOptions {
 
-  /** Default listen host. */
-  public static final String DEFAULT_HOST = "127.0.0.1";
+  private static final String LABEL = "handshake server option";
 
-  /** Default largest accepted request, 1 MiB. */
-  public static final int DEFAULT_MAX_MESSAGE_SIZE = 1024 * 1024;
+  /** The field {@code host}: the listen host, by default 127.0.0.1. */
+  public static final Field<HandshakeServerOptions, String> HOST =
+      field(
+              "host",
+              OptionKind.STRING,
+              SoftDeviceSpec.DEFAULT_HOST,
+              o -> o.host,
+              (HandshakeServerOptions o, String v) -> o.host = v)
+          .check(h -> h != null && !h.isEmpty(), "a host name or address");
 
-  /** Default longest a call may stay unanswered when its caller set no shorter deadline. */
-  public static final Duration DEFAULT_MAX_CALL_DURATION = Duration.ofSeconds(30);
+  /** The field {@code port}: 0 for any free port. */
+  public static final Field<HandshakeServerOptions, Integer> PORT =
+      field(
+              "port",
+              OptionKind.INT,
+              0,
+              o -> o.port,
+              (HandshakeServerOptions o, Integer v) -> o.port = v)
+          .check(p -> p >= 0 && p <= 65535, "0..65535 (0 = any free port)");
 
-  /** Default time after which a connection with no traffic is closed. */
-  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(120);
+  /** The field {@code maxMessageSize}: the client's, 1 MiB. */
+  public static final Field<HandshakeServerOptions, Integer> MAX_MESSAGE_SIZE =
+      HandshakeClientOptions.MAX_MESSAGE_SIZE.as(
+          "maxMessageSize", o -> o.maxMessageSize, (o, v) -> o.maxMessageSize = v);
 
-  private String host = DEFAULT_HOST;
+  /** The field {@code maxCallDurationMs}: 30 s. */
+  public static final Field<HandshakeServerOptions, Duration> MAX_CALL_DURATION =
+      field(
+              "maxCallDurationMs",
+              OptionKind.MILLIS,
+              Duration.ofSeconds(30),
+              o -> o.maxCallDuration,
+              (HandshakeServerOptions o, Duration v) -> o.maxCallDuration = v)
+          .check(HandshakeServerOptions::atLeastOneMilli, ">= 1 ms");
+
+  /** The field {@code idleTimeoutMs}: 120 s. */
+  public static final Field<HandshakeServerOptions, Duration> IDLE_TIMEOUT =
+      field(
+              "idleTimeoutMs",
+              OptionKind.MILLIS,
+              Duration.ofSeconds(120),
+              o -> o.idleTimeout,
+              (HandshakeServerOptions o, Duration v) -> o.idleTimeout = v)
+          .check(HandshakeServerOptions::atLeastOneMilli, ">= 1 ms");
+
+  /** The fields, in JSON order. */
+  public static final OptionFields<HandshakeServerOptions> FIELDS =
+      OptionFields.of(
+          HOST,
+          PORT,
+          MAX_MESSAGE_SIZE,
+          MAX_CALL_DURATION,
+          IDLE_TIMEOUT,
+          field("auth", OptionsJson.AUTH, null, o -> o.auth, (o, v) -> o.auth = v),
+          field("tls", OptionsJson.TLS, null, o -> o.tls, (o, v) -> o.tls = v));
+
+  private String host;
   private int port;
   private HandshakeAuth auth;
   private TlsOptions tls;
-  private int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
-  private Duration maxCallDuration = DEFAULT_MAX_CALL_DURATION;
-  private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+  private int maxMessageSize;
+  private Duration maxCallDuration;
+  private Duration idleTimeout;
 
   /**
    * Creates default options: 127.0.0.1, a random port, no auth, no TLS, 1 MiB messages, calls
    * answered within 30 s, idle connections closed after 120 s.
    */
-  public HandshakeServerOptions() {}
+  public HandshakeServerOptions() {
+    FIELDS.applyDefaults(this);
+  }
 
   /**
    * @param json {@code {"host", "port", "maxMessageSize", "maxCallDurationMs", "idleTimeoutMs",
-   *     "auth": {"keyId", "secretBase64", "skewMs"}, "tls": {...}}}
-   * @return the options; missing fields keep their defaults
-   * @throws VteException INVALID_CONFIGURATION naming a bad field
+   *     "auth": {...}, "tls": {...}}}
+   * @return the options, validated; missing fields keep their defaults
+   * @throws VteException INVALID_CONFIGURATION naming an unknown key or a bad field and its value
    */
   public static HandshakeServerOptions fromJson(JsonObject json) {
-    try {
-      HandshakeServerOptions options =
-          new HandshakeServerOptions()
-              .setHost(json.getString("host", DEFAULT_HOST))
-              .setPort(json.getInteger("port", 0))
-              .setMaxMessageSize(json.getInteger("maxMessageSize", DEFAULT_MAX_MESSAGE_SIZE))
-              .setMaxCallDuration(
-                  Duration.ofMillis(
-                      json.getLong("maxCallDurationMs", DEFAULT_MAX_CALL_DURATION.toMillis())))
-              .setIdleTimeout(
-                  Duration.ofMillis(json.getLong("idleTimeoutMs", DEFAULT_IDLE_TIMEOUT.toMillis())))
-              .setAuth(OptionsJson.authFromJson(json.getJsonObject("auth")));
-      JsonObject tls = json.getJsonObject("tls");
-      return options.setTls(tls == null ? null : TlsOptions.fromJson(tls));
-    } catch (ClassCastException e) {
-      throw new VteException(
-          ErrorCode.INVALID_CONFIGURATION,
-          "handshake server options: wrong JSON type: " + e.getMessage());
-    }
+    HandshakeServerOptions options = new HandshakeServerOptions();
+    FIELDS.read(json, options, LABEL, "");
+    FIELDS.validate(options, LABEL, "");
+    return options;
   }
 
   /**
    * @return these options as JSON; the auth secret is never written
    */
   public JsonObject toJson() {
-    JsonObject json =
-        new JsonObject()
-            .put("host", host)
-            .put("port", port)
-            .put("maxMessageSize", maxMessageSize)
-            .put("maxCallDurationMs", maxCallDuration.toMillis())
-            .put("idleTimeoutMs", idleTimeout.toMillis());
-    if (auth != null) {
-      json.put("auth", OptionsJson.authToJson(auth));
-    }
-    if (tls != null) {
-      json.put("tls", tls.toJson());
-    }
-    return json;
+    return FIELDS.toJson(this);
+  }
+
+  private static boolean atLeastOneMilli(Duration d) {
+    return d != null && d.toMillis() >= 1;
   }
 
   /**
@@ -96,10 +129,7 @@ public final class HandshakeServerOptions {
    * @return this
    */
   public HandshakeServerOptions setHost(String host) {
-    if (host == null || host.isEmpty()) {
-      throw new VteException(ErrorCode.INVALID_CONFIGURATION, "handshake host must not be empty");
-    }
-    this.host = host;
+    this.host = HOST.require(host, LABEL);
     return this;
   }
 
@@ -115,11 +145,7 @@ public final class HandshakeServerOptions {
    * @return this
    */
   public HandshakeServerOptions setPort(int port) {
-    if (port < 0 || port > 65535) {
-      throw new VteException(
-          ErrorCode.INVALID_CONFIGURATION, "handshake port must be 0..65535: " + port);
-    }
-    this.port = port;
+    this.port = PORT.require(port, LABEL);
     return this;
   }
 
@@ -167,7 +193,7 @@ public final class HandshakeServerOptions {
    * @return this
    */
   public HandshakeServerOptions setMaxMessageSize(int maxMessageSize) {
-    this.maxMessageSize = OptionsJson.checkMessageSize("handshake maxMessageSize", maxMessageSize);
+    this.maxMessageSize = MAX_MESSAGE_SIZE.require(maxMessageSize, LABEL);
     return this;
   }
 
@@ -184,12 +210,7 @@ public final class HandshakeServerOptions {
    * @return this
    */
   public HandshakeServerOptions setMaxCallDuration(Duration maxCallDuration) {
-    if (maxCallDuration == null || maxCallDuration.toMillis() < 1) {
-      throw new VteException(
-          ErrorCode.INVALID_CONFIGURATION,
-          "handshake maxCallDuration must be >= 1 ms: " + maxCallDuration);
-    }
-    this.maxCallDuration = maxCallDuration;
+    this.maxCallDuration = MAX_CALL_DURATION.require(maxCallDuration, LABEL);
     return this;
   }
 
@@ -205,11 +226,7 @@ public final class HandshakeServerOptions {
    * @return this
    */
   public HandshakeServerOptions setIdleTimeout(Duration idleTimeout) {
-    if (idleTimeout == null || idleTimeout.toMillis() < 1) {
-      throw new VteException(
-          ErrorCode.INVALID_CONFIGURATION, "handshake idleTimeout must be >= 1 ms: " + idleTimeout);
-    }
-    this.idleTimeout = idleTimeout;
+    this.idleTimeout = IDLE_TIMEOUT.require(idleTimeout, LABEL);
     return this;
   }
 }

@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
+import io.vte.api.InvalidOptionException;
 import io.vte.api.VteException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -140,18 +142,23 @@ class HandshakeOptionsTest {
 
   @Test
   void badValuesAreConfigurationErrorsNamingTheField() {
-    assertBad(() -> new HandshakeServerOptions().setPort(70000), "port must be 0..65535: 70000");
-    assertBad(() -> new HandshakeServerOptions().setHost(""), "host must not be empty");
+    assertBad(
+        () -> new HandshakeServerOptions().setPort(70000),
+        "handshake server option 'port' = 70000 is invalid");
+    assertBad(() -> new HandshakeServerOptions().setHost(""), "'host' = \"\" is invalid");
     assertBad(
         () -> new HandshakeServerOptions().setMaxMessageSize(10),
-        "maxMessageSize must be 1 KiB..64 MiB: 10");
+        "'maxMessageSize' = 10 is invalid: expected 1 KiB..64 MiB");
     assertBad(
         () -> new HandshakeServerOptions().setMaxCallDuration(Duration.ZERO), "maxCallDuration");
     assertBad(
         () -> new HandshakeClientOptions().setDefaultDeadline(Duration.ZERO), "defaultDeadline");
     assertBad(
         () -> HandshakeServerOptions.fromJson(new JsonObject().put("port", "x")),
-        "wrong JSON type");
+        "'port' has the wrong type");
+    assertBad(
+        () -> HandshakeServerOptions.fromJson(new JsonObject().put("maxMessageSize", 10)),
+        "'maxMessageSize' = 10 is invalid");
     assertBad(
         () ->
             HandshakeServerOptions.fromJson(
@@ -169,5 +176,38 @@ class HandshakeOptionsTest {
     VteException e = assertThrows(VteException.class, change::run);
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains(message), e.getMessage());
+  }
+
+  @Test
+  void unknownKeysAreRefusedByName() {
+    InvalidOptionException server =
+        assertThrows(
+            InvalidOptionException.class,
+            () -> HandshakeServerOptions.fromJson(new JsonObject().put("hots", "10.0.0.7")));
+    assertEquals("hots", server.path());
+    assertTrue(
+        server.getMessage().contains("unknown handshake server option"), server.getMessage());
+    InvalidOptionException client =
+        assertThrows(
+            InvalidOptionException.class,
+            () -> HandshakeClientOptions.fromJson(new JsonObject().put("deadlineMs", 5)));
+    assertEquals("deadlineMs", client.path());
+    InvalidOptionException nested =
+        assertThrows(
+            InvalidOptionException.class,
+            () ->
+                HandshakeClientOptions.fromJson(
+                    new JsonObject().put("tls", new JsonObject().put("trust", "/ca.pem"))));
+    assertEquals("tls.trust", nested.path());
+  }
+
+  @Test
+  void theClientsDefaultDeadlineIsTheEnginesHandshakeDeadline() {
+    assertEquals(
+        new EngineOptions().getHandshakeDeadline(),
+        new HandshakeClientOptions().getDefaultDeadline());
+    assertEquals(
+        new HandshakeClientOptions().getMaxMessageSize(),
+        new HandshakeServerOptions().getMaxMessageSize());
   }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.ErrorCode;
+import io.vte.api.MetadataOptions;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.io.BufferedReader;

@@ -8,6 +8,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
+import io.vte.api.MetadataOptions;
 import io.vte.api.VteException;
 import io.vte.handshake.proto.SegmentDescriptor;
 import io.vte.metadata.etcd.EtcdMetadataStore;

@@ -13,6 +13,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.vertx.core.Future;
 import io.vte.api.ErrorCode;
+import io.vte.api.MetadataOptions;
 import io.vte.api.VteException;
 import io.vte.handshake.proto.SegmentDescriptor;
 import io.vte.testkit.Await;

@@ -7,6 +7,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
 import io.vertx.core.Future;
+import io.vte.api.MetadataOptions;
 import io.vte.handshake.proto.SegmentDescriptor;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;

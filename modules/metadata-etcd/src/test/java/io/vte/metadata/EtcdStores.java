@@ -3,6 +3,7 @@ package io.vte.metadata;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.vertx.core.Vertx;
+import io.vte.api.MetadataOptions;
 import io.vte.handshake.proto.SegmentDescriptor;
 import io.vte.testkit.Await;
 import io.vte.testkit.EtcdServer;

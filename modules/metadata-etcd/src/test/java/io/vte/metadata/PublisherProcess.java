@@ -1,6 +1,7 @@
 package io.vte.metadata;
 
 import io.vertx.core.Vertx;
+import io.vte.api.MetadataOptions;
 import io.vte.handshake.proto.SegmentDescriptor;
 import io.vte.metadata.etcd.DescriptorCodec;
 import java.time.Duration;

@@ -1,6 +1,7 @@
 package io.vte.metadata;
 
 import io.vertx.core.Vertx;
+import io.vte.api.MetadataOptions;
 import io.vte.metadata.impl.MetadataUri;
 import java.util.Set;
 

@@ -8,25 +8,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
-import io.vte.api.VteException;
+import io.vte.api.InvalidOptionException;
+import io.vte.api.MetadataOptions;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
+/** The one {@link MetadataOptions}, as a store made alone resolves it ({@link MetadataStores}). */
 class MetadataOptionsTest {
 
   @Test
-  void defaults() {
-    MetadataOptions o = new MetadataOptions();
+  void defaultsOfAStoreMadeAlone() {
+    MetadataOptions o = MetadataStores.resolve(new MetadataOptions());
     assertEquals("/vte/default", o.getClusterPrefix());
     assertEquals(Duration.ofSeconds(10), o.getLeaseTtl());
-    assertEquals(Duration.ofSeconds(3), o.getCallDeadline());
+    assertEquals(MetadataStores.DEFAULT_CALL_DEADLINE, o.getCallDeadline());
     assertEquals(Duration.ofSeconds(30), o.getStartDeadline());
     assertNull(o.getEtcdUser());
-    assertNull(o.getSegmentFetcher());
+    assertNull(new MetadataOptions().getCallDeadline(), "unset: the engine's handshake deadline");
   }
 
   @Test
-  void jsonRoundTrip() {
+  void jsonRoundTripAndResolution() {
     MetadataOptions o =
         new MetadataOptions()
             .setClusterPrefix("/vte/prod/")
@@ -39,48 +41,48 @@ class MetadataOptionsTest {
             .setTlsTrustPemPath("/ca.pem")
             .setTlsCertPemPath("/c.pem")
             .setTlsKeyPemPath("/k.pem");
-    assertEquals("/vte/prod", o.getClusterPrefix(), "trailing slash dropped");
+    MetadataOptions resolved = MetadataStores.resolve(o);
+    assertEquals("/vte/prod", resolved.getClusterPrefix(), "trailing slash dropped");
+    assertEquals("/vte/prod/", o.getClusterPrefix(), "the caller's options are not changed");
     JsonObject json = o.toJson();
     assertEquals(5000L, json.getLong("leaseTtlMs"));
     MetadataOptions back = MetadataOptions.fromJson(json);
     assertEquals(json, back.toJson());
     assertEquals(Duration.ofMillis(250), back.getHealthCheckInterval());
     assertEquals(Duration.ofSeconds(7), back.getStartDeadline());
+    assertEquals(o, new MetadataOptions(o), "a copy keeps everything");
     assertFalse(o.toString().contains("p\""), "no password in toString");
   }
 
   @Test
-  void copyKeepsEverything() {
-    MetadataOptions o =
-        new MetadataOptions().setClusterPrefix("/a").setSegmentFetcher((s, r, d) -> null);
-    MetadataOptions copy = new MetadataOptions(o);
-    assertEquals(o.toJson(), copy.toJson());
-    assertEquals(o.getSegmentFetcher(), copy.getSegmentFetcher());
-  }
-
-  @Test
   void badValuesAreConfigurationErrorsNamingTheField() {
-    assertInvalid("clusterPrefix", () -> new MetadataOptions().setClusterPrefix("vte"));
-    assertInvalid("clusterPrefix", () -> new MetadataOptions().setClusterPrefix("/"));
-    assertInvalid("clusterPrefix", () -> new MetadataOptions().setClusterPrefix("/a//b"));
-    assertInvalid("leaseTtl", () -> new MetadataOptions().setLeaseTtl(Duration.ofSeconds(1)));
-    assertInvalid("leaseTtl", () -> new MetadataOptions().setLeaseTtl(Duration.ofMillis(2500)));
-    assertInvalid("callDeadline", () -> new MetadataOptions().setCallDeadline(Duration.ZERO));
+    assertInvalid("clusterPrefix", new MetadataOptions().setClusterPrefix("vte"));
+    assertInvalid("clusterPrefix", new MetadataOptions().setClusterPrefix("/"));
+    assertInvalid("clusterPrefix", new MetadataOptions().setClusterPrefix("/a//b"));
+    assertInvalid("leaseTtlMs", new MetadataOptions().setLeaseTtl(Duration.ofSeconds(1)));
+    assertInvalid("leaseTtlMs", new MetadataOptions().setLeaseTtl(Duration.ofMillis(2500)));
+    assertInvalid("callDeadlineMs", new MetadataOptions().setCallDeadline(Duration.ZERO));
     assertInvalid(
-        "healthCheckInterval",
-        () -> new MetadataOptions().setHealthCheckInterval(Duration.ofHours(1)));
+        "healthCheckIntervalMs", new MetadataOptions().setHealthCheckInterval(Duration.ofHours(1)));
     assertInvalid(
-        "startDeadline", () -> new MetadataOptions().setStartDeadline(Duration.ofMinutes(11)));
-    assertInvalid(
-        "leaseTtlMs", () -> MetadataOptions.fromJson(new JsonObject().put("leaseTtlMs", "ten")));
-    assertInvalid(
-        "clusterPrefix", () -> MetadataOptions.fromJson(new JsonObject().put("clusterPrefix", 5)));
+        "startDeadlineMs", new MetadataOptions().setStartDeadline(Duration.ofMinutes(11)));
+    InvalidOptionException type =
+        assertThrows(
+            InvalidOptionException.class,
+            () -> MetadataOptions.fromJson(new JsonObject().put("leaseTtlMs", "ten")));
+    assertEquals("leaseTtlMs", type.path());
+    InvalidOptionException unknown =
+        assertThrows(
+            InvalidOptionException.class,
+            () -> MetadataOptions.fromJson(new JsonObject().put("leaseTtl", 5000)));
+    assertEquals("leaseTtl", unknown.path());
   }
 
-  private static void assertInvalid(
-      String field, org.junit.jupiter.api.function.Executable action) {
-    VteException e = assertThrows(VteException.class, action);
+  private static void assertInvalid(String field, MetadataOptions options) {
+    InvalidOptionException e =
+        assertThrows(InvalidOptionException.class, () -> MetadataStores.resolve(options));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+    assertEquals(field, e.path(), e.getMessage());
     assertTrue(e.getMessage().contains(field), e.getMessage());
   }
 }

@@ -10,6 +10,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
+import io.vte.api.MetadataOptions;
 import io.vte.api.VteException;
 import io.vte.handshake.HandshakeClientOptions;
 import io.vte.handshake.HandshakeClientPool;
@@ -93,9 +94,7 @@ class P2pMetadataStoreTest {
   private MetadataStore p2p(Duration deadline) {
     MetadataStore store =
         MetadataStores.create(
-            vertx,
-            "p2p",
-            new MetadataOptions().setHandshakeClientPool(pool).setCallDeadline(deadline));
+            vertx, "p2p", new MetadataOptions().setCallDeadline(deadline), pool::getSegment);
     Await.result(store.start(), WAIT);
     return store;
   }

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.Map;
+import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,7 +16,8 @@ class VerbsProvidersTest {
   @Test
   void aShippedProviderMissingFromTheClassPathNamesItsArtifact() {
     VerbsException e =
-        assertThrows(VerbsException.class, () -> VerbsProviders.create("ibverbs", Map.of()));
+        assertThrows(
+            VerbsException.class, () -> VerbsProviders.create("ibverbs", new JsonObject()));
     assertEquals(VerbsError.NOT_SUPPORTED, e.error());
     assertTrue(e.getMessage().contains("io.vte:vte-verbs-ibv"), e.getMessage());
   }
@@ -24,7 +25,7 @@ class VerbsProvidersTest {
   @Test
   void anUnknownProviderIsNamed() {
     VerbsException e =
-        assertThrows(VerbsException.class, () -> VerbsProviders.create("warp", Map.of()));
+        assertThrows(VerbsException.class, () -> VerbsProviders.create("warp", new JsonObject()));
     assertEquals(VerbsError.NOT_SUPPORTED, e.error());
     assertTrue(e.getMessage().contains("'warp'"), e.getMessage());
   }

@@ -41,7 +41,7 @@ class RxeHostsTest {
   /** A guard against a hang, not a target: a JVM under TCG on a loaded machine takes minutes. */
   private static final Duration JVM_RUN = Duration.ofMinutes(8);
 
-  private static final Pattern SERVING =
+  static final Pattern SERVING =
       Pattern.compile("vte bench target: serving (\\S+) as segment (\\S+) \\(.*");
   private static final String VTE = "io.vte.cli.VteMain";
   private static final List<String> IBVERBS =
@@ -430,6 +430,37 @@ class RxeHostsTest {
   }
 
   /**
+   * The engine's data path between two rxe hosts, both directions at once ({@link
+   * DataPathProbeMain} in guests 0 and 1, over rxe0 and rxe1): simultaneous open, a batch of WRITEs
+   * then a notification after which the peer's bytes are in place, READs compared byte by byte, a
+   * batch past its 1 ms deadline (TIMED_OUT, typed), a cancelled batch, and the endpoints working
+   * after both.
+   */
+  @Test
+  @Order(5)
+  void bothHostsWriteReadNotifyCancelAndTimeOutAtOnceOverBothRails() throws Exception {
+    Job[] sides = new Job[2];
+    for (int g = 0; g < 2; g++) {
+      sides[g] =
+          guests.start(
+              g,
+              "data-path-" + g,
+              guests.java(
+                  List.of(),
+                  DataPathProbeMain.class.getName(),
+                  List.of(
+                      RxeGuests.address(g, 0), RxeGuests.address(1 - g, 0), "40101", "rxe0,rxe1")));
+    }
+    for (int g = 0; g < 2; g++) {
+      Job.Result r = sides[g].awaitExit(JVM_RUN);
+      JsonObject j = new JsonObject(lastJsonLine(r.output()));
+      note("data path, guest %d: %s", g, j.encode());
+      assertEquals(true, j.getBoolean("ok"), r.output());
+      assertEquals(0, r.status(), r.output());
+    }
+  }
+
+  /**
    * Starts, in guest 1, a bench initiator that WRITEs 64 KiB, 4 in flight, over both rails to the
    * target in guest 0 for {@code seconds} s, verified, reporting JSON.
    */
@@ -501,7 +532,7 @@ class RxeHostsTest {
     }
   }
 
-  private static String lastJsonLine(String output) {
+  static String lastJsonLine(String output) {
     String found = null;
     for (String l : output.split("\n")) {
       if (l.startsWith("{")) {

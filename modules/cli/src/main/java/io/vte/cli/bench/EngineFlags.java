@@ -1,13 +1,13 @@
 package io.vte.cli.bench;
 
 import io.vte.api.DefaultSoftDevices;
+import io.vte.api.EngineOptionFields;
 import io.vte.api.EngineOptions;
 import io.vte.api.InvalidOptionException;
 import io.vte.api.SoftDeviceSpec;
 import io.vte.cli.ByteSize;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Option;
@@ -100,23 +100,23 @@ public final class EngineFlags {
   /** The engine option each flag sets, by the option's JSON name. */
   private static final Map<String, String> FLAGS =
       Map.of(
-          "transport",
+          EngineOptionFields.TRANSPORT.name(),
           "--transport",
-          "devices",
+          EngineOptionFields.DEVICES.name(),
           "--devices",
-          "workersPerContext",
+          EngineOptionFields.WORKERS_PER_CONTEXT.name(),
           "--workers-per-context",
-          "sliceSize",
+          EngineOptionFields.SLICE_SIZE.name(),
           "--slice-size",
-          "maxOutstandingPerQp",
+          EngineOptionFields.MAX_OUTSTANDING_PER_QP.name(),
           "--max-outstanding-per-qp",
-          "metadataUri",
+          EngineOptionFields.METADATA_URI.name(),
           "--metadata",
-          "handshakeDeadlineMs",
+          EngineOptionFields.HANDSHAKE_DEADLINE.name(),
           "--handshake-timeout",
-          "busyPollMicros",
+          EngineOptionFields.BUSY_POLL.name(),
           "--busy-poll-us",
-          "nicBusyPollMicros",
+          EngineOptionFields.NIC_BUSY_POLL.name(),
           "--nic-busy-poll-us");
 
   /**
@@ -228,15 +228,9 @@ public final class EngineFlags {
   }
 
   private static List<String> specs(String devices, String prefix) {
-    List<String> specs = new ArrayList<>();
-    if (devices.matches("\\d+")) {
-      for (int i = 0; i < Integer.parseInt(devices); i++) {
-        specs.add(prefix + i + "@127.0.0." + (i + 1));
-      }
-    } else {
-      specs.addAll(List.of(devices.split(",")));
-    }
-    return specs;
+    return devices.matches("\\d+")
+        ? SoftDeviceSpec.loopback(prefix, Integer.parseInt(devices))
+        : List.of(devices.split(","));
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.vte.cli.bench;
 
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.MemoryRegion;
@@ -15,8 +17,6 @@ import io.vte.verbs.VerbsProviders;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WorkCompletionBatch;
 import java.nio.ByteBuffer;
-import java.util.List;
-import java.util.Map;
 
 /**
  * Two soft devices in this process (soft0 on 127.0.0.1, soft1 on 127.0.0.2), one connected RC QP
@@ -44,13 +44,9 @@ final class SoftPair implements AutoCloseable {
     provider =
         VerbsProviders.create(
             "soft",
-            Map.of(
-                "nicSpinMicros",
-                nicSpinMicros,
-                "devices",
-                List.of(
-                    Map.of("name", "soft0", "host", "127.0.0.1", "port", 0),
-                    Map.of("name", "soft1", "host", "127.0.0.2", "port", 0))));
+            new JsonObject()
+                .put("nicSpinMicros", nicSpinMicros)
+                .put("devices", JsonArray.of("soft0@127.0.0.1", "soft1@127.0.0.2")));
     local = provider.open("soft0");
     remote = provider.open("soft1");
     ProtectionDomain pdL = local.allocPd();

@@ -3,10 +3,10 @@ package io.vte.cli.scale;
 import com.google.protobuf.ByteString;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vte.api.MetadataOptions;
 import io.vte.cli.bench.Blocking;
 import io.vte.handshake.proto.DeviceDesc;
 import io.vte.handshake.proto.SegmentDescriptor;
-import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.MetadataStore;
 import io.vte.metadata.MetadataStores;
 import java.time.Duration;
@@ -112,10 +112,7 @@ final class MetadataScale {
   private static MetadataStore start(
       Vertx vertx, String uri, String prefix, List<MetadataStore> stores) throws Exception {
     MetadataStore store =
-        MetadataStores.create(
-            vertx,
-            uri,
-            MetadataOptions.from(new io.vte.api.MetadataOptions().setClusterPrefix(prefix)));
+        MetadataStores.create(vertx, uri, new MetadataOptions().setClusterPrefix(prefix));
     stores.add(store);
     Blocking.await(store.start(), DEADLINE, "store start");
     return store;

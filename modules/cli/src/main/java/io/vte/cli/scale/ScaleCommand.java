@@ -1,6 +1,6 @@
 package io.vte.cli.scale;
 
-import io.vte.api.EngineOptions;
+import io.vte.api.EngineOptionFields;
 import io.vte.api.VteException;
 import io.vte.cli.ExitCodes;
 import java.io.PrintWriter;
@@ -195,7 +195,7 @@ public final class ScaleCommand implements Callable<Integer> {
     }
     try {
       // the engine option's own range, named by this flag
-      EngineOptions.MAX_HANDSHAKES_IN_FLIGHT.require(
+      EngineOptionFields.MAX_HANDSHAKES_IN_FLIGHT.require(
           handshakesInFlight, "--handshakes-in-flight, engine option");
     } catch (VteException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -1,11 +1,12 @@
 package io.vte.engine.impl;
 
 import io.vte.api.EngineOptions;
+import io.vte.api.MetadataOptions;
 import io.vte.api.VteException;
 import io.vte.handshake.HandshakeAuth;
 import io.vte.handshake.HandshakeClientOptions;
 import io.vte.handshake.HandshakeServerOptions;
-import io.vte.metadata.MetadataOptions;
+import io.vte.metadata.MetadataStores;
 
 /**
  * The options of an engine's handshake server, handshake clients and metadata store, made from its
@@ -48,12 +49,14 @@ final class EnginePartOptions {
    * @throws VteException INVALID_CONFIGURATION naming the {@code metadata} option and the bad field
    */
   static MetadataOptions metadata(EngineOptions options) {
-    io.vte.api.MetadataOptions config =
-        options.getMetadata() == null ? new io.vte.api.MetadataOptions() : options.getMetadata();
-    MetadataOptions mo = MetadataOptions.from(config);
-    return config.getCallDeadline() == null
-        ? mo.setCallDeadline(options.getHandshakeDeadline())
-        : mo;
+    MetadataOptions mo =
+        options.getMetadata() == null
+            ? new MetadataOptions()
+            : new MetadataOptions(options.getMetadata());
+    if (mo.getCallDeadline() == null) {
+      mo.setCallDeadline(options.getHandshakeDeadline());
+    }
+    return MetadataStores.resolve(mo);
   }
 
   private static HandshakeAuth auth(EngineOptions options) {

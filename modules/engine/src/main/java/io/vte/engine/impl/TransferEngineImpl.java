@@ -13,10 +13,12 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.backends.BackendRegistries;
 import io.vte.api.EngineDiagnostics;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
+import io.vte.api.MetadataOptions;
 import io.vte.api.Notification;
 import io.vte.api.PreparedTransfer;
 import io.vte.api.RegisteredBuffer;
@@ -57,7 +59,6 @@ import io.vte.engine.impl.submit.TransferTracker;
 import io.vte.handshake.ConnectionFaults;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.HandshakeServer;
-import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.MetadataStore;
 import io.vte.metadata.MetadataStores;
 import io.vte.metadata.StartDeadline;
@@ -73,7 +74,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.IntFunction;
 
 /**
@@ -288,16 +288,16 @@ public final class TransferEngineImpl implements TransferEngine {
 
   /**
    * @param transport the provider's name
-   * @param config its configuration ({@link ProviderConfig})
+   * @param config its options section ({@link ProviderConfig}), read by its field table
    * @return the verbs provider, configured with its devices
    * @throws VteException INVALID_CONFIGURATION naming the devices when the provider refuses them (a
    *     host that does not resolve, a device named twice)
    */
-  private VerbsProvider createProvider(String transport, Map<String, Object> config) {
+  private VerbsProvider createProvider(String transport, JsonObject config) {
     try {
       return VerbsProviders.create(transport, config);
-    } catch (VerbsException e) {
-      if (e.error() != VerbsError.INVALID_ARGUMENT) {
+    } catch (VerbsException | VteException e) {
+      if (e instanceof VerbsException v && v.error() != VerbsError.INVALID_ARGUMENT) {
         throw e;
       }
       throw new VteException(
@@ -393,7 +393,7 @@ public final class TransferEngineImpl implements TransferEngine {
   private Future<StartedMetadata> startMetadata(HandshakeClientPool clients) {
     MetadataOptions mo;
     try {
-      mo = EnginePartOptions.metadata(options).setSegmentFetcher(clients::getSegment);
+      mo = EnginePartOptions.metadata(options);
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
@@ -402,7 +402,8 @@ public final class TransferEngineImpl implements TransferEngine {
     metadataContext.runOnContext(
         v -> {
           try {
-            created.complete(MetadataStores.create(vertx, options.getMetadataUri(), mo));
+            created.complete(
+                MetadataStores.create(vertx, options.getMetadataUri(), mo, clients::getSegment));
           } catch (VteException e) {
             created.fail(e);
           }

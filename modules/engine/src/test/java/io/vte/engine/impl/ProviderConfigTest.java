@@ -4,15 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.json.JsonObject;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
+import io.vte.api.IbverbsOptions;
 import io.vte.api.VteException;
 import io.vte.engine.ProviderConfig;
 import io.vte.engine.impl.owner.OwnerConfig;
 import io.vte.verbs.soft.SoftVerbsConfig;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ProviderConfigTest {
@@ -21,53 +22,66 @@ class ProviderConfigTest {
   void softSpecsBecomeProviderDevices() {
     EngineOptions o =
         new EngineOptions().setDevices(List.of("a", "b@127.0.0.2", "c@127.0.0.3:7001"));
+    SoftVerbsConfig soft = SoftVerbsConfig.fromJson(ProviderConfig.of(o));
+    assertEquals(List.of("a", "b@127.0.0.2", "c@127.0.0.3:7001"), soft.getDevices());
     assertEquals(
-        Map.of(
-            "devices",
-            List.of(
-                Map.of("name", "a", "host", "127.0.0.1", "port", 0),
-                Map.of("name", "b", "host", "127.0.0.2", "port", 0),
-                Map.of("name", "c", "host", "127.0.0.3", "port", 7001)),
-            "idleConnectionMs",
-            60_000L,
-            "nicSpinMicros",
-            50L),
-        ProviderConfig.of(o));
+        List.of("127.0.0.1", "127.0.0.2", "127.0.0.3"),
+        soft.devices().stream().map(d -> d.host().getHostAddress()).toList());
+    assertEquals(7001, soft.devices().get(2).port());
     assertEquals(List.of("a", "b", "c"), ProviderConfig.deviceNames(o));
   }
 
   @Test
   void theIdleConnectionTimeGoesToTheSoftProvider() {
     EngineOptions o = new EngineOptions().setIdleConnection(Duration.ofMillis(250));
-    assertEquals(250L, ProviderConfig.of(o).get("idleConnectionMs"));
-    assertEquals(0L, ProviderConfig.of(o.setIdleConnection(Duration.ZERO)).get("idleConnectionMs"));
+    assertEquals(250L, SoftVerbsConfig.fromJson(ProviderConfig.of(o)).idleConnectionMs());
+    assertEquals(
+        0L,
+        SoftVerbsConfig.fromJson(ProviderConfig.of(o.setIdleConnection(Duration.ZERO)))
+            .idleConnectionMs());
   }
 
   @Test
   void theNicBusyPollGoesToTheSoftProvider() {
-    assertEquals(
-        (long) SoftVerbsConfig.DEFAULT_NIC_SPIN_MICROS,
-        ProviderConfig.of(new EngineOptions()).get("nicSpinMicros"),
-        "the engine's default is the provider's");
     EngineOptions o = new EngineOptions().setNicBusyPoll(Duration.ofNanos(20_000));
-    assertEquals(20L, ProviderConfig.of(o).get("nicSpinMicros"));
+    assertEquals(20, SoftVerbsConfig.fromJson(ProviderConfig.of(o)).nicSpinMicros());
+  }
+
+  @Test
+  void theSoftProvidersDefaultsAreTheEnginesBuiltEitherWay() {
+    SoftVerbsConfig throughEngine =
+        SoftVerbsConfig.fromJson(ProviderConfig.of(new EngineOptions()));
+    SoftVerbsConfig alone = SoftVerbsConfig.fromJson(new JsonObject());
+    assertEquals(throughEngine.getNicSpin(), alone.getNicSpin());
+    assertEquals(throughEngine.getIdleConnection(), alone.getIdleConnection());
+    assertEquals(new EngineOptions().getNicBusyPoll(), alone.getNicSpin());
+    assertEquals(new EngineOptions().getIdleConnection(), alone.getIdleConnection());
+    JsonObject section = ProviderConfig.of(new EngineOptions());
+    section.remove("devices");
+    JsonObject aloneJson = alone.toJson();
+    aloneJson.remove("devices");
+    assertEquals(aloneJson, section, "every other option at the provider's own default");
   }
 
   @Test
   void ibverbsDevicesAreNamesOnly() {
     EngineOptions o = new EngineOptions().setTransport("ibverbs").setDevices(List.of("mlx5_0"));
-    assertEquals(Map.of(), ProviderConfig.of(o));
+    assertEquals(new JsonObject(), ProviderConfig.of(o));
     assertEquals(List.of("mlx5_0"), ProviderConfig.deviceNames(o));
   }
 
   @Test
-  void theEnginesAddressIsTheIbverbsProvidersPreferredGidAddress() {
+  void theEnginesIbverbsOptionsAndAddressGoToTheIbverbsProvider() {
     EngineOptions o =
         new EngineOptions()
             .setTransport("ibverbs")
             .setDevices(List.of("mlx5_0"))
             .setRpcHost("198.18.0.7");
-    assertEquals(Map.of("preferredAddress", "198.18.0.7"), ProviderConfig.of(o));
+    assertEquals(new JsonObject().put("preferredAddress", "198.18.0.7"), ProviderConfig.of(o));
+    o.setIbverbs(new IbverbsOptions().setTrafficClass(106));
+    assertEquals(
+        new IbverbsOptions().setTrafficClass(106).toJson().put("preferredAddress", "198.18.0.7"),
+        ProviderConfig.of(o));
   }
 
   @Test
@@ -77,19 +91,13 @@ class ProviderConfigTest {
             .setTransport("ibverbs")
             .setDevices(List.of("mlx5_0", "mlx5_1"))
             .setFallbackDevices(List.of("tcp0@127.0.0.2:7001"));
-    assertEquals(Map.of(), ProviderConfig.of(o));
+    assertEquals(new JsonObject(), ProviderConfig.of(o));
     assertEquals(
-        Map.of(
-            "devices",
-            List.of(Map.of("name", "tcp0", "host", "127.0.0.2", "port", 7001)),
-            "idleConnectionMs",
-            60_000L,
-            "nicSpinMicros",
-            50L),
-        ProviderConfig.fallbackOf(o));
+        List.of("tcp0@127.0.0.2:7001"),
+        SoftVerbsConfig.fromJson(ProviderConfig.fallbackOf(o)).getDevices());
     assertEquals(List.of("mlx5_0", "mlx5_1", "tcp0"), ProviderConfig.deviceNames(o));
     assertEquals(List.of("ibverbs", "ibverbs", "soft"), ProviderConfig.transports(o));
-    assertEquals(Map.of(), ProviderConfig.fallbackOf(o.setFallbackDevices(List.of())));
+    assertEquals(new JsonObject(), ProviderConfig.fallbackOf(o.setFallbackDevices(List.of())));
   }
 
   @Test

@@ -4,8 +4,9 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import io.vte.api.ErrorCode;
+import io.vte.api.MetadataOptions;
 import io.vte.api.VteException;
-import io.vte.metadata.MetadataOptions;
+import io.vte.metadata.MetadataStores;
 import io.vte.metadata.impl.MetadataUri;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -24,11 +25,12 @@ public final class EtcdClients {
    * Checks the options against the URI and prepares a client builder; nothing connects yet.
    *
    * @param uri an {@code etcd://} or {@code etcds://} URI
-   * @param options the options
+   * @param given the options (resolved with {@link MetadataStores#resolve})
    * @return the builder
    * @throws VteException INVALID_CONFIGURATION naming the inconsistent option or unreadable file
    */
-  public static ClientBuilder builder(MetadataUri uri, MetadataOptions options) {
+  public static ClientBuilder builder(MetadataUri uri, MetadataOptions given) {
+    MetadataOptions options = MetadataStores.resolve(given);
     long callMs = options.getCallDeadline().toMillis();
     // jetcd retries a failed call after retryDelay (500 ms by default) and refuses to build a
     // client whose

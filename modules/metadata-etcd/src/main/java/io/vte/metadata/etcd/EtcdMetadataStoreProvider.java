@@ -1,7 +1,7 @@
 package io.vte.metadata.etcd;
 
 import io.vertx.core.Vertx;
-import io.vte.metadata.MetadataOptions;
+import io.vte.api.MetadataOptions;
 import io.vte.metadata.MetadataStore;
 import io.vte.metadata.MetadataStoreProvider;
 import io.vte.metadata.impl.MetadataUri;

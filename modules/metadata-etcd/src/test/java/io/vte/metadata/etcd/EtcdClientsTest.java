@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.etcd.jetcd.ClientBuilder;
 import io.vte.api.ErrorCode;
+import io.vte.api.MetadataOptions;
 import io.vte.api.VteException;
-import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.impl.MetadataUri;
 import io.vte.testkit.TestPki;
 import java.nio.charset.StandardCharsets;

@@ -3,10 +3,10 @@ package io.vte.metadata.impl;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vte.api.ErrorCode;
+import io.vte.api.MetadataOptions;
 import io.vte.api.VteException;
 import io.vte.handshake.proto.GetSegmentRequest;
 import io.vte.handshake.proto.SegmentDescriptor;
-import io.vte.metadata.MetadataOptions;
 import io.vte.metadata.MetadataStore;
 import io.vte.metadata.SegmentFetcher;
 import java.time.Duration;
@@ -27,17 +27,18 @@ public final class P2pMetadataStore implements MetadataStore {
   private volatile boolean closed;
 
   /**
-   * @param options the options; {@link MetadataOptions#getSegmentFetcher()} must be set
-   * @throws VteException INVALID_CONFIGURATION when no segment fetcher is set
+   * @param options the options, their call deadline set
+   * @param fetcher how a peer is asked for its segment
+   * @throws VteException INVALID_CONFIGURATION when no segment fetcher is given
    */
-  public P2pMetadataStore(MetadataOptions options) {
-    if (options.getSegmentFetcher() == null) {
+  public P2pMetadataStore(MetadataOptions options, SegmentFetcher fetcher) {
+    if (fetcher == null) {
       throw new VteException(
           ErrorCode.INVALID_CONFIGURATION,
           "metadata URI 'p2p' needs a segment fetcher:"
-              + " set MetadataOptions.setSegmentFetcher(handshakeClientPool::getSegment)");
+              + " pass handshakeClientPool::getSegment to MetadataStores.create");
     }
-    this.fetcher = options.getSegmentFetcher();
+    this.fetcher = fetcher;
     this.deadline = options.getCallDeadline();
   }
 

@@ -1,173 +1,327 @@
 package io.vte.verbs.ibv;
 
-import io.vte.verbs.VerbsError;
-import io.vte.verbs.VerbsException;
-import java.util.Map;
+import static io.vte.api.OptionFields.field;
+
+import io.vertx.core.json.JsonObject;
+import io.vte.api.IbverbsOptions;
+import io.vte.api.OptionFields;
+import io.vte.api.OptionKind;
+import io.vte.api.VteException;
 
 /**
- * Settings of the ibverbs provider, read from the factory's configuration map.
+ * Options of the ibverbs provider, declared once in {@link #FIELDS} (JSON names, defaults, ranges)
+ * and validated by {@link IbvVerbsProviderFactory#create(Object)}. The fields an engine's {@code
+ * ibverbs} options also have ({@link IbverbsOptions}: the GID choice, traffic class, service level,
+ * P_Key index) take their defaults and ranges from there.
  *
- * @param gidIndex GID index to use on every port, or -1 to choose automatically (RoCE v2 /
- *     IPv4-mapped first, link-local last); key {@code gidIndex}
- * @param maxRdAtomic outstanding RDMA READs per QP as initiator and responder (1..16), lowered to
- *     the device's {@code max_qp_init_rd_atom}/{@code max_qp_rd_atom}; key {@code maxRdAtomic}
- * @param minRnrTimer RNR NAK timer code given at RTR (0..31); key {@code minRnrTimer}
- * @param eventPollMillis how long the event threads wait per poll before checking for close; key
- *     {@code eventPollMillis}
- * @param gidNetdev only GIDs of this netdev (e.g. {@code eth2}), or null for any; key {@code
- *     gidNetdev}
- * @param gidAddress only the GID of this IP address (a literal), or null for any; key {@code
- *     gidAddress}
- * @param gidType only GIDs of this type ({@link IbvGidType#UNKNOWN} for any); key {@code gidType}:
- *     {@code auto}, {@code roce-v1}, {@code roce-v2} or {@code ib}
- * @param trafficClass GRH traffic class of every QP (0..255: DSCP in the upper 6 bits, e.g. 106 for
- *     DSCP 26 with ECN); key {@code trafficClass}
- * @param serviceLevel service level of every QP (0..15; on RoCE the 802.1p priority of a lossless
- *     class); key {@code serviceLevel}
- * @param forkInit call {@code ibv_fork_init} before any other verbs call, so registered memory
- *     survives the JVM forking a child (off by default: the JVM forks only to start processes,
- *     whose children never touch registered memory, and with it on a bad registration reads as
- *     ENOMEM instead of the kernel's EFAULT); key {@code forkInit}
- * @param pkeyIndex index in the port's P_Key table every QP uses (0..65535, checked against the
- *     table's length at INIT); key {@code pkeyIndex}
- * @param preferredAddress an IP address literal whose interface's GIDs the automatic choice prefers
- *     (an engine passes the address it serves on), or null; key {@code preferredAddress}
+ * <p>JSON keys: {@code gidIndex} (GID index to use on every port, or -1 to choose automatically:
+ * RoCE v2 / IPv4-mapped first, link-local last), {@code gidNetdev} (only GIDs of this netdev, e.g.
+ * {@code eth2}), {@code gidAddress} (only the GID of this IP address literal), {@code gidType}
+ * ({@code auto}, {@code roce-v1}, {@code roce-v2} or {@code ib}), {@code trafficClass} (GRH traffic
+ * class of every QP, 0..255: DSCP in the upper 6 bits), {@code serviceLevel} (0..15; on RoCE the
+ * 802.1p priority of a lossless class), {@code pkeyIndex} (index in the port's P_Key table, checked
+ * against the table's length at INIT), {@code maxRdAtomic} (outstanding RDMA READs per QP as
+ * initiator and responder, 1..16, lowered to the device's {@code max_qp_init_rd_atom}/{@code
+ * max_qp_rd_atom}), {@code minRnrTimer} (RNR NAK timer code given at RTR, 0..31), {@code
+ * eventPollMillis} (how long the event threads wait per poll before checking for close), {@code
+ * forkInit} (call {@code ibv_fork_init} before any other verbs call, so registered memory survives
+ * the JVM forking a child; off by default: the JVM forks only to start processes, whose children
+ * never touch registered memory, and with it on a bad registration reads as ENOMEM instead of the
+ * kernel's EFAULT), {@code preferredAddress} (an IP address literal whose interface's GIDs the
+ * automatic choice prefers; an engine passes the address it serves on).
  */
-public record IbvSettings(
-    int gidIndex,
-    int maxRdAtomic,
-    int minRnrTimer,
-    int eventPollMillis,
-    String gidNetdev,
-    String gidAddress,
-    IbvGidType gidType,
-    int trafficClass,
-    int serviceLevel,
-    boolean forkInit,
-    int pkeyIndex,
-    String preferredAddress) {
+public final class IbvSettings {
+
+  /** What an option is called in messages. */
+  static final String LABEL = "ibverbs option";
+
+  /** The fields, in JSON order. */
+  public static final OptionFields<IbvSettings> FIELDS =
+      OptionFields.of(
+          IbverbsOptions.GID_INDEX.as("gidIndex", s -> s.gidIndex, IbvSettings::setGidIndex),
+          IbverbsOptions.GID_NETDEV.as("gidNetdev", s -> s.gidNetdev, IbvSettings::setGidNetdev),
+          IbverbsOptions.GID_ADDRESS.as(
+              "gidAddress", s -> s.gidAddress, IbvSettings::setGidAddress),
+          IbverbsOptions.GID_TYPE.as("gidType", s -> s.gidType, IbvSettings::setGidType),
+          IbverbsOptions.TRAFFIC_CLASS.as(
+              "trafficClass", s -> s.trafficClass, IbvSettings::setTrafficClass),
+          IbverbsOptions.SERVICE_LEVEL.as(
+              "serviceLevel", s -> s.serviceLevel, IbvSettings::setServiceLevel),
+          IbverbsOptions.PKEY_INDEX.as("pkeyIndex", s -> s.pkeyIndex, IbvSettings::setPkeyIndex),
+          field("maxRdAtomic", OptionKind.INT, 16, s -> s.maxRdAtomic, IbvSettings::setMaxRdAtomic)
+              .check(n -> n >= 1 && n <= 16, "1..16"),
+          field("minRnrTimer", OptionKind.INT, 12, s -> s.minRnrTimer, IbvSettings::setMinRnrTimer)
+              .check(n -> n >= 0 && n <= 31, "0..31"),
+          field(
+                  "eventPollMillis",
+                  OptionKind.INT,
+                  100,
+                  s -> s.eventPollMillis,
+                  IbvSettings::setEventPollMillis)
+              .check(n -> n >= 1 && n <= 10_000, "1..10000"),
+          field("forkInit", OptionKind.BOOLEAN, false, s -> s.forkInit, IbvSettings::setForkInit),
+          field(
+                  "preferredAddress",
+                  OptionKind.STRING,
+                  null,
+                  s -> s.preferredAddress,
+                  IbvSettings::setPreferredAddress)
+              .check(
+                  a -> a == null || a.matches("[0-9A-Fa-f:.]+"),
+                  "an IP address literal (unset: none)"));
+
+  private int gidIndex;
+  private String gidNetdev;
+  private String gidAddress;
+  private String gidType;
+  private int trafficClass;
+  private int serviceLevel;
+  private int pkeyIndex;
+  private int maxRdAtomic;
+  private int minRnrTimer;
+  private int eventPollMillis;
+  private boolean forkInit;
+  private String preferredAddress;
 
   /**
-   * The defaults: automatic GID of any netdev, address and type, 16 outstanding READs, RNR timer 12
-   * (0.64 ms), 100 ms event polls, traffic class 0, service level 0, no {@code ibv_fork_init},
-   * P_Key index 0.
+   * Creates the defaults: automatic GID of any netdev, address and type, traffic class 0, service
+   * level 0, P_Key index 0, 16 outstanding READs, RNR timer 12 (0.64 ms), 100 ms event polls, no
+   * {@code ibv_fork_init}.
    */
-  public static final IbvSettings DEFAULTS = new IbvSettings(-1, 16, 12, 100);
-
-  /** Validates ranges. */
-  public IbvSettings {
-    check("gidIndex", gidIndex, -1, 255);
-    check("maxRdAtomic", maxRdAtomic, 1, 16);
-    check("minRnrTimer", minRnrTimer, 0, 31);
-    check("eventPollMillis", eventPollMillis, 1, 10_000);
-    check("trafficClass", trafficClass, 0, 255);
-    check("serviceLevel", serviceLevel, 0, 15);
-    check("pkeyIndex", pkeyIndex, 0, 0xffff);
-    if (gidType == null) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "ibverbs setting 'gidType' is null");
-    }
-    if (gidAddress != null && !gidAddress.matches("[0-9A-Fa-f:.]+")) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT,
-          "ibverbs setting 'gidAddress' must be an IP address literal, got '" + gidAddress + "'");
-    }
+  public IbvSettings() {
+    FIELDS.applyDefaults(this);
   }
 
   /**
-   * The defaults with these four values.
+   * Copies settings.
    *
-   * @param gidIndex as {@link #gidIndex()}
-   * @param maxRdAtomic as {@link #maxRdAtomic()}
-   * @param minRnrTimer as {@link #minRnrTimer()}
-   * @param eventPollMillis as {@link #eventPollMillis()}
+   * @param other the settings to copy
    */
-  public IbvSettings(int gidIndex, int maxRdAtomic, int minRnrTimer, int eventPollMillis) {
-    this(
-        gidIndex,
-        maxRdAtomic,
-        minRnrTimer,
-        eventPollMillis,
-        null,
-        null,
-        IbvGidType.UNKNOWN,
-        0,
-        0,
-        false,
-        0,
-        null);
+  public IbvSettings(IbvSettings other) {
+    FIELDS.copy(other, this);
   }
 
   /**
-   * @param config the factory configuration; absent keys take {@link #DEFAULTS}
-   * @return the settings
-   * @throws VerbsException {@link VerbsError#INVALID_ARGUMENT} naming a key with a bad value
+   * @param json the options as JSON; absent keys keep their defaults
+   * @return the settings, validated
+   * @throws VteException INVALID_CONFIGURATION naming an unknown key or a bad value
    */
-  public static IbvSettings fromConfig(Map<String, Object> config) {
-    return new IbvSettings(
-        intOf(config, "gidIndex", DEFAULTS.gidIndex),
-        intOf(config, "maxRdAtomic", DEFAULTS.maxRdAtomic),
-        intOf(config, "minRnrTimer", DEFAULTS.minRnrTimer),
-        intOf(config, "eventPollMillis", DEFAULTS.eventPollMillis),
-        stringOf(config, "gidNetdev"),
-        stringOf(config, "gidAddress"),
-        gidTypeOf(config),
-        intOf(config, "trafficClass", DEFAULTS.trafficClass),
-        intOf(config, "serviceLevel", DEFAULTS.serviceLevel),
-        "true".equals(String.valueOf(config.getOrDefault("forkInit", "false")).trim()),
-        intOf(config, "pkeyIndex", DEFAULTS.pkeyIndex),
-        stringOf(config, "preferredAddress"));
+  public static IbvSettings fromJson(JsonObject json) {
+    IbvSettings s = new IbvSettings();
+    FIELDS.read(json, s, LABEL, "");
+    return s.validate();
   }
 
-  private static String stringOf(Map<String, Object> config, String key) {
-    Object v = config.get(key);
-    return v == null || v.toString().isBlank() ? null : v.toString().trim();
+  /**
+   * @return this
+   * @throws VteException INVALID_CONFIGURATION naming the first bad field and its value
+   */
+  public IbvSettings validate() {
+    FIELDS.validate(this, LABEL, "");
+    return this;
   }
 
-  private static IbvGidType gidTypeOf(Map<String, Object> config) {
-    String text = stringOf(config, "gidType");
-    if (text == null) {
-      return IbvGidType.UNKNOWN;
-    }
-    IbvGidType type = IbvGidType.parse(text);
-    if (type == null) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT,
-          "ibverbs setting 'gidType' must be auto, roce-v1, roce-v2 or ib, got '" + text + "'");
-    }
-    return type;
+  /**
+   * @return the options as JSON, readable by {@link #fromJson}
+   */
+  public JsonObject toJson() {
+    return FIELDS.toJson(this);
   }
 
-  private static int intOf(Map<String, Object> config, String key, int fallback) {
-    Object v = config.get(key);
-    if (v == null) {
-      return fallback;
-    }
-    if (v instanceof Integer || v instanceof Short || v instanceof Byte) {
-      return ((Number) v).intValue();
-    }
-    if (v instanceof String) {
-      try {
-        return Integer.parseInt(((String) v).trim());
-      } catch (NumberFormatException e) {
-        // reported below with the key and value
-      }
-    }
-    throw new VerbsException(
-        VerbsError.INVALID_ARGUMENT,
-        "ibverbs setting '"
-            + key
-            + "' must be an integer, got "
-            + v.getClass().getSimpleName()
-            + " '"
-            + v
-            + "'");
+  /**
+   * @return the GID index of every port, -1 to choose automatically
+   */
+  public int gidIndex() {
+    return gidIndex;
   }
 
-  private static void check(String key, int value, int min, int max) {
-    if (value < min || value > max) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT,
-          "ibverbs setting '" + key + "' must be " + min + ".." + max + ", got " + value);
-    }
+  /**
+   * @param gidIndex -1..255 (-1: automatic)
+   * @return this
+   */
+  public IbvSettings setGidIndex(int gidIndex) {
+    this.gidIndex = gidIndex;
+    return this;
+  }
+
+  /**
+   * @return only GIDs of this netdev are chosen, null for any
+   */
+  public String gidNetdev() {
+    return gidNetdev;
+  }
+
+  /**
+   * @param gidNetdev a netdev name, or null for any
+   * @return this
+   */
+  public IbvSettings setGidNetdev(String gidNetdev) {
+    this.gidNetdev = gidNetdev;
+    return this;
+  }
+
+  /**
+   * @return only the GID of this IP address literal is chosen, null for any
+   */
+  public String gidAddress() {
+    return gidAddress;
+  }
+
+  /**
+   * @param gidAddress an IP address literal, or null for any
+   * @return this
+   */
+  public IbvSettings setGidAddress(String gidAddress) {
+    this.gidAddress = gidAddress;
+    return this;
+  }
+
+  /**
+   * @return only GIDs of this type are chosen ({@link IbvGidType#UNKNOWN} for any)
+   */
+  public IbvGidType gidType() {
+    return IbvGidType.parse(gidType);
+  }
+
+  /**
+   * @param gidType {@code auto}, {@code roce-v1}, {@code roce-v2} or {@code ib}
+   * @return this
+   */
+  public IbvSettings setGidType(String gidType) {
+    this.gidType = gidType;
+    return this;
+  }
+
+  /**
+   * @return the GRH traffic class of every QP
+   */
+  public int trafficClass() {
+    return trafficClass;
+  }
+
+  /**
+   * @param trafficClass 0..255 (DSCP in the upper 6 bits)
+   * @return this
+   */
+  public IbvSettings setTrafficClass(int trafficClass) {
+    this.trafficClass = trafficClass;
+    return this;
+  }
+
+  /**
+   * @return the service level of every QP
+   */
+  public int serviceLevel() {
+    return serviceLevel;
+  }
+
+  /**
+   * @param serviceLevel 0..15
+   * @return this
+   */
+  public IbvSettings setServiceLevel(int serviceLevel) {
+    this.serviceLevel = serviceLevel;
+    return this;
+  }
+
+  /**
+   * @return the P_Key table index every QP uses
+   */
+  public int pkeyIndex() {
+    return pkeyIndex;
+  }
+
+  /**
+   * @param pkeyIndex 0..65535
+   * @return this
+   */
+  public IbvSettings setPkeyIndex(int pkeyIndex) {
+    this.pkeyIndex = pkeyIndex;
+    return this;
+  }
+
+  /**
+   * @return outstanding RDMA READs per QP as initiator and responder
+   */
+  public int maxRdAtomic() {
+    return maxRdAtomic;
+  }
+
+  /**
+   * @param maxRdAtomic 1..16
+   * @return this
+   */
+  public IbvSettings setMaxRdAtomic(int maxRdAtomic) {
+    this.maxRdAtomic = maxRdAtomic;
+    return this;
+  }
+
+  /**
+   * @return the RNR NAK timer code given at RTR
+   */
+  public int minRnrTimer() {
+    return minRnrTimer;
+  }
+
+  /**
+   * @param minRnrTimer 0..31
+   * @return this
+   */
+  public IbvSettings setMinRnrTimer(int minRnrTimer) {
+    this.minRnrTimer = minRnrTimer;
+    return this;
+  }
+
+  /**
+   * @return how long the event threads wait per poll, in milliseconds
+   */
+  public int eventPollMillis() {
+    return eventPollMillis;
+  }
+
+  /**
+   * @param eventPollMillis 1..10000
+   * @return this
+   */
+  public IbvSettings setEventPollMillis(int eventPollMillis) {
+    this.eventPollMillis = eventPollMillis;
+    return this;
+  }
+
+  /**
+   * @return whether {@code ibv_fork_init} is called first
+   */
+  public boolean forkInit() {
+    return forkInit;
+  }
+
+  /**
+   * @param forkInit whether to call {@code ibv_fork_init} before any other verbs call
+   * @return this
+   */
+  public IbvSettings setForkInit(boolean forkInit) {
+    this.forkInit = forkInit;
+    return this;
+  }
+
+  /**
+   * @return the address whose interface's GIDs the automatic choice prefers, or null
+   */
+  public String preferredAddress() {
+    return preferredAddress;
+  }
+
+  /**
+   * @param preferredAddress an IP address literal, or null
+   * @return this
+   */
+  public IbvSettings setPreferredAddress(String preferredAddress) {
+    this.preferredAddress = preferredAddress;
+    return this;
+  }
+
+  @Override
+  public String toString() {
+    return "IbvSettings" + toJson().encode();
   }
 }

@@ -1,14 +1,11 @@
 package io.vte.verbs.ibv;
 
+import io.vte.api.OptionFields;
 import io.vte.verbs.VerbsProvider;
 import io.vte.verbs.VerbsProviderFactory;
-import java.util.Map;
 
-/**
- * Creates the {@code ibverbs} provider. Settings (all optional): {@code gidIndex} (-1 = automatic),
- * {@code maxRdAtomic}, {@code minRnrTimer}, {@code eventPollMillis}; see {@link IbvSettings}.
- */
-public final class IbvVerbsProviderFactory implements VerbsProviderFactory {
+/** Creates the {@code ibverbs} provider; its options are {@link IbvSettings}. */
+public final class IbvVerbsProviderFactory implements VerbsProviderFactory<IbvSettings> {
 
   /** The provider name. */
   public static final String NAME = "ibverbs";
@@ -22,7 +19,22 @@ public final class IbvVerbsProviderFactory implements VerbsProviderFactory {
   }
 
   @Override
-  public VerbsProvider create(Map<String, Object> config) {
-    return new IbvProvider(IbvSettings.fromConfig(config));
+  public OptionFields<IbvSettings> fields() {
+    return IbvSettings.FIELDS;
+  }
+
+  @Override
+  public IbvSettings defaults() {
+    return new IbvSettings();
+  }
+
+  @Override
+  public String label() {
+    return IbvSettings.LABEL;
+  }
+
+  @Override
+  public VerbsProvider open(IbvSettings options) {
+    return new IbvProvider(new IbvSettings(options));
   }
 }

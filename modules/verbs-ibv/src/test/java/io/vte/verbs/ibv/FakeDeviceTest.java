@@ -15,7 +15,6 @@ import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -64,7 +63,7 @@ class FakeDeviceTest {
     FakeIbverbs.setPort(1, PortState.ACTIVE.code(), 5, 7, FakeIbverbs.LINK_ETHERNET, 1);
     FakeIbverbs.setPort(2, PortState.DOWN.code(), 3, 8, 1, 1);
     FakeIbverbs.setGid(1, 0, MAPPED_A, FakeIbverbs.ROCE_V2);
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
+    try (IbvProvider p = new IbvProvider(new IbvSettings())) {
       assertTrue(p.isAvailable(), String.valueOf(p.unavailabilityCause()));
       List<DeviceInfo> devices = p.devices();
       assertEquals(2, devices.size());
@@ -97,16 +96,16 @@ class FakeDeviceTest {
     FakeIbverbs.setGid(1, 3, GLOBAL_V6, FakeIbverbs.ROCE_V2);
     FakeIbverbs.setGid(1, 4, MAPPED_B, FakeIbverbs.ROCE_V2);
     FakeIbverbs.setGid(1, 5, ZERO, FakeIbverbs.ROCE_V2);
-    assertEquals(4, selectedIndex(IbvSettings.DEFAULTS), "RoCE v2 + IPv4-mapped wins");
+    assertEquals(4, selectedIndex(new IbvSettings()), "RoCE v2 + IPv4-mapped wins");
     FakeIbverbs.setGid(1, 4, ZERO, FakeIbverbs.ROCE_V2);
     assertEquals(
-        3, selectedIndex(IbvSettings.DEFAULTS), "then RoCE v2 routable over RoCE v2 link-local");
+        3, selectedIndex(new IbvSettings()), "then RoCE v2 routable over RoCE v2 link-local");
     FakeIbverbs.setGid(1, 3, ZERO, FakeIbverbs.ROCE_V2);
-    assertEquals(1, selectedIndex(IbvSettings.DEFAULTS), "then any RoCE v2");
+    assertEquals(1, selectedIndex(new IbvSettings()), "then any RoCE v2");
     FakeIbverbs.setGid(1, 1, ZERO, FakeIbverbs.ROCE_V2);
-    assertEquals(2, selectedIndex(IbvSettings.DEFAULTS), "then IPv4-mapped over link-local");
+    assertEquals(2, selectedIndex(new IbvSettings()), "then IPv4-mapped over link-local");
     FakeIbverbs.setGid(1, 2, ZERO, FakeIbverbs.ROCE_V2);
-    assertEquals(0, selectedIndex(IbvSettings.DEFAULTS), "link-local only as a last resort");
+    assertEquals(0, selectedIndex(new IbvSettings()), "link-local only as a last resort");
   }
 
   @Test
@@ -121,11 +120,10 @@ class FakeDeviceTest {
     FakeIbverbs.setGidIfindex(1, 1, lo);
     FakeIbverbs.setGid(1, 2, FakeIbverbs.gid("198.18.0.10"), FakeIbverbs.ROCE_V2);
     FakeIbverbs.setGidIfindex(1, 2, lo);
-    assertEquals(
-        0, selectedIndex(IbvSettings.DEFAULTS), "the lowest RoCE v2 IPv4 GID of any netdev");
-    IbvSettings engineOnLo = IbvSettings.fromConfig(Map.of("preferredAddress", "127.0.0.1"));
+    assertEquals(0, selectedIndex(new IbvSettings()), "the lowest RoCE v2 IPv4 GID of any netdev");
+    IbvSettings engineOnLo = new IbvSettings().setPreferredAddress("127.0.0.1");
     assertEquals(2, selectedIndex(engineOnLo), "the RoCE v2 IPv4 GID of the engine's interface");
-    IbvSettings engineOn10 = IbvSettings.fromConfig(Map.of("preferredAddress", "198.18.0.10"));
+    IbvSettings engineOn10 = new IbvSettings().setPreferredAddress("198.18.0.10");
     assertEquals(2, selectedIndex(engineOn10), "the GID of the engine's address itself");
   }
 
@@ -135,9 +133,9 @@ class FakeDeviceTest {
     FakeIbverbs.setGid(1, 0, LINK_LOCAL, FakeIbverbs.ROCE_V1);
     FakeIbverbs.setGid(1, 1, MAPPED_A, FakeIbverbs.ROCE_V2);
     FakeIbverbs.setGid(1, 2, ZERO, FakeIbverbs.ROCE_V2);
-    assertEquals(0, selectedIndex(new IbvSettings(0, 16, 12, 100)));
+    assertEquals(0, selectedIndex(new IbvSettings().setGidIndex(0)));
     for (int bad : new int[] {2, 9}) {
-      try (IbvProvider p = new IbvProvider(new IbvSettings(bad, 16, 12, 100));
+      try (IbvProvider p = new IbvProvider(new IbvSettings().setGidIndex(bad));
           VerbsContext ctx = p.open("fake_mlx5_0")) {
         VerbsException e = assertThrows(VerbsException.class, () -> ctx.queryPort(1));
         assertEquals(VerbsError.INVALID_ARGUMENT, e.error());
@@ -149,7 +147,7 @@ class FakeDeviceTest {
   @Test
   void deviceListFailuresBecomePlainCauses() {
     FakeIbverbs.setDeviceListErrno(38);
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
+    try (IbvProvider p = new IbvProvider(new IbvSettings())) {
       assertFalse(p.isAvailable());
       assertTrue(p.unavailabilityCause().getMessage().contains("the kernel has no RDMA devices"));
       assertEquals(
@@ -157,7 +155,7 @@ class FakeDeviceTest {
     }
     FakeIbverbs.setDeviceListErrno(0);
     FakeIbverbs.setDevices(new String[0], 1);
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
+    try (IbvProvider p = new IbvProvider(new IbvSettings())) {
       assertFalse(p.isAvailable());
       assertTrue(p.unavailabilityCause().getMessage().contains("no RDMA devices found"));
       assertEquals(VerbsError.NO_DEVICE, assertThrows(VerbsException.class, p::devices).error());
@@ -166,7 +164,7 @@ class FakeDeviceTest {
 
   @Test
   void unknownDeviceAndPortAreNamed() {
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
+    try (IbvProvider p = new IbvProvider(new IbvSettings())) {
       VerbsException e = assertThrows(VerbsException.class, () -> p.open("mlx5_9"));
       assertEquals(VerbsError.NO_DEVICE, e.error());
       assertTrue(e.getMessage().contains("'mlx5_9'"), e.getMessage());
@@ -182,7 +180,7 @@ class FakeDeviceTest {
   @Test
   void openFailureFromTheDriverIsTyped() {
     FakeIbverbs.failNext("ibv_open_device", 12, -1);
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
+    try (IbvProvider p = new IbvProvider(new IbvSettings())) {
       VerbsException e = assertThrows(VerbsException.class, () -> p.open("fake_mlx5_0"));
       assertEquals(VerbsError.NO_MEMORY, e.error());
       assertTrue(e.getMessage().contains("ibv_open_device failed with ENOMEM"), e.getMessage());

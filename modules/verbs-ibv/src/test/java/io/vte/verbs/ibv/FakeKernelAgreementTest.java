@@ -29,7 +29,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -152,7 +151,7 @@ class FakeKernelAgreementTest extends FakePairFixture {
   @Test
   void packetsAboveTheRespondersPathMtuAreAnInvalidRequest() {
     FakeIbverbs.setPort(1, 4, 4, 0, FakeIbverbs.LINK_ETHERNET, 1); // ACTIVE, MTU 2048
-    try (FakePair big = new FakePair(IbvSettings.DEFAULTS)) {
+    try (FakePair big = new FakePair(new IbvSettings())) {
       MemoryRegion from = big.pd.registerMemory(src, AccessFlags.ALL_REMOTE);
       MemoryRegion to = big.pd.registerMemory(dst, AccessFlags.ALL_REMOTE);
       PortAttributes port = big.context.queryPort(1);
@@ -224,7 +223,7 @@ class FakeKernelAgreementTest extends FakePairFixture {
   @Test
   void everyDeviceHasItsOwnGids() {
     FakeIbverbs.setDevices(new String[] {"fake_mlx5_0", "fake_mlx5_1"}, 1);
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS);
+    try (IbvProvider p = new IbvProvider(new IbvSettings());
         VerbsContext a = p.open("fake_mlx5_0");
         VerbsContext b = p.open("fake_mlx5_1")) {
       assertNotEquals(a.queryPort(1).gid(), b.queryPort(1).gid());
@@ -234,7 +233,7 @@ class FakeKernelAgreementTest extends FakePairFixture {
   @Test
   void thePkeyIndexSettingReachesInitAndIsCheckedAgainstTheTable() {
     FakeIbverbs.setPortLimits(1, 8L << 20, 2);
-    try (IbvProvider p = new IbvProvider(IbvSettings.fromConfig(Map.of("pkeyIndex", 1)));
+    try (IbvProvider p = new IbvProvider(new IbvSettings().setPkeyIndex(1));
         VerbsContext ctx = p.open("fake_mlx5_0")) {
       CompletionQueue cq = ctx.createCq(8);
       QueuePair qp = ctx.allocPd().createQp(new QpInitAttributes(cq, cq, 4, 4, 0));
@@ -242,7 +241,7 @@ class FakeKernelAgreementTest extends FakePairFixture {
       qp.toInit(1, AccessFlags.ALL_REMOTE);
       assertTrue(FakeIbverbs.log().contains("pkey_index=1"), FakeIbverbs.log());
     }
-    try (IbvProvider p = new IbvProvider(IbvSettings.fromConfig(Map.of("pkeyIndex", 2)));
+    try (IbvProvider p = new IbvProvider(new IbvSettings().setPkeyIndex(2));
         VerbsContext ctx = p.open("fake_mlx5_0")) {
       CompletionQueue cq = ctx.createCq(8);
       QueuePair qp = ctx.allocPd().createQp(new QpInitAttributes(cq, cq, 4, 4, 0));
@@ -271,7 +270,7 @@ class FakeKernelAgreementTest extends FakePairFixture {
   @Test
   void thePortsLargestMessageIsRead() {
     FakeIbverbs.setPortLimits(1, 8L << 20, 1);
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS);
+    try (IbvProvider p = new IbvProvider(new IbvSettings());
         VerbsContext ctx = p.open("fake_mlx5_0")) {
       assertEquals(8L << 20, p.describe("fake_mlx5_0").ports().get(0).maxMessageSize());
       assertEquals(8L << 20, ctx.queueLimits().maxMessageSize());

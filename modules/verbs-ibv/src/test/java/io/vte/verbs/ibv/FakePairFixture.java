@@ -25,7 +25,7 @@ abstract class FakePairFixture {
   @BeforeEach
   void openPair() {
     FakeIbverbs.reset();
-    pair = new FakePair(IbvSettings.DEFAULTS);
+    pair = new FakePair(new IbvSettings());
     src = ByteBuffer.allocateDirect(SIZE);
     dst = ByteBuffer.allocateDirect(SIZE);
     srcMr = pair.pd.registerMemory(src, AccessFlags.ALL_REMOTE);

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.json.JsonObject;
+import io.vte.api.VteException;
 import io.vte.testkit.Await;
 import io.vte.verbs.AsyncEvent;
 import io.vte.verbs.AsyncEventType;
@@ -48,8 +50,8 @@ class FakeReviewFixesTest {
     FakeIbverbs.assertNothingLive();
   }
 
-  private static IbvSettings with(Map<String, Object> config) {
-    return IbvSettings.fromConfig(config);
+  private static IbvSettings with(JsonObject config) {
+    return IbvSettings.fromJson(config);
   }
 
   @Test
@@ -100,16 +102,18 @@ class FakeReviewFixesTest {
     FakeIbverbs.setPort(1, PortState.ACTIVE.code(), 3, 1, FakeIbverbs.LINK_ETHERNET, 2);
     FakeIbverbs.setGid(1, 0, MAPPED_7, FakeIbverbs.ROCE_V1);
     FakeIbverbs.setGid(1, 1, MAPPED_8, FakeIbverbs.ROCE_V2);
-    assertEquals(0, FakeDeviceTest.selectedIndex(with(Map.of("gidAddress", "10.0.0.7"))));
-    assertEquals(1, FakeDeviceTest.selectedIndex(with(Map.of("gidType", "roce-v2"))));
-    assertEquals(0, FakeDeviceTest.selectedIndex(with(Map.of("gidType", "roce-v1"))));
+    assertEquals(
+        0, FakeDeviceTest.selectedIndex(with(new JsonObject().put("gidAddress", "10.0.0.7"))));
+    assertEquals(1, FakeDeviceTest.selectedIndex(with(new JsonObject().put("gidType", "roce-v2"))));
+    assertEquals(0, FakeDeviceTest.selectedIndex(with(new JsonObject().put("gidType", "roce-v1"))));
     VerbsException e =
         assertThrows(
             VerbsException.class,
-            () -> FakeDeviceTest.selectedIndex(with(Map.of("gidAddress", "10.9.9.9"))));
+            () ->
+                FakeDeviceTest.selectedIndex(with(new JsonObject().put("gidAddress", "10.9.9.9"))));
     assertEquals(VerbsError.INVALID_ARGUMENT, e.error());
     assertTrue(e.getMessage().contains("matching gidAddress=10.9.9.9"), e.getMessage());
-    assertThrows(VerbsException.class, () -> with(Map.of("gidType", "v3")));
+    assertThrows(VteException.class, () -> with(new JsonObject().put("gidType", "v3")));
   }
 
   @Test
@@ -119,7 +123,7 @@ class FakeReviewFixesTest {
     FakeIbverbs.setGid(1, 1, MAPPED_8, FakeIbverbs.ROCE_V2);
     for (Map.Entry<String, GidType> c :
         Map.of("roce-v1", GidType.ROCE_V1, "roce-v2", GidType.ROCE_V2).entrySet()) {
-      try (IbvProvider p = new IbvProvider(with(Map.of("gidType", c.getKey())));
+      try (IbvProvider p = new IbvProvider(with(new JsonObject().put("gidType", c.getKey())));
           VerbsContext ctx = p.open("fake_mlx5_0")) {
         assertEquals(c.getValue(), ctx.queryPort(1).gidType(), c.getKey());
       }
@@ -134,18 +138,20 @@ class FakeReviewFixesTest {
     int lo = NetworkInterface.getByName("lo").getIndex();
     FakeIbverbs.setGidIfindex(1, 0, lo + 1000);
     FakeIbverbs.setGidIfindex(1, 1, lo);
-    assertEquals(0, FakeDeviceTest.selectedIndex(IbvSettings.DEFAULTS), "lowest index on ties");
-    assertEquals(1, FakeDeviceTest.selectedIndex(with(Map.of("gidNetdev", "lo"))));
+    assertEquals(0, FakeDeviceTest.selectedIndex(new IbvSettings()), "lowest index on ties");
+    assertEquals(1, FakeDeviceTest.selectedIndex(with(new JsonObject().put("gidNetdev", "lo"))));
     VerbsException e =
         assertThrows(
             VerbsException.class,
-            () -> FakeDeviceTest.selectedIndex(with(Map.of("gidNetdev", "vte-none0"))));
+            () ->
+                FakeDeviceTest.selectedIndex(with(new JsonObject().put("gidNetdev", "vte-none0"))));
     assertTrue(e.getMessage().contains("no netdev named 'vte-none0'"), e.getMessage());
   }
 
   @Test
   void trafficClassAndServiceLevelReachTheAddressVector() {
-    try (FakePair pair = new FakePair(with(Map.of("trafficClass", 106, "serviceLevel", 3)))) {
+    try (FakePair pair =
+        new FakePair(with(new JsonObject().put("trafficClass", 106).put("serviceLevel", 3)))) {
       assertEquals(QpState.RTS, pair.a.state());
       Map<String, String> rtr =
           FakeIbverbs.fields(
@@ -156,7 +162,7 @@ class FakeReviewFixesTest {
       assertEquals("106", rtr.get("traffic_class"));
       assertEquals("3", rtr.get("sl"));
     }
-    assertThrows(VerbsException.class, () -> with(Map.of("serviceLevel", 16)));
+    assertThrows(VteException.class, () -> with(new JsonObject().put("serviceLevel", 16)));
   }
 
   @Test
@@ -281,7 +287,7 @@ class FakeReviewFixesTest {
   void describeShowsCapsGidTypesAndProblems() {
     FakeIbverbs.setDevices(new String[] {"fake_mlx5_0"}, 2);
     FakeIbverbs.setGid(2, 0, new byte[16], FakeIbverbs.ROCE_V2);
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
+    try (IbvProvider p = new IbvProvider(new IbvSettings())) {
       IbvDeviceReport r = p.describe("fake_mlx5_0");
       assertEquals(32768, r.caps().maxQpWr());
       assertEquals(4, r.caps().compVectors());

@@ -25,7 +25,7 @@ final class FakeRig implements AutoCloseable {
 
   /** Opens everything with default settings. */
   FakeRig() {
-    provider = new IbvProvider(IbvSettings.DEFAULTS);
+    provider = new IbvProvider(new IbvSettings());
     context = provider.open("fake_mlx5_0");
     pd = context.allocPd();
     cq = context.createCq(64);

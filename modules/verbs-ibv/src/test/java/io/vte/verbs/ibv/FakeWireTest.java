@@ -116,7 +116,7 @@ class FakeWireTest extends FakePairFixture {
     long d = DirectMemory.address(dst);
     post(WrOpcode.RDMA_WRITE, s, 64, srcMr.lkey(), d + SIZE - 32, dstMr.rkey());
     assertEquals(WcStatus.REM_ACCESS_ERR.ordinal(), onlyStatus(FakePair.poll(pair.cqA)));
-    try (FakePair fresh = new FakePair(IbvSettings.DEFAULTS)) {
+    try (FakePair fresh = new FakePair(new IbvSettings())) {
       ByteBuffer readOnly = ByteBuffer.allocateDirect(4096);
       MemoryRegion ro =
           fresh.pd.registerMemory(readOnly, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.vertx.core.json.JsonObject;
 import io.vte.testkit.Await;
 import io.vte.testkit.ResourceSnapshot;
 import io.vte.verbs.AccessFlags;
@@ -33,7 +34,6 @@ import io.vte.verbs.WrFlags;
 import io.vte.verbs.WrOpcode;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -58,7 +58,7 @@ class HardwareTest {
     // match the jar) is the failure to report, not a reason to skip.
     VerbsException load = IbvLibrary.failure();
     assertNull(load, () -> "the ibverbs shim did not load: " + load.getMessage());
-    VerbsProvider provider = VerbsProviders.create("ibverbs", Map.of());
+    VerbsProvider provider = VerbsProviders.create("ibverbs", new JsonObject());
     Throwable cause = provider.unavailabilityCause();
     assumeTrue(provider.isAvailable(), () -> "no usable RDMA device: " + cause.getMessage());
     return provider;

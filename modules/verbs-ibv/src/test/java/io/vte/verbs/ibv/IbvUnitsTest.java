@@ -5,11 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.json.JsonObject;
+import io.vte.api.ErrorCode;
+import io.vte.api.IbverbsOptions;
+import io.vte.api.InvalidOptionException;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkCompletionBatch;
 import io.vte.verbs.WorkRequestBatch;
-import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -73,21 +76,43 @@ class IbvUnitsTest {
   }
 
   @Test
-  void settingsComeFromConfigAndBadValuesAreNamed() {
-    IbvSettings s = IbvSettings.fromConfig(Map.of("gidIndex", 3, "maxRdAtomic", "8"));
+  void settingsComeFromJsonStrictlyAndBadValuesAreNamed() {
+    IbvSettings s = IbvSettings.fromJson(new JsonObject().put("gidIndex", 3).put("maxRdAtomic", 8));
     assertEquals(3, s.gidIndex());
     assertEquals(8, s.maxRdAtomic());
-    assertEquals(IbvSettings.DEFAULTS.minRnrTimer(), s.minRnrTimer());
-    VerbsException type =
-        assertThrows(VerbsException.class, () -> IbvSettings.fromConfig(Map.of("gidIndex", "x")));
-    assertEquals(VerbsError.INVALID_ARGUMENT, type.error());
+    assertEquals(new IbvSettings().minRnrTimer(), s.minRnrTimer());
+    InvalidOptionException type =
+        assertThrows(
+            InvalidOptionException.class,
+            () -> IbvSettings.fromJson(new JsonObject().put("gidIndex", "3")));
+    assertEquals(ErrorCode.INVALID_CONFIGURATION, type.code());
+    assertEquals("gidIndex", type.path());
+    assertTrue(type.getMessage().contains("\"3\""), type.getMessage());
+    InvalidOptionException range =
+        assertThrows(
+            InvalidOptionException.class,
+            () -> IbvSettings.fromJson(new JsonObject().put("maxRdAtomic", 17)));
     assertTrue(
-        type.getMessage().contains("'gidIndex'") && type.getMessage().contains("'x'"),
-        type.getMessage());
-    VerbsException range =
-        assertThrows(VerbsException.class, () -> IbvSettings.fromConfig(Map.of("maxRdAtomic", 17)));
-    assertTrue(
-        range.getMessage().contains("'maxRdAtomic' must be 1..16, got 17"), range.getMessage());
+        range.getMessage().contains("'maxRdAtomic' = 17 is invalid: expected 1..16"),
+        range.getMessage());
+    InvalidOptionException unknown =
+        assertThrows(
+            InvalidOptionException.class,
+            () -> IbvSettings.fromJson(new JsonObject().put("gidIdx", 1)));
+    assertEquals("gidIdx", unknown.path());
+    assertTrue(unknown.getMessage().contains("gidIdx"), unknown.getMessage());
+  }
+
+  @Test
+  void sharedFieldsTakeTheEngineOptionsDefaultsAndRanges() {
+    JsonObject defaults = new IbvSettings().toJson();
+    JsonObject engine = new IbverbsOptions().toJson();
+    for (String name : IbverbsOptions.FIELDS.names()) {
+      assertEquals(engine.getValue(name), defaults.getValue(name), name);
+    }
+    assertThrows(
+        InvalidOptionException.class,
+        () -> IbvSettings.fromJson(new JsonObject().put("serviceLevel", 16)));
   }
 
   @Test

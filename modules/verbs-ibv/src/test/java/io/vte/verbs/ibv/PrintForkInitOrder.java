@@ -17,9 +17,7 @@ public final class PrintForkInitOrder {
   public static void main(String[] args) {
     String mode = args.length > 0 ? args[0] : "";
     IbvSettings settings =
-        mode.equals("defaults")
-            ? IbvSettings.DEFAULTS
-            : IbvSettings.fromConfig(java.util.Map.of("forkInit", "true"));
+        mode.equals("defaults") ? new IbvSettings() : new IbvSettings().setForkInit(true);
     if (mode.equals("list-first")) {
       if (IbvLibrary.failure() != null) {
         throw IbvLibrary.failure();

@@ -27,7 +27,7 @@ public final class PrintGidTable {
         1,
         Gid.fromInetAddress(InetAddress.getByName("10.0.0.7")).toBytes(),
         FakeIbverbs.ROCE_V2);
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
+    try (IbvProvider p = new IbvProvider(new IbvSettings())) {
       if (!p.isAvailable()) {
         System.out.println(p.unavailabilityCause().getMessage());
         return;

@@ -18,7 +18,7 @@ public final class PrintRegistration {
    * @param args none
    */
   public static void main(String[] args) {
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
+    try (IbvProvider p = new IbvProvider(new IbvSettings())) {
       if (!p.isAvailable()) {
         System.out.println("unavailable: " + p.unavailabilityCause().getMessage());
         return;

@@ -9,7 +9,7 @@ public final class PrintUnavailabilityCause {
    * @param args unused
    */
   public static void main(String[] args) {
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
+    try (IbvProvider p = new IbvProvider(new IbvSettings())) {
       System.out.println(p.isAvailable() ? "available" : p.unavailabilityCause().getMessage());
     }
   }

@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.vertx.core.json.JsonObject;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.VerbsProvider;
 import io.vte.verbs.VerbsProviders;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,7 +29,7 @@ class RealLibraryTest {
   @Test
   void factoryIsFoundByName() {
     assertTrue(VerbsProviders.names().contains("ibverbs"), VerbsProviders.names().toString());
-    try (VerbsProvider p = VerbsProviders.create("ibverbs", Map.of())) {
+    try (VerbsProvider p = VerbsProviders.create("ibverbs", new JsonObject())) {
       assertEquals("ibverbs", p.name());
     }
   }
@@ -38,7 +38,7 @@ class RealLibraryTest {
   void hostWithoutRdmaReportsEnosysPlainlyAndNeverCrashes() {
     assumeTrue(shimPacked(), "the shim was not built here (no /usr/include/infiniband/verbs.h)");
     assumeTrue(!Files.exists(Path.of("/sys/class/infiniband")), "this host has RDMA devices");
-    try (VerbsProvider p = VerbsProviders.create("ibverbs", Map.of())) {
+    try (VerbsProvider p = VerbsProviders.create("ibverbs", new JsonObject())) {
       assertFalse(p.isAvailable());
       Throwable cause = p.unavailabilityCause();
       assertNotNull(cause);
@@ -58,7 +58,7 @@ class RealLibraryTest {
   void missingShimIsReportedWithTheFix() {
     assumeTrue(
         !shimPacked(), "the shim is packed here; this checks builds without the verbs headers");
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
+    try (IbvProvider p = new IbvProvider(new IbvSettings())) {
       assertFalse(p.isAvailable());
       String msg = p.unavailabilityCause().getMessage();
       assertTrue(msg.contains("is not in this jar") && msg.contains("libibverbs-dev"), msg);
@@ -70,7 +70,7 @@ class RealLibraryTest {
   @Test
   void killSwitchDisablesTheProvider() {
     System.setProperty(IbvProvider.DISABLE_PROPERTY, "true");
-    try (IbvProvider p = new IbvProvider(IbvSettings.DEFAULTS)) {
+    try (IbvProvider p = new IbvProvider(new IbvSettings())) {
       assertFalse(p.isAvailable());
       String msg = p.unavailabilityCause().getMessage();
       assertTrue(msg.contains("disabled by -Dvte.ibverbs.disable=true"), msg);

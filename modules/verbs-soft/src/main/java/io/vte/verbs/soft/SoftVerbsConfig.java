@@ -1,180 +1,304 @@
 package io.vte.verbs.soft;
 
-import io.vte.verbs.VerbsError;
-import io.vte.verbs.VerbsException;
+import static io.vte.api.OptionFields.field;
+
+import io.vertx.core.json.JsonObject;
+import io.vte.api.DefaultSoftDevices;
+import io.vte.api.EngineOptionFields;
+import io.vte.api.OptionFields;
+import io.vte.api.OptionFields.Field;
+import io.vte.api.OptionKind;
+import io.vte.api.SoftDeviceSpec;
+import io.vte.api.VteException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
- * Settings of the soft verbs provider, read from the factory's configuration map.
+ * Options of the soft verbs provider, declared once in {@link #FIELDS} (JSON names, defaults,
+ * ranges) and validated by {@link SoftVerbsProviderFactory#create(Object)}.
  *
- * <p>Keys: {@code devices} (list of maps {@code {name, host, port}}; default {@code soft0..soft3}
+ * <p>JSON: {@code devices} (device specs {@code name[@host[:port]]}; default {@code soft0..soft3}
  * on {@code 127.0.0.1..127.0.0.4}, port 0), {@code mtu} (active MTU reported, default 4096), {@code
  * maxMessageBytes} (largest message, default 1 GiB), {@code socketBufferBytes} (socket buffer size,
  * default 0 = the OS's auto-tuning), {@code nicSpinMicros} (how long a NIC thread keeps
- * busy-polling its sockets after it served a peer's request of at most 16 KiB before it sleeps,
- * trading CPU for latency; default {@link #DEFAULT_NIC_SPIN_MICROS}, the engine's {@code
- * nicBusyPollMicros} default too, which an engine passes), {@code nicSpinThreads} (how many of the
- * provider's NIC threads may poll at once; default 0: a budget all providers of the JVM share, of
- * half the processors, at least 1), {@code idleConnectionMs} (a QP's connection that carried
- * nothing for this long is closed, freeing its socket and buffers; the next work request opens a
- * new one; default 60000, 0 = never). Each device runs one NIC thread. Unknown keys are rejected.
- *
- * @param devices the devices
- * @param mtu active MTU reported by every port
- * @param maxMessageBytes largest message a WR or a peer may carry
- * @param socketBufferBytes SO_SNDBUF/SO_RCVBUF of every connection, 0 for the OS default
- * @param nicSpinMicros microseconds a NIC thread busy-polls after it served a peer's request, 0 to
- *     always sleep in select
- * @param nicSpinThreads NIC threads of the provider that may busy-poll at once, 1..4096, or 0 for
- *     the JVM's shared budget
- * @param idleConnectionMs milliseconds after which an idle QP connection is closed, 0 for never
+ * busy-polling its sockets after it served a peer's request of at most 16 KiB before it sleeps; the
+ * engine option {@code nicBusyPollMicros}, whose default and range it takes), {@code
+ * nicSpinThreads} (how many of the provider's NIC threads may poll at once; default 0: a budget all
+ * providers of the JVM share, of half the processors, at least 1), {@code idleConnectionMs} (a QP's
+ * connection that carried nothing for this long is closed; the engine option of the same name,
+ * whose default and range it takes). Each device runs one NIC thread. Unknown keys are refused.
  */
-public record SoftVerbsConfig(
-    List<SoftDeviceConfig> devices,
-    int mtu,
-    long maxMessageBytes,
-    int socketBufferBytes,
-    int nicSpinMicros,
-    int nicSpinThreads,
-    long idleConnectionMs) {
+public final class SoftVerbsConfig {
 
-  /**
-   * Default of {@code nicSpinMicros}: 50 us, the default of the engine option {@code
-   * nicBusyPollMicros} that an engine passes here (a test in the engine keeps the two equal, as the
-   * API cannot name a provider).
-   */
-  public static final int DEFAULT_NIC_SPIN_MICROS = 50;
+  /** What an option is called in messages. */
+  static final String LABEL = "soft verbs option";
 
-  /** Default of {@code idleConnectionMs}. */
-  public static final long DEFAULT_IDLE_CONNECTION_MS = 60_000;
+  /** The field {@code devices}. */
+  public static final Field<SoftVerbsConfig, List<String>> DEVICES =
+      field(
+              "devices",
+              OptionKind.STRING_LIST,
+              SoftDeviceSpec.loopback(DefaultSoftDevices.PREFIX, 4),
+              SoftVerbsConfig::getDevices,
+              SoftVerbsConfig::setDevices)
+          .check(
+              SoftVerbsConfig::validDevices, "device specs name[@host[:port]] with distinct names");
 
-  private static final Set<String> KEYS =
-      Set.of(
-          "devices",
-          "mtu",
-          "maxMessageBytes",
-          "socketBufferBytes",
-          "nicSpinMicros",
-          "nicSpinThreads",
-          "idleConnectionMs");
+  /** The field {@code nicSpinMicros}: the engine option {@code nicBusyPollMicros}. */
+  public static final Field<SoftVerbsConfig, Duration> NIC_SPIN =
+      EngineOptionFields.NIC_BUSY_POLL.as(
+          "nicSpinMicros", SoftVerbsConfig::getNicSpin, SoftVerbsConfig::setNicSpin);
 
-  /** Validates and copies. */
-  public SoftVerbsConfig {
-    devices = List.copyOf(devices);
-    Set<String> names = new HashSet<>();
-    for (SoftDeviceConfig d : devices) {
-      if (!names.add(d.name())) {
-        throw new VerbsException(
-            VerbsError.INVALID_ARGUMENT, "duplicate soft device name '" + d.name() + "'");
-      }
-    }
-    if (mtu < 256 || mtu > 4096 || Integer.bitCount(mtu) != 1) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT, "mtu must be 256..4096, a power of two, got " + mtu);
-    }
-    if (maxMessageBytes < 1 || maxMessageBytes > Integer.MAX_VALUE) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT, "maxMessageBytes must be 1..2^31-1, got " + maxMessageBytes);
-    }
-    if (nicSpinMicros < 0 || nicSpinMicros > 1_000_000) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT, "nicSpinMicros must be 0..1000000, got " + nicSpinMicros);
-    }
-    if (nicSpinThreads < 0 || nicSpinThreads > 4096) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT,
-          "nicSpinThreads must be 0..4096 (0 = the JVM's shared budget), got " + nicSpinThreads);
-    }
-    if (idleConnectionMs < 0 || idleConnectionMs > 86_400_000L) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT,
-          "idleConnectionMs must be 0..86400000 (0 = never), got " + idleConnectionMs);
-    }
-    if (socketBufferBytes < 0) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT, "socketBufferBytes must be >= 0, got " + socketBufferBytes);
-    }
+  /** The field {@code idleConnectionMs}: the engine option of the same name. */
+  public static final Field<SoftVerbsConfig, Duration> IDLE_CONNECTION =
+      EngineOptionFields.IDLE_CONNECTION.as(
+          "idleConnectionMs",
+          SoftVerbsConfig::getIdleConnection,
+          SoftVerbsConfig::setIdleConnection);
+
+  /** The fields, in JSON order. */
+  public static final OptionFields<SoftVerbsConfig> FIELDS =
+      OptionFields.of(
+          DEVICES,
+          field("mtu", OptionKind.INT, 4096, c -> c.mtu, SoftVerbsConfig::setMtu)
+              .check(
+                  m -> m >= 256 && m <= 4096 && Integer.bitCount(m) == 1,
+                  "256..4096, a power of two"),
+          field(
+                  "maxMessageBytes",
+                  OptionKind.BYTES,
+                  1 << 30,
+                  c -> c.maxMessageBytes,
+                  SoftVerbsConfig::setMaxMessageBytes)
+              .check(n -> n >= 1, "1..2147483647 bytes"),
+          field(
+                  "socketBufferBytes",
+                  OptionKind.BYTES,
+                  0,
+                  c -> c.socketBufferBytes,
+                  SoftVerbsConfig::setSocketBufferBytes)
+              .check(n -> n >= 0, ">= 0 (0 = the OS's auto-tuning)"),
+          NIC_SPIN,
+          field(
+                  "nicSpinThreads",
+                  OptionKind.INT,
+                  0,
+                  c -> c.nicSpinThreads,
+                  SoftVerbsConfig::setNicSpinThreads)
+              .check(n -> n >= 0 && n <= 4096, "0..4096 (0 = the JVM's shared budget)"),
+          IDLE_CONNECTION);
+
+  private List<String> devices;
+  private int mtu;
+  private int maxMessageBytes;
+  private int socketBufferBytes;
+  private Duration nicSpin;
+  private int nicSpinThreads;
+  private Duration idleConnection;
+
+  /** Creates options with the defaults. */
+  public SoftVerbsConfig() {
+    FIELDS.applyDefaults(this);
   }
 
   /**
-   * @return the default devices soft0..soft3 on 127.0.0.1..127.0.0.4 with ephemeral ports
-   */
-  public static List<SoftDeviceConfig> defaultDevices() {
-    List<SoftDeviceConfig> list = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      list.add(SoftDeviceConfig.of("soft" + i, "127.0.0." + (i + 1), 0));
-    }
-    return list;
-  }
-
-  /**
-   * Reads a configuration map.
+   * Copies options.
    *
-   * @param config the map (see the class comment)
-   * @return the settings
-   * @throws VerbsException {@link VerbsError#INVALID_ARGUMENT} naming a bad key or value
+   * @param other the options to copy
    */
-  public static SoftVerbsConfig from(Map<String, Object> config) {
-    for (String k : config.keySet()) {
-      if (!KEYS.contains(k)) {
-        throw new VerbsException(
-            VerbsError.INVALID_ARGUMENT, "unknown soft verbs setting '" + k + "'; known: " + KEYS);
-      }
-    }
-    List<SoftDeviceConfig> devices =
-        config.containsKey("devices") ? devices(config.get("devices")) : defaultDevices();
-    return new SoftVerbsConfig(
-        devices,
-        (int) number(config, "mtu", 4096),
-        number(config, "maxMessageBytes", 1L << 30),
-        (int) number(config, "socketBufferBytes", 0),
-        (int) number(config, "nicSpinMicros", DEFAULT_NIC_SPIN_MICROS),
-        (int) number(config, "nicSpinThreads", 0),
-        number(config, "idleConnectionMs", DEFAULT_IDLE_CONNECTION_MS));
+  public SoftVerbsConfig(SoftVerbsConfig other) {
+    FIELDS.copy(other, this);
   }
 
-  private static List<SoftDeviceConfig> devices(Object value) {
-    if (!(value instanceof List)) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT,
-          "'devices' must be a list of {name, host, port}, got " + value);
+  /**
+   * @param json the options as JSON; absent keys keep their defaults
+   * @return the options, validated
+   * @throws VteException INVALID_CONFIGURATION naming an unknown key or a bad value
+   */
+  public static SoftVerbsConfig fromJson(JsonObject json) {
+    SoftVerbsConfig c = new SoftVerbsConfig();
+    FIELDS.read(json, c, LABEL, "");
+    return c.validate();
+  }
+
+  /**
+   * @return the options as JSON, readable by {@link #fromJson}
+   */
+  public JsonObject toJson() {
+    return FIELDS.toJson(this);
+  }
+
+  /**
+   * @return this
+   * @throws VteException INVALID_CONFIGURATION naming the first bad field and its value
+   */
+  public SoftVerbsConfig validate() {
+    FIELDS.validate(this, LABEL, "");
+    return this;
+  }
+
+  private static boolean validDevices(List<String> specs) {
+    if (specs == null) {
+      return false;
     }
-    List<SoftDeviceConfig> list = new ArrayList<>();
-    for (Object o : (List<?>) value) {
-      if (!(o instanceof Map)) {
-        throw new VerbsException(
-            VerbsError.INVALID_ARGUMENT, "a device must be a map {name, host, port}, got " + o);
+    Set<String> names = new HashSet<>();
+    for (String spec : specs) {
+      try {
+        if (spec == null || !names.add(SoftDeviceSpec.parse(spec).name())) {
+          return false;
+        }
+      } catch (VteException e) {
+        return false;
       }
-      @SuppressWarnings("unchecked")
-      Map<String, Object> m = (Map<String, Object>) o;
-      Object name = m.get("name");
-      Object host = m.getOrDefault("host", "127.0.0.1");
-      if (!(name instanceof String) || !(host instanceof String)) {
-        throw new VerbsException(
-            VerbsError.INVALID_ARGUMENT, "device name and host must be strings: " + m);
-      }
-      list.add(SoftDeviceConfig.of((String) name, (String) host, (int) number(m, "port", 0)));
+    }
+    return true;
+  }
+
+  /**
+   * @return the devices, their hosts resolved
+   * @throws io.vte.verbs.VerbsException INVALID_ARGUMENT naming a device whose host does not
+   *     resolve
+   */
+  public List<SoftDeviceConfig> devices() {
+    List<SoftDeviceConfig> list = new ArrayList<>(devices.size());
+    for (String spec : devices) {
+      SoftDeviceSpec d = SoftDeviceSpec.parse(spec);
+      list.add(SoftDeviceConfig.of(d.name(), d.host(), d.port()));
     }
     return list;
   }
 
-  private static long number(Map<String, Object> map, String key, long defaultValue) {
-    Object v = map.get(key);
-    if (v == null) {
-      return defaultValue;
-    }
-    if (v instanceof Number) {
-      return ((Number) v).longValue();
-    }
-    try {
-      return Long.parseLong(v.toString().trim());
-    } catch (NumberFormatException e) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT, "setting '" + key + "' must be a number, got '" + v + "'");
-    }
+  /**
+   * @return the device specs {@code name[@host[:port]]}
+   */
+  public List<String> getDevices() {
+    return devices;
+  }
+
+  /**
+   * @param devices device specs {@code name[@host[:port]]}, names distinct
+   * @return this
+   */
+  public SoftVerbsConfig setDevices(List<String> devices) {
+    this.devices = devices == null ? null : new ArrayList<>(devices);
+    return this;
+  }
+
+  /**
+   * @return the active MTU every port reports
+   */
+  public int mtu() {
+    return mtu;
+  }
+
+  /**
+   * @param mtu active MTU, 256..4096, a power of two
+   * @return this
+   */
+  public SoftVerbsConfig setMtu(int mtu) {
+    this.mtu = mtu;
+    return this;
+  }
+
+  /**
+   * @return the largest message a WR or a peer may carry
+   */
+  public long maxMessageBytes() {
+    return maxMessageBytes;
+  }
+
+  /**
+   * @param maxMessageBytes the largest message, at least 1
+   * @return this
+   */
+  public SoftVerbsConfig setMaxMessageBytes(int maxMessageBytes) {
+    this.maxMessageBytes = maxMessageBytes;
+    return this;
+  }
+
+  /**
+   * @return SO_SNDBUF/SO_RCVBUF of every connection, 0 for the OS default
+   */
+  public int socketBufferBytes() {
+    return socketBufferBytes;
+  }
+
+  /**
+   * @param socketBufferBytes SO_SNDBUF/SO_RCVBUF, 0 for the OS default
+   * @return this
+   */
+  public SoftVerbsConfig setSocketBufferBytes(int socketBufferBytes) {
+    this.socketBufferBytes = socketBufferBytes;
+    return this;
+  }
+
+  /**
+   * @return how long a NIC thread busy-polls after it served a peer's request
+   */
+  public Duration getNicSpin() {
+    return nicSpin;
+  }
+
+  /**
+   * @return {@link #getNicSpin()} in whole microseconds
+   */
+  public int nicSpinMicros() {
+    return (int) (nicSpin.toNanos() / 1000);
+  }
+
+  /**
+   * @param nicSpin busy-poll window, 0..1 s, zero to always sleep in select
+   * @return this
+   */
+  public SoftVerbsConfig setNicSpin(Duration nicSpin) {
+    this.nicSpin = nicSpin;
+    return this;
+  }
+
+  /**
+   * @return NIC threads of the provider that may busy-poll at once, 0 for the JVM's shared budget
+   */
+  public int nicSpinThreads() {
+    return nicSpinThreads;
+  }
+
+  /**
+   * @param nicSpinThreads 1..4096, or 0 for the JVM's shared budget
+   * @return this
+   */
+  public SoftVerbsConfig setNicSpinThreads(int nicSpinThreads) {
+    this.nicSpinThreads = nicSpinThreads;
+    return this;
+  }
+
+  /**
+   * @return idle time after which a QP connection is closed, zero for never
+   */
+  public Duration getIdleConnection() {
+    return idleConnection;
+  }
+
+  /**
+   * @return {@link #getIdleConnection()} in milliseconds
+   */
+  public long idleConnectionMs() {
+    return idleConnection.toMillis();
+  }
+
+  /**
+   * @param idleConnection idle time after which a QP connection is closed, zero for never
+   * @return this
+   */
+  public SoftVerbsConfig setIdleConnection(Duration idleConnection) {
+    this.idleConnection = idleConnection;
+    return this;
+  }
+
+  @Override
+  public String toString() {
+    return "SoftVerbsConfig" + toJson().encode();
   }
 }

@@ -6,6 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vte.api.EngineOptionFields;
+import io.vte.api.EngineOptions;
+import io.vte.api.ErrorCode;
+import io.vte.api.InvalidOptionException;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.DeviceInfo;
@@ -24,7 +30,6 @@ import io.vte.verbs.WrOpcode;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,7 +39,7 @@ class ConfigTest {
 
   @Test
   void theProviderIsFoundByNameWithFourDefaultDevices() {
-    try (VerbsProvider p = VerbsProviders.create("soft", Map.of())) {
+    try (VerbsProvider p = VerbsProviders.create("soft", new JsonObject())) {
       assertTrue(p.isAvailable());
       List<DeviceInfo> devices = p.devices();
       assertEquals(
@@ -53,38 +58,88 @@ class ConfigTest {
 
   @Test
   void providersShareTheJvmsNicSpinBudgetUnlessGivenTheirOwn() {
-    SoftVerbsProvider first = new SoftVerbsProvider(SoftVerbsConfig.from(Map.of()));
-    SoftVerbsProvider second = new SoftVerbsProvider(SoftVerbsConfig.from(Map.of()));
-    SoftVerbsProvider own =
-        new SoftVerbsProvider(SoftVerbsConfig.from(Map.of("nicSpinThreads", 1)));
+    SoftVerbsProvider first = new SoftVerbsProvider(new SoftVerbsConfig());
+    SoftVerbsProvider second = new SoftVerbsProvider(new SoftVerbsConfig());
+    SoftVerbsProvider own = new SoftVerbsProvider(new SoftVerbsConfig().setNicSpinThreads(1));
     assertSame(first.nicSpinBudget(), second.nicSpinBudget(), "engines share the JVM's cores");
     assertNotSame(first.nicSpinBudget(), own.nicSpinBudget());
     assertEquals(1, own.nicSpinBudget().free());
   }
 
   @Test
-  void badSettingsAreTypedErrorsNamingTheValue() {
-    List<Map<String, Object>> bad =
+  void badSettingsAreTypedErrorsNamingTheOptionAndTheValue() {
+    List<JsonObject> bad =
         List.of(
-            Map.of("colour", "blue"),
-            Map.of("mtu", 1000),
-            Map.of("nicSpinMicros", -1),
-            Map.of("maxMessageBytes", "lots"),
-            Map.of("devices", "soft0"),
-            Map.of("devices", List.of(Map.of("name", "a", "host", "127.0.0.1", "port", 70000))),
-            Map.of("devices", List.of(Map.of("name", "a"), Map.of("name", "a"))),
-            Map.of("idleConnectionMs", -5),
-            Map.of("nicSpinThreads", -1));
-    List<String> named =
-        List.of("colour", "1000", "-1", "lots", "soft0", "70000", "'a'", "-5", "nicSpinThreads");
+            new JsonObject().put("colour", "blue"),
+            new JsonObject().put("mtu", 1000),
+            new JsonObject().put("nicSpinMicros", -1),
+            new JsonObject().put("maxMessageBytes", "lots"),
+            new JsonObject().put("devices", "soft0"),
+            new JsonObject().put("devices", JsonArray.of("a@127.0.0.1:70000")),
+            new JsonObject().put("devices", JsonArray.of("a", "a@127.0.0.2")),
+            new JsonObject().put("idleConnectionMs", -5),
+            new JsonObject().put("nicSpinThreads", -1),
+            new JsonObject().put("mtu", "4096"));
+    List<String> paths =
+        List.of(
+            "colour",
+            "mtu",
+            "nicSpinMicros",
+            "maxMessageBytes",
+            "devices",
+            "devices",
+            "devices",
+            "idleConnectionMs",
+            "nicSpinThreads",
+            "mtu");
+    List<String> values =
+        List.of(
+            "colour", "1000", "-1", "lots", "soft0", "70000", "a@127.0.0.2", "-5", "-1", "4096");
     for (int i = 0; i < bad.size(); i++) {
-      Map<String, Object> config = bad.get(i);
-      VerbsException e =
+      JsonObject config = bad.get(i);
+      InvalidOptionException e =
           assertThrows(
-              VerbsException.class, () -> VerbsProviders.create("soft", config), config.toString());
-      assertEquals(VerbsError.INVALID_ARGUMENT, e.error());
-      assertTrue(e.getMessage().contains(named.get(i)), e.getMessage());
+              InvalidOptionException.class,
+              () -> VerbsProviders.create("soft", config),
+              config.encode());
+      assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
+      assertEquals(paths.get(i), e.path(), e.getMessage());
+      assertTrue(e.getMessage().contains("soft verbs option"), e.getMessage());
+      assertTrue(e.getMessage().contains(values.get(i)), e.getMessage());
     }
+  }
+
+  @Test
+  void typedOptionsAreValidatedOnceWhenTheProviderIsCreated() {
+    SoftVerbsConfig options = new SoftVerbsConfig().setMtu(300);
+    InvalidOptionException e =
+        assertThrows(
+            InvalidOptionException.class, () -> new SoftVerbsProviderFactory().create(options));
+    assertEquals("mtu", e.path());
+    VerbsException host =
+        assertThrows(
+            VerbsException.class,
+            () ->
+                new SoftVerbsProviderFactory()
+                    .create(new SoftVerbsConfig().setDevices(List.of("h@no-such-host.invalid"))));
+    assertEquals(VerbsError.INVALID_ARGUMENT, host.error());
+    assertTrue(host.getMessage().contains("no-such-host.invalid"), host.getMessage());
+    try (VerbsProvider p =
+        new SoftVerbsProviderFactory()
+            .create(new SoftVerbsConfig().setDevices(List.of("z@127.0.0.1")))) {
+      assertEquals(List.of("z"), p.devices().stream().map(DeviceInfo::name).toList());
+    }
+  }
+
+  @Test
+  void theEngineOptionsTheProviderTakesHaveTheEnginesDefaults() {
+    EngineOptions engine = new EngineOptions();
+    SoftVerbsConfig fromJson = SoftVerbsConfig.fromJson(new JsonObject());
+    assertEquals(engine.getNicBusyPoll(), fromJson.getNicSpin());
+    assertEquals(engine.getIdleConnection(), fromJson.getIdleConnection());
+    assertEquals(engine.getNicBusyPoll(), new SoftVerbsConfig().getNicSpin());
+    assertEquals(
+        EngineOptionFields.NIC_BUSY_POLL.range(engine), SoftVerbsConfig.NIC_SPIN.range(null));
   }
 
   @Test
@@ -92,13 +147,9 @@ class ConfigTest {
     try (VerbsProvider p =
         VerbsProviders.create(
             "soft",
-            Map.of(
-                "nicSpinMicros",
-                200,
-                "devices",
-                List.of(
-                    Map.of("name", "x", "host", "127.0.0.1", "port", 0),
-                    Map.of("name", "y", "host", "127.0.0.1", "port", 0))))) {
+            new JsonObject()
+                .put("nicSpinMicros", 200)
+                .put("devices", JsonArray.of("x@127.0.0.1", "y@127.0.0.1")))) {
       VerbsContext x = p.open("x");
       VerbsContext y = p.open("y");
       CompletionQueue cq = x.createCq(64);

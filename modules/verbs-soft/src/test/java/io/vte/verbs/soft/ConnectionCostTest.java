@@ -15,7 +15,6 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,7 +33,7 @@ class ConnectionCostTest {
 
   @Test
   void aConnectionThatCarriedSmallWritesHoldsAQuarterOfTheOldBuffers() {
-    try (Fabric f = new Fabric(2, Map.of("idleConnectionMs", 0))) {
+    try (Fabric f = new Fabric(2, new SoftVerbsConfig().setIdleConnection(Duration.ofMillis(0)))) {
       CompletionQueue cq = f.ctx(0).createCq(PAIRS * 4);
       MemoryRegion src = f.localMr(4096);
       MemoryRegion dst = f.remoteMr(4096);
@@ -59,7 +58,8 @@ class ConnectionCostTest {
 
   @Test
   void anIdleConnectionClosesAndTheNextWriteReopensIt() {
-    try (Fabric f = new Fabric(2, Map.of("idleConnectionMs", 300))) {
+    try (Fabric f =
+        new Fabric(2, new SoftVerbsConfig().setIdleConnection(Duration.ofMillis(300)))) {
       CompletionQueue cq = f.ctx(0).createCq(64);
       MemoryRegion src = f.localMr(4096);
       MemoryRegion dst = f.remoteMr(4096);
@@ -82,7 +82,8 @@ class ConnectionCostTest {
 
   @Test
   void aBusyConnectionIsNotClosed() {
-    try (Fabric f = new Fabric(2, Map.of("idleConnectionMs", 200))) {
+    try (Fabric f =
+        new Fabric(2, new SoftVerbsConfig().setIdleConnection(Duration.ofMillis(200)))) {
       CompletionQueue cq = f.ctx(0).createCq(64);
       MemoryRegion src = f.localMr(4096);
       MemoryRegion dst = f.remoteMr(4096);

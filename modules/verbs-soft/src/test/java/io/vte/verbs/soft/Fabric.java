@@ -17,7 +17,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Test helper: a soft provider with devices, PDs, CQs and connected QP pairs, plus completion
@@ -42,11 +41,11 @@ final class Fabric implements AutoCloseable {
   final List<ProtectionDomain> pds = new ArrayList<>();
 
   Fabric(int devices) {
-    this(devices, Map.of());
+    this(devices, new SoftVerbsConfig());
   }
 
   /** A fabric of {@code devices} devices on a provider made with {@code config}. */
-  Fabric(int devices, Map<String, Object> config) {
+  Fabric(int devices, SoftVerbsConfig config) {
     provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(config);
     for (int i = 0; i < devices; i++) {
       VerbsContext c = provider.open("soft" + i);

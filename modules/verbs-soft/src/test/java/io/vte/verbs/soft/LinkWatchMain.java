@@ -4,7 +4,6 @@ import io.vte.verbs.VerbsContext;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The soft device of {@link KernelLinkTest}, run in a JVM inside a network namespace: opens one
@@ -23,8 +22,7 @@ public final class LinkWatchMain {
     SoftVerbsProvider provider =
         (SoftVerbsProvider)
             new SoftVerbsProviderFactory()
-                .create(
-                    Map.of("devices", List.of(Map.of("name", "lw0", "host", args[0], "port", 0))));
+                .create(new SoftVerbsConfig().setDevices(List.of("lw0@" + args[0])));
     VerbsContext ctx = provider.open("lw0");
     ctx.setAsyncEventHandler(e -> say("EVENT " + e.type() + " " + ctx.queryPort(1).state()));
     say("READY " + ctx.queryPort(1).state());

@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import javax.management.JMException;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
@@ -40,7 +39,9 @@ class NicSpinTest {
   @Test
   void theNicThatServedAWriteSpinsAndTheOneThatGotItsAckSleeps() {
     // two tokens: either NIC thread could poll, so only the rule decides which does
-    try (Fabric f = new Fabric(2, Map.of("nicSpinMicros", 1_000_000, "nicSpinThreads", 2))) {
+    try (Fabric f =
+        new Fabric(
+            2, new SoftVerbsConfig().setNicSpin(Duration.ofSeconds(1)).setNicSpinThreads(2))) {
       Runnable write = oneWrite(f, 4096);
       write.run(); // connects
       RunnableTime requester = new RunnableTime("soft0");
@@ -62,7 +63,9 @@ class NicSpinTest {
   @Test
   void aNicThatServedOnlyLargeRequestsSleeps() {
     int large = 64 * 1024; // over the 16 KiB after which a NIC thread polls
-    try (Fabric f = new Fabric(2, Map.of("nicSpinMicros", 1_000_000, "nicSpinThreads", 2))) {
+    try (Fabric f =
+        new Fabric(
+            2, new SoftVerbsConfig().setNicSpin(Duration.ofSeconds(1)).setNicSpinThreads(2))) {
       Runnable write = oneWrite(f, large);
       write.run(); // connects
       RunnableTime responder = new RunnableTime("soft1");
@@ -81,7 +84,9 @@ class NicSpinTest {
   @Test
   void beyondTheProvidersSpinThreadsTheOtherNicsSleep() {
     // device 0 writes to devices 1 and 2; one token: one of the two responders polls, not both
-    try (Fabric f = new Fabric(3, Map.of("nicSpinMicros", 1_000_000, "nicSpinThreads", 1))) {
+    try (Fabric f =
+        new Fabric(
+            3, new SoftVerbsConfig().setNicSpin(Duration.ofSeconds(1)).setNicSpinThreads(1))) {
       CompletionQueue cq = f.ctx(0).createCq(32);
       MemoryRegion src = f.localMr(4096);
       Fabric.QpPair[] pairs = new Fabric.QpPair[2];

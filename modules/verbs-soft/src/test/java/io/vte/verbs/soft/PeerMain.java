@@ -19,7 +19,6 @@ import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The far end of {@link TwoProcessTest}, run in its own JVM: one soft device on 127.0.0.2, one QP,
@@ -40,10 +39,7 @@ public final class PeerMain {
     SoftVerbsProvider provider =
         (SoftVerbsProvider)
             new SoftVerbsProviderFactory()
-                .create(
-                    Map.of(
-                        "devices",
-                        List.of(Map.of("name", "peer0", "host", "127.0.0.2", "port", 0))));
+                .create(new SoftVerbsConfig().setDevices(List.of("peer0@127.0.0.2")));
     VerbsContext ctx = provider.open("peer0");
     CompletionQueue cq = ctx.createCq(64);
     ProtectionDomain pd = ctx.allocPd();

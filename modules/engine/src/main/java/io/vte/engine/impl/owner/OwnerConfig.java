@@ -1,5 +1,6 @@
 package io.vte.engine.impl.owner;
 
+import io.vte.api.EngineOptionFields;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
@@ -9,7 +10,7 @@ import java.time.Duration;
 /**
  * How the owners of one local device are sized and timed. An engine's comes from its {@link
  * EngineOptions} through {@link #from}; the fields that are engine options take their defaults and
- * ranges from {@link EngineOptions#FIELDS}, the others (owner internals, not configurable) are the
+ * ranges from {@link EngineOptionFields}, the others (owner internals, not configurable) are the
  * constants below.
  *
  * @param workersPerContext owners (each with its own CQ and event loop) per local device, at least
@@ -84,19 +85,19 @@ public record OwnerConfig(
 
   /**
    * Validates every field; a bad one is an {@link ErrorCode#INVALID_CONFIGURATION} naming it. The
-   * fields that are engine options are checked against {@link EngineOptions#FIELDS}' ranges ({@code
+   * fields that are engine options are checked against {@link EngineOptionFields}' ranges ({@code
    * endpointStoreCapacity} as {@code endpointCacheSize}); {@code maxOutstandingPerQp} only needs to
    * be positive here: that it stays within {@code cqSize} is the engine's rule, an owner's CQ
    * credits hold either way.
    */
   public OwnerConfig {
-    EngineOptions.WORKERS_PER_CONTEXT.require(workersPerContext, ENGINE_OPTION);
-    EngineOptions.CQ_SIZE.require(cqSize, ENGINE_OPTION);
-    atLeast("maxOutstandingPerQp", maxOutstandingPerQp, 1);
-    EngineOptions.HANDSHAKE_DEADLINE.require(handshakeDeadline, ENGINE_OPTION);
-    EngineOptions.MAX_HANDSHAKES_IN_FLIGHT.require(maxHandshakesInFlight, ENGINE_OPTION);
-    EngineOptions.ENDPOINT_CACHE_SIZE.require(endpointStoreCapacity, ENGINE_OPTION);
-    EngineOptions.QP_RETRY_COUNT.require(qpRetryCount, ENGINE_OPTION);
+    EngineOptionFields.WORKERS_PER_CONTEXT.require(workersPerContext, ENGINE_OPTION);
+    EngineOptionFields.CQ_SIZE.require(cqSize, ENGINE_OPTION);
+    atLeast(EngineOptionFields.MAX_OUTSTANDING_PER_QP.name(), maxOutstandingPerQp, 1);
+    EngineOptionFields.HANDSHAKE_DEADLINE.require(handshakeDeadline, ENGINE_OPTION);
+    EngineOptionFields.MAX_HANDSHAKES_IN_FLIGHT.require(maxHandshakesInFlight, ENGINE_OPTION);
+    EngineOptionFields.ENDPOINT_CACHE_SIZE.require(endpointStoreCapacity, ENGINE_OPTION);
+    EngineOptionFields.QP_RETRY_COUNT.require(qpRetryCount, ENGINE_OPTION);
     atLeast("qpsPerEndpoint", qpsPerEndpoint, 1);
     atMost("qpsPerEndpoint", qpsPerEndpoint, Owner.MAX_QPS_PER_ENDPOINT);
     atLeast("port", port, 1);
@@ -104,7 +105,7 @@ public record OwnerConfig(
     range("qpRnrRetry", qpRnrRetry, 0, 7);
     atLeast("pollBatchSize", pollBatchSize, 1);
     atLeast("commandDrainLimit", commandDrainLimit, 1);
-    EngineOptions.BUSY_POLL.require(busyPoll, ENGINE_OPTION);
+    EngineOptionFields.BUSY_POLL.require(busyPoll, ENGINE_OPTION);
     positive("idleBackoffMin", idleBackoffMin);
     positive("idleBackoffMax", idleBackoffMax);
     if (idleBackoffMin.toMillis() < 1) {
@@ -120,7 +121,7 @@ public record OwnerConfig(
               + ")");
     }
     positive("flushDeadline", flushDeadline);
-    EngineOptions.IDLE_ENDPOINT.require(idleEndpoint, ENGINE_OPTION);
+    EngineOptionFields.IDLE_ENDPOINT.require(idleEndpoint, ENGINE_OPTION);
   }
 
   /**
@@ -162,11 +163,16 @@ public record OwnerConfig(
    */
   public VteException aboveLimits(QueueLimits limits, String device) {
     if (cqSize > limits.maxCqe()) {
-      return aboveLimit("cqSize", cqSize, "max_cqe", limits.maxCqe(), device);
+      return aboveLimit(
+          EngineOptionFields.CQ_SIZE.name(), cqSize, "max_cqe", limits.maxCqe(), device);
     }
     if (maxOutstandingPerQp > limits.maxQpWr()) {
       return aboveLimit(
-          "maxOutstandingPerQp", maxOutstandingPerQp, "max_qp_wr", limits.maxQpWr(), device);
+          EngineOptionFields.MAX_OUTSTANDING_PER_QP.name(),
+          maxOutstandingPerQp,
+          "max_qp_wr",
+          limits.maxQpWr(),
+          device);
     }
     return null;
   }

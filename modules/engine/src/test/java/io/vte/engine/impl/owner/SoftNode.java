@@ -10,8 +10,9 @@ import io.vte.verbs.AccessFlags;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.MemoryRegion;
 import io.vte.verbs.VerbsContext;
-import io.vte.verbs.VerbsProviders;
+import io.vte.verbs.soft.SoftVerbsConfig;
 import io.vte.verbs.soft.SoftVerbsProvider;
+import io.vte.verbs.soft.SoftVerbsProviderFactory;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,12 +72,13 @@ final class SoftNode {
       OwnerConfig config,
       int memoryBytes,
       UnaryOperator<VerbsContext> wrap) {
-    List<Map<String, Object>> list = new ArrayList<>();
+    List<String> list = new ArrayList<>();
     for (int i = 0; i < devices; i++) {
-      list.add(Map.of("name", prefix + i, "host", "127.0.0.1", "port", 0));
+      list.add(prefix + i + "@127.0.0.1");
     }
     SoftVerbsProvider provider =
-        (SoftVerbsProvider) VerbsProviders.create("soft", Map.of("devices", list));
+        (SoftVerbsProvider)
+            new SoftVerbsProviderFactory().create(new SoftVerbsConfig().setDevices(list));
     TestNode node = Await.result(TestNode.start(vertx), WAIT);
     SoftNode n = new SoftNode(prefix, provider, node, config, memoryBytes, wrap);
     for (int i = 0; i < devices; i++) {

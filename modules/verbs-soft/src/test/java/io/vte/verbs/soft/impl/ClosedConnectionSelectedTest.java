@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.verbs.PortState;
+import io.vte.verbs.soft.SoftVerbsConfig;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.SoftVerbsProviderFactory;
 import io.vte.verbs.soft.impl.wire.FrameHeader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -49,7 +49,7 @@ class ClosedConnectionSelectedTest {
   @Test
   void theNicPassesOverAConnectionClosedAfterItsKeyWasSelected() throws Exception {
     SoftVerbsProvider provider =
-        (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of());
+        (SoftVerbsProvider) new SoftVerbsProviderFactory().create(new SoftVerbsConfig());
     try (ServerSocket peer = new ServerSocket()) {
       peer.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
       SoftDevice device = (SoftDevice) provider.open("soft0");

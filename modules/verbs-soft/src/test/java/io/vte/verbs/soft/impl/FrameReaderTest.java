@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vte.verbs.AccessFlags;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.ProtectionDomain;
+import io.vte.verbs.soft.SoftVerbsConfig;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.SoftVerbsProviderFactory;
 import io.vte.verbs.soft.impl.wire.FrameError;
@@ -23,7 +24,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterEach;
@@ -379,7 +379,7 @@ class FrameReaderTest {
   @Test
   void aTargetRegionClosedUnderAPayloadLosesOnlyThatPayload() throws Exception {
     try (SoftVerbsProvider provider =
-        (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of())) {
+        (SoftVerbsProvider) new SoftVerbsProviderFactory().create(new SoftVerbsConfig())) {
       ProtectionDomain pd = provider.open("soft0").allocPd();
       for (int size :
           new int[] {1000, 50_000}) { // copied from staging, read straight from the channel

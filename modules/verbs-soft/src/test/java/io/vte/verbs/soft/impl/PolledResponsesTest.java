@@ -17,6 +17,7 @@ import io.vte.verbs.WorkCompletionBatch;
 import io.vte.verbs.WorkRequestBatch;
 import io.vte.verbs.WrFlags;
 import io.vte.verbs.WrOpcode;
+import io.vte.verbs.soft.SoftVerbsConfig;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.SoftVerbsProviderFactory;
 import java.nio.ByteBuffer;
@@ -24,7 +25,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -65,7 +65,7 @@ class PolledResponsesTest {
 
   @BeforeEach
   void open() {
-    provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of());
+    provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(new SoftVerbsConfig());
     initiator = (SoftDevice) provider.open("soft0");
   }
 

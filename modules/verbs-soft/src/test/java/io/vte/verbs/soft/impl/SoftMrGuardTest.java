@@ -8,10 +8,10 @@ import io.vte.verbs.AccessFlags;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.VerbsContext;
+import io.vte.verbs.soft.SoftVerbsConfig;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.SoftVerbsProviderFactory;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,7 +30,7 @@ class SoftMrGuardTest {
   void closeWaitsForTheAccessInProgressAndRefusesNewOnes() throws Exception {
     long memory = DirectMemory.allocate(LENGTH);
     try (SoftVerbsProvider provider =
-        (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of())) {
+        (SoftVerbsProvider) new SoftVerbsProviderFactory().create(new SoftVerbsConfig())) {
       VerbsContext ctx = provider.open("soft0");
       ProtectionDomain pd = ctx.allocPd();
       SoftMr mr = (SoftMr) pd.registerMemory(memory, LENGTH, AccessFlags.ALL_REMOTE);
@@ -63,7 +63,7 @@ class SoftMrGuardTest {
   void racingAccessesNeverOverlapTheReturnOfClose() throws Exception {
     long memory = DirectMemory.allocate(LENGTH);
     try (SoftVerbsProvider provider =
-        (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of())) {
+        (SoftVerbsProvider) new SoftVerbsProviderFactory().create(new SoftVerbsConfig())) {
       ProtectionDomain pd = provider.open("soft0").allocPd();
       AtomicInteger lateAccesses = new AtomicInteger();
       for (int round = 0; round < 500; round++) {

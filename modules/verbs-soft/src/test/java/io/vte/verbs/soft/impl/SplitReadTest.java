@@ -14,6 +14,7 @@ import io.vte.verbs.QpInitAttributes;
 import io.vte.verbs.QpPeer;
 import io.vte.verbs.QueuePair;
 import io.vte.verbs.VerbsContext;
+import io.vte.verbs.soft.SoftVerbsConfig;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.SoftVerbsProviderFactory;
 import io.vte.verbs.soft.impl.wire.FrameHeader;
@@ -23,7 +24,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.Map;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
@@ -303,7 +303,7 @@ class SplitReadTest {
 
     RawRequester(int targetBytes) throws Exception {
       target = DirectMemory.allocate(targetBytes);
-      provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of());
+      provider = (SoftVerbsProvider) new SoftVerbsProviderFactory().create(new SoftVerbsConfig());
       try {
         VerbsContext ctx = provider.open("soft0");
         ProtectionDomain pd = ctx.allocPd();
