@@ -18,6 +18,7 @@ import io.vte.verbs.WorkCompletionBatch;
 import io.vte.verbs.WorkRequestBatch;
 import io.vte.verbs.WrFlags;
 import io.vte.verbs.WrOpcode;
+import io.vte.verbs.soft.SoftVerbsConfig;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.SoftVerbsProviderFactory;
 import java.nio.ByteBuffer;
@@ -25,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -47,7 +47,7 @@ class ConnectionExclusionTest {
   private static final int PROMPT = 16;
 
   private final SoftVerbsProvider provider =
-      (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of());
+      (SoftVerbsProvider) new SoftVerbsProviderFactory().create(new SoftVerbsConfig());
 
   @AfterEach
   void close() {

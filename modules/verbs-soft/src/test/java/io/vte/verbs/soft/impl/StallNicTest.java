@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
 import io.vte.testkit.BlockedThreadGuard;
+import io.vte.verbs.soft.SoftVerbsConfig;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.SoftVerbsProviderFactory;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -30,7 +30,7 @@ class StallNicTest {
 
   private final Vertx vertx = Vertx.vertx();
   private final SoftVerbsProvider provider =
-      (SoftVerbsProvider) new SoftVerbsProviderFactory().create(Map.of());
+      (SoftVerbsProvider) new SoftVerbsProviderFactory().create(new SoftVerbsConfig());
 
   @AfterEach
   void close() {
