@@ -6,13 +6,12 @@ import io.vte.verbs.soft.impl.wire.FrameHeader;
 import io.vte.verbs.soft.impl.wire.FrameReader;
 import io.vte.verbs.soft.impl.wire.FrameReceiver;
 import io.vte.verbs.soft.impl.wire.FrameWriter;
+import io.vte.verbs.soft.impl.wire.OneThreadInside;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One TCP connection of the soft NIC, driven by its NIC thread (a requester's input is read by its
@@ -100,16 +99,9 @@ final class Connection implements FrameReceiver {
 
   private Handler handler;
 
-  /** The thread inside this connection now, tracked while assertions are on. */
-  private final AtomicReference<Thread> inside = new AtomicReference<>();
+  /** Checks, with assertions on, that one thread at a time reads, writes or closes it. */
+  private final OneThreadInside inside = new OneThreadInside();
 
-  /** How deep {@link #inside} is in (a pump closing the connection enters it again). */
-  private int depth;
-
-  /** Entries of a thread while another was inside, counted while assertions are on (tests). */
-  private static final AtomicInteger OVERLAPS = new AtomicInteger();
-
-  private static volatile String firstOverlap;
   private boolean connected;
   private boolean closed;
   private int interest;
@@ -216,11 +208,12 @@ final class Connection implements FrameReceiver {
   }
 
   private void handleReady(int readyOps) {
-    assert enteredAlone(); // under the handler's lock, as every entry that may meet another thread
+    assert inside.enter(
+        this); // under the handler's lock, as every entry that may meet another thread
     try {
       handleReadyInside(readyOps);
     } finally {
-      assert left();
+      assert inside.leave();
     }
   }
 
@@ -235,8 +228,7 @@ final class Connection implements FrameReceiver {
       if (!closed && !readPaused && (readyOps & SelectionKey.OP_READ) != 0) {
         onReadable();
       }
-      // frames just read may have produced responses or freed send credits: send in the same
-      // wake-up
+      // frames just read may have produced responses or freed credits: send in this wake-up
       if (!closed) {
         pumpTx();
       }
@@ -324,11 +316,11 @@ final class Connection implements FrameReceiver {
    * connection, or the NIC thread taking it back; under the handler's lock).
    */
   void readWaiting() {
-    assert enteredAlone();
+    assert inside.enter(this);
     try {
       readWaitingInside();
     } finally {
-      assert left();
+      assert inside.leave();
     }
   }
 
@@ -390,9 +382,7 @@ final class Connection implements FrameReceiver {
         opcode, status, qpn, seq, rkey, raddr, length, imm, payloadAddress, payloadLength, region);
   }
 
-  /**
-   * @return true while a written frame still has bytes waiting for the socket
-   */
+  /** True while a written frame still has bytes waiting for the socket. */
   boolean hasPendingTx() {
     return writer.isDraining();
   }
@@ -425,11 +415,11 @@ final class Connection implements FrameReceiver {
    * NIC).
    */
   void pumpTx() {
-    assert enteredAlone();
+    assert inside.enter(this);
     try {
       pumpTxInside();
     } finally {
-      assert left();
+      assert inside.leave();
     }
   }
 
@@ -473,11 +463,11 @@ final class Connection implements FrameReceiver {
 
   /** Closes the socket and tells the handler, once (NIC thread). */
   void close() {
-    assert enteredAlone();
+    assert inside.enter(this);
     try {
       closeInside();
     } finally {
-      assert left();
+      assert inside.leave();
     }
   }
 
@@ -496,48 +486,6 @@ final class Connection implements FrameReceiver {
     reader.close();
     writer.reset();
     handler.onClosed(this);
-  }
-
-  /**
-   * The exclusion check, run only with assertions on (tests): the thread that reads, writes or
-   * closes this connection must be alone inside it (the NIC thread, or a poster or the CQ's
-   * consumer holding the requester's lock); a second thread inside at the same time is counted.
-   *
-   * @return true, so that it can run inside {@code assert}
-   */
-  private boolean enteredAlone() {
-    Thread t = Thread.currentThread();
-    if (inside.get() == t) {
-      depth++;
-    } else if (inside.compareAndSet(null, t)) {
-      depth = 1;
-    } else if (OVERLAPS.getAndIncrement() == 0) {
-      firstOverlap = this + ": " + t.getName() + " entered while " + inside.get() + " was inside";
-    }
-    return true;
-  }
-
-  /** Pairs with {@link #enteredAlone()}. */
-  private boolean left() {
-    if (inside.get() == Thread.currentThread() && --depth == 0) {
-      inside.set(null);
-    }
-    return true;
-  }
-
-  /**
-   * @return how many times a thread entered a connection while another was inside, since the JVM
-   *     started (counted only with assertions on)
-   */
-  static int overlaps() {
-    return OVERLAPS.get();
-  }
-
-  /**
-   * @return the first such entry, described, or null
-   */
-  static String firstOverlap() {
-    return firstOverlap;
   }
 
   @Override

@@ -21,6 +21,7 @@ import io.vte.verbs.WrOpcode;
 import io.vte.verbs.soft.SoftVerbsConfig;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.SoftVerbsProviderFactory;
+import io.vte.verbs.soft.impl.wire.OneThreadInside;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,8 +58,9 @@ class ConnectionExclusionTest {
   @Test
   void manyPostersAndPollersNeverHaveTwoThreadsInsideAConnection() throws Exception {
     assertTrue(
-        Connection.class.desiredAssertionStatus(), "the hook counts only with assertions on (-ea)");
-    int before = Connection.overlaps();
+        OneThreadInside.class.desiredAssertionStatus(),
+        "the hook counts only with assertions on (-ea)");
+    int before = OneThreadInside.overlaps();
     SoftDevice initiator = (SoftDevice) provider.open("soft0");
     SoftDevice responder = (SoftDevice) provider.open("soft1");
     ProtectionDomain pdA = initiator.allocPd();
@@ -152,7 +154,7 @@ class ConnectionExclusionTest {
     assertEquals(List.of(), failures);
     assertEquals(
         before,
-        Connection.overlaps(),
-        "two threads inside a connection: " + Connection.firstOverlap());
+        OneThreadInside.overlaps(),
+        "two threads inside a connection: " + OneThreadInside.firstOverlap());
   }
 }
