@@ -1,10 +1,10 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.link;
 
 import java.net.InetAddress;
 
 /**
  * Where a soft device learns whether the link under its address is up, as a real NIC knows its
- * port's link. The NIC thread asks {@link #isUp()} every {@link Nic#LINK_POLL_NANOS}; an answer
+ * port's link. The NIC thread asks {@link #isUp()} every {@code Nic.LINK_POLL_NANOS}; an answer
  * must come at once (no waiting on anything but a system call) and allocate next to nothing.
  */
 public interface LinkProbe {

@@ -1,13 +1,15 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
+
+import io.vte.verbs.soft.impl.SoftMr;
 
 /**
  * Responses a responder still has to send (ACK, NAK, READ_RESP), in order. Bounded: when it is full
  * the responder stops reading requests, which back-pressures the requester through TCP. NIC thread
  * only.
  */
-final class ResponseQueue {
+public final class ResponseQueue {
 
-  static final int CAPACITY = 512;
+  public static final int CAPACITY = 512;
 
   private final int[] opcode = new int[CAPACITY];
   private final int[] status = new int[CAPACITY];
@@ -18,15 +20,15 @@ final class ResponseQueue {
   private long head;
   private long tail;
 
-  boolean hasRoom() {
+  public boolean hasRoom() {
     return tail - head < CAPACITY;
   }
 
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return head == tail;
   }
 
-  void add(int op, int st, int sequence, long addr, int len, SoftMr mr) {
+  public void add(int op, int st, int sequence, long addr, int len, SoftMr mr) {
     int i = (int) (tail % CAPACITY);
     opcode[i] = op;
     status[i] = st;
@@ -44,7 +46,7 @@ final class ResponseQueue {
    *
    * @return true when folded (nothing to add)
    */
-  boolean foldAck(int sequence) {
+  public boolean foldAck(int sequence) {
     if (head == tail) {
       return false;
     }
@@ -56,36 +58,36 @@ final class ResponseQueue {
     return true;
   }
 
-  int headOpcode() {
+  public int headOpcode() {
     return opcode[(int) (head % CAPACITY)];
   }
 
-  int headStatus() {
+  public int headStatus() {
     return status[(int) (head % CAPACITY)];
   }
 
-  int headSeq() {
+  public int headSeq() {
     return seq[(int) (head % CAPACITY)];
   }
 
-  long headAddress() {
+  public long headAddress() {
     return address[(int) (head % CAPACITY)];
   }
 
-  int headLength() {
+  public int headLength() {
     return length[(int) (head % CAPACITY)];
   }
 
-  SoftMr headRegion() {
+  public SoftMr headRegion() {
     return region[(int) (head % CAPACITY)];
   }
 
-  void pop() {
+  public void pop() {
     region[(int) (head % CAPACITY)] = null;
     head++;
   }
 
-  void clear() {
+  public void clear() {
     while (head != tail) {
       pop();
     }

@@ -1,4 +1,4 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
 /**
  * A malformed frame, which ends its connection: the stream can no longer be trusted for framing.
@@ -6,10 +6,10 @@ package io.vte.verbs.soft.impl;
  * @param kind what was wrong
  * @param message what was wrong, naming the bad value where there is one (the device log's words)
  */
-record FrameError(Kind kind, String message) {
+public record FrameError(Kind kind, String message) {
 
   /** The ways a frame can be malformed. */
-  enum Kind {
+  public enum Kind {
     /** A frame on the stream does not start with {@link FrameHeader#MAGIC}. */
     BAD_MAGIC,
     /** A frame inside a batch block is cut short, has a bad magic, or is a BATCH itself. */
@@ -22,23 +22,23 @@ record FrameError(Kind kind, String message) {
     REJECTED
   }
 
-  static FrameError badMagic() {
+  public static FrameError badMagic() {
     return new FrameError(Kind.BAD_MAGIC, "bad magic");
   }
 
-  static FrameError badFrameInBatch() {
+  public static FrameError badFrameInBatch() {
     return new FrameError(Kind.BAD_FRAME_IN_BATCH, "bad frame in batch");
   }
 
-  static FrameError badBatchLength(int length) {
+  public static FrameError badBatchLength(int length) {
     return new FrameError(Kind.BAD_BATCH_LENGTH, "batch of " + (length & 0xffffffffL) + " bytes");
   }
 
-  static FrameError payloadBeyondBatch() {
+  public static FrameError payloadBeyondBatch() {
     return new FrameError(Kind.PAYLOAD_BEYOND_BATCH, "payload beyond its batch");
   }
 
-  static FrameError rejected(FrameHeader h) {
+  public static FrameError rejected(FrameHeader h) {
     return new FrameError(Kind.REJECTED, "rejected " + h.describe());
   }
 }

@@ -1,5 +1,6 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
+import io.vte.verbs.WrOpcode;
 import java.nio.ByteBuffer;
 
 /**
@@ -10,85 +11,85 @@ import java.nio.ByteBuffer;
  * qpn u32 @4} (destination QP), {@code seq u32 @8}, {@code rkey u32 @12}, {@code raddr u64 @16},
  * {@code length u32 @24} (payload bytes that follow), {@code imm u32 @28}.
  */
-final class FrameHeader {
+public final class FrameHeader {
 
   /** Header size in bytes. */
-  static final int SIZE = 32;
+  public static final int SIZE = 32;
 
   /** First byte of every frame; anything else is a protocol error. */
-  static final byte MAGIC = (byte) 0x5E;
+  public static final byte MAGIC = (byte) 0x5E;
 
   /** Protocol version carried by HELLO in {@code raddr}. */
-  static final long VERSION = 2;
+  public static final long VERSION = 2;
 
   /** Requester opens a connection to a QP: qpn = target QP, rkey = source QP, raddr = version. */
-  static final int HELLO = 1;
+  public static final int HELLO = 1;
 
   /** RDMA WRITE request; payload follows. */
-  static final int WRITE = 2;
+  public static final int WRITE = 2;
 
   /** RDMA WRITE with immediate; payload follows; consumes a RECV. */
-  static final int WRITE_IMM = 3;
+  public static final int WRITE_IMM = 3;
 
   /** SEND request; payload follows; consumes a RECV. */
-  static final int SEND = 4;
+  public static final int SEND = 4;
 
   /** SEND with immediate; payload follows; consumes a RECV. */
-  static final int SEND_IMM = 5;
+  public static final int SEND_IMM = 5;
 
   /** RDMA READ request; no payload. */
-  static final int READ_REQ = 6;
+  public static final int READ_REQ = 6;
 
   /**
    * Announces a batch: {@code length} bytes of frames (headers, each followed by its payload when
    * that is at most 16 KiB) follow, then the larger payloads of those frames, in order, back to
    * back.
    */
-  static final int BATCH = 7;
+  public static final int BATCH = 7;
 
   /** Positive acknowledgement of request {@code seq}. */
-  static final int ACK = 16;
+  public static final int ACK = 16;
 
   /**
    * Negative acknowledgement of request {@code seq}; {@code status} is a WcStatus code or {@link
    * #RNR}.
    */
-  static final int NAK = 17;
+  public static final int NAK = 17;
 
   /** Response to READ_REQ {@code seq}; payload follows. */
-  static final int READ_RESP = 18;
+  public static final int READ_RESP = 18;
 
   /** NAK status meaning receiver-not-ready (no RECV posted). */
-  static final int RNR = 0xffff;
+  public static final int RNR = 0xffff;
 
   /**
    * NAK status meaning a request arrived out of sequence (one before it was lost): {@code seq} is
    * the request the responder expects next, and the requester resends from there.
    */
-  static final int SEQ_ERR = 0xfffe;
+  public static final int SEQ_ERR = 0xfffe;
 
   /**
    * NAK status of a HELLO refused because the QP it names does not exist (destroyed, e.g. its
    * endpoint was evicted or closed idle): {@code qpn} is the requester's QP. The requester fails at
    * once with {@code REM_ABORT_ERR} instead of retrying until its ACK timeout runs out.
    */
-  static final int NO_QP = 0xfffd;
+  public static final int NO_QP = 0xfffd;
 
-  int opcode;
-  int status;
-  int qpn;
-  int seq;
-  int rkey;
-  long raddr;
-  int length;
-  int imm;
+  public int opcode;
+  public int status;
+  public int qpn;
+  public int seq;
+  public int rkey;
+  public long raddr;
+  public int length;
+  public int imm;
 
   /**
    * Decodes a header at an absolute index.
    *
    * @return false when the magic byte is wrong
    */
-  boolean decode(ByteBuffer buf, int at) {
+  public boolean decode(ByteBuffer buf, int at) {
     if (buf.get(at) != MAGIC) {
       return false;
     }
@@ -104,7 +105,7 @@ final class FrameHeader {
   }
 
   /** Encodes a header at the buffer's position and advances it. */
-  static void encode(
+  public static void encode(
       ByteBuffer buf,
       int opcode,
       int status,
@@ -130,7 +131,7 @@ final class FrameHeader {
   /**
    * @return the header's opcode, destination QP, sequence and length, for logs and test messages
    */
-  String describe() {
+  public String describe() {
     return "frame[op="
         + opcode
         + " qpn="
@@ -145,14 +146,33 @@ final class FrameHeader {
   /**
    * @return true for the opcodes a requester sends after its HELLO
    */
-  static boolean isRequest(int opcode) {
+  public static boolean isRequest(int opcode) {
     return requestHasPayload(opcode) || opcode == READ_REQ;
   }
 
   /**
    * @return true for request opcodes that carry a payload
    */
-  static boolean requestHasPayload(int opcode) {
+  public static boolean requestHasPayload(int opcode) {
     return opcode == WRITE || opcode == WRITE_IMM || opcode == SEND || opcode == SEND_IMM;
+  }
+
+  /**
+   * @param wrOpcode a send work request's {@link WrOpcode}
+   * @return the request frame that carries it
+   */
+  public static int requestOpcode(int wrOpcode) {
+    switch (wrOpcode) {
+      case WrOpcode.RDMA_WRITE:
+        return WRITE;
+      case WrOpcode.RDMA_WRITE_WITH_IMM:
+        return WRITE_IMM;
+      case WrOpcode.SEND:
+        return SEND;
+      case WrOpcode.SEND_WITH_IMM:
+        return SEND_IMM;
+      default:
+        return READ_REQ;
+    }
   }
 }

@@ -1,4 +1,4 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.link;
 
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -13,16 +13,16 @@ import java.net.SocketException;
  * down or gone; the polls between only read the flags of the interface found last. So a link going
  * down is seen at the next poll, an address removed or moved within {@code RESOLVE_EVERY} polls.
  */
-final class KernelLinkProbe implements LinkProbe {
+public final class KernelLinkProbe implements LinkProbe {
 
   /** How many polls reuse the interface found last before it is looked up again. */
-  static final int RESOLVE_EVERY = 10;
+  public static final int RESOLVE_EVERY = 10;
 
   private final InetAddress address;
   private volatile NetworkInterface iface;
   private int pollsSinceResolve;
 
-  KernelLinkProbe(InetAddress address) {
+  public KernelLinkProbe(InetAddress address) {
     this.address = address;
     resolve();
   }

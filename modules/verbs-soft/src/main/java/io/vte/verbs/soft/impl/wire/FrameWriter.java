@@ -1,6 +1,7 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
 import io.vte.verbs.DirectMemory;
+import io.vte.verbs.soft.impl.SoftMr;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.GatheringByteChannel;
@@ -19,20 +20,20 @@ import java.nio.channels.GatheringByteChannel;
  * state allocates nothing. NIC thread, or a posting thread that holds the connection's handler
  * lock.
  */
-final class FrameWriter implements FrameSink {
+public final class FrameWriter implements FrameSink {
 
   /** Largest staging for outgoing headers and small payloads: the send buffer grows up to it. */
-  static final int TX_BYTES = 64 * 1024;
+  public static final int TX_BYTES = 64 * 1024;
 
   /**
    * Staging a connection starts with: enough for a HELLO, ACKs and a few small frames, so an idle
    * or lightly used connection holds little memory; a write that needs more doubles it (up to
    * {@link #TX_BYTES}), once, for the connection's life.
    */
-  static final int TX_INITIAL_BYTES = 4 * 1024;
+  public static final int TX_INITIAL_BYTES = 4 * 1024;
 
   /** Payloads up to this size travel inside the batch block, right after their header. */
-  static final int SMALL_PAYLOAD = 16 * 1024;
+  public static final int SMALL_PAYLOAD = 16 * 1024;
 
   /** Most entries in one gathering write: the batch block, then payload windows. */
   private static final int MAX_IOV = 64;
@@ -72,7 +73,7 @@ final class FrameWriter implements FrameSink {
 
   private boolean draining;
 
-  FrameWriter() {
+  public FrameWriter() {
     for (int i = 0; i < payloadWindows.length; i++) {
       payloadWindows[i] = new NativeWindow();
     }
@@ -110,7 +111,7 @@ final class FrameWriter implements FrameSink {
       }
       int payloadAt = tx.position() + FrameHeader.SIZE;
       if (payloadLength > 0
-          && !FrameReader.copy(region, payloadAddress, txAddress + payloadAt, payloadLength)) {
+          && !GuardedAccess.copy(region, payloadAddress, txAddress + payloadAt, payloadLength)) {
         sourceLost = true;
         return false;
       }
@@ -154,7 +155,7 @@ final class FrameWriter implements FrameSink {
   /**
    * @return bytes of staging this writer holds now (it grows on demand)
    */
-  int stagingCapacity() {
+  public int stagingCapacity() {
     return tx.capacity();
   }
 
@@ -162,7 +163,7 @@ final class FrameWriter implements FrameSink {
    * @return true when a small payload's region closed during {@link #append}: the frame cannot go
    *     whole
    */
-  boolean sourceLost() {
+  public boolean sourceLost() {
     return sourceLost;
   }
 
@@ -173,7 +174,7 @@ final class FrameWriter implements FrameSink {
    *
    * @return false when nothing was appended (the writer stays open for appends)
    */
-  boolean seal() {
+  public boolean seal() {
     int end = tx.position();
     if (windowCount == 0) {
       if (end == FrameHeader.SIZE) {
@@ -196,7 +197,7 @@ final class FrameWriter implements FrameSink {
   /**
    * @return true from {@link #seal()} to {@link #reset()}: a sealed write still has bytes to go
    */
-  boolean isDraining() {
+  public boolean isDraining() {
     return draining;
   }
 
@@ -206,7 +207,7 @@ final class FrameWriter implements FrameSink {
    *
    * @return false, having written nothing, when one of those regions is closed
    */
-  boolean write(GatheringByteChannel channel) throws IOException {
+  public boolean write(GatheringByteChannel channel) throws IOException {
     int first = gatherFirst;
     int count = gatherCount;
     int held = first;
@@ -240,7 +241,7 @@ final class FrameWriter implements FrameSink {
   /**
    * @return true when the sealed write has gone out whole
    */
-  boolean drained() {
+  public boolean drained() {
     return gatherFirst >= gatherCount;
   }
 
@@ -248,7 +249,7 @@ final class FrameWriter implements FrameSink {
    * Forgets the write (sent, or abandoned at close) and its regions: the writer takes appends
    * again.
    */
-  void reset() {
+  public void reset() {
     for (int i = 0; i < gatherCount; i++) {
       gather[i] = null;
       gatherRegion[i] = null;

@@ -1,4 +1,4 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
  * region closes its gate at deregistration; a QP closes its inbound gate when it leaves RTR/RTS, so
  * no request of its peer lands after {@code modify_qp(ERR)} returns.
  */
-final class AccessGate {
+public final class AccessGate {
 
   private static final int CLOSED = Integer.MIN_VALUE;
   private static final int USERS = Integer.MAX_VALUE;
@@ -23,14 +23,14 @@ final class AccessGate {
   /**
    * @param open whether accesses are let through from the start
    */
-  AccessGate(boolean open) {
+  public AccessGate(boolean open) {
     state = new AtomicInteger(open ? 0 : CLOSED);
   }
 
   /**
    * @return true while new accesses are let through
    */
-  boolean isOpen() {
+  public boolean isOpen() {
     return state.get() >= 0;
   }
 
@@ -39,7 +39,7 @@ final class AccessGate {
    *
    * @return false when the gate is closed: the memory must not be touched
    */
-  boolean acquire() {
+  public boolean acquire() {
     if (state.getAndIncrement() < 0) {
       state.decrementAndGet();
       return false;
@@ -48,7 +48,7 @@ final class AccessGate {
   }
 
   /** Ends the access started by a successful {@link #acquire()}. */
-  void release() {
+  public void release() {
     state.decrementAndGet();
   }
 
@@ -58,7 +58,7 @@ final class AccessGate {
    *
    * @return true when this call closed the gate, false when it was closed already
    */
-  boolean close() {
+  public boolean close() {
     boolean first = state.getAndUpdate(s -> s | CLOSED) >= 0;
     for (int spins = 0; (state.get() & USERS) != 0; spins++) {
       if (spins < SPINS_BEFORE_PARK) {
@@ -71,7 +71,7 @@ final class AccessGate {
   }
 
   /** Lets accesses through again (a QP connected anew). */
-  void open() {
+  public void open() {
     state.getAndUpdate(s -> s & USERS);
   }
 }

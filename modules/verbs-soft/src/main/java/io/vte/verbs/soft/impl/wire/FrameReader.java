@@ -1,105 +1,36 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
 import io.vte.verbs.DirectMemory;
+import io.vte.verbs.soft.impl.SoftMr;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ScatteringByteChannel;
 
 /**
- * The receive side of one connection: turns the byte stream into frames for its {@link Receiver}.
- * Headers come into a staging buffer (small, and grown only while small frames fill it); a payload
- * is copied from there, or read straight from the channel into its target memory; the block of a
- * {@link FrameHeader#BATCH} is read whole, its headers handed over one by one, its small payloads
- * copied out of it, and the read that ends one large payload also fills the next ones the receiver
- * vouches for ({@link Receiver#previewWrite}), so a run of WRITEs costs few reads.
+ * The receive side of one connection: turns the byte stream into frames for its {@link
+ * FrameReceiver}. Headers come into a staging buffer (small, and grown only while small frames fill
+ * it); a payload is copied from there, or read straight from the channel into its target memory;
+ * the block of a {@link FrameHeader#BATCH} is read whole, its headers handed over one by one, its
+ * small payloads copied out of it, and the read that ends one large payload also fills the next
+ * ones the receiver vouches for ({@link FrameReceiver#previewWrite}), so a run of WRITEs costs few
+ * reads.
  *
- * <p>A state machine over {@link State}, one method per state; {@link #read()} runs it until the
- * channel has nothing more for now, the receiver cannot take a frame, the stream ends, or a frame
- * is malformed ({@link FrameError}). Every access to a registered region's memory (one read or one
- * copy) is bracketed by {@link SoftMr#acquire()} and {@link SoftMr#release()}, and by the
- * receiver's {@link Receiver#payloadGate()} if it has one; when the region or the gate closes under
- * a payload, the rest of that payload is read on and discarded (the receiver hears it was lost).
- * Steady state allocates nothing. NIC thread only (or a test's thread).
+ * <p>A state machine over {@link ReadState}, one method per state; {@link #read()} runs it until
+ * the channel has nothing more for now, the receiver cannot take a frame, the stream ends, or a
+ * frame is malformed ({@link FrameError}). Every access to a registered region's memory (one read
+ * or one copy) is bracketed by {@link SoftMr#acquire()} and {@link SoftMr#release()}, and by the
+ * receiver's {@link FrameReceiver#payloadGate()} if it has one; when the region or the gate closes
+ * under a payload, the rest of that payload is read on and discarded (the receiver hears it was
+ * lost). Steady state allocates nothing. NIC thread only (or a test's thread).
  */
-final class FrameReader {
-
-  /** What {@link #onHeader} and {@link #onPayloadDone} mean: the frames' consumer. */
-  interface Receiver {
-
-    /**
-     * @return true when another frame can be taken now (else reading pauses)
-     */
-    boolean canReceive();
-
-    /**
-     * A header arrived. A frame with a payload must call {@link #expectPayload(long, int, SoftMr)}
-     * (address 0 discards it).
-     *
-     * @return false on a protocol error ({@link FrameError#REJECTED})
-     */
-    boolean onHeader(FrameHeader h);
-
-    /**
-     * The current frame's payload has been read.
-     *
-     * @param intact false when its target region (or the receiver's gate) closed while it streamed
-     *     in: the rest was discarded
-     */
-    void onPayloadDone(FrameHeader h, boolean intact);
-
-    /**
-     * Tells, without acting on it, where the payload of a frame further on in a batch would land if
-     * every frame before it succeeds.
-     *
-     * @param ahead how many frames after the current one {@code h} is (1 = the next)
-     * @return the region that would take {@code h}'s payload at {@code h.raddr}, or null when that
-     *     cannot be told now (the frame is then handled on its own)
-     */
-    SoftMr previewWrite(FrameHeader h, int ahead);
-
-    /**
-     * @return the gate every write of a payload into a region passes besides the region's own (a
-     *     responder's QP: closed when it leaves RTR/RTS), or null for none
-     */
-    default AccessGate payloadGate() {
-      return null;
-    }
-  }
-
-  /** Why {@link #read()} returned. */
-  enum Outcome {
-    /** The channel has nothing more for now, or this wake-up's reads are spent: select again. */
-    WAIT,
-    /** {@link Receiver#canReceive()} said no: read again once it can. */
-    PAUSED,
-    /** The peer closed the stream. */
-    END_OF_STREAM,
-    /** A malformed frame: {@link #error()} names it; the stream cannot be trusted any more. */
-    PROTOCOL_ERROR,
-    /** {@link #close()} was called (by a receiver callback). */
-    CLOSED
-  }
-
-  /** What the reader is in the middle of. */
-  enum State {
-    /** Waiting for the next header, from the stream or from a batch's block. */
-    HEADER,
-    /** A payload streaming in: copied from the staging buffer, or discarded. */
-    PAYLOAD,
-    /** A small payload inside a batch's block. */
-    INLINE_PAYLOAD,
-    /** A large payload read straight from the channel into its target (with chained later ones). */
-    DIRECT,
-    /** A batch's block of headers and small payloads streaming into {@link #block}. */
-    BLOCK
-  }
+public final class FrameReader {
 
   /**
    * Receive staging a connection starts with, and the most one read brings in where a large payload
    * may follow: little payload comes along with its header (that part is copied), the rest of a
    * large payload is read straight into the target memory.
    */
-  static final int RX_BYTES = 8 * 1024;
+  public static final int RX_BYTES = 8 * 1024;
 
   /**
    * Largest receive staging. While frames come outside batches (small payloads, responses), a read
@@ -107,16 +38,13 @@ final class FrameReader {
    * write of the sender; a read that fills the staging doubles it (up to this), once, for the
    * connection's life.
    */
-  static final int RX_MAX_BYTES = 64 * 1024;
+  public static final int RX_MAX_BYTES = 64 * 1024;
 
   /** Largest batch block: the sender's staging size. */
-  static final int BLOCK_BYTES = FrameWriter.TX_BYTES;
+  public static final int BLOCK_BYTES = FrameWriter.TX_BYTES;
 
   /** Smallest block buffer, allocated at the first batch (a connection without one holds none). */
   private static final int BLOCK_INITIAL_BYTES = 4 * 1024;
-
-  /** Most later payloads of a batch filled by the read that ends the current one. */
-  private static final int MAX_CHAIN = 16;
 
   private static final int DIRECT_READ_MIN = 2 * 1024;
 
@@ -128,13 +56,13 @@ final class FrameReader {
   private static final int READS_PER_WAKEUP = 16;
 
   private final ScatteringByteChannel channel;
-  private final Receiver receiver;
-  private State state = State.HEADER;
+  private final FrameReceiver receiver;
+  private ReadState state = ReadState.HEADER;
   private boolean closed;
   private FrameError error;
 
   /** Set by a state method that ends the current {@link #read()}. */
-  private Outcome outcome;
+  private ReadOutcome outcome;
 
   /** Channel reads in the current {@link #read()}. */
   private int reads;
@@ -159,7 +87,7 @@ final class FrameReader {
   /** Holds the target region (and so its memory) reachable while the payload streams into it. */
   private SoftMr payloadRegion;
 
-  /** The receiver's gate of the current payload ({@link Receiver#payloadGate}), or null. */
+  /** The receiver's gate of the current payload ({@link FrameReceiver#payloadGate}), or null. */
   private AccessGate payloadGate;
 
   /**
@@ -189,63 +117,46 @@ final class FrameReader {
   /** Where in {@link #block} the current header was, or -1 when it came from the stream. */
   private int headerAt = -1;
 
-  private final FrameHeader peek = new FrameHeader();
-
   /**
    * The read that ends the current payload: [rest of it, later payloads of the batch as far as
-   * {@link Receiver#previewWrite} vouches for them, {@link #rx}].
+   * {@link FrameReceiver#previewWrite} vouches for them, {@link #rx}].
    */
-  private final ByteBuffer[] scatter = new ByteBuffer[MAX_CHAIN + 2];
+  private final ByteBuffer[] scatter = new ByteBuffer[PayloadChain.MAX_CHAIN + 2];
 
-  private final NativeWindow[] chainWindows = new NativeWindow[MAX_CHAIN];
-  private final SoftMr[] chainRegion = new SoftMr[MAX_CHAIN];
+  /** Later payloads of the batch filled by the read that ends the current one. */
+  private final PayloadChain chain = new PayloadChain();
 
-  /**
-   * Later payloads that already received bytes: target, header position in the block, bytes landed.
-   */
-  private final long[] chainAddress = new long[MAX_CHAIN];
-
-  private final int[] chainHeaderAt = new int[MAX_CHAIN];
-  private final int[] chainLanded = new int[MAX_CHAIN];
-  private int chainHead;
-  private int chainCount;
-
-  FrameReader(ScatteringByteChannel channel, Receiver receiver) {
+  public FrameReader(ScatteringByteChannel channel, FrameReceiver receiver) {
     this.channel = channel;
     this.receiver = receiver;
-    for (int i = 0; i < chainWindows.length; i++) {
-      chainWindows[i] = new NativeWindow();
-    }
   }
 
-  /**
-   * @return the state the next {@link #read()} resumes in
-   */
-  State state() {
+  /** The state the next {@link #read()} resumes in. */
+  public ReadState state() {
     return state;
   }
 
   /**
-   * @return the malformed frame that made {@link #read()} return {@link Outcome#PROTOCOL_ERROR}, or
-   *     null
+   * @return the malformed frame that made {@link #read()} return {@link
+   *     ReadOutcome#PROTOCOL_ERROR}, or null
    */
-  FrameError error() {
+  public FrameError error() {
     return error;
   }
 
   /**
    * Reads and hands over frames until there is nothing more to do for now.
    *
-   * @return why it stopped; after {@link Outcome#END_OF_STREAM} or {@link Outcome#PROTOCOL_ERROR}
-   *     the owner closes the reader
+   * @return why it stopped; after {@link ReadOutcome#END_OF_STREAM} or {@link
+   *     ReadOutcome#PROTOCOL_ERROR} the owner closes the reader
    */
-  Outcome read() throws IOException {
+  public ReadOutcome read() throws IOException {
     reads = 0;
     channelMayHaveMore = true;
     outcome = null;
     while (outcome == null) {
       if (closed) {
-        return Outcome.CLOSED;
+        return ReadOutcome.CLOSED;
       }
       switch (state) {
         case HEADER -> readHeader();
@@ -259,26 +170,26 @@ final class FrameReader {
   }
 
   /**
-   * Sets where the current frame's payload goes (from {@link Receiver#onHeader}).
+   * Sets where the current frame's payload goes (from {@link FrameReceiver#onHeader}).
    *
    * @param address target address, or 0 to discard the payload
    * @param length payload length (unsigned)
    * @param region the registered region that holds the target, or null
    */
-  void expectPayload(long address, int length, SoftMr region) {
+  public void expectPayload(long address, int length, SoftMr region) {
     long len = length & 0xffffffffL;
-    state = inBatch && len <= FrameWriter.SMALL_PAYLOAD ? State.INLINE_PAYLOAD : State.PAYLOAD;
+    state =
+        inBatch && len <= FrameWriter.SMALL_PAYLOAD ? ReadState.INLINE_PAYLOAD : ReadState.PAYLOAD;
     payloadRegion = region;
     payloadGate = region == null ? null : receiver.payloadGate();
     payloadLost = false;
     payloadAddress = address;
     payloadRemaining = len;
-    if (chainHead < chainCount && chainHeaderAt[chainHead] == headerAt) {
+    if (chain.landedAt(headerAt)) {
       // the payload's head came with the read that ended an earlier one, into the previewed target
-      // (the
-      // entry is dropped once the receiver has its header: it may call this more than once)
-      int landed = chainLanded[chainHead];
-      long previewed = chainAddress[chainHead];
+      // (the entry is dropped once the receiver has its header: it may call this more than once)
+      int landed = chain.landed();
+      long previewed = chain.previewedAddress();
       payloadRemaining -= landed;
       if (address == previewed) {
         payloadAddress = address + landed;
@@ -292,14 +203,13 @@ final class FrameReader {
    * Stops reading for good and lets go of the current payload's target (the channel is its
    * owner's).
    */
-  void close() {
+  public void close() {
     closed = true;
     payloadView = null;
     payloadRegion = null;
     payloadGate = null;
     inBatch = false;
-    chainHead = 0;
-    chainCount = 0;
+    chain.clear();
   }
 
   // ---- one method per state ----
@@ -313,7 +223,7 @@ final class FrameReader {
       return;
     }
     if (!receiver.canReceive()) {
-      outcome = Outcome.PAUSED;
+      outcome = ReadOutcome.PAUSED;
       return;
     }
     if (inBatch) {
@@ -340,9 +250,8 @@ final class FrameReader {
         }
         ensureBlock(header.length);
         block.clear().limit(header.length);
-        chainHead = 0;
-        chainCount = 0;
-        state = State.BLOCK;
+        chain.clear();
+        state = ReadState.BLOCK;
         return;
       }
     }
@@ -350,10 +259,11 @@ final class FrameReader {
       fail(FrameError.rejected(header));
       return;
     }
-    if (chainHead < chainCount && chainHeaderAt[chainHead] == headerAt) {
-      chainHead++;
+    if (chain.landedAt(headerAt)) {
+      chain.advance();
     }
-    if ((state == State.PAYLOAD || state == State.INLINE_PAYLOAD) && payloadRemaining == 0) {
+    if ((state == ReadState.PAYLOAD || state == ReadState.INLINE_PAYLOAD)
+        && payloadRemaining == 0) {
       finishPayload();
     }
   }
@@ -363,7 +273,8 @@ final class FrameReader {
     if (available > 0) {
       int n = (int) Math.min(available, payloadRemaining);
       if (payloadAddress != 0) {
-        if (!copy(payloadRegion, payloadGate, rxAddress + rxConsumed, payloadAddress, n)) {
+        if (!GuardedAccess.copy(
+            payloadRegion, payloadGate, rxAddress + rxConsumed, payloadAddress, n)) {
           losePayload(payloadRemaining);
           return;
         }
@@ -378,7 +289,7 @@ final class FrameReader {
     }
     if (payloadAddress != 0 && payloadRemaining >= DIRECT_READ_MIN) {
       payloadView = rxWindow.window(payloadAddress, (int) payloadRemaining);
-      state = State.DIRECT;
+      state = ReadState.DIRECT;
       return;
     }
     fillRx();
@@ -391,7 +302,8 @@ final class FrameReader {
       return;
     }
     if (payloadAddress != 0
-        && !copy(payloadRegion, payloadGate, blockAddress + blockPos, payloadAddress, n)) {
+        && !GuardedAccess.copy(
+            payloadRegion, payloadGate, blockAddress + blockPos, payloadAddress, n)) {
       payloadLost = true;
     }
     blockPos += n;
@@ -401,43 +313,36 @@ final class FrameReader {
 
   private void readDirect() throws IOException {
     if (!channelMayHaveMore || reads++ == READS_PER_WAKEUP) {
-      outcome =
-          Outcome
-              .WAIT; // drained (a read now would return nothing), or time to send the responses so
-      // far
+      outcome = ReadOutcome.WAIT; // drained, or time to send the responses so far
       return;
     }
     SoftMr region = payloadRegion;
     AccessGate gate = payloadGate;
-    if (!acquire(region, gate)) {
+    if (!GuardedAccess.acquire(region, gate)) {
       losePayload(payloadView.remaining());
       return;
     }
     // rx is empty here: one read takes the rest of the payload, the later payloads of the batch
-    // that can be
-    // told now, and what follows them (the next headers)
+    // that can be told now, and what follows them (the next headers)
     int chained = 0;
     long n;
     try {
-      chained = inBatch ? chainPayloads() : 0;
+      chained = inBatch ? chain.fill(block, blockPos, blockLimit, receiver, scatter) : 0;
       clearRx();
       scatter[0] = payloadView;
       scatter[chained + 1] = rx;
       n = channel.read(scatter, 0, chained + 2);
     } finally {
-      release(region, gate);
-      for (int i = 0; i < chained; i++) {
-        chainRegion[i].release();
-        chainRegion[i] = null;
-      }
+      GuardedAccess.release(region, gate);
+      chain.releaseRegions(chained);
     }
     if (n < 0) {
-      outcome = Outcome.END_OF_STREAM;
+      outcome = ReadOutcome.END_OF_STREAM;
       return;
     }
-    keepLanded(chained);
+    chain.keepLanded(chained, scatter);
     if (payloadView.hasRemaining()) {
-      outcome = Outcome.WAIT;
+      outcome = ReadOutcome.WAIT;
       return;
     }
     payloadView = null;
@@ -456,23 +361,23 @@ final class FrameReader {
     } else if (channelMayHaveMore && reads++ < READS_PER_WAKEUP) {
       clearRx();
       if (channel.read(blockScatter) < 0) {
-        outcome = Outcome.END_OF_STREAM;
+        outcome = ReadOutcome.END_OF_STREAM;
         return;
       }
       if (block.hasRemaining()) {
-        outcome = Outcome.WAIT;
+        outcome = ReadOutcome.WAIT;
         return;
       }
       channelMayHaveMore = !rx.hasRemaining();
     } else {
-      outcome = Outcome.WAIT;
+      outcome = ReadOutcome.WAIT;
       return;
     }
     if (!block.hasRemaining()) {
       inBatch = true;
       blockPos = 0;
       blockLimit = block.limit();
-      state = State.HEADER;
+      state = ReadState.HEADER;
     }
   }
 
@@ -496,7 +401,7 @@ final class FrameReader {
   /**
    * @return bytes of direct memory this reader holds now (the staging buffer and the block)
    */
-  int bufferCapacity() {
+  public int bufferCapacity() {
     return rx.capacity() + block.capacity();
   }
 
@@ -505,8 +410,7 @@ final class FrameReader {
   /** Reads more of the stream into {@link #rx}, keeping what is not consumed yet. */
   private void fillRx() throws IOException {
     if (!channelMayHaveMore || reads++ == READS_PER_WAKEUP) {
-      outcome =
-          Outcome.WAIT; // level-triggered: the selector calls again while bytes wait in the channel
+      outcome = ReadOutcome.WAIT; // level-triggered: selected again while bytes wait
       return;
     }
     if (rxConsumed == rx.position()) {
@@ -522,15 +426,14 @@ final class FrameReader {
     int space = rx.remaining();
     int n = channel.read(rx);
     if (n < 0) {
-      outcome = Outcome.END_OF_STREAM;
+      outcome = ReadOutcome.END_OF_STREAM;
       return;
     }
     if (n == 0) {
-      outcome = Outcome.WAIT;
+      outcome = ReadOutcome.WAIT;
       return;
     }
-    channelMayHaveMore =
-        n == space; // a short read drained the channel: skip the read that would return 0
+    channelMayHaveMore = n == space; // a short read drained it: skip the read that returns 0
     growIfSmallFramesFilledRx();
   }
 
@@ -568,116 +471,7 @@ final class FrameReader {
 
   private void fail(FrameError e) {
     error = e;
-    outcome = Outcome.PROTOCOL_ERROR;
-  }
-
-  /**
-   * Adds to {@link #scatter} (from index 1) the large payloads of the frames that follow the
-   * current one in the batch, as long as the receiver vouches for them; holds each one's region.
-   *
-   * @return how many were added
-   */
-  private int chainPayloads() {
-    int chained = 0;
-    int at = blockPos;
-    int ahead = 1;
-    while (chained < MAX_CHAIN && blockLimit - at >= FrameHeader.SIZE && peek.decode(block, at)) {
-      SoftMr region = receiver.previewWrite(peek, ahead);
-      long len = peek.length & 0xffffffffL;
-      if (region == null) {
-        break;
-      }
-      if (len
-          <= FrameWriter
-              .SMALL_PAYLOAD) { // it travels in the block: nothing to read, but later frames depend
-        // on it
-        at += FrameHeader.SIZE + (int) len;
-        ahead++;
-        continue;
-      }
-      if (!region.acquire()) {
-        break;
-      }
-      chainRegion[chained] = region;
-      chainAddress[chained] = peek.raddr;
-      chainHeaderAt[chained] = at;
-      scatter[chained + 1] = chainWindows[chained].window(peek.raddr, (int) len);
-      chained++;
-      at += FrameHeader.SIZE;
-      ahead++;
-    }
-    return chained;
-  }
-
-  /** Keeps the chained payloads that received bytes (they fill in order); forgets the rest. */
-  private void keepLanded(int chained) {
-    chainHead = 0;
-    chainCount = 0;
-    for (int i = 0; i < chained; i++) {
-      int landed = scatter[i + 1].position();
-      if (landed > 0) {
-        chainLanded[chainCount++] = landed;
-      }
-      scatter[i + 1] = null;
-    }
-    scatter[chained + 1] = null;
-  }
-
-  /**
-   * Copies {@code n} bytes under {@code region}'s guard.
-   *
-   * @param region the registered region that holds {@code src} or {@code dst}, or null when neither
-   *     is one
-   * @return false, having copied nothing, when the region is closed
-   */
-  static boolean copy(SoftMr region, long src, long dst, int n) {
-    return copy(region, null, src, dst, n);
-  }
-
-  /**
-   * Copies {@code n} bytes under {@code region}'s guard and {@code gate}.
-   *
-   * @param gate a further gate the copy passes, or null
-   * @return false, having copied nothing, when the region or the gate is closed
-   */
-  private static boolean copy(SoftMr region, AccessGate gate, long src, long dst, int n) {
-    if (!acquire(region, gate)) {
-      return false;
-    }
-    try {
-      DirectMemory.copy(src, dst, n);
-    } finally {
-      release(region, gate);
-    }
-    return true;
-  }
-
-  /**
-   * Starts one access under {@code gate} and {@code region} (either may be null).
-   *
-   * @return false, having acquired nothing, when either is closed
-   */
-  private static boolean acquire(SoftMr region, AccessGate gate) {
-    if (gate != null && !gate.acquire()) {
-      return false;
-    }
-    if (region != null && !region.acquire()) {
-      if (gate != null) {
-        gate.release();
-      }
-      return false;
-    }
-    return true;
-  }
-
-  /** Ends the access a successful {@link #acquire(SoftMr, AccessGate)} started. */
-  private static void release(SoftMr region, AccessGate gate) {
-    if (region != null) {
-      region.release();
-    }
-    if (gate != null) {
-      gate.release();
-    }
+    outcome = ReadOutcome.PROTOCOL_ERROR;
   }
 
   /**
@@ -691,12 +485,12 @@ final class FrameReader {
     payloadView = null;
     payloadAddress = 0;
     payloadRemaining = remaining;
-    state = State.PAYLOAD;
+    state = ReadState.PAYLOAD;
   }
 
   private void finishPayload() {
     boolean intact = !payloadLost;
-    state = State.HEADER;
+    state = ReadState.HEADER;
     payloadLost = false;
     payloadRegion = null;
     payloadGate = null;

@@ -1,10 +1,12 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
+
+import io.vte.verbs.soft.impl.SoftMr;
 
 /**
  * Where the halves of a QP put the frames they send: a connection's {@link FrameWriter}, or a
  * decorator of it.
  */
-interface FrameSink {
+public interface FrameSink {
 
   /**
    * Appends one frame.

@@ -1,4 +1,4 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
 import java.util.SplittableRandom;
 
@@ -7,7 +7,7 @@ import java.util.SplittableRandom;
  * a seeded generator so a run is reproducible, or drop exactly the n-th request or response frame
  * it sends. Configured from any thread; consulted on the NIC thread.
  */
-final class FrameFaults {
+public final class FrameFaults {
 
   private record Settings(
       double dropFraction, double delayFraction, long delayNanos, long seed, long dropNth) {}
@@ -22,30 +22,30 @@ final class FrameFaults {
   private long frames;
 
   /** Sets the fractions (0..1) and the delay; a new seed restarts the sequence. */
-  void set(double dropFraction, double delayFraction, long delayNanos, long seed) {
+  public void set(double dropFraction, double delayFraction, long delayNanos, long seed) {
     settings = new Settings(dropFraction, delayFraction, delayNanos, seed, 0);
   }
 
   /** Drops the {@code nth} (1 = the next) frame sent from now on, and no other. */
-  void dropOne(long nth) {
+  public void dropOne(long nth) {
     settings = new Settings(0, 0, 0, 0, nth);
   }
 
-  void clear() {
+  public void clear() {
     settings = NONE;
   }
 
   /**
    * @return true when frames may be dropped or delayed (any thread)
    */
-  boolean active() {
+  public boolean active() {
     return settings != NONE;
   }
 
   /**
    * @return true when the next frame should be dropped (NIC thread)
    */
-  boolean drop() {
+  public boolean drop() {
     Settings s = settings;
     SplittableRandom r = sync(s); // also restarts the frame count when the settings changed
     if (s.dropNth > 0) {
@@ -57,7 +57,7 @@ final class FrameFaults {
   /**
    * @return how long to hold the next frame, 0 for not at all (NIC thread)
    */
-  long delayNanos() {
+  public long delayNanos() {
     Settings s = settings;
     return s.delayFraction > 0 && sync(s).nextDouble() < s.delayFraction ? s.delayNanos : 0;
   }

@@ -1,4 +1,4 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
 import io.vte.verbs.DirectMemory;
 import java.nio.ByteBuffer;
@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
  * it with {@link DirectMemory#retarget}, so steady-state frame I/O allocates nothing. One per
  * connection direction; NIC thread (or the lock holder of the connection's handler) only.
  */
-final class NativeWindow {
+public final class NativeWindow {
 
   private ByteBuffer view;
 
@@ -17,7 +17,7 @@ final class NativeWindow {
    * @param length number of bytes
    * @return the view, with position 0 and limit {@code length}, over exactly that range
    */
-  ByteBuffer window(long address, int length) {
+  public ByteBuffer window(long address, int length) {
     if (view == null) {
       view = DirectMemory.wrap(address, length);
     } else {

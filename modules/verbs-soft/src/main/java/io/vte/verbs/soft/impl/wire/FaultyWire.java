@@ -1,5 +1,6 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.wire;
 
+import io.vte.verbs.soft.impl.SoftMr;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
@@ -15,7 +16,7 @@ import java.util.function.LongSupplier;
  * <p>Consulted on the NIC thread only: while faults are in force ({@link #isQuiet()} false),
  * posting threads leave the sending to the NIC.
  */
-final class FaultyWire implements FrameSink {
+public final class FaultyWire implements FrameSink {
 
   private final FrameSink wire;
   private final FrameFaults faults;
@@ -33,7 +34,7 @@ final class FaultyWire implements FrameSink {
    * @param clock nanosecond clock ({@code System::nanoTime})
    * @param wakeAt asks for a timer call at a nanosecond time, to end a hold
    */
-  FaultyWire(FrameSink wire, FrameFaults faults, LongSupplier clock, LongConsumer wakeAt) {
+  public FaultyWire(FrameSink wire, FrameFaults faults, LongSupplier clock, LongConsumer wakeAt) {
     this.wire = wire;
     this.faults = faults;
     this.clock = clock;
@@ -108,7 +109,7 @@ final class FaultyWire implements FrameSink {
    *
    * @return true when a hold ended
    */
-  boolean releaseIfDue(long now) {
+  public boolean releaseIfDue(long now) {
     if (!holding || now - holdUntil < 0) {
       return false;
     }
@@ -120,7 +121,7 @@ final class FaultyWire implements FrameSink {
   /**
    * @return when the hold in force ends, or {@code Long.MAX_VALUE} when none is
    */
-  long holdUntil() {
+  public long holdUntil() {
     return holding ? holdUntil : Long.MAX_VALUE;
   }
 
@@ -128,7 +129,7 @@ final class FaultyWire implements FrameSink {
    * @return true when no fault is configured and no frame is held: a posting thread may send (under
    *     the handler's lock)
    */
-  boolean isQuiet() {
+  public boolean isQuiet() {
     return !holding && !faults.active();
   }
 }
