@@ -51,18 +51,9 @@ class SizeLimitsTest {
               606,
               "route"),
           new Allowed(
-              "modules/verbs-soft/src/main/java/io/vte/verbs/soft/impl/FrameReader.java",
-              705,
-              "softnic"),
-          new Allowed(
               "modules/verbs-soft/src/main/java/io/vte/verbs/soft/impl/Requester.java",
-              787,
+              626,
               "softnic"),
-          new Allowed(
-              "modules/verbs-soft/src/main/java/io/vte/verbs/soft/impl/SoftDevice.java",
-              662,
-              "softnic"),
-          new Allowed("io.vte.verbs.soft.impl", 26, "softnic"),
           // the provider and its JNI binding (native/src registers io/vte/verbs/ibv/IbvNative, the
           // fake's control functions are named after io.vte.verbs.ibv.FakeIbverbs): split together
           new Allowed("io.vte.verbs.ibv", 25, "tools"));
