@@ -14,7 +14,7 @@ public interface FrameReceiver {
    * A header arrived. A frame with a payload must call {@link FrameReader#expectPayload(long, int,
    * SoftMr)} (address 0 discards it).
    *
-   * @return false on a protocol error ({@link FrameError#REJECTED})
+   * @return false on a protocol error ({@link FrameError.Kind#REJECTED})
    */
   boolean onHeader(FrameHeader h);
 
