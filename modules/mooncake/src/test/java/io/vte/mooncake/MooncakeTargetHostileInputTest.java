@@ -270,7 +270,7 @@ class MooncakeTargetHostileInputTest {
   }
 
   private SegmentDescriptor descriptor() {
-    Buffer request = new HandshakeFrame(HandshakeType.METADATA, new JsonObject()).encode();
+    Buffer request = new HandshakeFrame(HandshakeFrame.Type.METADATA, new JsonObject()).encode();
     try (RawPeer peer = RawPeer.connect(vertx, port())) {
       HandshakeFrame reply =
           new HandshakeFrame.Reader(1 << 20).append(peer.send(request).awaitClosed());
