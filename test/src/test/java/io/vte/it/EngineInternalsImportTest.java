@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 class EngineInternalsImportTest {
 
   /** Built from parts, so that this file does not name the package it looks for. */
-  private static final String IMPL = "io.vte.engine" + ".impl";
+  static final String IMPL = "io.vte.engine" + ".impl";
 
   @Test
   void noSourceOutsideTheEngineModuleUsesItsImplementationPackage() {

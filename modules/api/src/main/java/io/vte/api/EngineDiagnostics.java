@@ -28,6 +28,14 @@ public interface EngineDiagnostics {
   String segmentName();
 
   /**
+   * @return the {@code engine} label of this engine's meters: the same after a restart (the
+   *     configured segment name, else {@code host:port} with the configured port, {@code host:0}
+   *     when it is ephemeral), with {@code #2}, {@code #3}... added when another open engine of the
+   *     same registry has it (see {@code docs/operations.md})
+   */
+  String metricsLabel();
+
+  /**
    * @return the metadata store's state now
    */
   MetadataStatus metadata();

@@ -11,7 +11,7 @@ import java.util.List;
  * The fields of {@link EngineOptions}: each one's JSON name, kind, default, range, getter and
  * setter, as typed constants (code that needs a default or a range names the constant, never a
  * string key) and as the table {@link #FIELDS} that reads, writes, copies and validates the
- * options.
+ * options: {@code EngineOptionFields.CQ_SIZE.require(n, "cqSize")}.
  */
 public final class EngineOptionFields {
 

@@ -12,7 +12,6 @@ import io.vte.verbs.DeviceInfo;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.VerbsProvider;
 import io.vte.verbs.VerbsProviders;
-import io.vte.verbs.ibv.IbvProvider;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -83,9 +82,7 @@ public final class DevicesCommand implements Callable<Integer> {
                 p.gid(),
                 p.lid() == 0 ? "0 (ephemeral until opened)" : Integer.toString(p.lid()));
           }
-          if (provider instanceof IbvProvider ibv) {
-            IbvDeviceDetails.lines(ibv.describe(d.name())).forEach(out::println);
-          }
+          provider.deviceDetails(d.name()).forEach(out::println);
         }
       }
     }

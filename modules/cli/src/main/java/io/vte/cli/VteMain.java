@@ -1,5 +1,8 @@
 package io.vte.cli;
 
+import io.vte.cli.bench.BenchCommand;
+import io.vte.cli.bench.verbs.VerbsBenchCommand;
+import io.vte.cli.common.ExitCodes;
 import io.vte.cli.scale.ScaleCommand;
 import java.io.PrintWriter;
 import java.util.List;

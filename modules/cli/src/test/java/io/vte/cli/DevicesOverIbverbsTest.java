@@ -3,6 +3,7 @@ package io.vte.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.cli.common.ExitCodes;
 import io.vte.verbs.PortState;
 import io.vte.verbs.ibv.FakeIbverbs;
 import java.util.List;

@@ -3,6 +3,7 @@ package io.vte.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.cli.common.ExitCodes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

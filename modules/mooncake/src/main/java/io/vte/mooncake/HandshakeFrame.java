@@ -14,7 +14,37 @@ import io.vte.api.VteException;
  * @param type the frame's type
  * @param body the JSON body
  */
-record HandshakeFrame(HandshakeType type, JsonObject body) {
+record HandshakeFrame(HandshakeFrame.Type type, JsonObject body) {
+
+  /** The type byte of a Mooncake P2P handshake frame. */
+  enum Type {
+    /** RDMA endpoint setup: refused by a VTE target, which serves TCP only. */
+    CONNECTION(0),
+    /** Asks for the segment descriptor. */
+    METADATA(1),
+    /** Carries a notification ({@code name}, {@code notify_msg}). */
+    NOTIFY(2),
+    /** Liveness probe. */
+    PROBE(3);
+
+    final int code;
+
+    Type(int code) {
+      this.code = code;
+    }
+
+    /**
+     * @return the type of {@code code}, or null when Mooncake defines none
+     */
+    static Type of(int code) {
+      for (Type t : values()) {
+        if (t.code == code) {
+          return t;
+        }
+      }
+      return null;
+    }
+  }
 
   /** Mooncake's default limit on a frame's length (1 MiB). */
   static final int DEFAULT_MAX_LENGTH = 1 << 20;
@@ -76,7 +106,7 @@ record HandshakeFrame(HandshakeType type, JsonObject body) {
         throw protocol("bytes after the handshake frame: " + (pending.length() - 8 - length));
       }
       int code = pending.getUnsignedByte(8);
-      HandshakeType type = HandshakeType.of(code);
+      Type type = Type.of(code);
       if (type == null) {
         throw protocol("unknown handshake frame type " + code);
       }

@@ -106,12 +106,14 @@ public final class MooncakeTarget {
   }
 
   /**
-   * @return the descriptor a Metadata request gets now
+   * @return the descriptor a Metadata request gets now: the exposed buffers still registered
    */
   public SegmentDescriptor descriptor() {
     List<SegmentBuffer> buffers = new ArrayList<>();
     for (RegisteredBuffer b : exposed.snapshot()) {
-      buffers.add(new SegmentBuffer(b.location(), b.address(), b.length(), List.of()));
+      if (b.isRegistered()) {
+        buffers.add(new SegmentBuffer(b.location(), b.address(), b.length(), List.of()));
+      }
     }
     return new SegmentDescriptor(
         serverName(), dataPort(), options.getAdvertisedProtocolVersion(), buffers);

@@ -87,7 +87,7 @@ public final class MooncakeTransport {
                 .call(
                     at.host(),
                     at.port(),
-                    new HandshakeFrame(HandshakeType.METADATA, self),
+                    new HandshakeFrame(HandshakeFrame.Type.METADATA, self),
                     options.getConnectTimeout())
                 .map(reply -> segment(SegmentDescriptor.fromJson(reply.body()), at)));
   }
@@ -223,7 +223,7 @@ public final class MooncakeTransport {
                 .call(
                     segment.rpc().host(),
                     segment.rpc().port(),
-                    new HandshakeFrame(HandshakeType.NOTIFY, body),
+                    new HandshakeFrame(HandshakeFrame.Type.NOTIFY, body),
                     options.getConnectTimeout())
                 .mapEmpty());
   }

@@ -21,7 +21,7 @@ class HandshakeFrameTest {
   void encodesMooncakesLayoutAndReadsItBackByteByByte() {
     HandshakeFrame f =
         new HandshakeFrame(
-            HandshakeType.NOTIFY, new JsonObject().put("name", "a").put("notify_msg", "b"));
+            HandshakeFrame.Type.NOTIFY, new JsonObject().put("name", "a").put("notify_msg", "b"));
     Buffer wire = f.encode();
     String json = f.body().encode();
     assertEquals(json.length() + 1L, wire.getLongLE(0), "length counts the type byte");

@@ -215,11 +215,11 @@ class MooncakeTargetHostileInputTest {
 
   @Test
   void rdmaConnectionRequestIsRefusedWithAReplyMessage() throws Exception {
-    Buffer request = new HandshakeFrame(HandshakeType.CONNECTION, new JsonObject()).encode();
+    Buffer request = new HandshakeFrame(HandshakeFrame.Type.CONNECTION, new JsonObject()).encode();
     try (RawPeer peer = RawPeer.connect(vertx, port())) {
       Buffer got = peer.send(request).awaitClosed();
       HandshakeFrame reply = new HandshakeFrame.Reader(1 << 20).append(got);
-      assertEquals(HandshakeType.CONNECTION, reply.type());
+      assertEquals(HandshakeFrame.Type.CONNECTION, reply.type());
       assertEquals(TargetHandshakeSession.RDMA_REFUSAL, reply.body().getString("reply_msg"));
     }
     assertEquals(ErrorCode.HANDSHAKE_REJECTED, refusal().code());
@@ -227,7 +227,7 @@ class MooncakeTargetHostileInputTest {
 
   @Test
   void metadataRequestGetsTheDescriptorOfExposedBuffersOnly() {
-    Buffer request = new HandshakeFrame(HandshakeType.METADATA, new JsonObject()).encode();
+    Buffer request = new HandshakeFrame(HandshakeFrame.Type.METADATA, new JsonObject()).encode();
     try (RawPeer peer = RawPeer.connect(vertx, port())) {
       HandshakeFrame reply =
           new HandshakeFrame.Reader(1 << 20).append(peer.send(request).awaitClosed());
@@ -237,6 +237,44 @@ class MooncakeTargetHostileInputTest {
       assertEquals(1, d.buffers().size());
       assertEquals(memory.address(), d.buffers().get(0).address());
       assertEquals(SIZE, d.buffers().get(0).length());
+    }
+  }
+
+  @Test
+  void withdrawnOrUnregisteredBufferIsRefusedAndLeftOutOfTheDescriptor() throws Exception {
+    target.withdraw(memory);
+    assertRefused(DataHeader.READ);
+    assertRefused(DataHeader.WRITE);
+    assertEquals(0, descriptor().buffers().size(), "the descriptor lists no withdrawn buffer");
+
+    target.expose(memory);
+    memory.unregister(); // unregistered without being withdrawn first
+    assertRefused(DataHeader.READ);
+    assertRefused(DataHeader.WRITE);
+    assertEquals(0, descriptor().buffers().size(), "the descriptor lists no unregistered buffer");
+    assertUntouched();
+  }
+
+  /** A v2 request for the buffer's first 16 bytes gets a rejection and none of its bytes. */
+  private void assertRefused(int opcode) throws InterruptedException {
+    try (RawPeer peer = RawPeer.connect(vertx, target.dataPort())) {
+      peer.send(header(16, memory.address(), opcode | DataHeader.V2_FLAG));
+      if (opcode == DataHeader.WRITE) {
+        peer.send(Buffer.buffer(new byte[16]));
+      }
+      Buffer got = peer.awaitClosed();
+      assertEquals(8, got.length(), "a status frame only, no byte of the buffer");
+      assertEquals(StatusFrame.REJECTED, got.getLongLE(0));
+    }
+    assertEquals(ErrorCode.OUT_OF_RANGE, refusal().code());
+  }
+
+  private SegmentDescriptor descriptor() {
+    Buffer request = new HandshakeFrame(HandshakeFrame.Type.METADATA, new JsonObject()).encode();
+    try (RawPeer peer = RawPeer.connect(vertx, port())) {
+      HandshakeFrame reply =
+          new HandshakeFrame.Reader(1 << 20).append(peer.send(request).awaitClosed());
+      return SegmentDescriptor.fromJson(reply.body());
     }
   }
 

@@ -92,6 +92,13 @@ final class TestMemory implements RegisteredBuffer, AutoCloseable {
     return DirectMemory.getByte(address() + i);
   }
 
+  /**
+   * Marks the buffer unregistered, as the engine's unregister does, leaving the memory as it is.
+   */
+  void unregister() {
+    registered = false;
+  }
+
   @Override
   public void close() {
     registered = false;

@@ -39,9 +39,19 @@ public interface VerbsContext extends AutoCloseable {
 
   /**
    * @return what this device served to peers as a responder (soft verbs counts it); null when the
-   *     provider does not count (ibverbs: the NIC serves one-sided operations without the host)
+   *     provider does not count (ibverbs: the NIC serves one-sided operations without the host, see
+   *     {@link #portCounters})
    */
   default ServedCounters servedCounters() {
+    return null;
+  }
+
+  /**
+   * @param port port number, from 1
+   * @return the NIC's own traffic counters of the port (ibverbs: the kernel's); null when the
+   *     provider has none
+   */
+  default PortCounters portCounters(int port) {
     return null;
   }
 

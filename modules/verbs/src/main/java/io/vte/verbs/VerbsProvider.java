@@ -53,6 +53,19 @@ public interface VerbsProvider extends AutoCloseable {
     return Optional.empty();
   }
 
+  /**
+   * What a tool prints about a device beyond its {@link DeviceInfo}, a capability a provider may
+   * offer ({@code vte devices} shows it under the device's ports): for an RDMA device its limits,
+   * each port's link layer and MTUs, its GID table and why a port cannot be used.
+   *
+   * @param deviceName a name from {@link #devices()}
+   * @return the lines as printed (indented under the device); empty when the provider has none to
+   *     add (the default)
+   */
+  default List<String> deviceDetails(String deviceName) {
+    return List.of();
+  }
+
   /** Closes every context opened through this provider and releases the provider's resources. */
   @Override
   void close();

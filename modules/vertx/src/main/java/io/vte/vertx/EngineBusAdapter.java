@@ -58,13 +58,13 @@ final class EngineBusAdapter {
     this.batchLatency =
         Timer.builder("vte.vertx.batch.latency")
             .description("event-bus batch submit to result")
-            .tag("engine", engine.diagnostics().segmentName())
+            .tag("engine", engine.diagnostics().metricsLabel())
             .publishPercentiles(0.5, 0.99)
             .register(registry);
     this.batchesFailed =
         Counter.builder("vte.vertx.batches.failed")
             .description("batches with a request not completed")
-            .tag("engine", engine.diagnostics().segmentName())
+            .tag("engine", engine.diagnostics().metricsLabel())
             .register(registry);
   }
 

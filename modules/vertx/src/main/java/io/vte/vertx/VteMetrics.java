@@ -20,8 +20,10 @@ import io.vertx.micrometer.MicrometerMetricsOptions;
  * vertx.eventbus.handlers} and {@code vertx.eventbus.pending} gauges again for every consumer and
  * every message received, which Micrometer answers with "This Gauge has been already registered" on
  * the first repeat (on every {@code vte serve} start); its HTTP server meters are off too, for the
- * same answer about {@code vertx.http.server.active.connections} at the first scrape. The verticle
- * measures its own bus traffic ({@code vte.vertx.batch.latency}, {@code vte.vertx.batches.failed}).
+ * same answer about {@code vertx.http.server.active.connections} at the first scrape, and its HTTP
+ * client meters, for {@code vertx.http.client.active.connections} at the second handshake client's
+ * first call (each gRPC client is an HTTP client). The verticle measures its own bus traffic
+ * ({@code vte.vertx.batch.latency}, {@code vte.vertx.batches.failed}); the engine its handshakes.
  *
  * @param vertx the Vert.x instance
  * @param registry its Prometheus registry ({@link PrometheusMeterRegistry#scrape()})
@@ -46,7 +48,8 @@ public record VteMetrics(Vertx vertx, PrometheusMeterRegistry registry) {
                         new MicrometerMetricsOptions()
                             .setEnabled(true)
                             .addDisabledMetricsCategory(MetricsDomain.EVENT_BUS)
-                            .addDisabledMetricsCategory(MetricsDomain.HTTP_SERVER)))
+                            .addDisabledMetricsCategory(MetricsDomain.HTTP_SERVER)
+                            .addDisabledMetricsCategory(MetricsDomain.HTTP_CLIENT)))
             .withMetrics(new MicrometerMetricsFactory(registry))
             .build();
     return new VteMetrics(vertx, registry);

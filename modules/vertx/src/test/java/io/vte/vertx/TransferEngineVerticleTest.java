@@ -371,7 +371,9 @@ class TransferEngineVerticleTest {
     }
     assertTrue(
         metricsText.contains(
-            "vte_engine_bytes_total{engine=\"" + nodeA.engine().serverName() + "\"} 1048576"),
+            "vte_engine_bytes_total{engine=\""
+                + nodeA.engine().diagnostics().metricsLabel()
+                + "\"} 1048576"),
         "bytes counter should show the 1 MiB written");
     assertEveryVteMeterHasHelpInBaseUnits(metricsText);
 

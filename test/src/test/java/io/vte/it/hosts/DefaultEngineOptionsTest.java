@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,11 +22,19 @@ import org.junit.jupiter.api.Test;
  * address; and the README's first library example ({@link DefaultEnginesMain#writeOnce}) runs as
  * printed. The engines run in a namespace host ({@link DefaultEnginesMain} in a child JVM) whose
  * only interfaces are its veths and loopback, so the default choice is known in advance and no test
- * traffic reaches this machine's real interfaces.
+ * traffic reaches this machine's real interfaces. After the warm-up nothing logs a WARN or ERROR
+ * but the intended exposure warning of an engine on a non-loopback address without auth.
  */
 class DefaultEngineOptionsTest {
 
   private static final Path README = Path.of("../README.md").toAbsolutePath().normalize();
+
+  /** A log line at WARN or ERROR, in the JUL or logback format. */
+  private static final Pattern WARNING = Pattern.compile("\\b(WARN|WARNING|ERROR|SEVERE)\\b");
+
+  /** The warning a node on a non-loopback address without auth logs by design (issue 42 item 5). */
+  private static final String EXPOSURE = "listens on a non-loopback address without authentication";
+
   private static final Path EXAMPLE_SOURCE =
       Path.of("src/test/java/io/vte/it/hosts/DefaultEnginesMain.java");
 
@@ -63,6 +72,17 @@ class DefaultEngineOptionsTest {
         assertFalse(
             measured.stream().anyMatch(l -> l.contains("has been blocked")),
             "no blocked event loop after " + "the warm-up round: " + what);
+        List<String> warnings = new ArrayList<>(node.out());
+        warnings.addAll(measured);
+        warnings.removeIf(l -> !WARNING.matcher(l).find());
+        assertEquals(
+            List.of(),
+            warnings.stream().filter(l -> !l.contains(EXPOSURE)).toList(),
+            "no WARN or ERROR but the exposure warning of a node on a veth without auth: " + what);
+        assertEquals(
+            3,
+            warnings.size(),
+            "the exposure warning once per engine: the two, then the README example's: " + what);
       }
     }
   }

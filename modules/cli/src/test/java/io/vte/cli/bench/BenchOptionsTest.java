@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.api.EngineOptions;
-import io.vte.cli.ByteSize;
 import io.vte.cli.CliRun;
 import io.vte.cli.VteMain;
+import io.vte.cli.bench.sweep.Sweep;
+import io.vte.cli.bench.sweep.SweepRow;
+import io.vte.cli.common.ByteSize;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vte.cli.CliRun;
+import io.vte.cli.bench.sweep.SweepRow;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.testkit.ResourceSnapshot;
 import java.awt.image.BufferedImage;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
 import io.vte.cli.CliRun;
-import io.vte.cli.ExitCodes;
+import io.vte.cli.common.ExitCodes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -33,6 +33,7 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
 
   private final String serverName;
   private final String segmentName;
+  private final String metricsLabel;
   private final String metadataUri;
   private final MetadataStore metadata;
   private final List<LocalContext> contexts;
@@ -44,6 +45,7 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
   /**
    * @param serverName the handshake server name
    * @param segmentName the published segment name
+   * @param metricsLabel the {@code engine} label of its meters
    * @param metadataUri the metadata store's URI
    * @param metadata the metadata store
    * @param contexts the local contexts, by device index
@@ -54,6 +56,7 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
   EngineDiagnosticsImpl(
       String serverName,
       String segmentName,
+      String metricsLabel,
       String metadataUri,
       MetadataStore metadata,
       List<LocalContext> contexts,
@@ -64,6 +67,7 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
     this.sharedMemory = sharedMemory;
     this.serverName = serverName;
     this.segmentName = segmentName;
+    this.metricsLabel = metricsLabel;
     this.metadataUri = metadataUri;
     this.metadata = metadata;
     this.contexts = List.copyOf(contexts);
@@ -80,6 +84,11 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
   @Override
   public String segmentName() {
     return segmentName;
+  }
+
+  @Override
+  public String metricsLabel() {
+    return metricsLabel;
   }
 
   @Override

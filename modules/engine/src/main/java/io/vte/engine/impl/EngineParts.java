@@ -143,11 +143,13 @@ record EngineParts(
    * @param registry where they are registered, null when no registry was there
    * @param list the meters
    * @param rails the rails' up gauges, null without a registry
+   * @param ports the NIC's port counters, null without a registry or counters
    */
-  record Meters(MeterRegistry registry, List<Meter> list, RailMeters rails) {
+  record Meters(
+      MeterRegistry registry, List<Meter> list, RailMeters rails, PortCounterMeters ports) {
 
     /** No registry, no meters. */
-    static final Meters NONE = new Meters(null, List.of(), null);
+    static final Meters NONE = new Meters(null, List.of(), null, null);
 
     /** Copies the list. */
     Meters {
@@ -158,6 +160,9 @@ record EngineParts(
     void remove() {
       if (rails != null) {
         rails.close();
+      }
+      if (ports != null) {
+        ports.close();
       }
       if (registry != null) {
         list.forEach(registry::remove);

@@ -187,10 +187,20 @@ final class EngineWiring {
               });
     }
     handshakeHandler.bind(new PassiveConnectHandler(contexts), descriptor, notifications);
+    MeterRegistry meterRegistry = BackendRegistries.getDefaultNow();
+    String label = EngineLabel.base(options.getSegmentName(), serverName, options.getRpcPort());
+    Gauge info =
+        meterRegistry == null
+            ? null
+            : EngineLabel.claim(meterRegistry, label, serverName, segmentName(options, serverName));
+    if (info != null) {
+      label = info.getId().getTag("engine");
+    }
     EngineDiagnostics diagnostics =
         new EngineDiagnosticsImpl(
             serverName,
             segmentName(options, serverName),
+            label,
             options.getMetadataUri(),
             metadata,
             contexts,
@@ -199,12 +209,9 @@ final class EngineWiring {
             fabric.provider(),
             sharedMemory);
     EngineParts.Meters meters = EngineParts.Meters.NONE;
-    MeterRegistry meterRegistry = BackendRegistries.getDefaultNow();
     if (meterRegistry != null) {
-      // the segment name: it stays across restarts when configured, where the server name's port
-      // may not
-      String label = segmentName(options, serverName);
-      List<Meter> list = new ArrayList<>(counters.bindTo(meterRegistry, label));
+      List<Meter> list = new ArrayList<>(List.of(info));
+      list.addAll(counters.bindTo(meterRegistry, label));
       list.addAll(OwnerMeters.bind(meterRegistry, label, contexts));
       list.addAll(DeviceMeters.bind(meterRegistry, label, contexts));
       list.addAll(metadataMeters(meterRegistry, label, metadata));
@@ -212,7 +219,8 @@ final class EngineWiring {
           new EngineParts.Meters(
               meterRegistry,
               list,
-              RailMeters.start(vertx, meterRegistry, label, diagnostics::rails));
+              RailMeters.start(vertx, meterRegistry, label, diagnostics::rails),
+              PortCounterMeters.start(vertx, meterRegistry, label, contexts));
     }
     return new EngineParts(
         fabric,

@@ -9,10 +9,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import io.vertx.core.json.JsonObject;
-import io.vertx.micrometer.MicrometerMetricsFactory;
-import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vte.api.BatchResult;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
@@ -21,6 +18,7 @@ import io.vte.api.SegmentHandle;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.impl.EngineFixture;
 import io.vte.engine.impl.EngineInternals;
 import io.vte.engine.impl.TransferEngineImpl;
 import io.vte.testkit.Await;
@@ -74,13 +72,7 @@ class EtcdOutageEngineTest {
   @Test
   void transfersBetweenLivePeersSurviveAnEtcdRestartAndTheStoreRecovers() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    Vertx metered =
-        Vertx.builder()
-            .with(
-                new VertxOptions()
-                    .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
-            .withMetrics(new MicrometerMetricsFactory(registry))
-            .build();
+    Vertx metered = EngineFixture.meteredVertx(registry);
     EngineOptions outageA = engines.options("outage-a");
     outageA.getMetadata().setCallDeadline(Duration.ofMillis(1000));
     TransferEngineImpl a = engines.start(metered, outageA);
@@ -93,7 +85,10 @@ class EtcdOutageEngineTest {
         () -> Await.result(a.openSegment("outage-b"), WAIT).buffers().size() == 1);
     SegmentHandle peer = Await.result(a.openSegment("outage-b"), WAIT);
     Gauge degraded =
-        registry.find("vte.metadata.degraded").tag("engine", a.diagnostics().segmentName()).gauge();
+        registry
+            .find("vte.metadata.degraded")
+            .tag("engine", a.diagnostics().metricsLabel())
+            .gauge();
     // a lease refresh slower than the 1 s call deadline (a loaded machine) degrades the store until
     // the next probe
     Await.untilEquals("healthy at start", WAIT, 0.0, degraded::value);
@@ -147,7 +142,7 @@ class EtcdOutageEngineTest {
     FunctionCounter degradations =
         registry
             .find("vte.metadata.degradations")
-            .tag("engine", a.diagnostics().segmentName())
+            .tag("engine", a.diagnostics().metricsLabel())
             .functionCounter();
     assertTrue(degradations.count() >= 1, "the degradation was counted: " + degradations.count());
 

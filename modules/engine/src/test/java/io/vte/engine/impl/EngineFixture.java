@@ -1,6 +1,10 @@
 package io.vte.engine.impl;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vte.api.EngineOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.TransferEngine;
@@ -41,6 +45,18 @@ public class EngineFixture implements AutoCloseable {
         .setWorkersPerContext(workers)
         .setRpcHost("127.0.0.1")
         .setRailHoldDown(Duration.ofMillis(500));
+  }
+
+  /**
+   * @param registry where the meters go
+   * @return a new Vert.x instance whose Micrometer backend is {@code registry}: the engines started
+   *     while it is open register their meters there
+   */
+  public static Vertx meteredVertx(MeterRegistry registry) {
+    return Vertx.builder()
+        .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
+        .withMetrics(new MicrometerMetricsFactory(registry))
+        .build();
   }
 
   /** Starts an engine on its own Vert.x instance, through the public factory. */

@@ -9,9 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-import io.vertx.micrometer.MicrometerMetricsFactory;
-import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferEngine;
@@ -38,18 +35,13 @@ class EngineMetricsTest {
   @Test
   void countersAreExportedAndRemovedOnClose() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    Vertx vertx =
-        Vertx.builder()
-            .with(
-                new VertxOptions()
-                    .setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
-            .withMetrics(new MicrometerMetricsFactory(registry))
-            .build();
+    Vertx vertx = EngineFixture.meteredVertx(registry);
     fx.vertxes.add(vertx);
     TransferEngineImpl a =
         (TransferEngineImpl)
             Await.result(TransferEngine.create(vertx, EngineFixture.options("m", 2, 1)), WAIT);
     fx.engines.add(a);
+    String label = a.diagnostics().metricsLabel();
     TransferEngineImpl b = fx.start(2, 1);
     RegisteredBuffer local = fx.register(a, 1 << 20, 1);
     RegisteredBuffer remote = fx.register(b, 1 << 20, 2);
@@ -63,32 +55,23 @@ class EngineMetricsTest {
                 WAIT)
             .allCompleted());
     FunctionCounter bytes =
-        registry.find("vte.engine.bytes").tag("engine", a.serverName()).functionCounter();
+        registry.find("vte.engine.bytes").tag("engine", label).functionCounter();
     assertNotNull(bytes, "vte.engine.bytes is registered");
     assertEquals(1 << 20, (long) bytes.count());
     assertEquals(
         16,
-        (long)
-            registry
-                .find("vte.engine.slices")
-                .tag("engine", a.serverName())
-                .functionCounter()
-                .count());
+        (long) registry.find("vte.engine.slices").tag("engine", label).functionCounter().count());
     double handshakes =
         registry
             .find("vte.owner.handshakes.active")
-            .tag("engine", a.serverName())
+            .tag("engine", label)
             .functionCounters()
             .stream()
             .mapToDouble(FunctionCounter::count)
             .sum();
     assertTrue(handshakes >= 1, "the first WRITE connected at least one endpoint: " + handshakes);
     double accepted =
-        registry
-            .find("vte.owner.slices.accepted")
-            .tag("engine", a.serverName())
-            .functionCounters()
-            .stream()
+        registry.find("vte.owner.slices.accepted").tag("engine", label).functionCounters().stream()
             .mapToDouble(FunctionCounter::count)
             .sum();
     assertEquals(
@@ -96,26 +79,18 @@ class EngineMetricsTest {
         (long) accepted,
         "every slice was taken by an owner once (no retries on a healthy pair)");
     assertNotNull(
-        registry
-            .find("vte.owner.handshakes.reasked")
-            .tag("engine", a.serverName())
-            .functionCounter());
+        registry.find("vte.owner.handshakes.reasked").tag("engine", label).functionCounter());
     double alive =
-        registry.find("vte.owner.endpoints.alive").tag("engine", a.serverName()).gauges().stream()
+        registry.find("vte.owner.endpoints.alive").tag("engine", label).gauges().stream()
             .mapToDouble(io.micrometer.core.instrument.Gauge::value)
             .sum();
     assertTrue(alive >= 1, "endpoints alive: " + alive);
     assertEquals(
         2,
-        registry.find("vte.owner.cq.poll.gap.max").tag("engine", a.serverName()).gauges().size(),
+        registry.find("vte.owner.cq.poll.gap.max").tag("engine", label).gauges().size(),
         "one gauge per owner: 2 devices x 1 owner");
     Await.result(a.close(), WAIT);
-    assertNull(registry.find("vte.engine.bytes").tag("engine", a.serverName()).functionCounter());
-    assertTrue(
-        registry
-            .find("vte.owner.endpoints.alive")
-            .tag("engine", a.serverName())
-            .gauges()
-            .isEmpty());
+    assertNull(registry.find("vte.engine.bytes").tag("engine", label).functionCounter());
+    assertTrue(registry.find("vte.owner.endpoints.alive").tag("engine", label).gauges().isEmpty());
   }
 }

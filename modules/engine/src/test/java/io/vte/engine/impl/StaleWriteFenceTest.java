@@ -18,6 +18,7 @@ import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.impl.SoftDevice;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -54,7 +55,7 @@ class StaleWriteFenceTest {
   }
 
   @Test
-  void aWriteStuckAtAStalledPeerNicNeverLandsOverANewerWrite() {
+  void aWriteStuckAtAStalledPeerNicNeverLandsOverANewerWrite() throws Exception {
     TransferEngineImpl a = fx.start(options(1));
     TransferEngineImpl b = fx.start(options(2));
     // A: [pattern A][pattern B][read-back]; B: [the range][warm-up range]
@@ -72,7 +73,7 @@ class StaleWriteFenceTest {
       EngineFixture.fill(local.address(), RANGE, 1000 + round);
       EngineFixture.fill(local.address() + RANGE, RANGE, 2000 + round);
 
-      provider.faults().stallNic(stalled);
+      provider.faults().stallNic(stalled).toCompletableFuture().get(20, TimeUnit.SECONDS);
       try {
         assertCompleted(
             "W1",

@@ -5,6 +5,7 @@ import io.grpc.Status;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import java.time.Duration;
@@ -12,10 +13,12 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
 
 /**
  * Runs jetcd calls the Vert.x way: the result arrives on the store's context, within a deadline,
- * and failures become typed {@link VteException}s naming the call and the endpoints.
+ * and failures become typed {@link VteException}s naming the call and the endpoints; and runs the
+ * store's own actions on its context, answering on the caller's ({@link #onContext}).
  */
 final class EtcdCalls {
 
@@ -127,5 +130,38 @@ final class EtcdCalls {
         || message.contains("user name is empty")
         || message.contains("invalid auth token")
         || message.contains("permission denied");
+  }
+
+  /**
+   * Runs {@code action} on the store's context and answers on the caller's context; an action that
+   * throws fails the answer ({@code INTERNAL} unless it threw a {@link VteException}).
+   *
+   * @param action what the store does
+   * @return the action's answer, on the caller's context
+   */
+  <T> Future<T> onContext(Supplier<Future<T>> action) {
+    Context caller = Vertx.currentContext();
+    Future<T> result;
+    if (caller == context) {
+      result = safely(action);
+    } else {
+      Promise<T> promise = Promise.promise();
+      context.runOnContext(v -> safely(action).onComplete(promise));
+      result = promise.future();
+    }
+    return caller == null || caller == context
+        ? result
+        : Future.fromCompletionStage(result.toCompletionStage(), caller);
+  }
+
+  private static <T> Future<T> safely(Supplier<Future<T>> action) {
+    try {
+      return action.get();
+    } catch (VteException e) {
+      return Future.failedFuture(e);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(
+          new VteException(ErrorCode.INTERNAL, "etcd metadata store: " + e, e));
+    }
   }
 }

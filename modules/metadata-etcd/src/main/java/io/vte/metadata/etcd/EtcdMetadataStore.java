@@ -3,21 +3,10 @@ package io.vte.metadata.etcd;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
-import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.common.exception.CompactedException;
-import io.etcd.jetcd.common.exception.EtcdException;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.PutOption;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
-import io.etcd.jetcd.watch.WatchResponse;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.MetadataOptions;
@@ -32,13 +21,10 @@ import io.vte.metadata.impl.MetadataUri;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
 
 /**
  * Segment descriptors in a real etcd v3 cluster (jetcd).
@@ -72,7 +58,6 @@ public final class EtcdMetadataStore implements MetadataStore {
   }
 
   private final Vertx vertx;
-  private final Context context;
   private final MetadataUri uri;
   private final MetadataOptions options;
   private final ClientBuilder clientBuilder;
@@ -83,24 +68,15 @@ public final class EtcdMetadataStore implements MetadataStore {
   private final LocalSegments local = new LocalSegments();
   // Segments unpublished while etcd was away: deleted when it returns.
   private final Set<String> pendingDeletes = new LinkedHashSet<>();
-  private final Map<String, Future<SegmentDescriptor>> inFlight = new HashMap<>();
 
   private volatile State state = State.NEW;
   private volatile boolean degraded;
   private volatile long degradedCount;
   private volatile Handler<String> invalidationHandler;
-
+  private final LeasedEntries leased;
+  private final SegmentReads reads;
+  private final SegmentWatch watch;
   private Client client;
-  private long leaseId;
-
-  /** A new lease being granted after etcd forgot {@link #leaseId}; shared by all who need it. */
-  private Future<Long> renewing;
-
-  private Watch.Watcher watcher;
-  private int watchGeneration;
-  private boolean watchLost;
-  private List<Runnable> heldWatchEvents;
-  private long lastRevision;
   private long probeTimer = -1;
   private boolean probing;
 
@@ -112,18 +88,30 @@ public final class EtcdMetadataStore implements MetadataStore {
    */
   public EtcdMetadataStore(Vertx vertx, MetadataUri uri, MetadataOptions options) {
     this.vertx = vertx;
-    this.context = vertx.getOrCreateContext();
+    Context context = vertx.getOrCreateContext();
     this.uri = uri;
     this.options = MetadataStores.resolve(options);
     this.clientBuilder = EtcdClients.builder(uri, this.options);
     this.calls = new EtcdCalls(context, this.options.getCallDeadline(), uri.toString());
     this.segmentsPrefix = this.options.getClusterPrefix() + "/segments/";
-    this.segmentsPrefixKey = bytes(segmentsPrefix);
+    this.segmentsPrefixKey = ByteSequence.from(segmentsPrefix, StandardCharsets.UTF_8);
+    this.leased = new LeasedEntries(calls, this.options, segmentsPrefix, () -> client);
+    this.reads =
+        new SegmentReads(
+            calls, segmentsPrefix, uri.toString(), cache, () -> client, this::enterDegraded);
+    this.watch =
+        new SegmentWatch(
+            context,
+            segmentsPrefix,
+            cache,
+            this::invalidate,
+            () -> state == State.RUNNING,
+            this::probeNow);
   }
 
   @Override
   public Future<Void> start() {
-    return onContext(
+    return calls.onContext(
         () -> {
           if (state != State.NEW) {
             return Future.failedFuture(
@@ -143,8 +131,7 @@ public final class EtcdMetadataStore implements MetadataStore {
                     if (state != State.STARTING) {
                       return Future.failedFuture(closed());
                     }
-                    lastRevision = revision;
-                    startWatch(revision + 1);
+                    watch.start(client, revision);
                     state = State.RUNNING;
                     scheduleProbe();
                     return Future.<Void>succeededFuture();
@@ -207,7 +194,7 @@ public final class EtcdMetadataStore implements MetadataStore {
         revision ->
             state != State.STARTING
                 ? Future.failedFuture(closed())
-                : grantLease(deadline).map(revision));
+                : leased.grant(deadline).map(revision));
   }
 
   @Override
@@ -216,7 +203,7 @@ public final class EtcdMetadataStore implements MetadataStore {
     if (invalid != null) {
       return Future.failedFuture(invalid);
     }
-    return onContext(
+    return calls.onContext(
         () -> {
           if (state != State.RUNNING) {
             return Future.failedFuture(notRunning());
@@ -233,7 +220,7 @@ public final class EtcdMetadataStore implements MetadataStore {
                         + descriptor.getName()
                         + "' kept and published when it returns"));
           }
-          return putDescriptor(descriptor).onFailure(this::enterDegraded);
+          return leased.put(descriptor).onFailure(this::enterDegraded);
         });
   }
 
@@ -244,7 +231,7 @@ public final class EtcdMetadataStore implements MetadataStore {
     } catch (VteException e) {
       return Future.failedFuture(e);
     }
-    return onContext(
+    return calls.onContext(
         () -> {
           if (state != State.RUNNING) {
             return Future.failedFuture(notRunning());
@@ -261,7 +248,8 @@ public final class EtcdMetadataStore implements MetadataStore {
                         + segmentName
                         + "' is deleted when it returns"));
           }
-          return deleteDescriptor(segmentName)
+          return leased
+              .delete(segmentName)
               .onFailure(
                   e -> {
                     pendingDeletes.add(segmentName);
@@ -283,7 +271,7 @@ public final class EtcdMetadataStore implements MetadataStore {
     if (degraded) {
       return Future.failedFuture(degradedError(segmentName, "is not cached"));
     }
-    return onContext(() -> fetchOnce(segmentName));
+    return calls.onContext(() -> reads.once(segmentName));
   }
 
   /** Reads the key from etcd even when the watch-fed cache holds the segment. */
@@ -296,7 +284,7 @@ public final class EtcdMetadataStore implements MetadataStore {
     if (degraded) {
       return Future.failedFuture(degradedError(segmentName, "cannot be read again"));
     }
-    return onContext(() -> fetch(segmentName));
+    return calls.onContext(() -> reads.read(segmentName));
   }
 
   /**
@@ -308,17 +296,9 @@ public final class EtcdMetadataStore implements MetadataStore {
    * @return completes once the store's context applied the change
    */
   public Future<Void> holdWatchEvents(boolean hold) {
-    return onContext(
+    return calls.onContext(
         () -> {
-          if (hold) {
-            if (heldWatchEvents == null) {
-              heldWatchEvents = new ArrayList<>();
-            }
-          } else if (heldWatchEvents != null) {
-            List<Runnable> held = heldWatchEvents;
-            heldWatchEvents = null;
-            held.forEach(Runnable::run);
-          }
+          watch.hold(hold);
           return Future.<Void>succeededFuture();
         });
   }
@@ -367,7 +347,7 @@ public final class EtcdMetadataStore implements MetadataStore {
    */
   @Override
   public Future<Void> close() {
-    return onContext(
+    return calls.onContext(
         () -> {
           State was = state;
           if (was == State.CLOSED) {
@@ -377,258 +357,10 @@ public final class EtcdMetadataStore implements MetadataStore {
           if (probeTimer >= 0) {
             vertx.cancelTimer(probeTimer);
           }
-          stopWatch();
-          Future<Void> revoked =
-              was == State.RUNNING && leaseId != 0
-                  ? calls
-                      .call("revoke lease " + leaseId, client.getLeaseClient().revoke(leaseId))
-                      .<Void>mapEmpty()
-                      .recover(e -> Future.succeededFuture())
-                  : Future.succeededFuture();
+          watch.stop();
+          Future<Void> revoked = was == State.RUNNING ? leased.revoke() : Future.succeededFuture();
           return revoked.andThen(v -> releaseClient());
         });
-  }
-
-  // ---- etcd calls (all on the store's context) ----
-
-  /** Joins a fetch of {@code name} already in flight, so a burst of lookups costs etcd one read. */
-  private Future<SegmentDescriptor> fetchOnce(String name) {
-    SegmentDescriptor cached = cache.get(name);
-    if (cached != null) {
-      return Future.succeededFuture(cached);
-    }
-    Future<SegmentDescriptor> pending = inFlight.get(name);
-    if (pending == null) {
-      pending = fetch(name);
-      inFlight.put(name, pending);
-      pending.onComplete(ar -> inFlight.remove(name));
-    }
-    return pending;
-  }
-
-  private Future<SegmentDescriptor> fetch(String name) {
-    String key = segmentsPrefix + name;
-    return calls
-        .call("get " + key, client.getKVClient().get(bytes(key)))
-        .compose(
-            response -> {
-              if (response.getKvs().isEmpty()) {
-                return Future.failedFuture(
-                    new VteException(
-                        ErrorCode.SEGMENT_NOT_FOUND,
-                        "segment '" + name + "' not found at " + key + " in " + uri));
-              }
-              SegmentDescriptor descriptor =
-                  DescriptorCodec.decode(key, name, response.getKvs().get(0).getValue().getBytes());
-              cache.put(name, descriptor, response.getHeader().getRevision());
-              return Future.succeededFuture(descriptor);
-            },
-            failure -> {
-              VteException e = calls.map("get " + key, failure);
-              enterDegraded(e);
-              return Future.failedFuture(e);
-            });
-  }
-
-  private Future<Long> grantLease() {
-    return grantLease(options.getCallDeadline());
-  }
-
-  private Future<Long> grantLease(Duration deadline) {
-    long ttlSeconds = options.getLeaseTtl().getSeconds();
-    return calls
-        .call("grant lease", client.getLeaseClient().grant(ttlSeconds), deadline)
-        .map(
-            grant -> {
-              leaseId = grant.getID();
-              return grant.getHeader().getRevision();
-            });
-  }
-
-  /**
-   * Refreshes the lease once.
-   *
-   * @return true when it is alive, false when etcd no longer knows it (expired or revoked)
-   */
-  private Future<Boolean> keepAliveOnce() {
-    long id = leaseId;
-    return calls
-        .call("keep-alive lease " + Long.toHexString(id), client.getLeaseClient().keepAliveOnce(id))
-        .map(response -> response.getTTL() > 0)
-        .recover(
-            failure ->
-                leaseNotFound(failure)
-                    ? Future.succeededFuture(false)
-                    : Future.failedFuture(failure));
-  }
-
-  /**
-   * @param failure a failed call
-   * @return true when etcd answered that the lease does not exist (expired or revoked)
-   */
-  private static boolean leaseNotFound(Throwable failure) {
-    for (Throwable t = failure; t != null; t = t.getCause()) {
-      if (t instanceof EtcdException e
-          && e.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.NOT_FOUND) {
-        return true;
-      }
-      if (t instanceof io.grpc.StatusRuntimeException e
-          && e.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Grants a new lease in place of {@code lost}, which etcd no longer knows: once, however many
-   * puts and probes find it gone at the same time (a second lease would leave the keys put under it
-   * to expire, unrefreshed).
-   *
-   * @param lost the lease found gone
-   * @return completes once {@link #leaseId} is a lease etcd knows (at once when it already changed)
-   */
-  private Future<Long> renewLease(long lost) {
-    if (leaseId != lost) {
-      return Future.succeededFuture(leaseId);
-    }
-    if (renewing == null) {
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "etcd lease {0} expired or revoked; granting a new one",
-          Long.toHexString(lost));
-      Future<Long> grant = grantLease();
-      renewing = grant;
-      grant.onComplete(ar -> renewing = null);
-    }
-    return renewing;
-  }
-
-  /**
-   * Puts the descriptor under the node's lease; when etcd forgot the lease since it was granted (a
-   * node stalled longer than the TTL, before its first put or between keep-alives), under a new
-   * one.
-   */
-  private Future<Void> putDescriptor(SegmentDescriptor d) {
-    long lease = leaseId;
-    return putDescriptor(d, lease)
-        .recover(
-            failure ->
-                leaseNotFound(failure)
-                    ? renewLease(lease).compose(v -> putDescriptor(d, leaseId))
-                    : Future.failedFuture(failure));
-  }
-
-  private Future<Void> putDescriptor(SegmentDescriptor d, long lease) {
-    String key = segmentsPrefix + d.getName();
-    PutOption underLease = PutOption.builder().withLeaseId(lease).build();
-    String nodeKey = options.getClusterPrefix() + "/nodes/" + d.getServerName();
-    return calls
-        .call(
-            "put " + key,
-            client
-                .getKVClient()
-                .txn()
-                .Then(
-                    Op.put(bytes(key), ByteSequence.from(DescriptorCodec.encode(d)), underLease),
-                    Op.put(bytes(nodeKey), bytes(d.getServerName()), underLease))
-                .commit())
-        .mapEmpty();
-  }
-
-  private Future<Void> deleteDescriptor(String name) {
-    String key = segmentsPrefix + name;
-    return calls
-        .call("delete " + key, client.getKVClient().delete(bytes(key), DeleteOption.DEFAULT))
-        .mapEmpty();
-  }
-
-  // ---- watch ----
-
-  private void startWatch(long fromRevision) {
-    int generation = ++watchGeneration;
-    watchLost = false;
-    WatchOption option = WatchOption.builder().isPrefix(true).withRevision(fromRevision).build();
-    watcher =
-        client
-            .getWatchClient()
-            .watch(
-                segmentsPrefixKey,
-                option,
-                Watch.listener(
-                    response -> context.runOnContext(v -> onWatch(generation, response)),
-                    failure -> context.runOnContext(v -> watchFailed(generation, failure)),
-                    () ->
-                        context.runOnContext(
-                            v ->
-                                watchFailed(
-                                    generation, new IllegalStateException("watch completed")))));
-  }
-
-  private void stopWatch() {
-    watchGeneration++;
-    if (watcher != null) {
-      watcher.close();
-      watcher = null;
-    }
-  }
-
-  private void onWatch(int generation, WatchResponse response) {
-    if (generation != watchGeneration) {
-      return;
-    }
-    if (heldWatchEvents != null) {
-      heldWatchEvents.add(() -> onWatch(generation, response));
-      return;
-    }
-    for (WatchEvent event : response.getEvents()) {
-      KeyValue kv = event.getKeyValue();
-      String key = kv.getKey().toString(StandardCharsets.UTF_8);
-      String name = key.substring(segmentsPrefix.length());
-      long revision = kv.getModRevision();
-      lastRevision = Math.max(lastRevision, revision);
-      if (event.getEventType() == WatchEvent.EventType.PUT) {
-        try {
-          cache.put(name, DescriptorCodec.decode(key, name, kv.getValue().getBytes()), revision);
-        } catch (VteException bad) {
-          cache.remove(name, revision);
-          LOG.log(System.Logger.Level.WARNING, bad.getMessage());
-        }
-      } else {
-        cache.remove(name, revision);
-      }
-      invalidate(name);
-    }
-  }
-
-  private void watchFailed(int generation, Throwable failure) {
-    if (generation != watchGeneration || state != State.RUNNING) {
-      return;
-    }
-    stopWatch();
-    Throwable cause =
-        failure.getCause() instanceof CompactedException ? failure.getCause() : failure;
-    if (cause instanceof CompactedException) {
-      // History needed to catch up is gone: forget everything, tell everyone, watch from now.
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "etcd watch on {0} compacted past revision {1}; dropping the cache",
-          segmentsPrefix,
-          lastRevision + 1);
-      lastRevision =
-          Math.max(lastRevision, ((CompactedException) cause).getCompactedRevision() - 1);
-      List<String> names = new ArrayList<>(cache.names());
-      cache.clear();
-      names.forEach(this::invalidate);
-    } else {
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "etcd watch on {0} failed ({1}); re-created when etcd answers",
-          segmentsPrefix,
-          failure.getMessage());
-    }
-    watchLost = true;
-    probeNow();
   }
 
   private void invalidate(String name) {
@@ -677,18 +409,19 @@ public final class EtcdMetadataStore implements MetadataStore {
       return;
     }
     probing = true;
-    keepAliveOnce()
+    leased
+        .keepAliveOnce()
         .compose(
             alive -> {
               if (!alive) {
-                return renewLease(leaseId).compose(v -> republish());
+                return leased.renew().compose(v -> republish());
               }
               return degraded ? republish() : Future.<Void>succeededFuture();
             })
         .compose(
             v -> {
-              if (watchLost && state == State.RUNNING) {
-                startWatch(lastRevision + 1);
+              if (watch.lost() && state == State.RUNNING) {
+                watch.restart(client);
               }
               return Future.<Void>succeededFuture();
             })
@@ -706,10 +439,10 @@ public final class EtcdMetadataStore implements MetadataStore {
   private Future<Void> republish() {
     List<Future<Void>> writes = new ArrayList<>();
     for (SegmentDescriptor d : local.all()) {
-      writes.add(putDescriptor(d));
+      writes.add(leased.put(d));
     }
     for (String name : List.copyOf(pendingDeletes)) {
-      writes.add(deleteDescriptor(name).onSuccess(v -> pendingDeletes.remove(name)));
+      writes.add(leased.delete(name).onSuccess(v -> pendingDeletes.remove(name)));
     }
     return Future.all(writes).mapEmpty();
   }
@@ -736,8 +469,8 @@ public final class EtcdMetadataStore implements MetadataStore {
       LOG.log(
           System.Logger.Level.INFO,
           "etcd metadata store recovered: lease {0}, watch from revision {1}",
-          Long.toHexString(leaseId),
-          lastRevision + 1);
+          Long.toHexString(leased.id()),
+          watch.nextRevision());
     }
   }
 
@@ -760,36 +493,5 @@ public final class EtcdMetadataStore implements MetadataStore {
   private VteException closed() {
     return new VteException(
         ErrorCode.ENGINE_CLOSED, "etcd metadata store for " + uri + " is closed");
-  }
-
-  /** Runs {@code action} on the store's context and answers on the caller's context. */
-  private <T> Future<T> onContext(Supplier<Future<T>> action) {
-    Context caller = Vertx.currentContext();
-    Future<T> result;
-    if (caller == context) {
-      result = safely(action);
-    } else {
-      Promise<T> promise = Promise.promise();
-      context.runOnContext(v -> safely(action).onComplete(promise));
-      result = promise.future();
-    }
-    return caller == null || caller == context
-        ? result
-        : Future.fromCompletionStage(result.toCompletionStage(), caller);
-  }
-
-  private static <T> Future<T> safely(Supplier<Future<T>> action) {
-    try {
-      return action.get();
-    } catch (VteException e) {
-      return Future.failedFuture(e);
-    } catch (RuntimeException e) {
-      return Future.failedFuture(
-          new VteException(ErrorCode.INTERNAL, "etcd metadata store: " + e, e));
-    }
-  }
-
-  private static ByteSequence bytes(String s) {
-    return ByteSequence.from(s, StandardCharsets.UTF_8);
   }
 }

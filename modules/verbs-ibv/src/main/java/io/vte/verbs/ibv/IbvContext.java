@@ -6,6 +6,7 @@ import io.vte.verbs.AsyncEventType;
 import io.vte.verbs.Closeables;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.PortAttributes;
+import io.vte.verbs.PortCounters;
 import io.vte.verbs.PortState;
 import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.QueueLimits;
@@ -103,6 +104,13 @@ final class IbvContext implements VerbsContext {
   @Override
   public int portCount() {
     return portCount;
+  }
+
+  /** The kernel's counters of the port, read from sysfs ({@link SysfsPortCounters}). */
+  @Override
+  public PortCounters portCounters(int port) {
+    checkPort(port);
+    return SysfsPortCounters.of(deviceName, port);
   }
 
   /**

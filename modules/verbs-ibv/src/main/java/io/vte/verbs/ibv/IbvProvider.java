@@ -155,6 +155,12 @@ public final class IbvProvider implements VerbsProvider {
     }
   }
 
+  /** The lines {@code vte devices} prints under an RDMA device: see {@link IbvDeviceDetails}. */
+  @Override
+  public List<String> deviceDetails(String deviceName) {
+    return IbvDeviceDetails.lines(describe(deviceName));
+  }
+
   @Override
   public VerbsContext open(String deviceName) {
     checkUsable();

@@ -1,6 +1,8 @@
 package io.vte.verbs.soft;
 
 import io.vte.verbs.VerbsFaultInjector;
+import io.vte.verbs.soft.impl.DeviceFaults;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Injects failures into the open devices of a {@link SoftVerbsProvider}, for tests and the CLI.
@@ -24,7 +26,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void portDown(String device, int port) {
-    provider.openDevice(device).portDown(port);
+    provider.openDevice(device).faults().portDown(port);
   }
 
   /**
@@ -35,7 +37,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void portUp(String device, int port) {
-    provider.openDevice(device).portUp(port);
+    provider.openDevice(device).faults().portUp(port);
   }
 
   /**
@@ -48,7 +50,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void dropFrames(String device, double fraction, long seed) {
-    provider.openDevice(device).setFrameFaults(fraction, 0, 0, seed);
+    provider.openDevice(device).faults().setFrameFaults(fraction, 0, 0, seed);
   }
 
   /**
@@ -61,7 +63,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void delayFrames(String device, double fraction, long delayNanos, long seed) {
-    provider.openDevice(device).setFrameFaults(0, fraction, delayNanos, seed);
+    provider.openDevice(device).faults().setFrameFaults(0, fraction, delayNanos, seed);
   }
 
   /**
@@ -74,7 +76,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void dropOneFrame(String device, long nth) {
-    provider.openDevice(device).dropOneFrame(nth);
+    provider.openDevice(device).faults().dropOneFrame(nth);
   }
 
   /**
@@ -84,7 +86,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void clearFrameFaults(String device) {
-    provider.openDevice(device).clearFrameFaults();
+    provider.openDevice(device).faults().clearFrameFaults();
   }
 
   /**
@@ -94,7 +96,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void killDevice(String device) {
-    provider.openDevice(device).kill();
+    provider.openDevice(device).faults().kill();
   }
 
   /**
@@ -104,19 +106,20 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    * @param device device name
    */
   public void crashNic(String device) {
-    provider.openDevice(device).crashNic();
+    provider.openDevice(device).faults().crashNic();
   }
 
   /**
    * Holds the device's NIC thread, as a wedged NIC: peers' requests wait unread in its sockets and
    * its own QPs make no progress until {@link #releaseNic}, while the port stays ACTIVE and the
    * device's QPs still change state (a QP moved to ERR meanwhile executes none of what waits).
-   * Returns once the thread is held.
+   * Never blocks: an event loop may call it; a thread that may block waits on the stage.
    *
    * @param device device name
+   * @return completes once the thread is held (see {@link DeviceFaults#stallNic()})
    */
-  public void stallNic(String device) {
-    provider.openDevice(device).stallNic();
+  public CompletionStage<Void> stallNic(String device) {
+    return provider.openDevice(device).faults().stallNic();
   }
 
   /**
@@ -125,7 +128,7 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    * @param device device name
    */
   public void releaseNic(String device) {
-    provider.openDevice(device).releaseNic();
+    provider.openDevice(device).faults().releaseNic();
   }
 
   /**
@@ -136,6 +139,6 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
    */
   @Override
   public void forceQpError(String device, int qpNum) {
-    provider.openDevice(device).forceQpError(qpNum);
+    provider.openDevice(device).faults().forceQpError(qpNum);
   }
 }

@@ -17,9 +17,9 @@ import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.QpInitAttributes;
 import io.vte.verbs.QueuePair;
 import io.vte.verbs.WcStatus;
-import io.vte.verbs.soft.impl.LinkProbe;
 import io.vte.verbs.soft.impl.NicSpin;
 import io.vte.verbs.soft.impl.SoftDevice;
+import io.vte.verbs.soft.impl.link.LinkProbe;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -135,7 +135,7 @@ class LinkFollowTest {
             p.pds[1].registerMemory(ByteBuffer.allocateDirect(1 << 20), AccessFlags.ALL_REMOTE);
         // every request frame waits 50 ms, so most of the 64 writes are outstanding when the link
         // goes down
-        p.devs[0].setFrameFaults(0, 1.0, Duration.ofMillis(50).toNanos(), side);
+        p.devs[0].faults().setFrameFaults(0, 1.0, Duration.ofMillis(50).toNanos(), side);
         assertEquals(PostStatus.OK, a.postSend(Fabric.writes(n, src, dst, 1 << 20)));
         List<Fabric.Wc> all = new ArrayList<>(Fabric.await(cq, 1, DEADLINE));
         p.links[side].up = false;
@@ -164,7 +164,7 @@ class LinkFollowTest {
             "the other device keeps its port");
 
         // while down, a new connection gets nowhere: the write fails retry-exceeded
-        p.devs[0].clearFrameFaults();
+        p.devs[0].faults().clearFrameFaults();
         CompletionQueue cq2 = p.devs[0].createCq(16);
         assertEquals(PostStatus.OK, p.connected(cq2, 8).postSend(Fabric.writes(1, src, dst, 8)));
         assertEquals(WcStatus.RETRY_EXC_ERR.code(), Fabric.await(cq2, 1, DEADLINE).get(0).status());
@@ -193,18 +193,18 @@ class LinkFollowTest {
       SoftDevice d = p.devs[0];
       link.up = false;
       p.awaitPort(0, PortState.DOWN);
-      d.portDown(1); // already down: no second event
+      d.faults().portDown(1); // already down: no second event
       link.up = true;
       awaitPolls(link, 3); // the link is up again and seen, the injector still holds the port
       assertEquals(PortState.DOWN, d.queryPort(1).state());
-      d.portUp(1);
+      d.faults().portUp(1);
       p.awaitPort(0, PortState.ACTIVE);
 
-      d.portDown(1);
+      d.faults().portDown(1);
       p.awaitPort(0, PortState.DOWN);
       link.up = false;
       awaitPolls(link, 3);
-      d.portUp(1); // the link is still down
+      d.faults().portUp(1); // the link is still down
       awaitPolls(link, 3);
       assertEquals(PortState.DOWN, d.queryPort(1).state());
       link.up = true;

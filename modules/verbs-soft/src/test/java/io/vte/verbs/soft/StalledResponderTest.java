@@ -13,6 +13,7 @@ import io.vte.verbs.soft.impl.SoftDevice;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -38,7 +39,7 @@ class StalledResponderTest {
 
   @ParameterizedTest
   @EnumSource(Retire.class)
-  void aWriteWaitingUnreadAtARetiredResponderQpNeverLands(Retire how) {
+  void aWriteWaitingUnreadAtARetiredResponderQpNeverLands(Retire how) throws Exception {
     try (Fabric f = new Fabric(2)) {
       MemoryRegion src = f.localMr(SIZE);
       MemoryRegion dst = f.remoteMr(SIZE);
@@ -57,7 +58,7 @@ class StalledResponderTest {
             Fabric.await(cq, 1, DEADLINE).get(0).status(),
             "round " + round);
 
-        f.provider.faults().stallNic("soft1");
+        f.provider.faults().stallNic("soft1").toCompletableFuture().get(20, TimeUnit.SECONDS);
         fill(src, stale);
         assertEquals(PostStatus.OK, a.postSend(Fabric.writes(1, src, dst, SIZE)));
         List<Fabric.Wc> gaveUp = Fabric.await(cq, 1, DEADLINE);

@@ -29,7 +29,7 @@ import java.time.Duration;
  * @param pollBatchSize completions polled per CQ poll (also the largest post batch)
  * @param commandDrainLimit commands (slices, replies, events) an owner takes per duty cycle
  * @param busyPoll how long an owner keeps polling after it last found work ({@link
- *     OwnerIdleStrategy})
+ *     io.vte.engine.impl.owner.runtime.OwnerIdleStrategy})
  * @param idleBackoffMin shortest sleep of an idle owner (at least 1 ms: Vert.x timers)
  * @param idleBackoffMax longest sleep of an idle owner; bounds how late a deadline is noticed
  * @param flushDeadline how long a retired endpoint waits for the flushed completions of its work

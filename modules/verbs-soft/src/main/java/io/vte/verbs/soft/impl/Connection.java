@@ -1,5 +1,12 @@
 package io.vte.verbs.soft.impl;
 
+import io.vte.verbs.soft.impl.wire.AccessGate;
+import io.vte.verbs.soft.impl.wire.FaultyWire;
+import io.vte.verbs.soft.impl.wire.FrameHeader;
+import io.vte.verbs.soft.impl.wire.FrameReader;
+import io.vte.verbs.soft.impl.wire.FrameReceiver;
+import io.vte.verbs.soft.impl.wire.FrameWriter;
+import io.vte.verbs.soft.impl.wire.OneThreadInside;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -18,7 +25,7 @@ import java.nio.channels.SocketChannel;
  * aborted: the peer sees a lost stream and the requester starts over, meeting the closed region in
  * its checks.
  */
-final class Connection implements FrameReader.Receiver {
+final class Connection implements FrameReceiver {
 
   /** The role-specific logic on top of a connection (requester, responder, or HELLO acceptor). */
   interface Handler {
@@ -54,7 +61,7 @@ final class Connection implements FrameReader.Receiver {
 
     /**
      * @return the gate the payloads written into regions pass besides the regions' own (see {@link
-     *     FrameReader.Receiver#payloadGate()}), or null for none
+     *     FrameReceiver#payloadGate()}), or null for none
      */
     default AccessGate payloadGate() {
       return null;
@@ -91,6 +98,10 @@ final class Connection implements FrameReader.Receiver {
   private final FaultyWire wire;
 
   private Handler handler;
+
+  /** Checks, with assertions on, that one thread at a time reads, writes or closes it. */
+  private final OneThreadInside inside = new OneThreadInside();
+
   private boolean connected;
   private boolean closed;
   private int interest;
@@ -197,6 +208,16 @@ final class Connection implements FrameReader.Receiver {
   }
 
   private void handleReady(int readyOps) {
+    assert inside.enter(
+        this); // under the handler's lock, as every entry that may meet another thread
+    try {
+      handleReadyInside(readyOps);
+    } finally {
+      assert inside.leave();
+    }
+  }
+
+  private void handleReadyInside(int readyOps) {
     try {
       if ((readyOps & SelectionKey.OP_CONNECT) != 0) {
         channel.finishConnect();
@@ -207,13 +228,12 @@ final class Connection implements FrameReader.Receiver {
       if (!closed && !readPaused && (readyOps & SelectionKey.OP_READ) != 0) {
         onReadable();
       }
-      // frames just read may have produced responses or freed send credits: send in the same
-      // wake-up
+      // frames just read may have produced responses or freed credits: send in this wake-up
       if (!closed) {
         pumpTx();
       }
     } catch (IOException | RuntimeException e) {
-      nic.device().logConnectionFailure(this, e);
+      nic.device().log().connectionFailure(this, e);
       close();
     }
   }
@@ -236,7 +256,7 @@ final class Connection implements FrameReader.Receiver {
       case PAUSED -> pauseReading();
       case END_OF_STREAM -> close();
       case PROTOCOL_ERROR -> {
-        nic.device().logProtocolError(this, reader.error().message());
+        nic.device().log().protocolError(this, reader.error().message());
         close();
       }
       case WAIT, CLOSED -> {
@@ -296,13 +316,22 @@ final class Connection implements FrameReader.Receiver {
    * connection, or the NIC thread taking it back; under the handler's lock).
    */
   void readWaiting() {
+    assert inside.enter(this);
+    try {
+      readWaitingInside();
+    } finally {
+      assert inside.leave();
+    }
+  }
+
+  private void readWaitingInside() {
     if (closed || readPaused) {
       return;
     }
     try {
       onReadable();
     } catch (IOException | RuntimeException e) {
-      nic.device().logConnectionFailure(this, e);
+      nic.device().log().connectionFailure(this, e);
       close();
     }
   }
@@ -353,9 +382,7 @@ final class Connection implements FrameReader.Receiver {
         opcode, status, qpn, seq, rkey, raddr, length, imm, payloadAddress, payloadLength, region);
   }
 
-  /**
-   * @return true while a written frame still has bytes waiting for the socket
-   */
+  /** True while a written frame still has bytes waiting for the socket. */
   boolean hasPendingTx() {
     return writer.isDraining();
   }
@@ -388,6 +415,15 @@ final class Connection implements FrameReader.Receiver {
    * NIC).
    */
   void pumpTx() {
+    assert inside.enter(this);
+    try {
+      pumpTxInside();
+    } finally {
+      assert inside.leave();
+    }
+  }
+
+  private void pumpTxInside() {
     try {
       while (connected && !closed) {
         if (!writer.isDraining()) {
@@ -412,7 +448,7 @@ final class Connection implements FrameReader.Receiver {
         writer.reset();
       }
     } catch (IOException | RuntimeException e) {
-      nic.device().logConnectionFailure(this, e);
+      nic.device().log().connectionFailure(this, e);
       close();
     }
   }
@@ -427,6 +463,15 @@ final class Connection implements FrameReader.Receiver {
 
   /** Closes the socket and tells the handler, once (NIC thread). */
   void close() {
+    assert inside.enter(this);
+    try {
+      closeInside();
+    } finally {
+      assert inside.leave();
+    }
+  }
+
+  private void closeInside() {
     if (closed) {
       return;
     }

@@ -1,5 +1,7 @@
 package io.vte.verbs.soft.impl;
 
+import io.vte.verbs.soft.impl.wire.FrameHeader;
+
 /**
  * Handler of a freshly accepted connection: the first frame must be a HELLO naming an existing QP
  * in RTR/RTS whose peer is the sender; the connection is then handed to that QP's {@link
@@ -22,7 +24,7 @@ final class HelloAcceptor implements Connection.Handler {
     SoftQp qp = device.qp(h.qpn);
     if (qp == null) {
       // no such QP: it will never accept, so say so (a QP not yet ready is refused quietly below)
-      device.logRefusedHello(h.qpn, h.rkey);
+      device.log().refusedHello(h.qpn, h.rkey);
       c.append(FrameHeader.NAK, FrameHeader.NO_QP, h.rkey, 0, 0, 0, 0, 0, 0, 0, null);
       c.pumpTx();
       c.close();
@@ -30,7 +32,7 @@ final class HelloAcceptor implements Connection.Handler {
     }
     if (!qp.responder.accepts(h.rkey)) {
       // no such QP, or not (yet) ready for this peer: refuse quietly, as an HCA drops such packets
-      device.logRefusedHello(h.qpn, h.rkey);
+      device.log().refusedHello(h.qpn, h.rkey);
       c.close();
       return true;
     }

@@ -1,6 +1,7 @@
 package io.vte.verbs.soft.impl;
 
 import io.vte.verbs.SpinBudget;
+import io.vte.verbs.soft.impl.link.LinkProbe;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;
@@ -8,6 +9,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -76,8 +78,11 @@ final class Nic implements Runnable {
 
   private volatile boolean stopping;
 
-  /** Opens the hold of {@link #hold}, null while the thread is not held. */
-  private volatile CountDownLatch hold;
+  /** Opens the hold of {@link #hold}, null while the thread is not held (under this). */
+  private CountDownLatch hold;
+
+  /** What {@link #hold} returned for the hold in force, null while none is (under this). */
+  private CompletableFuture<Void> holding;
 
   private final java.util.concurrent.atomic.AtomicLong nextTimer =
       new java.util.concurrent.atomic.AtomicLong();
@@ -194,18 +199,22 @@ final class Nic implements Runnable {
   /**
    * Holds the thread (the fault injector's stalled NIC): it runs the commands queued before, then
    * does nothing, reading no socket, until {@link #releaseHold()} or {@link #stop()}; what peers
-   * send meanwhile waits in the sockets. Returns once the thread is held (any thread but the
-   * NIC's).
+   * send meanwhile waits in the sockets. Never blocks (any thread, an event loop too): holding a
+   * thread already held or being held returns the same stage.
    *
-   * @return false when the thread was not held within {@code timeoutMillis} (it is held later)
+   * @return completes once the thread is held
    */
-  boolean hold(long timeoutMillis) throws InterruptedException {
+  synchronized CompletableFuture<Void> hold() {
+    if (holding != null) {
+      return holding;
+    }
     CountDownLatch go = new CountDownLatch(1);
-    CountDownLatch held = new CountDownLatch(1);
+    CompletableFuture<Void> held = new CompletableFuture<>();
     hold = go;
+    holding = held;
     execute(
         () -> {
-          held.countDown();
+          held.complete(null);
           try {
             while (!stopping && !go.await(MAX_TIMER_GAP_NANOS, TimeUnit.NANOSECONDS)) {
               // held: the sockets fill up
@@ -214,13 +223,14 @@ final class Nic implements Runnable {
             Thread.currentThread().interrupt();
           }
         });
-    return held.await(timeoutMillis, TimeUnit.MILLISECONDS);
+    return held;
   }
 
   /** Lets a thread held by {@link #hold} go on (any thread); nothing when none is held. */
-  void releaseHold() {
+  synchronized void releaseHold() {
     CountDownLatch go = hold;
     hold = null;
+    holding = null;
     if (go != null) {
       go.countDown();
     }
@@ -249,7 +259,7 @@ final class Nic implements Runnable {
     try {
       while (!stopping) {
         drainInbox();
-        device.deliverEvents();
+        device.events().deliver();
         long now = System.nanoTime();
         if (served) {
           served = false;
@@ -278,7 +288,7 @@ final class Nic implements Runnable {
         }
         plannedWake = wakeAt;
         sleeping = true;
-        if (!inbox.isEmpty() || device.hasPendingEvents() || stopping) {
+        if (!inbox.isEmpty() || device.events().hasPending() || stopping) {
           sleeping = false;
           selector.selectNow(keyHandler);
           continue;
@@ -288,7 +298,7 @@ final class Nic implements Runnable {
         sleeping = false;
       }
     } catch (IOException | RuntimeException | Error e) {
-      device.logNicFailure(e);
+      device.log().nicFailure(e);
       serveDead();
     } finally {
       stopSpinning();
@@ -308,8 +318,8 @@ final class Nic implements Runnable {
     device.die();
     while (!stopping) {
       drainInbox();
-      device.deliverEvents();
-      if (inbox.isEmpty() && !device.hasPendingEvents() && !stopping) {
+      device.events().deliver();
+      if (inbox.isEmpty() && !device.events().hasPending() && !stopping) {
         LockSupport.parkNanos(this, MAX_TIMER_GAP_NANOS);
       }
     }
@@ -352,7 +362,7 @@ final class Nic implements Runnable {
           ((Runnable) o).run();
         }
       } catch (RuntimeException e) {
-        device.logNicFailure(e); // a bug in one QP's work must not stop the device
+        device.log().nicFailure(e); // a bug in one QP's work must not stop the device
       }
     }
     return handled;
@@ -376,7 +386,7 @@ final class Nic implements Runnable {
           wantTimerAt(t);
         }
       } catch (RuntimeException e) {
-        device.logNicFailure(e);
+        device.log().nicFailure(e);
       }
     }
   }
@@ -402,11 +412,11 @@ final class Nic implements Runnable {
           Connection.accepted(this, ch, acceptor);
         } catch (IOException | RuntimeException e) {
           ch.close();
-          device.logConnectionFailure(null, e);
+          device.log().connectionFailure(null, e);
         }
       }
     } catch (IOException e) {
-      device.logConnectionFailure(null, e);
+      device.log().connectionFailure(null, e);
     }
   }
 
@@ -429,7 +439,7 @@ final class Nic implements Runnable {
 
   private void shutdown() {
     drainInbox();
-    device.deliverEvents();
+    device.events().deliver();
     closeAllConnections();
     for (SoftQp qp : qps) {
       qp.sq.free();
@@ -439,7 +449,7 @@ final class Nic implements Runnable {
       server.close();
       selector.close();
     } catch (IOException e) {
-      device.logNicFailure(e);
+      device.log().nicFailure(e);
     }
   }
 }

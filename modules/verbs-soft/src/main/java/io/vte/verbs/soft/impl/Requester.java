@@ -4,57 +4,29 @@ import io.vte.verbs.AccessFlags;
 import io.vte.verbs.PortState;
 import io.vte.verbs.QpPeer;
 import io.vte.verbs.QpState;
-import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.WcOpcode;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WrOpcode;
+import io.vte.verbs.soft.impl.wire.FrameHeader;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The send half of a QP: transmits the send queue in order over the QP's outbound connection,
  * matches ACK/NAK/READ responses, retransmits (go-back-N) on timeout or RNR, and completes work
  * requests. Sequence number of send-queue index {@code i} is {@code seqBase + i}.
  *
- * <p>Its state is guarded by {@link #lock}: the NIC thread holds it while it works on this
- * requester; a posting thread may take it with {@code tryLock} to write new requests itself when
- * the wire is idle ({@link #postFast()}), saving the NIC a wake-up. The consumer of the send CQ
- * takes it with {@code tryLock} too, to read the responses itself when it progresses the CQ ({@link
- * #readAsPoller()}); completions come from the NIC thread and from that consumer, never from a
- * poster.
+ * <p>Up to three threads drive it, one at a time: see {@link RequesterAccess}.
  */
 final class Requester implements Connection.Handler {
 
-  private static final long RNR_DELAY_NANOS = 1_000_000;
-  private static final long MIN_RECONNECT_NANOS = 1_000_000;
-  private static final long MAX_RECONNECT_NANOS = 64_000_000;
-  private static final int RNR_INFINITE = 7;
-
-  /**
-   * A CQ consumer that has not read the responses for this long stopped polling without arming: the
-   * NIC thread takes the reading back at its next timer check.
-   */
-  static final long POLLER_QUIET_NANOS = 20_000_000;
-
   private final SoftQp qp;
   private final SendQueue sq;
-  private final ReentrantLock lock = new ReentrantLock();
+
+  /** Who drives this requester: its lock and the poster's and the CQ consumer's entries. */
+  final RequesterAccess access;
+
   private boolean onPoster;
-
-  /**
-   * The send CQ's consumer took the reading of the connection and has not handed it back yet
-   * (written and read by the consumer).
-   */
-  private volatile boolean pollerReads;
-
-  /** When the CQ's consumer last read this requester's responses (under the lock). */
-  private long pollerReadAt;
-
-  /**
-   * Made once: the hand-back of the reading to the NIC thread, run at every arming that needs it.
-   */
-  private final Runnable readOnNic = this::takeReadingBack;
 
   private Connection conn;
   private boolean helloSent;
@@ -70,14 +42,12 @@ final class Requester implements Connection.Handler {
   private int seqBase;
   private int seenRts = 0;
   private int seenReset = 0;
-  private int retriesLeft;
-  private int rnrLeft;
+  private final RetryBudget retries = new RetryBudget();
   private boolean deadlineArmed;
   private long ackDeadline;
   private long resumeAt;
   private boolean holding;
   private int localError;
-  private long reconnectDelay = MIN_RECONNECT_NANOS;
   private boolean discardingResponse;
 
   /** The READ response being read has no open local region to land in: its payload is discarded. */
@@ -88,133 +58,75 @@ final class Requester implements Connection.Handler {
    */
   private long resentForGap = -1;
 
-  /** {@link SendQueue#posted()} at the last timer check: idle time counts from its last change. */
-  private long idleCheckPosted = -1;
-
-  /** When the timer check first saw {@link #idleCheckPosted}. */
-  private long idleSince;
+  private final IdleWatch idle = new IdleWatch();
 
   Requester(SoftQp qp) {
     this.qp = qp;
     this.sq = qp.sq;
+    this.access = new RequesterAccess(this, qp);
   }
 
   @Override
   public void enter() {
-    lock.lock();
+    access.lock();
   }
 
   @Override
   public void exit() {
-    lock.unlock();
+    access.unlock();
   }
 
   /**
-   * Poster thread, after new WRs entered the send queue: sends them right away when the connection
-   * is up and idle; otherwise (or for whatever is left) hands the QP to the NIC. Never blocks.
+   * @return the outbound connection, or null (under the lock)
    */
-  void postFast() {
-    boolean handOff = true;
-    // re-entered from a completion handler on the NIC thread: leave it to the NIC loop
-    if (!lock.isHeldByCurrentThread() && lock.tryLock()) {
-      try {
-        Connection c = conn;
-        if (c != null
-            && c.acceptsPosterWrites()
-            && qp.state() == QpState.RTS
-            && !holding
-            && localError == 0
-            && seenRts == qp.rtsGeneration()
-            && seenReset == qp.resetGeneration()) {
-          if (!deadlineArmed && acked < sq.posted()) {
-            armDeadline(System.nanoTime());
-          }
-          onPoster = true;
-          try {
-            c.pumpTx();
-          } finally {
-            onPoster = false;
-          }
-          handOff = localError != 0 || c.hasPendingTx() || c.isClosed() || sent < sq.posted();
-        }
-      } finally {
-        lock.unlock();
-      }
-    }
-    if (handOff) {
-      qp.device.nic().schedule(qp);
-    }
+  Connection connection() {
+    return conn;
   }
 
   /**
-   * The send CQ's consumer progresses a ring it has not armed ({@link SoftCq#progress()}): it reads
-   * this QP's responses itself while work is outstanding, so an ACK completes without waking the
-   * NIC thread, and the NIC's selector stops watching the socket for input until {@link
-   * #handBackReads()}, or until a timer check finds the consumer quiet for {@link
-   * #POLLER_QUIET_NANOS} (consumer thread). Never blocks: when the NIC thread or a poster holds the
-   * lock, this poll leaves it be.
+   * @return true when every posted WR is retired (two volatile reads, no lock)
+   */
+  boolean idle() {
+    return sq.retired() == sq.posted();
+  }
+
+  /**
+   * A poster holding the lock, after new WRs entered the send queue: sends them itself when the
+   * connection is up and idle.
    *
-   * @return whether it read the connection
+   * @return true when the NIC must still see to the QP (it could not send, or not everything)
    */
-  boolean readAsPoller() {
-    // an idle sender costs two volatile reads, not a lock: a CQ may have many
-    if (sq.retired() == sq.posted() || lock.isHeldByCurrentThread() || !lock.tryLock()) {
-      return false;
-    }
-    try {
-      Connection c = conn;
-      if (c == null || !c.isConnected()) {
-        return false;
-      }
-      pollerReadAt = System.nanoTime();
-      if (!c.isReadByPoller()) {
-        c.setReadByPoller(true);
-        pollerReads = true;
-      }
-      c.readWaiting();
-      return true;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /**
-   * The send CQ was armed: its consumer stops polling, so the NIC thread takes the reading back
-   * (consumer thread; the NIC reads what arrived meanwhile and the completions wake the consumer).
-   */
-  void handBackReads() {
-    if (pollerReads) {
-      pollerReads = false;
-      qp.device.nic().execute(readOnNic);
-    }
-  }
-
-  /** NIC thread: watches the socket for input again and reads what waits. */
-  private void takeReadingBack() {
-    lock.lock();
-    try {
-      takeReadingBackLocked();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void takeReadingBackLocked() {
+  boolean sendAsPoster() {
     Connection c = conn;
-    if (c != null && c.isReadByPoller()) {
-      c.setReadByPoller(false);
-      c.readWaiting();
+    if (c == null
+        || !c.acceptsPosterWrites()
+        || qp.state() != QpState.RTS
+        || holding
+        || localError != 0
+        || seenRts != qp.rtsGeneration()
+        || seenReset != qp.resetGeneration()) {
+      return true;
     }
+    if (!deadlineArmed && acked < sq.posted()) {
+      armDeadline(System.nanoTime());
+    }
+    onPoster = true;
+    try {
+      c.pumpTx();
+    } finally {
+      onPoster = false;
+    }
+    return localError != 0 || c.hasPendingTx() || c.isClosed() || sent < sq.posted();
   }
 
   // ---- driven by the NIC ----
 
   void service(long now) {
-    lock.lock();
+    access.lock();
     try {
       serviceLocked(now);
     } finally {
-      lock.unlock();
+      access.unlock();
     }
   }
 
@@ -247,7 +159,7 @@ final class Requester implements Connection.Handler {
       seqBase = qp.rts().sqPsn() - (int) base;
       sent = Math.max(sent, base);
       transmitted = Math.max(transmitted, sent);
-      resetRetries();
+      retries.reset(qp.rts());
     }
     if (!deadlineArmed && acked < sq.posted()) {
       armDeadline(now);
@@ -280,11 +192,11 @@ final class Requester implements Connection.Handler {
    * @return the next time this requester wants a check, or {@code Long.MAX_VALUE}
    */
   long onTimer(long now) {
-    lock.lock();
+    access.lock();
     try {
       return onTimerLocked(now);
     } finally {
-      lock.unlock();
+      access.unlock();
     }
   }
 
@@ -305,16 +217,15 @@ final class Requester implements Connection.Handler {
       next = Math.min(next, conn.onTimer(now)); // a frame held by an injected delay may go
     }
     if (conn != null && conn.isReadByPoller()) {
-      if (now - pollerReadAt >= POLLER_QUIET_NANOS) {
-        takeReadingBackLocked(); // the consumer stopped polling (a peer's close must be seen too)
+      if (access.pollerQuiet(now)) {
+        access.takeReadingBackLocked(); // the consumer stopped polling (a peer's close too)
       } else if (deadlineArmed && now - ackDeadline >= 0) {
         conn.readWaiting(); // responses the consumer has not read yet are no reason to resend
       }
     }
     if (deadlineArmed && acked < sq.posted() && qp.rts().timeoutNanos() > 0) {
       if (now - ackDeadline >= 0) {
-        if (retriesLeft > 0) {
-          retriesLeft--;
+        if (retries.spendRetry()) {
           ackDeadline = now + qp.rts().timeoutNanos();
           rewind();
           transmit();
@@ -330,31 +241,19 @@ final class Requester implements Connection.Handler {
   }
 
   /**
-   * Closes the connection once nothing was posted for the device's idle time and everything posted
-   * is answered (its buffers and socket go; the next post reconnects). Counted from the timer
-   * checks, so posting pays nothing for it.
+   * Closes the connection once it carried nothing for the device's idle time ({@link IdleWatch}).
    *
    * @return when to check again, or {@code Long.MAX_VALUE}
    */
   private long closeIfIdle(long now) {
-    long idle = qp.device.idleConnectionNanos();
     long posted = sq.posted();
-    if (posted != idleCheckPosted) {
-      idleCheckPosted = posted;
-      idleSince = now;
-    }
-    if (idle == 0 || conn == null) {
-      return Long.MAX_VALUE;
-    }
-    if (acked < posted || holding || conn.hasPendingTx()) {
-      idleSince = now;
-      return Long.MAX_VALUE;
-    }
-    if (now - idleSince >= idle) {
+    boolean busy = acked < posted || holding || (conn != null && conn.hasPendingTx());
+    long next = idle.check(now, posted, busy, qp.device.idleConnectionNanos(), conn != null);
+    if (next == IdleWatch.CLOSE_NOW) {
       closeConnection();
       return Long.MAX_VALUE;
     }
-    return idleSince + idle;
+    return next;
   }
 
   private void connect() {
@@ -371,7 +270,7 @@ final class Requester implements Connection.Handler {
               this);
       conn.pumpTx();
     } catch (IOException | RuntimeException e) {
-      qp.device.logConnectionFailure(null, e);
+      qp.device.log().connectionFailure(null, e);
       conn = null;
     }
   }
@@ -419,10 +318,8 @@ final class Requester implements Connection.Handler {
       int s = (int) (sent % sq.capacity);
       int op = sq.opcode[s];
       int len = sq.length[s];
-      boolean local = len > 0 && !sq.isInline(s);
-      SoftMr mr =
-          local ? device.mr(sq.lkey[s]) : null; // looked up once: it guards the payload's memory
-      int status = checkLocal(op, len, local, mr, sq.localAddress[s]);
+      SoftMr mr = sq.hasLocalData(s) ? device.mr(sq.lkey[s]) : null; // it guards the payload
+      int status = sq.checkLocal(s, mr, qp.pd, device.maxMessageBytes());
       if (status != 0) {
         localError = status;
         if (!onPoster) { // completions come from the NIC thread only
@@ -432,7 +329,7 @@ final class Requester implements Connection.Handler {
       }
       boolean read = op == WrOpcode.RDMA_READ;
       if (!c.append(
-          frameOpcode(op),
+          FrameHeader.requestOpcode(op),
           0,
           peer.qpNum(),
           seqOf(sent),
@@ -447,40 +344,6 @@ final class Requester implements Connection.Handler {
       }
       sent++;
       transmitted = Math.max(transmitted, sent);
-    }
-  }
-
-  /**
-   * @param local whether the WR's data lives in a local region (not inline, not empty)
-   * @param mr that region as looked up by lkey, or null
-   * @return 0, or the status the WR fails with
-   */
-  private int checkLocal(int op, int len, boolean local, SoftMr mr, long address) {
-    if (len < 0 || len > qp.device.maxMessageBytes()) {
-      return WcStatus.LOC_LEN_ERR.code();
-    }
-    if (!local) {
-      return 0;
-    }
-    int need = op == WrOpcode.RDMA_READ ? AccessFlags.LOCAL_WRITE : 0;
-    if (mr == null || !mr.permits(qp.pd, need, address, len)) {
-      return WcStatus.LOC_PROT_ERR.code();
-    }
-    return 0;
-  }
-
-  private static int frameOpcode(int op) {
-    switch (op) {
-      case WrOpcode.RDMA_WRITE:
-        return FrameHeader.WRITE;
-      case WrOpcode.RDMA_WRITE_WITH_IMM:
-        return FrameHeader.WRITE_IMM;
-      case WrOpcode.SEND:
-        return FrameHeader.SEND;
-      case WrOpcode.SEND_WITH_IMM:
-        return FrameHeader.SEND_IMM;
-      default:
-        return FrameHeader.READ_REQ;
     }
   }
 
@@ -630,14 +493,10 @@ final class Requester implements Connection.Handler {
 
   private void onNak(int status) {
     if (status == FrameHeader.RNR) {
-      int rnrRetry = qp.rts().rnrRetry();
-      if (rnrRetry == RNR_INFINITE || rnrLeft > 0) {
-        if (rnrRetry != RNR_INFINITE) {
-          rnrLeft--;
-        }
+      if (retries.spendRnr(qp.rts())) {
         rewind();
         holding = true;
-        resumeAt = System.nanoTime() + RNR_DELAY_NANOS;
+        resumeAt = System.nanoTime() + RetryBudget.RNR_DELAY_NANOS;
         ackDeadline = resumeAt + qp.rts().timeoutNanos();
         qp.device.nic().wantTimerAt(resumeAt);
         return;
@@ -664,30 +523,13 @@ final class Requester implements Connection.Handler {
   }
 
   private void onProgress() {
-    resetRetries();
-    reconnectDelay = MIN_RECONNECT_NANOS;
+    retries.reset(qp.rts());
     if (acked < sq.posted()) {
       armDeadline(System.nanoTime());
     } else {
       deadlineArmed = false;
     }
     failLocalIfDrained();
-  }
-
-  /**
-   * Back-off cap: {@link #MAX_RECONNECT_NANOS}, or the QP timeout when that is shorter (and set).
-   */
-  private long maxReconnectDelay() {
-    long timeout = qp.rts().timeoutNanos();
-    return timeout > 0
-        ? Math.max(MIN_RECONNECT_NANOS, Math.min(MAX_RECONNECT_NANOS, timeout))
-        : MAX_RECONNECT_NANOS;
-  }
-
-  private void resetRetries() {
-    RtsAttributes rts = qp.rts();
-    retriesLeft = Math.max(1, rts.retryCount()) - 1;
-    rnrLeft = rts.rnrRetry();
   }
 
   private void armDeadline(long now) {
@@ -706,7 +548,7 @@ final class Requester implements Connection.Handler {
 
   @Override
   public void onClosed(Connection c) {
-    lock.lock();
+    access.lock();
     try {
       if (c == conn) {
         conn = null;
@@ -714,17 +556,14 @@ final class Requester implements Connection.Handler {
         rewind(); // frames in the lost stream are resent on the next connection
         if (acked < sq.posted() && qp.state() == QpState.RTS && !holding) {
           // work is waiting (e.g. the peer refused the HELLO, not yet RTR): try again soon, backing
-          // off. A
-          // refusal is not a lost frame: it spends no retry; a peer never ready still hits the ACK
-          // deadline.
+          // off; a peer never ready still hits the ACK deadline
           holding = true;
-          resumeAt = System.nanoTime() + reconnectDelay;
-          reconnectDelay = Math.min(reconnectDelay * 2, maxReconnectDelay());
+          resumeAt = System.nanoTime() + retries.nextReconnectDelay(qp.rts());
           qp.device.nic().wantTimerAt(resumeAt);
         }
       }
     } finally {
-      lock.unlock();
+      access.unlock();
     }
   }
 
@@ -777,11 +616,11 @@ final class Requester implements Connection.Handler {
   }
 
   void teardown() {
-    lock.lock();
+    access.lock();
     try {
       closeConnection();
     } finally {
-      lock.unlock();
+      access.unlock();
     }
   }
 }

@@ -6,6 +6,9 @@ import io.vte.verbs.QpPeer;
 import io.vte.verbs.QpState;
 import io.vte.verbs.WcOpcode;
 import io.vte.verbs.WcStatus;
+import io.vte.verbs.soft.impl.wire.AccessGate;
+import io.vte.verbs.soft.impl.wire.FrameHeader;
+import io.vte.verbs.soft.impl.wire.ResponseQueue;
 
 /**
  * The receive half of a QP, run by the NIC thread on the QP's inbound connection: executes requests

@@ -1,7 +1,9 @@
 package io.vte.verbs.soft.impl;
 
+import io.vte.verbs.AccessFlags;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.PostStatus;
+import io.vte.verbs.WcStatus;
 import io.vte.verbs.WorkRequestBatch;
 import io.vte.verbs.WrFlags;
 import io.vte.verbs.WrOpcode;
@@ -112,6 +114,35 @@ final class SendQueue {
 
   boolean isInline(int slot) {
     return (flags[slot] & WrFlags.INLINE) != 0;
+  }
+
+  /**
+   * @return whether the WR's data lives in a local region (not inline, not empty)
+   */
+  boolean hasLocalData(int slot) {
+    return length[slot] > 0 && !isInline(slot);
+  }
+
+  /**
+   * Checks a WR against its local region before it is sent.
+   *
+   * @param mr the region its lkey names, or null
+   * @param pd the QP's protection domain
+   * @param maxMessageBytes the device's largest message
+   * @return 0, or the status the WR fails with
+   */
+  int checkLocal(int slot, SoftMr mr, SoftPd pd, long maxMessageBytes) {
+    int len = length[slot];
+    if (len < 0 || len > maxMessageBytes) {
+      return WcStatus.LOC_LEN_ERR.code();
+    }
+    if (!hasLocalData(slot)) {
+      return 0;
+    }
+    int need = opcode[slot] == WrOpcode.RDMA_READ ? AccessFlags.LOCAL_WRITE : 0;
+    return mr != null && mr.permits(pd, need, localAddress[slot], len)
+        ? 0
+        : WcStatus.LOC_PROT_ERR.code();
   }
 
   boolean isSignaled(int slot) {

@@ -14,12 +14,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Producers are the device's NIC thread and, in {@link #progress()}, the consumer itself: a
  * consumer that progresses a CQ it has not armed reads the responses of its senders' connections in
- * place of the NIC thread ({@link Requester#readAsPoller()}), as a polled RDMA completion needs no
- * interrupt and no other core, so an ACK reaches the ring without waking a thread. Arming hands
- * that reading back to the NIC thread, which then reads what waits and wakes the consumer. {@link
- * #poll} only takes completions from the ring: it does no socket I/O. Producers serialize on a lock
- * held only for the ring write; the consumer reads the ring without one (release/acquire ordering
- * on the indices).
+ * place of the NIC thread ({@link RequesterAccess#readAsPoller()}), as a polled RDMA completion
+ * needs no interrupt and no other core, so an ACK reaches the ring without waking a thread. Arming
+ * hands that reading back to the NIC thread, which then reads what waits and wakes the consumer.
+ * {@link #poll} only takes completions from the ring: it does no socket I/O. Producers serialize on
+ * a lock held only for the ring write; the consumer reads the ring without one (release/acquire
+ * ordering on the indices).
  */
 final class SoftCq implements CompletionQueue {
 
@@ -37,7 +37,7 @@ final class SoftCq implements CompletionQueue {
   private final Object producers = new Object();
 
   /** The requesters of the QPs that send into this CQ (copy on write). */
-  private volatile Requester[] senders = new Requester[0];
+  private volatile RequesterAccess[] senders = new RequesterAccess[0];
 
   private volatile CompletionNotificationHandler handler;
   private volatile boolean overflowed;
@@ -64,18 +64,18 @@ final class SoftCq implements CompletionQueue {
   }
 
   /** A QP sending into this CQ was created: its responses may be read by the consumer. */
-  synchronized void addSender(Requester requester) {
-    Requester[] a = Arrays.copyOf(senders, senders.length + 1);
+  synchronized void addSender(RequesterAccess requester) {
+    RequesterAccess[] a = Arrays.copyOf(senders, senders.length + 1);
     a[a.length - 1] = requester;
     senders = a;
   }
 
   /** A QP sending into this CQ was closed. */
-  synchronized void removeSender(Requester requester) {
-    Requester[] a = senders;
+  synchronized void removeSender(RequesterAccess requester) {
+    RequesterAccess[] a = senders;
     for (int i = 0; i < a.length; i++) {
       if (a[i] == requester) {
-        Requester[] b = new Requester[a.length - 1];
+        RequesterAccess[] b = new RequesterAccess[a.length - 1];
         System.arraycopy(a, 0, b, 0, i);
         System.arraycopy(a, i + 1, b, i, a.length - i - 1);
         senders = b;
@@ -126,7 +126,7 @@ final class SoftCq implements CompletionQueue {
         try {
           h.onCompletion(this);
         } catch (RuntimeException | Error e) { // a user's handler must not take the NIC down
-          device.logHandlerFailure("completion notification handler", e);
+          device.log().handlerFailure("completion notification handler", e);
         }
       }
     }
@@ -160,7 +160,7 @@ final class SoftCq implements CompletionQueue {
       return 0;
     }
     int read = 0;
-    for (Requester r : senders) {
+    for (RequesterAccess r : senders) {
       if (r.readAsPoller()) {
         read++;
       }
@@ -170,7 +170,7 @@ final class SoftCq implements CompletionQueue {
 
   /** Arming: the NIC thread takes back the reading of every sender whose reading it gave up. */
   private void handBackSenders() {
-    for (Requester r : senders) {
+    for (RequesterAccess r : senders) {
       r.handBackReads();
     }
   }

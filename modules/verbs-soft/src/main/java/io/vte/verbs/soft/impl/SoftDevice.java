@@ -14,15 +14,16 @@ import io.vte.verbs.ServedCounters;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
+import io.vte.verbs.soft.impl.link.LinkProbe;
+import io.vte.verbs.soft.impl.link.PortLink;
+import io.vte.verbs.soft.impl.wire.FrameFaults;
 import java.io.IOException;
-import java.lang.System.Logger.Level;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * An opened soft device: one port bound to a TCP address (GID = IPv4-mapped address, LID = listen
@@ -34,8 +35,6 @@ public final class SoftDevice implements VerbsContext {
 
   /** What this device served to peers as a responder. */
   private final ServedCounters served = new ServedCounters();
-
-  private static final System.Logger LOG = System.getLogger(SoftDevice.class.getName());
 
   /** Soft devices have exactly one port. */
   public static final int PORT = 1;
@@ -56,23 +55,15 @@ public final class SoftDevice implements VerbsContext {
   private final KeyTable<SoftQp> qps = new KeyTable<>(1 << 16);
   private final Set<SoftPd> pds = new LinkedHashSet<>();
   private final Set<SoftCq> cqs = new LinkedHashSet<>();
-  private final ConcurrentLinkedQueue<AsyncEvent> events = new ConcurrentLinkedQueue<>();
+  private final AsyncEvents events;
+  private final DeviceLog log;
   private final FrameFaults frameFaults = new FrameFaults();
-  private final LinkProbe link;
-  private volatile AsyncEventHandler eventHandler;
+  private final PortLink link;
+  private final DeviceFaults faults = new DeviceFaults(this);
   private volatile PortState portState;
 
-  /** Polls in a row that saw the link up before it counts as up again (see {@link #pollLink()}). */
-  public static final int LINK_UP_POLLS = 4;
-
-  /** What the kernel says of the link under the address, settled (NIC thread after open). */
-  private boolean linkUp;
-
-  /** Polls in a row that saw the link up (NIC thread). */
-  private int upPolls;
-
-  /** False while the fault injector holds the port down (NIC thread). */
-  private boolean injectorUp = true;
+  /** Polls in a row that saw the link up before it counts as up again ({@link PortLink}). */
+  public static final int LINK_UP_POLLS = PortLink.UP_POLLS;
 
   private volatile boolean dead;
   private volatile boolean closed;
@@ -171,14 +162,15 @@ public final class SoftDevice implements VerbsContext {
       Runnable onClose)
       throws IOException {
     this.name = name;
-    this.link = link;
-    this.linkUp = link.isUp();
-    this.portState = linkUp ? PortState.ACTIVE : PortState.DOWN;
+    this.link = new PortLink(link);
+    this.portState = this.link.isUp() ? PortState.ACTIVE : PortState.DOWN;
     this.mtu = mtu;
     this.maxMessageBytes = maxMessageBytes;
     this.onClose = onClose;
     this.localBind = new InetSocketAddress(host, 0);
+    this.log = new DeviceLog(name);
     this.nic = new Nic(this, new InetSocketAddress(host, port), socketBufferBytes, spin);
+    this.events = new AsyncEvents(nic::wake, log);
     this.lid = nic.listenPort();
     this.gid = Gid.fromInetAddress(host);
     nic.start();
@@ -232,155 +224,21 @@ public final class SoftDevice implements VerbsContext {
 
   @Override
   public void setAsyncEventHandler(AsyncEventHandler handler) {
-    this.eventHandler = handler;
-  }
-
-  // ---- fault injection (any thread) ----
-
-  /**
-   * Takes the port down (the fault injector): every connection through it closes, new ones are
-   * refused, PORT_ERR is raised. The port stays down until {@link #portUp(int)}, whatever the link
-   * does.
-   *
-   * @param port the port number (1)
-   */
-  public void portDown(int port) {
-    requirePort(port);
-    nic.execute(
-        () -> {
-          injectorUp = false;
-          followPort();
-        });
+    events.setHandler(handler);
   }
 
   /**
-   * Lets the port come back (the fault injector): it is ACTIVE again, with PORT_ACTIVE raised, once
-   * the kernel link is up too.
-   *
-   * @param port the port number (1)
+   * @return the fault injector's handle on this device (port down/up, frame faults, a stalled or
+   *     crashed NIC thread, a dead device, a QP error)
    */
-  public void portUp(int port) {
-    requirePort(port);
-    nic.execute(
-        () -> {
-          injectorUp = true;
-          followPort();
-        });
+  public DeviceFaults faults() {
+    return faults;
   }
 
-  /**
-   * Drops and delays a fraction of the frames this device sends.
-   *
-   * @param dropFraction fraction of frames dropped, 0..1
-   * @param delayFraction fraction of frames held back, 0..1
-   * @param delayNanos how long a held frame (and those behind it on its connection) waits
-   * @param seed seed of the generator that picks the frames
-   */
-  public void setFrameFaults(
-      double dropFraction, double delayFraction, long delayNanos, long seed) {
-    if (!(dropFraction >= 0 && dropFraction <= 1)
-        || !(delayFraction >= 0 && delayFraction <= 1)
-        || delayNanos < 0) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT,
-          "fault fractions must be 0..1 and the delay >= 0, got drop="
-              + dropFraction
-              + " delay="
-              + delayFraction
-              + " delayNanos="
-              + delayNanos);
-    }
-    frameFaults.set(dropFraction, delayFraction, delayNanos, seed);
-  }
-
-  /**
-   * Drops exactly one of the request and response frames this device sends: the {@code nth} from
-   * now on.
-   *
-   * @param nth 1 for the next frame, 2 for the one after, ...
-   */
-  public void dropOneFrame(long nth) {
-    if (nth < 1) {
-      throw new VerbsException(
-          VerbsError.INVALID_ARGUMENT, "the frame to drop is counted from 1, got " + nth);
-    }
-    frameFaults.dropOne(nth);
-  }
-
-  /** Stops dropping and delaying frames. */
-  public void clearFrameFaults() {
-    frameFaults.clear();
-  }
-
-  /**
-   * Holds the device's NIC thread (the fault injector's stalled NIC): it reads no socket and serves
-   * no QP until {@link #releaseNic()}, while peers' requests wait unread in its sockets, as behind
-   * a wedged NIC. The port stays ACTIVE and the control plane works (QP state changes, close).
-   * Returns once the thread is held.
-   *
-   * @throws VerbsException {@link VerbsError#INVALID_STATE} when the thread is not held within 10 s
-   */
-  public void stallNic() {
-    boolean held;
-    try {
-      held = nic.hold(10_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      held = false;
-    }
-    if (!held) {
-      throw new VerbsException(
-          VerbsError.INVALID_STATE, "the NIC thread of " + name + " was not held within 10 s");
-    }
-  }
-
-  /** Lets the NIC thread held by {@link #stallNic()} go on; nothing when it is not held. */
-  public void releaseNic() {
-    nic.releaseHold();
-  }
-
-  /** Kills the device: port down for good, every QP to ERR (flushing), DEVICE_FATAL raised. */
-  public void kill() {
-    nic.execute(this::die);
-  }
-
-  /**
-   * Makes the NIC thread fail as an unexpected internal error would (the fault injector): the
-   * device dies as after {@link #kill()}, and the thread stays only to flush what is outstanding or
-   * posted later.
-   */
-  public void crashNic() {
-    nic.execute(
-        () -> {
-          throw new InjectedNicCrash(name);
-        });
-  }
-
-  /** What {@link #crashNic()} throws on the NIC thread: an error no command handler catches. */
-  private static final class InjectedNicCrash extends Error {
-    InjectedNicCrash(String device) {
-      super("injected crash of the NIC thread of " + device);
-    }
-  }
-
-  /**
-   * Forces a QP into ERR as a fatal error would: its work flushes and QP_FATAL is raised.
-   *
-   * @param qpNum the QP number
-   * @throws VerbsException {@link VerbsError#INVALID_ARGUMENT} for an unknown QP number
-   */
-  public void forceQpError(int qpNum) {
-    SoftQp qp = qps.get(qpNum);
-    if (qp == null) {
-      throw new VerbsException(VerbsError.INVALID_ARGUMENT, "no QP " + qpNum + " on " + name);
-    }
-    nic.execute(
-        () -> {
-          if (qp.enterError()) {
-            nic.schedule(qp);
-            raise(AsyncEvent.qp(name, AsyncEventType.QP_FATAL, qpNum));
-          }
-        });
+  /** NIC thread: the fault injector holds the port down, or lets it come back. */
+  void holdPortDown(boolean down) {
+    link.setInjectorUp(!down);
+    followPort();
   }
 
   // ---- internals ----
@@ -392,25 +250,10 @@ public final class SoftDevice implements VerbsContext {
     return link.watches();
   }
 
-  /**
-   * NIC thread: reads the link and follows it. Down counts at once; up only once the link has been
-   * seen up at {@link #LINK_UP_POLLS} polls in a row (as a NIC's port turns ACTIVE only after link
-   * training), so a link whose addresses and routes are still being restored right after it came up
-   * is not announced yet.
-   */
+  /** NIC thread: reads the link and follows it ({@link PortLink}). */
   void pollLink() {
-    boolean up;
-    try {
-      up = link.isUp();
-    } catch (RuntimeException e) {
-      logNicFailure(e);
-      up = false;
-    }
-    upPolls = up ? upPolls + 1 : 0;
-    boolean settled = up && (linkUp || upPolls >= LINK_UP_POLLS);
-    if (settled != linkUp) {
-      linkUp = settled;
-      LOG.log(Level.INFO, () -> name + ": " + link + " went " + (settled ? "up" : "down"));
+    if (link.poll(log::nicFailure)) {
+      log.linkChanged(link, link.isLinkUp());
       followPort();
     }
   }
@@ -421,7 +264,7 @@ public final class SoftDevice implements VerbsContext {
    * raises PORT_ACTIVE and lets every QP send again.
    */
   private void followPort() {
-    boolean active = linkUp && injectorUp && !dead;
+    boolean active = link.isUp() && !dead;
     if (!active && portState == PortState.ACTIVE) {
       portState = PortState.DOWN;
       nic.closeAllConnections();
@@ -447,7 +290,7 @@ public final class SoftDevice implements VerbsContext {
     try {
       nic.closeAllConnections();
     } catch (RuntimeException e) {
-      logNicFailure(e); // the selector may be what failed: the connections close at shutdown
+      log.nicFailure(e); // the selector may be what failed: the connections close at shutdown
     }
     for (SoftQp qp : liveQps()) {
       qp.enterError();
@@ -540,7 +383,7 @@ public final class SoftDevice implements VerbsContext {
     }
   }
 
-  private void requirePort(int port) {
+  void requirePort(int port) {
     if (port != PORT) {
       throw new VerbsException(
           VerbsError.INVALID_ARGUMENT,
@@ -575,27 +418,7 @@ public final class SoftDevice implements VerbsContext {
   }
 
   private void raise(AsyncEvent event) {
-    events.offer(event);
-    nic.wake();
-  }
-
-  boolean hasPendingEvents() {
-    return !events.isEmpty();
-  }
-
-  /** NIC thread: hands queued events to the handler, each exactly once, holding no lock. */
-  void deliverEvents() {
-    AsyncEvent e;
-    while ((e = events.poll()) != null) {
-      AsyncEventHandler h = eventHandler;
-      if (h != null) {
-        try {
-          h.onEvent(e);
-        } catch (RuntimeException | Error ex) { // a user's handler must not take the NIC down
-          logHandlerFailure("async event handler", ex);
-        }
-      }
-    }
+    events.raise(event);
   }
 
   synchronized void forget(SoftPd pd) {
@@ -619,40 +442,18 @@ public final class SoftDevice implements VerbsContext {
     }
     RuntimeException failure = Closeables.closeAll(toClose, null);
     if (failure != null) {
-      logHandlerFailure("closing children", failure);
+      log.handlerFailure("closing children", failure);
     }
     nic.stop();
     onClose.run();
   }
 
-  void logConnectionFailure(Connection c, Throwable e) {
-    LOG.log(Level.DEBUG, () -> name + ": connection " + c + " failed: " + e);
+  DeviceLog log() {
+    return log;
   }
 
-  void logRefusedHello(int qpn, int srcQpn) {
-    LOG.log(
-        Level.DEBUG,
-        () ->
-            name
-                + ": refused a connection to QP "
-                + qpn
-                + " from QP "
-                + srcQpn
-                + " (unknown, or not in RTR/RTS with that peer)");
-  }
-
-  void logProtocolError(Connection c, String what) {
-    LOG.log(
-        Level.WARNING,
-        () -> name + ": protocol error on " + c + ": " + what + "; connection closed");
-  }
-
-  void logHandlerFailure(String what, Throwable e) {
-    LOG.log(Level.WARNING, name + ": " + what + " threw", e);
-  }
-
-  void logNicFailure(Throwable e) {
-    LOG.log(Level.ERROR, name + ": NIC thread failed", e);
+  AsyncEvents events() {
+    return events;
   }
 
   @Override

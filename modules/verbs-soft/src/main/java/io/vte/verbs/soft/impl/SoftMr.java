@@ -1,6 +1,7 @@
 package io.vte.verbs.soft.impl;
 
 import io.vte.verbs.MemoryRegion;
+import io.vte.verbs.soft.impl.wire.AccessGate;
 
 /**
  * A registered region of native memory; its lkey and rkey are the same key in the device's MR
@@ -11,7 +12,7 @@ import io.vte.verbs.MemoryRegion;
  * in progress, so once it returns nothing reads or writes the memory any more and the owner may
  * free it, as after {@code ibv_dereg_mr}.
  */
-final class SoftMr implements MemoryRegion {
+public final class SoftMr implements MemoryRegion {
 
   private final SoftPd pd;
   private final long address;
@@ -90,12 +91,12 @@ final class SoftMr implements MemoryRegion {
    *
    * @return false when the region is closed: the memory must not be touched
    */
-  boolean acquire() {
+  public boolean acquire() {
     return gate.acquire();
   }
 
   /** Ends the access started by a successful {@link #acquire()}. */
-  void release() {
+  public void release() {
     gate.release();
   }
 

@@ -120,7 +120,7 @@ final class SoftPd implements ProtectionDomain {
     }
     RuntimeException failure = Closeables.closeAll(toClose, null);
     if (failure != null) {
-      device.logHandlerFailure("closing children", failure);
+      device.log().handlerFailure("closing children", failure);
     }
     device.forget(this);
   }

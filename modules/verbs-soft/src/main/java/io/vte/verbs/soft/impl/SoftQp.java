@@ -10,6 +10,7 @@ import io.vte.verbs.RtsAttributes;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkRequestBatch;
+import io.vte.verbs.soft.impl.wire.AccessGate;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -72,7 +73,7 @@ final class SoftQp implements QueuePair {
     this.rq = new RecvQueue(attributes.maxRecvWr());
     this.requester = new Requester(this);
     this.responder = new Responder(this);
-    sendCq.addSender(requester);
+    sendCq.addSender(requester.access);
   }
 
   @Override
@@ -239,7 +240,7 @@ final class SoftQp implements QueuePair {
       rc = sq.add(batch);
     }
     if (batch.badIndex() != 0) {
-      requester.postFast();
+      requester.access.post();
     }
     return rc;
   }
@@ -287,7 +288,7 @@ final class SoftQp implements QueuePair {
       closed = true;
     }
     inbound.close();
-    sendCq.removeSender(requester);
+    sendCq.removeSender(requester.access);
     pd.forget(this);
     device.nic().schedule(this);
   }

@@ -1,6 +1,6 @@
 /**
- * Internals of soft verbs: the NIC thread ({@code Nic}), connections and frames, the requester and
- * responder halves of a QP, rings, key tables. Only {@link io.vte.verbs.soft.impl.SoftDevice} is
- * public.
+ * Internals of soft verbs: the device and its NIC thread ({@code Nic}), connections, the requester
+ * and responder halves of a QP, rings, key tables, the device's faults. Frames are in {@link
+ * io.vte.verbs.soft.impl.wire}, the kernel link in {@link io.vte.verbs.soft.impl.link}.
  */
 package io.vte.verbs.soft.impl;

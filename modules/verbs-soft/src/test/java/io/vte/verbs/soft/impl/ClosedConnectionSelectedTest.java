@@ -7,6 +7,7 @@ import io.vte.verbs.PortState;
 import io.vte.verbs.soft.SoftVerbsConfig;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.SoftVerbsProviderFactory;
+import io.vte.verbs.soft.impl.wire.FrameHeader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vte.verbs.soft.impl.wire.FaultyWire;
+import io.vte.verbs.soft.impl.wire.FrameFaults;
+import io.vte.verbs.soft.impl.wire.FrameHeader;
+import io.vte.verbs.soft.impl.wire.FrameSink;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

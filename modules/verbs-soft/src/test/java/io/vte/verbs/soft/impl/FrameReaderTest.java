@@ -11,6 +11,13 @@ import io.vte.verbs.ProtectionDomain;
 import io.vte.verbs.soft.SoftVerbsConfig;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.SoftVerbsProviderFactory;
+import io.vte.verbs.soft.impl.wire.FrameError;
+import io.vte.verbs.soft.impl.wire.FrameHeader;
+import io.vte.verbs.soft.impl.wire.FrameReader;
+import io.vte.verbs.soft.impl.wire.FrameReceiver;
+import io.vte.verbs.soft.impl.wire.FrameWriter;
+import io.vte.verbs.soft.impl.wire.ReadOutcome;
+import io.vte.verbs.soft.impl.wire.ReadState;
 import java.nio.ByteBuffer;
 import java.nio.channels.ScatteringByteChannel;
 import java.util.ArrayList;
@@ -61,10 +68,10 @@ class FrameReaderTest {
       }
       s.header(FrameHeader.READ_REQ, sizes.length, 0, 4096); // no payload follows a READ request
       Result r = run(s.bytes(), new ChunkedChannel(chunk), new Recorder(null));
-      assertEquals(FrameReader.Outcome.WAIT, r.outcome, "chunk " + chunk);
+      assertEquals(ReadOutcome.WAIT, r.outcome, "chunk " + chunk);
       r.recorder.assertFrames(sizes.length + 1, "chunk " + chunk);
       assertLanded(sizes, (byte) 1, "chunk " + chunk);
-      assertEquals(FrameReader.State.HEADER, r.reader.state());
+      assertEquals(ReadState.HEADER, r.reader.state());
     }
   }
 
@@ -82,7 +89,7 @@ class FrameReaderTest {
         s.frame(FrameHeader.WRITE, i, landing[i], sizes[i], (byte) (i + 1));
       }
       Result r = run(s.bytes(), new ChunkedChannel(chunk), new Recorder(null));
-      assertEquals(FrameReader.Outcome.WAIT, r.outcome, "chunk " + chunk);
+      assertEquals(ReadOutcome.WAIT, r.outcome, "chunk " + chunk);
       r.recorder.assertFrames(sizes.length, "chunk " + chunk);
       assertLanded(sizes, (byte) 1, "chunk " + chunk);
     }
@@ -106,7 +113,7 @@ class FrameReaderTest {
               s.bytes(),
               new ChunkedChannel(rnd.split(), 1 + rnd.nextInt(9000)),
               new Recorder(null));
-      assertEquals(FrameReader.Outcome.WAIT, r.outcome);
+      assertEquals(ReadOutcome.WAIT, r.outcome);
       r.recorder.assertFrames(sizes.length, "round " + round);
       assertLanded(sizes, pattern, "round " + round);
     }
@@ -129,7 +136,7 @@ class FrameReaderTest {
         Recorder rec = new Recorder(preview);
         Result r = run(s.bytes(), new ChunkedChannel(chunk), rec);
         String what = "chunk " + chunk + (preview == null ? "" : ", chained");
-        assertEquals(FrameReader.Outcome.WAIT, r.outcome, what);
+        assertEquals(ReadOutcome.WAIT, r.outcome, what);
         rec.assertFrames(sizes.length + 1, what);
         assertLanded(sizes, (byte) 1, what);
         assertPattern(plainAt, plainAfter, (byte) 99, what);
@@ -151,7 +158,7 @@ class FrameReaderTest {
     Recorder rec = new Recorder(region);
     FrameReader reader = rec.attach(ch);
     ch.offer(bytes, bytes.length);
-    assertEquals(FrameReader.Outcome.WAIT, reader.read());
+    assertEquals(ReadOutcome.WAIT, reader.read());
     rec.assertFrames(sizes.length, "one offer");
     assertLanded(sizes, (byte) 5, "one offer");
     assertTrue(rec.previews >= 3, "previews " + rec.previews);
@@ -177,7 +184,7 @@ class FrameReaderTest {
     FrameReader reader = rec.attach(ch);
 
     ch.offer(bytes, smallEnd);
-    assertEquals(FrameReader.Outcome.WAIT, drain(reader, ch));
+    assertEquals(ReadOutcome.WAIT, drain(reader, ch));
     assertLanded(small, (byte) 1, "small frames");
     // the staging doubles up to 64 KiB: at most 10 reads, where a fixed 8 KiB staging took 17
     assertTrue(
@@ -187,7 +194,7 @@ class FrameReaderTest {
     DirectMemory.fill(target, TARGET_BYTES, (byte) 0);
     ch.stagingRoom.clear();
     ch.offer(bytes, bytes.length);
-    assertEquals(FrameReader.Outcome.WAIT, drain(reader, ch));
+    assertEquals(ReadOutcome.WAIT, drain(reader, ch));
     rec.assertFrames(small.length + large.length, "small frames, then a batch");
     assertLanded(large, (byte) 100, "the batch");
     // the read that brought the batch's header was wide (small frames came before it), no other
@@ -208,7 +215,7 @@ class FrameReaderTest {
     ChunkedChannel ch = new ChunkedChannel(bytes.length);
     Recorder rec = new Recorder(null);
     FrameReader reader = rec.attach(ch);
-    Set<FrameReader.State> seen = EnumSet.noneOf(FrameReader.State.class);
+    Set<ReadState> seen = EnumSet.noneOf(ReadState.class);
     int[] stops = {
       10,
       32,
@@ -223,37 +230,32 @@ class FrameReaderTest {
       1064 + 50_032 + 2 * 32 + 100 + 5,
       bytes.length
     };
-    FrameReader.State[] expected = {
-      FrameReader.State.HEADER,
-      FrameReader.State.PAYLOAD,
-      FrameReader.State.PAYLOAD,
-      FrameReader.State.HEADER,
-      FrameReader.State.DIRECT,
-      FrameReader.State.DIRECT,
-      FrameReader.State.HEADER,
-      FrameReader.State.BLOCK,
-      FrameReader.State.BLOCK,
-      FrameReader.State.DIRECT,
-      FrameReader.State.DIRECT,
-      FrameReader.State.HEADER
+    ReadState[] expected = {
+      ReadState.HEADER,
+      ReadState.PAYLOAD,
+      ReadState.PAYLOAD,
+      ReadState.HEADER,
+      ReadState.DIRECT,
+      ReadState.DIRECT,
+      ReadState.HEADER,
+      ReadState.BLOCK,
+      ReadState.BLOCK,
+      ReadState.DIRECT,
+      ReadState.DIRECT,
+      ReadState.HEADER
     };
     int offered = 0;
     for (int i = 0; i < stops.length; i++) {
       ch.offer(bytes, stops[i]);
       offered = stops[i];
-      while (reader.read() == FrameReader.Outcome.WAIT && ch.pending() > 0) {
+      while (reader.read() == ReadOutcome.WAIT && ch.pending() > 0) {
         // the reads of one wake-up were spent: the selector would call again
       }
       assertEquals(expected[i], reader.state(), "after " + offered + " bytes");
       seen.add(reader.state());
     }
     assertEquals(
-        EnumSet.of(
-            FrameReader.State.HEADER,
-            FrameReader.State.PAYLOAD,
-            FrameReader.State.DIRECT,
-            FrameReader.State.BLOCK),
-        seen);
+        EnumSet.of(ReadState.HEADER, ReadState.PAYLOAD, ReadState.DIRECT, ReadState.BLOCK), seen);
     rec.assertFrames(4, "states");
     // the small payload of the batch went through INLINE_PAYLOAD without stopping there: it was in
     // the block
@@ -313,12 +315,12 @@ class FrameReaderTest {
     FrameReader reader = rec.attach(ch);
     for (int offered = 1; offered <= bytes.length; offered++) {
       ch.offer(bytes, offered);
-      FrameReader.Outcome o = reader.read();
+      ReadOutcome o = reader.read();
       if (offered < bytes.length) {
-        assertEquals(FrameReader.Outcome.WAIT, o, "after " + offered + " bytes");
+        assertEquals(ReadOutcome.WAIT, o, "after " + offered + " bytes");
         assertNull(reader.error());
       } else {
-        assertEquals(FrameReader.Outcome.PROTOCOL_ERROR, o);
+        assertEquals(ReadOutcome.PROTOCOL_ERROR, o);
         assertEquals(FrameError.Kind.BAD_MAGIC, reader.error().kind());
       }
     }
@@ -339,12 +341,12 @@ class FrameReaderTest {
       ch.eof = true;
       Recorder rec = new Recorder(null);
       FrameReader reader = rec.attach(ch);
-      FrameReader.Outcome o;
+      ReadOutcome o;
       int calls = 0;
-      while ((o = reader.read()) == FrameReader.Outcome.WAIT) {
+      while ((o = reader.read()) == ReadOutcome.WAIT) {
         assertTrue(++calls < 100_000, "no end after " + end + " bytes");
       }
-      assertEquals(FrameReader.Outcome.END_OF_STREAM, o, "after " + end + " bytes");
+      assertEquals(ReadOutcome.END_OF_STREAM, o, "after " + end + " bytes");
     }
   }
 
@@ -363,13 +365,13 @@ class FrameReaderTest {
     FrameReader reader = rec.attach(ch);
     ch.offer(bytes, bytes.length);
     rec.room = 1;
-    assertEquals(FrameReader.Outcome.PAUSED, reader.read());
+    assertEquals(ReadOutcome.PAUSED, reader.read());
     assertEquals(1, rec.headers.size());
     rec.room = 1;
-    assertEquals(FrameReader.Outcome.PAUSED, reader.read());
+    assertEquals(ReadOutcome.PAUSED, reader.read());
     assertEquals(2, rec.headers.size());
     rec.room = Integer.MAX_VALUE;
-    assertEquals(FrameReader.Outcome.WAIT, reader.read());
+    assertEquals(ReadOutcome.WAIT, reader.read());
     rec.assertFrames(sizes.length, "paused twice");
     assertLanded(sizes, (byte) 1, "paused twice");
   }
@@ -395,7 +397,7 @@ class FrameReaderTest {
         drain(reader, ch);
         closing.close();
         ch.offer(bytes, bytes.length);
-        assertEquals(FrameReader.Outcome.WAIT, drain(reader, ch));
+        assertEquals(ReadOutcome.WAIT, drain(reader, ch));
         assertEquals(List.of(0, 1), rec.done);
         assertEquals(List.of(false, true), rec.intact, "size " + size);
         assertPattern(next, 3000, (byte) 2, "the frame after the lost payload, size " + size);
@@ -418,7 +420,7 @@ class FrameReaderTest {
     byte[] bytes = s.bytes();
     for (int chunk : new int[] {1, 5, bytes.length}) {
       Result r = run(bytes, new ChunkedChannel(chunk), new Recorder(null));
-      assertEquals(FrameReader.Outcome.PROTOCOL_ERROR, r.outcome, message + ", chunk " + chunk);
+      assertEquals(ReadOutcome.PROTOCOL_ERROR, r.outcome, message + ", chunk " + chunk);
       assertEquals(kind, r.reader.error().kind(), message);
       assertEquals(message, r.reader.error().message());
     }
@@ -459,7 +461,7 @@ class FrameReaderTest {
     }
   }
 
-  private record Result(FrameReader reader, Recorder recorder, FrameReader.Outcome outcome) {}
+  private record Result(FrameReader reader, Recorder recorder, ReadOutcome outcome) {}
 
   /**
    * Offers the whole stream and reads until the reader stops for another reason than a spent
@@ -471,11 +473,11 @@ class FrameReaderTest {
     return new Result(reader, rec, drain(reader, ch));
   }
 
-  private static FrameReader.Outcome drain(FrameReader reader, ChunkedChannel ch) {
+  private static ReadOutcome drain(FrameReader reader, ChunkedChannel ch) {
     try {
-      FrameReader.Outcome o;
+      ReadOutcome o;
       int calls = 0;
-      while ((o = reader.read()) == FrameReader.Outcome.WAIT && (ch.pending() > 0 || ch.eof)) {
+      while ((o = reader.read()) == ReadOutcome.WAIT && (ch.pending() > 0 || ch.eof)) {
         assertTrue(++calls < 10_000_000, "the reader makes no progress");
       }
       return o;
@@ -552,7 +554,7 @@ class FrameReaderTest {
    * requests have no payload; NAKs are refused. Optionally vouches for later WRITEs of a batch with
    * one region.
    */
-  private static final class Recorder implements FrameReader.Receiver {
+  private static final class Recorder implements FrameReceiver {
     final SoftMr preview;
     private FrameReader reader;
 

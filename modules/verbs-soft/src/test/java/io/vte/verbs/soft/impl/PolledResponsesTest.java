@@ -266,14 +266,14 @@ class PolledResponsesTest {
     Arrays.sort(armedRounds);
     long median = armedRounds[armedRounds.length / 2];
     assertTrue(
-        median < Requester.POLLER_QUIET_NANOS,
+        median < RequesterAccess.POLLER_QUIET_NANOS,
         "median armed round " + median / 1000 + " us: the NIC read at once after the arming");
   }
 
   @Test
   void lostFramesAreResentWhoeverReadsAndEveryWriteCompletesOnceInOrder() throws Exception {
     connect(PROMPT);
-    initiator.setFrameFaults(0.02, 0, 0, 7);
+    initiator.faults().setFrameFaults(0.02, 0, 0, 7);
     Semaphore notified = new Semaphore(0);
     cq.setNotificationHandler(c -> notified.release());
     long next = 0;

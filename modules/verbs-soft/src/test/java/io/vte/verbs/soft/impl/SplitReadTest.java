@@ -17,6 +17,7 @@ import io.vte.verbs.VerbsContext;
 import io.vte.verbs.soft.SoftVerbsConfig;
 import io.vte.verbs.soft.SoftVerbsProvider;
 import io.vte.verbs.soft.SoftVerbsProviderFactory;
+import io.vte.verbs.soft.impl.wire.FrameHeader;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
