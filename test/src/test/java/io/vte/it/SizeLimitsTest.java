@@ -39,18 +39,6 @@ class SizeLimitsTest {
   static final List<Allowed> BEING_FIXED =
       List.of(
           new Allowed(
-              "modules/engine/src/main/java/io/vte/engine/impl/TransferEngineImpl.java",
-              889,
-              "route"),
-          new Allowed(
-              "modules/engine/src/main/java/io/vte/engine/impl/rail/RailSelector.java",
-              706,
-              "route"),
-          new Allowed(
-              "modules/engine/src/main/java/io/vte/engine/impl/submit/TransferTracker.java",
-              606,
-              "route"),
-          new Allowed(
               "modules/verbs-soft/src/main/java/io/vte/verbs/soft/impl/Requester.java",
               626,
               "softnic"),
