@@ -169,10 +169,10 @@ public final class PeerRails implements Routes {
   }
 
   /**
-   * Picks a rail for one slice and counts the slice into its backlog: {@link #release} must follow
-   * exactly once, when the slice ends or if it is never routed. A rail whose hold-down has ended
-   * gets the slice as its probe; otherwise the usable rail where the slice is expected to finish
-   * first wins, ties going round-robin.
+   * Picks a rail for one slice and counts the slice into its backlog: the route's {@link
+   * Route#release} must follow exactly once, when the slice ends or if it is never routed. A rail
+   * whose hold-down has ended gets the slice as its probe; otherwise the usable rail where the
+   * slice is expected to finish first wins, ties going round-robin.
    *
    * @param bufferIndex index of the remote buffer in the segment
    * @param avoid a rail to skip unless it is the only usable one, or null
