@@ -41,10 +41,7 @@ class SizeLimitsTest {
           new Allowed(
               "modules/verbs-soft/src/main/java/io/vte/verbs/soft/impl/Requester.java",
               626,
-              "softnic"),
-          // the provider and its JNI binding (native/src registers io/vte/verbs/ibv/IbvNative, the
-          // fake's control functions are named after io.vte.verbs.ibv.FakeIbverbs): split together
-          new Allowed("io.vte.verbs.ibv", 25, "tools"));
+              "softnic"));
 
   /**
    * An offender being fixed.

@@ -13,6 +13,8 @@ import io.vte.verbs.QueueLimits;
 import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
+import io.vte.verbs.ibv.device.IbvGidEntry;
+import io.vte.verbs.ibv.device.SysfsPortCounters;
 import java.lang.System.Logger.Level;
 import java.util.Map;
 import java.util.Set;

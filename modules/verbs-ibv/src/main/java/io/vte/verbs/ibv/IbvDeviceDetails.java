@@ -1,5 +1,7 @@
 package io.vte.verbs.ibv;
 
+import io.vte.verbs.ibv.device.IbvDeviceReport;
+import io.vte.verbs.ibv.device.IbvGidEntry;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -3,6 +3,8 @@ package io.vte.verbs.ibv;
 import io.vte.verbs.Gid;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
+import io.vte.verbs.ibv.device.IbvGidEntry;
+import io.vte.verbs.ibv.device.IbvGidType;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;

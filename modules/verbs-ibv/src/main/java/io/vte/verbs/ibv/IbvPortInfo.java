@@ -3,6 +3,9 @@ package io.vte.verbs.ibv;
 import io.vte.verbs.Gid;
 import io.vte.verbs.LinkLayer;
 import io.vte.verbs.PortState;
+import io.vte.verbs.ibv.device.IbvGidEntry;
+import io.vte.verbs.ibv.device.IbvGidType;
+import io.vte.verbs.ibv.device.IbvMtu;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -12,6 +12,8 @@ import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkRequestBatch;
 import io.vte.verbs.WrFlags;
+import io.vte.verbs.ibv.device.IbvGidEntry;
+import io.vte.verbs.ibv.device.IbvMtu;
 
 /**
  * An RC {@code ibv_qp}. Transitions are checked here (same contract as soft verbs) before the shim

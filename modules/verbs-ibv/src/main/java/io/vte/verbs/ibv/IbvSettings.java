@@ -7,6 +7,7 @@ import io.vte.api.IbverbsOptions;
 import io.vte.api.OptionFields;
 import io.vte.api.OptionKind;
 import io.vte.api.VteException;
+import io.vte.verbs.ibv.device.IbvGidType;
 
 /**
  * Options of the ibverbs provider, declared once in {@link #FIELDS} (JSON names, defaults, ranges)

@@ -20,6 +20,8 @@ import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkCompletionBatch;
+import io.vte.verbs.ibv.device.IbvDeviceReport;
+import io.vte.verbs.ibv.device.IbvGidType;
 import java.net.NetworkInterface;
 import java.nio.file.Path;
 import java.time.Duration;

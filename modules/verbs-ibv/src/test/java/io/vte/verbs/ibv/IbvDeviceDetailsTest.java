@@ -7,6 +7,9 @@ import io.vte.verbs.Gid;
 import io.vte.verbs.LinkLayer;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PortState;
+import io.vte.verbs.ibv.device.IbvDeviceReport;
+import io.vte.verbs.ibv.device.IbvGidEntry;
+import io.vte.verbs.ibv.device.IbvGidType;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

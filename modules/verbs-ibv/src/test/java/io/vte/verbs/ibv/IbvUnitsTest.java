@@ -13,6 +13,7 @@ import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.WorkCompletionBatch;
 import io.vte.verbs.WorkRequestBatch;
+import io.vte.verbs.ibv.device.IbvMtu;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;

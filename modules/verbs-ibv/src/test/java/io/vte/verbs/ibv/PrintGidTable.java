@@ -2,6 +2,7 @@ package io.vte.verbs.ibv;
 
 import io.vte.verbs.Gid;
 import io.vte.verbs.PortState;
+import io.vte.verbs.ibv.device.IbvDeviceReport;
 import java.net.InetAddress;
 
 /**

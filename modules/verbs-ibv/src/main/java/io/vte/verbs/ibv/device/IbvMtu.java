@@ -1,10 +1,10 @@
-package io.vte.verbs.ibv;
+package io.vte.verbs.ibv.device;
 
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 
 /** Converts MTUs between bytes (the SPI) and {@code enum ibv_mtu} codes 1..5 (256..4096 bytes). */
-final class IbvMtu {
+public final class IbvMtu {
 
   private IbvMtu() {}
 
@@ -13,7 +13,7 @@ final class IbvMtu {
    * @return the {@code enum ibv_mtu} code
    * @throws VerbsException {@link VerbsError#INVALID_ARGUMENT} for any other value
    */
-  static int toCode(int bytes) {
+  public static int toCode(int bytes) {
     for (int code = 1; code <= 5; code++) {
       if (toBytes(code) == bytes) {
         return code;
@@ -28,7 +28,7 @@ final class IbvMtu {
    * @param code an {@code enum ibv_mtu} code
    * @return bytes, or 0 for a code outside 1..5
    */
-  static int toBytes(int code) {
+  public static int toBytes(int code) {
     return code >= 1 && code <= 5 ? 128 << code : 0;
   }
 }

@@ -1,6 +1,9 @@
-package io.vte.verbs.ibv;
+package io.vte.verbs.ibv.device;
 
 import io.vte.verbs.DeviceInfo;
+import io.vte.verbs.ibv.IbvDeviceCaps;
+import io.vte.verbs.ibv.IbvPortInfo;
+import io.vte.verbs.ibv.IbvProvider;
 import java.util.List;
 
 /**

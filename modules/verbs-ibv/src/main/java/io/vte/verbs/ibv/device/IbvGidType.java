@@ -1,4 +1,4 @@
-package io.vte.verbs.ibv;
+package io.vte.verbs.ibv.device;
 
 import io.vte.verbs.GidType;
 
@@ -17,7 +17,7 @@ public enum IbvGidType {
    * @param code an {@code ibv_gid_type} value, or -1
    * @return the type
    */
-  static IbvGidType of(long code) {
+  public static IbvGidType of(long code) {
     return code >= 0 && code < UNKNOWN.ordinal() ? values()[(int) code] : UNKNOWN;
   }
 
@@ -25,7 +25,7 @@ public enum IbvGidType {
    * @param text {@code auto}, {@code roce-v1}, {@code roce-v2} or {@code ib}, any case
    * @return the type ({@link #UNKNOWN} for auto), or null when the text names none
    */
-  static IbvGidType parse(String text) {
+  public static IbvGidType parse(String text) {
     switch (text.trim().toLowerCase(java.util.Locale.ROOT)) {
       case "auto":
         return UNKNOWN;
@@ -45,7 +45,7 @@ public enum IbvGidType {
   /**
    * @return the engine-neutral type the handshake exchanges
    */
-  GidType neutral() {
+  public GidType neutral() {
     return switch (this) {
       case IB -> GidType.IB;
       case ROCE_V1 -> GidType.ROCE_V1;

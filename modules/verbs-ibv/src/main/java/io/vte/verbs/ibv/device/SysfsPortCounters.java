@@ -1,4 +1,4 @@
-package io.vte.verbs.ibv;
+package io.vte.verbs.ibv.device;
 
 import io.vte.verbs.PortCounters;
 import java.io.IOException;
@@ -17,10 +17,10 @@ import java.util.TreeMap;
  * <p>The root is {@code /sys/class/infiniband} unless the system property {@value #ROOT_PROPERTY}
  * names another directory (tests point it at a fake tree).
  */
-final class SysfsPortCounters implements PortCounters {
+public final class SysfsPortCounters implements PortCounters {
 
   /** The system property naming the directory that holds the devices. */
-  static final String ROOT_PROPERTY = "vte.ibv.sysfsRoot";
+  public static final String ROOT_PROPERTY = "vte.ibv.sysfsRoot";
 
   /** A hardware counter that is a setting (how long the driver caches the others), not a count. */
   private static final String LIFESPAN = "lifespan";
@@ -41,7 +41,7 @@ final class SysfsPortCounters implements PortCounters {
    * @param port the port number, from 1
    * @return its counters under the configured root
    */
-  static SysfsPortCounters of(String device, int port) {
+  public static SysfsPortCounters of(String device, int port) {
     return new SysfsPortCounters(
         Path.of(System.getProperty(ROOT_PROPERTY, "/sys/class/infiniband")), device, port);
   }

@@ -1,4 +1,4 @@
-package io.vte.verbs.ibv;
+package io.vte.verbs.ibv.device;
 
 import io.vte.verbs.Gid;
 
