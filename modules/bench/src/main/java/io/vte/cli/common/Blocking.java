@@ -22,9 +22,11 @@ public final class Blocking {
    * @param what what is awaited, for the timeout message
    * @param <T> the result type
    * @return the result
-   * @throws Exception the future's own failure, or TIMED_OUT naming {@code what}
+   * @throws Exception the future's own failure, or TIMED_OUT naming {@code what}; INTERNAL on a
+   *     Vert.x event-loop thread, which must never wait
    */
   public static <T> T await(Future<T> future, Duration deadline, String what) throws Exception {
+    refuseEventLoop(what);
     try {
       return future
           .toCompletionStage()
@@ -74,5 +76,16 @@ public final class Blocking {
     // counts the threads that ended too (a sum over live threads would drop their bytes)
     long total = hs.getTotalThreadAllocatedBytes();
     return total < 0 ? -1 : total;
+  }
+
+  private static void refuseEventLoop(String what) {
+    if (io.vertx.core.Context.isOnEventLoopThread()) {
+      throw new VteException(
+          ErrorCode.INTERNAL,
+          what
+              + ": a command waits on its own thread, never on an event loop ("
+              + Thread.currentThread().getName()
+              + ")");
+    }
   }
 }
