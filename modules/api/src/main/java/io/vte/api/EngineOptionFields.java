@@ -157,6 +157,16 @@ public final class EngineOptionFields {
               EngineOptions::setRetryCount)
           .check(n -> n >= 0 && n <= 64, "0..64");
 
+  /** The field {@code integrity}. */
+  public static final Field<EngineOptions, String> INTEGRITY =
+      field(
+              "integrity",
+              OptionKind.STRING,
+              Integrity.NONE.jsonName(),
+              EngineOptions::getIntegrity,
+              EngineOptions::setIntegrity)
+          .check(Integrity::isName, "none or crc32c");
+
   /** The field {@code maxOutstandingPerQp}. */
   public static final Field<EngineOptions, Integer> MAX_OUTSTANDING_PER_QP =
       field(
@@ -291,6 +301,7 @@ public final class EngineOptionFields {
           WORKERS_PER_CONTEXT,
           SLICE_SIZE,
           RETRY_COUNT,
+          INTEGRITY,
           HANDSHAKE_DEADLINE,
           MAX_HANDSHAKES_IN_FLIGHT,
           CQ_SIZE,

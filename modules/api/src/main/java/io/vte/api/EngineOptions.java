@@ -39,6 +39,7 @@ public final class EngineOptions {
   private int workersPerContext;
   private int sliceSize;
   private int retryCount;
+  private String integrity;
   private Duration handshakeDeadline;
   private int maxHandshakesInFlight;
   private int cqSize;
@@ -231,6 +232,20 @@ public final class EngineOptions {
   /** Sets the retries per slice; returns this. */
   public EngineOptions setRetryCount(int retryCount) {
     this.retryCount = retryCount;
+    return this;
+  }
+
+  /**
+   * Returns the end-to-end integrity check of transfers: {@code none} (default) or {@code crc32c}
+   * ({@link Integrity}); a batch may override it ({@link TransferOptions#setIntegrity}).
+   */
+  public String getIntegrity() {
+    return integrity;
+  }
+
+  /** Sets the integrity check, {@code none} or {@code crc32c}; returns this. */
+  public EngineOptions setIntegrity(String integrity) {
+    this.integrity = integrity;
     return this;
   }
 

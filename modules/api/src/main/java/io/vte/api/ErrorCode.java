@@ -55,5 +55,11 @@ public enum ErrorCode {
   /**
    * The two ends of a handshake share no control-plane wire version; the message names both ranges.
    */
-  VERSION_MISMATCH
+  VERSION_MISMATCH,
+  /**
+   * The bytes that landed are not the bytes that were sent: with integrity {@code crc32c}, a
+   * slice's CRC32C over the destination did not match the source's, on two rails; the message names
+   * the segment, the offset and the rail.
+   */
+  DATA_CORRUPTED
 }

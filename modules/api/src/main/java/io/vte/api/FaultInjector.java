@@ -58,7 +58,31 @@ public interface FaultInjector {
   void dropOneFrame(String device, long nth);
 
   /**
-   * Stops dropping and delaying the device's frames.
+   * Flips one bit in a seeded random fraction of the payloads the device sends (WRITE requests,
+   * READ responses) after their checksum was computed from the source memory: damage on the wire.
+   * With integrity {@code crc32c} the receiver finds it; with {@code none} it lands unnoticed.
+   *
+   * @param device the device name
+   * @param fraction 0..1
+   * @param seed the generator's seed
+   */
+  void corruptFrames(String device, double fraction, long seed);
+
+  /**
+   * Flips one bit in the destination memory of a seeded random fraction of the payloads that land
+   * through the device (WRITEs it executes, READ responses it receives), after the copy and before
+   * any check: memory damaged after the DMA. The device {@link RailStatus#SAME_HOST_DEVICE} means
+   * this engine's same-host copies.
+   *
+   * @param device the device name, or {@link RailStatus#SAME_HOST_DEVICE}
+   * @param fraction 0..1
+   * @param seed the generator's seed
+   */
+  void corruptLanded(String device, double fraction, long seed);
+
+  /**
+   * Stops dropping, delaying and corrupting the device's frames and landed payloads ({@link
+   * RailStatus#SAME_HOST_DEVICE}: the same-host copies).
    *
    * @param device the device name
    */

@@ -14,6 +14,7 @@ public final class TransferOptions {
   private Duration deadline = DEFAULT_DEADLINE;
   private String railLocalDevice;
   private String railRemoteDevice;
+  private Integrity integrity;
 
   /**
    * @return the deadline: requests unfinished this long after submit report TIMED_OUT
@@ -82,5 +83,25 @@ public final class TransferOptions {
    */
   public String getRailRemoteDevice() {
     return railRemoteDevice;
+  }
+
+  /**
+   * Overrides the engine's {@code integrity} option for the requests of this batch: {@link
+   * Integrity#CRC32C} checks each slice's CRC32C (source memory against destination memory) before
+   * a request completes, {@link Integrity#NONE} checks nothing.
+   *
+   * @param integrity the check, or null for the engine's option
+   * @return this
+   */
+  public TransferOptions setIntegrity(Integrity integrity) {
+    this.integrity = integrity;
+    return this;
+  }
+
+  /**
+   * @return the check set by {@link #setIntegrity}, or null when the engine's option applies
+   */
+  public Integrity getIntegrity() {
+    return integrity;
   }
 }

@@ -30,6 +30,14 @@ public interface VerbsContext extends AutoCloseable {
   PortAttributes queryPort(int port);
 
   /**
+   * @return true when work requests flagged {@link WrFlags#INTEGRITY} are checked end to end (soft
+   *     verbs); false (the default) when the flag must not be set
+   */
+  default boolean checksPayloadIntegrity() {
+    return false;
+  }
+
+  /**
    * @return the largest queues this device creates ({@link QueueLimits#UNBOUNDED} unless the
    *     provider knows of a limit)
    */

@@ -64,7 +64,33 @@ public interface VerbsFaultInjector {
   }
 
   /**
-   * Stops dropping and delaying the device's frames.
+   * Flips one bit in the payload of a seeded fraction of the payload frames the device sends (WRITE
+   * requests, READ responses), after their checksum was computed from the source memory: bytes
+   * damaged on the wire.
+   *
+   * @param device device name
+   * @param fraction 0..1
+   * @param seed generator seed
+   */
+  default void corruptFrames(String device, double fraction, long seed) {
+    throw unsupported("wire corruption");
+  }
+
+  /**
+   * Flips one bit in the destination memory of a seeded fraction of the payloads that land on the
+   * device (WRITEs it executes, READ responses it receives), after the copy and before any check:
+   * memory damaged after the DMA.
+   *
+   * @param device device name
+   * @param fraction 0..1
+   * @param seed generator seed
+   */
+  default void corruptLanded(String device, double fraction, long seed) {
+    throw unsupported("post-copy corruption");
+  }
+
+  /**
+   * Stops dropping, delaying and corrupting the device's frames and landed payloads.
    *
    * @param device device name
    */

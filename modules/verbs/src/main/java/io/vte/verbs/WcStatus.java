@@ -47,7 +47,17 @@ public enum WcStatus {
   /** Response timeout (20). */
   RESP_TIMEOUT_ERR,
   /** General error (21). */
-  GENERAL_ERR;
+  GENERAL_ERR,
+  /** Tag-matching error (22). */
+  TM_ERR,
+  /** Tag-matching rendezvous incomplete (23). */
+  TM_RNDV_INCOMPLETE_ERR,
+  /**
+   * A VTE extension (24, no ibverbs code): a work request flagged {@link WrFlags#INTEGRITY} moved
+   * bytes whose CRC32C over the destination differs from the source's. Not fatal: the QP stays in
+   * RTS and the work requests after it go on.
+   */
+  INTEGRITY_ERR;
 
   private static final WcStatus[] BY_CODE = values();
 

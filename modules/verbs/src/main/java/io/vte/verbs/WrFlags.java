@@ -20,5 +20,14 @@ public final class WrFlags {
    */
   public static final int INLINE = 1 << 3;
 
+  /**
+   * A VTE extension, not an ibverbs flag (bit 7, unused by {@code ibv_send_flags}): check the
+   * payload end to end with a CRC32C over the source memory against the destination memory, before
+   * the work request completes; a mismatch completes it with {@link WcStatus#INTEGRITY_ERR} and
+   * leaves the QP in RTS. Only on a context whose {@link VerbsContext#checksPayloadIntegrity()} is
+   * true, and only on RDMA WRITE and READ.
+   */
+  public static final int INTEGRITY = 1 << 7;
+
   private WrFlags() {}
 }

@@ -73,7 +73,7 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
     this.contexts = List.copyOf(contexts);
     this.rails = rails;
     this.counters = counters;
-    this.faults = provider.faultInjector().map(SoftVerbsFaults::new);
+    this.faults = provider.faultInjector().map(f -> new SoftVerbsFaults(f, sharedMemory));
   }
 
   @Override

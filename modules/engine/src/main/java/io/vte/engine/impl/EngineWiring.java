@@ -8,6 +8,7 @@ import io.vertx.core.Vertx;
 import io.vertx.micrometer.backends.BackendRegistries;
 import io.vte.api.EngineDiagnostics;
 import io.vte.api.EngineOptions;
+import io.vte.api.Integrity;
 import io.vte.engine.ProviderConfig;
 import io.vte.engine.impl.metrics.DeviceMeters;
 import io.vte.engine.impl.metrics.EngineCounters;
@@ -166,7 +167,8 @@ final class EngineWiring {
                 options.getRetryCount(),
                 counters,
                 segments::refresh,
-                new PeerDeviceStates(segments, rails)));
+                new PeerDeviceStates(segments, rails),
+                Integrity.parse(options.getIntegrity()) == Integrity.CRC32C));
     NotificationDispatcher notifications =
         new NotificationDispatcher(
             vertx.getOrCreateContext(),

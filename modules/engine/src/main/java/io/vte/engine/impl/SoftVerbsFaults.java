@@ -2,7 +2,10 @@ package io.vte.engine.impl;
 
 import io.vte.api.ErrorCode;
 import io.vte.api.FaultInjector;
+import io.vte.api.RailStatus;
 import io.vte.api.VteException;
+import io.vte.engine.impl.shm.SharedMemoryRail;
+import io.vte.verbs.PayloadFaults;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.VerbsFaultInjector;
@@ -19,9 +22,16 @@ final class SoftVerbsFaults implements FaultInjector {
   private static final int PORT = 1;
 
   private final VerbsFaultInjector faults;
+  private final SharedMemoryRail sameHost;
 
-  SoftVerbsFaults(VerbsFaultInjector faults) {
+  /**
+   * @param faults the provider's injector
+   * @param sameHost the engine's same-host rail, whose copies {@link RailStatus#SAME_HOST_DEVICE}
+   *     names
+   */
+  SoftVerbsFaults(VerbsFaultInjector faults, SharedMemoryRail sameHost) {
     this.faults = faults;
+    this.sameHost = sameHost;
   }
 
   @Override
@@ -54,8 +64,30 @@ final class SoftVerbsFaults implements FaultInjector {
   }
 
   @Override
+  public void corruptFrames(String device, double fraction, long seed) {
+    run(device, () -> faults.corruptFrames(device, fraction, seed));
+  }
+
+  @Override
+  public void corruptLanded(String device, double fraction, long seed) {
+    if (!RailStatus.SAME_HOST_DEVICE.equals(device)) {
+      run(device, () -> faults.corruptLanded(device, fraction, seed));
+    } else if (fraction >= 0 && fraction <= 1) {
+      sameHost.corruptLanded(new PayloadFaults(fraction, seed));
+    } else {
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT,
+          "a corruption fraction must be 0..1, got " + fraction + " for " + device);
+    }
+  }
+
+  @Override
   public void clearFrameFaults(String device) {
-    run(device, () -> faults.clearFrameFaults(device));
+    if (RailStatus.SAME_HOST_DEVICE.equals(device)) {
+      sameHost.corruptLanded(null);
+    } else {
+      run(device, () -> faults.clearFrameFaults(device));
+    }
   }
 
   @Override

@@ -80,7 +80,33 @@ public final class SoftFaultInjector implements VerbsFaultInjector {
   }
 
   /**
-   * Stops dropping and delaying frames of the device.
+   * Flips one bit in a seeded fraction of the payloads the device sends (WRITE requests, READ
+   * responses), after their CRC32C was computed from the source memory.
+   *
+   * @param device device name
+   * @param fraction 0..1
+   * @param seed generator seed
+   */
+  @Override
+  public void corruptFrames(String device, double fraction, long seed) {
+    provider.openDevice(device).faults().corruptFrames(fraction, seed);
+  }
+
+  /**
+   * Flips one bit in the destination memory of a seeded fraction of the payloads landing on the
+   * device (WRITEs it executes, READ responses it receives), after the copy, before the check.
+   *
+   * @param device device name
+   * @param fraction 0..1
+   * @param seed generator seed
+   */
+  @Override
+  public void corruptLanded(String device, double fraction, long seed) {
+    provider.openDevice(device).faults().corruptLanded(fraction, seed);
+  }
+
+  /**
+   * Stops dropping, delaying and corrupting frames of the device.
    *
    * @param device device name
    */

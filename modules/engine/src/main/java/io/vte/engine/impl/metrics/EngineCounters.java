@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vte.api.ErrorCode;
 import io.vte.api.TransferOpcode;
+import io.vte.verbs.WcStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,8 @@ public final class EngineCounters {
   private final LongAdder retries = new LongAdder();
   private final LongAdder staleRefreshes = new LongAdder();
   private final LongAdder batches = new LongAdder();
+  private final LongAdder integrityChecked = new LongAdder();
+  private final LongAdder integrityCorrupted = new LongAdder();
 
   private final LongAdder[] requests = adders(TransferOpcode.values().length);
   private final LongAdder[] failures = adders(ErrorCode.values().length);
@@ -83,6 +86,35 @@ public final class EngineCounters {
   public void sliceDone(int length) {
     bytes.add(length);
     slices.increment();
+  }
+
+  /**
+   * Counts a slice that ran with the end-to-end check: checked when it completed or was found
+   * damaged, and damaged when its status is {@code INTEGRITY_ERR}.
+   *
+   * @param status how the slice ended (a {@code SliceStatus})
+   */
+  public void integrityChecked(int status) {
+    if (status == WcStatus.INTEGRITY_ERR.code()) {
+      integrityChecked.increment();
+      integrityCorrupted.increment();
+    } else if (status == 0) {
+      integrityChecked.increment();
+    }
+  }
+
+  /**
+   * @return slices whose bytes were checked end to end (CRC32C), sound or not
+   */
+  public long integrityChecked() {
+    return integrityChecked.sum();
+  }
+
+  /**
+   * @return checked slices whose destination bytes did not match the source's
+   */
+  public long integrityCorrupted() {
+    return integrityCorrupted.sum();
   }
 
   public void retry() {
@@ -194,7 +226,21 @@ public final class EngineCounters {
             "peer segment descriptors fetched again because a cached one was stale",
             serverName,
             staleRefreshes),
-        bind(registry, "vte.engine.batches", null, "batches submitted", serverName, batches));
+        bind(registry, "vte.engine.batches", null, "batches submitted", serverName, batches),
+        bind(
+            registry,
+            "vte.engine.integrity.checked",
+            null,
+            "slices whose bytes were checked end to end (CRC32C of source against destination)",
+            serverName,
+            integrityChecked),
+        bind(
+            registry,
+            "vte.engine.integrity.corrupted",
+            null,
+            "checked slices whose destination bytes did not match the source's",
+            serverName,
+            integrityCorrupted));
   }
 
   private static Meter bind(

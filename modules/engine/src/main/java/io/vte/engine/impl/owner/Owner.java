@@ -116,7 +116,13 @@ final class Owner implements ConnectorHost {
         new Connector(this, config, localNicPath, device, store, channel, clock, metrics, backoff);
     this.slots = new WorkRequestSlots(cq.capacity());
     this.poster =
-        new WorkPoster(this, slots, metrics, config.maxOutstandingPerQp(), config.pollBatchSize());
+        new WorkPoster(
+            this,
+            slots,
+            metrics,
+            config.maxOutstandingPerQp(),
+            config.pollBatchSize(),
+            device.checksPayloadIntegrity());
     this.fences = new WriteFences(this, metrics, connector::disconnect);
     this.retirements =
         new Retirements(this, config, store, metrics, clock, qps, connector, fences, slots);
@@ -264,6 +270,8 @@ final class Owner implements ConnectorHost {
     ep.completed(q, cycleNanos);
     if (status == WcStatus.SUCCESS.code()) {
       complete(slice, SliceStatus.OK, null);
+    } else if (status == WcStatus.INTEGRITY_ERR.code()) {
+      complete(slice, status, null); // the bytes were damaged, the QP is sound: no retirement
     } else {
       retirements.failedCompletion(ep, slice, status);
     }

@@ -26,15 +26,25 @@ final class WorkPoster {
   private final WorkRequestBatch batch;
   private final ArrayDeque<Endpoint> ready = new ArrayDeque<>();
 
+  /** The flag a slice that checks its bytes posts with: none where the device cannot check. */
+  private final int integrityFlag;
+
   /**
    * @param owner ends refused slices and retires their endpoint
    * @param slots the owner's credits
    * @param metrics counts the posts
    * @param maxPerQp work requests one QP may have in flight
    * @param batchSize work requests posted per call at most
+   * @param deviceChecks the device checks {@link WrFlags#INTEGRITY} work requests end to end
    */
   WorkPoster(
-      Owner owner, WorkRequestSlots slots, OwnerMetrics metrics, int maxPerQp, int batchSize) {
+      Owner owner,
+      WorkRequestSlots slots,
+      OwnerMetrics metrics,
+      int maxPerQp,
+      int batchSize,
+      boolean deviceChecks) {
+    this.integrityFlag = deviceChecks ? WrFlags.INTEGRITY : 0;
     this.owner = owner;
     this.slots = slots;
     this.metrics = metrics;
@@ -91,7 +101,7 @@ final class WorkPoster {
         batch.add(
             slots.acquire(slice, ep, q),
             slice.opcode(),
-            WrFlags.SIGNALED,
+            slice.checksIntegrity() ? WrFlags.SIGNALED | integrityFlag : WrFlags.SIGNALED,
             slice.localAddress(),
             slice.length(),
             slice.lkey(),

@@ -24,6 +24,7 @@ public final class Slice {
   private int lkey;
   private int rkey;
   private int attempts;
+  private boolean integrity;
 
   /**
    * @param callback the request it belongs to
@@ -100,6 +101,21 @@ public final class Slice {
     this.lkey = 0;
     this.rkey = 0;
     this.attempts = 0;
+  }
+
+  /**
+   * Sets whether its carrier checks the bytes end to end (CRC32C of the source against the
+   * destination), as its request's batch asks; set before every routing.
+   */
+  public void checkIntegrity(boolean check) {
+    this.integrity = check;
+  }
+
+  /**
+   * @return true when its carrier must check the bytes end to end ({@link #checkIntegrity})
+   */
+  public boolean checksIntegrity() {
+    return integrity;
   }
 
   /**

@@ -32,7 +32,9 @@ final class PeerMapping {
     /** The owner's process is gone. */
     OWNER_DEAD,
     /** The mapping faulted: the file was truncated under it. */
-    FAULT
+    FAULT,
+    /** Copied, but the destination's CRC32C differs from the source's ({@link CopyCheck}). */
+    CORRUPTED
   }
 
   private final Path path;
@@ -160,7 +162,7 @@ final class PeerMapping {
    * @param bytes bytes, positive
    * @return how it ended
    */
-  Outcome copy(boolean read, long localAddress, long remote, int bytes) {
+  Outcome copy(boolean read, long localAddress, long remote, int bytes, CopyCheck check) {
     if (remote < remoteAddress || remote - remoteAddress > length - bytes) {
       // the submitter checked the range against the same descriptor
       throw new IllegalArgumentException(
@@ -189,12 +191,11 @@ final class PeerMapping {
         return truncated() ? Outcome.FAULT : Outcome.REVOKED;
       }
       long peer = dataAddress + (remote - remoteAddress);
-      if (read) {
-        DirectMemory.copy(peer, localAddress, bytes);
-      } else {
-        DirectMemory.copy(localAddress, peer, bytes);
-      }
-      return Outcome.OK;
+      long src = read ? peer : localAddress;
+      long dst = read ? localAddress : peer;
+      int crc = check.sourceCrc(src, bytes);
+      DirectMemory.copy(src, dst, bytes);
+      return check.landed(dst, bytes, crc) ? Outcome.OK : Outcome.CORRUPTED;
     } catch (InternalError e) {
       // HotSpot turns SIGBUS in an Unsafe access into this error
       return Outcome.FAULT;

@@ -16,6 +16,7 @@ import io.vte.engine.impl.segment.LocalBuffer;
 import io.vte.engine.impl.segment.PeerSegment;
 import io.vte.handshake.proto.BufferDesc;
 import io.vte.handshake.proto.SharedMemoryDesc;
+import io.vte.verbs.PayloadFaults;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WrOpcode;
 import java.util.ArrayList;
@@ -60,6 +61,9 @@ public final class SharedMemoryRail implements Transport, Carrier {
   private final AtomicInteger running = new AtomicInteger();
   private List<Thread> threads;
   private volatile boolean closed;
+
+  /** The injected post-copy corruption of this rail's copies, or null. */
+  private volatile PayloadFaults landingFaults;
 
   /**
    * @param self this process
@@ -217,6 +221,7 @@ public final class SharedMemoryRail implements Transport, Carrier {
   }
 
   private void copyLoop() {
+    CopyCheck check = new CopyCheck(this);
     try {
       while (true) {
         Slice slice = queue.take();
@@ -224,7 +229,7 @@ public final class SharedMemoryRail implements Transport, Carrier {
           return;
         }
         try {
-          copyOne(slice);
+          copyOne(slice, check);
         } catch (InternalError e) {
           // a fault of a copy reported late by HotSpot: that copy already ended as FAULT
         }
@@ -238,7 +243,7 @@ public final class SharedMemoryRail implements Transport, Carrier {
     }
   }
 
-  private void copyOne(Slice slice) {
+  private void copyOne(Slice slice, CopyCheck check) {
     SliceCallback callback = slice.callback();
     Target target = byId[slice.rkey()];
     if (closed) {
@@ -262,11 +267,14 @@ public final class SharedMemoryRail implements Transport, Carrier {
               slice.opcode() == WrOpcode.RDMA_READ,
               slice.localAddress(),
               slice.remoteAddress(),
-              slice.length());
+              slice.length(),
+              check.checking(slice.checksIntegrity()));
       if (outcome == PeerMapping.Outcome.OK) {
         copied.addAndGet(slice.length());
         target.copied.addAndGet(slice.length());
         status = SliceStatus.OK;
+      } else if (outcome == PeerMapping.Outcome.CORRUPTED) {
+        status = WcStatus.INTEGRITY_ERR.code(); // nothing held down: the retry may take this rail
       } else if (outcome == PeerMapping.Outcome.REVOKED) {
         cause =
             new VteException(ErrorCode.REMOTE_ACCESS_DENIED, "the peer revoked " + mapping.path());
@@ -284,6 +292,22 @@ public final class SharedMemoryRail implements Transport, Carrier {
       status = WcStatus.GENERAL_ERR.code();
     }
     callback.onSliceDone(slice, status, cause);
+  }
+
+  /**
+   * Injects (null: stops) a post-copy corruption of this rail's copies: a picked copy has one bit
+   * of its destination flipped after the copy, before its check (the fault injector's {@code
+   * corruptLanded} on the same-host device).
+   */
+  public void corruptLanded(PayloadFaults faults) {
+    landingFaults = faults;
+  }
+
+  /**
+   * @return the post-copy corruption in force, or null
+   */
+  PayloadFaults landingFaults() {
+    return landingFaults;
   }
 
   private static VteException failure(PeerMapping.Outcome outcome, PeerMapping mapping) {

@@ -56,6 +56,10 @@ public final class BatchTracker implements TransferBatch {
   private boolean callerOutsideVertx;
 
   private Promise<BatchResult> promise;
+
+  /** The slices of this run check their bytes end to end. */
+  private boolean integrity;
+
   private volatile int unsettled;
   private volatile TransferTracker[] trackers;
   private volatile RequestStatus endedEarly;
@@ -77,6 +81,21 @@ public final class BatchTracker implements TransferBatch {
 
   /** Made on the first call of {@link #accepted()} only: most batches are never asked. */
   private volatile Promise<Void> accepted;
+
+  /**
+   * Sets whether the slices of this run check their bytes end to end (the batch's integrity); set
+   * when the run is admitted, before its slices are cut.
+   */
+  void checkIntegrity(boolean check) {
+    integrity = check;
+  }
+
+  /**
+   * @return true when the slices of this run check their bytes end to end
+   */
+  boolean checksIntegrity() {
+    return integrity;
+  }
 
   BatchTracker(CallerContexts callers, Consumer<BatchTracker> onDone) {
     this(callers, onDone, null);

@@ -24,6 +24,7 @@ public final class PreparedBatch implements PreparedTransfer {
   private final List<TransferRequest> requests;
   private final TransferOptions options;
   private final long deadlineMillis;
+  private final boolean integrity;
 
   /** A post runs on the records; released by its completion. */
   private final AtomicBoolean claimed = new AtomicBoolean();
@@ -53,8 +54,12 @@ public final class PreparedBatch implements PreparedTransfer {
             batch -> submitter.validate(batch, requests, options),
             () -> recordsMade++);
     this.requests = List.copyOf(requests);
-    this.options = new TransferOptions().setDeadline(options.getDeadline());
+    this.options =
+        new TransferOptions()
+            .setDeadline(options.getDeadline())
+            .setIntegrity(options.getIntegrity());
     this.deadlineMillis = options.getDeadline().toMillis();
+    this.integrity = submitter.services().checksIntegrity(options);
   }
 
   /**
@@ -72,7 +77,7 @@ public final class PreparedBatch implements PreparedTransfer {
     BatchTracker b = records.run();
     // read before the post starts: once it completes, another post may claim the records
     Future<BatchResult> result = b.result();
-    submitter.post(b, records.trackers(), deadlineMillis);
+    submitter.post(b, records.trackers(), deadlineMillis, integrity);
     return result;
   }
 

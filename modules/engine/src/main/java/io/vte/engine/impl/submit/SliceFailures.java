@@ -56,6 +56,26 @@ final class SliceFailures {
             + " after "
             + slice.attempts()
             + " attempt(s)";
+    if (status == WcStatus.INTEGRITY_ERR.code()) {
+      return new VteException(
+          ErrorCode.DATA_CORRUPTED,
+          "CRC32C mismatch: the bytes that landed are not the bytes sent, in "
+              + request.opcode()
+              + " of segment '"
+              + request.segment().name()
+              + "' at remote 0x"
+              + Long.toHexString(slice.remoteAddress())
+              + " (offset "
+              + (slice.remoteAddress() - request.remoteAddress())
+              + " of the request, "
+              + slice.length()
+              + " B) via rail "
+              + slice.route()
+              + " after "
+              + slice.attempts()
+              + " attempt(s)",
+          cause);
+    }
     if (status == WcStatus.REM_ACCESS_ERR.code()) {
       return new VteException(
           ErrorCode.REMOTE_ACCESS_DENIED,

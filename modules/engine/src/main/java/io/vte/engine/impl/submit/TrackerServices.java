@@ -1,11 +1,14 @@
 package io.vte.engine.impl.submit;
 
 import io.vertx.core.Future;
+import io.vte.api.Integrity;
+import io.vte.api.TransferOptions;
 import io.vte.engine.impl.metrics.EngineCounters;
 import io.vte.engine.impl.rail.PeerDeviceStates;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.engine.impl.rail.Transport;
 import io.vte.engine.impl.segment.PeerSegment;
+import io.vte.verbs.WcStatus;
 import java.util.List;
 import java.util.function.Function;
 
@@ -21,6 +24,8 @@ import java.util.function.Function;
  *     peer may have restarted or re-registered the buffer): a newer cached one, else one read from
  *     the metadata backend
  * @param peerDevices asked about the peer's devices after a failure implicated one of them
+ * @param integrity the engine's {@code integrity} option: slices check their bytes end to end
+ *     unless a batch says otherwise
  */
 public record TrackerServices(
     Slicer slicer,
@@ -28,7 +33,8 @@ public record TrackerServices(
     int retryCount,
     EngineCounters counters,
     Function<PeerSegment, Future<PeerSegment>> freshSegment,
-    PeerDeviceStates peerDevices) {
+    PeerDeviceStates peerDevices,
+    boolean integrity) {
 
   /** Extra attempts of a slice whose endpoint was retired under it. */
   static final int RETIRED_ALLOWANCE = 8;
@@ -36,6 +42,26 @@ public record TrackerServices(
   /** Copies the transports. */
   public TrackerServices {
     transports = List.copyOf(transports);
+  }
+
+  /** Services of an engine whose {@code integrity} option is {@code none}. */
+  public TrackerServices(
+      Slicer slicer,
+      List<Transport> transports,
+      int retryCount,
+      EngineCounters counters,
+      Function<PeerSegment, Future<PeerSegment>> freshSegment,
+      PeerDeviceStates peerDevices) {
+    this(slicer, transports, retryCount, counters, freshSegment, peerDevices, false);
+  }
+
+  /**
+   * @param options a batch's options
+   * @return true when its slices check their bytes end to end: its own integrity, else the engine's
+   */
+  boolean checksIntegrity(TransferOptions options) {
+    Integrity own = options.getIntegrity();
+    return own == null ? integrity : own == Integrity.CRC32C;
   }
 
   /**
@@ -52,6 +78,9 @@ public record TrackerServices(
   int retryBudget(int status, boolean pinned) {
     if (pinned) {
       return 0;
+    }
+    if (status == WcStatus.INTEGRITY_ERR.code()) {
+      return Math.min(1, retryCount); // damaged once: one more rail, then DATA_CORRUPTED
     }
     return status == SliceStatus.ENDPOINT_RETIRED
             || status == SliceStatus.RAIL_DOWN

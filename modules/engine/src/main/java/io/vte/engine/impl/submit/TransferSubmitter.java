@@ -118,7 +118,7 @@ public final class TransferSubmitter {
     trackers[0].rebind(request, local);
     // made before the run starts: once it completes, another run may take the records
     TransferBatch handle = new SubmitHandle(batch, batch.generation(), batch.result());
-    admit(batch, options.getDeadline().toMillis());
+    admit(batch, options.getDeadline().toMillis(), services.checksIntegrity(options));
     resolveAndStart(batch, trackers);
     return handle;
   }
@@ -158,7 +158,7 @@ public final class TransferSubmitter {
       batch.reject(e);
       return batch;
     }
-    admit(batch, options.getDeadline().toMillis());
+    admit(batch, options.getDeadline().toMillis(), services.checksIntegrity(options));
     resolveAndStart(batch, trackers);
     return batch;
   }
@@ -222,10 +222,19 @@ public final class TransferSubmitter {
    * @param batch the records' batch, made ready by {@link BatchTracker#reuse}
    * @param trackers its trackers, each made ready by {@link TransferTracker#reuse()}
    * @param deadlineMillis the post's deadline
+   * @param integrity its slices check their bytes end to end
    */
-  void post(BatchTracker batch, TransferTracker[] trackers, long deadlineMillis) {
-    admit(batch, deadlineMillis);
+  void post(
+      BatchTracker batch, TransferTracker[] trackers, long deadlineMillis, boolean integrity) {
+    admit(batch, deadlineMillis, integrity);
     start(batch, trackers);
+  }
+
+  /**
+   * @return what the trackers of this submitter share
+   */
+  TrackerServices services() {
+    return services;
   }
 
   /**
@@ -240,8 +249,9 @@ public final class TransferSubmitter {
    * deadline is armed first: reused records still hold their last run's, which the sweep must never
    * see on the new run.
    */
-  private void admit(BatchTracker batch, long deadlineMillis) {
+  private void admit(BatchTracker batch, long deadlineMillis, boolean integrity) {
     batch.armDeadline(deadlineMillis);
+    batch.checkIntegrity(integrity);
     inFlight.add(batch);
     services.counters().batchSubmitted();
     deadlines.batchAdded();

@@ -304,6 +304,9 @@ public final class TransferTracker implements SliceCallback {
   public void onSliceDone(Slice slice, int status, Throwable cause) {
     Route route = slice.route();
     route.release(slice.length(), status == SliceStatus.OK);
+    if (slice.checksIntegrity()) {
+      services.counters().integrityChecked(status);
+    }
     if (status == SliceStatus.OK) {
       route.onSuccess();
       BYTES.addAndGet(this, slice.length());
@@ -473,6 +476,7 @@ public final class TransferTracker implements SliceCallback {
     if (route == null) {
       return false;
     }
+    slice.checkIntegrity(batch.checksIntegrity());
     route.assign(slice, local, remoteBuffer);
     return true;
   }

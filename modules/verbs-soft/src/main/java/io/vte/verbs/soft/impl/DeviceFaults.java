@@ -1,6 +1,7 @@
 package io.vte.verbs.soft.impl;
 
 import io.vte.verbs.AsyncEventType;
+import io.vte.verbs.PayloadFaults;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import java.time.Duration;
@@ -83,9 +84,39 @@ public final class DeviceFaults {
     device.frameFaults().dropOne(nth);
   }
 
-  /** Stops dropping and delaying frames. */
+  /**
+   * Flips a bit in a seeded fraction of the payloads this device sends, after their checksum.
+   *
+   * @param fraction of the payload frames, 0..1
+   * @param seed seed of the generator that picks the payloads and bits
+   */
+  public void corruptFrames(double fraction, long seed) {
+    device.frameFaults().corrupt(checkFraction(fraction), seed);
+  }
+
+  /**
+   * Flips a bit in the destination memory of a seeded fraction of the payloads that land on this
+   * device, after the copy and before any check.
+   *
+   * @param fraction of the landed payloads, 0..1
+   * @param seed seed of the generator that picks the payloads and bits
+   */
+  public void corruptLanded(double fraction, long seed) {
+    device.setLandingFaults(new PayloadFaults(checkFraction(fraction), seed));
+  }
+
+  private static double checkFraction(double fraction) {
+    if (!(fraction >= 0 && fraction <= 1)) {
+      throw new VerbsException(
+          VerbsError.INVALID_ARGUMENT, "a corruption fraction must be 0..1, got " + fraction);
+    }
+    return fraction;
+  }
+
+  /** Stops dropping, delaying and corrupting frames and landed payloads. */
   public void clearFrameFaults() {
     device.frameFaults().clear();
+    device.setLandingFaults(null);
   }
 
   /**

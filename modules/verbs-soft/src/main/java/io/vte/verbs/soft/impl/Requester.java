@@ -59,11 +59,13 @@ final class Requester implements Connection.Handler {
   private long resentForGap = -1;
 
   private final IdleWatch idle = new IdleWatch();
+  private final PayloadIntegrity integrity;
 
   Requester(SoftQp qp) {
     this.qp = qp;
     this.sq = qp.sq;
     this.access = new RequesterAccess(this, qp);
+    this.integrity = new PayloadIntegrity(qp.device);
   }
 
   @Override
@@ -328,15 +330,16 @@ final class Requester implements Connection.Handler {
         return;
       }
       boolean read = op == WrOpcode.RDMA_READ;
+      boolean checked = sq.checksIntegrity(s);
       if (!c.append(
           FrameHeader.requestOpcode(op),
-          0,
+          checked ? FrameHeader.CRC : 0,
           peer.qpNum(),
           seqOf(sent),
           sq.rkey[s],
           sq.remoteAddress[s],
           len,
-          sq.imm[s],
+          checked && !read ? integrity.sourceCrc(mr, sq.localAddress[s], len) : sq.imm[s],
           read ? 0 : sq.localAddress[s],
           read ? 0 : len,
           mr)) {
@@ -409,6 +412,9 @@ final class Requester implements Connection.Handler {
           }
           if (h.status == FrameHeader.SEQ_ERR) {
             onSequenceNak(acked > before);
+          } else if (h.status == FrameHeader.CORRUPT) {
+            completeHead(WcStatus.INTEGRITY_ERR.code()); // executed, damaged: the QP goes on
+            onProgress();
           } else {
             onNak(h.status);
           }
@@ -448,7 +454,16 @@ final class Requester implements Connection.Handler {
       return;
     }
     if (intact && !readTargetLost) {
-      completeHead(WcStatus.SUCCESS.code());
+      int s = (int) (acked % sq.capacity);
+      boolean sound =
+          integrity.landed(
+              qp.device.mr(sq.lkey[s]),
+              null,
+              sq.localAddress[s],
+              h.length,
+              sq.checksIntegrity(s) && (h.status & FrameHeader.CRC) != 0,
+              h.imm);
+      completeHead((sound ? WcStatus.SUCCESS : WcStatus.INTEGRITY_ERR).code());
       onProgress();
     } else { // the local region closed under the READ, as an HCA reports a local protection error
       completeHead(WcStatus.LOC_PROT_ERR.code());

@@ -31,6 +31,11 @@ final class Responder implements Connection.Handler {
 
   private final SoftQp qp;
   private final ResponseQueue responses = new ResponseQueue();
+  private final PayloadIntegrity integrity;
+
+  /** The region the WRITE being read lands in. */
+  private SoftMr writeTarget;
+
   private Connection conn;
   private int expected;
   private int seenRtr;
@@ -53,6 +58,7 @@ final class Responder implements Connection.Handler {
 
   Responder(SoftQp qp) {
     this.qp = qp;
+    this.integrity = new PayloadIntegrity(qp.device);
   }
 
   /** Takes over an inbound connection whose HELLO named this QP (NIC thread). */
@@ -214,6 +220,7 @@ final class Responder implements Connection.Handler {
           return true;
         }
         action = op == FrameHeader.WRITE ? DO_WRITE : DO_WRITE_IMM;
+        writeTarget = target;
         c.expectPayload(h.raddr, h.length, target);
         return true;
       case FrameHeader.SEND:
@@ -259,7 +266,8 @@ final class Responder implements Connection.Handler {
       refuseAccess(h.seq);
       return;
     }
-    responses.add(FrameHeader.READ_RESP, 0, h.seq, h.raddr, h.length, source);
+    responses.add(
+        FrameHeader.READ_RESP, h.status & FrameHeader.CRC, h.seq, h.raddr, h.length, source);
     if (advance) {
       expected++;
       qp.device.servedCounters().read(len);
@@ -286,6 +294,15 @@ final class Responder implements Connection.Handler {
     }
     if (a == DO_WRITE || a == DO_WRITE_IMM) {
       qp.device.servedCounters().write(h.length & 0xffffffffL);
+      SoftMr target = writeTarget;
+      writeTarget = null;
+      if (a == DO_WRITE
+          && !integrity.landed(
+              target, qp.inbound, h.raddr, h.length, (h.status & FrameHeader.CRC) != 0, h.imm)) {
+        expected++;
+        respond(FrameHeader.NAK, FrameHeader.CORRUPT, h.seq);
+        return;
+      }
     }
     if (a == DO_WRITE_IMM || a == DO_SEND) {
       boolean imm = a == DO_WRITE_IMM || h.opcode == FrameHeader.SEND_IMM;
@@ -372,15 +389,17 @@ final class Responder implements Connection.Handler {
     while (!responses.isEmpty()) {
       int op = responses.headOpcode();
       int len = op == FrameHeader.READ_RESP ? responses.headLength() : 0;
+      int status = responses.headStatus();
+      boolean checked = op == FrameHeader.READ_RESP && (status & FrameHeader.CRC) != 0;
       if (!c.append(
           op,
-          responses.headStatus(),
+          status,
           qp.peer().qpNum(),
           responses.headSeq(),
           0,
           0,
           len,
-          0,
+          checked ? integrity.sourceCrc(responses.headRegion(), responses.headAddress(), len) : 0,
           responses.headAddress(),
           len,
           responses.headRegion())) {

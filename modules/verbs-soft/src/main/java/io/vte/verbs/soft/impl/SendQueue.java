@@ -117,6 +117,15 @@ final class SendQueue {
   }
 
   /**
+   * @return whether the WR asks for the end-to-end payload check: {@link WrFlags#INTEGRITY} on an
+   *     RDMA WRITE or READ
+   */
+  boolean checksIntegrity(int slot) {
+    return (flags[slot] & WrFlags.INTEGRITY) != 0
+        && (opcode[slot] == WrOpcode.RDMA_WRITE || opcode[slot] == WrOpcode.RDMA_READ);
+  }
+
+  /**
    * @return whether the WR's data lives in a local region (not inline, not empty)
    */
   boolean hasLocalData(int slot) {

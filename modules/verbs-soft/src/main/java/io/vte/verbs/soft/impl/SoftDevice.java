@@ -7,6 +7,7 @@ import io.vte.verbs.Closeables;
 import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.Gid;
 import io.vte.verbs.LinkLayer;
+import io.vte.verbs.PayloadFaults;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PortState;
 import io.vte.verbs.ProtectionDomain;
@@ -58,6 +59,7 @@ public final class SoftDevice implements VerbsContext {
   private final AsyncEvents events;
   private final DeviceLog log;
   private final FrameFaults frameFaults = new FrameFaults();
+  private volatile PayloadFaults landingFaults;
   private final PortLink link;
   private final DeviceFaults faults = new DeviceFaults(this);
   private volatile PortState portState;
@@ -305,6 +307,24 @@ public final class SoftDevice implements VerbsContext {
 
   FrameFaults frameFaults() {
     return frameFaults;
+  }
+
+  /**
+   * @return the post-copy corruption in force on payloads that land here, or null (any thread)
+   */
+  PayloadFaults landingFaults() {
+    return landingFaults;
+  }
+
+  /** Sets (null: clears) the post-copy corruption of payloads that land here. */
+  void setLandingFaults(PayloadFaults faults) {
+    landingFaults = faults;
+  }
+
+  /** Soft verbs check {@link io.vte.verbs.WrFlags#INTEGRITY} work requests end to end. */
+  @Override
+  public boolean checksPayloadIntegrity() {
+    return true;
   }
 
   KeyTable<SoftMr> mrTable() {

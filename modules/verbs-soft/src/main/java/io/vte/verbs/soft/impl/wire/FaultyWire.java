@@ -1,6 +1,9 @@
 package io.vte.verbs.soft.impl.wire;
 
+import io.vte.verbs.DirectMemory;
+import io.vte.verbs.PayloadFaults;
 import io.vte.verbs.soft.impl.SoftMr;
+import java.nio.ByteBuffer;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
@@ -11,14 +14,23 @@ import java.util.function.LongSupplier;
  * lost on the wire). A delayed request frame holds the connection's requests (it and every one
  * behind it) until its time has come and {@link #releaseIfDue} is called from the timer, then goes
  * without being picked for a delay again. HELLO frames are never touched; responses may be dropped,
- * not delayed.
+ * not delayed. A payload picked for corruption (a WRITE's, a READ response's) is sent from a copy
+ * with one bit flipped, as a link would damage it after the sender computed its checksum.
  *
  * <p>Consulted on the NIC thread only: while faults are in force ({@link #isQuiet()} false),
  * posting threads leave the sending to the NIC.
  */
 public final class FaultyWire implements FrameSink {
 
+  /**
+   * Damaged payload copies kept alive: more than the payload windows one gathering write of the
+   * {@link FrameWriter} can point at, so a copy is reused only once no write refers to it.
+   */
+  private static final int DAMAGED_KEPT = 64;
+
   private final FrameSink wire;
+  private final ByteBuffer[] damaged = new ByteBuffer[DAMAGED_KEPT];
+  private int nextDamaged;
   private final FrameFaults faults;
   private final LongSupplier clock;
   private final LongConsumer wakeAt;
@@ -83,6 +95,18 @@ public final class FaultyWire implements FrameSink {
         }
       }
     }
+    long bit =
+        payloadLength > 0
+                && (opcode == FrameHeader.READ_RESP || FrameHeader.requestHasPayload(opcode))
+            ? faults.corruptBit(payloadLength)
+            : -1;
+    if (bit >= 0) {
+      long copy = damagedCopy(payloadAddress, payloadLength, region, bit);
+      if (copy != 0) {
+        payloadAddress = copy;
+        region = null;
+      }
+    }
     if (!faults.drop()
         && !wire.append(
             opcode,
@@ -102,6 +126,25 @@ public final class FaultyWire implements FrameSink {
       released = false;
     }
     return true;
+  }
+
+  /**
+   * @return the address of a copy of the payload with {@code bit} flipped, or 0 when its region
+   *     closed (the payload then goes as it is, and the connection aborts on it)
+   */
+  private long damagedCopy(long address, int length, SoftMr region, long bit) {
+    ByteBuffer copy = damaged[nextDamaged];
+    if (copy == null || copy.capacity() < length) {
+      copy = ByteBuffer.allocateDirect(length);
+      damaged[nextDamaged] = copy;
+    }
+    nextDamaged = (nextDamaged + 1) % DAMAGED_KEPT;
+    long to = DirectMemory.address(copy);
+    if (!GuardedAccess.copy(region, address, to, length)) {
+      return 0;
+    }
+    PayloadFaults.flip(to, bit);
+    return to;
   }
 
   /**

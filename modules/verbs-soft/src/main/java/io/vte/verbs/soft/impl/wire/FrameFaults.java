@@ -1,11 +1,13 @@
 package io.vte.verbs.soft.impl.wire;
 
+import io.vte.verbs.PayloadFaults;
 import java.util.SplittableRandom;
 
 /**
  * Injected frame faults of one device: drop or delay a fraction of the frames it sends, decided by
  * a seeded generator so a run is reproducible, or drop exactly the n-th request or response frame
- * it sends. Configured from any thread; consulted on the NIC thread.
+ * it sends; apart from those, flip a bit in a fraction of the payloads it sends ({@link
+ * #corruptBit}). Configured from any thread; consulted on the NIC thread.
  */
 public final class FrameFaults {
 
@@ -15,6 +17,10 @@ public final class FrameFaults {
   private static final Settings NONE = new Settings(0, 0, 0, 0, 0);
 
   private volatile Settings settings = NONE;
+
+  /** Picks the payloads whose bits flip on the wire; null for none. */
+  private volatile PayloadFaults corruption;
+
   private Settings seen = NONE;
   private SplittableRandom random = new SplittableRandom(0);
 
@@ -31,15 +37,30 @@ public final class FrameFaults {
     settings = new Settings(0, 0, 0, 0, nth);
   }
 
+  /** Flips one bit in a seeded fraction (0..1) of the payloads sent from now on. */
+  public void corrupt(double fraction, long seed) {
+    corruption = new PayloadFaults(fraction, seed);
+  }
+
   public void clear() {
     settings = NONE;
+    corruption = null;
   }
 
   /**
-   * @return true when frames may be dropped or delayed (any thread)
+   * @return true when frames may be dropped, delayed or corrupted (any thread)
    */
   public boolean active() {
-    return settings != NONE;
+    return settings != NONE || corruption != null;
+  }
+
+  /**
+   * @param payloadLength bytes of the payload about to be sent
+   * @return the bit of it to flip, or -1 to send it as it is (NIC thread)
+   */
+  public long corruptBit(int payloadLength) {
+    PayloadFaults c = corruption;
+    return c == null ? -1 : c.pickBit(payloadLength);
   }
 
   /**

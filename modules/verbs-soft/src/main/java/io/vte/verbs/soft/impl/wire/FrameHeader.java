@@ -10,6 +10,13 @@ import java.nio.ByteBuffer;
  * <p>Layout, big-endian: {@code magic u8 @0}, {@code opcode u8 @1}, {@code status u16 @2}, {@code
  * qpn u32 @4} (destination QP), {@code seq u32 @8}, {@code rkey u32 @12}, {@code raddr u64 @16},
  * {@code length u32 @24} (payload bytes that follow), {@code imm u32 @28}.
+ *
+ * <p>End-to-end integrity (version 3): a WRITE or READ_REQ whose {@code status} has {@link #CRC}
+ * asks for a CRC32C check. A WRITE carries its payload's CRC32C, computed from the source memory,
+ * in {@code imm}; the responder checks it over the destination after the copy and answers a
+ * mismatch with a NAK of status {@link #CORRUPT}. A READ_RESP to such a READ has {@link #CRC} too,
+ * and the CRC32C of the responder's source memory in {@code imm}; the requester checks its
+ * destination after the copy.
  */
 public final class FrameHeader {
 
@@ -20,7 +27,13 @@ public final class FrameHeader {
   public static final byte MAGIC = (byte) 0x5E;
 
   /** Protocol version carried by HELLO in {@code raddr}. */
-  public static final long VERSION = 2;
+  public static final long VERSION = 3;
+
+  /**
+   * Status bit of a WRITE or READ_REQ (and of the READ_RESP that answers it): a CRC32C of the
+   * payload's source memory travels in {@code imm}.
+   */
+  public static final int CRC = 1;
 
   /** Requester opens a connection to a QP: qpn = target QP, rkey = source QP, raddr = version. */
   public static final int HELLO = 1;
@@ -74,6 +87,13 @@ public final class FrameHeader {
    * once with {@code REM_ABORT_ERR} instead of retrying until its ACK timeout runs out.
    */
   public static final int NO_QP = 0xfffd;
+
+  /**
+   * NAK status of a WRITE whose payload's CRC32C over the destination differs from the one it
+   * carried. Not fatal: the request counts as executed (the responder expects the next one) and the
+   * requester completes it with {@code INTEGRITY_ERR}, its QP staying in RTS.
+   */
+  public static final int CORRUPT = 0xfffc;
 
   public int opcode;
   public int status;
