@@ -1,6 +1,8 @@
 package io.vte.cli.bench;
 
 import io.vertx.core.json.JsonObject;
+import io.vte.api.Integrity;
+import io.vte.api.VteException;
 import io.vte.cli.bench.baseline.NioAckedBench;
 import io.vte.cli.bench.fault.FaultScheduler;
 import io.vte.cli.bench.fault.FaultStep;
@@ -66,6 +68,18 @@ public final class BenchCommand implements Callable<Integer> {
   private boolean baseline;
 
   @Option(
+      names = "--integrity",
+      defaultValue = "none",
+      description = {
+        "none (default): the engines' check; crc32c: measure the end-to-end CRC32C check's cost,",
+        "the same load with the check on and off in "
+            + IntegrityCost.ROUNDS
+            + " alternating pairs of windows",
+        "sharing --duration, and print both throughputs and their ratio."
+      })
+  private String integrity;
+
+  @Option(
       names = "--shared-memory",
       description = {
         "The target's buffer is engine-allocated shared memory (TransferEngine.allocate): the",
@@ -105,6 +119,18 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Directory for the sweep files (default ${DEFAULT-VALUE}).")
   private Path out;
 
+  /**
+   * @return true for {@code --integrity crc32c}
+   * @throws IllegalArgumentException naming the value when it is neither none nor crc32c
+   */
+  private boolean integrityCost() {
+    try {
+      return Integrity.parse(integrity) == Integrity.CRC32C;
+    } catch (VteException e) {
+      throw new IllegalArgumentException("--integrity: " + e.getMessage(), e);
+    }
+  }
+
   /** Creates the command (picocli instantiates it). */
   public BenchCommand() {}
 
@@ -117,6 +143,7 @@ public final class BenchCommand implements Callable<Integer> {
     List<Integer> sizes;
     List<Integer> batches;
     List<FaultStep> faults;
+    boolean cost;
     try {
       engineFlags.validate();
       load.validate();
@@ -131,6 +158,11 @@ public final class BenchCommand implements Callable<Integer> {
             "--duration is the time of one run; with --sweep give the time per block"
                 + " size as --sweep-duration, got --duration "
                 + spec.commandLine().getParseResult().matchedOptionValue("--duration", 0.0));
+      }
+      cost = integrityCost();
+      if (cost && (sweep || baseline || engineFlags.faults().size() > 0)) {
+        throw new IllegalArgumentException(
+            "--integrity crc32c cannot be combined with --sweep, --baseline or --inject");
       }
       if (sweep && engineFlags.faults().size() > 0) {
         throw new IllegalArgumentException("--inject and --sweep cannot be combined");
@@ -187,6 +219,12 @@ public final class BenchCommand implements Callable<Integer> {
         return rows.stream().allMatch(r -> r.failed() == 0 && !r.stalled())
             ? ExitCodes.OK
             : ExitCodes.RUN_FAILED;
+      }
+      if (cost) {
+        if (sharedMemory) {
+          session.requireSameHost();
+        }
+        return IntegrityCost.run(session, load, stdout);
       }
       List<FaultScheduler> schedulers =
           faults.isEmpty()

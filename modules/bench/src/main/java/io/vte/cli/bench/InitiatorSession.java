@@ -3,6 +3,7 @@ package io.vte.cli.bench;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
+import io.vte.api.Integrity;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentBuffer;
 import io.vte.api.SegmentHandle;
@@ -36,6 +37,9 @@ public final class InitiatorSession implements AutoCloseable {
   private final long remoteBase;
   private final long region;
   private final long localMemory;
+
+  /** The end-to-end check of the measured batches, or null for the engine's option. */
+  private Integrity integrity;
 
   /** Source patterns written so far: each measured WRITE window gets a new one. */
   private long writeRounds;
@@ -265,7 +269,18 @@ public final class InitiatorSession implements AutoCloseable {
    * @return a generator of it, not started
    */
   LoadGenerator newLoad(LoadGenerator.Plan plan) {
-    return new LoadGenerator(vertx, engine, local, segment, remoteBase, plan);
+    LoadGenerator load = new LoadGenerator(vertx, engine, local, segment, remoteBase, plan);
+    load.checkIntegrity(integrity);
+    return load;
+  }
+
+  /**
+   * Sets the end-to-end check of the batches of the measurements from now on.
+   *
+   * @param integrity the check, or null for the engine's option
+   */
+  public void checkIntegrity(Integrity integrity) {
+    this.integrity = integrity;
   }
 
   /**

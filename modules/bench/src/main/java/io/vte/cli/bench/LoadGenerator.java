@@ -6,6 +6,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vte.api.BatchResult;
+import io.vte.api.Integrity;
 import io.vte.api.PreparedTransfer;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.SegmentHandle;
@@ -95,6 +96,10 @@ public final class LoadGenerator {
   }
 
   private final Vertx vertx;
+
+  /** The batches' end-to-end check, or null for the engine's option. */
+  private volatile Integrity integrity;
+
   private final TransferEngine engine;
   private final Plan plan;
   private final List<List<TransferRequest>> batches = new ArrayList<>();
@@ -140,6 +145,16 @@ public final class LoadGenerator {
   }
 
   /**
+   * Sets the end-to-end check of the batches of the runs from now on (prepared batches keep the one
+   * they were prepared with).
+   *
+   * @param integrity the check, or null for the engine's option
+   */
+  public void checkIntegrity(Integrity integrity) {
+    this.integrity = integrity;
+  }
+
+  /**
    * Runs the load for a while.
    *
    * @param duration how long to keep issuing (in-flight batches are then waited for)
@@ -149,7 +164,7 @@ public final class LoadGenerator {
     if (!plan.prepared() || prepared != null) {
       return drive(duration);
     }
-    TransferOptions options = new TransferOptions().setDeadline(DEADLINE);
+    TransferOptions options = new TransferOptions().setDeadline(DEADLINE).setIntegrity(integrity);
     List<Future<PreparedTransfer>> all = new ArrayList<>();
     for (List<TransferRequest> batch : batches) {
       all.add(engine.prepare(batch, options));
@@ -175,7 +190,8 @@ public final class LoadGenerator {
               prepared,
               this::stopped,
               t,
-              duration.toNanos());
+              duration.toNanos(),
+              integrity);
       ds.add(d);
       if (plan.callerThreads()) {
         CallerThread caller = new CallerThread(d);

@@ -2,6 +2,7 @@ package io.vte.cli.bench;
 
 import io.vertx.core.Future;
 import io.vte.api.BatchResult;
+import io.vte.api.Integrity;
 import io.vte.api.PreparedTransfer;
 import io.vte.api.RequestResult;
 import io.vte.api.RequestStatus;
@@ -38,7 +39,7 @@ final class SlotDriver {
   private final long durationNanos;
   private final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(120), 3);
   private final Map<String, Long> failures = new TreeMap<>();
-  private final TransferOptions options = new TransferOptions().setDeadline(LoadGenerator.DEADLINE);
+  private final TransferOptions options;
 
   /** When each slot's batch went out. */
   private final long[] issuedAt;
@@ -63,6 +64,7 @@ final class SlotDriver {
    * @param stopped true once the runs are to end early
    * @param thread this submitter's number: its slots are {@code thread * depth ..}
    * @param durationNanos how long to keep posting
+   * @param integrity the batches' end-to-end check, or null for the engine's option
    */
   SlotDriver(
       LoadGenerator.Plan plan,
@@ -72,7 +74,10 @@ final class SlotDriver {
       List<PreparedTransfer> prepared,
       BooleanSupplier stopped,
       int thread,
-      long durationNanos) {
+      long durationNanos,
+      Integrity integrity) {
+    this.options =
+        new TransferOptions().setDeadline(LoadGenerator.DEADLINE).setIntegrity(integrity);
     this.plan = plan;
     this.engine = engine;
     this.localAddress = localAddress;
