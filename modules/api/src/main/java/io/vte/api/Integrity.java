@@ -33,13 +33,12 @@ public enum Integrity {
    * @throws VteException INVALID_ARGUMENT naming the value for anything else
    */
   public static Integrity parse(String name) {
-    for (Integrity i : values()) {
-      if (i.jsonName.equals(name)) {
-        return i;
-      }
+    Integrity found = find(name);
+    if (found == null) {
+      throw new VteException(
+          ErrorCode.INVALID_ARGUMENT, "integrity must be none or crc32c, got '" + name + "'");
     }
-    throw new VteException(
-        ErrorCode.INVALID_ARGUMENT, "integrity must be none or crc32c, got '" + name + "'");
+    return found;
   }
 
   /**
@@ -47,11 +46,15 @@ public enum Integrity {
    * @return true when {@link #parse} takes it
    */
   static boolean isName(String name) {
+    return find(name) != null;
+  }
+
+  private static Integrity find(String name) {
     for (Integrity i : values()) {
       if (i.jsonName.equals(name)) {
-        return true;
+        return i;
       }
     }
-    return false;
+    return null;
   }
 }

@@ -28,6 +28,7 @@ class EngineOptionsJsonTest {
         .setWorkersPerContext(3)
         .setSliceSize(8192)
         .setRetryCount(5)
+        .setIntegrity("crc32c")
         .setHandshakeDeadline(Duration.ofMillis(1234))
         .setMaxHandshakesInFlight(7)
         .setCqSize(512)

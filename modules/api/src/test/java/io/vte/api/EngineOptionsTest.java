@@ -1,6 +1,7 @@
 package io.vte.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -227,6 +228,8 @@ class EngineOptionsTest {
     assertBad("devices", sample().setTransport("ibverbs").setDevices(List.of()));
     assertBad("rpcHost", sample().setRpcHost(" "));
     assertBad("transport", sample().setTransport("udp"));
+    assertBad("integrity", sample().setIntegrity("md5"));
+    assertBad("integrity", sample().setIntegrity("CRC32C"));
     assertBad("sliceSize", sample().setSliceSize(0));
     assertBad("retryCount", sample().setRetryCount(-1));
     assertBad("handshakeDeadlineMs", sample().setHandshakeDeadline(Duration.ZERO));
@@ -257,6 +260,18 @@ class EngineOptionsTest {
             VteException.class, () -> EngineOptions.fromJson(sample().toJson().mergeIn(change)));
     assertEquals(ErrorCode.INVALID_CONFIGURATION, e.code());
     assertTrue(e.getMessage().contains("'" + field + "'"), e.getMessage());
+  }
+
+  @Test
+  void integrityIsNoneByDefaultAndReadFromJsonByName() {
+    assertEquals("none", new EngineOptions().getIntegrity());
+    EngineOptions read = EngineOptions.fromJson(sample().toJson().put("integrity", "crc32c"));
+    assertEquals(Integrity.CRC32C, Integrity.parse(read.getIntegrity()));
+    assertNull(new TransferOptions().getIntegrity(), "a batch takes the engine's by default");
+    assertEquals(Integrity.NONE, new TransferOptions().setIntegrity(Integrity.NONE).getIntegrity());
+    VteException e = assertThrows(VteException.class, () -> Integrity.parse("sha1"));
+    assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+    assertTrue(e.getMessage().contains("'sha1'"), e.getMessage());
   }
 
   @Test

@@ -104,6 +104,23 @@ class IntegrityTest {
         p, TransferRequest.read(p.local(), 0, p.seg(), p.remote().address(), LENGTH), options);
   }
 
+  /**
+   * Runs five requests one after the other, each over a cleared destination, and checks that each
+   * completed and left exactly the source's bytes there.
+   */
+  private static void assertRoundsIntact(Pair p, boolean read) {
+    long destination = read ? p.local().address() : p.remote().address();
+    for (int i = 0; i < 5; i++) {
+      DirectMemory.fill(destination, LENGTH, (byte) 0);
+      BatchResult b = read ? read(p, new TransferOptions()) : write(p, new TransferOptions());
+      assertTrue(b.allCompleted(), "round " + i + ": " + b);
+      assertEquals(
+          -1,
+          EngineFixture.mismatch(destination, p.expected(), LENGTH),
+          "round " + i + ": the destination holds exactly the source's bytes");
+    }
+  }
+
   private static EngineCounters counters(Pair p) {
     return EngineInternals.counters(p.initiator());
   }
@@ -113,15 +130,7 @@ class IntegrityTest {
     Pair p = pair("crc32c", 2, 1);
     EngineFixture.fill(p.expected(), LENGTH, 7);
     p.initiatorFaults().corruptFrames(p.initiatorDevice(0), 1.0, 11);
-    for (int i = 0; i < 5; i++) {
-      DirectMemory.fill(p.remote().address(), LENGTH, (byte) 0);
-      BatchResult w = write(p, new TransferOptions());
-      assertTrue(w.allCompleted(), "round " + i + ": " + w);
-      assertEquals(
-          -1,
-          EngineFixture.mismatch(p.remote().address(), p.expected(), LENGTH),
-          "round " + i + ": the target holds exactly the source bytes");
-    }
+    assertRoundsIntact(p, false);
     EngineCounters c = counters(p);
     assertTrue(c.integrityCorrupted() > 0, "slices on the faulty rail were caught");
     assertTrue(c.retries() >= c.integrityCorrupted(), "each caught slice went again");
@@ -134,15 +143,7 @@ class IntegrityTest {
     EngineFixture.fill(p.expected(), LENGTH, 8);
     // the target sends the READ responses: every one from its first device is damaged
     p.targetFaults().corruptFrames(p.targetDevice(0), 1.0, 5);
-    for (int i = 0; i < 5; i++) {
-      DirectMemory.fill(p.local().address(), LENGTH, (byte) 0);
-      BatchResult r = read(p, new TransferOptions());
-      assertTrue(r.allCompleted(), "round " + i + ": " + r);
-      assertEquals(
-          -1,
-          EngineFixture.mismatch(p.local().address(), p.expected(), LENGTH),
-          "round " + i + ": the initiator holds exactly the target's bytes");
-    }
+    assertRoundsIntact(p, true);
     assertTrue(counters(p).integrityCorrupted() > 0, "damaged responses were caught");
   }
 
@@ -194,12 +195,7 @@ class IntegrityTest {
     Pair p = pair("crc32c", 2, 1);
     EngineFixture.fill(p.expected(), LENGTH, 8);
     p.initiatorFaults().corruptLanded(p.initiatorDevice(1), 1.0, 4);
-    for (int i = 0; i < 5; i++) {
-      DirectMemory.fill(p.local().address(), LENGTH, (byte) 0);
-      BatchResult r = read(p, new TransferOptions());
-      assertTrue(r.allCompleted(), "round " + i + ": " + r);
-      assertEquals(-1, EngineFixture.mismatch(p.local().address(), p.expected(), LENGTH));
-    }
+    assertRoundsIntact(p, true);
     assertTrue(counters(p).integrityCorrupted() > 0, "READs landing on the faulty device caught");
 
     BatchResult unchecked = read(p, new TransferOptions().setIntegrity(Integrity.NONE));
