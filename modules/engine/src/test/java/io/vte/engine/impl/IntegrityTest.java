@@ -126,6 +126,35 @@ class IntegrityTest {
   }
 
   @Test
+  void withoutFaultsManyRequestsInFlightAreCheckedAndNoneIsFoundDamaged() {
+    Pair p = pair("crc32c", 2, 2);
+    List<TransferRequest> batch = new java.util.ArrayList<>();
+    int pieces = 16;
+    int piece = LENGTH / pieces;
+    for (int i = 0; i < pieces; i++) {
+      batch.add(
+          i % 2 == 0
+              ? TransferRequest.write(
+                  p.local(), i * piece, p.seg(), p.remote().address() + i * piece, piece)
+              : TransferRequest.read(
+                  p.local(), i * piece, p.seg(), p.remote().address() + i * piece, piece));
+    }
+    for (int round = 0; round < 20; round++) {
+      BatchResult b =
+          Await.result(
+              p.initiator()
+                  .submit(batch, new TransferOptions().setDeadline(Duration.ofSeconds(30)))
+                  .result(),
+              WAIT);
+      assertTrue(b.allCompleted(), "round " + round + ": " + b);
+    }
+    EngineCounters c = counters(p);
+    assertEquals(20L * LENGTH / SLICE, c.integrityChecked(), "every slice was checked once");
+    assertEquals(0, c.integrityCorrupted(), "no false alarm");
+    assertEquals(0, c.retries(), "nothing was retried");
+  }
+
+  @Test
   void wireCorruptionOfWritesOnOneRailIsCaughtAndRetriedOnTheOther() {
     Pair p = pair("crc32c", 2, 1);
     EngineFixture.fill(p.expected(), LENGTH, 7);

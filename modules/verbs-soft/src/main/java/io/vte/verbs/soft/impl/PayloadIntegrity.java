@@ -18,23 +18,42 @@ final class PayloadIntegrity {
   private final SoftDevice device;
   private final MemoryCrc32c crc = new MemoryCrc32c();
 
+  /**
+   * The last source CRC computed, and what it was for: a frame the sink had no room for is offered
+   * again (many times while a write drains), and must not cost a CRC each time.
+   */
+  private long lastKey = -1;
+
+  private long lastAddress;
+  private int lastLength;
+  private int lastCrc;
+
   PayloadIntegrity(SoftDevice device) {
     this.device = device;
   }
 
   /**
+   * @param key what the payload is to its sender (a send-queue index, a response's sequence), >= 0:
+   *     the CRC of the same key, address and length as the last call is not computed again
    * @return the CRC32C of the source bytes, or 0 when their region closed (the send then fails on
    *     the closed region anyway)
    */
-  int sourceCrc(SoftMr region, long address, int length) {
+  int sourceCrc(long key, SoftMr region, long address, int length) {
+    if (key == lastKey && address == lastAddress && length == lastLength) {
+      return lastCrc;
+    }
     if (!GuardedAccess.acquire(region, null)) {
       return 0;
     }
     try {
-      return crc.of(address, length);
+      lastCrc = crc.of(address, length);
     } finally {
       GuardedAccess.release(region, null);
     }
+    lastKey = key;
+    lastAddress = address;
+    lastLength = length;
+    return lastCrc;
   }
 
   /**

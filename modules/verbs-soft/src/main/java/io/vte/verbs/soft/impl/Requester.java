@@ -339,7 +339,7 @@ final class Requester implements Connection.Handler {
           sq.rkey[s],
           sq.remoteAddress[s],
           len,
-          checked && !read ? integrity.sourceCrc(mr, sq.localAddress[s], len) : sq.imm[s],
+          checked && !read ? integrity.sourceCrc(sent, mr, sq.localAddress[s], len) : sq.imm[s],
           read ? 0 : sq.localAddress[s],
           read ? 0 : len,
           mr)) {

@@ -399,7 +399,13 @@ final class Responder implements Connection.Handler {
           0,
           0,
           len,
-          checked ? integrity.sourceCrc(responses.headRegion(), responses.headAddress(), len) : 0,
+          checked
+              ? integrity.sourceCrc(
+                  responses.headSeq() & 0xffffffffL,
+                  responses.headRegion(),
+                  responses.headAddress(),
+                  len)
+              : 0,
           responses.headAddress(),
           len,
           responses.headRegion())) {
