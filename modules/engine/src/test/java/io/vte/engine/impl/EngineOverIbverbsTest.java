@@ -20,6 +20,7 @@ import io.vte.api.VteException;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import io.vte.verbs.PortState;
+import io.vte.verbs.WrFlags;
 import io.vte.verbs.ibv.FakeIbverbs;
 import java.time.Duration;
 import java.util.List;
@@ -97,6 +98,33 @@ class EngineOverIbverbsTest {
           FakeIbverbs.lines("ibv_post_send").stream().anyMatch(l -> l.contains("qpn=")),
           "work went through ibv_post_send");
       assertEquals(List.of(), FakeIbverbs.refusals(), "no call broke a verbs rule");
+    }
+  }
+
+  /**
+   * ibverbs cannot check end to end: with {@code integrity: crc32c} the flag never reaches {@code
+   * ibv_post_send} (an HCA would refuse or misread it), no slice counts as checked, and the
+   * requests complete as without the option.
+   */
+  @Test
+  void integrityIsNotPostedToTheHcaAndNothingCountsAsChecked() {
+    try (EngineFixture fx = new EngineFixture()) {
+      TransferEngineImpl a = fx.start(options().setIntegrity("crc32c"));
+      TransferEngineImpl b = fx.start(options());
+      RegisteredBuffer source = fx.register(a, 2L * BLOCK, 7);
+      RegisteredBuffer target = fx.register(b, 2L * BLOCK, 8);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      BatchResult w = run(a, TransferRequest.write(source, 0, seg, target.address(), 2L * BLOCK));
+      assertTrue(w.allCompleted(), w.toString());
+      assertEquals(-1, EngineFixture.mismatch(source.address(), target.address(), 2L * BLOCK));
+      List<String> posts = FakeIbverbs.lines("post_send");
+      assertTrue(!posts.isEmpty(), "work went through ibv_post_send");
+      for (String post : posts) {
+        int flags = Integer.decode(FakeIbverbs.fields(post).get("flags"));
+        assertEquals(0, flags & WrFlags.INTEGRITY, "no VTE flag reaches the HCA: " + post);
+      }
+      assertEquals(0, EngineInternals.counters(a).integrityChecked(), "nothing was checked");
+      assertEquals(List.of(), FakeIbverbs.refusals());
     }
   }
 

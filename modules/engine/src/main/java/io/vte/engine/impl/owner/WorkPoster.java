@@ -26,8 +26,8 @@ final class WorkPoster {
   private final WorkRequestBatch batch;
   private final ArrayDeque<Endpoint> ready = new ArrayDeque<>();
 
-  /** The flag a slice that checks its bytes posts with: none where the device cannot check. */
-  private final int integrityFlag;
+  /** The device checks {@link WrFlags#INTEGRITY} work requests end to end. */
+  private final boolean deviceChecks;
 
   /**
    * @param owner ends refused slices and retires their endpoint
@@ -44,7 +44,7 @@ final class WorkPoster {
       int maxPerQp,
       int batchSize,
       boolean deviceChecks) {
-    this.integrityFlag = deviceChecks ? WrFlags.INTEGRITY : 0;
+    this.deviceChecks = deviceChecks;
     this.owner = owner;
     this.slots = slots;
     this.metrics = metrics;
@@ -98,10 +98,13 @@ final class WorkPoster {
           owner.complete(slice, SliceStatus.ABANDONED, null);
           continue;
         }
+        if (!deviceChecks) {
+          slice.checkIntegrity(false); // it goes unchecked here, and is not counted as checked
+        }
         batch.add(
             slots.acquire(slice, ep, q),
             slice.opcode(),
-            slice.checksIntegrity() ? WrFlags.SIGNALED | integrityFlag : WrFlags.SIGNALED,
+            slice.checksIntegrity() ? WrFlags.SIGNALED | WrFlags.INTEGRITY : WrFlags.SIGNALED,
             slice.localAddress(),
             slice.length(),
             slice.lkey(),
