@@ -7,6 +7,8 @@ import io.vte.verbs.QpState;
 import io.vte.verbs.WcOpcode;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WrOpcode;
+import io.vte.verbs.soft.impl.requester.IdleWatch;
+import io.vte.verbs.soft.impl.requester.RetryBudget;
 import io.vte.verbs.soft.impl.wire.FrameHeader;
 import java.io.IOException;
 import java.net.InetSocketAddress;
