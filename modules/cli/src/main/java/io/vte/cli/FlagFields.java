@@ -6,7 +6,10 @@ import io.vte.api.OptionFields;
 import io.vte.api.OptionFields.Field;
 import io.vte.api.OptionKind;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import picocli.CommandLine;
+import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -16,7 +19,7 @@ import picocli.CommandLine.ParameterException;
  * A command's own flags on an {@link OptionFields} table, the one configuration model of every
  * part: each flag is a field of the command, named {@code --} and the field's name in kebab case
  * ({@code httpPort} is {@code --http-port}), its default and range the field's. Picocli takes the
- * defaults from here ({@link #defaultValue}, a command's {@code defaultValueProvider}), and the
+ * defaults from here (the command's {@code defaultValueProvider} is {@link Defaults}), and the
  * command checks the parsed values with {@link #validate}, each error named by its flag.
  *
  * @param <C> the command
@@ -62,13 +65,36 @@ final class FlagFields<C> {
 
   private static final String LABEL = "flag";
 
+  /** Each command's flags, by its class. */
+  private static final Map<Class<?>, FlagFields<?>> BY_COMMAND = new ConcurrentHashMap<>();
+
   private final OptionFields<C> fields;
 
-  /**
-   * @param fields the command's flags
-   */
-  FlagFields(OptionFields<C> fields) {
+  private FlagFields(OptionFields<C> fields) {
     this.fields = fields;
+  }
+
+  /**
+   * Declares a command's flags; {@link Defaults} gives picocli their defaults from now on.
+   *
+   * @param command the command's class
+   * @param fields its flags
+   * @param <C> the command
+   * @return the flags
+   */
+  static <C> FlagFields<C> of(Class<C> command, OptionFields<C> fields) {
+    FlagFields<C> flags = new FlagFields<>(fields);
+    BY_COMMAND.put(command, flags);
+    return flags;
+  }
+
+  /** Picocli's source of the defaults of a command's flags: its {@link FlagFields}. */
+  static final class Defaults implements IDefaultValueProvider {
+    @Override
+    public String defaultValue(ArgSpec arg) {
+      FlagFields<?> flags = BY_COMMAND.get(arg.command().userObject().getClass());
+      return flags == null ? null : flags.defaultValue(arg);
+    }
   }
 
   /**

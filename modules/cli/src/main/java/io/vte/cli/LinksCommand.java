@@ -35,8 +35,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.IDefaultValueProvider;
-import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -59,14 +57,15 @@ import picocli.CommandLine.Spec;
     header = "Probe every rail to a peer and print its health.",
     description =
         "Probe every rail (local device x remote device) to a peer with a tiny transfer and print their health.",
-    defaultValueProvider = LinksCommand.Defaults.class)
+    defaultValueProvider = FlagFields.Defaults.class)
 public final class LinksCommand implements Callable<Integer> {
 
   private static final Duration STEP = Duration.ofSeconds(60);
 
   /** The flags with a default and a range: names, defaults and ranges. */
   static final FlagFields<LinksCommand> FLAGS =
-      new FlagFields<>(
+      FlagFields.of(
+          LinksCommand.class,
           OptionFields.of(
               field(
                       "bytes",
@@ -82,17 +81,6 @@ public final class LinksCommand implements Callable<Integer> {
                       c -> Duration.ofMillis(c.timeoutMs),
                       (LinksCommand c, Duration v) -> c.timeoutMs = v.toMillis())
                   .check(d -> d.toMillis() >= 1, ">= 1 ms")));
-
-  /** Picocli's source of the defaults of {@link #FLAGS}. */
-  public static final class Defaults implements IDefaultValueProvider {
-    /** Creates the provider (picocli instantiates it). */
-    public Defaults() {}
-
-    @Override
-    public String defaultValue(ArgSpec arg) {
-      return FLAGS.defaultValue(arg);
-    }
-  }
 
   @Spec private CommandSpec spec;
 

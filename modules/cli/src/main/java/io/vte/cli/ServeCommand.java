@@ -27,8 +27,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.IDefaultValueProvider;
-import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -49,14 +47,15 @@ import picocli.CommandLine.Spec;
     header = "Run a node (engine, memory pool, /metrics, /health).",
     description =
         "Run a node: engine, a registered memory pool, /metrics and /health, until SIGTERM/SIGINT.",
-    defaultValueProvider = ServeCommand.Defaults.class)
+    defaultValueProvider = FlagFields.Defaults.class)
 public final class ServeCommand implements java.util.concurrent.Callable<Integer> {
 
   private static final Duration STEP = Duration.ofSeconds(60);
 
   /** The flags with a default and a range: names, defaults and ranges. */
   static final FlagFields<ServeCommand> FLAGS =
-      new FlagFields<>(
+      FlagFields.of(
+          ServeCommand.class,
           OptionFields.of(
               field(
                       "httpPort",
@@ -76,17 +75,6 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
                   .check(n -> n >= 0, ">= 0 (0 = none)"),
               VerticleOptions.ADDRESS.as(
                   "address", (ServeCommand c) -> c.address, (c, v) -> c.address = v)));
-
-  /** Picocli's source of the defaults of {@link #FLAGS}. */
-  public static final class Defaults implements IDefaultValueProvider {
-    /** Creates the provider (picocli instantiates it). */
-    public Defaults() {}
-
-    @Override
-    public String defaultValue(ArgSpec arg) {
-      return FLAGS.defaultValue(arg);
-    }
-  }
 
   @Spec private CommandSpec spec;
 

@@ -11,7 +11,9 @@ import io.vte.vertx.VerticleOptions;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /** The CLI's own flags take their names, defaults and ranges from their field tables. */
@@ -70,20 +72,23 @@ class FlagFieldsTest {
 
   @Test
   void aFieldWithoutItsFlagIsFound() {
-    FlagFields<ServeCommand> table =
-        new FlagFields<>(
+    FlagFields<Dummy> table =
+        FlagFields.of(
+            Dummy.class,
             OptionFields.of(
                 field(
-                    "noSuchFlag",
-                    OptionKind.INT,
-                    1,
-                    (ServeCommand c) -> 1,
-                    (ServeCommand c, Integer v) -> {})));
+                    "noSuchFlag", OptionKind.INT, 1, (Dummy c) -> 1, (Dummy c, Integer v) -> {})));
     IllegalStateException e =
         assertThrows(
             IllegalStateException.class,
-            () -> table.requireFlagsOf(new CommandLine(new ServeCommand()).getCommandSpec()));
-    assertEquals("serve has no flag --no-such-flag", e.getMessage());
+            () -> table.requireFlagsOf(new CommandLine(new Dummy()).getCommandSpec()));
+    assertEquals("dummy has no flag --no-such-flag", e.getMessage());
+  }
+
+  @Command(name = "dummy", defaultValueProvider = FlagFields.Defaults.class)
+  static final class Dummy {
+    @Option(names = "--some-flag")
+    int someFlag;
   }
 
   private static void assertDefaults(CommandSpec spec, Map<String, String> expected) {
