@@ -152,10 +152,7 @@ public final class EngineOptions {
     return this;
   }
 
-  /**
-   * Returns local device names (soft verbs: device specs {@code name[@host[:port]]}); empty (the
-   * default) means soft devices chosen from the host's interfaces by {@link DefaultSoftDevices}.
-   */
+  /** Returns local device names or soft specs; empty: {@link DefaultSoftDevices} (default). */
   public List<String> getDevices() {
     return devices;
   }
@@ -176,27 +173,18 @@ public final class EngineOptions {
     return fallbackDevices;
   }
 
-  /**
-   * Sets soft-verbs device specs {@code name[@host[:port]]} opened beside the ibverbs devices;
-   * non-empty only with transport {@code ibverbs}; returns this.
-   */
+  /** Sets soft device specs opened beside the ibverbs devices (ibverbs only); returns this. */
   public EngineOptions setFallbackDevices(List<String> fallbackDevices) {
     this.fallbackDevices = fallbackDevices == null ? null : new ArrayList<>(fallbackDevices);
     return this;
   }
 
-  /**
-   * Returns how the ibverbs devices choose their GID and mark their traffic (GRH traffic class,
-   * service level); null (the default): the provider's defaults.
-   */
+  /** Returns the ibverbs GID choice, traffic class, service level; null: provider defaults. */
   public IbverbsOptions getIbverbs() {
     return ibverbs;
   }
 
-  /**
-   * Sets the ibverbs devices' GID choice, traffic class and service level; null for the provider's
-   * defaults; returns this.
-   */
+  /** Sets the ibverbs GID choice, traffic class, service level (null: defaults); returns this. */
   public EngineOptions setIbverbs(IbverbsOptions ibverbs) {
     this.ibverbs = ibverbs;
     return this;
@@ -235,10 +223,7 @@ public final class EngineOptions {
     return this;
   }
 
-  /**
-   * Returns the end-to-end integrity check of transfers: {@code none} (default) or {@code crc32c}
-   * ({@link Integrity}); a batch may override it ({@link TransferOptions#setIntegrity}).
-   */
+  /** Returns the end-to-end check, {@code none} or {@code crc32c} ({@link Integrity}). */
   public String getIntegrity() {
     return integrity;
   }

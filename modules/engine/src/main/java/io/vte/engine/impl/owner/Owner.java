@@ -115,14 +115,7 @@ final class Owner implements ConnectorHost {
     this.connector =
         new Connector(this, config, localNicPath, device, store, channel, clock, metrics, backoff);
     this.slots = new WorkRequestSlots(cq.capacity());
-    this.poster =
-        new WorkPoster(
-            this,
-            slots,
-            metrics,
-            config.maxOutstandingPerQp(),
-            config.pollBatchSize(),
-            device.checksPayloadIntegrity());
+    this.poster = new WorkPoster(this, slots, metrics, config, device.checksPayloadIntegrity());
     this.fences = new WriteFences(this, metrics, connector::disconnect);
     this.retirements =
         new Retirements(this, config, store, metrics, clock, qps, connector, fences, slots);
@@ -268,10 +261,9 @@ final class Owner implements ConnectorHost {
     int q = slots.qp(slot);
     slots.release(slot);
     ep.completed(q, cycleNanos);
-    if (status == WcStatus.SUCCESS.code()) {
-      complete(slice, SliceStatus.OK, null);
-    } else if (status == WcStatus.INTEGRITY_ERR.code()) {
-      complete(slice, status, null); // the bytes were damaged, the QP is sound: no retirement
+    if (status == WcStatus.SUCCESS.code() || status == WcStatus.INTEGRITY_ERR.code()) {
+      complete(
+          slice, status, null); // SUCCESS is OK; damaged bytes leave the QP sound: no retirement
     } else {
       retirements.failedCompletion(ep, slice, status);
     }

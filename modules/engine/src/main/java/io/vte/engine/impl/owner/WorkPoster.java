@@ -33,23 +33,21 @@ final class WorkPoster {
    * @param owner ends refused slices and retires their endpoint
    * @param slots the owner's credits
    * @param metrics counts the posts
-   * @param maxPerQp work requests one QP may have in flight
-   * @param batchSize work requests posted per call at most
+   * @param config work requests one QP may have in flight, and posted per call at most
    * @param deviceChecks the device checks {@link WrFlags#INTEGRITY} work requests end to end
    */
   WorkPoster(
       Owner owner,
       WorkRequestSlots slots,
       OwnerMetrics metrics,
-      int maxPerQp,
-      int batchSize,
+      OwnerConfig config,
       boolean deviceChecks) {
     this.deviceChecks = deviceChecks;
     this.owner = owner;
     this.slots = slots;
     this.metrics = metrics;
-    this.maxPerQp = maxPerQp;
-    this.batch = WorkRequestBatch.allocate(Math.min(batchSize, maxPerQp));
+    this.maxPerQp = config.maxOutstandingPerQp();
+    this.batch = WorkRequestBatch.allocate(Math.min(config.pollBatchSize(), maxPerQp));
   }
 
   /** Puts an endpoint in line for posting, once. */

@@ -23,8 +23,6 @@ public final class PreparedBatch implements PreparedTransfer {
   private final TransferSubmitter submitter;
   private final List<TransferRequest> requests;
   private final TransferOptions options;
-  private final long deadlineMillis;
-  private final boolean integrity;
 
   /** A post runs on the records; released by its completion. */
   private final AtomicBoolean claimed = new AtomicBoolean();
@@ -58,8 +56,6 @@ public final class PreparedBatch implements PreparedTransfer {
         new TransferOptions()
             .setDeadline(options.getDeadline())
             .setIntegrity(options.getIntegrity());
-    this.deadlineMillis = options.getDeadline().toMillis();
-    this.integrity = submitter.services().checksIntegrity(options);
   }
 
   /**
@@ -77,7 +73,7 @@ public final class PreparedBatch implements PreparedTransfer {
     BatchTracker b = records.run();
     // read before the post starts: once it completes, another post may claim the records
     Future<BatchResult> result = b.result();
-    submitter.post(b, records.trackers(), deadlineMillis, integrity);
+    submitter.post(b, records.trackers(), options);
     return result;
   }
 

@@ -221,20 +221,11 @@ public final class TransferSubmitter {
    *
    * @param batch the records' batch, made ready by {@link BatchTracker#reuse}
    * @param trackers its trackers, each made ready by {@link TransferTracker#reuse()}
-   * @param deadlineMillis the post's deadline
-   * @param integrity its slices check their bytes end to end
+   * @param options the post's deadline and integrity
    */
-  void post(
-      BatchTracker batch, TransferTracker[] trackers, long deadlineMillis, boolean integrity) {
-    admit(batch, deadlineMillis, integrity);
+  void post(BatchTracker batch, TransferTracker[] trackers, TransferOptions options) {
+    admit(batch, options.getDeadline().toMillis(), services.checksIntegrity(options));
     start(batch, trackers);
-  }
-
-  /**
-   * @return what the trackers of this submitter share
-   */
-  TrackerServices services() {
-    return services;
   }
 
   /**
