@@ -4,11 +4,11 @@ import java.nio.ByteBuffer;
 
 /**
  * One Mooncake request on the wire: a whole VTE request, or a piece of one longer than {@link
- * MooncakeOptions#getSliceBytes()}. Confined to the transport's event loop.
+ * MooncakeOptions#getSliceBytes()}, or an engine's slice. Confined to the transport's event loop.
  */
 final class Slice {
 
-  final MooncakeBatch batch;
+  final SliceOwner owner;
   final int request;
   final boolean write;
   final ByteBuffer memory;
@@ -25,7 +25,7 @@ final class Slice {
   boolean done;
 
   Slice(
-      MooncakeBatch batch,
+      SliceOwner owner,
       int request,
       boolean write,
       ByteBuffer memory,
@@ -34,7 +34,7 @@ final class Slice {
       int length,
       boolean v2,
       LanePool pool) {
-    this.batch = batch;
+    this.owner = owner;
     this.request = request;
     this.write = write;
     this.memory = memory;
