@@ -19,9 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
  * tools reach a verbs provider through the verbs SPI ({@code VerbsProviders}, {@code VerbsProvider}
  * and its capabilities such as {@code faultInjector()}) and the etcd store through {@code
  * MetadataStores}, the Mooncake transport through {@code PeerTransportProvider} (its own API
- * classes stay usable on their own), never by a downcast or a constructor call. A provider's implementation is every
- * type of its module but the few it publishes (its settings), listed here. Test code may reach in
- * (a test drives the soft NIC's internals to stage a fault).
+ * classes stay usable on their own), never by a downcast or a constructor call. A provider's
+ * implementation is every type of its module but the few it publishes (its settings), listed here.
+ * Test code may reach in (a test drives the soft NIC's internals to stage a fault).
  */
 class ProviderBoundaryTest {
 
