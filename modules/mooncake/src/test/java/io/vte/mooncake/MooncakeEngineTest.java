@@ -23,6 +23,7 @@ import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
+import io.vte.testkit.EtcdServer;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -211,6 +212,23 @@ class MooncakeEngineTest {
     // could overtake it. Wait for the node's memory instead.
     Await.until("the unacknowledged WRITEs land", WAIT, () -> mismatch(exposed, 13) == -1);
     readBack(s, 1 << 20, 64 << 10, 13);
+  }
+
+  @Test
+  void engineOpensANodeFromMooncakesEtcdKeys() {
+    RegisteredBuffer exposed = allocate(1 << 20);
+    MooncakeTarget node = vteNode(new MooncakeOptions(), exposed);
+    try (EtcdServer etcd = EtcdServer.start()) {
+      MooncakeEtcd keys = new MooncakeEtcd(vertx, etcd.endpoint());
+      Await.result(keys.publish("prefill-0", node), WAIT);
+      Await.result(keys.close(), WAIT);
+      String name = "mooncake+etcd://" + etcd.hostPort() + "/prefill-0";
+      SegmentHandle s = Await.result(engine.openSegment(name), WAIT);
+      assertEquals(node.serverName(), s.serverName(), "from mooncake/rpc_meta/prefill-0");
+      write(s, 1 << 20, 256 << 10, 14);
+      assertEquals(-1, mismatch(exposed, 14), "the node's memory holds what the engine wrote");
+      readBack(s, 1 << 20, 256 << 10, 14);
+    }
   }
 
   @Test
