@@ -22,7 +22,7 @@ import java.util.List;
  * closes the lanes carrying the others, so no byte of it moves afterwards. Confined to the
  * transport's event loop, except {@link #cancel()}.
  */
-final class MooncakeBatch implements TransferBatch, SliceOwner {
+final class MooncakeBatch implements TransferBatch, Slice.Owner {
 
   private final Vertx vertx;
   private final Context context;

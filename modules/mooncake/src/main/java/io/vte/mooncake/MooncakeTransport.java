@@ -220,7 +220,7 @@ public final class MooncakeTransport {
    * @param segment a segment this transport opened
    * @param handed the engine's slice, its remote range checked against the segment by the engine
    */
-  void carry(MooncakeSegment segment, PeerSlice handed) {
+  public void carry(MooncakeSegment segment, PeerSlice handed) {
     context.runOnContext(
         v -> {
           if (closed) {
@@ -284,5 +284,35 @@ public final class MooncakeTransport {
     Promise<T> promise = Promise.promise();
     context.runOnContext(v -> action.get().onComplete(promise));
     return promise.future();
+  }
+
+  /** Reports the end of a {@link Slice} an engine handed over to the engine's slice. */
+  private static final class HandedSlice implements Slice.Owner {
+
+    private final PeerSlice handed;
+
+    HandedSlice(PeerSlice handed) {
+      this.handed = handed;
+    }
+
+    @Override
+    public void sliceDone(Slice slice) {
+      handed.completed();
+    }
+
+    @Override
+    public void sliceFailed(Slice slice, VteException cause) {
+      handed.failed(cause);
+    }
+
+    @Override
+    public boolean abandoned(Slice slice) {
+      return handed.isAbandoned();
+    }
+
+    @Override
+    public void sliceDropped(Slice slice) {
+      handed.dropped();
+    }
   }
 }

@@ -1,4 +1,4 @@
-package io.vte.mooncake;
+package io.vte.mooncake.engine;
 
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
@@ -9,6 +9,8 @@ import io.vte.api.SegmentHandle;
 import io.vte.api.VteException;
 import io.vte.engine.spi.PeerSlice;
 import io.vte.engine.spi.PeerTransport;
+import io.vte.mooncake.MooncakeSegment;
+import io.vte.mooncake.MooncakeTransport;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;

@@ -1,8 +1,10 @@
-package io.vte.mooncake;
+package io.vte.mooncake.engine;
 
 import io.vertx.core.Vertx;
 import io.vte.engine.spi.PeerTransport;
 import io.vte.engine.spi.PeerTransportProvider;
+import io.vte.mooncake.MooncakeOptions;
+import io.vte.mooncake.MooncakeTransport;
 
 /**
  * Plugs Mooncake's TCP transport into VTE engines (found with {@link java.util.ServiceLoader} when
