@@ -40,7 +40,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A VTE engine reaching Mooncake nodes through its own API ({@code openSegment}, {@code submit},
- * {@code notify}), the Mooncake transport plugged in with {@link MooncakeTransportProvider}: WRITE
+ * {@code notify}), the Mooncake transport plugged in with {@code MooncakeTransportProvider}: WRITE
  * and READ verified against Mooncake's real bench target and a notification it logs; deadline,
  * cancel, a node's refusal and protocol 1 against VTE's own Mooncake target or a silent fake node.
  */
