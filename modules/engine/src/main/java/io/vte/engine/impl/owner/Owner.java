@@ -10,6 +10,7 @@ import io.vte.engine.impl.handshake.HandshakeChannel;
 import io.vte.engine.impl.owner.connect.ConnectMessages;
 import io.vte.engine.impl.owner.connect.Connector;
 import io.vte.engine.impl.owner.connect.ConnectorHost;
+import io.vte.engine.impl.owner.connect.PeerLiveness;
 import io.vte.engine.impl.owner.endpoint.Endpoint;
 import io.vte.engine.impl.owner.endpoint.EndpointKey;
 import io.vte.engine.impl.owner.endpoint.EndpointState;
@@ -62,6 +63,7 @@ final class Owner implements ConnectorHost {
   private final WorkPoster poster;
   private final WriteFences fences;
   private final EndpointSweeps sweeps;
+  private final PeerProbes probes;
   private final Retirements retirements;
   private final WorkCompletionBatch wcBatch;
 
@@ -87,6 +89,7 @@ final class Owner implements ConnectorHost {
    * @param proxy this owner's queues
    * @param directory the context's owner directory, told of this owner's QPs (for QP async events)
    * @param backoff when a refused handshake is tried again
+   * @param peers what the engine knows of its peers' processes (shared by its owners)
    * @param verbsExecutor where QP create, modify and destroy run ({@link QpJobs}); null to run them
    *     on the owner's thread (tests with fake verbs that never block)
    */
@@ -102,6 +105,7 @@ final class Owner implements ConnectorHost {
       OwnerProxy proxy,
       OwnerDirectory directory,
       HandshakeBackoff backoff,
+      PeerLiveness peers,
       Executor verbsExecutor) {
     this.index = index;
     this.config = config;
@@ -113,7 +117,8 @@ final class Owner implements ConnectorHost {
     this.store = new EndpointStore(config.endpointStoreCapacity());
     this.qps = new EndpointQps(this, config, pd, cq, directory, new QpJobs(verbsExecutor, proxy));
     this.connector =
-        new Connector(this, config, localNicPath, device, store, channel, clock, metrics, backoff);
+        new Connector(
+            this, config, localNicPath, device, store, channel, clock, metrics, backoff, peers);
     this.slots = new WorkRequestSlots(cq.capacity());
     this.poster =
         new WorkPoster(this, slots, metrics, config.maxOutstandingPerQp(), config.pollBatchSize());
@@ -121,6 +126,9 @@ final class Owner implements ConnectorHost {
     this.retirements =
         new Retirements(this, config, store, metrics, clock, qps, connector, fences, slots);
     this.sweeps = new EndpointSweeps(this, store, metrics, config, cycleNanos);
+    this.probes =
+        new PeerProbes(
+            this, store, connector, peers, metrics, config, localNicPath.server(), cycleNanos);
     this.wcBatch = WorkCompletionBatch.allocate(config.pollBatchSize());
   }
 
@@ -138,6 +146,7 @@ final class Owner implements ConnectorHost {
     work += connector.checkDeadlines() + retirements.expire();
     work += sweeps.retireUnused(cycleNanos);
     work += sweeps.retireStalled(cycleNanos, slots.inFlight());
+    work += probes.probeQuiet(cycleNanos, slots.inFlight());
     if (closing) {
       completeCloseIfDrained();
     }
@@ -274,6 +283,16 @@ final class Owner implements ConnectorHost {
     } else if (store.isOverCapacity() && ep.isIdle()) {
       sweeps.trimIdle();
     }
+  }
+
+  /** The answer to a probe of the peer of {@code ep} ({@link PeerProbes#onAnswer}). */
+  void onProbeAnswer(Endpoint ep, AsyncResult<ConnectReply> answer) {
+    probes.onAnswer(ep, answer);
+  }
+
+  /** The peer {@code server} is gone: every endpoint to it retires, its slices ending PEER_GONE. */
+  void onPeerGone(String server, VteException cause) {
+    probes.peerGone(server, cause);
   }
 
   /** Answers a peer's connect request ({@link PassiveOpen#onRequest}). */
