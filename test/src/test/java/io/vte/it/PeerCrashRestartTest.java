@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -42,8 +43,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class PeerCrashRestartTest {
 
   private static final int KILLS = 4;
-  private static final int CHUNK = 1 << 20;
-  private static final int SLOTS = 4;
+  private static final int CHUNK = 256 << 10;
+  private static final int SLOTS = 2;
   private static final Duration DEADLINE = Duration.ofSeconds(5);
   private static final long PHASE_NANOS = Duration.ofMillis(1500).toNanos();
   private static final long DETECTION_LIMIT_NANOS = Duration.ofSeconds(1).toNanos();
@@ -87,6 +88,7 @@ class PeerCrashRestartTest {
     final List<Future<BatchResult>> inflight = new ArrayList<>(Collections.nCopies(SLOTS, null));
     final long[] submitted = new long[SLOTS];
     final boolean[] reading = new boolean[SLOTS];
+    final AtomicLongArray endedAt = new AtomicLongArray(SLOTS);
     long seed = 1;
     long bytes;
 
@@ -110,8 +112,11 @@ class PeerCrashRestartTest {
           read
               ? TransferRequest.read(sink, offset, segment, remote + offset, CHUNK)
               : TransferRequest.write(source, offset, segment, remote + offset, CHUNK);
-      inflight.set(
-          s, engine.submit(List.of(r), new TransferOptions().setDeadline(DEADLINE)).result());
+      endedAt.set(s, 0);
+      Future<BatchResult> f =
+          engine.submit(List.of(r), new TransferOptions().setDeadline(DEADLINE)).result();
+      f.onComplete(ar -> endedAt.set(s, System.nanoTime()));
+      inflight.set(s, f);
     }
 
     /** Handles the slots whose request ended; starts the next one while {@code more}. */
@@ -122,7 +127,8 @@ class PeerCrashRestartTest {
           continue;
         }
         inflight.set(s, null);
-        long now = System.nanoTime();
+        // when the request ended, not when this thread (slow on a loaded machine) looked
+        long now = endedAt.get(s) != 0 ? endedAt.get(s) : System.nanoTime();
         RequestResult r = f.succeeded() ? f.result().requests().get(0) : null;
         boolean ok = r != null && r.status() == RequestStatus.COMPLETED;
         ErrorCode code = null;

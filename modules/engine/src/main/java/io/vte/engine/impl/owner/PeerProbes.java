@@ -109,13 +109,14 @@ final class PeerProbes {
   }
 
   /**
-   * A probe of {@code server} ended, on whatever thread its answer came: the next one may go, and a
-   * refused connection declares the peer gone, which every owner (this one too, through its queue)
-   * hears at once, even one that is closing.
+   * A probe of {@code server} ended, on whatever thread its answer came: the next one may go (at
+   * the next check when this one told nothing), and a refused connection declares the peer gone,
+   * which every owner (this one too, through its queue) hears at once, even one that is closing.
    */
   private void answered(String server, AsyncResult<ConnectReply> answer) {
-    peers.probeDone(server);
-    if (answer.failed() && PeerLiveness.isRefusal(answer.cause())) {
+    boolean refused = answer.failed() && PeerLiveness.isRefusal(answer.cause());
+    peers.probeDone(server, answer.succeeded() || refused);
+    if (refused) {
       peers.refusedBy(server, Connector.gone(server, answer.cause()));
     }
   }

@@ -442,8 +442,9 @@ public final class TransferSubmitter {
   /**
    * Resolves the ranges {@link #resolveCached} missed: each segment concerned is refreshed once
    * (shared with concurrent callers) from the metadata backend itself, bypassing its cache, and
-   * only a miss against the refreshed descriptor fails, with OUT_OF_RANGE; so does a miss whose
-   * refresh failed (with the refresh's failure as cause), against the descriptor the caller held.
+   * only a miss against the refreshed descriptor fails, with OUT_OF_RANGE; a miss whose refresh
+   * failed is checked against the newest descriptor still cached and fails with the refresh's code
+   * (e.g. PEER_UNREACHABLE) and cause.
    */
   private Future<Void> resolveRemote(TransferTracker[] trackers) {
     Map<PeerSegment, Future<PeerSegment>> refreshes = new IdentityHashMap<>();
@@ -463,7 +464,8 @@ public final class TransferSubmitter {
                 }
                 TransferRequest r = t.request();
                 Future<PeerSegment> fresh = refreshes.get(t.segment());
-                PeerSegment seg = fresh.failed() ? t.segment() : fresh.result();
+                // A failed fetch (the peer is down) leaves the newest good descriptor cached.
+                PeerSegment seg = fresh.failed() ? segments.newest(t.segment()) : fresh.result();
                 int idx = seg.bufferIndexOf(r.remoteAddress(), r.length());
                 if (idx < 0) {
                   return Future.failedFuture(outOfRange(i, r, seg, fresh.cause()));
@@ -488,11 +490,15 @@ public final class TransferSubmitter {
             + r.length()
             + " is outside every buffer of "
             + seg;
-    return refreshFailure == null
-        ? new VteException(ErrorCode.OUT_OF_RANGE, message)
-        : new VteException(
-            ErrorCode.OUT_OF_RANGE,
-            message + " (fetching it again failed: " + refreshFailure.getMessage() + ")",
-            refreshFailure);
+    if (refreshFailure == null) {
+      return new VteException(ErrorCode.OUT_OF_RANGE, message);
+    }
+    // Unconfirmed: the range may be in the peer's newer descriptor, which could not be fetched
+    // (e.g. the peer is down): the fetch's own code says why.
+    ErrorCode code = refreshFailure instanceof VteException v ? v.code() : ErrorCode.OUT_OF_RANGE;
+    return new VteException(
+        code,
+        message + " (fetching it again failed: " + refreshFailure.getMessage() + ")",
+        refreshFailure);
   }
 }

@@ -109,7 +109,7 @@ public final class PeerLiveness {
   public boolean tryProbe(String server, long nowNanos) {
     Peer p = peer(server);
     synchronized (p) {
-      if (p.probing || nowNanos - p.nextProbeNanos < 0) {
+      if (p.probing || (p.nextProbeNanos != 0 && nowNanos - p.nextProbeNanos < 0)) {
         return false;
       }
       p.probing = true;
@@ -118,11 +118,20 @@ public final class PeerLiveness {
     }
   }
 
-  /** The probe of {@code server} claimed with {@link #tryProbe} has its answer. */
-  public void probeDone(String server) {
+  /**
+   * The probe of {@code server} claimed with {@link #tryProbe} has its answer.
+   *
+   * @param conclusive false when it ended without telling anything (a deadline, or a call on a
+   *     pooled connection the dead peer's kernel had reset): the next probe may go at once, on a
+   *     new connection, instead of a period later
+   */
+  public void probeDone(String server, boolean conclusive) {
     Peer p = peer(server);
     synchronized (p) {
       p.probing = false;
+      if (!conclusive) {
+        p.nextProbeNanos = 0;
+      }
     }
   }
 
