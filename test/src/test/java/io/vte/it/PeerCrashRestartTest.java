@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
 import io.vte.api.BatchResult;
 import io.vte.api.ErrorCode;
 import io.vte.api.RegisteredBuffer;
@@ -207,12 +206,8 @@ class PeerCrashRestartTest {
     TransferEngine sender = local.start(LocalEngines.options("send", 2, null, 0));
     NodeProcess bystanderNode = node("firstIp=20", "buffer=" + (SLOTS * CHUNK));
     NodeProcess victim = node("firstIp=10", "buffer=" + (SLOTS * CHUNK));
-    String[] hostPort = victim.server().split(":");
-    JsonObject ready = victim.ready(0);
-    StringBuilder ports = new StringBuilder();
-    ready
-        .getJsonArray("devicePorts")
-        .forEach(p -> ports.append(ports.length() == 0 ? "" : ",").append(p));
+    String server = victim.server();
+    List<String> again = victim.sameAddressArgs();
     SegmentHandle kept = Await.result(sender.openSegment(victim.server()), LocalEngines.WAIT);
     Stream toVictim = new Stream(sender, kept, victim.address(), true);
     Stream toBystander =
@@ -226,13 +221,8 @@ class PeerCrashRestartTest {
     long maxAfterRestart = 0;
     for (int round = 0; round < KILLS; round++) {
       if (round > 0) {
-        victim =
-            node(
-                "firstIp=10",
-                "buffer=" + (SLOTS * CHUNK),
-                "rpcPort=" + hostPort[1],
-                "devicePorts=" + ports);
-        assertEquals(String.join(":", hostPort), victim.server(), "restarted on the same address");
+        victim = node("firstIp=10", "buffer=" + (SLOTS * CHUNK), again.get(0), again.get(1));
+        assertEquals(server, victim.server(), "restarted on the same address");
         toVictim.remote = victim.address();
       }
       // Alive: every request succeeds, the first ones to a restarted peer too (kept handle).
