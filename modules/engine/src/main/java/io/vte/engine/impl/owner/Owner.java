@@ -122,7 +122,7 @@ final class Owner implements ConnectorHost {
     this.slots = new WorkRequestSlots(cq.capacity());
     this.poster =
         new WorkPoster(this, slots, metrics, config.maxOutstandingPerQp(), config.pollBatchSize());
-    this.fences = new WriteFences(this, metrics, connector::disconnect);
+    this.fences = new WriteFences(this, metrics, connector.requests()::disconnect);
     this.retirements =
         new Retirements(this, config, store, metrics, clock, qps, connector, fences, slots);
     this.sweeps = new EndpointSweeps(this, store, metrics, config, cycleNanos);
@@ -159,10 +159,7 @@ final class Owner implements ConnectorHost {
     return slots.inFlight() > 0 || connector.hasHandshakesPending() || retirements.count() > 0;
   }
 
-  /**
-   * Arms the CQ for one notification before the owner sleeps. A CQ that cannot be armed would never
-   * wake the owner again: it is a CQ in error.
-   */
+  /** Arms the CQ before the owner sleeps; one that cannot be armed is in error (no wake-up). */
   void armCompletionNotification() {
     if (!cqBroken && cq.requestNotify() == PostStatus.CQ_ERROR) {
       onCqError("could not be armed for notification");
@@ -285,16 +282,6 @@ final class Owner implements ConnectorHost {
     }
   }
 
-  /** The answer to a probe of the peer of {@code ep} ({@link PeerProbes#onAnswer}). */
-  void onProbeAnswer(Endpoint ep, AsyncResult<ConnectReply> answer) {
-    probes.onAnswer(ep, answer);
-  }
-
-  /** The peer {@code server} is gone: every endpoint to it retires, its slices ending PEER_GONE. */
-  void onPeerGone(String server, VteException cause) {
-    probes.peerGone(server, cause);
-  }
-
   /** Answers a peer's connect request ({@link PassiveOpen#onRequest}). */
   void onPassiveConnect(ConnectRequest request, Promise<ConnectReply> reply) {
     ConnectStatus refusal =
@@ -395,12 +382,7 @@ final class Owner implements ConnectorHost {
     retireAll(SliceStatus.RAIL_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE, why));
   }
 
-  /**
-   * The CQ is in error: it overflowed (credits make this impossible) or could not be armed.
-   * Counted, and the owner stops using the CQ.
-   *
-   * @param what what the CQ did, for the cause
-   */
+  /** The CQ is in error ({@code what}: overflowed, or not armable): the owner stops using it. */
   void onCqError(String what) {
     if (cqBroken) {
       return;
@@ -415,10 +397,7 @@ final class Owner implements ConnectorHost {
     retirements.flushAll();
   }
 
-  /**
-   * Begins closing: every endpoint retires (slices {@code ENGINE_CLOSED}), new work is refused; the
-   * promise completes once every work request is accounted for.
-   */
+  /** Begins closing: endpoints retire (ENGINE_CLOSED), done once every WR is accounted for. */
   void beginClose(Promise<Void> done) {
     if (closePromise != null) {
       closePromise.future().onComplete(done);
@@ -433,10 +412,8 @@ final class Owner implements ConnectorHost {
   }
 
   /**
-   * The owner's verticle is stopping although the owner was not closed first (e.g. {@code
-   * vertx.close()} while the engine is open): nothing will poll the CQ again, so every slice it
-   * holds, queued or posted, ends now with ENGINE_CLOSED, exactly once, and its retired QPs are
-   * destroyed.
+   * The verticle stops although the owner was not closed (e.g. {@code vertx.close()}): every slice
+   * it holds ends now with ENGINE_CLOSED, exactly once, and its retired QPs are destroyed.
    */
   void abandon() {
     if (closeCause == null) {
@@ -479,6 +456,11 @@ final class Owner implements ConnectorHost {
   /** Returns this owner's connector (handshake replies come back to it). */
   Connector connector() {
     return connector;
+  }
+
+  /** Returns the probes of this owner's peers. */
+  PeerProbes probes() {
+    return probes;
   }
 
   /** Returns this owner's metrics. */

@@ -63,7 +63,7 @@ sealed interface OwnerCommand {
   record ProbeAnswer(Endpoint endpoint, AsyncResult<ConnectReply> answer) implements OwnerCommand {
     @Override
     public void execute(Owner owner) {
-      owner.onProbeAnswer(endpoint, answer);
+      owner.probes().onAnswer(endpoint, answer);
     }
   }
 
@@ -74,7 +74,7 @@ sealed interface OwnerCommand {
   record PeerGone(String server, VteException cause) implements OwnerCommand {
     @Override
     public void execute(Owner owner) {
-      owner.onPeerGone(server, cause);
+      owner.probes().peerGone(server, cause);
     }
   }
 

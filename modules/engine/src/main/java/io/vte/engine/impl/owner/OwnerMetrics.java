@@ -49,11 +49,8 @@ public final class OwnerMetrics {
   private static final int CALLBACK_ERRORS = 28;
   private static final int MAX_POLL_GAP_NANOS = 29;
   private static final int VERSION_MISMATCHES = 30;
-  private static final int PEER_PROBES_SENT = 31;
-  private static final int PEER_PROBES_ANSWERED = 32;
-  private static final int ENDPOINTS_PEER_GONE = 33;
-  private static final int ENDPOINTS_LOST_BY_PEER = 34;
-  private static final int COUNTERS = 35;
+  private static final int ENDPOINTS_PEER_GONE = 31;
+  private static final int COUNTERS = 32;
 
   private static final VarHandle VALUES = MethodHandles.arrayElementVarHandle(long[].class);
 
@@ -80,49 +77,12 @@ public final class OwnerMetrics {
     add(VERSION_MISMATCHES, 1);
   }
 
-  void peerProbeSent() {
-    add(PEER_PROBES_SENT, 1);
-  }
-
-  /** Counts a peer's probe answered ACCEPTED: its endpoint is still here. Owner's thread only. */
-  public void peerProbeAnswered() {
-    add(PEER_PROBES_ANSWERED, 1);
-  }
-
   void endpointPeerGone() {
     add(ENDPOINTS_PEER_GONE, 1);
   }
 
-  void endpointLostByPeer() {
-    add(ENDPOINTS_LOST_BY_PEER, 1);
-  }
-
-  /**
-   * @return probes sent to peers whose work stopped completing
-   */
-  public long peerProbesSent() {
-    return get(PEER_PROBES_SENT);
-  }
-
-  /**
-   * @return peers' probes this owner answered ACCEPTED
-   */
-  public long peerProbesAnswered() {
-    return get(PEER_PROBES_ANSWERED);
-  }
-
-  /**
-   * @return endpoints retired because their peer's process is gone
-   */
-  public long endpointsPeerGone() {
+  long endpointsPeerGone() {
     return get(ENDPOINTS_PEER_GONE);
-  }
-
-  /**
-   * @return endpoints retired because a probe found that the peer no longer holds its end
-   */
-  public long endpointsLostByPeer() {
-    return get(ENDPOINTS_LOST_BY_PEER);
   }
 
   /** Records the wire version agreed with the peer of an endpoint. Owner's thread only. */

@@ -17,13 +17,13 @@ import java.util.Map;
 
 /**
  * Finds a dead or restarted peer long before its QPs give up: a connected endpoint whose work in
- * flight saw no completion for {@code peerProbeAfter} has its peer probed ({@link Connector#probe}:
- * a Future, the answer comes back as an owner command), at most one probe per peer server at a time
- * and per interval ({@link PeerLiveness}). A refused connection declares the peer gone (every owner
- * then retires its endpoints to it, their slices ending PEER_GONE); a peer that answers but no
- * longer holds this endpoint (it restarted, or retired its end) has the endpoint retired, its
- * slices going again on a fresh one; an ACCEPTED answer is a slow but alive peer, left alone.
- * Owner-confined.
+ * flight saw no completion for {@code peerProbeAfter} has its peer probed ({@link
+ * io.vte.engine.impl.owner.connect.PeerRequests#probe}: a Future, the answer comes back as an owner
+ * command), at most one probe per peer server at a time and per interval ({@link PeerLiveness}). A
+ * refused connection declares the peer gone (every owner then retires its endpoints to it, their
+ * slices ending PEER_GONE); a peer that answers but no longer holds this endpoint (it restarted, or
+ * retired its end) has the endpoint retired, its slices going again on a fresh one; an ACCEPTED
+ * answer is a slow but alive peer, left alone. Owner-confined.
  */
 final class PeerProbes {
 
@@ -93,9 +93,9 @@ final class PeerProbes {
           && peers.tryProbe(server, nowNanos)) {
         long generation = ep.generation();
         probing.put(ep, generation);
-        metrics.peerProbeSent();
         OwnerProxy proxy = owner.proxy();
         connector
+            .requests()
             .probe(ep, probeDeadline)
             .onComplete(
                 ar -> {
@@ -117,7 +117,7 @@ final class PeerProbes {
     boolean refused = answer.failed() && PeerLiveness.isRefusal(answer.cause());
     peers.probeDone(server, answer.succeeded() || refused);
     if (refused) {
-      peers.refusedBy(server, Connector.gone(server, answer.cause()));
+      peers.refusedBy(server, PeerLiveness.goneCause(server, answer.cause()));
     }
   }
 
@@ -139,7 +139,6 @@ final class PeerProbes {
     ConnectReply reply = answer.result();
     if (reply.getStatus() == ConnectStatus.INVALID_REQUEST
         || reply.getStatus() == ConnectStatus.UNKNOWN_DEVICE) {
-      metrics.endpointLostByPeer();
       owner.retire(
           ep,
           SliceStatus.ENDPOINT_RETIRED,

@@ -490,15 +490,11 @@ public final class TransferSubmitter {
             + r.length()
             + " is outside every buffer of "
             + seg;
-    if (refreshFailure == null) {
-      return new VteException(ErrorCode.OUT_OF_RANGE, message);
-    }
-    // Unconfirmed: the range may be in the peer's newer descriptor, which could not be fetched
-    // (e.g. the peer is down): the fetch's own code says why.
-    ErrorCode code = refreshFailure instanceof VteException v ? v.code() : ErrorCode.OUT_OF_RANGE;
-    return new VteException(
-        code,
-        message + " (fetching it again failed: " + refreshFailure.getMessage() + ")",
-        refreshFailure);
+    return refreshFailure == null
+        ? new VteException(ErrorCode.OUT_OF_RANGE, message)
+        : new VteException(
+            refreshFailure instanceof VteException v ? v.code() : ErrorCode.OUT_OF_RANGE,
+            message + " (fetching it again failed: " + refreshFailure.getMessage() + ")",
+            refreshFailure);
   }
 }

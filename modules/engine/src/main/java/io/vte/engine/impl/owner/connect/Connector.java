@@ -69,6 +69,7 @@ public final class Connector {
   private final ConnectMessages messages;
   private final HandshakeBackoff backoff;
   private final PeerLiveness peers;
+  private final PeerRequests requests;
 
   /** Active endpoints whose connect request is in flight or backing off: at most the bound. */
   private final List<Endpoint> connecting = new ArrayList<>();
@@ -113,6 +114,7 @@ public final class Connector {
     this.messages = new ConnectMessages(localNicPath, device, config);
     this.backoff = backoff;
     this.peers = peers;
+    this.requests = new PeerRequests(channel, messages, config);
     // Seeded from the wall clock so a restarted node's generations are newer than its old ones.
     this.nextGeneration = System.currentTimeMillis() << 16;
     this.passive =
@@ -264,7 +266,7 @@ public final class Connector {
       String server = ep.path().server();
       if (PeerLiveness.isRefusal(failure) && peers.refusedBy(server, (VteException) failure)) {
         // The peer was connected before and its handshake service is gone: it died or closed.
-        fail(ep, SliceStatus.PEER_GONE, gone(server, failure));
+        fail(ep, SliceStatus.PEER_GONE, PeerLiveness.goneCause(server, failure));
         return;
       }
       // A later attempt may meet a peer that was unreachable (its engine restarting, its handshake
@@ -368,7 +370,7 @@ public final class Connector {
             ep.connectedActive(peerGeneration, version);
             metrics.handshakeSucceeded(clock.nanoTime() - ep.handshakeStartNanos());
             connected(ep);
-            sendReady(ep);
+            requests.ready(ep);
           }
         });
   }
@@ -384,57 +386,10 @@ public final class Connector {
   }
 
   /**
-   * @return the cause requests to a gone peer fail with
+   * @return the requests this owner sends about its connected endpoints
    */
-  public static VteException gone(String server, Throwable why) {
-    return new VteException(
-        ErrorCode.PEER_UNREACHABLE,
-        "peer " + server + " is gone (its handshake service refused us): " + why.getMessage(),
-        why);
-  }
-
-  /**
-   * Asks the peer whether its end of the connected endpoint {@code ep} is still there: its
-   * ready-to-use sent again, which a peer holding that endpoint under the same generations answers
-   * ACCEPTED and any other answers INVALID_REQUEST; a refused connection means the peer's handshake
-   * service is gone.
-   *
-   * @param deadline how long the probe may take
-   * @return the peer's answer, or the channel's failure
-   */
-  public Future<ConnectReply> probe(Endpoint ep, Duration deadline) {
-    try {
-      return channel.connect(ep.path().server(), messages.ready(ep), deadline);
-    } catch (RuntimeException e) {
-      return Future.failedFuture(e);
-    }
-  }
-
-  /**
-   * Tells the peer that the QPs of {@code ep} are in RTS, so it may post: the ready-to-use. Its
-   * answer is not needed: if it is lost, the peer posts after its fallback wait.
-   */
-  private void sendReady(Endpoint ep) {
-    try {
-      channel.connect(ep.path().server(), messages.ready(ep), config.handshakeDeadline());
-    } catch (RuntimeException e) {
-      // the peer falls back to posting after one ACK timeout
-    }
-  }
-
-  /**
-   * Asks the peer to retire its end of {@code ep} (a connected endpoint that failed) so that none
-   * of the WRITEs posted on it executes later; answered DISCONNECTED once done.
-   *
-   * @return the peer's answer, or the channel's failure
-   */
-  public Future<ConnectReply> disconnect(Endpoint ep) {
-    try {
-      return channel.connect(
-          ep.path().server(), messages.disconnect(ep), config.handshakeDeadline());
-    } catch (RuntimeException e) {
-      return Future.failedFuture(e);
-    }
+  public PeerRequests requests() {
+    return requests;
   }
 
   /** An endpoint is connected: out of the handshake books, posting once its peer is ready. */

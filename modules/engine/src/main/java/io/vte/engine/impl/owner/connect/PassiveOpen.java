@@ -241,7 +241,6 @@ public final class PassiveOpen {
     if (same && ep.state() == EndpointState.CONNECTED && !ep.awaitingPeerReady()) {
       // A probe (the ready-to-use again, from a peer whose work stopped completing): this end is
       // still here and connected.
-      metrics.peerProbeAnswered();
       reply.complete(messages.accepted(ep));
       return;
     }

@@ -136,6 +136,16 @@ public final class PeerLiveness {
   }
 
   /**
+   * @return the cause requests to a gone peer fail with
+   */
+  public static VteException goneCause(String server, Throwable why) {
+    return new VteException(
+        ErrorCode.PEER_UNREACHABLE,
+        "peer " + server + " is gone (its handshake service refused us): " + why.getMessage(),
+        why);
+  }
+
+  /**
    * @param failure why a call to a peer's handshake service failed
    * @return true when the service is not there: the connection was refused (nothing listens on the
    *     peer's port), as the channel reports it (PEER_UNREACHABLE caused by a {@link
