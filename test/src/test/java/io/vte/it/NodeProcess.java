@@ -125,6 +125,18 @@ public final class NodeProcess implements AutoCloseable {
   }
 
   /**
+   * @return the arguments that restart this node (engine 0) on the same handshake and device ports:
+   *     {@code rpcPort=...} and {@code devicePorts=...}
+   */
+  public List<String> sameAddressArgs() {
+    StringBuilder ports = new StringBuilder();
+    ready(0)
+        .getJsonArray("devicePorts")
+        .forEach(p -> ports.append(ports.length() == 0 ? "" : ",").append(p));
+    return List.of("rpcPort=" + server().split(":")[1], "devicePorts=" + ports);
+  }
+
+  /**
    * @return the server name of engine 0
    */
   public String server() {

@@ -132,18 +132,9 @@ class PeerFailureScenariosTest {
     assertTrue(r.failures() > 0, "requests in flight at the kill and after it fail");
     assertTyped(r);
 
-    String[] hostPort = first.server().split(":");
-    JsonObject ready = first.ready(0);
-    StringBuilder ports = new StringBuilder();
-    ready
-        .getJsonArray("devicePorts")
-        .forEach(p -> ports.append(ports.length() == 0 ? "" : ",").append(p));
+    List<String> again = first.sameAddressArgs();
     NodeProcess second =
-        node(
-            "firstIp=10",
-            "buffer=" + (SLOTS * CHUNK),
-            "rpcPort=" + hostPort[1],
-            "devicePorts=" + ports);
+        node("firstIp=10", "buffer=" + (SLOTS * CHUNK), again.get(0), again.get(1));
     assertEquals(first.server(), second.server(), "restarted on the same address");
     long restarted = System.nanoTime();
     WriteLoad after = checkedLoad(second);

@@ -15,6 +15,7 @@ import io.vte.engine.VertxInternals;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.owner.NanoClock;
 import io.vte.engine.impl.owner.OwnerConfig;
+import io.vte.engine.impl.owner.connect.PeerLiveness;
 import io.vte.engine.impl.rail.RailAffinity;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.HandshakeServer;
@@ -43,6 +44,9 @@ final class EngineOpener {
   private final Vertx vertx;
   private final EngineOptions options;
   private final EngineHandshakeHandler handshakeHandler;
+
+  /** What the engine knows of its peers' processes, shared by every local device's owners. */
+  private final PeerLiveness peers = new PeerLiveness(OwnerConfig.PEER_PROBE_AFTER.toNanos());
 
   /**
    * @param vertx the Vert.x instance
@@ -250,7 +254,7 @@ final class EngineOpener {
       return Future.failedFuture(tooLarge);
     }
     return LocalContext.open(
-            vertx, device, config, server.serverName(), clients::connect, NanoClock.SYSTEM)
+            vertx, device, config, server.serverName(), clients::connect, NanoClock.SYSTEM, peers)
         .compose(
             ctx -> {
               contexts.add(ctx);

@@ -5,6 +5,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.handshake.HandshakeChannel;
+import io.vte.engine.impl.owner.connect.PeerLiveness;
 import io.vte.engine.impl.owner.runtime.QpThreads;
 import io.vte.engine.impl.owner.runtime.SliceQueue;
 import io.vte.engine.impl.rail.Rail;
@@ -40,6 +41,9 @@ public final class LocalContext {
   private final ProtectionDomain pd;
   private final OwnerDirectory owners;
 
+  /** Stops telling this context's owners of gone peers. */
+  private final Runnable peerWatch;
+
   /** Runs the owners' QP create, modify and destroy off their event loops. */
   private final QpThreads qpThreads;
 
@@ -56,7 +60,8 @@ public final class LocalContext {
       OwnerConfig config,
       String localServerName,
       HandshakeChannel channel,
-      NanoClock clock) {
+      NanoClock clock,
+      PeerLiveness peers) {
     this.vertx = vertx;
     this.device = device;
     this.config = config;
@@ -85,6 +90,7 @@ public final class LocalContext {
                 proxy,
                 owners,
                 HandshakeBackoff.standard(),
+                peers,
                 qpThreads));
       }
     } catch (RuntimeException e) {
@@ -94,6 +100,13 @@ public final class LocalContext {
       throw e;
     }
     device.setAsyncEventHandler(this::onAsyncEvent);
+    this.peerWatch =
+        peers.onGone(
+            (server, cause) -> {
+              for (Owner owner : owners.all()) {
+                owner.proxy().peerGone(server, cause);
+              }
+            });
   }
 
   /**
@@ -106,6 +119,7 @@ public final class LocalContext {
    * @param localServerName this node's handshake server name, {@code host:port}
    * @param channel sends active handshakes
    * @param clock monotonic clock
+   * @param peers what the engine knows of its peers' processes, shared by all its contexts
    * @return the context once every owner runs
    */
   public static Future<LocalContext> open(
@@ -114,10 +128,11 @@ public final class LocalContext {
       OwnerConfig config,
       String localServerName,
       HandshakeChannel channel,
-      NanoClock clock) {
+      NanoClock clock,
+      PeerLiveness peers) {
     LocalContext ctx;
     try {
-      ctx = new LocalContext(vertx, device, config, localServerName, channel, clock);
+      ctx = new LocalContext(vertx, device, config, localServerName, channel, clock, peers);
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
@@ -361,6 +376,7 @@ public final class LocalContext {
     if (closing != null) {
       return closing;
     }
+    peerWatch.run();
     List<Future<Void>> drained = new ArrayList<>();
     for (Owner owner : owners.all()) {
       Promise<Void> done = Promise.promise();

@@ -10,6 +10,7 @@ import io.vte.engine.impl.handshake.HandshakeChannel;
 import io.vte.engine.impl.owner.connect.ConnectMessages;
 import io.vte.engine.impl.owner.connect.Connector;
 import io.vte.engine.impl.owner.connect.ConnectorHost;
+import io.vte.engine.impl.owner.connect.PeerLiveness;
 import io.vte.engine.impl.owner.endpoint.Endpoint;
 import io.vte.engine.impl.owner.endpoint.EndpointKey;
 import io.vte.engine.impl.owner.endpoint.EndpointState;
@@ -62,6 +63,7 @@ final class Owner implements ConnectorHost {
   private final WorkPoster poster;
   private final WriteFences fences;
   private final EndpointSweeps sweeps;
+  private final PeerProbes probes;
   private final Retirements retirements;
   private final WorkCompletionBatch wcBatch;
 
@@ -87,6 +89,7 @@ final class Owner implements ConnectorHost {
    * @param proxy this owner's queues
    * @param directory the context's owner directory, told of this owner's QPs (for QP async events)
    * @param backoff when a refused handshake is tried again
+   * @param peers what the engine knows of its peers' processes (shared by its owners)
    * @param verbsExecutor where QP create, modify and destroy run ({@link QpJobs}); null to run them
    *     on the owner's thread (tests with fake verbs that never block)
    */
@@ -102,6 +105,7 @@ final class Owner implements ConnectorHost {
       OwnerProxy proxy,
       OwnerDirectory directory,
       HandshakeBackoff backoff,
+      PeerLiveness peers,
       Executor verbsExecutor) {
     this.index = index;
     this.config = config;
@@ -113,13 +117,17 @@ final class Owner implements ConnectorHost {
     this.store = new EndpointStore(config.endpointStoreCapacity());
     this.qps = new EndpointQps(this, config, pd, cq, directory, new QpJobs(verbsExecutor, proxy));
     this.connector =
-        new Connector(this, config, localNicPath, device, store, channel, clock, metrics, backoff);
+        new Connector(
+            this, config, localNicPath, device, store, channel, clock, metrics, backoff, peers);
     this.slots = new WorkRequestSlots(cq.capacity());
     this.poster = new WorkPoster(this, slots, metrics, config, device.checksPayloadIntegrity());
-    this.fences = new WriteFences(this, metrics, connector::disconnect);
+    this.fences = new WriteFences(this, metrics, connector.requests()::disconnect);
     this.retirements =
         new Retirements(this, config, store, metrics, clock, qps, connector, fences, slots);
     this.sweeps = new EndpointSweeps(this, store, metrics, config, cycleNanos);
+    this.probes =
+        new PeerProbes(
+            this, store, connector, peers, metrics, config, localNicPath.server(), cycleNanos);
     this.wcBatch = WorkCompletionBatch.allocate(config.pollBatchSize());
   }
 
@@ -137,6 +145,7 @@ final class Owner implements ConnectorHost {
     work += connector.checkDeadlines() + retirements.expire();
     work += sweeps.retireUnused(cycleNanos);
     work += sweeps.retireStalled(cycleNanos, slots.inFlight());
+    work += probes.probeQuiet(cycleNanos, slots.inFlight());
     if (closing) {
       completeCloseIfDrained();
     }
@@ -149,10 +158,7 @@ final class Owner implements ConnectorHost {
     return slots.inFlight() > 0 || connector.hasHandshakesPending() || retirements.count() > 0;
   }
 
-  /**
-   * Arms the CQ for one notification before the owner sleeps. A CQ that cannot be armed would never
-   * wake the owner again: it is a CQ in error.
-   */
+  /** Arms the CQ before the owner sleeps; one that cannot be armed is in error (no wake-up). */
   void armCompletionNotification() {
     if (!cqBroken && cq.requestNotify() == PostStatus.CQ_ERROR) {
       onCqError("could not be armed for notification");
@@ -376,12 +382,7 @@ final class Owner implements ConnectorHost {
     retireAll(SliceStatus.RAIL_DOWN, new VteException(ErrorCode.DEVICE_UNAVAILABLE, why));
   }
 
-  /**
-   * The CQ is in error: it overflowed (credits make this impossible) or could not be armed.
-   * Counted, and the owner stops using the CQ.
-   *
-   * @param what what the CQ did, for the cause
-   */
+  /** The CQ is in error ({@code what}: overflowed, or not armable): the owner stops using it. */
   void onCqError(String what) {
     if (cqBroken) {
       return;
@@ -396,10 +397,7 @@ final class Owner implements ConnectorHost {
     retirements.flushAll();
   }
 
-  /**
-   * Begins closing: every endpoint retires (slices {@code ENGINE_CLOSED}), new work is refused; the
-   * promise completes once every work request is accounted for.
-   */
+  /** Begins closing: endpoints retire (ENGINE_CLOSED), done once every WR is accounted for. */
   void beginClose(Promise<Void> done) {
     if (closePromise != null) {
       closePromise.future().onComplete(done);
@@ -414,10 +412,8 @@ final class Owner implements ConnectorHost {
   }
 
   /**
-   * The owner's verticle is stopping although the owner was not closed first (e.g. {@code
-   * vertx.close()} while the engine is open): nothing will poll the CQ again, so every slice it
-   * holds, queued or posted, ends now with ENGINE_CLOSED, exactly once, and its retired QPs are
-   * destroyed.
+   * The verticle stops although the owner was not closed (e.g. {@code vertx.close()}): every slice
+   * it holds ends now with ENGINE_CLOSED, exactly once, and its retired QPs are destroyed.
    */
   void abandon() {
     if (closeCause == null) {
@@ -460,6 +456,11 @@ final class Owner implements ConnectorHost {
   /** Returns this owner's connector (handshake replies come back to it). */
   Connector connector() {
     return connector;
+  }
+
+  /** Returns the probes of this owner's peers. */
+  PeerProbes probes() {
+    return probes;
   }
 
   /** Returns this owner's metrics. */

@@ -2,6 +2,7 @@ package io.vte.engine.impl.owner;
 
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Promise;
+import io.vte.api.VteException;
 import io.vte.engine.impl.owner.connect.ConnectMessages;
 import io.vte.engine.impl.owner.endpoint.Endpoint;
 import io.vte.handshake.NicPath;
@@ -55,6 +56,25 @@ sealed interface OwnerCommand {
     @Override
     public void execute(Owner owner) {
       owner.onDeviceFatal();
+    }
+  }
+
+  /** The answer to a probe of the peer of {@code endpoint}, or its failure ({@link PeerProbes}). */
+  record ProbeAnswer(Endpoint endpoint, AsyncResult<ConnectReply> answer) implements OwnerCommand {
+    @Override
+    public void execute(Owner owner) {
+      owner.probes().onAnswer(endpoint, answer);
+    }
+  }
+
+  /**
+   * The peer process behind {@code server} is gone ({@link
+   * io.vte.engine.impl.owner.connect.PeerLiveness}).
+   */
+  record PeerGone(String server, VteException cause) implements OwnerCommand {
+    @Override
+    public void execute(Owner owner) {
+      owner.probes().peerGone(server, cause);
     }
   }
 

@@ -36,6 +36,9 @@ import java.time.Duration;
  *     requests before the owner accounts for them itself
  * @param idleEndpoint how long an endpoint may go unused before the owner retires it, zero for
  *     never
+ * @param peerProbeAfter how long work in flight on an endpoint may go without a completion before
+ *     the owner probes the peer's handshake service (a refusal means the peer is gone); also the
+ *     least time between two probes of one peer
  */
 public record OwnerConfig(
     int workersPerContext,
@@ -55,7 +58,8 @@ public record OwnerConfig(
     Duration idleBackoffMin,
     Duration idleBackoffMax,
     Duration flushDeadline,
-    Duration idleEndpoint) {
+    Duration idleEndpoint,
+    Duration peerProbeAfter) {
 
   private static final String ENGINE_OPTION = "engine option";
 
@@ -82,6 +86,12 @@ public record OwnerConfig(
 
   /** How long a retired endpoint waits for its flushed completions. */
   public static final Duration FLUSH_DEADLINE = Duration.ofSeconds(2);
+
+  /**
+   * How long work in flight may go without a completion before the peer is probed: a few times a
+   * loaded peer's completion gap, a quarter of the one second a dead peer must be found in.
+   */
+  public static final Duration PEER_PROBE_AFTER = Duration.ofMillis(250);
 
   /**
    * Validates every field; a bad one is an {@link ErrorCode#INVALID_CONFIGURATION} naming it. The
@@ -122,6 +132,11 @@ public record OwnerConfig(
     }
     positive("flushDeadline", flushDeadline);
     EngineOptionFields.IDLE_ENDPOINT.require(idleEndpoint, ENGINE_OPTION);
+    positive("peerProbeAfter", peerProbeAfter);
+    if (peerProbeAfter.toMillis() < 4) {
+      throw invalid(
+          "peerProbeAfter must be >= 4 ms (Vert.x timer resolution), got " + peerProbeAfter);
+    }
   }
 
   /**
@@ -152,7 +167,8 @@ public record OwnerConfig(
         IDLE_BACKOFF_MIN,
         IDLE_BACKOFF_MAX,
         FLUSH_DEADLINE,
-        options.getIdleEndpoint());
+        options.getIdleEndpoint(),
+        PEER_PROBE_AFTER);
   }
 
   /**
@@ -267,6 +283,14 @@ public record OwnerConfig(
     return copy(c -> c.flushDeadline = deadline);
   }
 
+  /**
+   * @param after how long work in flight may go without a completion before the peer is probed
+   * @return a copy with it
+   */
+  public OwnerConfig withPeerProbeAfter(Duration after) {
+    return copy(c -> c.peerProbeAfter = after);
+  }
+
   /** A copy of this configuration with some fields changed ({@code change} sets them). */
   private OwnerConfig copy(java.util.function.Consumer<Fields> change) {
     Fields c = new Fields(this);
@@ -294,6 +318,7 @@ public record OwnerConfig(
     Duration idleBackoffMax;
     Duration flushDeadline;
     Duration idleEndpoint;
+    Duration peerProbeAfter;
 
     Fields(OwnerConfig o) {
       workersPerContext = o.workersPerContext;
@@ -314,6 +339,7 @@ public record OwnerConfig(
       idleBackoffMax = o.idleBackoffMax;
       flushDeadline = o.flushDeadline;
       idleEndpoint = o.idleEndpoint;
+      peerProbeAfter = o.peerProbeAfter;
     }
 
     OwnerConfig build() {
@@ -335,7 +361,8 @@ public record OwnerConfig(
           idleBackoffMin,
           idleBackoffMax,
           flushDeadline,
-          idleEndpoint);
+          idleEndpoint,
+          peerProbeAfter);
     }
   }
 

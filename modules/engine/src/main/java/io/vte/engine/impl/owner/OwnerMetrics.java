@@ -49,7 +49,8 @@ public final class OwnerMetrics {
   private static final int CALLBACK_ERRORS = 28;
   private static final int MAX_POLL_GAP_NANOS = 29;
   private static final int VERSION_MISMATCHES = 30;
-  private static final int COUNTERS = 31;
+  private static final int ENDPOINTS_PEER_GONE = 31;
+  private static final int COUNTERS = 32;
 
   private static final VarHandle VALUES = MethodHandles.arrayElementVarHandle(long[].class);
 
@@ -74,6 +75,14 @@ public final class OwnerMetrics {
   /** Counts a handshake that found no common wire version. Owner's thread only. */
   public void versionMismatch() {
     add(VERSION_MISMATCHES, 1);
+  }
+
+  void endpointPeerGone() {
+    add(ENDPOINTS_PEER_GONE, 1);
+  }
+
+  long endpointsPeerGone() {
+    return get(ENDPOINTS_PEER_GONE);
   }
 
   /** Records the wire version agreed with the peer of an endpoint. Owner's thread only. */

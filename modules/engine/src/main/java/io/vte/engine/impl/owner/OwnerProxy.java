@@ -218,6 +218,16 @@ final class OwnerProxy {
     execute(new OwnerCommand.BeginClose(done));
   }
 
+  /** The answer to a probe of the peer of {@code endpoint} ({@link PeerProbes}). */
+  void probeAnswer(Endpoint endpoint, AsyncResult<ConnectReply> answer) {
+    execute(new OwnerCommand.ProbeAnswer(endpoint, answer));
+  }
+
+  /** The peer process behind {@code server} is gone: the owner retires its endpoints to it. */
+  void peerGone(String server, VteException cause) {
+    execute(new OwnerCommand.PeerGone(server, cause));
+  }
+
   /** Queues a one-off task for the owner's thread and wakes it (tests read owner state with it). */
   void execute(Consumer<Owner> task) {
     execute(new OwnerCommand.Task(task));

@@ -46,11 +46,16 @@ final class WriteFences {
 
   /**
    * Ends a slice that was posted on {@code ep} and did not complete: a WRITE waits for the
-   * endpoint's fence (asked now if it is the first), anything else ends at once, and so does
-   * everything once the owner is closing.
+   * endpoint's fence (asked now if it is the first) before it is retried; anything else, and a
+   * WRITE that ends for good (engine closed, peer gone), ends at once, and so does everything once
+   * the owner is closing.
    */
   void endPosted(Endpoint ep, Slice slice, int status, Throwable cause) {
-    if (slice.opcode() != WrOpcode.RDMA_WRITE || status == SliceStatus.ENGINE_CLOSED || closing) {
+    // A WRITE that ends for good needs no fence: no retry can race with it.
+    if (slice.opcode() != WrOpcode.RDMA_WRITE
+        || status == SliceStatus.ENGINE_CLOSED
+        || status == SliceStatus.PEER_GONE
+        || closing) {
       owner.complete(slice, status, cause);
       return;
     }

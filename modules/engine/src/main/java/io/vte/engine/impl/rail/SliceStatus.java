@@ -51,6 +51,13 @@ public final class SliceStatus {
    */
   public static final int FENCE_FAILED = -8;
 
+  /**
+   * Its peer is gone: the peer's handshake service refused a probe or a handshake after the peer
+   * had been connected (its process died or closed). Not retried: every rail leads to that peer;
+   * the request fails PEER_UNREACHABLE at once instead of waiting for its deadline.
+   */
+  public static final int PEER_GONE = -9;
+
   private SliceStatus() {}
 
   /**
@@ -62,6 +69,7 @@ public final class SliceStatus {
         && status != ENGINE_CLOSED
         && status != ABANDONED
         && status != FENCE_FAILED
+        && status != PEER_GONE
         && status != WcStatus.REM_ACCESS_ERR.code()
         && status != WcStatus.LOC_PROT_ERR.code()
         && status != WcStatus.LOC_LEN_ERR.code()
@@ -115,6 +123,8 @@ public final class SliceStatus {
         return "PEER_DEVICE_DOWN";
       case FENCE_FAILED:
         return "FENCE_FAILED";
+      case PEER_GONE:
+        return "PEER_GONE";
       default:
         return status > 0 ? WcStatus.of(status).name() : "UNKNOWN(" + status + ")";
     }

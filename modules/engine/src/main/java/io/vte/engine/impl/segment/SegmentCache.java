@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import io.vte.handshake.proto.SegmentDescriptor;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
@@ -54,14 +55,15 @@ public final class SegmentCache {
    * find the same descriptor stale at the same time share one lookup: a lookup in flight is joined,
    * and a cached descriptor newer than {@code stale} (by version) is returned as is. Otherwise a
    * new lookup in the backend itself (bypassing the store's cache) replaces the cached entry, so
-   * that re-opening the segment returns the fresh descriptor.
+   * that re-opening the segment returns the fresh descriptor; if it fails, the descriptor cached
+   * before stays.
    *
    * @param stale the segment found stale
    * @return the fresh segment
    */
   public Future<PeerSegment> refresh(PeerSegment stale) {
-    return forgetOnFailure(
-        stale.name(),
+    AtomicReference<Future<PeerSegment>> previous = new AtomicReference<>();
+    Future<PeerSegment> fresh =
         segments.compute(
             stale.name(),
             (name, current) -> {
@@ -70,8 +72,17 @@ public final class SegmentCache {
                       || current.succeeded() && current.result().version() > stale.version())) {
                 return current;
               }
+              if (current != null && current.succeeded()) {
+                previous.set(current);
+              }
               return load(name, lookupFresh);
-            }));
+            });
+    // A lookup that fails (the peer is down or restarting) leaves the last good descriptor cached:
+    // requests made against it, by kept handles too, still resolve and fail for the peer's own
+    // reason instead of a range missing from the older descriptor the handle holds.
+    fresh.onFailure(
+        e -> segments.computeIfPresent(stale.name(), (n, f) -> f == fresh ? previous.get() : f));
+    return fresh;
   }
 
   /**

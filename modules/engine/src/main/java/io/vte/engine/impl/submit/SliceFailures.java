@@ -85,7 +85,9 @@ final class SliceFailures {
     if (status == SliceStatus.ENGINE_CLOSED) {
       return new VteException(ErrorCode.ENGINE_CLOSED, "engine closed during " + where, cause);
     }
-    if ((slice.route().typedFailures() || status == SliceStatus.FENCE_FAILED)
+    if ((slice.route().typedFailures()
+            || status == SliceStatus.FENCE_FAILED
+            || status == SliceStatus.PEER_GONE)
         && cause instanceof VteException) {
       VteException e = (VteException) cause;
       return new VteException(e.code(), where + ": " + e.getMessage(), e);

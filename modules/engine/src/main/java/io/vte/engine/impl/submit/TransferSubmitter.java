@@ -443,8 +443,9 @@ public final class TransferSubmitter {
   /**
    * Resolves the ranges {@link #resolveCached} missed: each segment concerned is refreshed once
    * (shared with concurrent callers) from the metadata backend itself, bypassing its cache, and
-   * only a miss against the refreshed descriptor fails, with OUT_OF_RANGE; so does a miss whose
-   * refresh failed (with the refresh's failure as cause), against the descriptor the caller held.
+   * only a miss against the refreshed descriptor fails, with OUT_OF_RANGE; a miss whose refresh
+   * failed is checked against the newest descriptor still cached and fails with the refresh's code
+   * (e.g. PEER_UNREACHABLE) and cause.
    */
   private Future<Void> resolveRemote(TransferTracker[] trackers) {
     Map<PeerSegment, Future<PeerSegment>> refreshes = new IdentityHashMap<>();
@@ -464,7 +465,8 @@ public final class TransferSubmitter {
                 }
                 TransferRequest r = t.request();
                 Future<PeerSegment> fresh = refreshes.get(t.segment());
-                PeerSegment seg = fresh.failed() ? t.segment() : fresh.result();
+                // A failed fetch (the peer is down) leaves the newest good descriptor cached.
+                PeerSegment seg = fresh.failed() ? segments.newest(t.segment()) : fresh.result();
                 int idx = seg.bufferIndexOf(r.remoteAddress(), r.length());
                 if (idx < 0) {
                   return Future.failedFuture(outOfRange(i, r, seg, fresh.cause()));
@@ -492,7 +494,7 @@ public final class TransferSubmitter {
     return refreshFailure == null
         ? new VteException(ErrorCode.OUT_OF_RANGE, message)
         : new VteException(
-            ErrorCode.OUT_OF_RANGE,
+            refreshFailure instanceof VteException v ? v.code() : ErrorCode.OUT_OF_RANGE,
             message + " (fetching it again failed: " + refreshFailure.getMessage() + ")",
             refreshFailure);
   }

@@ -41,7 +41,8 @@ class OwnerConfigTest {
             Duration.ofMillis(1),
             Duration.ofMillis(20),
             Duration.ofSeconds(2),
-            Duration.ofMinutes(5));
+            Duration.ofMinutes(5),
+            Duration.ofMillis(250));
     assertEquals(expected, OwnerConfig.from(new EngineOptions()));
   }
 

@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.handshake.HandshakeChannel;
+import io.vte.engine.impl.owner.connect.PeerLiveness;
 import io.vte.engine.impl.owner.runtime.SliceQueue;
 import io.vte.engine.impl.rail.Rail;
 import io.vte.engine.impl.rail.Slice;
@@ -36,6 +37,7 @@ final class OwnerHarness {
   final FakeChannel channel = new FakeChannel();
   final OwnerProxy proxy;
   final OwnerDirectory directory = new OwnerDirectory(1);
+  final PeerLiveness peers;
   final Owner owner;
   int wakes;
 
@@ -46,11 +48,13 @@ final class OwnerHarness {
   /** An owner whose refused handshakes are retried on {@code backoff}'s schedule. */
   OwnerHarness(String server, OwnerConfig config, HandshakeBackoff backoff) {
     this.server = server;
+    this.peers = new PeerLiveness(config.peerProbeAfter().toNanos());
     this.device = new FakeVerbs.Device("d0");
     this.cq = (FakeVerbs.Cq) device.createCq(config.cqSize());
     NicPath local = NicPath.of(server, "d0");
     this.proxy = new OwnerProxy(local, SliceQueue.capacityFor(config.cqSize()));
     proxy.bind(() -> wakes++);
+    peers.onGone(proxy::peerGone);
     owner =
         new Owner(
             0,
@@ -64,6 +68,7 @@ final class OwnerHarness {
             proxy,
             directory,
             backoff,
+            peers,
             null);
     directory.add(owner);
   }
@@ -144,6 +149,12 @@ final class OwnerHarness {
     final List<Call> calls = new ArrayList<>();
     final List<ConnectRequest> readies = new ArrayList<>();
 
+    /**
+     * The same ready-to-use messages (and probes, which are ready-to-use sent again) with their
+     * answers.
+     */
+    final List<Call> readyCalls = new ArrayList<>();
+
     /** The disconnects the owner sent (WRITE fences), answered by the test unless confirmed. */
     final List<Call> disconnects = new ArrayList<>();
 
@@ -157,7 +168,9 @@ final class OwnerHarness {
         String serverName, ConnectRequest request, Duration deadline) {
       if (request.getReadyGeneration() != 0) {
         readies.add(request);
-        return Promise.<ConnectReply>promise().future();
+        Call call = new Call(serverName, request, Promise.promise());
+        readyCalls.add(call);
+        return call.reply.future();
       }
       if (request.getDisconnectGeneration() != 0) {
         Call call = new Call(serverName, request, Promise.promise());

@@ -11,6 +11,7 @@ import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
 import io.vte.engine.impl.owner.OwnerHarness.Recorder;
+import io.vte.engine.impl.owner.connect.PeerLiveness;
 import io.vte.engine.impl.owner.endpoint.Endpoint;
 import io.vte.engine.impl.owner.endpoint.EndpointState;
 import io.vte.engine.impl.owner.runtime.OwnerIdleStrategy;
@@ -427,7 +428,8 @@ class OwnerVerticleTest {
                 OwnerTestConfig.defaults().withWorkersPerContext(2),
                 "127.0.0.1:1",
                 (server, request, deadline) -> io.vertx.core.Future.failedFuture("unused"),
-                NanoClock.SYSTEM),
+                NanoClock.SYSTEM,
+                new PeerLiveness(1_000_000)),
             WAIT);
     assertNotNull(failure);
     assertTrue(device.closed, "the device was released");

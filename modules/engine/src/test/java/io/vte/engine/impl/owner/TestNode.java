@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vte.api.ErrorCode;
 import io.vte.api.VteException;
+import io.vte.engine.impl.owner.connect.PeerLiveness;
 import io.vte.handshake.HandshakeClientOptions;
 import io.vte.handshake.HandshakeClientPool;
 import io.vte.handshake.HandshakeHandler;
@@ -52,7 +53,14 @@ final class TestNode implements HandshakeHandler {
   }
 
   Future<LocalContext> addDevice(VerbsContext device, OwnerConfig config) {
-    return LocalContext.open(vertx, device, config, serverName(), pool::connect, NanoClock.SYSTEM)
+    return LocalContext.open(
+            vertx,
+            device,
+            config,
+            serverName(),
+            pool::connect,
+            NanoClock.SYSTEM,
+            new PeerLiveness(config.peerProbeAfter().toNanos()))
         .onSuccess(
             ctx -> {
               contexts.add(ctx);

@@ -98,4 +98,24 @@ class SegmentCacheTest {
     cache.open("s");
     assertEquals(2, lookups.size());
   }
+
+  /**
+   * A peer that died makes a refresh fail: the descriptor cached before stays, so a kept handle
+   * older than it still resolves against it (a range the peer registered after a restart).
+   */
+  @Test
+  void aFailedRefreshKeepsTheDescriptorCachedBefore() {
+    Future<PeerSegment> first = cache.open("s");
+    lookups.get(0).complete(d(1));
+    PeerSegment v1 = Await.result(first, WAIT);
+    Future<PeerSegment> r = cache.refresh(v1);
+    freshLookups.get(0).complete(d(2));
+    PeerSegment v2 = Await.result(r, WAIT);
+    Future<PeerSegment> failed = cache.refresh(v2);
+    freshLookups.get(1).fail(new VteException(ErrorCode.PEER_UNREACHABLE, "refused"));
+    assertEquals(ErrorCode.PEER_UNREACHABLE, ((VteException) Await.failure(failed, WAIT)).code());
+    assertSame(v2, cache.newest(v1), "the last good descriptor stays cached");
+    assertSame(v2, Await.result(cache.open("s"), WAIT));
+    assertEquals(1, lookups.size());
+  }
 }

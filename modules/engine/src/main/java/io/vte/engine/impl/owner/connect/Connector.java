@@ -41,7 +41,10 @@ import java.util.function.Consumer;
  * flight (or backing off); the others wait unsent, oldest first, and their handshake deadline
  * starts when they are sent; a peer's request for an endpoint still waiting is accepted whatever
  * the NIC paths' order, since ours was never sent. Once its QPs are in RTS the active side sends
- * its ready-to-use. It also holds the handshake deadlines and the generation counter.
+ * its ready-to-use. It also holds the handshake deadlines and the generation counter. A refused
+ * handshake (nothing listens on the peer's handshake port) to a peer that was connected before
+ * declares it gone ({@link PeerLiveness}): its slices end {@code PEER_GONE} at once, without the
+ * backoff a starting peer gets.
  *
  * <p>The passive side is its {@link PassiveOpen}. Owner-confined; it reaches its owner only through
  * the narrow {@link ConnectorHost}. Nothing here blocks.
@@ -65,6 +68,8 @@ public final class Connector {
   private final OwnerMetrics metrics;
   private final ConnectMessages messages;
   private final HandshakeBackoff backoff;
+  private final PeerLiveness peers;
+  private final PeerRequests requests;
 
   /** Active endpoints whose connect request is in flight or backing off: at most the bound. */
   private final List<Endpoint> connecting = new ArrayList<>();
@@ -85,6 +90,8 @@ public final class Connector {
    * @param clock monotonic clock (fake in tests)
    * @param metrics the owner's metrics
    * @param backoff when a refused handshake is tried again
+   * @param peers what the engine knows of its peers' processes: a refused handshake to a peer that
+   *     was alive declares it gone
    */
   public Connector(
       ConnectorHost host,
@@ -95,7 +102,8 @@ public final class Connector {
       HandshakeChannel channel,
       NanoClock clock,
       OwnerMetrics metrics,
-      HandshakeBackoff backoff) {
+      HandshakeBackoff backoff,
+      PeerLiveness peers) {
     this.host = host;
     this.config = config;
     this.localNicPath = localNicPath;
@@ -105,6 +113,8 @@ public final class Connector {
     this.metrics = metrics;
     this.messages = new ConnectMessages(localNicPath, device, config);
     this.backoff = backoff;
+    this.peers = peers;
+    this.requests = new PeerRequests(channel, messages, config);
     // Seeded from the wall clock so a restarted node's generations are newer than its old ones.
     this.nextGeneration = System.currentTimeMillis() << 16;
     this.passive =
@@ -253,6 +263,12 @@ public final class Connector {
       return;
     }
     if (failure != null) {
+      String server = ep.path().server();
+      if (PeerLiveness.isRefusal(failure) && peers.refusedBy(server, (VteException) failure)) {
+        // The peer was connected before and its handshake service is gone: it died or closed.
+        fail(ep, SliceStatus.PEER_GONE, PeerLiveness.goneCause(server, failure));
+        return;
+      }
       // A later attempt may meet a peer that was unreachable (its engine restarting, its handshake
       // server not yet listening), not a deadline, a closed engine or a bad request.
       boolean transientFailure =
@@ -354,7 +370,7 @@ public final class Connector {
             ep.connectedActive(peerGeneration, version);
             metrics.handshakeSucceeded(clock.nanoTime() - ep.handshakeStartNanos());
             connected(ep);
-            sendReady(ep);
+            requests.ready(ep);
           }
         });
   }
@@ -370,34 +386,15 @@ public final class Connector {
   }
 
   /**
-   * Tells the peer that the QPs of {@code ep} are in RTS, so it may post: the ready-to-use. Its
-   * answer is not needed: if it is lost, the peer posts after its fallback wait.
+   * @return the requests this owner sends about its connected endpoints
    */
-  private void sendReady(Endpoint ep) {
-    try {
-      channel.connect(ep.path().server(), messages.ready(ep), config.handshakeDeadline());
-    } catch (RuntimeException e) {
-      // the peer falls back to posting after one ACK timeout
-    }
-  }
-
-  /**
-   * Asks the peer to retire its end of {@code ep} (a connected endpoint that failed) so that none
-   * of the WRITEs posted on it executes later; answered DISCONNECTED once done.
-   *
-   * @return the peer's answer, or the channel's failure
-   */
-  public Future<ConnectReply> disconnect(Endpoint ep) {
-    try {
-      return channel.connect(
-          ep.path().server(), messages.disconnect(ep), config.handshakeDeadline());
-    } catch (RuntimeException e) {
-      return Future.failedFuture(e);
-    }
+  public PeerRequests requests() {
+    return requests;
   }
 
   /** An endpoint is connected: out of the handshake books, posting once its peer is ready. */
   public void connected(Endpoint ep) {
+    peers.alive(ep.path().server());
     metrics.wireVersionAgreed(ep.key(), ep.wireVersion());
     connecting.remove(ep);
     if (!ep.awaitingPeerReady()) {

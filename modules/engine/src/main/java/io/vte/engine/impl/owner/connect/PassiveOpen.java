@@ -229,14 +229,22 @@ public final class PassiveOpen {
 
   /**
    * The peer's ready-to-use: the endpoint it names, if it is still the stored one under the same
-   * generations and waiting, starts posting.
+   * generations and waiting, starts posting; one already posting answers ACCEPTED (the peer probes
+   * whether this end is still there); anything else is INVALID_REQUEST.
    */
   private void onPeerReady(EndpointKey key, ConnectRequest request, Promise<ConnectReply> reply) {
     Endpoint ep = store.get(key);
-    if (ep == null
-        || !ep.awaitingPeerReady()
-        || ep.generation() != request.getReadyGeneration()
-        || ep.peerGeneration() != request.getGeneration()) {
+    boolean same =
+        ep != null
+            && ep.generation() == request.getReadyGeneration()
+            && ep.peerGeneration() == request.getGeneration();
+    if (same && ep.state() == EndpointState.CONNECTED && !ep.awaitingPeerReady()) {
+      // A probe (the ready-to-use again, from a peer whose work stopped completing): this end is
+      // still here and connected.
+      reply.complete(messages.accepted(ep));
+      return;
+    }
+    if (!same || !ep.awaitingPeerReady()) {
       reply.complete(
           messages.reject(
               ConnectStatus.INVALID_REQUEST,
