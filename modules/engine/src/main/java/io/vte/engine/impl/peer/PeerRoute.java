@@ -78,7 +78,8 @@ final class PeerRoute implements Routes, Route, Carrier {
 
   @Override
   public void offer(Slice slice) {
-    slice.checkIntegrity(false); // a peer transport checks nothing end to end: not counted as checked
+    // A peer transport checks nothing end to end: the slice is not counted as checked.
+    slice.checkIntegrity(false);
     transport.carry(new Handed(slice, segmentName));
   }
 
