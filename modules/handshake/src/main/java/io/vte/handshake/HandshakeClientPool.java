@@ -23,11 +23,13 @@ import io.vte.handshake.impl.StatusMapping;
 import io.vte.handshake.impl.TlsSetup;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
+import io.vte.handshake.proto.DeviceStates;
 import io.vte.handshake.proto.GetSegmentRequest;
 import io.vte.handshake.proto.HandshakeGrpcClient;
 import io.vte.handshake.proto.NotifyReply;
 import io.vte.handshake.proto.NotifyRequest;
 import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.handshake.proto.WatchDevicesRequest;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -152,6 +154,151 @@ public final class HandshakeClientPool {
         sign("Notify", request),
         deadline,
         reply -> {});
+  }
+
+  /**
+   * Watches a peer's device states (a WatchDevices stream): {@code onStates} gets each validated
+   * message in order, on an event loop, and must not block. The stream is taken as dead (TIMED_OUT)
+   * when no message arrives within three heartbeat periods (the first one: within the default
+   * deadline too); a malformed message ends it with PROTOCOL_ERROR.
+   *
+   * @param serverName the peer's {@code host:port}
+   * @param request the watcher's name and heartbeat period
+   * @param onStates what each message goes to
+   * @return the subscription; its {@link PushSubscription#ended()} says when and why it ended
+   */
+  public PushSubscription watchDevices(
+      String serverName, WatchDevicesRequest request, Consumer<DeviceStates> onStates) {
+    Objects.requireNonNull(onStates, "onStates");
+    String what = "WatchDevices to " + serverName;
+    Watch watch = new Watch(what, request.getHeartbeatMs(), onStates);
+    Runnable send =
+        () -> {
+          try {
+            watch.start(address(serverName), sign("WatchDevices", request));
+          } catch (VteException e) {
+            watch.ended.tryFail(e);
+          }
+        };
+    if (Context.isOnVertxThread()) {
+      send.run();
+    } else {
+      vertx.runOnContext(v -> send.run());
+    }
+    return watch;
+  }
+
+  /** One WatchDevices stream of this pool, with its silence watchdog. */
+  private final class Watch implements PushSubscription {
+
+    private final String what;
+    private final long silenceMs;
+    private final Consumer<DeviceStates> onStates;
+    private final Promise<Void> ended = Promise.promise();
+    private GrpcClientRequest<WatchDevicesRequest, DeviceStates> grpcRequest;
+    private long watchdog = -1;
+
+    Watch(String what, int heartbeatMs, Consumer<DeviceStates> onStates) {
+      this.what = what;
+      this.onStates = onStates;
+      this.silenceMs =
+          3L * (heartbeatMs == 0 ? HandshakeValidator.DEFAULT_HEARTBEAT_MS : heartbeatMs);
+      ended
+          .future()
+          .onComplete(
+              done -> {
+                inFlight.remove(ended);
+                vertx.runOnContext(
+                    v -> {
+                      vertx.cancelTimer(watchdog);
+                      if (grpcRequest != null && done.failed()) {
+                        grpcRequest.cancel();
+                      }
+                    });
+              });
+    }
+
+    /** Runs on an event loop. */
+    void start(SocketAddress address, WatchDevicesRequest request) {
+      if (closed) {
+        throw new VteException(ErrorCode.ENGINE_CLOSED, what + ": the handshake client is closed");
+      }
+      inFlight.add(ended);
+      arm(Math.max(silenceMs, options.getDefaultDeadline().toMillis()));
+      client
+          .request(address, HandshakeGrpcClient.WatchDevices)
+          .onComplete(
+              requested -> {
+                if (requested.failed()) {
+                  ended.tryFail(transportFailure(requested.cause(), what));
+                  return;
+                }
+                grpcRequest = requested.result();
+                if (ended.future().isComplete()) {
+                  grpcRequest.cancel();
+                  return;
+                }
+                grpcRequest.end(request);
+                grpcRequest
+                    .response()
+                    .onComplete(
+                        responded -> {
+                          if (responded.failed()) {
+                            ended.tryFail(transportFailure(responded.cause(), what));
+                          } else {
+                            read(responded.result());
+                          }
+                        });
+              });
+    }
+
+    private void read(GrpcClientResponse<WatchDevicesRequest, DeviceStates> response) {
+      response.handler(
+          states -> {
+            try {
+              HandshakeValidator.validateReply(states);
+            } catch (VteException e) {
+              ended.tryFail(new VteException(e.code(), what + ": " + e.getMessage()));
+              return;
+            }
+            if (!ended.future().isComplete()) {
+              arm(silenceMs);
+              onStates.accept(states);
+            }
+          });
+      response.exceptionHandler(failure -> ended.tryFail(transportFailure(failure, what)));
+      response.endHandler(
+          v -> {
+            if (response.status() == null || response.status().code == 0) {
+              ended.tryComplete();
+            } else {
+              ended.tryFail(
+                  StatusMapping.fromStatus(response.status(), response.statusMessage(), what));
+            }
+          });
+    }
+
+    /** (Re)starts the silence watchdog: no message within {@code ms} ends the stream. */
+    private void arm(long ms) {
+      vertx.cancelTimer(watchdog);
+      watchdog =
+          vertx.setTimer(
+              ms,
+              id ->
+                  ended.tryFail(
+                      new VteException(
+                          ErrorCode.TIMED_OUT, what + ": no message within " + ms + " ms")));
+    }
+
+    @Override
+    public void cancel() {
+      ended.tryFail(new VteException(ErrorCode.ENGINE_CLOSED, what + ": canceled by the watcher"));
+    }
+
+    @Override
+    public Future<Void> ended() {
+      return ended.future();
+    }
   }
 
   /**

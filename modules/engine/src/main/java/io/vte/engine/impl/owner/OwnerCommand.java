@@ -2,6 +2,7 @@ package io.vte.engine.impl.owner;
 
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Promise;
+import io.vte.api.VteException;
 import io.vte.engine.impl.owner.connect.ConnectMessages;
 import io.vte.engine.impl.owner.endpoint.Endpoint;
 import io.vte.handshake.NicPath;
@@ -39,6 +40,14 @@ sealed interface OwnerCommand {
       } else {
         owner.onPortDown(port);
       }
+    }
+  }
+
+  /** The peer says its device {@code path} is down. */
+  record PeerDeviceDown(NicPath path, VteException cause) implements OwnerCommand {
+    @Override
+    public void execute(Owner owner) {
+      owner.onPeerDeviceDown(path, cause);
     }
   }
 
