@@ -235,6 +235,7 @@ final class EngineWiring {
       list.addAll(OwnerMeters.bind(meterRegistry, label, contexts));
       list.addAll(DeviceMeters.bind(meterRegistry, label, contexts));
       list.addAll(metadataMeters(meterRegistry, label, metadata));
+      list.addAll(push.bind(meterRegistry, label));
       meters =
           new EngineParts.Meters(
               meterRegistry,
