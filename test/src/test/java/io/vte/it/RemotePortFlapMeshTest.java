@@ -48,6 +48,16 @@ class RemotePortFlapMeshTest {
   static final Duration REQUEST_DEADLINE = Duration.ofSeconds(30);
   static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+  /** A request this slow is printed with its end time, to be read beside the flap log. */
+  static final long SLOW_NANOS = TimeUnit.MILLISECONDS.toNanos(400);
+
+  private static final long ORIGIN = System.nanoTime();
+
+  /** Milliseconds since the class was loaded, for the flap log and slow requests. */
+  private static String at() {
+    return (System.nanoTime() - ORIGIN) / 1_000_000 + " ms";
+  }
+
   @Test
   void remotePortFlapsCostNoQpTimeout() throws Exception {
     try (LocalEngines local = new LocalEngines()) {
@@ -154,7 +164,13 @@ class RemotePortFlapMeshTest {
               () -> {
                 try {
                   for (long seed = 1; System.nanoTime() < end; seed++) {
-                    latencies.add(p.writeChecked(seed));
+                    long latency = p.writeChecked(seed);
+                    latencies.add(latency);
+                    if (latency > SLOW_NANOS) {
+                      System.out.printf(
+                          "slow request %d->%d: %d ms, ended at %s%n",
+                          p.source, p.target, latency / 1_000_000, at());
+                    }
                   }
                 } catch (Throwable e) {
                   failures.add(e);
@@ -185,7 +201,7 @@ class RemotePortFlapMeshTest {
       for (int e = 0; e < ENGINES; e++) {
         if (down[e] != null && now >= upAt[e]) {
           LocalEngines.faults(engines.get(e)).portUp(down[e]);
-          log.add("up " + down[e]);
+          log.add(at() + " up " + down[e]);
           down[e] = null;
         }
       }
@@ -195,7 +211,7 @@ class RemotePortFlapMeshTest {
           FaultInjector faults = LocalEngines.faults(engines.get(e));
           down[e] = engines.get(e).diagnostics().devices().get(random.nextInt(DEVICES)).name();
           faults.portDown(down[e]);
-          log.add("down " + down[e]);
+          log.add(at() + " down " + down[e]);
           upAt[e] = now + TimeUnit.MILLISECONDS.toNanos(200 + random.nextInt(600));
         }
         next = now + TimeUnit.MILLISECONDS.toNanos(150 + random.nextInt(250));
@@ -205,7 +221,7 @@ class RemotePortFlapMeshTest {
     for (int e = 0; e < ENGINES; e++) {
       if (down[e] != null) {
         LocalEngines.faults(engines.get(e)).portUp(down[e]);
-        log.add("up " + down[e]);
+        log.add(at() + " up " + down[e]);
       }
     }
   }

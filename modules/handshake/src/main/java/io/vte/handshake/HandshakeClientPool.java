@@ -171,13 +171,25 @@ public final class HandshakeClientPool {
       String serverName, WatchDevicesRequest request, Consumer<DeviceStates> onStates) {
     Objects.requireNonNull(onStates, "onStates");
     String what = "WatchDevices to " + serverName;
-    Watch watch = new Watch(what, request.getHeartbeatMs(), onStates);
+    DeviceStatesWatch watch =
+        new DeviceStatesWatch(
+            vertx,
+            what,
+            request.getHeartbeatMs(),
+            options.getDefaultDeadline().toMillis(),
+            onStates,
+            inFlight,
+            failure -> transportFailure(failure, what));
     Runnable send =
         () -> {
           try {
-            watch.start(address(serverName), sign("WatchDevices", request));
+            if (closed) {
+              throw new VteException(
+                  ErrorCode.ENGINE_CLOSED, what + ": the handshake client is closed");
+            }
+            watch.start(client, address(serverName), sign("WatchDevices", request));
           } catch (VteException e) {
-            watch.ended.tryFail(e);
+            watch.fail(e);
           }
         };
     if (Context.isOnVertxThread()) {
@@ -186,119 +198,6 @@ public final class HandshakeClientPool {
       vertx.runOnContext(v -> send.run());
     }
     return watch;
-  }
-
-  /** One WatchDevices stream of this pool, with its silence watchdog. */
-  private final class Watch implements PushSubscription {
-
-    private final String what;
-    private final long silenceMs;
-    private final Consumer<DeviceStates> onStates;
-    private final Promise<Void> ended = Promise.promise();
-    private GrpcClientRequest<WatchDevicesRequest, DeviceStates> grpcRequest;
-    private long watchdog = -1;
-
-    Watch(String what, int heartbeatMs, Consumer<DeviceStates> onStates) {
-      this.what = what;
-      this.onStates = onStates;
-      this.silenceMs =
-          3L * (heartbeatMs == 0 ? HandshakeValidator.DEFAULT_HEARTBEAT_MS : heartbeatMs);
-      ended
-          .future()
-          .onComplete(
-              done -> {
-                inFlight.remove(ended);
-                vertx.runOnContext(
-                    v -> {
-                      vertx.cancelTimer(watchdog);
-                      if (grpcRequest != null && done.failed()) {
-                        grpcRequest.cancel();
-                      }
-                    });
-              });
-    }
-
-    /** Runs on an event loop. */
-    void start(SocketAddress address, WatchDevicesRequest request) {
-      if (closed) {
-        throw new VteException(ErrorCode.ENGINE_CLOSED, what + ": the handshake client is closed");
-      }
-      inFlight.add(ended);
-      arm(Math.max(silenceMs, options.getDefaultDeadline().toMillis()));
-      client
-          .request(address, HandshakeGrpcClient.WatchDevices)
-          .onComplete(
-              requested -> {
-                if (requested.failed()) {
-                  ended.tryFail(transportFailure(requested.cause(), what));
-                  return;
-                }
-                grpcRequest = requested.result();
-                if (ended.future().isComplete()) {
-                  grpcRequest.cancel();
-                  return;
-                }
-                grpcRequest.end(request);
-                grpcRequest
-                    .response()
-                    .onComplete(
-                        responded -> {
-                          if (responded.failed()) {
-                            ended.tryFail(transportFailure(responded.cause(), what));
-                          } else {
-                            read(responded.result());
-                          }
-                        });
-              });
-    }
-
-    private void read(GrpcClientResponse<WatchDevicesRequest, DeviceStates> response) {
-      response.handler(
-          states -> {
-            try {
-              HandshakeValidator.validateReply(states);
-            } catch (VteException e) {
-              ended.tryFail(new VteException(e.code(), what + ": " + e.getMessage()));
-              return;
-            }
-            if (!ended.future().isComplete()) {
-              arm(silenceMs);
-              onStates.accept(states);
-            }
-          });
-      response.exceptionHandler(failure -> ended.tryFail(transportFailure(failure, what)));
-      response.endHandler(
-          v -> {
-            if (response.status() == null || response.status().code == 0) {
-              ended.tryComplete();
-            } else {
-              ended.tryFail(
-                  StatusMapping.fromStatus(response.status(), response.statusMessage(), what));
-            }
-          });
-    }
-
-    /** (Re)starts the silence watchdog: no message within {@code ms} ends the stream. */
-    private void arm(long ms) {
-      vertx.cancelTimer(watchdog);
-      watchdog =
-          vertx.setTimer(
-              ms,
-              id ->
-                  ended.tryFail(
-                      new VteException(
-                          ErrorCode.TIMED_OUT, what + ": no message within " + ms + " ms")));
-    }
-
-    @Override
-    public void cancel() {
-      ended.tryFail(new VteException(ErrorCode.ENGINE_CLOSED, what + ": canceled by the watcher"));
-    }
-
-    @Override
-    public Future<Void> ended() {
-      return ended.future();
-    }
   }
 
   /**

@@ -365,19 +365,6 @@ final class Owner implements ConnectorHost {
     }
   }
 
-  /**
-   * The peer says its device {@code path} is down (a pushed device state): retire the endpoint to
-   * it, so that its queued and posted slices move to another rail now (PEER_DEVICE_DOWN) instead of
-   * waiting out the QP's timeout; a WRITE posted on it waits for the peer's disconnect answer
-   * first.
-   */
-  void onPeerDeviceDown(NicPath path, VteException cause) {
-    Endpoint ep = store.get(path);
-    if (ep != null) {
-      retire(ep, SliceStatus.PEER_DEVICE_DOWN, cause);
-    }
-  }
-
   /** The device died: retire everything and refuse new work. */
   void onDeviceFatal() {
     railDown(localNicPath + " died");
