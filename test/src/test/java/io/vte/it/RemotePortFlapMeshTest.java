@@ -13,6 +13,7 @@ import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
+import io.vte.testkit.TimingTargets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,7 +36,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * slices at once, instead of waiting out the QP failure time (timeout x retries, about 8 s at the
  * defaults). Every request must complete (each one checked byte for byte at its destination) within
  * 1 s plus its transfer time (four times the median of a fault-free warm-up). Prints the latency
- * distribution (p50, p99, max). Duration: {@code -Dvte.it.meshFlapSeconds=N} (20 by default).
+ * distribution (p50, p99, max). A missed latency target is tried once more (the shared machine's
+ * load shows in the tail); a failed request fails at once. Duration: {@code
+ * -Dvte.it.meshFlapSeconds=N} (20 by default).
  */
 @ExtendWith({BlockedThreadGuard.class, ReliabilityReport.class})
 class RemotePortFlapMeshTest {
@@ -96,47 +99,52 @@ class RemotePortFlapMeshTest {
       long[] warm = run(pairs, WARM_UP, null);
       Arrays.sort(warm);
       long transferNanos = 4 * Math.max(1, warm[warm.length / 2]);
-      AtomicBoolean flapping = new AtomicBoolean(true);
-      List<String> flaps = new CopyOnWriteArrayList<>();
-      Thread flapper = new Thread(() -> flap(engines, flapping, flaps), "mesh-port-flapper");
-      long[] latencies;
-      flapper.start();
-      try {
-        latencies = run(pairs, RUN, flapping);
-      } finally {
-        flapping.set(false);
-        flapper.join(30_000);
-      }
-      Arrays.sort(latencies);
-      double p50 = ScenarioFigures.ms(latencies[latencies.length / 2]);
-      double p99 = ScenarioFigures.ms(latencies[(int) (latencies.length * 0.99)]);
-      double max = ScenarioFigures.ms(latencies[latencies.length - 1]);
-      String figures =
-          String.format(
-              "%d requests of %d KiB, %d port actions: p50 %.1f ms, p99 %.1f ms, max %.1f ms"
-                  + " (budget %.1f ms)",
-              latencies.length,
-              CHUNK >> 10,
-              flaps.size(),
-              p50,
-              p99,
-              max,
-              ScenarioFigures.ms(BUDGET_NANOS + transferNanos));
-      System.out.println("remote port flap mesh: " + figures);
-      ReliabilityReport.record(
-          new ScenarioFigures(
-              "3x3 mesh, remote port flaps",
-              latencies.length,
-              0,
-              max,
-              Double.NaN,
-              Double.NaN,
-              figures));
-      assertTrue(flaps.size() >= 4, "the flapper took ports down and up: " + flaps);
-      long worst = latencies[latencies.length - 1];
-      assertTrue(
-          worst <= BUDGET_NANOS + transferNanos,
-          "every request within 1 s + its transfer time; " + figures + "; flaps " + flaps);
+      TimingTargets.retryOnce(
+          "remote port flap mesh",
+          attempt -> {
+            AtomicBoolean flapping = new AtomicBoolean(true);
+            List<String> flaps = new CopyOnWriteArrayList<>();
+            Thread flapper = new Thread(() -> flap(engines, flapping, flaps), "mesh-port-flapper");
+            long[] latencies;
+            flapper.start();
+            try {
+              latencies = run(pairs, RUN, flapping);
+            } finally {
+              flapping.set(false);
+              flapper.join(30_000);
+            }
+            Arrays.sort(latencies);
+            double p50 = ScenarioFigures.ms(latencies[latencies.length / 2]);
+            double p99 = ScenarioFigures.ms(latencies[(int) (latencies.length * 0.99)]);
+            double max = ScenarioFigures.ms(latencies[latencies.length - 1]);
+            String figures =
+                String.format(
+                    "%d requests of %d KiB, %d port actions: p50 %.1f ms, p99 %.1f ms, max %.1f ms"
+                        + " (budget %.1f ms)",
+                    latencies.length,
+                    CHUNK >> 10,
+                    flaps.size(),
+                    p50,
+                    p99,
+                    max,
+                    ScenarioFigures.ms(BUDGET_NANOS + transferNanos));
+            System.out.println("remote port flap mesh: " + figures);
+            ReliabilityReport.record(
+                new ScenarioFigures(
+                    "3x3 mesh, remote port flaps" + (attempt > 1 ? " (retry)" : ""),
+                    latencies.length,
+                    0,
+                    max,
+                    Double.NaN,
+                    Double.NaN,
+                    figures));
+            assertTrue(flaps.size() >= 4, "the flapper took ports down and up: " + flaps);
+            long worst = latencies[latencies.length - 1];
+            return worst <= BUDGET_NANOS + transferNanos
+                ? List.<String>of()
+                : List.of(
+                    "a request over 1 s + its transfer time: " + figures + "; flaps " + flaps);
+          });
       long pushedHoldDowns = 0;
       for (TransferEngine e : engines) {
         pushedHoldDowns += e.diagnostics().peerDevices().pushedHoldDowns();

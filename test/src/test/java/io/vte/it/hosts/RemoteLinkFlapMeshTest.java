@@ -2,13 +2,13 @@ package io.vte.it.hosts;
 
 import static io.vte.it.ScenarioFigures.ms;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
 import io.vte.it.NodeProcess;
 import io.vte.it.ReliabilityReport;
 import io.vte.it.RemoteLoad;
 import io.vte.it.ScenarioFigures;
+import io.vte.testkit.TimingTargets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,74 +60,81 @@ class RemoteLinkFlapMeshTest {
       }
       run(nodes, runners, WARM_UP, List.of()); // cold JVMs: handshakes, JIT
       long transferNanos = 4 * median(run(nodes, runners, WARM_UP, List.of()));
-      List<JsonObject> faults = new ArrayList<>();
-      List<String> log = new ArrayList<>();
-      SplittableRandom random = new SplittableRandom(41);
-      int n = 0;
-      for (long at = 1500; at < RUN.toMillis() - 2000; at += 1200 + random.nextInt(600)) {
-        String h = Integer.toString(random.nextInt(HOSTS));
-        String nic = Integer.toString(random.nextInt(RAILS));
-        long up = at + 400 + random.nextInt(500);
-        faults.add(
-            HostLoads.fault(
-                Duration.ofMillis(at), "down" + n, hosts.command("link", h, nic, "down")));
-        faults.add(
-            HostLoads.fault(Duration.ofMillis(up), "up" + n, hosts.command("link", h, nic, "up")));
-        log.add("h" + h + "n" + nic + " " + at + "-" + up + " ms");
-        n++;
-      }
-      List<RemoteLoad> flapped;
-      try {
-        flapped = run(nodes, runners, RUN, faults);
-      } finally {
-        for (int h = 0; h < HOSTS; h++) {
-          for (int i = 0; i < RAILS; i++) {
-            hosts.link(h, i, true);
-          }
-        }
-      }
-      long worst = 0;
-      long worstP99 = 0;
-      long transfers = 0;
-      long failures = 0;
-      long lost = 0;
-      List<Long> p50s = new ArrayList<>();
-      for (RemoteLoad r : flapped) {
-        worst = Math.max(worst, r.maxLatencyNanos());
-        worstP99 = Math.max(worstP99, r.latencyP99Nanos());
-        p50s.add(r.latencyP50Nanos());
-        transfers += r.transfers();
-        failures += r.failures();
-        lost += r.lostWrites();
-      }
-      p50s.sort(null);
-      String figures =
-          String.format(
-              "%d requests of %d KiB, %d link flaps: p50 %.1f ms (median of the 6 pairs), p99 %.1f"
-                  + " ms (worst pair), max %.1f ms (budget %.1f ms); flaps %s",
-              transfers,
-              CHUNK >> 10,
-              n,
-              ms(p50s.get(p50s.size() / 2)),
-              ms(worstP99),
-              ms(worst),
-              ms(BUDGET_NANOS + transferNanos),
-              log);
-      System.out.println("remote link flap mesh: " + figures);
-      ReliabilityReport.record(
-          new ScenarioFigures(
-              "3x3 kernel-link mesh, remote link flaps",
-              transfers,
-              failures,
-              ms(worst),
-              Double.NaN,
-              Double.NaN,
-              figures));
-      for (RemoteLoad r : flapped) {
-        assertEquals(0, r.failures(), r.failureSummary() + "; " + r.firstFailure());
-      }
-      assertEquals(0, lost, "every write landed");
-      assertTrue(worst <= BUDGET_NANOS + transferNanos, figures);
+      TimingTargets.retryOnce(
+          "kernel-link flap mesh",
+          attempt -> {
+            List<JsonObject> faults = new ArrayList<>();
+            List<String> log = new ArrayList<>();
+            SplittableRandom random = new SplittableRandom(41);
+            int n = 0;
+            for (long at = 1500; at < RUN.toMillis() - 2000; at += 1200 + random.nextInt(600)) {
+              String h = Integer.toString(random.nextInt(HOSTS));
+              String nic = Integer.toString(random.nextInt(RAILS));
+              long up = at + 400 + random.nextInt(500);
+              faults.add(
+                  HostLoads.fault(
+                      Duration.ofMillis(at), "down" + n, hosts.command("link", h, nic, "down")));
+              faults.add(
+                  HostLoads.fault(
+                      Duration.ofMillis(up), "up" + n, hosts.command("link", h, nic, "up")));
+              log.add("h" + h + "n" + nic + " " + at + "-" + up + " ms");
+              n++;
+            }
+            List<RemoteLoad> flapped;
+            try {
+              flapped = run(nodes, runners, RUN, faults);
+            } finally {
+              for (int h = 0; h < HOSTS; h++) {
+                for (int i = 0; i < RAILS; i++) {
+                  hosts.link(h, i, true);
+                }
+              }
+            }
+            long worst = 0;
+            long worstP99 = 0;
+            long transfers = 0;
+            long failures = 0;
+            long lost = 0;
+            List<Long> p50s = new ArrayList<>();
+            for (RemoteLoad r : flapped) {
+              worst = Math.max(worst, r.maxLatencyNanos());
+              worstP99 = Math.max(worstP99, r.latencyP99Nanos());
+              p50s.add(r.latencyP50Nanos());
+              transfers += r.transfers();
+              failures += r.failures();
+              lost += r.lostWrites();
+            }
+            p50s.sort(null);
+            String figures =
+                String.format(
+                    "%d requests of %d KiB, %d link flaps: p50 %.1f ms (median of the 6 pairs), p99 %.1f"
+                        + " ms (worst pair), max %.1f ms (budget %.1f ms); flaps %s",
+                    transfers,
+                    CHUNK >> 10,
+                    n,
+                    ms(p50s.get(p50s.size() / 2)),
+                    ms(worstP99),
+                    ms(worst),
+                    ms(BUDGET_NANOS + transferNanos),
+                    log);
+            System.out.println("remote link flap mesh: " + figures);
+            ReliabilityReport.record(
+                new ScenarioFigures(
+                    "3x3 kernel-link mesh, remote link flaps" + (attempt > 1 ? " (retry)" : ""),
+                    transfers,
+                    failures,
+                    ms(worst),
+                    Double.NaN,
+                    Double.NaN,
+                    figures));
+            for (RemoteLoad r : flapped) {
+              assertEquals(0, r.failures(), r.failureSummary() + "; " + r.firstFailure());
+            }
+            assertEquals(0, lost, "every write landed");
+            return worst <= BUDGET_NANOS + transferNanos
+                ? List.<String>of()
+                : List.of("max latency over the budget: " + figures);
+          });
     } finally {
       runners.shutdownNow();
       for (NodeProcess node : nodes) {
