@@ -11,6 +11,7 @@ import io.vte.engine.impl.metrics.RailMeters;
 import io.vte.engine.impl.notify.NotificationDispatcher;
 import io.vte.engine.impl.notify.NotificationSender;
 import io.vte.engine.impl.owner.LocalContext;
+import io.vte.engine.impl.peer.PeerTransports;
 import io.vte.engine.impl.push.DevicePush;
 import io.vte.engine.impl.rail.RailSelector;
 import io.vte.engine.impl.segment.DescriptorPublisher;
@@ -43,6 +44,7 @@ import java.util.List;
  * @param meters the engine's meters and the registry they are in
  * @param diagnostics what the engine shows of itself
  * @param sharedMemory the same-host rail
+ * @param peers the transports to peers of other kinds (plug-ins)
  * @param counters the engine-layer counters
  * @param push the pushed device states, both ways
  */
@@ -60,6 +62,7 @@ record EngineParts(
     Meters meters,
     EngineDiagnostics diagnostics,
     SharedMemoryRail sharedMemory,
+    PeerTransports peers,
     EngineCounters counters,
     DevicePush push) {
 
@@ -81,6 +84,7 @@ record EngineParts(
     meters.remove();
     return sharedMemory
         .close()
+        .transform(v -> peers.close())
         .transform(v -> publisher.close())
         .transform(v -> metadata.unpublish(segmentName))
         .transform(v -> metadata.close())
