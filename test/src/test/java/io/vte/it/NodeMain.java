@@ -50,7 +50,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * and the handshake address are given instead: {@code devices} (the device specs {@code
  * name@ip[:port]} of each engine, comma-separated, engines separated by {@code /}; sets the engine
  * count), {@code rpcHost} (the handshake server's bind address and server name), and optionally
- * {@code metadata} (the metadata URI) and {@code segmentName}.
+ * {@code metadata} (the metadata URI) and {@code segmentName}; {@code qp=default} keeps the
+ * engine's own QP timeout and retries instead of the suite's short ones.
  */
 public final class NodeMain {
 
@@ -117,6 +118,10 @@ public final class NodeMain {
                   rpcPort);
       if (a.containsKey("metadata")) {
         options.setMetadataUri(a.get("metadata"));
+      }
+      if ("default".equals(a.get("qp"))) { // the engine's own QP timeout and retries
+        EngineOptions defaults = new EngineOptions();
+        options.setQpTimeout(defaults.getQpTimeout()).setQpRetryCount(defaults.getQpRetryCount());
       }
       if (a.containsKey("segmentName")) {
         options.setSegmentName(a.get("segmentName") + (count > 1 ? "-" + e : ""));

@@ -106,6 +106,20 @@ public final class RemoteLoad implements CheckedWrites {
   }
 
   /**
+   * @return the median request latency
+   */
+  public long latencyP50Nanos() {
+    return json.getLong("latencyP50Nanos");
+  }
+
+  /**
+   * @return the 99th percentile of the request latencies
+   */
+  public long latencyP99Nanos() {
+    return json.getLong("latencyP99Nanos");
+  }
+
+  /**
    * @return true when the last write of every slot completed
    */
   public boolean lastWritesCompleted() {

@@ -262,6 +262,7 @@ public final class WriteLoad {
     long end;
     long transfers;
     long maxLatencyNanos;
+    final List<Long> latencies = new ArrayList<>();
     final boolean[] lastOk = new boolean[slots];
     final Map<String, Long> faultTimes = new ConcurrentHashMap<>();
     final FaultLog faults;
@@ -279,6 +280,7 @@ public final class WriteLoad {
     void account(Future<BatchResult> f, long latency, long completedAt) {
       transfers++;
       maxLatencyNanos = Math.max(maxLatencyNanos, latency);
+      latencies.add(latency);
       RequestResult r = f.succeeded() ? f.result().requests().get(0) : null;
       if (r != null && r.status() == RequestStatus.COMPLETED) {
         completions.add(completedAt);
@@ -306,6 +308,8 @@ public final class WriteLoad {
           .put("untyped", untyped())
           .put("causes", causes)
           .put("maxLatencyNanos", maxLatencyNanos)
+          .put("latencyP50Nanos", latencyPercentile(0.50))
+          .put("latencyP99Nanos", latencyPercentile(0.99))
           .put("lastWritesCompleted", lastWritesCompleted())
           .put("verifiedWrites", verifiedWrites())
           .put("lostWrites", lostWrites())
@@ -318,6 +322,18 @@ public final class WriteLoad {
           .put("failureSummary", failureSummary())
           .put("failureDetails", failureDetails())
           .put("firstFailure", firstFailure());
+    }
+
+    /**
+     * @param p a fraction, 0.5 for the median
+     * @return that percentile of the request latencies (every request, failed or not), 0 when none
+     */
+    public long latencyPercentile(double p) {
+      if (latencies.isEmpty()) {
+        return 0;
+      }
+      long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+      return sorted[Math.min(sorted.length - 1, (int) (sorted.length * p))];
     }
 
     @Override

@@ -57,6 +57,12 @@ public interface EngineDiagnostics {
   TransferCounters counters();
 
   /**
+   * @return the device states pushed between this engine and its peers: what it heard, what it
+   *     holds down on their word, who watches it
+   */
+  PeerDeviceStatus peerDevices();
+
+  /**
    * @return the control-plane wire version agreed with each peer NIC path ({@code server@device})
    *     this engine has a live endpoint to, by path; a version is the highest both ends' handshakes
    *     announced (see {@code docs/operations.md})

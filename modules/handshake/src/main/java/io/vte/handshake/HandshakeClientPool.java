@@ -23,11 +23,13 @@ import io.vte.handshake.impl.StatusMapping;
 import io.vte.handshake.impl.TlsSetup;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
+import io.vte.handshake.proto.DeviceStates;
 import io.vte.handshake.proto.GetSegmentRequest;
 import io.vte.handshake.proto.HandshakeGrpcClient;
 import io.vte.handshake.proto.NotifyReply;
 import io.vte.handshake.proto.NotifyRequest;
 import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.handshake.proto.WatchDevicesRequest;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -152,6 +154,50 @@ public final class HandshakeClientPool {
         sign("Notify", request),
         deadline,
         reply -> {});
+  }
+
+  /**
+   * Watches a peer's device states (a WatchDevices stream): {@code onStates} gets each validated
+   * message in order, on an event loop, and must not block. The stream is taken as dead (TIMED_OUT)
+   * when no message arrives within three heartbeat periods (the first one: within the default
+   * deadline too); a malformed message ends it with PROTOCOL_ERROR.
+   *
+   * @param serverName the peer's {@code host:port}
+   * @param request the watcher's name and heartbeat period
+   * @param onStates what each message goes to
+   * @return the subscription; its {@link PushSubscription#ended()} says when and why it ended
+   */
+  public PushSubscription watchDevices(
+      String serverName, WatchDevicesRequest request, Consumer<DeviceStates> onStates) {
+    Objects.requireNonNull(onStates, "onStates");
+    String what = "WatchDevices to " + serverName;
+    DeviceStatesWatch watch =
+        new DeviceStatesWatch(
+            vertx,
+            what,
+            request.getHeartbeatMs(),
+            options.getDefaultDeadline().toMillis(),
+            onStates,
+            inFlight,
+            failure -> transportFailure(failure, what));
+    Runnable send =
+        () -> {
+          try {
+            if (closed) {
+              throw new VteException(
+                  ErrorCode.ENGINE_CLOSED, what + ": the handshake client is closed");
+            }
+            watch.start(client, address(serverName), sign("WatchDevices", request));
+          } catch (VteException e) {
+            watch.fail(e);
+          }
+        };
+    if (Context.isOnVertxThread()) {
+      send.run();
+    } else {
+      vertx.runOnContext(v -> send.run());
+    }
+    return watch;
   }
 
   /**

@@ -1,12 +1,16 @@
 package io.vte.handshake;
 
 import io.vertx.core.Future;
+import io.vte.api.ErrorCode;
+import io.vte.api.VteException;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
+import io.vte.handshake.proto.DeviceStates;
 import io.vte.handshake.proto.GetSegmentRequest;
 import io.vte.handshake.proto.NotifyReply;
 import io.vte.handshake.proto.NotifyRequest;
 import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.handshake.proto.WatchDevicesRequest;
 
 /**
  * Implemented by the engine: what the {@link HandshakeServer} does with each call once it has been
@@ -40,4 +44,17 @@ public interface HandshakeHandler {
    * @return whether it was accepted
    */
   Future<NotifyReply> notify(NotifyRequest request);
+
+  /**
+   * Starts pushing the node's device states to a watcher: a snapshot first, then every change and a
+   * heartbeat at the period the request asks for, until the stream ends. The default pushes nothing
+   * and ends the stream with INVALID_ARGUMENT (a node that does not track devices).
+   *
+   * @param request a validated request; its auth token has been cleared
+   * @param stream where the states go
+   */
+  default void watchDevices(WatchDevicesRequest request, PushStream<DeviceStates> stream) {
+    stream.fail(
+        new VteException(ErrorCode.INVALID_ARGUMENT, "this node does not push device states"));
+  }
 }

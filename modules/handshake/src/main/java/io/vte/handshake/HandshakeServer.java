@@ -17,14 +17,15 @@ import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.GetSegmentRequest;
 import io.vte.handshake.proto.HandshakeGrpcService;
 import io.vte.handshake.proto.NotifyRequest;
+import io.vte.handshake.proto.WatchDevicesRequest;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The handshake service of a node: a Vert.x gRPC server that authenticates (optional), validates
- * and hands each Connect, GetSegment and Notify call to a {@link HandshakeHandler}, over plain
- * HTTP/2 or TLS. The caller's deadline is honoured: a call still unanswered at its deadline (or
- * after the server's maxCallDuration, whichever comes first) gets DEADLINE_EXCEEDED.
+ * and hands each Connect, GetSegment, Notify and WatchDevices call to a {@link HandshakeHandler},
+ * over plain HTTP/2 or TLS. The caller's deadline is honoured: a call still unanswered at its
+ * deadline (or after the server's maxCallDuration, whichever comes first) gets DEADLINE_EXCEEDED.
  */
 public final class HandshakeServer {
 
@@ -129,6 +130,13 @@ public final class HandshakeServer {
             NotifyRequest.getDefaultInstance(),
             (NotifyRequest request) -> HandshakeValidator.validate(request),
             handler::notify));
+    grpc.callHandler(
+        HandshakeGrpcService.WatchDevices,
+        calls.stream(
+            "WatchDevices",
+            WatchDevicesRequest.getDefaultInstance(),
+            (WatchDevicesRequest request) -> HandshakeValidator.validate(request),
+            handler::watchDevices));
     HttpServer server =
         vertx.createHttpServer(http).requestHandler(faults.wrap(new EncodingGuard(grpc)));
     String where = options.getHost() + ":" + options.getPort();
@@ -170,6 +178,13 @@ public final class HandshakeServer {
    */
   public int pendingCalls() {
     return calls.activeCalls();
+  }
+
+  /**
+   * @return how many WatchDevices streams are open
+   */
+  public int openStreams() {
+    return calls.openStreams();
   }
 
   /**

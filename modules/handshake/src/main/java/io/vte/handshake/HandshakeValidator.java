@@ -8,11 +8,14 @@ import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
 import io.vte.handshake.proto.DeviceDesc;
+import io.vte.handshake.proto.DeviceState;
+import io.vte.handshake.proto.DeviceStates;
 import io.vte.handshake.proto.GetSegmentRequest;
 import io.vte.handshake.proto.NotifyRequest;
 import io.vte.handshake.proto.QpInfo;
 import io.vte.handshake.proto.SegmentDescriptor;
 import io.vte.handshake.proto.SharedMemoryDesc;
+import io.vte.handshake.proto.WatchDevicesRequest;
 import java.util.List;
 
 /**
@@ -47,6 +50,15 @@ public final class HandshakeValidator {
   /** Length of {@code SharedMemoryDesc.nonce}. */
   public static final int SHM_NONCE_LENGTH = 16;
 
+  /** Shortest heartbeat period a watcher of device states may ask for, ms. */
+  public static final int MIN_HEARTBEAT_MS = 100;
+
+  /** Heartbeat period of a watcher that asks for none (heartbeat_ms 0), ms. */
+  public static final int DEFAULT_HEARTBEAT_MS = 2_000;
+
+  /** Longest heartbeat period a watcher of device states may ask for, ms. */
+  public static final int MAX_HEARTBEAT_MS = 60_000;
+
   private static final int ABBREVIATE_AT = 64;
 
   private HandshakeValidator() {}
@@ -78,6 +90,42 @@ public final class HandshakeValidator {
    */
   public static void validate(GetSegmentRequest request) {
     maxLength(ErrorCode.INVALID_ARGUMENT, "name", request.getName());
+  }
+
+  /**
+   * @param request a WatchDevices request received by a server
+   * @throws VteException INVALID_ARGUMENT naming the first bad field
+   */
+  public static void validate(WatchDevicesRequest request) {
+    ErrorCode code = ErrorCode.INVALID_ARGUMENT;
+    maxLength(code, "watcher", request.getWatcher());
+    int heartbeat = request.getHeartbeatMs();
+    if (heartbeat != 0 && (heartbeat < MIN_HEARTBEAT_MS || heartbeat > MAX_HEARTBEAT_MS)) {
+      throw fail(
+          code,
+          "heartbeat_ms must be 0 or within "
+              + MIN_HEARTBEAT_MS
+              + ".."
+              + MAX_HEARTBEAT_MS
+              + ": "
+              + Integer.toUnsignedString(heartbeat));
+    }
+  }
+
+  /**
+   * @param states a message of a WatchDevices stream
+   * @throws VteException PROTOCOL_ERROR naming the first bad field
+   */
+  public static void validateReply(DeviceStates states) {
+    ErrorCode code = ErrorCode.PROTOCOL_ERROR;
+    maxLength(code, "server_name", states.getServerName());
+    if (states.getDevicesCount() > MAX_SEGMENT_ENTRIES) {
+      throw fail(code, "at most " + MAX_SEGMENT_ENTRIES + " devices: " + states.getDevicesCount());
+    }
+    for (DeviceState d : states.getDevicesList()) {
+      maxLength(code, "device name", d.getName());
+      maxLength(code, "device reason", d.getReason());
+    }
   }
 
   /**

@@ -5,11 +5,13 @@ import io.vte.api.EngineDiagnostics;
 import io.vte.api.FaultInjector;
 import io.vte.api.MetadataStatus;
 import io.vte.api.OwnerStats;
+import io.vte.api.PeerDeviceStatus;
 import io.vte.api.RailStatus;
 import io.vte.api.TransferCounters;
 import io.vte.engine.impl.metrics.EngineCounters;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.owner.OwnerMetrics;
+import io.vte.engine.impl.push.DevicePush;
 import io.vte.engine.impl.rail.RailSelector;
 import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.metadata.MetadataStore;
@@ -41,6 +43,7 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
   private final EngineCounters counters;
   private final Optional<FaultInjector> faults;
   private final SharedMemoryRail sharedMemory;
+  private final DevicePush push;
 
   /**
    * @param serverName the handshake server name
@@ -52,6 +55,8 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
    * @param rails the rail selector
    * @param counters the engine counters
    * @param provider the verbs provider (soft verbs: its injector becomes the fault injector)
+   * @param sharedMemory the same-host rail
+   * @param push the pushed device states, both ways
    */
   EngineDiagnosticsImpl(
       String serverName,
@@ -63,8 +68,10 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
       RailSelector rails,
       EngineCounters counters,
       VerbsProvider provider,
-      SharedMemoryRail sharedMemory) {
+      SharedMemoryRail sharedMemory,
+      DevicePush push) {
     this.sharedMemory = sharedMemory;
+    this.push = push;
     this.serverName = serverName;
     this.segmentName = segmentName;
     this.metricsLabel = metricsLabel;
@@ -146,6 +153,11 @@ final class EngineDiagnosticsImpl implements EngineDiagnostics {
         counters.retries(),
         counters.staleRefreshes(),
         counters.batches());
+  }
+
+  @Override
+  public PeerDeviceStatus peerDevices() {
+    return push.status();
   }
 
   @Override

@@ -8,22 +8,28 @@ import io.vte.api.VteException;
 import io.vte.engine.impl.notify.NotificationDispatcher;
 import io.vte.engine.impl.notify.NotificationDispatcher.Arrival;
 import io.vte.engine.impl.owner.PassiveConnectHandler;
+import io.vte.engine.impl.push.DeviceStateFeed;
 import io.vte.engine.impl.segment.LocalDescriptorBuilder;
 import io.vte.handshake.HandshakeHandler;
+import io.vte.handshake.PushStream;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
+import io.vte.handshake.proto.DeviceStates;
 import io.vte.handshake.proto.GetSegmentRequest;
 import io.vte.handshake.proto.NotifyReply;
 import io.vte.handshake.proto.NotifyRequest;
 import io.vte.handshake.proto.SegmentDescriptor;
+import io.vte.handshake.proto.WatchDevicesRequest;
 
 /**
  * Answers the engine's handshake service: Connect goes to the owner layer, GetSegment returns this
  * node's descriptor, Notify goes to the notification dispatcher (a duplicate is answered as
- * accepted, flagged {@code duplicate}, so the resending sender stops). The server starts before the
- * local devices open (their NIC paths need its server name), so the parts are bound once ready;
- * until then Connect is refused with UNKNOWN_DEVICE and GetSegment with SEGMENT_NOT_FOUND.
+ * accepted, flagged {@code duplicate}, so the resending sender stops), WatchDevices streams this
+ * node's device states. The server starts before the local devices open (their NIC paths need its
+ * server name), so the parts are bound once ready; until then Connect is refused with
+ * UNKNOWN_DEVICE, GetSegment with SEGMENT_NOT_FOUND and WatchDevices with UNAVAILABLE (the watcher
+ * tries again).
  */
 public final class EngineHandshakeHandler implements HandshakeHandler {
 
@@ -35,17 +41,21 @@ public final class EngineHandshakeHandler implements HandshakeHandler {
   private volatile PassiveConnectHandler passive;
   private volatile LocalDescriptorBuilder descriptor;
   private volatile NotificationDispatcher notifications;
+  private volatile DeviceStateFeed devices;
   private volatile boolean closing;
 
   /**
    * @param passive the owner layer's passive side
    * @param descriptor this node's descriptor
    * @param notifications incoming notification ordering
+   * @param devices this node's device states, streamed to watchers
    */
   public void bind(
       PassiveConnectHandler passive,
       LocalDescriptorBuilder descriptor,
-      NotificationDispatcher notifications) {
+      NotificationDispatcher notifications,
+      DeviceStateFeed devices) {
+    this.devices = devices;
     this.descriptor = descriptor;
     this.notifications = notifications;
     this.passive = passive;
@@ -106,5 +116,15 @@ public final class EngineHandshakeHandler implements HandshakeHandler {
         arrival == Arrival.ACCEPTED
             ? ACCEPTED
             : arrival == Arrival.DUPLICATE ? DUPLICATE : REFUSED);
+  }
+
+  @Override
+  public void watchDevices(WatchDevicesRequest request, PushStream<DeviceStates> stream) {
+    DeviceStateFeed d = devices;
+    if (d == null) {
+      stream.fail(new VteException(ErrorCode.METADATA_UNAVAILABLE, "engine is starting"));
+      return;
+    }
+    d.watch(request, stream);
   }
 }

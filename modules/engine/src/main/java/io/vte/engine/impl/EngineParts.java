@@ -12,6 +12,7 @@ import io.vte.engine.impl.notify.NotificationDispatcher;
 import io.vte.engine.impl.notify.NotificationSender;
 import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.peer.PeerTransports;
+import io.vte.engine.impl.push.DevicePush;
 import io.vte.engine.impl.rail.RailSelector;
 import io.vte.engine.impl.segment.DescriptorPublisher;
 import io.vte.engine.impl.segment.LocalDescriptorBuilder;
@@ -45,6 +46,7 @@ import java.util.List;
  * @param sharedMemory the same-host rail
  * @param peers the transports to peers of other kinds (plug-ins)
  * @param counters the engine-layer counters
+ * @param push the pushed device states, both ways
  */
 record EngineParts(
     Fabric fabric,
@@ -61,10 +63,12 @@ record EngineParts(
     EngineDiagnostics diagnostics,
     SharedMemoryRail sharedMemory,
     PeerTransports peers,
-    EngineCounters counters) {
+    EngineCounters counters,
+    DevicePush push) {
 
   /**
-   * Releases everything: fails what is submitted, stops notifications and removes the meters, stops
+   * Releases everything: tells the watchers of its device states that it is shutting down and stops
+   * watching its peers, fails what is submitted, stops notifications and removes the meters, stops
    * publishing, withdraws the descriptor and closes the metadata store, drops the registrations and
    * cached segments, then closes the fabric.
    *
@@ -74,6 +78,7 @@ record EngineParts(
    * @return completes when everything is released, also when a step failed
    */
   Future<Void> close(Vertx vertx, String segmentName) {
+    push.close();
     submitter.close();
     notifications.close();
     meters.remove();

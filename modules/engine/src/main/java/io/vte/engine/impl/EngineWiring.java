@@ -23,6 +23,9 @@ import io.vte.engine.impl.owner.OwnerConfig;
 import io.vte.engine.impl.owner.OwnerRouter;
 import io.vte.engine.impl.owner.PassiveConnectHandler;
 import io.vte.engine.impl.peer.PeerTransports;
+import io.vte.engine.impl.push.DevicePush;
+import io.vte.engine.impl.push.DeviceStateFeed;
+import io.vte.engine.impl.push.PeerDeviceWatch;
 import io.vte.engine.impl.rail.PeerDeviceStates;
 import io.vte.engine.impl.rail.RailAffinity;
 import io.vte.engine.impl.rail.RailSelector;
@@ -37,6 +40,7 @@ import io.vte.engine.impl.shm.SharedMemoryRail;
 import io.vte.engine.impl.submit.Slicer;
 import io.vte.engine.impl.submit.TrackerServices;
 import io.vte.engine.impl.submit.TransferSubmitter;
+import io.vte.handshake.HandshakeValidator;
 import io.vte.metadata.MetadataStore;
 import io.vte.verbs.MemoryRegion;
 import java.time.Duration;
@@ -150,6 +154,8 @@ final class EngineWiring {
             peers.around(sharedMemoryLookup.around(metadata::lookupFresh)));
     metadata.setInvalidationHandler(segments::invalidate);
     long holdDown = options.getRailHoldDown().toNanos();
+    DeviceStateFeed feed =
+        new DeviceStateFeed(vertx, serverName, NotificationDispatcher.newEpoch(), names);
     RailSelector rails =
         new RailSelector(
             names,
@@ -160,6 +166,18 @@ final class EngineWiring {
             System::nanoTime,
             affinity,
             new OwnerRouter(contexts)::carrierOf);
+    PeerDeviceStates peerDevices =
+        new PeerDeviceStates(
+            segments, rails, (path, cause) -> contexts.forEach(c -> c.peerDeviceDown(path, cause)));
+    PeerDeviceWatch watch =
+        new PeerDeviceWatch(
+            vertx,
+            fabric.clients(),
+            serverName,
+            HandshakeValidator.DEFAULT_HEARTBEAT_MS,
+            peerDevices);
+    rails.onNewPeer(watch::watch);
+    DevicePush push = new DevicePush(feed, watch, peerDevices, rails);
     TransferSubmitter submitter =
         new TransferSubmitter(
             vertx,
@@ -171,7 +189,7 @@ final class EngineWiring {
                 options.getRetryCount(),
                 counters,
                 segments::refresh,
-                new PeerDeviceStates(segments, rails),
+                peerDevices,
                 Integrity.parse(options.getIntegrity()) == Integrity.CRC32C));
     NotificationDispatcher notifications =
         new NotificationDispatcher(
@@ -189,10 +207,11 @@ final class EngineWiring {
           .addPortListener(
               (device, port, active) -> {
                 rails.setLocalPortUp(index, active);
+                feed.portChanged(index, active);
                 changes.run();
               });
     }
-    handshakeHandler.bind(new PassiveConnectHandler(contexts), descriptor, notifications);
+    handshakeHandler.bind(new PassiveConnectHandler(contexts), descriptor, notifications, feed);
     MeterRegistry meterRegistry = BackendRegistries.getDefaultNow();
     String label = EngineLabel.base(options.getSegmentName(), serverName, options.getRpcPort());
     Gauge info =
@@ -213,7 +232,8 @@ final class EngineWiring {
             rails,
             counters,
             fabric.provider(),
-            sharedMemory);
+            sharedMemory,
+            push);
     EngineParts.Meters meters = EngineParts.Meters.NONE;
     if (meterRegistry != null) {
       List<Meter> list = new ArrayList<>(List.of(info));
@@ -221,6 +241,7 @@ final class EngineWiring {
       list.addAll(OwnerMeters.bind(meterRegistry, label, contexts));
       list.addAll(DeviceMeters.bind(meterRegistry, label, contexts));
       list.addAll(metadataMeters(meterRegistry, label, metadata));
+      list.addAll(push.bind(meterRegistry, label));
       meters =
           new EngineParts.Meters(
               meterRegistry,
@@ -243,7 +264,8 @@ final class EngineWiring {
         diagnostics,
         sharedMemory,
         peers,
-        counters);
+        counters,
+        push);
   }
 
   /**

@@ -11,6 +11,7 @@ import io.vte.api.Notification;
 import io.vte.api.VteException;
 import io.vte.engine.impl.notify.NotificationDispatcher;
 import io.vte.engine.impl.owner.PassiveConnectHandler;
+import io.vte.engine.impl.push.DeviceStateFeed;
 import io.vte.engine.impl.segment.FakeDeviceMemory;
 import io.vte.engine.impl.segment.LocalDescriptorBuilder;
 import io.vte.engine.impl.segment.MemoryRegistry;
@@ -57,7 +58,8 @@ class EngineHandshakeHandlerTest {
                 new PortAttributes(
                     1, PortState.ACTIVE, 1024, 1, Gid.ZERO, 0, LinkLayer.values()[0]),
             memory),
-        n);
+        n,
+        new DeviceStateFeed(vertx, "h:1", 1, List.of("d0")));
   }
 
   @Test

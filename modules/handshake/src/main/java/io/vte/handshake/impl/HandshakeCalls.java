@@ -14,16 +14,19 @@ import io.vertx.grpc.common.WireFormat;
 import io.vertx.grpc.server.GrpcServerRequest;
 import io.vte.api.VteException;
 import io.vte.handshake.HandshakeAuth;
+import io.vte.handshake.PushStream;
 import java.util.ArrayList;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
  * Turns a handler method into a gRPC call handler that authenticates (when auth is on), then
- * validates, then calls the handler, and answers each call once with a typed status.
+ * validates, then calls the handler, and answers each call once with a typed status; a
+ * server-streaming method gets the same checks on its one request, then a {@link PushStream}.
  */
 public final class HandshakeCalls {
 
@@ -34,6 +37,7 @@ public final class HandshakeCalls {
   private static final String IDENTITY = "identity";
 
   private final Set<UnaryCall<?, ?>> active = ConcurrentHashMap.newKeySet();
+  private final Set<StreamCall<?, ?>> streams = ConcurrentHashMap.newKeySet();
   private final Predicate<String> losesAnswer;
 
   /**
@@ -116,13 +120,60 @@ public final class HandshakeCalls {
     };
   }
 
+  /**
+   * @param method the gRPC method name (what auth tokens sign)
+   * @param prototype the request type's default instance (its descriptor and parser)
+   * @param validate throws INVALID_ARGUMENT for a bad request
+   * @param handler given a good request, pushes its messages to the stream and ends it when done
+   * @param <Req> request type
+   * @param <Resp> message type
+   * @return the call handler to bind to the server-streaming method
+   */
+  public <Req extends Message, Resp> Handler<GrpcServerRequest<Req, Resp>> stream(
+      String method,
+      Req prototype,
+      Consumer<Req> validate,
+      BiConsumer<Req, PushStream<Resp>> handler) {
+    @SuppressWarnings("unchecked")
+    Parser<Req> parser = (Parser<Req>) prototype.getParserForType();
+    return request -> {
+      StreamCall<Req, Resp> call = new StreamCall<>(Vertx.currentContext(), request, streams);
+      request.exceptionHandler(failure -> call.abandon());
+      // The watcher's reset (it canceled, or its deadline passed) arrives as a gRPC error.
+      request.errorHandler(error -> call.abandon());
+      request.response().exceptionHandler(failure -> call.abandon());
+      request.invalidMessageHandler(
+          invalid -> call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": " + invalid.getMessage()));
+      request.endHandler(
+          v -> {
+            if (!call.received()) {
+              call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": no request message");
+            }
+          });
+      request.messageHandler(
+          message -> {
+            if (!call.firstMessage()) {
+              call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": more than one request message");
+              return;
+            }
+            Req decoded = decode(method, message, prototype.getDescriptorForType(), parser, call);
+            if (decoded == null) {
+              return;
+            }
+            try {
+              handler.accept(checked(method, decoded, validate), call);
+            } catch (VteException e) {
+              call.fail(e);
+            } catch (RuntimeException e) {
+              call.fail(GrpcStatus.INTERNAL, method + ": handler threw " + e);
+            }
+          });
+    };
+  }
+
   /** Decodes a protobuf request ourselves, so every malformed input gets a typed status. */
   private static <Req> Req decode(
-      String method,
-      GrpcMessage message,
-      Descriptor type,
-      Parser<Req> parser,
-      UnaryCall<Req, ?> call) {
+      String method, GrpcMessage message, Descriptor type, Parser<Req> parser, CallAnswer call) {
     if (!IDENTITY.equals(message.encoding())) {
       call.fail(
           GrpcStatus.UNIMPLEMENTED,
@@ -156,12 +207,7 @@ public final class HandshakeCalls {
       UnaryCall<Req, Resp> call) {
     Future<Resp> reply;
     try {
-      Req clean = AuthField.cleared(message);
-      if (auth != null) {
-        auth.verify(method, clean, AuthField.of(message));
-      }
-      validate.accept(clean);
-      reply = handler.apply(clean);
+      reply = handler.apply(checked(method, message, validate));
     } catch (VteException e) {
       call.failWith(e);
       return;
@@ -177,16 +223,42 @@ public final class HandshakeCalls {
   }
 
   /**
+   * @return the request without its token, authenticated (when auth is on) and validated
+   * @throws VteException PERMISSION_DENIED or INVALID_ARGUMENT naming why
+   */
+  private <Req extends Message> Req checked(String method, Req message, Consumer<Req> validate) {
+    Req clean = AuthField.cleared(message);
+    if (auth != null) {
+      auth.verify(method, clean, AuthField.of(message));
+    }
+    validate.accept(clean);
+    return clean;
+  }
+
+  /**
    * @return how many calls are waiting for their answer
    */
   public int activeCalls() {
     return active.size();
   }
 
-  /** Abandons every unanswered call and cancels its deadline timer; used when the server closes. */
+  /**
+   * @return how many server-streaming calls are open
+   */
+  public int openStreams() {
+    return streams.size();
+  }
+
+  /**
+   * Abandons every unanswered call and cancels its deadline timer, and ends every open stream; used
+   * when the server closes.
+   */
   public void abandonAll() {
     for (UnaryCall<?, ?> call : new ArrayList<>(active)) {
       call.abandon();
+    }
+    for (StreamCall<?, ?> call : new ArrayList<>(streams)) {
+      call.fail(GrpcStatus.UNAVAILABLE, "the server is closing");
     }
   }
 }

@@ -19,7 +19,7 @@ import java.util.function.Predicate;
  * @param <Req> request type
  * @param <Resp> reply type
  */
-final class UnaryCall<Req, Resp> {
+final class UnaryCall<Req, Resp> implements CallAnswer {
 
   private final Vertx vertx;
   private final Context context;
@@ -118,7 +118,8 @@ final class UnaryCall<Req, Resp> {
   }
 
   /** Answers with a status and message, unless already answered. */
-  void fail(GrpcStatus status, String message) {
+  @Override
+  public void fail(GrpcStatus status, String message) {
     if (Vertx.currentContext() != context) {
       context.runOnContext(v -> fail(status, message));
       return;

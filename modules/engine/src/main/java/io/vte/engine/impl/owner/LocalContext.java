@@ -3,6 +3,7 @@ package io.vte.engine.impl.owner;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vte.api.VteException;
 import io.vte.engine.impl.handshake.HandshakeBackoff;
 import io.vte.engine.impl.handshake.HandshakeChannel;
 import io.vte.engine.impl.owner.connect.PeerLiveness;
@@ -310,6 +311,16 @@ public final class LocalContext {
         NicPath.problem(from) == null ? owners.ownerOf(NicPath.parse(from)) : owners.owner(0);
     owner.proxy().passiveConnect(request, reply);
     return reply.future();
+  }
+
+  /**
+   * The peer says its device {@code path} is down: the owner of the endpoint to it retires it.
+   *
+   * @param path the peer's device
+   * @param cause what the endpoint's slices are told
+   */
+  public void peerDeviceDown(NicPath path, VteException cause) {
+    owners.ownerOf(path).proxy().peerDeviceDown(path, cause);
   }
 
   private void onAsyncEvent(AsyncEvent event) {

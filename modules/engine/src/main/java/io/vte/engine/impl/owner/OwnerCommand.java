@@ -5,6 +5,7 @@ import io.vertx.core.Promise;
 import io.vte.api.VteException;
 import io.vte.engine.impl.owner.connect.ConnectMessages;
 import io.vte.engine.impl.owner.endpoint.Endpoint;
+import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.handshake.NicPath;
 import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
@@ -39,6 +40,22 @@ sealed interface OwnerCommand {
         owner.onPortUp(port);
       } else {
         owner.onPortDown(port);
+      }
+    }
+  }
+
+  /**
+   * The peer says its device {@code path} is down (a pushed device state): the endpoint to it
+   * retires, so that its queued and posted slices move to another rail now (PEER_DEVICE_DOWN)
+   * instead of waiting out the QP's timeout; a WRITE posted on it waits for the peer's disconnect
+   * answer first.
+   */
+  record PeerDeviceDown(NicPath path, VteException cause) implements OwnerCommand {
+    @Override
+    public void execute(Owner owner) {
+      Endpoint ep = owner.endpoint(path.toString());
+      if (ep != null) {
+        owner.retire(ep, SliceStatus.PEER_DEVICE_DOWN, cause);
       }
     }
   }

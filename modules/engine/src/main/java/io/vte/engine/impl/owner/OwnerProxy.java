@@ -174,6 +174,14 @@ final class OwnerProxy {
     execute(new OwnerCommand.PortChange(port, true));
   }
 
+  /**
+   * The peer says its device {@code path} is down: the owner retires its endpoint to it, so that
+   * its slices move to another rail now instead of at the QP's timeout.
+   */
+  void peerDeviceDown(NicPath path, VteException cause) {
+    execute(new OwnerCommand.PeerDeviceDown(path, cause));
+  }
+
   /** The device reported the owner's CQ in error (IBV_EVENT_CQ_ERR). */
   void cqError() {
     execute(new OwnerCommand.CqError());

@@ -11,14 +11,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * everyone else keeps away until the probe succeeds, which ends the hold-down, or fails, which
  * starts a new one. A probe that never reports back (its slice dropped unposted) is given up after
  * a probe window, and the next selection probes again. It keeps the cause of its last failure, so
- * that a transfer that finds every rail held down can say why. Thread-safe and lock-free:
- * selections read two volatile fields when nothing is held down.
+ * that a transfer that finds every rail held down can say why. A peer device can also be held down
+ * by the peer's own word ({@link #holdUntilReleased}, a pushed device state): then no hold-down
+ * period ends it, only the peer's word that it is back ({@link #release}), after which a single
+ * probe goes first as after any hold-down. Thread-safe and lock-free: selections read two volatile
+ * fields when nothing is held down.
  */
 final class RailHealth {
 
   private final AtomicInteger failures = new AtomicInteger();
   private final AtomicLong heldUntil = new AtomicLong();
+
+  /** Far enough ahead to never pass, near enough that {@code now + FOREVER} cannot overflow. */
+  private static final long FOREVER = Long.MAX_VALUE / 4;
+
   private volatile boolean held;
+  private volatile boolean heldByPeer;
   private volatile boolean probing;
   private volatile long lastFailureAt;
   private volatile VteException lastCause;
@@ -72,6 +80,7 @@ final class RailHealth {
     }
     if (held && probing) {
       probing = false;
+      heldByPeer = false;
       held = false;
     }
   }
@@ -102,9 +111,53 @@ final class RailHealth {
    */
   void holdDown(long now, long holdDownNanos, VteException cause) {
     record(now, cause);
+    if (heldByPeer) {
+      return; // only the peer's word that it is back ends this one
+    }
     heldUntil.set(now + holdDownNanos);
     probing = false;
     held = true;
+  }
+
+  /**
+   * Holds it down until {@link #release}: the peer said this device is down.
+   *
+   * @param now nanosecond clock
+   * @param cause what the hold-down means for a transfer
+   * @return true when it was not held down by the peer already
+   */
+  boolean holdUntilReleased(long now, VteException cause) {
+    boolean fresh = !heldByPeer;
+    heldByPeer = true;
+    record(now, cause);
+    heldUntil.set(now + FOREVER);
+    probing = false;
+    held = true;
+    return fresh;
+  }
+
+  /**
+   * Ends a hold-down by the peer's word: the next selection sends one probe, and the others wait
+   * for its outcome, as after any hold-down.
+   *
+   * @param now nanosecond clock
+   * @return true when it was held down by the peer
+   */
+  boolean release(long now) {
+    if (!heldByPeer) {
+      return false;
+    }
+    heldByPeer = false;
+    probing = false;
+    heldUntil.set(now);
+    return true;
+  }
+
+  /**
+   * @return true while held down by the peer's word ({@link #holdUntilReleased})
+   */
+  boolean isHeldByPeer() {
+    return heldByPeer;
   }
 
   private void record(long now, VteException cause) {

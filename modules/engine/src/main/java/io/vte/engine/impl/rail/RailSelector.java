@@ -1,6 +1,7 @@
 package io.vte.engine.impl.rail;
 
 import io.vte.api.RailStatus;
+import io.vte.api.VteException;
 import io.vte.engine.impl.segment.PeerSegment;
 import io.vte.handshake.NicPath;
 import java.util.ArrayList;
@@ -10,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -27,14 +29,16 @@ import java.util.function.LongSupplier;
  * port that is down takes every rail of the local device out at once ({@link #setLocalPortUp}) and
  * is not blamed on the peer. A hold-down ends with a single probe, which the other slices join only
  * while it is on the last rail left. A device the newest descriptor of the peer (by version)
- * describes as down is held down too, for the rails of every handle of that peer. Rails between
- * devices wired to each other ({@link RailAffinity}: the same subnet) are preferred; the others
- * carry slices only while no preferred rail is usable, so that a path the fabric never carries (a
- * management NIC, a rail no router joins) gets no slice while a wired one works. In an engine of
- * two providers, rails run only between devices of one provider (a soft device reaches only a
- * peer's soft devices), and the rails of the local fallback devices (soft verbs beside ibverbs)
- * carry slices only while no rail of the other provider to the peer is usable: slices fail over
- * from RDMA to TCP and move back when an RDMA rail is usable again. Thread-safe, lock-free.
+ * describes as down is held down too, for the rails of every handle of that peer; and one the peer
+ * says is down (a pushed device state, {@link #holdPeerDeviceDown}) is held down until the peer
+ * says it is back, then probed by one slice first. Rails between devices wired to each other
+ * ({@link RailAffinity}: the same subnet) are preferred; the others carry slices only while no
+ * preferred rail is usable, so that a path the fabric never carries (a management NIC, a rail no
+ * router joins) gets no slice while a wired one works. In an engine of two providers, rails run
+ * only between devices of one provider (a soft device reaches only a peer's soft devices), and the
+ * rails of the local fallback devices (soft verbs beside ibverbs) carry slices only while no rail
+ * of the other provider to the peer is usable: slices fail over from RDMA to TCP and move back when
+ * an RDMA rail is usable again. Thread-safe, lock-free.
  */
 public final class RailSelector implements Transport {
 
@@ -82,6 +86,7 @@ public final class RailSelector implements Transport {
   final Map<NicPath, RailHealth> peerDevices = new ConcurrentHashMap<>();
   final Map<String, AtomicLong> peerVersion = new ConcurrentHashMap<>();
   private final Map<String, PeerRails> peers = new ConcurrentHashMap<>();
+  private volatile Consumer<String> newPeers = server -> {};
 
   /**
    * @param localDevices local device names, by index
@@ -132,6 +137,67 @@ public final class RailSelector implements Transport {
    */
   public void setLocalPortUp(int deviceIndex, boolean up) {
     localPortDown.set(deviceIndex, up ? 0 : 1);
+  }
+
+  /**
+   * @param listener told the server name of each peer the first time rails to it are built (the
+   *     engine then watches that peer's device states); called on the selecting thread, must not
+   *     block
+   */
+  public void onNewPeer(Consumer<String> listener) {
+    newPeers = listener;
+  }
+
+  /**
+   * Holds every rail to a peer device down until {@link #releasePeerDevice}: the peer said the
+   * device is down (a pushed device state). New slices keep off it at once.
+   *
+   * @param path the peer's device
+   * @param cause what a transfer that finds nothing else is told
+   * @return true when it was not held down by the peer's word already
+   */
+  public boolean holdPeerDeviceDown(NicPath path, VteException cause) {
+    return peerDevices
+        .computeIfAbsent(path, p -> new RailHealth())
+        .holdUntilReleased(clock.getAsLong(), cause);
+  }
+
+  /**
+   * Ends a hold-down by the peer's word: the peer said the device is back. A single slice probes it
+   * before the others use it.
+   *
+   * @param path the peer's device
+   * @return true when it was held down by the peer's word
+   */
+  public boolean releasePeerDevice(NicPath path) {
+    RailHealth h = peerDevices.get(path);
+    return h != null && h.release(clock.getAsLong());
+  }
+
+  /**
+   * Ends the hold-downs by the peer's word of every device of a peer, each with a probe.
+   *
+   * @param serverName the peer
+   */
+  public void releasePeerDevices(String serverName) {
+    long now = clock.getAsLong();
+    peerDevices.forEach(
+        (path, h) -> {
+          if (path.server().equals(serverName)) {
+            h.release(now);
+          }
+        });
+  }
+
+  /**
+   * @return how many peer devices are held down by their peer's word now
+   */
+  public int peerDevicesHeldByPeer() {
+    int n = 0;
+    for (RailHealth h : peerDevices.values()) {
+      n += h.isHeldByPeer() ? 1 : 0;
+    }
+    return n;
   }
 
   /**
@@ -188,7 +254,9 @@ public final class RailSelector implements Transport {
     }
     PeerRails fresh = new PeerRails(this, segment);
     fresh.publishDeviceStates();
-    peers.put(segment.serverName(), fresh);
+    if (peers.put(segment.serverName(), fresh) == null) {
+      newPeers.accept(segment.serverName());
+    }
     return fresh;
   }
 

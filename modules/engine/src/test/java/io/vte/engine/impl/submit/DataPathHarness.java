@@ -112,7 +112,7 @@ final class DataPathHarness implements AutoCloseable {
                 retryCount,
                 counters,
                 segments::refresh,
-                new PeerDeviceStates(segments, rails)));
+                new PeerDeviceStates(segments, rails, (path, cause) -> {})));
     publish();
   }
 
