@@ -133,11 +133,52 @@ class ConnectorTest {
   }
 
   /**
-   * A ready-to-use that never comes (lost, an older peer) delays the passive side's first post by
-   * one ACK timeout, no more: its first packets would have waited that long for a retransmit.
+   * A simultaneous open whose reply takes longer than one QP ACK timeout to reach the winner (rxe
+   * guests under TCG: over a second, the default ACK timeout): the loser, passive now with its own
+   * slices queued, posts nothing while the winner's QPs are still in INIT (a NIC drops what reaches
+   * them, and the first packets wait one ACK timeout for a retransmit), only on the winner's
+   * ready-to-use, sent once they are in RTS.
    */
   @Test
-  void withoutTheReadyToUseThePassiveSidePostsAfterOneAckTimeout() {
+  void aSlowSimultaneousOpenPostsNothingWhileTheWinnersQpsAreInInit() {
+    OwnerHarness lower = new OwnerHarness("a:1", OwnerHarness.config());
+    OwnerHarness higher = new OwnerHarness("b:1", OwnerHarness.config());
+    Recorder rec = new Recorder();
+    lower.submit(rec, "b:1", 2);
+    lower.run();
+    higher.submit(rec, "a:1", 2);
+    higher.run();
+    assertEquals(
+        ConnectStatus.SIMULTANEOUS_OPEN,
+        lower.passive(higher.channel.last().request()).getStatus());
+    ConnectReply accepted = higher.passive(lower.channel.last().request());
+    assertEquals(ConnectStatus.ACCEPTED, accepted.getStatus());
+    Endpoint winner = lower.owner.endpoint("b:1@d0");
+    Duration ackTimeout = ackTimeout();
+    for (int i = 1; i <= 3; i++) {
+      higher.clock.advance(ackTimeout);
+      higher.run();
+      assertEquals(QpState.INIT, ((FakeVerbs.Qp) winner.qp(0)).state());
+      assertEquals(
+          0,
+          higher.owner.outstanding(),
+          "posted " + i + " ACK timeouts after its answer, to QPs still in INIT");
+    }
+    lower.channel.last().reply().complete(accepted);
+    lower.run();
+    assertEquals(QpState.RTS, ((FakeVerbs.Qp) winner.qp(0)).state());
+    assertEquals(ConnectStatus.ACCEPTED, higher.passive(lower.channel.readies.get(0)).getStatus());
+    higher.run();
+    assertEquals(2, higher.owner.outstanding(), "posted on the winner's ready-to-use");
+    assertEquals(2, lower.owner.outstanding(), "and the winner once in RTS");
+  }
+
+  /**
+   * A ready-to-use that never comes (lost) lets the passive side post after the handshake deadline,
+   * the time the active side allows for the answer it must get before it can send one.
+   */
+  @Test
+  void withoutTheReadyToUseThePassiveSidePostsAfterTheHandshakeDeadline() {
     OwnerHarness h = new OwnerHarness("b:1", OwnerHarness.config());
     Recorder rec = new Recorder();
     h.submit(rec, "a:1", 1);
@@ -146,14 +187,17 @@ class ConnectorTest {
     h.passive(requestFrom("a:1@d0", "b:1@d0", ep.qpCount(), 7));
     h.run();
     assertEquals(0, h.owner.outstanding());
-    long ackTimeout =
-        new io.vte.verbs.RtsAttributes(0, OwnerHarness.config().qpTimeout(), 0, 0).timeoutNanos();
-    h.clock.advance(Duration.ofNanos(ackTimeout - 1));
+    h.clock.advance(OwnerHarness.config().handshakeDeadline().minusNanos(1));
     h.run();
-    assertEquals(0, h.owner.outstanding(), "not before the ACK timeout");
+    assertEquals(0, h.owner.outstanding(), "not before the handshake deadline");
     h.clock.advance(Duration.ofNanos(1));
     h.run();
     assertEquals(1, h.owner.outstanding(), "posted after it");
+  }
+
+  private static Duration ackTimeout() {
+    return Duration.ofNanos(
+        new io.vte.verbs.RtsAttributes(0, OwnerHarness.config().qpTimeout(), 0, 0).timeoutNanos());
   }
 
   /**

@@ -377,7 +377,7 @@ public final class Connector {
     try {
       channel.connect(ep.path().server(), messages.ready(ep), config.handshakeDeadline());
     } catch (RuntimeException e) {
-      // the peer falls back to posting after one ACK timeout
+      // the peer falls back to posting after its handshake deadline
     }
   }
 
