@@ -457,6 +457,20 @@ class RxeHostsTest {
       note("data path, guest %d: %s", g, j.encode());
       assertEquals(true, j.getBoolean("ok"), r.output());
       assertEquals(0, r.status(), r.output());
+      long first = j.getLong("first_batch_ms");
+      long later = Math.max(1, j.getLong("later_batch_ms"));
+      note(
+          "simultaneous open, guest %d: first batch %d ms, a later one %d ms (%.1fx)",
+          g, first, later, (double) first / later);
+      // The opening batch carries both handshakes; none of its packets may have needed a
+      // retransmit, which a side posting to QPs still in INIT pays one ACK timeout for.
+      JsonObject opening = j.getJsonObject("first_batch_counters");
+      for (String dev : List.of("rxe0", "rxe1")) {
+        assertEquals(
+            0L,
+            opening.getLong(dev + ".completer_retry_err", 0L),
+            "guest " + g + " retransmitted on " + dev + " during the opening batch: " + opening);
+      }
     }
   }
 
