@@ -70,13 +70,9 @@ class ConnectorTest {
    */
   @Test
   void simultaneousOpenIsDecidedByTheOrderOfTheNicPaths() {
-    OwnerHarness lower = new OwnerHarness("a:1", OwnerHarness.config());
-    OwnerHarness higher = new OwnerHarness("b:1", OwnerHarness.config());
-    Recorder rec = new Recorder();
-    lower.submit(rec, "b:1", 1);
-    lower.run();
-    higher.submit(rec, "a:1", 1);
-    higher.run();
+    Crossing open = Crossing.submit(1, 1);
+    OwnerHarness lower = open.lower();
+    OwnerHarness higher = open.higher();
     Endpoint lowerEp = lower.owner.endpoint("b:1@d0");
     Endpoint higherEp = higher.owner.endpoint("a:1@d0");
     ConnectReply toHigher = lower.passive(higher.channel.last().request());
@@ -103,13 +99,9 @@ class ConnectorTest {
    */
   @Test
   void thePassiveSidePostsOnlyOnTheActiveSidesReadyToUse() {
-    OwnerHarness lower = new OwnerHarness("a:1", OwnerHarness.config());
-    OwnerHarness higher = new OwnerHarness("b:1", OwnerHarness.config());
-    Recorder rec = new Recorder();
-    lower.submit(rec, "b:1", 1);
-    lower.run();
-    higher.submit(rec, "a:1", 2);
-    higher.run();
+    Crossing open = Crossing.submit(1, 2);
+    OwnerHarness lower = open.lower();
+    OwnerHarness higher = open.higher();
     Endpoint passive = higher.owner.endpoint("a:1@d0");
     ConnectReply accepted = higher.passive(lower.channel.last().request());
     assertEquals(ConnectStatus.ACCEPTED, accepted.getStatus());
@@ -141,13 +133,9 @@ class ConnectorTest {
    */
   @Test
   void aSlowSimultaneousOpenPostsNothingWhileTheWinnersQpsAreInInit() {
-    OwnerHarness lower = new OwnerHarness("a:1", OwnerHarness.config());
-    OwnerHarness higher = new OwnerHarness("b:1", OwnerHarness.config());
-    Recorder rec = new Recorder();
-    lower.submit(rec, "b:1", 2);
-    lower.run();
-    higher.submit(rec, "a:1", 2);
-    higher.run();
+    Crossing open = Crossing.submit(2, 2);
+    OwnerHarness lower = open.lower();
+    OwnerHarness higher = open.higher();
     assertEquals(
         ConnectStatus.SIMULTANEOUS_OPEN,
         lower.passive(higher.channel.last().request()).getStatus());
@@ -295,6 +283,25 @@ class ConnectorTest {
     first.reply().complete(OwnerHarness.acceptAs(first.request(), 1));
     h.run();
     assertEquals(1, h.channel.calls.size(), "no request for b:1 was ever sent");
+  }
+
+  /**
+   * Two owners, NIC paths a:1@d0 (lower) and b:1@d0 (higher), each with slices submitted to the
+   * other: both send a connect request at once.
+   */
+  private record Crossing(OwnerHarness lower, OwnerHarness higher) {
+    static Crossing submit(int fromLower, int fromHigher) {
+      Crossing c =
+          new Crossing(
+              new OwnerHarness("a:1", OwnerHarness.config()),
+              new OwnerHarness("b:1", OwnerHarness.config()));
+      Recorder rec = new Recorder();
+      c.lower.submit(rec, "b:1", fromLower);
+      c.lower.run();
+      c.higher.submit(rec, "a:1", fromHigher);
+      c.higher.run();
+      return c;
+    }
   }
 
   private static Slice slice(Recorder rec, String server) {
