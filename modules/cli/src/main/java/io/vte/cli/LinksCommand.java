@@ -1,5 +1,7 @@
 package io.vte.cli;
 
+import static io.vte.api.OptionFields.field;
+
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -8,6 +10,8 @@ import io.vte.api.BatchResult;
 import io.vte.api.DeviceStatus;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
+import io.vte.api.OptionFields;
+import io.vte.api.OptionKind;
 import io.vte.api.RailStatus;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
@@ -52,10 +56,31 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     header = "Probe every rail to a peer and print its health.",
     description =
-        "Probe every rail (local device x remote device) to a peer with a tiny transfer and print their health.")
+        "Probe every rail (local device x remote device) to a peer with a tiny transfer and print their health.",
+    defaultValueProvider = FlagFields.Defaults.class)
 public final class LinksCommand implements Callable<Integer> {
 
   private static final Duration STEP = Duration.ofSeconds(60);
+
+  /** The flags with a default and a range: names, defaults and ranges. */
+  static final FlagFields<LinksCommand> FLAGS =
+      FlagFields.of(
+          LinksCommand.class,
+          OptionFields.of(
+              field(
+                      "bytes",
+                      OptionKind.BYTES,
+                      64,
+                      c -> c.bytes,
+                      (LinksCommand c, Integer v) -> c.bytes = v)
+                  .check(n -> n >= 1 && n <= 1 << 20, "1..1048576"),
+              field(
+                      "timeoutMs",
+                      OptionKind.MILLIS,
+                      Duration.ofSeconds(5),
+                      c -> Duration.ofMillis(c.timeoutMs),
+                      (LinksCommand c, Duration v) -> c.timeoutMs = v.toMillis())
+                  .check(d -> d.toMillis() >= 1, ">= 1 ms")));
 
   @Spec private CommandSpec spec;
 
@@ -74,16 +99,12 @@ public final class LinksCommand implements Callable<Integer> {
 
   @Option(
       names = "--bytes",
-      defaultValue = "64",
       converter = ByteSize.IntConverter.class,
       paramLabel = "BYTES",
       description = "bytes per probe, e.g. 64 or 4K (default: ${DEFAULT-VALUE})")
   private int bytes;
 
-  @Option(
-      names = "--timeout-ms",
-      defaultValue = "5000",
-      description = "deadline per probe (default: ${DEFAULT-VALUE})")
+  @Option(names = "--timeout-ms", description = "deadline per probe (default: ${DEFAULT-VALUE})")
   private long timeoutMs;
 
   @Option(names = "--json", description = "print one JSON object")
@@ -102,14 +123,7 @@ public final class LinksCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (bytes < 1 || bytes > 1 << 20) {
-      throw new ParameterException(
-          spec.commandLine(), "--bytes " + bytes + " is outside 1..1048576");
-    }
-    if (timeoutMs < 1) {
-      throw new ParameterException(
-          spec.commandLine(), "--timeout-ms " + timeoutMs + " must be positive");
-    }
+    FLAGS.validate(this, spec.commandLine());
     List<FaultStep> faults;
     try {
       faults = inject == null ? List.of() : FaultStep.parseAll(inject);

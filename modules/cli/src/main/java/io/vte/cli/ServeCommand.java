@@ -1,5 +1,7 @@
 package io.vte.cli;
 
+import static io.vte.api.OptionFields.field;
+
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VertxOptions;
@@ -7,6 +9,8 @@ import io.vertx.core.json.JsonObject;
 import io.vte.api.DeviceStatus;
 import io.vte.api.EngineDiagnostics;
 import io.vte.api.ErrorCode;
+import io.vte.api.OptionFields;
+import io.vte.api.OptionKind;
 import io.vte.api.VteException;
 import io.vte.cli.common.Blocking;
 import io.vte.cli.common.ByteSize;
@@ -15,6 +19,7 @@ import io.vte.cli.common.StopSignal;
 import io.vte.engine.HandshakeExposure;
 import io.vte.vertx.TransferEngineClient;
 import io.vte.vertx.TransferEngineVerticle;
+import io.vte.vertx.VerticleOptions;
 import io.vte.vertx.VteMetrics;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -24,7 +29,6 @@ import java.time.Duration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -33,17 +37,44 @@ import picocli.CommandLine.Spec;
  * (unfinished transfers fail with ENGINE_CLOSED) and exits 0. A bad flag exits 2; a config, engine
  * or port that fails to start exits 3. The config file may hold the verticle's keys {@code
  * httpPort}, {@code httpHost} and {@code address} beside the engine options; a flag given on the
- * command line overrides the file.
+ * command line overrides the file. The flags are declared once in {@link #FLAGS}: {@code
+ * --http-host} and {@code --address} are the verticle's fields ({@link VerticleOptions}), {@code
+ * --http-port} and {@code --pool-size} this command's own.
  */
 @Command(
     name = "serve",
     mixinStandardHelpOptions = true,
     header = "Run a node (engine, memory pool, /metrics, /health).",
     description =
-        "Run a node: engine, a registered memory pool, /metrics and /health, until SIGTERM/SIGINT.")
+        "Run a node: engine, a registered memory pool, /metrics and /health, until SIGTERM/SIGINT.",
+    defaultValueProvider = FlagFields.Defaults.class)
 public final class ServeCommand implements java.util.concurrent.Callable<Integer> {
 
   private static final Duration STEP = Duration.ofSeconds(60);
+
+  /** The flags with a default and a range: names, defaults and ranges. */
+  static final FlagFields<ServeCommand> FLAGS =
+      FlagFields.of(
+          ServeCommand.class,
+          OptionFields.of(
+              field(
+                      "httpPort",
+                      OptionKind.INT,
+                      9464,
+                      c -> c.httpPort,
+                      (ServeCommand c, Integer v) -> c.httpPort = v)
+                  .check(p -> p >= 0 && p <= 65535, "0..65535 (0 = any free port)"),
+              VerticleOptions.HTTP_HOST.as(
+                  "httpHost", (ServeCommand c) -> c.httpHost, (c, v) -> c.httpHost = v),
+              field(
+                      "poolSize",
+                      FlagFields.BYTE_COUNT,
+                      1L << 20,
+                      c -> c.poolSize,
+                      (ServeCommand c, Long v) -> c.poolSize = v)
+                  .check(n -> n >= 0, ">= 0 (0 = none)"),
+              VerticleOptions.ADDRESS.as(
+                  "address", (ServeCommand c) -> c.address, (c, v) -> c.address = v)));
 
   @Spec private CommandSpec spec;
 
@@ -56,14 +87,12 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
   @Option(
       names = "--http-port",
       paramLabel = "N",
-      defaultValue = "9464",
       description =
           "port of /metrics and /health, 0 = any free port; given, it overrides httpPort of --config (default: ${DEFAULT-VALUE})")
   private int httpPort;
 
   @Option(
       names = "--http-host",
-      defaultValue = "127.0.0.1",
       description =
           "address of the HTTP endpoint; given, it overrides httpHost of --config (default: ${DEFAULT-VALUE})")
   private String httpHost;
@@ -71,7 +100,6 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
   @Option(
       names = "--pool-size",
       paramLabel = "BYTES",
-      defaultValue = "1M",
       converter = ByteSize.LongConverter.class,
       description =
           "bytes of memory registered as buffer 'pool' for peers to read and write, e.g. 64M, 0 = none (default: ${DEFAULT-VALUE})")
@@ -79,7 +107,6 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
 
   @Option(
       names = "--address",
-      defaultValue = "vte.engine",
       description =
           "event-bus address prefix; given, it overrides address of --config (default: ${DEFAULT-VALUE})")
   private String address;
@@ -89,13 +116,7 @@ public final class ServeCommand implements java.util.concurrent.Callable<Integer
 
   @Override
   public Integer call() throws Exception {
-    if (httpPort < 0 || httpPort > 65535) {
-      throw new ParameterException(
-          spec.commandLine(), "--http-port " + httpPort + " is outside 0..65535");
-    }
-    if (poolSize < 0) {
-      throw new ParameterException(spec.commandLine(), "--pool-size " + poolSize + " is negative");
-    }
+    FLAGS.validate(this, spec.commandLine());
     JsonObject conf = ExitCodes.starting(() -> NodeConfig.read(config));
     flagOrFile(conf, "--address", TransferEngineVerticle.ADDRESS, address);
     flagOrFile(conf, "--http-port", TransferEngineVerticle.HTTP_PORT, httpPort);

@@ -18,24 +18,24 @@ import io.vte.engine.VertxInternals;
  * Runs one {@link TransferEngine} and exposes it on the event bus (the {@link EngineBus} contract),
  * so other verticles, with any number of instances, transfer without touching the engine object.
  *
- * <p>Config: the {@link EngineOptions} JSON plus three optional keys of the verticle itself: {@code
- * address} (bus prefix, default {@value EngineBus#DEFAULT_ADDRESS}), {@code httpPort} (serve {@code
- * /metrics}, {@code /health}, {@code /health/live} and {@code /health/ready} there ({@link
- * NodeRouter}); absent or negative: no HTTP server, 0: any free port) and {@code httpHost} (default
- * {@code 127.0.0.1}). Deploy one instance per engine. {@code start()} creates the engine; {@code
- * stop()} closes it (unfinished requests fail with ENGINE_CLOSED) and frees the memory the verticle
- * allocated for bus clients.
+ * <p>Config: the {@link EngineOptions} JSON plus three optional keys of the verticle itself ({@link
+ * VerticleOptions}): {@code address} (bus prefix, default {@value EngineBus#DEFAULT_ADDRESS}),
+ * {@code httpPort} (serve {@code /metrics}, {@code /health}, {@code /health/live} and {@code
+ * /health/ready} there ({@link NodeRouter}); absent or negative: no HTTP server, 0: any free port)
+ * and {@code httpHost} (default {@code 127.0.0.1}). Deploy one instance per engine. {@code start()}
+ * creates the engine; {@code stop()} closes it (unfinished requests fail with ENGINE_CLOSED) and
+ * frees the memory the verticle allocated for bus clients.
  */
 public final class TransferEngineVerticle extends VerticleBase {
 
   /** Config key of the bus address prefix. */
-  public static final String ADDRESS = "address";
+  public static final String ADDRESS = VerticleOptions.ADDRESS.name();
 
   /** Config key of the HTTP port for metrics and health. */
-  public static final String HTTP_PORT = "httpPort";
+  public static final String HTTP_PORT = VerticleOptions.HTTP_PORT.name();
 
   /** Config key of the HTTP host. */
-  public static final String HTTP_HOST = "httpHost";
+  public static final String HTTP_HOST = VerticleOptions.HTTP_HOST.name();
 
   private TransferEngine engine;
   private NamedBuffers buffers;
@@ -50,19 +50,10 @@ public final class TransferEngineVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     JsonObject conf = config().copy();
-    Object address = conf.remove(ADDRESS);
-    Object httpPort = conf.remove(HTTP_PORT);
-    Object httpHost = conf.remove(HTTP_HOST);
-    String prefix;
+    VerticleOptions own;
     EngineOptions options;
     try {
-      prefix = address == null ? EngineBus.DEFAULT_ADDRESS : requireString(ADDRESS, address);
-      if (httpPort != null && !(httpPort instanceof Integer)) {
-        throw invalid(HTTP_PORT, httpPort, "an integer port");
-      }
-      if (httpHost != null) {
-        requireString(HTTP_HOST, httpHost);
-      }
+      own = VerticleOptions.takeFrom(conf);
       options = EngineOptions.fromJson(conf);
     } catch (VteException e) {
       return Future.failedFuture(e);
@@ -82,17 +73,20 @@ public final class TransferEngineVerticle extends VerticleBase {
             e -> {
               engine = e;
               buffers = new NamedBuffers(vertx, e);
-              adapter = new EngineBusAdapter(vertx, prefix, e, buffers, registry);
+              adapter = new EngineBusAdapter(vertx, own.address(), e, buffers, registry);
               adapter.start();
-              vertx.eventBus().<Object>consumer(prefix + EngineBus.HEALTH, m -> m.reply(health()));
+              vertx
+                  .eventBus()
+                  .<Object>consumer(own.address() + EngineBus.HEALTH, m -> m.reply(health()));
               open = true;
-              if (httpPort == null || (Integer) httpPort < 0) {
+              Integer httpPort = own.httpPort();
+              if (httpPort == null || httpPort < 0) {
                 return Future.succeededFuture();
               }
               return vertx
                   .createHttpServer()
                   .requestHandler(NodeRouter.create(vertx, this::health))
-                  .listen((Integer) httpPort, httpHost == null ? "127.0.0.1" : (String) httpHost)
+                  .listen(httpPort, own.httpHost())
                   .recover(
                       err ->
                           Future.failedFuture(
@@ -146,18 +140,5 @@ public final class TransferEngineVerticle extends VerticleBase {
    */
   public JsonObject health() {
     return EngineHealth.check(engine, open);
-  }
-
-  private static String requireString(String key, Object value) {
-    if (!(value instanceof String s) || s.isBlank()) {
-      throw invalid(key, value, "a non-blank string");
-    }
-    return s;
-  }
-
-  private static VteException invalid(String key, Object value, String expected) {
-    return new VteException(
-        ErrorCode.INVALID_CONFIGURATION,
-        "verticle option '" + key + "' = " + value + " is invalid: expected " + expected);
   }
 }

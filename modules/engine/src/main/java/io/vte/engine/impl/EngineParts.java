@@ -6,6 +6,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vte.api.EngineDiagnostics;
 import io.vte.engine.impl.metrics.EngineCounters;
+import io.vte.engine.impl.metrics.PortCounterMeters;
 import io.vte.engine.impl.metrics.RailMeters;
 import io.vte.engine.impl.notify.NotificationDispatcher;
 import io.vte.engine.impl.notify.NotificationSender;

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vte.api.EngineOptions;
 import io.vte.api.TransferEngine;
+import io.vte.engine.impl.metrics.EngineLabel;
 import io.vte.testkit.Await;
 import io.vte.testkit.BlockedThreadGuard;
 import java.util.Set;

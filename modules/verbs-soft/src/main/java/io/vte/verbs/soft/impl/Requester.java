@@ -1,20 +1,22 @@
 package io.vte.verbs.soft.impl;
 
-import io.vte.verbs.AccessFlags;
 import io.vte.verbs.PortState;
 import io.vte.verbs.QpPeer;
 import io.vte.verbs.QpState;
 import io.vte.verbs.WcOpcode;
 import io.vte.verbs.WcStatus;
 import io.vte.verbs.WrOpcode;
+import io.vte.verbs.soft.impl.requester.IdleWatch;
+import io.vte.verbs.soft.impl.requester.RetryBudget;
+import io.vte.verbs.soft.impl.requester.SendWindow;
 import io.vte.verbs.soft.impl.wire.FrameHeader;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 
 /**
  * The send half of a QP: transmits the send queue in order over the QP's outbound connection,
- * matches ACK/NAK/READ responses, retransmits (go-back-N) on timeout or RNR, and completes work
- * requests. Sequence number of send-queue index {@code i} is {@code seqBase + i}.
+ * retransmits (go-back-N) on timeout or RNR, and completes work requests. Its {@link SendWindow}
+ * tracks the indices and their sequence numbers; its {@link ResponseMatcher} matches the responses.
  *
  * <p>Up to three threads drive it, one at a time: see {@link RequesterAccess}.
  */
@@ -30,16 +32,8 @@ final class Requester implements Connection.Handler {
 
   private Connection conn;
   private boolean helloSent;
-  private long sent;
-
-  /**
-   * One past the highest index ever transmitted; after a rewind, responses up to it are still
-   * valid.
-   */
-  private long transmitted;
-
-  private long acked;
-  private int seqBase;
+  private final SendWindow window = new SendWindow();
+  private final ResponseMatcher responses;
   private int seenRts = 0;
   private int seenReset = 0;
   private final RetryBudget retries = new RetryBudget();
@@ -48,22 +42,13 @@ final class Requester implements Connection.Handler {
   private long resumeAt;
   private boolean holding;
   private int localError;
-  private boolean discardingResponse;
-
-  /** The READ response being read has no open local region to land in: its payload is discarded. */
-  private boolean readTargetLost;
-
-  /**
-   * The head index last resent because its READ response went missing, or -1: one go-back per loss.
-   */
-  private long resentForGap = -1;
-
   private final IdleWatch idle = new IdleWatch();
 
   Requester(SoftQp qp) {
     this.qp = qp;
     this.sq = qp.sq;
     this.access = new RequesterAccess(this, qp);
+    this.responses = new ResponseMatcher(this, qp, window);
   }
 
   @Override
@@ -107,7 +92,7 @@ final class Requester implements Connection.Handler {
         || seenReset != qp.resetGeneration()) {
       return true;
     }
-    if (!deadlineArmed && acked < sq.posted()) {
+    if (!deadlineArmed && window.acked() < sq.posted()) {
       armDeadline(System.nanoTime());
     }
     onPoster = true;
@@ -116,7 +101,7 @@ final class Requester implements Connection.Handler {
     } finally {
       onPoster = false;
     }
-    return localError != 0 || c.hasPendingTx() || c.isClosed() || sent < sq.posted();
+    return localError != 0 || c.hasPendingTx() || c.isClosed() || window.sent() < sq.posted();
   }
 
   // ---- driven by the NIC ----
@@ -133,16 +118,12 @@ final class Requester implements Connection.Handler {
   private void serviceLocked(long now) {
     if (seenReset != qp.resetGeneration()) {
       seenReset = qp.resetGeneration();
-      long mark = qp.resetSendMark();
-      if (acked < mark) {
-        acked = mark;
-        sq.retire(acked);
+      if (window.restartAt(qp.resetSendMark())) {
+        sq.retire(window.acked());
       }
-      sent = acked;
-      transmitted = acked;
       localError = 0;
       deadlineArmed = false;
-      resentForGap = -1;
+      responses.reset();
       closeConnection();
     }
     QpState s = qp.state();
@@ -155,13 +136,10 @@ final class Requester implements Connection.Handler {
     }
     if (seenRts != qp.rtsGeneration()) {
       seenRts = qp.rtsGeneration();
-      long base = qp.rtsSendIndex();
-      seqBase = qp.rts().sqPsn() - (int) base;
-      sent = Math.max(sent, base);
-      transmitted = Math.max(transmitted, sent);
+      window.startAt(qp.rtsSendIndex(), qp.rts().sqPsn());
       retries.reset(qp.rts());
     }
-    if (!deadlineArmed && acked < sq.posted()) {
+    if (!deadlineArmed && window.acked() < sq.posted()) {
       armDeadline(now);
     }
     failLocalIfDrained();
@@ -178,7 +156,7 @@ final class Requester implements Connection.Handler {
    */
   private void transmit() {
     if (conn == null) {
-      if (acked < sq.posted()) {
+      if (window.acked() < sq.posted()) {
         connect();
       }
     } else if (conn.isConnected()) {
@@ -223,7 +201,7 @@ final class Requester implements Connection.Handler {
         conn.readWaiting(); // responses the consumer has not read yet are no reason to resend
       }
     }
-    if (deadlineArmed && acked < sq.posted() && qp.rts().timeoutNanos() > 0) {
+    if (deadlineArmed && window.acked() < sq.posted() && qp.rts().timeoutNanos() > 0) {
       if (now - ackDeadline >= 0) {
         if (retries.spendRetry()) {
           ackDeadline = now + qp.rts().timeoutNanos();
@@ -247,7 +225,7 @@ final class Requester implements Connection.Handler {
    */
   private long closeIfIdle(long now) {
     long posted = sq.posted();
-    boolean busy = acked < posted || holding || (conn != null && conn.hasPendingTx());
+    boolean busy = window.acked() < posted || holding || (conn != null && conn.hasPendingTx());
     long next = idle.check(now, posted, busy, qp.device.idleConnectionNanos(), conn != null);
     if (next == IdleWatch.CLOSE_NOW) {
       closeConnection();
@@ -314,8 +292,8 @@ final class Requester implements Connection.Handler {
     }
     SoftDevice device = qp.device;
     long posted = sq.posted();
-    while (sent < posted && localError == 0) {
-      int s = (int) (sent % sq.capacity);
+    while (window.sent() < posted && localError == 0) {
+      int s = (int) (window.sent() % sq.capacity);
       int op = sq.opcode[s];
       int len = sq.length[s];
       SoftMr mr = sq.hasLocalData(s) ? device.mr(sq.lkey[s]) : null; // it guards the payload
@@ -332,7 +310,7 @@ final class Requester implements Connection.Handler {
           FrameHeader.requestOpcode(op),
           0,
           peer.qpNum(),
-          seqOf(sent),
+          window.seqOf(window.sent()),
           sq.rkey[s],
           sq.remoteAddress[s],
           len,
@@ -342,20 +320,8 @@ final class Requester implements Connection.Handler {
           mr)) {
         return;
       }
-      sent++;
-      transmitted = Math.max(transmitted, sent);
+      window.sentOne();
     }
-  }
-
-  private int seqOf(long index) {
-    return seqBase + (int) index;
-  }
-
-  /**
-   * @return the send-queue index a sequence number names, relative to {@link #acked}
-   */
-  private long indexOf(int seq) {
-    return acked + (seq - seqOf(acked));
   }
 
   // ---- Connection.Handler: receive ----
@@ -367,131 +333,18 @@ final class Requester implements Connection.Handler {
 
   @Override
   public boolean onHeader(Connection c, FrameHeader h) {
-    if (c != conn) {
-      return false;
-    }
-    discardingResponse = false;
-    readTargetLost = false;
-    if (qp.state() != QpState.RTS) {
-      if (h.opcode == FrameHeader.READ_RESP) {
-        discardingResponse = true;
-        c.expectPayload(0, h.length, null);
-      }
-      return true;
-    }
-    if (h.opcode == FrameHeader.NAK && h.status == FrameHeader.NO_QP) {
-      // the peer QP is gone (destroyed): nothing sent here can ever be answered
-      if (acked < sq.posted()) {
-        completeHead(WcStatus.REM_ABORT_ERR.code());
-      }
-      fail();
-      return true;
-    }
-    long idx = indexOf(h.seq);
-    if (idx >= transmitted) {
-      return false; // a response to something never sent
-    }
-    switch (h.opcode) {
-      case FrameHeader.ACK:
-        if (idx >= acked) {
-          if (!completeUpTo(idx)) {
-            return onMissingReadResponse(c, h);
-          }
-          completeHead(WcStatus.SUCCESS.code());
-          onProgress();
-        }
-        return true;
-      case FrameHeader.NAK:
-        if (idx >= acked) {
-          long before = acked;
-          if (!completeUpTo(idx)) {
-            return onMissingReadResponse(c, h);
-          }
-          if (h.status == FrameHeader.SEQ_ERR) {
-            onSequenceNak(acked > before);
-          } else {
-            onNak(h.status);
-          }
-        }
-        return true;
-      case FrameHeader.READ_RESP:
-        if (idx < acked) {
-          discardingResponse = true;
-          c.expectPayload(0, h.length, null);
-          return true;
-        }
-        if (!completeUpTo(idx)) {
-          return onMissingReadResponse(c, h);
-        }
-        int s = (int) (acked % sq.capacity);
-        if (sq.opcode[s] != WrOpcode.RDMA_READ || sq.length[s] != h.length) {
-          return false;
-        }
-        long target = sq.localAddress[s];
-        SoftMr mr = qp.device.mr(sq.lkey[s]);
-        if (h.length != 0
-            && (mr == null || !mr.permits(qp.pd, AccessFlags.LOCAL_WRITE, target, h.length))) {
-          readTargetLost = true; // deregistered since the READ went out
-          c.expectPayload(0, h.length, null);
-        } else {
-          c.expectPayload(target, h.length, mr);
-        }
-        return true;
-      default:
-        return false;
-    }
+    return c == conn && responses.onHeader(c, h);
   }
 
   @Override
   public void onPayloadDone(Connection c, FrameHeader h, boolean intact) {
-    if (discardingResponse || c != conn || qp.state() != QpState.RTS) {
-      return;
-    }
-    if (intact && !readTargetLost) {
-      completeHead(WcStatus.SUCCESS.code());
-      onProgress();
-    } else { // the local region closed under the READ, as an HCA reports a local protection error
-      completeHead(WcStatus.LOC_PROT_ERR.code());
-      fail();
+    if (c == conn) {
+      responses.onPayloadDone(intact);
     }
   }
 
-  /**
-   * A response to a later request arrived while the READ at the head still waits for its own: the
-   * responder answers in order, so that READ's response was lost. As an RC requester does on a
-   * sequence gap in its responses, go back to the READ and resend from there, once per loss (if the
-   * resent READ's response is lost too, the ACK timeout goes back again). This response is
-   * discarded, and so are the rest of the old stream's until the head's arrives: the responder
-   * answers the resent requests again.
-   */
-  private boolean onMissingReadResponse(Connection c, FrameHeader h) {
-    if (h.opcode == FrameHeader.READ_RESP) {
-      discardingResponse = true;
-      c.expectPayload(0, h.length, null);
-    }
-    if (resentForGap != acked) {
-      resentForGap = acked;
-      rewind();
-      qp.device.nic().schedule(qp);
-    }
-    return true;
-  }
-
-  /**
-   * Responses arrive in order: a response for {@code idx} implies success of the non-READs before
-   * it.
-   */
-  private boolean completeUpTo(long idx) {
-    while (acked < idx) {
-      if (sq.opcode[(int) (acked % sq.capacity)] == WrOpcode.RDMA_READ) {
-        return false;
-      }
-      completeHead(WcStatus.SUCCESS.code());
-    }
-    return true;
-  }
-
-  private void onNak(int status) {
+  /** A NAK other than a sequence error answered the head (RNR: hold and resend; else: fail). */
+  void onNak(int status) {
     if (status == FrameHeader.RNR) {
       if (retries.spendRnr(qp.rts())) {
         rewind();
@@ -509,22 +362,10 @@ final class Requester implements Connection.Handler {
     fail();
   }
 
-  /**
-   * The responder lost a request: it names the one it expects, now the head. Go back and resend
-   * from it at once, as an RC requester does on a sequence-error NAK; the responder NAKs a gap
-   * once, so this cannot loop.
-   */
-  private void onSequenceNak(boolean progressed) {
-    if (progressed) {
-      onProgress();
-    }
-    rewind();
-    qp.device.nic().schedule(qp);
-  }
-
-  private void onProgress() {
+  /** The responder answered: the retry budget starts over and the deadline moves. */
+  void onProgress() {
     retries.reset(qp.rts());
-    if (acked < sq.posted()) {
+    if (window.acked() < sq.posted()) {
       armDeadline(System.nanoTime());
     } else {
       deadlineArmed = false;
@@ -540,10 +381,10 @@ final class Requester implements Connection.Handler {
     }
   }
 
-  private void rewind() {
-    sent = acked;
-    localError =
-        0; // it names a WR at or after acked: fillTx checks that WR again when it resends up to it
+  /** Goes back to the head: the stream resends from the oldest unanswered request. */
+  void rewind() {
+    window.rewind();
+    localError = 0; // it names a WR at or after the head: fillTx checks it again when it resends
   }
 
   @Override
@@ -554,7 +395,7 @@ final class Requester implements Connection.Handler {
         conn = null;
         helloSent = false;
         rewind(); // frames in the lost stream are resent on the next connection
-        if (acked < sq.posted() && qp.state() == QpState.RTS && !holding) {
+        if (window.acked() < sq.posted() && qp.state() == QpState.RTS && !holding) {
           // work is waiting (e.g. the peer refused the HELLO, not yet RTR): try again soon, backing
           // off; a peer never ready still hits the ACK deadline
           holding = true;
@@ -570,7 +411,7 @@ final class Requester implements Connection.Handler {
   // ---- completions and errors ----
 
   private void failLocalIfDrained() {
-    if (localError != 0 && acked == sent) {
+    if (localError != 0 && window.drained()) {
       int status = localError;
       localError = 0;
       completeHead(status);
@@ -578,20 +419,16 @@ final class Requester implements Connection.Handler {
     }
   }
 
-  private void completeHead(int status) {
-    int s = (int) (acked % sq.capacity);
+  /** Completes the head request with a status (a CQ entry when signaled or failed). */
+  void completeHead(int status) {
+    int s = (int) (window.acked() % sq.capacity);
     long wrId = sq.wrId[s];
     int op = sq.opcode[s];
     int len = sq.length[s];
     boolean report = status != 0 || sq.isSignaled(s);
-    acked++;
-    if (sent < acked) {
-      sent = acked;
-    }
-    if (transmitted < acked) {
-      transmitted = acked;
-    }
-    sq.retire(acked); // before the completion is visible, so a poller that sees it may post again
+    window.ackHead();
+    // retired before the completion is visible, so a poller that sees it may post again
+    sq.retire(window.acked());
     if (report) {
       qp.sendCq.add(wrId, status, WcOpcode.forWrOpcode(op), status == 0 ? len : 0, qp.qpNum(), 0);
     }
@@ -607,7 +444,7 @@ final class Requester implements Connection.Handler {
   private void flush() {
     closeConnection();
     long posted = sq.posted();
-    while (acked < posted) {
+    while (window.acked() < posted) {
       completeHead(WcStatus.WR_FLUSH_ERR.code());
     }
     localError = 0;

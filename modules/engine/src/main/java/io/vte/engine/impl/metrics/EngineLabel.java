@@ -1,4 +1,4 @@
-package io.vte.engine.impl;
+package io.vte.engine.impl.metrics;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,10 +14,10 @@ import io.micrometer.core.instrument.MeterRegistry;
  * label back. An engine holds its label through its {@value #INFO} gauge, which also maps the label
  * to the engine's server and segment names now.
  */
-final class EngineLabel {
+public final class EngineLabel {
 
   /** The meter holding a label: 1, tagged {@code engine}, {@code server} and {@code segment}. */
-  static final String INFO = "vte.engine.info";
+  public static final String INFO = "vte.engine.info";
 
   private EngineLabel() {}
 
@@ -27,7 +27,7 @@ final class EngineLabel {
    * @param configuredPort the handshake port the options set (0: ephemeral)
    * @return the configured segment name, else {@code host:configuredPort}
    */
-  static String base(String configuredSegmentName, String serverName, int configuredPort) {
+  public static String base(String configuredSegmentName, String serverName, int configuredPort) {
     if (configuredSegmentName != null) {
       return configuredSegmentName;
     }
@@ -44,7 +44,8 @@ final class EngineLabel {
    * @param segmentName the engine's segment name now (tag {@code segment})
    * @return the info gauge; its {@code engine} tag is the label
    */
-  static Gauge claim(MeterRegistry registry, String base, String serverName, String segmentName) {
+  public static Gauge claim(
+      MeterRegistry registry, String base, String serverName, String segmentName) {
     synchronized (EngineLabel.class) {
       String label = base;
       for (int n = 2; registry.find(INFO).tag("engine", label).gauge() != null; n++) {

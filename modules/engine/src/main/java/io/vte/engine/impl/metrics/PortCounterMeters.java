@@ -1,4 +1,4 @@
-package io.vte.engine.impl;
+package io.vte.engine.impl.metrics;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
@@ -23,7 +23,7 @@ import java.util.function.ToLongFunction;
  * ms and the meters show the last values read; a meter appears once its counter was first read.
  * {@link #close()} stops the reads and removes the meters.
  */
-final class PortCounterMeters {
+public final class PortCounterMeters {
 
   /** How often the counters are read again, in milliseconds. */
   static final long REFRESH_MS = 1_000;
@@ -75,7 +75,7 @@ final class PortCounterMeters {
    * @param contexts the local contexts
    * @return the meters, to close when the engine closes; null when no device shows counters
    */
-  static PortCounterMeters start(
+  public static PortCounterMeters start(
       Vertx vertx, MeterRegistry registry, String engine, List<LocalContext> contexts) {
     List<Port> ports = new ArrayList<>();
     for (LocalContext ctx : contexts) {
@@ -138,7 +138,7 @@ final class PortCounterMeters {
   }
 
   /** Stops the reads and removes every meter. */
-  synchronized void close() {
+  public synchronized void close() {
     closed = true;
     vertx.cancelTimer(timer);
     meters.forEach(registry::remove);

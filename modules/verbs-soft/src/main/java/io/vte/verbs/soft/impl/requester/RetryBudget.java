@@ -1,4 +1,4 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.requester;
 
 import io.vte.verbs.RtsAttributes;
 
@@ -7,10 +7,10 @@ import io.vte.verbs.RtsAttributes;
  * and RNR retries (both reset whenever the peer answers), and the back-off between reconnects
  * (doubling up to the QP timeout, reset by progress). NIC thread only.
  */
-final class RetryBudget {
+public final class RetryBudget {
 
   /** How long a requester waits after an RNR NAK before it resends. */
-  static final long RNR_DELAY_NANOS = 1_000_000;
+  public static final long RNR_DELAY_NANOS = 1_000_000;
 
   private static final long MIN_RECONNECT_NANOS = 1_000_000;
   private static final long MAX_RECONNECT_NANOS = 64_000_000;
@@ -23,7 +23,7 @@ final class RetryBudget {
   private long reconnectDelay = MIN_RECONNECT_NANOS;
 
   /** The peer answered: every budget starts over from the QP's attributes. */
-  void reset(RtsAttributes rts) {
+  public void reset(RtsAttributes rts) {
     retriesLeft = Math.max(1, rts.retryCount()) - 1;
     rnrLeft = rts.rnrRetry();
     reconnectDelay = MIN_RECONNECT_NANOS;
@@ -32,7 +32,7 @@ final class RetryBudget {
   /**
    * @return true when an ACK timeout may resend once more (and counts it)
    */
-  boolean spendRetry() {
+  public boolean spendRetry() {
     if (retriesLeft > 0) {
       retriesLeft--;
       return true;
@@ -43,7 +43,7 @@ final class RetryBudget {
   /**
    * @return true when an RNR NAK may resend once more (and counts it, unless infinite)
    */
-  boolean spendRnr(RtsAttributes rts) {
+  public boolean spendRnr(RtsAttributes rts) {
     int rnrRetry = rts.rnrRetry();
     if (rnrRetry == RNR_INFINITE) {
       return true;
@@ -60,7 +60,7 @@ final class RetryBudget {
    * {@link #MAX_RECONNECT_NANOS}, or the QP timeout when that is shorter (and set). A refusal is
    * not a lost frame: it spends no retry.
    */
-  long nextReconnectDelay(RtsAttributes rts) {
+  public long nextReconnectDelay(RtsAttributes rts) {
     long delay = reconnectDelay;
     long timeout = rts.timeoutNanos();
     long cap =

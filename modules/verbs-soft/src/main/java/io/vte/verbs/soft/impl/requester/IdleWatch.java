@@ -1,4 +1,4 @@
-package io.vte.verbs.soft.impl;
+package io.vte.verbs.soft.impl.requester;
 
 /**
  * Tells a requester when its connection has carried nothing for the device's idle time, so that it
@@ -6,10 +6,10 @@ package io.vte.verbs.soft.impl;
  * change of the send queue's posted count seen at a timer check, so posting pays nothing for it.
  * NIC thread only.
  */
-final class IdleWatch {
+public final class IdleWatch {
 
   /** Returned by {@link #check} when the connection should close now. */
-  static final long CLOSE_NOW = Long.MIN_VALUE;
+  public static final long CLOSE_NOW = Long.MIN_VALUE;
 
   /** The posted count at the last check. */
   private long seenPosted = -1;
@@ -26,7 +26,7 @@ final class IdleWatch {
    * @param open whether there is a connection to close
    * @return {@link #CLOSE_NOW}, the time of the next check it needs, or {@code Long.MAX_VALUE}
    */
-  long check(long now, long posted, boolean busy, long idleNanos, boolean open) {
+  public long check(long now, long posted, boolean busy, long idleNanos, boolean open) {
     if (posted != seenPosted) {
       seenPosted = posted;
       since = now;
