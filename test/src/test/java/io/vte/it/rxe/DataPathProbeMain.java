@@ -117,14 +117,15 @@ public final class DataPathProbeMain {
     RegisteredBuffer out = await(engine.register(source, "cpu:0"));
     ByteBuffer back = ByteBuffer.allocateDirect(BLOCKS * BLOCK);
     RegisteredBuffer in = await(engine.register(back, "cpu:0"));
-    meetWhenUp("registered"); // the peer's segment holds its region before it is opened
+    // Each side's word carries its region's address. The first notification read the peer's
+    // descriptor, perhaps before the peer registered the region; a prepared request into it has
+    // the engine read it again once (no connection is opened), and the segment is opened after.
+    long remote = Long.parseLong(meetWhenUp("registered", Long.toString(region.address())));
+    await(
+        engine.prepare(
+            List.of(TransferRequest.write(out, 0, await(engine.openSegment(peer)), remote, BLOCK)),
+            new TransferOptions()));
     SegmentHandle segment = await(engine.openSegment(peer));
-    long remote =
-        segment.buffers().stream()
-            .filter(b -> b.length() == REGION)
-            .findFirst()
-            .orElseThrow()
-            .address();
     // This side writes the upper half of the peer's region when its name sorts higher.
     long slot = self.compareTo(peer) > 0 ? BLOCKS * (long) BLOCK : 0;
     long peerSlot = BLOCKS * (long) BLOCK - slot;
@@ -211,16 +212,18 @@ public final class DataPathProbeMain {
 
   /**
    * Both peers reach point {@code name} while either may still be starting: each tells the other
-   * every 200 ms (a notification to an engine not up yet fails, or finds no handler yet) until it
-   * has the other's word, then once more, which the other's handler surely receives.
+   * {@code word} every 200 ms (a notification to an engine not up yet fails, or finds no handler
+   * yet) until it has the other's word, then once more, which the other's handler surely receives.
+   *
+   * @return the other's word
    */
-  private void meetWhenUp(String name) throws Exception {
+  private String meetWhenUp(String name, String word) throws Exception {
     long end = System.nanoTime() + STEP.toNanos();
     boolean told = false;
     while (true) {
       boolean heard = topic(name).isDone();
       try {
-        await(engine.notify(peer, name, Buffer.buffer(self)));
+        await(engine.notify(peer, name, Buffer.buffer(word)));
         told = true;
       } catch (Exception e) {
         told = false;
@@ -229,8 +232,7 @@ public final class DataPathProbeMain {
         }
       }
       if (heard && told) {
-        seen.put("barrier_" + name, topic(name).get().payload().toString());
-        return;
+        return topic(name).get().payload().toString();
       }
       if (System.nanoTime() > end) {
         throw new IllegalStateException("no word '" + name + "' from " + peer + " within " + STEP);
