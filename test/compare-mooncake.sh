@@ -75,13 +75,19 @@ mooncake_row() {
   grep -oE 'throughput [0-9.]+ GB/s' <<<"$out" | tail -1 | awk '{print $2}'
 }
 
-# vte_row SERVER OP BLOCK: prints GB/s.
+# vte_row SERVER OP BLOCK: prints GB/s. A second try when the first fails to start (on a loaded machine the
+# initiator's first GetSegment can miss its deadline while its JVM warms up).
 vte_row() {
-  local out
-  out="$(./vte bench initiator --devices 1 --target "$1" --operation "$2" --block-size "$3" \
-    --duration "$duration" --json --no-progress 2>"$work/vte-initiator.err")" || {
-    echo "compare-mooncake: VTE initiator failed:" >&2; tail -3 "$work/vte-initiator.err" >&2; echo nan; return; }
-  sed -E 's/.*"throughput_gib_s":([0-9.]+).*/\1/' <<<"$out" | awk '{printf "%.3f\n", $1 * 1.073741824}'
+  local out try
+  for try in 1 2; do
+    if out="$(./vte bench initiator --devices 1 --target "$1" --operation "$2" --block-size "$3" \
+      --duration "$duration" --json --no-progress 2>"$work/vte-initiator.err")"; then
+      sed -E 's/.*"throughput_gib_s":([0-9.]+).*/\1/' <<<"$out" | awk '{printf "%.3f\n", $1 * 1.073741824}'
+      return
+    fi
+    echo "compare-mooncake: VTE initiator failed (try $try):" >&2; tail -3 "$work/vte-initiator.err" >&2
+  done
+  echo nan
 }
 
 rows=("write 4194304 4 MiB WRITE" "write 65536 64 KiB WRITE" "read 4194304 4 MiB READ" "read 65536 64 KiB READ")

@@ -18,9 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
  * No main code outside a provider names the provider's implementation: the engine, the CLI and the
  * tools reach a verbs provider through the verbs SPI ({@code VerbsProviders}, {@code VerbsProvider}
  * and its capabilities such as {@code faultInjector()}) and the etcd store through {@code
- * MetadataStores}, never by a downcast or a constructor call. A provider's implementation is every
- * type of its module but the few it publishes (its settings), listed here. Test code may reach in
- * (a test drives the soft NIC's internals to stage a fault).
+ * MetadataStores}, the Mooncake transport through {@code PeerTransportProvider} (its own API
+ * classes stay usable on their own), never by a downcast or a constructor call. A provider's
+ * implementation is every type of its module but the few it publishes (its settings), listed here.
+ * Test code may reach in (a test drives the soft NIC's internals to stage a fault).
  */
 class ProviderBoundaryTest {
 
@@ -38,7 +39,16 @@ class ProviderBoundaryTest {
               "modules/verbs-soft",
               Set.of("io.vte.verbs.soft.SoftVerbsConfig", "io.vte.verbs.soft.SoftDeviceConfig")),
           new Provider("modules/verbs-ibv", Set.of("io.vte.verbs.ibv.IbvSettings")),
-          new Provider("modules/metadata-etcd", Set.of()));
+          new Provider("modules/metadata-etcd", Set.of()),
+          new Provider(
+              "modules/mooncake",
+              Set.of(
+                  "io.vte.mooncake.MooncakeEtcd",
+                  "io.vte.mooncake.MooncakeOptions",
+                  "io.vte.mooncake.MooncakeSegment",
+                  "io.vte.mooncake.MooncakeTarget",
+                  "io.vte.mooncake.MooncakeTransport",
+                  "io.vte.mooncake.SegmentDescriptor")));
 
   @Test
   void noMainCodeOutsideAProviderNamesItsImplementation() {

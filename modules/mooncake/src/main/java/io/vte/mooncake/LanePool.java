@@ -47,7 +47,13 @@ final class LanePool {
     for (int i = 0; i < lanes.size() && !queue.isEmpty(); i++) {
       Lane lane = lanes.get(i);
       if (lane.idle()) {
-        lane.start(queue.poll());
+        Slice next = queue.poll();
+        if (next.owner.abandoned(next)) {
+          next.owner.sliceDropped(next);
+          i--;
+        } else {
+          lane.start(next);
+        }
       }
     }
     while (queue.size() > connecting && lanes.size() + connecting < maxLanes) {
@@ -73,7 +79,7 @@ final class LanePool {
                         ar.cause());
                 while (!queue.isEmpty()) {
                   Slice s = queue.poll();
-                  s.batch.sliceFailed(s, cause);
+                  s.owner.sliceFailed(s, cause);
                 }
               } else {
                 dispatch();
@@ -82,12 +88,12 @@ final class LanePool {
   }
 
   void completed(Slice slice) {
-    slice.batch.sliceDone(slice);
+    slice.owner.sliceDone(slice);
     dispatch();
   }
 
   void failed(Slice slice, VteException cause) {
-    slice.batch.sliceFailed(slice, cause);
+    slice.owner.sliceFailed(slice, cause);
     dispatch();
   }
 
@@ -95,8 +101,15 @@ final class LanePool {
     lanes.remove(lane);
   }
 
-  /** Closes every lane; queued slices are left to their batches (the transport fails them). */
-  void close() {
+  /**
+   * Closes every lane (a slice in flight fails as its connection closes) and fails the queued
+   * slices with {@code cause}.
+   */
+  void close(VteException cause) {
+    while (!queue.isEmpty()) {
+      Slice s = queue.poll();
+      s.owner.sliceFailed(s, cause);
+    }
     for (Lane lane : new ArrayList<>(lanes)) {
       lane.close();
     }

@@ -22,7 +22,7 @@ import java.util.List;
  * closes the lanes carrying the others, so no byte of it moves afterwards. Confined to the
  * transport's event loop, except {@link #cancel()}.
  */
-final class MooncakeBatch implements TransferBatch {
+final class MooncakeBatch implements TransferBatch, Slice.Owner {
 
   private final Vertx vertx;
   private final Context context;
@@ -85,7 +85,8 @@ final class MooncakeBatch implements TransferBatch {
     result.tryFail(cause);
   }
 
-  void sliceDone(Slice slice) {
+  @Override
+  public void sliceDone(Slice slice) {
     slice.done = true;
     int i = slice.request;
     if (results[i] == null && --slicesLeft[i] == 0) {
@@ -93,7 +94,8 @@ final class MooncakeBatch implements TransferBatch {
     }
   }
 
-  void sliceFailed(Slice slice, VteException cause) {
+  @Override
+  public void sliceFailed(Slice slice, VteException cause) {
     slice.done = true;
     if (results[slice.request] == null) {
       end(slice.request, new RequestResult(RequestStatus.FAILED, 0, cause));

@@ -1,29 +1,179 @@
 package io.vte.mooncake;
 
+import io.vertx.core.json.JsonObject;
 import io.vte.api.ErrorCode;
+import io.vte.api.OptionFields;
+import io.vte.api.OptionFields.Field;
+import io.vte.api.OptionKind;
 import io.vte.api.VteException;
 import java.time.Duration;
 
 /**
- * Settings of a {@link MooncakeTransport} (initiator) and a {@link MooncakeTarget}. Setters check
- * their value and throw {@link VteException} with {@link ErrorCode#INVALID_CONFIGURATION} naming
- * it.
+ * Settings of a {@link MooncakeTransport} (initiator) and a {@link MooncakeTarget}, on the field
+ * tables every VTE option uses ({@link #FIELDS}: name, type, default and range declared once; JSON
+ * {@link #fromJson}/{@link #toJson}). Setters check their value and throw {@link VteException} with
+ * {@link ErrorCode#INVALID_CONFIGURATION} naming it.
  */
 public final class MooncakeOptions {
 
-  private String host = "127.0.0.1";
+  /** What an option is called in messages. */
+  private static final String LABEL = "Mooncake option";
+
+  /** The field {@code host}. */
+  public static final Field<MooncakeOptions, String> HOST =
+      OptionFields.field(
+              "host",
+              OptionKind.STRING,
+              "127.0.0.1",
+              MooncakeOptions::getHost,
+              MooncakeOptions::setHost)
+          .check(
+              h -> h != null && !h.isBlank() && !h.contains(":"), "an IPv4 address or host name");
+
+  /** The field {@code handshakePort}. */
+  public static final Field<MooncakeOptions, Integer> HANDSHAKE_PORT =
+      OptionFields.field(
+              "handshakePort",
+              OptionKind.INT,
+              0,
+              MooncakeOptions::getHandshakePort,
+              MooncakeOptions::setHandshakePort)
+          .check(MooncakeOptions::isPort, "0..65535");
+
+  /** The field {@code dataPort}. */
+  public static final Field<MooncakeOptions, Integer> DATA_PORT =
+      OptionFields.field(
+              "dataPort",
+              OptionKind.INT,
+              0,
+              MooncakeOptions::getDataPort,
+              MooncakeOptions::setDataPort)
+          .check(MooncakeOptions::isPort, "0..65535");
+
+  /** The field {@code advertisedProtocolVersion}. */
+  public static final Field<MooncakeOptions, Integer> ADVERTISED_PROTOCOL_VERSION =
+      OptionFields.field(
+              "advertisedProtocolVersion",
+              OptionKind.INT,
+              2,
+              MooncakeOptions::getAdvertisedProtocolVersion,
+              MooncakeOptions::setAdvertisedProtocolVersion)
+          .check(v -> v != null && (v == 1 || v == 2), "1 or 2");
+
+  /** The field {@code forceProtocolV1}. */
+  public static final Field<MooncakeOptions, Boolean> FORCE_PROTOCOL_V1 =
+      OptionFields.field(
+          "forceProtocolV1",
+          OptionKind.BOOLEAN,
+          false,
+          MooncakeOptions::isForceProtocolV1,
+          MooncakeOptions::setForceProtocolV1);
+
+  /** The field {@code lanesPerPeer}. */
+  public static final Field<MooncakeOptions, Integer> LANES_PER_PEER =
+      OptionFields.field(
+              "lanesPerPeer",
+              OptionKind.INT,
+              4,
+              MooncakeOptions::getLanesPerPeer,
+              MooncakeOptions::setLanesPerPeer)
+          .check(n -> n != null && n >= 1 && n <= 64, "1..64");
+
+  /** The field {@code sliceBytes}. */
+  public static final Field<MooncakeOptions, Integer> SLICE_BYTES =
+      OptionFields.field(
+              "sliceBytes",
+              OptionKind.BYTES,
+              1 << 20,
+              MooncakeOptions::getSliceBytes,
+              MooncakeOptions::setSliceBytes)
+          .check(n -> n != null && n >= 4096 && n <= (64 << 20), "4096..67108864");
+
+  /** The field {@code connectTimeoutMs}. */
+  public static final Field<MooncakeOptions, Duration> CONNECT_TIMEOUT =
+      OptionFields.field(
+              "connectTimeoutMs",
+              OptionKind.MILLIS,
+              Duration.ofSeconds(5),
+              MooncakeOptions::getConnectTimeout,
+              MooncakeOptions::setConnectTimeout)
+          .check(MooncakeOptions::isTimeout, "positive, at most 10 minutes");
+
+  /** The field {@code stallTimeoutMs}. */
+  public static final Field<MooncakeOptions, Duration> STALL_TIMEOUT =
+      OptionFields.field(
+              "stallTimeoutMs",
+              OptionKind.MILLIS,
+              Duration.ofSeconds(10),
+              MooncakeOptions::getStallTimeout,
+              MooncakeOptions::setStallTimeout)
+          .check(MooncakeOptions::isTimeout, "positive, at most 10 minutes");
+
+  /** The field {@code handshakeMaxLength}. */
+  public static final Field<MooncakeOptions, Integer> HANDSHAKE_MAX_LENGTH =
+      OptionFields.field(
+              "handshakeMaxLength",
+              OptionKind.BYTES,
+              HandshakeFrame.DEFAULT_MAX_LENGTH,
+              MooncakeOptions::getHandshakeMaxLength,
+              MooncakeOptions::setHandshakeMaxLength)
+          .check(n -> n != null && n >= 1024 && n <= (128 << 20), "1024..134217728");
+
+  /** The fields: JSON names, kinds, defaults, ranges. */
+  public static final OptionFields<MooncakeOptions> FIELDS =
+      OptionFields.of(
+          HOST,
+          HANDSHAKE_PORT,
+          DATA_PORT,
+          ADVERTISED_PROTOCOL_VERSION,
+          FORCE_PROTOCOL_V1,
+          LANES_PER_PEER,
+          SLICE_BYTES,
+          CONNECT_TIMEOUT,
+          STALL_TIMEOUT,
+          HANDSHAKE_MAX_LENGTH);
+
+  private String host;
   private int handshakePort;
   private int dataPort;
-  private int advertisedProtocolVersion = 2;
+  private int advertisedProtocolVersion;
   private boolean forceProtocolV1;
-  private int lanesPerPeer = 4;
-  private int sliceBytes = 1 << 20;
-  private Duration connectTimeout = Duration.ofSeconds(5);
-  private Duration stallTimeout = Duration.ofSeconds(10);
-  private int handshakeMaxLength = HandshakeFrame.DEFAULT_MAX_LENGTH;
+  private int lanesPerPeer;
+  private int sliceBytes;
+  private Duration connectTimeout;
+  private Duration stallTimeout;
+  private int handshakeMaxLength;
 
   /** Defaults: host 127.0.0.1, ports chosen by the kernel, protocol 2, 4 lanes, 1 MiB slices. */
-  public MooncakeOptions() {}
+  public MooncakeOptions() {
+    FIELDS.applyDefaults(this);
+  }
+
+  /**
+   * @param json the options ({@link #FIELDS}' names; durations in milliseconds)
+   * @return them, types checked, ranges checked by the setters
+   * @throws VteException INVALID_CONFIGURATION naming an unknown key or a bad value
+   */
+  public static MooncakeOptions fromJson(JsonObject json) {
+    MooncakeOptions o = new MooncakeOptions();
+    FIELDS.read(json, o, LABEL, "");
+    return o;
+  }
+
+  /**
+   * @return the options as JSON
+   */
+  public JsonObject toJson() {
+    return FIELDS.toJson(this);
+  }
+
+  private static boolean isPort(Integer port) {
+    return port != null && port >= 0 && port <= 65535;
+  }
+
+  private static boolean isTimeout(Duration d) {
+    return d != null && !d.isNegative() && !d.isZero() && d.compareTo(Duration.ofMinutes(10)) <= 0;
+  }
 
   /**
    * @return the address a target listens on and names itself by ({@code host:handshakePort})
@@ -36,10 +186,7 @@ public final class MooncakeOptions {
    * @param host the address a target listens on and puts in its server name
    */
   public MooncakeOptions setHost(String host) {
-    if (host == null || host.isBlank() || host.contains(":")) {
-      throw invalid("host", host, "an IPv4 address or host name");
-    }
-    this.host = host;
+    this.host = HOST.require(host, LABEL);
     return this;
   }
 
@@ -54,7 +201,7 @@ public final class MooncakeOptions {
    * @param port the target's handshake (RPC) port; 0 = chosen by the kernel
    */
   public MooncakeOptions setHandshakePort(int port) {
-    this.handshakePort = port(port, "handshakePort");
+    this.handshakePort = HANDSHAKE_PORT.require(port, LABEL);
     return this;
   }
 
@@ -69,7 +216,7 @@ public final class MooncakeOptions {
    * @param port the target's data port; 0 = chosen by the kernel
    */
   public MooncakeOptions setDataPort(int port) {
-    this.dataPort = port(port, "dataPort");
+    this.dataPort = DATA_PORT.require(port, LABEL);
     return this;
   }
 
@@ -85,10 +232,7 @@ public final class MooncakeOptions {
    *     (initiators then send unacknowledged v1 requests); the target accepts both framings anyway
    */
   public MooncakeOptions setAdvertisedProtocolVersion(int version) {
-    if (version != 1 && version != 2) {
-      throw invalid("advertisedProtocolVersion", version, "1 or 2");
-    }
-    this.advertisedProtocolVersion = version;
+    this.advertisedProtocolVersion = ADVERTISED_PROTOCOL_VERSION.require(version, LABEL);
     return this;
   }
 
@@ -119,10 +263,7 @@ public final class MooncakeOptions {
    * @param lanes connections an initiator keeps to one data listener, 1..64
    */
   public MooncakeOptions setLanesPerPeer(int lanes) {
-    if (lanes < 1 || lanes > 64) {
-      throw invalid("lanesPerPeer", lanes, "1..64");
-    }
-    this.lanesPerPeer = lanes;
+    this.lanesPerPeer = LANES_PER_PEER.require(lanes, LABEL);
     return this;
   }
 
@@ -137,10 +278,7 @@ public final class MooncakeOptions {
    * @param bytes the largest request sent on one lane, 4 KiB..64 MiB
    */
   public MooncakeOptions setSliceBytes(int bytes) {
-    if (bytes < 4096 || bytes > (64 << 20)) {
-      throw invalid("sliceBytes", bytes, "4096..67108864");
-    }
-    this.sliceBytes = bytes;
+    this.sliceBytes = SLICE_BYTES.require(bytes, LABEL);
     return this;
   }
 
@@ -155,7 +293,7 @@ public final class MooncakeOptions {
    * @param timeout how long a connection attempt may take (positive, at most 10 minutes)
    */
   public MooncakeOptions setConnectTimeout(Duration timeout) {
-    this.connectTimeout = duration(timeout, "connectTimeout");
+    this.connectTimeout = CONNECT_TIMEOUT.require(timeout, LABEL);
     return this;
   }
 
@@ -171,7 +309,7 @@ public final class MooncakeOptions {
    * @param timeout how long a target waits for a peer that stopped mid-frame or mid-payload
    */
   public MooncakeOptions setStallTimeout(Duration timeout) {
-    this.stallTimeout = duration(timeout, "stallTimeout");
+    this.stallTimeout = STALL_TIMEOUT.require(timeout, LABEL);
     return this;
   }
 
@@ -186,30 +324,7 @@ public final class MooncakeOptions {
    * @param bytes the largest handshake frame accepted, 1 KiB..128 MiB (Mooncake's default 1 MiB)
    */
   public MooncakeOptions setHandshakeMaxLength(int bytes) {
-    if (bytes < 1024 || bytes > (128 << 20)) {
-      throw invalid("handshakeMaxLength", bytes, "1024..134217728");
-    }
-    this.handshakeMaxLength = bytes;
+    this.handshakeMaxLength = HANDSHAKE_MAX_LENGTH.require(bytes, LABEL);
     return this;
-  }
-
-  private static int port(int port, String field) {
-    if (port < 0 || port > 65535) {
-      throw invalid(field, port, "0..65535");
-    }
-    return port;
-  }
-
-  private static Duration duration(Duration d, String field) {
-    if (d == null || d.isNegative() || d.isZero() || d.compareTo(Duration.ofMinutes(10)) > 0) {
-      throw invalid(field, d, "positive, at most 10 minutes");
-    }
-    return d;
-  }
-
-  private static VteException invalid(String field, Object value, String range) {
-    return new VteException(
-        ErrorCode.INVALID_CONFIGURATION,
-        "Mooncake option " + field + " = " + value + " not in " + range);
   }
 }

@@ -16,6 +16,7 @@ import io.vte.api.TransferOpcode;
 import io.vte.api.TransferOptions;
 import io.vte.api.TransferRequest;
 import io.vte.api.VteException;
+import io.vte.engine.spi.PeerSlice;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -186,10 +187,7 @@ public final class MooncakeTransport {
 
   private void slice(MooncakeBatch batch, int index, TransferRequest r) {
     MooncakeSegment s = (MooncakeSegment) r.segment();
-    LanePool pool =
-        pools.computeIfAbsent(
-            s.host() + ":" + s.dataPort(),
-            k -> new LanePool(client, s.host(), s.dataPort(), options.getLanesPerPeer()));
+    LanePool pool = pool(s);
     ByteBuffer memory = r.local().byteBuffer();
     boolean write = r.opcode() == TransferOpcode.WRITE;
     for (long done = 0; done < r.length(); done += options.getSliceBytes()) {
@@ -207,6 +205,42 @@ public final class MooncakeTransport {
               pool),
           r.length());
     }
+  }
+
+  private LanePool pool(MooncakeSegment s) {
+    return pools.computeIfAbsent(
+        s.host() + ":" + s.dataPort(),
+        k -> new LanePool(client, s.host(), s.dataPort(), options.getLanesPerPeer()));
+  }
+
+  /**
+   * Sends one slice an engine cut from a request to {@code segment}, as one Mooncake request on one
+   * of the segment's lanes; its end is reported to the slice.
+   *
+   * @param segment a segment this transport opened
+   * @param handed the engine's slice, its remote range checked against the segment by the engine
+   */
+  public void carry(MooncakeSegment segment, PeerSlice handed) {
+    context.runOnContext(
+        v -> {
+          if (closed) {
+            handed.failed(
+                new VteException(ErrorCode.ENGINE_CLOSED, "the Mooncake transport is closed"));
+            return;
+          }
+          LanePool pool = pool(segment);
+          pool.enqueue(
+              new Slice(
+                  new HandedSlice(handed),
+                  0,
+                  handed.isWrite(),
+                  handed.local(),
+                  0,
+                  handed.remoteAddress(),
+                  handed.length(),
+                  segment.protocolVersion() >= 2,
+                  pool));
+        });
   }
 
   /**
@@ -238,7 +272,9 @@ public final class MooncakeTransport {
                 RequestStatus.FAILED,
                 new VteException(ErrorCode.ENGINE_CLOSED, "the Mooncake transport closed"));
           }
-          pools.values().forEach(LanePool::close);
+          VteException cause =
+              new VteException(ErrorCode.ENGINE_CLOSED, "the Mooncake transport closed");
+          pools.values().forEach(p -> p.close(cause));
           pools.clear();
           return client.close();
         });
@@ -248,5 +284,35 @@ public final class MooncakeTransport {
     Promise<T> promise = Promise.promise();
     context.runOnContext(v -> action.get().onComplete(promise));
     return promise.future();
+  }
+
+  /** Reports the end of a {@link Slice} an engine handed over to the engine's slice. */
+  private static final class HandedSlice implements Slice.Owner {
+
+    private final PeerSlice handed;
+
+    HandedSlice(PeerSlice handed) {
+      this.handed = handed;
+    }
+
+    @Override
+    public void sliceDone(Slice slice) {
+      handed.completed();
+    }
+
+    @Override
+    public void sliceFailed(Slice slice, VteException cause) {
+      handed.failed(cause);
+    }
+
+    @Override
+    public boolean abandoned(Slice slice) {
+      return handed.isAbandoned();
+    }
+
+    @Override
+    public void sliceDropped(Slice slice) {
+      handed.dropped();
+    }
   }
 }

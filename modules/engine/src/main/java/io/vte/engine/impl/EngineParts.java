@@ -11,6 +11,7 @@ import io.vte.engine.impl.metrics.RailMeters;
 import io.vte.engine.impl.notify.NotificationDispatcher;
 import io.vte.engine.impl.notify.NotificationSender;
 import io.vte.engine.impl.owner.LocalContext;
+import io.vte.engine.impl.peer.PeerTransports;
 import io.vte.engine.impl.rail.RailSelector;
 import io.vte.engine.impl.segment.DescriptorPublisher;
 import io.vte.engine.impl.segment.LocalDescriptorBuilder;
@@ -42,6 +43,7 @@ import java.util.List;
  * @param meters the engine's meters and the registry they are in
  * @param diagnostics what the engine shows of itself
  * @param sharedMemory the same-host rail
+ * @param peers the transports to peers of other kinds (plug-ins)
  * @param counters the engine-layer counters
  */
 record EngineParts(
@@ -58,6 +60,7 @@ record EngineParts(
     Meters meters,
     EngineDiagnostics diagnostics,
     SharedMemoryRail sharedMemory,
+    PeerTransports peers,
     EngineCounters counters) {
 
   /**
@@ -76,6 +79,7 @@ record EngineParts(
     meters.remove();
     return sharedMemory
         .close()
+        .transform(v -> peers.close())
         .transform(v -> publisher.close())
         .transform(v -> metadata.unpublish(segmentName))
         .transform(v -> metadata.close())

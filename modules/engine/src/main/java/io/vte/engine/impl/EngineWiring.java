@@ -21,6 +21,7 @@ import io.vte.engine.impl.owner.LocalContext;
 import io.vte.engine.impl.owner.OwnerConfig;
 import io.vte.engine.impl.owner.OwnerRouter;
 import io.vte.engine.impl.owner.PassiveConnectHandler;
+import io.vte.engine.impl.peer.PeerTransports;
 import io.vte.engine.impl.rail.PeerDeviceStates;
 import io.vte.engine.impl.rail.RailAffinity;
 import io.vte.engine.impl.rail.RailSelector;
@@ -141,10 +142,11 @@ final class EngineWiring {
     SharedMemoryLookup sharedMemoryLookup =
         new SharedMemoryLookup(
             HOST, (server, request) -> fabric.clients().getSegment(server, request, null));
+    PeerTransports peers = PeerTransports.load(vertx);
     SegmentCache segments =
         new SegmentCache(
-            sharedMemoryLookup.around(metadata::lookup),
-            sharedMemoryLookup.around(metadata::lookupFresh));
+            peers.around(sharedMemoryLookup.around(metadata::lookup)),
+            peers.around(sharedMemoryLookup.around(metadata::lookupFresh)));
     metadata.setInvalidationHandler(segments::invalidate);
     long holdDown = options.getRailHoldDown().toNanos();
     RailSelector rails =
@@ -164,7 +166,7 @@ final class EngineWiring {
             segments,
             new TrackerServices(
                 new Slicer(sliceSize(options, contexts)),
-                List.of(sharedMemory, rails),
+                List.of(sharedMemory, peers, peers.except(rails)),
                 options.getRetryCount(),
                 counters,
                 segments::refresh,
@@ -238,6 +240,7 @@ final class EngineWiring {
         meters,
         diagnostics,
         sharedMemory,
+        peers,
         counters);
   }
 

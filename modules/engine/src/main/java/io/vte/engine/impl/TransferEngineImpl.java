@@ -23,7 +23,9 @@ import io.vte.engine.HandshakeExposure;
 import io.vte.engine.VertxInternals;
 import io.vte.engine.impl.notify.NotificationSender;
 import io.vte.engine.impl.owner.LocalContext;
+import io.vte.engine.impl.peer.PeerTransports;
 import io.vte.engine.impl.segment.MemoryRegistry;
+import io.vte.engine.impl.segment.PeerSegment;
 import io.vte.engine.impl.shm.SharedMemoryFile;
 import io.vte.engine.impl.submit.BatchIdTable;
 import io.vte.engine.impl.submit.TransferSubmitter;
@@ -271,7 +273,13 @@ public final class TransferEngineImpl implements TransferEngine {
     }
     byte[] bytes = payload.getBytes();
     NotificationSender sender = parts.notificationSender();
-    return openSegment(segmentOrServer).compose(seg -> sender.send(seg.serverName(), topic, bytes));
+    PeerTransports peers = parts.peers();
+    return openSegment(segmentOrServer)
+        .compose(
+            seg ->
+                peers.owns((PeerSegment) seg)
+                    ? peers.notify((PeerSegment) seg, topic, payload)
+                    : sender.send(seg.serverName(), topic, bytes));
   }
 
   @Override
