@@ -31,9 +31,9 @@ import java.util.concurrent.TimeUnit;
  * RxeHostsTest}); both peers run it at once, each with the other's address:
  *
  * <ol>
- *   <li>each opens the other's segment, then both meet at a barrier (a notification each way, which
- *       travels on the control plane, not on a QP) and submit at the same moment: a simultaneous
- *       open of the endpoints in both directions;
+ *   <li>each waits until the other has registered its memory, opens its segment, then both meet at
+ *       a barrier (a notification each way, which travels on the control plane, not on a QP) and
+ *       submit at the same moment: a simultaneous open of the endpoints in both directions;
  *   <li>a batch of {@value #BLOCKS} WRITEs of {@value #BLOCK} bytes into the peer, then a
  *       notification; once the peer's arrives, its bytes must be in this side's region;
  *   <li>a batch of READs of what this side wrote, compared byte by byte;
@@ -42,7 +42,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>after both, one more WRITE and READ-back: the endpoints still work.
  * </ol>
  *
- * Prints one JSON line: {@code ok} and, per step, what was seen; exits 0 when every check held.
+ * Prints one JSON line: {@code ok} and, per step, what was seen (for the opening batch and a later
+ * one: the time and what the rxe port counters counted meanwhile, retransmits among them); exits 0
+ * when every check held.
  */
 public final class DataPathProbeMain {
   static final int BLOCK = 64 << 10;
@@ -52,14 +54,17 @@ public final class DataPathProbeMain {
 
   private final String self;
   private final String peer;
+  private final List<String> devices;
   private final Vertx vertx;
   private final TransferEngine engine;
   private final Map<String, Object> seen = new TreeMap<>();
   private final Map<String, CompletableFuture<Notification>> notified = new ConcurrentHashMap<>();
 
-  private DataPathProbeMain(String self, String peer, Vertx vertx, TransferEngine engine) {
+  private DataPathProbeMain(
+      String self, String peer, List<String> devices, Vertx vertx, TransferEngine engine) {
     this.self = self;
     this.peer = peer;
+    this.devices = devices;
     this.vertx = vertx;
     this.engine = engine;
     engine.notificationHandler(n -> topic(n.topic()).complete(n));
@@ -78,11 +83,12 @@ public final class DataPathProbeMain {
     String self = args[0];
     String peer = args[1];
     int port = Integer.parseInt(args[2]);
+    List<String> devices = List.of(args[3].split(","));
     Vertx vertx = Vertx.vertx();
     EngineOptions options =
         new EngineOptions()
             .setTransport("ibverbs")
-            .setDevices(List.of(args[3].split(",")))
+            .setDevices(devices)
             .setRpcHost(self)
             .setRpcPort(port)
             // Java under TCG on a loaded machine: a handshake may take tens of seconds
@@ -90,7 +96,7 @@ public final class DataPathProbeMain {
     TransferEngine engine = await(TransferEngine.create(vertx, options));
     boolean ok = false;
     DataPathProbeMain probe =
-        new DataPathProbeMain(self + ":" + port, peer + ":" + port, vertx, engine);
+        new DataPathProbeMain(self + ":" + port, peer + ":" + port, devices, vertx, engine);
     try {
       ok = probe.run();
     } catch (Throwable t) {
@@ -111,22 +117,26 @@ public final class DataPathProbeMain {
     RegisteredBuffer out = await(engine.register(source, "cpu:0"));
     ByteBuffer back = ByteBuffer.allocateDirect(BLOCKS * BLOCK);
     RegisteredBuffer in = await(engine.register(back, "cpu:0"));
-    SegmentHandle segment = openWhenUp();
-    long remote =
-        segment.buffers().stream()
-            .filter(b -> b.length() == REGION)
-            .findFirst()
-            .orElseThrow()
-            .address();
+    // Each side's word carries its region's address. The first notification read the peer's
+    // descriptor, perhaps before the peer registered the region; a prepared request into it has
+    // the engine read it again once (no connection is opened), and the segment is opened after.
+    long remote = Long.parseLong(meetWhenUp("registered", Long.toString(region.address())));
+    await(
+        engine.prepare(
+            List.of(TransferRequest.write(out, 0, await(engine.openSegment(peer)), remote, BLOCK)),
+            new TransferOptions()));
+    SegmentHandle segment = await(engine.openSegment(peer));
     // This side writes the upper half of the peer's region when its name sorts higher.
     long slot = self.compareTo(peer) > 0 ? BLOCKS * (long) BLOCK : 0;
     long peerSlot = BLOCKS * (long) BLOCK - slot;
     barrier("opened");
 
+    Map<String, Long> before = RxeCounters.read(devices);
     long t0 = System.nanoTime();
     BatchResult written = submit(segment, out, remote + slot, TransferRequest::write, null, false);
     seen.put("write", counts(written));
     seen.put("first_batch_ms", (System.nanoTime() - t0) / 1_000_000); // both endpoints opening
+    seen.put("first_batch_counters", RxeCounters.delta(before, RxeCounters.read(devices)));
     barrier("written"); // sent after this side's WRITEs completed: the peer's bytes are here now
     ByteBuffer expected = ByteBuffer.allocateDirect(BLOCKS * BLOCK);
     fill(expected, peer);
@@ -145,9 +155,11 @@ public final class DataPathProbeMain {
     BatchResult cancelled = submit(segment, out, remote + slot, TransferRequest::write, null, true);
     seen.put("cancel", counts(cancelled));
 
+    Map<String, Long> beforeLater = RxeCounters.read(devices);
     long t1 = System.nanoTime();
     BatchResult again = submit(segment, out, remote + slot, TransferRequest::write, null, false);
     seen.put("later_batch_ms", (System.nanoTime() - t1) / 1_000_000);
+    seen.put("later_batch_counters", RxeCounters.delta(beforeLater, RxeCounters.read(devices)));
     for (int i = 0; i < back.capacity(); i++) {
       back.put(i, (byte) 0);
     }
@@ -198,20 +210,36 @@ public final class DataPathProbeMain {
     return await(batch.result());
   }
 
-  /** Opens the peer's segment, trying again every 200 ms while the peer's engine starts. */
-  private SegmentHandle openWhenUp() throws Exception {
+  /**
+   * Both peers reach point {@code name} while either may still be starting: each tells the other
+   * {@code word} every 200 ms (a notification to an engine not up yet fails, or finds no handler
+   * yet) until it has the other's word, then once more, which the other's handler surely receives.
+   *
+   * @return the other's word
+   */
+  private String meetWhenUp(String name, String word) throws Exception {
     long end = System.nanoTime() + STEP.toNanos();
+    boolean told = false;
     while (true) {
+      boolean heard = topic(name).isDone();
       try {
-        return await(engine.openSegment(peer));
+        await(engine.notify(peer, name, Buffer.buffer(word)));
+        told = true;
       } catch (Exception e) {
+        told = false;
         if (System.nanoTime() > end) {
           throw e;
         }
-        Promise<Void> later = Promise.promise();
-        vertx.setTimer(200, id -> later.complete());
-        await(later.future());
       }
+      if (heard && told) {
+        return topic(name).get().payload().toString();
+      }
+      if (System.nanoTime() > end) {
+        throw new IllegalStateException("no word '" + name + "' from " + peer + " within " + STEP);
+      }
+      Promise<Void> later = Promise.promise();
+      vertx.setTimer(200, id -> later.complete());
+      await(later.future());
     }
   }
 

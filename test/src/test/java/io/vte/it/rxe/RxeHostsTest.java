@@ -451,12 +451,37 @@ class RxeHostsTest {
                   List.of(
                       RxeGuests.address(g, 0), RxeGuests.address(1 - g, 0), "40101", "rxe0,rxe1")));
     }
+    Job.Result[] results = new Job.Result[2];
     for (int g = 0; g < 2; g++) {
-      Job.Result r = sides[g].awaitExit(JVM_RUN);
+      results[g] = sides[g].awaitExit(JVM_RUN);
+    }
+    for (int g = 0; g < 2; g++) {
+      // Both sides' output: a side that failed may have waited for the other.
+      note(
+          "data path, guest %d: %s", g, new JsonObject(lastJsonLine(results[g].output())).encode());
+    }
+    for (int g = 0; g < 2; g++) {
+      Job.Result r = results[g];
       JsonObject j = new JsonObject(lastJsonLine(r.output()));
-      note("data path, guest %d: %s", g, j.encode());
-      assertEquals(true, j.getBoolean("ok"), r.output());
+      assertEquals(
+          true,
+          j.getBoolean("ok"),
+          r.output() + "\n--- guest " + (1 - g) + ":\n" + results[1 - g].output());
       assertEquals(0, r.status(), r.output());
+      long first = j.getLong("first_batch_ms");
+      long later = Math.max(1, j.getLong("later_batch_ms"));
+      note(
+          "simultaneous open, guest %d: first batch %d ms, a later one %d ms (%.1fx)",
+          g, first, later, (double) first / later);
+      // The opening batch carries both handshakes; none of its packets may have needed a
+      // retransmit, which a side posting to QPs still in INIT pays one ACK timeout for.
+      JsonObject opening = j.getJsonObject("first_batch_counters");
+      for (String dev : List.of("rxe0", "rxe1")) {
+        assertEquals(
+            0L,
+            opening.getLong(dev + ".completer_retry_err", 0L),
+            "guest " + g + " retransmitted on " + dev + " during the opening batch: " + opening);
+      }
     }
   }
 

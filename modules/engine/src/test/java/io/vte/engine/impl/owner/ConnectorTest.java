@@ -70,13 +70,9 @@ class ConnectorTest {
    */
   @Test
   void simultaneousOpenIsDecidedByTheOrderOfTheNicPaths() {
-    OwnerHarness lower = new OwnerHarness("a:1", OwnerHarness.config());
-    OwnerHarness higher = new OwnerHarness("b:1", OwnerHarness.config());
-    Recorder rec = new Recorder();
-    lower.submit(rec, "b:1", 1);
-    lower.run();
-    higher.submit(rec, "a:1", 1);
-    higher.run();
+    Crossing open = Crossing.submit(1, 1);
+    OwnerHarness lower = open.lower();
+    OwnerHarness higher = open.higher();
     Endpoint lowerEp = lower.owner.endpoint("b:1@d0");
     Endpoint higherEp = higher.owner.endpoint("a:1@d0");
     ConnectReply toHigher = lower.passive(higher.channel.last().request());
@@ -103,13 +99,9 @@ class ConnectorTest {
    */
   @Test
   void thePassiveSidePostsOnlyOnTheActiveSidesReadyToUse() {
-    OwnerHarness lower = new OwnerHarness("a:1", OwnerHarness.config());
-    OwnerHarness higher = new OwnerHarness("b:1", OwnerHarness.config());
-    Recorder rec = new Recorder();
-    lower.submit(rec, "b:1", 1);
-    lower.run();
-    higher.submit(rec, "a:1", 2);
-    higher.run();
+    Crossing open = Crossing.submit(1, 2);
+    OwnerHarness lower = open.lower();
+    OwnerHarness higher = open.higher();
     Endpoint passive = higher.owner.endpoint("a:1@d0");
     ConnectReply accepted = higher.passive(lower.channel.last().request());
     assertEquals(ConnectStatus.ACCEPTED, accepted.getStatus());
@@ -133,11 +125,48 @@ class ConnectorTest {
   }
 
   /**
-   * A ready-to-use that never comes (lost, an older peer) delays the passive side's first post by
-   * one ACK timeout, no more: its first packets would have waited that long for a retransmit.
+   * A simultaneous open whose reply takes longer than one QP ACK timeout to reach the winner (rxe
+   * guests under TCG: over a second, the default ACK timeout): the loser, passive now with its own
+   * slices queued, posts nothing while the winner's QPs are still in INIT (a NIC drops what reaches
+   * them, and the first packets wait one ACK timeout for a retransmit), only on the winner's
+   * ready-to-use, sent once they are in RTS.
    */
   @Test
-  void withoutTheReadyToUseThePassiveSidePostsAfterOneAckTimeout() {
+  void aSlowSimultaneousOpenPostsNothingWhileTheWinnersQpsAreInInit() {
+    Crossing open = Crossing.submit(2, 2);
+    OwnerHarness lower = open.lower();
+    OwnerHarness higher = open.higher();
+    assertEquals(
+        ConnectStatus.SIMULTANEOUS_OPEN,
+        lower.passive(higher.channel.last().request()).getStatus());
+    ConnectReply accepted = higher.passive(lower.channel.last().request());
+    assertEquals(ConnectStatus.ACCEPTED, accepted.getStatus());
+    Endpoint winner = lower.owner.endpoint("b:1@d0");
+    Duration ackTimeout = ackTimeout();
+    for (int i = 1; i <= 3; i++) {
+      higher.clock.advance(ackTimeout);
+      higher.run();
+      assertEquals(QpState.INIT, ((FakeVerbs.Qp) winner.qp(0)).state());
+      assertEquals(
+          0,
+          higher.owner.outstanding(),
+          "posted " + i + " ACK timeouts after its answer, to QPs still in INIT");
+    }
+    lower.channel.last().reply().complete(accepted);
+    lower.run();
+    assertEquals(QpState.RTS, ((FakeVerbs.Qp) winner.qp(0)).state());
+    assertEquals(ConnectStatus.ACCEPTED, higher.passive(lower.channel.readies.get(0)).getStatus());
+    higher.run();
+    assertEquals(2, higher.owner.outstanding(), "posted on the winner's ready-to-use");
+    assertEquals(2, lower.owner.outstanding(), "and the winner once in RTS");
+  }
+
+  /**
+   * A ready-to-use that never comes (lost) lets the passive side post after the handshake deadline,
+   * the time the active side allows for the answer it must get before it can send one.
+   */
+  @Test
+  void withoutTheReadyToUseThePassiveSidePostsAfterTheHandshakeDeadline() {
     OwnerHarness h = new OwnerHarness("b:1", OwnerHarness.config());
     Recorder rec = new Recorder();
     h.submit(rec, "a:1", 1);
@@ -146,14 +175,17 @@ class ConnectorTest {
     h.passive(requestFrom("a:1@d0", "b:1@d0", ep.qpCount(), 7));
     h.run();
     assertEquals(0, h.owner.outstanding());
-    long ackTimeout =
-        new io.vte.verbs.RtsAttributes(0, OwnerHarness.config().qpTimeout(), 0, 0).timeoutNanos();
-    h.clock.advance(Duration.ofNanos(ackTimeout - 1));
+    h.clock.advance(OwnerHarness.config().handshakeDeadline().minusNanos(1));
     h.run();
-    assertEquals(0, h.owner.outstanding(), "not before the ACK timeout");
+    assertEquals(0, h.owner.outstanding(), "not before the handshake deadline");
     h.clock.advance(Duration.ofNanos(1));
     h.run();
     assertEquals(1, h.owner.outstanding(), "posted after it");
+  }
+
+  private static Duration ackTimeout() {
+    return Duration.ofNanos(
+        new io.vte.verbs.RtsAttributes(0, OwnerHarness.config().qpTimeout(), 0, 0).timeoutNanos());
   }
 
   /**
@@ -251,6 +283,25 @@ class ConnectorTest {
     first.reply().complete(OwnerHarness.acceptAs(first.request(), 1));
     h.run();
     assertEquals(1, h.channel.calls.size(), "no request for b:1 was ever sent");
+  }
+
+  /**
+   * Two owners, NIC paths a:1@d0 (lower) and b:1@d0 (higher), each with slices submitted to the
+   * other: both send a connect request at once.
+   */
+  private record Crossing(OwnerHarness lower, OwnerHarness higher) {
+    static Crossing submit(int fromLower, int fromHigher) {
+      Crossing c =
+          new Crossing(
+              new OwnerHarness("a:1", OwnerHarness.config()),
+              new OwnerHarness("b:1", OwnerHarness.config()));
+      Recorder rec = new Recorder();
+      c.lower.submit(rec, "b:1", fromLower);
+      c.lower.run();
+      c.higher.submit(rec, "a:1", fromHigher);
+      c.higher.run();
+      return c;
+    }
   }
 
   private static Slice slice(Recorder rec, String server) {

@@ -17,7 +17,6 @@ import io.vte.handshake.proto.ConnectReply;
 import io.vte.handshake.proto.ConnectRequest;
 import io.vte.handshake.proto.ConnectStatus;
 import io.vte.verbs.QueuePair;
-import io.vte.verbs.RtsAttributes;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,9 +28,10 @@ import java.util.function.Consumer;
  * replaces a connected endpoint), the peer's ready-to-use, and a peer's disconnect (its WRITE
  * fence). The endpoints it connects join the {@link Connector}'s books, which it shares. It posts
  * nothing until the active side's ready-to-use (its request again with {@code ready_generation},
- * sent once its QPs are in RTS, checked against both generations) or one QP ACK timeout: before,
- * the active QPs are still in INIT and drop its packets until a retransmit. Owner-confined; nothing
- * here blocks.
+ * sent once its QPs are in RTS, checked against both generations): before, the active QPs are still
+ * in INIT and drop its packets, which then wait for a retransmit one ACK timeout later. Only a
+ * ready-to-use that never comes (lost) lets it post anyway, after the handshake deadline.
+ * Owner-confined; nothing here blocks.
  */
 public final class PassiveOpen {
 
@@ -202,11 +202,13 @@ public final class PassiveOpen {
           } else if (failure != null) {
             refuseBadRequest(ep, request, reply, failure);
           } else {
-            // The requester's QPs are still in INIT: wait for its ready-to-use, or one ACK timeout.
+            // The requester's QPs stay in INIT until our reply reaches it and its QPs move (a
+            // control-plane trip and, on RoCE, a neighbour lookup; nothing to do with the ACK
+            // timeout): wait for its ready-to-use; if lost, as long as it waits for our reply.
             ep.connectedPassive(
                 request.getGeneration(),
                 ConnectMessages.agreedVersion(request),
-                clock.nanoTime() + ackTimeoutNanos());
+                clock.nanoTime() + config.handshakeDeadline().toNanos());
             awaitingReady.add(ep);
             connector.connected(ep);
             reply.complete(messages.accepted(ep));
@@ -220,11 +222,6 @@ public final class PassiveOpen {
     connector.fail(
         ep, SliceStatus.HANDSHAKE_FAILED, new VteException(ErrorCode.PROTOCOL_ERROR, reason, e));
     reply.complete(messages.reject(ConnectStatus.INVALID_REQUEST, reason));
-  }
-
-  /** The QPs' local ACK timeout: what the first packets to a peer not yet in RTR would wait. */
-  private long ackTimeoutNanos() {
-    return new RtsAttributes(0, config.qpTimeout(), 0, 0).timeoutNanos();
   }
 
   /**
@@ -269,8 +266,9 @@ public final class PassiveOpen {
   }
 
   /**
-   * Lets the passive endpoints whose peer's ready-to-use did not come within one ACK timeout post
-   * anyway (no worse than posting at once: their first packets would have waited that long).
+   * Lets the passive endpoints whose peer's ready-to-use did not come within the handshake deadline
+   * post anyway: it was lost, or the peer failed after our answer (then their work fails as to any
+   * dead peer).
    *
    * @return how many it let post
    */

@@ -35,7 +35,7 @@ public final class PeerRequests {
 
   /**
    * Tells the peer that the QPs of {@code ep} are in RTS, so it may post: the ready-to-use. Its
-   * answer is not needed: if it is lost, the peer posts after one ACK timeout.
+   * answer is not needed: if it is lost, the peer posts after its handshake deadline.
    */
   void ready(Endpoint ep) {
     send(ep, messages.ready(ep), config.handshakeDeadline());
