@@ -36,9 +36,7 @@ public final class TransferSubmitter {
   private final InFlightBatches inFlight = new InFlightBatches();
   private final SubmitRecordPool records = new SubmitRecordPool(RECORD_REGIONS);
 
-  /**
-   * Pool regions of {@link SubmitRecordPool#REGION} records: submitting threads that rarely share.
-   */
+  /** Pool regions of {@link SubmitRecordPool#REGION} records: threads that rarely share. */
   private static final int RECORD_REGIONS = 16;
 
   /** Where batches' results complete. */
