@@ -72,8 +72,6 @@ public final class HandshakeCalls {
    */
   public <Req extends Message, Resp> Handler<GrpcServerRequest<Req, Resp>> unary(
       String method, Req prototype, Consumer<Req> validate, Function<Req, Future<Resp>> handler) {
-    @SuppressWarnings("unchecked")
-    Parser<Req> parser = (Parser<Req>) prototype.getParserForType();
     return request -> {
       UnaryCall<Req, Resp> call =
           new UnaryCall<>(
@@ -98,25 +96,8 @@ public final class HandshakeCalls {
                   method + ": malformed message: " + invalid.getMessage());
             }
           });
-      request.endHandler(
-          v -> {
-            if (!call.received()) {
-              call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": no request message");
-            }
-          });
-      request.messageHandler(
-          message -> {
-            if (!call.firstMessage()) {
-              call.fail(
-                  GrpcStatus.INVALID_ARGUMENT,
-                  method + ": more than one request message on a unary call");
-              return;
-            }
-            Req decoded = decode(method, message, prototype.getDescriptorForType(), parser, call);
-            if (decoded != null) {
-              serve(method, decoded, validate, handler, call);
-            }
-          });
+      acceptOne(
+          method, request, prototype, call, req -> serve(method, req, validate, handler, call));
     };
   }
 
@@ -134,8 +115,6 @@ public final class HandshakeCalls {
       Req prototype,
       Consumer<Req> validate,
       BiConsumer<Req, PushStream<Resp>> handler) {
-    @SuppressWarnings("unchecked")
-    Parser<Req> parser = (Parser<Req>) prototype.getParserForType();
     return request -> {
       StreamCall<Req, Resp> call = new StreamCall<>(Vertx.currentContext(), request, streams);
       request.exceptionHandler(failure -> call.abandon());
@@ -144,24 +123,14 @@ public final class HandshakeCalls {
       request.response().exceptionHandler(failure -> call.abandon());
       request.invalidMessageHandler(
           invalid -> call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": " + invalid.getMessage()));
-      request.endHandler(
-          v -> {
-            if (!call.received()) {
-              call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": no request message");
-            }
-          });
-      request.messageHandler(
-          message -> {
-            if (!call.firstMessage()) {
-              call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": more than one request message");
-              return;
-            }
-            Req decoded = decode(method, message, prototype.getDescriptorForType(), parser, call);
-            if (decoded == null) {
-              return;
-            }
+      acceptOne(
+          method,
+          request,
+          prototype,
+          call,
+          req -> {
             try {
-              handler.accept(checked(method, decoded, validate), call);
+              handler.accept(checked(method, req, validate), call);
             } catch (VteException e) {
               call.fail(e);
             } catch (RuntimeException e) {
@@ -169,6 +138,39 @@ public final class HandshakeCalls {
             }
           });
     };
+  }
+
+  /**
+   * Takes the one request message of a call, unary or streaming: a call that ends without one, or
+   * sends a second, fails INVALID_ARGUMENT; a message that decodes goes to {@code onRequest}.
+   */
+  private static <Req extends Message> void acceptOne(
+      String method,
+      GrpcServerRequest<Req, ?> request,
+      Req prototype,
+      CallAnswer call,
+      Consumer<Req> onRequest) {
+    @SuppressWarnings("unchecked")
+    Parser<Req> parser = (Parser<Req>) prototype.getParserForType();
+    boolean[] received = {false};
+    request.endHandler(
+        v -> {
+          if (!received[0]) {
+            call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": no request message");
+          }
+        });
+    request.messageHandler(
+        message -> {
+          if (received[0]) {
+            call.fail(GrpcStatus.INVALID_ARGUMENT, method + ": more than one request message");
+            return;
+          }
+          received[0] = true;
+          Req decoded = decode(method, message, prototype.getDescriptorForType(), parser, call);
+          if (decoded != null) {
+            onRequest.accept(decoded);
+          }
+        });
   }
 
   /** Decodes a protobuf request ourselves, so every malformed input gets a typed status. */

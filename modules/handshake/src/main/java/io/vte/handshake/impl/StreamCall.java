@@ -22,7 +22,6 @@ final class StreamCall<Req, Resp> implements PushStream<Resp>, CallAnswer {
   private final Context context;
   private final GrpcServerRequest<Req, Resp> request;
   private final Set<StreamCall<?, ?>> active;
-  private boolean received;
   private boolean ended;
   private Runnable closeHandler;
 
@@ -31,24 +30,6 @@ final class StreamCall<Req, Resp> implements PushStream<Resp>, CallAnswer {
     this.request = request;
     this.active = active;
     active.add(this);
-  }
-
-  /**
-   * @return true the first time a message arrives, false for any further one
-   */
-  boolean firstMessage() {
-    if (received) {
-      return false;
-    }
-    received = true;
-    return true;
-  }
-
-  /**
-   * @return whether a request message arrived
-   */
-  boolean received() {
-    return received;
   }
 
   @Override

@@ -29,7 +29,6 @@ final class UnaryCall<Req, Resp> implements CallAnswer {
   private final AtomicBoolean answered = new AtomicBoolean();
   private final Predicate<String> losesAnswer;
   private final long deadlineTimer;
-  private boolean received;
 
   UnaryCall(
       Vertx vertx,
@@ -59,24 +58,6 @@ final class UnaryCall<Req, Resp> implements CallAnswer {
                         + " ms (caller deadline "
                         + (callerMs > 0 ? callerMs + " ms" : "none")
                         + ")"));
-  }
-
-  /**
-   * @return true the first time a message arrives, false for any further one
-   */
-  boolean firstMessage() {
-    if (received) {
-      return false;
-    }
-    received = true;
-    return true;
-  }
-
-  /**
-   * @return whether a request message arrived
-   */
-  boolean received() {
-    return received;
   }
 
   /** Answers with the handler's outcome, hopping to the call's context when needed. */
