@@ -2,7 +2,8 @@ package io.vte.api;
 
 /**
  * What this engine heard from its peers about their devices (pushed device states), and what it
- * tells its own watchers.
+ * tells its own watchers, obtained from {@link EngineDiagnostics#peerDevices()}: {@code
+ * engine.diagnostics().peerDevices().devicesHeldByPeers()}.
  *
  * @param pushedChanges device-state messages applied (each peer's snapshot and every change;
  *     heartbeats and stale messages not counted)
