@@ -49,8 +49,8 @@ class RxeHostsTest {
   private static final int HOLD_S = 7;
   private static final int RUN_S = 70;
 
-  /** The longest the initiator may go without a completion once its peer is killed, under TCG. */
-  private static final double DEAD_PEER_GAP_S = 3.0;
+  /** The longest a request to a killed peer may take to end, under TCG. */
+  private static final double DEAD_PEER_S = 3.0;
 
   private static final String ETCD = "etcd://198.19.0.100:2379";
 
@@ -344,13 +344,12 @@ class RxeHostsTest {
   /**
    * A peer killed with SIGKILL mid-run: guest 1 WRITEs to a target in guest 0 whose JVM is killed;
    * every request in flight and later fails with a typed cause (an {@code ErrorCode}, never
-   * "untyped"), and the time the initiator went without a completion is the detection time. Real RC
-   * says nothing (a packet to a destroyed QP is dropped, and the QP's retries run out only after
-   * timeout x (retry_cnt + 1), about 30 s at rxe's defaults), so the engine finds the dead peer
-   * from the control plane: work quiet for 250 ms probes the peer's handshake service, whose
-   * refusal ends every request PEER_UNREACHABLE. Target 1 s; asserted under {@value
-   * #DEAD_PEER_GAP_S} s, the margin for Java under TCG (a probe is a gRPC call and an owner cycle
-   * in a JVM 10-20x slower).
+   * "untyped"), and the longest any request took to end bounds the detection time. Real RC says
+   * nothing (a packet to a destroyed QP is dropped, and the QP's retries run out only after timeout
+   * x (retry_cnt + 1), about 30 s at rxe's defaults), so the engine finds the dead peer from the
+   * control plane: work quiet for 250 ms probes the peer's handshake service, whose refusal ends
+   * every request PEER_UNREACHABLE. Target 1 s; asserted under {@value #DEAD_PEER_S} s, the margin
+   * for Java under TCG (a probe is a gRPC call and an owner cycle in a JVM 10-20x slower).
    */
   @Test
   @Order(6)
@@ -380,9 +379,11 @@ class RxeHostsTest {
           j.getValue("longest_gap_s"),
           j.getJsonObject("latency_us").getValue("max"),
           (System.nanoTime() - killed) / 1_000_000);
+      // Every request ends, failed or not, within the bound: those in flight at the kill and every
+      // later one (the bench's longest gap counts successes only, so it spans the whole dead time).
       assertTrue(
-          j.getDouble("longest_gap_s") <= DEAD_PEER_GAP_S,
-          "a killed peer is found within " + DEAD_PEER_GAP_S + " s: " + what);
+          j.getJsonObject("latency_us").getDouble("max") <= DEAD_PEER_S * 1e6,
+          "a killed peer is found within " + DEAD_PEER_S + " s: " + what);
       assertTrue(
           failures.fieldNames().stream().anyMatch(c -> c.endsWith("/PEER_UNREACHABLE")),
           "requests to a killed peer end PEER_UNREACHABLE: " + failures);
