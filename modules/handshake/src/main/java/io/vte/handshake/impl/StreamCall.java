@@ -4,8 +4,6 @@ import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.server.GrpcServerRequest;
-import io.vertx.grpc.server.StatusException;
-import io.vte.api.VteException;
 import io.vte.handshake.PushStream;
 import java.util.Set;
 
@@ -63,13 +61,7 @@ final class StreamCall<Req, Resp> implements PushStream<Resp>, CallAnswer {
 
   @Override
   public void fail(Throwable failure) {
-    if (failure instanceof VteException vte) {
-      fail(StatusMapping.toStatus(vte.code()), vte.getMessage());
-    } else if (failure instanceof StatusException status) {
-      fail(status.status(), status.message());
-    } else {
-      fail(GrpcStatus.INTERNAL, "handler failed: " + failure);
-    }
+    failWith(failure);
   }
 
   @Override

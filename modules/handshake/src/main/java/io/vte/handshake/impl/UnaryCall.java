@@ -6,8 +6,6 @@ import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.server.GrpcServerRequest;
-import io.vertx.grpc.server.StatusException;
-import io.vte.api.VteException;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
@@ -84,17 +82,6 @@ final class UnaryCall<Req, Resp> implements CallAnswer {
       } else {
         write(() -> request.response().end(outcome.result()));
       }
-    }
-  }
-
-  /** Answers with the status matching a failure. */
-  void failWith(Throwable failure) {
-    if (failure instanceof VteException vte) {
-      fail(StatusMapping.toStatus(vte.code()), vte.getMessage());
-    } else if (failure instanceof StatusException status) {
-      fail(status.status(), status.message());
-    } else {
-      fail(GrpcStatus.INTERNAL, "handler failed: " + failure);
     }
   }
 
