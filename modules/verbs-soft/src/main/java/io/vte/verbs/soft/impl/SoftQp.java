@@ -163,8 +163,10 @@ final class SoftQp implements QueuePair {
     this.peer = peer;
     this.pathMtu = pathMtu;
     rtrGeneration++;
-    state = QpState.RTR;
+    // the gate opens before RTR is published: a HELLO accepted at RTR must find its payloads'
+    // gate open, or the first WRITE lands "lost" and is refused as an access error
     inbound.open();
+    state = QpState.RTR;
   }
 
   @Override
