@@ -167,6 +167,8 @@ static struct {
 	struct fake_ctx *last_ctx;
 	long async_delivered, async_acked, async_bad_acks, cq_destroyed_unacked, bytes_moved, refusals;
 	long port_changes, qp_fatals, log_dropped, retransmits;
+	/* corruptLanded: that many more RDMA WRITEs / READs land with one byte of their destination flipped */
+	long corrupt_writes, corrupt_reads, landed_corrupted;
 	uint32_t next_key, next_qp_num;
 	char *log;
 	size_t log_len, log_cap;
@@ -1253,6 +1255,25 @@ static void copy_sges(const struct ibv_sge *sg, int n, uint8_t *remote, int to_r
 	st.bytes_moved += (long)off;
 }
 
+/*
+ * corruptLanded: damage in memory after the DMA, which no link CRC sees (a bad DIMM, a stray write). Flips
+ * one byte in the middle of what a WRITE landed at the responder, or a READ landed in the requester's first
+ * SGE, while the count of that kind lasts (lock held).
+ */
+static void damage_landed(const struct fake_qp *q, const struct ibv_send_wr *wr, uint64_t len, int read)
+{
+	long *left = read ? &st.corrupt_reads : &st.corrupt_writes;
+	if (*left <= 0 || len == 0 || wr->num_sge < 1 || wr->sg_list[0].length == 0)
+		return;
+	(*left)--;
+	uint8_t *at = read ? (uint8_t *)(uintptr_t)wr->sg_list[0].addr + wr->sg_list[0].length / 2
+			   : (uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr + len / 2;
+	*at ^= 0x5a;
+	st.landed_corrupted++;
+	log_line("corrupt qpn=%u wr_id=%llu %s at=0x%llx", q->qp.qp_num, (unsigned long long)wr->wr_id,
+		 read ? "read" : "write", (unsigned long long)(uintptr_t)at);
+}
+
 static int peer_answers(const struct fake_qp *q);
 
 /* Bytes of an enum ibv_mtu (IBV_MTU_256 = 1 ... IBV_MTU_4096 = 5). */
@@ -1314,6 +1335,7 @@ static enum ibv_wc_status execute(struct fake_qp *q, struct ibv_send_wr *wr)
 		if (wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM && peer->rq_count == 0)
 			return IBV_WC_RNR_RETRY_EXC_ERR;
 		copy_sges(wr->sg_list, wr->num_sge, (uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr, !read);
+		damage_landed(q, wr, len, read);
 		if (wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
 			struct fake_recv *r = &peer->rq[peer->rq_head];
 			complete(peer->qp.recv_cq, r->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM, (uint32_t)len,
@@ -1913,6 +1935,18 @@ JNIEXPORT jboolean JNICALL CONTROL(failQp)(JNIEnv *env, jclass cls, jint qpn)
 	return q != NULL ? JNI_TRUE : JNI_FALSE;
 }
 
+/* The next `writes` RDMA WRITEs and `reads` RDMA READs land with one byte of their destination flipped, after
+ * the copy (counted in landed_corrupted); 0, 0 stops it. */
+JNIEXPORT void JNICALL CONTROL(corruptLanded)(JNIEnv *env, jclass cls, jlong writes, jlong reads)
+{
+	(void)env;
+	(void)cls;
+	pthread_mutex_lock(&lock);
+	st.corrupt_writes = writes;
+	st.corrupt_reads = reads;
+	pthread_mutex_unlock(&lock);
+}
+
 JNIEXPORT jstring JNICALL CONTROL(log)(JNIEnv *env, jclass cls)
 {
 	(void)cls;
@@ -1970,6 +2004,8 @@ JNIEXPORT jlong JNICALL CONTROL(count)(JNIEnv *env, jclass cls, jstring jname)
 		v = st.log_dropped;
 	else if (strcmp(name, "retransmits") == 0)
 		v = st.retransmits;
+	else if (strcmp(name, "landed_corrupted") == 0)
+		v = st.landed_corrupted;
 	else if (strcmp(name, "fork_inits") == 0)
 		v = fork_inits;
 	else if (strcmp(name, "lists_before_fork_init") == 0)

@@ -142,6 +142,14 @@ public final class FakeIbverbs {
    */
   public static native boolean failQp(int qpNum);
 
+  /**
+   * Damage in memory after the DMA, which no link CRC sees: the next {@code writes} RDMA WRITEs
+   * land with one byte flipped in the middle of their destination at the responder, the next {@code
+   * reads} RDMA READs with one byte flipped in the middle of their first local SGE (counted in
+   * {@code landed_corrupted}, logged as {@code corrupt} lines); {@code 0, 0} stops it.
+   */
+  public static native void corruptLanded(long writes, long reads);
+
   public static native String log();
 
   public static native void clearLog();
