@@ -5,12 +5,12 @@ import java.util.Set;
 
 /**
  * How an ibverbs engine addresses its RDMA ports; JSON {@code {"gidIndex", "gidNetdev",
- * "gidAddress", "gidType", "trafficClass", "serviceLevel", "pkeyIndex"}}, nested as the engine
- * option {@code ibverbs}. The engine hands them to the ibverbs provider as its options of the same
- * names (whose fields take these fields' defaults and ranges): the source GID (by index, or the GID
- * of a netdev or an IP address, of a type), the GRH traffic class and service level of every QP
- * (lossless RoCE classes) and its P_Key index (InfiniBand partitions). Soft verbs devices ignore
- * them.
+ * "gidAddress", "gidType", "trafficClass", "serviceLevel", "pkeyIndex", "readBackVerify"}}, nested
+ * as the engine option {@code ibverbs}. The engine hands them to the ibverbs provider as its
+ * options of the same names (whose fields take these fields' defaults and ranges): the source GID
+ * (by index, or the GID of a netdev or an IP address, of a type), the GRH traffic class and service
+ * level of every QP (lossless RoCE classes), its P_Key index (InfiniBand partitions) and whether
+ * integrity checks read the bytes back. Soft verbs devices ignore them.
  */
 public final class IbverbsOptions {
 
@@ -91,10 +91,27 @@ public final class IbverbsOptions {
               IbverbsOptions::setPkeyIndex)
           .check(n -> n >= 0 && n <= 0xffff, "0..65535 (an index in the port's P_Key table)");
 
+  /** The field {@code readBackVerify}. */
+  public static final OptionFields.Field<IbverbsOptions, Boolean> READ_BACK_VERIFY =
+      OptionFields.field(
+              "readBackVerify",
+              OptionKind.BOOLEAN,
+              true,
+              IbverbsOptions::isReadBackVerify,
+              IbverbsOptions::setReadBackVerify)
+          .check(b -> b != null, "true or false");
+
   /** The fields: JSON names, kinds, defaults, ranges. */
   public static final OptionFields<IbverbsOptions> FIELDS =
       OptionFields.of(
-          GID_INDEX, GID_NETDEV, GID_ADDRESS, GID_TYPE, TRAFFIC_CLASS, SERVICE_LEVEL, PKEY_INDEX);
+          GID_INDEX,
+          GID_NETDEV,
+          GID_ADDRESS,
+          GID_TYPE,
+          TRAFFIC_CLASS,
+          SERVICE_LEVEL,
+          PKEY_INDEX,
+          READ_BACK_VERIFY);
 
   private int gidIndex;
   private String gidNetdev;
@@ -103,6 +120,7 @@ public final class IbverbsOptions {
   private int trafficClass;
   private int serviceLevel;
   private int pkeyIndex;
+  private boolean readBackVerify;
 
   /** Creates options with the defaults: automatic GID of any type, class 0, level 0. */
   public IbverbsOptions() {
@@ -246,6 +264,24 @@ public final class IbverbsOptions {
    */
   public IbverbsOptions setPkeyIndex(int pkeyIndex) {
     this.pkeyIndex = pkeyIndex;
+    return this;
+  }
+
+  /**
+   * @return whether slices checked end to end ({@code integrity: crc32c}) are checked by reading
+   *     the bytes back (the default; see docs/integrity.md)
+   */
+  public boolean isReadBackVerify() {
+    return readBackVerify;
+  }
+
+  /**
+   * @param readBackVerify false: ibverbs devices do not check integrity (their slices go unchecked
+   *     and are not counted as checked), and report the device's whole queue limits
+   * @return this
+   */
+  public IbverbsOptions setReadBackVerify(boolean readBackVerify) {
+    this.readBackVerify = readBackVerify;
     return this;
   }
 

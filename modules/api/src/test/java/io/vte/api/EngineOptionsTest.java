@@ -103,7 +103,7 @@ class EngineOptionsTest {
                         .put("pkeyIndex", 2)));
     assertEquals(
         "{\"gidIndex\":-1,\"gidNetdev\":\"eth2\",\"gidType\":\"roce-v2\",\"trafficClass\":106,"
-            + "\"serviceLevel\":3,\"pkeyIndex\":2}",
+            + "\"serviceLevel\":3,\"pkeyIndex\":2,\"readBackVerify\":true}",
         o.getIbverbs().toJson().encode());
     String[][] bad = {
       {"trafficClass", "256"},

@@ -33,6 +33,9 @@ final class IbvCompletionQueue implements CompletionQueue {
   private volatile CompletionNotificationHandler handler;
   private boolean failedAfterPartialPoll;
 
+  /** The verifiers of QPs that READ back, which judge their completions as they are polled. */
+  private final ReadBackCompletions readBacks = new ReadBackCompletions();
+
   /**
    * @param context owning context
    * @param cq the {@code ibv_cq*}
@@ -68,33 +71,49 @@ final class IbvCompletionQueue implements CompletionQueue {
         out.setCount(0);
         return PostStatus.CQ_ERROR;
       }
-      int n = IbvNative.pollCq(cq, DirectMemory.address(out.buffer()), out.capacity());
-      if (n >= 0) {
-        out.setCount(n);
-        return n;
+      long address = DirectMemory.address(out.buffer());
+      int filled = 0;
+      while (true) {
+        int room = out.capacity() - filled;
+        int n = IbvNative.pollCq(cq, address + (long) filled * WorkCompletionBatch.STRIDE, room);
+        if (n < 0) {
+          return pollFailed(out, filled, n);
+        }
+        filled = readBacks.judge(out, filled, filled + n);
+        // A READ-back's dropped half left room: fill it, so a short batch still means a drained CQ.
+        if (n < room || filled == out.capacity()) {
+          out.setCount(filled);
+          return filled;
+        }
       }
-      // ibv_poll_cq failed after earlier chunks were copied out: hand those over now and report
-      // the error on the next poll, so neither is lost.
-      int written = (-n) >>> IbvNative.POLL_COUNT_SHIFT;
-      int errno = (-n) & ((1 << IbvNative.POLL_COUNT_SHIFT) - 1);
-      LOG.log(
-          Level.ERROR,
-          "ibv_poll_cq on a CQ of '"
-              + context.deviceName()
-              + "' failed with "
-              + IbvErrors.errnoName(errno)
-              + " after "
-              + written
-              + " completion(s)");
-      out.setCount(written);
-      if (written == 0) {
-        return PostStatus.CQ_ERROR;
-      }
-      failedAfterPartialPoll = true;
-      return written;
     } finally {
       handle.release();
     }
+  }
+
+  /**
+   * {@code ibv_poll_cq} failed after earlier chunks were copied out: hands those over now and
+   * reports the error on the next poll, so neither is lost.
+   */
+  private int pollFailed(WorkCompletionBatch out, int filled, int n) {
+    int written = (-n) >>> IbvNative.POLL_COUNT_SHIFT;
+    int errno = (-n) & ((1 << IbvNative.POLL_COUNT_SHIFT) - 1);
+    LOG.log(
+        Level.ERROR,
+        "ibv_poll_cq on a CQ of '"
+            + context.deviceName()
+            + "' failed with "
+            + IbvErrors.errnoName(errno)
+            + " after "
+            + written
+            + " completion(s)");
+    int count = readBacks.judge(out, filled, filled + written);
+    out.setCount(count);
+    if (count == 0) {
+      return PostStatus.CQ_ERROR;
+    }
+    failedAfterPartialPoll = true;
+    return count;
   }
 
   @Override
@@ -155,6 +174,13 @@ final class IbvCompletionQueue implements CompletionQueue {
             e);
       }
     }
+  }
+
+  /**
+   * @return the verifiers of the QPs that send on this CQ with READ-back verify
+   */
+  ReadBackCompletions readBacks() {
+    return readBacks;
   }
 
   /** Counts a QP created on this CQ. */

@@ -214,12 +214,28 @@ final class IbvContext implements VerbsContext {
   /**
    * {@inheritDoc}
    *
+   * <p>With the ibverbs option {@code readBackVerify} (the default): work requests flagged {@link
+   * io.vte.verbs.WrFlags#INTEGRITY} are checked by reading the bytes back ({@link
+   * ReadBackVerifier}).
+   */
+  @Override
+  public boolean checksPayloadIntegrity() {
+    return settings.readBackVerify();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
    * <p>The largest message is the smallest {@code max_msg_sz} of the device's ports; the READ depth
-   * is {@link #responderRdAtomic()}.
+   * is {@link #responderRdAtomic()}. With READ-back verify, queue depths and CQ sizes are half the
+   * device's: a verified work request takes two send-queue entries, and both may complete (flushed)
+   * when the QP fails.
    */
   @Override
   public QueueLimits queueLimits() {
-    return new QueueLimits(caps.maxQpWr(), caps.maxCqe(), maxMessageSize, responderRdAtomic());
+    int share = checksPayloadIntegrity() ? 2 : 1;
+    return new QueueLimits(
+        caps.maxQpWr() / share, caps.maxCqe() / share, maxMessageSize, responderRdAtomic());
   }
 
   /** The smallest {@code max_msg_sz} of the ports: one {@code ibv_query_port} each. */
@@ -265,19 +281,27 @@ final class IbvContext implements VerbsContext {
   @Override
   public CompletionQueue createCq(int capacity) {
     checkOpen();
-    if (capacity < 1 || capacity > caps.maxCqe()) {
+    boolean verify = checksPayloadIntegrity();
+    int limit = queueLimits().maxCqe();
+    if (capacity < 1 || capacity > limit) {
       throw new VerbsException(
           VerbsError.INVALID_ARGUMENT,
-          "CQ capacity must be 1..max_cqe "
+          "CQ capacity must be 1.."
+              + (verify ? limit + ", half of max_cqe " : "max_cqe ")
               + caps.maxCqe()
               + " of '"
               + deviceName
-              + "', got "
+              + "'"
+              + (verify ? ReadBackVerifier.WHY_HALF : "")
+              + ", got "
               + capacity);
     }
     // Spread CQs over the completion vectors (interrupts, hence cores) instead of all on vector 0.
     int vector = Math.floorMod(cqsCreated.getAndIncrement(), caps.compVectors());
-    long handle = IbvNative.createCq(ctx, capacity, channel, vector, new int[1]);
+    // A verified work request's two halves both complete when its QP fails (flushed): room for
+    // both.
+    long handle =
+        IbvNative.createCq(ctx, verify ? 2 * capacity : capacity, channel, vector, new int[1]);
     IbvCompletionQueue cq = new IbvCompletionQueue(this, handle, capacity);
     cqs.put(handle, cq);
     return cq;

@@ -72,7 +72,8 @@ final class IbvProtectionDomain implements ProtectionDomain {
     checkOpen();
     IbvCompletionQueue send = ownCq(attributes.sendCq(), "send");
     IbvCompletionQueue recv = ownCq(attributes.recvCq(), "receive");
-    int limit = context.caps().maxQpWr();
+    // READ-back verify posts two work requests per verified one: the device's depth is halved.
+    int limit = context.queueLimits().maxQpWr();
     if (attributes.maxSendWr() > limit || attributes.maxRecvWr() > limit) {
       throw new VerbsException(
           VerbsError.INVALID_ARGUMENT,
@@ -80,25 +81,31 @@ final class IbvProtectionDomain implements ProtectionDomain {
               + attributes.maxSendWr()
               + " maxRecvWr="
               + attributes.maxRecvWr()
-              + " exceed max_qp_wr "
-              + limit
+              + " exceed "
+              + (context.checksPayloadIntegrity() ? limit + ", half of max_qp_wr " : "max_qp_wr ")
+              + context.caps().maxQpWr()
               + " of '"
               + context.deviceName()
-              + "'");
+              + "'"
+              + (context.checksPayloadIntegrity() ? ReadBackVerifier.WHY_HALF : ""));
     }
+    boolean verify = context.checksPayloadIntegrity();
     int[] qpNum = new int[4];
     long qp =
         IbvNative.createQp(
             pd,
             send.handle(),
             recv.handle(),
-            attributes.maxSendWr(),
+            verify ? 2 * attributes.maxSendWr() : attributes.maxSendWr(),
             attributes.maxRecvWr(),
             attributes.maxInlineData(),
             qpNum);
     // qpNum[1..3]: the granted depths (at least those asked for) and inline size, which posts keep
     // to
-    IbvQueuePair pair = new IbvQueuePair(this, context, qp, qpNum[0], qpNum[3], send, recv);
+    ReadBackVerifier verifier =
+        verify ? new ReadBackVerifier(this, qpNum[0], attributes.maxSendWr()) : null;
+    IbvQueuePair pair =
+        new IbvQueuePair(this, context, qp, qpNum[0], qpNum[3], send, recv, verifier);
     qps.add(pair);
     return pair;
   }

@@ -31,6 +31,11 @@ final class IbvQueuePair implements QueuePair {
   private volatile QpState state = QpState.RESET;
   private int port;
 
+  /**
+   * Reads back its work requests flagged {@link WrFlags#INTEGRITY}; null when the context does not.
+   */
+  private final ReadBackVerifier verifier;
+
   /** RDMA READs the peer QP answers at once, as it said in the handshake; 0 when not known. */
   private int peerReadDepth;
 
@@ -42,6 +47,7 @@ final class IbvQueuePair implements QueuePair {
    * @param maxInlineData the inline size {@code ibv_create_qp} granted (may exceed the request)
    * @param sendCq its send CQ, which it keeps in use until closed
    * @param recvCq its receive CQ, likewise
+   * @param verifier its READ-back verify, judging on {@code sendCq}; null for none
    */
   IbvQueuePair(
       IbvProtectionDomain pd,
@@ -50,7 +56,8 @@ final class IbvQueuePair implements QueuePair {
       int qpNum,
       int maxInlineData,
       IbvCompletionQueue sendCq,
-      IbvCompletionQueue recvCq) {
+      IbvCompletionQueue recvCq,
+      ReadBackVerifier verifier) {
     this.pd = pd;
     this.context = context;
     this.handle = new NativeHandle(qp);
@@ -58,6 +65,10 @@ final class IbvQueuePair implements QueuePair {
     this.maxInlineData = maxInlineData;
     this.sendCq = sendCq;
     this.recvCq = recvCq;
+    this.verifier = verifier;
+    if (verifier != null) {
+      sendCq.readBacks().add(verifier);
+    }
     sendCq.attach();
     if (recvCq != sendCq) {
       recvCq.attach();
@@ -260,12 +271,16 @@ final class IbvQueuePair implements QueuePair {
       int tooLong = send ? firstInlineAboveGranted(batch) : -1;
       int count = tooLong >= 0 ? tooLong : batch.size();
       long address = DirectMemory.address(batch.buffer());
-      long r =
-          count == 0
-              ? 0
-              : send
-                  ? IbvNative.postSend(qp, address, count)
-                  : IbvNative.postRecv(qp, address, count);
+      long r;
+      if (count == 0) {
+        r = 0;
+      } else if (!send) {
+        r = IbvNative.postRecv(qp, address, count);
+      } else if (verifier != null && ReadBackVerifier.anyVerified(batch, count)) {
+        r = verifier.post(qp, batch, count);
+      } else {
+        r = IbvNative.postSend(qp, address, count);
+      }
       if (r == 0) {
         batch.setBadIndex(tooLong);
         return tooLong >= 0 ? PostStatus.INVALID_STATE : PostStatus.OK;
@@ -312,6 +327,10 @@ final class IbvQueuePair implements QueuePair {
     long qp = handle.retire();
     if (qp != 0) {
       IbvNative.destroyQp(qp);
+      if (verifier != null) {
+        sendCq.readBacks().remove(verifier);
+        verifier.close();
+      }
       sendCq.detach();
       if (recvCq != sendCq) {
         recvCq.detach();

@@ -13,7 +13,7 @@ import io.vte.verbs.ibv.device.IbvGidType;
  * Options of the ibverbs provider, declared once in {@link #FIELDS} (JSON names, defaults, ranges)
  * and validated by {@link IbvVerbsProviderFactory#create(Object)}. The fields an engine's {@code
  * ibverbs} options also have ({@link IbverbsOptions}: the GID choice, traffic class, service level,
- * P_Key index) take their defaults and ranges from there.
+ * P_Key index, READ-back verify) take their defaults and ranges from there.
  *
  * <p>JSON keys: {@code gidIndex} (GID index to use on every port, or -1 to choose automatically:
  * RoCE v2 / IPv4-mapped first, link-local last), {@code gidNetdev} (only GIDs of this netdev, e.g.
@@ -28,7 +28,10 @@ import io.vte.verbs.ibv.device.IbvGidType;
  * forkInit} (call {@code ibv_fork_init} before any other verbs call, so registered memory survives
  * the JVM forking a child; off by default: the JVM forks only to start processes, whose children
  * never touch registered memory, and with it on a bad registration reads as ENOMEM instead of the
- * kernel's EFAULT), {@code preferredAddress} (an IP address literal whose interface's GIDs the
+ * kernel's EFAULT), {@code readBackVerify} (check work requests flagged {@code WrFlags.INTEGRITY}
+ * by reading the bytes back, {@link ReadBackVerifier}; on by default, so that an engine's {@code
+ * integrity: crc32c} checks on ibverbs; off: the context says it does not check, and queue limits
+ * are the device's own), {@code preferredAddress} (an IP address literal whose interface's GIDs the
  * automatic choice prefers; an engine passes the address it serves on).
  */
 public final class IbvSettings {
@@ -61,6 +64,8 @@ public final class IbvSettings {
                   IbvSettings::setEventPollMillis)
               .check(n -> n >= 1 && n <= 10_000, "1..10000"),
           field("forkInit", OptionKind.BOOLEAN, false, s -> s.forkInit, IbvSettings::setForkInit),
+          IbverbsOptions.READ_BACK_VERIFY.as(
+              "readBackVerify", s -> s.readBackVerify, IbvSettings::setReadBackVerify),
           field(
                   "preferredAddress",
                   OptionKind.STRING,
@@ -82,12 +87,13 @@ public final class IbvSettings {
   private int minRnrTimer;
   private int eventPollMillis;
   private boolean forkInit;
+  private boolean readBackVerify;
   private String preferredAddress;
 
   /**
    * Creates the defaults: automatic GID of any netdev, address and type, traffic class 0, service
    * level 0, P_Key index 0, 16 outstanding READs, RNR timer 12 (0.64 ms), 100 ms event polls, no
-   * {@code ibv_fork_init}.
+   * {@code ibv_fork_init}, READ-back verify on.
    */
   public IbvSettings() {
     FIELDS.applyDefaults(this);
@@ -302,6 +308,24 @@ public final class IbvSettings {
    */
   public IbvSettings setForkInit(boolean forkInit) {
     this.forkInit = forkInit;
+    return this;
+  }
+
+  /**
+   * @return whether work requests flagged {@code WrFlags.INTEGRITY} are checked by reading the
+   *     bytes back ({@link ReadBackVerifier})
+   */
+  public boolean readBackVerify() {
+    return readBackVerify;
+  }
+
+  /**
+   * @param readBackVerify whether to check work requests flagged {@code WrFlags.INTEGRITY} by
+   *     reading the bytes back
+   * @return this
+   */
+  public IbvSettings setReadBackVerify(boolean readBackVerify) {
+    this.readBackVerify = readBackVerify;
     return this;
   }
 

@@ -25,11 +25,18 @@ abstract class FakePairFixture {
   @BeforeEach
   void openPair() {
     FakeIbverbs.reset();
-    pair = new FakePair(new IbvSettings());
+    pair = new FakePair(settings());
     src = ByteBuffer.allocateDirect(SIZE);
     dst = ByteBuffer.allocateDirect(SIZE);
     srcMr = pair.pd.registerMemory(src, AccessFlags.ALL_REMOTE);
     dstMr = pair.pd.registerMemory(dst, AccessFlags.ALL_REMOTE);
+  }
+
+  /**
+   * @return the pair's settings: the defaults
+   */
+  IbvSettings settings() {
+    return new IbvSettings();
   }
 
   @AfterEach

@@ -74,7 +74,7 @@ class FakeQpTest {
   void createPassesRcTypeDepthsAndOneSge() {
     Map<String, String> f = FakeIbverbs.fields(FakeIbverbs.lines("ibv_create_qp").get(0));
     assertEquals("2", f.get("type"), "IBV_QPT_RC");
-    assertEquals("32", f.get("max_send_wr"));
+    assertEquals("64", f.get("max_send_wr"), "twice the 32 asked: room for the READ-backs");
     assertEquals("16", f.get("max_recv_wr"));
     assertEquals("1", f.get("max_send_sge"));
     assertEquals("1", f.get("max_recv_sge"));
@@ -227,8 +227,9 @@ class FakeQpTest {
     VerbsException e =
         assertThrows(
             VerbsException.class,
-            () -> rig.pd.createQp(new QpInitAttributes(rig.cq, rig.cq, 20000, 1, 0)));
+            () -> rig.pd.createQp(new QpInitAttributes(rig.cq, rig.cq, 10000, 1, 0)));
     assertEquals(VerbsError.NO_MEMORY, e.error());
+    // twice the depth asked (READ-back verify)
     assertTrue(e.getMessage().contains("max_send_wr 20000"), e.getMessage());
   }
 }

@@ -9,6 +9,7 @@ import io.vte.api.VteException;
 import io.vte.testkit.Await;
 import io.vte.verbs.AsyncEvent;
 import io.vte.verbs.AsyncEventType;
+import io.vte.verbs.CompletionQueue;
 import io.vte.verbs.DirectMemory;
 import io.vte.verbs.Gid;
 import io.vte.verbs.GidType;
@@ -174,9 +175,23 @@ class FakeReviewFixesTest {
           assertThrows(
               VerbsException.class,
               () -> rig.pd.createQp(new QpInitAttributes(rig.cq, rig.cq, 40000, 1, 0)));
+      assertTrue(
+          qp.getMessage().contains("exceed 16384, half of max_qp_wr 32768")
+              && qp.getMessage().contains("'readBackVerify'"),
+          qp.getMessage());
+      VerbsException cq = assertThrows(VerbsException.class, () -> rig.context.createCq(1 << 22));
+      assertTrue(cq.getMessage().contains("1..2097151, half of max_cqe 4194303"), cq.getMessage());
+    }
+    try (IbvProvider provider = new IbvProvider(new IbvSettings().setReadBackVerify(false));
+        VerbsContext context = provider.open("fake_mlx5_0")) {
+      CompletionQueue cq = context.createCq(1);
+      VerbsException qp =
+          assertThrows(
+              VerbsException.class,
+              () -> context.allocPd().createQp(new QpInitAttributes(cq, cq, 40000, 1, 0)));
       assertTrue(qp.getMessage().contains("exceed max_qp_wr 32768"), qp.getMessage());
-      VerbsException cq = assertThrows(VerbsException.class, () -> rig.context.createCq(1 << 23));
-      assertTrue(cq.getMessage().contains("max_cqe 4194303"), cq.getMessage());
+      VerbsException big = assertThrows(VerbsException.class, () -> context.createCq(1 << 23));
+      assertTrue(big.getMessage().contains("max_cqe 4194303"), big.getMessage());
     }
   }
 
