@@ -248,7 +248,8 @@ final class EngineOpener {
               e));
     }
     OwnerConfig config = OwnerConfig.from(options);
-    VteException tooLarge = config.aboveLimits(device.queueLimits(), names.get(index));
+    VteException tooLarge =
+        config.aboveLimits(device.queueLimits(), names.get(index), device.checksPayloadIntegrity());
     if (tooLarge != null) {
       device.close();
       return Future.failedFuture(tooLarge);

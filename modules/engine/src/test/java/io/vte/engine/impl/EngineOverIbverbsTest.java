@@ -3,6 +3,7 @@ package io.vte.engine.impl;
 import static io.vte.engine.impl.EngineFixture.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
@@ -10,8 +11,11 @@ import io.vte.api.BatchResult;
 import io.vte.api.EngineOptions;
 import io.vte.api.ErrorCode;
 import io.vte.api.IbverbsOptions;
+import io.vte.api.Integrity;
 import io.vte.api.RailStatus;
 import io.vte.api.RegisteredBuffer;
+import io.vte.api.RequestResult;
+import io.vte.api.RequestStatus;
 import io.vte.api.SegmentHandle;
 import io.vte.api.TransferEngine;
 import io.vte.api.TransferOptions;
@@ -102,28 +106,89 @@ class EngineOverIbverbsTest {
   }
 
   /**
-   * ibverbs cannot check end to end: with {@code integrity: crc32c} the flag never reaches {@code
-   * ibv_post_send} (an HCA would refuse or misread it), no slice counts as checked, and the
-   * requests complete as without the option.
+   * ibverbs checks by READ-back ({@code ReadBackVerifier}): with {@code integrity: crc32c} each
+   * WRITE slice goes to the HCA as an unsignaled WRITE and a READ of the same range, each READ
+   * slice as two READs; no VTE flag reaches {@code ibv_post_send}, and every slice counts as
+   * checked.
    */
   @Test
-  void integrityIsNotPostedToTheHcaAndNothingCountsAsChecked() {
+  void integrityIsCheckedByReadBackAndEverySliceCountsAsChecked() {
     try (EngineFixture fx = new EngineFixture()) {
       TransferEngineImpl a = fx.start(options().setIntegrity("crc32c"));
       TransferEngineImpl b = fx.start(options());
       RegisteredBuffer source = fx.register(a, 2L * BLOCK, 7);
+      RegisteredBuffer back = fx.register(a, 2L * BLOCK, 9);
       RegisteredBuffer target = fx.register(b, 2L * BLOCK, 8);
       SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      FakeIbverbs.clearLog();
       BatchResult w = run(a, TransferRequest.write(source, 0, seg, target.address(), 2L * BLOCK));
       assertTrue(w.allCompleted(), w.toString());
       assertEquals(-1, EngineFixture.mismatch(source.address(), target.address(), 2L * BLOCK));
-      List<String> posts = FakeIbverbs.lines("post_send");
-      assertTrue(!posts.isEmpty(), "work went through ibv_post_send");
-      for (String post : posts) {
-        int flags = Integer.decode(FakeIbverbs.fields(post).get("flags"));
+      BatchResult r = run(a, TransferRequest.read(back, 0, seg, target.address(), 2L * BLOCK));
+      assertTrue(r.allCompleted(), r.toString());
+      assertEquals(-1, EngineFixture.mismatch(source.address(), back.address(), 2L * BLOCK));
+      long slices = 2L * (2L * BLOCK / (64 << 10));
+      int writes = 0;
+      int reads = 0;
+      for (String post : FakeIbverbs.lines("post_send")) {
+        Map<String, String> f = FakeIbverbs.fields(post);
+        int flags = Integer.decode(f.get("flags"));
         assertEquals(0, flags & WrFlags.INTEGRITY, "no VTE flag reaches the HCA: " + post);
+        if ("0".equals(f.get("opcode"))) {
+          writes++;
+          assertEquals(0, flags & WrFlags.SIGNALED, "a checked WRITE is unsignaled: " + post);
+        } else if ("4".equals(f.get("opcode"))) {
+          reads++;
+        }
       }
+      assertEquals(slices / 2, writes, "one WRITE per WRITE slice");
+      assertEquals(
+          slices / 2 + 2 * (slices / 2), reads, "a READ-back per WRITE slice, two per READ slice");
+      assertEquals(slices, EngineInternals.counters(a).integrityChecked(), "every slice checked");
+      assertEquals(0, EngineInternals.counters(a).integrityCorrupted(), "no false alarm");
+      assertEquals(List.of(), FakeIbverbs.refusals());
+    }
+  }
+
+  /**
+   * Damage in the target's memory after a WRITE landed (the fake flips a byte there, as a bad DIMM
+   * would; no link CRC sees it): unchecked it lands silently; checked, the READ-back finds it, the
+   * slice goes again, and when the second copy is damaged too the request fails DATA_CORRUPTED.
+   */
+  @Test
+  void damageLandedAfterAWriteIsFoundRetriedAndTwiceIsDataCorrupted() {
+    try (EngineFixture fx = new EngineFixture()) {
+      TransferEngineImpl a = fx.start(options());
+      TransferEngineImpl b = fx.start(options());
+      int slice = 64 << 10;
+      RegisteredBuffer source = fx.register(a, slice, 7);
+      RegisteredBuffer target = fx.register(b, slice, 8);
+      SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
+      TransferRequest write = TransferRequest.write(source, 0, seg, target.address(), slice);
+      assertTrue(run(a, write).allCompleted(), "connected");
+
+      FakeIbverbs.corruptLanded(1, 0);
+      assertTrue(run(a, write).allCompleted(), "integrity none: nothing notices");
+      assertNotEquals(
+          -1, EngineFixture.mismatch(source.address(), target.address(), slice), "damaged");
       assertEquals(0, EngineInternals.counters(a).integrityChecked(), "nothing was checked");
+
+      TransferOptions checked =
+          new TransferOptions().setIntegrity(Integrity.CRC32C).setDeadline(Duration.ofSeconds(30));
+      FakeIbverbs.corruptLanded(1, 0);
+      BatchResult once = Await.result(a.submit(List.of(write), checked).result(), WAIT);
+      assertTrue(once.allCompleted(), "the retry landed intact: " + once);
+      assertEquals(-1, EngineFixture.mismatch(source.address(), target.address(), slice));
+      assertEquals(1, EngineInternals.counters(a).integrityCorrupted(), "the damage was found");
+      assertEquals(2, EngineInternals.counters(a).integrityChecked(), "both copies were checked");
+
+      FakeIbverbs.corruptLanded(2, 0);
+      BatchResult twice = Await.result(a.submit(List.of(write), checked).result(), WAIT);
+      RequestResult result = twice.requests().get(0);
+      assertEquals(RequestStatus.FAILED, result.status(), twice.toString());
+      assertEquals(ErrorCode.DATA_CORRUPTED, result.cause().code(), result.cause().toString());
+      assertEquals(3, EngineInternals.counters(a).integrityCorrupted());
+      assertEquals(4, FakeIbverbs.count("landed_corrupted"));
       assertEquals(List.of(), FakeIbverbs.refusals());
     }
   }
@@ -289,33 +354,51 @@ class EngineOverIbverbsTest {
               Await.failure(TransferEngine.create(vertx, options().setCqSize(512)), WAIT);
       assertEquals(ErrorCode.INVALID_CONFIGURATION, cq.code());
       assertEquals(
-          "engine option 'cqSize' 512 is above max_cqe 256 of device 'fake_mlx5_0'",
+          "engine option 'cqSize' 512 is above max_cqe 128 of device 'fake_mlx5_0', as its"
+              + " provider reports it: the provider keeps room for its integrity checks (ibverbs:"
+              + " half the device's queues, option 'readBackVerify')",
           cq.getMessage().substring(cq.getMessage().indexOf("engine option")));
       VteException qp =
           (VteException)
               Await.failure(
                   TransferEngine.create(
-                      vertx, options().setCqSize(256).setMaxOutstandingPerQp(128)),
+                      vertx, options().setCqSize(128).setMaxOutstandingPerQp(128)),
                   WAIT);
       assertEquals(ErrorCode.INVALID_CONFIGURATION, qp.code());
       assertTrue(
           qp.getMessage()
               .contains(
-                  "engine option 'maxOutstandingPerQp' 128 is above max_qp_wr 64 of device"
+                  "engine option 'maxOutstandingPerQp' 128 is above max_qp_wr 32 of device"
                       + " 'fake_mlx5_0'"),
           qp.getMessage());
+      // without READ-back verify, the device's own limits
+      VteException own =
+          (VteException)
+              Await.failure(
+                  TransferEngine.create(
+                      vertx,
+                      options()
+                          .setCqSize(512)
+                          .setIbverbs(new IbverbsOptions().setReadBackVerify(false))),
+                  WAIT);
+      assertEquals(
+          "engine option 'cqSize' 512 is above max_cqe 256 of device 'fake_mlx5_0'",
+          own.getMessage().substring(own.getMessage().indexOf("engine option")));
     } finally {
       Await.result(vertx.close(), WAIT);
     }
     FakeIbverbs.assertNothingLive();
     try (EngineFixture fx = new EngineFixture()) {
-      TransferEngineImpl a = fx.start(options().setCqSize(256).setMaxOutstandingPerQp(64));
-      TransferEngineImpl b = fx.start(options().setCqSize(256).setMaxOutstandingPerQp(64));
+      // half the device's queues: READ-back verify doubles them, checked WRITEs fill both
+      TransferEngineImpl a =
+          fx.start(options().setCqSize(128).setMaxOutstandingPerQp(32).setIntegrity("crc32c"));
+      TransferEngineImpl b = fx.start(options().setCqSize(128).setMaxOutstandingPerQp(32));
       RegisteredBuffer source = fx.register(a, BLOCK, 61);
       RegisteredBuffer target = fx.register(b, 4L * BLOCK, 62);
       SegmentHandle seg = Await.result(a.openSegment(b.serverName()), WAIT);
       writeRounds(a, source, seg, target, 2);
       assertEquals(List.of(), FakeIbverbs.refusals(), "queues at the limits are legal");
+      assertTrue(EngineInternals.counters(a).integrityChecked() > 0, "checked at the limits");
     }
   }
 

@@ -172,15 +172,22 @@ public record OwnerConfig(
   }
 
   /**
-   * @param limits the device's largest queues
+   * @param limits the device's largest queues, as its provider reports them
    * @param device its name
+   * @param checksIntegrity the device checks integrity: its provider may keep part of the device's
+   *     queues for that, which the message then says
    * @return INVALID_CONFIGURATION naming the first engine option above a limit and the limit, or
    *     null when the owners' queues fit the device
    */
-  public VteException aboveLimits(QueueLimits limits, String device) {
+  public VteException aboveLimits(QueueLimits limits, String device, boolean checksIntegrity) {
+    String why =
+        checksIntegrity
+            ? ", as its provider reports it: the provider keeps room for its integrity checks"
+                + " (ibverbs: half the device's queues, option 'readBackVerify')"
+            : "";
     if (cqSize > limits.maxCqe()) {
       return aboveLimit(
-          EngineOptionFields.CQ_SIZE.name(), cqSize, "max_cqe", limits.maxCqe(), device);
+          EngineOptionFields.CQ_SIZE.name(), cqSize, "max_cqe", limits.maxCqe(), device, why);
     }
     if (maxOutstandingPerQp > limits.maxQpWr()) {
       return aboveLimit(
@@ -188,13 +195,14 @@ public record OwnerConfig(
           maxOutstandingPerQp,
           "max_qp_wr",
           limits.maxQpWr(),
-          device);
+          device,
+          why);
     }
     return null;
   }
 
   private static VteException aboveLimit(
-      String option, int value, String limit, int max, String device) {
+      String option, int value, String limit, int max, String device, String why) {
     return new VteException(
         ErrorCode.INVALID_CONFIGURATION,
         "engine option '"
@@ -207,7 +215,8 @@ public record OwnerConfig(
             + max
             + " of device '"
             + device
-            + "'");
+            + "'"
+            + why);
   }
 
   /**
