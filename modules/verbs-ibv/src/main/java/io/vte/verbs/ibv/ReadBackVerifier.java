@@ -9,6 +9,7 @@ import io.vte.verbs.WorkCompletionBatch;
 import io.vte.verbs.WorkRequestBatch;
 import io.vte.verbs.WrFlags;
 import io.vte.verbs.WrOpcode;
+import java.lang.System.Logger.Level;
 
 /**
  * READ-back verify of one QP: how the ibverbs provider honours {@link WrFlags#INTEGRITY}, which no
@@ -32,6 +33,8 @@ import io.vte.verbs.WrOpcode;
  * while in flight). Thread-safe: posts and the CQ's poll take the lock.
  */
 final class ReadBackVerifier {
+
+  private static final System.Logger LOG = System.getLogger(ReadBackVerifier.class.getName());
 
   /** Why the provider's queue limits are half the device's, for messages that name them. */
   static final String WHY_HALF =
@@ -95,6 +98,13 @@ final class ReadBackVerifier {
     return false;
   }
 
+  /** Whether work request {@code i} is one this verifier reads back: a flagged WRITE or READ. */
+  private static boolean verified(WorkRequestBatch batch, int i) {
+    int opcode = batch.opcode(i);
+    return (batch.flags(i) & WrFlags.INTEGRITY) != 0
+        && (opcode == WrOpcode.RDMA_WRITE || opcode == WrOpcode.RDMA_READ);
+  }
+
   /**
    * Posts the first {@code n} work requests of {@code batch}, each flagged WRITE or READ with its
    * READ-back; the flag is cleared from every work request (an HCA refuses it).
@@ -109,13 +119,9 @@ final class ReadBackVerifier {
     int firstNew = count;
     int refusedAt = -1;
     for (int i = 0; i < n; i++) {
-      int flags = batch.flags(i);
+      int flags = batch.flags(i) & ~WrFlags.INTEGRITY;
       int opcode = batch.opcode(i);
-      boolean verified =
-          (flags & WrFlags.INTEGRITY) != 0
-              && (opcode == WrOpcode.RDMA_WRITE || opcode == WrOpcode.RDMA_READ);
-      flags &= ~WrFlags.INTEGRITY;
-      if (!verified) {
+      if (!verified(batch, i)) {
         origins[out.size()] = i;
         out.add(
             batch.wrId(i),
@@ -133,7 +139,19 @@ final class ReadBackVerifier {
         refusedAt = i; // more verified work in flight than the QP's depth: a full queue
         break;
       }
-      int e = push(batch, i, opcode == WrOpcode.RDMA_READ);
+      int e;
+      try {
+        e = push(batch, i, opcode == WrOpcode.RDMA_READ);
+      } catch (RuntimeException | OutOfMemoryError noScratch) {
+        // The host could not give (or pin) the scratch: this one and those after it are refused
+        // as a full queue would be, those before it go.
+        LOG.log(
+            Level.ERROR,
+            "QP " + qpNum + ": no scratch for a READ-back of " + batch.length(i) + " bytes",
+            noScratch);
+        refusedAt = i;
+        break;
+      }
       origins[out.size()] = i;
       out.add(
           batch.wrId(i),
@@ -210,9 +228,7 @@ final class ReadBackVerifier {
     // Entries of this post are in work-request order: count the verified ones before `from`.
     int before = 0;
     for (int i = 0; i < from; i++) {
-      int op = batch.opcode(i);
-      if ((batch.flags(i) & WrFlags.INTEGRITY) != 0
-          && (op == WrOpcode.RDMA_WRITE || op == WrOpcode.RDMA_READ)) {
+      if (verified(batch, i)) {
         before++;
       }
     }

@@ -285,6 +285,22 @@ class FakeReadBackTest extends FakePairFixture {
   }
 
   @Test
+  void scratchTheHostCannotPinRefusesThatWorkRequestAsAFullQueueAndTheWorkBeforeItGoes() {
+    FakeIbverbs.failNext("ibv_reg_mr", 12, -1);
+    WorkRequestBatch batch = WorkRequestBatch.allocate(2);
+    batch.add(1, WrOpcode.RDMA_WRITE, WrFlags.SIGNALED, s, 64, srcMr.lkey(), d, dstMr.rkey());
+    batch.add(2, WrOpcode.RDMA_WRITE, FLAGS, s, 64, srcMr.lkey(), d, dstMr.rkey());
+    assertEquals(PostStatus.QUEUE_FULL, pair.a.postSend(batch));
+    assertEquals(1, batch.badIndex(), "the unchecked one before it was posted");
+    WorkCompletionBatch wc = onlyCompletion();
+    assertEquals(1, wc.wrId(0));
+    assertEquals(PostStatus.OK, post(3, WrOpcode.RDMA_WRITE, FLAGS, s, 64, d));
+    wc = onlyCompletion();
+    assertEquals(3, wc.wrId(0), "nothing of the refused one is left in the ring");
+    assertEquals(WcStatus.SUCCESS.code(), wc.status(0));
+  }
+
+  @Test
   void verifyHalvesTheQueueLimitsAndRefusesADepthAboveHalfNamingTheOption() {
     QueueLimits limits = pair.context.queueLimits();
     assertEquals(32768 / 2, limits.maxQpWr());
