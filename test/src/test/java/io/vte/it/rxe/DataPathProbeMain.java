@@ -7,6 +7,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vte.api.BatchResult;
 import io.vte.api.EngineOptions;
+import io.vte.api.Integrity;
 import io.vte.api.Notification;
 import io.vte.api.RegisteredBuffer;
 import io.vte.api.RequestResult;
@@ -39,7 +40,10 @@ import java.util.concurrent.TimeUnit;
  *   <li>a batch of READs of what this side wrote, compared byte by byte;
  *   <li>a batch with a 1 ms deadline (each request COMPLETED or TIMED_OUT, at least one TIMED_OUT)
  *       and a batch cancelled at once (each COMPLETED or CANCELED);
- *   <li>after both, one more WRITE and READ-back: the endpoints still work.
+ *   <li>after both, one more WRITE and READ-back: the endpoints still work;
+ *   <li>a batch of WRITEs checked end to end ({@link Integrity#CRC32C}): each is read back, so at
+ *       least its bytes come back as READ responses (the port's received packets), and it
+ *       completes.
  * </ol>
  *
  * Prints one JSON line: {@code ok} and, per step, what was seen (for the opening batch and a later
@@ -57,12 +61,19 @@ public final class DataPathProbeMain {
   private final List<String> devices;
   private final Vertx vertx;
   private final TransferEngine engine;
+  private final EngineOptions options;
   private final Map<String, Object> seen = new TreeMap<>();
   private final Map<String, CompletableFuture<Notification>> notified = new ConcurrentHashMap<>();
 
   private DataPathProbeMain(
-      String self, String peer, List<String> devices, Vertx vertx, TransferEngine engine) {
+      String self,
+      String peer,
+      List<String> devices,
+      Vertx vertx,
+      TransferEngine engine,
+      EngineOptions options) {
     this.self = self;
+    this.options = options;
     this.peer = peer;
     this.devices = devices;
     this.vertx = vertx;
@@ -96,7 +107,8 @@ public final class DataPathProbeMain {
     TransferEngine engine = await(TransferEngine.create(vertx, options));
     boolean ok = false;
     DataPathProbeMain probe =
-        new DataPathProbeMain(self + ":" + port, peer + ":" + port, devices, vertx, engine);
+        new DataPathProbeMain(
+            self + ":" + port, peer + ":" + port, devices, vertx, engine, options);
     try {
       ok = probe.run();
     } catch (Throwable t) {
@@ -133,7 +145,8 @@ public final class DataPathProbeMain {
 
     Map<String, Long> before = RxeCounters.read(devices);
     long t0 = System.nanoTime();
-    BatchResult written = submit(segment, out, remote + slot, TransferRequest::write, null, false);
+    BatchResult written =
+        submit(segment, out, remote + slot, TransferRequest::write, null, false, null);
     seen.put("write", counts(written));
     seen.put("first_batch_ms", (System.nanoTime() - t0) / 1_000_000); // both endpoints opening
     seen.put("first_batch_counters", RxeCounters.delta(before, RxeCounters.read(devices)));
@@ -144,29 +157,36 @@ public final class DataPathProbeMain {
         expected.mismatch(region.byteBuffer().slice((int) peerSlot, BLOCKS * BLOCK));
     seen.put("peer_bytes_mismatch_at", landedMismatch);
 
-    BatchResult read = submit(segment, in, remote + slot, TransferRequest::read, null, false);
+    BatchResult read = submit(segment, in, remote + slot, TransferRequest::read, null, false, null);
     seen.put("read", counts(read));
     long readMismatch = source.mismatch(back);
     seen.put("read_back_mismatch_at", readMismatch);
 
     BatchResult late =
-        submit(segment, out, remote + slot, TransferRequest::write, Duration.ofMillis(1), false);
+        submit(
+            segment, out, remote + slot, TransferRequest::write, Duration.ofMillis(1), false, null);
     seen.put("deadline", counts(late));
-    BatchResult cancelled = submit(segment, out, remote + slot, TransferRequest::write, null, true);
+    BatchResult cancelled =
+        submit(segment, out, remote + slot, TransferRequest::write, null, true, null);
     seen.put("cancel", counts(cancelled));
 
     Map<String, Long> beforeLater = RxeCounters.read(devices);
     long t1 = System.nanoTime();
-    BatchResult again = submit(segment, out, remote + slot, TransferRequest::write, null, false);
+    BatchResult again =
+        submit(segment, out, remote + slot, TransferRequest::write, null, false, null);
     seen.put("later_batch_ms", (System.nanoTime() - t1) / 1_000_000);
     seen.put("later_batch_counters", RxeCounters.delta(beforeLater, RxeCounters.read(devices)));
     for (int i = 0; i < back.capacity(); i++) {
       back.put(i, (byte) 0);
     }
-    BatchResult againRead = submit(segment, in, remote + slot, TransferRequest::read, null, false);
+    BatchResult againRead =
+        submit(segment, in, remote + slot, TransferRequest::read, null, false, null);
     seen.put("after", counts(again) + " " + counts(againRead));
     long afterMismatch = source.mismatch(back);
     seen.put("after_mismatch_at", afterMismatch);
+
+    boolean checkedOk = inTurn("checked", () -> checkedWrites(segment, out, remote + slot));
+    boolean warmOk = inTurn("warm", () -> newEndpointInAWarmJvm(remote + slot));
     barrier("done"); // the peer may still read this side's region until then
 
     return written.allCompleted()
@@ -178,7 +198,91 @@ public final class DataPathProbeMain {
         && only(cancelled, RequestStatus.COMPLETED, RequestStatus.CANCELED)
         && again.allCompleted()
         && againRead.allCompleted()
-        && afterMismatch < 0;
+        && afterMismatch < 0
+        && checkedOk
+        && warmOk;
+  }
+
+  private interface Step {
+    boolean run() throws Exception;
+  }
+
+  /**
+   * Runs {@code step} on each side in turn, the side whose name sorts higher first, so that what
+   * one side's rxe ports count is its own traffic.
+   *
+   * @return what this side's step returned
+   */
+  private boolean inTurn(String name, Step step) throws Exception {
+    boolean first = self.compareTo(peer) > 0;
+    if (!first) {
+      barrier(name + "-first"); // the peer's step is done
+    }
+    boolean ok = step.run();
+    if (first) {
+      barrier(name + "-first");
+    }
+    barrier(name + "-second");
+    return ok;
+  }
+
+  /**
+   * WRITEs checked end to end: ibverbs reads each one back (READ-back verify), so this side
+   * receives the written bytes again as READ responses, at least one packet per 4 KiB (the largest
+   * RoCE MTU); an unchecked batch receives only ACKs.
+   *
+   * @return true when the batch completed and the READ responses were received
+   */
+  private boolean checkedWrites(SegmentHandle segment, RegisteredBuffer out, long remote)
+      throws Exception {
+    Map<String, Long> before = RxeCounters.read(devices);
+    BatchResult checked =
+        submit(segment, out, remote, TransferRequest::write, null, false, Integrity.CRC32C);
+    Map<String, Long> counters = RxeCounters.delta(before, RxeCounters.read(devices));
+    long received =
+        devices.stream().mapToLong(d -> counters.getOrDefault(d + ".rcvd_pkts", 0L)).sum();
+    seen.put("checked_write", counts(checked));
+    seen.put("checked_write_counters", counters);
+    return checked.allCompleted() && received >= (long) BLOCKS * BLOCK / 4096;
+  }
+
+  /**
+   * A new endpoint's first batch in a warm JVM: a second engine of this process (the next port)
+   * opens the peer and WRITEs a batch, whose time includes the handshake and the QPs' first packets
+   * as the opening batch's did, but not the JVM's first run of that code (Java under TCG runs cold
+   * code many times slower); then a later batch of the same endpoint.
+   *
+   * @return true when both batches completed
+   */
+  private boolean newEndpointInAWarmJvm(long remote) throws Exception {
+    EngineOptions second = new EngineOptions(options).setRpcPort(options.getRpcPort() + 1);
+    TransferEngine fresh = await(TransferEngine.create(vertx, second));
+    try {
+      DataPathProbeMain probe =
+          new DataPathProbeMain(
+              options.getRpcHost() + ":" + second.getRpcPort(),
+              peer,
+              devices,
+              vertx,
+              fresh,
+              second);
+      ByteBuffer bytes = ByteBuffer.allocateDirect(BLOCKS * BLOCK);
+      fill(bytes, self);
+      RegisteredBuffer out = await(fresh.register(bytes, "cpu:0"));
+      SegmentHandle segment = await(fresh.openSegment(peer));
+      long t0 = System.nanoTime();
+      BatchResult first =
+          probe.submit(segment, out, remote, TransferRequest::write, null, false, null);
+      seen.put("warm_new_endpoint_first_batch_ms", (System.nanoTime() - t0) / 1_000_000);
+      long t1 = System.nanoTime();
+      BatchResult later =
+          probe.submit(segment, out, remote, TransferRequest::write, null, false, null);
+      seen.put("warm_new_endpoint_later_batch_ms", (System.nanoTime() - t1) / 1_000_000);
+      seen.put("warm_new_endpoint", counts(first) + " " + counts(later));
+      return first.allCompleted() && later.allCompleted();
+    } finally {
+      await(fresh.close());
+    }
   }
 
   private interface Op {
@@ -188,7 +292,8 @@ public final class DataPathProbeMain {
 
   /**
    * Submits {@value #BLOCKS} requests of {@value #BLOCK} bytes from {@code local} to {@code
-   * remote}, with {@code deadline} (null: {@link #STEP}), cancelled at once when {@code cancel}.
+   * remote}, with {@code deadline} (null: {@link #STEP}), cancelled at once when {@code cancel},
+   * checked end to end when {@code integrity} says so (null: the engine's default).
    */
   private BatchResult submit(
       SegmentHandle segment,
@@ -196,13 +301,17 @@ public final class DataPathProbeMain {
       long remote,
       Op op,
       Duration deadline,
-      boolean cancel)
+      boolean cancel,
+      Integrity integrity)
       throws Exception {
     List<TransferRequest> requests = new ArrayList<>();
     for (int i = 0; i < BLOCKS; i++) {
       requests.add(op.make(local, (long) i * BLOCK, segment, remote + (long) i * BLOCK, BLOCK));
     }
     TransferOptions options = new TransferOptions().setDeadline(deadline != null ? deadline : STEP);
+    if (integrity != null) {
+      options.setIntegrity(integrity);
+    }
     TransferBatch batch = engine.submit(requests, options);
     if (cancel) {
       batch.cancel();
