@@ -34,7 +34,7 @@ final class IbvCompletionQueue implements CompletionQueue {
   private boolean failedAfterPartialPoll;
 
   /** The verifiers of QPs that READ back, which judge their completions as they are polled. */
-  private final ReadBackCompletions readBacks = new ReadBackCompletions();
+  private final ReadBackVerifier.Completions readBacks = new ReadBackVerifier.Completions();
 
   /**
    * @param context owning context
@@ -179,7 +179,7 @@ final class IbvCompletionQueue implements CompletionQueue {
   /**
    * @return the verifiers of the QPs that send on this CQ with READ-back verify
    */
-  ReadBackCompletions readBacks() {
+  ReadBackVerifier.Completions readBacks() {
     return readBacks;
   }
 

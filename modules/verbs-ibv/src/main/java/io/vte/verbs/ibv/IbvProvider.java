@@ -8,6 +8,7 @@ import io.vte.verbs.VerbsContext;
 import io.vte.verbs.VerbsError;
 import io.vte.verbs.VerbsException;
 import io.vte.verbs.VerbsProvider;
+import io.vte.verbs.ibv.device.IbvDeviceDetails;
 import io.vte.verbs.ibv.device.IbvDeviceReport;
 import io.vte.verbs.ibv.device.IbvGidEntry;
 import java.util.ArrayList;

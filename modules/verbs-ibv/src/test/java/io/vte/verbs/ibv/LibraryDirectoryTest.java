@@ -19,7 +19,7 @@ class LibraryDirectoryTest {
   private static String run(Path libraryDir) throws Exception {
     return ForkedJvm.run(
         Path.of(System.getProperty("vte.ibv.fake.library")).getParent(),
-        List.of("-D" + NativeLibraryLoader.DIRECTORY_PROPERTY + "=" + libraryDir),
+        List.of("-D" + IbvLibrary.NativeLibraryLoader.DIRECTORY_PROPERTY + "=" + libraryDir),
         PrintUnavailabilityCause.class);
   }
 
@@ -30,6 +30,6 @@ class LibraryDirectoryTest {
     assertTrue(Files.isDirectory(custom), "created and used");
     Path file = Files.writeString(dir.resolve("a-file"), "x");
     String out = run(file.resolve("below"));
-    assertTrue(out.contains("-D" + NativeLibraryLoader.DIRECTORY_PROPERTY), out);
+    assertTrue(out.contains("-D" + IbvLibrary.NativeLibraryLoader.DIRECTORY_PROPERTY), out);
   }
 }

@@ -1,4 +1,4 @@
-package io.vte.verbs.ibv;
+package io.vte.verbs.ibv.device;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -7,9 +7,8 @@ import io.vte.verbs.Gid;
 import io.vte.verbs.LinkLayer;
 import io.vte.verbs.PortAttributes;
 import io.vte.verbs.PortState;
-import io.vte.verbs.ibv.device.IbvDeviceReport;
-import io.vte.verbs.ibv.device.IbvGidEntry;
-import io.vte.verbs.ibv.device.IbvGidType;
+import io.vte.verbs.ibv.IbvDeviceCaps;
+import io.vte.verbs.ibv.IbvPortInfo;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

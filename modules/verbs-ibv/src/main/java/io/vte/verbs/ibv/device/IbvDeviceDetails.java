@@ -1,7 +1,6 @@
-package io.vte.verbs.ibv;
+package io.vte.verbs.ibv.device;
 
-import io.vte.verbs.ibv.device.IbvDeviceReport;
-import io.vte.verbs.ibv.device.IbvGidEntry;
+import io.vte.verbs.ibv.IbvPortInfo;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -10,7 +9,7 @@ import java.util.List;
  * link layer, MTUs and LID, its GID table with types and netdevs (the entry VTE uses marked), and
  * why a port cannot be used.
  */
-final class IbvDeviceDetails {
+public final class IbvDeviceDetails {
 
   private IbvDeviceDetails() {}
 
@@ -18,7 +17,7 @@ final class IbvDeviceDetails {
    * @param report what the ibverbs provider read of one device
    * @return the lines, indented under the device's name
    */
-  static List<String> lines(IbvDeviceReport report) {
+  public static List<String> lines(IbvDeviceReport report) {
     List<String> out = new ArrayList<>();
     out.add(report.info().name() + ": " + report.caps());
     for (IbvPortInfo p : report.ports()) {
