@@ -25,7 +25,7 @@ final class IbvLibrary {
   static final String RESOURCE = "META-INF/native/libvte_ibv_linux_x86_64.so";
 
   private static final String USE_SOFT = "use the 'soft' verbs provider instead";
-  private static final VerbsException FAILURE = load();
+  private static final VerbsException FAILURE = load(IbvLibrary.class.getClassLoader(), RESOURCE);
 
   private static final System.Logger LOG = System.getLogger(IbvLibrary.class.getName());
   private static final AtomicBoolean FORK_INIT = new AtomicBoolean();
@@ -58,7 +58,14 @@ final class IbvLibrary {
     return FAILURE;
   }
 
-  private static VerbsException load() {
+  /**
+   * Loads the shim from {@code resource} and checks its contract.
+   *
+   * @param loader class loader that sees the resource
+   * @param resource where the shim is packed, normally {@link #RESOURCE}
+   * @return why the shim cannot be used, or null when it is loaded and compatible
+   */
+  static VerbsException load(ClassLoader loader, String resource) {
     String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
     String arch = System.getProperty("os.arch", "");
     if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
@@ -72,12 +79,12 @@ final class IbvLibrary {
               + USE_SOFT);
     }
     try {
-      NativeLibraryLoader.load(IbvLibrary.class.getClassLoader(), RESOURCE);
+      NativeLibraryLoader.load(loader, resource);
     } catch (FileNotFoundException e) {
       return new VerbsException(
           VerbsError.NOT_SUPPORTED,
           "the ibverbs JNI shim "
-              + RESOURCE
+              + resource
               + " is not in this jar: it was built where the verbs headers (/usr/include/infiniband/verbs.h from"
               + " libibverbs-dev) were missing; install them and rebuild, or "
               + USE_SOFT,

@@ -56,14 +56,20 @@ class RealLibraryTest {
 
   @Test
   void missingShimIsReportedWithTheFix() {
-    assumeTrue(
-        !shimPacked(), "the shim is packed here; this checks builds without the verbs headers");
-    try (IbvProvider p = new IbvProvider(new IbvSettings())) {
-      assertFalse(p.isAvailable());
-      String msg = p.unavailabilityCause().getMessage();
-      assertTrue(msg.contains("is not in this jar") && msg.contains("libibverbs-dev"), msg);
-      assertEquals(
-          VerbsError.NOT_SUPPORTED, assertThrows(VerbsException.class, p::devices).error());
+    String absent = "META-INF/native/libvte_ibv_absent.so";
+    VerbsException missing = IbvLibrary.load(RealLibraryTest.class.getClassLoader(), absent);
+    assertNotNull(missing);
+    assertEquals(VerbsError.NOT_SUPPORTED, missing.error());
+    String msg = missing.getMessage();
+    assertTrue(msg.contains(absent + " is not in this jar") && msg.contains("libibverbs-dev"), msg);
+    assertTrue(msg.contains("use the 'soft' verbs provider"), msg);
+    if (!shimPacked()) {
+      try (IbvProvider p = new IbvProvider(new IbvSettings())) {
+        assertFalse(p.isAvailable());
+        assertTrue(p.unavailabilityCause().getMessage().contains("is not in this jar"));
+        assertEquals(
+            VerbsError.NOT_SUPPORTED, assertThrows(VerbsException.class, p::devices).error());
+      }
     }
   }
 
