@@ -16,7 +16,8 @@ import java.nio.file.StandardOpenOption;
  * rail. {@link #attach} proves the peer shares the file (same boot id and user, the file owned by
  * that user, its header holding the nonce the peer's descriptor carries) before mapping it; {@link
  * #copy} moves one slice under a copier lock ({@link CopierLocks}), so that the owner's revocation
- * waits for it or refuses it. Thread-safe; the mapping lives as long as this object is reachable.
+ * waits for it or refuses it; a copier thread keeps its lock for its next copies into the same
+ * buffer ({@link KeptHold}). Thread-safe; the mapping lives as long as this object is reachable.
  */
 final class PeerMapping {
 
@@ -153,16 +154,21 @@ final class PeerMapping {
   }
 
   /**
-   * Copies one slice between local memory and the peer's buffer. Never throws for a fault of the
-   * mapping (a truncated file): that is {@link Outcome#FAULT}.
+   * Copies one slice between local memory and the peer's buffer, under the copier lock the calling
+   * thread keeps in {@code kept} (taken here when it holds none on this buffer, released here when
+   * the copy does not end OK). Never throws for a fault of the mapping (a truncated file): that is
+   * {@link Outcome#FAULT}.
    *
    * @param read true to copy from the peer's buffer into local memory
    * @param localAddress local native address
    * @param remote the peer's address (as in its descriptor), inside this buffer
    * @param bytes bytes, positive
+   * @param check the copier thread's end-to-end check
+   * @param kept the copier thread's kept copier lock
    * @return how it ended
    */
-  Outcome copy(boolean read, long localAddress, long remote, int bytes, CopyCheck check) {
+  Outcome copy(
+      boolean read, long localAddress, long remote, int bytes, CopyCheck check, KeptHold kept) {
     if (remote < remoteAddress || remote - remoteAddress > length - bytes) {
       // the submitter checked the range against the same descriptor
       throw new IllegalArgumentException(
@@ -171,36 +177,45 @@ final class PeerMapping {
     long now = System.nanoTime();
     if (now - aliveCheckedAt > LIVENESS_PERIOD_NANOS) {
       if (!ProcessLiveness.isAlive(ownerPid)) {
+        kept.release();
         return Outcome.OWNER_DEAD;
       }
       aliveCheckedAt = now;
     }
-    CopierLocks.Hold hold;
-    try {
-      hold = CopierLocks.copier(path.toString(), channel);
-    } catch (IOException e) {
-      // the record lock needs the file open: closed by the engine's close
-      return Outcome.FAULT;
+    if (!kept.reuse(this)) {
+      CopierLocks.Hold hold;
+      try {
+        hold = CopierLocks.copier(path.toString(), channel);
+      } catch (IOException e) {
+        // the record lock needs the file open: closed by the engine's close
+        return Outcome.FAULT;
+      }
+      if (hold == null) {
+        return Outcome.REVOKED;
+      }
+      kept.keep(this, hold);
     }
-    if (hold == null) {
-      return Outcome.REVOKED;
-    }
+    Outcome outcome = Outcome.FAULT;
     try {
       if (!header.isOpen()) {
         // a truncated page can read as zero before its fault arrives: not a revoke then
-        return truncated() ? Outcome.FAULT : Outcome.REVOKED;
+        outcome = truncated() ? Outcome.FAULT : Outcome.REVOKED;
+        return outcome;
       }
       long peer = dataAddress + (remote - remoteAddress);
       long src = read ? peer : localAddress;
       long dst = read ? localAddress : peer;
       int crc = check.sourceCrc(src, bytes);
       DirectMemory.copy(src, dst, bytes);
-      return check.landed(dst, bytes, crc) ? Outcome.OK : Outcome.CORRUPTED;
+      outcome = check.landed(dst, bytes, crc) ? Outcome.OK : Outcome.CORRUPTED;
+      return outcome;
     } catch (InternalError e) {
       // HotSpot turns SIGBUS in an Unsafe access into this error
       return Outcome.FAULT;
     } finally {
-      hold.close();
+      if (outcome != Outcome.OK) {
+        kept.release();
+      }
       Reference.reachabilityFence(mapping);
     }
   }
@@ -223,5 +238,50 @@ final class PeerMapping {
   @Override
   public String toString() {
     return "PeerMapping[" + path + " 0x" + Long.toHexString(remoteAddress) + "+" + length + "]";
+  }
+
+  /**
+   * A copier thread's copier lock on the buffer it copied into last, kept for its next copies into
+   * the same buffer: taking and releasing a record lock are two system calls, dearer than a 64 KiB
+   * copy. The thread releases it before it waits for work, and renews it after {@link #MAX_COPIES}
+   * copies, so a revocation waits for at most that many copies. Confined to its copier thread.
+   */
+  static final class KeptHold {
+
+    /** Copies one lock serves before it is renewed. */
+    static final int MAX_COPIES = 16;
+
+    private PeerMapping mapping;
+    private CopierLocks.Hold hold;
+    private int copies;
+
+    /**
+     * @param target the buffer of the next copy
+     * @return true when the kept lock is on {@code target} and may serve one more copy (counted);
+     *     false after releasing any other lock
+     */
+    boolean reuse(PeerMapping target) {
+      if (hold != null && mapping == target && copies < MAX_COPIES) {
+        copies++;
+        return true;
+      }
+      release();
+      return false;
+    }
+
+    private void keep(PeerMapping target, CopierLocks.Hold taken) {
+      mapping = target;
+      hold = taken;
+      copies = 1;
+    }
+
+    /** Releases the kept lock, if any. */
+    void release() {
+      if (hold != null) {
+        hold.close();
+        hold = null;
+        mapping = null;
+      }
+    }
   }
 }

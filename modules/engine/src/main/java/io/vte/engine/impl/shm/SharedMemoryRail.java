@@ -9,7 +9,6 @@ import io.vte.engine.impl.rail.Carrier;
 import io.vte.engine.impl.rail.Route;
 import io.vte.engine.impl.rail.Routes;
 import io.vte.engine.impl.rail.Slice;
-import io.vte.engine.impl.rail.SliceCallback;
 import io.vte.engine.impl.rail.SliceStatus;
 import io.vte.engine.impl.rail.Transport;
 import io.vte.engine.impl.segment.LocalBuffer;
@@ -222,76 +221,107 @@ public final class SharedMemoryRail implements Transport, Carrier {
 
   private void copyLoop() {
     CopyCheck check = new CopyCheck(this);
+    PeerMapping.KeptHold kept = new PeerMapping.KeptHold();
+    CopyRun run = new CopyRun();
     try {
       while (true) {
-        Slice slice = queue.take();
-        if (slice == STOP) {
+        // no copier lock is held while this thread waits
+        run.take(queue, kept::release, STOP);
+        if (run.get(0) == STOP) {
           return;
         }
         try {
-          copyOne(slice, check);
+          copyRun(run, check, kept);
         } catch (InternalError e) {
           // a fault of a copy reported late by HotSpot: that copy already ended as FAULT
+        } finally {
+          run.clear();
         }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
+      kept.release();
       if (running.decrementAndGet() == 0) {
         stopped.tryComplete();
       }
     }
   }
 
-  private void copyOne(Slice slice, CopyCheck check) {
-    SliceCallback callback = slice.callback();
-    Target target = byId[slice.rkey()];
-    if (closed) {
-      callback.onSliceDone(slice, SliceStatus.ENGINE_CLOSED, null);
-      return;
+  /** Copies a run: with one copy when none of its slices ends otherwise, else slice by slice. */
+  private void copyRun(CopyRun run, CopyCheck check, PeerMapping.KeptHold kept) {
+    int n = run.count();
+    for (int i = 0; n > 1 && i < n; i++) {
+      if (run.get(i).callback().isAbandoned()) {
+        for (int j = 0; j < n; j++) {
+          Slice s = run.get(j);
+          copy(s, s.length(), 1, run, check, kept);
+        }
+        return;
+      }
     }
-    if (callback.isAbandoned()) {
-      callback.onSliceDone(slice, SliceStatus.ABANDONED, null);
-      return;
-    }
-    if (target.revoked != null) {
-      callback.onSliceDone(slice, WcStatus.REM_ACCESS_ERR.code(), target.revoked);
-      return;
-    }
+    copy(run.get(0), run.bytes(), n, run, check, kept);
+  }
+
+  /**
+   * Copies {@code bytes} from {@code first} on, the extent of {@code count} slices of {@code run}
+   * starting at {@code first} (count 1: {@code first} alone), and reports each of them.
+   */
+  private void copy(
+      Slice first, int bytes, int count, CopyRun run, CopyCheck check, PeerMapping.KeptHold kept) {
+    Target target = byId[first.rkey()];
     int status;
     VteException cause = null;
-    try {
-      PeerMapping mapping = target.mapping();
-      PeerMapping.Outcome outcome =
-          mapping.copy(
-              slice.opcode() == WrOpcode.RDMA_READ,
-              slice.localAddress(),
-              slice.remoteAddress(),
-              slice.length(),
-              check.checking(slice.checksIntegrity()));
-      if (outcome == PeerMapping.Outcome.OK) {
-        copied.addAndGet(slice.length());
-        target.copied.addAndGet(slice.length());
-        status = SliceStatus.OK;
-      } else if (outcome == PeerMapping.Outcome.CORRUPTED) {
-        status = WcStatus.INTEGRITY_ERR.code(); // nothing held down: the retry may take this rail
-      } else if (outcome == PeerMapping.Outcome.REVOKED) {
-        cause =
-            new VteException(ErrorCode.REMOTE_ACCESS_DENIED, "the peer revoked " + mapping.path());
-        target.revoke(cause);
-        status = WcStatus.REM_ACCESS_ERR.code();
-      } else {
-        cause = failure(outcome, mapping);
-        target.holdDown(holdDownNanos, cause);
+    if (closed) {
+      status = SliceStatus.ENGINE_CLOSED;
+    } else if (count == 1 && first.callback().isAbandoned()) {
+      status = SliceStatus.ABANDONED;
+    } else if (target.revoked != null) {
+      status = WcStatus.REM_ACCESS_ERR.code();
+      cause = target.revoked;
+    } else {
+      try {
+        PeerMapping mapping = target.mapping();
+        PeerMapping.Outcome outcome =
+            mapping.copy(
+                first.opcode() == WrOpcode.RDMA_READ,
+                first.localAddress(),
+                first.remoteAddress(),
+                bytes,
+                check.checking(first.checksIntegrity()),
+                kept);
+        if (outcome == PeerMapping.Outcome.OK) {
+          copied.addAndGet(bytes);
+          target.copied.addAndGet(bytes);
+          status = SliceStatus.OK;
+        } else if (outcome == PeerMapping.Outcome.CORRUPTED) {
+          status = WcStatus.INTEGRITY_ERR.code(); // nothing held down: the retry may take this rail
+        } else if (outcome == PeerMapping.Outcome.REVOKED) {
+          cause =
+              new VteException(
+                  ErrorCode.REMOTE_ACCESS_DENIED, "the peer revoked " + mapping.path());
+          target.revoke(cause);
+          status = WcStatus.REM_ACCESS_ERR.code();
+        } else {
+          cause = failure(outcome, mapping);
+          target.holdDown(holdDownNanos, cause);
+          status = WcStatus.GENERAL_ERR.code();
+        }
+      } catch (VteException e) {
+        // the peer's buffer cannot be mapped: the network rails carry it for a while
+        target.holdDown(holdDownNanos, e);
+        cause = e;
         status = WcStatus.GENERAL_ERR.code();
       }
-    } catch (VteException e) {
-      // the peer's buffer cannot be mapped: the network rails carry it for a while
-      target.holdDown(holdDownNanos, e);
-      cause = e;
-      status = WcStatus.GENERAL_ERR.code();
     }
-    callback.onSliceDone(slice, status, cause);
+    if (count == 1) {
+      first.callback().onSliceDone(first, status, cause);
+      return;
+    }
+    for (int i = 0; i < count; i++) {
+      Slice s = run.get(i);
+      s.callback().onSliceDone(s, status, cause);
+    }
   }
 
   /**
