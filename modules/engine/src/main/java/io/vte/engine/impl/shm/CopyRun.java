@@ -21,6 +21,7 @@ final class CopyRun {
 
   private final Slice[] slices = new Slice[MAX_SLICES];
   private int count;
+  private int reported;
   private long bytes;
   private Slice next;
 
@@ -96,10 +97,29 @@ final class CopyRun {
     return (int) bytes;
   }
 
+  /**
+   * Reports the run's next unreported slice (slices are reported in run order).
+   *
+   * @param status its status
+   * @param cause its failure, or null
+   */
+  void reportNext(int status, Throwable cause) {
+    Slice s = slices[reported++];
+    s.callback().onSliceDone(s, status, cause);
+  }
+
+  /**
+   * @return true while some slice of the run has not been reported
+   */
+  boolean unreported() {
+    return reported < count;
+  }
+
   /** Forgets the slices (they belong to their callers again). */
   void clear() {
     java.util.Arrays.fill(slices, 0, count, null);
     count = 0;
+    reported = 0;
     bytes = 0;
   }
 }

@@ -233,7 +233,15 @@ public final class SharedMemoryRail implements Transport, Carrier {
         try {
           copyRun(run, check, kept);
         } catch (InternalError e) {
-          // a fault of a copy reported late by HotSpot: that copy already ended as FAULT
+          // A fault of a copy that HotSpot reported late, after the copy had returned: the slices
+          // not reported yet end as that fault did (none may be left to wait for its deadline).
+          while (run.unreported()) {
+            run.reportNext(
+                WcStatus.GENERAL_ERR.code(),
+                new VteException(
+                    ErrorCode.TRANSFER_FAILED,
+                    "a same-host copy faulted (the file was truncated under the rail): " + e));
+          }
         } finally {
           run.clear();
         }
@@ -314,13 +322,8 @@ public final class SharedMemoryRail implements Transport, Carrier {
         status = WcStatus.GENERAL_ERR.code();
       }
     }
-    if (count == 1) {
-      first.callback().onSliceDone(first, status, cause);
-      return;
-    }
     for (int i = 0; i < count; i++) {
-      Slice s = run.get(i);
-      s.callback().onSliceDone(s, status, cause);
+      run.reportNext(status, cause);
     }
   }
 

@@ -98,4 +98,36 @@ class CopyRunTest {
     assertSame(arriving, run.get(0));
     assertEquals(1, waits.get(), "the empty queue was waited on once, after the hook");
   }
+
+  @Test
+  void slicesAreReportedOnceEachInRunOrderUntilNoneIsLeft() throws Exception {
+    java.util.List<Slice> done = new java.util.ArrayList<>();
+    io.vte.engine.impl.rail.SliceCallback record =
+        new io.vte.engine.impl.rail.SliceCallback() {
+          @Override
+          public void onSliceDone(Slice slice, int status, Throwable cause) {
+            done.add(slice);
+          }
+
+          @Override
+          public boolean isAbandoned() {
+            return false;
+          }
+        };
+    for (int i = 0; i < 3; i++) {
+      Slice s = new Slice(record, i, WrOpcode.RDMA_WRITE, (long) i * K64, (long) i * K64, K64);
+      s.assign(null, 0, 0);
+      queue.add(s);
+    }
+    take();
+    run.reportNext(0, null);
+    assertEquals(true, run.unreported(), "two are left, as after a fault reported late");
+    while (run.unreported()) {
+      run.reportNext(1, null);
+    }
+    assertEquals(3, done.size());
+    for (int i = 0; i < 3; i++) {
+      assertEquals(i, done.get(i).index());
+    }
+  }
 }
