@@ -1,6 +1,7 @@
 package io.vte.engine.impl.shm;
 
 import io.vte.engine.impl.rail.Slice;
+import java.util.Arrays;
 import java.util.concurrent.BlockingQueue;
 
 /**
@@ -117,7 +118,7 @@ final class CopyRun {
 
   /** Forgets the slices (they belong to their callers again). */
   void clear() {
-    java.util.Arrays.fill(slices, 0, count, null);
+    Arrays.fill(slices, 0, count, null);
     count = 0;
     reported = 0;
     bytes = 0;

@@ -29,14 +29,16 @@ class KeptHoldTest {
 
   @TempDir Path dir;
 
+  private final HostIdentity self = HostIdentity.current();
+  private final ByteBuffer local = ByteBuffer.allocateDirect(SLICE);
+  private final CopyCheck check =
+      new CopyCheck(new SharedMemoryRail(self, 1_000_000L, 1, "kept-test-"));
+  private final PeerMapping.KeptHold kept = new PeerMapping.KeptHold();
+
   @Test
   void aKeptLockHoldsARevocationUntilTheNextCopySeesIt() throws Exception {
-    HostIdentity self = HostIdentity.current();
     SharedMemoryFile file = SharedMemoryFile.create(dir, LENGTH, self);
-    PeerMapping mapping = PeerMapping.attach(describe(file, self), 0, LENGTH, self);
-    ByteBuffer local = ByteBuffer.allocateDirect(SLICE);
-    CopyCheck check = new CopyCheck(new SharedMemoryRail(self, 1_000_000L, 1, "kept-test-"));
-    PeerMapping.KeptHold kept = new PeerMapping.KeptHold();
+    PeerMapping mapping = attach(file);
     try {
       for (int i = 0; i < 3; i++) {
         local.put(0, (byte) (i + 1));
@@ -76,22 +78,13 @@ class KeptHoldTest {
 
   @Test
   void aReleasedLockIsNotWaitedFor() throws Exception {
-    HostIdentity self = HostIdentity.current();
     SharedMemoryFile file = SharedMemoryFile.create(dir, LENGTH, self);
-    PeerMapping mapping = PeerMapping.attach(describe(file, self), 0, LENGTH, self);
-    ByteBuffer local = ByteBuffer.allocateDirect(SLICE);
-    PeerMapping.KeptHold kept = new PeerMapping.KeptHold();
+    PeerMapping mapping = attach(file);
     try {
       for (int i = 0; i <= PeerMapping.KeptHold.MAX_COPIES; i++) {
         assertEquals(
             PeerMapping.Outcome.OK,
-            mapping.copy(
-                true,
-                DirectMemory.address(local),
-                0,
-                SLICE,
-                new CopyCheck(new SharedMemoryRail(self, 1_000_000L, 1, "kept-test-")),
-                kept));
+            mapping.copy(true, DirectMemory.address(local), 0, SLICE, check, kept));
       }
       kept.release();
       long start = System.nanoTime();
@@ -103,13 +96,15 @@ class KeptHoldTest {
     }
   }
 
-  private static SharedMemoryDesc describe(SharedMemoryFile file, HostIdentity self) {
-    return SharedMemoryDesc.newBuilder()
-        .setPath(file.path().toString())
-        .setNonce(ByteString.copyFrom(file.nonce()))
-        .setBootId(self.bootId())
-        .setUid((int) self.uid())
-        .setDataOffset(SharedMemoryFile.DATA_OFFSET)
-        .build();
+  private PeerMapping attach(SharedMemoryFile file) {
+    SharedMemoryDesc desc =
+        SharedMemoryDesc.newBuilder()
+            .setPath(file.path().toString())
+            .setNonce(ByteString.copyFrom(file.nonce()))
+            .setBootId(self.bootId())
+            .setUid((int) self.uid())
+            .setDataOffset(SharedMemoryFile.DATA_OFFSET)
+            .build();
+    return PeerMapping.attach(desc, 0, LENGTH, self);
   }
 }
