@@ -15,13 +15,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Continuous WRITEs of {@code chunk} bytes from slot {@code s} of a local buffer to slot {@code s}
@@ -163,47 +163,40 @@ public final class WriteLoad {
       long[] submitted = new long[slots];
       long[] completed = new long[slots];
       boolean[] checkedOk = new boolean[slots];
+      // Slots are taken in the order their writes end: a slot that ended is written again at once,
+      // not after the slots before it (requests spread over rails end out of order).
+      BlockingQueue<Integer> ended = new LinkedBlockingQueue<>();
       for (int s = 0; s < slots; s++) {
-        submit(s, inflight, submitted, completed);
+        submit(s, inflight, submitted, completed, ended);
       }
       long hangLimit = requestDeadline.toNanos() + TimeUnit.SECONDS.toNanos(30);
-      boolean pending = true;
-      while (pending) {
-        pending = false;
-        for (int s = 0; s < slots; s++) {
-          if (inflight[s] == null) {
-            continue;
-          }
-          try {
-            inflight[s]
-                .toCompletionStage()
-                .toCompletableFuture()
-                .get(hangLimit, TimeUnit.NANOSECONDS);
-          } catch (TimeoutException e) {
-            throw new AssertionError(
-                "a write did not end within its deadline + 30 s: the engine hangs");
-          } catch (ExecutionException e) {
-            // a failed batch future is accounted for below like a failed request
-          }
-          result.account(inflight[s], completed[s] - submitted[s], completed[s]);
-          result.lastOk[s] = inflight[s].succeeded() && inflight[s].result().allCompleted();
-          checkedOk[s] = false;
-          if (receiver != null && result.lastOk[s]) {
-            checkedOk[s] =
-                result.checks.record(
-                    s,
-                    writeNumber[s],
-                    expectedCrc[s],
-                    receiver.crc(remoteAddress + (long) s * chunk, chunk),
-                    submitted[s],
-                    completed[s]);
-          }
-          if (System.nanoTime() < end) {
-            submit(s, inflight, submitted, completed);
-            pending = true;
-          } else {
-            inflight[s] = null;
-          }
+      for (int live = slots; live > 0; ) {
+        Integer next = ended.poll(hangLimit, TimeUnit.NANOSECONDS);
+        if (next == null) {
+          throw new AssertionError(
+              "no write ended within a deadline + 30 s while "
+                  + live
+                  + " were in flight: the engine hangs");
+        }
+        int s = next;
+        result.account(inflight[s], completed[s] - submitted[s], completed[s]);
+        result.lastOk[s] = inflight[s].succeeded() && inflight[s].result().allCompleted();
+        checkedOk[s] = false;
+        if (receiver != null && result.lastOk[s]) {
+          checkedOk[s] =
+              result.checks.record(
+                  s,
+                  writeNumber[s],
+                  expectedCrc[s],
+                  receiver.crc(remoteAddress + (long) s * chunk, chunk),
+                  submitted[s],
+                  completed[s]);
+        }
+        if (System.nanoTime() < end) {
+          submit(s, inflight, submitted, completed, ended);
+        } else {
+          inflight[s] = null;
+          live--;
         }
       }
       if (receiver != null) {
@@ -230,7 +223,12 @@ public final class WriteLoad {
     }
   }
 
-  private void submit(int s, Future<BatchResult>[] inflight, long[] submitted, long[] completed) {
+  private void submit(
+      int s,
+      Future<BatchResult>[] inflight,
+      long[] submitted,
+      long[] completed,
+      BlockingQueue<Integer> ended) {
     long offset = (long) s * chunk;
     writeNumber[s] = seed++;
     Pattern.fill(local.address() + offset, chunk, writeNumber[s]);
@@ -246,7 +244,11 @@ public final class WriteLoad {
                     TransferRequest.write(local, offset, segment, remoteAddress + offset, length)),
                 new TransferOptions().setDeadline(requestDeadline))
             .result();
-    inflight[s].onComplete(ar -> completed[s] = System.nanoTime());
+    inflight[s].onComplete(
+        ar -> {
+          completed[s] = System.nanoTime();
+          ended.add(s);
+        });
   }
 
   /**
