@@ -45,6 +45,7 @@ final class CopierLocks {
     private final ReentrantReadWriteLock.ReadLock jvm;
     private final int slot;
     private final FileLock record;
+    private boolean closed;
 
     private Hold(ReentrantReadWriteLock.ReadLock jvm, int slot, FileLock record) {
       this.jvm = jvm;
@@ -52,8 +53,16 @@ final class CopierLocks {
       this.record = record;
     }
 
+    /**
+     * Releases the hold once; a second call does nothing (a copy fault HotSpot delivers late, as an
+     * InternalError, can interrupt a first call, after which the copier's loop releases again).
+     */
     @Override
     public void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
       try {
         record.release();
       } catch (IOException e) {

@@ -277,10 +277,11 @@ final class PeerMapping {
 
     /** Releases the kept lock, if any. */
     void release() {
-      if (hold != null) {
-        hold.close();
-        hold = null;
-        mapping = null;
+      CopierLocks.Hold held = hold;
+      hold = null;
+      mapping = null;
+      if (held != null) {
+        held.close();
       }
     }
   }

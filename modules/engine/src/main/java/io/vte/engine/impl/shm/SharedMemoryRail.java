@@ -249,9 +249,12 @@ public final class SharedMemoryRail implements Transport, Carrier {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      kept.release();
-      if (running.decrementAndGet() == 0) {
-        stopped.tryComplete();
+      try {
+        kept.release();
+      } finally {
+        if (running.decrementAndGet() == 0) {
+          stopped.tryComplete();
+        }
       }
     }
   }
