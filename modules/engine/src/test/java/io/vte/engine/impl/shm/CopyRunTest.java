@@ -2,9 +2,13 @@ package io.vte.engine.impl.shm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vte.engine.impl.rail.Slice;
+import io.vte.engine.impl.rail.SliceCallback;
 import io.vte.verbs.WrOpcode;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -101,9 +105,9 @@ class CopyRunTest {
 
   @Test
   void slicesAreReportedOnceEachInRunOrderUntilNoneIsLeft() throws Exception {
-    java.util.List<Slice> done = new java.util.ArrayList<>();
-    io.vte.engine.impl.rail.SliceCallback record =
-        new io.vte.engine.impl.rail.SliceCallback() {
+    List<Slice> done = new ArrayList<>();
+    SliceCallback record =
+        new SliceCallback() {
           @Override
           public void onSliceDone(Slice slice, int status, Throwable cause) {
             done.add(slice);
@@ -121,7 +125,7 @@ class CopyRunTest {
     }
     take();
     run.reportNext(0, null);
-    assertEquals(true, run.unreported(), "two are left, as after a fault reported late");
+    assertTrue(run.unreported(), "two are left, as after a fault reported late");
     while (run.unreported()) {
       run.reportNext(1, null);
     }
